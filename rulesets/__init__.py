@@ -1,0 +1,1 @@
+"""Ruleset adapters: one package per game, each with its data tables as TOML."""

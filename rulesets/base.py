@@ -1,0 +1,218 @@
+"""The ruleset adapter contract.
+
+An adapter is a class registered in the `tracker.rulesets` entry-point group. It is
+pure: no Textual, no file writes, no `random` module functions; every die comes from
+the `DiceSource` it is handed, so a roll can be random, seeded, or typed in by hand.
+
+It declares its identity, time mapping, the combatant sheet (stats and resources as
+typed `Field`s), settings, an action catalogue of `ActionTemplate`s, and implements:
+
+- `resolve(request, dice) -> Resolution`: the roll made when an action is initiated,
+  its performance time after the roll, and its effects (engine data types).
+- `maintain(request, dice) -> Resolution`: the next link of a maintained attack.
+- `roll(spec, dice, ...) -> RollResult`: a bare check from the command line.
+- `chance(spec, ...) -> Fraction`: the exact probability of success (or of winning an
+  opposed roll), computed, never simulated.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, ClassVar
+
+from tracker.engine.clock import TimeMapping
+from tracker.engine.effects import Resolution
+from tracker.engine.errors import TrackerError
+from tracker.engine.encounter import Encounter
+from tracker.engine.model import ACTIVE, Action, Combatant
+from rulesets.dice import DiceSource
+from rulesets.fields import RESOURCE, STAT, Field, FieldError, coerce_all
+from rulesets.tables import load_tables
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTemplate:
+    """An entry of the action catalogue.
+
+    `params` are the modifiers the declare form and `declare ... key=value` accept.
+    `companions` are templates that may start on the same segment (Brand X jump with
+    move). `targets` is how many targets it takes: 0, 1, or -1 for any number.
+    """
+
+    name: str
+    mode: str = ACTIVE
+    pt: int = 10
+    description: str = ""
+    rolls: str = ""
+    cost: str = ""
+    companions: tuple[str, ...] = ()
+    maintainable: bool = False
+    targets: int = 0
+    params: tuple[Field, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRequest:
+    """Everything an adapter needs to resolve one initiation."""
+
+    template: ActionTemplate
+    actor: Combatant
+    targets: tuple[Combatant, ...] = ()
+    params: Mapping[str, Any] = field(default_factory=dict)
+    segment: int = 0
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    previous: Action | None = None  # for maintain: the link being continued
+    pt: int | None = None  # a performance time the GM typed, overriding the template
+    # The whole encounter, read-only, for rules that look at history (saving Q, chains).
+    encounter: Encounter | None = None
+
+
+@dataclass(slots=True)
+class RollResult:
+    """A check rolled from the command line; `fields` holds the per-game JSON keys."""
+
+    ruleset: str
+    dice: list[int]
+    success: bool | None
+    margin: Any
+    text: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "ruleset": self.ruleset,
+            "dice": self.dice,
+            "success": self.success,
+            "margin": self.margin,
+        }
+        data.update(self.fields)
+        data["text"] = self.text
+        return data
+
+
+class Ruleset(ABC):
+    id: ClassVar[str]
+    name: ClassVar[str]
+    description: ClassVar[str]
+    time: ClassVar[TimeMapping] = TimeMapping()
+    sheet: ClassVar[tuple[Field, ...]] = ()
+    settings: ClassVar[tuple[Field, ...]] = ()
+    # Resources that put a combatant down when they reach 0 or less.
+    down_when: ClassVar[tuple[str, ...]] = ()
+    # A TOML file of data tables next to the adapter module, if it has one.
+    tables_file: ClassVar[str | None] = None
+
+    def __init__(self, house_rules: Path | None = None) -> None:
+        self.house_rules = house_rules
+        self._tables: dict[str, Any] | None = None
+
+    # -- data tables ---------------------------------------------------------
+    @property
+    def tables(self) -> dict[str, Any]:
+        if self._tables is None:
+            if self.tables_file is None:
+                self._tables = {}
+            else:
+                import sys
+
+                module_file = sys.modules[type(self).__module__].__file__ or ""
+                shipped = Path(module_file).parent / self.tables_file
+                self._tables = load_tables(shipped, self.house_rules)
+        return self._tables
+
+    # -- sheet ---------------------------------------------------------------
+    def stat_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.sheet if f.role == STAT)
+
+    def resource_fields(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.sheet if f.role == RESOURCE)
+
+    def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Split and validate `key=value` pairs into (stats, resources)."""
+        merged = coerce_all(self.sheet, dict(values), where)
+        stats = {f.name: merged[f.name] for f in self.stat_fields() if f.name in merged}
+        resources = {f.name: merged[f.name] for f in self.resource_fields() if f.name in merged}
+        return stats, resources
+
+    def check_sheet(self, stats: Mapping[str, Any], resources: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Check stored stats and resources against the sheet, naming the bad key.
+
+        Stored resources hold current values (which may be below a field's minimum once
+        damage is taken), so only their type and name are checked here.
+        """
+        stats = coerce_all(self.stat_fields(), dict(stats), f"{where}.stats", fill=False)
+        checked: dict[str, Any] = {}
+        by_name = {f.name: f for f in self.resource_fields()}
+        for key, value in resources.items():
+            field = by_name.get(key)
+            if field is None:
+                raise FieldError(f"{where}.resources.{key}", f"one of the known resources ({', '.join(by_name) or 'none'})", key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise FieldError(f"{where}.resources.{key}", "a number", value)
+            checked[key] = value
+        return stats, checked
+
+    def validate_settings(self, values: Mapping[str, Any], where: str) -> dict[str, Any]:
+        return coerce_all(self.settings, dict(values), where)
+
+    # -- catalogue -----------------------------------------------------------
+    @abstractmethod
+    def catalogue(self) -> Mapping[str, ActionTemplate]: ...
+
+    def template(self, name: str) -> ActionTemplate:
+        found = self.catalogue().get(name)
+        if found is None:
+            folded = {k.casefold(): v for k, v in self.catalogue().items()}
+            found = folded.get(name.casefold())
+        if found is None:
+            raise TrackerError(
+                f"{self.id} has no action {name!r} (actions: {', '.join(self.catalogue())})"
+            )
+        return found
+
+    def params(self, template: ActionTemplate, raw: Mapping[str, Any], where: str = "declare") -> dict[str, Any]:
+        return coerce_all(template.params, dict(raw), where)
+
+    # -- resolution ----------------------------------------------------------
+    @abstractmethod
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution: ...
+
+    def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        raise TrackerError(f"{self.name} has no rule for maintaining {request.template.name}")
+
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        """Exact chance the declared action succeeds, for the declare form; None if no roll."""
+        return None
+
+    # -- command line checks -------------------------------------------------
+    def roll(
+        self,
+        spec: str,
+        dice: DiceSource,
+        *,
+        vs: str | None = None,
+        vs_dice: DiceSource | None = None,
+        difficulty: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> RollResult:
+        raise TrackerError(f"{self.id} has no dice to roll from the command line")
+
+    def chance(
+        self,
+        spec: str,
+        *,
+        vs: str | None = None,
+        difficulty: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Fraction:
+        raise TrackerError(f"{self.id} has no dice, so no odds")
+
+
+__all__ = [
+    "ActionRequest", "ActionTemplate", "DiceSource", "Field", "FieldError", "Resolution",
+    "RollResult", "Ruleset", "TimeMapping",
+]

@@ -1,0 +1,118 @@
+"""Typed fields for sheets, settings and action modifiers, with named validation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tracker.engine.errors import TrackerError
+
+STAT = "stat"
+RESOURCE = "resource"
+PARAM = "param"
+SETTING = "setting"
+
+
+class FieldError(TrackerError):
+    """A value that does not fit its field. `where` is the path (file, table, key)."""
+
+    def __init__(self, where: str, expected: str, got: Any) -> None:
+        super().__init__(f"{where}: expected {expected}, got {got!r}")
+        self.where = where
+        self.expected = expected
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One named value: a stat, a tracked resource, a setting, or an action modifier.
+
+    kind is "int", "float", "str", "bool" or "choice"; numbers may have bounds.
+    """
+
+    name: str
+    kind: str = "int"
+    default: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    role: str = STAT
+    help: str = ""
+
+    def expected(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "str":
+            return "text"
+        noun = "an integer" if self.kind == "int" else "a number"
+        if self.minimum is not None and self.maximum is not None:
+            return f"{noun} from {self.minimum:g} to {self.maximum:g}"
+        if self.minimum is not None:
+            return f"{noun} of at least {self.minimum:g}"
+        if self.maximum is not None:
+            return f"{noun} of at most {self.maximum:g}"
+        return noun
+
+    def coerce(self, raw: Any, where: str | None = None) -> Any:
+        """Turn typed text or stored data into the field's value, or raise FieldError."""
+        where = where or self.name
+        value: Any
+        try:
+            if self.kind == "int":
+                if isinstance(raw, bool):
+                    raise ValueError
+                if isinstance(raw, float):
+                    if not raw.is_integer():
+                        raise ValueError
+                    raw = int(raw)
+                value = int(raw) if isinstance(raw, int) else int(str(raw).strip())
+            elif self.kind == "float":
+                if isinstance(raw, bool):
+                    raise ValueError
+                value = float(raw)
+            elif self.kind == "bool":
+                if isinstance(raw, bool):
+                    value = raw
+                elif str(raw).lower() in ("true", "yes", "1", "on"):
+                    value = True
+                elif str(raw).lower() in ("false", "no", "0", "off"):
+                    value = False
+                else:
+                    raise ValueError
+            elif self.kind == "choice":
+                value = str(raw)
+                if value not in self.choices:
+                    raise ValueError
+            else:
+                if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
+                    raise ValueError
+                value = str(raw)
+        except (TypeError, ValueError):
+            raise FieldError(where, self.expected(), raw) from None
+        if self.kind in ("int", "float"):
+            if (self.minimum is not None and value < self.minimum) or (
+                self.maximum is not None and value > self.maximum
+            ):
+                raise FieldError(where, self.expected(), raw)
+        return value
+
+
+def coerce_all(fields: tuple[Field, ...], values: dict[str, Any], where: str, *, fill: bool = True, extra_ok: bool = False) -> dict[str, Any]:
+    """Validate `values` against `fields`; unknown keys are an error unless `extra_ok`."""
+    by_name = {f.name: f for f in fields}
+    out: dict[str, Any] = {}
+    for key, raw in values.items():
+        field = by_name.get(key)
+        if field is None:
+            if extra_ok:
+                out[key] = raw
+                continue
+            known = ", ".join(by_name) or "none"
+            raise FieldError(f"{where}.{key}", f"one of the known keys ({known})", key)
+        out[key] = field.coerce(raw, f"{where}.{key}")
+    if fill:
+        for field in fields:
+            if field.name not in out and field.default is not None:
+                out[field.name] = field.default
+    return out

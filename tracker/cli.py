@@ -1,0 +1,231 @@
+"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from tracker import paths, report
+from tracker.engine import TrackerError
+from tracker.persistence.store import EncounterFile
+from tracker.session import Session
+from rulesets import registry
+from rulesets.dice import RandomDice, source_for
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tracker", description="Segment-timeline combat tracker.")
+    parser.add_argument("--saves", help="folder of encounter files (default: $TRACKER_SAVES or ./saves)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("open", help="open an encounter in the terminal UI")
+    p.add_argument("file")
+    p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
+
+    p = sub.add_parser("new", help="create an encounter")
+    p.add_argument("file")
+    p.add_argument("--ruleset", required=True)
+    p.add_argument("--name", help="the encounter's title (default: from the file name)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting")
+
+    p = sub.add_parser("rulesets", help="list ruleset adapters")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("roll", help="roll a check")
+    _check_args(p)
+    p.add_argument("--faces", help="the dice you rolled, in the order the roll uses them")
+    p.add_argument("--vs-faces", help="the other side's dice, for an opposed roll")
+    p.add_argument("--seed", type=int)
+
+    p = sub.add_parser("odds", help="exact chance of a check")
+    _check_args(p)
+
+    p = sub.add_parser("chart", help="Brand X charts: sphere, square, doubles (value -> result)")
+    p.add_argument("name")
+    p.add_argument("value")
+    p.add_argument("--reverse", action="store_true", help="result -> chart value")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("show", help="the encounter's state and timeline as text")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--viewer", action="store_true", help="as a player sees it")
+    p.add_argument("--log", type=int, default=15, help="log lines to show (text)")
+
+    p = sub.add_parser("play", help="apply timeline commands (one per line)")
+    p.add_argument("file")
+    p.add_argument("--script", help="file of commands (default: standard input)")
+    p.add_argument("--seed", type=int, help="seed the dice for a repeatable run")
+    p.add_argument("--json", action="store_true", help="print the final state as JSON")
+
+    p = sub.add_parser("check", help="validate a save")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("serve", help="SSH server for the shared table")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8022)
+    p.add_argument("--gm-keys", help="authorized_keys file of GM keys")
+    p.add_argument("--viewer-keys", help="authorized_keys file of viewer keys")
+    p.add_argument("--open-viewers", action="store_true", help="let any key join as a viewer")
+    p.add_argument("--encounter", help="skip the choice of encounter")
+    p.add_argument("--host-key", help="host key file (created on first start)")
+    p.add_argument("--max-connections", type=int, default=32)
+    p.add_argument("--idle-timeout", type=float, default=3600.0, help="seconds")
+    return parser
+
+
+def _check_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("ruleset")
+    p.add_argument("spec", nargs="+", help="what to roll, in the ruleset's notation")
+    p.add_argument("--vs", help="the opposing side, for an opposed roll")
+    p.add_argument("--difficulty", type=int)
+    p.add_argument("--pool", type=int, help="Brand X bonus pool")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset option")
+    p.add_argument("--json", action="store_true")
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for item in getattr(args, "set", []):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise TrackerError(f"--set {item}: expected KEY=VALUE")
+        options[key] = value
+    if getattr(args, "pool", None) is not None:
+        options["pool"] = args.pool
+    return options
+
+
+def _out(data: Any, as_json: bool, text: str, out: TextIO) -> None:
+    if as_json:
+        out.write(json.dumps(data, indent=2, default=str) + "\n")
+    else:
+        out.write(text.rstrip("\n") + "\n")
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    saves = paths.saves_dir(args.saves)
+    try:
+        return _run(args, saves, stdin or sys.stdin, out)
+    except TrackerError as exc:
+        sys.stderr.write(f"tracker: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: say so in one line, never a traceback
+        if os.environ.get("TRACKER_DEBUG"):
+            raise
+        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {exc} (set TRACKER_DEBUG=1 for details)\n")
+        return 1
+
+
+def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
+    command = args.command
+    if command is None or command == "open":
+        from tracker.ui.app import run
+
+        file = paths.resolve(args.file, saves) if command == "open" else None
+        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False))
+    if command == "new":
+        path = paths.resolve(args.file, saves, must_exist=False)
+        name = args.name or path.stem.replace("-", " ").replace("_", " ")
+        settings = _options(args)
+        store, _ = EncounterFile.create(path, name, args.ruleset, settings)
+        out.write(f"created {path} ({args.ruleset})\n")
+        return 0
+    if command == "rulesets":
+        rows = []
+        for rid, cls in sorted(registry.available().items()):
+            t = cls.time
+            rows.append({"id": rid, "name": cls.name, "description": cls.description, "segments_per_round": t.segments_per_round, "segment_means": t.segment_means})
+        _out(rows, args.json, "\n".join(f"{r['id']:10} {r['description']}" for r in rows), out)
+        return 0
+    if command in ("roll", "odds"):
+        ruleset = registry.get(args.ruleset)
+        spec = " ".join(args.spec)
+        options = _options(args)
+        if command == "roll":
+            dice = source_for(args.faces, args.seed, "--faces")
+            vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if args.vs else None
+            result = ruleset.roll(spec, dice, vs=args.vs, vs_dice=vs_dice, difficulty=args.difficulty, options=options)
+            _out(result.to_json(), args.json, result.text, out)
+        else:
+            chance = ruleset.chance(spec, vs=args.vs, difficulty=args.difficulty, options=options)
+            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}"}
+            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})", out)
+        return 0
+    if command == "chart":
+        ruleset = registry.get("brandx")
+        lookup = getattr(ruleset, "chart_lookup", None)
+        if lookup is None:
+            raise TrackerError("the Brand X adapter is not installed")
+        data = lookup(args.name, args.value, reverse=args.reverse)
+        _out(data, args.json, str(data["result"]), out)
+        return 0
+    if command == "show":
+        loaded = EncounterFile(paths.resolve(args.file, saves)).load()
+        if args.json:
+            _out(report.to_json(loaded.encounter, viewer=args.viewer), True, "", out)
+        else:
+            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log) + "\n")
+        return 0
+    if command == "check":
+        path = paths.resolve(args.file, saves)
+        loaded = EncounterFile(path).load()
+        enc = loaded.encounter
+        data = {"file": str(path), "ok": True, "ruleset": enc.setup.ruleset, "revision": loaded.revision, "events": len(enc.events), "segment": enc.now, "combatants": len(enc.combatants)}
+        _out(data, args.json, f"{path}: ok ({enc.setup.ruleset}, revision {loaded.revision}, {len(enc.events)} events, {enc.time.clock(enc.now)})", out)
+        return 0
+    if command == "play":
+        return _play(args, saves, stdin, out)
+    if command == "serve":
+        from tracker.serve import serve
+
+        return serve(args, saves)
+    raise TrackerError(f"unknown command {command!r}")
+
+
+def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
+    path = paths.resolve(args.file, saves)
+    store = EncounterFile(path)
+    loaded = store.load()
+    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store)
+    if args.script:
+        try:
+            source = Path(args.script).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise TrackerError(f"{args.script}: cannot be read: {exc.strerror}") from None
+        label = args.script
+    else:
+        source = stdin.read().splitlines()
+        label = "<stdin>"
+    for number, raw in enumerate(source, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            outcome = session.execute(line)
+        except TrackerError as exc:
+            raise TrackerError(f"{label}, line {number} ({line}): {exc}") from None
+        if not args.json:
+            for text in outcome.lines:
+                out.write(f"[{session.encounter.now}] {text}\n")
+    if args.json:
+        _out(report.to_json(session.encounter), True, "", out)
+    else:
+        out.write(f"{path}: {session.encounter.time.clock(session.encounter.now)}, revision {store.revision}\n")
+    return 0

@@ -1,0 +1,155 @@
+"""What a resolution does to the fight, as plain data.
+
+Adapters compute effects when an action is initiated (the roll is made then); the
+engine applies each effect at its `timing`: "initiate" (costs paid up front) or
+"complete" (damage, throwback, conditions land on the completion segment). Effects are
+stored in the event log, so replaying a fight never re-rolls or re-consults a table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar, Union
+
+INITIATE = "initiate"
+COMPLETE = "complete"
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Take `amount` from `resource` (negative heals); past zero the rest goes to `overflow`."""
+
+    kind: ClassVar[str] = "damage"
+    target: str
+    amount: int | float
+    resource: str
+    overflow: str = ""
+    timing: str = COMPLETE
+
+
+@dataclass(frozen=True, slots=True)
+class Adjust:
+    """Change a resource or stat by `delta`: EP paid, ability points spent, healing."""
+
+    kind: ClassVar[str] = "adjust"
+    target: str
+    key: str
+    delta: int | float
+    reason: str = ""
+    timing: str = INITIATE
+
+
+@dataclass(frozen=True, slots=True)
+class Throwback:
+    """The target is thrown `distance` metres at `speed` m/segment, airborne `airborne` segments."""
+
+    kind: ClassVar[str] = "throwback"
+    target: str
+    distance: float
+    speed: float
+    airborne: int
+    timing: str = COMPLETE
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A named condition on `target` lasting `duration` segments from when it lands."""
+
+    kind: ClassVar[str] = "condition"
+    target: str
+    name: str
+    duration: int
+    timing: str = COMPLETE
+
+
+@dataclass(frozen=True, slots=True)
+class Upkeep:
+    """A per-round cost charged on payment segments; amount 0 ends it."""
+
+    kind: ClassVar[str] = "upkeep"
+    target: str
+    name: str
+    resource: str
+    amount: int | float
+    timing: str = COMPLETE
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    kind: ClassVar[str] = "note"
+    text: str
+    timing: str = COMPLETE
+
+
+Effect = Union[Damage, Adjust, Throwback, Condition, Upkeep, Note]
+EFFECT_TYPES: dict[str, type] = {t.kind: t for t in (Damage, Adjust, Throwback, Condition, Upkeep, Note)}
+
+
+def effect_to_dict(effect: Effect) -> dict[str, Any]:
+    data = {"kind": effect.kind}
+    data.update(asdict(effect))
+    return data
+
+
+def effect_from_dict(data: dict[str, Any]) -> Effect:
+    """Build an effect from stored data; raises KeyError/TypeError/ValueError naming the problem."""
+    kind = data.get("kind")
+    cls = EFFECT_TYPES.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"kind: expected one of {', '.join(EFFECT_TYPES)}, got {kind!r}")
+    names = {f.name for f in fields(cls)}
+    unknown = set(data) - names - {"kind"}
+    if unknown:
+        raise ValueError(f"unexpected key {sorted(unknown)[0]!r} for a {kind} effect")
+    return cls(**{k: v for k, v in data.items() if k != "kind"})
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The outcome of rolling (or stating) an action when it is initiated.
+
+    `pt` is the performance time after anything the roll did to it. `margin` is in the
+    game's own terms (Q, NOST, result points, stages, "3x7"). `order` is the ruleset's
+    ordering key inside a segment (larger first). `summary` is the log line that tells a
+    reader what the dice meant. `details` carries game-specific figures (TOML-able).
+    """
+
+    pt: int
+    success: bool | None = None
+    margin: Any = None
+    dice: tuple[int, ...] = ()
+    summary: str = ""
+    effects: tuple[Effect, ...] = ()
+    order: tuple[int, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"pt": self.pt}
+        if self.success is not None:
+            data["success"] = self.success
+        if self.margin is not None:
+            data["margin"] = self.margin
+        if self.dice:
+            data["dice"] = list(self.dice)
+        if self.summary:
+            data["summary"] = self.summary
+        if self.effects:
+            data["effects"] = [effect_to_dict(e) for e in self.effects]
+        if self.order:
+            data["order"] = list(self.order)
+        if self.details:
+            data["details"] = self.details
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Resolution":
+        return cls(
+            pt=data["pt"],
+            success=data.get("success"),
+            margin=data.get("margin"),
+            dice=tuple(data.get("dice", ())),
+            summary=data.get("summary", ""),
+            effects=tuple(effect_from_dict(e) for e in data.get("effects", ())),
+            order=tuple(data.get("order", ())),
+            details=dict(data.get("details", {})),
+        )

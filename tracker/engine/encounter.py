@@ -1,0 +1,659 @@
+"""The segment timeline: an encounter folded from its setup and an append-only event log.
+
+Every change is an `Event`. `Encounter.apply` validates an event against the current
+state and either refuses it (nothing changes) or applies it and appends it to the log,
+so the current state is always the fold of the setup plus the effective events.
+
+Undo and redo are events too: `undo` names the change it reverts, `redo` the change
+it brings back. The effective history is the stack of applied changes; a new change
+after an undo clears what could be redone, as in any editor. Because undo is appended
+rather than erasing, several people sharing one file can merge their logs, and the
+log keeps a record of what was taken back.
+
+Timing, as decided in DESIGN section 3:
+- An action initiated on segment s with performance time p completes on s + p. Its
+  roll was made at initiation (stored in the event as a `Resolution`); effects with
+  timing "initiate" (costs) apply at once, the rest on the completion segment.
+- On arriving at a segment: completions first, then conditions expiring, landings,
+  surprise ending, scheduled events, then per-round costs if it is a payment segment.
+  Only after that may combatants initiate on that segment.
+- Completions on one segment either all land together (`TimeMapping.simultaneous`,
+  Brand X: a blow from a fighter knocked out on the same segment still lands) or one
+  by one in the resolution's `order` key, largest first, where an actor put down or
+  thrown earlier in the segment loses its action (ORE).
+- Initiation rules: (1) one initiation per combatant per segment, unless the templates
+  name each other as companions; (2) no active action while an active one is in
+  progress; (3) initiating a passive action pushes the initiator's own in-progress
+  actions back one segment. A combatant that is down, surprised (before its segment)
+  or airborne (active actions only) may not initiate.
+- A maintained attack continues a completed maintainable action on the segment that
+  action completed; the chain ends when the attacker initiates any other active action
+  or lets a segment pass.
+- A combatant that goes down, or is thrown back, loses its in-progress active action
+  (interrupted); `keep` lets the GM overrule a throwback interruption.
+- `next` finds the next segment where anything happens through a priority queue with
+  lazy deletion, so its cost does not depend on how many empty segments it skips.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable
+from itertools import count
+from typing import Any
+
+from tracker.engine import effects as fx
+from tracker.engine.effects import Resolution
+from tracker.engine.errors import RuleRefusal, TrackerError
+from tracker.engine.model import (
+    ABORTED,
+    ACTIVE,
+    COMPLETED,
+    IN_PROGRESS,
+    INTERRUPTED,
+    MODES,
+    PASSIVE,
+    Action,
+    Combatant,
+    CombatantSetup,
+    Event,
+    LogEntry,
+    Setup,
+)
+
+# Kinds of queue entry, in the order they are handled on one segment.
+_COMPLETE, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(5)
+
+UNDO = "undo"
+REDO = "redo"
+
+
+def _fmt(value: int | float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class Encounter:
+    """An encounter's live state. Construct from a setup, then `apply` events."""
+
+    def __init__(self, setup: Setup, events: Iterable[Event] = ()) -> None:
+        self.setup = setup
+        self.time = setup.time
+        self.events: list[Event] = []
+        self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            "add": self._add,
+            "remove": self._remove,
+            "declare": self._declare,
+            "maintain": self._maintain,
+            "abort": self._abort,
+            "damage": self._damage,
+            "set": self._set,
+            "advance": self._advance,
+            "condition": self._condition,
+            "schedule": self._schedule,
+            "surprise": self._surprise,
+            "hide": self._hide,
+            "keep": self._keep,
+            "note": self._note,
+        }
+        self._reset()
+        for event in events:
+            self.apply(event)
+
+    # ----------------------------------------------------------------- state
+    def _reset(self) -> None:
+        self.now = 0
+        self.combatants: dict[str, Combatant] = {}
+        self.actions: list[Action] = []
+        self.log: list[LogEntry] = []
+        self.scheduled: dict[int, list[str]] = {}
+        self._queue: list[tuple[int, int, int, Any]] = []
+        self._tick = count()
+        self._applied: list[int] = []  # indexes into self.events of effective changes
+        self._redo: list[int] = []
+        self._current_seq = 0
+        self._upkeep_count = 0
+        for entry in self.setup.roster:
+            self._enter(entry)
+
+    @property
+    def revision_events(self) -> int:
+        return len(self.events)
+
+    def combatant(self, name: str) -> Combatant:
+        found = self.combatants.get(name)
+        if found is None:
+            folded = {n.casefold(): c for n, c in self.combatants.items()}
+            found = folded.get(name.casefold())
+        if found is None:
+            known = ", ".join(self.combatants) or "none yet"
+            raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
+        return found
+
+    def in_progress(self) -> list[Action]:
+        return [a for c in self.combatants.values() for a in c.in_progress]
+
+    def can_undo(self) -> bool:
+        return bool(self._applied)
+
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo_target(self) -> Event | None:
+        return self.events[self._applied[-1]] if self._applied else None
+
+    def redo_target(self) -> Event | None:
+        return self.events[self._redo[-1]] if self._redo else None
+
+    def effective_events(self) -> list[Event]:
+        return [self.events[i] for i in self._applied]
+
+    # ----------------------------------------------------------------- apply
+    def apply(self, event: Event) -> Event:
+        """Validate and apply one event; on refusal raise and change nothing."""
+        if event.kind in (UNDO, REDO):
+            self._walk(event)
+        else:
+            handler = self._handlers.get(event.kind)
+            if handler is None:
+                raise TrackerError(f"unknown event kind {event.kind!r}")
+            self._current_seq = len(self.events) + 1
+            handler(event.args)
+            self._applied.append(len(self.events))
+            self._redo.clear()
+        event.seq = len(self.events) + 1
+        self.events.append(event)
+        return event
+
+    def _walk(self, event: Event) -> None:
+        undo = event.kind == UNDO
+        stack = self._applied if undo else self._redo
+        if not stack:
+            raise RuleRefusal("undo", "nothing to undo" if undo else "nothing to redo")
+        top = self.events[stack[-1]]
+        target = event.args.setdefault("target", top.seq)
+        if target != top.seq:
+            raise RuleRefusal(
+                "undo",
+                f"{event.kind} of change {target} refused: the latest change that can be "
+                f"{'undone' if undo else 'redone'} is {top.seq} ({top.kind})",
+            )
+        index = stack.pop()
+        (self._redo if undo else self._applied).append(index)
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Refold the effective events from the setup (after undo or redo)."""
+        events, applied, redo = self.events, self._applied, self._redo
+        self._reset()
+        for index in applied:
+            event = events[index]
+            self._current_seq = event.seq
+            self._handlers[event.kind](event.args)
+        self.events, self._applied, self._redo = events, applied, redo
+
+    # ------------------------------------------------------------ log helpers
+    def _say(self, kind: str, text: str, *about: str) -> None:
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq))
+
+    def _push(self, segment: int, kind: int, payload: Any) -> None:
+        heapq.heappush(self._queue, (segment, kind, next(self._tick), payload))
+
+    # ------------------------------------------------------------ roster
+    def _enter(self, entry: CombatantSetup) -> Combatant:
+        if entry.name in self.combatants:
+            raise TrackerError(f"there is already a combatant named {entry.name!r}")
+        if not entry.name.strip():
+            raise TrackerError("a combatant needs a name")
+        c = Combatant(
+            name=entry.name,
+            stats=dict(entry.stats),
+            resources=dict(entry.resources),
+            maxima=dict(entry.resources),
+            side=entry.side,
+            hidden=entry.hidden,
+            surprised_until=entry.surprised_until,
+            down_keys=self.setup.down_when,
+        )
+        self.combatants[c.name] = c
+        if c.surprised_until > self.now:
+            self._push(c.surprised_until, _ALERT, c.name)
+        return c
+
+    def _add(self, args: dict[str, Any]) -> None:
+        entry = CombatantSetup(
+            name=args["name"],
+            stats=dict(args.get("stats", {})),
+            resources=dict(args.get("resources", {})),
+            side=args.get("side", ""),
+            hidden=bool(args.get("hidden", False)),
+            surprised_until=int(args.get("surprised_until", 0)),
+        )
+        c = self._enter(entry)
+        self._say("add", f"{c.name} joins the fight", c.name)
+
+    def _remove(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["name"])
+        for action in list(c.in_progress):
+            self._end(action, ABORTED)
+        del self.combatants[c.name]
+        self._say("remove", f"{c.name} leaves the fight", c.name)
+
+    # ------------------------------------------------------------ initiation
+    def check_initiation(self, c: Combatant, template: str, mode: str, companions: Iterable[str] = ()) -> None:
+        """Raise RuleRefusal naming the rule if `c` may not initiate this now."""
+        now = self.now
+        if mode not in MODES:
+            raise TrackerError(f"mode must be active or passive, not {mode!r}")
+        if c.down:
+            raise RuleRefusal("down", f"{c.name} is down and cannot act")
+        if c.surprised(now):
+            raise RuleRefusal(
+                "surprise", f"{c.name} is surprised and may not initiate before segment {c.surprised_until}"
+            )
+        if mode == ACTIVE and c.airborne(now):
+            raise RuleRefusal(
+                "throwback",
+                f"{c.name} is airborne until segment {c.airborne_until} and may not initiate an active action",
+            )
+        if c.initiated_on == now:
+            companions = tuple(companions)
+            for other, other_companions in c.initiated_now:
+                if template not in other_companions and other not in companions:
+                    raise RuleRefusal(
+                        "one initiation per segment",
+                        f"{c.name} already initiated {other} on segment {now}",
+                    )
+        if mode == ACTIVE and c.active is not None:
+            raise RuleRefusal(
+                "one active action at a time",
+                f"{c.name}'s active {c.active.template} is in progress until segment {c.active.completes}",
+            )
+
+    def _initiate(
+        self,
+        c: Combatant,
+        template: str,
+        mode: str,
+        targets: tuple[str, ...],
+        resolution: Resolution,
+        companions: tuple[str, ...],
+        maintainable: bool,
+        chain: int,
+    ) -> Action:
+        now = self.now
+        if resolution.pt < 1:
+            raise TrackerError(f"performance time must be at least 1 segment, not {resolution.pt}")
+        for target in targets:
+            self.combatant(target)
+        if mode == PASSIVE:
+            for pending in c.in_progress:
+                pending.completes += 1
+                self._push(pending.completes, _COMPLETE, pending)
+        else:
+            c.chain_from = None
+        if c.initiated_on != now:
+            c.initiated_on = now
+            c.initiated_now = []
+        c.initiated_now.append((template, companions))
+        action = Action(
+            id=len(self.actions) + 1,
+            actor=c.name,
+            template=template,
+            mode=mode,
+            pt=resolution.pt,
+            start=now,
+            completes=now + resolution.pt,
+            targets=targets,
+            resolution=resolution,
+            maintainable=maintainable,
+            chain=chain,
+        )
+        self.actions.append(action)
+        c.in_progress.append(action)
+        if mode == ACTIVE:
+            c.active = action
+        self._push(action.completes, _COMPLETE, action)
+        verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"
+        aim = f" at {', '.join(targets)}" if targets else ""
+        detail = f": {resolution.summary}" if resolution.summary else ""
+        self._say(
+            "declare",
+            f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}{detail}",
+            c.name,
+            *targets,
+        )
+        self._apply_effects(action, fx.INITIATE)
+        return action
+
+    def _declare(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["actor"])
+        template, mode = args["template"], args.get("mode", ACTIVE)
+        companions = tuple(args.get("companions", ()))
+        self.check_initiation(c, template, mode, companions)
+        self._initiate(
+            c,
+            template,
+            mode,
+            tuple(args.get("targets", ())),
+            _resolution(args["resolution"]),
+            companions,
+            bool(args.get("maintainable", False)),
+            0,
+        )
+
+    def maintainable_action(self, c: Combatant) -> Action:
+        """The completed action `c` may maintain now, or RuleRefusal saying why not."""
+        prev = c.chain_from
+        if prev is None:
+            raise RuleRefusal("maintained attack", f"{c.name} has no completed attack that can be maintained")
+        if prev.ended != self.now:
+            raise RuleRefusal(
+                "maintained attack",
+                f"{c.name}'s {prev.template} completed on segment {prev.ended}; a maintained "
+                f"attack continues on the segment the previous one completes",
+            )
+        return prev
+
+    def _maintain(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["actor"])
+        prev = self.maintainable_action(c)
+        self.check_initiation(c, prev.template, ACTIVE)
+        targets = tuple(args.get("targets", ())) or prev.targets
+        self._initiate(c, prev.template, ACTIVE, targets, _resolution(args["resolution"]), (), True, prev.chain + 1)
+
+    def _abort(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["actor"])
+        wanted = args.get("template")
+        candidates = [a for a in c.in_progress if wanted in (None, a.template)]
+        if not candidates:
+            what = f" {wanted}" if wanted else ""
+            raise RuleRefusal("abort", f"{c.name} has no{what} action in progress to abort")
+        action = c.active if c.active in candidates else candidates[-1]
+        self._end(action, ABORTED)
+        self._say("abort", f"{c.name} aborts {action.template}", c.name)
+
+    def _end(self, action: Action, status: str) -> None:
+        action.status = status
+        action.ended = self.now
+        c = self.combatants.get(action.actor)
+        if c is not None:
+            if action in c.in_progress:
+                c.in_progress.remove(action)
+            if c.active is action:
+                c.active = None
+
+    # ------------------------------------------------------------ manual changes
+    def _damage(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        resource = args["resource"]
+        if resource not in c.resources:
+            raise TrackerError(f"{c.name} has no resource {resource!r} (has: {', '.join(c.resources) or 'none'})")
+        self._hurt(fx.Damage(c.name, args["amount"], resource, args.get("overflow", "")), self.now + 1)
+
+    def _set(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        key, value = args["key"], args["value"]
+        table = c.stats if key in c.stats and key not in c.resources else c.resources
+        table[key] = value
+        self._say("set", f"{c.name}: {key} set to {_fmt(value) if isinstance(value, (int, float)) else value}", c.name)
+        self._check_down(c, self.now + 1)
+
+    def _condition(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        duration = int(args["duration"])
+        if duration < 1:
+            raise TrackerError(f"a condition lasts at least 1 segment, not {duration}")
+        self._add_condition(c, args["name"], duration)
+
+    def _add_condition(self, c: Combatant, name: str, duration: int) -> None:
+        expires = self.now + duration
+        c.conditions[name] = expires
+        self._push(expires, _EXPIRE, (c.name, name))
+        self._say("condition", f"{c.name} is {name} until segment {expires}", c.name)
+
+    def _schedule(self, args: dict[str, Any]) -> None:
+        at, text = int(args["at"]), args["text"]
+        if at <= self.now:
+            raise TrackerError(f"a scheduled event must be after the current segment {self.now}, not {at}")
+        self.scheduled.setdefault(at, []).append(text)
+        self._push(at, _SCHEDULED, text)
+        self._say("schedule", f"scheduled for segment {at}: {text}")
+
+    def _surprise(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        until = int(args["until"])
+        c.surprised_until = until
+        if until > self.now:
+            self._push(until, _ALERT, c.name)
+            self._say("surprise", f"{c.name} is surprised: no initiation before segment {until}", c.name)
+        else:
+            self._say("surprise", f"{c.name} is no longer surprised", c.name)
+
+    def _hide(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        c.hidden = bool(args.get("hidden", True))
+        self._say("hide", f"{c.name} is {'hidden from' if c.hidden else 'shown to'} viewers", c.name)
+
+    def _keep(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        action = c.interrupted
+        if action is None or action.status != INTERRUPTED:
+            raise RuleRefusal("throwback", f"{c.name} has no interrupted action to keep")
+        if action.completes <= self.now:
+            raise RuleRefusal("throwback", f"{c.name}'s {action.template} would have completed on {action.completes}")
+        if action.mode == ACTIVE and c.active is not None:
+            raise RuleRefusal("one active action at a time", f"{c.name} has started {c.active.template} since")
+        action.status, action.ended = IN_PROGRESS, None
+        c.in_progress.append(action)
+        if action.mode == ACTIVE:
+            c.active = action
+        c.interrupted = None
+        self._push(action.completes, _COMPLETE, action)
+        self._say("keep", f"the GM keeps {c.name}'s {action.template}: it completes on segment {action.completes}", c.name)
+
+    def _note(self, args: dict[str, Any]) -> None:
+        self._say("note", str(args["text"]), *args.get("about", ()))
+
+    # ------------------------------------------------------------ effects
+    def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
+        if interrupt_from is None:
+            interrupt_from = self.now + 1
+        for effect in action.resolution.effects:
+            if effect.timing != timing:
+                continue
+            if isinstance(effect, fx.Note):
+                self._say("note", effect.text, action.actor, *action.targets)
+                continue
+            c = self.combatants.get(effect.target)
+            if c is None:
+                self._say("note", f"{effect.kind} on {effect.target} lapses: not in the fight", action.actor)
+                continue
+            if isinstance(effect, fx.Damage):
+                self._hurt(effect, interrupt_from)
+            elif isinstance(effect, fx.Adjust):
+                table = c.stats if effect.key in c.stats and effect.key not in c.resources else c.resources
+                table[effect.key] = table.get(effect.key, 0) + effect.delta
+                why = f" ({effect.reason})" if effect.reason else ""
+                self._say("adjust", f"{c.name}: {effect.key} {effect.delta:+g}{why}", c.name)
+                self._check_down(c, interrupt_from)
+            elif isinstance(effect, fx.Throwback):
+                self._throw(c, effect, interrupt_from)
+            elif isinstance(effect, fx.Condition):
+                self._add_condition(c, effect.name, effect.duration)
+            elif isinstance(effect, fx.Upkeep):
+                if effect.amount:
+                    self._upkeep_count += effect.name not in c.upkeep
+                    c.upkeep[effect.name] = (effect.resource, effect.amount)
+                    self._say("upkeep", f"{c.name} pays {_fmt(effect.amount)} {effect.resource} a {self.time.round_name} for {effect.name}", c.name)
+                elif c.upkeep.pop(effect.name, None) is not None:
+                    self._upkeep_count -= 1
+                    self._say("upkeep", f"{c.name} no longer pays for {effect.name}", c.name)
+
+    def _hurt(self, effect: fx.Damage, interrupt_from: int) -> None:
+        c = self.combatants[effect.target]
+        before = c.resources.get(effect.resource, 0)
+        after = before - effect.amount
+        text = f"{c.name} takes {_fmt(effect.amount)} {effect.resource}" if effect.amount >= 0 else f"{c.name} heals {_fmt(-effect.amount)} {effect.resource}"
+        if after < 0 and effect.overflow:
+            c.resources[effect.resource] = 0
+            c.resources[effect.overflow] = c.resources.get(effect.overflow, 0) + after
+            text += f"; {_fmt(-after)} goes through to {effect.overflow} ({_fmt(c.resources[effect.overflow])} left)"
+        else:
+            c.resources[effect.resource] = after
+        self._say("damage", f"{text} ({effect.resource} {_fmt(before)} -> {_fmt(c.resources[effect.resource])})", c.name)
+        self._check_down(c, interrupt_from)
+
+    def _check_down(self, c: Combatant, interrupt_from: int) -> None:
+        if not c.down:
+            return
+        lost = [a for a in c.in_progress if a.completes >= interrupt_from]
+        for action in lost:
+            self._end(action, INTERRUPTED)
+        what = f"; {', '.join(a.template for a in lost)} interrupted" if lost else ""
+        self._say("down", f"{c.name} is down{what}", c.name)
+
+    def _throw(self, c: Combatant, effect: fx.Throwback, interrupt_from: int) -> None:
+        c.airborne_until = max(c.airborne_until, self.now + effect.airborne)
+        if effect.airborne > 0:
+            self._push(c.airborne_until, _LAND, c.name)
+        text = (
+            f"{c.name} is thrown back {effect.distance:g} m at {effect.speed:g} m/segment, "
+            f"airborne until segment {c.airborne_until}"
+        )
+        action = c.active
+        if action is not None and action.completes >= interrupt_from:
+            self._end(action, INTERRUPTED)
+            c.interrupted = action
+            text += f"; {action.template} interrupted (`keep {c.name}` lets it stand)"
+        self._say("throwback", text, c.name)
+
+    # ------------------------------------------------------------ advancing
+    def _valid(self, entry: tuple[int, int, int, Any]) -> bool:
+        segment, kind, _, payload = entry
+        if kind == _COMPLETE:
+            return payload.status == IN_PROGRESS and payload.completes == segment
+        if kind == _EXPIRE:
+            c = self.combatants.get(payload[0])
+            return c is not None and c.conditions.get(payload[1]) == segment
+        if kind == _LAND:
+            c = self.combatants.get(payload)
+            return c is not None and c.airborne_until == segment
+        if kind == _ALERT:
+            c = self.combatants.get(payload)
+            return c is not None and c.surprised_until == segment
+        return True
+
+    def next_happening(self) -> int | None:
+        """The next segment after now on which anything happens, or None."""
+        queue = self._queue
+        while queue and not self._valid(queue[0]):
+            heapq.heappop(queue)
+        best = queue[0][0] if queue else None
+        if self._upkeep_count:
+            payment = self.time.next_payment(self.now)
+            if payment is not None and (best is None or payment < best):
+                best = payment
+        return best
+
+    def _advance(self, args: dict[str, Any]) -> None:
+        target = int(args["to"])
+        if target <= self.now:
+            raise TrackerError(f"time only moves forward: segment {target} is not after {self.now}")
+        while True:
+            nxt = self.next_happening()
+            if nxt is None or nxt > target:
+                break
+            self._arrive(nxt)
+        self.now = target
+
+    def _arrive(self, segment: int) -> None:
+        self.now = segment
+        queue = self._queue
+        due: list[list[Any]] = [[], [], [], [], []]
+        while queue and queue[0][0] == segment:
+            entry = heapq.heappop(queue)
+            if self._valid(entry):
+                due[entry[1]].append(entry[3])
+        completing = list(dict.fromkeys(due[_COMPLETE]))  # a kept action may be queued twice
+        if completing:
+            self._complete_all(completing)
+        for name, condition in due[_EXPIRE]:
+            c = self.combatants[name]
+            if c.conditions.get(condition) == segment:
+                del c.conditions[condition]
+                self._say("expire", f"{name} is no longer {condition}", name)
+        for name in dict.fromkeys(due[_LAND]):
+            self._say("land", f"{name} lands", name)
+        for name in dict.fromkeys(due[_ALERT]):
+            self._say("surprise", f"{name} may act now", name)
+        for text in due[_SCHEDULED]:
+            self._say("scheduled", text)
+        if self._upkeep_count and self.time.payment_every and segment % self.time.payment_every == 0:
+            self._pay(segment)
+
+    def _complete_all(self, completing: list[Action]) -> None:
+        now = self.now
+        if len(completing) > 1:
+            completing.sort(key=lambda a: a.resolution.order, reverse=True)
+        if self.time.simultaneous:
+            for action in completing:
+                self._complete(action)
+            for action in completing:
+                self._apply_effects(action, fx.COMPLETE, now + 1)
+        else:
+            for action in completing:
+                if action.status != IN_PROGRESS:
+                    continue
+                self._complete(action)
+                self._apply_effects(action, fx.COMPLETE, now)
+
+    def _complete(self, action: Action) -> None:
+        self._end(action, COMPLETED)
+        c = self.combatants.get(action.actor)
+        if c is not None and action.maintainable and action.mode == ACTIVE:
+            c.chain_from = action
+        outcome = ""
+        if action.resolution.success is not None:
+            outcome = ": success" if action.resolution.success else ": failure"
+        self._say("complete", f"{action.actor}'s {action.template} completes{outcome}", action.actor, *action.targets)
+
+    def _pay(self, segment: int) -> None:
+        for c in self.combatants.values():
+            for name, (resource, amount) in c.upkeep.items():
+                c.resources[resource] = c.resources.get(resource, 0) - amount
+                self._say("upkeep", f"payment segment {segment}: {c.name} pays {_fmt(amount)} {resource} for {name}", c.name)
+            if c.upkeep:
+                self._check_down(c, segment + 1)
+
+    # ------------------------------------------------------------ reading
+    def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
+        """The next things due, soonest first, as (segment, description)."""
+        found: list[tuple[int, int, str]] = []
+        for segment, kind, tick, payload in self._queue:
+            if not self._valid((segment, kind, tick, payload)):
+                continue
+            if kind == _COMPLETE:
+                text = f"{payload.actor}'s {payload.template} completes"
+            elif kind == _EXPIRE:
+                text = f"{payload[0]} stops being {payload[1]}"
+            elif kind == _LAND:
+                text = f"{payload} lands"
+            elif kind == _ALERT:
+                text = f"{payload} may act"
+            else:
+                text = str(payload)
+            found.append((segment, tick, text))
+        found.sort()
+        if self._upkeep_count:
+            payment = self.time.next_payment(self.now)
+            if payment is not None:
+                found.append((payment, -1, "payment segment: per-round costs are charged"))
+                found.sort()
+        return [(s, t) for s, _, t in found[:limit]]
+
+    def visible_to_viewers(self, entry: LogEntry) -> bool:
+        return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
+
+
+def _resolution(value: Resolution | dict[str, Any]) -> Resolution:
+    return value if isinstance(value, Resolution) else Resolution.from_dict(value)

@@ -1,0 +1,154 @@
+"""The things on the timeline: combatants, actions, events, log entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracker.engine.clock import TimeMapping
+from tracker.engine.effects import Resolution
+
+ACTIVE = "active"
+PASSIVE = "passive"
+MODES = (ACTIVE, PASSIVE)
+
+IN_PROGRESS = "in progress"
+COMPLETED = "completed"
+INTERRUPTED = "interrupted"
+ABORTED = "aborted"
+
+
+@dataclass(slots=True)
+class CombatantSetup:
+    """A combatant as written in the roster: validated stats and starting resources."""
+
+    name: str
+    stats: dict[str, Any] = field(default_factory=dict)
+    resources: dict[str, int | float] = field(default_factory=dict)
+    side: str = ""
+    hidden: bool = False
+    surprised_until: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name}
+        if self.side:
+            data["side"] = self.side
+        if self.hidden:
+            data["hidden"] = True
+        if self.surprised_until:
+            data["surprised_until"] = self.surprised_until
+        data["stats"] = dict(self.stats)
+        data["resources"] = dict(self.resources)
+        return data
+
+
+@dataclass(slots=True, eq=False)
+class Combatant:
+    """A combatant's current state, as folded from the log."""
+
+    name: str
+    stats: dict[str, Any]
+    resources: dict[str, int | float]
+    maxima: dict[str, int | float]
+    side: str = ""
+    hidden: bool = False
+    surprised_until: int = 0
+    airborne_until: int = -1
+    conditions: dict[str, int] = field(default_factory=dict)
+    upkeep: dict[str, tuple[str, int | float]] = field(default_factory=dict)
+    # Rule 1 bookkeeping: the segment of the last initiation and what started on it.
+    initiated_on: int = -1
+    initiated_now: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    active: "Action | None" = None
+    in_progress: list["Action"] = field(default_factory=list)
+    # The completed action a `maintain` would continue, and how long the chain is.
+    chain_from: "Action | None" = None
+    interrupted: "Action | None" = None
+    down_keys: tuple[str, ...] = ()
+
+    @property
+    def down(self) -> bool:
+        return any(self.resources.get(k, 1) <= 0 for k in self.down_keys)
+
+    def airborne(self, now: int) -> bool:
+        return now < self.airborne_until
+
+    def surprised(self, now: int) -> bool:
+        return now < self.surprised_until
+
+    def state(self, now: int) -> str:
+        """One word for the roster: down, airborne, surprised, acting or idle."""
+        if self.down:
+            return "down"
+        if self.airborne(now):
+            return "airborne"
+        if self.surprised(now):
+            return "surprised"
+        if self.in_progress:
+            return "acting"
+        return "idle"
+
+
+@dataclass(slots=True, eq=False)
+class Action:
+    id: int
+    actor: str
+    template: str
+    mode: str
+    pt: int
+    start: int
+    completes: int
+    targets: tuple[str, ...]
+    resolution: Resolution
+    maintainable: bool = False
+    chain: int = 0  # 0: a fresh action; k: the k-th maintained continuation
+    status: str = IN_PROGRESS
+    ended: int | None = None
+
+    @property
+    def maintained(self) -> bool:
+        return self.chain > 0
+
+
+@dataclass(slots=True)
+class Event:
+    """One entry of the append-only log. `args` is plain data (TOML-able)."""
+
+    kind: str
+    args: dict[str, Any]
+    seq: int = 0
+    by: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"seq": self.seq, "kind": self.kind}
+        if self.by:
+            data["by"] = self.by
+        for key, value in self.args.items():
+            if isinstance(value, Resolution):
+                data[key] = value.to_dict()
+            elif value is not None and value != [] and value != {}:
+                data[key] = value
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """A line of the combat log players read; `about` names who it concerns (for hiding)."""
+
+    segment: int
+    kind: str
+    text: str
+    about: tuple[str, ...] = ()
+    seq: int = 0
+
+
+@dataclass(slots=True)
+class Setup:
+    """What an encounter starts from: the ruleset, its settings and the opening roster."""
+
+    name: str
+    ruleset: str
+    time: TimeMapping
+    down_when: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+    roster: list[CombatantSetup] = field(default_factory=list)

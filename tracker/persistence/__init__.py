@@ -1,0 +1,1 @@
+"""Saves: TOML codec, atomic writes, the sidecar lock, and watching for changes."""

@@ -1,0 +1,111 @@
+"""One encounter file on disk: load, create, and change it safely with others.
+
+Every change runs in `transaction`: take the sidecar lock, and if the file moved on
+since this session last read it (another GM's change), reload it first, so the new
+event is validated and applied on top of theirs; then write the whole file atomically
+with the revision bumped, and release the lock. If the event is refused, nothing is
+written. A file that fails to load is never written over.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tracker.engine import Encounter, Setup, TrackerError
+from tracker.persistence import codec
+from tracker.persistence.atomic import atomic_write
+from tracker.persistence.codec import Loaded, SaveError
+from tracker.persistence.lock import locked
+from rulesets import registry
+
+if TYPE_CHECKING:
+    from tracker.session import Session
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class EncounterFile:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.revision = -1
+        self.house_rules = ""
+        self._stamp: tuple[int, int, int] | None = None
+
+    # -------------------------------------------------------------- reading
+    def read_text(self) -> str:
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise SaveError(f"{self.path}: no such file") from None
+        except UnicodeDecodeError as exc:
+            raise SaveError(f"{self.path}: not UTF-8 text (byte {exc.start})") from None
+        except OSError as exc:
+            raise SaveError(f"{self.path}: cannot be read: {exc.strerror}") from None
+
+    def load(self) -> Loaded:
+        stamp = _stamp(self.path)
+        loaded = codec.loads(self.read_text(), str(self.path), self.path.parent)
+        self.revision = loaded.revision
+        self.house_rules = loaded.house_rules
+        self._stamp = stamp
+        return loaded
+
+    def changed_on_disk(self) -> bool:
+        return _stamp(self.path) != self._stamp
+
+    # -------------------------------------------------------------- writing
+    @classmethod
+    def create(cls, path: Path | str, name: str, ruleset_id: str, settings: dict[str, Any] | None = None) -> tuple["EncounterFile", Loaded]:
+        store = cls(path)
+        ruleset = registry.get(ruleset_id)
+        checked = ruleset.validate_settings(settings or {}, "settings")
+        setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, checked, [])
+        encounter = Encounter(setup)
+        store.path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(store.path):
+            if store.path.exists():
+                raise TrackerError(f"{store.path}: already exists; choose another name or delete it first")
+            store.revision = 0
+            store._write(encounter)
+        return store, Loaded(encounter, ruleset, 0, "")
+
+    def _write(self, encounter: Encounter) -> None:
+        text = codec.dumps(encounter, self.revision, self.house_rules)
+        atomic_write(self.path, text.encode("utf-8"))
+        self._stamp = _stamp(self.path)
+
+    def save(self, encounter: Encounter) -> None:
+        """Write `encounter` as the next revision (under the lock)."""
+        with locked(self.path):
+            self.revision += 1
+            self._write(encounter)
+
+    @contextmanager
+    def transaction(self, session: "Session") -> Iterator[None]:
+        with locked(self.path):
+            if self.changed_on_disk():
+                loaded = self.load()
+                session.encounter = loaded.encounter
+            before = len(session.encounter.events)
+            yield
+            if len(session.encounter.events) != before:
+                self.revision += 1
+                self._write(session.encounter)
+
+    def refresh(self, session: "Session") -> bool:
+        """Reload into `session` if someone else changed the file; True if it did."""
+        if not self.changed_on_disk():
+            return False
+        loaded = self.load()
+        session.encounter = loaded.encounter
+        return True

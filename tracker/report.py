@@ -1,0 +1,104 @@
+"""The encounter as text and as JSON, for `tracker show` and scripts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracker.engine import Encounter
+
+
+def _visible(encounter: Encounter, viewer: bool) -> list[str]:
+    return [c.name for c in encounter.combatants.values() if not (viewer and c.hidden)]
+
+
+def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None = None) -> dict[str, Any]:
+    rnd, within = encounter.time.round_of(encounter.now)
+    names = set(_visible(encounter, viewer))
+    log = [e for e in encounter.log if not viewer or encounter.visible_to_viewers(e)]
+    if log_limit is not None:
+        log = log[-log_limit:]
+    return {
+        "name": encounter.setup.name,
+        "ruleset": encounter.setup.ruleset,
+        "segment": encounter.now,
+        "round": rnd,
+        "segment_in_round": within,
+        "clock": encounter.time.clock(encounter.now),
+        "next": encounter.next_happening(),
+        "combatants": [
+            {
+                "name": c.name,
+                "side": c.side,
+                "state": c.state(encounter.now),
+                "hidden": c.hidden,
+                "resources": dict(c.resources),
+                "maxima": dict(c.maxima),
+                "stats": dict(c.stats),
+                "conditions": dict(c.conditions),
+                "airborne_until": c.airborne_until if c.airborne(encounter.now) else None,
+                "surprised_until": c.surprised_until if c.surprised(encounter.now) else None,
+                "upkeep": {k: {"resource": r, "amount": a} for k, (r, a) in c.upkeep.items()},
+            }
+            for c in encounter.combatants.values()
+            if c.name in names
+        ],
+        "actions": [
+            {
+                "id": a.id,
+                "actor": a.actor,
+                "template": a.template,
+                "mode": a.mode,
+                "pt": a.pt,
+                "start": a.start,
+                "completes": a.completes,
+                "status": a.status,
+                "targets": list(a.targets),
+                "maintained": a.chain,
+                "success": a.resolution.success,
+                "margin": a.resolution.margin,
+                "dice": list(a.resolution.dice),
+                "summary": a.resolution.summary,
+            }
+            for a in encounter.actions
+            if a.actor in names or not viewer
+        ],
+        "upcoming": [{"segment": s, "what": t} for s, t in encounter.upcoming()],
+        "log": [{"segment": e.segment, "kind": e.kind, "text": e.text, "seq": e.seq} for e in log],
+        "can_undo": encounter.can_undo(),
+        "can_redo": encounter.can_redo(),
+    }
+
+
+def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15) -> str:
+    data = to_json(encounter, viewer=viewer, log_limit=log_limit)
+    lines = [f"{data['name']} ({data['ruleset']}) · {data['clock']}", ""]
+    lines.append("Combatants:")
+    for c in data["combatants"]:
+        res = ", ".join(f"{k} {v:g}/{c['maxima'].get(k, v):g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in c["resources"].items())
+        extra = []
+        if c["conditions"]:
+            extra.append(", ".join(f"{n} until {s}" for n, s in c["conditions"].items()))
+        if c["hidden"]:
+            extra.append("hidden")
+        side = f" [{c['side']}]" if c["side"] else ""
+        lines.append(f"  {c['name']}{side}: {c['state']}; {res}" + (f"; {'; '.join(extra)}" if extra else ""))
+    if not data["combatants"]:
+        lines.append("  (none yet: `add NAME key=value ...`)")
+    active = [a for a in data["actions"] if a["status"] == "in progress"]
+    lines.append("")
+    lines.append("In progress:")
+    for a in active:
+        chain = f" (maintained x{a['maintained']})" if a["maintained"] else ""
+        lines.append(f"  {a['actor']}: {a['mode']} {a['template']}{chain}, {a['start']} -> {a['completes']}")
+    if not active:
+        lines.append("  (nothing)")
+    if data["upcoming"]:
+        lines.append("")
+        lines.append("Upcoming:")
+        for u in data["upcoming"][:8]:
+            lines.append(f"  segment {u['segment']}: {u['what']}")
+    lines.append("")
+    lines.append("Log:")
+    for entry in data["log"]:
+        lines.append(f"  [{entry['segment']}] {entry['text']}")
+    return "\n".join(lines)
