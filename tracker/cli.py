@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("open", help="open an encounter in the terminal UI")
-    p.add_argument("file")
+    p.add_argument("file", nargs="?", help="without FILE: choose one on the start screen (`open --viewer`: a viewer's start screen)")
     p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
 
     p = sub.add_parser("new", help="create an encounter")
@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
     if command is None or command == "open":
         from tracker.ui.app import run
 
-        file = paths.resolve(args.file, saves) if command == "open" else None
+        file = paths.resolve(args.file, saves) if command == "open" and args.file else None
         return run(saves=saves, file=file, viewer=getattr(args, "viewer", False))
     if command == "new":
         path = paths.resolve(args.file, saves, must_exist=False)

@@ -5,7 +5,7 @@ key binding (the TUI calls the same methods):
 
     add NAME key=value ...            side=, hidden=true, surprised=SEGMENT, then sheet keys
     declare ACTOR TEMPLATE [target=NAME[,NAME]] [pt=N] [faces=N,N] [mode=...] [key=value ...]
-    maintain ACTOR [faces=N,N] [key=value ...]
+    maintain ACTOR [pt=N] [faces=N,N] [key=value ...]
     abort ACTOR [TEMPLATE]
     damage NAME AMOUNT [resource=R]   (a negative amount heals; `heal NAME AMOUNT` too)
     set NAME KEY VALUE                a manual adjustment of a resource or stat
@@ -103,7 +103,7 @@ class CommandHelp:
 COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("add", "add NAME key=value ...", "add a combatant (side=, hidden=true, surprised=N, sheet keys)"),
     CommandHelp("declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [key=value]", "initiate an action"),
-    CommandHelp("maintain", "maintain ACTOR [faces=N,N]", "maintain the attack that just completed"),
+    CommandHelp("maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed"),
     CommandHelp("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress"),
     CommandHelp("damage", "damage NAME AMOUNT [resource=R]", "deal damage (negative heals)"),
     CommandHelp("heal", "heal NAME AMOUNT [resource=R]", "restore a resource"),
@@ -271,7 +271,7 @@ class Session:
         faces = opts.pop("faces", None)
         return self.declare(actor, template, targets, pt=pt, faces=faces, params=opts)
 
-    def maintain(self, actor: str, *, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
+    def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:
             c = enc.combatant(actor)
             prev = enc.maintainable_action(c)
@@ -279,7 +279,7 @@ class Session:
             template = self.ruleset.template(prev.template)
             coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
             targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-            request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, None, enc)
+            request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
             dice, typed = self._dice(faces)
             resolution = self.ruleset.maintain(request, dice)
             self._all_used(typed)
@@ -288,9 +288,10 @@ class Session:
         return self.submit(build)
 
     def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        name = self._one_name(args, "maintain ACTOR [faces=N,N]")
+        name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")
         faces = opts.pop("faces", None)
-        return self.maintain(name, faces=faces, params=opts)
+        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
+        return self.maintain(name, pt=pt, faces=faces, params=opts)
 
     def abort(self, actor: str, template: str | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:

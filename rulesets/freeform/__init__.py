@@ -3,11 +3,14 @@
 Any template name is accepted; `mode=` and `pt=` say what it is (default: active, 10
 segments). Outcomes are stated with `damage=N` (to the target's `hp`, or `resource=`)
 and `note=TEXT`. Combatants may carry any numeric resources; `hp` at 0 means down.
+A round is 10 segments; per-round costs are charged on the last segment of each round
+(every multiple of 10).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -31,7 +34,7 @@ class FreeformRuleset(Ruleset):
     id = "freeform"
     name = "Freeform"
     description = "Any game: the GM names actions, sets their time and states outcomes"
-    time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round")
+    time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round", payment_every=10)
     sheet = (Field("hp", "float", 10, role=RESOURCE, help="hit points; 0 means down"),)
     down_when = ("hp",)
 
@@ -83,4 +86,7 @@ class FreeformRuleset(Ruleset):
         return Resolution(pt=pt, summary=summary, effects=tuple(effects))
 
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        """The GM states each link; it takes as long as the last one unless pt= says otherwise."""
+        if request.pt is None and request.previous is not None:
+            request = replace(request, pt=request.previous.pt)
         return self.resolve(request, dice)

@@ -74,10 +74,15 @@ def _check(where: str, value: Any, shape: tuple[str, Any]) -> None:
         raise SaveError(f"{where}: expected {expected}, got {value!r}")
 
 
+def _at(where: str, key: str) -> str:
+    """'file.toml:' + 'name' -> 'file.toml: name'; 'file.toml: events[2]' + 'pt' -> '...events[2].pt'."""
+    return f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
+
+
 def _need(table: dict[str, Any], key: str, shape: tuple[str, Any], where: str) -> Any:
     if key not in table:
-        raise SaveError(f"{where}: missing key {key!r} ({shape[0]})")
-    _check(f"{where}.{key}", table[key], shape)
+        raise SaveError(f"{where.rstrip(':')}: missing key {key!r} ({shape[0]})")
+    _check(_at(where, key), table[key], shape)
     return table[key]
 
 
@@ -151,17 +156,17 @@ def loads(text: str, source: str = "<save>", base_dir: Path | None = None) -> Lo
 
 
 def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None) -> Loaded:
-    where = source
+    where = f"{source}:"
     version = _need(doc, "schema_version", _INT, where)
     if version != SCHEMA_VERSION:
-        raise SaveError(f"{where}: schema_version: expected {SCHEMA_VERSION}, got {version} (a newer tracker wrote this file?)")
+        raise SaveError(f"{source}: schema_version: expected {SCHEMA_VERSION}, got {version} (a newer tracker wrote this file?)")
     revision = _need(doc, "revision", _INT, where)
     if revision < 0:
-        raise SaveError(f"{where}: revision: expected an integer of at least 0, got {revision}")
+        raise SaveError(f"{source}: revision: expected an integer of at least 0, got {revision}")
     name = _need(doc, "name", _STR, where)
     ruleset_id = _need(doc, "ruleset", _STR, where)
     house_rules = doc.get("house_rules", "")
-    _check(f"{where}: house_rules", house_rules, _STR)
+    _check(f"{source}: house_rules", house_rules, _STR)
     rules_path = None
     if house_rules:
         rules_path = Path(house_rules)
@@ -171,26 +176,26 @@ def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None
         ruleset = registry.get(ruleset_id, rules_path)
         ruleset.tables  # read house rules now, so a bad file is reported as the save's problem
     except TrackerError as exc:
-        raise SaveError(f"{where}: ruleset: {exc}") from None
+        raise SaveError(f"{source}: ruleset: {exc}") from None
     settings_raw = doc.get("settings", {})
-    _check(f"{where}: settings", settings_raw, _TABLE)
-    settings = _wrap(lambda: ruleset.validate_settings(settings_raw, f"{where}: settings"))
+    _check(f"{source}: settings", settings_raw, _TABLE)
+    settings = _wrap(lambda: ruleset.validate_settings(settings_raw, f"{source}: settings"))
     roster_raw = doc.get("roster", [])
-    _check(f"{where}: roster", roster_raw, ("an array of tables [[roster]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)))
-    roster = [_roster_entry(ruleset, entry, f"{where}: roster[{i}]") for i, entry in enumerate(roster_raw)]
+    _check(f"{source}: roster", roster_raw, ("an array of tables [[roster]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)))
+    roster = [_roster_entry(ruleset, entry, f"{source}: roster[{i}]") for i, entry in enumerate(roster_raw)]
     setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, settings, roster)
     events_raw = doc.get("events", [])
-    _check(f"{where}: events", events_raw, ("an array of tables [[events]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)))
-    events = [_event(ruleset, raw, i, f"{where}: events[{i}]") for i, raw in enumerate(events_raw)]
+    _check(f"{source}: events", events_raw, ("an array of tables [[events]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)))
+    events = [_event(ruleset, raw, i, f"{source}: events[{i}]") for i, raw in enumerate(events_raw)]
     try:
         encounter = Encounter(setup)
     except TrackerError as exc:
-        raise SaveError(f"{where}: roster: {exc}") from None
+        raise SaveError(f"{source}: roster: {exc}") from None
     for i, event in enumerate(events):
         try:
             encounter.apply(event)
         except TrackerError as exc:
-            raise SaveError(f"{where}: events[{i}] (seq {i + 1}, {event.kind}) does not replay: {exc}") from None
+            raise SaveError(f"{source}: events[{i}] (seq {i + 1}, {event.kind}) does not replay: {exc}") from None
     return Loaded(encounter, ruleset, revision, house_rules)
 
 

@@ -34,6 +34,23 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
+def _head_revision(path: Path) -> int | None:
+    """The `revision = N` line near the top of a save (codec writes it second), or None."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(512)
+    except OSError:
+        return None
+    for line in head.splitlines()[:8]:
+        key, eq, value = line.partition(b"=")
+        if eq and key.strip() == b"revision":
+            try:
+                return int(value.strip())
+            except ValueError:
+                return None
+    return None
+
+
 class EncounterFile:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -61,7 +78,16 @@ class EncounterFile:
         return loaded
 
     def changed_on_disk(self) -> bool:
-        return _stamp(self.path) != self._stamp
+        """True if the file is not the one this session last read or wrote.
+
+        The (mtime, size, inode) stamp alone can be fooled: the filesystem clock is
+        coarse (a few ms), an atomic replace frees the old inode for reuse, and two
+        revisions can have the same size; so an unchanged stamp is confirmed by the
+        revision written at the head of the file (a cheap read of a few hundred bytes).
+        """
+        if _stamp(self.path) != self._stamp:
+            return True
+        return _head_revision(self.path) != self.revision
 
     # -------------------------------------------------------------- writing
     @classmethod
@@ -79,7 +105,14 @@ class EncounterFile:
             store._write(encounter)
         return store, Loaded(encounter, ruleset, 0, "")
 
+    def _refuse_if_read_only(self) -> None:
+        # `tracker serve` starts a viewer's app with TRACKER_READ_ONLY=1: even if a key
+        # binding slipped through the UI's viewer mode, nothing is written for a viewer.
+        if os.environ.get("TRACKER_READ_ONLY", "") not in ("", "0"):
+            raise TrackerError(f"{self.path}: this is a read-only (viewer) session; changes are refused")
+
     def _write(self, encounter: Encounter) -> None:
+        self._refuse_if_read_only()
         text = codec.dumps(encounter, self.revision, self.house_rules)
         atomic_write(self.path, text.encode("utf-8"))
         self._stamp = _stamp(self.path)
@@ -92,6 +125,7 @@ class EncounterFile:
 
     @contextmanager
     def transaction(self, session: "Session") -> Iterator[None]:
+        self._refuse_if_read_only()
         with locked(self.path):
             if self.changed_on_disk():
                 loaded = self.load()
@@ -99,8 +133,18 @@ class EncounterFile:
             before = len(session.encounter.events)
             yield
             if len(session.encounter.events) != before:
-                self.revision += 1
-                self._write(session.encounter)
+                try:
+                    self.revision += 1
+                    self._write(session.encounter)
+                except OSError as exc:
+                    # The event is in memory but not on disk: forget the stamp so the
+                    # next change reloads the file (dropping the unsaved event) instead
+                    # of writing it later behind everyone's back.
+                    self._stamp = None
+                    raise TrackerError(f"{self.path}: the change was not saved: {exc.strerror or exc}") from None
+                except BaseException:
+                    self._stamp = None
+                    raise
 
     def refresh(self, session: "Session") -> bool:
         """Reload into `session` if someone else changed the file; True if it did."""

@@ -1,0 +1,131 @@
+"""The headless command line: new, rulesets, show, play, check, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tracker.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*argv: str, stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out)
+    return code, out.getvalue()
+
+
+SCRIPT = """\
+# the Sun-Ruler timing, freeform
+add Sun-Ruler hp=40
+add Seraph hp=40 side=heroes
+step
+declare Sun-Ruler "fire coat" mode=passive pt=10
+step 5
+declare Sun-Ruler blast target=Seraph pt=20 damage=6 maintainable=true
+step 4
+declare Sun-Ruler shield mode=passive pt=10
+"""
+
+
+def test_new_play_show_json(saves: Path) -> None:
+    assert run("new", "sun", "--ruleset", "freeform")[0] == 0
+    assert (saves / "sun.toml").exists()
+    code, out = run("play", "sun", stdin=SCRIPT)
+    assert code == 0, out
+    code, out = run("show", "sun", "--json")
+    data = json.loads(out)
+    assert data["segment"] == 10 and data["round"] == 2
+    assert {c["name"] for c in data["combatants"]} == {"Sun-Ruler", "Seraph"}
+    assert all("resources" in c for c in data["combatants"])
+    blast = next(a for a in data["actions"] if a["template"] == "blast")
+    assert blast == blast | {"actor": "Sun-Ruler", "mode": "active", "start": 6, "completes": 27, "status": "in progress"}
+    coat = next(a for a in data["actions"] if a["template"] == "fire coat")
+    assert (coat["mode"], coat["start"], coat["completes"]) == ("passive", 1, 12)
+
+
+def test_play_from_a_script_file_then_maintain(saves: Path, tmp_path: Path) -> None:
+    run("new", "sun", "--ruleset", "freeform")
+    script = tmp_path / "fight.txt"
+    script.write_text(SCRIPT + "next\nnext\nnext\nmaintain Sun-Ruler pt=5 damage=2\n")
+    code, out = run("play", "sun", "--script", str(script))
+    assert code == 0, out
+    assert "maintains blast (link 1)" in out
+    data = json.loads(run("show", "sun", "--json")[1])
+    seraph = next(c for c in data["combatants"] if c["name"] == "Seraph")
+    assert seraph["resources"]["hp"] == 34
+
+
+def test_text_show_has_both_clocks(saves: Path) -> None:
+    run("new", "sun", "--ruleset", "freeform")
+    run("play", "sun", stdin=SCRIPT)
+    code, out = run("show", "sun")
+    assert code == 0
+    assert "segment 10 · round 2, segment 0" in out
+    assert "Sun-Ruler: active blast, 6 -> 27" in out
+
+
+def test_refused_command_names_line_and_rule(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run("new", "sun", "--ruleset", "freeform")
+    code, _ = run("play", "sun", stdin="add A\ndeclare A punch pt=10\ndeclare A kick pt=3\n")
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "<stdin>, line 3" in err and "rule: one initiation per segment" in err
+    data = json.loads(run("show", "sun", "--json")[1])
+    assert len(data["actions"]) == 1  # earlier lines were applied and saved
+
+
+def test_check(saves: Path) -> None:
+    run("new", "sun", "--ruleset", "freeform")
+    code, out = run("check", "sun", "--json")
+    assert code == 0 and json.loads(out)["ok"] is True
+    code, _ = run("check", "missing")
+    assert code == 1
+
+
+def test_rulesets_lists_freeform() -> None:
+    code, out = run("rulesets", "--json")
+    assert code == 0
+    assert "freeform" in {r["id"] for r in json.loads(out)}
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("new", "x")[0] == 2  # --ruleset is required
+    assert run("frobnicate")[0] == 2
+
+
+def test_new_refuses_to_overwrite_and_unknown_ruleset(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("new", "a", "--ruleset", "freeform")[0] == 0
+    assert run("new", "a", "--ruleset", "freeform")[0] == 1
+    assert "already exists" in capsys.readouterr().err
+    assert run("new", "b", "--ruleset", "chess")[0] == 1
+    assert "unknown ruleset 'chess'" in capsys.readouterr().err
+
+
+def test_saves_option_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACKER_SAVES", raising=False)
+    assert run("new", "here", "--ruleset", "freeform")[0] == 0
+    assert (tmp_path / "saves" / "here.toml").exists()
+    assert run("--saves", "elsewhere", "new", "there", "--ruleset", "freeform")[0] == 0
+    assert (tmp_path / "elsewhere" / "there.toml").exists()
+    monkeypatch.setenv("TRACKER_SAVES", str(tmp_path / "env"))
+    assert run("new", "env1", "--ruleset", "freeform")[0] == 0
+    assert (tmp_path / "env" / "env1.toml").exists()
+
+
+def test_console_entry_point_runs_as_a_process(saves: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    made = subprocess.run([sys.executable, "-m", "tracker", "new", "proc", "--ruleset", "freeform"], env=env, capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    bad = subprocess.run([sys.executable, "-m", "tracker", "play", "proc"], input="declare Nobody punch\n", env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1
+    assert "no combatant named 'Nobody'" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -1,0 +1,142 @@
+"""Who may connect to `tracker serve`, as what, and the server's own host key.
+
+Decisions (the brief says only "keys in an authorized-keys file decide who is GM"):
+
+- Roles: a key listed in the GM file (`--gm-keys`, default `SAVES/.tracker_gm_keys`) is
+  a GM; a key in the viewer file (`--viewer-keys`, default `SAVES/.tracker_viewer_keys`)
+  is a viewer; with `--open-viewers` anyone else is a viewer too, including a client with
+  no key at all (keyboard-interactive with no questions, tried by OpenSSH after its keys,
+  so a GM's key is still recognised first). Everything else is refused.
+- The files use OpenSSH's authorized_keys format (options such as `from="10.0.0.*"` are
+  honoured by asyncssh). They are re-read when they change on disk, so the GM can add a
+  player's key without restarting the server.
+- A key in both files is a GM (the more capable role wins: the GM listed it on purpose).
+- The SSH user name is not an identity (anyone can type any name); logs show it beside
+  the key's fingerprint and comment.
+- The host key is an Ed25519 key created on first start with mode 0600 (O_EXCL, so two
+  servers starting at once cannot both write it) and kept; its fingerprint is logged on
+  every start so players can check the warning their ssh prints on first connection.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+
+from tracker.engine import TrackerError
+
+GM = "gm"
+VIEWER = "viewer"
+
+GM_KEYS_DEFAULT = ".tracker_gm_keys"
+VIEWER_KEYS_DEFAULT = ".tracker_viewer_keys"
+HOST_KEY_DEFAULT = ".tracker_host_key"
+
+
+@dataclass
+class KeysFile:
+    """One authorized_keys file, re-read when its modification time or size changes."""
+
+    path: Path | None
+    _stamp: tuple[int, int] | None = None
+    _keys: asyncssh.SSHAuthorizedKeys | None = None
+    problem: str = ""
+
+    def current(self) -> asyncssh.SSHAuthorizedKeys | None:
+        if self.path is None:
+            return None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._stamp, self._keys, self.problem = None, None, f"{self.path}: no such file"
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp != self._stamp:
+            self._stamp = stamp
+            try:
+                text = self.path.read_text(encoding="utf-8")
+                # An empty file (or one with only comments) means "nobody yet", not an error.
+                has_entries = any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
+                self._keys = asyncssh.import_authorized_keys(text) if has_entries else None
+                self.problem = ""
+            except (OSError, UnicodeDecodeError, ValueError, asyncssh.KeyImportError) as exc:
+                # Keep serving with no keys from this file rather than the stale list: a
+                # GM who removes a key and breaks the file must not leave the key valid.
+                self._keys = None
+                self.problem = f"{self.path}: cannot be read as an authorized_keys file: {exc}"
+        return self._keys
+
+
+@dataclass
+class KeyRing:
+    gm: KeysFile
+    viewer: KeysFile
+    open_viewers: bool = False
+    _reported: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_options(cls, saves: Path, gm_keys: str | None, viewer_keys: str | None, open_viewers: bool) -> "KeyRing":
+        gm_path = Path(gm_keys) if gm_keys else saves / GM_KEYS_DEFAULT
+        viewer_path = Path(viewer_keys) if viewer_keys else saves / VIEWER_KEYS_DEFAULT
+        if gm_keys and not gm_path.is_file():
+            raise TrackerError(f"--gm-keys {gm_keys}: no such file (an authorized_keys file: one public key per line)")
+        if viewer_keys and not viewer_path.is_file():
+            raise TrackerError(f"--viewer-keys {viewer_keys}: no such file (an authorized_keys file: one public key per line)")
+        ring = cls(KeysFile(gm_path), KeysFile(viewer_path), open_viewers)
+        for keys_file in (ring.gm, ring.viewer):
+            keys_file.current()
+            # A default file that does not exist is normal; a named or present one that
+            # cannot be read is worth stopping for at start, when the person is watching.
+            if keys_file.problem and keys_file.path is not None and keys_file.path.exists():
+                raise TrackerError(keys_file.problem)
+        return ring
+
+    def role_for(self, key: asyncssh.SSHKey, client_host: str, client_addr: str) -> str | None:
+        gm = self.gm.current()
+        if gm is not None and gm.validate(key, client_host, client_addr) is not None:
+            return GM
+        viewer = self.viewer.current()
+        if viewer is not None and viewer.validate(key, client_host, client_addr) is not None:
+            return VIEWER
+        if self.open_viewers:
+            return VIEWER
+        return None
+
+    def anyone_can_connect(self) -> bool:
+        return self.open_viewers or self.gm.current() is not None or self.viewer.current() is not None
+
+    def problems(self) -> list[str]:
+        return [f.problem for f in (self.gm, self.viewer) if f.problem and f.path is not None and f.path.exists()]
+
+
+def fingerprint(key: asyncssh.SSHKey) -> str:
+    comment = key.get_comment() or ""
+    text = key.get_fingerprint("sha256")
+    return f"{text} ({comment})" if comment else text
+
+
+def load_or_create_host_key(path: Path) -> tuple[asyncssh.SSHKey, bool]:
+    """The server's host key at `path`, created (Ed25519, mode 0600) if missing; (key, created)."""
+    if path.exists():
+        try:
+            return asyncssh.read_private_key(str(path)), False
+        except (OSError, ValueError, asyncssh.KeyImportError) as exc:
+            raise TrackerError(f"{path}: cannot be read as an SSH private key ({exc}); move it away to have a new one made") from None
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="tracker serve host key")
+    data = key.export_private_key()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        # Another server made it a moment ago: use theirs, so both present the same key.
+        return asyncssh.read_private_key(str(path)), False
+    except OSError as exc:
+        raise TrackerError(f"{path}: cannot create the host key: {exc.strerror}") from None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return key, True

@@ -1,0 +1,114 @@
+"""Every UI command, defined once: its key, its palette entry and its help line.
+
+davep's "commands as data" idea, kept small: a `Command` row names the action, the
+keys that run it, the label shown in the footer and the command palette, and the line
+shown on the help screen. Screens build their `BINDINGS` from these tables, the
+palette provider lists the rows of the screen it was opened over, and the help screen
+prints them, so the three can never disagree.
+
+Every binding runs the screen action `cmd('<name>')`; the screen's `action_cmd`
+refuses commands that change the file in viewer mode (with a message), then calls
+`do_<name>` and turns any TrackerError into a notification.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import partial
+
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str  # the screen runs do_<name>
+    keys: str  # Textual key names, comma separated
+    label: str  # footer and palette text
+    help: str  # help screen line
+    edits: bool = True  # changes the encounter: refused for viewers
+    footer: bool = False  # shown in the one-line footer (space is short at 80 columns)
+
+    @property
+    def key_text(self) -> str:
+        return " / ".join(_KEY_NAMES.get(k, k) for k in self.keys.split(","))
+
+
+_KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "delete": "del", "enter": "enter", "escape": "esc"}
+
+ENCOUNTER: tuple[Command, ...] = (
+    Command("next", "n,space", "Next", "jump to the next segment where anything happens", footer=True),
+    Command("step", "full_stop", "Step", "move one segment on", footer=True),
+    Command("declare", "a", "Declare", "declare an action: actor, template, targets, modifiers, dice", footer=True),
+    Command("maintain", "m", "Maintain", "maintain the selected combatant's attack that just completed", footer=True),
+    Command("abort", "x", "Abort", "abort the selected combatant's action in progress"),
+    Command("damage", "d", "Damage", "damage or heal the selected combatant (negative amount heals)", footer=True),
+    Command("condition", "c", "Condition", "put a condition with a duration on the selected combatant"),
+    Command("schedule", "s", "Schedule", "schedule an event on a future segment"),
+    Command("surprise", "S", "Surprise", "the selected combatant may not initiate before a segment"),
+    Command("hide", "h", "Hide/show", "hide the selected combatant from viewers, or show it again"),
+    Command("keep", "k", "Keep", "let the selected combatant's action interrupted by throwback stand"),
+    Command("note", "N", "Note", "write a note in the combat log"),
+    Command("roster", "e", "Roster", "edit the roster: add, edit or remove combatants"),
+    Command("undo", "u", "Undo", "take back the latest change", footer=True),
+    Command("redo", "r", "Redo", "bring back the latest undone change"),
+    Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True),
+    Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
+    Command("select_next", "down", "Following", "select the next combatant", edits=False),
+    Command("log_up", "pageup", "Log up", "scroll the combat log back", edits=False),
+    Command("log_down", "pagedown", "Log down", "scroll the combat log forward", edits=False),
+    Command("timeline_back", "left", "Earlier", "scroll the timeline window to earlier segments", edits=False),
+    Command("timeline_forward", "right", "Later", "scroll the timeline window to later segments", edits=False),
+    Command("timeline_now", "home", "Now", "centre the timeline window on now again", edits=False),
+    Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+    Command("close", "escape", "Back", "back to the list of encounters", edits=False),
+    Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
+)
+
+START: tuple[Command, ...] = (
+    Command("open", "enter,o", "Open", "open the highlighted encounter", edits=False, footer=True),
+    Command("new", "n", "New", "create an encounter: name, ruleset, then its roster", footer=True),
+    Command("duplicate", "c", "Duplicate", "copy the highlighted encounter to a new file", footer=True),
+    Command("delete", "delete,D", "Delete", "delete the highlighted encounter (asks first)", footer=True),
+    Command("reload", "g", "Reload", "read the saves folder again", edits=False),
+    Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+    Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
+)
+
+ROSTER: tuple[Command, ...] = (
+    Command("add", "a", "Add", "add a combatant from the ruleset's sheet", footer=True),
+    Command("edit", "enter,e", "Edit", "edit the highlighted combatant's sheet", footer=True),
+    Command("remove", "delete,x", "Remove", "take the highlighted combatant out (asks first)", footer=True),
+    Command("done", "escape,ctrl+s", "Done", "back to the encounter", edits=False, footer=True),
+    Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+)
+
+def bindings(table: Iterable[Command]) -> list[Binding]:
+    """Textual bindings for a table: one Binding per row, all keys of the row together."""
+    out = []
+    for command in table:
+        out.append(Binding(command.keys, f"cmd('{command.name}')", command.label, show=command.footer, id=command.name))
+    return out
+
+
+class CommandTable(Provider):
+    """The command palette: the rows of the screen it was opened over."""
+
+    def _table(self) -> tuple[Command, ...]:
+        return tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+
+    def _run(self, name: str) -> None:
+        self.screen.run_action(f"cmd('{name}')")
+
+    async def discover(self) -> Hits:
+        for command in self._table():
+            yield DiscoveryHit(f"{command.label} ({command.key_text})", partial(self._run, command.name), help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in self._table():
+            text = f"{command.label} ({command.key_text})"
+            score = max(matcher.match(text), matcher.match(command.help) * 0.8)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), partial(self._run, command.name), help=command.help)

@@ -1,0 +1,131 @@
+"""The bridge between the screens and the session: one open encounter file.
+
+`Live` owns the `Session` and its store. Every change goes through a Session method
+inside `Live.run`, which turns a refused change (TrackerError / RuleRefusal) into a
+message for the screen instead of an exception.
+
+Write-behind (a decision the brief leaves open): `Session.submit` normally writes the
+whole TOML file inside the change. A long fight (5,000 events) takes ~0.2 s to encode,
+which would sit between the key press and the frame that shows its result. So the UI's
+store does the same locked sequence as `EncounterFile.transaction` (lock, fold in other
+sessions' changes, apply, bump the revision, write) but runs the final write right
+after the next frame is drawn (`call_after_refresh`), still holding the sidecar lock
+until the file is on disk. Nobody else can write in between, the next change waits
+for the pending write, and quitting flushes it; what the GM sees is on disk a frame
+later instead of a frame earlier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tracker.engine import Encounter, TrackerError
+from tracker.persistence.lock import locked
+from tracker.persistence.store import EncounterFile
+from tracker.session import Outcome, Session
+from rulesets.dice import RandomDice
+
+if TYPE_CHECKING:
+    from rulesets.base import Ruleset
+
+
+class WriteBehindStore:
+    """`EncounterFile.transaction` with the write deferred to `flush` (see module doc)."""
+
+    def __init__(self, file: EncounterFile, schedule: Callable[[Callable[[], None]], object] | None = None) -> None:
+        self.file = file
+        self.schedule = schedule
+        self._pending: tuple[Encounter, ExitStack] | None = None
+        self.save_error: str = ""
+
+    @property
+    def pending(self) -> bool:
+        return self._pending is not None
+
+    @contextmanager
+    def transaction(self, session: Session) -> Iterator[None]:
+        self.flush()
+        stack = ExitStack()
+        stack.enter_context(locked(self.file.path))
+        try:
+            if self.file.changed_on_disk():
+                session.encounter = self.file.load().encounter
+            before = len(session.encounter.events)
+            yield
+        except BaseException:
+            stack.close()
+            raise
+        if len(session.encounter.events) == before:
+            stack.close()
+            return
+        self.file.revision += 1
+        self._pending = (session.encounter, stack)
+        if self.schedule is None:
+            self.flush()
+        else:
+            self.schedule(self.flush)
+
+    def flush(self) -> None:
+        """Write the pending change (if any) and release the lock."""
+        if self._pending is None:
+            return
+        encounter, stack = self._pending
+        self._pending = None
+        try:
+            # EncounterFile.save would take the lock again (and flock is per open file,
+            # so it would wait on our own lock): write under the lock we hold.
+            self.file._write(encounter)
+            self.save_error = ""
+        except (OSError, TrackerError) as exc:
+            self.save_error = f"could not save {self.file.path}: {exc}"
+            raise TrackerError(self.save_error) from None
+        finally:
+            stack.close()
+
+
+@dataclass
+class Live:
+    """An open encounter: its file, session and whether this is a read-only viewer."""
+
+    path: Path
+    session: Session
+    store: WriteBehindStore
+    viewer: bool = False
+    version: int = field(default=0)  # bumped on every change seen, so widgets can cache
+
+    @classmethod
+    def open(cls, path: Path, viewer: bool = False, user: str = "") -> "Live":
+        file = EncounterFile(path)
+        loaded = file.load()
+        store = WriteBehindStore(file)
+        session = Session(loaded.encounter, loaded.ruleset, RandomDice(), store, user)
+        return cls(path, session, store, viewer)
+
+    @property
+    def encounter(self) -> Encounter:
+        return self.session.encounter
+
+    @property
+    def ruleset(self) -> "Ruleset":
+        return self.session.ruleset
+
+    def run(self, change: Callable[[Session], Outcome]) -> Outcome:
+        """Apply one change through the session; TrackerError propagates with its message."""
+        if self.viewer:
+            raise TrackerError("read-only viewer: changes are made by the GM")
+        outcome = change(self.session)
+        self.version += 1
+        return outcome
+
+    def poll(self) -> bool:
+        """Fold in a change another session saved; True if the encounter changed."""
+        if self.store.pending:
+            return False
+        if not self.store.file.refresh(self.session):
+            return False
+        self.version += 1
+        return True
