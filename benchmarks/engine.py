@@ -1,0 +1,145 @@
+"""Engine speed, as ratios against floors measured in the same run.
+
+(a) declaring and completing 100,000 actions among 1,000 combatants, per action,
+    against a bare heapq push and pop per item (target: 50x or less);
+(b) `next` across a gap of 1,000,000 empty segments against a gap of 1 (target: under 2x);
+(c) loading a 1,000-combatant, 20,000-event encounter against `tomllib.loads` of the
+    same file (target: 3x or less).
+
+Run: python benchmarks/engine.py
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import random
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tracker.engine import Encounter, Event, Resolution, Setup  # noqa: E402
+from tracker.persistence import codec  # noqa: E402
+from tracker.persistence.store import EncounterFile  # noqa: E402
+from rulesets.freeform import FreeformRuleset  # noqa: E402
+
+ACTIONS = 100_000
+COMBATANTS = 1_000
+
+
+def best_of(runs: int, fn) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def new_encounter(combatants: int) -> Encounter:
+    enc = Encounter(Setup("bench", "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
+    for i in range(combatants):
+        enc.apply(Event("add", {"name": f"c{i}", "resources": {"hp": 10**9}}))
+    return enc
+
+
+def heapq_floor(n: int) -> float:
+    rng = random.Random(1)
+    items = [(rng.randint(1, 10**6), i, None) for i in range(n)]
+
+    def run() -> None:
+        queue: list[tuple[int, int, None]] = []
+        for item in items:
+            heapq.heappush(queue, item)
+        while queue:
+            heapq.heappop(queue)
+
+    return best_of(3, run) / n
+
+
+def declare_and_complete() -> float:
+    rng = random.Random(2)
+    pts = [rng.randint(1, 20) for _ in range(ACTIONS)]
+    names = [f"c{i}" for i in range(COMBATANTS)]
+
+    def run() -> None:
+        enc = new_encounter(COMBATANTS)
+        declared = 0
+        idle = list(names)
+        while declared < ACTIONS:
+            for name in idle:
+                if declared == ACTIONS:
+                    break
+                enc.apply(Event("declare", {"actor": name, "template": "strike", "mode": "active", "resolution": Resolution(pts[declared])}))
+                declared += 1
+            to = enc.next_happening()
+            assert to is not None
+            enc.apply(Event("advance", {"to": to}))
+            idle = [c.name for c in enc.combatants.values() if c.active is None]
+        while (to := enc.next_happening()) is not None:
+            enc.apply(Event("advance", {"to": to}))
+        assert sum(1 for a in enc.actions if a.status == "completed") == ACTIONS
+
+    return best_of(1, run) / ACTIONS
+
+
+def next_across(gap: int) -> float:
+    """Seconds per `next` when the next happening is `gap` empty segments away."""
+    samples = []
+    for _ in range(5):
+        enc = new_encounter(10)
+        enc.apply(Event("schedule", {"at": gap, "text": "far off"}))
+        start = time.perf_counter()
+        for _ in range(200):
+            to = enc.next_happening()
+            assert to == enc.now + gap
+            enc.apply(Event("advance", {"to": to}))
+            enc.apply(Event("schedule", {"at": enc.now + gap, "text": "far off"}))
+        samples.append(time.perf_counter() - start)
+    return min(samples) / 200
+
+
+def big_file(folder: Path) -> Path:
+    rng = random.Random(3)
+    enc = new_encounter(COMBATANTS)
+    names = [f"c{i}" for i in range(COMBATANTS)]
+    while len(enc.events) < 20_000:
+        for name in rng.sample(names, 50):
+            c = enc.combatants[name]
+            if c.active is None:
+                target = rng.choice(names)
+                enc.apply(Event("declare", {"actor": name, "template": "strike", "mode": "active", "targets": [target], "resolution": Resolution(rng.randint(1, 20), True, rng.randint(0, 9), (rng.randint(1, 10), rng.randint(1, 10)), "2d10 vs 15", ())}))
+        to = enc.next_happening()
+        if to is not None:
+            enc.apply(Event("advance", {"to": to}))
+    path = folder / "big.toml"
+    path.write_text(codec.dumps(enc, len(enc.events)))
+    return path
+
+
+def main() -> None:
+    floor = heapq_floor(ACTIONS)
+    per_action = declare_and_complete()
+    print(f"(a) declare+complete: {per_action * 1e6:.2f} us/action; heapq push+pop floor {floor * 1e6:.3f} us; ratio {per_action / floor:.1f}x (target <= 50x)")
+
+    near = next_across(1)
+    far = next_across(1_000_000)
+    print(f"(b) next across 1,000,000 empty segments: {far * 1e6:.2f} us; across 1: {near * 1e6:.2f} us; ratio {far / near:.2f}x (target < 2x)")
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = big_file(Path(folder))
+        text = path.read_text()
+        parse = best_of(3, lambda: tomllib.loads(text))
+        load = best_of(3, lambda: EncounterFile(path).load())
+        size = len(text) / 1e6
+        loaded = EncounterFile(path).load()
+        print(f"(c) load 1,000 combatants / {len(loaded.encounter.events):,} events ({size:.1f} MB): {load:.3f} s; tomllib.loads {parse:.3f} s; ratio {load / parse:.2f}x (target <= 3x)")
+
+
+if __name__ == "__main__":
+    main()
