@@ -129,3 +129,18 @@ def test_console_entry_point_runs_as_a_process(saves: Path) -> None:
     assert bad.returncode == 1
     assert "no combatant named 'Nobody'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_viewer_show_hides_hidden_combatants_and_their_log(saves: Path) -> None:
+    run("new", "ambush", "--ruleset", "freeform")
+    code, _ = run("play", "ambush", stdin="add Ann\nadd Lurker hidden=true\ndeclare Lurker stab target=Ann pt=4 damage=2\nnext\n")
+    assert code == 0
+    gm = json.loads(run("show", "ambush", "--json")[1])
+    viewer = json.loads(run("show", "ambush", "--json", "--viewer")[1])
+    assert {c["name"] for c in gm["combatants"]} == {"Ann", "Lurker"}
+    assert {c["name"] for c in viewer["combatants"]} == {"Ann"}
+    assert not any("Lurker" in e["text"] for e in viewer["log"])
+    assert any("Lurker" in e["text"] for e in gm["log"])
+    run("play", "ambush", stdin="unhide Lurker\n")
+    viewer = json.loads(run("show", "ambush", "--json", "--viewer")[1])
+    assert {c["name"] for c in viewer["combatants"]} == {"Ann", "Lurker"}
