@@ -144,3 +144,15 @@ def test_viewer_show_hides_hidden_combatants_and_their_log(saves: Path) -> None:
     run("play", "ambush", stdin="unhide Lurker\n")
     viewer = json.loads(run("show", "ambush", "--json", "--viewer")[1])
     assert {c["name"] for c in viewer["combatants"]} == {"Ann", "Lurker"}
+
+
+def test_secret_rolls_are_hidden_from_viewers(saves: Path) -> None:
+    run("new", "secret", "--ruleset", "freeform")
+    code, _ = run("play", "secret", stdin="add Ann\nadd Bo\ndeclare Bo scheme pt=5 secret=true note=betrayal\nnext\n")
+    assert code == 0
+    gm = json.loads(run("show", "secret", "--json")[1])
+    viewer = json.loads(run("show", "secret", "--json", "--viewer")[1])
+    assert any("stated by the GM" in e["text"] for e in gm["log"])
+    assert not any("stated by the GM" in e["text"] or "betrayal" in e["text"] for e in viewer["log"])
+    assert any("rolled in secret" in e["text"] for e in viewer["log"])
+    assert viewer["actions"][0]["summary"] == "rolled in secret"

@@ -54,10 +54,16 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
                 "status": a.status,
                 "targets": list(a.targets),
                 "maintained": a.chain,
-                "success": a.resolution.success,
-                "margin": a.resolution.margin,
-                "dice": list(a.resolution.dice),
-                "summary": a.resolution.summary,
+                **(
+                    {"success": None, "margin": None, "dice": [], "summary": "rolled in secret"}
+                    if viewer and a.secret
+                    else {
+                        "success": a.resolution.success,
+                        "margin": a.resolution.margin,
+                        "dice": list(a.resolution.dice),
+                        "summary": a.resolution.summary,
+                    }
+                ),
             }
             for a in encounter.actions
             if a.actor in names or not viewer

@@ -4,7 +4,7 @@ The commands are the same whether they come from `tracker play`, the TUI's `:` l
 key binding (the TUI calls the same methods):
 
     add NAME key=value ...            side=, hidden=true, surprised=SEGMENT, then sheet keys
-    declare ACTOR TEMPLATE [target=NAME[,NAME]] [pt=N] [faces=N,N] [mode=...] [key=value ...]
+    declare ACTOR TEMPLATE [target=NAME[,NAME]] [pt=N] [faces=N,N] [secret=true] [key=value ...]
     maintain ACTOR [pt=N] [faces=N,N] [key=value ...]
     abort ACTOR [TEMPLATE]
     damage NAME AMOUNT [resource=R]   (a negative amount heals; `heal NAME AMOUNT` too)
@@ -102,7 +102,7 @@ class CommandHelp:
 
 COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("add", "add NAME key=value ...", "add a combatant (side=, hidden=true, surprised=N, sheet keys)"),
-    CommandHelp("declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [key=value]", "initiate an action"),
+    CommandHelp("declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]", "initiate an action (secret: the roll is hidden from viewers)"),
     CommandHelp("maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed"),
     CommandHelp("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress"),
     CommandHelp("damage", "damage NAME AMOUNT [resource=R]", "deal damage (negative heals)"),
@@ -239,6 +239,7 @@ class Session:
         pt: int | None = None,
         faces: str | list[int] | None = None,
         params: dict[str, Any] | None = None,
+        secret: bool = False,
     ) -> Outcome:
         def build(enc: Encounter) -> Event:
             request, tmpl = self.request(actor, template, targets, params, pt, enc)
@@ -256,6 +257,7 @@ class Session:
                     "targets": [t.name for t in request.targets],
                     "companions": list(tmpl.companions),
                     "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
+                    "secret": secret or None,
                     "resolution": resolution,
                 },
             )
@@ -269,7 +271,8 @@ class Session:
         targets = [t for t in opts.pop("target", opts.pop("targets", "")).split(",") if t]
         pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
         faces = opts.pop("faces", None)
-        return self.declare(actor, template, targets, pt=pt, faces=faces, params=opts)
+        secret = opts.pop("secret", "false").lower() in ("true", "yes", "1")
+        return self.declare(actor, template, targets, pt=pt, faces=faces, params=opts, secret=secret)
 
     def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:

@@ -192,8 +192,8 @@ class Encounter:
         self.events, self._applied, self._redo = events, applied, redo
 
     # ------------------------------------------------------------ log helpers
-    def _say(self, kind: str, text: str, *about: str) -> None:
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq))
+    def _say(self, kind: str, text: str, *about: str, secret: bool = False) -> None:
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret))
 
     def _push(self, segment: int, kind: int, payload: Any) -> None:
         heapq.heappush(self._queue, (segment, kind, next(self._tick), payload))
@@ -279,6 +279,7 @@ class Encounter:
         companions: tuple[str, ...],
         maintainable: bool,
         chain: int,
+        secret: bool = False,
     ) -> Action:
         now = self.now
         if resolution.pt < 1:
@@ -307,6 +308,7 @@ class Encounter:
             resolution=resolution,
             maintainable=maintainable,
             chain=chain,
+            secret=secret,
         )
         self.actions.append(action)
         c.in_progress.append(action)
@@ -315,13 +317,15 @@ class Encounter:
         self._push(action.completes, _COMPLETE, action)
         verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"
         aim = f" at {', '.join(targets)}" if targets else ""
-        detail = f": {resolution.summary}" if resolution.summary else ""
-        self._say(
-            "declare",
-            f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}{detail}",
-            c.name,
-            *targets,
-        )
+        line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
+        if secret:
+            # Viewers see that something was started; the roll itself stays behind the screen.
+            self._say("declare", line + " (rolled in secret)", c.name, *targets)
+            if resolution.summary:
+                self._say("roll", f"secret roll for {c.name}'s {template}: {resolution.summary}", c.name, secret=True)
+        else:
+            detail = f": {resolution.summary}" if resolution.summary else ""
+            self._say("declare", line + detail, c.name, *targets)
         self._apply_effects(action, fx.INITIATE)
         return action
 
@@ -339,6 +343,7 @@ class Encounter:
             companions,
             bool(args.get("maintainable", False)),
             0,
+            bool(args.get("secret", False)),
         )
 
     def maintainable_action(self, c: Combatant) -> Action:
@@ -359,7 +364,7 @@ class Encounter:
         prev = self.maintainable_action(c)
         self.check_initiation(c, prev.template, ACTIVE)
         targets = tuple(args.get("targets", ())) or prev.targets
-        self._initiate(c, prev.template, ACTIVE, targets, _resolution(args["resolution"]), (), True, prev.chain + 1)
+        self._initiate(c, prev.template, ACTIVE, targets, _resolution(args["resolution"]), (), True, prev.chain + 1, prev.secret)
 
     def _abort(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["actor"])
@@ -462,7 +467,7 @@ class Encounter:
             if effect.timing != timing:
                 continue
             if isinstance(effect, fx.Note):
-                self._say("note", effect.text, action.actor, *action.targets)
+                self._say("note", effect.text, action.actor, *action.targets, secret=action.secret)
                 continue
             c = self.combatants.get(effect.target)
             if c is None:
@@ -613,7 +618,7 @@ class Encounter:
         if c is not None and action.maintainable and action.mode == ACTIVE:
             c.chain_from = action
         outcome = ""
-        if action.resolution.success is not None:
+        if action.resolution.success is not None and not action.secret:
             outcome = ": success" if action.resolution.success else ": failure"
         self._say("complete", f"{action.actor}'s {action.template} completes{outcome}", action.actor, *action.targets)
 
@@ -652,6 +657,8 @@ class Encounter:
         return [(s, t) for s, _, t in found[:limit]]
 
     def visible_to_viewers(self, entry: LogEntry) -> bool:
+        if entry.secret:
+            return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 

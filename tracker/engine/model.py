@@ -102,6 +102,7 @@ class Action:
     resolution: Resolution
     maintainable: bool = False
     chain: int = 0  # 0: a fresh action; k: the k-th maintained continuation
+    secret: bool = False  # rolled behind the GM's screen: viewers see neither dice nor outcome
     status: str = IN_PROGRESS
     ended: int | None = None
 
@@ -140,6 +141,7 @@ class LogEntry:
     text: str
     about: tuple[str, ...] = ()
     seq: int = 0
+    secret: bool = False  # a GM's hidden roll: never shown to viewers
 
 
 @dataclass(slots=True)
