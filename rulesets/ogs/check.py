@@ -1,0 +1,122 @@
+"""Rolling OGS checks: Action Checks, Opposed Checks and Open Rolls.
+
+- Action Check: total = dice + flat bonus; success when total >= difficulty.
+- Critical stages: (total - difficulty) div 2 once the margin is 2 or more (the seed:
+  difficulty 8, total 16 -> a four-stage critical). Stage rules are table data.
+- Opposed Check: the higher total wins; a tie breaks on die values from largest to
+  smallest, then die sizes from largest to smallest, then opposed d12s rolled until
+  one is higher.
+
+Decisions where the seed is silent:
+- When the two sides have different numbers of dice, a side that runs out of dice in
+  the value or size comparison counts 0 there (any die beats no die).
+- The d12 roll-off takes its faces from each side's own dice source, one d12 each per
+  round of the roll-off (typed faces: after that side's check dice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracker.engine.errors import TrackerError
+from rulesets.dice import DiceSource
+from rulesets.ogs.notation import DiceSpec
+
+# A random roll-off ends long before this; typed faces run out first.
+_MAX_ROLL_OFF = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class StageRule:
+    first_stage: int = 2
+    stage_size: int = 2
+
+    @classmethod
+    def from_table(cls, table: dict[str, Any]) -> "StageRule":
+        try:
+            rule = cls(int(table.get("first_stage", 2)), int(table.get("stage_size", 2)))
+        except (TypeError, ValueError):
+            raise TrackerError("ogs tables [check]: first_stage and stage_size must be whole numbers") from None
+        if rule.first_stage < 1 or rule.stage_size < 1:
+            raise TrackerError("ogs tables [check]: first_stage and stage_size must be at least 1")
+        return rule
+
+    def stages(self, total: int, difficulty: int) -> int:
+        margin = total - difficulty
+        return margin // self.stage_size if margin >= self.first_stage else 0
+
+
+@dataclass(slots=True)
+class Rolled:
+    """One side's rolled dice: sizes and faces in SPEC order."""
+
+    spec: DiceSpec
+    faces: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.faces) + self.spec.flat
+
+    def shown(self) -> str:
+        """'d4:1 + d8:4 + d8:6 = 11' style text for the log."""
+        dice = " + ".join(f"d{s}:{f}" for s, f in zip(self.spec.sides, self.faces))
+        if self.spec.flat:
+            dice = f"{dice} {'+' if self.spec.flat > 0 else '-'} {abs(self.spec.flat)}" if dice else str(self.spec.flat)
+        return f"{dice or '0'} = {self.total}"
+
+
+def roll(spec: DiceSpec, dice: DiceSource) -> Rolled:
+    return Rolled(spec, [dice.roll(s) for s in spec.sides])
+
+
+def _descending(values: list[int] | tuple[int, ...], length: int) -> tuple[int, ...]:
+    ordered = sorted(values, reverse=True)
+    return tuple(ordered) + (0,) * (length - len(ordered))
+
+
+def value_key(faces: list[int] | tuple[int, ...], length: int) -> tuple[int, ...]:
+    return _descending(faces, length)
+
+
+def compare_sizes(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    length = max(len(a), len(b))
+    ka, kb = _descending(a, length), _descending(b, length)
+    return (ka > kb) - (ka < kb)
+
+
+@dataclass(slots=True)
+class Opposed:
+    """The outcome of an Opposed Check. `winner` is "self" or "rival"."""
+
+    own: Rolled
+    rival: Rolled
+    winner: str
+    decided_by: str  # "total", "die values", "die sizes" or "d12 roll-off"
+    roll_off: list[tuple[int, int]] = field(default_factory=list)
+
+    def text(self) -> str:
+        extra = ""
+        if self.roll_off:
+            extra = " (" + ", ".join(f"{a} vs {b}" for a, b in self.roll_off) + ")"
+        return f"{self.winner} wins on {self.decided_by}{extra}"
+
+
+def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSource) -> Opposed:
+    """Settle an Opposed Check with the seed's tie-breaks, rolling d12s if it comes to that."""
+    if own.total != rival.total:
+        return Opposed(own, rival, "self" if own.total > rival.total else "rival", "total")
+    length = max(len(own.faces), len(rival.faces))
+    va, vb = value_key(own.faces, length), value_key(rival.faces, length)
+    if va != vb:
+        return Opposed(own, rival, "self" if va > vb else "rival", "die values")
+    sizes = compare_sizes(own.spec.sides, rival.spec.sides)
+    if sizes:
+        return Opposed(own, rival, "self" if sizes > 0 else "rival", "die sizes")
+    offs: list[tuple[int, int]] = []
+    for _ in range(_MAX_ROLL_OFF):
+        a, b = own_dice.roll(12), rival_dice.roll(12)
+        offs.append((a, b))
+        if a != b:
+            return Opposed(own, rival, "self" if a > b else "rival", "d12 roll-off", offs)
+    raise TrackerError(f"the d12 roll-off tied {_MAX_ROLL_OFF} times; check the dice source")

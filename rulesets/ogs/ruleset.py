@@ -1,0 +1,270 @@
+"""The OGS adapter (`seeds/002_...`): Action Checks, Opposed Checks, Open Rolls.
+
+What the seed gives (reproduced by tests/test_ogs.py): a check totals a stat die, a
+skill or force die and the enhancement pool plus flat bonuses against a GM
+difficulty (total >= difficulty succeeds); critical stages are (total - difficulty)
+div 2 once the margin is 2 or more; an attack gains one damage die per stage; opposed
+ties break on die values, die sizes, then opposed d12s; Die Increases step d4 -> d6 ->
+d8 -> d10 -> d12 -> [d8+d6], further stages of the same effect going to the d6, and an
+Open Roll's increase affects all its dice (Fireball 10d6 +2 -> 10d10).
+
+Decisions where the seed is silent (nothing else is known of the game):
+- Time: a round is 10 segments, one segment a tenth of a round; an attack, power or
+  check takes a round (10 segments), an open roll or a move 5 (passive for a move).
+  There are no payment segments. All completions on a segment land together.
+- The extra damage die per stage is the largest die of the weapon's damage dice.
+- An attack's difficulty: `difficulty=` on the declare, else the target's `defense`
+  (default 8, the seed's example difficulty). A miss does nothing.
+- Damage (an Open Roll) comes off the target's `hp`; the seed has no soak or armour.
+- `contest` is an Opposed Check against the target's own stat + skill + enhancement
+  + flat; in the timeline both sides' dice come from the one dice source, the actor's
+  dice first, then the target's, then d12 pairs (actor, target) if it comes to that.
+- `increase=N` on a check targets the enhancement die (the first die after the stat
+  and skill dice; the last die if there is no enhancement); `increase_die=K` picks
+  another (1 = first die). On the command line: `--set increase=N`, `--set
+  increase_die=K`; an Open Roll (no `--difficulty`, no `--vs`) increases every die.
+- Opposed results have no stages (the seed defines stages against a difficulty); the
+  margin of an opposed roll is own total minus rival total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from tracker.engine.clock import TimeMapping
+from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.errors import TrackerError
+from tracker.engine.model import ACTIVE, PASSIVE, Combatant
+from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from rulesets.dice import DiceSource
+from rulesets.fields import PARAM, Field, coerce_all
+from rulesets.ogs import odds
+from rulesets.ogs.check import Opposed, Rolled, StageRule, opposed, roll
+from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
+from rulesets.ogs.sheet import ATTACK_PARAMS, CHECK_PARAMS, OPEN_PARAMS, SHEET, dice_of
+
+_ROLL_OPTIONS: tuple[Field, ...] = (
+    Field("increase", "int", 0, 0, 10, role=PARAM, help="Die Increase stages"),
+    Field("increase_die", "int", None, 1, 60, role=PARAM, help="which die the increase targets (1 = first)"),
+    Field("vs_increase", "int", 0, 0, 10, role=PARAM, help="Die Increase stages on the opposing roll"),
+    Field("open", "bool", False, role=PARAM, help="an Open Roll: total only, every die increased"),
+)
+
+
+class OgsRuleset(Ruleset):
+    id = "ogs"
+    name = "OGS"
+    description = "OGS: stat + skill/force + enhancement dice vs a difficulty; critical stages add damage dice"
+    time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round")
+    sheet = SHEET
+    down_when = ("hp",)
+    tables_file = "tables.toml"
+
+    # ------------------------------------------------------------ tables
+    @property
+    def steps(self) -> DiceSteps:
+        return DiceSteps.from_table(self.tables.get("dice", {}))
+
+    @property
+    def stage_rule(self) -> StageRule:
+        return StageRule.from_table(self.tables.get("check", {}))
+
+    def _pt(self, name: str) -> int:
+        value = self.tables.get("time", {}).get(name, 10)
+        if not isinstance(value, int) or value < 1:
+            raise TrackerError(f"ogs tables [time].{name}: expected a whole number of segments of at least 1, got {value!r}")
+        return value
+
+    # ------------------------------------------------------------ catalogue
+    def catalogue(self) -> Mapping[str, ActionTemplate]:
+        return {
+            "attack": ActionTemplate("attack", ACTIVE, self._pt("attack"), "Action Check vs the target's defense; each stage adds a damage die",
+                                     rolls="stat + skill + enhancement", targets=1, params=ATTACK_PARAMS),
+            "power": ActionTemplate("power", ACTIVE, self._pt("power"), "a force power: stat + force + enhancement vs the target's defense",
+                                    rolls="stat + force + enhancement", targets=1, params=ATTACK_PARAMS),
+            "check": ActionTemplate("check", ACTIVE, self._pt("check"), "an Action Check against a difficulty",
+                                    rolls="stat + skill + enhancement", params=CHECK_PARAMS),
+            "contest": ActionTemplate("contest", ACTIVE, self._pt("contest"), "an Opposed Check against the target's check",
+                                      rolls="both sides' checks", targets=1, params=CHECK_PARAMS),
+            "open": ActionTemplate("open", ACTIVE, self._pt("open"), "an Open Roll (e.g. a Fireball); its total is dealt to each target",
+                                   rolls="the dice given", targets=-1, params=OPEN_PARAMS),
+            "move": ActionTemplate("move", PASSIVE, self._pt("move"), "move while doing something else"),
+        }
+
+    # ------------------------------------------------------------ building checks
+    def check_spec(self, who: Combatant, params: Mapping[str, Any], second: str = "skill") -> DiceSpec:
+        """The Action Check a combatant rolls: stat + skill/force + enhancement + flat."""
+        steps = self.steps
+        stats = who.stats
+        stat = params.get("stat") or stats.get("stat", "")
+        other = (params.get("skill") or stats.get("skill", "")) if second == "skill" else stats.get("force", "")
+        enhancement = params["enhancement"] if params.get("enhancement") is not None else stats.get("enhancement", "")
+        if not stat:
+            raise TrackerError(f"{who.name} has no stat die")
+        if not other:
+            raise TrackerError(f"{who.name} has no {second} die (set {second}=d8 on the sheet)")
+        parts = [dice_of(p, steps, f"{who.name}.{n}") for n, p in (("stat", stat), (second, other), ("enhancement", enhancement))]
+        flat = int(stats.get("flat", 0)) + int(params.get("bonus") or 0)
+        sides: list[int] = []
+        groups: list[int] = []
+        for n, part in enumerate(parts):
+            sides.extend(part.sides)
+            groups.extend(g + 100 * n for g in part.groups)
+        spec = DiceSpec(tuple(sides), flat, tuple(groups))
+        stages = int(params.get("increase") or 0)
+        if stages:
+            which = params.get("increase_die")
+            if which is None:
+                lead = len(parts[0].sides) + len(parts[1].sides)
+                which = lead + 1 if parts[2].sides else len(sides)
+            spec = increase(spec, stages, steps, which - 1)
+        return spec
+
+    # ------------------------------------------------------------ resolve
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        name = request.template.name
+        pt = request.pt if request.pt is not None else request.template.pt
+        params = request.params
+        if name == "move":
+            return Resolution(pt=pt)
+        if name == "open":
+            return self._open(request, dice, pt)
+        if name == "contest":
+            return self._contest(request, dice, pt)
+        second = "force" if name == "power" else "skill"
+        spec = self.check_spec(request.actor, params, second)
+        difficulty = self._difficulty(request)
+        rolled = roll(spec, dice)
+        total = rolled.total
+        success = total >= difficulty
+        stages = self.stage_rule.stages(total, difficulty)
+        faces = list(rolled.faces)
+        summary = f"{rolled.shown()} vs {difficulty}: {'success' if success else 'failure'}"
+        if stages:
+            summary += f", {stages}-stage critical"
+        effects: list[Effect] = []
+        details: dict[str, Any] = {"total": total, "difficulty": difficulty, "stages": stages, "sizes": list(spec.sides)}
+        if name in ("attack", "power") and success and request.targets:
+            base = params.get("damage") or request.actor.stats.get("damage", "")
+            damage = dice_of(base, self.steps, f"{request.actor.name}.damage")
+            if not damage.sides:
+                raise TrackerError(f"{request.actor.name} has no damage dice (damage=d8 on the sheet or the declare)")
+            # Each stage adds one die of damage: the weapon's largest die.
+            extra = (max(damage.sides),) * stages
+            damage = DiceSpec(damage.sides + extra, damage.flat)
+            hurt = roll(damage, dice)
+            faces.extend(hurt.faces)
+            summary += f"; damage {hurt.shown()}"
+            details["damage"] = hurt.total
+            for target in request.targets:
+                effects.append(Damage(target.name, hurt.total, "hp"))
+        return Resolution(pt=pt, success=success, margin=stages, dice=tuple(faces), summary=summary,
+                          effects=tuple(effects), details=details)
+
+    def _difficulty(self, request: ActionRequest) -> int:
+        given = request.params.get("difficulty")
+        if given is not None:
+            return int(given)
+        if request.targets and request.template.name in ("attack", "power"):
+            return int(request.targets[0].stats.get("defense", 8))
+        value = self.tables.get("check", {}).get("default_difficulty", 8)
+        return int(value)
+
+    def _contest(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        if not request.targets:
+            raise TrackerError("contest needs a target (target=NAME)")
+        rival = request.targets[0]
+        own_spec = self.check_spec(request.actor, request.params)
+        rival_spec = self.check_spec(rival, {})
+        own, theirs = roll(own_spec, dice), roll(rival_spec, dice)
+        result = opposed(own, theirs, dice, dice)
+        faces = own.faces + theirs.faces + [f for pair in result.roll_off for f in pair]
+        who = request.actor.name if result.winner == "self" else rival.name
+        summary = f"{own.shown()} vs {rival.name} {theirs.shown()}: {who} wins on {result.decided_by}"
+        if result.roll_off:
+            summary += " (" + ", ".join(f"d12 {a} vs {b}" for a, b in result.roll_off) + ")"
+        return Resolution(pt=pt, success=result.winner == "self", margin=own.total - theirs.total,
+                          dice=tuple(faces), summary=summary, effects=(Note(summary),),
+                          details={"total": own.total, "rival_total": theirs.total, "decided_by": result.decided_by})
+
+    def _open(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        params = request.params
+        base = params.get("dice") or request.actor.stats.get("damage", "")
+        spec = dice_of(base, self.steps, "dice")
+        if not spec.sides:
+            raise TrackerError("open needs dice (dice=10d6)")
+        spec = increase(spec, int(params.get("increase") or 0), self.steps, all_dice=True)
+        spec = DiceSpec(spec.sides, spec.flat + int(params.get("bonus") or 0), spec.groups)
+        rolled = roll(spec, dice)
+        effects = tuple(Damage(t.name, rolled.total, "hp") for t in request.targets)
+        return Resolution(pt=pt, margin=rolled.total, dice=tuple(rolled.faces), summary=f"open roll {spec.text()}: {rolled.shown()}",
+                          effects=effects, details={"total": rolled.total, "sizes": list(spec.sides)})
+
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        name = request.template.name
+        if name in ("move", "open"):
+            return None
+        if name == "contest":
+            if not request.targets:
+                return None
+            own = self.check_spec(request.actor, request.params)
+            rival = self.check_spec(request.targets[0], {})
+            return odds.win(own.sides, own.flat, rival.sides, rival.flat)
+        spec = self.check_spec(request.actor, request.params, "force" if name == "power" else "skill")
+        return odds.success(spec.sides, spec.flat, self._difficulty(request))
+
+    # ------------------------------------------------------------ command line
+    def _options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        return coerce_all(_ROLL_OPTIONS, dict(options or {}), "--set")
+
+    def _cli_spec(self, spec: str, stages: int, which: int | None, open_roll: bool, label: str) -> DiceSpec:
+        parsed = parse(spec, self.steps, label)
+        if not parsed.sides and stages:
+            raise TrackerError(f"{label} {spec!r}: no dice to increase")
+        if open_roll:
+            return increase(parsed, stages, self.steps, all_dice=True)
+        return increase(parsed, stages, self.steps, None if which is None else which - 1)
+
+    def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
+             difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
+        opts = self._options(options)
+        open_roll = bool(opts["open"]) or (vs is None and difficulty is None)
+        if open_roll and (vs is not None or difficulty is not None):
+            raise TrackerError("an Open Roll has no --difficulty or --vs")
+        own_spec = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), open_roll, "ogs dice")
+        own = roll(own_spec, dice)
+        fields: dict[str, Any] = {"total": own.total, "difficulty": difficulty, "stages": None, "winner": None,
+                                  "sizes": list(own_spec.sides), "spec": own_spec.text()}
+        if vs is not None:
+            rival_spec = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
+            if vs_dice is None:
+                raise TrackerError("an opposed roll needs the other side's dice")
+            rival = roll(rival_spec, vs_dice)
+            result = opposed(own, rival, dice, vs_dice)
+            fields.update({"winner": result.winner, "vs_dice": rival.faces, "vs_sizes": list(rival_spec.sides),
+                           "vs_total": rival.total, "decided_by": result.decided_by,
+                           "roll_off": [list(p) for p in result.roll_off]})
+            text = f"{own.shown()} vs {rival.shown()}: {result.text()}"
+            return RollResult(self.id, own.faces, None, own.total - rival.total, text, fields)
+        if difficulty is not None:
+            stages = self.stage_rule.stages(own.total, difficulty)
+            success = own.total >= difficulty
+            fields["stages"] = stages
+            text = f"{own.shown()} vs {difficulty}: {'success' if success else 'failure'}"
+            if stages:
+                text += f", {stages}-stage critical"
+            return RollResult(self.id, own.faces, success, stages, text, fields)
+        return RollResult(self.id, own.faces, None, None, f"open roll {own_spec.text()}: {own.shown()}", fields)
+
+    def chance(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
+               options: Mapping[str, Any] | None = None) -> Fraction:
+        opts = self._options(options)
+        own = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), False, "ogs dice")
+        if vs is not None:
+            rival = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
+            return odds.win(own.sides, own.flat, rival.sides, rival.flat)
+        if difficulty is None:
+            raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")
+        return odds.success(own.sides, own.flat, difficulty)
