@@ -160,7 +160,7 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         options = _options(args)
         if command == "roll":
             dice = source_for(args.faces, args.seed, "--faces")
-            vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if args.vs else None
+            vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if (args.vs or args.vs_faces or args.difficulty is not None) else None
             result = ruleset.roll(spec, dice, vs=args.vs, vs_dice=vs_dice, difficulty=args.difficulty, options=options)
             _out(result.to_json(), args.json, result.text, out)
         else:

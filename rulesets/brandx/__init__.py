@@ -1,0 +1,365 @@
+"""Brand X (Jerry Stratton's superhero game) as a ruleset adapter.
+
+Sources: `seeds/004_...` (the rolls), `reference/brandx.md` (the charts, the worked
+combat), and DESIGN 4.1, which decides where they are silent or disagree:
+
+- Time: 50 segments a round (0.1 m/segment = 5 m/round); payment segments every 50,
+  where per-round costs (movement EP, passive power upkeep, holding breath) are
+  charged; an action's own EP is paid when it is initiated. A segment is 0.24 s
+  (25 m a minute at 0.1 m/segment is 5 rounds a minute).
+- Action Roll: 2d10 roll-under with the subtracting reroll (rolls.py); bonus pools
+  through the Sphere chart, negative pools mirrored (charts.py); Editing Points +1
+  each; Saving Quality 2:1 into the next same-kind action (common.py).
+- The charts and the EP use chart are data (`tables.toml`), overridable by a GM's
+  house-rules file; `chart_lookup` reads them both ways for `tracker chart`.
+- Combat, Hand Damage, throwback and maintained attacks: combat.py. The other rolls of
+  the seed: actions.py. Each module's docstring lists its own decisions.
+
+The sheet's VP, DP and EP have no published formula; the defaults (30, 15, 30) are
+placeholders a GM overrides on `add`. `combat_roll`, `move_roll` and `hand_damage`
+may be given on the sheet to override the figures derived from the abilities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from tracker.engine.clock import TimeMapping
+from tracker.engine.effects import Resolution
+from tracker.engine.errors import TrackerError
+from tracker.engine.model import ACTIVE, PASSIVE
+from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from rulesets.brandx import actions, combat
+from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
+from rulesets.brandx.common import Ctx
+from rulesets.brandx.ep import EpChart
+from rulesets.brandx.rolls import (
+    ProbeHit,
+    TargetProbe,
+    action_roll,
+    chance_at_most,
+    chance_d100_at_most,
+    roll_d100,
+)
+from rulesets.dice import DiceSource
+from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field
+
+ABILITY_NAMES = actions.ABILITIES
+
+
+def _stat(name: str, default: int | float, help: str, kind: str = "int", minimum: float = 0, maximum: float = 1000) -> Field:
+    return Field(name, kind, default, minimum, maximum, role=STAT, help=help)
+
+
+def _p(name: str, help: str, kind: str = "int", minimum: float | None = 0, maximum: float | None = None, choices: tuple[str, ...] = ()) -> Field:
+    return Field(name, kind, None, minimum, maximum, choices, role=PARAM, help=help)
+
+
+SHEET: tuple[Field, ...] = (
+    _stat("strength", 10, "Strength (3d6 for ordinary people)"),
+    _stat("agility", 10, "Agility; the Combat Roll is Sphere(2 x agility)"),
+    _stat("constitution", 10, "Constitution; Healing and Hold Breath rolls"),
+    _stat("learning", 10, "Learning; learning // 10 joins the combat pool"),
+    _stat("newoen", 10, "Newoen; Discernment is vs newoen // 2"),
+    _stat("active_charisma", 10, "Active Charisma"),
+    _stat("normal_charisma", 10, "Normal Charisma"),
+    _stat("sight", 10, "Sight"),
+    _stat("hearing", 10, "Hearing"),
+    _stat("build", 10, "Build"),
+    _stat("beauty", 10, "Beauty"),
+    _stat("mass", 70.0, "mass in kg (Hand Damage, Lift, Throw, Throwback)", "float", 0.1, 1e9),
+    _stat("height", 1.75, "height in metres (Move, Jump, airborne time)", "float", 0.01, 1000),
+    Field("editing_points", "int", None, 0, None, role=STAT, help="Editing Points left to spend (+1 each on a roll)"),
+    Field("combat_roll", "int", None, -100, 1000, role=STAT, help="override the derived Combat Roll"),
+    Field("move_roll", "int", None, -100, 1000, role=STAT, help="override the derived Move Roll"),
+    Field("hand_damage", "int", None, 0, 1e9, role=STAT, help="override the derived Hand Damage"),
+    Field("vp", "int", 30, 0, None, role=RESOURCE, help="Vitality Points; 0 means down"),
+    Field("dp", "int", 15, 0, None, role=RESOURCE, help="Body Damage Points; 0 means down"),
+    Field("ep", "float", 30, 0, None, role=RESOURCE, help="Endurance Points, paid for actions"),
+)
+
+SETTINGS: tuple[Field, ...] = (
+    Field("throwback", "bool", True, role=SETTING, help="roll throwback when a hit qualifies"),
+    Field("negative_movement", "bool", False, role=SETTING, help="allow negative speed Q (fractional speeds)"),
+)
+
+# ---------------------------------------------------------------------------- params
+ROLL = (
+    _p("roll", "the Action Roll, if not the one derived from the sheet", minimum=None),
+    _p("pool", "extra bonus pool (read on the Sphere chart)", minimum=None),
+    _p("editing", "Editing Points spent: +1 each"),
+    _p("effort", "Extra Effort: raise the ability by N, which then drops by N"),
+    _p("effort_on", "the ability Extra Effort raises", "choice", None, None, ABILITY_NAMES),
+    _p("ep_row", "start on this EP row instead", minimum=None),
+)
+Q_GENERIC = (
+    _p("q_speed", "Q to speed (3 Q halve the PT)"),
+    _p("q_defense", "Q to Defense (2 Q: +1)"),
+    _p("q_ep", "Q to EP (one row each)"),
+    _p("q_save", "Q saved for the next same-kind action (2 Q: +1 pool)"),
+)
+HIT = (
+    _p("defense", "the target's Defense, if not the one in force", minimum=None),
+    _p("to", "damage to vp (overflowing to dp) or dp", "choice", None, None, ("vp", "dp")),
+    _p("penetrating", "mainly penetrating damage (halves throwback)", "bool", None),
+    _p("small_projectile", "a small projectile (halves throwback again)", "bool", None),
+    _p("surprised", "the target was surprised", "bool", None),
+    _p("throwback", "force (true) or skip (false) the throwback roll", "bool", None),
+)
+COMBAT_Q = (
+    _p("q_speed", "Q to speed (3 Q halve the PT)"),
+    _p("q_attack", "Q to Attack (1:1)"),
+    _p("q_defense", "Q to Defense (2 Q: +1)"),
+    _p("q_damage", "Q to Damage (Doubles chart: 1, 2, 4, 8 ...)"),
+    _p("q_ep", "Q to EP (one row each)"),
+    _p("q_save", "Q saved for the next same-kind action (2 Q: +1 pool)"),
+)
+COMBAT = ROLL[:3] + (ROLL[5],) + (
+    _p("sight", "sight bonus or penalty to the combat pool", minimum=None),
+    _p("size", "size difference modifier to the combat pool", minimum=None),
+) + COMBAT_Q + HIT
+PUNCH = COMBAT + (
+    _p("hand_damage", "Hand Damage used, holding back to lower the EP row"),
+    _p("damage", "a weapon's damage added to Hand Damage"),
+)
+POWER_PR = (
+    _p("pr", "the Power Roll with the power"),
+    _p("pr_effect", "PR put into the effect"),
+    _p("pr_ep", "PR put into EP (one row each)"),
+    _p("pr_speed", "PR put into speed"),
+)
+BLAST = COMBAT + POWER_PR + (_p("damage", "the blast's damage"),)
+POWER = POWER_PR + (
+    _p("mode", "active, or passive (half time)", "choice", None, None, ("active", "passive")),
+    _p("label", "the power's name, for the log and its upkeep", "str", None),
+    _p("upkeep", "charge its EP every round", "bool", None),
+    _p("effort", "Extra Effort on the power (+PR), if the Editor allows"),
+    _p("ep_row", "start on this EP row instead", minimum=None),
+)
+MOVE = ROLL + (
+    _p("q_ep", "Q to EP (one row each)"),
+    _p("q_speed", "Q to speed Q"),
+    _p("q_turn", "Q to turning (45 degrees each)"),
+    _p("q_defense", "Q to Defense (2 Q: +1, and -1 Attack)"),
+    _p("q_save", "Q saved for the next Move Roll"),
+    _p("slow", "lower the speed Q by up to Sphere(speed Q)"),
+    _p("stop", "stop moving (ends movement EP)", "bool", None),
+    _p("maneuverability", "degrees turned per Q (people 45)", minimum=1),
+)
+WEIGHT = (
+    _p("weight", "the object's mass in kg", "float"),
+    _p("overhead", "lifted overhead (counts double)", "bool", None),
+    _p("worn", "worn (counts half)", "bool", None),
+)
+
+
+def _t(name: str, mode: str, pt: int, description: str, rolls: str, cost: str, params: tuple[Field, ...], **kw: Any) -> ActionTemplate:
+    return ActionTemplate(name, mode, pt, description, rolls, cost, params=params, **kw)
+
+
+CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
+    _t("punch", ACTIVE, 15, "hand-to-hand attack with Hand Damage", "Combat Roll: Sphere(2 x agility) + pool",
+       "combat row 5 + Hand Damage row 7 (4 EP)", PUNCH, targets=-1, maintainable=True),
+    _t("strike", ACTIVE, 15, "attack with a hand weapon (damage= plus Hand Damage)", "Combat Roll",
+       "combat row 5 + Hand Damage row 7", PUNCH, targets=-1, maintainable=True),
+    _t("blast", ACTIVE, 20, "a blast or ray power; can be maintained (PT/4, Attack -2 a link)",
+       "Combat Roll vs the PR put in + pool", "power row 9 less PR to EP", BLAST, targets=-1, maintainable=True),
+    _t("power", ACTIVE, 20, "use a power (non-random: Q is the PR); mode=passive halves the PT",
+       "none: Q = PR", "power row 9 less PR to EP; passive: every round", POWER),
+    _t("ability", ACTIVE, 10, "an Ability Roll (ability=...), with Extra Effort", "2d10 vs the ability",
+       "none", ROLL + Q_GENERIC + (_p("ability", "which ability", "choice", None, None, ABILITY_NAMES),
+                                   _p("calm", "no stress: assume a roll of 7", "bool", None))),
+    _t("discernment", ACTIVE, 6, "know the right, true and good course", "2d10 vs newoen // 2", "none",
+       ROLL[:3] + Q_GENERIC),
+    _t("heal", ACTIVE, 15000, "Healing Roll: period=round|hour|day|month, mental=true", "2d10 vs Sphere(constitution) + Sphere(DP)",
+       "none", (_p("period", "round, hour, day or month", "choice", None, None, ("round", "hour", "day", "month")),
+                _p("mental", "mental healing", "bool", None), ROLL[1], ROLL[2], ROLL[3])),
+    _t("hold-breath", PASSIVE, 10, "hold breath: EP each round, rising with time", "2d10 vs constitution + strength/2 + Sphere(DP)",
+       "row 9 less Q, every round", ROLL + (_p("elapsed", "rounds held so far (Sphere penalty to Q)"),
+                                            _p("air_gone", "segment the air is gone (vacuum penalty)"))),
+    _t("jump", PASSIVE, 6, "jump; may start with move", "2d10 vs agility + strength + Square(2 x height)", "row 9 less Q",
+       ROLL + (_p("q_ep", "Q to EP"), _p("q_height", "Q to height"), _p("speed", "speed in m/segment", "float"),
+               _p("reach", "grabbing: add height to reach", "bool", None)), companions=("move",)),
+    _t("lift", ACTIVE, 10, "lift, push or pull (weight=KG); power=true for a power at distance=M", "2d10 vs strength - 9 + Sphere(mass)",
+       "row 9 less Q; failure 1 EP", ROLL + WEIGHT + (_p("q_ep", "Q to EP"), _p("q_speed", "Q to speed"),
+                                                       _p("push", "push or pull", "bool", None), _p("friction", "friction 1-20"),
+                                                       _p("distance", "a power's distance to the object in m", "float"))),
+    _t("move", PASSIVE, 6, "Move Roll: speed, turning, EP, Defense; may start with jump", "2d10 vs Move Roll - Sphere(speed Q)",
+       "row 9 less Q, every round", MOVE, companions=("jump",)),
+    _t("throw", ACTIVE, 15, "throw an object (weight=KG), at a target as an attack", "2d10 vs strength - 9 + Sphere(mass)",
+       "row 9 less Q; failure 5 EP", ROLL + WEIGHT + COMBAT_Q[:3] + (
+           _p("q_ep", "Q to EP"), _p("q_distance", "Q to distance"), _p("q_lob", "Q to lobbing"),
+           _p("precise", "count airborne segments", "bool", None), _p("damage", "the object's damage"),
+           _p("range", "distance to the target in m", "float"), _p("sight", "sight bonus", minimum=None),
+           _p("size", "size modifier", minimum=None)) + HIT, targets=-1),
+    _t("skill", ACTIVE, 10, "a Skill Roll (roll= its Action Roll, level= its Skill Level)", "2d10 vs the skill",
+       "none unless ep_row=", ROLL + Q_GENERIC + (_p("level", "Skill Level"), _p("more_time", "doublings of time (+2 each)"),
+                                                  _p("hurry", "halvings of time (-2 each)"), _p("knowledge", "a same-named Knowledge Score"))),
+    _t("knowledge", ACTIVE, 6, "a Knowledge Roll (d100 vs score x multiplier)", "d100, no reroll", "none",
+       (_p("score", "Knowledge Score"), _p("multiplier", "how likely (20 easy, 0.25 obscure)", "float"),
+        _p("skill", "a same-named Skill Level"))),
+    _t("arm-wrestle", ACTIVE, 10, "an opposed Lift Roll (arm wrestling)", "2d10 each: Lift Rolls", "row 9; both failing 5 EP each",
+       (ROLL[1], ROLL[2], _p("q_ep", "Q to EP"), _p("vs_q_ep", "the opponent's Q to EP")), targets=1),
+)}
+
+_RESOLVERS = {
+    "punch": lambda ctx, dice: combat.resolve_attack(ctx, dice, "punch"),
+    "strike": lambda ctx, dice: combat.resolve_attack(ctx, dice, "strike"),
+    "blast": lambda ctx, dice: combat.resolve_attack(ctx, dice, "blast"),
+    "power": actions.resolve_power,
+    "ability": actions.resolve_ability,
+    "discernment": actions.resolve_discernment,
+    "heal": actions.resolve_heal,
+    "hold-breath": actions.resolve_hold_breath,
+    "jump": actions.resolve_jump,
+    "lift": actions.resolve_lift,
+    "move": actions.resolve_move,
+    "throw": actions.resolve_throw,
+    "skill": actions.resolve_skill,
+    "knowledge": actions.resolve_knowledge,
+    "arm-wrestle": actions.resolve_arm_wrestle,
+}
+
+
+class BrandXRuleset(Ruleset):
+    id = "brandx"
+    name = "Brand X"
+    description = "Brand X superheroes: 2d10 roll-under Action Rolls, Q, Sphere charts, EP rows"
+    time = TimeMapping(
+        segments_per_round=50, segment_means="0.24 s (50 segments a 12-second round)",
+        payment_every=50, simultaneous=True,
+    )
+    sheet = SHEET
+    settings = SETTINGS
+    down_when = ("vp", "dp")
+    tables_file = "tables.toml"
+
+    def __init__(self, house_rules: Any = None) -> None:
+        super().__init__(house_rules)
+        self._charts: Charts | None = None
+        self._ep: EpChart | None = None
+
+    @property
+    def charts(self) -> Charts:
+        if self._charts is None:
+            self._charts = Charts(self.tables)
+        return self._charts
+
+    @property
+    def ep_chart(self) -> EpChart:
+        if self._ep is None:
+            self._ep = EpChart.from_tables(self.tables)
+        return self._ep
+
+    def ctx(self, request: ActionRequest) -> Ctx:
+        return Ctx(self.charts, self.ep_chart, self.tables, request)
+
+    # ------------------------------------------------------------------ catalogue
+    def catalogue(self) -> Mapping[str, ActionTemplate]:
+        return CATALOGUE
+
+    def template(self, name: str) -> ActionTemplate:
+        # "hold breath", "hold_breath" and "hold-breath" all name the same action.
+        return super().template(name.strip().replace(" ", "-").replace("_", "-"))
+
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        resolver = _RESOLVERS.get(request.template.name)
+        if resolver is None:
+            raise TrackerError(f"Brand X has no rule for {request.template.name!r}")
+        return resolver(self.ctx(request), dice)
+
+    def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        if not request.template.maintainable:
+            raise TrackerError(f"{request.template.name} cannot be maintained")
+        return combat.maintain_attack(self.ctx(request), dice)
+
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        """Exact chance the declared action succeeds (the first roll it makes)."""
+        try:
+            self.resolve(request, TargetProbe())
+        except ProbeHit as hit:
+            return hit.chance
+        return None  # no dice: powers, resting a round
+
+    # ------------------------------------------------------------------ command line
+    def _options(self, spec: str, options: Mapping[str, Any] | None) -> tuple[int, int, int, str]:
+        opts = dict(options or {})
+        target = parse_number(spec, "brandx TARGET")
+        if not isinstance(target, int):
+            raise TrackerError(f"brandx TARGET: expected a whole number such as 15, got {spec!r}")
+        pool = parse_number(opts.pop("pool", 0), "--pool")
+        editing = parse_number(opts.pop("editing", 0), "--set editing")
+        kind = str(opts.pop("kind", "action"))
+        if kind not in ("action", "knowledge"):
+            raise TrackerError(f"--set kind={kind}: expected action or knowledge")
+        if opts:
+            raise TrackerError(f"brandx: unknown option {next(iter(opts))!r} (options: pool, editing, kind)")
+        if not isinstance(pool, int) or not isinstance(editing, int):
+            raise TrackerError("brandx: --pool and editing take whole numbers")
+        return target, pool, editing, kind
+
+    def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
+             difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
+        if vs is not None:
+            raise TrackerError("brandx: opposed rolls are declared in an encounter (arm-wrestle); --vs is not used")
+        base, pool, editing, kind = self._options(spec, options)
+        bonus = self.charts.sphere(pool)
+        target = base + bonus + editing
+        if kind == "knowledge":
+            k = roll_d100(dice, target)
+            dice_shown, total, q, success = list(k.dice), k.total, k.q, k.success
+            shown = f"d100 {k.tens},{k.units} -> {k.total}"
+        else:
+            r = action_roll(dice, target)
+            dice_shown, total, q, success = list(r.dice), r.total, r.q, r.success
+            shown = f"2d10 {r.shown()}"
+        parts = [f"target {base}"]
+        if pool:
+            parts.append(f"pool {pool} ({bonus:+d})")
+        if editing:
+            parts.append(f"editing +{editing}")
+        outcome = f"success, Q {q}" if success else f"failure, missed by {-q}"
+        text = f"{shown} vs {' + '.join(parts)} = {target}: {outcome}"
+        return RollResult(self.id, dice_shown, success, q, text, {
+            "total": total, "target": target, "q": q, "base": base, "pool": pool, "pool_bonus": bonus, "editing": editing,
+        })
+
+    def chance(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
+               options: Mapping[str, Any] | None = None) -> Fraction:
+        if vs is not None:
+            raise TrackerError("brandx: odds of opposed rolls are not offered; give a TARGET")
+        base, pool, editing, kind = self._options(spec, options)
+        target = base + self.charts.sphere(pool) + editing
+        return chance_d100_at_most(target) if kind == "knowledge" else chance_at_most(target)
+
+    def chart_lookup(self, name: str, value: Any, reverse: bool = False) -> dict[str, Any]:
+        """`tracker chart NAME VALUE [--reverse]`: value -> Result row, or row -> chart entry."""
+        chart_name = str(name).strip().casefold()
+        number = parse_number(value, f"chart {chart_name} VALUE")
+        if chart_name == "ep":
+            if not isinstance(number, int):
+                raise TrackerError(f"chart ep ROW: expected a whole row number, got {value!r}")
+            cost = self.ep_chart.per_use(number)
+            return {"chart": "ep", "value": number, "reverse": False, "result": self.ep_chart.describe(number),
+                    "ep_per_use": float(cost), "fraction": f"{cost.numerator}/{cost.denominator}"}
+        if chart_name not in CHART_NAMES:
+            raise TrackerError(f"chart {name!r}: expected one of {', '.join(CHART_NAMES)} or ep")
+        chart = self.charts.chart(chart_name)
+        if reverse:
+            if not isinstance(number, int):
+                raise TrackerError(f"chart {chart_name} --reverse ROW: expected a whole Result row, got {value!r}")
+            entry = chart.value(number)
+            data: dict[str, Any] = {"chart": chart_name, "value": number, "reverse": True, "row": number, "result": entry}
+            if number <= 0:
+                data["negative"] = chart.negative_of(number)
+            return data
+        row = chart.row(number)
+        matched = chart.value(row) if row != 0 or number != 0 else 0
+        if number < 0:
+            matched = chart.negative_of(row) if row <= 0 else matched
+        return {"chart": chart_name, "value": number, "reverse": False, "row": row, "result": row, "entry": matched}
+
+
+__all__ = ["BrandXRuleset", "CATALOGUE"]

@@ -1,0 +1,632 @@
+"""The other Action Rolls of the seed: abilities, discernment, healing, holding breath,
+jumping, lifting, moving, throwing, skills, powers, knowledge and opposed actions.
+
+Decisions where the sources are silent (each also named in the summary it produces):
+- Ability rolls: PT 10, no EP; `calm=true` takes the seed's assumed roll of 7 instead
+  of dice (no stress). Extra Effort (`effort=N`, `effort_on=STAT`) on any roll based on
+  an ability; the ability drops by N afterwards.
+- Healing: `period=round` needs no dice: the Healing Roll (Sphere(constitution) plus
+  Sphere(pool), pool = current DP, + newoen // 4 if mental) halved restores VP (round
+  up) and EP (round down) over one round of rest (PT 50), never above the maxima.
+  `period=hour|day|month` rolls; Q heals DP, strength, agility, constitution, EP in that
+  order (mental: EP, active charisma, learning), each up to its starting value. PT: an
+  hour is 15000 segments (a segment is 0.24 s), a day 24 hours, a month 30 days.
+- Hold Breath (passive, PT 10, row 9): the per-round EP cost is an Upkeep, with 1 DP a
+  round (to the head) per 5 EP a round. `elapsed=R` gives the Sphere(R) penalty of R
+  rounds held so far (re-declare to raise the cost as time passes); `air_gone=SEGMENT`
+  gives the vacuum penalty (segments of PT left then: start 34, gone 36 -> 8).
+- Jump (passive, PT 6, row 9, may start with Move): height in cm is the Square entry of
+  the Q row (Q 10 -> 100 cm); air time is Square(4 x height in m) segments (at least 0);
+  length = speed (m/segment, from `speed=` or the latest Move Roll) x air time.
+- Lift (active, PT 10, powers 20, row 9): `weight=KG` (x2 overhead, x1/2 worn) needs Q of
+  at least Sphere(weight) (+ Sphere(distance) for a power at a distance); the rest of Q
+  goes to EP or speed. A failure costs 1 EP. Pushing (`push=true friction=F`): friction
+  is a penalty; missing the weight's Q by m doubles PT m times; more than 20 - F (or
+  F >= 20) cannot move it.
+- Move (passive, PT 6, row 9): see the seed's walk-through; `slow=N` lowers the speed Q
+  by up to Sphere(current speed Q) (less half the failure on a miss); `stop=true` ends
+  the movement and its per-round EP. Speed in dm/segment is the Result value of
+  Sphere(speed Q) (Q 0 -> .9, Q 17 -> 10). `q_defense` adds Defense (2:1) until the
+  next Move Roll and takes the same from Attack. EP: paid on the roll and then every
+  payment segment (Upkeep), the cost of the latest Move Roll.
+- Throw (active, PT 15, row 9): `weight=KG` needs Q >= Sphere(weight); leftover Q to
+  distance (Result row -> Sphere entry, metres; speed the same in m/segment), EP, lob.
+  A failed throw (or a weight above the Q) costs 5 EP and goes Sphere(row Q) metres.
+  Lob/precision: airborne Square(height x f) segments, f = 2 with no lob and 4 + 2 x
+  lob Q (the seed's 6, 8, 10 for 1, 2, 3), distance = speed x airborne. With a target
+  it is an attack: a Combat Roll follows with the next dice (damage= states the
+  object's damage); a target beyond the maximum range (the speed) is missed.
+- Skill: `roll=` is the skill's Action Roll, `level=` its Skill Level; `more_time=N`
+  doubles the PT N times for +2 each (at most the Skill Level doublings, so at most
+  +2 x level); `hurry=N` takes -2 each and halves the PT (rounding down, at least 1).
+  `knowledge=SCORE` adds score // 10 to the pool. Q left over is the skill's own.
+- Power: non-random: Q is the PR. `pr_effect`, `pr_ep`, `pr_speed` share it (the one
+  unsaid takes the rest); `mode=passive` halves the PT; a passive power's EP is paid
+  on initiation and then each round (Upkeep) unless `upkeep=false`.
+- Knowledge: d100 (tens die then units die) against score x `multiplier` + `skill`,
+  no subtracting reroll, PT 6, no EP.
+- Arm wrestling: both make a Lift Roll lifting nothing (the actor's dice, then the
+  target's). One failing loses (1 EP); both failing pay 5 EP each and go again; both
+  succeeding cut each other's Q 2:1 with the Q not put on EP (`q_ep`, `vs_q_ep`); a
+  Q below 0 loses; if neither or both go below 0 nobody has won yet.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import ceil
+from typing import Any
+
+from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
+from tracker.engine.errors import TrackerError
+from tracker.engine.model import Combatant
+from rulesets.brandx.combat import LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
+from rulesets.brandx.common import Ctx, latest_action
+from rulesets.brandx.ep import bill as make_bill
+from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
+from rulesets.dice import DiceSource
+
+ABILITIES = (
+    "strength", "agility", "constitution", "learning", "newoen", "active_charisma",
+    "normal_charisma", "sight", "hearing", "build", "beauty",
+)
+SEGMENTS = {"round": 50, "hour": 15000, "day": 360000, "month": 10800000}
+
+
+def _ep_effects(ctx: Ctx, bill_text: str, total: int, what: str, who: str | None = None) -> list[Effect]:
+    if not total:
+        return []
+    return [Adjust(who or ctx.actor.name, "ep", -total, f"{what}: {bill_text}")]
+
+
+def _spend_common(ctx: Ctx, q: int, order: tuple[str, ...], sink: str | None) -> tuple[dict[str, int], str, list[str]]:
+    labels = LABELS | {"q_height": "height", "q_distance": "distance", "q_lob": "lob", "q_turn": "turning"}
+    spent = ctx.spend(q, order, sink, labels)
+    return spent.amounts, spent.text(labels), spent.notes
+
+
+# ---------------------------------------------------------------------- abilities
+def resolve_ability(ctx: Ctx, dice: DiceSource) -> Resolution:
+    ability = str(ctx.p("ability", "strength"))
+    if ability not in ABILITIES:
+        raise TrackerError(f"ability={ability}: expected one of {', '.join(ABILITIES)}")
+    base = int(ctx.p("roll", ctx.stat(ability)))
+    target, text, costs, tdetails = ctx.target(base, f"{ability} {base}", int(ctx.p("pool", 0)), ability)
+    if ctx.p("calm", False):
+        total, faces, shown = 7, (), "no stress: 7 assumed"
+    else:
+        roll = action_roll(dice, target)
+        total, faces, shown = roll.total, roll.dice, roll.shown()
+    return _generic(ctx, target, text, costs, tdetails, total, faces, shown, "ability", f"{ability} roll")
+
+
+def _generic(
+    ctx: Ctx, target: int, text: str, costs: list[Effect], tdetails: dict[str, Any], total: int,
+    faces: tuple[int, ...], shown: str, ep_kind: str, what: str,
+) -> Resolution:
+    """An Action Roll whose Q goes to speed, Defense, EP or is saved; the rest is its own."""
+    q = target - total
+    success = q >= 0
+    amounts, spent_text, notes = _spend_common(ctx, q, ("q_speed", "q_defense", "q_ep", "q_save"), None)
+    pt = speed_pt(ctx.base_pt(), amounts.get("q_speed", 0))
+    start = ctx.start_row(ep_kind)
+    # Negative Q raises the EP row (DESIGN 4.1), for rolls that cost EP at all.
+    raise_by = -q if (not success and start > 0) else 0
+    row = start - amounts.get("q_ep", 0) + raise_by
+    bill = ctx.bill([(what, row)] if row > 0 else [])
+    effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, what)
+    outcome = f"Q {q}: {spent_text}" if success else f"missed by {-q}"
+    summary = "; ".join([f"{text}; rolled {shown}: {outcome}", f"PT {pt}", bill.text()] + notes)
+    details = {"q": q, "roll": target, "total": total, **tdetails, "ep_uses": bill.uses,
+               "defense": amounts.get("q_defense", 0) // 2, "spent": amounts}
+    if amounts.get("q_save"):
+        details["saved_pool"] = amounts["q_save"] // 2
+    return Resolution(pt=pt, success=success, margin=q, dice=tuple(faces), summary=summary,
+                      effects=tuple(effects), details=details)
+
+
+def resolve_discernment(ctx: Ctx, dice: DiceSource) -> Resolution:
+    newoen = ctx.stat("newoen")
+    base = int(ctx.p("roll", int(newoen // 2)))
+    target, text, costs, tdetails = ctx.target(base, f"half newoen {base}", int(ctx.p("pool", 0)))
+    roll = action_roll(dice, target)
+    res = _generic(ctx, target, text, costs, tdetails, roll.total, roll.dice, roll.shown(), "discernment", "discernment")
+    verdict = "knows the right course" if roll.success else "cannot tell the good course"
+    return _amend(res, f"; {ctx.actor.name} {verdict}")
+
+
+def _amend(res: Resolution, extra: str, **changes: Any) -> Resolution:
+    data = {"pt": res.pt, "success": res.success, "margin": res.margin, "dice": res.dice,
+            "summary": res.summary + extra, "effects": res.effects, "order": res.order, "details": res.details}
+    data.update(changes)
+    return Resolution(**data)
+
+
+# ---------------------------------------------------------------------- healing
+def _original_stats(ctx: Ctx, who: Combatant) -> dict[str, Any]:
+    enc = ctx.encounter
+    if enc is not None:
+        for entry in enc.setup.roster:
+            if entry.name == who.name:
+                return dict(entry.stats)
+        for event in enc.effective_events():
+            if event.kind == "add" and event.args.get("name") == who.name:
+                return dict(event.args.get("stats", {}))
+    return dict(who.stats)
+
+
+def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
+    if ctx.p("effort"):
+        raise TrackerError("effort=: the Healing Roll cannot be increased by Extra Effort")
+    period = str(ctx.p("period", "hour"))
+    mental = bool(ctx.p("mental", False))
+    me = ctx.actor
+    con = ctx.stat("constitution")
+    base = ctx.charts.sphere(con)
+    pool = int(me.resources.get("dp", 0)) + int(ctx.p("pool", 0))
+    if mental:
+        pool += int(ctx.stat("newoen") // 4)
+    target, text, costs, tdetails = ctx.target(base, f"Sphere(constitution {con:g}) {base}", pool)
+    pt = ctx.request.pt if ctx.request.pt is not None else SEGMENTS[period]
+    effects: list[Effect] = list(costs)
+    if period == "round":
+        vp_gain, ep_gain = ceil(target / 2), target // 2
+        parts = []
+        for key, gain in (("vp", vp_gain), ("ep", ep_gain)):
+            room = me.maxima.get(key, 0) - me.resources.get(key, 0)
+            amount = max(0, min(gain, room))
+            if amount:
+                effects.append(Damage(me.name, -amount, key))
+            parts.append(f"{key.upper()} +{amount}" + (f" of {gain}" if amount != gain else ""))
+        summary = f"{text}; resting one round: {', '.join(parts)} (VP half the roll rounded up, EP rounded down)"
+        return Resolution(pt=pt, success=True, margin=0, summary=summary, effects=tuple(effects),
+                          details={"roll": target, "vp": vp_gain, "ep": ep_gain, **tdetails})
+    roll = action_roll(dice, target)
+    q = roll.q
+    order = ("ep", "active_charisma", "learning") if mental else ("dp", "strength", "agility", "constitution", "ep")
+    original = _original_stats(ctx, me)
+    left, parts = max(0, q), []
+    for key in order:
+        if left <= 0:
+            break
+        if key in me.resources:
+            room = me.maxima.get(key, 0) - me.resources.get(key, 0)
+        else:
+            room = original.get(key, me.stats.get(key, 0)) - me.stats.get(key, 0)
+        amount = int(max(0, min(left, room)))
+        if not amount:
+            continue
+        left -= amount
+        if key in me.resources:
+            effects.append(Damage(me.name, -amount, key))
+        else:
+            effects.append(Adjust(me.name, key, amount, "healing", timing="complete"))
+        parts.append(f"{key} +{amount}")
+    healed = ", ".join(parts) if parts else "nothing to heal"
+    outcome = f"Q {q}: {healed}" if roll.success else f"missed by {-q}: no healing"
+    summary = f"{'mental' if mental else 'physical'} Healing Roll ({period}): {text}; rolled {roll.shown()}: {outcome}"
+    return Resolution(pt=pt, success=roll.success, margin=q, dice=roll.dice, summary=summary,
+                      effects=tuple(effects), details={"q": q, "roll": target, "total": roll.total, **tdetails})
+
+
+# ---------------------------------------------------------------------- hold breath
+def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
+    me = ctx.actor
+    con, strength = ctx.stat("constitution"), ctx.stat("strength")
+    base = int(ctx.p("roll", int(con + strength // 2)))
+    pool = int(me.resources.get("dp", 0)) + int(ctx.p("pool", 0))
+    pt = ctx.base_pt()
+    air_gone = ctx.p("air_gone")
+    vacuum = max(0, ctx.segment + pt - int(air_gone)) if air_gone is not None else 0
+    target, text, costs, tdetails = ctx.target(base, f"constitution + strength/2 {base}", pool, "constitution")
+    if vacuum:
+        target -= vacuum
+        text += f" - {vacuum} (air gone on segment {air_gone}, {vacuum} segments of PT left) = {target}"
+    roll = action_roll(dice, target)
+    elapsed = int(ctx.p("elapsed", 0))
+    time_penalty = ctx.charts.sphere(elapsed) if elapsed > 0 else 0
+    q = roll.q - time_penalty
+    row = ctx.start_row("hold_breath") - q
+    per_round = ctx.ep_chart.per_round(row)
+    head = int(per_round // 5)
+    effects: list[Effect] = list(costs) + [Upkeep(me.name, "holding breath", "ep", per_round, timing="initiate")]
+    if head:
+        effects.append(Upkeep(me.name, "holding breath: head", "dp", head, timing="initiate"))
+    summary = (
+        f"{text}; rolled {roll.shown()}: Q {roll.q}"
+        + (f" - {time_penalty} for {elapsed} rounds held = {q}" if time_penalty else "")
+        + f"; EP row {row}: {per_round:g} EP a round" + (f", {head} DP (head) a round" if head else "")
+        + f"; PT {pt}"
+    )
+    details = {"q": q, "roll": target, "total": roll.total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
+               "ep_row": row, "ep_per_round": per_round, **tdetails}
+    return Resolution(pt=pt, success=q >= 0, margin=q, dice=roll.dice, summary=summary,
+                      effects=tuple(effects), details=details)
+
+
+# ---------------------------------------------------------------------- movement
+def _move_roll(ctx: Ctx) -> tuple[int, str]:
+    if ctx.p("roll") is not None:
+        return int(ctx.p("roll")), f"Move Roll {ctx.p('roll')}"
+    if ctx.actor.stats.get("move_roll") is not None:
+        return int(ctx.actor.stats["move_roll"]), f"Move Roll {ctx.actor.stats['move_roll']}"
+    agility, strength, height = ctx.stat("agility"), ctx.stat("strength"), ctx.stat("height")
+    value = int(agility + ceil(strength / 2) + ctx.charts.square(height))
+    return value, f"Move Roll {value} (agility {agility:g} + strength/2 {ceil(strength / 2)} + Square(height {height:g}) {ctx.charts.square(height)})"
+
+
+def speed_of(ctx: Ctx, speed_q: int) -> float:
+    """dm/segment: the Result value of Sphere(speed Q)."""
+    row = ctx.charts.sphere(speed_q)
+    return float(row) if row >= 1 else float(ctx.charts.value("result", row))
+
+
+def resolve_move(ctx: Ctx, dice: DiceSource) -> Resolution:
+    me = ctx.actor
+    prev = latest_action(ctx.encounter, me.name, "move")
+    pd = prev.resolution.details if prev is not None else {}
+    speed_q = int(pd.get("speed_q", 0))
+    extra_rows = int(pd.get("ep_extra_rows", 0))
+    base, base_text = _move_roll(ctx)
+    pool = -speed_q + int(ctx.p("pool", 0))
+    target, text, costs, tdetails = ctx.target(base, base_text, pool, "agility")
+    if speed_q:
+        text += f" (pool -{speed_q} for speed Q already applied)" if speed_q > 0 else ""
+    roll = action_roll(dice, target)
+    q = roll.q
+    notes: list[str] = []
+    stop = bool(ctx.p("stop", False))
+    slow = int(ctx.p("slow", 0))
+    most = max(0, ctx.charts.sphere(speed_q))
+    if slow > most:
+        notes.append(f"slowing cut from {slow} to {most} (Sphere of speed Q {speed_q})")
+        slow = most
+    amounts: dict[str, int] = {}
+    if roll.success:
+        amounts, spent_text, more = _spend_common(ctx, q, ("q_ep", "q_speed", "q_turn", "q_defense", "q_save"), "q_speed")
+        notes.extend(more)
+        new_q = speed_q + amounts.get("q_speed", 0) - slow
+        extra_rows = 0
+        outcome = f"Q {q}: {spent_text}"
+    else:
+        miss = -q
+        slow = max(0, slow - miss // 2)
+        new_q = speed_q - slow - (miss if miss > 5 else 0)
+        extra_rows += miss // 5
+        outcome = f"missed by {miss}" + (f": speed Q -{miss}" if miss > 5 else "") + (f", EP row +{miss // 5} until a successful Move Roll" if miss >= 5 else "")
+    if new_q < 0 and not ctx.request.settings.get("negative_movement", False):
+        new_q = 0
+    if stop:
+        new_q = 0
+    speed_dm = 0.0 if stop else speed_of(ctx, new_q)
+    row = ctx.start_row("move") - amounts.get("q_ep", 0) + extra_rows
+    bill = ctx.bill([("movement", row)])
+    per_round = 0 if stop else ctx.ep_chart.per_round(row)
+    effects: list[Effect] = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "Move Roll")
+    effects.append(Upkeep(me.name, "movement", "ep", per_round, timing="initiate"))
+    turn = amounts.get("q_turn", 0) * int(ctx.p("maneuverability", 45))
+    move_defense = amounts.get("q_defense", 0) // 2
+    if turn:
+        notes.append(f"turns up to {turn} degrees")
+    if move_defense:
+        notes.append(f"Defense +{move_defense} against all, Attack -{move_defense}, until the next Move Roll")
+    speed_text = "stops" if stop else f"speed Q {new_q}: {speed_dm:g} dm/segment ({speed_dm / 10:g} m/segment, {speed_dm * 5:g} m/round)"
+    summary = "; ".join([f"{text}; rolled {roll.shown()}: {outcome}", speed_text,
+                         f"EP row {row}: {bill.text()} now, {per_round:g} EP a round", f"PT {ctx.base_pt()}"] + notes)
+    details = {"q": q, "roll": target, "total": roll.total, **tdetails, "speed_q": new_q, "speed_dm": speed_dm,
+               "speed_m": speed_dm / 10, "ep_extra_rows": extra_rows, "ep_row": row, "ep_per_round": per_round,
+               "move_defense": move_defense, "turn": turn, "ep_uses": bill.uses, "stopped": stop}
+    if amounts.get("q_save"):
+        details["saved_pool"] = amounts["q_save"] // 2
+    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=roll.dice, summary=summary,
+                      effects=tuple(effects), details=details)
+
+
+# ---------------------------------------------------------------------- jump
+def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
+    me = ctx.actor
+    agility, strength, height = ctx.stat("agility"), ctx.stat("strength"), float(ctx.stat("height"))
+    base = int(ctx.p("roll", int(agility + strength)))
+    bonus = ctx.charts.square(2 * height)
+    target, text, costs, tdetails = ctx.target(base + bonus, f"agility + strength {base} + Square(2 x height) {bonus}",
+                                               int(ctx.p("pool", 0)), "agility")
+    roll = action_roll(dice, target)
+    q = roll.q
+    notes: list[str] = []
+    if roll.success:
+        amounts, spent_text, more = _spend_common(ctx, q, ("q_ep", "q_height"), "q_height")
+        notes.extend(more)
+        height_row = amounts.get("q_height", 0)
+        row = ctx.start_row("jump") - amounts.get("q_ep", 0)
+        outcome = f"Q {q}: {spent_text}"
+    else:
+        height_row, row = q, ctx.start_row("jump") - q
+        outcome = f"missed by {-q}: jumps, but not as high"
+    cm = float(ctx.charts.value("square", height_row))
+    metres = cm / 100
+    air = max(0, ctx.charts.square(4 * metres))
+    speed = ctx.p("speed")
+    if speed is None:
+        move = latest_action(ctx.encounter, me.name, "move")
+        speed = float(move.resolution.details.get("speed_m", 0)) if move is not None else 0.0
+    length = round(float(speed) * air, 2)
+    bill = ctx.bill([("jump", row)])
+    effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "jump")
+    if ctx.p("reach", False):
+        notes.append(f"reaching: up to +{height:g} m to height or length")
+    summary = "; ".join([f"{text}; rolled {roll.shown()}: {outcome}",
+                         f"height {cm:g} cm, {air} segments in the air, {length:g} m at {float(speed):g} m/segment",
+                         f"PT {ctx.base_pt()}", bill.text()] + notes)
+    details = {"q": q, "roll": target, "total": roll.total, **tdetails, "height_cm": cm, "air": air,
+               "length_m": length, "ep_uses": bill.uses}
+    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=roll.dice, summary=summary,
+                      effects=tuple(effects), details=details)
+
+
+# ---------------------------------------------------------------------- lift
+def _weight(ctx: Ctx, name: str = "weight") -> tuple[float, str]:
+    weight = ctx.p(name)
+    if weight is None:
+        raise TrackerError(f"{ctx.request.template.name} needs {name}=KG, the object's mass in kg")
+    w = float(weight)
+    parts = [f"{w:g} kg"]
+    if ctx.p("overhead", False):
+        w *= 2
+        parts.append("x2 overhead")
+    if ctx.p("worn", False):
+        w /= 2
+        parts.append("x1/2 worn")
+    return w, " ".join(parts)
+
+
+def lift_roll(ctx: Ctx, who: Combatant) -> tuple[int, str]:
+    strength, mass = ctx.stat("strength", who), float(ctx.stat("mass", who))
+    value = int(strength - 9 + ctx.charts.sphere(mass))
+    return value, f"strength - 9 + Sphere(mass {mass:g}) = {value}"
+
+
+def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
+    me = ctx.actor
+    base, base_text = (int(ctx.p("roll")), f"roll {ctx.p('roll')}") if ctx.p("roll") is not None else lift_roll(ctx, me)
+    weight, weight_text = _weight(ctx)
+    need = ctx.charts.sphere(weight) if weight > 0 else 0
+    need_text = f"Sphere({weight_text}) {need}"
+    if ctx.p("distance") is not None:
+        far = ctx.charts.sphere(float(ctx.p("distance")))
+        need += far
+        need_text += f" + Sphere(distance {ctx.p('distance')} m) {far}"
+    push, friction = bool(ctx.p("push", False)), int(ctx.p("friction", 0))
+    target, text, costs, tdetails = ctx.target(base, base_text, int(ctx.p("pool", 0)), "strength")
+    if push and friction:
+        target -= friction
+        text += f" - friction {friction} = {target}"
+    roll = action_roll(dice, target, need)
+    q = roll.q
+    margin = q - need
+    pt = ctx.base_pt()
+    notes: list[str] = []
+    if margin >= 0:
+        amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep"), "q_ep")
+        notes.extend(more)
+        pt = speed_pt(pt, amounts.get("q_speed", 0))
+        bill = ctx.bill([("lift", ctx.start_row("lift") - amounts.get("q_ep", 0))])
+        success, outcome = True, f"Q {q} against {need_text}: lifted, {margin} over: {spent_text}"
+    elif push:
+        miss = -margin
+        if friction >= 20 or miss > 20 - friction:
+            success, outcome = False, f"Q {q} against {need_text}: missed by {miss}, more than 20 - friction {friction}: it will not move"
+        else:
+            pt = pt * 2 ** miss
+            success, outcome = True, f"Q {q} against {need_text}: missed by {miss}, PT doubled {miss} times to {pt}"
+        bill = ctx.bill([("failed lift", ctx.ep_chart.first_paid_row)])
+    else:
+        success, outcome = False, f"Q {q} against {need_text}: missed by {-margin}, not lifted"
+        bill = ctx.bill([("failed lift", ctx.ep_chart.first_paid_row)])
+    effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "lift")
+    summary = "; ".join([f"{text}; rolled {roll.shown()}: {outcome}", f"PT {pt}", bill.text()] + notes)
+    details = {"q": q, "roll": target, "total": roll.total, **tdetails, "needed": need, "ep_uses": bill.uses}
+    return Resolution(pt=pt, success=success, margin=margin, dice=roll.dice, summary=summary,
+                      effects=tuple(effects), details=details)
+
+
+def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
+    me = ctx.actor
+    if len(ctx.request.targets) != 1:
+        raise TrackerError("arm-wrestle takes one opponent (target=NAME)")
+    foe = ctx.request.targets[0]
+    mine, _ = lift_roll(ctx, me)
+    target, text, costs, tdetails = ctx.target(mine, f"{me.name}'s Lift Roll {mine}", int(ctx.p("pool", 0)), "strength")
+    theirs, _ = lift_roll(ctx, foe)
+    a = action_roll(dice, target)
+    b = action_roll(dice, theirs)
+    a_ep, b_ep = int(ctx.p("q_ep", 0)), int(ctx.p("vs_q_ep", 0))
+    rows = {me.name: 9, foe.name: 9}
+    winner: str | None
+    if not a.success and not b.success:
+        winner, outcome = None, "both fail: each uses 5 EP and they try again"
+    elif not a.success or not b.success:
+        winner = me.name if a.success else foe.name
+        loser = foe.name if a.success else me.name
+        rows[loser] = ctx.ep_chart.first_paid_row  # a failed lift costs 1 EP
+        outcome = f"{loser} fails and loses"
+    else:
+        a_ep, b_ep = min(a_ep, a.q), min(b_ep, b.q)
+        rows[me.name] -= a_ep
+        rows[foe.name] -= b_ep
+        qa = a.q - (b.q - b_ep) // 2
+        qb = b.q - (a.q - a_ep) // 2
+        if (qa < 0) == (qb < 0):
+            winner, outcome = None, f"Q {a.q} and {b.q} cut to {qa} and {qb}: nobody has won yet"
+        else:
+            winner = me.name if qb < 0 else foe.name
+            outcome = f"Q {a.q} and {b.q} cut to {qa} and {qb}: {winner} wins"
+    mine_bill = ctx.bill([("arm wrestling", rows[me.name])])
+    their_bill = make_bill(ctx.ep_chart, ctx.encounter, foe.name, [("arm wrestling", rows[foe.name])])
+    effects = list(costs) + _ep_effects(ctx, mine_bill.text(), mine_bill.total, "arm wrestling")
+    effects += _ep_effects(ctx, their_bill.text(), their_bill.total, "arm wrestling", foe.name)
+    effects.append(Note(f"arm wrestling: {outcome}"))
+    summary = (f"{text}; rolled {a.shown()} ({a.outcome()}); {foe.name}'s Lift Roll {theirs}, rolled {b.shown()} "
+               f"({b.outcome()}): {outcome}; {me.name} {mine_bill.text()}, {foe.name} {their_bill.text()}")
+    details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses, **tdetails}
+    return Resolution(pt=ctx.base_pt(), success=(winner == me.name) if winner else False, margin=a.q,
+                      dice=a.dice + b.dice, summary=summary, effects=tuple(effects), details=details)
+
+
+# ---------------------------------------------------------------------- throw
+def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
+    me = ctx.actor
+    strength, mass = ctx.stat("strength"), float(ctx.stat("mass"))
+    base = int(ctx.p("roll", int(strength - 9)))
+    bonus = ctx.charts.sphere(mass)
+    weight, weight_text = _weight(ctx)
+    need = ctx.charts.sphere(weight) if weight > 0 else 0
+    target, text, costs, tdetails = ctx.target(base + bonus, f"strength - 9 {base} + Sphere(mass {mass:g}) {bonus}",
+                                               int(ctx.p("pool", 0)), "strength")
+    roll = action_roll(dice, target, need)
+    q = roll.q
+    margin = q - need
+    notes: list[str] = []
+    lob = 0
+    if margin >= 0:
+        amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep", "q_lob", "q_distance"), "q_distance")
+        notes.extend(more)
+        distance_row, lob = amounts.get("q_distance", 0), amounts.get("q_lob", 0)
+        row = ctx.start_row("throw") - amounts.get("q_ep", 0)
+        pt = speed_pt(ctx.base_pt(), amounts.get("q_speed", 0))
+        outcome = f"Q {q} against Sphere({weight_text}) {need}: thrown, {margin} over: {spent_text}"
+        success = True
+    else:
+        distance_row, row, pt, success = margin, ctx.ep_chart.first_paid_row + 4, ctx.base_pt(), False
+        outcome = f"Q {q} against Sphere({weight_text}) {need}: missed by {-margin}, thrown only a little"
+    speed = round(float(ctx.charts.value("sphere", distance_row)), 2)
+    if lob or ctx.p("precise", False):
+        height = float(ctx.stat("height"))
+        factor = 2 if lob == 0 else 4 + 2 * lob
+        air = max(1, ctx.charts.square(height * factor))
+        distance = round(speed * air, 2)
+        flight = f"{air} segments in the air (Square of height x {factor})"
+    else:
+        air, distance, flight = 1, speed, "distance as read"
+    bill = ctx.bill([("throw", row)])
+    effects: list[Effect] = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "throw")
+    parts = [f"{text}; rolled {roll.shown()}: {outcome}", f"{distance:g} m at {speed:g} m/segment, {flight}",
+             f"PT {pt}", bill.text()]
+    details: dict[str, Any] = {"q": q, "roll": target, "total": roll.total, **tdetails, "needed": need,
+                               "distance": distance, "speed": speed, "ep_uses": bill.uses}
+    faces = roll.dice
+    if ctx.request.targets and success:
+        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed)
+        effects.extend(blows)
+        parts.extend(texts)
+        faces += attack_faces
+        details["attack"] = attack_details
+    elif ctx.request.targets:
+        parts.append("no attack: the throw failed")
+    return Resolution(pt=pt, success=success, margin=margin, dice=faces, summary="; ".join(parts + notes),
+                      effects=tuple(effects), details=details)
+
+
+def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
+    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's."""
+    targets = ctx.request.targets
+    if ctx.p("damage") is None:
+        raise TrackerError("a throw at a target needs damage=N, the thrown object's damage")
+    base, base_text = combat_base(ctx)
+    pool = combat_pool(ctx, len(targets))
+    number = base + ctx.charts.sphere(pool)
+    roll = action_roll(dice, number)
+    rng = ctx.p("range")
+    if rng is not None and float(rng) > speed:
+        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m"], roll.dice, {"q": roll.q}
+    if roll.success:
+        attack_q = roll.q - int(ctx.p("q_defense", 0))
+        defense = min(int(ctx.p("q_defense", 0)), roll.q) // 2
+        attacks, dmg_mod = share_attack(max(0, attack_q), len(targets)), 0
+        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}"
+    else:
+        a, dmg_mod, defense = miss_shares(-roll.q)
+        attacks = [a] * len(targets)
+        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: missed by {-roll.q}: Attack {a:+d}, Damage {dmg_mod:+d}"
+    damage = int(ctx.p("damage")) + dmg_mod
+    blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice)
+    faces = roll.dice + tuple(f for h in hits for f in h.get("throwback", {}).get("dice", []))
+    return blows, [head] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits}
+
+
+# ---------------------------------------------------------------------- skills
+def resolve_skill(ctx: Ctx, dice: DiceSource) -> Resolution:
+    if ctx.p("roll") is None:
+        raise TrackerError("skill needs roll=N, the skill's Action Roll")
+    base = int(ctx.p("roll"))
+    level = int(ctx.p("level", 0))
+    more, hurry = int(ctx.p("more_time", 0)), int(ctx.p("hurry", 0))
+    if more and hurry:
+        raise TrackerError("more_time= and hurry= pull opposite ways; use one")
+    if more > level:
+        raise TrackerError(f"more_time={more}: at most the Skill Level ({level}) doublings (+2 each, at most twice the level)")
+    pt = ctx.base_pt()
+    base_text = f"skill {base}"
+    if more:
+        pt *= 2 ** more
+        base += 2 * more
+        base_text += f" + {2 * more} for {more} doublings of time"
+    if hurry:
+        for _ in range(hurry):
+            pt = max(1, pt // 2)
+        base -= 2 * hurry
+        base_text += f" - {2 * hurry} hurrying"
+    pool = int(ctx.p("pool", 0)) + int(ctx.p("knowledge", 0)) // 10
+    target, text, costs, tdetails = ctx.target(base, base_text, pool)
+    roll = action_roll(dice, target)
+    req = ctx.request
+    shifted = Ctx(ctx.charts, ctx.ep_chart, ctx.tables, req.__class__(
+        req.template, req.actor, req.targets, req.params, req.segment, req.settings, req.previous, pt, req.encounter))
+    return _generic(shifted, target, text, costs, tdetails, roll.total, roll.dice, roll.shown(), "skill", "skill")
+
+
+# ---------------------------------------------------------------------- powers
+def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
+    me = ctx.actor
+    if ctx.p("pr") is None:
+        raise TrackerError("power needs pr=N, the character's Power Roll with the power")
+    pr = int(ctx.p("pr"))
+    effort = int(ctx.p("effort", 0))
+    if effort:
+        pr += effort
+    effect, pr_ep, pr_speed = power_budget(ctx, pr)
+    passive = ctx.p("mode", ctx.request.template.mode) == "passive"
+    label = str(ctx.p("label", "power"))
+    base = ctx.base_pt()
+    if passive and ctx.request.pt is None:
+        base = max(1, round_half_up(Fraction(base, 2)))
+    pt = speed_pt(base, pr_speed)
+    row = ctx.start_row("power") - pr_ep
+    bill = ctx.bill([(label, row)])
+    effects: list[Effect] = _ep_effects(ctx, bill.text(), bill.total, label)
+    upkeep = ctx.p("upkeep", passive)
+    per_round = ctx.ep_chart.per_round(row)
+    if upkeep:
+        effects.append(Upkeep(me.name, label, "ep", per_round, timing="initiate"))
+    parts = [f"{label}: PR {pr}" + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
+             f"{effect} PR to effect, {pr_ep} to EP, {pr_speed} to speed",
+             f"{'passive, half time' if passive else 'active'}: PT {pt}",
+             f"EP row {row}: {bill.text()}" + (f", then {per_round:g} EP a round" if upkeep else "")]
+    details = {"pr": pr, "pr_effect": effect, "pr_ep": pr_ep, "pr_speed": pr_speed, "ep_row": row,
+               "ep_uses": bill.uses, "label": label}
+    return Resolution(pt=pt, success=True, margin=pr, summary="; ".join(parts), effects=tuple(effects), details=details)
+
+
+# ---------------------------------------------------------------------- knowledge
+def resolve_knowledge(ctx: Ctx, dice: DiceSource) -> Resolution:
+    if ctx.p("score") is None and ctx.p("skill") is None:
+        raise TrackerError("knowledge needs score=N (the Knowledge Score) and/or skill=N (a same-named Skill Level)")
+    score = int(ctx.p("score", 0))
+    multiplier = float(ctx.p("multiplier", 1.0))
+    skill = int(ctx.p("skill", 0))
+    target = int(score * multiplier) + skill
+    roll = roll_d100(dice, target)
+    outcome = f"knows it by {roll.q}" if roll.success else f"does not know (missed by {-roll.q})"
+    summary = (f"Knowledge {score} x {multiplier:g}" + (f" + skill {skill}" if skill else "") + f" = {target}; "
+               f"d100 {roll.tens},{roll.units} -> {roll.total}: {outcome}; PT {ctx.base_pt()}")
+    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=roll.q, dice=roll.dice, summary=summary,
+                      details={"q": roll.q, "roll": target, "total": roll.total})

@@ -1,0 +1,365 @@
+"""Combat Rolls, Hand Damage, blasts, maintained attacks and throwback.
+
+Combat Roll = Sphere(2 x Agility) (or the sheet's `combat_roll`, or `roll=`), with a bonus
+pool of learning // 10 + `sight=` + `size=` + `pool=` - 1 per extra opponent, read on the
+Sphere chart. Q buys Attack (1:1), Defense (2:1), speed (DESIGN 4.1 PT formula), Damage
+(the Doubles chart entry of the Q spent: 1, 2, 4, 8, ...) and EP (one row per Q).
+A miss is dealt out point by point to Attack, Damage, Defense, Attack, ...; the Defense
+share is halved toward zero (miss 5 -> -2, -2, 0). A miss does not raise the EP row of a
+Combat Roll: the worked combat has Seraph miss by 5 and still pay 4 EP.
+
+Decisions where the sources are silent (DESIGN 3 says the roll is made, and its effects
+fixed, when the action is initiated):
+- The hit is decided at initiation against the Defense the target has then: the Defense
+  of its in-progress actions plus the Defense of its latest Move Roll. `defense=N`
+  states the target's Defense instead. An attacker's own movement Defense is taken off
+  its Attack (seed, Move Roll).
+- Damage goes to VP and what VP cannot take goes through to DP (`to=dp` puts it on DP
+  directly, e.g. penetrating weapons).
+- Several opponents: Attack Q is shared out evenly (the first opponents get any odd
+  point); the attacks are made on successive segments, so the action takes PT + (n - 1)
+  segments and all its damage lands on its completion segment (the engine applies an
+  action's effects together); the summary names each attack's segment.
+- Throwback is rolled, with the next dice after the attack's, when a hit does damage
+  and either takes DP (the VP the target has at initiation cannot absorb it, or
+  `to=dp`) or the target is surprised (`surprised=true`, or by the encounter).
+  Throwback roll: Sphere(mass) + bonus - damage, no pool; bonus Sphere(max(agility,
+  strength)) when only VP is lost, Sphere(strength) when DP is lost, halved (toward
+  zero) if surprised. A miss by n reads row n of the Sphere chart: the speed in
+  m/segment; halved for penetrating damage, again for small projectiles; airborne for
+  Square(2 x height) segments (at least 1); distance = speed x airborne. The miss is
+  added to Pushback (recorded in the details and the summary).
+- Maintained attack: PT / 4 rounded half up (of the unmodified PT), the first link's
+  Attack - 2 per link, the same Damage and Defense, every EP row of the action + 1; no
+  new Combat Roll (the seed: "the same Attack is used").
+- Blast: the Combat Roll is made against the PR put into the attack plus the pool (the
+  Sun-Ruler example: all 12 PR, pool 1, needs 13), and its EP is the power's (row 9 less
+  the PR and Q put on EP), with no separate Combat Roll EP (the example: 5 EP).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from tracker.engine.effects import Adjust, Damage, Effect, Resolution, Throwback
+from tracker.engine.errors import TrackerError
+from tracker.engine.model import Combatant
+from rulesets.brandx.charts import Charts
+from rulesets.brandx.common import Ctx, defense_of, latest_action
+from rulesets.brandx.rolls import action_roll, round_half_up, speed_pt
+from rulesets.dice import DiceSource
+
+# Options of a hit that a maintained link keeps from the first link.
+_CARRIED = ("to", "penetrating", "small_projectile", "throwback")
+COMBAT_SPEND = ("q_speed", "q_attack", "q_defense", "q_damage", "q_ep", "q_save")
+LABELS = {
+    "q_speed": "speed", "q_attack": "Attack", "q_defense": "Defense", "q_damage": "Damage",
+    "q_ep": "EP", "q_save": "saved", "unspent": "unspent",
+}
+
+
+def hand_damage(charts: Charts, mass: float, strength: float) -> int:
+    """Doubles(mass / 10) + strength // 4 (mass // 4 when strength exceeds mass)."""
+    by_mass = charts.doubles(mass / 10)
+    extra = mass if strength > mass else strength
+    return by_mass + int(extra // 4)
+
+
+def miss_shares(miss: int) -> tuple[int, int, int]:
+    """A miss dealt out to Attack, Damage, Defense, Attack, ...; Defense halved toward zero."""
+    shares = [0, 0, 0]
+    for point in range(miss):
+        shares[point % 3] += 1
+    return -shares[0], -shares[1], -int(shares[2] / 2)
+
+
+def combat_base(ctx: Ctx) -> tuple[int, str]:
+    rolled = ctx.p("roll")
+    if rolled is not None:
+        return int(rolled), f"Combat Roll {rolled}"
+    sheet = ctx.actor.stats.get("combat_roll")
+    if sheet is not None:
+        return int(sheet), f"Combat Roll {sheet}"
+    agility = ctx.stat("agility")
+    value = ctx.charts.sphere(2 * agility)
+    return value, f"Combat Roll {value} (Sphere of 2 x agility {agility:g})"
+
+
+def combat_pool(ctx: Ctx, opponents: int) -> int:
+    learning = ctx.stat("learning")
+    pool = int(learning // 10) + int(ctx.p("sight", 0)) + int(ctx.p("size", 0)) + int(ctx.p("pool", 0))
+    return pool - max(0, opponents - 1)
+
+
+def actor_hand_damage(ctx: Ctx) -> int:
+    sheet = ctx.actor.stats.get("hand_damage")
+    if sheet is not None:
+        return int(sheet)
+    return hand_damage(ctx.charts, float(ctx.stat("mass")), float(ctx.stat("strength")))
+
+
+def _surprised(ctx: Ctx, target: Combatant) -> bool:
+    stated = ctx.p("surprised")
+    if stated is not None:
+        return bool(stated)
+    return target.surprised(ctx.segment)
+
+
+def throwback(
+    ctx: Ctx, target: Combatant, damage: int, dp_lost: bool, surprised: bool, dice: DiceSource,
+) -> tuple[list[Effect], str, dict[str, Any]]:
+    charts = ctx.charts
+    mass = float(ctx.stat("mass", target))
+    strength = float(ctx.stat("strength", target))
+    agility = float(ctx.stat("agility", target))
+    mass_row = charts.sphere(mass)
+    if dp_lost:
+        bonus = charts.sphere(strength)
+        if surprised:
+            bonus = int(bonus / 2)
+        bonus_text = f"strength {bonus:+d}" + (" (halved: surprised)" if surprised else "")
+    else:
+        bonus = charts.sphere(max(agility, strength))
+        bonus_text = f"agility/strength {bonus:+d}"
+    number = mass_row + bonus - damage
+    roll = action_roll(dice, number)
+    details: dict[str, Any] = {"target": target.name, "roll": number, "dice": list(roll.dice), "q": roll.q}
+    head = f"{target.name}'s Throwback Roll mass {mass_row} + {bonus_text} - damage {damage} = {number}; rolled {roll.shown()}"
+    if roll.success:
+        return [], f"{head}: stands (Q {roll.q})", details
+    miss = -roll.q
+    speed = float(charts.value("sphere", miss))
+    halvings = []
+    if ctx.p("penetrating", False):
+        speed /= 2
+        halvings.append("penetrating")
+    if ctx.p("small_projectile", False):
+        speed /= 2
+        halvings.append("small projectile")
+    speed = round(speed, 2)
+    height = float(ctx.stat("height", target))
+    airborne = max(1, charts.square(2 * height))
+    distance = round(speed * airborne, 2)
+    details.update({"speed": speed, "distance": distance, "airborne": airborne, "pushback": miss})
+    halved = f" (halved: {', '.join(halvings)})" if halvings else ""
+    text = (
+        f"{head}: thrown {distance:g} m at {speed:g} m/segment{halved}, airborne {airborne} "
+        f"segment{'s' if airborne != 1 else ''}; Pushback +{miss}"
+    )
+    return [Throwback(target.name, distance, speed, airborne)], text, details
+
+
+def land_blows(
+    ctx: Ctx, targets: tuple[Combatant, ...], attacks: list[int], damage: int, dice: DiceSource,
+) -> tuple[list[Effect], list[str], list[dict[str, Any]]]:
+    """Hit checks, damage and throwback for each target."""
+    effects: list[Effect] = []
+    texts: list[str] = []
+    hits: list[dict[str, Any]] = []
+    resource = str(ctx.p("to", "vp"))
+    overflow = "dp" if resource == "vp" else ""
+    stated_defense = ctx.p("defense")
+    for index, (target, attack) in enumerate(zip(targets, attacks)):
+        if stated_defense is not None:
+            defense, why = int(stated_defense), "stated"
+        else:
+            defense, why = defense_of(ctx.encounter, target)
+        hit = attack >= defense
+        when = f" (segment +{index})" if len(targets) > 1 else ""
+        record: dict[str, Any] = {"target": target.name, "attack": attack, "defense": defense, "hit": hit}
+        text = f"Attack {attack:+d} vs {target.name}'s Defense {defense:+d}{f' ({why})' if why else ''}{when}: "
+        if not hit:
+            texts.append(text + "miss")
+            hits.append(record)
+            continue
+        dealt = max(0, damage)
+        record["damage"] = dealt
+        text += f"hit for {dealt} {resource.upper()}"
+        if dealt > 0:
+            effects.append(Damage(target.name, dealt, resource, overflow))
+            dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
+            surprised = _surprised(ctx, target)
+            wanted = ctx.p("throwback")
+            roll_it = (dp_lost or surprised) if wanted is None else bool(wanted)
+            if roll_it and ctx.request.settings.get("throwback", True) is not False:
+                thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
+                effects.extend(thrown)
+                text += f"; {throw_text}"
+                record["throwback"] = throw_details
+        texts.append(text)
+        hits.append(record)
+    return effects, texts, hits
+
+
+def share_attack(total: int, opponents: int) -> list[int]:
+    base, odd = divmod(total, opponents)
+    return [base + (1 if i < odd else 0) for i in range(opponents)]
+
+
+def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
+    """punch, strike (a hand weapon) or blast (a power)."""
+    request = ctx.request
+    targets = request.targets
+    if not targets:
+        raise TrackerError(f"{request.template.name} needs a target (target=NAME, several as target=A,B)")
+    n = len(targets)
+    notes: list[str] = []
+    ep_items: list[tuple[str, int]] = []
+    if kind == "blast":
+        pr = ctx.p("pr")
+        if pr is None:
+            raise TrackerError("blast needs pr=N, the Power Roll of the power")
+        pr_effect, pr_ep, pr_speed = power_budget(ctx, int(pr))
+        base, base_text = (int(ctx.p("roll")), f"roll {ctx.p('roll')}") if ctx.p("roll") is not None else (pr_effect, f"PR {pr_effect}")
+        damage_base = int(ctx.p("damage", 0))
+        if ctx.p("damage") is None:
+            notes.append("no damage= stated: the blast's damage is 0")
+        damage_text = f"blast damage {damage_base}"
+        ep_kind_row = ctx.start_row("power") - pr_ep
+    else:
+        pr_speed = 0
+        base, base_text = combat_base(ctx)
+        full = actor_hand_damage(ctx)
+        held = ctx.p("hand_damage")
+        used = full if held is None else int(held)
+        if not 0 <= used <= full:
+            raise TrackerError(f"hand_damage={used}: {ctx.actor.name}'s Hand Damage is {full}; use 0 to {full}")
+        weapon = int(ctx.p("damage", 0))
+        damage_base = used + weapon
+        damage_text = f"Hand Damage {used}" + (f" of {full}" if used != full else "") + (f" + weapon {weapon}" if weapon else "")
+        hand_row = ctx.start_row("hand_damage") - (full - used)
+        ep_kind_row = ctx.start_row("combat")
+    pool = combat_pool(ctx, n)
+    target_number, target_text, costs, target_details = ctx.target(base, base_text, pool)
+    roll = action_roll(dice, target_number)
+    q = roll.q
+    if roll.success:
+        spent = ctx.spend(q, COMBAT_SPEND, "q_attack", LABELS)
+        attack_q, defense = spent["q_attack"], spent["q_defense"] // 2
+        damage_mod = int(ctx.charts.value("doubles", spent["q_damage"])) if spent["q_damage"] > 0 else 0
+        attacks = share_attack(attack_q, n)
+        outcome = f"Q {q}: {spent.text(LABELS)}"
+        notes.extend(spent.notes)
+        q_speed, q_ep, saved = spent["q_speed"], spent["q_ep"], spent["q_save"] // 2
+    else:
+        a, d, f = miss_shares(-q)
+        attacks, damage_mod, defense = [a] * n, d, f
+        outcome = f"missed by {-q}: Attack {a:+d}, Damage {d:+d}, Defense {f:+d}"
+        if any(int(ctx.p(k, 0)) for k in COMBAT_SPEND):
+            notes.append("no Q to spend")
+        q_speed = q_ep = saved = 0
+    own_move = latest_action(ctx.encounter, ctx.actor.name, "move")
+    move_defense = int(own_move.resolution.details.get("move_defense", 0)) if own_move else 0
+    if move_defense:
+        attacks = [a - move_defense for a in attacks]
+        notes.append(f"Attack -{move_defense} for Defense from movement")
+    pt = speed_pt(ctx.base_pt(), q_speed + pr_speed) + (n - 1)
+    if kind == "blast":
+        ep_items.append(("blast", ep_kind_row - q_ep))
+    else:
+        ep_items.append(("combat roll", ep_kind_row - q_ep))
+        ep_items.append(("hand damage", hand_row))
+    bill = ctx.bill(ep_items)
+    effects: list[Effect] = list(costs)
+    if bill.total:
+        effects.append(Adjust(ctx.actor.name, "ep", -bill.total, f"{request.template.name}: {bill.text()}"))
+    damage = damage_base + damage_mod
+    blows, blow_texts, hits = land_blows(ctx, targets, attacks, damage, dice)
+    effects.extend(blows)
+    if n > 1:
+        notes.append(f"{n} opponents on successive segments {request.segment + pt - n + 1}-{request.segment + pt}")
+    summary = "; ".join(
+        [f"{target_text}; rolled {roll.shown()}: {outcome}", f"damage {damage_text} {damage_mod:+d} = {damage}",
+         f"PT {pt}", bill.text()] + blow_texts + notes
+    )
+    details: dict[str, Any] = {
+        "kind": kind, "q": q, "roll": target_number, "total": roll.total, **target_details,
+        "attack": attacks[0], "attack_base": attacks[0], "attacks": attacks, "defense": defense,
+        "damage": damage, "damage_mod": damage_mod, "base_pt": ctx.base_pt(),
+        "ep_uses": bill.uses, "ep_rows": [{"what": w, "row": r} for w, r in ep_items], "hits": hits,
+        "hit_options": {k: ctx.params[k] for k in _CARRIED if ctx.params.get(k) is not None},
+    }
+    if saved:
+        details["saved_pool"] = saved
+    return Resolution(
+        pt=pt, success=roll.success, margin=q, dice=roll.dice + tuple(_throw_dice(hits)),
+        summary=summary, effects=tuple(effects), details=details,
+    )
+
+
+def _throw_dice(hits: list[dict[str, Any]]) -> list[int]:
+    faces: list[int] = []
+    for hit in hits:
+        faces.extend(hit.get("throwback", {}).get("dice", []))
+    return faces
+
+
+def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
+    request = ctx.request
+    prev = request.previous
+    if prev is None:
+        raise TrackerError("nothing to maintain")
+    d = prev.resolution.details
+    if "attack_base" not in d:
+        raise TrackerError(f"{prev.template} has no Attack to maintain")
+    link = prev.chain + 1
+    pt = _quarter(int(d.get("base_pt", request.template.pt)))
+    targets = request.targets
+    if not targets:
+        raise TrackerError(f"{prev.template}: the target is no longer in the fight")
+    base_attacks = list(d.get("attacks", [d["attack_base"]]))
+    attacks = [(base_attacks[i] if i < len(base_attacks) else base_attacks[-1]) - 2 * link for i in range(len(targets))]
+    damage = int(d.get("damage", 0))
+    rows = [(r["what"], int(r["row"]) + 1) for r in d.get("ep_rows", [])]
+    bill = ctx.bill(rows)
+    effects: list[Effect] = []
+    if bill.total:
+        effects.append(Adjust(ctx.actor.name, "ep", -bill.total, f"maintained {prev.template}: {bill.text()}"))
+    # The maintained link keeps the first link's damage kind and throwback options,
+    # unless the GM states them again on `maintain`.
+    carried = dict(d.get("hit_options", {}))
+    carried.update({k: v for k, v in request.params.items() if v is not None})
+    link_ctx = Ctx(ctx.charts, ctx.ep_chart, ctx.tables, replace(request, params=carried))
+    blows, texts, hits = land_blows(link_ctx, targets, attacks, damage, dice)
+    effects.extend(blows)
+    summary = "; ".join(
+        [f"maintained link {link}: Attack {base_attacks[0]:+d} - {2 * link} = {attacks[0]:+d}, PT {pt} "
+         f"(PT {d.get('base_pt')} / 4), damage {damage}, EP rows +1", bill.text()] + texts
+    )
+    details = dict(d)
+    details.update({
+        "attack": attacks[0], "attacks": base_attacks, "link": link, "ep_uses": bill.uses, "hits": hits,
+        "ep_rows": d.get("ep_rows", []),
+    })
+    details.pop("saved_pool", None)
+    return Resolution(pt=pt, success=True, margin=int(d.get("q", 0)), dice=tuple(_throw_dice(hits)),
+                      summary=summary, effects=tuple(effects), details=details)
+
+
+def _quarter(pt: int) -> int:
+    return max(1, round_half_up(Fraction(pt, 4)))
+
+
+def power_budget(ctx: Ctx, pr: int) -> tuple[int, int, int]:
+    """Split a PR among effect, EP and speed; the one left unsaid takes the rest."""
+    if pr < 0:
+        raise TrackerError(f"pr={pr}: expected a Power Roll of at least 0")
+    effect, ep, speed = ctx.p("pr_effect"), ctx.p("pr_ep"), int(ctx.p("pr_speed", 0))
+    if effect is None and ep is None:
+        effect, ep = pr - speed, 0
+    elif effect is None:
+        effect = pr - int(ep) - speed
+    elif ep is None:
+        ep = pr - int(effect) - speed
+    effect, ep = int(effect), int(ep)
+    if min(effect, ep, speed) < 0 or effect + ep + speed > pr:
+        raise TrackerError(
+            f"PR budget: pr_effect {effect} + pr_ep {ep} + pr_speed {speed} must be at least 0 each "
+            f"and at most the PR {pr}"
+        )
+    return effect, ep, speed
+
+
+__all__ = ["hand_damage", "maintain_attack", "miss_shares", "power_budget", "resolve_attack", "throwback"]

@@ -1,0 +1,218 @@
+"""What every Brand X resolution needs: the request's figures, bonus pools, Q spending.
+
+Decisions where the sources are silent:
+- Q the GM does not place goes to the template's usual use (Attack for a Combat Roll,
+  speed for a Move Roll, height for a Jump, distance for a Throw, EP for a power);
+  asking for more Q than the roll produced is cut back in the order the parameters
+  are listed, and the summary says what was cut. With random dice the GM states the
+  split before the roll, so a cut is not an error.
+- Saving Quality: `q_save=N` sets aside N Q of a successful roll; N // 2 is added to the
+  bonus pool of the actor's next action of the same template if it is initiated on the
+  segment this one completes ("immediately", "same kind").
+- Editing Points: `editing=N` adds N to the target number; if the sheet carries
+  `editing_points`, they are taken from it.
+- Extra Effort: `effort=N` raises the roll's ability by N after the roll; the ability
+  then drops by N (an Adjust on the stat), never below 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracker.engine.effects import Adjust, Effect
+from tracker.engine.encounter import Encounter
+from tracker.engine.errors import TrackerError
+from tracker.engine.model import COMPLETED, Action, Combatant
+from rulesets.base import ActionRequest
+from rulesets.brandx.charts import Charts
+from rulesets.brandx.ep import EpBill, EpChart, bill
+
+# Defaults for stats a combatant may lack (the sheet's defaults, used when a stat was
+# added after the combatant was created).
+STAT_DEFAULTS: dict[str, int | float] = {
+    "strength": 10, "agility": 10, "constitution": 10, "learning": 10, "newoen": 10,
+    "active_charisma": 10, "normal_charisma": 10, "sight": 10, "hearing": 10,
+    "build": 10, "beauty": 10, "mass": 70.0, "height": 1.75,
+}
+
+
+@dataclass(slots=True)
+class Spent:
+    """How the Q of one roll was placed."""
+
+    q: int
+    amounts: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> int:
+        return self.amounts.get(key, 0)
+
+    def text(self, labels: Mapping[str, str]) -> str:
+        parts = [f"{n} to {labels.get(k, k)}" for k, n in self.amounts.items() if n]
+        return ", ".join(parts) if parts else "nothing spent"
+
+
+@dataclass(slots=True)
+class Ctx:
+    charts: Charts
+    ep_chart: EpChart
+    tables: dict[str, Any]
+    request: ActionRequest
+
+    @property
+    def actor(self) -> Combatant:
+        return self.request.actor
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return self.request.params
+
+    @property
+    def encounter(self) -> Encounter | None:
+        return self.request.encounter
+
+    @property
+    def segment(self) -> int:
+        return self.request.segment
+
+    def p(self, name: str, default: Any = None) -> Any:
+        value = self.params.get(name)
+        return default if value is None else value
+
+    def stat(self, name: str, who: Combatant | None = None) -> int | float:
+        c = who or self.actor
+        value = c.stats.get(name, STAT_DEFAULTS.get(name))
+        if value is None:
+            raise TrackerError(f"{c.name} has no {name} on the sheet")
+        return value
+
+    def base_pt(self) -> int:
+        return self.request.pt if self.request.pt is not None else self.request.template.pt
+
+    def bill(self, items: Sequence[tuple[str, int]] = ()) -> EpBill:
+        return bill(self.ep_chart, self.encounter, self.actor.name, items)
+
+    def start_row(self, kind: str) -> int:
+        override = self.p("ep_row")
+        if override is not None:
+            return int(override)
+        return int(self.tables.get("ep_start", {}).get(kind, 0))
+
+    # ---------------------------------------------------------------- pools
+    def saved_pool(self) -> tuple[int, str]:
+        """Saving Quality carried from the actor's same-kind action that just completed."""
+        enc = self.encounter
+        if enc is None:
+            return 0, ""
+        for action in reversed(enc.actions):
+            if action.actor != self.actor.name or action.status != COMPLETED:
+                continue
+            if action.ended != self.segment:
+                return 0, ""
+            if action.template != self.request.template.name:
+                return 0, ""
+            saved = int(action.resolution.details.get("saved_pool", 0))
+            return saved, (f"saved Q +{saved} pool" if saved else "")
+        return 0, ""
+
+    def editing(self) -> tuple[int, list[Effect]]:
+        points = int(self.p("editing", 0))
+        if points <= 0:
+            return 0, []
+        have = self.actor.stats.get("editing_points")
+        if have is None:
+            return points, []
+        if points > have:
+            raise TrackerError(f"editing={points}: {self.actor.name} has only {have} Editing Points")
+        return points, [Adjust(self.actor.name, "editing_points", -points, "Editing Points spent")]
+
+    def effort(self, ability: str) -> tuple[int, list[Effect], str]:
+        """Extra Effort on `ability`: (bonus, the drop afterwards, text)."""
+        points = int(self.p("effort", 0))
+        if points <= 0:
+            return 0, [], ""
+        stat = str(self.p("effort_on", ability))
+        current = self.stat(stat)
+        if points > current:
+            raise TrackerError(
+                f"effort={points}: {self.actor.name}'s {stat} is {current:g}; Extra Effort may not drop it below 0"
+            )
+        drop = Adjust(self.actor.name, stat, -points, f"Extra Effort: {stat} {current:g} -> {current - points:g}")
+        return points, [drop], f"Extra Effort +{points} {stat}"
+
+    def target(self, base: int, base_text: str, pool: int, ability: str | None = None) -> tuple[int, str, list[Effect], dict[str, Any]]:
+        """The target number: base + Sphere(pool + saved Q) + editing + effort."""
+        saved, saved_text = self.saved_pool()
+        pool_total = pool + saved
+        bonus = self.charts.sphere(pool_total)
+        points, costs = self.editing()
+        effort, drops, effort_text = self.effort(ability) if ability else (0, [], "")
+        target = base + bonus + points + effort
+        parts = [base_text]
+        if pool_total:
+            parts.append(f"pool {pool_total} ({bonus:+d})")
+        if points:
+            parts.append(f"editing +{points}")
+        if effort:
+            parts.append(effort_text)
+        if saved_text:
+            parts.append(saved_text)
+        text = " + ".join(parts) + f" = {target}"
+        details = {"base": base, "pool": pool_total, "pool_bonus": bonus, "editing": points, "effort": effort}
+        return target, text, costs + drops, details
+
+    # ---------------------------------------------------------------- Q
+    def spend(self, q: int, order: Sequence[str], sink: str | None, labels: Mapping[str, str]) -> Spent:
+        """Place Q on the named params in order, the rest on `sink` (or unspent)."""
+        spent = Spent(q)
+        asked = {key: int(self.p(key, 0)) for key in order}
+        if q <= 0:
+            if any(asked.values()):
+                spent.notes.append("no Q to spend")
+            return spent
+        left = q
+        for key in order:
+            want = asked[key]
+            if want <= 0:
+                continue
+            take = min(want, left)
+            if take < want:
+                spent.notes.append(f"{labels.get(key, key)} cut from {want} to {take}")
+            spent.amounts[key] = take
+            left -= take
+        if left and sink:
+            spent.amounts[sink] = spent.amounts.get(sink, 0) + left
+            left = 0
+        if left:
+            spent.amounts["unspent"] = left
+        return spent
+
+
+def latest_action(encounter: Encounter | None, name: str, template: str, before_segment: int | None = None) -> Action | None:
+    """The combatant's most recent action of a template (any status but aborted)."""
+    if encounter is None:
+        return None
+    for action in reversed(encounter.actions):
+        if action.actor == name and action.template == template and action.status != "aborted":
+            if before_segment is None or action.start <= before_segment:
+                return action
+    return None
+
+
+def defense_of(encounter: Encounter | None, target: Combatant) -> tuple[int, str]:
+    """The Defense a target has now: its in-progress actions' Defense plus movement Defense."""
+    total, parts = 0, []
+    for action in target.in_progress:
+        value = int(action.resolution.details.get("defense", 0))
+        if value and action.template != "move":
+            total += value
+            parts.append(f"{action.template} {value:+d}")
+    move = latest_action(encounter, target.name, "move")
+    if move is not None:
+        value = int(move.resolution.details.get("move_defense", 0))
+        if value:
+            total += value
+            parts.append(f"moving {value:+d}")
+    return total, ", ".join(parts)

@@ -1,0 +1,187 @@
+"""The D6 System (West End Games / OpenD6): die codes, the Wild Die, result points.
+
+Sources: seeds/001_a7b21063c493c645.txt (die codes and pips, the shovel example,
+situation modifiers, standard difficulties, result points, success levels) and
+reference/systems.md section 2 (the OpenD6 SRD: Wild Die, combat, damage, wounds).
+
+Decisions where the sources are silent (DESIGN 4.1 and this adapter):
+- Success is meeting or beating the difficulty (total >= difficulty); result points =
+  total - difficulty. Success levels: Minimal 0, Solid 1-4, Good 5-8, Superior 9-12,
+  Spectacular 13-15, Incredible 16+ (the seed's overlap at 16 goes to Incredible).
+  Levels and difficulties are data in tables.toml, overridable by the GM.
+- The Wild Die (rolls.py): a 6 explodes without limit; a first 1 cancels itself and
+  the highest other die by default, or counts normally with a complication when the
+  encounter setting `critical_failure = "complication"` (`--set
+  critical_failure=complication` on the command line). Exact odds (odds.py) treat the
+  unlimited explosion in closed form, not by truncation.
+- Opposed rolls: both roll, the higher total wins and ties go to the initiator (the
+  side rolling SPEC). `success` is null for an opposed roll (see `winner`); the
+  rival's total is the `difficulty` and `result_points` is measured against it.
+- Modifiers apply to the roll, never to the difficulty (the seed); range and cover are
+  shipped as roll modifiers with OpenD6's figures sign-reversed.
+- Time: a 5-second round is 10 segments (actions.py explains `actions=N`).
+- Damage: one fifth of an attack's result points, rounded up, is added to damage
+  (encounter setting `damage_bonus`, on by default); wound levels or Body Points by the
+  setting `damage_system` (sheet.py, actions.py).
+- Faces on the command line and in `faces=`: the Wild Die first, then the other dice,
+  then the Wild Die's explosions; an attack reads its attack, damage and resistance
+  rolls in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from tracker.engine.clock import TimeMapping
+from tracker.engine.effects import Resolution
+from tracker.engine.errors import TrackerError
+from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from rulesets.d6.actions import SEGMENTS_PER_ROUND, Resolver, build_catalogue
+from rulesets.d6.codes import DieCode, DieCodeError, parse, parse_pool
+from rulesets.d6.odds import chance_at_least, chance_opposed
+from rulesets.d6.rolls import CANCEL, CRITICAL_FAILURE_OPTIONS, roll_code
+from rulesets.d6.sheet import BODY_POINTS, CODE_FIELDS, SHEET, WOUNDS, canonical
+from rulesets.d6.tables import D6Tables
+from rulesets.dice import DiceSource
+from rulesets.fields import SETTING, Field, FieldError, coerce_all
+
+SETTINGS = (
+    Field("critical_failure", "choice", CANCEL, choices=CRITICAL_FAILURE_OPTIONS, role=SETTING, help="a 1 on the Wild Die: cancel (drop it and the highest die) or complication (count it)"),
+    Field("damage_system", "choice", "wounds", choices=("wounds", "body_points"), role=SETTING, help="wound levels (Physique + armour resists) or Body Points (armour resists)"),
+    Field("damage_bonus", "bool", True, role=SETTING, help="add one fifth of an attack's result points (rounded up) to damage"),
+)
+
+
+def _all_used(dice: DiceSource, label: str) -> None:
+    """Typed faces left over mean the person typed a different roll: say so."""
+    unused = getattr(dice, "unused", None)
+    if unused is not None and unused():
+        left = ", ".join(map(str, unused()))
+        raise TrackerError(f"{label}: more faces typed than the roll used (unused: {left})")
+
+
+class D6Ruleset(Ruleset):
+    id = "d6"
+    name = "D6 System"
+    description = "D6 System (OpenD6): die codes with a Wild Die, difficulties, result points; 5-second rounds"
+    time = TimeMapping(segments_per_round=SEGMENTS_PER_ROUND, segment_means="half a second (a 5-second round is 10 segments)")
+    sheet = SHEET
+    settings = SETTINGS
+    down_when = (WOUNDS, BODY_POINTS)
+    tables_file = "tables.toml"
+
+    # ----------------------------------------------------------- tables
+    @property
+    def data(self) -> D6Tables:
+        cached = getattr(self, "_data", None)
+        if cached is None:
+            cached = D6Tables(self.tables)
+            self._data = cached
+        return cached
+
+    def _resolver(self) -> Resolver:
+        return Resolver(self.data)
+
+    # ----------------------------------------------------------- sheet
+    def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        stats, resources = super().build_sheet(values, where)
+        return {k: canonical(k, v, where) if k in CODE_FIELDS else v for k, v in stats.items()}, resources
+
+    def check_sheet(self, stats: Mapping[str, Any], resources: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        checked, res = super().check_sheet(stats, resources, where)
+        for key, value in checked.items():
+            if key in CODE_FIELDS:
+                canonical(key, value, f"{where}.stats")
+        return checked, res
+
+    # ----------------------------------------------------------- catalogue
+    def catalogue(self) -> Mapping[str, ActionTemplate]:
+        cached = getattr(self, "_catalogue", None)
+        if cached is None:
+            cached = build_catalogue(self.data)
+            self._catalogue = cached
+        return cached
+
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        return self._resolver().resolve(request, dice)
+
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        return self._resolver().chance_of(request)
+
+    # ----------------------------------------------------------- command line
+    def _mode(self, options: Mapping[str, Any] | None) -> str:
+        checked = coerce_all(self.settings, dict(options or {}), "--set")
+        return str(checked["critical_failure"])
+
+    @staticmethod
+    def _code(spec: str, what: str) -> DieCode:
+        try:
+            return parse_pool(spec, what)
+        except DieCodeError as exc:
+            raise TrackerError(str(exc)) from None
+
+    def roll(
+        self,
+        spec: str,
+        dice: DiceSource,
+        *,
+        vs: str | None = None,
+        vs_dice: DiceSource | None = None,
+        difficulty: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> RollResult:
+        if vs is not None and difficulty is not None:
+            raise TrackerError("give either --vs CODE (an opposed roll) or --difficulty N, not both")
+        mode = self._mode(options)
+        code = self._code(spec, "die code")
+        own = roll_code(code, dice, mode)
+        _all_used(dice, "--faces")
+        fields: dict[str, Any] = {"code": str(code), "total": own.total, "wild": own.status, "critical_failure_rule": mode}
+        text = own.text()
+        success: bool | None = None
+        if vs is not None:
+            rival_code = self._code(vs, "--vs")
+            if vs_dice is None:
+                raise TrackerError("an opposed roll needs dice for the other side")
+            rival = roll_code(rival_code, vs_dice, mode)
+            _all_used(vs_dice, "--vs-faces")
+            target = rival.total
+            winner = "self" if own.total >= rival.total else "rival"
+            fields.update(rival_code=str(rival_code), rival_dice=list(rival.faces), rival_total=rival.total, rival_wild=rival.status, winner=winner)
+            text += f" vs {rival.text()}: {'self' if winner == 'self' else 'rival'} wins" + (" (a tie goes to the initiator)" if own.total == rival.total else "")
+        elif difficulty is not None:
+            target = difficulty
+        else:
+            fields.update(difficulty=None, result_points=None, level=None)
+            return RollResult(self.id, list(own.faces), None, None, text, fields)
+        rp = own.total - target
+        level = self.data.level_name(rp) if rp >= 0 else "Failure"
+        if vs is None:
+            success = rp >= 0
+            text += f" vs {target} ({self.data.difficulty_name(target)}): {'success' if success else 'failure'}"
+        text += f", result points {rp} ({level})"
+        fields.update(difficulty=target, difficulty_name=self.data.difficulty_name(target), result_points=rp, level=level.lower().replace(" ", "_"))
+        return RollResult(self.id, list(own.faces), success, rp, text, fields)
+
+    def chance(
+        self,
+        spec: str,
+        *,
+        vs: str | None = None,
+        difficulty: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Fraction:
+        if vs is not None and difficulty is not None:
+            raise TrackerError("give either --vs CODE (an opposed roll) or --difficulty N, not both")
+        mode = self._mode(options)
+        code = self._code(spec, "die code")
+        if vs is not None:
+            return chance_opposed(code, self._code(vs, "--vs"), mode)
+        if difficulty is None:
+            raise TrackerError("odds need a difficulty (--difficulty N) or an opposing code (--vs 3D)")
+        return chance_at_least(code, difficulty, mode)
+
+
+__all__ = ["D6Ruleset", "DieCode", "parse", "FieldError"]

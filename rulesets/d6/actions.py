@@ -1,0 +1,351 @@
+"""D6 actions: shoot, strike, dodge, parry, check, move.
+
+Time (DESIGN 4 asks each adapter to choose): a D6 round is 5 seconds and is mapped to
+10 segments (a segment is half a second). A character declares how many actions it
+takes this round with `actions=N` (default 1): each then takes 10 // N segments (at
+least 1) and every skill or attribute roll that round is at -(N-1)D. The tracker does
+not count a round's actions for you; the GM declares the number, as at the table.
+
+Roll = the skill's code (or its attribute) + `modifier` (a die code such as +1D or -2)
++ `situation` (the seed's scale) + range and cover (attacks) - (actions-1)D - the
+wound-level penalty. Fewer than 1D left means the roll cannot be made.
+
+Attacks (shoot: marksmanship; strike: melee or brawling):
+- The difficulty is the target's active defence when it has one (a dodge or parry it
+  initiated within the last round, up to and including this segment), else its passive
+  defence 10. A defence rolled under 10 makes it easier to hit, as in OpenD6.
+- Hit when total >= difficulty; result points = total - difficulty.
+- Damage = the weapon's code (a "+" code adds to Strength Damage; a strike without a
+  weapon does Strength Damage; shooting needs a weapon) + one fifth of the result points
+  rounded up (the optional damage bonus, encounter setting damage_bonus, on by default).
+- Resistance: with wound levels, Physique + armour dice; with Body Points, the armour
+  dice only (0 without armour). The excess over resistance sets the wound level (see
+  tables.toml) or comes off Body Points.
+- Every roll (attack, damage, resistance) uses the Wild Die, as OpenD6 says "one die of
+  every roll". Typed faces are read: the attack roll, then (on a hit) the damage roll,
+  then the resistance roll, each Wild Die first, the others, then its explosions.
+- The wound step is figured from the target's level when the attack is rolled (the
+  roll is made at initiation; the damage lands on completion).
+
+Active defence (dodge, parry): the roll (+10 for `full=true`, a full defence that
+gives up the round's other actions) replaces the combat difficulty for attacks against
+this combatant for one round from its initiation.
+
+Not modelled (left to the GM's modifier): hit locations and called shots, combat
+maneuvers, Character and Fate Points, the optional passive-defence bonus, stun weapons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.errors import TrackerError
+from tracker.engine.model import ABORTED, ACTIVE, Combatant
+from rulesets.base import ActionRequest, ActionTemplate
+from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
+from rulesets.d6.odds import chance_at_least
+from rulesets.d6.rolls import CANCEL, D6Roll, roll_code
+from rulesets.d6.sheet import BODY_POINTS, HEALTHY_WOUNDS, ROLLABLE, WOUNDS, code_of, strength_source
+from rulesets.d6.tables import D6Tables
+from rulesets.dice import DiceSource
+from rulesets.fields import PARAM, Field
+
+SEGMENTS_PER_ROUND = 10
+DEFENSES = ("dodge", "parry")
+ATTACKS = ("shoot", "strike")
+
+
+def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
+    common = (
+        Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
+        Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the seed's scale of situation modifiers"),
+        Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
+    )
+    if name == "shoot":
+        return (
+            Field("skill", "choice", "marksmanship", choices=ROLLABLE, role=PARAM, help="the skill rolled"),
+            Field("range", "choice", "short", choices=tuple(tables.range), role=PARAM, help="range band"),
+            Field("cover", "choice", "none", choices=tuple(tables.cover), role=PARAM, help="the target's cover"),
+            *common,
+        )
+    if name == "strike":
+        return (
+            Field("skill", "choice", "melee", choices=ROLLABLE, role=PARAM, help="melee or brawling"),
+            Field("cover", "choice", "none", choices=tuple(tables.cover), role=PARAM, help="the target's cover"),
+            *common,
+        )
+    if name in DEFENSES:
+        return (
+            Field("skill", "choice", "dodge" if name == "dodge" else "melee", choices=ROLLABLE, role=PARAM, help="the skill rolled"),
+            Field("full", "bool", False, role=PARAM, help="full defence: +10, no other action this round"),
+            *common,
+        )
+    if name == "check":
+        return (
+            Field("skill", "choice", "reflexes", choices=ROLLABLE, role=PARAM, help="the skill or attribute rolled"),
+            Field("difficulty", "int", None, minimum=0, role=PARAM, help="the difficulty number"),
+            Field("level", "choice", None, choices=tuple(tables.difficulties), role=PARAM, help="a standard difficulty"),
+            *common,
+        )
+    return (Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round"),)
+
+
+_TEMPLATES = {
+    "shoot": ("a ranged attack: marksmanship against the target's defence, then damage against resistance", "skill vs defence; damage vs resistance", 1),
+    "strike": ("a melee or brawling attack against the target's defence, then damage against resistance", "skill vs defence; damage vs resistance", 1),
+    "dodge": ("active defence: the roll becomes the difficulty to hit you for a round", "dodge", 0),
+    "parry": ("active defence with melee or brawling: the roll becomes the difficulty for a round", "melee or brawling", 0),
+    "check": ("a skill or attribute roll against a difficulty", "skill vs difficulty", 0),
+    "move": ("move (up to the Move rate; no roll)", "", 0),
+}
+
+
+def build_catalogue(tables: D6Tables) -> dict[str, ActionTemplate]:
+    return {
+        name: ActionTemplate(name, ACTIVE, SEGMENTS_PER_ROUND, f"{text}; one round (10 segments) / actions", rolls=rolls, targets=targets, params=_params(tables, name))
+        for name, (text, rolls, targets) in _TEMPLATES.items()
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """A code to roll and where its parts came from, for the log."""
+
+    code: DieCode
+    parts: tuple[tuple[str, DieCode], ...]
+
+    def shown(self, roll: D6Roll) -> str:
+        """The pool and its roll: 'dodge 3D+1, 2 actions -1D = 2D+1: wild 4; dice 5 = 10'."""
+        if len(self.parts) == 1 or all(c == DieCode(0, 0) for _, c in self.parts[1:]):
+            return f"{self.text()}: {roll.text(code=False)}"
+        return f"{self.text()} = {roll.text()}"
+
+    def text(self) -> str:
+        base, *rest = self.parts
+        extra = "".join(f", {name} {code.signed()}" for name, code in rest if code != DieCode(0, 0))
+        return f"{base[0]} {base[1]}{extra}" if extra else f"{base[0]} {base[1]}"
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+class Resolver:
+    def __init__(self, tables: D6Tables) -> None:
+        self.tables = tables
+
+    # ----------------------------------------------------------- pools
+    def pool(self, request: ActionRequest, skill: str) -> Pool:
+        actor, p, t = request.actor, request.params, self.tables
+        label = skill if actor.stats.get(skill) or skill not in t.raw.get("skills", {}) else f"{skill} ({t.raw['skills'][skill]})"
+        parts: list[tuple[str, DieCode]] = [(label, code_of(actor.stats, skill, t.raw))]
+        if p.get("modifier"):
+            try:
+                parts.append(("modifier", parse(str(p["modifier"]), "modifier")))
+            except DieCodeError as exc:
+                raise TrackerError(str(exc)) from None
+        if p.get("situation"):
+            parts.append((p["situation"].replace("_", " "), t.situations[p["situation"]]))
+        if "range" in p and p.get("range"):
+            parts.append((f"{p['range'].replace('_', ' ')} range", t.range[p["range"]]))
+        if p.get("cover") and p["cover"] != "none":
+            parts.append((f"{p['cover']} cover", t.cover[p["cover"]]))
+        actions = int(p.get("actions", 1) or 1)
+        if actions > 1:
+            parts.append((f"{actions} actions", DieCode(-(actions - 1), 0)))
+        level = t.wound_level(int(actor.resources.get(WOUNDS, HEALTHY_WOUNDS)))
+        if level is not None and level.penalty != DieCode(0, 0):
+            parts.append((level.name, level.penalty))
+        code = DieCode(0, 0)
+        for _, c in parts:
+            code = code + c
+        pool = Pool(code, tuple(parts))
+        if code.dice < 1:
+            raise TrackerError(f"{actor.name} cannot roll {pool.text()}: {code.dice}D left, and a roll needs at least 1D")
+        return pool
+
+    def pt(self, request: ActionRequest) -> int:
+        if request.pt is not None:
+            return request.pt
+        return max(1, SEGMENTS_PER_ROUND // int(request.params.get("actions", 1) or 1))
+
+    @staticmethod
+    def mode(request: ActionRequest) -> str:
+        return str(request.settings.get("critical_failure", CANCEL))
+
+    # ----------------------------------------------------------- defence
+    def defense_of(self, request: ActionRequest, target: Combatant) -> tuple[int, str]:
+        """The combat difficulty to hit `target` now: its active defence or passive 10."""
+        enc = request.encounter
+        best = None
+        if enc is not None:
+            for action in enc.actions:
+                if (
+                    action.actor == target.name
+                    and action.template in DEFENSES
+                    and action.status != ABORTED
+                    and action.start <= request.segment < action.start + SEGMENTS_PER_ROUND
+                    and "defense" in action.resolution.details
+                    and (best is None or action.start >= best.start)
+                ):
+                    best = action
+        if best is not None:
+            value = int(best.resolution.details["defense"])
+            return value, f"{target.name}'s active {best.template} {value} (segment {best.start})"
+        return self.tables.passive, f"{target.name}'s passive defence {self.tables.passive}"
+
+    # ----------------------------------------------------------- resolution
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        name = request.template.name
+        pt = self.pt(request)
+        if name in ATTACKS:
+            return self._attack(request, dice, pt)
+        if name in DEFENSES:
+            return self._defend(request, dice, pt)
+        if name == "check":
+            return self._check(request, dice, pt)
+        return Resolution(pt=pt, summary=f"{pt} segments")
+
+    def _difficulty(self, request: ActionRequest) -> tuple[int, str]:
+        p = request.params
+        if p.get("difficulty") is not None:
+            number = int(p["difficulty"])
+            return number, f"difficulty {number} ({self.tables.difficulty_name(number)})"
+        if p.get("level"):
+            number, name = self.tables.difficulties[p["level"]]
+            return number, f"{name} ({number})"
+        raise TrackerError("check needs a difficulty: difficulty=N or level=moderate (levels: " + ", ".join(self.tables.difficulties) + ")")
+
+    def _check(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        difficulty, label = self._difficulty(request)
+        pool = self.pool(request, request.params.get("skill", "reflexes"))
+        roll = roll_code(pool.code, dice, self.mode(request))
+        rp = roll.total - difficulty
+        success = rp >= 0
+        level = self.tables.level_name(rp) if success else "Failure"
+        summary = f"{pool.shown(roll)} vs {label}: {'success' if success else 'failure'}, result points {rp} ({level})"
+        return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=self._roll_details(roll, difficulty, rp, level))
+
+    def _defend(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        pool = self.pool(request, request.params.get("skill", "dodge"))
+        roll = roll_code(pool.code, dice, self.mode(request))
+        full = bool(request.params.get("full"))
+        value = roll.total + (self.tables.full_bonus if full else 0)
+        until = request.segment + SEGMENTS_PER_ROUND
+        how = f" + {self.tables.full_bonus} full defence" if full else ""
+        summary = f"{pool.shown(roll)}{how}; attacks on {request.actor.name} need {value} until segment {until}"
+        details = {"defense": value, "total": roll.total}
+        if roll.status:
+            details["wild"] = roll.status
+        return Resolution(pt=pt, margin=value, dice=roll.faces, summary=summary, details=details)
+
+    @staticmethod
+    def _roll_details(roll: D6Roll, difficulty: int, rp: int, level: str) -> dict[str, Any]:
+        details: dict[str, Any] = {"total": roll.total, "difficulty": difficulty, "result_points": rp, "level": level.lower().replace(" ", "_")}
+        if roll.status:
+            details["wild"] = roll.status
+        return details
+
+    def _target(self, request: ActionRequest) -> Combatant:
+        if len(request.targets) != 1:
+            raise TrackerError(f"{request.template.name} needs one target (target=NAME)")
+        return request.targets[0]
+
+    def damage_code(self, request: ActionRequest) -> tuple[DieCode, str]:
+        stats = request.actor.stats
+        weapon = stats.get("weapon")
+        source, strength = strength_source(stats)
+        bonus = strength_damage(strength)
+        if weapon is None:
+            if request.template.name == "shoot":
+                raise TrackerError(f"{request.actor.name} has no weapon to shoot with (add weapon=4D to the sheet)")
+            return bonus, f"Strength Damage {bonus} ({source} {strength})"
+        code = parse(str(weapon), "weapon")
+        if str(weapon).startswith("+"):
+            return bonus + code, f"Strength Damage {bonus} ({source} {strength}) {code.signed()}"
+        return code, f"weapon {code}"
+
+    def _attack(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        target = self._target(request)
+        default_skill = "marksmanship" if request.template.name == "shoot" else "melee"
+        pool = self.pool(request, request.params.get("skill", default_skill))
+        difficulty, against = self.defense_of(request, target)
+        mode = self.mode(request)
+        attack = roll_code(pool.code, dice, mode)
+        rp = attack.total - difficulty
+        hit = rp >= 0
+        level = self.tables.level_name(rp) if hit else "Failure"
+        lines = [f"{pool.shown(attack)} vs {against}: " + (f"hit, result points {rp} ({level})" if hit else f"miss by {-rp}")]
+        faces = list(attack.faces)
+        effects: list[Effect] = []
+        details = self._roll_details(attack, difficulty, rp, level)
+        if hit:
+            code, label = self.damage_code(request)
+            bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
+            blow = roll_code(code, dice, mode)
+            faces += blow.faces
+            damage = blow.total + bonus
+            shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
+            lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus} = {damage}")
+            system = request.settings.get("damage_system", "wounds")
+            resist_code, resist_label = self.resistance(target, system)
+            if resist_code.dice >= 1:
+                guard = roll_code(resist_code, dice, mode)
+                faces += guard.faces
+                resistance = guard.total
+                lines.append(f"resistance {resist_label} = {guard.text()}" if " + armour" in resist_label else f"resistance {resist_label}: {guard.text(code=False)}")
+            else:
+                resistance = max(0, resist_code.pips)
+                lines.append(f"resistance {resist_label}: {resistance}")
+            over = damage - resistance
+            details.update(damage=damage, resistance=resistance)
+            effects += self.injury(target, over, system, lines)
+        return Resolution(pt=pt, success=hit, margin=rp, dice=tuple(faces), summary="; ".join(lines), effects=tuple(effects), details=details)
+
+    def resistance(self, target: Combatant, system: str) -> tuple[DieCode, str]:
+        armor = parse(str(target.stats.get("armor") or "0D"), "armor")
+        if system == "body_points":
+            return armor, f"armour {armor}" if armor != DieCode(0, 0) else "no armour"
+        physique = parse(str(target.stats.get("physique", "3D")), "physique")
+        if armor == DieCode(0, 0):
+            return physique, f"Physique {physique}"
+        return physique + armor, f"Physique {physique} + armour {armor}"
+
+    def injury(self, target: Combatant, over: int, system: str, lines: list[str]) -> list[Effect]:
+        if over <= 0:
+            lines.append(f"{target.name} resists: no damage")
+            return []
+        if system == "body_points":
+            if BODY_POINTS not in target.resources:
+                raise TrackerError(f"{target.name} has no body_points (this encounter uses Body Points: add the combatant with body_points=N)")
+            lines.append(f"{over} over: {over} Body Points")
+            return [Damage(target.name, over, BODY_POINTS)]
+        current = int(target.resources.get(WOUNDS, HEALTHY_WOUNDS))
+        before = HEALTHY_WOUNDS - current
+        rank = self.tables.rank_for(over)
+        new = min(max(rank, before + 1), self.tables.max_rank)
+        name = self.tables.rank_name(new)
+        bumped = " (a further wound raises the level by one)" if new > rank else ""
+        lines.append(f"{over} over: {target.name} is {name}{bumped}")
+        return [Damage(target.name, new - before, WOUNDS), Note(f"{target.name} is {name}")]
+
+    # ----------------------------------------------------------- odds
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        name = request.template.name
+        mode = self.mode(request)
+        if name in ATTACKS:
+            if len(request.targets) != 1:
+                return None
+            pool = self.pool(request, request.params.get("skill", "marksmanship" if name == "shoot" else "melee"))
+            difficulty, _ = self.defense_of(request, request.targets[0])
+            return chance_at_least(pool.code, difficulty, mode)
+        if name == "check":
+            p = request.params
+            if p.get("difficulty") is None and not p.get("level"):
+                return None
+            difficulty, _ = self._difficulty(request)
+            return chance_at_least(self.pool(request, p.get("skill", "reflexes")).code, difficulty, mode)
+        return None

@@ -1,0 +1,85 @@
+"""The D6 combatant sheet: attributes and skills as die codes, wound levels or Body Points.
+
+Attributes (D6 Adventure names) default to 3D. A skill left off the sheet is rolled
+on its attribute (the `[skills]` table says which). `weapon` is the damage code: one
+written with a leading "+" (a knife's "+1D") adds to the wielder's Strength Damage
+(half the Physique or lifting dice, rounded up, pips dropped), any other ("4D") is the
+damage itself; unarmed strikes do Strength Damage. `armor` adds dice to resist damage.
+
+Die codes are "str" fields checked by the die-code parser, so a bad value is reported
+by name ("add Merc.physique: expected a die code such as 3D, 4D+2 or 2D-1, got 'x'")
+and stored in its canonical form ("4d+2" -> "4D+2").
+
+Resources count what is left:
+- `wounds`: wound levels left before Incapacitated: 4 Healthy, 3 Stunned, 2 Wounded,
+  1 Severely Wounded, 0 Incapacitated, -1 Mortally Wounded, -2 Dead. Down at 0 or below.
+  The level's penalty (tables.toml `[wound_levels]`) applies to the combatant's rolls
+  until the GM heals it (`heal NAME 1 resource=wounds`); OpenD6's "Stunned lasts this
+  and the next round" is left to the GM.
+- `body_points`: only with the encounter setting damage_system=body_points; give it
+  per combatant (`body_points=30`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tracker.engine.errors import TrackerError
+from rulesets.d6.codes import DieCode, DieCodeError, EXAMPLE, parse
+from rulesets.fields import RESOURCE, STAT, Field, FieldError
+
+ATTRIBUTES = ("reflexes", "coordination", "physique", "knowledge", "perception", "presence")
+SKILLS = ("dodge", "brawling", "melee", "marksmanship", "throwing", "lifting", "stamina", "search", "willpower", "persuasion")
+ROLLABLE = ATTRIBUTES + SKILLS
+WOUNDS = "wounds"
+BODY_POINTS = "body_points"
+HEALTHY_WOUNDS = 4  # the Incapacitated rank: levels left before it
+
+SHEET: tuple[Field, ...] = (
+    *(Field(a, "str", "3D", role=STAT, help=f"{a.capitalize()} attribute (die code)") for a in ATTRIBUTES),
+    *(Field(s, "str", None, role=STAT, help=f"{s} skill (die code; default: its attribute)") for s in SKILLS),
+    Field("weapon", "str", None, role=STAT, help="weapon damage code (+1D adds to Strength Damage)"),
+    Field("armor", "str", None, role=STAT, help="armour dice added to damage resistance"),
+    Field(WOUNDS, "int", HEALTHY_WOUNDS, minimum=-2, maximum=HEALTHY_WOUNDS, role=RESOURCE, help="wound levels left before Incapacitated (4 Healthy)"),
+    Field(BODY_POINTS, "int", None, minimum=1, role=RESOURCE, help="Body Points (damage_system=body_points)"),
+)
+CODE_FIELDS = frozenset(ROLLABLE) | {"weapon", "armor"}
+
+
+def canonical(field: str, value: Any, where: str) -> str:
+    """Check a die-code stat and return it in canonical form, or raise FieldError."""
+    if not isinstance(value, str):
+        raise FieldError(f"{where}.{field}", EXAMPLE, value)
+    try:
+        code = parse(value, f"{where}.{field}")
+    except DieCodeError:
+        raise FieldError(f"{where}.{field}", EXAMPLE, value) from None
+    if field == "weapon":
+        if code.dice < 0 or (code.dice == 0 and code.pips <= 0):
+            raise FieldError(f"{where}.{field}", "a damage code such as 4D or +1D", value)
+        return code.signed() if value.strip().startswith("+") else str(code)
+    minimum = 0 if field == "armor" else 1
+    if code.dice < minimum:
+        raise FieldError(f"{where}.{field}", f"{EXAMPLE} (at least {minimum}D)", value)
+    return str(code)
+
+
+def code_of(stats: Mapping[str, Any], name: str, tables: Mapping[str, Any]) -> DieCode:
+    """The code rolled for a skill or attribute: the skill if listed, else its attribute."""
+    value = stats.get(name)
+    if value is None and name in SKILLS:
+        attribute = tables.get("skills", {}).get(name)
+        if attribute not in ATTRIBUTES:
+            raise TrackerError(f"skills.{name}: expected one of {', '.join(ATTRIBUTES)}, got {attribute!r}")
+        value = stats.get(attribute, "3D")
+    if value is None:
+        value = "3D"
+    return parse(str(value), name)
+
+
+def strength_source(stats: Mapping[str, Any]) -> tuple[str, DieCode]:
+    """Lifting if the sheet lists it, else Physique."""
+    if stats.get("lifting"):
+        return "lifting", parse(str(stats["lifting"]), "lifting")
+    return "physique", parse(str(stats.get("physique", "3D")), "physique")

@@ -1,0 +1,132 @@
+"""The D6 data tables (tables.toml, after any GM override), read once with named errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tracker.engine.errors import TrackerError
+from rulesets.d6.codes import DieCode, DieCodeError, parse
+from rulesets.d6.sheet import HEALTHY_WOUNDS
+
+
+@dataclass(frozen=True, slots=True)
+class WoundLevel:
+    key: str
+    name: str
+    rank: int
+    over: int | None
+    penalty: DieCode
+
+
+def _table(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = raw.get(key)
+    if not isinstance(value, Mapping) or not value:
+        raise TrackerError(f"{key}: expected a table of rows in the D6 tables")
+    return value
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TrackerError(f"{where}: expected a whole number, got {value!r}")
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise TrackerError(f"{where}: expected text, got {value!r}")
+    return value
+
+
+def _code(value: Any, where: str) -> DieCode:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return DieCode(0, value)
+    try:
+        return parse(_text(value, where), where)
+    except DieCodeError as exc:
+        raise TrackerError(str(exc)) from None
+
+
+class D6Tables:
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.raw = raw
+        self.difficulties: dict[str, tuple[int, str]] = {}
+        for key, row in _table(raw, "difficulties").items():
+            where = f"difficulties.{key}"
+            if not isinstance(row, Mapping):
+                raise TrackerError(f"{where}: expected {{ name = ..., number = N }}, got {row!r}")
+            self.difficulties[key] = (_int(row.get("number"), f"{where}.number"), _text(row.get("name", key), f"{where}.name"))
+        self.levels: list[tuple[int, str]] = []
+        for key, row in _table(raw, "success_levels").items():
+            where = f"success_levels.{key}"
+            if not isinstance(row, Mapping):
+                raise TrackerError(f"{where}: expected {{ name = ..., min = N }}, got {row!r}")
+            self.levels.append((_int(row.get("min"), f"{where}.min"), _text(row.get("name", key), f"{where}.name")))
+        self.levels.sort()
+        self.situations = {k: _code(v, f"situations.{k}") for k, v in _table(raw, "situations").items()}
+        self.range = {k: _code(v, f"range.{k}") for k, v in _table(raw, "range").items()}
+        self.cover = {k: _code(v, f"cover.{k}") for k, v in _table(raw, "cover").items()}
+        defense = _table(raw, "defense")
+        self.passive = _int(defense.get("passive", 10), "defense.passive")
+        self.full_bonus = _int(defense.get("full_defense_bonus", 10), "defense.full_defense_bonus")
+        self.bonus_divisor = _int(defense.get("damage_bonus_divisor", 5), "defense.damage_bonus_divisor")
+        if self.bonus_divisor < 1:
+            raise TrackerError(f"defense.damage_bonus_divisor: expected at least 1, got {self.bonus_divisor}")
+        self.wounds: list[WoundLevel] = []
+        for key, row in _table(raw, "wound_levels").items():
+            where = f"wound_levels.{key}"
+            if not isinstance(row, Mapping):
+                raise TrackerError(f"{where}: expected {{ name = ..., rank = N, over = N, penalty = \"-1D\" }}, got {row!r}")
+            over = row.get("over")
+            self.wounds.append(
+                WoundLevel(
+                    key,
+                    _text(row.get("name", key), f"{where}.name"),
+                    _int(row.get("rank"), f"{where}.rank"),
+                    None if over is None else _int(over, f"{where}.over"),
+                    _code(row.get("penalty", "0"), f"{where}.penalty"),
+                )
+            )
+        self.wounds.sort(key=lambda w: w.rank)
+        self.max_rank = max(w.rank for w in self.wounds)
+
+    # ----------------------------------------------------------- lookups
+    def difficulty_name(self, number: int) -> str:
+        """The standard level whose band holds `number` (the highest level at or below it)."""
+        found = "below Automatic"
+        for value, name in sorted(self.difficulties.values()):
+            if number >= value:
+                found = name
+        return found
+
+    def level_name(self, result_points: int) -> str:
+        found = "Failure"
+        for minimum, name in self.levels:
+            if result_points >= minimum:
+                found = name
+        return found
+
+    def rank_for(self, over: int) -> int:
+        """The wound rank an excess of `over` gives on its own (0: none)."""
+        rank = 0
+        for level in self.wounds:
+            if level.over is not None and over >= level.over:
+                rank = max(rank, level.rank)
+        return rank
+
+    def rank_name(self, rank: int) -> str:
+        if rank <= 0:
+            return "Healthy"
+        for level in self.wounds:
+            if level.rank == rank:
+                return level.name
+        return f"wound rank {rank}"
+
+    def wound_level(self, wounds_left: int) -> WoundLevel | None:
+        """The level a combatant with `wounds_left` is at (None when healthy)."""
+        rank = HEALTHY_WOUNDS - wounds_left
+        for level in self.wounds:
+            if level.rank == rank:
+                return level
+        return None

@@ -1,0 +1,359 @@
+"""D6 adapter: die codes and pips, the Wild Die, the seed's examples, combat, odds, saves."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from fractions import Fraction
+from itertools import product
+from pathlib import Path
+
+import pytest
+
+from tracker.cli import main
+from tracker.engine import Encounter, Setup, TrackerError
+from tracker.persistence.store import EncounterFile
+from tracker.session import Session
+from rulesets.d6 import D6Ruleset
+from rulesets.d6 import odds
+from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
+from rulesets.d6.rolls import CANCEL, COMPLICATION, roll_code
+from rulesets.dice import RandomDice, TypedFaces
+from rulesets.fields import FieldError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), stdout=out)
+    return code, out.getvalue()
+
+
+def cli_json(*argv: str) -> dict:
+    code, text = cli(*argv, "--json")
+    assert code == 0, text
+    return json.loads(text)
+
+
+def session(*lines: str, **settings: object) -> Session:
+    rules = D6Ruleset()
+    checked = rules.validate_settings(settings, "settings")
+    s = Session(Encounter(Setup("t", "d6", rules.time, rules.down_when, checked)), rules, RandomDice(3))
+    for line in lines:
+        s.execute(line)
+    return s
+
+
+# ------------------------------------------------------------------ die codes and pips
+def test_die_codes_parse_with_pips_and_bonuses() -> None:
+    assert parse("4D+2") == DieCode(4, 2)
+    assert parse("3d+1") == DieCode(3, 1)
+    assert parse("2D-1") == DieCode(2, -1)
+    assert parse("2d6+1") == DieCode(2, 1)
+    assert parse("+1D") == DieCode(1, 0)
+    assert parse("5D-1D+2") == DieCode(4, 2)
+    assert str(DieCode(4, 2)) == "4D+2" and str(DieCode(3, 0)) == "3D" and DieCode(1, 0).signed() == "+1D"
+    for bad in ("", "x", "4D+", "4E", "4D 2", "++1D"):
+        with pytest.raises(DieCodeError, match="expected a die code such as 3D, 4D\\+2 or 2D-1"):
+            parse(bad)
+
+
+def test_the_shovel_adds_a_die_to_lifting_4d_so_five_dice_are_rolled() -> None:
+    assert parse("4D") + parse("+1D") == DieCode(5, 0)
+    data = cli_json("roll", "d6", "4D+1D", "--difficulty", "11", "--faces", "2,3,4,5,6")
+    assert data["code"] == "5D" and len(data["dice"]) == 5 and data["total"] == 20
+    s = session("add Digger lifting=4D")
+    s.execute("declare Digger check skill=lifting modifier=+1D level=moderate faces=2,3,4,5,6")
+    assert len(s.encounter.actions[0].resolution.dice) == 5
+    s2 = session("add Digger lifting=4D")
+    with pytest.raises(TrackerError, match="needs more dice"):
+        s2.execute("declare Digger check skill=lifting modifier=+1D level=moderate faces=2,3,4,5")
+
+
+def test_a_number_bonus_adds_to_the_total_and_three_pips_make_a_die_on_the_ladder() -> None:
+    data = cli_json("roll", "d6", "4D+2", "--faces", "2,3,4,5")
+    assert data["total"] == 2 + 3 + 4 + 5 + 2
+    assert [str(DieCode(1, 0).advance(n)) for n in range(5)] == ["1D", "1D+1", "1D+2", "2D", "2D+1"]
+    assert DieCode(3, 2).advance(1) == DieCode(4, 0)
+    assert DieCode(2, 5).normalized() == DieCode(3, 2) and DieCode(3, -1).normalized() == DieCode(2, 2)
+    assert parse("4D+3") == DieCode(4, 3)  # a roll keeps its pips: 4D+3 is not 5D
+    assert strength_damage(parse("3D")) == DieCode(2, 0) and strength_damage(parse("6D+2")) == DieCode(3, 0)
+
+
+# ------------------------------------------------------------------ the Wild Die
+def test_faces_are_read_wild_die_first_then_the_others_then_explosions() -> None:
+    roll = roll_code(DieCode(3, 1), TypedFaces([6, 2, 3, 6, 4]))
+    assert roll.wild == (6, 6, 4) and roll.others == (2, 3)
+    assert roll.total == 6 + 6 + 4 + 2 + 3 + 1 and roll.status == "critical_success"
+    assert roll.faces == (6, 2, 3, 6, 4)
+
+
+def test_a_first_1_cancels_itself_and_the_highest_die_or_counts_with_a_complication() -> None:
+    cancel = roll_code(DieCode(4, 0), TypedFaces([1, 5, 4, 6]), CANCEL)
+    assert cancel.total == 9 and cancel.dropped == (1, 6) and cancel.status == "critical_failure"
+    complication = roll_code(DieCode(4, 0), TypedFaces([1, 5, 4, 6]), COMPLICATION)
+    assert complication.total == 16 and complication.status == "critical_failure"
+    assert roll_code(DieCode(1, 2), TypedFaces([1]), CANCEL).total == 2  # the only die cancels itself
+    late_one = roll_code(DieCode(2, 0), TypedFaces([6, 3, 1]), CANCEL)
+    assert late_one.total == 6 + 1 + 3 and late_one.status == "critical_success"  # a later 1 is just 1
+    data = cli_json("roll", "d6", "4D", "--faces", "1,5,4,6", "--set", "critical_failure=complication")
+    assert data["total"] == 16 and data["wild"] == "critical_failure"
+    assert cli_json("roll", "d6", "4D", "--faces", "1,5,4,6")["total"] == 9
+
+
+# ------------------------------------------------------------------ difficulties and result points
+def test_standard_difficulties_are_the_seeds_numbers() -> None:
+    data = D6Ruleset().data
+    assert {name: n for n, name in data.difficulties.values()} == {
+        "Automatic": 0, "Very Easy": 1, "Easy": 6, "Moderate": 11, "Difficult": 16,
+        "Very Difficult": 21, "Heroic": 26, "Legendary": 31,
+    }
+    assert [data.difficulty_name(n) for n in (0, 5, 10, 15, 20, 25, 30, 40)] == [
+        "Automatic", "Very Easy", "Easy", "Moderate", "Difficult", "Very Difficult", "Heroic", "Legendary",
+    ]
+    s = session("add A reflexes=3D")
+    s.execute("declare A check level=heroic faces=2,3,4")
+    assert s.encounter.actions[0].resolution.details["difficulty"] == 26
+
+
+@pytest.mark.parametrize(
+    "total,level",
+    [(11, "minimal"), (12, "solid"), (15, "solid"), (16, "good"), (19, "good"), (20, "superior"), (23, "superior"),
+     (24, "spectacular"), (26, "spectacular"), (27, "incredible"), (40, "incredible"), (10, "failure")],
+)
+def test_result_points_and_success_levels(total: int, level: str) -> None:
+    # A 5D+N roll of wild 2 and four 2s is 10 + N: aim for `total` against Moderate (11).
+    data = cli_json("roll", "d6", f"5D+{total - 10}", "--difficulty", "11", "--faces", "2,2,2,2,2")
+    assert data["total"] == total and data["difficulty"] == 11
+    assert data["result_points"] == total - 11 and data["margin"] == total - 11
+    assert data["level"] == level and data["success"] is (total >= 11)
+
+
+def test_the_foraging_example_minimal_then_spectacular() -> None:
+    data = D6Ruleset().data
+    assert data.level_name(0) == "Minimal" and data.level_name(13) == "Spectacular" and data.level_name(16) == "Incredible"
+
+
+def test_roll_json_has_the_contract_keys() -> None:
+    data = cli_json("roll", "d6", "4D+2", "--difficulty", "15", "--faces", "6,3,4,5,6,2")
+    for key in ("ruleset", "dice", "success", "margin", "total", "difficulty", "result_points", "level", "wild"):
+        assert key in data
+    assert data["dice"] == [6, 3, 4, 5, 6, 2] and data["total"] == 6 + 6 + 2 + 3 + 4 + 5 + 2
+    assert data["wild"] == "critical_success"
+    plain = cli_json("roll", "d6", "2D", "--faces", "3,4")
+    assert plain["wild"] is None and plain["success"] is None and plain["total"] == 7
+
+
+def test_opposed_rolls_give_ties_to_the_initiator() -> None:
+    tie = cli_json("roll", "d6", "3D", "--vs", "3D", "--faces", "2,3,4", "--vs-faces", "2,4,3")
+    assert tie["winner"] == "self" and tie["success"] is None and tie["result_points"] == 0
+    lose = cli_json("roll", "d6", "3D", "--vs", "3D", "--faces", "2,3,4", "--vs-faces", "5,4,3")
+    assert lose["winner"] == "rival" and lose["difficulty"] == 12 and lose["result_points"] == -3
+
+
+# ------------------------------------------------------------------ combat
+def test_passive_defence_result_points_to_damage_and_wound_levels() -> None:
+    s = session("add Hero marksmanship=5D weapon=4D", "add Merc physique=2D")
+    # Attack 5D: wild 5 + 4,4,4,4 = 21 vs passive 10: result points 11 -> +3 damage (D11).
+    # Damage 4D: 3,3,3,3 = 12 + 3 = 15; resistance Physique 2D: 2,2 = 4; 11 over -> Incapacitated.
+    s.execute("declare Hero shoot target=Merc faces=5,4,4,4,4,3,3,3,3,2,2")
+    res = s.encounter.actions[0].resolution
+    assert res.details["result_points"] == 11 and res.details["damage"] == 15 and res.details["resistance"] == 4
+    assert "+ 3 (result points 11 / 5, rounded up)" in res.summary
+    s.execute("next")
+    merc = s.encounter.combatants["Merc"]
+    assert merc.resources["wounds"] == 0 and merc.down
+
+
+@pytest.mark.parametrize("over,level", [(3, "Stunned"), (4, "Wounded"), (9, "Incapacitated"), (13, "Mortally Wounded"), (16, "Dead")])
+def test_wound_levels_by_damage_over_resistance(over: int, level: str) -> None:
+    data = D6Ruleset().data
+    assert data.rank_name(data.rank_for(over)) == level
+
+
+def test_a_second_wound_raises_the_level_by_one() -> None:
+    s = session("add A brawling=4D", "add B physique=1D")
+    # Strength Damage of Physique 3D is 2D. Hit: 4,4,4,4 = 16 vs 10; damage 2D: 3,3 = 6 + 2 = 8 vs 1D: 2 -> 6 over: Wounded.
+    s.execute("declare A strike skill=brawling target=B faces=4,4,4,4,3,3,2")
+    s.execute("next")
+    assert s.encounter.combatants["B"].resources["wounds"] == 2
+    # B is Wounded (-1D) now. Another 1-3 over would be Stunned, but it raises Wounded to Severely Wounded.
+    s.execute("declare A strike skill=brawling target=B faces=2,2,3,3,2,2,3")
+    s.execute("next")
+    assert s.encounter.combatants["B"].resources["wounds"] == 1
+    assert "Severely Wounded" in s.encounter.actions[1].resolution.summary
+
+
+def test_active_defence_replaces_the_difficulty_for_a_round_and_full_defence_adds_10() -> None:
+    s = session("add Hero marksmanship=3D weapon=4D", "add Merc dodge=2D")
+    s.execute("declare Merc dodge full=true faces=3,4")
+    assert s.encounter.actions[0].resolution.details["defense"] == 17
+    assert s.chance("Hero", "shoot", ["Merc"]) == odds.chance_at_least(DieCode(3, 0), 17)
+    s.execute("declare Hero shoot target=Merc faces=5,5,5")
+    res = s.encounter.actions[1].resolution
+    assert res.details["difficulty"] == 17 and res.success is False and "active dodge 17" in res.summary
+    s.execute("next")
+    s.execute("declare Hero shoot target=Merc faces=2,3,4")  # segment 10: the dodge has lapsed
+    assert s.encounter.actions[2].resolution.details["difficulty"] == 10
+
+
+def test_range_cover_situation_and_several_actions_change_the_roll_and_time() -> None:
+    s = session("add Hero marksmanship=5D weapon=4D", "add Merc")
+    s.execute("declare Hero shoot target=Merc range=long cover=light situation=advantaged actions=2 faces=2,2,2,2")
+    action = s.encounter.actions[0]
+    assert action.pt == 5  # two actions: half a round each
+    assert "5D, advantaged +5, long range -10, light cover -3, 2 actions -1D = 4D-8" in action.resolution.summary
+    with pytest.raises(TrackerError, match="needs at least 1D"):
+        session("add A marksmanship=2D weapon=4D", "add B").execute("declare A shoot target=B actions=3 faces=1")
+
+
+def test_body_points_take_the_excess_over_armour() -> None:
+    s = session("add Hero marksmanship=4D weapon=3D", "add Orc armor=1D body_points=20", damage_system="body_points")
+    # Hit 4,4,4,4 = 16 vs 10 (+2 damage); damage 3D: 3,3,3 = 9 + 2 = 11; armour 1D: 2 -> 9 Body Points.
+    s.execute("declare Hero shoot target=Orc faces=4,4,4,4,3,3,3,2")
+    s.execute("next")
+    assert s.encounter.combatants["Orc"].resources["body_points"] == 11
+    with pytest.raises(TrackerError, match="body_points"):
+        session("add Hero marksmanship=4D weapon=3D", "add Orc", damage_system="body_points").execute(
+            "declare Hero shoot target=Orc faces=4,4,4,4,3,3,3"
+        )
+
+
+def test_sheet_die_codes_are_validated_by_name_and_stored_canonically() -> None:
+    with pytest.raises(FieldError, match=r"add X\.physique: expected a die code such as 3D, 4D\+2 or 2D-1, got 'strong'"):
+        session("add X physique=strong")
+    with pytest.raises(FieldError, match=r"add X\.dodge"):
+        session("add X dodge=0D")
+    s = session("add X physique=4d+2 weapon=+1d")
+    assert s.encounter.combatants["X"].stats["physique"] == "4D+2"
+    assert s.encounter.combatants["X"].stats["weapon"] == "+1D"
+    assert s.encounter.combatants["X"].resources == {"wounds": 4}
+
+
+# ------------------------------------------------------------------ odds
+def brute_at_least(code: DieCode, target: int, mode: str) -> Fraction:
+    """P(total >= target) by walking every face sequence, with the explosion stopped once success is certain."""
+    others = code.dice - 1
+    total = Fraction(0)
+    for first in range(1, 7):
+        for rest in product(range(1, 7), repeat=others):
+            p = Fraction(1, 6) ** (1 + others)
+            if first == 1 and mode == CANCEL:
+                kept = sorted(rest)[:-1]
+                total += p * (sum(kept) + code.pips >= target)
+            elif first != 6:
+                total += p * (first + sum(rest) + code.pips >= target)
+            else:
+                base = 6 + sum(rest) + code.pips
+                chance, running = Fraction(0), Fraction(1)
+                while base + 1 < target:  # roll the Wild Die again while it could still matter
+                    chance += running * Fraction(sum(1 for f in range(1, 6) if base + f >= target), 6)
+                    running /= 6
+                    base += 6
+                total += p * (chance + running)
+    return total
+
+
+@pytest.mark.parametrize("code", ["1D", "2D", "2D+1", "3D", "3D-2"])
+@pytest.mark.parametrize("mode", [CANCEL, COMPLICATION])
+def test_odds_match_brute_force_enumeration(code: str, mode: str) -> None:
+    c = parse(code)
+    for target in (1, 4, 7, 10, 13, 18, 25):
+        assert odds.chance_at_least(c, target, mode) == brute_at_least(c, target, mode), (code, target)
+
+
+def brute_opposed_bounds(a: DieCode, b: DieCode, depth: int) -> tuple[Fraction, Fraction]:
+    """Bounds on P(A >= B) from every sequence with at most `depth` explosions per Wild Die."""
+    def outcomes(code: DieCode) -> dict[int | None, Fraction]:
+        dist: dict[int | None, Fraction] = {}
+        for rest in product(range(1, 7), repeat=code.dice - 1):
+            p = Fraction(1, 6) ** (code.dice - 1)
+            for first in range(1, 7):
+                if first == 1:
+                    value = sum(sorted(rest)[:-1]) + code.pips
+                    dist[value] = dist.get(value, 0) + p / 6
+                elif first < 6:
+                    dist[first + sum(rest) + code.pips] = dist.get(first + sum(rest) + code.pips, 0) + p / 6
+                else:
+                    running, base = p / 6, 6 + sum(rest) + code.pips
+                    for _ in range(depth):
+                        for f in range(1, 6):
+                            dist[base + f] = dist.get(base + f, 0) + running / 6
+                        running /= 6
+                        base += 6
+                    dist[None] = dist.get(None, 0) + running  # still exploding: unknown
+        return dist
+
+    da, db = outcomes(a), outcomes(b)
+    low = sum(pa * pb for x, pa in da.items() for y, pb in db.items() if x is not None and y is not None and x >= y)
+    unknown = da.get(None, 0) + db.get(None, 0)
+    return low, low + unknown
+
+
+@pytest.mark.parametrize("a,b", [("2D", "2D"), ("3D", "2D+1"), ("1D", "2D"), ("2D+2", "3D")])
+def test_opposed_odds_lie_within_brute_force_bounds(a: str, b: str) -> None:
+    exact = odds.chance_opposed(parse(a), parse(b))
+    low, high = brute_opposed_bounds(parse(a), parse(b), 6)
+    assert low <= exact <= high and high - low < Fraction(1, 10**4)
+
+
+def test_odds_match_the_reference_figures() -> None:
+    rules = D6Ruleset()
+    assert round(float(rules.chance("3D", difficulty=10)), 4) == 0.5918
+    assert round(float(rules.chance("3D", difficulty=10, options={"critical_failure": "complication"})), 4) == 0.6381
+    assert round(float(rules.chance("4D", difficulty=16)), 4) == 0.3666
+    assert round(float(rules.chance("5D", difficulty=21)), 4) == 0.2696
+    assert round(float(rules.chance("4D", vs="3D")), 4) == 0.7102
+    data = cli_json("odds", "d6", "3D", "--difficulty", "10")
+    assert data["probability"] == pytest.approx(0.5918, abs=1e-4) and Fraction(data["fraction"]) == rules.chance("3D", difficulty=10)
+
+
+def test_the_largest_pools_are_exact_and_cached() -> None:
+    rules = D6Ruleset()
+    odds.clear_caches()
+    first = rules.chance("8D+2", vs="8D+2")
+    hits = odds._opposed.cache_info().hits
+    assert rules.chance("8D+2", vs="8D+2") == first and odds._opposed.cache_info().hits == hits + 1
+    assert Fraction(1, 2) < first < 1  # ties go to the initiator
+    # 8D+2 shows at most 50 without an explosion: above that only the Wild Die's 1/6 branch counts.
+    assert 0 < rules.chance("8D+2", difficulty=51) < Fraction(1, 6)
+
+
+def test_command_line_errors_are_clear() -> None:
+    assert cli("odds", "d6", "3D")[0] == 1
+    assert cli("roll", "d6", "0D+2")[0] == 1
+    assert cli("roll", "d6", "3D", "--set", "critical_failure=maybe")[0] == 1
+    assert cli("roll", "d6", "2D", "--faces", "3,4,5")[0] == 1
+    assert cli("roll", "d6", "2D", "--faces", "3,7")[0] == 1
+
+
+# ------------------------------------------------------------------ saves
+@pytest.mark.parametrize("path", sorted((ROOT / "saves").glob("d6-*.toml")), ids=lambda p: p.name)
+def test_example_encounters_load_and_replay(path: Path, tmp_path: Path) -> None:
+    loaded = EncounterFile(path).load()
+    enc = loaded.encounter
+    assert enc.setup.ruleset == "d6" and enc.actions
+    replayed = Encounter(enc.setup, [type(e)(e.kind, dict(e.args), 0, e.by) for e in enc.events])
+    assert {n: c.resources for n, c in replayed.combatants.items()} == {n: c.resources for n, c in enc.combatants.items()}
+    assert [e.text for e in replayed.log] == [e.text for e in enc.log]
+    copy = tmp_path / path.name
+    shutil.copy(path, copy)
+    assert cli("check", str(copy))[0] == 0
+
+
+def test_the_shipped_d6_example_exists() -> None:
+    assert list((ROOT / "saves").glob("d6-*.toml"))
+
+
+def test_house_rules_override_tables_and_bad_rows_are_named(tmp_path: Path) -> None:
+    rules = tmp_path / "house.toml"
+    rules.write_text('[difficulties]\nheroic = { name = "Heroic", number = 31 }\n[situations]\nadvantaged = "+1D"\n')
+    data = D6Ruleset(rules).data
+    assert data.difficulties["heroic"] == (31, "Heroic") and data.difficulties["moderate"] == (11, "Moderate")
+    assert data.situations["advantaged"] == DieCode(1, 0)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[cover]\nlight = "lots"\n')
+    with pytest.raises(TrackerError, match=r"cover\.light: expected a die code"):
+        D6Ruleset(bad).data
