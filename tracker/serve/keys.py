@@ -44,6 +44,7 @@ class KeysFile:
     _stamp: tuple[int, int] | None = None
     _keys: asyncssh.SSHAuthorizedKeys | None = None
     problem: str = ""
+    comments: dict[bytes, str] = field(default_factory=dict)  # key blob -> its comment (who)
 
     def current(self) -> asyncssh.SSHAuthorizedKeys | None:
         if self.path is None:
@@ -61,6 +62,7 @@ class KeysFile:
                 # An empty file (or one with only comments) means "nobody yet", not an error.
                 has_entries = any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
                 self._keys = asyncssh.import_authorized_keys(text) if has_entries else None
+                self.comments = _comments(text)
                 self.problem = ""
             except (OSError, UnicodeDecodeError, ValueError, asyncssh.KeyImportError) as exc:
                 # Keep serving with no keys from this file rather than the stale list: a
@@ -68,6 +70,22 @@ class KeysFile:
                 self._keys = None
                 self.problem = f"{self.path}: cannot be read as an authorized_keys file: {exc}"
         return self._keys
+
+
+def _comments(text: str) -> dict[bytes, str]:
+    """The comment of each key line (`ssh-ed25519 AAAA... alice@laptop`), for the logs."""
+    found: dict[bytes, str] = {}
+    for line in text.splitlines():
+        words = line.split()
+        for i, word in enumerate(words[:-1]):
+            if word.startswith(("ssh-", "ecdsa-", "sk-")):
+                try:
+                    key = asyncssh.import_public_key(f"{word} {words[i + 1]}")
+                except (ValueError, asyncssh.KeyImportError):
+                    break
+                found[key.public_data] = " ".join(words[i + 2 :])
+                break
+    return found
 
 
 @dataclass
@@ -105,17 +123,17 @@ class KeyRing:
             return VIEWER
         return None
 
+    def describe(self, key: asyncssh.SSHKey) -> str:
+        """The key's fingerprint and, if a keys file gives one, its comment (who it is)."""
+        comment = self.gm.comments.get(key.public_data) or self.viewer.comments.get(key.public_data) or key.get_comment() or ""
+        text = key.get_fingerprint("sha256")
+        return f"{text} ({comment})" if comment else text
+
     def anyone_can_connect(self) -> bool:
         return self.open_viewers or self.gm.current() is not None or self.viewer.current() is not None
 
     def problems(self) -> list[str]:
         return [f.problem for f in (self.gm, self.viewer) if f.problem and f.path is not None and f.path.exists()]
-
-
-def fingerprint(key: asyncssh.SSHKey) -> str:
-    comment = key.get_comment() or ""
-    text = key.get_fingerprint("sha256")
-    return f"{text} ({comment})" if comment else text
 
 
 def load_or_create_host_key(path: Path) -> tuple[asyncssh.SSHKey, bool]:

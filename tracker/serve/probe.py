@@ -1,0 +1,187 @@
+"""Probing a running table from outside: a `tracker serve` subprocess and SSH screens.
+
+Used by tests/test_serve*.py and benchmarks/shared.py (and handy for a smoke test of a
+server you just started).
+
+A `Screen` is an asyncssh client session with a pty that collects what the app draws;
+`wait_for` reads until a text appears (escape sequences stripped), with a deadline, so
+nothing depends on fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+
+ROOT = Path(__file__).resolve().parent.parent.parent  # the folder holding tracker/ and rulesets/
+
+# CSI ... final byte, OSC ... BEL/ST, and two-byte escapes.
+_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[()][0-9A-Za-z]")
+
+
+def plain(data: bytes) -> str:
+    return _ESCAPES.sub(b"", data).decode("utf-8", "replace")
+
+
+def env() -> dict[str, str]:
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(ROOT) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    e.pop("TRACKER_READ_ONLY", None)
+    return e
+
+
+def make_key(path: Path, comment: str) -> asyncssh.SSHKey:
+    key = asyncssh.generate_private_key("ssh-ed25519", comment=comment)
+    key.write_private_key(str(path))
+    os.chmod(path, 0o600)
+    key.write_public_key(str(path) + ".pub")
+    return key
+
+
+@dataclass
+class ServerProcess:
+    """`python -m tracker serve` as a subprocess; its stderr lines are kept in `lines`."""
+
+    proc: subprocess.Popen[str]
+    port: int = 0
+    lines: list[str] = field(default_factory=list)
+    _seen: threading.Condition = field(default_factory=threading.Condition)
+
+    @classmethod
+    def start(cls, saves: Path, *extra: str, timeout: float = 20.0) -> "ServerProcess":
+        argv = [sys.executable, "-m", "tracker", "--saves", str(saves), "serve", "--port", "0", *extra]
+        proc = subprocess.Popen(argv, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        server = cls(proc)
+        threading.Thread(target=server._pump, daemon=True).start()
+        line = server.wait_line(r"listening on .* port (\d+)", timeout)
+        server.port = int(re.search(r"port (\d+)", line).group(1))  # type: ignore[union-attr]
+        return server
+
+    def _pump(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            with self._seen:
+                self.lines.append(line.rstrip("\n"))
+                self._seen.notify_all()
+        with self._seen:
+            self._seen.notify_all()
+
+    def wait_line(self, pattern: str, timeout: float = 10.0, start: int = 0) -> str:
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self._seen:
+            while True:
+                for line in self.lines[start:]:
+                    if regex.search(line):
+                        return line
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc.poll() is not None and not any(regex.search(l) for l in self.lines)):
+                    if self.proc.poll() is not None:
+                        raise AssertionError(f"server exited ({self.proc.returncode}) without {pattern!r}: {self.lines}")
+                    if left <= 0:
+                        raise AssertionError(f"no {pattern!r} in the server log within {timeout}s: {self.lines}")
+                self._seen.wait(min(left, 0.2))
+
+    def app_pids(self) -> list[int]:
+        return [int(m.group(1)) for line in self.lines if (m := re.search(r"app pid (\d+)", line))]
+
+    def stop(self, timeout: float = 15.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+            raise
+
+
+class _Collector(asyncssh.SSHClientSession[bytes]):
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.changed = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.arrivals: list[tuple[float, int]] = []  # (time, len(data) after) for latency
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        self.data += data
+        self.arrivals.append((time.perf_counter(), len(self.data)))
+        self.changed.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed.set()
+        self.changed.set()
+
+
+@dataclass
+class Screen:
+    conn: asyncssh.SSHClientConnection
+    chan: asyncssh.SSHClientChannel[bytes]
+    session: _Collector
+
+    @classmethod
+    async def connect(cls, port: int, key: asyncssh.SSHKey | None, size: tuple[int, int] = (100, 30), term: str = "xterm-256color", timeout: float = 15.0) -> "Screen":
+        conn = await asyncio.wait_for(
+            asyncssh.connect("127.0.0.1", port, known_hosts=None, client_keys=[key] if key is not None else None, username="player", agent_path=None),
+            timeout,
+        )
+        chan, session = await conn.create_session(_Collector, term_type=term, term_size=size, encoding=None)
+        return cls(conn, chan, session)
+
+    @property
+    def text(self) -> str:
+        return plain(bytes(self.session.data))
+
+    async def wait_for(self, needle: str, timeout: float = 20.0, since: int = 0) -> float:
+        """Wait until `needle` is drawn (after byte offset `since`); the arrival time."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            if needle in plain(bytes(self.session.data[since:])):
+                return self._arrival_of(needle, since)
+            if self.session.closed.is_set():
+                raise AssertionError(f"connection closed before {needle!r} appeared; screen: {self.text[-2000:]!r}")
+            left = deadline - loop.time()
+            if left <= 0:
+                raise AssertionError(f"{needle!r} not drawn within {timeout}s; screen: {self.text[-2000:]!r}")
+            self.session.changed.clear()
+            try:
+                await asyncio.wait_for(self.session.changed.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+    def _arrival_of(self, needle: str, since: int) -> float:
+        # The first chunk after which the needle is present: when it reached the screen.
+        for at, length in self.session.arrivals:
+            if length > since and needle in plain(bytes(self.session.data[since:length])):
+                return at
+        return time.perf_counter()
+
+    def send(self, data: bytes) -> None:
+        self.chan.write(data)
+
+    async def close(self) -> None:
+        self.conn.close()
+        try:
+            await asyncio.wait_for(self.conn.wait_closed(), 5)
+        except asyncio.TimeoutError:
+            pass
+
+
+def alive(pid: int) -> bool:
+    """True if `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(") ", 1)[1][0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False

@@ -1,0 +1,509 @@
+"""`tracker serve`: the shared table over SSH, so players need no account on the host.
+
+Each SSH connection gets one interactive session: a pseudo-terminal sized from the
+client's pty request, with `python -m tracker` running on it (see pty_bridge). The GM's
+key (in the GM authorized_keys file) gets the editing app; everyone else allowed in gets
+`--viewer`, which follows the file read-only and hides hidden combatants and their rolls.
+The child processes share the encounter file exactly as separate `tracker open` users on
+one host do (lock, revision, reload), so the server holds no game state of its own.
+
+Decisions where the brief is silent:
+- Only an interactive shell with a pty is served; `ssh host COMMAND`, subsystems (sftp),
+  port and agent forwarding are refused. A client without a pty (`ssh -T`) is told to
+  connect with a terminal.
+- One session per connection, so `--max-connections` also caps the app processes.
+  Connections over the cap are disconnected with "too many connections" before auth.
+- Idle means nothing passed either way (no keystroke, no screen output) for
+  `--idle-timeout` seconds; a viewer watching a live fight is not idle, an abandoned
+  terminal on a finished fight is. SSH keepalives (every 30 s, 3 missed) drop dead links.
+- The child gets the server's environment plus TERM from the pty request (default
+  xterm-256color), LANG/LC_*/COLORTERM if the client sent them, TRACKER_SAVES, the
+  package root on PYTHONPATH (so it runs from a checkout without the console script),
+  TRACKER_USER (the SSH user name, for the log), and for viewers TRACKER_READ_ONLY=1,
+  which the persistence layer enforces (nothing is written even if a key slipped through).
+- Logs (stderr, one line each): start, connect (user, role, address, key fingerprint),
+  refusals, disconnect with the session's length, shutdown.
+- SIGTERM / SIGINT: stop listening, end every child's process group (SIGHUP+SIGTERM, then
+  SIGKILL after 2 s), wait for all of them, close the connections, exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+
+import tracker
+from tracker import paths
+from tracker.engine import TrackerError
+from tracker.serve.keys import HOST_KEY_DEFAULT, VIEWER, KeyRing, load_or_create_host_key
+from tracker.serve.pty_bridge import PtyChild
+
+log = logging.getLogger("tracker.serve")
+
+PASS_ENV_PREFIXES = ("LC_",)
+PASS_ENV = ("LANG", "COLORTERM", "NO_COLOR")
+KEEPALIVE_INTERVAL = 30.0
+
+
+@dataclass
+class ServeOptions:
+    saves: Path
+    host: str = "127.0.0.1"
+    port: int = 8022
+    gm_keys: str | None = None
+    viewer_keys: str | None = None
+    open_viewers: bool = False
+    encounter: Path | None = None
+    host_key: Path | None = None
+    max_connections: int = 32
+    idle_timeout: float = 3600.0
+    python: str = sys.executable
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, saves: Path) -> "ServeOptions":
+        saves = saves.resolve()
+        encounter = None
+        if args.encounter:
+            encounter = paths.resolve(args.encounter, saves).resolve()
+            if not encounter.is_file():
+                names = ", ".join(p.stem for p in paths.encounter_files(saves)) or "none"
+                raise TrackerError(f"--encounter {args.encounter}: no such encounter in {saves} (there: {names})")
+        if args.max_connections < 1:
+            raise TrackerError(f"--max-connections: expected at least 1, got {args.max_connections}")
+        if args.idle_timeout <= 0:
+            raise TrackerError(f"--idle-timeout: expected a number of seconds above 0, got {args.idle_timeout:g}")
+        if not 0 <= args.port <= 65535:
+            raise TrackerError(f"--port: expected 0-65535, got {args.port}")
+        return cls(
+            saves=saves,
+            host=args.host,
+            port=args.port,
+            gm_keys=args.gm_keys,
+            viewer_keys=args.viewer_keys,
+            open_viewers=bool(args.open_viewers),
+            encounter=encounter,
+            host_key=Path(args.host_key) if args.host_key else saves / HOST_KEY_DEFAULT,
+            max_connections=args.max_connections,
+            idle_timeout=float(args.idle_timeout),
+        )
+
+
+def child_argv(options: ServeOptions, role: str) -> list[str]:
+    argv = [options.python, "-m", "tracker", "--saves", str(options.saves)]
+    if options.encounter is not None:
+        argv += ["open", str(options.encounter)]
+        if role == VIEWER:
+            argv.append("--viewer")
+    elif role == VIEWER:
+        argv += ["open", "--viewer"]  # the start screen, read-only
+    return argv
+
+
+def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str, str], user: str) -> dict[str, str]:
+    env = dict(os.environ)
+    root = str(Path(tracker.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["TERM"] = term or "xterm-256color"
+    for key, value in client_env.items():
+        if key in PASS_ENV or key.startswith(PASS_ENV_PREFIXES):
+            env[key] = value
+    env.setdefault("LANG", "C.UTF-8")
+    env["TRACKER_SAVES"] = str(options.saves)
+    env["TRACKER_USER"] = user
+    env["TRACKER_ROLE"] = role
+    env.pop("TRACKER_READ_ONLY", None)
+    if role == VIEWER:
+        env["TRACKER_READ_ONLY"] = "1"
+    # Textual's own dev-tools hooks would leak the server's settings to every player.
+    for key in ("TEXTUAL", "TEXTUAL_DEVTOOLS_PORT"):
+        env.pop(key, None)
+    return env
+
+
+@dataclass
+class Connection:
+    """One client: who, from where, as what, and its app."""
+
+    ident: int
+    peer: str
+    user: str = ""
+    role: str | None = None
+    key: str = ""
+    since: float = field(default_factory=time.monotonic)
+    last_activity: float = field(default_factory=time.monotonic)
+    conn: asyncssh.SSHServerConnection | None = None
+    session: "TableSession | None" = None
+
+    def who(self) -> str:
+        if self.role is None:
+            return f"#{self.ident} {self.user or '?'}@{self.peer} unauthenticated"
+        return f"#{self.ident} {self.user or '?'}@{self.peer} {self.role} " + (f"key {self.key}" if self.key else "without a key")
+
+
+class TableServer:
+    """Owns the listening socket, the connections and their children."""
+
+    def __init__(self, options: ServeOptions, keyring: KeyRing) -> None:
+        self.options = options
+        self.keyring = keyring
+        self.connections: dict[int, Connection] = {}
+        self.children: set[PtyChild] = set()
+        self._ident = 0
+        self._listener: asyncssh.SSHAcceptor | None = None
+        self._closing = False
+        self._watchdog: asyncio.Task[None] | None = None
+        self._child_tasks: set[asyncio.Task[Any]] = set()
+
+    async def start(self) -> None:
+        host_key_path = self.options.host_key
+        assert host_key_path is not None
+        key, created = load_or_create_host_key(host_key_path)
+        log.info("host key %s %s: %s", host_key_path, "created" if created else "loaded", key.get_fingerprint("sha256"))
+        self._listener = await asyncssh.create_server(
+            lambda: TableSSHServer(self),
+            self.options.host,
+            self.options.port,
+            server_host_keys=[key],
+            encoding=None,  # bytes both ways: the app's output is passed through untouched
+            line_editor=False,  # keystrokes go raw to the app, which edits its own lines
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            keepalive_interval=KEEPALIVE_INTERVAL,
+            keepalive_count_max=3,
+            login_timeout=60,
+        )
+        self._watchdog = asyncio.create_task(self._idle_watch())
+
+    @property
+    def port(self) -> int:
+        assert self._listener is not None
+        return self._listener.sockets[0].getsockname()[1]
+
+    # ---------------------------------------------------------- connections
+    def new_connection(self, conn: asyncssh.SSHServerConnection) -> Connection:
+        peer = conn.get_extra_info("peername") or ("?", 0)
+        self._ident += 1
+        return Connection(self._ident, f"{peer[0]}:{peer[1]}", conn=conn)
+
+    def admit(self, record: Connection) -> bool:
+        """Count the connection in, or disconnect it with the reason (after key exchange,
+        so the client's ssh prints the reason instead of a bare reset)."""
+        assert record.conn is not None
+        if self._closing:
+            record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
+            return False
+        if len(self.connections) >= self.options.max_connections:
+            log.warning("refused %s: the table is full (%d connections)", record.who(), len(self.connections))
+            record.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, f"the table is full ({self.options.max_connections} connections); try again later")
+            return False
+        self.connections[record.ident] = record
+        return True
+
+    def lost_connection(self, record: Connection, exc: Exception | None) -> None:
+        if self.connections.pop(record.ident, None) is None:
+            return
+        length = time.monotonic() - record.since
+        if record.role is not None:
+            log.info("disconnect %s after %.0fs%s", record.who(), length, f" ({exc})" if exc else "")
+        if record.session is not None:
+            record.session.hang_up()
+
+    def track(self, task: asyncio.Task[Any]) -> None:
+        self._child_tasks.add(task)
+        task.add_done_callback(self._child_tasks.discard)
+
+    async def _idle_watch(self) -> None:
+        timeout = self.options.idle_timeout
+        period = max(0.05, min(30.0, timeout / 4))
+        while True:
+            await asyncio.sleep(period)
+            now = time.monotonic()
+            for record in list(self.connections.values()):
+                if record.conn is not None and now - record.last_activity > timeout:
+                    log.info("idle %s: nothing for %.0fs, closing", record.who(), now - record.last_activity)
+                    record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, f"idle for {timeout:g}s")
+                    self.lost_connection(record, None)
+
+    # ---------------------------------------------------------- shutdown
+    async def close(self) -> None:
+        self._closing = True
+        if self._listener is not None:
+            self._listener.close()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        children = list(self.children)
+        log.info("shutting down: %d connection(s), %d app(s)", len(self.connections), len(children))
+        await asyncio.gather(*(child.stop() for child in children), return_exceptions=True)
+        for record in list(self.connections.values()):
+            if record.conn is not None:
+                record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
+            self.lost_connection(record, None)
+        if self._child_tasks:
+            await asyncio.wait(list(self._child_tasks), timeout=5.0)
+        if self._listener is not None:
+            try:
+                await asyncio.wait_for(self._listener.wait_closed(), timeout=5.0)
+            except asyncio.TimeoutError:
+                pass
+
+
+class TableSSHServer(asyncssh.SSHServer):
+    """Per-connection callbacks: admission, authentication, the one session."""
+
+    def __init__(self, table: TableServer) -> None:
+        self.table = table
+        self.record: Connection | None = None
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self._sessions = 0
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        self.record = self.table.new_connection(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.record is not None:
+            self.table.lost_connection(self.record, exc)
+
+    def begin_auth(self, username: str) -> bool:
+        if self.record is None:
+            return True
+        self.record.user = username
+        if not self.table.admit(self.record):
+            self.record = None
+        return True  # always authenticate: the key decides the role
+
+    # Public keys: GM or viewer by the authorized_keys files.
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        record = self.record
+        if record is None:
+            return False
+        addr = record.peer.rsplit(":", 1)[0]
+        role = self.table.keyring.role_for(key, addr, addr)
+        if role is None:
+            log.info("refused key %s for %s@%s", self.table.keyring.describe(key), username, record.peer)
+            return False
+        # Several keys may be offered; the last one accepted is the one that signed.
+        record.role, record.key = role, self.table.keyring.describe(key)
+        return True
+
+    # Keyboard-interactive with no questions: a key-less player, only with --open-viewers.
+    def kbdint_auth_supported(self) -> bool:
+        return self.table.keyring.open_viewers
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        if not self.table.keyring.open_viewers or self.record is None:
+            return False
+        self.record.role, self.record.key = VIEWER, ""
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def auth_completed(self) -> None:
+        if self.record is not None:
+            log.info("connect %s", self.record.who())
+
+    def session_requested(self) -> "TableSession | bool":
+        if self.record is None or self.record.role is None or self._sessions:
+            return False  # one app per connection
+        self._sessions += 1
+        session = TableSession(self.table, self.record)
+        self.record.session = session
+        return session
+
+
+class TableSession(asyncssh.SSHServerSession[bytes]):
+    """The SSH channel <-> the app on its pty."""
+
+    def __init__(self, table: TableServer, record: Connection) -> None:
+        self.table = table
+        self.record = record
+        self.chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self.term = ""
+        self.size = (80, 24, 0, 0)
+        self.has_pty = False
+        self.child: PtyChild | None = None
+        self._ended = False
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self.chan = chan
+
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
+        self.has_pty = True
+        self.term = term_type
+        if term_size[0] > 0 and term_size[1] > 0:
+            self.size = tuple(term_size)  # type: ignore[assignment]
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        log.info("refused command %r from %s", command, self.record.who())
+        return False
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._run())
+        self.table.track(task)
+
+    async def _run(self) -> None:
+        chan = self.chan
+        assert chan is not None
+        if not self.has_pty:
+            chan.write_stderr(b"tracker: this is a terminal app; connect with a terminal (ssh -t, not -T)\r\n")
+            chan.exit(1)
+            return
+        role = self.record.role or VIEWER
+        client_env = {str(k): str(v) for k, v in (chan.get_environment() or {}).items()}
+        options = self.table.options
+        child = PtyChild(
+            child_argv(options, role),
+            child_env(options, role, self.term, client_env, self.record.user),
+            self.size,
+            self._output,
+            cwd=str(options.saves),
+        )
+        self.child = child
+        try:
+            await child.start()
+        except OSError as exc:
+            log.error("cannot start the app for %s: %s", self.record.who(), exc)
+            chan.write_stderr(f"tracker: the app could not start: {exc}\r\n".encode())
+            chan.exit(1)
+            return
+        self.table.children.add(child)
+        log.info("app pid %d for %s", child.pid, self.record.who())
+        try:
+            code = await child.wait()
+        finally:
+            await child.stop()  # reap the group even if the leader left something behind
+            self.table.children.discard(child)
+        if not self._ended:
+            self._ended = True
+            try:
+                chan.exit(code if code >= 0 else 128 - code)
+            except OSError:
+                pass
+
+    def _output(self, data: bytes) -> None:
+        self.record.last_activity = time.monotonic()
+        if self.chan is not None and not self._ended:
+            self.chan.write(data)
+
+    # The channel's send window is full: stop reading the app's output (see pty_bridge).
+    def pause_writing(self) -> None:
+        if self.child is not None:
+            self.child.pause()
+
+    def resume_writing(self) -> None:
+        if self.child is not None:
+            self.child.resume()
+
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        self.record.last_activity = time.monotonic()
+        if self.child is not None:
+            self.child.write(data)
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        if width > 0 and height > 0:
+            self.size = (width, height, pixwidth, pixheight)
+            if self.child is not None:
+                self.child.resize(width, height, pixwidth, pixheight)
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def signal_received(self, signal_name: str) -> None:
+        pass  # players do not signal the app; it has its own quit key
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.hang_up()
+
+    def hang_up(self) -> None:
+        """The client went away: end the app (the _run task reaps it)."""
+        self._ended = True
+        child = self.child
+        if child is not None and child.process is not None and child.process.returncode is None:
+            self.table.track(asyncio.get_running_loop().create_task(child.stop()))
+
+
+def _setup_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s tracker serve: %(message)s", "%Y-%m-%d %H:%M:%S"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    logging.getLogger("asyncssh").setLevel(logging.WARNING)
+
+
+async def run_server(options: ServeOptions, keyring: KeyRing, ready: "asyncio.Future[int] | None" = None) -> int:
+    table = TableServer(options, keyring)
+    try:
+        await table.start()
+    except OSError as exc:
+        raise TrackerError(f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}") from None
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    who = []
+    if keyring.gm.current() is not None:
+        who.append(f"GM keys {keyring.gm.path}")
+    if keyring.viewer.current() is not None:
+        who.append(f"viewer keys {keyring.viewer.path}")
+    if keyring.open_viewers:
+        who.append("anyone else as a viewer")
+    target = f"encounter {options.encounter}" if options.encounter else f"saves {options.saves}"
+    log.info("listening on %s port %d (%s; %s); connect with: ssh -p %d %s", options.host, table.port, target, ", ".join(who), table.port, options.host)
+    if ready is not None and not ready.done():
+        ready.set_result(table.port)
+    try:
+        await stop.wait()
+    finally:
+        await table.close()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+    log.info("stopped")
+    return 0
+
+
+def serve(args: argparse.Namespace, saves: Path) -> int:
+    """The CLI's `tracker serve`."""
+    _setup_logging()
+    saves.mkdir(parents=True, exist_ok=True)
+    options = ServeOptions.from_args(args, saves)
+    keyring = KeyRing.from_options(options.saves, options.gm_keys, options.viewer_keys, options.open_viewers)
+    if not keyring.anyone_can_connect():
+        raise TrackerError(
+            f"nobody could connect: put GM public keys (lines of ~/.ssh/id_ed25519.pub) in "
+            f"{keyring.gm.path} or pass --gm-keys FILE; add --viewer-keys FILE or --open-viewers for players"
+        )
+    if options.host not in ("127.0.0.1", "localhost", "::1"):
+        log.info("listening beyond this machine (%s): only the keys above get in", options.host)
+    return asyncio.run(run_server(options, keyring))
