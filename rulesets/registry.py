@@ -52,8 +52,17 @@ def available() -> dict[str, type[Ruleset]]:
     return dict(_classes())
 
 
+@lru_cache(maxsize=None)
+def _built_in(ruleset_id: str) -> type[Ruleset] | None:
+    return _load(BUILT_IN[ruleset_id])
+
+
 def get(ruleset_id: str, house_rules: Path | None = None) -> Ruleset:
-    cls = _classes().get(ruleset_id)
+    # Opening one save should not import every adapter (it is most of the UI's start-up
+    # time): a built-in id loads its own module; others go through the full scan.
+    cls = _built_in(ruleset_id) if ruleset_id in BUILT_IN else None
+    if cls is None:
+        cls = _classes().get(ruleset_id)
     if cls is None:
         raise TrackerError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(sorted(_classes()))})")
     return cls(house_rules)

@@ -24,5 +24,5 @@ class ClockBar(Static):
         text.append(enc.time.clock(enc.now), style="bold")
         text.append(f"  {enc.setup.name} ({enc.setup.ruleset})")
         if self.live.viewer:
-            text.append("  [viewer: read-only]", style="italic")
+            text.append("  [viewer]", style="italic")
         self.update(text)

@@ -129,8 +129,7 @@ class RosterView(ScrollView, can_focus=False):
             extras.append(f"until {c.airborne_until}")
         if state == "surprised":
             extras.append(f"until {c.surprised_until}")
-        if c.in_progress and state != "acting":
-            extras.append("acting")
+        extras.extend(f"{a.template}→{a.completes}" for a in c.in_progress)
         extras.extend(f"{name}→{until}" for name, until in c.conditions.items())
         if c.hidden:
             extras.append("hidden")

@@ -1,0 +1,176 @@
+"""UI speed, as ratios measured in one run (python benchmarks/ui.py [--quick]).
+
+1. Start to first frame: a fresh interpreter per run, from just before the process is
+   spawned to the first frame that shows the encounter screen (a callback queued with
+   `call_after_refresh` once it is up), against a bare Textual app with a Header, a
+   Footer and a DataTable measured the same way. Median of N runs. Budget: 1.5x.
+2. Key to next frame for `n`: in process, headless, a Key event is posted and the time
+   taken is until the first frame drawn after the encounter moved on (a wrapper on
+   `App._display`, which every frame passes through), on a 500-combatant, 5,000-event
+   freeform encounter against a 5-combatant one. Median of N presses. Budget: 2x.
+   The save runs right after that frame (write-behind, see tracker/ui/live.py) and is
+   reported separately.
+
+Both encounters are built with the Session and saved with EncounterFile. Times use
+CLOCK_MONOTONIC, which is system-wide on Linux, so parent and child agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textual import events  # noqa: E402
+
+from tracker.persistence.store import EncounterFile  # noqa: E402
+from tracker.session import Session  # noqa: E402
+from rulesets.dice import RandomDice  # noqa: E402
+
+BARE = """
+import sys, time
+from textual.app import App
+from textual.widgets import DataTable, Footer, Header
+class Bare(App):
+    def compose(self):
+        yield Header()
+        yield DataTable()
+        yield Footer()
+    def on_mount(self):
+        t = self.query_one(DataTable)
+        t.add_columns("name", "ruleset", "segment")
+        t.add_row("a", "b", "c")
+    def on_ready(self):
+        self.call_after_refresh(self.stamp)
+    def stamp(self):
+        print(time.monotonic(), flush=True)
+        self.exit()
+Bare().run(headless=True, size=(80, 24))
+"""
+
+OURS = """
+import sys, time
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from tracker.ui.app import TrackerApp
+from tracker.ui.screens.encounter import EncounterScreen
+class Timed(TrackerApp):
+    def on_ready(self):
+        self.call_after_refresh(self.stamp)
+    def stamp(self):
+        if not isinstance(self.screen, EncounterScreen):
+            self.call_after_refresh(self.stamp)
+            return
+        print(time.monotonic(), flush=True)
+        self.exit(0)
+Timed(Path({saves!r}), Path({file!r}), user="bench").run(headless=True, size=(80, 24))
+"""
+
+
+def first_frame(code: str) -> float:
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1]) - start
+
+
+def build(path: Path, combatants: int, events: int) -> None:
+    store, loaded = EncounterFile.create(path, path.stem, "freeform")
+    s = Session(loaded.encounter, loaded.ruleset, RandomDice(7), None, "bench")
+    enc = s.encounter
+    for i in range(combatants):
+        s.add(f"C{i:03d}", {"hp": 100000})
+    names = list(enc.combatants)
+    # Rounds of short attacks until near the event budget ...
+    while len(enc.events) < events - combatants - 2:
+        for i, c in enumerate(enc.combatants.values()):
+            if len(enc.events) >= events - combatants - 2:
+                break
+            if c.active is None:
+                s.declare(c.name, "attack", [names[(i + 1) % len(names)]], params={"damage": 1}, pt=5 + i % 7)
+        s.next() if enc.next_happening() is not None else s.step()
+    # ... then long staggered ones, so every `n` of the measurement has work to do.
+    for i, c in enumerate(enc.combatants.values()):
+        if c.active is None and len(enc.events) < events:
+            s.declare(c.name, "attack", [names[(i + 1) % len(names)]], params={"damage": 1}, pt=20 + 3 * i)
+    # Scheduled events on the next segments, so `n` always has somewhere to go.
+    for k in range(1, 41):
+        s.execute(f"schedule {enc.now + k} bell {k}")
+    while len(enc.events) < events:
+        s.note(f"filler {len(enc.events)}")
+    store.revision = 1
+    store._write(enc)
+
+
+async def key_to_frame(saves: Path, file: Path, presses: int) -> tuple[list[float], list[float]]:
+    from tracker.ui.app import TrackerApp
+
+    app = TrackerApp(saves, file, user="bench")
+    frames: list[float] = []
+    saves_t: list[float] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        live = screen.live  # type: ignore[attr-defined]
+        original = app._display
+        marks: dict[str, float] = {}
+
+        def display(screen_, update) -> None:  # type: ignore[no-untyped-def]
+            original(screen_, update)
+            if "t0" in marks and "frame" not in marks and live.encounter.now != marks["now"]:
+                marks["frame"] = time.monotonic()
+
+        app._display = display  # type: ignore[method-assign]
+        for _ in range(presses):
+            marks.clear()
+            marks["now"] = live.encounter.now
+            marks["t0"] = time.monotonic()
+            app.post_message(events.Key("n", "n"))
+            deadline = time.monotonic() + 10
+            while "frame" not in marks:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("no frame after `n`: nothing left to happen?")
+                await asyncio.sleep(0.001)
+            frames.append(marks["frame"] - marks["t0"])
+            while live.store.pending:
+                await asyncio.sleep(0.001)
+            saves_t.append(time.monotonic() - marks["t0"])
+            await pilot.pause()
+    return frames, saves_t
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    runs, presses = (3, 8) if quick else (7, 25)
+    with tempfile.TemporaryDirectory() as tmp:
+        saves = Path(tmp) / "saves"
+        saves.mkdir()
+        small, big = saves / "small.toml", saves / "big.toml"
+        t = time.monotonic()
+        build(small, 5, 60)
+        build(big, 500, 5000)
+        print(f"built the encounters in {time.monotonic() - t:.1f}s")
+
+        bare = [first_frame(BARE) for _ in range(runs)]
+        ours = [first_frame(OURS.format(root=str(ROOT), saves=str(saves), file=str(small))) for _ in range(runs)]
+        b, o = statistics.median(bare), statistics.median(ours)
+        print(f"start -> first frame: bare Textual app {b * 1000:.0f} ms, encounter screen {o * 1000:.0f} ms, ratio {o / b:.2f} (budget 1.5)")
+
+        small_frames, small_saves = asyncio.run(key_to_frame(saves, small, presses))
+        big_frames, big_saves = asyncio.run(key_to_frame(saves, big, presses))
+        s, g = statistics.median(small_frames), statistics.median(big_frames)
+        print(f"key n -> next frame: 5 combatants {s * 1000:.1f} ms, 500 combatants / 5000 events {g * 1000:.1f} ms, ratio {g / s:.2f} (budget 2)")
+        print(f"  (saved to disk after the frame: {statistics.median(small_saves) * 1000:.0f} ms and {statistics.median(big_saves) * 1000:.0f} ms after the key)")
+        ok = o / b <= 1.5 and g / s <= 2
+    print("within budget" if ok else "OVER BUDGET")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The Textual app and `run`, the entry point the CLI calls.
+
+`tracker` shows the start screen over the saves folder; `tracker open FILE` opens the
+encounter screen straight away (escape or q quits); `--viewer` opens it read-only,
+following the file as the GM changes it, with hidden combatants left out.
+
+No animation and no blinking (a slow SSH link, and a table of people reading the same
+screen): the animation level is "none" and every text input's cursor is steady.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from textual import events
+from textual.app import App
+from textual.widgets import Input
+
+from tracker.engine import TrackerError
+from tracker.ui.commands import CommandTable
+from tracker.ui.live import Live
+from tracker.ui.screens.encounter import EncounterScreen
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry (containers): a change is still recorded, unsigned
+        return os.environ.get("USER", "")
+
+
+class TrackerApp(App[int]):
+    CSS_PATH = str(Path(__file__).with_name("tracker.tcss"))
+    TITLE = "tracker"
+    COMMANDS = App.COMMANDS | {CommandTable}
+    # q and ? are screen commands; ctrl+q stays Textual's own quit.
+
+    def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None) -> None:
+        super().__init__()
+        self.saves = saves
+        self.file = file
+        self.viewer = viewer
+        self.user = _user() if user is None else user
+        self.live = live
+        self.animation_level = "none"
+
+    def on_mount(self) -> None:
+        if self.live is None and self.file is not None:
+            self.live = Live.open(self.file, self.viewer, self.user)
+        if self.live is not None:
+            self._attach(self.live)
+            self.push_screen(EncounterScreen(self.live))
+        else:
+            from tracker.ui.screens.start import StartScreen  # not needed for `tracker open`
+
+            self.push_screen(StartScreen(self.saves))
+
+    def _attach(self, live: Live) -> None:
+        live.viewer = live.viewer or self.viewer
+        live.session.user = live.session.user or self.user
+        live.store.schedule = lambda flush: self.call_after_refresh(self.flush_store, live)
+
+    def flush_store(self, live: Live) -> None:
+        try:
+            live.store.flush()
+        except TrackerError as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+
+    def open_encounter(self, path: Path, roster: bool = False) -> None:
+        """Open a save from the start screen (and the roster editor for a new one)."""
+        live = Live.open(path, self.viewer, self.user)
+        self._attach(live)
+        self.push_screen(EncounterScreen(live))
+        if roster:
+            from tracker.ui.screens.roster import RosterScreen
+
+            self.push_screen(RosterScreen(live))
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        widget = event.widget
+        if isinstance(widget, Input):
+            widget.cursor_blink = False
+
+    async def action_quit(self) -> None:
+        for screen in self.screen_stack:
+            live = getattr(screen, "live", None)
+            if live is not None:
+                self.flush_store(live)
+        self.exit(0)
+
+    def on_unmount(self) -> None:
+        for screen in self.screen_stack:
+            live = getattr(screen, "live", None)
+            if live is not None and live.store.pending:
+                self.flush_store(live)
+
+
+def run(saves: Path, file: Path | None, viewer: bool) -> int:
+    """Run the UI; returns the exit code. A file that does not load is reported, not opened."""
+    live = None
+    if file is not None:
+        try:
+            live = Live.open(file, viewer, _user())
+        except TrackerError as exc:
+            sys.stderr.write(f"tracker: {exc}\n")
+            return 1
+    app = TrackerApp(saves, file, viewer, live)
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,1 @@
+"""Screens: start (the saves folder), encounter (the fight), and the modal dialogs."""

@@ -1,0 +1,348 @@
+"""The encounter screen: clock, timeline strip, upcoming list, roster and combat log.
+
+Layout at 80x24: clock bar (1 row), timeline strip with the upcoming list beside it
+(8 rows), roster beside the combat log (the rest), footer (1 row). Up/down select a
+combatant; the selection is the default actor or target of maintain, abort, damage,
+condition, surprise, hide and keep, and of the declare form.
+
+Changes go through `Live.run` (Session methods on a write-behind store) and refusals
+become notifications naming the rule. A 0.2 s timer folds in changes other sessions
+saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tracker.engine import TrackerError
+from tracker.session import COMMANDS as PLAY_COMMANDS
+from tracker.session import Outcome, Session
+from tracker.ui.commands import ENCOUNTER, Command, bindings
+from tracker.ui.live import Live
+from tracker.ui.screens.form import FormField, FormScreen
+from tracker.ui.widgets.clock import ClockBar
+from tracker.ui.widgets.log import CombatLog
+from tracker.ui.widgets.roster import RosterView
+from tracker.ui.widgets.timeline import LEGEND, TimelineView
+
+POLL_SECONDS = 0.2
+
+
+def _int(what: str) -> Callable[[str], int]:
+    def check(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise TrackerError(f"{what}: expected a whole number, got {text!r}") from None
+
+    return check
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise TrackerError(f"amount: expected a number (negative heals), got {text!r}") from None
+
+
+class UpcomingView(Static):
+    """What is due next, soonest first (`encounter.upcoming()`)."""
+
+    def __init__(self, live: Live, **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.live = live
+
+    def show(self) -> None:
+        enc = self.live.encounter
+        hidden = [n for n, c in enc.combatants.items() if c.hidden] if self.live.viewer else []
+        lines = [Text("Upcoming", style="bold")]
+        for segment, what in enc.upcoming(limit=12):
+            if any(name in what for name in hidden):
+                continue
+            lines.append(Text.assemble((f"{segment:>4} ", "bold"), what))
+            if len(lines) > 6:
+                break
+        if len(lines) == 1:
+            lines.append(Text("nothing scheduled"))
+        while len(lines) < 8:
+            lines.append(Text(""))
+        lines.append(Text(LEGEND, style="dim"))
+        text = Text("\n").join(lines)
+        text.no_wrap, text.overflow = True, "ellipsis"
+        self.update(text)
+
+
+class EncounterScreen(Screen[None]):
+    COMMAND_TABLE: tuple[Command, ...] = ENCOUNTER
+    BINDINGS = bindings(ENCOUNTER)
+
+    def __init__(self, live: Live) -> None:
+        super().__init__()
+        self.live = live
+
+    def compose(self) -> ComposeResult:
+        yield ClockBar(self.live, id="clock")
+        with Horizontal(id="strip"):
+            yield TimelineView(self.live, id="timeline")
+            yield UpcomingView(self.live, id="upcoming")
+        with Horizontal(id="lower"):
+            with Vertical(id="roster-pane"):
+                yield Static("Roster", classes="pane-title")
+                yield RosterView(self.live, id="roster")
+            with Vertical(id="log-pane"):
+                yield Static("Combat log", classes="pane-title", id="log-title")
+                yield CombatLog(self.live, id="log")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.redraw()
+        self.set_interval(POLL_SECONDS, self.poll, name="follow-file")
+
+    def on_screen_resume(self) -> None:
+        # Back from a dialog or the roster editor: show what it changed.
+        if self.is_mounted:
+            self.redraw()
+
+    # ------------------------------------------------------------ state
+    @property
+    def selected(self) -> str | None:
+        c = self.query_one(RosterView).current
+        return c.name if c else None
+
+    def redraw(self) -> None:
+        self.query_one(ClockBar).show()
+        roster = self.query_one(RosterView)
+        roster.reload()
+        timeline = self.query_one(TimelineView)
+        timeline.reload()
+        timeline.follow(self.selected)
+        self.query_one(UpcomingView).show()
+        self.query_one(CombatLog).reload()
+
+    def poll(self) -> None:
+        try:
+            changed = self.live.poll()
+        except TrackerError as exc:
+            self.notify(f"the file changed but cannot be read: {exc}", severity="error", timeout=4)
+            return
+        if changed:
+            self.redraw()
+
+    # ------------------------------------------------------------ dispatch
+    def action_cmd(self, name: str) -> None:
+        command = next(c for c in ENCOUNTER if c.name == name)
+        if command.edits and self.live.viewer:
+            self.notify(f"{command.label}: refused, this is a read-only viewer", severity="warning")
+            return
+        try:
+            getattr(self, f"do_{name}")()
+        except TrackerError as exc:
+            self.notify(str(exc), severity="error", timeout=6)
+            self.redraw()
+
+    def change(self, run: Callable[[Session], Outcome], quiet: bool = True) -> Outcome | None:
+        """Apply a change, redraw, and let the write happen after the frame."""
+        try:
+            outcome = self.live.run(run)
+        except TrackerError as exc:
+            self.notify(str(exc), severity="error", timeout=6)
+            return None
+        self.after_change(outcome, quiet)
+        return outcome
+
+    def after_change(self, outcome: Outcome | None, quiet: bool = True) -> None:
+        self.redraw()
+        if outcome is not None and not quiet and outcome.lines:
+            self.notify("\n".join(outcome.lines[-4:]), timeout=4)
+
+    def flush_store(self) -> None:
+        try:
+            self.live.store.flush()
+        except TrackerError as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+
+    def _need_selected(self) -> str:
+        name = self.selected
+        if name is None:
+            raise TrackerError("no combatant selected: add one first (e: roster, or `:add NAME`)")
+        return name
+
+    def _form(self, title: str, fields: list[FormField], make: Callable[[dict[str, str]], Callable[[Session], Outcome]]) -> None:
+        """A form whose submit applies a change; refusals stay in the form."""
+
+        def submit(values: dict[str, str]) -> None:
+            self.live.run(make(values))
+
+        def done(values: dict[str, str] | None) -> None:
+            if values is not None:
+                self.after_change(None)
+
+        self.app.push_screen(FormScreen(title, fields, submit), done)
+
+    # ------------------------------------------------------------ commands
+    def do_next(self) -> None:
+        self.change(lambda s: s.next())
+
+    def do_step(self) -> None:
+        self.change(lambda s: s.step())
+
+    def do_undo(self) -> None:
+        self.change(lambda s: s.undo(), quiet=False)
+
+    def do_redo(self) -> None:
+        self.change(lambda s: s.redo(), quiet=False)
+
+    def do_declare(self) -> None:
+        if not self.live.encounter.combatants:
+            raise TrackerError("no combatants yet: add some first (e: roster)")
+        from tracker.ui.screens.declare import DeclareScreen  # dialogs load on first use: start-up time
+
+        self.app.push_screen(DeclareScreen(self.live, self.selected), lambda outcome: self.after_change(outcome) if outcome else None)
+
+    def do_maintain(self) -> None:
+        name = self._need_selected()
+        self.change(lambda s: s.maintain(name))
+
+    def do_abort(self) -> None:
+        name = self._need_selected()
+        self.change(lambda s: s.abort(name))
+
+    def do_damage(self) -> None:
+        name = self._need_selected()
+        resources = list(self.live.encounter.combatant(name).resources)
+        default = self.live.session.default_resource(name) if resources else ""
+        fields = [
+            FormField("amount", "amount", "", "damage; a negative amount heals", _number),
+            FormField("resource", "resource", default, ", ".join(resources), None, resources),
+        ]
+
+        def make(v: dict[str, str]) -> Callable[[Session], Outcome]:
+            amount = _number(v["amount"]) if v["amount"] else None
+            if amount is None:
+                raise TrackerError("amount: expected a number (negative heals)")
+            value = int(amount) if amount.is_integer() else amount
+            return lambda s: s.damage(name, value, v["resource"] or None)
+
+        self._form(f"Damage or heal {name}", fields, make)
+
+    def do_condition(self) -> None:
+        name = self._need_selected()
+        fields = [
+            FormField("condition", "condition", "", "e.g. stunned"),
+            FormField("segments", "segments", "", "how long it lasts", _int("segments")),
+        ]
+        self._form(f"Condition on {name}", fields, lambda v: lambda s: s.execute(shlex.join(["condition", name, v["condition"], v["segments"]])))
+
+    def do_schedule(self) -> None:
+        now = self.live.encounter.now
+        fields = [
+            FormField("segment", "segment", str(now + 1), f"after {now}", _int("segment")),
+            FormField("text", "what", "", "what happens then"),
+        ]
+        self._form("Schedule an event", fields, lambda v: lambda s: s.execute(shlex.join(["schedule", v["segment"], v["text"]])))
+
+    def do_surprise(self) -> None:
+        name = self._need_selected()
+        fields = [FormField("until", "until", str(self.live.encounter.now + 1), "may not initiate before this segment", _int("segment"))]
+        self._form(f"Surprise {name}", fields, lambda v: lambda s: s.execute(shlex.join(["surprise", name, v["until"]])))
+
+    def do_hide(self) -> None:
+        name = self._need_selected()
+        hidden = self.live.encounter.combatant(name).hidden
+        self.change(lambda s: s.hide(name, not hidden), quiet=False)
+
+    def do_keep(self) -> None:
+        name = self._need_selected()
+        c = self.live.encounter.combatant(name)
+        if c.interrupted is None:
+            raise TrackerError(f"{name} has no action interrupted by throwback to keep (rule: throwback)")
+        action = c.interrupted
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.change(lambda s: s.execute(shlex.join(["keep", name])), quiet=False)
+
+        from tracker.ui.screens.confirm import ConfirmScreen
+
+        self.app.push_screen(ConfirmScreen(f"Let {name}'s interrupted {action.template} stand (completes on segment {action.completes})?"), answer)
+
+    def do_note(self) -> None:
+        self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
+
+    def do_command_line(self) -> None:
+        verbs = [c.usage for c in PLAY_COMMANDS]
+        names = list(self.live.encounter.combatants)
+        words = [c.verb + " " for c in PLAY_COMMANDS] + [f"{c.verb} {shlex.quote(n)} " for c in PLAY_COMMANDS for n in names[:50]]
+        field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words)
+        outcome: list[Outcome] = []
+
+        def submit(values: dict[str, str]) -> None:
+            if values["line"]:
+                outcome.append(self.live.run(lambda s: s.execute(values["line"])))
+
+        def done(values: dict[str, str] | None) -> None:
+            if outcome:
+                self.after_change(outcome[0], quiet=False)
+
+        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(verbs[:4]) + "; ... (? lists all)"), done)
+
+    def do_roster(self) -> None:
+        from tracker.ui.screens.roster import RosterScreen
+
+        self.app.push_screen(RosterScreen(self.live), lambda _: self.after_change(None))
+
+    def do_select_previous(self) -> None:
+        roster = self.query_one(RosterView)
+        roster.select(roster.selected - 1)
+        self.query_one(TimelineView).follow(self.selected)
+
+    def do_select_next(self) -> None:
+        roster = self.query_one(RosterView)
+        roster.select(roster.selected + 1)
+        self.query_one(TimelineView).follow(self.selected)
+
+    def do_log_up(self) -> None:
+        log = self.query_one(CombatLog)
+        log.scroll_lines(-max(1, log.scrollable_content_region.height - 1))
+
+    def do_log_down(self) -> None:
+        log = self.query_one(CombatLog)
+        log.scroll_lines(max(1, log.scrollable_content_region.height - 1))
+
+    def do_timeline_back(self) -> None:
+        timeline = self.query_one(TimelineView)
+        timeline.pan -= 10
+        timeline.refresh()
+
+    def do_timeline_forward(self) -> None:
+        timeline = self.query_one(TimelineView)
+        timeline.pan += 10
+        timeline.refresh()
+
+    def do_timeline_now(self) -> None:
+        timeline = self.query_one(TimelineView)
+        timeline.pan = 0
+        timeline.refresh()
+
+    def do_help(self) -> None:
+        from tracker.ui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen("Encounter", ENCOUNTER, play=True))
+
+    def do_close(self) -> None:
+        self.flush_store()
+        if len(self.app.screen_stack) > 2:
+            self.dismiss(None)
+        else:
+            self.app.exit(0)
+
+    def do_quit(self) -> None:
+        self.flush_store()
+        self.app.exit(0)

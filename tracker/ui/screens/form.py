@@ -1,0 +1,142 @@
+"""A small keyboard form in a dialog, used for damage, conditions, notes, the `:` line
+and the sheet editor.
+
+Each field is one row (label, input) with its validation message right under it,
+updated as the value changes. Enter moves to the next field and submits on the last;
+ctrl+s submits from anywhere; escape cancels. The `submit` callback performs the change;
+if it raises TrackerError (a FieldError naming the key, a RuleRefusal naming the rule)
+the message is shown in the form and the form stays open, so nothing typed is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.suggester import Suggester
+from textual.widget import Widget
+from textual.widgets import Input, Label
+
+from tracker.engine import TrackerError
+
+
+class ListSuggester(Suggester):
+    """Completes the last comma-separated word from a list (names, templates, verbs)."""
+
+    def __init__(self, words: Sequence[str], multiple: bool = False) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.words = list(words)
+        self.multiple = multiple
+
+    async def get_suggestion(self, value: str) -> str | None:
+        head, sep, last = value.rpartition(",") if self.multiple else ("", "", value)
+        stem = last.lstrip()
+        if not stem:
+            return None
+        for word in self.words:
+            if word.casefold().startswith(stem.casefold()) and word != stem:
+                return head + sep + last[: len(last) - len(stem)] + word
+        return None
+
+
+@dataclass
+class FormField:
+    name: str
+    label: str
+    value: str = ""
+    help: str = ""
+    check: Callable[[str], object] | None = None  # raises TrackerError when the text is bad
+    suggestions: Sequence[str] = field(default_factory=tuple)
+    multiple: bool = False
+
+
+def set_error(label: Label, text: str) -> None:
+    """Show a validation message under its field; an empty message takes no room."""
+    label.update(text)
+    label.display = bool(text)
+
+
+def field_row(f: FormField, prefix: str = "f") -> list[Widget]:
+    """A label and input on one row, and the (hidden while empty) message under it."""
+    suggester = ListSuggester(f.suggestions, f.multiple) if f.suggestions else None
+    entry = Input(f.value, placeholder=f.help, id=f"{prefix}-{f.name}", suggester=suggester)
+    entry.cursor_blink = False
+    return [
+        Horizontal(Label(f.label, classes="label"), entry, classes="row"),
+        Label("", id=f"{prefix}-{f.name}-error", classes="error"),
+    ]
+
+
+class FormScreen(ModalScreen[dict[str, str] | None]):
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "submit", "Save"),
+    ]
+
+    def __init__(self, title: str, fields: Sequence[FormField], submit: Callable[[dict[str, str]], object] | None = None, note: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.fields = list(fields)
+        self.submit = submit
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog form"):
+            yield Label(self.title_text, classes="title")
+            if self.note:
+                yield Label(self.note, classes="hint")
+            for f in self.fields:
+                yield from field_row(f)
+            yield Label("", id="form-error", classes="error")
+            yield Label("enter: next/save  ctrl+s: save  esc: cancel", classes="hint")
+
+    def on_mount(self) -> None:
+        if self.fields:
+            self.query_one(f"#f-{self.fields[0].name}", Input).focus()
+
+    def values(self) -> dict[str, str]:
+        return {f.name: self.query_one(f"#f-{f.name}", Input).value.strip() for f in self.fields}
+
+    def _check(self, f: FormField, text: str) -> bool:
+        error = ""
+        if f.check is not None and text:
+            try:
+                f.check(text)
+            except TrackerError as exc:
+                error = str(exc)
+        set_error(self.query_one(f"#f-{f.name}-error", Label), error)
+        return not error
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        for f in self.fields:
+            if event.input.id == f"f-{f.name}":
+                self._check(f, event.value.strip())
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        ids = [f"f-{f.name}" for f in self.fields]
+        if event.input.id in ids and ids.index(event.input.id) < len(ids) - 1:
+            self.query_one(f"#{ids[ids.index(event.input.id) + 1]}", Input).focus()
+        else:
+            self.action_submit()
+
+    def action_submit(self) -> None:
+        values = self.values()
+        if not all([self._check(f, values[f.name]) for f in self.fields]):
+            return
+        if self.submit is not None:
+            try:
+                self.submit(values)
+            except TrackerError as exc:
+                set_error(self.query_one("#form-error", Label), str(exc))
+                return
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,56 @@
+"""The help screen: every key of the screen it was opened over, from the command table,
+then the `:` command language from the session's own list."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from tracker.session import COMMANDS as PLAY_COMMANDS
+from tracker.ui.commands import Command
+
+
+def help_table(commands: Sequence[Command], play: bool) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column()
+    for command in commands:
+        table.add_row(command.key_text, f"{command.label}: {command.help}")
+    table.add_row("ctrl+p", "Palette: every command by name")
+    if play:
+        table.add_row("", "")
+        table.add_row("", "The : line takes these commands:")
+        for c in PLAY_COMMANDS:
+            table.add_row("", f"{c.usage}  ({c.help})")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close"),
+        Binding("down,j", "scroll(1)", "Down", show=False),
+        Binding("up,k", "scroll(-1)", "Up", show=False),
+        Binding("pagedown,space", "scroll(10)", "Page down", show=False),
+        Binding("pageup", "scroll(-10)", "Page up", show=False),
+    ]
+
+    def __init__(self, title: str, commands: Sequence[Command], play: bool = False) -> None:
+        super().__init__()
+        self.title_text = title
+        self.commands = commands
+        self.play = play
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog help", id="help-body"):
+            yield Label(f"{self.title_text}: keys (esc closes)", classes="title")
+            yield Static(help_table(self.commands, self.play))
+
+    def action_scroll(self, rows: int) -> None:
+        body = self.query_one("#help-body", VerticalScroll)
+        body.scroll_to(y=body.scroll_y + rows, animate=False)

@@ -1,0 +1,233 @@
+"""The start screen: the encounters in the saves folder.
+
+Each file is loaded in a worker thread (a long fight takes a moment to replay), and
+listed with its name, ruleset, segment and last change (the file's modification time,
+local time). A file that fails to load is listed with its error (the loader's message
+names the file, table and key) and never stops the list. New asks for a name and a
+ruleset (from the registry), creates the file and opens the roster editor; duplicate
+copies a save under a new name (revision restarted at 0); delete asks first.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomli_w
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label
+
+from tracker import paths
+from tracker.engine import TrackerError
+from tracker.persistence import codec
+from tracker.persistence.atomic import atomic_write
+from tracker.persistence.store import EncounterFile
+from tracker.ui.commands import START, Command, bindings
+from tracker.ui.screens.confirm import ConfirmScreen
+from tracker.ui.screens.form import FormField, FormScreen, set_error
+from tracker.ui.screens.help import HelpScreen
+from rulesets import registry
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    path: Path
+    name: str
+    ruleset: str
+    segment: str
+    changed: str
+    error: str = ""
+
+
+def describe(path: Path) -> Listing:
+    """One row of the list; never raises for a bad file."""
+    try:
+        changed = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+    except OSError:
+        changed = "?"
+    try:
+        loaded = EncounterFile(path).load()
+    except TrackerError as exc:
+        return Listing(path, path.stem, "?", "?", changed, str(exc))
+    except Exception as exc:  # a bug in an adapter must not take the list down
+        return Listing(path, path.stem, "?", "?", changed, f"{type(exc).__name__}: {exc}")
+    enc = loaded.encounter
+    return Listing(path, enc.setup.name, enc.setup.ruleset, enc.time.clock(enc.now), changed)
+
+
+def slug(name: str) -> str:
+    text = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+    return text or "encounter"
+
+
+def _check_ruleset(text: str) -> None:
+    if text not in registry.available():
+        raise TrackerError(f"ruleset: expected one of {', '.join(sorted(registry.available()))}, got {text!r}")
+
+
+class StartScreen(Screen[None]):
+    COMMAND_TABLE: tuple[Command, ...] = START
+    BINDINGS = bindings(START)
+
+    def __init__(self, saves: Path) -> None:
+        super().__init__()
+        self.saves = saves
+        self.listings: list[Listing] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="start"):
+            yield Label(f"Encounters in {self.saves}", classes="title", id="start-title")
+            yield DataTable(id="encounters", cursor_type="row", zebra_stripes=False)
+            yield Label("", id="start-error", classes="error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("name", "ruleset", "segment", "last change")
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted and self.listings:
+            self.reload()
+
+    @property
+    def viewer(self) -> bool:
+        return bool(getattr(self.app, "viewer", False))
+
+    def reload(self, select: Path | None = None) -> None:
+        self._load(select)
+
+    @work(thread=True, exclusive=True, group="start-list")
+    def _load(self, select: Path | None) -> None:
+        listings = [describe(p) for p in paths.encounter_files(self.saves)]
+        self.app.call_from_thread(self._show, listings, select)
+
+    def _show(self, listings: list[Listing], select: Path | None) -> None:
+        self.listings = listings
+        table = self.query_one(DataTable)
+        table.clear()
+        for item in listings:
+            if item.error:
+                table.add_row(item.path.name, "-", "cannot load", item.changed, key=str(item.path))
+            else:
+                table.add_row(item.name, item.ruleset, item.segment, item.changed, key=str(item.path))
+        if not listings:
+            self.query_one("#start-title", Label).update(f"Encounters in {self.saves}: none yet (n: new)")
+        else:
+            self.query_one("#start-title", Label).update(f"Encounters in {self.saves}")
+        for i, item in enumerate(listings):
+            if item.path == select:
+                table.move_cursor(row=i)
+        self._show_error()
+        table.focus()
+
+    def _current(self) -> Listing | None:
+        table = self.query_one(DataTable)
+        if not self.listings or table.cursor_row is None or table.cursor_row >= len(self.listings):
+            return None
+        return self.listings[table.cursor_row]
+
+    @on(DataTable.RowHighlighted)
+    def _show_error(self) -> None:
+        item = self._current()
+        set_error(self.query_one("#start-error", Label), f"cannot load: {item.error}" if item and item.error else "")
+
+    @on(DataTable.RowSelected)
+    def _selected(self) -> None:
+        self.action_cmd("open")
+
+    def action_cmd(self, name: str) -> None:
+        command = next(c for c in START if c.name == name)
+        if command.edits and self.viewer:
+            self.notify(f"{command.label}: refused, this is a read-only viewer", severity="warning")
+            return
+        try:
+            getattr(self, f"do_{name}")()
+        except TrackerError as exc:
+            self.notify(str(exc), severity="error", timeout=6)
+
+    def do_open(self) -> None:
+        item = self._current()
+        if item is None:
+            return
+        if item.error:
+            raise TrackerError(f"cannot open: {item.error}")
+        self.app.open_encounter(item.path)  # type: ignore[attr-defined]
+
+    def do_new(self) -> None:
+        available = sorted(registry.available())
+        fields = [
+            FormField("name", "name", "", "the encounter's title", lambda t: None),
+            FormField("ruleset", "ruleset", "freeform" if "freeform" in available else available[0], ", ".join(available), _check_ruleset, available),
+        ]
+        created: list[Path] = []
+
+        def submit(values: dict[str, str]) -> None:
+            if not values["name"]:
+                raise TrackerError("name: expected a title for the encounter")
+            _check_ruleset(values["ruleset"])
+            path = self.saves / f"{slug(values['name'])}{paths.SUFFIX}"
+            EncounterFile.create(path, values["name"], values["ruleset"])
+            created.append(path)
+
+        def done(values: dict[str, str] | None) -> None:
+            if created:
+                self.app.open_encounter(created[0], roster=True)  # type: ignore[attr-defined]
+
+        self.app.push_screen(FormScreen("New encounter", fields, submit, note="then add combatants in the roster editor"), done)
+
+    def do_duplicate(self) -> None:
+        item = self._current()
+        if item is None:
+            return
+        if item.error:
+            raise TrackerError(f"cannot duplicate a file that does not load: {item.error}")
+        created: list[Path] = []
+
+        def submit(values: dict[str, str]) -> None:
+            name = values["name"]
+            if not name:
+                raise TrackerError("name: expected a title for the copy")
+            path = self.saves / f"{slug(name)}{paths.SUFFIX}"
+            if path.exists():
+                raise TrackerError(f"{path}: already exists; choose another name")
+            doc = codec.parse(EncounterFile(item.path).read_text(), str(item.path))
+            doc["name"] = name
+            doc["revision"] = 0
+            atomic_write(path, tomli_w.dumps(doc).encode("utf-8"))
+            created.append(path)
+
+        def done(values: dict[str, str] | None) -> None:
+            if created:
+                self.reload(created[0])
+
+        self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title")], submit), done)
+
+    def do_delete(self) -> None:
+        item = self._current()
+        if item is None:
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                try:
+                    item.path.unlink()
+                except OSError as exc:
+                    self.notify(f"{item.path}: cannot delete: {exc.strerror}", severity="error")
+                self.reload()
+
+        self.app.push_screen(ConfirmScreen(f"Delete {item.name} ({item.path.name})? This cannot be undone."), answer)
+
+    def do_reload(self) -> None:
+        self.reload()
+
+    def do_help(self) -> None:
+        self.app.push_screen(HelpScreen("Encounters", START))
+
+    def do_quit(self) -> None:
+        self.app.exit(0)

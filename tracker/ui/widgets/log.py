@@ -1,0 +1,128 @@
+"""The combat log: every line of `encounter.log`, with each roll's faces.
+
+A declare or maintain line is followed by the dice the adapter recorded (from the
+event that made it), so the log shows both the faces and their meaning (the adapter's
+summary). Lines are word-wrapped to the widget's width; only the lines on screen are
+styled and cut into segments. Wrapping is cached by text, and the row count of each
+entry is kept as a prefix sum, so growing the log by a few lines costs a few lines.
+The view follows the end of the log unless the reader has scrolled back.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from bisect import bisect_right
+from itertools import accumulate
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tracker.engine import Event, LogEntry, Resolution
+from tracker.ui.live import Live
+
+PREFIX = 6  # "[137] "
+
+
+def dice_of(event: Event | None) -> tuple[int, ...]:
+    if event is None or event.kind not in ("declare", "maintain"):
+        return ()
+    resolution = event.args.get("resolution")
+    if isinstance(resolution, Resolution):
+        return resolution.dice
+    if isinstance(resolution, dict):
+        return tuple(resolution.get("dice", ()))
+    return ()
+
+
+def entry_text(entry: LogEntry, events: list[Event]) -> str:
+    text = entry.text
+    if entry.kind == "declare" and 0 < entry.seq <= len(events):
+        faces = dice_of(events[entry.seq - 1])
+        if faces:
+            text += f" [dice {' '.join(map(str, faces))}]"
+    return text
+
+
+class CombatLog(ScrollView, can_focus=False):
+    COMPONENT_CLASSES = {"log--segment", "log--declare", "log--damage", "log--down", "log--complete", "log--note"}
+
+    def __init__(self, live: Live, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.live = live
+        self._entries: list[LogEntry] = []
+        self._source: list[LogEntry] | None = None
+        self._seen = 0
+        self._width = 0
+        self._rows: list[int] = []  # prefix sums of rows per entry
+        self._wraps: dict[tuple[str, int], list[str]] = {}
+        self.follow = True
+        self._hidden: tuple[str, ...] = ()
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def on_resize(self) -> None:
+        self.reload()
+
+    def _wrap(self, text: str, width: int) -> list[str]:
+        key = (text, width)
+        found = self._wraps.get(key)
+        if found is None:
+            found = textwrap.wrap(text, max(8, width), subsequent_indent="  ") or [""]
+            if len(self._wraps) > 50_000:
+                self._wraps.clear()
+            self._wraps[key] = found
+        return found
+
+    def reload(self) -> None:
+        enc = self.live.encounter
+        log = enc.log
+        width = max(10, self.scrollable_content_region.width - PREFIX)
+        hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
+        if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden:
+            self._source, self._seen, self._width, self._hidden = log, 0, width, hidden
+            self._entries, self._rows = [], []
+        new = log[self._seen :]
+        if self.live.viewer:
+            new = [e for e in new if enc.visible_to_viewers(e)]
+        self._seen = len(log)
+        start = self._rows[-1] if self._rows else 0
+        events = enc.events
+        counts = [len(self._wrap(entry_text(e, events), width)) for e in new]
+        self._entries.extend(new)
+        self._rows.extend(list(accumulate(counts, initial=start))[1:])
+        total = self._rows[-1] if self._rows else 0
+        at_end = self.follow
+        self.virtual_size = Size(self.size.width, total)
+        if at_end:
+            self.scroll_to(y=max(0, total - self.scrollable_content_region.height), animate=False)
+            self.call_after_refresh(self._to_end)
+        self.refresh()
+
+    def _to_end(self) -> None:
+        if self.follow:
+            self.scroll_to(y=self.max_scroll_y, animate=False)
+
+    def scroll_lines(self, rows: int) -> None:
+        target = max(0, min(self.scroll_y + rows, self.max_scroll_y))
+        self.scroll_to(y=target, animate=False)
+        self.follow = target >= self.max_scroll_y
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        row = y + int(self.scroll_offset.y)
+        if not self._rows or row >= self._rows[-1]:
+            return Strip.blank(width, base)
+        index = bisect_right(self._rows, row)
+        first = self._rows[index - 1] if index else 0
+        entry = self._entries[index]
+        lines = self._wrap(entry_text(entry, self.live.encounter.events), self._width)
+        part = row - first
+        style = base + self.get_component_rich_style(f"log--{entry.kind}") if f"log--{entry.kind}" in self.COMPONENT_CLASSES else base
+        head = f"[{entry.segment}]".ljust(PREFIX) if part == 0 else " " * PREFIX
+        segments = [Segment(head, base + self.get_component_rich_style("log--segment")), Segment(lines[part] if part < len(lines) else "", style)]
+        return Strip(segments).adjust_cell_length(width, base)

@@ -1,0 +1,169 @@
+"""The timeline strip: one row per combatant over a window of segments around now.
+
+Each action is a bar from its start to its completion segment. Glyphs differ, not only
+colours: active `▀` (upper half), passive `▄` (lower half), so a passive action under
+an active one shows as `█` and neither hides the other; maintained `▒` (`▓` over a
+passive one); an action that was aborted or
+interrupted ends in `×`; the completion segment is capped with `┤`; completed actions
+are drawn dim. The "now" column is marked `▼` on the axis and `│` (or reversed glyph)
+in every row. Left/right pan the window; home puts now back where it was.
+
+Rows are rendered on demand (line API) and each row looks only at its own actor's
+actions, found through an index kept incrementally, so the cost of a frame follows the
+rows on screen, not the length of the fight.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tracker.engine import ACTIVE, IN_PROGRESS, Action
+from tracker.ui.live import Live
+from tracker.ui.widgets.roster import visible_combatants
+
+NAME = 10
+ACTIVE_GLYPH, PASSIVE_GLYPH, MAINTAINED_GLYPH = "▀", "▄", "▒"
+# What a cell shows when an active bar is drawn over a passive one.
+OVER_PASSIVE = {ACTIVE_GLYPH: "█", MAINTAINED_GLYPH: "▓"}
+LEGEND = f"{ACTIVE_GLYPH}act {PASSIVE_GLYPH}pass {MAINTAINED_GLYPH}maint ┤end ×cut"
+
+
+def glyph(action: Action) -> str:
+    if action.maintained:
+        return MAINTAINED_GLYPH
+    return ACTIVE_GLYPH if action.mode == ACTIVE else PASSIVE_GLYPH
+
+
+class ActionIndex:
+    """Actions by actor, extended as the log grows, rebuilt when undo refolds it."""
+
+    def __init__(self) -> None:
+        self._source: list[Action] | None = None
+        self._seen = 0
+        self.by_actor: dict[str, list[Action]] = {}
+
+    def update(self, actions: list[Action]) -> None:
+        if actions is not self._source or len(actions) < self._seen:
+            self._source, self._seen, self.by_actor = actions, 0, {}
+        for action in actions[self._seen :]:
+            self.by_actor.setdefault(action.actor, []).append(action)
+        self._seen = len(actions)
+
+    def window(self, actor: str, lo: int, hi: int) -> list[Action]:
+        """The actor's actions that show anywhere in segments [lo, hi)."""
+        found = []
+        for action in reversed(self.by_actor.get(actor, ())):
+            end = action.completes if action.status == IN_PROGRESS else (action.ended if action.ended is not None else action.completes)
+            if action.start < hi and end >= lo:
+                found.append(action)
+            # Actions are stored in start order; stop once they start a long way back.
+            if action.start < lo - 1000:
+                break
+        return found
+
+
+class TimelineView(ScrollView, can_focus=False):
+    COMPONENT_CLASSES = {"timeline--axis", "timeline--now", "timeline--done", "timeline--active", "timeline--passive", "timeline--maintained", "timeline--selected", "timeline--round"}
+
+    def __init__(self, live: Live, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.live = live
+        self.pan = 0
+        self.selected_name: str | None = None
+        self.index = ActionIndex()
+        self.names: list[str] = []
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        self.index.update(self.live.encounter.actions)
+        self.names = [c.name for c in visible_combatants(self.live)]
+        self.virtual_size = Size(self.size.width, len(self.names) + 1)
+        self.refresh()
+
+    def follow(self, name: str | None) -> None:
+        """Highlight `name`'s row and scroll it into view (kept in step with the roster)."""
+        self.selected_name = name
+        if name in self.names:
+            row = self.names.index(name) + 1
+            height = self.scrollable_content_region.height
+            if row - 1 < self.scroll_y + 0:
+                self.scroll_to(y=max(0, row - 1), animate=False)
+            elif row >= self.scroll_y + height:
+                self.scroll_to(y=row - height + 1, animate=False)
+        self.refresh()
+
+    def bounds(self) -> tuple[int, int]:
+        cells = max(1, self.scrollable_content_region.width - NAME)
+        lo = max(0, self.live.encounter.now - cells // 4 + self.pan)
+        return lo, lo + cells
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == 0:
+            return self._axis(width, base)
+        index = y - 1 + int(self.scroll_offset.y)
+        if index >= len(self.names):
+            return Strip.blank(width, base)
+        return self._row(self.names[index], width, base)
+
+    def _axis(self, width: int, base: Style) -> Strip:
+        lo, hi = self.bounds()
+        now = self.live.encounter.now
+        spr = self.live.encounter.time.segments_per_round
+        cells = [" "] * (hi - lo)
+        step = 10 if spr % 10 == 0 or spr > 20 else spr
+        s = lo + (-lo % step)
+        while s < hi:
+            label = str(s)
+            at = s - lo
+            if at + len(label) <= len(cells) and all(c == " " for c in cells[at : at + len(label)]):
+                cells[at : at + len(label)] = list(label)
+            s += step
+        axis_style = base + self.get_component_rich_style("timeline--axis")
+        segments = [Segment("segment".ljust(NAME), axis_style)]
+        for i, ch in enumerate(cells):
+            if lo + i == now:
+                segments.append(Segment("▼", axis_style + self.get_component_rich_style("timeline--now")))
+            else:
+                segments.append(Segment(ch, axis_style))
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def _row(self, name: str, width: int, base: Style) -> Strip:
+        lo, hi = self.bounds()
+        enc = self.live.encounter
+        now = enc.now
+        spr = enc.time.segments_per_round
+        cells: list[tuple[str, str]] = [("┊" if (lo + i) % spr == 0 else " ", "timeline--round" if (lo + i) % spr == 0 else "") for i in range(hi - lo)]
+        # Passive first so an active bar drawn later wins the cells they share.
+        actions = sorted(self.index.window(name, lo, hi), key=lambda a: (a.mode == ACTIVE, a.start))
+        for action in actions:
+            live_bar = action.status == IN_PROGRESS
+            end = action.completes if live_bar else (action.ended if action.ended is not None else action.completes)
+            cut = action.status not in (IN_PROGRESS, "completed")
+            cls = "timeline--done" if not live_bar else ("timeline--maintained" if action.maintained else f"timeline--{action.mode}")
+            g = glyph(action)
+            for s in range(max(action.start, lo), min(end, hi)):
+                under = cells[s - lo][0]
+                cells[s - lo] = (OVER_PASSIVE.get(g, g) if under == PASSIVE_GLYPH else g, cls)
+            if lo <= end < hi:
+                cells[end - lo] = ("×" if cut else "┤", cls)
+        label_style = base + (self.get_component_rich_style("timeline--selected") if name == self.selected_name else Style())
+        label = (name[: NAME - 2] + "…" if len(name) > NAME - 1 else name).ljust(NAME)
+        segments = [Segment(label, label_style)]
+        now_style = self.get_component_rich_style("timeline--now")
+        for i, (ch, cls) in enumerate(cells):
+            style = base + self.get_component_rich_style(cls) if cls else base
+            if lo + i == now:
+                if ch in (" ", "┊"):
+                    ch, style = "│", base + now_style
+                else:
+                    style = style + Style(reverse=True)
+            segments.append(Segment(ch, style))
+        return Strip(segments).adjust_cell_length(width, base)
