@@ -10,8 +10,8 @@ written. A file that fails to load is never written over.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,27 +124,49 @@ class EncounterFile:
             self._write(encounter)
 
     @contextmanager
-    def transaction(self, session: "Session") -> Iterator[None]:
+    def transaction(self, session: "Session", later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[None]:
+        """Lock, fold in others' changes, let the body apply one event, write, unlock.
+
+        With `later`, the write (and the unlock) is handed to `later` to run soon after,
+        still under the lock: the UI uses it to draw the change before encoding the file.
+        """
         self._refuse_if_read_only()
-        with locked(self.path):
+        hold = ExitStack()
+        hold.enter_context(locked(self.path))
+        try:
             if self.changed_on_disk():
                 loaded = self.load()
                 session.encounter = loaded.encounter
             before = len(session.encounter.events)
             yield
-            if len(session.encounter.events) != before:
-                try:
-                    self.revision += 1
-                    self._write(session.encounter)
-                except OSError as exc:
-                    # The event is in memory but not on disk: forget the stamp so the
-                    # next change reloads the file (dropping the unsaved event) instead
-                    # of writing it later behind everyone's back.
-                    self._stamp = None
-                    raise TrackerError(f"{self.path}: the change was not saved: {exc.strerror or exc}") from None
-                except BaseException:
-                    self._stamp = None
-                    raise
+        except BaseException:
+            hold.close()
+            raise
+        if len(session.encounter.events) == before:
+            hold.close()
+            return
+        self.revision += 1
+        encounter = session.encounter
+
+        def write() -> None:
+            try:
+                self._write(encounter)
+            except OSError as exc:
+                # The event is in memory but not on disk: forget the stamp so the
+                # next change reloads the file (dropping the unsaved event) instead
+                # of writing it later behind everyone's back.
+                self._stamp = None
+                raise TrackerError(f"{self.path}: the change was not saved: {exc.strerror or exc}") from None
+            except BaseException:
+                self._stamp = None
+                raise
+            finally:
+                hold.close()
+
+        if later is None:
+            write()
+        else:
+            later(write)
 
     def refresh(self, session: "Session") -> bool:
         """Reload into `session` if someone else changed the file; True if it did."""

@@ -26,6 +26,9 @@ from tracker.ui.screens.encounter import EncounterScreen
 
 
 def _user() -> str:
+    # `tracker serve` runs every app as the server's account and names the SSH user here.
+    if os.environ.get("TRACKER_USER"):
+        return os.environ["TRACKER_USER"]
     try:
         return getpass.getuser()
     except Exception:  # no passwd entry (containers): a change is still recorded, unsigned

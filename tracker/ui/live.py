@@ -18,13 +18,12 @@ later instead of a frame earlier.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracker.engine import Encounter, TrackerError
-from tracker.persistence.lock import locked
 from tracker.persistence.store import EncounterFile
 from tracker.session import Outcome, Session
 from rulesets.dice import RandomDice
@@ -39,7 +38,7 @@ class WriteBehindStore:
     def __init__(self, file: EncounterFile, schedule: Callable[[Callable[[], None]], object] | None = None) -> None:
         self.file = file
         self.schedule = schedule
-        self._pending: tuple[Encounter, ExitStack] | None = None
+        self._pending: Callable[[], None] | None = None
         self.save_error: str = ""
 
     @property
@@ -49,21 +48,11 @@ class WriteBehindStore:
     @contextmanager
     def transaction(self, session: Session) -> Iterator[None]:
         self.flush()
-        stack = ExitStack()
-        stack.enter_context(locked(self.file.path))
-        try:
-            if self.file.changed_on_disk():
-                session.encounter = self.file.load().encounter
-            before = len(session.encounter.events)
+        with self.file.transaction(session, later=self._hold):
             yield
-        except BaseException:
-            stack.close()
-            raise
-        if len(session.encounter.events) == before:
-            stack.close()
-            return
-        self.file.revision += 1
-        self._pending = (session.encounter, stack)
+
+    def _hold(self, write: Callable[[], None]) -> None:
+        self._pending = write
         if self.schedule is None:
             self.flush()
         else:
@@ -71,20 +60,15 @@ class WriteBehindStore:
 
     def flush(self) -> None:
         """Write the pending change (if any) and release the lock."""
-        if self._pending is None:
+        write, self._pending = self._pending, None
+        if write is None:
             return
-        encounter, stack = self._pending
-        self._pending = None
         try:
-            # EncounterFile.save would take the lock again (and flock is per open file,
-            # so it would wait on our own lock): write under the lock we hold.
-            self.file._write(encounter)
+            write()
             self.save_error = ""
         except (OSError, TrackerError) as exc:
             self.save_error = f"could not save {self.file.path}: {exc}"
             raise TrackerError(self.save_error) from None
-        finally:
-            stack.close()
 
 
 @dataclass
