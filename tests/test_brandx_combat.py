@@ -200,7 +200,12 @@ def test_several_opponents_pool_minus_one_and_successive_segments() -> None:
     d = act.resolution.details
     assert d["pool"] == 0 and d["roll"] == 14  # pool 1 - 1 extra opponent
     assert d["attacks"] == [2, 2] and act.pt == 16  # 4 Q of Attack shared; PT 15 + 1
+    # One blow a segment: A is struck on segment 15, B on 16 when the action completes.
+    assert s.encounter.next_happening() == 15
     s.execute("next")
+    assert res(s, "A")["vp"] == 14 and res(s, "B")["vp"] == 20
+    s.execute("next")
+    assert s.encounter.now == 16
     assert res(s, "A")["vp"] == 14 and res(s, "B")["vp"] == 14
 
 

@@ -35,7 +35,7 @@ def fresh() -> Encounter:
 
 effects = st.lists(
     st.one_of(
-        st.builds(lambda t, n: Damage(t, n, "hp"), st.sampled_from(NAMES), st.integers(-3, 12)),
+        st.builds(lambda t, n, lead: Damage(t, n, "hp", lead=lead), st.sampled_from(NAMES), st.integers(-3, 12), st.integers(0, 2)),
         st.builds(lambda t, a: Throwback(t, 1.5, 1.5, a), st.sampled_from(NAMES), st.integers(0, 4)),
         st.builds(lambda t, d: Condition(t, "dazed", d), st.sampled_from(NAMES), st.integers(1, 9)),
         st.builds(lambda t, n: Upkeep(t, "move", "ep", n), st.sampled_from(NAMES), st.integers(0, 2)),

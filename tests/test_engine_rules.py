@@ -286,3 +286,27 @@ def test_undo_names_its_target_so_a_stale_undo_is_refused() -> None:
     enc.apply(Event("note", {"text": "one"}))
     with pytest.raises(RuleRefusal):
         enc.apply(Event("undo", {"target": 1}))  # change 1 is the add, not the latest
+
+
+def test_effects_with_a_lead_land_before_completion_and_follow_push_back() -> None:
+    """A sweep at two opponents: one blow a segment, the last on the completion segment."""
+    enc = encounter("A", "B", "C")
+    declare(enc, "A", "sweep", 16, effects=(Damage("B", 3, "hp", lead=1), Damage("C", 3, "hp")), targets=("B", "C"))
+    advance(enc, 2)
+    declare(enc, "A", "shout", 3, "passive")  # pushes the sweep to 17, its first blow to 16
+    assert enc.next_happening() == 5
+    assert next_(enc) == 5 and next_(enc) == 16
+    assert (enc.combatants["B"].resources["hp"], enc.combatants["C"].resources["hp"]) == (17, 20)
+    assert next_(enc) == 17
+    assert enc.combatants["C"].resources["hp"] == 17
+
+
+def test_an_interrupted_sweep_loses_the_blows_not_yet_landed() -> None:
+    enc = encounter("A", "B", "C", "D", hp=5)
+    declare(enc, "A", "sweep", 12, effects=(Damage("B", 1, "hp", lead=1), Damage("C", 1, "hp")), targets=("B", "C"))
+    declare(enc, "D", "knockout", 11, effects=(Damage("A", 9, "hp"),), targets=("A",))
+    assert next_(enc) == 11  # A's first blow and D's knockout land together
+    assert enc.combatants["B"].resources["hp"] == 4
+    assert enc.actions[0].status == INTERRUPTED
+    advance(enc, 12)
+    assert enc.combatants["C"].resources["hp"] == 5

@@ -18,8 +18,8 @@ fixed, when the action is initiated):
   directly, e.g. penetrating weapons).
 - Several opponents: Attack Q is shared out evenly (the first opponents get any odd
   point); the attacks are made on successive segments, so the action takes PT + (n - 1)
-  segments and all its damage lands on its completion segment (the engine applies an
-  action's effects together); the summary names each attack's segment.
+  segments, and each opponent's blow lands on its own segment, the last on the
+  completion segment (effects carry a `lead`); the summary names each attack's segment.
 - Throwback is rolled, with the next dice after the attack's, when a hit does damage
   and either takes DP (the VP the target has at initiation cannot absorb it, or
   `to=dp`) or the target is surprised (`surprised=true`, or by the encounter).
@@ -177,15 +177,17 @@ def land_blows(
         dealt = max(0, damage)
         record["damage"] = dealt
         text += f"hit for {dealt} {resource.upper()}"
+        # A sweep lands one blow a segment, the last on the completion segment.
+        lead = len(targets) - 1 - index
         if dealt > 0:
-            effects.append(Damage(target.name, dealt, resource, overflow))
+            effects.append(Damage(target.name, dealt, resource, overflow, lead=lead))
             dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
             surprised = _surprised(ctx, target)
             wanted = ctx.p("throwback")
             roll_it = (dp_lost or surprised) if wanted is None else bool(wanted)
             if roll_it and ctx.request.settings.get("throwback", True) is not False:
                 thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
-                effects.extend(thrown)
+                effects.extend(replace(e, lead=lead) if hasattr(e, "lead") else e for e in thrown)
                 text += f"; {throw_text}"
                 record["throwback"] = throw_details
         texts.append(text)

@@ -2,7 +2,8 @@
 
 Adapters compute effects when an action is initiated (the roll is made then); the
 engine applies each effect at its `timing`: "initiate" (costs paid up front) or
-"complete" (damage, throwback, conditions land on the completion segment). Effects are
+"complete" (damage, throwback, conditions land on the completion segment, or `lead`
+segments before it: a sweep at several opponents lands one blow a segment). Effects are
 stored in the event log, so replaying a fight never re-rolls or re-consults a table.
 """
 
@@ -25,6 +26,7 @@ class Damage:
     resource: str
     overflow: str = ""
     timing: str = COMPLETE
+    lead: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,7 @@ class Throwback:
     speed: float
     airborne: int
     timing: str = COMPLETE
+    lead: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,7 @@ class Condition:
     name: str
     duration: int
     timing: str = COMPLETE
+    lead: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +92,8 @@ EFFECT_TYPES: dict[str, type] = {t.kind: t for t in (Damage, Adjust, Throwback, 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:
     data = {"kind": effect.kind}
     data.update(asdict(effect))
+    if data.get("lead") == 0:
+        del data["lead"]
     return data
 
 

@@ -62,7 +62,7 @@ from tracker.engine.model import (
 )
 
 # Kinds of queue entry, in the order they are handled on one segment.
-_COMPLETE, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(5)
+_COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(6)
 
 UNDO = "undo"
 REDO = "redo"
@@ -198,6 +198,18 @@ class Encounter:
     def _push(self, segment: int, kind: int, payload: Any) -> None:
         heapq.heappush(self._queue, (segment, kind, next(self._tick), payload))
 
+    @staticmethod
+    def _early_segment(action: Action, effect: fx.Effect) -> int:
+        return max(action.start + 1, action.completes - getattr(effect, "lead", 0))
+
+    def _push_early(self, action: Action) -> None:
+        """Queue the effects that land `lead` segments before the action completes."""
+        for effect in action.resolution.effects:
+            if getattr(effect, "lead", 0) > 0 and effect.timing == fx.COMPLETE:
+                segment = self._early_segment(action, effect)
+                if segment > self.now:
+                    self._push(segment, _EARLY, (action, effect))
+
     # ------------------------------------------------------------ roster
     def _enter(self, entry: CombatantSetup) -> Combatant:
         if entry.name in self.combatants:
@@ -290,6 +302,7 @@ class Encounter:
             for pending in c.in_progress:
                 pending.completes += 1
                 self._push(pending.completes, _COMPLETE, pending)
+                self._push_early(pending)
         else:
             c.chain_from = None
         if c.initiated_on != now:
@@ -315,6 +328,7 @@ class Encounter:
         if mode == ACTIVE:
             c.active = action
         self._push(action.completes, _COMPLETE, action)
+        self._push_early(action)
         verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"
         aim = f" at {', '.join(targets)}" if targets else ""
         line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
@@ -454,6 +468,7 @@ class Encounter:
             c.active = action
         c.interrupted = None
         self._push(action.completes, _COMPLETE, action)
+        self._push_early(action)
         self._say("keep", f"the GM keeps {c.name}'s {action.template}: it completes on segment {action.completes}", c.name)
 
     def _note(self, args: dict[str, Any]) -> None:
@@ -464,35 +479,38 @@ class Encounter:
         if interrupt_from is None:
             interrupt_from = self.now + 1
         for effect in action.resolution.effects:
-            if effect.timing != timing:
+            if effect.timing != timing or getattr(effect, "lead", 0) > 0:
                 continue
-            if isinstance(effect, fx.Note):
-                self._say("note", effect.text, action.actor, *action.targets, secret=action.secret)
-                continue
-            c = self.combatants.get(effect.target)
-            if c is None:
-                self._say("note", f"{effect.kind} on {effect.target} lapses: not in the fight", action.actor)
-                continue
-            if isinstance(effect, fx.Damage):
-                self._hurt(effect, interrupt_from)
-            elif isinstance(effect, fx.Adjust):
-                table = c.stats if effect.key in c.stats and effect.key not in c.resources else c.resources
-                table[effect.key] = table.get(effect.key, 0) + effect.delta
-                why = f" ({effect.reason})" if effect.reason else ""
-                self._say("adjust", f"{c.name}: {effect.key} {effect.delta:+g}{why}", c.name)
-                self._check_down(c, interrupt_from)
-            elif isinstance(effect, fx.Throwback):
-                self._throw(c, effect, interrupt_from)
-            elif isinstance(effect, fx.Condition):
-                self._add_condition(c, effect.name, effect.duration)
-            elif isinstance(effect, fx.Upkeep):
-                if effect.amount:
-                    self._upkeep_count += effect.name not in c.upkeep
-                    c.upkeep[effect.name] = (effect.resource, effect.amount)
-                    self._say("upkeep", f"{c.name} pays {_fmt(effect.amount)} {effect.resource} a {self.time.round_name} for {effect.name}", c.name)
-                elif c.upkeep.pop(effect.name, None) is not None:
-                    self._upkeep_count -= 1
-                    self._say("upkeep", f"{c.name} no longer pays for {effect.name}", c.name)
+            self._apply_one(action, effect, interrupt_from)
+
+    def _apply_one(self, action: Action, effect: fx.Effect, interrupt_from: int) -> None:
+        if isinstance(effect, fx.Note):
+            self._say("note", effect.text, action.actor, *action.targets, secret=action.secret)
+            return
+        c = self.combatants.get(effect.target)
+        if c is None:
+            self._say("note", f"{effect.kind} on {effect.target} lapses: not in the fight", action.actor)
+            return
+        if isinstance(effect, fx.Damage):
+            self._hurt(effect, interrupt_from)
+        elif isinstance(effect, fx.Adjust):
+            table = c.stats if effect.key in c.stats and effect.key not in c.resources else c.resources
+            table[effect.key] = table.get(effect.key, 0) + effect.delta
+            why = f" ({effect.reason})" if effect.reason else ""
+            self._say("adjust", f"{c.name}: {effect.key} {effect.delta:+g}{why}", c.name)
+            self._check_down(c, interrupt_from)
+        elif isinstance(effect, fx.Throwback):
+            self._throw(c, effect, interrupt_from)
+        elif isinstance(effect, fx.Condition):
+            self._add_condition(c, effect.name, effect.duration)
+        elif isinstance(effect, fx.Upkeep):
+            if effect.amount:
+                self._upkeep_count += effect.name not in c.upkeep
+                c.upkeep[effect.name] = (effect.resource, effect.amount)
+                self._say("upkeep", f"{c.name} pays {_fmt(effect.amount)} {effect.resource} a {self.time.round_name} for {effect.name}", c.name)
+            elif c.upkeep.pop(effect.name, None) is not None:
+                self._upkeep_count -= 1
+                self._say("upkeep", f"{c.name} no longer pays for {effect.name}", c.name)
 
     def _hurt(self, effect: fx.Damage, interrupt_from: int) -> None:
         c = self.combatants[effect.target]
@@ -537,6 +555,9 @@ class Encounter:
         segment, kind, _, payload = entry
         if kind == _COMPLETE:
             return payload.status == IN_PROGRESS and payload.completes == segment
+        if kind == _EARLY:
+            action, effect = payload
+            return action.status == IN_PROGRESS and self._early_segment(action, effect) == segment
         if kind == _EXPIRE:
             c = self.combatants.get(payload[0])
             return c is not None and c.conditions.get(payload[1]) == segment
@@ -574,7 +595,7 @@ class Encounter:
     def _arrive(self, segment: int) -> None:
         self.now = segment
         queue = self._queue
-        due: list[list[Any]] = [[], [], [], [], []]
+        due: list[list[Any]] = [[], [], [], [], [], []]
         while queue and queue[0][0] == segment:
             entry = heapq.heappop(queue)
             if self._valid(entry):
@@ -582,6 +603,12 @@ class Encounter:
         completing = list(dict.fromkeys(due[_COMPLETE]))  # a kept action may be queued twice
         if completing:
             self._complete_all(completing)
+        for action, effect in due[_EARLY]:
+            # A blow of a sweep that lands before the action completes. It was due at the
+            # start of the segment, so with simultaneous resolution it lands even if its
+            # actor fell to a completion on this same segment.
+            if self.time.simultaneous or action.status == IN_PROGRESS:
+                self._apply_one(action, effect, segment + 1 if self.time.simultaneous else segment)
         for name, condition in due[_EXPIRE]:
             c = self.combatants[name]
             if c.conditions.get(condition) == segment:
@@ -639,6 +666,8 @@ class Encounter:
                 continue
             if kind == _COMPLETE:
                 text = f"{payload.actor}'s {payload.template} completes"
+            elif kind == _EARLY:
+                text = f"{payload[0].actor}'s {payload[0].template}: {payload[1].kind} on {payload[1].target}"
             elif kind == _EXPIRE:
                 text = f"{payload[0]} stops being {payload[1]}"
             elif kind == _LAND:

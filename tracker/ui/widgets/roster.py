@@ -18,7 +18,7 @@ from tracker.engine import Combatant
 from tracker.ui.live import Live
 
 ROWS = 2
-BAR = 8
+BAR = 6  # two resources with their figures fit the 38-column roster at 80x24
 
 
 def visible_combatants(live: Live) -> list[Combatant]:
