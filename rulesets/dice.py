@@ -29,7 +29,7 @@ class RandomDice:
 
 
 class NotEnoughFaces(TrackerError):
-    pass
+    """The person typed fewer faces than the roll needs."""
 
 
 class TypedFaces:

@@ -50,3 +50,23 @@ def next_(enc: Encounter) -> int:
     assert to is not None
     advance(enc, to)
     return to
+
+
+def cli(*argv: str, stdin: str = "") -> tuple[int, str]:
+    """Run the `tracker` command in-process: (exit code, standard output)."""
+    import io
+
+    from tracker.cli import main
+
+    out = io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out)
+    return code, out.getvalue()
+
+
+def cli_json(*argv: str) -> Any:
+    """Run `tracker ... --json`, require exit 0, and return the parsed output."""
+    import json
+
+    code, text = cli(*argv, "--json")
+    assert code == 0, text
+    return json.loads(text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import time
@@ -15,19 +14,13 @@ import pytest
 from rulesets.brandx import BrandXRuleset
 from rulesets.brandx.rolls import action_roll, chance_at_most
 from rulesets.dice import TypedFaces
-from tracker import cli
 from tracker.engine import TrackerError
+from tests.helpers import cli as run
 
 
 @pytest.fixture(scope="module")
 def rs() -> BrandXRuleset:
     return BrandXRuleset()
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = cli.main(list(argv), stdout=out)
-    return code, out.getvalue()
 
 
 # ------------------------------------------------------------------ charts

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -11,15 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.cli import main
+from tests.helpers import cli as run
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out)
-    return code, out.getvalue()
 
 
 SCRIPT = """\

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 from fractions import Fraction
 from itertools import product
@@ -11,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tracker.cli import main
 from tracker.engine import Encounter, Setup, TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
@@ -21,20 +18,9 @@ from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
 from rulesets.d6.rolls import CANCEL, COMPLICATION, roll_code
 from rulesets.dice import RandomDice, TypedFaces
 from rulesets.fields import FieldError
+from tests.helpers import cli, cli_json
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdout=out)
-    return code, out.getvalue()
-
-
-def cli_json(*argv: str) -> dict:
-    code, text = cli(*argv, "--json")
-    assert code == 0, text
-    return json.loads(text)
 
 
 def session(*lines: str, **settings: object) -> Session:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import itertools
-import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,25 +13,13 @@ from rulesets.fields import FieldError
 from rulesets.ogs import OgsRuleset, odds
 from rulesets.ogs.check import StageRule, opposed, roll
 from rulesets.ogs.notation import DiceSteps, increase, increase_die, parse
-from tracker.cli import main
 from tracker.engine import Encounter, Event, TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
+from tests.helpers import cli, cli_json
 
 STEPS = DiceSteps()
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdout=out)
-    return code, out.getvalue()
-
-
-def cli_json(*argv: str) -> dict:
-    code, text = cli(*argv, "--json")
-    assert code == 0, text
-    return json.loads(text)
 
 
 # ---------------------------------------------------------------- notation

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import itertools
-import json
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -16,20 +14,13 @@ from rulesets.fields import FieldError
 from rulesets.ore import OreRuleset, odds
 from rulesets.ore.combat import Boxes, armour, gobble, location_for, mark, parse_damage
 from rulesets.ore.pool import Outcome, Pool, contest, highest, parse, penalise, place_wiggles, roll
-from tracker.cli import main
 from tracker.engine import Encounter, Event, Setup, TrackerError
 from tracker.engine.model import INTERRUPTED
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
+from tests.helpers import cli_json
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cli_json(*argv: str) -> dict:
-    out = io.StringIO()
-    code = main([*argv, "--json"], stdout=out)
-    assert code == 0, out.getvalue()
-    return json.loads(out.getvalue())
 
 
 def sets(*faces: int) -> list[tuple[int, int]]:

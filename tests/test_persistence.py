@@ -3,7 +3,6 @@ and a save that survives being SIGKILLed at any moment."""
 
 from __future__ import annotations
 
-import io
 import multiprocessing
 import os
 import random
@@ -14,17 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tracker.cli import main
+from tracker.engine import TrackerError
 from tracker.persistence.codec import SaveError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from rulesets.dice import RandomDice
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out)
-    return code, out.getvalue()
+from tests.helpers import cli as run
 
 
 @pytest.fixture
@@ -148,3 +142,13 @@ def test_sigkill_at_random_moments_never_leaves_a_broken_file(saves: Path) -> No
         assert loaded.revision >= last
         last = loaded.revision
     assert last > 0
+
+
+def test_duplicate_copies_the_log_under_a_new_title(fight: Path) -> None:
+    copy = fight.with_name("rematch.toml")
+    EncounterFile(fight).duplicate(copy, "Rematch")
+    original, loaded = EncounterFile(fight).load(), EncounterFile(copy).load()
+    assert loaded.revision == 0 and loaded.encounter.setup.name == "Rematch"
+    assert [e.to_dict() for e in loaded.encounter.events] == [e.to_dict() for e in original.encounter.events]
+    with pytest.raises(TrackerError, match="already exists"):
+        EncounterFile(fight).duplicate(copy, "Again")

@@ -359,3 +359,43 @@ async def test_help_lists_every_key_and_palette_has_every_command(saves: Path) -
         provider = CommandTable(screen)
         found = [hit async for hit in provider.discover()]
         assert len(found) == len(ENCOUNTER)
+
+
+async def test_duplicate_and_delete_from_the_start_screen(saves: Path) -> None:
+    source = make_file(saves, "freeform", ["add Ann hp=7", "note first blood"], name="alpha")
+    app = TrackerApp(saves)
+    async with app.run_test(size=SIZE) as pilot:
+        start = app.screen
+        await wait_for(pilot, lambda: len(getattr(start, "listings", [])) == 1, "the list of encounters")
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the duplicate form")
+        await type_into(pilot, "#f-name", "Beta")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: len(getattr(app.screen, "listings", [])) == 2, "the copy in the list")
+        copy = saves / "beta.toml"
+        enc = on_disk(copy)
+        assert enc.setup.name == "Beta"
+        assert [e.kind for e in enc.events] == [e.kind for e in on_disk(source).events]
+        assert EncounterFile(copy).load().revision == 0
+        # Duplicating onto an existing name is refused inside the form.
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the duplicate form again")
+        await type_into(pilot, "#f-name", "Beta")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "already exists" in str(app.screen.query_one("#form-error", Label).render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, FormScreen), "the list again")
+        # Delete asks first: "n" keeps the file, "y" deletes it.
+        table = app.screen.query_one("DataTable")
+        table.move_cursor(row=[i.path for i in app.screen.listings].index(copy))
+        await pilot.press("delete")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert copy.exists()
+        await pilot.press("delete")
+        await pilot.pause()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: len(getattr(app.screen, "listings", [])) == 1, "the list without the copy")
+        assert not copy.exists() and source.exists()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 from fractions import Fraction
 from itertools import product
@@ -11,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tracker.cli import main
 from tracker.engine import Encounter, Setup, TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
@@ -21,21 +18,10 @@ from rulesets.usor import UsorRuleset
 from rulesets.usor import odds
 from rulesets.usor.chart import DERIVED, OFFICIAL, EventChart, derive_rows, expected_successes
 from rulesets.usor.rolls import DRAW, RIVAL, SELF, EventRoll, Exchange, count_successes
+from tests.helpers import cli, cli_json
 
 ROOT = Path(__file__).resolve().parent.parent
 KNOWN = {11: (6, 8), 16: (8, 12), 18: (10, 12), 19: (8, 20), 20: (12, 12), 24: (20, 20), 31: (6, 6, 6, 8), 35: (20, 12, 12)}
-
-
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdout=out)
-    return code, out.getvalue()
-
-
-def cli_json(*argv: str) -> dict:
-    code, text = cli(*argv, "--json")
-    assert code == 0, text
-    return json.loads(text)
 
 
 def session(*lines: str) -> Session:

@@ -25,8 +25,8 @@ against the fresh state, and save before the lock is released.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ContextManager, Protocol
@@ -38,7 +38,6 @@ from tracker.engine import (
     Encounter,
     Event,
     RuleRefusal,
-    TrackerError,
 )
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, parse_faces
@@ -155,14 +154,14 @@ class Session:
 
     def execute(self, line: str) -> Outcome:
         """Run one line of the command language."""
+        if line.split(None, 1)[:1] == ["note"]:
+            # A note is free text: take it as typed, quotes and `=` included.
+            return self.note(line.strip()[len("note") :].strip())
         verb, args, opts = split_command(line)
         handler = getattr(self, f"_cmd_{verb}", None)
         if handler is None:
             known = ", ".join(c.verb for c in COMMANDS)
             raise CommandError(f"unknown command {verb!r} (commands: {known})")
-        if verb == "note":
-            text = line.strip()[len(line.strip().split(None, 1)[0]) :].strip()
-            return self.note(text)
         return handler(args, opts)
 
     # ----------------------------------------------------------------- roster
@@ -380,9 +379,6 @@ class Session:
         if not text:
             raise CommandError("usage: note TEXT")
         return self.submit(lambda enc: Event("note", {"text": text}))
-
-    def _cmd_note(self, args: list[str], opts: dict[str, str]) -> Outcome:  # reached via execute
-        return self.note(" ".join(args))
 
     # ----------------------------------------------------------------- time
     def next(self) -> Outcome:

@@ -474,7 +474,6 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
 
 # ---------------------------------------------------------------------- throw
 def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
-    me = ctx.actor
     strength, mass = ctx.stat("strength"), float(ctx.stat("mass"))
     base = int(ctx.p("roll", int(strength - 9)))
     bonus = ctx.charts.sphere(mass)

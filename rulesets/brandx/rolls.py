@@ -24,10 +24,10 @@ import icepool
 from rulesets.dice import DiceSource
 
 
-@dataclass(frozen=True, slots=True)
-class ActionRoll:
-    faces: tuple[int, int]
-    rerolls: tuple[int, ...]
+class RollUnder:
+    """Every Brand X roll is roll-under: success at or below the target, Q = target - total."""
+
+    __slots__ = ()
     total: int
     target: int
 
@@ -38,6 +38,14 @@ class ActionRoll:
     @property
     def success(self) -> bool:
         return self.total <= self.target
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRoll(RollUnder):
+    faces: tuple[int, int]
+    rerolls: tuple[int, ...]
+    total: int
+    target: int
 
     @property
     def dice(self) -> tuple[int, ...]:
@@ -92,19 +100,11 @@ def action_roll(dice: DiceSource, target: int, need: int = 0) -> ActionRoll:
 
 
 @dataclass(frozen=True, slots=True)
-class KnowledgeRoll:
+class KnowledgeRoll(RollUnder):
     tens: int
     units: int
     total: int
     target: int
-
-    @property
-    def q(self) -> int:
-        return self.target - self.total
-
-    @property
-    def success(self) -> bool:
-        return self.total <= self.target
 
     @property
     def dice(self) -> tuple[int, ...]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -73,13 +74,9 @@ class D6Ruleset(Ruleset):
     tables_file = "tables.toml"
 
     # ----------------------------------------------------------- tables
-    @property
+    @cached_property
     def data(self) -> D6Tables:
-        cached = getattr(self, "_data", None)
-        if cached is None:
-            cached = D6Tables(self.tables)
-            self._data = cached
-        return cached
+        return D6Tables(self.tables)
 
     def _resolver(self) -> Resolver:
         return Resolver(self.data)
@@ -97,12 +94,12 @@ class D6Ruleset(Ruleset):
         return checked, res
 
     # ----------------------------------------------------------- catalogue
+    @cached_property
+    def _catalogue(self) -> Mapping[str, ActionTemplate]:
+        return build_catalogue(self.data)
+
     def catalogue(self) -> Mapping[str, ActionTemplate]:
-        cached = getattr(self, "_catalogue", None)
-        if cached is None:
-            cached = build_catalogue(self.data)
-            self._catalogue = cached
-        return cached
+        return self._catalogue
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         return self._resolver().resolve(request, dice)

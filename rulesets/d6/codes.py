@@ -24,7 +24,7 @@ EXAMPLE = "a die code such as 3D, 4D+2 or 2D-1"
 
 
 class DieCodeError(TrackerError):
-    pass
+    """A die code that does not parse (the message shows the expected form)."""
 
 
 @dataclass(frozen=True, slots=True, order=True)

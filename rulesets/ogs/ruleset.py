@@ -41,7 +41,7 @@ from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, coerce_all
 from rulesets.ogs import odds
-from rulesets.ogs.check import Opposed, Rolled, StageRule, opposed, roll
+from rulesets.ogs.check import StageRule, opposed, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
 from rulesets.ogs.sheet import ATTACK_PARAMS, CHECK_PARAMS, OPEN_PARAMS, SHEET, dice_of
 

@@ -55,8 +55,8 @@ from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, parse_faces
 from rulesets.fields import PARAM, Field, coerce_all
 from rulesets.ore import odds
-from rulesets.ore.combat import Boxes, armour, boxes_of, gobble, location_for, mark, parse_damage
-from rulesets.ore.pool import Outcome, Penalised, Pool, contest, highest, penalise, roll, widest
+from rulesets.ore.combat import armour, boxes_of, gobble, location_for, mark, parse_damage
+from rulesets.ore.pool import Penalised, Pool, contest, highest, penalise, roll, widest
 from rulesets.ore.pool import parse as parse_pool
 from rulesets.ore.sheet import ATTACK_PARAMS, CHECK_PARAMS, DEFENCE_PARAMS, LOCATIONS, SHEET
 

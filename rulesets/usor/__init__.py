@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -71,13 +72,9 @@ class UsorRuleset(Ruleset):
     tables_file = "tables.toml"
 
     # ----------------------------------------------------------- tables
-    @property
+    @cached_property
     def chart(self) -> EventChart:
-        cached = getattr(self, "_chart", None)
-        if cached is None:
-            cached = EventChart.from_table(self.tables.get("event_chart", {}))
-            self._chart = cached
-        return cached
+        return EventChart.from_table(self.tables.get("event_chart", {}))
 
     def row(self, rating: int, what: str = "") -> ChartRow:
         return self.chart.row(rating, what)
@@ -100,12 +97,12 @@ class UsorRuleset(Ruleset):
         return stats, resources
 
     # ----------------------------------------------------------- catalogue
+    @cached_property
+    def _catalogue(self) -> Mapping[str, ActionTemplate]:
+        return build_catalogue(self.tables)
+
     def catalogue(self) -> Mapping[str, ActionTemplate]:
-        cached = getattr(self, "_catalogue", None)
-        if cached is None:
-            cached = build_catalogue(self.tables)
-            self._catalogue = cached
-        return cached
+        return self._catalogue
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         return self._resolver().resolve(request, dice)

@@ -209,7 +209,7 @@ class Resolver:
         }
 
     def _strike(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
-        attacker, target = request.actor, self._target(request)
+        target = self._target(request)
         strike_r, dodge_r = self.strike_ratings(request)
         hit = contest(self._row(strike_r, "strike"), self._row(dodge_r, "dodge"), dice, dice, against_event=False)
         x = hit.last

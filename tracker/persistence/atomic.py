@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -14,9 +15,9 @@ def _fsync_dir(folder: Path) -> None:
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse fsync on a directory; the rename is still atomic
+        # Some filesystems refuse fsync on a directory; the rename is still atomic.
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -45,9 +46,7 @@ def atomic_write(path: Path, data: bytes, default_mode: int | None = None) -> No
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):  # never created, or already renamed
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(folder)

@@ -92,18 +92,28 @@ class EncounterFile:
     # -------------------------------------------------------------- writing
     @classmethod
     def create(cls, path: Path | str, name: str, ruleset_id: str, settings: dict[str, Any] | None = None) -> tuple["EncounterFile", Loaded]:
-        store = cls(path)
         ruleset = registry.get(ruleset_id)
         checked = ruleset.validate_settings(settings or {}, "settings")
-        setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, checked, [])
-        encounter = Encounter(setup)
+        encounter = Encounter(Setup(name, ruleset_id, ruleset.time, ruleset.down_when, checked, []))
+        return cls._write_new(Path(path), encounter), Loaded(encounter, ruleset, 0, "")
+
+    def duplicate(self, path: Path | str, name: str) -> "EncounterFile":
+        """A copy of this encounter, log and all, under a new title, starting at revision 0."""
+        loaded = self.load()
+        loaded.encounter.setup.name = name
+        return self._write_new(Path(path), loaded.encounter, loaded.house_rules)
+
+    @classmethod
+    def _write_new(cls, path: Path, encounter: Encounter, house_rules: str = "") -> "EncounterFile":
+        store = cls(path)
+        store.house_rules = house_rules
         store.path.parent.mkdir(parents=True, exist_ok=True)
         with locked(store.path):
             if store.path.exists():
                 raise TrackerError(f"{store.path}: already exists; choose another name or delete it first")
             store.revision = 0
             store._write(encounter)
-        return store, Loaded(encounter, ruleset, 0, "")
+        return store
 
     def _refuse_if_read_only(self) -> None:
         # `tracker serve` starts a viewer's app with TRACKER_READ_ONLY=1: even if a key
@@ -116,12 +126,6 @@ class EncounterFile:
         text = codec.dumps(encounter, self.revision, self.house_rules)
         atomic_write(self.path, text.encode("utf-8"))
         self._stamp = _stamp(self.path)
-
-    def save(self, encounter: Encounter) -> None:
-        """Write `encounter` as the next revision (under the lock)."""
-        with locked(self.path):
-            self.revision += 1
-            self._write(encounter)
 
     @contextmanager
     def transaction(self, session: "Session", later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[None]:

@@ -11,6 +11,7 @@ nothing depends on fixed sleeps.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -155,10 +156,8 @@ class Screen:
             if left <= 0:
                 raise AssertionError(f"{needle!r} not drawn within {timeout}s; screen: {self.text[-2000:]!r}")
             self.session.changed.clear()
-            try:
+            with contextlib.suppress(asyncio.TimeoutError):  # the loop checks the deadline
                 await asyncio.wait_for(self.session.changed.wait(), left)
-            except asyncio.TimeoutError:
-                pass
 
     def _arrival_of(self, needle: str, since: int) -> float:
         # The first chunk after which the needle is present: when it reached the screen.
@@ -172,10 +171,8 @@ class Screen:
 
     async def close(self) -> None:
         self.conn.close()
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):  # closing: do not hang the caller
             await asyncio.wait_for(self.conn.wait_closed(), 5)
-        except asyncio.TimeoutError:
-            pass
 
 
 def alive(pid: int) -> bool:

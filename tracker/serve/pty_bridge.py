@@ -17,6 +17,7 @@ too), SIGKILL after a grace period, and the child is always waited for (no zombi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import fcntl
 import os
@@ -156,10 +157,8 @@ class PtyChild:
     def resize(self, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
         self.size = (cols, rows, xpixels, ypixels)
         if self.master >= 0:
-            try:
+            with contextlib.suppress(OSError):  # the child is already gone
                 set_winsize(self.master, cols, rows, xpixels, ypixels)
-            except OSError:
-                pass  # the child is already gone
 
     # ------------------------------------------------------------ ending
     async def wait(self) -> int:
@@ -168,22 +167,18 @@ class PtyChild:
         code = await self.process.wait()
         # The master reports EIO once the child and anything it started have closed the
         # slave; a grandchild could keep it open, so do not wait for ever.
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._output_closed.wait(), timeout=1.0)
-        except asyncio.TimeoutError:
-            pass
         self.returncode = code
         return code
 
     def _signal_group(self, sig: int) -> None:
         if self.process is None:
             return
-        try:
-            os.killpg(self.process.pid, sig)  # the child leads its own session and group
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            pass
+        # The child leads its own session and group; it may already be gone (or, for a
+        # setuid grandchild, not ours to signal): either way there is nothing to do.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
 
     async def stop(self, grace: float = STOP_GRACE) -> int | None:
         """End the child and its process group, and reap it."""
@@ -209,9 +204,7 @@ class PtyChild:
             self._stop_reading()
             if self._loop is not None:
                 self._loop.remove_writer(self.master)
-            try:
+            with contextlib.suppress(OSError):  # already closed by a failed read
                 os.close(self.master)
-            except OSError:
-                pass
             self.master = -1
         self._output_closed.set()

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -252,10 +253,9 @@ class TableServer:
         if self._child_tasks:
             await asyncio.wait(list(self._child_tasks), timeout=5.0)
         if self._listener is not None:
-            try:
+            # Shutting down: do not hang on a listener that will not say it closed.
+            with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._listener.wait_closed(), timeout=5.0)
-            except asyncio.TimeoutError:
-                pass
 
 
 class TableSSHServer(asyncssh.SSHServer):
@@ -397,10 +397,8 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
             self.table.children.discard(child)
         if not self._ended:
             self._ended = True
-            try:
+            with contextlib.suppress(OSError):  # the client has already gone
                 chan.exit(code if code >= 0 else 128 - code)
-            except OSError:
-                pass
 
     def _output(self, data: bytes) -> None:
         self.record.last_activity = time.monotonic()
@@ -431,7 +429,7 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         return False
 
     def signal_received(self, signal_name: str) -> None:
-        pass  # players do not signal the app; it has its own quit key
+        """Ignored on purpose: players do not signal the app; it has its own quit key."""
 
     def eof_received(self) -> bool:
         return False
@@ -465,10 +463,10 @@ async def run_server(options: ServeOptions, keyring: KeyRing, ready: "asyncio.Fu
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        try:
+        # Not possible outside the main thread (tests run the server in one): then the
+        # caller stops it through `stop` instead of a signal.
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
     who = []
     if keyring.gm.current() is not None:
         who.append(f"GM keys {keyring.gm.path}")
@@ -485,10 +483,8 @@ async def run_server(options: ServeOptions, keyring: KeyRing, ready: "asyncio.Fu
     finally:
         await table.close()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            try:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
     log.info("stopped")
     return 0
 

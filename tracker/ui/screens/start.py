@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomli_w
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -24,8 +23,6 @@ from textual.widgets import DataTable, Footer, Label
 
 from tracker import paths
 from tracker.engine import TrackerError
-from tracker.persistence import codec
-from tracker.persistence.atomic import atomic_write
 from tracker.persistence.store import EncounterFile
 from tracker.ui.commands import START, Command, bindings
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -100,6 +97,10 @@ class StartScreen(Screen[None]):
         return bool(getattr(self.app, "viewer", False))
 
     def reload(self, select: Path | None = None) -> None:
+        """Read the folder again, keeping the highlighted encounter unless told otherwise."""
+        if select is None:
+            item = self._current()
+            select = item.path if item is not None else None
         self._load(select)
 
     @work(thread=True, exclusive=True, group="start-list")
@@ -194,12 +195,7 @@ class StartScreen(Screen[None]):
             if not name:
                 raise TrackerError("name: expected a title for the copy")
             path = self.saves / f"{slug(name)}{paths.SUFFIX}"
-            if path.exists():
-                raise TrackerError(f"{path}: already exists; choose another name")
-            doc = codec.parse(EncounterFile(item.path).read_text(), str(item.path))
-            doc["name"] = name
-            doc["revision"] = 0
-            atomic_write(path, tomli_w.dumps(doc).encode("utf-8"))
+            EncounterFile(item.path).duplicate(path, name)
             created.append(path)
 
         def done(values: dict[str, str] | None) -> None:

@@ -15,7 +15,6 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from rich.segment import Segment
-from rich.style import Style
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
