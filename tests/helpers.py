@@ -70,3 +70,16 @@ def cli_json(*argv: str) -> Any:
     code, text = cli(*argv, "--json")
     assert code == 0, text
     return json.loads(text)
+
+
+def session_for(ruleset: Any, *lines: str, seed: int = 0, **settings: Any) -> Any:
+    """An in-memory Session over a fresh encounter of `ruleset`, after running `lines`."""
+    from rulesets.dice import RandomDice
+    from tracker.session import Session
+
+    checked = ruleset.validate_settings(settings, "settings")
+    setup = Setup("test", ruleset.id, ruleset.time, ruleset.down_when, checked, [])
+    session = Session(Encounter(setup), ruleset, RandomDice(seed))
+    for line in lines:
+        session.execute(line)
+    return session

@@ -5,14 +5,13 @@ from __future__ import annotations
 import pytest
 
 from rulesets.brandx import BrandXRuleset
-from tracker.engine import Encounter, Setup, TrackerError
+from tracker.engine import TrackerError
 from tracker.session import Session
+from tests.helpers import session_for
 
 
 def session() -> Session:
-    rs = BrandXRuleset()
-    setup = Setup("test", rs.id, rs.time, rs.down_when, rs.validate_settings({}, "settings"), [])
-    return Session(Encounter(setup), rs)
+    return session_for(BrandXRuleset())
 
 
 def last(s: Session):

@@ -9,17 +9,16 @@ from rulesets.brandx import BrandXRuleset
 from rulesets.brandx.combat import hand_damage, miss_shares
 from rulesets.brandx.ep import EpChart
 from rulesets.brandx.rolls import speed_pt
-from tracker.engine import Encounter, Setup, TrackerError
+from tracker.engine import TrackerError
 from tracker.session import Session
+from tests.helpers import session_for
 
 SERAPH = "add Seraph agility=22 strength=11 mass=80 height=1.791 learning=12 vp=43 ep=74"
 SPHINX = "add Sphinx agility=10 strength=14 mass=100 learning=10 vp=34 ep=38"
 
 
 def session() -> Session:
-    rs = BrandXRuleset()
-    setup = Setup("test", rs.id, rs.time, rs.down_when, rs.validate_settings({}, "settings"), [])
-    return Session(Encounter(setup), rs)
+    return session_for(BrandXRuleset())
 
 
 def res(s: Session, name: str) -> dict:

@@ -2,34 +2,27 @@
 
 from __future__ import annotations
 
-import shutil
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
 
 import pytest
 
-from tracker.engine import Encounter, Setup, TrackerError
-from tracker.persistence.store import EncounterFile
+from tracker.engine import TrackerError
 from tracker.session import Session
 from rulesets.d6 import D6Ruleset
 from rulesets.d6 import odds
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
 from rulesets.d6.rolls import CANCEL, COMPLICATION, roll_code
-from rulesets.dice import RandomDice, TypedFaces
+from rulesets.dice import TypedFaces
 from rulesets.fields import FieldError
-from tests.helpers import cli, cli_json
+from tests.helpers import cli, cli_json, session_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def session(*lines: str, **settings: object) -> Session:
-    rules = D6Ruleset()
-    checked = rules.validate_settings(settings, "settings")
-    s = Session(Encounter(Setup("t", "d6", rules.time, rules.down_when, checked)), rules, RandomDice(3))
-    for line in lines:
-        s.execute(line)
-    return s
+    return session_for(D6Ruleset(), *lines, seed=3, **settings)
 
 
 # ------------------------------------------------------------------ die codes and pips
@@ -316,17 +309,7 @@ def test_command_line_errors_are_clear() -> None:
 
 
 # ------------------------------------------------------------------ saves
-@pytest.mark.parametrize("path", sorted((ROOT / "saves").glob("d6-*.toml")), ids=lambda p: p.name)
-def test_example_encounters_load_and_replay(path: Path, tmp_path: Path) -> None:
-    loaded = EncounterFile(path).load()
-    enc = loaded.encounter
-    assert enc.setup.ruleset == "d6" and enc.actions
-    replayed = Encounter(enc.setup, [type(e)(e.kind, dict(e.args), 0, e.by) for e in enc.events])
-    assert {n: c.resources for n, c in replayed.combatants.items()} == {n: c.resources for n, c in enc.combatants.items()}
-    assert [e.text for e in replayed.log] == [e.text for e in enc.log]
-    copy = tmp_path / path.name
-    shutil.copy(path, copy)
-    assert cli("check", str(copy))[0] == 0
+
 
 
 def test_the_shipped_d6_example_exists() -> None:

@@ -1,27 +1,40 @@
-"""Every encounter shipped in saves/ opens and replays."""
+"""Every encounter shipped in saves/ opens, passes `tracker check`, and replays to itself."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from tracker import report
+from tracker.engine import Encounter, Event
 from tracker.persistence.store import EncounterFile
+from tests.helpers import cli
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
 FILES = sorted(p for p in SAVES.glob("*.toml"))
+RULESETS = ("freeform", "brandx", "usor", "d6", "ogs", "ore")
 
 
-def test_examples_are_shipped() -> None:
-    assert FILES, "saves/ ships worked examples"
+def test_every_ruleset_ships_an_example() -> None:
+    shipped = {EncounterFile(p).load().encounter.setup.ruleset for p in FILES}
+    assert shipped >= set(RULESETS)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_example_opens_and_replays(path: Path) -> None:
+def test_example_opens_checks_and_replays(path: Path, tmp_path: Path) -> None:
     loaded = EncounterFile(path).load()
-    assert loaded.encounter.events, "an example shows a fight under way"
-    assert loaded.revision >= 1
-    assert loaded.encounter.combatants
+    enc = loaded.encounter
+    assert len(enc.events) > 5 and enc.actions, "an example shows a fight under way"
+    assert loaded.revision >= 1 and enc.combatants
+    # The stored data alone (no ruleset, no dice) rebuilds the same state and log.
+    stored = [e.to_dict() for e in enc.events]
+    replay = Encounter(enc.setup, [Event(d["kind"], {k: v for k, v in d.items() if k not in ("seq", "kind", "by")}) for d in stored])
+    assert report.to_json(replay) == report.to_json(enc)
+    copy = tmp_path / path.name
+    shutil.copy(path, copy)
+    assert cli("check", str(copy))[0] == 0
 
 
 def test_freeform_ambush_stands_where_the_log_says() -> None:

@@ -13,10 +13,9 @@ from rulesets.fields import FieldError
 from rulesets.ogs import OgsRuleset, odds
 from rulesets.ogs.check import StageRule, opposed, roll
 from rulesets.ogs.notation import DiceSteps, increase, increase_die, parse
-from tracker.engine import Encounter, Event, TrackerError
-from tracker.persistence.store import EncounterFile
+from tracker.engine import TrackerError
 from tracker.session import Session
-from tests.helpers import cli, cli_json
+from tests.helpers import cli, cli_json, session_for
 
 STEPS = DiceSteps()
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,14 +198,11 @@ def test_sheet_validates_dice_by_name() -> None:
 
 
 def fight() -> Session:
-    ruleset = OgsRuleset()
-    from tracker.engine import Setup
-
-    enc = Encounter(Setup("t", "ogs", ruleset.time, ruleset.down_when))
-    session = Session(enc, ruleset)
-    session.execute("add Michael stat=d4 skill=d8 enhancement=d8 damage=d8 defense=9")
-    session.execute("add Guard stat=d6 skill=d6 enhancement=d6 damage=d6 defense=8 hp=40")
-    return session
+    return session_for(
+        OgsRuleset(),
+        "add Michael stat=d4 skill=d8 enhancement=d8 damage=d8 defense=9",
+        "add Guard stat=d6 skill=d6 enhancement=d6 damage=d6 defense=8 hp=40",
+    )
 
 
 def test_attack_stages_add_damage_dice_on_completion() -> None:
@@ -233,17 +229,3 @@ def test_contest_in_the_timeline_and_chance_of() -> None:
     session.execute("declare Michael contest target=Guard faces=1,4,6,1,4,6")
     resolution = session.encounter.actions[-1].resolution
     assert resolution.success is True and "die sizes" in resolution.summary
-
-
-def test_example_encounters_load_and_replay() -> None:
-    files = sorted((ROOT / "saves").glob("ogs-*.toml"))
-    assert files
-    for path in files:
-        loaded = EncounterFile(path).load()
-        enc = loaded.encounter
-        stored = [e.to_dict() for e in enc.events]
-        replay = Encounter(enc.setup, [Event(d["kind"], {k: v for k, v in d.items() if k not in ("seq", "kind", "by")}) for d in stored])
-        assert replay.now == enc.now and len(enc.events) > 5
-        for name, c in enc.combatants.items():
-            assert replay.combatants[name].resources == c.resources
-        assert [e.text for e in replay.log] == [e.text for e in enc.log]

@@ -14,11 +14,10 @@ from rulesets.fields import FieldError
 from rulesets.ore import OreRuleset, odds
 from rulesets.ore.combat import Boxes, armour, gobble, location_for, mark, parse_damage
 from rulesets.ore.pool import Outcome, Pool, contest, highest, parse, penalise, place_wiggles, roll
-from tracker.engine import Encounter, Event, Setup, TrackerError
+from tracker.engine import TrackerError
 from tracker.engine.model import INTERRUPTED
-from tracker.persistence.store import EncounterFile
 from tracker.session import Session
-from tests.helpers import cli_json
+from tests.helpers import cli_json, session_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -218,12 +217,7 @@ def test_sheet_validates_pools_by_name() -> None:
 
 # ---------------------------------------------------------------- the timeline
 def session() -> Session:
-    ruleset = OreRuleset()
-    enc = Encounter(Setup("t", "ore", ruleset.time, ruleset.down_when))
-    s = Session(enc, ruleset)
-    s.execute("add Ace body=5d brawling=0d")
-    s.execute("add Bo body=2d melee=2d coordination=3d dodge=2d")
-    return s
+    return session_for(OreRuleset(), "add Ace body=5d brawling=0d", "add Bo body=2d melee=2d coordination=3d dodge=2d")
 
 
 def test_wider_set_resolves_first_and_a_downed_actor_loses_its_set() -> None:
@@ -269,16 +263,3 @@ def test_manual_gobble_param_and_multiple_targets_cost_a_die() -> None:
 def test_chance_of_for_the_declare_form() -> None:
     s = session()
     assert s.chance("Bo", "strike", ["Ace"], {"difficulty": "5"}) == odds.success(Pool(4), 5)
-
-
-def test_example_encounters_load_and_replay() -> None:
-    files = sorted((ROOT / "saves").glob("ore-*.toml"))
-    assert files
-    for path in files:
-        enc = EncounterFile(path).load().encounter
-        stored = [e.to_dict() for e in enc.events]
-        replay = Encounter(enc.setup, [Event(d["kind"], {k: v for k, v in d.items() if k not in ("seq", "kind", "by")}) for d in stored])
-        assert replay.now == enc.now and len(enc.events) > 5
-        for name, c in enc.combatants.items():
-            assert replay.combatants[name].resources == c.resources
-        assert [e.text for e in replay.log] == [e.text for e in enc.log]

@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-import shutil
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
 
 import pytest
 
-from tracker.engine import Encounter, Setup, TrackerError
+from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
-from rulesets.dice import RandomDice, TypedFaces
+from rulesets.dice import TypedFaces
 from rulesets.fields import FieldError
 from rulesets.usor import UsorRuleset
 from rulesets.usor import odds
 from rulesets.usor.chart import DERIVED, OFFICIAL, EventChart, derive_rows, expected_successes
 from rulesets.usor.rolls import DRAW, RIVAL, SELF, EventRoll, Exchange, count_successes
-from tests.helpers import cli, cli_json
+from tests.helpers import cli, cli_json, session_for
 
 ROOT = Path(__file__).resolve().parent.parent
 KNOWN = {11: (6, 8), 16: (8, 12), 18: (10, 12), 19: (8, 20), 20: (12, 12), 24: (20, 20), 31: (6, 6, 6, 8), 35: (20, 12, 12)}
 
 
 def session(*lines: str) -> Session:
-    rules = UsorRuleset()
-    s = Session(Encounter(Setup("t", "usor", rules.time, rules.down_when)), rules, RandomDice(7))
-    for line in lines:
-        s.execute(line)
-    return s
+    return session_for(UsorRuleset(), *lines, seed=7)
 
 
 # ------------------------------------------------------------------ the chart
@@ -296,18 +291,9 @@ def test_a_seeded_roll_repeats() -> None:
 
 
 # ------------------------------------------------------------------ saves
-@pytest.mark.parametrize("path", sorted((ROOT / "saves").glob("usor-*.toml")), ids=lambda p: p.name)
-def test_example_encounters_load_and_replay(path: Path, tmp_path: Path) -> None:
-    loaded = EncounterFile(path).load()
-    enc = loaded.encounter
-    assert enc.setup.ruleset == "usor" and enc.actions
-    replayed = Encounter(enc.setup, [type(e)(e.kind, dict(e.args), 0, e.by) for e in enc.events])
-    assert {n: c.resources for n, c in replayed.combatants.items()} == {n: c.resources for n, c in enc.combatants.items()}
-    assert [e.text for e in replayed.log] == [e.text for e in enc.log]
+def test_example_encounter_shows_derived_chart_rows() -> None:
+    enc = EncounterFile(ROOT / "saves" / "usor-mountain-pass.toml").load().encounter
     assert any("derived row" in a.resolution.summary for a in enc.actions)
-    copy = tmp_path / path.name
-    shutil.copy(path, copy)
-    assert cli("check", str(copy))[0] == 0
 
 
 def test_the_shipped_usor_example_exists() -> None:
