@@ -3,12 +3,24 @@
 - `RandomDice`: a private `random.Random` (seeded for replay, or from the OS).
 - `TypedFaces`: the faces a person rolled at the table, in the order the roll uses them.
 - `Recorder`: wraps any source and keeps the faces it produced, for the log.
+- `PromptingFaces`: the faces typed so far; when the roll needs more, it stops and names
+  the next group of dice (`DiceNeeded`), so a form can ask for exactly those.
+
+Dice groups (the contract the declare form relies on): an adapter rolls every die
+through `roll_group(dice, label, sides)`, one call per group of dice a person would
+pick up and throw together ("Combat Roll: 2d10", "reroll of a 1: 1d10", "Wild Die
+explosion: 1d6", "Sphinx's dodge: 1d6+1d8", "damage: 3d6"). Conditional dice (a reroll,
+an explosion, damage only on a hit) are their own group, rolled only when the rule
+calls for them, so a form that resolves again with the faces typed so far learns what
+comes next from the adapter itself. `for_actor(dice, name)` names whose roll the
+following groups are ("Seraph's Combat Roll").
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from tracker.engine.errors import TrackerError
@@ -18,6 +30,72 @@ class DiceSource(Protocol):
     def roll(self, sides: int) -> int:
         """One die with faces 1..sides."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class DiceGroup:
+    """Dice thrown together at the table, in the order the roll reads them."""
+
+    label: str
+    sides: tuple[int, ...]
+    who: str = ""
+
+    def dice_text(self) -> str:
+        """(10, 10) -> '2d10'; (6, 8, 8) -> '1d6+2d8' (in order, runs merged)."""
+        runs: list[list[int]] = []
+        for s in self.sides:
+            if runs and runs[-1][0] == s:
+                runs[-1][1] += 1
+            else:
+                runs.append([s, 1])
+        return "+".join(f"{n}d{s}" for s, n in runs) or "no dice"
+
+    def text(self) -> str:
+        """"Seraph's Combat Roll: 2d10"."""
+        head = f"{self.who}'s {self.label}" if self.who else self.label
+        return f"{head}: {self.dice_text()}"
+
+
+def roll_group(dice: DiceSource, label: str, sides: Sequence[int], who: str = "") -> list[int]:
+    """Roll one group of dice through `dice`, announcing it first if the source listens.
+
+    `who` names a roller other than the actor (the defender's dodge); left empty, the
+    group is the actor's (see `for_actor`)."""
+    group = DiceGroup(label, tuple(sides), who)
+    begin = getattr(dice, "begin", None)
+    if begin is not None:
+        begin(group)
+    return [dice.roll(s) for s in group.sides]
+
+
+class _Forwarding:
+    """A source that passes rolls (and group announcements) on to another."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+
+    def begin(self, group: DiceGroup) -> None:
+        begin = getattr(self.source, "begin", None)
+        if begin is not None:
+            begin(group)
+
+    def roll(self, sides: int) -> int:
+        return self.source.roll(sides)
+
+
+class ForActor(_Forwarding):
+    """Names whose roll the following groups are, unless a group already says."""
+
+    def __init__(self, source: DiceSource, who: str) -> None:
+        super().__init__(source)
+        self.who = who
+
+    def begin(self, group: DiceGroup) -> None:
+        super().begin(group if group.who else replace(group, who=self.who))
+
+
+def for_actor(dice: DiceSource, who: str) -> DiceSource:
+    return ForActor(dice, who)
 
 
 class RandomDice:
@@ -30,6 +108,11 @@ class RandomDice:
 
 class NotEnoughFaces(TrackerError):
     """The person typed fewer faces than the roll needs."""
+
+
+def _face_error(label: str, index: int, sides: int, face: int) -> TrackerError:
+    # The same words wherever faces are typed: `--faces`, `faces=`, the declare form.
+    return TrackerError(f"{label}: die {index} is a d{sides}; {face} is not one of its faces")
 
 
 class TypedFaces:
@@ -48,7 +131,7 @@ class TypedFaces:
             )
         face = self.faces[self.used]
         if not 1 <= face <= sides:
-            raise TrackerError(f"{self.label}: die {self.used + 1} is a d{sides}; {face} is not one of its faces")
+            raise _face_error(self.label, self.used + 1, sides, face)
         self.used += 1
         return face
 
@@ -56,21 +139,82 @@ class TypedFaces:
         return self.faces[self.used :]
 
 
-class Recorder:
+class DiceNeeded(TrackerError):
+    """The roll needs dice nobody has typed yet: `group`, of which `have` faces are typed."""
+
+    def __init__(self, group: DiceGroup, have: Sequence[int], index: int) -> None:
+        super().__init__(f"next: {group.text()}")
+        self.group = group
+        self.have = tuple(have)
+        self.index = index  # 0-based position of the group's first die among all faces
+
+
+class PromptingFaces(TypedFaces):
+    """Typed faces that, when they run out, name the group of dice the roll needs next.
+
+    A form resolves with the faces typed so far; `DiceNeeded` says which dice to ask
+    for (`group.sides[len(have):]`), and the form resolves again with them added.
+    An adapter that rolls without announcing a group still gets one die at a time.
+    """
+
+    def __init__(self, faces: Iterable[int], label: str = "faces") -> None:
+        super().__init__(faces, label)
+        self._group: DiceGroup | None = None
+        self._group_start = 0
+
+    def begin(self, group: DiceGroup) -> None:
+        self._group, self._group_start = group, self.used
+
+    def roll(self, sides: int) -> int:
+        if self.used >= len(self.faces):
+            group, start = self._group, self._group_start
+            if group is None or self.used - start >= len(group.sides):
+                group, start = DiceGroup(f"die {self.used + 1}", (sides,)), self.used
+            raise DiceNeeded(group, self.faces[start : self.used], start)
+        return super().roll(sides)
+
+
+def check_faces(group: DiceGroup, faces: Sequence[int], label: str = "faces", first: int = 1) -> None:
+    """Refuse a face that does not fit its die, or more faces than the group has."""
+    if len(faces) > len(group.sides):
+        raise TrackerError(
+            f"{label}: {group.text()} is {len(group.sides)} "
+            f"{'die' if len(group.sides) == 1 else 'dice'}; {len(faces)} faces were typed"
+        )
+    for i, (sides, face) in enumerate(zip(group.sides, faces)):
+        if not 1 <= face <= sides:
+            raise _face_error(label, first + i, sides, face)
+
+
+class Recorder(_Forwarding):
+    """Keeps every face its source produced, and which group each belonged to."""
+
     def __init__(self, source: DiceSource) -> None:
-        self.source = source
+        super().__init__(source)
         self.faces: list[int] = []
+        self.groups: list[tuple[DiceGroup, list[int]]] = []
+
+    def begin(self, group: DiceGroup) -> None:
+        super().begin(group)
+        self.groups.append((group, []))
 
     def roll(self, sides: int) -> int:
         face = self.source.roll(sides)
         self.faces.append(face)
+        if self.groups and len(self.groups[-1][1]) < len(self.groups[-1][0].sides):
+            self.groups[-1][1].append(face)
         return face
 
 
 def parse_faces(text: str, label: str = "faces") -> list[int]:
-    """'3,7,1' -> [3, 7, 1], with a message naming the bad entry."""
+    """'3,7,1' -> [3, 7, 1], with a message naming the bad entry. An empty entry
+    ('1,,5') is refused, not skipped: a missed die is a typing slip, not a choice."""
+    text = text.strip()
+    parts = [p.strip() for p in text.split(",")] if "," in text else text.split()
     faces = []
-    for i, part in enumerate(p for p in text.replace(" ", ",").split(",") if p):
+    for i, part in enumerate(parts):
+        if not part:
+            raise TrackerError(f"{label}: entry {i + 1} is empty (faces are written 3,7,1)")
         try:
             faces.append(int(part))
         except ValueError:

@@ -12,6 +12,14 @@ RESOURCE = "resource"
 PARAM = "param"
 SETTING = "setting"
 
+# Where the declare form offers an action modifier (`Field.stage`): MAIN fields are the
+# few that matter for the action, shown at once; MORE fields are one key away;
+# AFTER_ROLL fields are the choices a game makes after seeing the dice (Brand X Q,
+# ORE wiggle dice), offered once the roll is known and before the action is committed.
+MAIN = "main"
+MORE = "more"
+AFTER_ROLL = "after_roll"
+
 
 class FieldError(TrackerError):
     """A value that does not fit its field. `where` is the path (file, table, key)."""
@@ -37,6 +45,7 @@ class Field:
     choices: tuple[str, ...] = ()
     role: str = STAT
     help: str = ""
+    stage: str = MAIN
 
     def expected(self) -> str:
         if self.kind == "choice":

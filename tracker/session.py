@@ -40,7 +40,7 @@ from tracker.engine import (
     RuleRefusal,
 )
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
-from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, parse_faces
+from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces
 
 
 class Store(Protocol):
@@ -245,7 +245,7 @@ class Session:
             mode = (params or {}).get("mode") or tmpl.mode
             enc.check_initiation(request.actor, tmpl.name, mode, tmpl.companions)
             dice, typed = self._dice(faces)
-            resolution = self.ruleset.resolve(request, dice)
+            resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
             self._all_used(typed)
             return Event(
                 "declare",
@@ -283,7 +283,7 @@ class Session:
             targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
             request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
             dice, typed = self._dice(faces)
-            resolution = self.ruleset.maintain(request, dice)
+            resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
             self._all_used(typed)
             return Event("maintain", {"actor": c.name, "resolution": resolution})
 

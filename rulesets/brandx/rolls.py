@@ -21,7 +21,7 @@ from math import floor
 
 import icepool
 
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, roll_group
 
 
 class RollUnder:
@@ -62,14 +62,14 @@ class ActionRoll(RollUnder):
         return f"Q {self.q}" if self.success else f"missed by {-self.q}"
 
 
-def roll_2d10(dice: DiceSource) -> tuple[tuple[int, int], tuple[int, ...], int]:
+def roll_2d10(dice: DiceSource, label: str = "Action Roll") -> tuple[tuple[int, int], tuple[int, ...], int]:
     """(faces, rerolls, total) with each 1 rerolled once and the new face subtracted."""
-    first, second = dice.roll(10), dice.roll(10)
+    first, second = roll_group(dice, label, (10, 10))
     rerolls: list[int] = []
     total = first + second
     for face in (first, second):
         if face == 1:
-            again = dice.roll(10)
+            (again,) = roll_group(dice, f"{label}: reroll of a 1 (subtracted)", (10,))
             rerolls.append(again)
             total -= again
     return (first, second), tuple(rerolls), total
@@ -91,11 +91,11 @@ class TargetProbe:
         raise ProbeHit(Fraction(0))
 
 
-def action_roll(dice: DiceSource, target: int, need: int = 0) -> ActionRoll:
+def action_roll(dice: DiceSource, target: int, need: int = 0, label: str = "Action Roll") -> ActionRoll:
     """Roll against `target`; `need` is Q the action must reach (Lift, Throw) for its chance."""
     if isinstance(dice, TargetProbe):
         raise ProbeHit(chance_at_most(target - need))
-    faces, rerolls, total = roll_2d10(dice)
+    faces, rerolls, total = roll_2d10(dice, label)
     return ActionRoll(faces, rerolls, total, target)
 
 
@@ -114,7 +114,7 @@ class KnowledgeRoll(RollUnder):
 def roll_d100(dice: DiceSource, target: int) -> KnowledgeRoll:
     if isinstance(dice, TargetProbe):
         raise ProbeHit(chance_d100_at_most(target))
-    tens, units = dice.roll(10), dice.roll(10)
+    tens, units = roll_group(dice, "Knowledge Roll (tens, then units)", (10, 10))
     value = (tens % 10) * 10 + (units % 10)
     return KnowledgeRoll(tens, units, value or 100, target)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rulesets.d6.codes import DieCode
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, roll_group
 
 CANCEL = "cancel"
 COMPLICATION = "complication"
@@ -72,12 +72,12 @@ class D6Roll:
 
 def roll_code(code: DieCode, dice: DiceSource, mode: str = CANCEL) -> D6Roll:
     """Roll `code` (at least 1D) through `dice` in the documented face order."""
-    first = dice.roll(6)
-    others = tuple(dice.roll(6) for _ in range(code.dice - 1))
+    first, *rest = roll_group(dice, f"{code} roll (Wild Die first)", (6,) * code.dice)
+    others = tuple(rest)
     wild = [first]
     if first == 6:
         while len(wild) <= MAX_EXPLOSIONS:
-            again = dice.roll(6)
+            (again,) = roll_group(dice, "Wild Die explosion", (6,))
             wild.append(again)
             if again != 6:
                 break

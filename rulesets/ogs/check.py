@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracker.engine.errors import TrackerError
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, roll_group
 from rulesets.ogs.notation import DiceSpec
 
 # A random roll-off ends long before this; typed faces run out first.
@@ -67,7 +67,7 @@ class Rolled:
 
 
 def roll(spec: DiceSpec, dice: DiceSource) -> Rolled:
-    return Rolled(spec, [dice.roll(s) for s in spec.sides])
+    return Rolled(spec, roll_group(dice, "check", spec.sides))
 
 
 def _descending(values: list[int] | tuple[int, ...], length: int) -> tuple[int, ...]:
@@ -115,7 +115,8 @@ def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSo
         return Opposed(own, rival, "self" if sizes > 0 else "rival", "die sizes")
     offs: list[tuple[int, int]] = []
     for _ in range(_MAX_ROLL_OFF):
-        a, b = own_dice.roll(12), rival_dice.roll(12)
+        (a,) = roll_group(own_dice, "d12 roll-off", (12,))
+        (b,) = roll_group(rival_dice, "d12 roll-off", (12,))
         offs.append((a, b))
         if a != b:
             return Opposed(own, rival, "self" if a > b else "rival", "d12 roll-off", offs)

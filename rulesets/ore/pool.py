@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tracker.engine.errors import TrackerError
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, roll_group
 
 _TERM = re.compile(r"^(\d*)(d|hd|wd)$")
 MAX_SPEC_DICE = 40
@@ -169,7 +169,7 @@ def roll(pool: Pool, dice: DiceSource, difficulty: int = 1, wiggle: Sequence[int
     """Roll the normal dice, set hard dice to 10, then set the wiggle dice."""
     if not 1 <= difficulty <= 10:
         raise TrackerError(f"difficulty: expected a height from 1 to 10, got {difficulty}")
-    normal = [dice.roll(10) for _ in range(pool.normal)]
+    normal = roll_group(dice, f"{pool.normal}d pool", (10,) * pool.normal) if pool.normal else []
     if wiggle is not None and len(wiggle) > 0:
         if len(wiggle) != pool.wiggle:
             raise TrackerError(f"wiggle: the pool has {pool.wiggle} wiggle dice, but {len(wiggle)} faces were stated")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tracker.engine.errors import TrackerError
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, roll_group
 from rulesets.usor.chart import OFFICIAL, ChartRow
 
 SUCCESS_FACE = 4
@@ -53,7 +53,7 @@ class EventRoll:
 
 
 def roll_row(row: ChartRow, dice: DiceSource) -> EventRoll:
-    return EventRoll(row, tuple(dice.roll(sides) for sides in row.dice))
+    return EventRoll(row, tuple(roll_group(dice, f"Event Chart row {row.rating}", row.dice)))
 
 
 @dataclass(frozen=True, slots=True)
