@@ -1,32 +1,67 @@
-"""Declare an action: actor, template, targets, performance time, modifiers, dice.
+"""Declare (or maintain) an action as at a table: choose, see the odds, roll, decide, commit.
 
-The template's modifier fields come from the adapter (`template.params`), so each game
-gets its own form. The exact chance of success (`Session.chance` -> the adapter's
-`chance_of`) is shown and recomputed whenever a field changes; "no roll" when the
-action has no roll (freeform). Leave "faces" empty to roll, or type the faces rolled
-at the table in the order the adapter uses them. A refused initiation stays in the
-form with the refusal, which names the rule.
+Three steps in one dialog, nothing changed until the last:
+
+1. **Choose.** Actor, action, targets, then the modifiers that matter for that action
+   (the adapter's `Field.stage == MAIN`); the rest (`MORE`) are one key away (ctrl+o).
+   The exact chance of success (`Session.chance` -> the adapter's `chance_of`) stays on
+   the line under the title and follows every change; it is computed in a worker thread
+   (exclusive, the latest wins) so typing never waits for it.
+2. **Dice.** ctrl+s (or Enter on the last field) asks the adapter which dice it needs
+   first (`dice_plan.dry_run`: resolve with the faces so far through `PromptingFaces`);
+   the form names that group ("Seraph's Combat Roll: 2d10") and takes the faces rolled
+   at the table, or rolls them when Enter is pressed on an empty line; then it asks for
+   the next group, which may be a conditional one (a Brand X reroll of a 1, a D6 Wild
+   Die explosion, the defender's roll, damage on a hit), until the resolve finishes.
+   ctrl+r rolls all the remaining dice at once. A face that does not fit its die, or
+   one too many, is refused with the CLI's words (`check_faces`). ctrl+b takes back the
+   last group.
+3. **Result.** The roll's meaning (success, margin, total, Q, sets, the adapter's
+   summary) and the choices made after seeing the dice (`Field.stage == AFTER_ROLL`:
+   Brand X Q placement, ORE wiggle dice), each starting at its default; changing one
+   resolves again with the same faces. Enter or ctrl+s commits through
+   `Session.declare` / `Session.maintain` with exactly those faces, so the action
+   committed is the one shown.
+
+Escape at any step closes the form and changes nothing (rolling dice in the form
+changes no encounter state). A refusal (unknown name, a rule such as one initiation
+per segment) stays in the form under it, naming the rule.
+
+Each action's modifier fields are built once, the first time it is chosen, and kept
+(hidden) when another is chosen: changing one's mind keeps what was typed, and no
+widget is ever removed and re-added under the same id while the old one is going.
+Tab and shift+tab are handled as the key arrives (priority bindings), so keys typed
+right after a Tab go to the next field even in a burst.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, Label
 
-from tracker.engine import TrackerError
-from tracker.session import Outcome
-from tracker.ui.live import Live
-from tracker.ui.screens.form import FormField, field_row, set_error
 from rulesets.base import ActionTemplate
 from rulesets.dice import parse_faces
-from rulesets.fields import Field
+from rulesets.fields import AFTER_ROLL, MORE, Field
+from tracker.engine import TrackerError
+from tracker.session import Outcome
+from tracker.text import visible
+from tracker.ui.live import Live
+from tracker.ui.screens import dice_plan
+from tracker.ui.screens.dice_plan import DECLARE, MAINTAIN, Attempt, Step
+from tracker.ui.screens.form import FormField, field_parts, set_error
+
+SETUP, DICE, RESULT = "setup", "dice", "result"
+LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis
 
 
 def chance_text(chance: Fraction | None) -> str:
@@ -57,22 +92,72 @@ def _int_at_least_1(text: str) -> int:
     return value
 
 
+def _label(name: str) -> str:
+    text = name.replace("_", " ")
+    return text if len(text) < LABEL_WIDTH else text[: LABEL_WIDTH - 2] + "…"
+
+
+def _param_field(p: Field) -> FormField:
+    default = "" if p.default is None else str(p.default).lower() if isinstance(p.default, bool) else str(p.default)
+    words: tuple[str, ...] = p.choices or (("true", "false") if p.kind == "bool" else ())
+    return FormField(p.name, _label(p.name), default, p.help or p.expected(), lambda t, p=p: p.coerce(t, p.name), words)
+
+
 class DeclareScreen(ModalScreen[Outcome | None]):
+    DEFAULT_CSS = """
+    DeclareScreen #declare { height: auto; max-height: 22; }
+    DeclareScreen #setup { height: auto; max-height: 14; }
+    DeclareScreen .tpl, DeclareScreen .more, DeclareScreen .after, DeclareScreen #after { height: auto; }
+    DeclareScreen #dice-stage, DeclareScreen #result-stage { height: auto; max-height: 15; }
+    DeclareScreen #dice-done, DeclareScreen #result { height: auto; max-height: 8; width: 100%; }
+    DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; }
+    """
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "submit", "Declare"),
+        Binding("enter", "go", "Next / commit", show=False),
+        Binding("ctrl+s", "go", "Next / commit"),
+        Binding("ctrl+r", "roll_rest", "Roll the dice"),
+        Binding("ctrl+o", "more", "More modifiers"),
+        Binding("ctrl+b", "back", "Back"),
+        # Priority: the focus moves as the key arrives, so keys after it in a burst follow.
+        Binding("tab", "focus_step(1)", "Next field", show=False, priority=True),
+        Binding("shift+tab", "focus_step(-1)", "Previous field", show=False, priority=True),
     ]
 
-    def __init__(self, live: Live, actor: str | None = None) -> None:
+    def __init__(self, live: Live, actor: str | None = None, kind: str = DECLARE) -> None:
         super().__init__()
         self.live = live
+        self.kind = kind
         enc = live.encounter
         self.names = [c.name for c in enc.combatants.values()]
         self.catalogue = list(live.ruleset.catalogue())
         self.actor = actor or (self.names[0] if self.names else "")
-        self.params: tuple[Field, ...] = ()
+        self.stage = SETUP
+        self.show_more = False
+        self.faces: list[int] = []
+        self.group_sizes: list[int] = []  # how many faces each step added, for ctrl+b
+        self.step: Step | None = None
+        self._chance_gen = 0
+        self.chance_shown = ""  # the chance text on screen (tests and the benchmark read it)
+        # Per action: its container index and its inputs, built on first use and kept.
+        self._setup_boxes: dict[str, int] = {}
+        self._after_boxes: dict[str, int] = {}
+        self.param_inputs: dict[str, dict[str, Input]] = {}
+        self.after_inputs: dict[str, dict[str, Input]] = {}
+        self._fields: dict[str, dict[str, Field]] = {}
+        self._error_labels: dict[Input, Label] = {}
+        # After-roll choices apply once offered (at the first result) until back at the start.
+        self._after_active = False
+        self.params: tuple[Field, ...] = ()  # the current action's modifier fields
+        self.template: ActionTemplate | None = None
 
+    # ----------------------------------------------------------------- layout
     def _base_fields(self) -> list[FormField]:
+        if self.kind == MAINTAIN:
+            return [
+                FormField("actor", "actor", self.actor, "who maintains", self._check_actor, self.names),
+                FormField("pt", "PT", "", "blank: the action's own performance time", _int_at_least_1),
+            ]
         return [
             FormField("actor", "actor", self.actor, "who acts", self._check_actor, self.names),
             FormField("template", "action", self.catalogue[0] if self.catalogue else "", "what they do", self._check_template, self.catalogue),
@@ -81,20 +166,37 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         ]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog form", id="declare"):
-            yield Label(f"Declare an action · {self.live.encounter.time.clock(self.live.encounter.now)}", classes="title")
-            for f in self._base_fields():
-                yield from field_row(f, "d")
-            yield Label("", id="template-info", classes="hint")
-            yield Vertical(id="params")
-            yield from field_row(FormField("faces", "faces", "", "blank: roll; or the faces you rolled, e.g. 3,5", lambda t: parse_faces(t)), "d")
-            yield Label("", id="chance", classes="chance")
+        verb = "Maintain" if self.kind == MAINTAIN else "Declare"
+        with Vertical(classes="dialog form", id="declare"):
+            yield Label(Text(f"{verb} an action · {self.live.encounter.time.clock(self.live.encounter.now)}"), classes="title")
+            yield Label("chance of success: …", id="chance", classes="chance")
+            with VerticalScroll(id="setup"):
+                for f in self._base_fields():
+                    row, entry, error = field_parts(f, "d", LABEL_WIDTH + 1)
+                    self._error_labels[entry] = error
+                    yield from row
+                yield Label("", id="template-info", classes="hint")
+                yield Vertical(id="params")
+            with Vertical(id="dice-stage"):
+                yield Label("", id="dice-done")
+                yield Label("", id="dice-prompt", classes="chance")
+                entry = Input("", placeholder="faces rolled, e.g. 7,3 · enter alone: roll them", id="dice-faces")
+                entry.cursor_blink = False
+                yield entry
+            with VerticalScroll(id="result-stage"):
+                yield Label("", id="result")
+                yield Vertical(id="after")
             yield Label("", id="declare-error", classes="error")
-            yield Label("enter: next/declare  ctrl+s: declare  esc: cancel", classes="hint")
+            yield Label("", id="declare-hint", classes="hint")
 
     def on_mount(self) -> None:
+        self.query_one("#dice-stage").display = False
+        self.query_one("#result-stage").display = False
+        set_error(self.query_one("#declare-error", Label), "")
         self._template_changed()
-        self.query_one("#d-template", Input).focus()
+        first = "#d-actor" if self.kind == MAINTAIN else "#d-template"
+        self.query_one(first, Input).focus()
+        self._show_hint()
 
     # ----------------------------------------------------------- field checks
     def _check_actor(self, text: str) -> None:
@@ -111,97 +213,384 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     def _split(text: str) -> list[str]:
         return [t.strip() for t in text.split(",") if t.strip()]
 
-    def _value(self, name: str, prefix: str = "d") -> str:
-        return self.query_one(f"#{prefix}-{name}", Input).value.strip()
+    def _value(self, name: str) -> str:
+        return self.query_one(f"#d-{name}", Input).value.strip()
 
-    def _show_error(self, name: str, text: str, prefix: str = "d") -> None:
-        set_error(self.query_one(f"#{prefix}-{name}-error", Label), text)
+    def _error(self, text: str) -> None:
+        set_error(self.query_one("#declare-error", Label), visible(text))
 
-    # ----------------------------------------------------------- updates
-    def _template_changed(self) -> None:
+    # ----------------------------------------------------------- the action's fields
+    def _current_template(self) -> ActionTemplate | None:
+        if self.kind == MAINTAIN:
+            try:
+                c = self.live.encounter.combatant(self._value("actor"))
+                return self.live.ruleset.template(self.live.encounter.maintainable_action(c).template)
+            except TrackerError:
+                return None
         try:
-            template = self._check_template(self._value("template"))
+            return self._check_template(self._value("template"))
         except TrackerError:
-            self.query_one("#template-info", Label).update("")
-            return
-        self.query_one("#template-info", Label).update(template_text(template))
-        if template.params != self.params:
-            self.params = template.params
-            box = self.query_one("#params", Vertical)
-            box.remove_children()
-            widgets = []
-            for p in template.params:
-                default = "" if p.default is None else str(p.default)
-                help_text = p.help or p.expected()
-                widgets.extend(field_row(FormField(p.name, p.name, default, help_text), "p"))
-            box.mount_all(widgets)
+            return None
 
-    def _gather(self) -> tuple[str, str, list[str], int | None, dict[str, Any], str]:
-        """The form's values; raises TrackerError naming the first bad field."""
-        actor, template = self._value("actor"), self._value("template")
+    def _template_changed(self) -> None:
+        template = self._current_template()
+        info = self.query_one("#template-info", Label)
+        self.template = template
+        if template is None:
+            info.update("" if self.kind == DECLARE else "nothing to maintain")
+            self.params = ()
+            for box in self.query("#params > .tpl"):
+                box.display = False
+            return
+        info.update(Text(visible(template_text(template)), no_wrap=True, overflow="ellipsis"))
+        self.params = template.params
+        self._fields.setdefault(template.name, {p.name: p for p in template.params})
+        if template.name not in self._setup_boxes:
+            self._build_setup_box(template)
+        for box in self.query("#params > .tpl"):
+            box.display = box.id == f"tpl-{self._setup_boxes[template.name]}"
+
+    def _rows(self, fields: list[Field], prefix: str, inputs: dict[str, Input], defaults: dict[str, Any] | None = None) -> list[Widget]:
+        widgets: list[Widget] = []
+        for p in fields:
+            f = _param_field(p)
+            if defaults and p.name in defaults:
+                f.value = str(defaults[p.name])
+            row, entry, error = field_parts(f, prefix, LABEL_WIDTH + 1)
+            inputs[p.name] = entry
+            self._error_labels[entry] = error
+            widgets.extend(row)
+        return widgets
+
+    def _build_setup_box(self, template: ActionTemplate) -> None:
+        index = len(self._setup_boxes)
+        self._setup_boxes[template.name] = index
+        inputs: dict[str, Input] = {}
+        main = self._rows([p for p in template.params if p.stage not in (MORE, AFTER_ROLL)], "p", inputs)
+        more_fields = [p for p in template.params if p.stage == MORE]
+        more = self._rows(more_fields, "p", inputs)
+        if more_fields:
+            names = ", ".join(p.name for p in more_fields)
+            main.append(Label(Text(f"ctrl+o: {len(more_fields)} more modifiers ({names})", no_wrap=True, overflow="ellipsis"), classes="hint more-hint"))
+        more_box = Vertical(*more, classes="more")
+        more_box.display = self.show_more
+        self.param_inputs[template.name] = inputs
+        self.query_one("#params", Vertical).mount(Vertical(*main, more_box, classes="tpl", id=f"tpl-{index}"))
+
+    def _build_after_box(self, template: ActionTemplate, defaults: dict[str, Any]) -> None:
+        index = len(self._after_boxes)
+        self._after_boxes[template.name] = index
+        inputs: dict[str, Input] = {}
+        rows = self._rows([p for p in template.params if p.stage == AFTER_ROLL], "a", inputs, defaults)
+        self.after_inputs[template.name] = inputs
+        self.query_one("#after", Vertical).mount(Vertical(*rows, classes="after", id=f"after-{index}"))
+
+    def _after_fields(self) -> list[Field]:
+        return [p for p in self.params if p.stage == AFTER_ROLL]
+
+    # ----------------------------------------------------------- gathering
+    def _attempt(self, after: bool = False) -> Attempt:
+        """The form's choices; raises TrackerError naming the first bad field."""
+        actor = self._value("actor")
         if not actor:
             raise TrackerError("actor: expected a combatant's name")
-        if not template:
-            raise TrackerError("action: expected an action's name")
         pt_text = self._value("pt")
         pt = _int_at_least_1(pt_text) if pt_text else None
+        template = self.template
         params: dict[str, Any] = {}
-        for p in self.params:
-            try:
-                text = self._value(p.name, "p")
-            except Exception:  # the row is being remounted
-                continue
-            if text:
-                params[p.name] = text
-        return actor, template, self._split(self._value("targets")), pt, params, self._value("faces")
+        if template is not None:
+            for name, entry in self.param_inputs.get(template.name, {}).items():
+                if entry.value.strip():
+                    params[name] = entry.value.strip()
+            if after or self._after_active:
+                for name, entry in self.after_inputs.get(template.name, {}).items():
+                    if entry.value.strip():
+                        params[name] = entry.value.strip()
+        if self.kind == MAINTAIN:
+            return Attempt(MAINTAIN, actor, template.name if template else "", (), pt, params)
+        name = self._value("template")
+        if not name:
+            raise TrackerError("action: expected an action's name")
+        return Attempt(DECLARE, actor, name, tuple(self._split(self._value("targets"))), pt, params)
 
+    # ----------------------------------------------------------- the chance
     def _update_chance(self) -> None:
-        label = self.query_one("#chance", Label)
+        """Start computing the chance for the form as it is now; the latest request wins."""
+        self._chance_gen += 1
+        gen = self._chance_gen
         try:
-            actor, template, targets, _, params, _ = self._gather()
-            label.update(chance_text(self.live.session.chance(actor, template, targets, params)))
+            attempt = self._attempt()
         except TrackerError as exc:
-            label.update(f"chance of success: - ({exc})")
+            self._show_chance(gen, f"chance of success: - ({exc})")
+            return
+        session = self.live.session
+        kind = self.kind
 
+        def compute() -> None:
+            try:
+                if kind == MAINTAIN:
+                    request, _ = dice_plan.request_for(session, attempt)
+                    text = chance_text(session.ruleset.chance_of(request))
+                else:
+                    text = chance_text(session.chance(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params)))
+            except TrackerError as exc:
+                text = f"chance of success: - ({exc})"
+            except Exception as exc:  # a bug in an adapter's odds must not end the form
+                text = f"chance of success: - (could not be computed: {type(exc).__name__})"
+            try:
+                self.app.call_from_thread(self._show_chance, gen, text)
+            except RuntimeError:  # the app is closing
+                pass
+
+        self.run_worker(compute, thread=True, exclusive=True, group="chance", exit_on_error=False)
+
+    def _show_chance(self, gen: int, text: str) -> None:
+        if gen != self._chance_gen or not self.is_mounted:
+            return
+        self.chance_shown = text
+        self.query_one("#chance", Label).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
+
+    # ----------------------------------------------------------- events
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
         ident = event.input.id or ""
         prefix, _, name = ident.partition("-")
         text = event.value.strip()
         error = ""
+        if ident == "dice-faces":
+            self._error("")
+            return
         try:
             if text and prefix == "d":
-                {"actor": self._check_actor, "template": self._check_template, "targets": self._check_targets, "pt": _int_at_least_1, "faces": parse_faces}[name](text)
-            elif text and prefix == "p":
-                for p in self.params:
-                    if p.name == name:
-                        p.coerce(text, p.name)
+                {"actor": self._check_actor, "template": self._check_template, "targets": self._check_targets, "pt": _int_at_least_1}[name](text)
+            elif text and prefix in ("p", "a"):
+                field = self._fields.get(self.template.name if self.template else "", {}).get(name)
+                if field is not None:
+                    field.coerce(text, field.name)
         except TrackerError as exc:
             error = str(exc)
         except KeyError:
             return
-        self._show_error(name, error, prefix)
-        if name == "template":
+        error_label = self._error_labels.get(event.input)
+        if error_label is not None:
+            set_error(error_label, visible(error))
+        if name in ("template", "actor") and prefix == "d":
             self._template_changed()
-        self._update_chance()
+        if prefix == "a":
+            self._after_changed()
+        elif self.stage == SETUP:
+            self._update_chance()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        inputs = list(self.query(Input))
-        if event.input in inputs and event.input is not inputs[-1]:
-            inputs[inputs.index(event.input) + 1].focus()
+        event.stop()
+        if event.input.id == "dice-faces":
+            self._dice_entered(event.value)
+            return
+        chain = [w for w in self.focus_chain if isinstance(w, Input)]
+        if event.input in chain and event.input is not chain[-1]:
+            self.set_focus(chain[chain.index(event.input) + 1])
         else:
-            self.action_submit()
+            self.action_go()
 
-    def action_submit(self) -> None:
-        error = self.query_one("#declare-error", Label)
+    def action_focus_step(self, step: int) -> None:
+        chain = self.focus_chain
+        if not chain:
+            return
+        focused = self.focused
+        index = chain.index(focused) if focused in chain else -1
+        self.set_focus(chain[(index + step) % len(chain)])  # at once, not after the queue
+
+    def action_more(self) -> None:
+        self.show_more = not self.show_more
+        for box in self.query("#params .more"):
+            box.display = self.show_more
+        self._show_hint()
+
+    # ----------------------------------------------------------- stages
+    def _show_stage(self, stage: str) -> None:
+        self.stage = stage
+        self.query_one("#setup").display = stage == SETUP
+        self.query_one("#dice-stage").display = stage == DICE
+        self.query_one("#result-stage").display = stage == RESULT
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        hints = {
+            SETUP: "enter: next · ctrl+s: the dice · ctrl+r: roll all · ctrl+o: more · esc: cancel",
+            DICE: "enter: these faces (empty: roll) · ctrl+r: roll the rest · ctrl+b: back · esc",
+            RESULT: "enter/ctrl+s: commit · ctrl+b: back to the dice · esc: cancel",
+        }
+        self.query_one("#declare-hint", Label).update(hints[self.stage])
+
+    def action_go(self) -> None:
+        if self.stage == SETUP:
+            self._advance()
+        elif self.stage == DICE:
+            self._dice_entered(self.query_one("#dice-faces", Input).value)
+        else:
+            self._commit()
+
+    def _advance(self, roll_all: bool = False) -> None:
+        """Resolve with the faces so far: ask for the next group, or show the result."""
         try:
-            actor, template, targets, pt, params, faces = self._gather()
-            outcome = self.live.run(lambda s: s.declare(actor, template, targets, pt=pt, faces=faces or None, params=params))
+            attempt = self._attempt(after=self.stage == RESULT)
+            step = dice_plan.dry_run(self.live.session, attempt, self.faces)
+            while roll_all and step.need is not None:
+                rolled = dice_plan.roll(step.need, self.live.session.dice)
+                self.faces.extend(rolled)
+                self.group_sizes.append(len(rolled))
+                step = dice_plan.dry_run(self.live.session, attempt, self.faces)
         except TrackerError as exc:
-            set_error(error, str(exc))
+            self._error(str(exc))
+            return
+        self._error("")
+        self.step = step
+        if step.need is not None:
+            self._ask(step)
+        else:
+            self._result(step)
+
+    def _ask(self, step: Step) -> None:
+        need = step.need
+        assert need is not None
+        done = dice_plan.group_lines(step.groups)
+        self.query_one("#dice-done", Label).update(Text("\n".join(visible(line) for line in done)))
+        self.query_one("#dice-done", Label).display = bool(done)
+        self.query_one("#dice-prompt", Label).update(Text(visible(f"next: {dice_plan.prompt(need)}")))
+        entry = self.query_one("#dice-faces", Input)
+        entry.value = ""
+        self._show_stage(DICE)
+        self.set_focus(entry)
+
+    def _dice_entered(self, text: str) -> None:
+        step = self.step
+        if step is None or step.need is None:
+            self._advance()
+            return
+        try:
+            if text.strip():
+                typed = dice_plan.accept(step.need, parse_faces(text))
+            else:
+                typed = dice_plan.roll(step.need, self.live.session.dice)
+        except TrackerError as exc:
+            self._error(str(exc))
+            return
+        self.faces.extend(typed)
+        self.group_sizes.append(len(typed))
+        self._advance()
+
+    def action_roll_rest(self) -> None:
+        if self.stage == RESULT:
+            return
+        if self.stage == DICE and self.query_one("#dice-faces", Input).value.strip():
+            self._dice_entered(self.query_one("#dice-faces", Input).value)
+            if self.stage != DICE:
+                return
+        self._advance(roll_all=True)
+
+    def _result(self, step: Step) -> None:
+        resolution = step.resolution
+        assert resolution is not None
+        template = self.template
+        if template is not None and self._after_fields() and not self._after_active:
+            defaults = self._after_defaults(step)
+            if template.name not in self._after_boxes:
+                self._build_after_box(template, defaults)
+            else:
+                for p in self._after_fields():
+                    f = _param_field(p)
+                    self.after_inputs[template.name][p.name].value = str(defaults.get(p.name, f.value))
+            self._after_active = True
+        for box in self.query("#after > .after"):
+            box.display = template is not None and box.id == f"after-{self._after_boxes.get(template.name, -1)}"
+        self._show_resolution(step)
+        self._show_stage(RESULT)
+        inputs = list(self.after_inputs.get(template.name, {}).values()) if template else []
+        if inputs:
+            self.set_focus(inputs[0])
+        else:
+            self.set_focus(None)
+
+    def _after_defaults(self, step: Step) -> dict[str, Any]:
+        """The after-roll choices' starting values: the adapter's, where it offers them."""
+        offer: Callable[..., Any] | None = getattr(self.live.ruleset, "after_roll_defaults", None)
+        if offer is None or step.request is None or step.resolution is None:
+            return {}
+        try:
+            return dict(offer(step.request, step.resolution) or {})
+        except TrackerError:
+            return {}
+
+    def _show_resolution(self, step: Step) -> None:
+        resolution = step.resolution
+        assert resolution is not None
+        lines = dice_plan.group_lines(step.groups)
+        lines.append(" · ".join(dice_plan.result_figures(resolution)))
+        if resolution.summary:
+            lines.append(resolution.summary)
+        self.query_one("#result", Label).update(Text("\n".join(visible(line) for line in lines)))
+
+    def _after_changed(self) -> None:
+        """An after-roll choice changed: show what the same dice now mean."""
+        if self.stage != RESULT:
+            return
+        try:
+            step = dice_plan.dry_run(self.live.session, self._attempt(after=True), self.faces)
+        except TrackerError as exc:
+            self._error(str(exc))
+            return
+        if step.resolution is None:  # the choice made the roll want more dice
+            self._error("")
+            self.step = step
+            self._ask(step)
+            return
+        self._error("")
+        self.step = step
+        self._show_resolution(step)
+
+    def action_back(self) -> None:
+        """Take back the last group of dice (from the result: back to the dice)."""
+        if self.stage == SETUP:
+            return
+        if self.group_sizes:
+            n = self.group_sizes.pop()
+            del self.faces[len(self.faces) - n :]
+        elif self.stage == DICE:  # nothing typed yet: back to the choices
+            self.step = None
+            self._after_active = False
+            self._show_stage(SETUP)
+            self._error("")
+            self.set_focus(self.query_one("#d-actor" if self.kind == MAINTAIN else "#d-template", Input))
+            self._update_chance()
+            return
+        self._advance()
+
+    def _commit(self) -> None:
+        try:
+            attempt = self._attempt(after=True)
+            faces = list(self.faces) or None
+            if self.kind == MAINTAIN:
+                change: Callable[[Any], Outcome] = lambda s: s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params)
+            else:
+                change = lambda s: s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params)
+            outcome = self.live.run(change)
+        except TrackerError as exc:
+            self._error(str(exc))
             return
         self.dismiss(outcome)
+
+    def action_submit(self) -> None:
+        """Roll whatever is still needed and commit: the quick path (and older callers)."""
+        if self.stage != RESULT:
+            self._advance(roll_all=True)
+        if self.stage == RESULT:
+            self._commit()
+
+    def has_unsaved_input(self) -> bool:
+        return self.stage != SETUP or any(
+            entry.value.strip() for inputs in self.param_inputs.values() for entry in inputs.values()
+        ) or bool(self._value("targets") if self.kind == DECLARE else "")
 
     def action_cancel(self) -> None:
         self.dismiss(None)

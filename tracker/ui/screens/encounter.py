@@ -208,6 +208,11 @@ class EncounterScreen(Screen[None]):
 
     def do_maintain(self) -> None:
         name = self._need_selected()
+        from tracker.ui.screens.declare import DeclareScreen, dice_plan  # loads on first use
+
+        if dice_plan.maintain_takes_dice(self.live.session, name):  # roll or type them in the form
+            self.app.push_screen(DeclareScreen(self.live, name, dice_plan.MAINTAIN), lambda outcome: self.after_change(outcome) if outcome else None)
+            return
         self.change(lambda s: s.maintain(name))
 
     def do_abort(self) -> None:

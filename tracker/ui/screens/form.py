@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -63,13 +64,20 @@ def set_error(label: Label, text: str) -> None:
 
 def field_row(f: FormField, prefix: str = "f") -> list[Widget]:
     """A label and input on one row, and the (hidden while empty) message under it."""
+    row, _, _ = field_parts(f, prefix)
+    return row
+
+
+def field_parts(f: FormField, prefix: str = "f", label_width: int | None = None) -> tuple[list[Widget], Input, Label]:
+    """`field_row`, also handing back its input and its message label."""
     suggester = ListSuggester(f.suggestions, f.multiple) if f.suggestions else None
     entry = Input(f.value, placeholder=f.help, id=f"{prefix}-{f.name}", suggester=suggester)
     entry.cursor_blink = False
-    return [
-        Horizontal(Label(f.label, classes="label"), entry, classes="row"),
-        Label("", id=f"{prefix}-{f.name}-error", classes="error"),
-    ]
+    error = Label("", id=f"{prefix}-{f.name}-error", classes="error")
+    label = Label(Text(f.label, no_wrap=True, overflow="ellipsis"), classes="label")
+    if label_width is not None:
+        label.styles.width = label_width
+    return [Horizontal(label, entry, classes="row"), error], entry, error
 
 
 class FormScreen(ModalScreen[dict[str, str] | None]):

@@ -1,0 +1,506 @@
+"""The declare form at 80x24, driven from the keyboard in every shipped ruleset.
+
+Choose -> dice (one named group at a time, rolled or typed) -> result and after-roll
+choices -> commit; escape at any step changes nothing; changing the action mid-form,
+even in a burst, never ends the app; a burst with a Tab lands in two fields; random
+key sequences leave the app alive and the save loadable. Every save written is loaded
+again and compared. No fixed sleeps: waits are on conditions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import threading
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from textual import events
+from textual.widgets import Input, Label
+
+from rulesets import registry
+from rulesets.base import ActionRequest, ActionTemplate, Ruleset
+from rulesets.dice import DiceSource, roll_group
+from rulesets.fields import AFTER_ROLL, MORE, PARAM, RESOURCE, Field
+from tracker.engine import ACTIVE, Damage, Resolution, TimeMapping
+from tracker.persistence.store import EncounterFile
+from tracker.session import Session
+from tracker.ui.app import TrackerApp
+from tracker.ui.screens.declare import DICE, RESULT, SETUP, DeclareScreen
+from tracker.ui.screens.encounter import EncounterScreen
+
+SIZE = (80, 24)
+SAVES = Path(__file__).resolve().parent.parent / "saves"
+
+# (save, actor, action, target) for a declaration that rolls dice in each game.
+CASES = {
+    "brandx": ("seraph-vs-sphinx.toml", "Seraph", "punch", "Sphinx"),
+    "d6": ("d6-warehouse.toml", "Hero", "shoot", "Merc"),
+    "ogs": ("ogs-guard.toml", "Michael", "attack", "Guard"),
+    "ore": ("ore-knife-fight.toml", "Razor", "strike", "Vex"),
+    "usor": ("usor-mountain-pass.toml", "Max", "strike", "Bandit"),
+    "freeform": ("freeform-bridge-ambush.toml", "Kestrel", "attack", "Brother-Oak"),
+}
+
+
+class Gamble(Ruleset):
+    """A d6 attack; on a hit, a d4 of damage. After the roll, `push` (0-2) adds to the
+    total (the form's after-roll step); its default is the adapter's offer: 1 on a miss
+    by one, else 0. Chance can be made slow (a test of the worker)."""
+
+    id = "gamble"
+    name = "Gamble"
+    description = "tests only"
+    time = TimeMapping(segments_per_round=10)
+    sheet = (Field("hp", "int", 10, minimum=1, role=RESOURCE),)
+    down_when = ("hp",)
+    _PARAMS = (
+        Field("target", "int", 4, minimum=1, maximum=7, role=PARAM, help="roll this or more"),
+        Field("flourish", "int", 0, minimum=0, maximum=3, role=PARAM, help="style", stage=MORE),
+        Field("push", "int", None, minimum=0, maximum=2, role=PARAM, help="after the roll", stage=AFTER_ROLL),
+    )
+    _CATALOGUE = {
+        "swing": ActionTemplate("swing", ACTIVE, 5, "a d6 swing", rolls="1d6", targets=1, params=_PARAMS, maintainable=True),
+        "wait": ActionTemplate("wait", ACTIVE, 3, "no dice"),
+    }
+    gate: threading.Event | None = None
+
+    def catalogue(self) -> Mapping[str, ActionTemplate]:
+        return self._CATALOGUE
+
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        pt = request.pt or request.template.pt
+        if request.template.name == "wait":
+            return Resolution(pt, summary="waits")
+        (face,) = roll_group(dice, "Swing", (6,))
+        total = face + int(request.params.get("push") or 0)
+        hit = total >= request.params["target"]
+        effects: tuple[Any, ...] = ()
+        if hit:
+            (dmg,) = roll_group(dice, "damage on a hit", (4,))
+            effects = tuple(Damage(t.name, dmg, "hp") for t in request.targets)
+        return Resolution(pt, hit, total - request.params["target"], (face,), f"swing {total}: {'hit' if hit else 'miss'}", effects, details={"total": total})
+
+    maintain = resolve
+
+    def after_roll_defaults(self, request: ActionRequest, resolution: Resolution) -> dict[str, Any]:
+        return {"push": 1 if resolution.margin == -1 else 0}
+
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        if self.gate is not None:
+            self.gate.wait(5)
+        if request.template.name == "wait":
+            return None
+        return Fraction(max(0, 7 - request.params["target"]), 6)
+
+
+@pytest.fixture
+def gamble(monkeypatch: pytest.MonkeyPatch) -> None:
+    classes = registry.available()
+    monkeypatch.setattr(registry, "_classes", lambda: {**classes, "gamble": Gamble})
+    Gamble.gate = None
+
+
+def gamble_file(saves: Path, lines: list[str] = ()) -> Path:  # type: ignore[assignment]
+    path = saves / "gamble.toml"
+    store, loaded = EncounterFile.create(path, "gamble", "gamble")
+    session = Session(loaded.encounter, loaded.ruleset, store=store)
+    for line in ["add Ann hp=10", "add Bob hp=10", *lines]:
+        session.execute(line)
+    return path
+
+
+def copy_save(saves: Path, name: str) -> Path:
+    shutil.copy(SAVES / name, saves / name)
+    return saves / name
+
+
+async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for: {what}")
+        await pilot.pause(0.02)
+
+
+async def burst(pilot: Any, keys: list[str]) -> None:
+    """Keys arriving together, as over SSH: all posted before any is handled."""
+    app = pilot.app
+    for key in keys:
+        char = key if len(key) == 1 else {"tab": "\t", "enter": "\r", "escape": "\x1b", "space": " "}.get(key)
+        app.post_message(events.Key(key, char))
+    await pilot.pause()
+    await pilot.pause()
+
+
+def chars(text: str) -> list[str]:
+    named = {" ": "space", ",": "comma", "[": "left_square_bracket", "]": "right_square_bracket", "-": "minus", ".": "full_stop"}
+    return [named.get(c, c) for c in text]
+
+
+async def set_field(pilot: Any, selector: str, text: str) -> None:
+    widget = pilot.app.screen.query_one(selector, Input)
+    widget.focus()
+    await pilot.pause()
+    await pilot.press("ctrl+u", *chars(text))
+    await pilot.pause()
+
+
+def form(app: TrackerApp) -> DeclareScreen:
+    assert isinstance(app.screen, DeclareScreen), app.screen
+    return app.screen
+
+
+def prompt(app: TrackerApp) -> str:
+    return str(form(app).query_one("#dice-prompt", Label).render())
+
+
+def faces_for(prompt_text: str) -> list[int]:
+    """Faces that fit the dice the prompt names ("... 1d8+1d12" or "(...; 1d10 to go)")."""
+    dice = prompt_text.rsplit(";", 1)[1] if "to go" in prompt_text else prompt_text.rsplit(":", 1)[1]
+    faces = []
+    for count, sides in re.findall(r"(\d+)d(\d+)", dice):
+        faces += [min(int(sides), 3)] * int(count)
+    return faces
+
+
+def no_bugs(app: TrackerApp) -> None:
+    assert not getattr(app, "errors", []), app.errors  # type: ignore[attr-defined]
+
+
+async def open_form(pilot: Any, app: TrackerApp, actor: str, action: str, target: str) -> DeclareScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+    await pilot.press("a")
+    await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen.focused is not None, "the declare form")
+    await set_field(pilot, "#d-actor", actor)
+    await set_field(pilot, "#d-template", action)
+    if target:
+        await set_field(pilot, "#d-targets", target)
+    return form(app)
+
+
+# ------------------------------------------------------------------ every ruleset
+@pytest.mark.parametrize("game", sorted(CASES))
+@pytest.mark.parametrize("typed", [True, False], ids=["typed", "rolled"])
+async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> None:
+    save, actor, action, target = CASES[game]
+    path = copy_save(saves, save)
+    before = len(EncounterFile(path).load().encounter.events)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, actor, action, target)
+        await wait_for(pilot, lambda: "chance of success: " in screen.chance_shown and "…" not in screen.chance_shown, "the chance")
+        if game == "freeform":
+            assert screen.chance_shown == "chance of success: no roll"
+        else:
+            assert re.search(r"\d+\.\d\d% \(\d+/\d+\)", screen.chance_shown), screen.chance_shown
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        prompts, typed_faces = [], []
+        while screen.stage == DICE:
+            text = prompt(app)
+            assert text.startswith(f"next: {actor}'s ") or "'s " in text, text  # a named, labelled group
+            prompts.append(text)
+            if typed:
+                faces = faces_for(text)
+                typed_faces += faces
+                await pilot.press(*chars(",".join(map(str, faces))), "enter")
+            else:
+                await pilot.press("enter")  # empty: the form rolls this group
+            await pilot.pause()
+            assert len(prompts) < 20
+        assert screen.stage == RESULT, str(screen.query_one("#declare-error", Label).render())
+        assert bool(prompts) == (game != "freeform")
+        if typed:
+            assert screen.faces == typed_faces
+        shown = str(screen.query_one("#result", Label).render())
+        faces = list(screen.faces)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter screen")
+        live = app.screen.live
+        action_made = live.encounter.actions[-1]
+        assert action_made.actor == actor and action_made.template == action
+        assert action_made.resolution.success is None or ("success: yes" in shown) == action_made.resolution.success
+        no_bugs(app)
+    saved = EncounterFile(path).load().encounter
+    assert len(saved.events) == before + 1
+    assert saved.events[-1].kind == "declare"
+    if faces:
+        assert list(saved.actions[-1].resolution.dice) or saved.actions[-1].resolution.summary
+        assert saved.actions[-1].resolution.to_dict() == action_made.resolution.to_dict()
+
+
+async def test_typed_group_refusals_use_the_cli_words(saves: Path) -> None:
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == DICE, "the dice step")
+        assert prompt(app) == "next: Seraph's Action Roll: 2d10" or "2d10" in prompt(app)
+        error = lambda: str(screen.query_one("#declare-error", Label).render())  # noqa: E731
+        await pilot.press("1", "1", "enter")
+        assert error() == "faces: die 1 is a d10; 11 is not one of its faces"
+        await pilot.press("ctrl+u", *chars("7,3,5"), "enter")
+        assert "2 dice; 3 faces were typed" in error()
+        await pilot.press("ctrl+u", "7", "enter")  # part of a group: the rest is asked for
+        await pilot.pause()
+        assert "(have 7; 1d10 to go)" in prompt(app)
+        await pilot.press("0", "enter")
+        assert error() == "faces: die 2 is a d10; 0 is not one of its faces"
+        assert screen.stage == DICE and screen.faces == [7]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, EncounterScreen)
+        no_bugs(app)
+
+
+# ------------------------------------------------------------------ after the roll
+async def test_after_roll_choice_defaults_and_changes_the_result(saves: Path, gamble: None) -> None:
+    path = gamble_file(saves)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Ann", "swing", "Bob")
+        await wait_for(pilot, lambda: screen.chance_shown.endswith("(1/2)"), "the chance")
+        assert screen.query_one("#p-push", Input) if False else not screen.query("#p-push")  # not before the roll
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert prompt(app) == "next: Ann's Swing: 1d6"
+        await pilot.press("3", "enter")  # a miss by one: the adapter offers push 1 ...
+        await pilot.pause()
+        assert screen.stage == DICE and prompt(app) == "next: Ann's damage on a hit: 1d4"  # ... so it hits
+        await pilot.press("2", "enter")
+        await pilot.pause()
+        assert screen.stage == RESULT
+        push = screen.query_one("#a-push", Input)
+        assert push.value == "1" and screen.focused is push
+        assert "swing 4: hit" in str(screen.query_one("#result", Label).render())
+        await pilot.press("ctrl+u", "2")  # the player pushes harder: same dice, new total
+        await pilot.pause()
+        assert "swing 5: hit" in str(screen.query_one("#result", Label).render())
+        await pilot.press("ctrl+u", "0")  # no push: a miss, the damage die is not wanted
+        await pilot.pause()
+        assert "unused" in str(screen.query_one("#declare-error", Label).render())
+        await pilot.press("ctrl+u", "2", "ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        action = app.screen.live.encounter.actions[-1]
+        assert action.resolution.summary == "swing 5: hit" and action.resolution.dice == (3,)
+        no_bugs(app)
+    saved = EncounterFile(path).load().encounter
+    assert saved.actions[-1].resolution.summary == "swing 5: hit"
+    saved_declare = saved.events[-1]
+    assert saved_declare.kind == "declare"
+
+
+async def test_more_modifiers_one_key_away(saves: Path, gamble: None) -> None:
+    path = gamble_file(saves)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Ann", "swing", "Bob")
+        flourish = screen.query_one("#p-flourish", Input)
+        assert not flourish.display or not flourish.parent.parent.display
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert flourish.parent.parent.display and flourish.region.height == 1
+        await set_field(pilot, "#p-flourish", "9")
+        assert "flourish: expected an integer from 0 to 3, got '9'" in str(screen.query_one("#p-flourish-error", Label).render())
+        no_bugs(app)
+
+
+# ------------------------------------------------------------------ changing one's mind
+async def test_changing_the_action_mid_form_keeps_the_app(saves: Path) -> None:
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        await set_field(pilot, "#p-pool", "2")
+        await set_field(pilot, "#d-template", "blast")
+        await set_field(pilot, "#d-template", "punch")
+        screen.query_one("#d-template", Input).focus()
+        await pilot.pause()
+        entry = screen.query_one("#d-template", Input)
+        for _ in range(3):  # changes faster than any widget can be mounted or removed
+            for name in ("blast", "strike", "power", "punch"):
+                entry.value = name
+        await wait_for(pilot, lambda: screen.template is not None and screen.template.name == "punch", "back on punch")
+        for _ in range(3):  # a burst of keys, as over SSH: whatever it leaves, the form follows it
+            await burst(pilot, ["ctrl+u", *"blast", "ctrl+u", *"strike", "backspace", "ctrl+u", *"punch"])
+        await wait_for(pilot, lambda: (screen.template.name if screen.template else "") == entry.value.strip(), "the form follows the field")
+        entry.value = "punch"
+        await wait_for(pilot, lambda: screen.template is not None and screen.template.name == "punch", "back on punch")
+        visible_pool = [w for w in screen.query("#p-pool") if w.parent.parent.display]
+        assert [w.value for w in visible_pool] == ["2"]  # what was typed for punch is kept
+        await wait_for(pilot, lambda: "%" in screen.chance_shown, "the chance")
+        d6_path = copy_save(saves, "d6-warehouse.toml")
+        no_bugs(app)
+    app = TrackerApp(saves, d6_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Hero", "shoot", "Merc")
+        entry = screen.query_one("#d-template", Input)
+        for name in ("strike", "shoot", "strike"):
+            entry.value = name
+        await wait_for(pilot, lambda: screen.template is not None and screen.template.name == "strike", "strike")
+        await pilot.press("ctrl+r")  # roll everything and look
+        await pilot.pause()
+        assert screen.stage == RESULT
+        no_bugs(app)
+
+
+async def test_a_burst_with_tab_lands_in_two_fields(saves: Path) -> None:
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen.focused is not None, "the form")
+        screen = form(app)
+        fields = [screen.query_one(f"#d-{name}", Input) for name in ("actor", "template", "targets")]
+        for entry in fields:
+            entry.value = ""
+        fields[0].focus()
+        await pilot.pause()
+        await burst(pilot, [*"Seraph", "tab", *"PC"])
+        assert fields[0].value == "Seraph"
+        assert fields[1].value == "PC"
+        for entry in fields:
+            entry.value = ""
+        await burst(pilot, ["shift+tab", *"Sphinx", "tab", *"punch", "tab", *"Seraph"])
+        assert screen.query_one("#d-actor", Input).value == "Sphinx"
+        assert screen.query_one("#d-template", Input).value == "punch"
+        assert screen.query_one("#d-targets", Input).value == "Seraph"
+        no_bugs(app)
+
+
+# ------------------------------------------------------------------ escape changes nothing
+@pytest.mark.parametrize("step", [SETUP, DICE, "dice-partly", RESULT])
+async def test_escape_at_each_step_changes_nothing(saves: Path, gamble: None, step: str) -> None:
+    path = gamble_file(saves)
+    before = path.read_bytes()
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Ann", "swing", "Bob")
+        live = screen.live
+        events_before = len(live.encounter.events)
+        if step != SETUP:
+            await pilot.press("ctrl+s")
+        if step in ("dice-partly", RESULT):
+            await pilot.press("6", "enter")
+        if step == RESULT:
+            await pilot.press("4", "enter")
+        await pilot.pause()
+        assert screen.stage == {"dice-partly": DICE}.get(step, step)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        assert len(live.encounter.events) == events_before
+        assert live.encounter.combatants["Bob"].resources["hp"] == 10
+        no_bugs(app)
+    assert path.read_bytes() == before
+
+
+async def test_back_takes_back_the_last_group(saves: Path, gamble: None) -> None:
+    path = gamble_file(saves)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Ann", "swing", "Bob")
+        await pilot.press("ctrl+s", "6", "enter", "4", "enter")
+        await pilot.pause()
+        assert screen.stage == RESULT and screen.faces == [6, 4]
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert screen.stage == DICE and screen.faces == [6] and "damage on a hit: 1d4" in prompt(app)
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert screen.stage == DICE and screen.faces == [] and "Swing: 1d6" in prompt(app)
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert screen.stage == SETUP
+        await set_field(pilot, "#p-target", "3")
+        await pilot.press("ctrl+s", "1", "enter")  # a miss by two: no push offered, no damage die
+        await pilot.pause()
+        assert screen.stage == RESULT and screen.faces == [1]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        no_bugs(app)
+    assert EncounterFile(path).load().encounter.actions[-1].resolution.dice == (1,)
+
+
+# ------------------------------------------------------------------ the chance, off the loop
+async def test_chance_is_computed_off_the_event_loop(saves: Path, gamble: None) -> None:
+    path = gamble_file(saves)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Ann", "swing", "Bob")
+        await wait_for(pilot, lambda: screen.chance_shown.endswith("(1/2)"), "the first chance")
+        Gamble.gate = threading.Event()  # every chance now waits until released
+        await set_field(pilot, "#p-target", "6")
+        await set_field(pilot, "#p-target", "3")
+        # Typing went on while the odds were blocked: the field holds what was typed.
+        assert screen.query_one("#p-target", Input).value == "3"
+        assert screen.chance_shown.endswith("(1/2)")
+        Gamble.gate.set()
+        await wait_for(pilot, lambda: screen.chance_shown.endswith("(2/3)"), "the latest chance wins")
+        Gamble.gate = None
+        await set_field(pilot, "#d-template", "wait")
+        await wait_for(pilot, lambda: screen.chance_shown == "chance of success: no roll", "no roll")
+        no_bugs(app)
+
+
+# ------------------------------------------------------------------ maintain
+async def test_maintain_with_dice_goes_through_the_form(saves: Path, gamble: None) -> None:
+    path = gamble_file(saves, ["declare Ann swing target=Bob faces=1", "next"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        assert app.screen.selected == "Ann"
+        await pilot.press("m")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the maintain form")
+        screen = form(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert prompt(app) == "next: Ann's Swing: 1d6"
+        await pilot.press("5", "enter", "2", "enter")
+        await pilot.pause()
+        assert screen.stage == RESULT
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        no_bugs(app)
+    saved = EncounterFile(path).load().encounter
+    assert saved.events[-1].kind == "maintain" and saved.actions[-1].resolution.dice == (5,)
+
+
+# ------------------------------------------------------------------ random keys
+KEYS = st.sampled_from(
+    [*"abcdefghijkPQS0123456789", "comma", "left_square_bracket", "right_square_bracket", "space",
+     "tab", "shift+tab", "enter", "escape", "ctrl+u", "ctrl+s", "ctrl+r", "ctrl+b", "ctrl+o", "backspace"]
+)
+
+
+@pytest.mark.parametrize("game", sorted(CASES))
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(keys=st.lists(st.lists(KEYS, min_size=1, max_size=12), min_size=1, max_size=6))
+def test_random_keys_leave_the_app_alive(saves: Path, game: str, keys: list[list[str]]) -> None:
+    save = CASES[game][0]
+    path = saves / save
+    shutil.copy(SAVES / save, path)
+
+    async def run() -> None:
+        app = TrackerApp(saves, path)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+            await pilot.press("a")
+            for chunk in keys:
+                await burst(pilot, chunk)
+                if not isinstance(app.screen, (DeclareScreen, EncounterScreen)):
+                    await pilot.press("escape")
+            assert app.is_running
+            no_bugs(app)
+
+    asyncio.run(run())
+    EncounterFile(path).load()  # the save still loads
