@@ -157,13 +157,15 @@ async def test_declare_with_typed_faces_resolves_on_next(saves: Path, d6check: N
         assert isinstance(screen, DeclareScreen)
         await type_into(pilot, "#d-targets", "Sphinx")
         chance = lambda: str(screen.query_one("#chance", Label).render())  # noqa: E731
-        assert "50.00% (1/2)" in chance()
+        await wait_for(pilot, lambda: "50.00% (1/2)" in chance(), "the chance (computed off the event loop)")
         await type_into(pilot, "#p-target", "6")  # the chance follows the modifiers
-        assert "16.67% (1/6)" in chance()
+        await wait_for(pilot, lambda: "16.67% (1/6)" in chance(), "the chance (computed off the event loop)")
         await type_into(pilot, "#p-target", "3")
-        assert "66.67% (2/3)" in chance()
-        await type_into(pilot, "#d-faces", "5")
-        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "66.67% (2/3)" in chance(), "the chance (computed off the event loop)")
+        await pilot.press("ctrl+s")  # the form names the die to roll, then takes its face
+        await pilot.pause()
+        await type_into(pilot, "#dice-faces", "5")
+        await pilot.press("enter", "enter")
         await pilot.pause()
         enc = encounter_screen(app).live.encounter
         assert enc.actions[-1].resolution.dice == (5,)

@@ -45,6 +45,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Label
@@ -103,6 +104,15 @@ def _param_field(p: Field) -> FormField:
     return FormField(p.name, _label(p.name), default, p.help or p.expected(), lambda t, p=p: p.coerce(t, p.name), words)
 
 
+class ChanceReady(Message):
+    """The chance of success computed for the form's `gen`-th state (from the worker)."""
+
+    def __init__(self, gen: int, text: str) -> None:
+        super().__init__()
+        self.gen = gen
+        self.text = text
+
+
 class DeclareScreen(ModalScreen[Outcome | None]):
     DEFAULT_CSS = """
     DeclareScreen #declare { height: auto; max-height: 22; }
@@ -111,6 +121,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     DeclareScreen #dice-stage, DeclareScreen #result-stage { height: auto; max-height: 15; }
     DeclareScreen #dice-done, DeclareScreen #result { height: auto; max-height: 8; width: 100%; }
     DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; }
+    DeclareScreen .hidden-stage { display: none; }
     """
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -148,6 +159,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._error_labels: dict[Input, Label] = {}
         # After-roll choices apply once offered (at the first result) until back at the start.
         self._after_active = False
+        self._form_closed = False  # dismissed: late messages (a key, a chance) are let go
         self.params: tuple[Field, ...] = ()  # the current action's modifier fields
         self.template: ActionTemplate | None = None
 
@@ -177,21 +189,21 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                     yield from row
                 yield Label("", id="template-info", classes="hint")
                 yield Vertical(id="params")
-            with Vertical(id="dice-stage"):
+            with Vertical(id="dice-stage", classes="hidden-stage"):
                 yield Label("", id="dice-done")
                 yield Label("", id="dice-prompt", classes="chance")
                 entry = Input("", placeholder="faces rolled, e.g. 7,3 · enter alone: roll them", id="dice-faces")
                 entry.cursor_blink = False
                 yield entry
-            with VerticalScroll(id="result-stage"):
+            with VerticalScroll(id="result-stage", classes="hidden-stage"):
                 yield Label("", id="result")
                 yield Vertical(id="after")
             yield Label("", id="declare-error", classes="error")
             yield Label("", id="declare-hint", classes="hint")
 
     def on_mount(self) -> None:
-        self.query_one("#dice-stage").display = False
-        self.query_one("#result-stage").display = False
+        if self._form_closed:  # escape arrived before the form was up
+            return
         set_error(self.query_one("#declare-error", Label), "")
         self._template_changed()
         first = "#d-actor" if self.kind == MAINTAIN else "#d-template"
@@ -337,15 +349,18 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 text = f"chance of success: - ({exc})"
             except Exception as exc:  # a bug in an adapter's odds must not end the form
                 text = f"chance of success: - (could not be computed: {type(exc).__name__})"
-            try:
-                self.app.call_from_thread(self._show_chance, gen, text)
-            except RuntimeError:  # the app is closing
-                pass
+            # Not call_from_thread: it waits for the loop, which may be waiting for this
+            # worker to end (a form closed mid-computation). A posted message never waits.
+            self.post_message(ChanceReady(gen, text))
 
         self.run_worker(compute, thread=True, exclusive=True, group="chance", exit_on_error=False)
 
+    @on(ChanceReady)
+    def _chance_ready(self, message: ChanceReady) -> None:
+        self._show_chance(message.gen, message.text)
+
     def _show_chance(self, gen: int, text: str) -> None:
-        if gen != self._chance_gen or not self.is_mounted:
+        if gen != self._chance_gen or self._form_closed or not self.is_mounted:
             return
         self.chance_shown = text
         self.query_one("#chance", Label).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
@@ -353,6 +368,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     # ----------------------------------------------------------- events
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
+        if self._form_closed:
+            return
         ident = event.input.id or ""
         prefix, _, name = ident.partition("-")
         text = event.value.strip()
@@ -384,6 +401,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if self._form_closed:
+            return
         if event.input.id == "dice-faces":
             self._dice_entered(event.value)
             return
@@ -402,6 +421,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.set_focus(chain[(index + step) % len(chain)])  # at once, not after the queue
 
     def action_more(self) -> None:
+        if self._form_closed:
+            return
         self.show_more = not self.show_more
         for box in self.query("#params .more"):
             box.display = self.show_more
@@ -411,8 +432,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     def _show_stage(self, stage: str) -> None:
         self.stage = stage
         self.query_one("#setup").display = stage == SETUP
-        self.query_one("#dice-stage").display = stage == DICE
-        self.query_one("#result-stage").display = stage == RESULT
+        self.query_one("#dice-stage").set_class(stage != DICE, "hidden-stage")
+        self.query_one("#result-stage").set_class(stage != RESULT, "hidden-stage")
         self._show_hint()
 
     def _show_hint(self) -> None:
@@ -424,6 +445,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.query_one("#declare-hint", Label).update(hints[self.stage])
 
     def action_go(self) -> None:
+        if self._form_closed:
+            return
         if self.stage == SETUP:
             self._advance()
         elif self.stage == DICE:
@@ -481,6 +504,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._advance()
 
     def action_roll_rest(self) -> None:
+        if self._form_closed:
+            return
         if self.stage == RESULT:
             return
         if self.stage == DICE and self.query_one("#dice-faces", Input).value.strip():
@@ -551,6 +576,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def action_back(self) -> None:
         """Take back the last group of dice (from the result: back to the dice)."""
+        if self._form_closed:
+            return
         if self.stage == SETUP:
             return
         if self.group_sizes:
@@ -578,10 +605,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         except TrackerError as exc:
             self._error(str(exc))
             return
+        self._form_closed = True
         self.dismiss(outcome)
 
     def action_submit(self) -> None:
         """Roll whatever is still needed and commit: the quick path (and older callers)."""
+        if self._form_closed:
+            return
         if self.stage != RESULT:
             self._advance(roll_all=True)
         if self.stage == RESULT:
@@ -593,4 +623,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         ) or bool(self._value("targets") if self.kind == DECLARE else "")
 
     def action_cancel(self) -> None:
+        if self._form_closed:
+            return
+        self._form_closed = True
         self.dismiss(None)
