@@ -10,6 +10,14 @@ after an undo clears what could be redone, as in any editor. Because undo is app
 rather than erasing, several people sharing one file can merge their logs, and the
 log keeps a record of what was taken back.
 
+Undo and redo cost does not grow with the log: every CHECKPOINT_EVERY effective
+changes the state is copied (only what can still change: combatants, the queue, the
+actions still in progress; finished actions and log entries are kept by count), so
+an undo restores the nearest checkpoint at or below the new top and replays fewer
+than CHECKPOINT_EVERY changes; a redo applies the one change again on the current
+state. Replaying a whole file (`replay`) keeps checkpoints only near its end, where
+undo will look, so opening a long fight pays for a few copies, not hundreds.
+
 Timing, as decided in DESIGN section 3:
 - An action initiated on segment s with performance time p completes on s + p. Its
   roll was made at initiation (stored in the event as a `Resolution`); effects with
@@ -37,6 +45,7 @@ Timing, as decided in DESIGN section 3:
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections.abc import Callable, Iterable
 from itertools import count
@@ -67,6 +76,12 @@ _COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(6)
 UNDO = "undo"
 REDO = "redo"
 
+CHECKPOINT_EVERY = 64
+# Attributes that are not the folded state: the log of events and the undo stacks are
+# kept across a restore; the setup and handlers never change.
+_NOT_STATE = frozenset({"setup", "time", "events", "_handlers", "_applied", "_redo", "_checkpoints", "_keep_from"})
+_FINAL = (COMPLETED, ABORTED)
+
 
 def _fmt(value: int | float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -95,6 +110,8 @@ class Encounter:
             "keep": self._keep,
             "note": self._note,
         }
+        self._checkpoints: dict[int, dict[str, Any]] = {}
+        self._keep_from = 0  # while replaying a file: take checkpoints only from this depth
         self._reset()
         for event in events:
             self.apply(event)
@@ -160,9 +177,19 @@ class Encounter:
             handler(event.args)
             self._applied.append(len(self.events))
             self._redo.clear()
+            self._maybe_checkpoint()
         event.seq = len(self.events) + 1
         self.events.append(event)
         return event
+
+    def replay(self, events: list[Event]) -> None:
+        """Apply events read from a file (checkpoints only near the end; see module doc)."""
+        self._keep_from = len(self._applied) + len(events) - 2 * CHECKPOINT_EVERY
+        try:
+            for event in events:
+                self.apply(event)
+        finally:
+            self._keep_from = 0
 
     def _walk(self, event: Event) -> None:
         undo = event.kind == UNDO
@@ -179,17 +206,87 @@ class Encounter:
             )
         index = stack.pop()
         (self._redo if undo else self._applied).append(index)
-        self._rebuild()
+        if undo:
+            self._back_to_top()
+            return
+        # Redo: the state is the fold of every applied change but this one; apply it.
+        again = self.events[index]
+        try:
+            self._current_seq = again.seq
+            self._handlers[again.kind](again.args)
+        except Exception:
+            self._rebuild()  # cannot happen with a deterministic engine; stay correct anyway
+        self._maybe_checkpoint()
 
     def _rebuild(self) -> None:
         """Refold the effective events from the setup (after undo or redo)."""
         events, applied, redo = self.events, self._applied, self._redo
+        self._checkpoints.clear()
         self._reset()
+        keep_from = len(applied) - 2 * CHECKPOINT_EVERY
+        self._applied = []
         for index in applied:
             event = events[index]
             self._current_seq = event.seq
             self._handlers[event.kind](event.args)
+            self._applied.append(index)
+            if len(self._applied) >= keep_from:
+                self._maybe_checkpoint()
         self.events, self._applied, self._redo = events, applied, redo
+
+    # ------------------------------------------------------------ checkpoints
+    def _maybe_checkpoint(self) -> None:
+        depth = len(self._applied)
+        if depth % CHECKPOINT_EVERY == 0 and depth >= self._keep_from and depth not in self._checkpoints:
+            self._checkpoints[depth] = self._snapshot()
+
+    def _shared(self) -> dict[int, Any]:
+        """A deepcopy memo that keeps what never changes shared instead of copied."""
+        memo: dict[int, Any] = {id(self): self, id(self.setup): self.setup, id(self.time): self.time}
+        for action in self.actions:
+            memo[id(action.resolution)] = action.resolution
+            if action.status in _FINAL:
+                memo[id(action)] = action
+        return memo
+
+    def _snapshot(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in _NOT_STATE and k not in ("log", "actions")}
+        live = [(i, a) for i, a in enumerate(self.actions) if a.status not in _FINAL]
+        copied = copy.deepcopy((state, live), self._shared())
+        return {"state": copied[0], "live": copied[1], "log": len(self.log), "actions": list(self.actions)}
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        actions: list[Action] = snap["actions"]
+        memo: dict[int, Any] = {id(self): self, id(self.setup): self.setup, id(self.time): self.time}
+        for action in actions:
+            memo[id(action.resolution)] = action.resolution
+        live_ids = {id(a) for _, a in snap["live"]}
+        for action in actions:
+            if id(action) not in live_ids:
+                memo[id(action)] = action
+        state, live = copy.deepcopy((snap["state"], snap["live"]), memo)
+        log_len = snap["log"]
+        del self.log[log_len:]
+        self.actions = list(actions)
+        for i, action in live:
+            self.actions[i] = action
+        for key, value in state.items():
+            setattr(self, key, value)
+
+    def _back_to_top(self) -> None:
+        """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""
+        depth = len(self._applied)
+        for key in [k for k in self._checkpoints if k > depth]:
+            del self._checkpoints[key]
+        base = max(self._checkpoints, default=None)
+        if base is None:
+            self._rebuild()
+            return
+        self._restore(self._checkpoints[base])
+        for index in self._applied[base:]:
+            event = self.events[index]
+            self._current_seq = event.seq
+            self._handlers[event.kind](event.args)
 
     # ------------------------------------------------------------ log helpers
     def _say(self, kind: str, text: str, *about: str, secret: bool = False) -> None:
