@@ -114,6 +114,7 @@ class EncounterFile:
         self._generation = 0  # bumped whenever the reading state moves on
         self._mutex = threading.RLock()
         self._cleaned = False
+        self._planned = -1  # the revision of the last change encoded (written or queued)
 
     # -------------------------------------------------------------- reading
     def read_text(self) -> str:
@@ -218,8 +219,8 @@ class EncounterFile:
         """Apply a probed change to `session`; False if it was read against a state this
         store has since moved past (the next probe reads it again)."""
         with self._mutex:
-            if change.base != self._generation and change.loaded is None:
-                return False
+            if change.base != self._generation:
+                return False  # read against a state this store has since moved past
             if change.loaded is not None:
                 session.encounter = change.loaded.encounter
                 self._install(change)
@@ -313,14 +314,9 @@ class EncounterFile:
             self._count, self.revision = count, revision
             self._generation += 1
 
-    @contextmanager
-    def transaction(self, session: "Session", later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[None]:
-        """Lock, fold in others' changes, let the body apply events, append them, unlock.
-
-        With `later`, the write (and the unlock) is handed to `later` to run soon after,
-        still under the lock: the app runs it on a worker thread so it never waits on
-        the disk. The bytes are encoded here, before the body's caller moves on.
-        """
+    def begin(self, session: "Session") -> ExitStack:
+        """Take the lock and fold in others' changes; the caller closes the returned stack
+        (releasing the lock) once its write is on disk."""
         self._refuse_if_read_only()
         hold = ExitStack()
         hold.enter_context(locked(self.path))
@@ -332,25 +328,35 @@ class EncounterFile:
                 change = self.probe()
                 if change is not None:
                     self.commit(session, change)
-            before = len(session.encounter.events)
-            yield
+            with self._mutex:
+                self._planned = self.revision
         except BaseException:
             hold.close()
             raise
+        return hold
+
+    def prepare(self, session: "Session", before: int) -> Callable[[], None] | None:
+        """Encode the events the session added since `before` (lock held): a function that
+        writes them (append, or a whole write for a first-format file), or None if there
+        are none. Encoding happens now, on the caller's thread, so the write can run later
+        on another thread while the session moves on."""
         encounter = session.encounter
         after = len(encounter.events)
         if after == before:
-            hold.close()
-            return
-        revision = self.revision + 1
+            return None
+        if self._stale:
+            raise TrackerError(f"{self.path}: an earlier change was not saved, so this one is not either; the file is read again before the next change")
+        revision = self._planned + 1
         whole = self.schema != codec.SCHEMA_VERSION
         try:
-            data = (codec.dumps(encounter, revision, self.house_rules) if whole else codec.chunk(encounter, before, revision))
+            data = codec.dumps(encounter, revision, self.house_rules) if whole else codec.chunk(encounter, before, revision)
             payload = data.encode("utf-8") if isinstance(data, str) else data
         except TrackerError as exc:
             self._stale = True  # the event is in memory only: reload before the next change
-            hold.close()
             raise TrackerError(f"{self.path}: the change was not saved: {exc}") from None
+        self._planned = revision
+        if whole:
+            self.schema = codec.SCHEMA_VERSION  # what the file will be once this is written
 
         def write() -> None:
             try:
@@ -367,10 +373,35 @@ class EncounterFile:
             except BaseException:
                 self._stale = True
                 raise
+
+        return write
+
+    @contextmanager
+    def transaction(self, session: "Session", later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[None]:
+        """Lock, fold in others' changes, let the body apply events, append them, unlock.
+
+        With `later`, the write (and the unlock) is handed to `later` to run soon after,
+        still under the lock.
+        """
+        hold = self.begin(session)
+        try:
+            before = len(session.encounter.events)
+            yield
+            write = self.prepare(session, before)
+        except BaseException:
+            hold.close()
+            raise
+        if write is None:
+            hold.close()
+            return
+
+        def write_and_unlock() -> None:
+            try:
+                write()
             finally:
                 hold.close()
 
         if later is None:
-            write()
+            write_and_unlock()
         else:
-            later(write)
+            later(write_and_unlock)
