@@ -240,38 +240,61 @@ class Encounter:
         if depth % CHECKPOINT_EVERY == 0 and depth >= self._keep_from and depth not in self._checkpoints:
             self._checkpoints[depth] = self._snapshot()
 
-    def _shared(self) -> dict[int, Any]:
-        """A deepcopy memo that keeps what never changes shared instead of copied."""
-        memo: dict[int, Any] = {id(self): self, id(self.setup): self.setup, id(self.time): self.time}
-        for action in self.actions:
-            memo[id(action.resolution)] = action.resolution
-            if action.status in _FINAL:
-                memo[id(action)] = action
-        return memo
-
     def _snapshot(self) -> dict[str, Any]:
-        state = {k: v for k, v in self.__dict__.items() if k not in _NOT_STATE and k not in ("log", "actions")}
         live = [(i, a) for i, a in enumerate(self.actions) if a.status not in _FINAL]
-        copied = copy.deepcopy((state, live), self._shared())
-        return {"state": copied[0], "live": copied[1], "log": len(self.log), "actions": list(self.actions)}
+        snap = self._copy_state(self.__dict__, live)
+        snap["log"] = len(self.log)
+        snap["actions"] = list(self.actions)
+        return snap
 
     def _restore(self, snap: dict[str, Any]) -> None:
-        actions: list[Action] = snap["actions"]
-        memo: dict[int, Any] = {id(self): self, id(self.setup): self.setup, id(self.time): self.time}
-        for action in actions:
-            memo[id(action.resolution)] = action.resolution
-        live_ids = {id(a) for _, a in snap["live"]}
-        for action in actions:
-            if id(action) not in live_ids:
-                memo[id(action)] = action
-        state, live = copy.deepcopy((snap["state"], snap["live"]), memo)
-        log_len = snap["log"]
-        del self.log[log_len:]
-        self.actions = list(actions)
-        for i, action in live:
+        fresh = self._copy_state(snap["state"], snap["live"])
+        del self.log[snap["log"]:]
+        self.actions = list(snap["actions"])
+        for i, action in fresh["live"]:
             self.actions[i] = action
-        for key, value in state.items():
+        for key, value in fresh["state"].items():
             setattr(self, key, value)
+
+    def _copy_state(self, source: dict[str, Any], live: list[tuple[int, Action]]) -> dict[str, Any]:
+        """Copy what can still change: the actions in `live`, the combatants and the queue
+        pointing at them (remapped to the copies), and any other state attribute.
+        Finished actions, resolutions, effects and log entries never change: shared."""
+        remap: dict[int, Action] = {}
+        copies: list[tuple[int, Action]] = []
+        for i, action in live:
+            twin = copy.copy(action)
+            remap[id(action)] = twin
+            copies.append((i, twin))
+
+        def same(value: Any) -> Any:
+            if isinstance(value, Action):
+                return remap.get(id(value), value)
+            if isinstance(value, dict):
+                return {k: same(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [same(v) for v in value]
+            if isinstance(value, tuple) and value and isinstance(value[0], Action):
+                return (remap.get(id(value[0]), value[0]), *value[1:])
+            return value
+
+        state: dict[str, Any] = {}
+        for key, value in source.items():
+            if key in _NOT_STATE or key in ("log", "actions"):
+                continue
+            if key == "combatants":
+                state[key] = {name: _copy_combatant(c, same) for name, c in value.items()}
+            elif key == "_queue":
+                state[key] = [(seg, kind, tick, same(payload)) for seg, kind, tick, payload in value]
+            elif key == "_tick":
+                # Reading an itertools.count without consuming it: copy it (twice, so the
+                # source keeps counting from the same place).
+                state[key] = copy.copy(value)
+            elif isinstance(value, (dict, list)):
+                state[key] = same(value)
+            else:
+                state[key] = copy.deepcopy(value, {id(self): self})
+        return {"state": state, "live": copies}
 
     def _back_to_top(self) -> None:
         """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""
@@ -786,6 +809,24 @@ class Encounter:
         if entry.secret:
             return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
+
+
+_COMBATANT_FIELDS: tuple[str, ...] = ()
+
+
+def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
+    """A copy of a combatant whose containers are new and whose actions are remapped."""
+    global _COMBATANT_FIELDS
+    if not _COMBATANT_FIELDS:
+        import dataclasses
+
+        _COMBATANT_FIELDS = tuple(f.name for f in dataclasses.fields(Combatant))
+    twin = copy.copy(c)
+    for name in _COMBATANT_FIELDS:
+        value = getattr(c, name)
+        if isinstance(value, (dict, list, Action)):
+            setattr(twin, name, same(value))
+    return twin
 
 
 def _resolution(value: Resolution | dict[str, Any]) -> Resolution:

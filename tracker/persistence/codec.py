@@ -480,34 +480,50 @@ def _roster_entry(ruleset: Ruleset, raw: dict[str, Any], where: str) -> Combatan
 
 
 def _event(ruleset: Ruleset, raw: dict[str, Any], index: int, where: str) -> Event:
-    seq = _need(raw, "seq", _INT, where)
+    # The hot loop of opening a long fight: checks inlined, messages built only on failure.
+    seq = raw.get("seq")
+    if not _int(seq):
+        _need(raw, "seq", _INT, where)
     if seq != index + 1:
-        raise SaveError(f"{where}.seq: expected {index + 1} (events are numbered in order), got {seq}")
-    kind = _need(raw, "kind", ("an event kind", lambda v: v in EVENT_ARGS), where)
-    shape = EVENT_ARGS[kind]
+        raise SaveError(f"{where}.seq: expected {index + 1} (events are numbered in order), got {_show(seq)}")
+    kind = raw.get("kind")
+    shape = EVENT_ARGS.get(kind) if isinstance(kind, str) else None
+    if shape is None:
+        _need(raw, "kind", ("an event kind", lambda v: v in EVENT_ARGS), where)
+        raise AssertionError  # pragma: no cover - _need raised
     by = raw.get("by", "")
-    _check(f"{where}.by", by, _STR)
-    where = f"{where} (seq {seq}, {kind})"
+    if not isinstance(by, str):
+        _check(f"{where}.by", by, _STR)
     args: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in ("seq", "kind", "by"):
+        if key == "seq" or key == "kind" or key == "by":
             continue
-        if key not in shape:
-            raise SaveError(f"{where}: unexpected key {key!r} (a {kind} event has {', '.join(shape)})")
-        _check(f"{where}.{key}", value, shape[key][0])
+        spec = shape.get(key)
+        if spec is None:
+            raise SaveError(f"{where} (seq {seq}, {kind}): unexpected key {key!r} (a {kind} event has {', '.join(shape)})")
+        if not spec[0][1](value):
+            _check(f"{where} (seq {seq}, {kind}).{key}", value, spec[0])
         args[key] = value
-    for key, (spec, required) in shape.items():
-        if required and key not in args:
-            raise SaveError(f"{where}: missing key {key!r} ({spec[0]})")
-    for key in ("value", "stats", "resources", "resolution"):
+    if len(args) < len(shape):
+        for key, (spec, required) in shape.items():
+            if required and key not in args:
+                raise SaveError(f"{where} (seq {seq}, {kind}): missing key {key!r} ({spec[0]})")
+    where = f"{where} (seq {seq}, {kind})" if kind in ("add", "set") or "resolution" in args else where
+    # Shapes above already hold integers to 64 bits; these may hold any number.
+    for key in ("value", "stats", "resources"):
         if key in args:
             check_numbers(args[key], f"{where}.{key}")
+    resolution = args.get("resolution")
+    if resolution is not None:
+        for key in ("margin", "details", "effects"):
+            if key in resolution:
+                check_numbers(resolution[key], f"{where}.resolution.{key}")
     if kind == "add":
         args["stats"], args["resources"] = _wrap(
             lambda: ruleset.check_sheet(args.get("stats", {}), args.get("resources", {}), where)
         )
-    if "resolution" in args:
-        args["resolution"] = _resolution(args["resolution"], f"{where}.resolution")
+    if resolution is not None:
+        args["resolution"] = _resolution(resolution, f"{where}.resolution")
     return Event(kind, args, seq, by)
 
 
