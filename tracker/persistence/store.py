@@ -271,6 +271,14 @@ class EncounterFile:
             store._write_whole(codec.dumps(encounter, 0, house_rules).encode("utf-8"), 0, len(encounter.events))
         return store
 
+    def rewrite(self, encounter: Encounter) -> None:
+        """Write the whole file for `encounter` at this store's revision (tools and
+        benchmarks that build a fight in memory; a session never needs this)."""
+        with locked(self.path):
+            self._write_whole(codec.dumps(encounter, self.revision, self.house_rules).encode("utf-8"), self.revision, len(encounter.events))
+
+    _write = rewrite  # the name scripts written for the first format used
+
     def _refuse_if_read_only(self) -> None:
         # `tracker serve` starts a viewer's app with TRACKER_READ_ONLY=1: even if a key
         # binding slipped through the UI's viewer mode, nothing is written for a viewer.
