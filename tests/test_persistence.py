@@ -142,6 +142,8 @@ def test_sigkill_at_random_moments_never_leaves_a_broken_file(saves: Path) -> No
         assert loaded.revision == len(loaded.encounter.events)
         assert loaded.revision >= last
         last = loaded.revision
+        # Changes are appended, so a killed writer leaves no temporary file behind.
+        assert not list(saves.glob(".crash.toml.*.tmp"))
     assert last > 0
 
 
