@@ -38,6 +38,7 @@ Timing, as decided in DESIGN section 3:
 from __future__ import annotations
 
 import heapq
+from dataclasses import replace
 import math
 from collections.abc import Callable, Iterable
 from itertools import count
@@ -96,6 +97,9 @@ class Encounter:
             "hide": self._hide,
             "keep": self._keep,
             "note": self._note,
+            "rename": self._rename,
+            "side": self._side,
+            "reorder": self._reorder,
         }
         self._reset()
         for event in events:
@@ -255,16 +259,83 @@ class Encounter:
                 raise TrackerError(f"there is already a combatant named {other!r} (names are unique ignoring case)")
 
     def _add(self, args: dict[str, Any]) -> None:
-        entry = CombatantSetup(
-            name=args["name"],
-            stats=dict(args.get("stats", {})),
-            resources=dict(args.get("resources", {})),
-            side=args.get("side", ""),
-            hidden=bool(args.get("hidden", False)),
-            surprised_until=int(args.get("surprised_until", 0)),
-        )
-        c = self._enter(entry)
-        self._say("add", f"{c.name} joins the fight", c.name)
+        # `names` (copies: "Goblin 1".."Goblin 4") adds the same sheet under each name.
+        names = list(args.get("names") or [args["name"]])
+        entries = [
+            CombatantSetup(
+                name=name,
+                stats=dict(args.get("stats", {})),
+                resources=dict(args.get("resources", {})),
+                side=args.get("side", ""),
+                hidden=bool(args.get("hidden", False)),
+                surprised_until=bounds.segment(args.get("surprised_until", 0), "surprised_until"),
+            )
+            for name in names
+        ]
+        folded = [n.casefold() if isinstance(n, str) else n for n in names]
+        if len(set(folded)) != len(folded):
+            raise TrackerError(f"add: the names repeat ({', '.join(map(str, names))})")
+        for entry in entries:  # every check before the first one enters
+            if not isinstance(entry.name, str) or not entry.name.strip():
+                raise TrackerError("a combatant needs a name")
+            self.check_new_name(entry.name)
+            bounds.sheet(entry.stats, entry.resources, entry.name)
+        for entry in entries:
+            c = self._enter(entry)
+            self._say("add", f"{c.name} joins the fight", c.name)
+
+    def _rename(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        old, new = c.name, args["name"]
+        if not isinstance(new, str) or not new.strip():
+            raise TrackerError("rename: a combatant needs a name")
+        self.check_new_name(new, keep=old)
+        # Everything that refers to the combatant by name follows it.
+        self.combatants = {(new if n == old else n): other for n, other in self.combatants.items()}
+        c.name = new
+
+        def swap(name: str) -> str:
+            return new if name == old else name
+
+        renamed: dict[int, fx.Effect] = {}  # id(old effect) -> the effect aimed at the new name
+        for action in self.actions:
+            action.actor = swap(action.actor)
+            action.targets = tuple(swap(t) for t in action.targets)
+            if any(getattr(e, "target", None) == old for e in action.resolution.effects):
+                effects = []
+                for effect in action.resolution.effects:
+                    if getattr(effect, "target", None) == old:
+                        renamed[id(effect)] = replace(effect, target=new)  # type: ignore[type-var]
+                    effects.append(renamed.get(id(effect), effect))
+                action.resolution = replace(action.resolution, effects=tuple(effects))
+        queue = []
+        for segment, kind, tick, payload in self._queue:
+            if kind in (_LAND, _ALERT):
+                payload = swap(payload)
+            elif kind == _EXPIRE:
+                payload = (swap(payload[0]), payload[1])
+            elif kind == _EARLY:
+                payload = (payload[0], renamed.get(id(payload[1]), payload[1]))
+            queue.append((segment, kind, tick, payload))
+        heapq.heapify(queue)
+        self._queue = queue
+        self.log = [replace(e, about=tuple(swap(n) for n in e.about)) if old in e.about else e for e in self.log]
+        self._say("rename", f"{old} is now called {new}", new)
+
+    def _side(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        c.side = args["side"]
+        self._say("side", f"{c.name} is on side {c.side}" if c.side else f"{c.name} is on no side", c.name)
+
+    def _reorder(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        position = args["position"]
+        if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(self.combatants):
+            raise TrackerError(f"reorder: position: expected 1 to {len(self.combatants)}, got {position!r}")
+        order = [n for n in self.combatants if n != c.name]
+        order.insert(position - 1, c.name)
+        self.combatants = {n: self.combatants[n] for n in order}
+        self._say("reorder", f"{c.name} moves to place {position} in the roster", c.name)
 
     def _remove(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["name"])
