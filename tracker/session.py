@@ -449,9 +449,11 @@ class Session:
             return Outcome(None, [visible(f"{rest[0]}: sheet deleted from {library.path.name}")])
         raise CommandError(usage)
 
-    def _cmd_remove(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        name = self._one_name(args, "remove NAME")
+    def remove(self, name: str) -> Outcome:
         return self.submit(lambda enc: Event("remove", {"name": enc.combatant(name).name}))
+
+    def _cmd_remove(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        return self.remove(self._one_name(args, "remove NAME"))
 
     # ----------------------------------------------------------------- actions
     def request(
@@ -610,7 +612,10 @@ class Session:
     def _cmd_set(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) != 3:
             raise CommandError("usage: set NAME KEY VALUE")
-        name, key, raw = args
+        return self.set_value(*args)
+
+    def set_value(self, name: str, key: str, raw: str) -> Outcome:
+        """`set NAME KEY VALUE`: `raw` as typed, checked against the sheet."""
         return self.submit(lambda enc: self._set_event(enc, name, key, raw))
 
     def _set_event(self, enc: Encounter, name: str, key: str, raw: str) -> Event:
@@ -660,7 +665,9 @@ class Session:
     def _cmd_surprise(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) != 2:
             raise CommandError("usage: surprise NAME SEGMENT")
-        name, until = args[0], _int(args[1], "segment")
+        return self.surprise(args[0], _int(args[1], "segment"))
+
+    def surprise(self, name: str, until: int) -> Outcome:
         return self.submit(lambda enc: Event("surprise", {"target": enc.combatant(name).name, "until": until}))
 
     def hide(self, name: str, hidden: bool = True) -> Outcome:

@@ -293,6 +293,11 @@ class EncounterScreen(Screen[None]):
 
         self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(verbs[:4]) + "; ... (? lists all)"), done)
 
+    def do_history(self) -> None:
+        from tracker.ui.screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self.live))
+
     def do_roster(self) -> None:
         from tracker.ui.screens.roster import RosterScreen
 
