@@ -70,7 +70,7 @@ ENCOUNTER: tuple[Command, ...] = (
 START: tuple[Command, ...] = (
     Command("open", "enter,o", "Open", "open the highlighted encounter", edits=False, footer=True),
     Command("new", "n", "New", "create an encounter: name, ruleset, then its roster", footer=True),
-    Command("duplicate", "c", "Duplicate", "copy the highlighted encounter to a new file", footer=True),
+    Command("duplicate", "c", "Duplicate", "copy the highlighted encounter (or only its roster, without the log) to a new file", footer=True),
     Command("delete", "delete,D", "Delete", "delete the highlighted encounter (asks first)", footer=True),
     Command("reload", "g", "Reload", "read the saves folder again", edits=False),
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
