@@ -150,8 +150,8 @@ def test_side_and_reorder() -> None:
 
 def test_undo_and_redo_say_what_they_take_back() -> None:
     s = freeform("add Seraph hp=10", "add Sphinx hp=10", "step 19", "declare Seraph punch target=Sphinx pt=3")
-    assert s.execute("undo").lines == ["undo: Seraph declares punch at Sphinx at segment 19"]
-    assert s.execute("redo").lines == ["redo: Seraph declares punch at Sphinx at segment 19"]
+    assert s.execute("undo").lines == ["undo: Seraph declares punch against Sphinx at segment 19"]
+    assert s.execute("redo").lines == ["redo: Seraph declares punch against Sphinx at segment 19"]
     assert s.execute("undo").lines[0].startswith("undo: Seraph declares")
     assert s.execute("undo").lines == ["undo: time moves on to segment 19"]
     with pytest.raises(TrackerError, match="rule: redo"):

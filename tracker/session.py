@@ -31,7 +31,7 @@ escape sequence in a save. Numbers are finite and bounded (tracker.engine.bounds
 encounter changes, so a refusal leaves memory and file as they were.
 
 Undo and redo say what they take back in words (`describe`): "undo: Seraph declares
-punch at Sphinx (segment 19)"; `history` lists the effective changes, newest first.
+punch against Sphinx at segment 19"; `history` lists the effective changes, newest first.
 
 Names with spaces are quoted ("Sun Ruler"). Every change goes through `submit`, which
 lets the store (if any) lock the file, fold in changes made by others, apply the event
@@ -149,7 +149,7 @@ def describe(event: Event) -> str:
     if kind == "remove":
         return f"{a.get('name')} leaves the fight"
     if kind == "declare":
-        aim = f" at {', '.join(a['targets'])}" if a.get("targets") else ""
+        aim = f" against {', '.join(a['targets'])}" if a.get("targets") else ""
         return f"{a.get('actor')} declares {a.get('template')}{aim}"
     if kind == "maintain":
         return f"{a.get('actor')} maintains the attack"

@@ -2,7 +2,7 @@
 
 The list is what `u` would take back, in order: the top row goes first. Each row
 says who made the change (in a shared file), the segment it was made on and what it
-did, from the same `describe` that `u` and `r` use ("Seraph declares punch at Sphinx").
+did, from the same `describe` that `u` and `r` use ("Seraph declares punch against Sphinx").
 Undone changes are not listed (they are not in effect); `r` brings them back.
 Everything is plain text, never markup, with control characters made visible.
 """
