@@ -89,8 +89,14 @@ async def test_roster_copies_rename_side_move_and_the_library(saves: Path) -> No
         assert "Grok [/] moves to place 1" in first
         await pilot.press("escape")
         await _back_to(app, pilot, EncounterScreen)
+        # A name with brackets in the undo message is text, not markup: the app lives on.
+        await pilot.press("u")
+        await wait_for(pilot, lambda: "undo: Grok [/] moves to place 1 in the roster at segment 0" in notes(app), "undo of the move")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
     enc = on_disk(path)
-    assert list(enc.combatants) == ["Grok [/]", "Seraph", "Goblin 2", "Goblin 3", "Goblin 4"]
+    assert list(enc.combatants) == ["Seraph", "Grok [/]", "Goblin 2", "Goblin 3", "Goblin 4"]
     assert enc.combatant("Grok [/]").side == "boss"
 
 

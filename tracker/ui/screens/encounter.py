@@ -24,6 +24,7 @@ from textual.widgets import Footer, Static
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
+from tracker.text import visible
 from tracker.ui.commands import ENCOUNTER, Command, bindings
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
@@ -160,7 +161,7 @@ class EncounterScreen(Screen[None]):
     def after_change(self, outcome: Outcome | None, quiet: bool = True) -> None:
         self.redraw()
         if outcome is not None and not quiet and outcome.lines:
-            self.notify("\n".join(outcome.lines[-4:]), timeout=4)
+            self.notify("\n".join(visible(line) for line in outcome.lines[-4:]), timeout=4, markup=False)
 
     def flush_store(self) -> None:
         try:

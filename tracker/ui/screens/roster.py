@@ -167,7 +167,7 @@ class RosterScreen(Screen[None]):
         with Vertical(id="roster-editor"):
             yield Label(Text(visible(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})")), classes="title")
             yield OptionList(id="roster-list")
-            yield Label(Text("a: add  e: edit  x: remove  r: rename  s: side  [ ]: move  l/w: library  esc: done"), classes="hint")
+            yield Label(Text("a add  e edit  x remove  r rename  s side  [ ] move  l/w library  esc done"), classes="hint")
         yield Footer()
 
     def on_mount(self) -> None:
