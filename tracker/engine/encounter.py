@@ -109,6 +109,7 @@ class Encounter:
     def _reset(self) -> None:
         self.now = 0
         self.combatants: dict[str, Combatant] = {}
+        self._folded: dict[str, str] = {}  # casefolded name -> name, for lookups ignoring case
         self.actions: list[Action] = []
         self.log: list[LogEntry] = []
         self.scheduled: dict[int, list[str]] = {}
@@ -128,8 +129,7 @@ class Encounter:
     def combatant(self, name: str) -> Combatant:
         found = self.combatants.get(name)
         if found is None:
-            folded = {n.casefold(): c for n, c in self.combatants.items()}
-            found = folded.get(name.casefold())
+            found = self.combatants.get(self._folded.get(name.casefold(), ""))
         if found is None:
             known = ", ".join(self.combatants) or "none yet"
             raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
@@ -243,6 +243,7 @@ class Encounter:
             down_keys=self.setup.down_when,
         )
         self.combatants[c.name] = c
+        self._folded[c.name.casefold()] = c.name
         if c.surprised_until > self.now:
             self._push(c.surprised_until, _ALERT, c.name)
         return c
@@ -253,10 +254,9 @@ class Encounter:
         Names are looked up ignoring case, so two that differ only by case could never
         both be reached.
         """
-        folded = name.casefold()
-        for other in self.combatants:
-            if other.casefold() == folded and other != keep:
-                raise TrackerError(f"there is already a combatant named {other!r} (names are unique ignoring case)")
+        other = self._folded.get(name.casefold())
+        if other is not None and other != keep:
+            raise TrackerError(f"there is already a combatant named {other!r} (names are unique ignoring case)")
 
     def _add(self, args: dict[str, Any]) -> None:
         # `names` (copies: "Goblin 1".."Goblin 4") adds the same sheet under each name.
@@ -292,6 +292,8 @@ class Encounter:
         self.check_new_name(new, keep=old)
         # Everything that refers to the combatant by name follows it.
         self.combatants = {(new if n == old else n): other for n, other in self.combatants.items()}
+        del self._folded[old.casefold()]
+        self._folded[new.casefold()] = new
         c.name = new
 
         def swap(name: str) -> str:
@@ -342,6 +344,7 @@ class Encounter:
         for action in list(c.in_progress):
             self._end(action, ABORTED)
         del self.combatants[c.name]
+        del self._folded[c.name.casefold()]
         self._say("remove", f"{c.name} leaves the fight", c.name)
 
     # ------------------------------------------------------------ initiation
