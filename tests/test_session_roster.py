@@ -241,3 +241,16 @@ def test_an_internal_error_exits_non_zero(saves: Path, monkeypatch: pytest.Monke
     code, _ = run("rulesets")
     assert code == 3
     assert "internal error: ZeroDivisionError: boom" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(registry.available()))
+def test_a_sheet_saved_in_the_library_adds_back_the_same_in_every_ruleset(ruleset_id: str, tmp_path: Path) -> None:
+    store = EncounterFile.create(tmp_path / "fight.toml", "fight", ruleset_id)[0]
+    ruleset = registry.get(ruleset_id)
+    s = Session(store.load().encounter, ruleset, RandomDice(1), store)
+    s.execute("add Kestrel side=PC")
+    s.execute("library save Kestrel as=Hero")
+    s.execute("library add Hero x2")
+    first, copy = s.encounter.combatant("Kestrel"), s.encounter.combatant("Hero 2")
+    assert (copy.stats, copy.resources, copy.side) == (first.stats, first.maxima, "PC")
+    assert EncounterFile(store.path).load().encounter.combatant("Hero 1").stats == first.stats
