@@ -196,7 +196,7 @@ def test_new_encounter_from_another_roster(saves: Path) -> None:
     assert run("play", "first", stdin="add Ann hp=10 side=PC\nadd Bob hp=8\ndamage Ann 4\nremove Bob\nadd Cy hp=3\n")[0] == 0
     assert run("new", "second", "--from", "first")[0] == 0
     data = tomllib.loads((saves / "second.toml").read_text())
-    assert data["events"] == [] if "events" in data else True
+    assert data.get("events", []) == []
     code, out = run("show", "second", "--json")
     state = json.loads(out)
     assert [(c["name"], c["side"], c["resources"]["hp"]) for c in state["combatants"]] == [("Ann", "PC", 10), ("Cy", "", 3)]

@@ -33,6 +33,16 @@ Timing, as decided in DESIGN section 3:
   (interrupted); `keep` lets the GM overrule a throwback interruption.
 - `next` finds the next segment where anything happens through a priority queue with
   lazy deletion, so its cost does not depend on how many empty segments it skips.
+- A stretch of time holding nothing but payment segments is charged in one go, with
+  one summary line per payer ("payment segments 50-100000000 (2000000 payments): ..."),
+  so `step N` and loading its save cost the same whatever N. Payments are made one by
+  one only on the segment where a payer's down state changes, so who goes down, when,
+  and what that interrupts are exactly as if each segment had been stepped.
+
+Validation: every event is checked in full before it changes anything (numbers through
+`tracker.engine.bounds`, names unique ignoring case, a resolution's effects before the
+first applies), so a refused event leaves the state as it was. Should a handler still
+fail part-way (a bug), the effective events are folded again and the event is refused.
 """
 
 from __future__ import annotations
