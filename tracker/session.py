@@ -188,11 +188,17 @@ def describe(event: Event) -> str:
 
 
 def segment_of(encounter: Encounter, event: Event) -> int | None:
-    """The segment an effective event was made on (from its first log line), if known."""
-    for entry in encounter.log:
+    """The segment an effective event was made on (from its first log line), if known.
+
+    The log is in the order of the changes, so this reads back from the end: an undo
+    (of the latest change) costs a few steps however long the fight."""
+    found: int | None = None
+    for entry in reversed(encounter.log):
         if entry.seq == event.seq:
-            return entry.segment
-    return None
+            found = entry.segment
+        elif found is not None or entry.seq < event.seq:
+            break
+    return found
 
 
 def said(encounter: Encounter, event: Event) -> str:
@@ -285,8 +291,8 @@ class Session:
             told = said(encounter, target) if target is not None else ""
             encounter.apply(event)
             if event.kind == "redo":
-                again = next((e for e in encounter.events if e.seq == event.args.get("target")), None)
-                told = said(encounter, again) if again is not None else ""
+                index = event.args.get("target", 0) - 1  # events are numbered from 1 in order
+                told = said(encounter, encounter.events[index]) if 0 <= index < len(encounter.events) else ""
             lines = [entry.text for entry in encounter.log[before:]]
         if event.kind in ("undo", "redo"):
             lines = [f"{event.kind}: {told}" if told else f"{event.kind} of change {event.args['target']}"]
@@ -616,6 +622,7 @@ class Session:
 
     def set_value(self, name: str, key: str, raw: str) -> Outcome:
         """`set NAME KEY VALUE`: `raw` as typed, checked against the sheet."""
+        refuse_controls(key, "set: key")
         return self.submit(lambda enc: self._set_event(enc, name, key, raw))
 
     def _set_event(self, enc: Encounter, name: str, key: str, raw: str) -> Event:
