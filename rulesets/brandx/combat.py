@@ -124,7 +124,7 @@ def throwback(
         bonus = charts.sphere(max(agility, strength))
         bonus_text = f"agility/strength {bonus:+d}"
     number = mass_row + bonus - damage
-    roll = action_roll(dice, number)
+    roll = action_roll(dice, number, label="Throwback Roll", who=target.name)
     details: dict[str, Any] = {"target": target.name, "roll": number, "dice": list(roll.dice), "q": roll.q}
     head = f"{target.name}'s Throwback Roll mass {mass_row} + {bonus_text} - damage {damage} = {number}; rolled {roll.shown()}"
     if roll.success:
@@ -235,7 +235,7 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
         ep_kind_row = ctx.start_row("combat")
     pool = combat_pool(ctx, n)
     target_number, target_text, costs, target_details = ctx.target(base, base_text, pool)
-    roll = action_roll(dice, target_number)
+    roll = action_roll(dice, target_number, label="Combat Roll")
     q = roll.q
     if roll.success:
         spent = ctx.spend(q, COMBAT_SPEND, "q_attack", LABELS)

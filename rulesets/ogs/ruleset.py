@@ -136,7 +136,7 @@ class OgsRuleset(Ruleset):
         second = "force" if name == "power" else "skill"
         spec = self.check_spec(request.actor, params, second)
         difficulty = self._difficulty(request)
-        rolled = roll(spec, dice)
+        rolled = roll(spec, dice, "Action Check")
         total = rolled.total
         success = total >= difficulty
         stages = self.stage_rule.stages(total, difficulty)
@@ -154,7 +154,7 @@ class OgsRuleset(Ruleset):
             # Each stage adds one die of damage: the weapon's largest die.
             extra = (max(damage.sides),) * stages
             damage = DiceSpec(damage.sides + extra, damage.flat)
-            hurt = roll(damage, dice)
+            hurt = roll(damage, dice, f"damage ({stages} stage{'s' if stages != 1 else ''} of criticals)" if stages else "damage")
             faces.extend(hurt.faces)
             summary += f"; damage {hurt.shown()}"
             details["damage"] = hurt.total
@@ -178,8 +178,9 @@ class OgsRuleset(Ruleset):
         rival = request.targets[0]
         own_spec = self.check_spec(request.actor, request.params)
         rival_spec = self.check_spec(rival, {})
-        own, theirs = roll(own_spec, dice), roll(rival_spec, dice)
-        result = opposed(own, theirs, dice, dice)
+        own = roll(own_spec, dice, "Opposed Check")
+        theirs = roll(rival_spec, dice, "Opposed Check", rival.name)
+        result = opposed(own, theirs, dice, dice, rival.name)
         faces = own.faces + theirs.faces + [f for pair in result.roll_off for f in pair]
         who = request.actor.name if result.winner == "self" else rival.name
         summary = f"{own.shown()} vs {rival.name} {theirs.shown()}: {who} wins on {result.decided_by}"
@@ -197,7 +198,7 @@ class OgsRuleset(Ruleset):
             raise TrackerError("open needs dice (dice=10d6)")
         spec = increase(spec, int(params.get("increase") or 0), self.steps, all_dice=True)
         spec = DiceSpec(spec.sides, spec.flat + int(params.get("bonus") or 0), spec.groups)
-        rolled = roll(spec, dice)
+        rolled = roll(spec, dice, "Open Roll")
         effects = tuple(Damage(t.name, rolled.total, "hp") for t in request.targets)
         return Resolution(pt=pt, margin=rolled.total, dice=tuple(rolled.faces), summary=f"open roll {spec.text()}: {rolled.shown()}",
                           effects=effects, details={"total": rolled.total, "sizes": list(spec.sides)})

@@ -176,7 +176,7 @@ class OreRuleset(Ruleset):
         pool = self.pool_for(request.actor, name, params)
         rolled_pool = self.penalise(pool, int(params.get("penalty") or 0) + actions - 1)
         difficulty = int(params.get("difficulty") or 1)
-        outcome = roll(rolled_pool.pool, dice, difficulty, _wiggles(params.get("wiggle"), "wiggle"))
+        outcome = roll(rolled_pool.pool, dice, difficulty, _wiggles(params.get("wiggle"), "wiggle"), label=name)
         valid = [s for s in outcome.sets() if s[1] >= difficulty]
         best = valid[0] if valid else None
         order = best if best else (0, 0)
@@ -306,6 +306,17 @@ class OreRuleset(Ruleset):
             else:
                 loc = ""
         return effects
+
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        """Wiggle dice are set after the roll (the seed): '2 wiggle dice to set (1-10)'."""
+        if not self.after_roll_fields(request):
+            return ""
+        count = len(resolution.details.get("wiggle", ()))
+        if not count:
+            return ""
+        placed = " ".join(map(str, resolution.details["wiggle"]))
+        return (f"{count} wiggle {'die' if count == 1 else 'dice'} to set, each to a face from 1 to 10 "
+                f"(wiggle=7,7); unset, they go where they make the widest, then highest set (now {placed})")
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
         name = request.template.name
