@@ -60,7 +60,7 @@ from typing import Any
 from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
-from rulesets.brandx.combat import LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
+from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
 from rulesets.brandx.common import Ctx, latest_action
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
@@ -519,6 +519,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
         parts.extend(texts)
         faces += attack_faces
         details["attack"] = attack_details
+        details["judge"] = JUDGE
     elif ctx.request.targets:
         parts.append("no attack: the throw failed")
     return Resolution(pt=pt, success=success, margin=margin, dice=faces, summary="; ".join(parts + notes),
