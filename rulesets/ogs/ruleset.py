@@ -40,6 +40,7 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, coerce_all
+from rulesets.limits import MAX_OGS_DICE, MAX_OGS_OPPOSED_DICE, no_negative_difficulty
 from rulesets.ogs import odds
 from rulesets.ogs.check import StageRule, opposed, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
@@ -222,6 +223,10 @@ class OgsRuleset(Ruleset):
 
     def _cli_spec(self, spec: str, stages: int, which: int | None, open_roll: bool, label: str) -> DiceSpec:
         parsed = parse(spec, self.steps, label)
+        if not parsed.sides:
+            raise TrackerError(f"{label} {spec!r}: no dice to roll")
+        if len(parsed.sides) > MAX_OGS_DICE:
+            raise TrackerError(f"{label} {spec!r}: {len(parsed.sides)} dice is more than the limit of {MAX_OGS_DICE}")
         if not parsed.sides and stages:
             raise TrackerError(f"{label} {spec!r}: no dice to increase")
         if open_roll:
@@ -231,6 +236,9 @@ class OgsRuleset(Ruleset):
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
         opts = self._options(options)
+        no_negative_difficulty(difficulty, "OGS")
+        if vs is not None and difficulty is not None:
+            raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         open_roll = bool(opts["open"]) or (vs is None and difficulty is None)
         if open_roll and (vs is not None or difficulty is not None):
             raise TrackerError("an Open Roll has no --difficulty or --vs")
@@ -262,9 +270,15 @@ class OgsRuleset(Ruleset):
     def chance(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
                options: Mapping[str, Any] | None = None) -> Fraction:
         opts = self._options(options)
+        no_negative_difficulty(difficulty, "OGS")
+        if vs is not None and difficulty is not None:
+            raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         own = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), False, "ogs dice")
         if vs is not None:
             rival = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
+            if len(own.sides) + len(rival.sides) > MAX_OGS_OPPOSED_DICE:
+                raise TrackerError(f"opposed odds: {len(own.sides)} + {len(rival.sides)} dice is more than the limit of "
+                                   f"{MAX_OGS_OPPOSED_DICE} dice in all (the tie-breaks compare every die)")
             return odds.win(own.sides, own.flat, rival.sides, rival.flat)
         if difficulty is None:
             raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")

@@ -329,7 +329,15 @@ class OreRuleset(Ruleset):
 
     # ------------------------------------------------------------ command line
     def _side(self, spec: str, penalty: int, label: str) -> Penalised:
-        return self.penalise(parse_pool(spec, label), penalty)
+        # A check from the command line rolls something: "0d" (a term of no dice) and an
+        # empty pool are refused, where a sheet's untrained skill may be 0d.
+        for term in spec.replace(" ", "").lower().split("+"):
+            if re.fullmatch(r"0+(d|hd|wd)", term):
+                raise TrackerError(f"{label} {spec!r}: term {term!r} has no dice (leave it out)")
+        pool = parse_pool(spec, label)
+        if pool.size == 0:
+            raise TrackerError(f"{label} {spec!r}: no dice to roll")
+        return self.penalise(pool, penalty)
 
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
