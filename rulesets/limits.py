@@ -25,12 +25,14 @@ MAX_OGS_DICE = 30
 MAX_OGS_OPPOSED_DICE = 12
 
 
-def check_faces_given(faces: str | None, vs_faces: str | None, vs: str | None) -> None:
+def check_faces_given(faces: str | None, vs_faces: str | None, vs: str | None, difficulty: int | None = None) -> None:
+    """`--vs-faces` needs another side: `--vs`, or (USOR) the event a `--difficulty`
+    rating rolls; faces a roll does not read are then refused by `check_faces_used`."""
     if faces is not None and not faces.strip():
         raise TrackerError("--faces: no faces given (leave --faces out to roll random dice)")
     if vs_faces is not None and not vs_faces.strip():
         raise TrackerError("--vs-faces: no faces given (leave --vs-faces out to roll random dice)")
-    if vs_faces is not None and vs is None:
+    if vs_faces is not None and vs is None and difficulty is None:
         raise TrackerError("--vs-faces: there is no other side to roll for (give --vs SPEC, or leave --vs-faces out)")
 
 

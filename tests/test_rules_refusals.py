@@ -60,3 +60,8 @@ def test_play_labels_each_line_with_the_segment_its_event_happened_on(tmp_path) 
 
 def test_d6_difficulty_zero_is_certain() -> None:
     assert D6Ruleset().chance("1D", difficulty=0) == 1
+
+
+def test_vs_faces_beside_a_flat_difficulty_are_unused_and_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = cli("roll", "ogs", "d6", "--difficulty", "3", "--faces", "3", "--vs-faces", "4")
+    assert code != 0 and "--vs-faces" in capsys.readouterr().err

@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         if command == "roll":
             from rulesets.limits import check_faces_given, check_faces_used
 
-            check_faces_given(args.faces, args.vs_faces, args.vs)
+            check_faces_given(args.faces, args.vs_faces, args.vs, args.difficulty)
             dice = source_for(args.faces, args.seed, "--faces")
             vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if (args.vs or args.vs_faces or args.difficulty is not None) else None
             result = ruleset.roll(spec, dice, vs=args.vs, vs_dice=vs_dice, difficulty=args.difficulty, options=options)
