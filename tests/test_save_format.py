@@ -333,18 +333,25 @@ def test_undo_and_redo_from_checkpoints_match_a_full_replay(monkeypatch: pytest.
         elif roll < 0.35 and enc.can_redo():
             enc.apply(Event("redo", {}))
         elif roll < 0.6:
-            enc.apply(Event("damage", {"target": rng.choice(["Ann", "Bo", "Cy"]), "amount": rng.randint(1, 5), "resource": "hp"}))
+            enc.apply(Event("damage", {"target": rng.choice(sorted(enc.combatants)), "amount": rng.randint(1, 5), "resource": "hp"}))
         elif roll < 0.7:
             from tracker.engine.effects import Damage
             from tests.helpers import declare
 
-            actor, target = rng.sample(["Ann", "Bo", "Cy"], 2)
+            actor, target = rng.sample(sorted(enc.combatants), 2)
             try:
                 declare(enc, actor, "hit", rng.randint(1, 4), rng.choice(["active", "passive"]), effects=(Damage(target, 2, "hp"),), targets=(target,))
             except TrackerError:
                 pass  # refused by a rule: nothing changed
+        elif roll < 0.72:
+            # A rename rewrites earlier actions and log lines: checkpoints before it go.
+            old = rng.choice(sorted(enc.combatants))
+            try:
+                enc.apply(Event("rename", {"target": old, "name": old + "x" if len(old) < 6 else old[:2]}))
+            except TrackerError:
+                pass  # the new name is taken
         elif roll < 0.8:
-            enc.apply(Event("condition", {"target": "Bo", "name": f"c{step}", "duration": rng.randint(1, 4)}))
+            enc.apply(Event("condition", {"target": rng.choice(sorted(enc.combatants)), "name": f"c{step}", "duration": rng.randint(1, 4)}))
         else:
             enc.apply(Event("advance", {"to": enc.now + rng.randint(1, 3)}))
         # The effective changes folded from scratch, with no undo anywhere.
