@@ -11,12 +11,14 @@ rather than erasing, several people sharing one file can merge their logs, and t
 log keeps a record of what was taken back.
 
 Undo and redo cost does not grow with the log: every CHECKPOINT_EVERY effective
-changes the state is copied (only what can still change: combatants, the queue, the
-actions still in progress; finished actions and log entries are kept by count), so
-an undo restores the nearest checkpoint at or below the new top and replays fewer
-than CHECKPOINT_EVERY changes; a redo applies the one change again on the current
-state. Replaying a whole file (`replay`) keeps checkpoints only near its end, where
-undo will look, so opening a long fight pays for a few copies, not hundreds.
+changes (more on a big roster: `_interval`) the state is copied (only what can still
+change: combatants, the queue, the actions still in progress; finished actions and
+log entries are kept by count), so an undo restores the nearest checkpoint at or
+below the new top and replays a bounded stretch; a redo applies the one change again
+on the current state. The last MAX_CHECKPOINTS are kept; an undo deeper than that
+refolds from the setup. Replaying a whole file (`replay`) keeps checkpoints only near
+its end, where undo will look, so opening a long fight pays for a few copies. A
+rename rewrites earlier actions and log lines, so it drops the checkpoints before it.
 
 Timing, as decided in DESIGN section 3:
 - An action initiated on segment s with performance time p completes on s + p. Its
@@ -94,6 +96,7 @@ UNDO = "undo"
 REDO = "redo"
 
 CHECKPOINT_EVERY = 64
+MAX_CHECKPOINTS = 16
 # Attributes that are not the folded state: the log of events and the undo stacks are
 # kept across a restore; the setup and handlers never change.
 _NOT_STATE = frozenset({"setup", "time", "events", "_handlers", "_applied", "_redo", "_checkpoints", "_keep_from"})
@@ -134,7 +137,7 @@ class Encounter:
             "reorder": self._reorder,
         }
         self._checkpoints: dict[int, dict[str, Any]] = {}
-        self._keep_from = 0  # while replaying a file: take checkpoints only from this depth
+        self._keep_from = 0  # replaying up to this depth: checkpoints only near its end
         self._reset()
         for event in events:
             self.apply(event)
@@ -219,7 +222,7 @@ class Encounter:
 
     def replay(self, events: list[Event]) -> None:
         """Apply events read from a file (checkpoints only near the end; see module doc)."""
-        self._keep_from = len(self._applied) + len(events) - 2 * CHECKPOINT_EVERY
+        self._keep_from = len(self._applied) + len(events)
         try:
             for event in events:
                 self.apply(event)
@@ -260,7 +263,7 @@ class Encounter:
         events, applied, redo = self.events, self._applied, self._redo
         self._checkpoints.clear()
         self._reset()
-        keep_from = len(applied) - 2 * CHECKPOINT_EVERY
+        self._keep_from = len(applied)
         self._applied = []
         for index in applied:
             event = events[index]
@@ -269,27 +272,58 @@ class Encounter:
             self._applied.append(index)
             if event.kind in _REWRITES_HISTORY:
                 self._checkpoints.clear()
-            if len(self._applied) >= keep_from:
-                self._maybe_checkpoint()
+            self._maybe_checkpoint()
         self.events, self._applied, self._redo = events, applied, redo
+        self._keep_from = 0
 
     # ------------------------------------------------------------ checkpoints
+    def _interval(self) -> int:
+        """Changes between checkpoints: at least CHECKPOINT_EVERY, and more on a big roster,
+        so copying the state costs a bounded share of each change (about one copy of
+        one combatant or queue entry per change) while undo replays a bounded stretch."""
+        return max(CHECKPOINT_EVERY, len(self.combatants) + len(self._queue))
+
     def _maybe_checkpoint(self) -> None:
         depth = len(self._applied)
-        if depth % CHECKPOINT_EVERY == 0 and depth >= self._keep_from and depth not in self._checkpoints:
-            self._checkpoints[depth] = self._snapshot()
+        top = max(self._checkpoints, default=0)
+        interval = self._interval()
+        if depth - top < interval or depth < self._keep_from - 2 * interval:
+            return
+        self._checkpoints[depth] = self._snapshot()
+        while len(self._checkpoints) > MAX_CHECKPOINTS:  # deeper undo rebuilds from the start
+            del self._checkpoints[min(self._checkpoints)]
+
+    def _live_actions(self) -> list[tuple[int, Action]]:
+        """The actions that may still change (in progress, or interrupted and keepable),
+        found through the combatants and the queue (never a scan of every action)."""
+        found: dict[int, Action] = {}
+        for c in self.combatants.values():
+            for action in c.in_progress:
+                found[id(action)] = action
+            if c.interrupted is not None:
+                found[id(c.interrupted)] = c.interrupted
+        for _, _, _, payload in self._queue:
+            action = payload if isinstance(payload, Action) else payload[0] if isinstance(payload, tuple) and payload and isinstance(payload[0], Action) else None
+            if action is not None and action.status not in _FINAL:
+                found[id(action)] = action
+        out = []
+        for action in found.values():
+            i = action.id - 1
+            if not (0 <= i < len(self.actions) and self.actions[i] is action):
+                i = next(k for k, a in enumerate(self.actions) if a is action)
+            out.append((i, action))
+        return out
 
     def _snapshot(self) -> dict[str, Any]:
-        live = [(i, a) for i, a in enumerate(self.actions) if a.status not in _FINAL]
-        snap = self._copy_state(self.__dict__, live)
+        snap = self._copy_state(self.__dict__, self._live_actions())
         snap["log"] = len(self.log)
-        snap["actions"] = list(self.actions)
+        snap["actions"] = len(self.actions)
         return snap
 
     def _restore(self, snap: dict[str, Any]) -> None:
         fresh = self._copy_state(snap["state"], snap["live"])
         del self.log[snap["log"]:]
-        self.actions = list(snap["actions"])
+        del self.actions[snap["actions"]:]
         for i, action in fresh["live"]:
             self.actions[i] = action
         for key, value in fresh["state"].items():
@@ -324,7 +358,13 @@ class Encounter:
             if key == "combatants":
                 state[key] = {name: _copy_combatant(c, same) for name, c in value.items()}
             elif key == "_queue":
-                state[key] = [(seg, kind, tick, same(payload)) for seg, kind, tick, payload in value]
+                queue = []
+                for entry in value:
+                    payload = entry[3]
+                    if payload.__class__ is Action or (payload.__class__ is tuple and payload and payload[0].__class__ is Action):
+                        entry = (entry[0], entry[1], entry[2], same(payload))
+                    queue.append(entry)
+                state[key] = queue
             elif key == "_tick":
                 # Reading an itertools.count without consuming it: copy it (twice, so the
                 # source keeps counting from the same place).
@@ -1016,21 +1056,31 @@ class Encounter:
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 
-_COMBATANT_FIELDS: tuple[str, ...] = ()
+_COMBATANT_INIT: tuple[str, ...] = ()
+_COMBATANT_REST: tuple[str, ...] = ()
+# Containers of plain values: copied one level deep, as `_enter` itself copies a sheet.
+_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now"})
 
 
 def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
     """A copy of a combatant whose containers are new and whose actions are remapped."""
-    global _COMBATANT_FIELDS
-    if not _COMBATANT_FIELDS:
+    global _COMBATANT_INIT, _COMBATANT_REST
+    if not _COMBATANT_INIT:
         import dataclasses
 
-        _COMBATANT_FIELDS = tuple(f.name for f in dataclasses.fields(Combatant))
-    twin = copy.copy(c)
-    for name in _COMBATANT_FIELDS:
+        _COMBATANT_INIT = tuple(f.name for f in dataclasses.fields(Combatant) if f.init)
+        _COMBATANT_REST = tuple(f.name for f in dataclasses.fields(Combatant) if not f.init)
+    values: dict[str, Any] = {}
+    for name in _COMBATANT_INIT:
         value = getattr(c, name)
-        if isinstance(value, (dict, list, Action)):
-            setattr(twin, name, same(value))
+        if name in _FLAT:
+            value = value.copy()
+        elif isinstance(value, (dict, list, Action)):
+            value = same(value)
+        values[name] = value
+    twin = Combatant(**values)
+    for name in _COMBATANT_REST:
+        setattr(twin, name, same(getattr(c, name)))
     return twin
 
 
