@@ -93,7 +93,7 @@ def _num(v: Any) -> bool:
 
 # Expected shapes of event arguments: key -> (type description, checker, required).
 _STR = ("text", lambda v: isinstance(v, str))
-_INT = ("an integer (64-bit)", _int)
+_INT = ("an integer", _int)  # within 64 bits
 _NUM = ("a finite number", _num)
 _BOOL = ("true or false", lambda v: isinstance(v, bool))
 _TABLE = ("a table", lambda v: isinstance(v, dict))
