@@ -361,3 +361,36 @@ def test_undo_and_redo_from_checkpoints_match_a_full_replay(monkeypatch: pytest.
         assert mine["actions"] == theirs["actions"], step
         assert [e.text for e in enc.log] == [e.text for e in fresh.log], step
         assert enc.upcoming() == fresh.upcoming() and enc.next_happening() == fresh.next_happening()
+
+
+async def test_the_app_never_waits_on_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the disk stalled, changes are still applied and drawn at once, queued behind
+    each other under the one lock, and all reach the file, in order, once it moves."""
+    import threading
+
+    from tracker.ui.app import TrackerApp
+
+    path = tmp_path / "fight.toml"
+    _new(path, "add Ann hp=12")
+    stall = threading.Event()
+    real = store_module.EncounterFile._append
+
+    def slow(self: EncounterFile, data: bytes, revision: int, count: int) -> None:
+        assert stall.wait(10), "the disk never moved"
+        real(self, data, revision, count)
+
+    monkeypatch.setattr(store_module.EncounterFile, "_append", slow)
+    app = TrackerApp(tmp_path, path, user="gm")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        live = app.screen.live  # type: ignore[attr-defined]
+        for _ in range(3):
+            await pilot.press("full_stop")
+            await pilot.pause()
+        assert live.encounter.now == 3 and live.store.pending  # handled, not yet on disk
+        assert "segment 3" in str(app.screen.query_one("#clock").render())
+        assert EncounterFile(path).load().encounter.now == 0
+        stall.set()
+        await pilot.press("q")
+    loaded = EncounterFile(path).load()
+    assert loaded.encounter.now == 3 and loaded.revision == 4
