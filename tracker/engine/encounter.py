@@ -279,9 +279,9 @@ class Encounter:
     # ------------------------------------------------------------ checkpoints
     def _interval(self) -> int:
         """Changes between checkpoints: at least CHECKPOINT_EVERY, and more on a big roster,
-        so copying the state costs a bounded share of each change (about one copy of
+        so copying the state costs a bounded share of each change (about half a copy of
         one combatant or queue entry per change) while undo replays a bounded stretch."""
-        return max(CHECKPOINT_EVERY, len(self.combatants) + len(self._queue))
+        return max(CHECKPOINT_EVERY, 2 * (len(self.combatants) + len(self._queue)))
 
     def _maybe_checkpoint(self) -> None:
         depth = len(self._applied)
