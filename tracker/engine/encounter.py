@@ -285,6 +285,8 @@ class Encounter:
 
     def _maybe_checkpoint(self) -> None:
         depth = len(self._applied)
+        if depth % CHECKPOINT_EVERY:  # checkpoints fall on multiples: a cheap test per change
+            return
         top = max(self._checkpoints, default=0)
         interval = self._interval()
         if depth - top < interval or depth < self._keep_from - 2 * interval:
