@@ -30,6 +30,12 @@ Decisions where the brief is silent:
   channel's reading, so the client's window closes and it waits (the server holds at
   most that plus one window, 256 KiB, per connection, whatever a client sends).
 - Keys files and the host key are checked as OpenSSH's StrictModes does (see keys).
+- With `--encounter` and `--spawn fork`, the server also loads the encounter once at
+  start and keeps it current (a worker thread folds in the GM's changes, checked every
+  second), so a forked app starts with the fight already in memory, shared with its
+  siblings, and draws at once however long the fight is; it then follows the file as
+  any viewer does. While that refresh runs, a new app loads the file itself (a fork
+  must not copy a half-updated state).
 - Idle means nothing passed either way (no keystroke, no screen output) for
   `--idle-timeout` seconds; a viewer watching a live fight is not idle, an abandoned
   terminal on a finished fight is. SSH keepalives (every 30 s, 3 missed) drop dead links.
@@ -51,13 +57,14 @@ import asyncio
 import contextlib
 import gc
 import logging
+import threading
 import os
 import signal
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import asyncssh
 
@@ -173,6 +180,40 @@ def run_app(argv: list[str]) -> int:
     return main(argv)
 
 
+class Preloaded:
+    """The encounter loaded once in the server, kept current, inherited by every fork."""
+
+    def __init__(self, path: Path) -> None:
+        from tracker.ui.live import Live
+
+        self.path = path
+        self.live = Live.open(path, viewer=True)
+        self.busy = threading.Lock()  # held while the worker thread folds in a change
+
+    def refresh(self) -> None:
+        with self.busy:
+            self.live.poll()
+
+    def changed(self) -> bool:
+        return self.live.store.file.changed_on_disk()
+
+    def runner(self, options: ServeOptions, role: str) -> "Callable[[list[str]], int]":
+        """What the forked child runs: the app on the inherited encounter, or (while a
+        refresh is half done) the CLI, which loads the file itself."""
+        if self.busy.locked():
+            return run_app
+        live = self.live
+
+        def run(argv: list[str]) -> int:
+            from tracker.ui.app import TrackerApp
+
+            live.viewer = role == VIEWER
+            live.session.user = os.environ.get("TRACKER_USER", "")
+            return int(TrackerApp(options.saves, self.path, live.viewer, live).run() or 0)
+
+        return run
+
+
 def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str, str], user: str) -> dict[str, str]:
     env = dict(os.environ)
     root = str(Path(tracker.__file__).resolve().parent.parent)
@@ -228,6 +269,8 @@ class TableServer:
         self._closing = False
         self._watchdog: asyncio.Task[None] | None = None
         self._child_tasks: set[asyncio.Task[Any]] = set()
+        self.preloaded: Preloaded | None = None
+        self._keeper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         host_key_path = self.options.host_key
@@ -236,6 +279,15 @@ class TableServer:
         log.info("host key %s %s: %s", host_key_path, "created" if created else "loaded", key.get_fingerprint("sha256"))
         if self.options.spawn == "fork":
             preload()
+            if self.options.encounter is not None:
+                started = time.monotonic()
+                try:
+                    self.preloaded = await asyncio.to_thread(Preloaded, self.options.encounter)
+                except TrackerError as exc:  # each app will say it on its screen
+                    log.warning("%s: not preloaded: %s", self.options.encounter, exc)
+                else:
+                    log.info("encounter %s loaded in %.1fs, shared by every app", self.options.encounter, time.monotonic() - started)
+                    self._keeper = asyncio.create_task(self._keep_current())
         self._listener = await asyncssh.create_server(
             lambda: TableSSHServer(self),
             self.options.host,
@@ -252,6 +304,25 @@ class TableServer:
             window=WINDOW,
         )
         self._watchdog = asyncio.create_task(self._idle_watch())
+
+    async def _keep_current(self) -> None:
+        preloaded = self.preloaded
+        assert preloaded is not None
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                if await asyncio.to_thread(preloaded.changed):
+                    await asyncio.to_thread(preloaded.refresh)
+            except (OSError, TrackerError) as exc:
+                log.warning("%s: could not follow the file: %s", preloaded.path, exc)
+
+    def runner(self, role: str) -> "Callable[[list[str]], int] | None":
+        """What a forked child runs (None: exec a new program)."""
+        if self.options.spawn != "fork":
+            return None
+        if self.preloaded is not None:
+            return self.preloaded.runner(self.options, role)
+        return run_app
 
     @property
     def port(self) -> int:
@@ -348,6 +419,8 @@ class TableServer:
             self._listener.close()
         if self._watchdog is not None:
             self._watchdog.cancel()
+        if self._keeper is not None:
+            self._keeper.cancel()
         children = list(self.children)
         log.info("shutting down: %d connection(s), %d app(s)", len(self.connections), len(children))
         await asyncio.gather(*(child.stop() for child in children), return_exceptions=True)
@@ -515,14 +588,14 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         client_env = {str(k): str(v) for k, v in (chan.get_environment() or {}).items()}
         options = self.table.options
         argv = child_argv(options, role)
-        forked = options.spawn == "fork"
+        runner = self.table.runner(role)
         child = PtyChild(
-            argv[3:] if forked else argv,  # forked: the arguments after `python -m tracker`
+            argv[3:] if runner else argv,  # forked: the arguments after `python -m tracker`
             child_env(options, role, self.term, client_env, self.record.user),
             self.size,
             self._output,
             cwd=str(options.saves),
-            in_process=run_app if forked else None,
+            in_process=runner,
             on_input_room=self._input_room,
         )
         self.child = child
