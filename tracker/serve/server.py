@@ -207,8 +207,13 @@ class Preloaded:
         def run(argv: list[str]) -> int:
             from tracker.ui.app import TrackerApp
 
+            from rulesets.dice import RandomDice
+
             live.viewer = role == VIEWER
             live.session.user = os.environ.get("TRACKER_USER", "")
+            # Dice of its own: a copy of the server's generator would roll, in every app
+            # forked from it, the same numbers in the same order.
+            live.session.dice = RandomDice()
             return int(TrackerApp(options.saves, self.path, live.viewer, live).run() or 0)
 
         return run
@@ -286,6 +291,7 @@ class TableServer:
                 except TrackerError as exc:  # each app will say it on its screen
                     log.warning("%s: not preloaded: %s", self.options.encounter, exc)
                 else:
+                    await self._warm_up()
                     log.info("encounter %s loaded in %.1fs, shared by every app", self.options.encounter, time.monotonic() - started)
                     self._keeper = asyncio.create_task(self._keep_current())
         self._listener = await asyncssh.create_server(
@@ -304,6 +310,22 @@ class TableServer:
             window=WINDOW,
         )
         self._watchdog = asyncio.create_task(self._idle_watch())
+
+    async def _warm_up(self) -> None:
+        """Draw the encounter once, headless, before any fork: what Textual builds and
+        caches on a first run (widgets imported on use, parsed styles) is then shared by
+        every app instead of made again in each (measured: about 3 MB less per app)."""
+        assert self.preloaded is not None
+        from tracker.ui.app import TrackerApp
+
+        app = TrackerApp(self.options.saves, self.preloaded.path, True, self.preloaded.live)
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+        except Exception as exc:  # only an optimisation: the apps still run without it
+            log.warning("warm-up of the app failed (%s: %s); continuing", type(exc).__name__, exc)
+        gc.collect()
+        gc.freeze()
 
     async def _keep_current(self) -> None:
         preloaded = self.preloaded
