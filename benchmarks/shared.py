@@ -1,6 +1,6 @@
 """Load on the shared table: one GM and 20 viewers over loopback SSH, at 1,000 and 20,000 events.
 
-    python benchmarks/shared.py [--viewers 20] [--changes 15] [--sizes 1000,20000] [--deadline 900]
+    python benchmarks/shared.py [--viewers 20] [--changes 15] [--sizes 1000,20000] [--spawn fork,exec] [--deadline 900]
 
 For each size a fresh encounter is built with the engine (freeform; 50 combatants for the
 1,000-event fight, 1,000 combatants for the 20,000-event one, as benchmarks/engine.py),
@@ -107,6 +107,7 @@ def pct(values: list[float], q: float) -> float:
 class Result:
     events: int
     viewers: int
+    spawn: str
     first_draw: list[float] = field(default_factory=list)
     viewer_pss_kb: list[int] = field(default_factory=list)
     server_pss_kb: int = 0
@@ -135,8 +136,8 @@ class Result:
         )
 
 
-async def measure(events: int, viewers: int, changes: int, end: float) -> Result:
-    result = Result(events, viewers)
+async def measure(events: int, viewers: int, changes: int, end: float, spawn: str) -> Result:
+    result = Result(events, viewers, spawn)
     with tempfile.TemporaryDirectory(prefix="tracker-bench-") as tmp:
         root = Path(tmp)
         saves = root / "saves"
@@ -148,7 +149,7 @@ async def measure(events: int, viewers: int, changes: int, end: float) -> Result
         (root / "viewer_keys").write_text(viewer_key.export_public_key().decode())
         build(file, events)
         server = ServerProcess.start(
-            saves, "--encounter", "load", "--gm-keys", str(root / "gm_keys"), "--viewer-keys", str(root / "viewer_keys"), "--max-connections", str(viewers + 4)
+            saves, "--encounter", "load", "--gm-keys", str(root / "gm_keys"), "--viewer-keys", str(root / "viewer_keys"), "--max-connections", str(viewers + 4), "--spawn", spawn
         )
         screens: list[Screen] = []
         gm: Screen | None = None
@@ -210,32 +211,33 @@ def ms(values: list[float], q: float | None = None) -> str:
 
 def report(results: list[Result]) -> None:
     print()
-    print("| events | viewers | first draw median / max (s) | PSS per viewer (MB) | viewer app PSS median (MB) | server PSS (MB) |")
-    print("|---:|---:|---|---:|---:|---:|")
+    print("| spawn | events | viewers | first draw median / max (s) | PSS per viewer (MB) | viewer app PSS median (MB) | server PSS (MB) |")
+    print("|---|---:|---:|---|---:|---:|---:|")
     for r in results:
         fd = f"{statistics.median(r.first_draw):.2f} / {max(r.first_draw):.2f}" if r.first_draw else "-"
         app = f"{statistics.median(r.viewer_pss_kb) / 1024:.1f}" if r.viewer_pss_kb else "-"
-        print(f"| {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} | {app} | {r.server_pss_kb / 1024:.1f} |")
+        print(f"| {r.spawn} | {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} | {app} | {r.server_pss_kb / 1024:.1f} |")
     print()
-    print("| events | changes | lost | GM key -> last viewer median / p95 (ms) | floor: GM's typing echoed median (ms) | ratio | GM key -> file written (GM app) | file written -> last viewer (followers) |")
-    print("|---:|---:|---:|---|---:|---:|---:|---:|")
+    print("| spawn | events | changes | lost | GM key -> last viewer median / p95 (ms) | floor: GM's typing echoed median (ms) | ratio | GM key -> file written (GM app) | file written -> last viewer (followers) |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---:|")
     for r in results:
         ratio = statistics.median(r.to_last) / statistics.median(r.to_gm) if r.to_last and r.to_gm else float("nan")
         print(
-            f"| {r.events:,} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {ms(r.to_gm)} | {ratio:.1f}x | {ms(r.to_file)} | {ms(r.file_to_last)} |"
+            f"| {r.spawn} | {r.events:,} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {ms(r.to_gm)} | {ratio:.1f}x | {ms(r.to_file)} | {ms(r.file_to_last)} |"
         )
     print()
     for r in results:
-        print(f"{r.events:,} events: targets (first draw <= 1 s, PSS <= 20 MB, median < 300 ms, p95 < 600 ms, nothing lost):", "met" if r.met() else "NOT met")
+        print(f"{r.spawn}, {r.events:,} events: targets (first draw <= 1 s, PSS <= 20 MB, median < 300 ms, p95 < 600 ms, nothing lost):", "met" if r.met() else "NOT met")
 
 
-async def run(sizes: list[int], viewers: int, changes: int, deadline: float) -> int:
+async def run(sizes: list[int], viewers: int, changes: int, deadline: float, spawns: list[str]) -> int:
     end = time.monotonic() + deadline
-    results = []
-    for events in sizes:
-        per_size_end = time.monotonic() + (end - time.monotonic()) / (len(sizes) - len(results))
-        print(f"{events:,} events, {viewers} viewers ...", flush=True)
-        results.append(await measure(events, viewers, changes, per_size_end))
+    results: list[Result] = []
+    runs = [(events, spawn) for events in sizes for spawn in spawns]
+    for events, spawn in runs:
+        per_run_end = time.monotonic() + (end - time.monotonic()) / (len(runs) - len(results))
+        print(f"{events:,} events, {viewers} viewers, --spawn {spawn} ...", flush=True)
+        results.append(await measure(events, viewers, changes, per_run_end, spawn))
     report(results)
     return 0 if all(r.met() for r in results) else 1
 
@@ -246,9 +248,11 @@ def main() -> int:
     parser.add_argument("--changes", type=int, default=15, help="changes per size (median of these)")
     parser.add_argument("--sizes", default="1000,20000", help="event counts, comma-separated")
     parser.add_argument("--deadline", type=float, default=900.0, help="seconds for the whole run")
+    parser.add_argument("--spawn", default="fork", help="fork, exec or fork,exec (the server's --spawn; each size run with each)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    return asyncio.run(run(sizes, args.viewers, args.changes, args.deadline))
+    spawns = [s.strip() for s in args.spawn.split(",") if s.strip()]
+    return asyncio.run(run(sizes, args.viewers, args.changes, args.deadline, spawns))
 
 
 if __name__ == "__main__":
