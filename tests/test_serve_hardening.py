@@ -367,3 +367,58 @@ async def test_viewer_over_ssh_finds_no_screenshot_in_the_palette(tmp_path: Path
                 await screen.close()
     finally:
         assert server.stop() == 0
+
+
+# ------------------------------------------------------------------ light viewers (fork) and the exec fallback
+
+
+def _smaps_kb(pid: int, *fields: str) -> int:
+    total = 0
+    with open(f"/proc/{pid}/smaps_rollup") as handle:
+        for line in handle:
+            name, _, rest = line.partition(":")
+            if name in fields:
+                total += int(rest.split()[0])
+    return total
+
+
+async def test_forked_viewers_share_the_servers_memory_and_see_changes_made_before_they_joined(tmp_path: Path) -> None:
+    t = _table(tmp_path)
+    server = _serve(t, "--encounter", "fight")
+    screens: list[Screen] = []
+    try:
+        server.wait_line("loaded in .* shared by every app")
+        t.play("note made after the server loaded the fight")  # the preloaded copy is now stale
+        for _ in range(2):
+            screens.append(await Screen.connect(server.port, t.viewer))
+        for screen in screens:
+            await screen.wait_for("made after the server loaded", timeout=20)
+        pids = server.app_pids()
+        assert len(pids) == 2
+        for pid in pids:
+            with open(f"/proc/{pid}/stat") as handle:
+                assert int(handle.read().rsplit(") ", 1)[1].split()[1]) == server.proc.pid  # forked by the server
+            # Most of what an app maps is the server's pages, shared, not its own copy.
+            shared = _smaps_kb(pid, "Shared_Clean", "Shared_Dirty")
+            assert shared > 15 * 1024, f"app {pid} shares only {shared} kB"
+    finally:
+        for screen in screens:
+            await screen.close()
+        assert server.stop() == 0
+    assert not _faults(server)
+
+
+async def test_exec_spawn_still_serves(tmp_path: Path) -> None:
+    t = _table(tmp_path)
+    server = _serve(t, "--encounter", "fight", "--spawn", "exec")
+    try:
+        viewer = await Screen.connect(server.port, t.viewer)
+        try:
+            await viewer.wait_for("Sphinx")
+            pid = server.app_pids()[0]
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                assert b"-m\x00tracker\x00" in handle.read() and b"--viewer" in open(f"/proc/{pid}/cmdline", "rb").read()
+        finally:
+            await viewer.close()
+    finally:
+        assert server.stop() == 0

@@ -38,7 +38,6 @@ import signal
 import struct
 import sys
 import termios
-import traceback
 from collections.abc import Callable, Sequence
 
 STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -135,9 +134,9 @@ def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Ca
         code = in_process(argv)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:  # anything else: say it on the player's terminal, then leave
+    except BaseException as exc:  # anything else: say so on the player's terminal, then leave
         with contextlib.suppress(BaseException):
-            os.write(2, ("tracker: internal error\r\n" + traceback.format_exc().replace("\n", "\r\n")).encode("utf-8", "replace"))
+            os.write(2, f"\r\ntracker: internal error: {type(exc).__name__}: {exc}\r\n".encode("utf-8", "replace"))
         code = 1
     finally:
         with contextlib.suppress(BaseException):
