@@ -422,3 +422,11 @@ async def test_exec_spawn_still_serves(tmp_path: Path) -> None:
             await viewer.close()
     finally:
         assert server.stop() == 0
+
+
+def test_limits_out_of_range_are_refused_with_a_message(tmp_path: Path) -> None:
+    t = _table(tmp_path)
+    keys = ("--gm-keys", str(t.root / "keys" / "gm_keys"))
+    for args, message in ((("--max-startups", "0"), "--max-startups: expected at least 1, got 0"), (("--login-grace", "0"), "--login-grace: expected a number of seconds above 0")):
+        result = _start(t.saves, *keys, *args)
+        assert result.returncode == 1 and message in result.stderr and "Traceback" not in result.stderr

@@ -117,10 +117,12 @@ class ServeOptions:
             raise TrackerError(f"--idle-timeout: expected a number of seconds above 0, got {args.idle_timeout:g}")
         if not 0 <= args.port <= 65535:
             raise TrackerError(f"--port: expected 0-65535, got {args.port}")
-        max_startups = getattr(args, "max_startups", None) or cls.max_startups
+        max_startups = getattr(args, "max_startups", None)
+        max_startups = cls.max_startups if max_startups is None else max_startups
         if max_startups < 1:
             raise TrackerError(f"--max-startups: expected at least 1, got {max_startups}")
-        login_grace = getattr(args, "login_grace", None) or cls.login_grace
+        login_grace = getattr(args, "login_grace", None)
+        login_grace = cls.login_grace if login_grace is None else login_grace
         if login_grace <= 0:
             raise TrackerError(f"--login-grace: expected a number of seconds above 0, got {login_grace:g}")
         spawn = getattr(args, "spawn", None) or cls.spawn
