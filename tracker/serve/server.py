@@ -9,7 +9,8 @@ and for measuring). The GM's
 key (in the GM authorized_keys file) gets the editing app; everyone else allowed in gets
 `--viewer`, which follows the file read-only and hides hidden combatants and their rolls.
 The child processes share the encounter file exactly as separate `tracker open` users on
-one host do (lock, revision, reload), so the server holds no game state of its own.
+one host do (lock, revision, reload); the server's own copy of the fight (below) is only
+a starting point for new apps, never written.
 
 Decisions where the brief is silent:
 - Only an interactive shell with a pty is served; `ssh host COMMAND`, subsystems (sftp),
@@ -33,8 +34,8 @@ Decisions where the brief is silent:
 - With `--encounter` and `--spawn fork`, the server also loads the encounter once at
   start and keeps it current (a worker thread folds in the GM's changes, checked every
   second), so a forked app starts with the fight already in memory, shared with its
-  siblings, and draws at once however long the fight is; it then follows the file as
-  any viewer does. While that refresh runs, a new app loads the file itself (a fork
+  siblings, instead of reading and replaying the file; it then follows the file as any
+  viewer does. While that refresh runs, a new app loads the file itself (a fork
   must not copy a half-updated state).
 - Idle means nothing passed either way (no keystroke, no screen output) for
   `--idle-timeout` seconds; a viewer watching a live fight is not idle, an abandoned
