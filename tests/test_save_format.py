@@ -394,3 +394,47 @@ async def test_the_app_never_waits_on_the_disk(tmp_path: Path, monkeypatch: pyte
         await pilot.press("q")
     loaded = EncounterFile(path).load()
     assert loaded.encounter.now == 3 and loaded.revision == 4
+
+
+def _forked_follower(path: str, fd: int, conn: "multiprocessing.connection.Connection") -> None:
+    """A child like `tracker serve` makes: it inherits an open Live, its descriptors
+    closed (and one reused), and must still follow the file."""
+    from tracker.ui.live import Live
+
+    live = _LIVE[0]
+    os.close(fd)
+    os.open(path, os.O_RDONLY)  # takes the closed number: same file, a new descriptor
+    live.follow(0.02)
+    conn.send("ready")
+    for _ in range(250):
+        if live.poll():
+            conn.send(live.encounter.log[-1].text)
+            return
+        import time
+
+        time.sleep(0.02)
+    conn.send("never saw it")
+
+
+_LIVE: list[object] = []
+
+
+def test_a_forked_session_follows_with_its_own_descriptor_and_thread(tmp_path: Path) -> None:
+    from tracker.ui.live import Live
+
+    path = tmp_path / "fight.toml"
+    _new(path, "add Ann hp=12")
+    live = Live.open(path, viewer=True)
+    live.follow(0.02)  # the parent's follower thread does not cross the fork
+    _LIVE[:] = [live]
+    handle = live.store.file._handle
+    assert handle is not None
+    ctx = multiprocessing.get_context("fork")
+    parent, child_end = ctx.Pipe()
+    child = ctx.Process(target=_forked_follower, args=(str(path), handle.fd, child_end))
+    child.start()
+    assert parent.recv() == "ready"
+    _session(path).execute("note the sphinx roars")
+    assert parent.recv() == "the sphinx roars"
+    child.join()
+    live.close()

@@ -51,14 +51,27 @@ class _Handle:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        self.pid = os.getpid()
         st = os.fstat(fd)
         self.ident = (st.st_dev, st.st_ino)
 
-    def __del__(self) -> None:
+    def valid(self) -> bool:
+        """Still this process's descriptor on the same file? A process forked from ours
+        (`tracker serve` forks its sessions) may have closed it, and reused the number."""
         try:
-            os.close(self.fd)
+            st = os.fstat(self.fd)
         except OSError:
-            pass
+            return False
+        return (st.st_dev, st.st_ino) == self.ident
+
+    def __del__(self) -> None:
+        # Only the process that opened it closes it: in a fork the number may already
+        # have been closed and given to another file (even a new handle on this one).
+        if os.getpid() == self.pid:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
 
 
 def _open_save(path: Path) -> _Handle:
@@ -195,6 +208,19 @@ class EncounterFile:
             raise SaveError(f"{self.path}: cannot be read: {exc.strerror}") from None
         if (st.st_dev, st.st_ino) != handle.ident or st.st_size < offset:
             return self._read_file()
+        if handle.pid != os.getpid() and not handle.valid():
+            # Forked, and the descriptor closed: open the same file again and go on from
+            # where the parent had read (the commit mark check below still guards it).
+            try:
+                fresh = _open_save(self.path)
+            except SaveError:
+                return self._read_file()
+            if fresh.ident != handle.ident:
+                return self._read_file()
+            with self._mutex:
+                if self._handle is handle:
+                    self._handle = fresh
+            handle = fresh
         if (st.st_size, st.st_mtime_ns) == seen:
             return None
         # The commit mark this session last read must still end where it did.

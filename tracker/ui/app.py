@@ -121,6 +121,8 @@ class TrackerApp(App[int]):
                 if live.store.pending:
                     self.flush_store(live)
                 live.close()
+        if self.live is not None:
+            self.live.close()  # its follower thread ends with the app
 
 
 def run(saves: Path, file: Path | None, viewer: bool) -> int:

@@ -23,6 +23,7 @@ on the event loop to apply it (applying an event costs microseconds).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -155,8 +156,14 @@ class Follower:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self.pid = os.getpid()
         self._thread = threading.Thread(target=self._run, name="save-follower", daemon=True)
         self._thread.start()
+
+    @property
+    def alive(self) -> bool:
+        """Running in this process (a fork inherits the object but not the thread)."""
+        return self.pid == os.getpid() and self._thread.is_alive()
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -226,7 +233,7 @@ class Live:
 
     def follow(self, every: float = 0.1) -> None:
         """Probe the file on a thread from now on (the app calls this once mounted)."""
-        if self.follower is None:
+        if self.follower is None or not self.follower.alive:
             self.follower = Follower(self.store, every)
 
     def close(self) -> None:
@@ -241,6 +248,8 @@ class Live:
         script, a test) it reads the file here."""
         if self.store.pending:
             return False
+        if self.follower is not None and not self.follower.alive:
+            self.follower = None  # inherited through a fork: read the file here instead
         if self.follower is not None:
             change, error = self.follower.take()
             if error:
