@@ -16,7 +16,8 @@ from tracker import paths, report
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
-from tracker.text import visible
+from tracker.roles import Role, account
+from tracker.text import refuse_controls, visible
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
@@ -29,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("open", help="open an encounter in the terminal UI")
     p.add_argument("file", nargs="?", help="without FILE: choose one on the start screen (`open --viewer`: a viewer's start screen)")
     p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="play these combatants: declare for them only (sees what a viewer sees)")
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file")
@@ -66,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--script", help="file of commands (default: standard input)")
     p.add_argument("--seed", type=int, help="seed the dice for a repeatable run")
     p.add_argument("--json", action="store_true", help="print the final state as JSON")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants: only their declarations are accepted")
 
     p = sub.add_parser("check", help="validate a save")
     p.add_argument("file")
@@ -149,7 +152,8 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         from tracker.ui.app import run
 
         file = paths.resolve(args.file, saves) if command == "open" and args.file else None
-        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False))
+        role = _role(args, file)
+        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
     if command == "new":
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
@@ -223,11 +227,38 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
     raise TrackerError(f"unknown command {command!r}")
 
 
+def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Role | None:
+    """`--player NAME[,NAME]`: a player's role, its names checked against the encounter.
+
+    The role comes from the command line of the account that runs it, never from the
+    commands the session reads."""
+    option = getattr(args, "player", None)
+    if option is None:
+        return None
+    if getattr(args, "viewer", False):
+        raise TrackerError("--player and --viewer: choose one (a player also sees what a viewer sees)")
+    refuse_controls(option, "--player")
+    role = Role.player(option.split(","))
+    if not role.combatants:
+        raise TrackerError(f"--player {option!r}: expected the names of your combatants, NAME[,NAME]")
+    if loaded is None and file is not None:
+        loaded = EncounterFile(file).load()
+    if loaded is not None:
+        try:
+            names = [loaded.encounter.combatant(n).name for n in role.combatants]
+        except TrackerError as exc:
+            raise TrackerError(f"--player: {exc}") from None
+        role = Role.player(names)
+    return role
+
+
 def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
     path = paths.resolve(args.file, saves)
     store = EncounterFile(path)
     loaded = store.load()
-    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store)
+    role = _role(args, path, loaded)
+    user = account() if role is not None else ""
+    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role)
     if args.script:
         try:
             source = Path(args.script).read_text(encoding="utf-8").splitlines()

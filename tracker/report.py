@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracker.engine import Encounter
+from tracker.roles import who
 from tracker.text import visible
 
 
@@ -81,7 +82,12 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
             if a.actor in names or not viewer
         ],
         "upcoming": [{"segment": s, "what": t} for s, t in encounter.upcoming()],
-        "log": [{"segment": e.segment, "kind": e.kind, "text": e.text, "seq": e.seq} for e in log],
+        "log": [{"segment": e.segment, "kind": e.kind, "text": e.text, "seq": e.seq, "by": encounter.author(e)} for e in log],
+        # Players' declarations waiting for the GM (player_declarations = "approval").
+        "proposals": [] if viewer else [
+            {"seq": p.seq, "action": p.action, "actor": p.actor, "what": p.what(), "segment": p.segment, "by": encounter.events[p.seq - 1].by}
+            for p in encounter.pending()
+        ],
         "can_undo": encounter.can_undo(),
         "can_redo": encounter.can_redo(),
     }
@@ -116,7 +122,17 @@ def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15) 
         for u in data["upcoming"][:8]:
             lines.append(f"  segment {u['segment']}: {u['what']}")
     lines.append("")
+    if data["proposals"]:
+        lines.append("")
+        lines.append("Waiting for the GM:")
+        for p in data["proposals"]:
+            lines.append(f"  proposal {p['seq']}: {p['actor']}, {p['what']} ({who(p['by'])})")
+    lines.append("")
     lines.append("Log:")
+    previous = None
     for entry in data["log"]:
-        lines.append(f"  [{entry['segment']}] {entry['text']}")
+        # The first line of each signed change names who made it.
+        signed = f"  ({who(entry['by'])})" if entry["by"] and entry["seq"] != previous else ""
+        previous = entry["seq"]
+        lines.append(f"  [{entry['segment']}] {entry['text']}{signed}")
     return "\n".join(visible(line) for line in lines)
