@@ -13,6 +13,16 @@ refused all the same.
   the sheet library) is refused with a message naming the rule.
 - Viewer: nothing at all.
 
+A player's combatants are named when the session starts (`--player Seraph,Nyx`, checked
+against the roster then); a combatant the GM renames afterwards is no longer the
+player's until the player's session is started again with the new name.
+
+Take-back (decided here, the issue leaving the mechanism open): a pending proposal is
+withdrawn whatever came after it, since it changed nothing; a declaration applied at
+once is undone only while it is still the latest change, as undo works on the latest
+change: once time moves, or the GM or another player changes the fight, the player
+asks the GM (who can undo it like any other change).
+
 Who made a change is kept in each event's `by`: a GM's events carry the account name
 as before (saves written before roles existed hold only GMs' changes); a player's carry
 `player:ACCOUNT`. `who(by)` says it in words for the log and the history.
@@ -62,12 +72,6 @@ class Role:
     def player(cls, names: Iterable[str]) -> "Role":
         cleaned = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
         return cls(PLAYER, cleaned)
-
-    @classmethod
-    def from_option(cls, text: str) -> "Role":
-        """`--player Seraph,Nyx` -> a player of Seraph and Nyx."""
-        role = cls.player(text.split(","))
-        return role
 
     @property
     def is_gm(self) -> bool:

@@ -18,6 +18,21 @@ key binding (the TUI calls the same methods):
     rename NAME NEW-NAME / side NAME SIDE / reorder NAME POSITION
     library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]
     next | step [N] | undo | redo | note TEXT
+    setting player_declarations at_once|approval
+    proposals | approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] | refuse N REASON
+    takeback
+
+Roles (tracker.roles): a session is a GM's, a player's (of named combatants) or a
+viewer's, decided when it is created, never by a command. `guard` checks every event
+before it is applied (and `_early` says no before any dice are rolled): a player may
+declare, maintain and abort for its own combatants and take back its own last
+declaration; a viewer may change nothing. Under `player_declarations = "approval"` a
+player's declaration is recorded as a `propose` event that changes nothing until the GM
+approves it (`approve`, possibly with edits: the action is resolved again with the
+player's dice in the order rolled) or refuses it with a reason the player sees; a
+proposal lapses when time moves on. Events are signed with `by` (a player's as
+`player:ACCOUNT`), and `describe`, undo messages, the history and `tracker show` name who
+made each change.
 
 `add Goblin x4 hp=10` adds Goblin 1 to Goblin 4 (numbers already taken are skipped), as
 one change that one undo takes back. The library is the per-ruleset sheet file in the
@@ -257,11 +272,12 @@ def segment_of(encounter: Encounter, event: Event) -> int | None:
     return found
 
 
-def said(encounter: Encounter, event: Event) -> str:
-    """`describe` plus the segment, with control characters made visible."""
+def said(encounter: Encounter, event: Event, me: str = "") -> str:
+    """`describe` plus the segment, with control characters made visible; who made the
+    change is named unless it was `me` (the session saying it)."""
     at = segment_of(encounter, event) if event.kind != "advance" else None
     where = f" at segment {at}" if at is not None else ""
-    signed = f" ({who(event.by)})" if event.by else ""
+    signed = f" ({who(event.by)})" if event.by and event.by != me else ""
     return visible(describe(event, by=False) + where + signed)
 
 
@@ -434,11 +450,11 @@ class Session:
             event.by = (event.by or self.by) if self.role.is_gm else self.by
             target = encounter.undo_target() if event.kind == "undo" else None
             # Undo: say it while the change's log lines still exist; redo: once they do again.
-            told = said(encounter, target) if target is not None else ""
+            told = said(encounter, target, self.by) if target is not None else ""
             encounter.apply(event)
             if event.kind == "redo":
                 index = event.args.get("target", 0) - 1  # events are numbered from 1 in order
-                told = said(encounter, encounter.events[index]) if 0 <= index < len(encounter.events) else ""
+                told = said(encounter, encounter.events[index], self.by) if 0 <= index < len(encounter.events) else ""
             lines = [entry.text for entry in encounter.log[before:]]
         if event.kind in ("undo", "redo"):
             lines = [f"{event.kind}: {told}" if told else f"{event.kind} of change {event.args['target']}"]

@@ -43,6 +43,13 @@ Timing, as decided in DESIGN section 3:
   one only on the segment where a payer's down state changes, so who goes down, when,
   and what that interrupts are exactly as if each segment had been stepped.
 
+Proposals: a player's declaration under `player_declarations = "approval"` is a
+`propose` event, checked against the initiation rules when made but changing nothing in
+the fight; `approve` applies it (its own arguments when the GM edited it), `refuse` and
+`withdraw` close it, and moving time lapses every pending one. Their log lines are
+private: shown to the GM and the players of the combatants they are about, never to
+viewers (`LogEntry.private`, `tracker.roles.visible_to`).
+
 Validation: every event is checked in full before it changes anything (numbers through
 `tracker.engine.bounds`, names unique ignoring case, a resolution's effects before the
 first applies), so a refused event leaves the state as it was. Should a handler still
