@@ -404,3 +404,27 @@ def test_no_sequence_of_player_commands_changes_another_combatant_or_the_clock(l
         assert all(enc.events[i].seq for i in range(gm_events))
         assert [e.seq for e in enc.effective_events()][:gm_events] == list(range(1, gm_events + 1))
         assert all(e.by == "player:bob" for e in enc.events[gm_events:])
+
+
+def test_an_abort_waits_for_approval_too(fight: Path) -> None:
+    bob = open_as(fight, "bob", SERAPH)
+    bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+    alice = open_as(fight, "alice")
+    alice.execute("setting player_declarations approval")
+    seq = open_as(fight, "bob", SERAPH).execute("abort Seraph").event.seq  # type: ignore[union-attr]
+    assert [a.template for a in fresh(fight).combatant("Seraph").in_progress] == ["punch"]
+    alice.execute(f"approve {seq}")
+    assert fresh(fight).combatant("Seraph").in_progress == []
+    alice.execute("undo")  # the proposal waits again
+    with pytest.raises(TrackerError, match="nothing to edit"):
+        alice.execute(f"approve {seq} pt=3")
+
+
+def test_a_proposal_the_rules_refuse_is_not_recorded(fight: Path) -> None:
+    alice, bob = approval(fight)
+    bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+    alice.execute(f"approve {len(fresh(fight).events)}")
+    before = fight.read_bytes()
+    with pytest.raises(RuleRefusal, match="one initiation per segment|one active action"):
+        open_as(fight, "bob", SERAPH).execute("declare Seraph strike target=Sphinx faces=5,4")
+    assert fight.read_bytes() == before

@@ -146,6 +146,8 @@ def visible_to(role: Role, entry: LogEntry, hidden: Iterable[str] = ()) -> bool:
     if entry.private:
         return bool(mine)
     concealed = set(hidden)
+    if getattr(entry, "while_hidden", False) and not mine:
+        return False  # written while a combatant it is about was hidden: stays unseen
     return not any(n in concealed and not role.owns(n) for n in entry.about)
 
 

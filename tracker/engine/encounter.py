@@ -245,7 +245,7 @@ class Encounter:
 
     # ------------------------------------------------------------ log helpers
     def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, private))
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, private=private))
 
     def author(self, entry: LogEntry) -> str:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""
