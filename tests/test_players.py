@@ -5,6 +5,7 @@ with Seraph idle and Sphinx's punch in progress."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -428,3 +429,16 @@ def test_a_proposal_the_rules_refuse_is_not_recorded(fight: Path) -> None:
     with pytest.raises(RuleRefusal, match="one initiation per segment|one active action"):
         open_as(fight, "bob", SERAPH).execute("declare Seraph strike target=Sphinx faces=5,4")
     assert fight.read_bytes() == before
+
+
+def test_show_as_a_player(fight: Path) -> None:
+    alice, bob = approval(fight)
+    alice.execute("add Nyx hidden=true")
+    seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
+    alice.execute(f"refuse {seq} not yet")
+    code, mine = cli("show", str(fight), "--player", "Seraph", "--log", "50")
+    assert code == 0 and "not yet" in mine and "Nyx" not in mine
+    code, theirs = cli("show", str(fight), "--viewer", "--log", "50")
+    assert code == 0 and "not yet" not in theirs
+    code, nyx = cli("show", str(fight), "--player", "Nyx", "--json")
+    assert [c["name"] for c in json.loads(nyx)["combatants"]] == ["Seraph", "Sphinx", "Nyx"]

@@ -60,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="the encounter's state and timeline as text")
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--viewer", action="store_true", help="as a player sees it")
+    p.add_argument("--viewer", action="store_true", help="as a viewer sees it")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants sees it")
     p.add_argument("--log", type=int, default=15, help="log lines to show (text)")
 
     p = sub.add_parser("play", help="apply timeline commands (one per line)")
@@ -205,11 +206,13 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         _out(data, args.json, str(data["result"]), out)
         return 0
     if command == "show":
-        loaded = EncounterFile(paths.resolve(args.file, saves)).load()
+        path = paths.resolve(args.file, saves)
+        loaded = EncounterFile(path).load()
+        role = _role(args, path, loaded)
         if args.json:
-            _out(report.to_json(loaded.encounter, viewer=args.viewer), True, "", out)
+            _out(report.to_json(loaded.encounter, viewer=args.viewer, role=role), True, "", out)
         else:
-            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log) + "\n")
+            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
         return 0
     if command == "check":
         path = paths.resolve(args.file, saves)
