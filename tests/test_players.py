@@ -146,6 +146,14 @@ def test_live_passes_the_role_and_refuses_a_viewer_through_it(fight: Path) -> No
     gm_shown_as_viewer.viewer = True  # the app's --viewer set after opening
     with pytest.raises(RuleRefusal, match="read-only"):
         gm_shown_as_viewer.run(lambda s: s.note("hi"))
+    # `tracker serve` opens one viewer's Live and hands it to a GM's app with viewer False.
+    viewer.viewer = False
+    viewer.run(lambda s: s.note("the GM's"))
+    viewer.store.flush()
+    # A player's role stays whatever the flag says.
+    live.viewer = False
+    with pytest.raises(RuleRefusal, match="moving time"):
+        live.run(lambda s: s.step())
 
 
 # ----------------------------------------------------------------- approval

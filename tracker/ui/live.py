@@ -109,8 +109,10 @@ class Live:
 
     def run(self, change: Callable[[Session], Outcome]) -> Outcome:
         """Apply one change through the session; TrackerError propagates with its message."""
-        if self.viewer and self.session.role.is_gm:
-            self.session.role = Role.viewer()  # shown as a viewer: never a GM's session
+        if not self.session.role.is_player:
+            # A GM's or a viewer's: `viewer`, set by whoever opened this (the app's
+            # --viewer, `tracker serve` from the key), decides. A player's role is fixed.
+            self.session.role = Role.viewer() if self.viewer else Role.gm()
         if self.session.role.is_viewer:
             raise self.session.role.refuse("change")
         outcome = change(self.session)  # the session's guard refuses what a player may not do
