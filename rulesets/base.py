@@ -254,6 +254,18 @@ class Ruleset(ABC):
     ) -> Fraction:
         raise TrackerError(f"{self.id} has no dice, so no odds")
 
+    def chance_notes(
+        self,
+        spec: str,
+        *,
+        vs: str | None = None,
+        difficulty: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> list[str]:
+        """What `odds` should say beside the figure, as `roll` does (USOR: a derived
+        chart row was used). Empty by default."""
+        return []
+
 
 __all__ = [
     "ActionRequest", "ActionTemplate", "DiceSource", "Field", "FieldError", "ManualDamage", "Resolution",

@@ -1,0 +1,61 @@
+"""Issue 12's rules, each with the seed sentence it follows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rulesets.dice import DiceNeeded, PromptingFaces, for_actor
+from rulesets.usor import UsorRuleset
+from tests.helpers import cli_json, session_for
+
+
+# ------------------------------------------------------------------ USOR
+def faces_for(session: Any, actor: str, template: str, targets: list[str], pick: Any, params: dict[str, Any] | None = None) -> list[int]:
+    """The faces a form would collect, group by group: `pick(group, sides)` chooses each."""
+    typed: list[int] = []
+    while True:
+        request, _ = session.request(actor, template, targets, params or {})
+        try:
+            session.ruleset.resolve(request, for_actor(PromptingFaces(typed), actor))
+            return typed
+        except DiceNeeded as need:
+            typed += [pick(need.group.text(), s) for s in need.group.sides[len(need.have):]]
+
+
+def _strike(critical: bool) -> Any:
+    s = session_for(UsorRuleset(), f"add A attack=20 damage=20 critical_strike={str(critical).lower()}",
+                    "add B dodge=11 vitality=10")
+    faces = faces_for(s, "A", "strike", ["B"], lambda group, sides: sides if group.startswith("A's") else 1)
+    s.declare("A", "strike", ["B"], faces=faces)
+    return s.encounter.actions[-1].resolution
+
+
+def test_usor_critical_strike_uses_nost_for_extra_damage() -> None:
+    """Seed: "Characters who have the Critical Strike ability can use NOST to increase
+    damage done in combat. A NOST of 1 is sufficient to strike an opponent but a NOST of
+    2 adds additional damage to the attack." """
+    plain, critical = _strike(False), _strike(True)
+    assert plain.margin >= 2 and "critical_strike" not in plain.details
+    table = UsorRuleset().tables["critical_strike"]
+    assert critical.details["critical_strike"] == table[str(min(plain.margin, 6))]
+    assert "Critical Strike" in critical.summary
+
+
+def test_usor_critical_strike_table_is_the_gms(tmp_path: Any) -> None:
+    rules = tmp_path / "house.toml"
+    rules.write_text("[critical_strike]\n2 = 7\n")
+    r = UsorRuleset(rules)
+    s = session_for(r, "add A critical_strike=true")
+    a = s.encounter.combatant("A")
+    assert r._resolver().critical_bonus(a, 1) == 0
+    assert r._resolver().critical_bonus(a, 2) == 7 and r._resolver().critical_bonus(a, 3) == 4
+    assert r._resolver().critical_bonus(a, 9) == r._resolver().critical_bonus(a, 6)
+
+
+def test_usor_odds_say_derived_as_roll_does() -> None:
+    """DESIGN 4.1: show "derived" wherever such a row is used."""
+    data = cli_json("odds", "usor", "17", "--vs", "16")
+    assert data["notes"] == ["derived row: rating 17 = 2d10"]
+    assert cli_json("odds", "usor", "20", "--vs", "16")["notes"] == []
