@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from rulesets.dice import DiceNeeded, PromptingFaces, for_actor
+from rulesets.d6 import D6Ruleset
 from rulesets.usor import UsorRuleset
-from tests.helpers import cli_json, session_for
+from tracker.engine.errors import TrackerError
+from tests.helpers import cli, cli_json, session_for
 
 
 # ------------------------------------------------------------------ USOR
@@ -59,3 +61,41 @@ def test_usor_odds_say_derived_as_roll_does() -> None:
     data = cli_json("odds", "usor", "17", "--vs", "16")
     assert data["notes"] == ["derived row: rating 17 = 2d10"]
     assert cli_json("odds", "usor", "20", "--vs", "16")["notes"] == []
+
+
+# ------------------------------------------------------------------ D6
+def test_d6_half_the_result_points_carry_to_another_roll() -> None:
+    """Seed: "The gamemaster may allow a player to add one-half of the result points
+    (rounded up) as a bonus to another skill roll"."""
+    s = session_for(D6Ruleset(), "add Han reflexes=3D")
+    s.execute("declare Han check difficulty=6 faces=5,5,3")  # 13: result points 7
+    s.execute("next")
+    s.execute("declare Han check difficulty=20 carry=true faces=2,2,2")  # 6 + 4 (7/2 up)
+    res = s.encounter.actions[-1].resolution
+    assert res.details["total"] == 10 and "half the result points" in res.summary
+    s.execute("next")
+    with pytest.raises(TrackerError, match="no result points to spare|already used"):
+        s.execute("declare Han check difficulty=6 carry=true faces=2,2,2")
+
+
+def test_d6_situation_modifiers_in_their_die_code_form() -> None:
+    """Seed: "Advantaged +5 or +1D"."""
+    s = session_for(D6Ruleset(), "add Han reflexes=3D")
+    s.execute("declare Han check difficulty=6 situation=advantaged situation_dice=true faces=2,2,2,2")
+    assert s.encounter.actions[-1].resolution.details["total"] == 8
+    s.execute("next")
+    with pytest.raises(TrackerError, match="no die-code form"):
+        s.execute("declare Han check difficulty=6 situation=slightly_advantaged situation_dice=true faces=2,2,2")
+
+
+def test_d6_difficulty_zero_needs_no_roll(capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed: "Automatic (0): Almost anyone can perform this action; there is no need to roll." """
+    s = session_for(D6Ruleset(), "add Han")
+    s.execute("declare Han check level=automatic")
+    res = s.encounter.actions[-1].resolution
+    assert res.success is True and res.dice == ()
+    assert s.chance("Han", "check", [], {"difficulty": "0"}) == 1
+    data = cli_json("roll", "d6", "3D", "--difficulty", "0")
+    assert data["success"] is True and data["dice"] == []
+    code, _ = cli("roll", "d6", "3D", "--difficulty", "0", "--faces", "1,2,3")
+    assert code != 0 and "unused" in capsys.readouterr().err

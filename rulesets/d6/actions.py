@@ -72,6 +72,8 @@ def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     common = (
         Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
         Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the seed's scale of situation modifiers"),
+        Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form (+1D for advantaged) where the seed gives one"),
+        Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll"),
         Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
     )
     if name == "shoot":
@@ -158,7 +160,14 @@ class Resolver:
             except DieCodeError as exc:
                 raise TrackerError(str(exc)) from None
         if p.get("situation"):
-            parts.append((p["situation"].replace("_", " "), t.situations[p["situation"]]))
+            name = p["situation"]
+            code = t.situations_dice.get(name) if p.get("situation_dice") else None
+            if p.get("situation_dice") and code is None:
+                raise TrackerError(f"situation={name}: the seed gives it no die-code form (only {t.situations[name].signed()})")
+            parts.append((name.replace("_", " "), code if code is not None else t.situations[name]))
+        if p.get("carry"):
+            source, bonus, _ = self.carried(request)
+            parts.append((f"half the result points of {source}", DieCode(0, bonus)))
         if "range" in p and p.get("range"):
             parts.append((f"{p['range'].replace('_', ' ')} range", t.range[p["range"]]))
         if p.get("cover") and p["cover"] != "none":
@@ -185,6 +194,27 @@ class Resolver:
     @staticmethod
     def mode(request: ActionRequest) -> str:
         return str(request.settings.get("critical_failure", CANCEL))
+
+    @staticmethod
+    def carried(request: ActionRequest) -> tuple[str, int, int]:
+        """Seed: "The gamemaster may allow a player to add one-half of the result points
+        (rounded up) as a bonus to another skill roll": the actor's latest roll with
+        result points, if it succeeded and no roll has used them yet."""
+        enc = request.encounter
+        found = None
+        if enc is not None:
+            for action in reversed(enc.actions):
+                if action.actor == request.actor.name and "result_points" in action.resolution.details:
+                    found = action
+                    break
+        if found is None or found.status == ABORTED:
+            raise TrackerError(f"carry: {request.actor.name} has no earlier roll whose result points could carry over")
+        rp = int(found.resolution.details["result_points"])
+        if rp < 1:
+            raise TrackerError(f"carry: {request.actor.name}'s {found.template} on segment {found.start} had no result points to spare ({rp})")
+        if any(a.resolution.details.get("carried_from") == found.id for a in enc.actions):  # type: ignore[union-attr]
+            raise TrackerError(f"carry: the result points of {request.actor.name}'s {found.template} on segment {found.start} were already used")
+        return f"{found.template} (segment {found.start})", ceil_div(rp, 2), found.id
 
     # ----------------------------------------------------------- defence
     def defense_of(self, request: ActionRequest, target: Combatant) -> tuple[int, str]:
@@ -231,6 +261,10 @@ class Resolver:
 
     def _check(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         difficulty, label = self._difficulty(request)
+        if difficulty == 0:
+            # Seed: "Automatic (0): Almost anyone can perform this action; there is no need to roll."
+            return Resolution(pt=pt, success=True, margin=0, summary=f"{label}: no need to roll",
+                              details={"difficulty": 0, "automatic": True})
         skill = request.params.get("skill", "reflexes")
         pool = self.pool(request, skill)
         roll = roll_code(pool.code, dice, self.mode(request), skill)
@@ -238,7 +272,9 @@ class Resolver:
         success = rp >= 0
         level = self.tables.level_name(rp) if success else "Failure"
         summary = f"{pool.shown(roll)} vs {label}: {'success' if success else 'failure'}, result points {rp} ({level})"
-        return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=self._roll_details(roll, difficulty, rp, level))
+        details = self._roll_details(roll, difficulty, rp, level)
+        self._mark_carry(request, details)
+        return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=details)
 
     def _defend(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         skill = request.params.get("skill", "dodge")
@@ -253,6 +289,10 @@ class Resolver:
         if roll.status:
             details["wild"] = roll.status
         return Resolution(pt=pt, margin=value, dice=roll.faces, summary=summary, details=details)
+
+    def _mark_carry(self, request: ActionRequest, details: dict[str, Any]) -> None:
+        if request.params.get("carry"):
+            details["carried_from"] = self.carried(request)[2]
 
     @staticmethod
     def _roll_details(roll: D6Roll, difficulty: int, rp: int, level: str) -> dict[str, Any]:
@@ -295,6 +335,7 @@ class Resolver:
         faces = list(attack.faces)
         effects: list[Effect] = []
         details = self._roll_details(attack, difficulty, rp, level)
+        self._mark_carry(request, details)
         if hit:
             code, label = self.damage_code(request)
             bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
@@ -360,5 +401,7 @@ class Resolver:
             if p.get("difficulty") is None and not p.get("level"):
                 return None
             difficulty, _ = self._difficulty(request)
+            if difficulty == 0:
+                return Fraction(1)
             return chance_at_least(self.pool(request, p.get("skill", "reflexes")).code, difficulty, mode)
         return None
