@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -99,3 +100,41 @@ def test_d6_difficulty_zero_needs_no_roll(capsys: pytest.CaptureFixture[str]) ->
     assert data["success"] is True and data["dice"] == []
     code, _ = cli("roll", "d6", "3D", "--difficulty", "0", "--faces", "1,2,3")
     assert code != 0 and "unused" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ OGS
+def test_ogs_reroll_ones_on_the_enhancement_die() -> None:
+    """Seed: "a common enhancement modifier will be to reroll ones"."""
+    from rulesets.ogs import OgsRuleset
+    from rulesets.ogs import odds
+
+    s = session_for(OgsRuleset(), "add A stat=d6 skill=d6 enhancement=d4 reroll_ones=true")
+    faces = faces_for(s, "A", "check", [], lambda group, sides: 3 if "reroll of a 1" in group else 1, {"difficulty": "5"})
+    assert faces == [1, 1, 1, 3]  # the stat and skill 1s stand; the enhancement 1 is rolled again
+    s.declare("A", "check", faces=faces, params={"difficulty": "5"})
+    assert s.encounter.actions[-1].resolution.details["total"] == 5
+    # Exact odds: the enhancement d4 shows 1 with chance 1/16, each other face 5/16.
+    with_reroll = s.chance("A", "check", [], {"difficulty": "15"})
+    # 15 or more: 12 and a d4 of 3+ (10/16), or 11 and a 4 (5/16).
+    assert with_reroll == Fraction(1, 36) * Fraction(10, 16) + Fraction(2, 36) * Fraction(5, 16)
+    assert odds.success((6, 6, 4), 0, 15) == Fraction(1, 36) * Fraction(2, 4) + Fraction(2, 36) * Fraction(1, 4)
+
+
+def test_ogs_opposed_check_of_three_sides_breaks_ties_among_those_tied() -> None:
+    """Seed: "It is possible for multiple participants to roll the same total, in which
+    case the resulting tie is broken by comparing [...] die values from largest to
+    smallest, individual die sizes from largest to smallest, and finally by repeatedly
+    rolling opposed d12s"."""
+    from rulesets.ogs import OgsRuleset
+
+    s = session_for(OgsRuleset(), "add A stat=d6 skill=d6 enhancement=", "add B stat=d6 skill=d6 enhancement=",
+                    "add C stat=d6 skill=d6 enhancement=")
+    # A 3+4, B 2+5, C 4+3: all 7; values: A (4,3), B (5,2), C (4,3): B wins on die values.
+    s.declare("A", "contest", ["B", "C"], faces=[3, 4, 2, 5, 4, 3])
+    res = s.encounter.actions[-1].resolution
+    assert res.details["winner"] == "B" and res.details["decided_by"] == "die values" and res.success is False
+    s.execute("next")
+    # A 3+4, B 1+6 (values 6,1 > 4,3?) -- use equal values: A (4,3), B (3,4), C 1+1: A and B go to d12s.
+    s.declare("A", "contest", ["B", "C"], faces=[3, 4, 4, 3, 1, 1, 9, 9, 2, 11])
+    res = s.encounter.actions[-1].resolution
+    assert res.details["winner"] == "B" and res.details["decided_by"] == "d12 roll-off"
