@@ -138,3 +138,85 @@ def test_ogs_opposed_check_of_three_sides_breaks_ties_among_those_tied() -> None
     s.declare("A", "contest", ["B", "C"], faces=[3, 4, 4, 3, 1, 1, 9, 9, 2, 11])
     res = s.encounter.actions[-1].resolution
     assert res.details["winner"] == "B" and res.details["decided_by"] == "d12 roll-off"
+
+
+# ------------------------------------------------------------------ Brand X
+def bx(*lines: str, **settings: Any) -> Any:
+    from rulesets.brandx import BrandXRuleset
+
+    return session_for(BrandXRuleset(), *lines, **settings)
+
+
+def test_brandx_attack_q_is_placed_per_opponent() -> None:
+    """Seed: "The player must apply Attack separately for each opponent." """
+    s = bx("add A combat_roll=15 learning=0 ep=100 hand_damage=5", "add B vp=40", "add C vp=40")
+    s.execute("declare A punch target=B,C faces=2,2 q_attacks=9,1")  # pool -1: Q 10 all Attack
+    res = s.encounter.actions[-1].resolution
+    assert res.details["attacks"] == [9, 1]
+    s.execute("step 20")
+    with pytest.raises(TrackerError, match="adds up to"):
+        s.execute("declare A punch target=B,C faces=2,2 q_attacks=5,1")
+    s2 = bx("add A combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40",
+            "declare A punch target=B,C faces=2,2")
+    res = s2.encounter.actions[-1].resolution
+    assert res.details["attacks"] == [5, 5] and "shared evenly" in res.summary
+
+
+def test_brandx_maintained_attacks_are_blast_and_ray_powers_unless_the_table_says_otherwise() -> None:
+    """Seed: "Most blast/ray attack powers can be maintained." """
+    lines = ("add A combat_roll=15 learning=0 ep=100", "add B vp=100 dp=50",
+             "declare A punch target=B faces=5,5 throwback=false", "next")
+    s = bx(*lines)
+    with pytest.raises(TrackerError, match="maintain_hand_attacks"):
+        s.execute("maintain A")
+    s = bx(*lines, maintain_hand_attacks=True)
+    s.execute("maintain A")
+    assert s.encounter.actions[-1].chain == 1
+
+
+def test_brandx_lift_by_a_power_takes_20_segments_and_reads_distance() -> None:
+    """Seed: "For powers, the Performance Time is 20 segments. For powers that can lift
+    at a distance, look up the distance to the object, in meters, on the Sphere Chart
+    for the Q required for distance." """
+    s = bx("add A ep=100")
+    s.execute("declare A lift power=true roll=30 weight=100 distance=10 faces=5,5")
+    res = s.encounter.actions[-1].resolution
+    assert res.pt == 20 and res.details["needed"] > 14  # Sphere(100 kg) plus Sphere(10 m)
+    s.execute("step 25")
+    with pytest.raises(TrackerError, match="power=true"):
+        s.execute("declare A lift weight=10 distance=5 faces=5,5")
+
+
+def test_brandx_inanimate_objects_hold_with_roll_plus_pool() -> None:
+    """Seed: "Inanimate objects (ropes, webs) do not normally need to roll the Lift Roll.
+    Their Lift Q is the Roll plus the Pool (Sphere Chart, of course)." """
+    s = bx("add Web ep=0")
+    s.execute("declare Web lift inanimate=true roll=12 pool=2 weight=70")
+    res = s.encounter.actions[-1].resolution
+    assert res.dice == () and res.details["q"] == 12 + 2 and res.details["inanimate"]
+
+
+def test_brandx_throw_reports_short_range_and_range_set() -> None:
+    """Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
+    speed, and the Range Set is half this." """
+    s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40")
+    s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 faces=2,2,5,5")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["attack"]["short_range"] == res.details["attack"]["range_set"] * 2
+    assert "Short Range" in res.summary and "Range Set" in res.summary
+
+
+def test_brandx_q_spent_cutting_the_opponent_comes_off_your_own() -> None:
+    """Seed: "Q can also be used to reduce the opponent's Q, at a 2 to 1 ratio. It takes
+    2 points to reduce the opponent's Q by 1 point." """
+    s = bx("add A strength=15 mass=20 ep=20", "add B strength=12 mass=20 ep=20")
+    # A Q 12, B Q 0. A spends 4 cutting: B 0 - 2 = -2 loses; A keeps 12 - 4 = 8.
+    s.execute("declare A arm-wrestle target=B faces=2,3,7,7 q_cut=4 vs_q_cut=0")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["winner"] == "A" and "end at 8 and -2" in res.summary
+    s.execute("abort A")
+    s.execute("step")
+    # Spending everything on cutting leaves nothing of your own: 12 - 12 = 0 and B's own
+    # 2 Q spent cutting A by 1 takes A to -1, while B ends at 0 - 2 - 6 = -8: nobody wins.
+    s.execute("declare A arm-wrestle target=B faces=2,3,6,6 q_cut=12 vs_q_cut=2")
+    assert "nobody has won yet" in s.encounter.actions[-1].resolution.summary

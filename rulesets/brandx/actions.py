@@ -387,10 +387,17 @@ def lift_roll(ctx: Ctx, who: Combatant) -> tuple[int, str]:
 
 def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
+    power = bool(ctx.p("power", False))
+    if power and ctx.p("roll") is None:
+        raise TrackerError("lift with power=true needs roll=N, the power's Lift Roll")
     base, base_text = (int(ctx.p("roll")), f"roll {ctx.p('roll')}") if ctx.p("roll") is not None else lift_roll(ctx, me)
     weight, weight_text = _weight(ctx)
     need = ctx.charts.sphere(weight) if weight > 0 else 0
     need_text = f"Sphere({weight_text}) {need}"
+    if ctx.p("distance") is not None and not power:
+        raise TrackerError("distance= is for a power that lifts at a distance (power=true)")
+    if ctx.p("inanimate", False):
+        return _inanimate_lift(ctx, base, base_text, need, need_text)
     if ctx.p("distance") is not None:
         far = ctx.charts.sphere(float(ctx.p("distance")))
         need += far
@@ -403,7 +410,8 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     roll = action_roll(dice, target, need, label="Lift Roll")
     q = roll.q
     margin = q - need
-    pt = ctx.base_pt()
+    # Seed: "For powers, the Performance Time is 20 segments."
+    pt = ctx.request.pt if ctx.request.pt is not None else (20 if power else ctx.base_pt())
     notes: list[str] = []
     if margin >= 0:
         amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep"), "q_ep")
@@ -427,6 +435,20 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     details = {"q": q, "roll": target, "total": roll.total, **tdetails, "needed": need, "ep_uses": bill.uses}
     return Resolution(pt=pt, success=success, margin=margin, dice=roll.dice, summary=summary,
                       effects=tuple(effects), details=details)
+
+
+def _inanimate_lift(ctx: Ctx, base: int, base_text: str, need: int, need_text: str) -> Resolution:
+    """Seed: "Inanimate objects (ropes, webs) do not normally need to roll the Lift Roll.
+    Their Lift Q is the Roll plus the Pool (Sphere Chart, of course)." No dice, no EP."""
+    pool = int(ctx.p("pool", 0))
+    bonus = ctx.charts.sphere(pool)
+    q = base + bonus
+    margin = q - need
+    held = margin >= 0
+    summary = (f"inanimate: Lift Q = {base_text} + Sphere(pool {pool}) {bonus} = {q}, no roll; against {need_text}: "
+               + (f"holds, {margin} over" if held else f"gives way, short by {-margin}"))
+    return Resolution(pt=ctx.base_pt(), success=held, margin=margin, summary=summary,
+                      details={"q": q, "needed": need, "inanimate": True})
 
 
 def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
@@ -453,13 +475,19 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
         a_ep, b_ep = min(a_ep, a.q), min(b_ep, b.q)
         rows[me.name] -= a_ep
         rows[foe.name] -= b_ep
-        qa = a.q - (b.q - b_ep) // 2
-        qb = b.q - (a.q - a_ep) // 2
+        # Seed: "Q can also be used to reduce the opponent's Q, at a 2 to 1 ratio": Q
+        # spent cutting is spent, so it comes off the spender's own Q. Unsaid, each
+        # side spends what would take the other below 0 if it can, else nothing.
+        a_left, b_left = a.q - a_ep, b.q - b_ep
+        a_cut = _cut(ctx.p("q_cut"), a_left, b_left, "q_cut")
+        b_cut = _cut(ctx.p("vs_q_cut"), b_left, a_left, "vs_q_cut")
+        qa = a_left - a_cut - b_cut // 2
+        qb = b_left - b_cut - a_cut // 2
         if (qa < 0) == (qb < 0):
-            winner, outcome = None, f"Q {a.q} and {b.q} cut to {qa} and {qb}: nobody has won yet"
+            winner, outcome = None, f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: nobody has won yet"
         else:
             winner = me.name if qb < 0 else foe.name
-            outcome = f"Q {a.q} and {b.q} cut to {qa} and {qb}: {winner} wins"
+            outcome = f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: {winner} wins"
     mine_bill = ctx.bill([("arm wrestling", rows[me.name])])
     their_bill = make_bill(ctx.ep_chart, ctx.encounter, foe.name, [("arm wrestling", rows[foe.name])])
     effects = list(costs) + _ep_effects(ctx, mine_bill.text(), mine_bill.total, "arm wrestling")
@@ -470,6 +498,16 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses, **tdetails}
     return Resolution(pt=ctx.base_pt(), success=(winner == me.name) if winner else False, margin=a.q,
                       dice=a.dice + b.dice, summary=summary, effects=tuple(effects), details=details)
+
+
+def _cut(stated: Any, own: int, other: int, name: str) -> int:
+    if stated is not None:
+        cut = int(stated)
+        if cut > own:
+            raise TrackerError(f"{name}={cut}: only {max(own, 0)} Q is left to spend after EP")
+        return cut
+    wanted = 2 * (other + 1)
+    return wanted if 0 < wanted <= own else 0
 
 
 # ---------------------------------------------------------------------- throw
@@ -514,7 +552,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
                                "distance": distance, "speed": speed, "ep_uses": bill.uses}
     faces = roll.dice
     if ctx.request.targets and success:
-        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed)
+        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed, distance_row)
         effects.extend(blows)
         parts.extend(texts)
         faces += attack_faces
@@ -526,8 +564,11 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
                       effects=tuple(effects), details=details)
 
 
-def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
-    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's."""
+def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
+    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's.
+    Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
+    speed, and the Range Set is half this." The bands are reported; what they do to the
+    attack the seed does not say (the GM's `pool=`)."""
     targets = ctx.request.targets
     if ctx.p("damage") is None:
         raise TrackerError("a throw at a target needs damage=N, the thrown object's damage")
@@ -536,8 +577,14 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect
     number = base + ctx.charts.sphere(pool)
     roll = action_roll(dice, number, label="Combat Roll")
     rng = ctx.p("range")
+    short = max(0, q_distance)
+    bands = f"Maximum Range {speed:g} m, Short Range {short} m, Range Set {short / 2:g} m"
     if rng is not None and float(rng) > speed:
-        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m"], roll.dice, {"q": roll.q}
+        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m ({bands})"], roll.dice, {"q": roll.q}
+    where = ""
+    if rng is not None:
+        band = "within the Range Set" if float(rng) <= short / 2 else "within Short Range" if float(rng) <= short else "past Short Range"
+        where = f"; the target at {float(rng):g} m is {band}"
     if roll.success:
         attack_q = roll.q - int(ctx.p("q_defense", 0))
         defense = min(int(ctx.p("q_defense", 0)), roll.q) // 2
@@ -550,7 +597,8 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect
     damage = int(ctx.p("damage")) + dmg_mod
     blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice)
     faces = roll.dice + tuple(f for h in hits for f in h.get("throwback", {}).get("dice", []))
-    return blows, [head] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits}
+    return blows, [head + f" ({bands}{where})"] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits,
+                                                             "short_range": short, "range_set": short / 2}
 
 
 # ---------------------------------------------------------------------- skills

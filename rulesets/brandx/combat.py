@@ -27,8 +27,10 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   made, says so in the log for the GM (`roll brandx N`).
 - Damage goes to VP and what VP cannot take goes through to DP (`to=dp` puts it on DP
   directly, e.g. penetrating weapons).
-- Several opponents: Attack Q is shared out evenly (the first opponents get any odd
-  point); the attacks are made on successive segments, so the action takes PT + (n - 1)
+- Several opponents: the seed, "The player must apply Attack separately for each
+  opponent": `q_attacks=3,2` places the Attack Q per opponent in target order (chosen
+  after the roll; it must add up to the Attack Q); left unsaid, it is shared out evenly
+  (the first opponents get any odd point) and the summary says so. The attacks are made on successive segments, so the action takes PT + (n - 1)
   segments, and each opponent's blow lands on its own segment, the last on the
   completion segment (effects carry a `lead`); the summary names each attack's segment.
 - Throwback is rolled, with the next dice after the attack's, when a hit does damage
@@ -283,6 +285,25 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
 register_judge(JUDGE, judge_blow)
 
 
+def place_attacks(ctx: Ctx, attack_q: int, targets: tuple[Combatant, ...], notes: list[str]) -> list[int]:
+    """Attack Q per opponent: as placed by `q_attacks`, else shared out evenly."""
+    placed = ctx.p("q_attacks")
+    n = len(targets)
+    if placed is None or str(placed).strip() == "":
+        if n > 1:
+            notes.append(f"Attack Q {attack_q} shared evenly (q_attacks=... places it per opponent)")
+        return share_attack(attack_q, n)
+    try:
+        values = [int(v) for v in str(placed).split(",")]
+    except ValueError:
+        raise TrackerError(f"q_attacks={placed}: expected whole numbers per opponent, such as 3,2") from None
+    if len(values) != n or any(v < 0 for v in values):
+        raise TrackerError(f"q_attacks={placed}: expected {n} numbers of 0 or more, one per opponent ({', '.join(t.name for t in targets)})")
+    if sum(values) != attack_q:
+        raise TrackerError(f"q_attacks={placed}: adds up to {sum(values)}, but the Attack Q is {attack_q}")
+    return values
+
+
 def share_attack(total: int, opponents: int) -> list[int]:
     base, odd = divmod(total, opponents)
     return [base + (1 if i < odd else 0) for i in range(opponents)]
@@ -329,7 +350,7 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
         spent = ctx.spend(q, COMBAT_SPEND, "q_attack", LABELS)
         attack_q, defense = spent["q_attack"], spent["q_defense"] // 2
         damage_mod = int(ctx.charts.value("doubles", spent["q_damage"])) if spent["q_damage"] > 0 else 0
-        attacks = share_attack(attack_q, n)
+        attacks = place_attacks(ctx, attack_q, targets, notes)
         outcome = f"Q {q}: {spent.text(LABELS)}"
         notes.extend(spent.notes)
         q_speed, q_ep, saved = spent["q_speed"], spent["q_ep"], spent["q_save"] // 2
