@@ -324,7 +324,9 @@ class BrandXRuleset(Ruleset):
         q = resolution.margin
         if not fields or not resolution.success or not isinstance(q, int) or q <= 0:
             return ""
-        names = ", ".join(_Q_NAMES.get(f.name, f.name) for f in fields if f.name.startswith("q_"))
+        single = len(request.targets) <= 1  # Attack per opponent only matters for several
+        names = ", ".join(_Q_NAMES.get(f.name, f.name) for f in fields
+                          if f.name.startswith("q_") and not (single and f.name == "q_attacks"))
         usual = _USUAL_Q.get(request.template.name, "nothing (left unspent)")
         return f"Q {q} to place on {names}; unplaced Q goes to {usual}"
 
