@@ -220,3 +220,41 @@ def test_brandx_q_spent_cutting_the_opponent_comes_off_your_own() -> None:
     # 2 Q spent cutting A by 1 takes A to -1, while B ends at 0 - 2 - 6 = -8: nobody wins.
     s.execute("declare A arm-wrestle target=B faces=2,3,6,6 q_cut=12 vs_q_cut=2")
     assert "nobody has won yet" in s.encounter.actions[-1].resolution.summary
+
+
+def test_brandx_extra_effort_on_a_power_lowers_its_pr() -> None:
+    """Seed: "The ability that was increased is immediately decreased by the same
+    amount it was increased" (Extra Effort, applied to a power's PR)."""
+    s = bx("add A ep=100")
+    s.execute("declare A power label=flight pr=10 effort=3")
+    assert s.encounter.actions[-1].resolution.details["pr"] == 13
+    s.execute("next")
+    s.execute("declare A power label=flight pr=10")
+    assert s.encounter.actions[-1].resolution.details["pr"] == 7
+    s.execute("next")
+    s.execute("declare A power label=flight pr=10 rested=true")
+    assert s.encounter.actions[-1].resolution.details["pr"] == 10
+
+
+def test_brandx_low_density_jumps() -> None:
+    """Seed: "multiply the time in the air by the atmospheric density plus the character's
+    density, and divide by the character's density. Movement should be multiplied by the
+    same amount." """
+    plain = bx("add A ep=100", "declare A jump speed=2 faces=2,2").encounter.actions[-1].resolution
+    light = bx("add A ep=100", "declare A jump speed=2 density=1.2 faces=2,2").encounter.actions[-1].resolution
+    assert light.details["length_m"] == round(plain.details["length_m"] * 2, 2)
+    assert light.details["air"] == plain.details["air"] * 2
+
+
+def test_brandx_fractional_throwback_for_positive_q() -> None:
+    """Seed: "you may want to apply throwback for positive Q (making it negative), thus
+    resulting in fractional throwback, but this should be rare"."""
+    lines = ("add A combat_roll=15 learning=0 ep=100 hand_damage=5", "add B vp=40 side=foes",
+             "declare A punch target=B throwback=true faces=2,2,2,2")
+    plain = bx(*lines)
+    plain.execute("next")
+    assert "speed" not in plain.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
+    s = bx(*lines, fractional_throwback=True)
+    s.execute("next")
+    hit = s.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
+    assert hit["fractional"] and 0 < hit["speed"] < 1

@@ -84,6 +84,8 @@ SHEET: tuple[Field, ...] = (
 SETTINGS: tuple[Field, ...] = (
     Field("throwback", "bool", True, role=SETTING, help="roll throwback when a hit qualifies"),
     Field("negative_movement", "bool", False, role=SETTING, help="allow negative speed Q (fractional speeds)"),
+    Field("fractional_throwback", "bool", False, role=SETTING,
+          help="throwback for positive Q too, read as a fraction (the seed: rare, tedious)"),
     Field("maintain_hand_attacks", "bool", False, role=SETTING,
           help="let punches and hand-weapon strikes be maintained (the seed allows blast/ray powers)"),
 )
@@ -139,7 +141,8 @@ POWER = POWER_PR + (
     _p("mode", "active, or passive (half time)", "choice", None, None, ("active", "passive")),
     _p("label", "the power's name, for the log and its upkeep", "str", None),
     _p("upkeep", "charge its EP every round", "bool", None),
-    _p("effort", "Extra Effort on the power (+PR), if the Editor allows"),
+    _p("effort", "Extra Effort on the power (+PR), if the Editor allows; the PR then drops by as much"),
+    _p("rested", "the PR lost to Extra Effort has returned (healing)", "bool", None),
     _p("ep_row", "start on this EP row instead", minimum=None),
 )
 MOVE = ROLL + (
@@ -185,7 +188,9 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
                                             _p("air_gone", "segment the air is gone (vacuum penalty)"))),
     _t("jump", PASSIVE, 6, "jump; may start with move", "2d10 vs agility + strength + Square(2 x height)", "row 9 less Q",
        ROLL + (_p("q_ep", "Q to EP"), _p("q_height", "Q to height"), _p("speed", "speed in m/segment", "float"),
-               _p("reach", "grabbing: add height to reach", "bool", None)), companions=("move",)),
+               _p("reach", "grabbing: add height to reach", "bool", None),
+               _p("density", "the character's density, if extremely low (kg/m3)", "float", 1e-9),
+               _p("air_density", "the atmosphere's density (kg/m3, default 1.2)", "float", 0)), companions=("move",)),
     _t("lift", ACTIVE, 10, "lift, push or pull (weight=KG); power=true for a power at distance=M", "2d10 vs strength - 9 + Sphere(mass)",
        "row 9 less Q; failure 1 EP", ROLL + WEIGHT + (_p("q_ep", "Q to EP"), _p("q_speed", "Q to speed"),
                                                        _p("push", "push or pull", "bool", None), _p("friction", "friction 1-20"),

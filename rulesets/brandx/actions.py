@@ -350,6 +350,16 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
         move = latest_action(ctx.encounter, me.name, "move")
         speed = float(move.resolution.details.get("speed_m", 0)) if move is not None else 0.0
     length = round(float(speed) * air, 2)
+    density = ctx.p("density")
+    if density is not None:
+        # Seed: "If the character's density is extremely low, multiply the time in the air
+        # by the atmospheric density plus the character's density, and divide by the
+        # character's density. Movement should be multiplied by the same amount."
+        air_density = float(ctx.p("air_density", 1.2))
+        factor = (air_density + float(density)) / float(density)
+        air = round_half_up(Fraction(air * factor).limit_denominator(10**6))
+        length = round(length * factor, 2)
+        notes.append(f"low density {float(density):g} in air {air_density:g}: time in the air and movement x {factor:.3g}")
     bill = ctx.bill([("jump", row)])
     effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "jump")
     if ctx.p("reach", False):
@@ -633,17 +643,40 @@ def resolve_skill(ctx: Ctx, dice: DiceSource) -> Resolution:
 
 
 # ---------------------------------------------------------------------- powers
+def _pr_lost(ctx: Ctx, label: str) -> int:
+    """PR this power has lost to Extra Effort since it last rested."""
+    enc = ctx.encounter
+    if enc is None:
+        return 0
+    lost = 0
+    for action in enc.actions:
+        d = action.resolution.details
+        if action.actor != ctx.actor.name or action.template != "power" or d.get("label") != label or action.status == "aborted":
+            continue
+        lost = 0 if d.get("rested") else lost
+        lost += int(d.get("pr_lost", 0))
+    return lost
+
+
 def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
     if ctx.p("pr") is None:
         raise TrackerError("power needs pr=N, the character's Power Roll with the power")
     pr = int(ctx.p("pr"))
+    label = str(ctx.p("label", "power"))
+    # Extra Effort (Ability Rolls): "The ability that was increased is immediately
+    # decreased by the same amount". On a power it is the PR: earlier Extra Effort with
+    # this power (same label) lowers the PR given, until it returns with healing
+    # (`rested=true`: the GM says it has).
+    lost = 0 if ctx.p("rested", False) else _pr_lost(ctx, label)
+    pr -= lost
+    if pr < 0:
+        raise TrackerError(f"{label}: PR {pr + lost} less {lost} lost to Extra Effort leaves nothing (rested=true once it returns)")
     effort = int(ctx.p("effort", 0))
     if effort:
         pr += effort
     effect, pr_ep, pr_speed = power_budget(ctx, pr)
     passive = ctx.p("mode", ctx.request.template.mode) == "passive"
-    label = str(ctx.p("label", "power"))
     base = ctx.base_pt()
     if passive and ctx.request.pt is None:
         base = max(1, round_half_up(Fraction(base, 2)))
@@ -655,12 +688,15 @@ def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     per_round = ctx.ep_chart.per_round(row)
     if upkeep:
         effects.append(Upkeep(me.name, label, "ep", per_round, timing="initiate"))
-    parts = [f"{label}: PR {pr}" + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
+    parts = [f"{label}: PR {pr}" + (f" (less {lost} lost to earlier Extra Effort)" if lost else "")
+             + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
              f"{effect} PR to effect, {pr_ep} to EP, {pr_speed} to speed",
              f"{'passive, half time' if passive else 'active'}: PT {pt}",
              f"EP row {row}: {bill.text()}" + (f", then {per_round:g} EP a round" if upkeep else "")]
     details = {"pr": pr, "pr_effect": effect, "pr_ep": pr_ep, "pr_speed": pr_speed, "ep_row": row,
-               "ep_uses": bill.uses, "label": label}
+               "ep_uses": bill.uses, "label": label, "pr_lost": effort}
+    if ctx.p("rested", False):
+        details["rested"] = True
     return Resolution(pt=pt, success=True, margin=pr, summary="; ".join(parts), effects=tuple(effects), details=details)
 
 

@@ -146,8 +146,11 @@ def throwback(
         roll = ActionRoll(rolled.faces, rolled.rerolls, rolled.total, number)
     details: dict[str, Any] = {"target": target.name, "roll": number, "dice": list(roll.dice), "q": roll.q}
     head = f"{target.name}'s Throwback Roll mass {mass_row} + {bonus_text} - damage {damage} = {number}; rolled {roll.shown()}"
-    if roll.success:
+    fractional = roll.success and roll.q > 0 and bool(ctx.request.settings.get("fractional_throwback", False))
+    if roll.success and not fractional:
         return [], f"{head}: stands (Q {roll.q})", details
+    # Seed: "you may want to apply throwback for positive Q (making it negative), thus
+    # resulting in fractional throwback" (an encounter setting): row -Q, a fraction.
     miss = -roll.q
     speed = float(charts.value("sphere", miss))
     halvings = []
@@ -161,11 +164,13 @@ def throwback(
     height = float(ctx.stat("height", target))
     airborne = max(1, charts.square(2 * height))
     distance = round(speed * airborne, 2)
-    details.update({"speed": speed, "distance": distance, "airborne": airborne, "pushback": miss})
+    details.update({"speed": speed, "distance": distance, "airborne": airborne, "pushback": max(0, miss)})
+    if fractional:
+        details["fractional"] = True
     halved = f" (halved: {', '.join(halvings)})" if halvings else ""
     text = (
         f"{head}: thrown {distance:g} m at {speed:g} m/segment{halved}, airborne {airborne} "
-        f"segment{'s' if airborne != 1 else ''}; Pushback +{miss}"
+        f"segment{'s' if airborne != 1 else ''}; " + (f"fractional throwback (Q {roll.q})" if fractional else f"Pushback +{miss}")
     )
     return [Throwback(target.name, distance, speed, airborne)], text, details
 
