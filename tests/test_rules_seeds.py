@@ -258,3 +258,17 @@ def test_brandx_fractional_throwback_for_positive_q() -> None:
     s.execute("next")
     hit = s.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
     assert hit["fractional"] and 0 < hit["speed"] < 1
+
+
+def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
+    """Seed: "The roll is only made once for any specific attempt, and the elapsed time
+    penalty builds as time passes, thus increasing the EP cost." """
+    s = bx("add A constitution=14 strength=12 ep=100 dp=10")
+    s.execute("declare A hold-breath faces=3,3")
+    first = s.encounter.actions[-1].resolution
+    s.execute("step 120")
+    s.execute("declare A hold-breath again=true")
+    later = s.encounter.actions[-1].resolution
+    assert later.dice == () and later.details["raw_q"] == first.details["raw_q"]
+    assert later.details["time_penalty"] > 0 and later.details["ep_per_round"] >= first.details["ep_per_round"]
+    assert later.details["q"] == first.details["q"] - later.details["time_penalty"]

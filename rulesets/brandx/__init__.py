@@ -185,6 +185,7 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
                 _p("mental", "mental healing", "bool", None), ROLL[1], ROLL[2], ROLL[3])),
     _t("hold-breath", PASSIVE, 10, "hold breath: EP each round, rising with time", "2d10 vs constitution + strength/2 + Sphere(DP)",
        "row 9 less Q, every round", ROLL + (_p("elapsed", "rounds held so far (Sphere penalty to Q)"),
+                                            _p("again", "continue the attempt: no new roll, the penalty grows with the rounds held", "bool", None),
                                             _p("air_gone", "segment the air is gone (vacuum penalty)"))),
     _t("jump", PASSIVE, 6, "jump; may start with move", "2d10 vs agility + strength + Square(2 x height)", "row 9 less Q",
        ROLL + (_p("q_ep", "Q to EP"), _p("q_height", "Q to height"), _p("speed", "speed in m/segment", "float"),
@@ -224,7 +225,7 @@ _MAIN: dict[str, tuple[str, ...]] = {
     "punch": ("pool", "hand_damage"), "strike": ("pool", "damage", "hand_damage"),
     "blast": ("pr", "pr_effect", "damage", "pool"), "power": ("pr", "pr_effect", "label", "mode"),
     "ability": ("ability", "pool", "effort"), "discernment": ("pool",), "heal": ("period", "mental"),
-    "hold-breath": ("elapsed",), "jump": ("speed", "reach"), "lift": ("weight", "overhead", "push", "power", "inanimate"),
+    "hold-breath": ("elapsed", "again"), "jump": ("speed", "reach"), "lift": ("weight", "overhead", "push", "power", "inanimate"),
     "move": ("stop",), "throw": ("weight", "damage", "range"), "skill": ("roll", "level"),
     "knowledge": ("score", "multiplier"), "arm-wrestle": ("pool",),
 }

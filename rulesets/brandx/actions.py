@@ -222,10 +222,27 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     if vacuum:
         target -= vacuum
         text += f" - {vacuum} (air gone on segment {air_gone}, {vacuum} segments of PT left) = {target}"
-    roll = action_roll(dice, target, label="Hold Breath Roll")
-    elapsed = int(ctx.p("elapsed", 0))
+    # Seed: "The roll is only made once for any specific attempt, and the elapsed time
+    # penalty builds as time passes". `again=true` continues the attempt: no new roll,
+    # the first roll's Q less Sphere(rounds since the attempt began, or `elapsed=`).
+    first = latest_action(ctx.encounter, me.name, "hold-breath") if ctx.p("again", False) else None
+    if ctx.p("again", False) and (first is None or "raw_q" not in first.resolution.details):
+        raise TrackerError(f"again=true: {me.name} has no Hold Breath attempt to continue")
+    if first is not None:
+        raw_q = int(first.resolution.details["raw_q"])
+        began = int(first.resolution.details.get("attempt_start", first.start))
+        shown = f"no new roll: the attempt's Q {raw_q} (rolled on segment {began})"
+        faces: tuple[int, ...] = ()
+        total = None
+        default_elapsed = (ctx.segment - began) // 50
+    else:
+        roll = action_roll(dice, target, label="Hold Breath Roll")
+        raw_q, began, faces, total = roll.q, ctx.segment, roll.dice, roll.total
+        shown = f"rolled {roll.shown()}: Q {roll.q}"
+        default_elapsed = 0
+    elapsed = int(ctx.p("elapsed", default_elapsed))
     time_penalty = ctx.charts.sphere(elapsed) if elapsed > 0 else 0
-    q = roll.q - time_penalty
+    q = raw_q - time_penalty
     row = ctx.start_row("hold_breath") - q
     per_round = ctx.ep_chart.per_round(row)
     head = int(per_round // 5)
@@ -233,14 +250,16 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     if head:
         effects.append(Upkeep(me.name, "holding breath: head", "dp", head, timing="initiate"))
     summary = (
-        f"{text}; rolled {roll.shown()}: Q {roll.q}"
+        f"{text}; {shown}"
         + (f" - {time_penalty} for {elapsed} rounds held = {q}" if time_penalty else "")
         + f"; EP row {row}: {per_round:g} EP a round" + (f", {head} DP (head) a round" if head else "")
         + f"; PT {pt}"
     )
-    details = {"q": q, "roll": target, "total": roll.total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
-               "ep_row": row, "ep_per_round": per_round, **tdetails}
-    return Resolution(pt=pt, success=q >= 0, margin=q, dice=roll.dice, summary=summary,
+    details = {"q": q, "roll": target, "total": total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
+               "ep_row": row, "ep_per_round": per_round, "raw_q": raw_q, "attempt_start": began, **tdetails}
+    if total is None:
+        del details["total"]
+    return Resolution(pt=pt, success=q >= 0, margin=q, dice=faces, summary=summary,
                       effects=tuple(effects), details=details)
 
 
