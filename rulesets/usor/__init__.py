@@ -182,8 +182,9 @@ class UsorRuleset(Ruleset):
                      options: Mapping[str, Any] | None = None) -> list[str]:
         """DESIGN 4.1: show "derived" wherever a derived (or house) row is used."""
         own, rival, _ = self._sides(spec, vs, difficulty)
-        return [f"{row.source} row: rating {row.rating} = {row.dice_text()}" for row in (own, rival)
-                if row is not None and row.source != OFFICIAL]
+        notes = [f"{row.source} row: rating {row.rating} = {row.dice_text()}" for row in (own, rival)
+                 if row is not None and row.source != OFFICIAL]
+        return list(dict.fromkeys(notes))
 
 
 __all__ = ["UsorRuleset", "LOCATIONS", "DRAW", "SELF"]
