@@ -1,4 +1,5 @@
-"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage."""
+"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage,
+3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tracker import paths, report
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
+from tracker.text import visible
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
@@ -30,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file")
-    p.add_argument("--ruleset", required=True)
+    p.add_argument("--ruleset", help="the ruleset (required unless --from)")
+    p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
     p.add_argument("--name", help="the encounter's title (default: from the file name)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting")
 
@@ -130,11 +133,14 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug: say so in one line, never a traceback
+    except RecursionError:
+        sys.stderr.write("tracker: the input is nested too deeply to read (RecursionError)\n")
+        return 1
+    except Exception as exc:  # a bug: say so in one line, never a traceback, and fail
         if os.environ.get("TRACKER_DEBUG"):
             raise
-        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {exc} (set TRACKER_DEBUG=1 for details)\n")
-        return 1
+        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {visible(str(exc))} (set TRACKER_DEBUG=1 for details)\n")
+        return 3
 
 
 def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
@@ -147,6 +153,15 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
     if command == "new":
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
+        if args.source:
+            from tracker.library import new_from_roster
+
+            new_from_roster(paths.resolve(args.source, saves), path, name)
+            out.write(f"created {path} (the roster of {args.source})\n")
+            return 0
+        if not args.ruleset:
+            sys.stderr.write("tracker new: --ruleset is required (or --from OTHER to take another encounter's roster)\n")
+            return 2  # a usage error, as argparse would report it
         settings = _options(args)
         store, _ = EncounterFile.create(path, name, args.ruleset, settings)
         out.write(f"created {path} ({args.ruleset})\n")
@@ -238,7 +253,7 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
             entries = session.encounter.log[before:]
             same = len(entries) == len(outcome.lines) and all(e.text == t for e, t in zip(entries, outcome.lines))
             for i, text in enumerate(outcome.lines):
-                out.write(f"[{entries[i].segment if same else session.encounter.now}] {text}\n")
+                out.write(f"[{entries[i].segment if same else session.encounter.now}] {visible(text)}\n")
     if args.json:
         _out(report.to_json(session.encounter), True, "", out)
     else:
