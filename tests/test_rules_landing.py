@@ -87,3 +87,23 @@ def test_permuting_the_declarations_made_on_one_segment_never_changes_the_state(
     first = session_for(BrandXRuleset(), *adds, *declares, "step 30")
     second = session_for(BrandXRuleset(), *adds, *shuffled, "step 30")
     assert state(first.encounter) == state(second.encounter)
+
+
+def test_a_stored_blow_the_judge_cannot_read_is_refused_by_name() -> None:
+    import copy
+
+    from tracker.engine import TrackerError
+
+    s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
+                    "declare A punch target=B faces=2,2")
+    events = copy.deepcopy(s.encounter.events)
+    declare = next(e for e in events if e.kind == "declare")
+    res = declare.args["resolution"]
+    res.details["hits"][0]["attack"] = "lots"
+    again = Encounter(s.encounter.setup, events)
+    import pytest
+
+    before = state(again)
+    with pytest.raises(TrackerError, match="cannot be judged"):
+        again.apply(type(declare)("advance", {"to": 20}))
+    assert state(again) == before and again.now == 0

@@ -249,7 +249,7 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     """A blow judged as it lands: Attack against the Defense in force now (the start of
     this segment), damage against what the target has now. Reads, never changes."""
     hits = _hits_of(action.resolution.details)
-    if blow.index >= len(hits):
+    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
         return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
     hit = hits[blow.index]
     target = encounter.combatants.get(blow.target)
