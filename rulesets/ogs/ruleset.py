@@ -47,7 +47,7 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, coerce_all
-from rulesets.limits import MAX_OGS_DICE, MAX_OGS_OPPOSED_DICE, no_negative_difficulty
+from rulesets.limits import MAX_OGS_DICE, MAX_OGS_OPPOSED_DICE, MAX_OGS_SORTED_OUTCOMES, no_negative_difficulty, sorted_outcomes
 from rulesets.ogs import odds
 from rulesets.ogs.check import StageRule, opposed, rank_many, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
@@ -320,6 +320,11 @@ class OgsRuleset(Ruleset):
             if len(own.sides) + len(rival.sides) > MAX_OGS_OPPOSED_DICE:
                 raise TrackerError(f"opposed odds: {len(own.sides)} + {len(rival.sides)} dice is more than the limit of "
                                    f"{MAX_OGS_OPPOSED_DICE} dice in all (the tie-breaks compare every die)")
+            for label, side in (("ogs dice", own), ("--vs", rival)):
+                count = sorted_outcomes(side.sides)
+                if count > MAX_OGS_SORTED_OUTCOMES:
+                    raise TrackerError(f"opposed odds: {label} {side.text()} has up to {count:,} sorted outcomes to compare, "
+                                       f"past the limit of {MAX_OGS_SORTED_OUTCOMES:,} (6d12 has 12,376)")
             return odds.win(own.sides, own.flat, rival.sides, rival.flat)
         if difficulty is None:
             raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")
