@@ -107,3 +107,31 @@ def test_a_stored_blow_the_judge_cannot_read_is_refused_by_name() -> None:
     with pytest.raises(TrackerError, match="cannot be judged"):
         again.apply(type(declare)("advance", {"to": 20}))
     assert state(again) == before and again.now == 0
+
+
+def test_ore_wound_boxes_fill_in_resolution_order_not_typing_order() -> None:
+    """DESIGN 3: damage is judged against what the target has when the blow lands."""
+    from rulesets.ore import OreRuleset
+
+    results = []
+    for order in (0, 1):
+        # Both reach C's torso (7-9), whose 3 boxes cannot hold both blows.
+        lines = ["declare A punch target=C faces=7,7,7,1,2", "declare B punch target=C damage='width killing' faces=8,8,1,2,3"]
+        if order:
+            lines.reverse()
+        s = session_for(OreRuleset(), "add A body=5d brawling=0d", "add B body=5d brawling=0d", "add C body=2d torso=3",
+                        *lines, "next")
+        results.append(state(s.encounter))
+    assert results[0] == results[1]
+
+
+def test_ore_boxes_are_marked_against_the_boxes_the_target_has_when_the_blow_lands() -> None:
+    """A hit rolled against 10 empty torso boxes lands after the GM marked 9 of them."""
+    from rulesets.ore import OreRuleset
+
+    s = session_for(OreRuleset(), "add A body=5d brawling=0d", "add C body=2d",
+                    "declare A punch target=C damage='width killing' faces=8,8,1,2,3")
+    s.execute("damage C 9 resource=torso")
+    s.execute("next")
+    c = s.encounter.combatant("C")
+    assert c.resources["torso"] == 0 and c.resources["torso_k"] >= 0  # never below an empty box

@@ -39,9 +39,11 @@ Decisions where the sources are silent:
   dice (its width, at its height). An attack resolving no sooner than it (order not
   greater) loses one die per gobble die of equal or greater height, as many as it
   takes to spoil the set, or all that are left. `gobble=WxH` states them by hand.
-- Wound boxes are marked when the attack is rolled, against the target's boxes less
-  the damage of the round's attacks already rolled against it (so two attacks on one
-  target in a round fill boxes in the order they were rolled, not resolved).
+- Wound boxes are marked when the blow lands (DESIGN 3: damage is judged against what
+  the target has then): each hit is a `Blow` judged by "ore.wound" in the round's
+  resolution order (widest, then highest), so two attacks on one target fill its boxes
+  in the order they resolve, never the order they were typed. The summary at
+  initiation shows the boxes as things stood then.
 - Head or torso with no empty box puts the combatant down: full of Killing is dead,
   otherwise out. Excess Shock past a full location is lost; Killing from a limb goes
   to the torso (`overflow` table).
@@ -56,7 +58,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
@@ -84,6 +86,53 @@ def _wiggles(text: str | None, label: str) -> list[int] | None:
     if text is None or text == "":
         return None
     return parse_faces(text, label)
+
+
+WOUND_JUDGE = "ore.wound"
+
+
+def wound_effects(target: Combatant, location: str, shock: int, killing: int, sizes: Mapping[str, int],
+                  overflow: Mapping[str, str]) -> list[Effect]:
+    """Boxes marked on `target` as it stands now, Killing from a limb going on (overflow)."""
+    resources = dict(target.resources)
+    effects: list[Effect] = []
+    loc, s, k = location, shock, killing
+    seen: set[str] = set()
+    while loc and loc not in seen:
+        seen.add(loc)
+        size = int(sizes.get(loc, target.maxima.get(loc, 1)))
+        before = boxes_of(resources, target.maxima, loc, size)
+        after, over = mark(before, s, k)
+        for key, old, new in ((loc, before.empty, after.empty), (f"{loc}_k", before.unkilled, after.unkilled)):
+            if old != new:
+                effects.append(Damage(target.name, old - new, key))
+                resources[key] = new
+        if after.empty == 0 and loc in ("head", "torso") and before.empty > 0:
+            state = "dead" if after.unkilled == 0 else "out"
+            effects.append(Note(f"{target.name}'s {loc} is full{' of Killing' if state == 'dead' else ''}: {target.name} is {state}"))
+        nxt = overflow.get(loc, "")
+        if over and nxt:
+            effects.append(Note(f"{over} killing overflows from {target.name}'s {loc.replace('_', ' ')} to the {nxt}"))
+            loc, s, k = nxt, 0, over
+        else:
+            loc = ""
+    return effects
+
+
+def judge_wound(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """An ORE hit lands: its boxes are marked against the target's boxes now."""
+    hits = action.resolution.details.get("hits", [])
+    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
+        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
+    hit = hits[blow.index]
+    target = encounter.combatants.get(blow.target)
+    if target is None:
+        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    return wound_effects(target, str(hit["location"]), int(hit["shock"]), int(hit["killing"]),
+                         dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))
+
+
+register_judge(WOUND_JUDGE, judge_wound)
 
 
 def worse_failure(outcome: Outcome) -> bool:
@@ -213,16 +262,20 @@ class OreRuleset(Ruleset):
                 raise TrackerError(f"{name} needs a target (target=NAME)")
             gobbled: list[list[int]] = []
             landed = 0
+            landing: list[dict[str, Any]] = []
             for i, target in enumerate(request.targets):
                 if i >= len(valid):
                     summary += f"; no set left for {target.name}"
                     continue
-                text, hurt, hit = self._hit(request, target, valid[i], pt, gobbled)
+                text, hurt, hit = self._hit(request, target, valid[i], pt, gobbled, landing)
                 summary += f"; {text}"
                 effects.extend(hurt)
                 landed += hit
             if gobbled:
                 details["gobbled"] = gobbled
+            if landing:
+                details["hits"] = landing
+                details["judge"] = WOUND_JUDGE
             # The roll made a set, but an attack only succeeds if a set got through.
             success = landed > 0
         spare = valid[actions:] if name != "check" else valid[1:]
@@ -233,7 +286,7 @@ class OreRuleset(Ruleset):
                           order=order, details=details)
 
     def _hit(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int], pt: int,
-             gobbled: list[list[int]]) -> tuple[str, list[Effect], bool]:
+             gobbled: list[list[int]], landing: list[dict[str, Any]]) -> tuple[str, list[Effect], bool]:
         width, height = chosen
         lines = [f"{_set_text(chosen)} at {target.name}"]
         width = self._gobble(request, target, width, height, pt, gobbled, lines)
@@ -253,8 +306,12 @@ class OreRuleset(Ruleset):
         if hit.width <= 1:
             return " ".join(lines), [], False
         lines.append(f"for {hit.shock} shock, {hit.killing} killing")
-        effects = self._wound(request, target, location, hit.shock, hit.killing, pt)
-        return " ".join(lines), effects, True
+        self._wound(request, target, location, hit.shock, hit.killing, pt)  # checks the tables now
+        record = {"target": target.name, "location": location, "shock": hit.shock, "killing": hit.killing,
+                  "sizes": {k: int(v) for k, v in self.tables.get("wound_boxes", {}).items()},
+                  "overflow": dict(self.tables.get("overflow", {}))}
+        landing.append(record)
+        return " ".join(lines), [Blow(target.name, len(landing) - 1)], True
 
     def _gobble(self, request: ActionRequest, target: Combatant, width: int, height: int, pt: int,
                 gobbled: list[list[int]], lines: list[str]) -> int:

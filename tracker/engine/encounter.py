@@ -626,8 +626,11 @@ class Encounter:
         return [e for e in landed if not isinstance(e, fx.Blow)]
 
     def _judge_due(self, completing: list[Action], early: list[tuple[Action, fx.Effect]]) -> None:
-        """Judge every blow landing on this segment before anything of it applies."""
+        """Judge every blow landing on this segment before anything of it applies. In a
+        game that resolves one by one (ORE), each blow is judged as its turn comes."""
         self._verdicts = {}
+        if not self.time.simultaneous:
+            return
         due = [(a, e) for a in completing for e in a.resolution.effects if e.timing == fx.COMPLETE and getattr(e, "lead", 0) == 0]
         for action, effect in due + early:
             if isinstance(effect, fx.Blow):
