@@ -19,6 +19,8 @@ typed `Field`s), settings, an action catalogue of `ActionTemplate`s, and impleme
   whose `Field.stage` is AFTER_ROLL: a form shows the resolution made with the typed
   faces, offers those fields, then resolves again with the same faces plus the chosen
   values and commits that resolution. Scripts state them up front (`q_*=`, `wiggle=`).
+- `chance_notes(spec, ...) -> list[str]`: what `odds` says beside the figure (USOR: a
+  derived chart row was used), as `roll` does in its text.
 - `damage_rule(target, amount, resource) -> ManualDamage`: how a GM's `damage`/`heal`
   lands (which resource, what it overflows to, whether it may pass the maximum), so
   manual damage follows the game's rule as an action's damage does.

@@ -127,7 +127,7 @@ class D6Ruleset(Ruleset):
     def _difficulty(difficulty: int | None) -> None:
         no_negative_difficulty(difficulty, "D6")
         if difficulty is not None and difficulty > MAX_D6_DIFFICULTY:
-            raise TrackerError(f"--difficulty: {difficulty} is past the limit of {MAX_D6_DIFFICULTY} (Heroic is 31+)")
+            raise TrackerError(f"--difficulty: {difficulty} is past the limit of {MAX_D6_DIFFICULTY} (the standard difficulties end at Legendary, 31)")
 
     def roll(
         self,
