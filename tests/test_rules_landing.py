@@ -135,3 +135,24 @@ def test_ore_boxes_are_marked_against_the_boxes_the_target_has_when_the_blow_lan
     s.execute("next")
     c = s.encounter.combatant("C")
     assert c.resources["torso"] == 0 and c.resources["torso_k"] >= 0  # never below an empty box
+
+
+def test_d6_a_dodge_typed_after_the_attack_on_the_same_segment_counts() -> None:
+    """DESIGN 3: the hit is judged against the defence in force when the blow lands."""
+    from rulesets.d6 import D6Ruleset
+    from tests.test_rules_seeds import faces_for
+
+    results = []
+    for attack_first in (True, False):
+        s = session_for(D6Ruleset(), "add Han melee=3D", "add Vader dodge=3D")
+        dodge = "declare Vader dodge faces=6,5,5,5"
+        if not attack_first:
+            s.execute(dodge)
+        faces = faces_for(s, "Han", "strike", ["Vader"], lambda group, sides: 4)
+        s.declare("Han", "strike", ["Vader"], faces=faces)
+        if attack_first:
+            s.execute(dodge)  # 6 explodes to 11, + 5 + 5 = 21: Han's 12 no longer hits
+        s.execute("step 12")
+        results.append(state(s.encounter))
+        assert any("lands" in e.text and "miss" in e.text for e in s.encounter.log)
+    assert results[0] == results[1]
