@@ -272,3 +272,9 @@ def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
     assert later.dice == () and later.details["raw_q"] == first.details["raw_q"]
     assert later.details["time_penalty"] > 0 and later.details["ep_per_round"] >= first.details["ep_per_round"]
     assert later.details["q"] == first.details["q"] - later.details["time_penalty"]
+
+
+def test_brandx_a_thrown_sweep_places_attack_per_opponent_too() -> None:
+    s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40")
+    s.execute("declare A throw target=B,C weight=1 damage=3 faces=2,2,2,2 q_attacks=9,1")
+    assert s.encounter.actions[-1].resolution.details["attack"]["hits"][0]["attack"] == 9

@@ -60,7 +60,7 @@ from typing import Any
 from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
-from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
+from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, place_attacks, power_budget
 from rulesets.brandx.common import Ctx, latest_action
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
@@ -617,8 +617,9 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0)
     if roll.success:
         attack_q = roll.q - int(ctx.p("q_defense", 0))
         defense = min(int(ctx.p("q_defense", 0)), roll.q) // 2
-        attacks, dmg_mod = share_attack(max(0, attack_q), len(targets)), 0
-        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}"
+        notes: list[str] = []
+        attacks, dmg_mod = place_attacks(ctx, max(0, attack_q), targets, notes), 0
+        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}" + "".join(f"; {n}" for n in notes)
     else:
         a, dmg_mod, defense = miss_shares(-roll.q)
         attacks = [a] * len(targets)
