@@ -197,8 +197,9 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
             _out(result.to_json(), args.json, result.text, out)
         else:
             chance = ruleset.chance(spec, vs=args.vs, difficulty=args.difficulty, options=options)
-            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}"}
-            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})", out)
+            notes = ruleset.chance_notes(spec, vs=args.vs, difficulty=args.difficulty, options=options)
+            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}", "notes": notes}
+            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})" + "".join(f" [{n}]" for n in notes), out)
         return 0
     if command == "chart":
         ruleset = registry.get("brandx")

@@ -742,12 +742,22 @@ class Encounter:
         name = action.resolution.details.get("judge", "")
         judge = fx.JUDGES.get(name)
         if judge is None:
-            raise TrackerError(f"{action.actor}'s {action.template}: no judge {name!r} for its blow on {blow.target}")
-        return [e for e in judge(self, action, blow) if not isinstance(e, fx.Blow)]
+            raise ValueError(f"{action.actor}'s {action.template}: no judge {name!r} for its blow on {blow.target}")
+        try:
+            landed = judge(self, action, blow)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            # A stored record the judge cannot read (a hand-edited save): refuse by name.
+            # Not a TrackerError: time may have moved already, so `apply` folds again.
+            raise ValueError(f"{action.actor}'s {action.template}: its blow on {blow.target} cannot be judged "
+                               f"from the stored record ({type(exc).__name__}: {exc})") from None
+        return [e for e in landed if not isinstance(e, fx.Blow)]
 
     def _judge_due(self, completing: list[Action], early: list[tuple[Action, fx.Effect]]) -> None:
-        """Judge every blow landing on this segment before anything of it applies."""
+        """Judge every blow landing on this segment before anything of it applies. In a
+        game that resolves one by one (ORE), each blow is judged as its turn comes."""
         self._verdicts = {}
+        if not self.time.simultaneous:
+            return
         due = [(a, e) for a in completing for e in a.resolution.effects if e.timing == fx.COMPLETE and getattr(e, "lead", 0) == 0]
         for action, effect in due + early:
             if isinstance(effect, fx.Blow):
