@@ -115,7 +115,7 @@ async def test_viewer_keys_change_nothing(table: Table) -> None:
         # (no escape or q: on a screen opened directly those quit, which is allowed).
         for keys in (b"n", b" ", b".", b"d", b"u", b"r", b"a", b"m", b"x", b"h", b":", b"note sneaky\r"):
             viewer.send(keys)
-        await viewer.wait_for("read-only viewer", timeout=10)  # the toast may wrap before it
+        await viewer.wait_for("refused", timeout=10)  # the toast wraps its words where its width says
         # A GM change made after the keys: once the viewer shows it, the keys sent before
         # it have been read by the app too. (The roster, on the left, is not covered by
         # the refusal notices, which stack up on the right.)
@@ -165,7 +165,7 @@ async def test_start_screen_lists_the_encounters(tmp_path: Path) -> None:
             await viewer.wait_for(NAME)
             viewer.send(b"\x1b[3~")  # Delete on the encounter list...
             viewer.send(b"y")  # ...and yes, if it asked
-            await viewer.wait_for("read-only viewer", timeout=10)  # the toast may wrap before it
+            await viewer.wait_for("refused", timeout=10)  # the toast wraps its words where its width says
             assert t.file.exists()
         finally:
             await viewer.close()
