@@ -84,6 +84,15 @@ ROSTER: tuple[Command, ...] = (
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
 )
 
+def for_viewer(table: Iterable[Command]) -> tuple[Command, ...]:
+    """The rows a read-only viewer may use: nothing that changes the encounter."""
+    return tuple(c for c in table if not c.edits)
+
+
+def viewer_may(table: Iterable[Command], name: str) -> bool:
+    return any(c.name == name and not c.edits for c in table)
+
+
 def bindings(table: Iterable[Command]) -> list[Binding]:
     """Textual bindings for a table: one Binding per row, all keys of the row together."""
     out = []
@@ -96,7 +105,8 @@ class CommandTable(Provider):
     """The command palette: the rows of the screen it was opened over."""
 
     def _table(self) -> tuple[Command, ...]:
-        return tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+        table = tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+        return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
     def _run(self, name: str) -> None:
         self.screen.run_action(f"cmd('{name}')")

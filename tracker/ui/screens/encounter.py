@@ -24,7 +24,7 @@ from textual.widgets import Footer, Static
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
-from tracker.ui.commands import ENCOUNTER, Command, bindings
+from tracker.ui.commands import ENCOUNTER, Command, bindings, for_viewer, viewer_may
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
@@ -136,6 +136,12 @@ class EncounterScreen(Screen[None]):
             self.redraw()
 
     # ------------------------------------------------------------ dispatch
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A viewer's footer, palette and help offer only what a viewer may do.
+        if action == "cmd" and self.live.viewer:
+            return viewer_may(ENCOUNTER, str(parameters[0]) if parameters else "")
+        return True
+
     def action_cmd(self, name: str) -> None:
         command = next(c for c in ENCOUNTER if c.name == name)
         if command.edits and self.live.viewer:
@@ -334,15 +340,16 @@ class EncounterScreen(Screen[None]):
     def do_help(self) -> None:
         from tracker.ui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen("Encounter", ENCOUNTER, play=True))
+        viewer = self.live.viewer
+        self.app.push_screen(HelpScreen("Encounter (viewer)" if viewer else "Encounter", for_viewer(ENCOUNTER) if viewer else ENCOUNTER, play=not viewer))
 
     def do_close(self) -> None:
         self.flush_store()
         if len(self.app.screen_stack) > 2:
             self.dismiss(None)
         else:
-            self.app.exit(0)
+            self.app.back_to_start()  # type: ignore[attr-defined]
 
     def do_quit(self) -> None:
         self.flush_store()
-        self.app.exit(0)
+        self.app.quit_asking()  # type: ignore[attr-defined]
