@@ -119,6 +119,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("undo", "undo", "take back the latest change"),
     CommandHelp("redo", "redo", "bring back the latest undone change"),
     CommandHelp("note", "note TEXT", "write a note in the combat log"),
+    CommandHelp("viewers", "viewers exact|label|hidden", "how enemies' resources show to viewers"),
 )
 
 
@@ -368,6 +369,15 @@ class Session:
     def _cmd_hide(self, args: list[str], opts: dict[str, str]) -> Outcome:
         return self.hide(self._one_name(args, "hide NAME"))
 
+    def viewers(self, resources: str) -> Outcome:
+        """How enemies' resources show to viewers: exact, label or hidden."""
+        return self.submit(lambda enc: Event("viewers", {"resources": resources}))
+
+    def _cmd_viewers(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if len(args) != 1 or opts:
+            raise CommandError("usage: viewers exact|label|hidden")
+        return self.viewers(args[0])
+
     def _cmd_unhide(self, args: list[str], opts: dict[str, str]) -> Outcome:
         return self.hide(self._one_name(args, "unhide NAME"), False)
 
@@ -414,7 +424,7 @@ class Session:
         def build(enc: Encounter) -> Event:
             target = enc.redo_target()
             if target is None:
-                raise RuleRefusal("undo", "nothing to redo")
+                raise RuleRefusal("redo", "nothing to redo")
             return Event("redo", {"target": target.seq})
 
         return self.submit(build)

@@ -64,6 +64,9 @@ from tracker.engine.model import (
 # Kinds of queue entry, in the order they are handled on one segment.
 _COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(6)
 
+# How enemies' resources may show to viewers (a `viewers` event sets it per encounter).
+VIEWER_RESOURCES = {"exact": "exact figures", "label": "as Healthy / Bloodied / Down", "hidden": "not at all"}
+
 UNDO = "undo"
 REDO = "redo"
 
@@ -94,6 +97,7 @@ class Encounter:
             "hide": self._hide,
             "keep": self._keep,
             "note": self._note,
+            "viewers": self._viewers,
         }
         self._reset()
         for event in events:
@@ -112,6 +116,8 @@ class Encounter:
         self._redo: list[int] = []
         self._current_seq = 0
         self._upkeep_count = 0
+        # How enemies' resources show to viewers (`viewers` event); None: the default.
+        self.viewer_resources: str | None = None
         for entry in self.setup.roster:
             self._enter(entry)
 
@@ -168,7 +174,7 @@ class Encounter:
         undo = event.kind == UNDO
         stack = self._applied if undo else self._redo
         if not stack:
-            raise RuleRefusal("undo", "nothing to undo" if undo else "nothing to redo")
+            raise RuleRefusal(event.kind, "nothing to undo" if undo else "nothing to redo")
         top = self.events[stack[-1]]
         target = event.args.setdefault("target", top.seq)
         if target != top.seq:
@@ -193,7 +199,8 @@ class Encounter:
 
     # ------------------------------------------------------------ log helpers
     def _say(self, kind: str, text: str, *about: str, secret: bool = False) -> None:
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret))
+        unseen = any(self.combatants[n].hidden for n in about if n in self.combatants)
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, unseen))
 
     def _push(self, segment: int, kind: int, payload: Any) -> None:
         heapq.heappush(self._queue, (segment, kind, next(self._tick), payload))
@@ -474,6 +481,13 @@ class Encounter:
     def _note(self, args: dict[str, Any]) -> None:
         self._say("note", str(args["text"]), *args.get("about", ()))
 
+    def _viewers(self, args: dict[str, Any]) -> None:
+        mode = args.get("resources")
+        if mode not in VIEWER_RESOURCES:
+            raise TrackerError(f"viewers: resources must be one of {', '.join(VIEWER_RESOURCES)}, got {mode!r}")
+        self.viewer_resources = mode
+        self._say("viewers", f"enemy resources show to viewers: {VIEWER_RESOURCES[mode]}")
+
     # ------------------------------------------------------------ effects
     def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
         if interrupt_from is None:
@@ -661,9 +675,15 @@ class Encounter:
     def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
         """The next things due, soonest first, as (segment, description)."""
         found: list[tuple[int, int, str]] = []
+        seen: set[tuple[int, int, int]] = set()
         for segment, kind, tick, payload in self._queue:
             if not self._valid((segment, kind, tick, payload)):
                 continue
+            # An action kept after throwback is queued again; it completes once.
+            key = (segment, kind, id(payload))
+            if key in seen:
+                continue
+            seen.add(key)
             if kind == _COMPLETE:
                 text = f"{payload.actor}'s {payload.template} completes"
             elif kind == _EARLY:
@@ -686,7 +706,7 @@ class Encounter:
         return [(s, t) for s, _, t in found[:limit]]
 
     def visible_to_viewers(self, entry: LogEntry) -> bool:
-        if entry.secret:
+        if entry.secret or entry.while_hidden:
             return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 

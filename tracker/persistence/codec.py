@@ -61,6 +61,7 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "hide": {"target": (_STR, True), "hidden": (_BOOL, False)},
     "keep": {"target": (_STR, True)},
     "note": {"text": (_STR, True), "about": (_STRS, False)},
+    "viewers": {"resources": (_STR, True)},
     "undo": {"target": (_INT, True)},
     "redo": {"target": (_INT, True)},
 }

@@ -35,7 +35,7 @@ class Command:
         return " / ".join(_KEY_NAMES.get(k, k) for k in self.keys.split(","))
 
 
-_KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "delete": "del", "enter": "enter", "escape": "esc"}
+_KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "slash": "/", "delete": "del", "enter": "enter", "escape": "esc"}
 
 ENCOUNTER: tuple[Command, ...] = (
     Command("next", "n,space", "Next", "jump to the next segment where anything happens", footer=True),
@@ -56,6 +56,9 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
     Command("select_next", "down", "Following", "select the next combatant", edits=False),
+    Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),
+    Command("log_search", "slash", "Search log", "show only the log lines holding a text (empty: all)", edits=False),
+    Command("viewers", "v", "Viewers see", "how enemies' resources show to viewers: exact, label or hidden"),
     Command("log_up", "pageup", "Log up", "scroll the combat log back", edits=False),
     Command("log_down", "pagedown", "Log down", "scroll the combat log forward", edits=False),
     Command("timeline_back", "left", "Earlier", "scroll the timeline window to earlier segments", edits=False),
