@@ -9,13 +9,18 @@ TrackerError is a refusal with a message of its own; anything else is a bug, sho
 "internal error: ..." and kept in `app.errors` for the tests (which assert it stays
 empty), never as a traceback on the players' screens.
 
-Key hold. A key typed in a burst (as keys arrive over SSH) can reach the app after a
-key that pushed a screen but before that screen is mounted and has focused its first
-field: Textual hands such a key to the bare screen, which drops it. `KeyHold` keeps
-keys while the top screen is not ready and hands them on, in order, once it is, so a
-burst lands where slow typing would have put it. A screen is ready when it is mounted
-and has either focused a widget or has nothing to focus; keys are never held longer
-than `MAX_HOLD` seconds (a screen that never focuses still gets them).
+Key hold. Keys typed in a burst (as they arrive over SSH) reach the app together, and
+Textual hands each on (to the focused widget, or the screen, whence a key nobody used
+comes back to the app for its binding) before the previous one has had its effect: `:`
+then `note x` loses the note (the letters reach the encounter screen before the `:`
+binding has pushed the command line), `Seraph`, Tab, `PC` types "SeraphPC" (the letters
+after Tab reach the name field before Tab comes back to move the focus), and keys just
+after `a` go to a form not yet mounted. `KeyHold` hands keys on one at a time: a key
+waits while any message is still being handled on the app or its top screen (the
+previous key, or what it set off: a Submitted, a pushed screen), and while the top
+screen is not ready (mounted, and focused if it has anything to focus). So a burst
+lands where slow typing would have put it. A key is never held longer than `MAX_HOLD`
+seconds after the previous one (a busy or unfocused screen still gets its keys).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-MAX_HOLD = 1.0
+MAX_HOLD = 0.5
 CHECK_EVERY = 0.01
 
 
@@ -93,6 +98,20 @@ def screen_ready(screen: "Screen[Any]") -> bool:
         return True
 
 
+def _unfinished(pump: Any) -> int:
+    # Messages waiting in the pump's queue. (A message being handled is out of the queue,
+    # but handlers here do not yield to the loop midway, so it is never seen half-done.)
+    return pump._message_queue.qsize()
+
+
+def busy(app: "App[Any]", in_app: int = 0) -> bool:
+    """A message is queued or being handled on the app or anywhere on its top screen."""
+    if _unfinished(app) > in_app:
+        return True
+    screen = app.screen
+    return any(_unfinished(node) for node in (screen, *screen.walk_children()))
+
+
 class KeyHold:
     """Keys that arrived while the top screen was not ready, in order."""
 
@@ -104,7 +123,7 @@ class KeyHold:
         self._releasing = False
 
     def wants(self, event: events.Key) -> bool:
-        """Hold `event` if keys are already held or the top screen is not ready."""
+        """Hold `event` if keys are held, or the app is busy, or the top screen not ready."""
         if self.keys or not self._ready():
             if not self.keys:
                 self.since = monotonic()
@@ -113,9 +132,9 @@ class KeyHold:
             return True
         return False
 
-    def _ready(self) -> bool:
+    def _ready(self, in_app: int = 0) -> bool:
         try:
-            return screen_ready(self.app.screen)
+            return screen_ready(self.app.screen) and not busy(self.app, in_app)
         except Exception:
             return True
 
