@@ -28,6 +28,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
 from tracker.engine import TrackerError
+from tracker.text import visible
 from tracker.ui import guard
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
@@ -97,8 +98,9 @@ class TrackerApp(App[int]):
         await super().on_event(event)
 
     def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None, markup: bool = False) -> None:  # type: ignore[override]
-        """Notifications quote names, notes and file contents: plain text unless asked."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)  # type: ignore[arg-type]
+        """Notifications quote names, notes and file contents: always plain text (screens'
+        and widgets' `notify` pass markup=True by default; it is ignored here)."""
+        super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:

@@ -17,9 +17,11 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
+from rich.text import Text
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tracker.text import visible
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.session import split_command
 from tracker.ui.commands import ROSTER, Command, bindings
@@ -134,7 +136,7 @@ class RosterScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="roster-editor"):
-            yield Label(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})", classes="title")
+            yield Label(Text(visible(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})")), classes="title")
             yield OptionList(id="roster-list")
             yield Label("a: add  enter/e: edit  del/x: remove  esc: done", classes="hint")
         yield Footer()
@@ -152,7 +154,7 @@ class RosterScreen(Screen[None]):
             res = ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in c.resources.items())
             side = f" [{c.side}]" if c.side else ""
             hidden = " (hidden)" if c.hidden else ""
-            options.add_option(Option(f"{c.name}{side}{hidden}: {res}", id=c.name))
+            options.add_option(Option(Text(visible(f"{c.name}{side}{hidden}: {res}")), id=c.name))
         if not enc.combatants:
             options.add_option(Option("(no combatants yet: press a to add one)", disabled=True))
         names = list(enc.combatants)

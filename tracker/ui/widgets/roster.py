@@ -167,7 +167,7 @@ class RosterView(ScrollView, can_focus=False):
         width = self.scrollable_content_region.width
         base = self.rich_style
         if not self.combatants:
-            hint = "no combatants yet: e opens the roster editor (a: add), or :add NAME" if not self.live.viewer else "no combatants yet"
+            hint = "no combatants yet (e: add)" if not self.live.viewer else "no combatants yet"
             text = hint if y == 0 else ""
             return Strip([Segment(text, base + self.get_component_rich_style("roster--dim"))]).adjust_cell_length(width, base).crop(0, width)
         if index >= len(self.combatants):
