@@ -1,8 +1,9 @@
 """The roster: one row per combatant, and the detail panel of the selected one.
 
 A row reads `▶ Name  state  cond→40  hp ████░░ 36/43  ep 66/74 …`: items are added
-whole, in order of importance (name, state, conditions, the resource that puts the
-combatant down with its bar, the other resources), while they fit; an item that does
+whole, in order of importance (name, state, the resource that puts the combatant down,
+with its bar while the conditions still fit beside it, the conditions, the other
+resources), while they fit; an item that does
 not fit is left out and `+N` says how many are, so no figure is ever cut mid-number.
 A wider terminal shows more of them. The detail panel (`DetailView`) shows everything
 about the selected combatant: side, state, every resource and hit location, the
@@ -191,20 +192,46 @@ class RosterView(ScrollView, can_focus=False):
         items: list[list[Segment]] = [[Segment(f" {state}", base + self.get_component_rich_style(f"roster--{state}"))]]
         if c.hidden:
             items.append([Segment(" hidden", base + self.get_component_rich_style("roster--dim"))])
-        cond_style = base + self.get_component_rich_style("roster--condition")
-        items.extend([Segment(f" {visible(n)}→{until}", cond_style)] for n, until in c.conditions.items())
         view = shown(self.live.encounter, c, self.live.viewer)
         if view.label:
             items.append([Segment(f" {view.label}", base + self.get_component_rich_style("roster--" + {"Healthy": "high", "Bloodied": "mid"}.get(view.label, "low")))])
         first = primary(c) if not view.withheld else None
         keys = ([first] if first else []) + [k for k in view.resources if k != first]
+        figures: list[list[Segment]] = []
+        with_bar: list[Segment] | None = None
         for key in keys:
             value, maximum = view.resources[key], view.maxima.get(key, view.resources[key])
             tone = base + self.get_component_rich_style(f"roster--{level(value, maximum)}")
             if key == first and isinstance(value, (int, float)) and isinstance(maximum, (int, float)):
-                items.append([Segment(f" {visible(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)])
-            else:
-                items.append([Segment(" " + figure(key, value, maximum), tone)])
+                with_bar = [Segment(f" {visible(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)]
+            figures.append([Segment(" " + figure(key, value, maximum), tone)])
+        cond_style = base + self.get_component_rich_style("roster--condition")
+        conditions = [[Segment(f" {visible(n)}→{until}", cond_style)] for n, until in c.conditions.items()]
+        # The resource that puts the combatant down first, then conditions, then the rest;
+        # the bar is drawn when the conditions still fit beside it.
+        plain = items + figures[:1] + conditions + figures[1:]
+        if with_bar is not None:
+            barred = items + [with_bar] + conditions + figures[1:]
+            if self._fits(barred, width - used) >= min(len(barred), len(items) + 1 + len(conditions)):
+                plain = barred
+        out.extend(self._fill(plain, width - used, base))
+        return out
+
+    @staticmethod
+    def _fits(items: list[list[Segment]], room: int) -> int:
+        count = 0
+        for item in items:
+            size = sum(len(s.text) for s in item)
+            if size > room:
+                break
+            room -= size
+            count += 1
+        return count
+
+    def _fill(self, items: list[list[Segment]], room: int, base: Style) -> list[Segment]:
+        out: list[Segment] = []
+        used = 0
+        width = room
         for i, item in enumerate(items):
             size = sum(len(s.text) for s in item)
             rest = len(items) - i - 1

@@ -32,7 +32,7 @@ from tracker.text import visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.roster import visible_combatants
 
-NAME = 10
+NAME = 12
 ACTIVE_GLYPH, PASSIVE_GLYPH, MAINTAINED_GLYPH = "▀", "▄", "▒"
 # What a cell shows when an active bar is drawn over a passive one.
 OVER_PASSIVE = {ACTIVE_GLYPH: "█", MAINTAINED_GLYPH: "▓"}
