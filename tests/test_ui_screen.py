@@ -44,8 +44,16 @@ async def settle(pilot, app: TrackerApp) -> None:
     from tracker.ui.guard import busy
 
     calm = 0
+
+    def what() -> str:
+        nodes = [app, app.screen, *app.screen.walk_children()]
+        return f"the keys to be handled (held {len(app.key_hold.keys)}, queued at {[(n, n._message_queue.qsize()) for n in nodes if n._message_queue.qsize()]})"
+
     while calm < 3:
-        await wait_for(pilot, lambda: not app.key_hold.keys and not busy(app), "the keys to be handled")
+        try:
+            await wait_for(pilot, lambda: not app.key_hold.keys and not busy(app), "the keys")
+        except AssertionError:
+            raise AssertionError(what()) from None
         await pilot.pause()
         calm = calm + 1 if not app.key_hold.keys and not busy(app) else 0
 

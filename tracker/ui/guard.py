@@ -18,7 +18,7 @@ after Tab reach the name field before Tab comes back to move the focus), and key
 after `a` go to a form not yet mounted. `KeyHold` hands keys on one at a time: a key
 waits while any message is still being handled on the app or its top screen (the
 previous key, or what it set off: a Submitted, a pushed screen), and while the top
-screen is not ready (mounted, and focused if it has anything to focus). So a burst
+screen is not set up (see `KeyHold._ready`). So a burst
 lands where slow typing would have put it. A key is never held longer than `MAX_HOLD`
 seconds after the previous one (a busy or unfocused screen still gets its keys).
 """
@@ -26,11 +26,13 @@ seconds after the previous one (a busy or unfocused screen still gets its keys).
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Awaitable, Callable
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.containers import ScrollableContainer
 
 from tracker.engine import TrackerError
 
@@ -38,8 +40,9 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-MAX_HOLD = 0.5
-CHECK_EVERY = 0.01
+MAX_HOLD = 1.0
+SETTLE = 0.1
+CHECK_EVERY = 0.005
 
 
 def describe(error: BaseException) -> str:
@@ -87,15 +90,14 @@ def protect(pump: Any) -> Any:
     return pump
 
 
-def screen_ready(screen: "Screen[Any]") -> bool:
-    if not screen.is_mounted:
-        return False
-    if screen.focused is not None:
-        return True
-    try:
-        return not screen.focus_chain
-    except Exception:
-        return True
+def screen_mounted(screen: "Screen[Any]") -> bool:
+    return screen.is_mounted and all(widget.is_mounted for widget in screen.walk_children())
+
+
+def settled_focus(screen: "Screen[Any]") -> bool:
+    """A field has the focus: where typed keys go once the screen is set up."""
+    focused = screen.focused
+    return focused is not None and not isinstance(focused, ScrollableContainer)
 
 
 def _unfinished(pump: Any) -> int:
@@ -104,9 +106,9 @@ def _unfinished(pump: Any) -> int:
     return pump._message_queue.qsize()
 
 
-def busy(app: "App[Any]", in_app: int = 0) -> bool:
-    """A message is queued or being handled on the app or anywhere on its top screen."""
-    if _unfinished(app) > in_app:
+def busy(app: "App[Any]") -> bool:
+    """A message is queued on the app or anywhere on its top screen."""
+    if _unfinished(app):
         return True
     screen = app.screen
     return any(_unfinished(node) for node in (screen, *screen.walk_children()))
@@ -121,6 +123,11 @@ class KeyHold:
         self.keys: list[events.Key] = []
         self.since = 0.0
         self._releasing = False
+        self._calm = 0
+        self._state: tuple[int, int] = (0, 0)
+        self._state_since = 0.0
+        # The last keys handed on, with the screen and focus they met (for bug reports).
+        self.trace: deque[tuple[str, str, str]] = deque(maxlen=40)
 
     def wants(self, event: events.Key) -> bool:
         """Hold `event` if keys are held, or the app is busy, or the top screen not ready."""
@@ -132,9 +139,22 @@ class KeyHold:
             return True
         return False
 
-    def _ready(self, in_app: int = 0) -> bool:
+    def _ready(self) -> bool:
+        """The top screen is set up and nothing is in flight.
+
+        Textual first focuses the first focusable widget (often a dialog's scrolling
+        body), or nothing while the dialog's fields are still being mounted, and then
+        the field the screen asks for. So a field with the focus is ready at once; no
+        focus, or a scroll container with it, only once that has lasted `SETTLE`
+        seconds (a help page, a question, the encounter screen)."""
         try:
-            return screen_ready(self.app.screen) and not busy(self.app, in_app)
+            screen = self.app.screen
+            if not screen_mounted(screen) or busy(self.app):
+                return False
+            state = (id(screen), id(screen.focused))
+            if state != self._state:
+                self._state, self._state_since = state, monotonic()
+            return settled_focus(screen) or monotonic() - self._state_since >= SETTLE
         except Exception:
             return True
 
@@ -144,11 +164,16 @@ class KeyHold:
         self._releasing = True
         try:
             while self.keys:
-                if not self._ready() and monotonic() - self.since < MAX_HOLD:
+                # Calm on two checks in a row: a message posted by the last one (a Focus,
+                # a focus callback) is handled before the next key goes out.
+                self._calm = self._calm + 1 if self._ready() else 0
+                if self._calm < 2 and monotonic() - self.since < MAX_HOLD:
                     self.app.set_timer(CHECK_EVERY, self.release)
                     return
                 event = self.keys.pop(0)
                 self.since = monotonic()
+                self._calm = 0
+                self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
                 await self.forward(event)
         finally:
             self._releasing = False
