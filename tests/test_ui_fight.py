@@ -27,7 +27,7 @@ from tests.test_ui_screen import burst, settle
 # ruleset: (an attack with one target, an action to abort, is the attack maintainable)
 FIGHTS = {
     "freeform": ("attack", "move", True),
-    "brandx": ("punch", "jump", True),
+    "brandx": ("blast pr=10", "jump", True),  # "Most blast/ray attack powers can be maintained"
     "usor": ("strike", "move", False),
     "d6": ("strike", "move", False),
     "ogs": ("attack", "move", False),
@@ -62,9 +62,10 @@ async def test_a_whole_fight_from_the_keyboard(ruleset: str, saves: Path) -> Non
         path = live.path
         await keys(pilot, app, ":add Ann side=PC\r:add Bob\r")
         assert list(live.encounter.combatants) == ["Ann", "Bob"], (app.screen, notes(app), [i.value for i in app.screen.query("Input")])
-        await keys(pilot, app, f":declare Ann {attack} target=Bob\r")
+        template, *extra = attack.split()
+        await keys(pilot, app, f":declare Ann {template} target=Bob {' '.join(extra)}\r")
         action = live.encounter.actions[-1]
-        assert (action.actor, action.template) == ("Ann", attack)
+        assert (action.actor, action.template) == ("Ann", attack.split()[0])
         await keys(pilot, app, "n")
         assert live.encounter.now == action.completes
         before = len(live.encounter.events)

@@ -102,10 +102,11 @@ async def test_seen_name_tab_side_in_one_burst_fill_two_fields(saves: Path) -> N
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        burst(app, "eaSeraph\tPC")
+        burst(app, "eaSeraph\t\tPC")  # name, copies, side
         await settle(pilot, app)
         assert isinstance(app.screen, FormScreen)
         assert app.screen.query_one("#f-name", Input).value == "Seraph"
+        assert app.screen.query_one("#f-copies", Input).value == "1"
         assert app.screen.query_one("#f-side", Input).value == "PC"
 
 

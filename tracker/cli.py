@@ -1,4 +1,5 @@
-"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage."""
+"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage,
+3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,6 +16,7 @@ from tracker import paths, report
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
+from tracker.text import visible
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
@@ -29,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file")
-    p.add_argument("--ruleset", required=True)
+    p.add_argument("--ruleset", help="the ruleset (required unless --from)")
+    p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
     p.add_argument("--name", help="the encounter's title (default: from the file name)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting")
 
@@ -77,10 +81,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--host-key", help="host key file (created on first start)")
     p.add_argument("--max-connections", type=int, default=32)
     p.add_argument("--idle-timeout", type=float, default=3600.0, help="seconds")
+    p.add_argument("--max-startups", type=int, default=10, help="connections still logging in at once (apart from the seats)")
+    p.add_argument("--login-grace", type=float, default=10.0, help="seconds a connection has to log in")
+    p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection (default) or run a new one")
     return parser
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
+    # `--faces -1,5` and a TARGET of -3 are values, not options: widen argparse's test
+    # for a negative number to lists of them (its own reads only "-1").
+    p._negative_number_matcher = re.compile(r"^-\d+([.,]\d*)*$|^-\.\d+$")
     p.add_argument("ruleset")
     p.add_argument("spec", nargs="+", help="what to roll, in the ruleset's notation")
     p.add_argument("--vs", help="the opposing side, for an opposed roll")
@@ -126,11 +136,14 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug: say so in one line, never a traceback
+    except RecursionError:
+        sys.stderr.write("tracker: the input is nested too deeply to read (RecursionError)\n")
+        return 1
+    except Exception as exc:  # a bug: say so in one line, never a traceback, and fail
         if os.environ.get("TRACKER_DEBUG"):
             raise
-        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {exc} (set TRACKER_DEBUG=1 for details)\n")
-        return 1
+        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {visible(str(exc))} (set TRACKER_DEBUG=1 for details)\n")
+        return 3
 
 
 def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
@@ -143,6 +156,15 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
     if command == "new":
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
+        if args.source:
+            from tracker.library import new_from_roster
+
+            new_from_roster(paths.resolve(args.source, saves), path, name)
+            out.write(f"created {path} (the roster of {args.source})\n")
+            return 0
+        if not args.ruleset:
+            sys.stderr.write("tracker new: --ruleset is required (or --from OTHER to take another encounter's roster)\n")
+            return 2  # a usage error, as argparse would report it
         settings = _options(args)
         store, _ = EncounterFile.create(path, name, args.ruleset, settings)
         out.write(f"created {path} ({args.ruleset})\n")
@@ -159,14 +181,20 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         spec = " ".join(args.spec)
         options = _options(args)
         if command == "roll":
+            from rulesets.limits import check_faces_given, check_faces_used
+
+            check_faces_given(args.faces, args.vs_faces, args.vs, args.difficulty)
             dice = source_for(args.faces, args.seed, "--faces")
             vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if (args.vs or args.vs_faces or args.difficulty is not None) else None
             result = ruleset.roll(spec, dice, vs=args.vs, vs_dice=vs_dice, difficulty=args.difficulty, options=options)
+            check_faces_used(dice, "--faces")
+            check_faces_used(vs_dice, "--vs-faces")
             _out(result.to_json(), args.json, result.text, out)
         else:
             chance = ruleset.chance(spec, vs=args.vs, difficulty=args.difficulty, options=options)
-            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}"}
-            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})", out)
+            notes = ruleset.chance_notes(spec, vs=args.vs, difficulty=args.difficulty, options=options)
+            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}", "notes": notes}
+            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})" + "".join(f" [{n}]" for n in notes), out)
         return 0
     if command == "chart":
         ruleset = registry.get("brandx")
@@ -217,13 +245,18 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        before = len(session.encounter.log)
         try:
             outcome = session.execute(line)
         except TrackerError as exc:
             raise TrackerError(f"{label}, line {number} ({line}): {exc}") from None
         if not args.json:
-            for text in outcome.lines:
-                out.write(f"[{session.encounter.now}] {text}\n")
+            # Each line carries the segment its event happened on (a completion at 26
+            # reached by `step 39` is "[26]"), when the lines are the new log entries.
+            entries = session.encounter.log[before:]
+            same = len(entries) == len(outcome.lines) and all(e.text == t for e, t in zip(entries, outcome.lines))
+            for i, text in enumerate(outcome.lines):
+                out.write(f"[{entries[i].segment if same else session.encounter.now}] {visible(text)}\n")
     if args.json:
         _out(report.to_json(session.encounter), True, "", out)
     else:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
@@ -140,6 +141,14 @@ class TrackerApp(App[int]):
 
         saves = self.saves if self.saves.is_dir() or self.file is None else self.file.parent
         self.switch_screen(StartScreen(saves))
+    # System commands that write files on the host (Textual's "Screenshot" saves an SVG):
+    # a viewer, e.g. a player at `tracker serve`, is not offered them.
+    HOST_WRITING_COMMANDS = frozenset({"Screenshot"})
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if not (self.viewer and command.title in self.HOST_WRITING_COMMANDS):
+                yield command
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         widget = event.widget

@@ -20,7 +20,8 @@ waits while any message is still being handled on the app or its top screen (the
 previous key, or what it set off: a Submitted, a pushed screen), and while the top
 screen is not set up (see `KeyHold._ready`). So a burst
 lands where slow typing would have put it. A key is never held longer than `MAX_HOLD`
-seconds after the previous one (a busy or unfocused screen still gets its keys).
+seconds after the previous one (a busy or unfocused screen still gets its keys), and at
+most `MAX_HELD` keys wait: a flood beyond that is dropped, not stored.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 MAX_HOLD = 1.0
 SETTLE = 0.1
+MAX_HELD = 512
 CHECK_EVERY = 0.005
 
 
@@ -135,7 +137,9 @@ class KeyHold:
             if not self.keys:
                 self.since = monotonic()
                 self.app.set_timer(CHECK_EVERY, self.release)
-            self.keys.append(event)
+            if len(self.keys) < MAX_HELD:
+                self.keys.append(event)
+            # else: a flood (nobody types this far ahead); dropped, so memory stays bounded.
             return True
         return False
 

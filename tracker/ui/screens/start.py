@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Label
 
 from tracker import paths
 from tracker.engine import TrackerError
+from tracker.library import new_from_roster
 from tracker.persistence.store import EncounterFile
 from tracker.text import visible
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may
@@ -72,6 +73,11 @@ def _check_ruleset(text: str) -> None:
 def _cell(text: str) -> Text:
     """A table cell from a file: plain text, controls made visible (DataTable reads str as markup)."""
     return Text(visible(text), no_wrap=True, overflow="ellipsis")
+
+
+def _check_what(text: str) -> None:
+    if text not in ("everything", "roster"):
+        raise TrackerError(f"copy: expected everything or roster, got {text!r}")
 
 
 class StartScreen(Screen[None]):
@@ -207,14 +213,18 @@ class StartScreen(Screen[None]):
             if not name:
                 raise TrackerError("name: expected a title for the copy")
             path = self.saves / f"{slug(name)}{paths.SUFFIX}"
-            EncounterFile(item.path).duplicate(path, name)
+            if values.get("what") == "roster":
+                new_from_roster(item.path, path, name)  # the combatants, fresh, no log
+            else:
+                EncounterFile(item.path).duplicate(path, name)
             created.append(path)
 
         def done(values: dict[str, str] | None) -> None:
             if created:
                 self.reload(created[0])
 
-        self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title")], submit), done)
+        what = FormField("what", "copy", "everything", "everything, or roster: the combatants with full resources and no log", _check_what, ("everything", "roster"))
+        self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title"), what], submit), done)
 
     def do_delete(self) -> None:
         item = self._current()
