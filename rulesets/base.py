@@ -40,8 +40,9 @@ from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.encounter import Encounter
 from tracker.engine.model import ACTIVE, Action, Combatant
+from tracker.engine.table import TABLE_SETTINGS
 from rulesets.dice import DiceSource
-from rulesets.fields import AFTER_ROLL, RESOURCE, STAT, Field, FieldError, coerce_all
+from rulesets.fields import AFTER_ROLL, RESOURCE, SETTING, STAT, Field, FieldError, coerce_all
 from rulesets.tables import load_tables
 
 
@@ -179,7 +180,13 @@ class Ruleset(ABC):
         return stats, checked
 
     def validate_settings(self, values: Mapping[str, Any], where: str) -> dict[str, Any]:
-        return coerce_all(self.settings, dict(values), where)
+        # The table's own settings (tracker.engine.table) are accepted beside the
+        # ruleset's, and written only when set (no default fills them in).
+        fields = self.settings + tuple(
+            Field(name, "choice", None, choices=choices, role=SETTING, help=text)
+            for name, (choices, _, text) in TABLE_SETTINGS.items()
+        )
+        return coerce_all(fields, dict(values), where)
 
     # -- catalogue -----------------------------------------------------------
     @abstractmethod

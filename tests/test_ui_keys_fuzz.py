@@ -25,7 +25,7 @@ SAVES = sorted((Path(__file__).parent.parent / "saves").glob("*.toml"))
 # q and ctrl+q end the app by design; ctrl+c too. Everything else is fair.
 LETTERS = "abcdefghijklmnoprstuvwxyzABCDEFGHIJKLMNOPRSTUVWXYZ0123456789 .,=-+[]/@*:?"
 SPECIAL = ["\x1b", "\t", "\r", "\x15", "\x7f"]
-LINES = ["note [b]x[/b]", "add \"Ogre [/]\" hp=5", "declare {a} attack target={a}", "damage {a} 3", "set {a} hp abc", "undo", "redo", "step 3", "next", "[/x]", "condition {a} stunned 5", "viewers label"]
+LINES = ["note [b]x[/b]", "add \"Ogre [/]\" hp=5", "declare {a} attack target={a}", "damage {a} 3", "set {a} hp abc", "undo", "redo", "step 3", "next", "[/x]", "condition {a} stunned 5", "setting viewer_resources label"]
 START_KEYS = ["", "\r", "n", "?", "c", "g"]
 
 chunk = st.one_of(

@@ -456,10 +456,10 @@ async def test_viewer_resources_exact_label_hidden_set_from_the_app(saves: Path)
         await pilot.pause()
         burst(app, "v\x15label\r")
         await settle(pilot, app)
-        assert encounter_screen(app).live.encounter.viewer_resources == "label"
+        assert encounter_screen(app).live.encounter.table["viewer_resources"] == "label"
         # The GM still sees the figures.
         assert "8/20" in screen_text(encounter_screen(app).query_one(RosterView))[1]
-    assert on_disk(path).viewer_resources == "label"
+    assert on_disk(path).table["viewer_resources"] == "label"
     viewer = TrackerApp(saves, path, viewer=True)
     async with viewer.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -1,9 +1,10 @@
 """What a viewer may see of a combatant's resources (the app's viewer and `show --viewer`).
 
-The GM sets, per encounter, how enemies' resources show to viewers (`viewers
-exact|label|hidden`, an event, so it is undoable and reaches every viewer following the
-file): `exact` figures, a `label` (Healthy / Bloodied / Down), or `hidden`. Until set,
-`DEFAULT` (exact: what viewers saw before the setting existed).
+The GM sets, per encounter, how enemies' resources show to viewers (the table setting
+`viewer_resources`: `setting viewer_resources label`, or `v` in the app; an event, so it
+is undoable and reaches every viewer following the file): `exact` figures, a `label`
+(Healthy / Bloodied / Down), or `hidden`. Until set, exact (what viewers saw before
+the setting existed).
 
 Decisions where the design is silent:
 - An enemy is a combatant whose side is not the players': a side named PC, PCs, player,
@@ -23,9 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracker.engine import Combatant, Encounter, LogEntry
+from tracker.engine.table import TABLE_SETTINGS, VIEWER_RESOURCES
 
-DEFAULT = "exact"
-MODES = ("exact", "label", "hidden")
+MODES, DEFAULT, _ = TABLE_SETTINGS[VIEWER_RESOURCES]
 BLOODIED_AT = 0.5
 PLAYER_SIDES = frozenset({"pc", "pcs", "player", "players", "party", "hero", "heroes", "ally", "allies"})
 
@@ -35,7 +36,7 @@ def is_enemy(c: Combatant) -> bool:
 
 
 def mode_of(encounter: Encounter) -> str:
-    return getattr(encounter, "viewer_resources", None) or DEFAULT
+    return str(getattr(encounter, "table", {}).get(VIEWER_RESOURCES) or DEFAULT)
 
 
 def health_label(c: Combatant, bloodied_at: float = BLOODIED_AT) -> str:

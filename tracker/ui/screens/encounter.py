@@ -335,7 +335,7 @@ class EncounterScreen(Screen[None]):
                 raise TrackerError(f"viewers: expected one of {', '.join(MODES)}, got {text!r}")
 
         field = FormField("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
-        self._form("How enemies' resources show to viewers", [field], lambda v: lambda s: s.viewers(v["mode"]))
+        self._form("How enemies' resources show to viewers", [field], lambda v: lambda s: s.setting("viewer_resources", v["mode"]))
 
     def do_note(self) -> None:
         self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))

@@ -33,7 +33,7 @@ from textual.strip import Strip
 from tracker.engine import Event, LogEntry, Resolution
 from tracker.text import visible
 from tracker.ui.live import Live
-from tracker.viewing import log_text
+from tracker.viewing import log_text, mode_of
 
 PREFIX = 6  # "[137] "
 
@@ -115,7 +115,7 @@ class CombatLog(ScrollView, can_focus=False):
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
-        wanted = (self.only, self.search, getattr(enc, "viewer_resources", None) or "")
+        wanted = (self.only, self.search, mode_of(enc))
         if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden or wanted != self._filter:
             self._source, self._seen, self._width, self._hidden, self._filter = log, 0, width, hidden, wanted
             self._entries, self._rows = [], []
