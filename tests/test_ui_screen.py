@@ -500,3 +500,16 @@ def test_nothing_to_redo_names_redo() -> None:
     s = session_for(registry.get("freeform"), "add A")
     with pytest.raises(RuleRefusal, match=r"nothing to redo \(rule: redo\)"):
         s.execute("redo")
+
+
+async def test_brackets_typed_in_the_declare_form_are_shown_literally(saves: Path) -> None:
+    path = make_file(saves, "ogs", ["add Michael", "add Guard"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        burst(app, "a\t\tGuard[/]\t[/b]")
+        await settle(pilot, app)
+        assert app.is_running and not app.errors
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, EncounterScreen)
