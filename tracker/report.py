@@ -16,12 +16,22 @@ from __future__ import annotations
 from typing import Any
 
 from tracker.engine import Encounter
+from tracker.viewing import log_text, shown
 from tracker.roles import Role, visible_to, who
 from tracker.text import visible
 
 
 def _visible(encounter: Encounter, viewer: bool) -> list[str]:
     return [c.name for c in encounter.combatants.values() if not (viewer and c.hidden)]
+
+
+def _resources(encounter: Encounter, c: Any, viewer: bool) -> dict[str, Any]:
+    """Resources as the reader may see them (enemies' per the encounter's `viewers` setting)."""
+    view = shown(encounter, c, viewer)
+    out: dict[str, Any] = {"resources": view.resources, "maxima": view.maxima}
+    if view.label:
+        out["health"] = view.label
+    return out
 
 
 def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None = None, role: Role | None = None) -> dict[str, Any]:
@@ -54,8 +64,7 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
                 "side": c.side,
                 "state": c.state(encounter.now),
                 "hidden": c.hidden,
-                "resources": dict(c.resources),
-                "maxima": dict(c.maxima),
+                **_resources(encounter, c, viewer and not (role is not None and role.owns(c.name))),
                 "stats": dict(c.stats),
                 "conditions": dict(c.conditions),
                 "airborne_until": c.airborne_until if c.airborne(encounter.now) else None,
@@ -92,7 +101,7 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
             if a.actor in names or not viewer
         ],
         "upcoming": [{"segment": s, "what": t} for s, t in encounter.upcoming()],
-        "log": [{"segment": e.segment, "kind": e.kind, "text": e.text, "seq": e.seq, "by": encounter.author(e)} for e in log],
+        "log": [{"segment": e.segment, "kind": e.kind, "text": log_text(encounter, e, viewer), "seq": e.seq, "by": encounter.author(e)} for e in log],
         # Players' declarations waiting for the GM (player_declarations = "approval").
         "proposals": [
             {"seq": p.seq, "action": p.action, "actor": p.actor, "what": p.what(), "segment": p.segment, "by": encounter.events[p.seq - 1].by}
@@ -110,6 +119,7 @@ def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15, 
     lines.append("Combatants:")
     for c in data["combatants"]:
         res = ", ".join(f"{k} {v:g}/{c['maxima'].get(k, v):g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in c["resources"].items())
+        res = c.get("health", res) if not res else res
         extra = []
         if c["conditions"]:
             extra.append(", ".join(f"{n} until {s}" for n, s in c["conditions"].items()))

@@ -336,7 +336,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("approve", "approve N [target=NAME] [pt=N] [faces=N,N] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)"),
     CommandHelp("refuse", "refuse N REASON", "refuse proposal N; the player sees the reason"),
     CommandHelp("takeback", "takeback", "a player takes back their own last declaration (before anything else happens)"),
-    CommandHelp("setting", "setting KEY VALUE", "a table setting: player_declarations at_once|approval"),
+    CommandHelp("setting", "setting KEY VALUE", "a table setting: player_declarations at_once|approval; viewer_resources exact|label|hidden"),
 )
 
 
@@ -1075,7 +1075,7 @@ class Session:
 
     def _cmd_setting(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) != 2:
-            raise CommandError("usage: setting KEY VALUE (player_declarations at_once|approval)")
+            raise CommandError("usage: setting KEY VALUE (player_declarations at_once|approval; viewer_resources exact|label|hidden)")
         return self.setting(args[0], args[1])
 
     @staticmethod

@@ -255,7 +255,7 @@ class Encounter:
         undo = event.kind == UNDO
         stack = self._applied if undo else self._redo
         if not stack:
-            raise RuleRefusal("undo", "nothing to undo" if undo else "nothing to redo")
+            raise RuleRefusal(event.kind, "nothing to undo" if undo else "nothing to redo")
         top = self.events[stack[-1]]
         target = event.args.setdefault("target", top.seq)
         if target != top.seq:
@@ -418,7 +418,8 @@ class Encounter:
 
     # ------------------------------------------------------------ log helpers
     def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, private=private))
+        unseen = any(self.combatants[n].hidden for n in about if n in self.combatants)
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, while_hidden=unseen, private=private))
 
     def author(self, entry: LogEntry) -> str:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""
@@ -1166,9 +1167,15 @@ class Encounter:
     def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
         """The next things due, soonest first, as (segment, description)."""
         found: list[tuple[int, int, str]] = []
+        seen: set[tuple[int, int, int]] = set()
         for segment, kind, tick, payload in self._queue:
             if not self._valid((segment, kind, tick, payload)):
                 continue
+            # An action kept after throwback is queued again; it completes once.
+            key = (segment, kind, id(payload))
+            if key in seen:
+                continue
+            seen.add(key)
             if kind == _COMPLETE:
                 text = f"{payload.actor}'s {payload.template} completes"
             elif kind == _EARLY:
@@ -1191,7 +1198,7 @@ class Encounter:
         return [(s, t) for s, _, t in found[:limit]]
 
     def visible_to_viewers(self, entry: LogEntry) -> bool:
-        if entry.secret or entry.private:
+        if entry.secret or entry.private or entry.while_hidden:
             return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 

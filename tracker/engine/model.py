@@ -142,6 +142,9 @@ class LogEntry:
     about: tuple[str, ...] = ()
     seq: int = 0
     secret: bool = False  # a GM's hidden roll: never shown to viewers
+    # Written while a combatant it is about was hidden: stays hidden from viewers after
+    # the combatant is shown (what it did unseen stays unseen).
+    while_hidden: bool = False
     # Between the GM and the players of the combatants in `about` (a proposal, a
     # refusal): not shown to viewers or other players (tracker.roles.visible_to).
     private: bool = False

@@ -5,6 +5,10 @@ is made; "approval" records it as a proposal that changes nothing until the GM a
 it (possibly edited) or refuses it with a reason. Set it when creating the encounter
 (`tracker new FILE --ruleset R --set player_declarations=approval`) or during the fight
 (`setting player_declarations approval`, an event like any other, so undo takes it back).
+
+`viewer_resources`: how enemies' resources show to viewers (the app's viewer and
+`tracker show --viewer`): "exact" figures (default), a "label" (Healthy / Bloodied /
+Down), or "hidden". Set the same ways, or with `v` in the app (tracker/viewing.py).
 """
 
 from __future__ import annotations
@@ -14,12 +18,14 @@ from typing import Any
 from tracker.engine.errors import TrackerError
 
 PLAYER_DECLARATIONS = "player_declarations"
+VIEWER_RESOURCES = "viewer_resources"
 AT_ONCE = "at_once"
 APPROVAL = "approval"
 
 # name -> (choices, default, help)
 TABLE_SETTINGS: dict[str, tuple[tuple[str, ...], str, str]] = {
     PLAYER_DECLARATIONS: ((AT_ONCE, APPROVAL), AT_ONCE, "a player's declaration applies at once, or waits for the GM's approval"),
+    VIEWER_RESOURCES: (("exact", "label", "hidden"), "exact", "enemies' resources to viewers: exact figures, Healthy/Bloodied/Down, or hidden"),
 }
 
 

@@ -6,6 +6,13 @@ following the file as the GM changes it, with hidden combatants left out.
 
 No animation and no blinking (a slow SSH link, and a table of people reading the same
 screen): the animation level is "none" and every text input's cursor is steady.
+
+Nothing ends the app but quitting (tracker/ui/guard.py): an exception in any handler
+becomes a notification, keys typed in a burst wait for the screen they were meant for,
+and escape goes back one screen: form -> encounter -> start screen. An encounter opened
+with `tracker open FILE` goes back to the start screen of the saves folder (the file's
+own folder when no saves folder was given). `q` quits, asking first when a form holds
+unsaved input. Notifications are plain text (never markup): they quote names and notes.
 """
 
 from __future__ import annotations
@@ -18,10 +25,12 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App, SystemCommand
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
 from tracker.engine import TrackerError
+from tracker.text import visible
+from tracker.ui import guard
 from tracker.roles import Role
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
@@ -36,6 +45,16 @@ def _user() -> str:
         return getpass.getuser()
     except Exception:  # no passwd entry (containers): a change is still recorded, unsigned
         return os.environ.get("USER", "")
+
+
+def unsaved_input(screen: Screen[object]) -> bool:
+    """A form holds input a quit would lose: the screen says so, or a field was changed."""
+    own = getattr(screen, "has_unsaved_input", None)
+    if callable(own):
+        return bool(own())
+    if not isinstance(screen, ModalScreen):
+        return False
+    return any(hasattr(w, "tracker_initial") and w.value != w.tracker_initial for w in screen.query(Input))
 
 
 class TrackerApp(App[int]):
@@ -53,6 +72,38 @@ class TrackerApp(App[int]):
         self.user = _user() if user is None else user
         self.live = live
         self.animation_level = "none"
+        self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
+        self.key_hold = guard.KeyHold(self, self._forward_key)
+
+    # ------------------------------------------------------------ guard and key hold
+    async def _dispatch_message(self, message: object) -> object:
+        return await guard.guarded_dispatch(self, super()._dispatch_message, message)
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's last resort ends the app; once running, a bug is a message instead.
+        if self.is_running and self._exit_renderables == [] and not isinstance(error, (KeyboardInterrupt, SystemExit)):
+            guard.report(self, error)
+            return
+        super()._handle_exception(error)
+
+    def push_screen(self, screen, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        return super().push_screen(guard.protect(screen), *args, **kwargs)
+
+    def switch_screen(self, screen):  # type: ignore[no-untyped-def, override]
+        return super().switch_screen(guard.protect(screen))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self.key_hold.wants(event):
+            return
+        await super().on_event(event)
+
+    async def _forward_key(self, event: events.Key) -> None:
+        await super().on_event(event)
+
+    def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None, markup: bool = False) -> None:  # type: ignore[override]
+        """Notifications quote names, notes and file contents: always plain text (screens'
+        and widgets' `notify` pass markup=True by default; it is ignored here)."""
+        super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:
@@ -95,6 +146,12 @@ class TrackerApp(App[int]):
 
             self.push_screen(RosterScreen(live))
 
+    def back_to_start(self) -> None:
+        """Escape on the bottom encounter screen: the start screen of the saves folder."""
+        from tracker.ui.screens.start import StartScreen
+
+        saves = self.saves if self.saves.is_dir() or self.file is None else self.file.parent
+        self.switch_screen(StartScreen(saves))
     # System commands that write files on the host (Textual's "Screenshot" saves an SVG):
     # a viewer, e.g. a player at `tracker serve`, is not offered them.
     HOST_WRITING_COMMANDS = frozenset({"Screenshot"})
@@ -108,8 +165,23 @@ class TrackerApp(App[int]):
         widget = event.widget
         if isinstance(widget, Input):
             widget.cursor_blink = False
+            if not hasattr(widget, "tracker_initial"):  # typing starts after the first focus
+                widget.tracker_initial = widget.value  # type: ignore[attr-defined]
 
     async def action_quit(self) -> None:
+        self.quit_asking()
+
+    def quit_asking(self) -> None:
+        """Quit, asking first when an open form holds input that would be lost."""
+        unsaved = [s for s in self.screen_stack if unsaved_input(s)]
+        if not unsaved:
+            self.quit_now()
+            return
+        from tracker.ui.screens.confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen("Quit? The open form's input is not saved."), lambda yes: self.quit_now() if yes else None)
+
+    def quit_now(self) -> None:
         for screen in self.screen_stack:
             live = getattr(screen, "live", None)
             if live is not None:

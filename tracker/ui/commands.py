@@ -35,7 +35,7 @@ class Command:
         return " / ".join(_KEY_NAMES.get(k, k) for k in self.keys.split(","))
 
 
-_KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "delete": "del", "enter": "enter", "escape": "esc", "left_square_bracket": "[", "right_square_bracket": "]"}
+_KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "slash": "/", "delete": "del", "enter": "enter", "escape": "esc", "left_square_bracket": "[", "right_square_bracket": "]"}
 
 ENCOUNTER: tuple[Command, ...] = (
     Command("next", "n,space", "Next", "jump to the next segment where anything happens", footer=True),
@@ -57,6 +57,9 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
     Command("select_next", "down", "Following", "select the next combatant", edits=False),
+    Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),
+    Command("log_search", "slash", "Search log", "show only the log lines holding a text (empty: all)", edits=False),
+    Command("viewers", "v", "Viewers see", "how enemies' resources show to viewers: exact, label or hidden"),
     Command("log_up", "pageup", "Log up", "scroll the combat log back", edits=False),
     Command("log_down", "pagedown", "Log down", "scroll the combat log forward", edits=False),
     Command("timeline_back", "left", "Earlier", "scroll the timeline window to earlier segments", edits=False),
@@ -91,6 +94,15 @@ ROSTER: tuple[Command, ...] = (
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
 )
 
+def for_viewer(table: Iterable[Command]) -> tuple[Command, ...]:
+    """The rows a read-only viewer may use: nothing that changes the encounter."""
+    return tuple(c for c in table if not c.edits)
+
+
+def viewer_may(table: Iterable[Command], name: str) -> bool:
+    return any(c.name == name and not c.edits for c in table)
+
+
 def bindings(table: Iterable[Command]) -> list[Binding]:
     """Textual bindings for a table: one Binding per row, all keys of the row together."""
     out = []
@@ -103,7 +115,8 @@ class CommandTable(Provider):
     """The command palette: the rows of the screen it was opened over."""
 
     def _table(self) -> tuple[Command, ...]:
-        return tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+        table = tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+        return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
     def _run(self, name: str) -> None:
         self.screen.run_action(f"cmd('{name}')")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,6 +21,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from tracker.text import visible
 from tracker.engine import TrackerError
 from tracker.session import Outcome
 from tracker.ui.live import Live
@@ -124,7 +126,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         except TrackerError:
             self.query_one("#template-info", Label).update("")
             return
-        self.query_one("#template-info", Label).update(template_text(template))
+        self.query_one("#template-info", Label).update(Text(visible(template_text(template))))
         if template.params != self.params:
             self.params = template.params
             box = self.query_one("#params", Vertical)
@@ -161,7 +163,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             actor, template, targets, _, params, _ = self._gather()
             label.update(chance_text(self.live.session.chance(actor, template, targets, params)))
         except TrackerError as exc:
-            label.update(f"chance of success: - ({exc})")
+            label.update(Text(visible(f"chance of success: - ({exc})")))
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:

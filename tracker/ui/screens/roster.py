@@ -25,9 +25,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
+from rich.text import Text
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tracker.text import visible
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.session import MAX_COPIES, Outcome, Session, split_command
 from tracker.text import visible
