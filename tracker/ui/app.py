@@ -19,6 +19,7 @@ from textual import events
 from textual.app import App
 from textual.widgets import Input
 
+from tracker import config
 from tracker.engine import TrackerError
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
@@ -49,6 +50,7 @@ class TrackerApp(App[int]):
         self.user = _user() if user is None else user
         self.live = live
         self.animation_level = "none"
+        config.apply(self, viewer)  # theme and key bindings from the user's config file
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:
@@ -81,6 +83,9 @@ class TrackerApp(App[int]):
             from tracker.ui.screens.roster import RosterScreen
 
             self.push_screen(RosterScreen(live))
+
+    def watch_theme(self, theme: str) -> None:
+        config.theme_changed(self, theme, self.viewer)  # a theme picked in the palette is remembered
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         widget = event.widget
