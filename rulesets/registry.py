@@ -15,9 +15,12 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tracker.engine.errors import TrackerError
-from rulesets.base import Ruleset
+
+if TYPE_CHECKING:
+    from rulesets.base import Ruleset
 
 GROUP = "tracker.rulesets"
 BUILT_IN = {

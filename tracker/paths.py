@@ -16,7 +16,6 @@ filled without being asked.
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +84,8 @@ def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list
         if target.resolve() == source.resolve():
             skipped.append(target)
             continue
+        import shutil  # (bz2, lzma and more: only when copying)
+
         shutil.copyfile(source, target)
         copied.append(target)
     return copied, skipped
