@@ -1,4 +1,5 @@
-"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage.
+"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage,
+3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1).
 
 Start-up time matters (a roll from the shell, the app's first screen): each command
 imports only what it uses. The saves folder is resolved only by commands that use it,
@@ -17,6 +18,7 @@ from typing import Any, TextIO
 
 from tracker import paths
 from tracker.engine.errors import TrackerError
+from tracker.text import visible
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
@@ -63,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file")
-    p.add_argument("--ruleset", help="a ruleset id (default: default_ruleset in the config file)")
+    p.add_argument("--ruleset", help="the ruleset (default: default_ruleset in the config file; not with --from)")
+    p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
     p.add_argument("--name", help="the encounter's title (default: from the file name)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting")
 
@@ -187,11 +190,14 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug: say so in one line, never a traceback
+    except RecursionError:
+        sys.stderr.write("tracker: the input is nested too deeply to read (RecursionError)\n")
+        return 1
+    except Exception as exc:  # a bug: say so in one line, never a traceback, and fail
         if os.environ.get("TRACKER_DEBUG"):
             raise
-        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {exc} (set TRACKER_DEBUG=1 for details)\n")
-        return 1
+        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {visible(str(exc))} (set TRACKER_DEBUG=1 for details)\n")
+        return 3
 
 
 def _default_ruleset() -> str | None:
@@ -200,7 +206,7 @@ def _default_ruleset() -> str | None:
 
     chosen = config.check_ruleset(config.load()).default_ruleset
     if not chosen:
-        sys.stderr.write(f"tracker new: --ruleset is required (or set default_ruleset in {config.config_path()})\n")
+        sys.stderr.write(f"tracker new: --ruleset is required (or --from OTHER, or default_ruleset in {config.config_path()})\n")
     return chosen
 
 
@@ -246,6 +252,15 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
 
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
+        if args.source:
+            from tracker.library import new_from_roster
+
+            new_from_roster(paths.resolve(args.source, saves), path, name)
+            out.write(f"created {path} (the roster of {args.source})\n")
+            return 0
+        if not args.ruleset:
+            sys.stderr.write("tracker new: --ruleset is required (or --from OTHER to take another encounter's roster)\n")
+            return 2  # a usage error, as argparse would report it
         settings = _options(args)
         store, _ = EncounterFile.create(path, name, args.ruleset, settings)
         out.write(f"created {path} ({args.ruleset})\n")
@@ -374,7 +389,7 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
             raise TrackerError(f"{label}, line {number} ({line}): {exc}") from None
         if not args.json:
             for text in outcome.lines:
-                out.write(f"[{session.encounter.now}] {text}\n")
+                out.write(f"[{session.encounter.now}] {visible(text)}\n")
     if args.json:
         _out(report.to_json(session.encounter), True, "", out)
     else:

@@ -16,6 +16,7 @@ filled without being asked.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,13 +92,26 @@ def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list
     return copied, skipped
 
 
+def slug(name: str) -> str:
+    """The file name (without .toml) an encounter titled `name` is saved under."""
+    text = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+    return text or "encounter"
+
+
 def resolve(name: str, saves: Path, *, must_exist: bool = True) -> Path:
-    """A FILE argument: a path as given if it exists (or has a folder part), else NAME[.toml] in the saves folder."""
+    """A FILE argument: a path as given if it exists (or has a folder part), else NAME[.toml]
+    in the saves folder, else the file an encounter titled NAME is saved under
+    ("Ruined Temple BX" -> ruined-temple-bx.toml, as the start screen names it)."""
     given = Path(name)
     if given.exists() or given.parent != Path("."):
         return given
     in_saves = saves / (name if name.endswith(SUFFIX) else name + SUFFIX)
-    if in_saves.exists() or not must_exist:
+    if in_saves.exists():
+        return in_saves
+    by_title = saves / (slug(name.removesuffix(SUFFIX)) + SUFFIX)
+    if by_title.exists():
+        return by_title
+    if not must_exist:
         return in_saves
     return given
 
@@ -105,4 +119,5 @@ def resolve(name: str, saves: Path, *, must_exist: bool = True) -> Path:
 def encounter_files(saves: Path) -> list[Path]:
     if not saves.is_dir():
         return []
-    return sorted(p for p in saves.iterdir() if p.suffix == SUFFIX and not p.name.startswith("."))
+    # library-<ruleset>.toml holds sheets, not an encounter (tracker.library).
+    return sorted(p for p in saves.iterdir() if p.suffix == SUFFIX and not p.name.startswith((".", "library-")))

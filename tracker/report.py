@@ -1,10 +1,22 @@
-"""The encounter as text and as JSON, for `tracker show` and scripts."""
+"""The encounter as text and as JSON, for `tracker show` and scripts.
+
+Names, notes and log lines come from people and files, so they may hold control
+characters (an old or hand-edited save). The text form passes every line through
+`tracker.text.visible`: no raw ESC (or any other control) reaches the terminal, and a
+newline inside a name cannot forge a line. The JSON form keeps the data exact, so a
+script can use a name in a command as it is; that is safe because the JSON is written
+with `ensure_ascii` (the default of `json.dumps`): every control character and every
+non-ASCII character, bidi overrides included, is written as a `\\uXXXX` escape, so the
+bytes on the terminal are plain printable ASCII and the document stays valid JSON.
+A program that decodes it and prints the strings must make them visible itself.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tracker.engine import Encounter
+from tracker.text import visible
 
 
 def _visible(encounter: Encounter, viewer: bool) -> list[str]:
@@ -107,4 +119,4 @@ def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15) 
     lines.append("Log:")
     for entry in data["log"]:
         lines.append(f"  [{entry['segment']}] {entry['text']}")
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)

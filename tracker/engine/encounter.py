@@ -33,15 +33,28 @@ Timing, as decided in DESIGN section 3:
   (interrupted); `keep` lets the GM overrule a throwback interruption.
 - `next` finds the next segment where anything happens through a priority queue with
   lazy deletion, so its cost does not depend on how many empty segments it skips.
+- A stretch of time holding nothing but payment segments is charged in one go, with
+  one summary line per payer ("payment segments 50-100000000 (2000000 payments): ..."),
+  so `step N` and loading its save cost the same whatever N. Payments are made one by
+  one only on the segment where a payer's down state changes, so who goes down, when,
+  and what that interrupts are exactly as if each segment had been stepped.
+
+Validation: every event is checked in full before it changes anything (numbers through
+`tracker.engine.bounds`, names unique ignoring case, a resolution's effects before the
+first applies), so a refused event leaves the state as it was. Should a handler still
+fail part-way (a bug), the effective events are folded again and the event is refused.
 """
 
 from __future__ import annotations
 
 import heapq
+from dataclasses import replace
+import math
 from collections.abc import Callable, Iterable
 from itertools import count
 from typing import Any
 
+from tracker.engine import bounds
 from tracker.engine import effects as fx
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import RuleRefusal, TrackerError
@@ -94,6 +107,9 @@ class Encounter:
             "hide": self._hide,
             "keep": self._keep,
             "note": self._note,
+            "rename": self._rename,
+            "side": self._side,
+            "reorder": self._reorder,
         }
         self._reset()
         for event in events:
@@ -103,6 +119,7 @@ class Encounter:
     def _reset(self) -> None:
         self.now = 0
         self.combatants: dict[str, Combatant] = {}
+        self._folded: dict[str, str] = {}  # casefolded name -> name, for lookups ignoring case
         self.actions: list[Action] = []
         self.log: list[LogEntry] = []
         self.scheduled: dict[int, list[str]] = {}
@@ -122,8 +139,7 @@ class Encounter:
     def combatant(self, name: str) -> Combatant:
         found = self.combatants.get(name)
         if found is None:
-            folded = {n.casefold(): c for n, c in self.combatants.items()}
-            found = folded.get(name.casefold())
+            found = self.combatants.get(self._folded.get(name.casefold(), ""))
         if found is None:
             known = ", ".join(self.combatants) or "none yet"
             raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
@@ -157,7 +173,16 @@ class Encounter:
             if handler is None:
                 raise TrackerError(f"unknown event kind {event.kind!r}")
             self._current_seq = len(self.events) + 1
-            handler(event.args)
+            try:
+                handler(event.args)
+            except TrackerError:
+                # Handlers refuse before they change anything (validation comes first).
+                raise
+            except Exception as exc:
+                # A fault in a handler (a bug, or a value no check foresaw) may have left
+                # state half-changed: fold the effective events again, then refuse.
+                self._rebuild()
+                raise TrackerError(f"{event.kind} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
             self._applied.append(len(self.events))
             self._redo.clear()
         event.seq = len(self.events) + 1
@@ -212,10 +237,11 @@ class Encounter:
 
     # ------------------------------------------------------------ roster
     def _enter(self, entry: CombatantSetup) -> Combatant:
-        if entry.name in self.combatants:
-            raise TrackerError(f"there is already a combatant named {entry.name!r}")
-        if not entry.name.strip():
+        if not isinstance(entry.name, str) or not entry.name.strip():
             raise TrackerError("a combatant needs a name")
+        self.check_new_name(entry.name)
+        bounds.sheet(entry.stats, entry.resources, entry.name)
+        bounds.segment(entry.surprised_until, f"{entry.name}: surprised_until")
         c = Combatant(
             name=entry.name,
             stats=dict(entry.stats),
@@ -227,27 +253,108 @@ class Encounter:
             down_keys=self.setup.down_when,
         )
         self.combatants[c.name] = c
+        self._folded[c.name.casefold()] = c.name
         if c.surprised_until > self.now:
             self._push(c.surprised_until, _ALERT, c.name)
         return c
 
+    def check_new_name(self, name: str, keep: str | None = None) -> None:
+        """Refuse `name` if a combatant (other than `keep`) already has it, ignoring case.
+
+        Names are looked up ignoring case, so two that differ only by case could never
+        both be reached.
+        """
+        other = self._folded.get(name.casefold())
+        if other is not None and other != keep:
+            raise TrackerError(f"there is already a combatant named {other!r} (names are unique ignoring case)")
+
     def _add(self, args: dict[str, Any]) -> None:
-        entry = CombatantSetup(
-            name=args["name"],
-            stats=dict(args.get("stats", {})),
-            resources=dict(args.get("resources", {})),
-            side=args.get("side", ""),
-            hidden=bool(args.get("hidden", False)),
-            surprised_until=int(args.get("surprised_until", 0)),
-        )
-        c = self._enter(entry)
-        self._say("add", f"{c.name} joins the fight", c.name)
+        # `names` (copies: "Goblin 1".."Goblin 4") adds the same sheet under each name.
+        names = list(args.get("names") or [args["name"]])
+        entries = [
+            CombatantSetup(
+                name=name,
+                stats=dict(args.get("stats", {})),
+                resources=dict(args.get("resources", {})),
+                side=args.get("side", ""),
+                hidden=bool(args.get("hidden", False)),
+                surprised_until=bounds.segment(args.get("surprised_until", 0), "surprised_until"),
+            )
+            for name in names
+        ]
+        folded = [n.casefold() if isinstance(n, str) else n for n in names]
+        if len(set(folded)) != len(folded):
+            raise TrackerError(f"add: the names repeat ({', '.join(map(str, names))})")
+        for entry in entries:  # every check before the first one enters
+            if not isinstance(entry.name, str) or not entry.name.strip():
+                raise TrackerError("a combatant needs a name")
+            self.check_new_name(entry.name)
+            bounds.sheet(entry.stats, entry.resources, entry.name)
+        for entry in entries:
+            c = self._enter(entry)
+            self._say("add", f"{c.name} joins the fight", c.name)
+
+    def _rename(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        old, new = c.name, args["name"]
+        if not isinstance(new, str) or not new.strip():
+            raise TrackerError("rename: a combatant needs a name")
+        self.check_new_name(new, keep=old)
+        # Everything that refers to the combatant by name follows it.
+        self.combatants = {(new if n == old else n): other for n, other in self.combatants.items()}
+        del self._folded[old.casefold()]
+        self._folded[new.casefold()] = new
+        c.name = new
+
+        def swap(name: str) -> str:
+            return new if name == old else name
+
+        renamed: dict[int, fx.Effect] = {}  # id(old effect) -> the effect aimed at the new name
+        for action in self.actions:
+            action.actor = swap(action.actor)
+            action.targets = tuple(swap(t) for t in action.targets)
+            if any(getattr(e, "target", None) == old for e in action.resolution.effects):
+                effects = []
+                for effect in action.resolution.effects:
+                    if getattr(effect, "target", None) == old:
+                        renamed[id(effect)] = replace(effect, target=new)  # type: ignore[type-var]
+                    effects.append(renamed.get(id(effect), effect))
+                action.resolution = replace(action.resolution, effects=tuple(effects))
+        queue = []
+        for segment, kind, tick, payload in self._queue:
+            if kind in (_LAND, _ALERT):
+                payload = swap(payload)
+            elif kind == _EXPIRE:
+                payload = (swap(payload[0]), payload[1])
+            elif kind == _EARLY:
+                payload = (payload[0], renamed.get(id(payload[1]), payload[1]))
+            queue.append((segment, kind, tick, payload))
+        heapq.heapify(queue)
+        self._queue = queue
+        self.log = [replace(e, about=tuple(swap(n) for n in e.about)) if old in e.about else e for e in self.log]
+        self._say("rename", f"{old} is now called {new}", new)
+
+    def _side(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        c.side = args["side"]
+        self._say("side", f"{c.name} is on side {c.side}" if c.side else f"{c.name} is on no side", c.name)
+
+    def _reorder(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        position = args["position"]
+        if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(self.combatants):
+            raise TrackerError(f"reorder: position: expected 1 to {len(self.combatants)}, got {position!r}")
+        order = [n for n in self.combatants if n != c.name]
+        order.insert(position - 1, c.name)
+        self.combatants = {n: self.combatants[n] for n in order}
+        self._say("reorder", f"{c.name} moves to place {position} in the roster", c.name)
 
     def _remove(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["name"])
         for action in list(c.in_progress):
             self._end(action, ABORTED)
         del self.combatants[c.name]
+        del self._folded[c.name.casefold()]
         self._say("remove", f"{c.name} leaves the fight", c.name)
 
     # ------------------------------------------------------------ initiation
@@ -348,12 +455,13 @@ class Encounter:
         template, mode = args["template"], args.get("mode", ACTIVE)
         companions = tuple(args.get("companions", ()))
         self.check_initiation(c, template, mode, companions)
+        resolution = self._checked(args["resolution"])
         self._initiate(
             c,
             template,
             mode,
             tuple(args.get("targets", ())),
-            _resolution(args["resolution"]),
+            resolution,
             companions,
             bool(args.get("maintainable", False)),
             0,
@@ -378,7 +486,15 @@ class Encounter:
         prev = self.maintainable_action(c)
         self.check_initiation(c, prev.template, ACTIVE)
         targets = tuple(args.get("targets", ())) or prev.targets
-        self._initiate(c, prev.template, ACTIVE, targets, _resolution(args["resolution"]), (), True, prev.chain + 1, prev.secret)
+        self._initiate(c, prev.template, ACTIVE, targets, self._checked(args["resolution"]), (), True, prev.chain + 1, prev.secret)
+
+    def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
+        """The resolution, refused now if any number it would apply is out of bounds."""
+        resolution = _resolution(value)
+        bounds.resolution(resolution, "resolution")
+        if self.now + resolution.pt > bounds.MAX_SEGMENT:
+            raise TrackerError(f"resolution: pt: the action would complete after segment {bounds.MAX_SEGMENT:,}")
+        return resolution
 
     def _abort(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["actor"])
@@ -407,21 +523,27 @@ class Encounter:
         resource = args["resource"]
         if resource not in c.resources:
             raise TrackerError(f"{c.name} has no resource {resource!r} (has: {', '.join(c.resources) or 'none'})")
+        bounds.number(args["amount"], "amount")
+        overflow = args.get("overflow", "")
+        if overflow and overflow not in c.resources:
+            raise TrackerError(f"{c.name} has no resource {overflow!r} (has: {', '.join(c.resources)})")
         self._hurt(fx.Damage(c.name, args["amount"], resource, args.get("overflow", "")), self.now + 1)
 
     def _set(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
-        key, value = args["key"], args["value"]
+        key, value = args["key"], bounds.value(args["value"], f"set {args['key']}")
         table = c.stats if key in c.stats and key not in c.resources else c.resources
+        if table is c.resources and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise TrackerError(f"set {c.name} {key}: {key} is a resource and takes a number, got {value!r}")
         table[key] = value
         self._say("set", f"{c.name}: {key} set to {_fmt(value) if isinstance(value, (int, float)) else value}", c.name)
         self._check_down(c, self.now + 1)
 
     def _condition(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
-        duration = int(args["duration"])
-        if duration < 1:
-            raise TrackerError(f"a condition lasts at least 1 segment, not {duration}")
+        duration = bounds.segment(args["duration"], "condition: segments", 1)
+        if self.now + duration > bounds.MAX_SEGMENT:
+            raise TrackerError(f"condition: it would end after segment {bounds.MAX_SEGMENT:,}")
         self._add_condition(c, args["name"], duration)
 
     def _add_condition(self, c: Combatant, name: str, duration: int) -> None:
@@ -431,7 +553,7 @@ class Encounter:
         self._say("condition", f"{c.name} is {name} until segment {expires}", c.name)
 
     def _schedule(self, args: dict[str, Any]) -> None:
-        at, text = int(args["at"]), args["text"]
+        at, text = bounds.segment(args["at"], "schedule: segment"), args["text"]
         if at <= self.now:
             raise TrackerError(f"a scheduled event must be after the current segment {self.now}, not {at}")
         self.scheduled.setdefault(at, []).append(text)
@@ -440,7 +562,7 @@ class Encounter:
 
     def _surprise(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
-        until = int(args["until"])
+        until = bounds.segment(args["until"], "surprise: segment")
         c.surprised_until = until
         if until > self.now:
             self._push(until, _ALERT, c.name)
@@ -495,7 +617,7 @@ class Encounter:
             self._hurt(effect, interrupt_from)
         elif isinstance(effect, fx.Adjust):
             table = c.stats if effect.key in c.stats and effect.key not in c.resources else c.resources
-            table[effect.key] = table.get(effect.key, 0) + effect.delta
+            table[effect.key] = bounds.clamp(table.get(effect.key, 0) + effect.delta)
             why = f" ({effect.reason})" if effect.reason else ""
             self._say("adjust", f"{c.name}: {effect.key} {effect.delta:+g}{why}", c.name)
             self._check_down(c, interrupt_from)
@@ -517,9 +639,10 @@ class Encounter:
         before = c.resources.get(effect.resource, 0)
         after = before - effect.amount
         text = f"{c.name} takes {_fmt(effect.amount)} {effect.resource}" if effect.amount >= 0 else f"{c.name} heals {_fmt(-effect.amount)} {effect.resource}"
+        after = bounds.clamp(after)
         if after < 0 and effect.overflow:
             c.resources[effect.resource] = 0
-            c.resources[effect.overflow] = c.resources.get(effect.overflow, 0) + after
+            c.resources[effect.overflow] = bounds.clamp(c.resources.get(effect.overflow, 0) + after)
             text += f"; {_fmt(-after)} goes through to {effect.overflow} ({_fmt(c.resources[effect.overflow])} left)"
         else:
             c.resources[effect.resource] = after
@@ -582,15 +705,58 @@ class Encounter:
         return best
 
     def _advance(self, args: dict[str, Any]) -> None:
-        target = int(args["to"])
+        target = bounds.segment(args["to"], "advance: segment")
         if target <= self.now:
             raise TrackerError(f"time only moves forward: segment {target} is not after {self.now}")
         while True:
             nxt = self.next_happening()
             if nxt is None or nxt > target:
                 break
-            self._arrive(nxt)
+            if not self._pay_in_bulk(nxt, target):
+                self._arrive(nxt)
         self.now = target
+
+    # A long stretch with nothing but payment segments in it is charged in one go, so
+    # the cost of `step N` (and of loading its save) does not grow with N. Payments are
+    # made one at a time only where a combatant's down state changes on one.
+    def _pay_in_bulk(self, first: int, target: int) -> bool:
+        every = self.time.payment_every
+        if not self._upkeep_count or every <= 0 or first % every:
+            return False
+        queue = self._queue  # next_happening has dropped the invalid entries at its head
+        end = min(target, queue[0][0] - 1) if queue else target
+        count = min(end // every - (first - 1) // every, self._steady_payments())
+        if count < 2:
+            return False
+        last = first + (count - 1) * every
+        self.now = last
+        span = f"payment segments {first}-{last} ({count} payments)"
+        for c in self.combatants.values():
+            if not c.upkeep:
+                continue
+            parts = []
+            for name, (resource, amount) in c.upkeep.items():
+                total = amount * count
+                c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - total)
+                parts.append(f"{_fmt(total)} {resource} for {name}")
+            self._say("upkeep", f"{span}: {c.name} pays {'; '.join(parts)}", c.name)
+            self._check_down(c, last + 1)
+        return True
+
+    def _steady_payments(self) -> int:
+        """How many payments can be made before any payer's down state could change."""
+        best = bounds.MAX_SEGMENT
+        for c in self.combatants.values():
+            if not c.upkeep:
+                continue
+            drain: dict[str, int | float] = {}
+            for resource, amount in c.upkeep.values():
+                drain[resource] = drain.get(resource, 0) + amount
+            for key in c.down_keys:
+                per, now = drain.get(key, 0), c.resources.get(key, 1)
+                if key in drain and per != 0:
+                    best = min(best, _first_crossing(now, per) - 1)
+        return best
 
     def _arrive(self, segment: int) -> None:
         self.now = segment
@@ -652,7 +818,7 @@ class Encounter:
     def _pay(self, segment: int) -> None:
         for c in self.combatants.values():
             for name, (resource, amount) in c.upkeep.items():
-                c.resources[resource] = c.resources.get(resource, 0) - amount
+                c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - amount)
                 self._say("upkeep", f"payment segment {segment}: {c.name} pays {_fmt(amount)} {resource} for {name}", c.name)
             if c.upkeep:
                 self._check_down(c, segment + 1)
@@ -689,6 +855,21 @@ class Encounter:
         if entry.secret:
             return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
+
+
+def _first_crossing(value: int | float, per: int | float) -> int:
+    """The first payment count j >= 1 after which `value - j * per` is on the other side of 0
+    (positive -> at most 0, or at most 0 -> positive); a large number if never."""
+    positive = value > 0
+    if (positive and per <= 0) or (not positive and per >= 0):
+        return bounds.MAX_SEGMENT + 1
+    j = max(1, math.ceil(value / per) if positive else math.floor(-value / -per) + 1)
+    # Guard against float rounding: step to the exact first crossing.
+    while j > 1 and ((value - (j - 1) * per > 0) != positive):
+        j -= 1
+    while (value - j * per > 0) == positive:
+        j += 1
+    return j
 
 
 def _resolution(value: Resolution | dict[str, Any]) -> Resolution:

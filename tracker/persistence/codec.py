@@ -47,7 +47,7 @@ _ANY = ("a value", lambda v: True)
 _MODE = ("active or passive", lambda v: v in ("active", "passive"))
 
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
-    "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False)},
+    "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
     "remove": {"name": (_STR, True)},
     "declare": {"actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, True)},
     "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "resolution": (_TABLE, True)},
@@ -61,6 +61,9 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "hide": {"target": (_STR, True), "hidden": (_BOOL, False)},
     "keep": {"target": (_STR, True)},
     "note": {"text": (_STR, True), "about": (_STRS, False)},
+    "rename": {"target": (_STR, True), "name": (_STR, True)},
+    "side": {"target": (_STR, True), "side": (_STR, True)},
+    "reorder": {"target": (_STR, True), "position": (_INT, True)},
     "undo": {"target": (_INT, True)},
     "redo": {"target": (_INT, True)},
 }

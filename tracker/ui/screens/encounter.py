@@ -24,6 +24,7 @@ from textual.widgets import Footer, Static
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
+from tracker.text import visible
 from tracker.ui.commands import ENCOUNTER, Command, bindings
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
@@ -160,7 +161,7 @@ class EncounterScreen(Screen[None]):
     def after_change(self, outcome: Outcome | None, quiet: bool = True) -> None:
         self.redraw()
         if outcome is not None and not quiet and outcome.lines:
-            self.notify("\n".join(outcome.lines[-4:]), timeout=4)
+            self.notify("\n".join(visible(line) for line in outcome.lines[-4:]), timeout=4, markup=False)
 
     def flush_store(self) -> None:
         try:
@@ -292,6 +293,11 @@ class EncounterScreen(Screen[None]):
                 self.after_change(outcome[0], quiet=False)
 
         self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(verbs[:4]) + "; ... (? lists all)"), done)
+
+    def do_history(self) -> None:
+        from tracker.ui.screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self.live))
 
     def do_roster(self) -> None:
         from tracker.ui.screens.roster import RosterScreen

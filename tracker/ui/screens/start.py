@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Label
 
 from tracker import paths
 from tracker.engine import TrackerError
+from tracker.library import new_from_roster
 from tracker.persistence.store import EncounterFile
 from tracker.ui.commands import START, Command, bindings
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -65,6 +66,11 @@ def slug(name: str) -> str:
 def _check_ruleset(text: str) -> None:
     if text not in registry.available():
         raise TrackerError(f"ruleset: expected one of {', '.join(sorted(registry.available()))}, got {text!r}")
+
+
+def _check_what(text: str) -> None:
+    if text not in ("everything", "roster"):
+        raise TrackerError(f"copy: expected everything or roster, got {text!r}")
 
 
 class StartScreen(Screen[None]):
@@ -195,14 +201,18 @@ class StartScreen(Screen[None]):
             if not name:
                 raise TrackerError("name: expected a title for the copy")
             path = self.saves / f"{slug(name)}{paths.SUFFIX}"
-            EncounterFile(item.path).duplicate(path, name)
+            if values.get("what") == "roster":
+                new_from_roster(item.path, path, name)  # the combatants, fresh, no log
+            else:
+                EncounterFile(item.path).duplicate(path, name)
             created.append(path)
 
         def done(values: dict[str, str] | None) -> None:
             if created:
                 self.reload(created[0])
 
-        self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title")], submit), done)
+        what = FormField("what", "copy", "everything", "everything, or roster: the combatants with full resources and no log", _check_what, ("everything", "roster"))
+        self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title"), what], submit), done)
 
     def do_delete(self) -> None:
         item = self._current()
