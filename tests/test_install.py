@@ -348,3 +348,15 @@ def test_a_roll_imports_neither_files_nor_metadata_nor_textual() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_default_viewer_resources_come_from_the_config(config_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config, "_viewer_default", None)
+    assert config.default_viewer_resources() == "exact"
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text('viewer_resources = "hidden"\n', encoding="utf-8")
+    monkeypatch.setattr(config, "_viewer_default", None)
+    assert config.default_viewer_resources() == "hidden"
+    config_file.write_text('viewer_resources = "nonsense"\n', encoding="utf-8")
+    monkeypatch.setattr(config, "_viewer_default", None)
+    assert config.default_viewer_resources() == "exact"

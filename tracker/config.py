@@ -218,3 +218,19 @@ def theme_changed(app: Any, theme: str, viewer: bool) -> None:
         remember_theme(theme)
     except (ConfigError, OSError) as exc:
         app.notify(f"theme not saved: {exc}", severity="warning")
+
+
+_viewer_default: str | None = None
+
+
+def default_viewer_resources() -> str:
+    """How enemies' resources show to viewers in an encounter whose GM has not said:
+    the config's `viewer_resources`, else "exact". Never raises (a bad config file is
+    reported where the app starts); read once per process."""
+    global _viewer_default
+    if _viewer_default is None:
+        try:
+            _viewer_default = load().viewer_resources or "exact"
+        except TrackerError:
+            _viewer_default = "exact"
+    return _viewer_default
