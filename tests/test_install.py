@@ -3,6 +3,7 @@ export and the browser view (issue 13)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 import json
 import os
@@ -310,6 +311,31 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+async def _browser_tab(port: int, keys: str) -> str:
+    import aiohttp
+
+    text = ""
+    async with aiohttp.ClientSession() as session:
+        async with session.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24") as ws:
+            deadline = time.monotonic() + 60
+            while "Seraph" not in text and time.monotonic() < deadline:
+                message = await ws.receive(timeout=deadline - time.monotonic())
+                if message.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
+                    break
+                text += message.data if isinstance(message.data, str) else message.data.decode("utf-8", "replace")
+            await ws.send_json(["stdin", keys])
+            # the app's answer to the key, if any, arrives within this bound; then look at the file
+            end = time.monotonic() + 3
+            while time.monotonic() < end:
+                try:
+                    message = await ws.receive(timeout=end - time.monotonic())
+                except asyncio.TimeoutError:
+                    break
+                if message.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
+                    break
+    return text
+
+
 def test_web_serves_the_page_on_127_0_0_1(tmp_path: Path) -> None:
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT), TRACKER_SAVES=str(ROOT / "saves"))
@@ -326,6 +352,11 @@ def test_web_serves_the_page_on_127_0_0_1(tmp_path: Path) -> None:
                 time.sleep(0.2)  # the server is still starting: poll, as a browser would retry
         assert page, server.stderr.read().decode() if server.poll() is not None else "no answer in 60 s"
         assert f"ws://127.0.0.1:{port}/ws" in page and "textual.js" in page
+        # what the page's script does: the encounter shows, and a GM's key changes nothing
+        saved = (ROOT / "saves" / "seraph-vs-sphinx.toml").read_bytes()
+        screen = asyncio.run(_browser_tab(port, keys="n"))
+        assert "Seraph" in screen
+        assert (ROOT / "saves" / "seraph-vs-sphinx.toml").read_bytes() == saved
         with socket.socket() as s:  # bound to loopback only
             addresses = {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)} - {"127.0.0.1", "127.0.1.1"}
             for address in addresses:
