@@ -391,3 +391,29 @@ def test_default_viewer_resources_come_from_the_config(config_file: Path, monkey
     config_file.write_text('viewer_resources = "nonsense"\n', encoding="utf-8")
     monkeypatch.setattr(config, "_viewer_default", None)
     assert config.default_viewer_resources() == "exact"
+
+
+def test_every_command_takes_saves_after_it() -> None:
+    from tracker.cli import _parser
+
+    parser = _parser()
+    assert parser.parse_args(["serve", "--saves", "d"]).saves == "d"
+    assert parser.parse_args(["--saves", "d", "serve"]).saves == "d"
+    assert parser.parse_args(["web"]).saves is None
+    for name in ("open", "new", "show", "play", "check", "serve", "web", "export", "examples"):
+        argv = [name] + (["f"] if name in ("new", "show", "play", "check", "export") else []) + ["--saves", "x"]
+        assert parser.parse_args(argv).saves == "x", name
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completion_completes(tmp_path: Path) -> None:
+    script = tmp_path / "tracker.fish"
+    script.write_text(run("completion", "fish")[1], encoding="utf-8")
+
+    def complete(line: str) -> set[str]:
+        done = subprocess.run(["fish", "--no-config", "-c", f"source {script}; complete -C '{line}'"], capture_output=True, text=True, timeout=30)
+        return {row.split("\t")[0] for row in done.stdout.splitlines()}
+
+    assert complete("tracker ex") == {"examples", "export"}
+    assert complete("tracker export f --format ") == {"md", "html"}
+    assert "--viewer" in complete("tracker export f --v")

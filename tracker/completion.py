@@ -145,7 +145,7 @@ def _zsh_specs(c: Command) -> list[str]:
             action = f":{_zq(o.flags[-1].lstrip('-'))}:" + (f"({' '.join(o.choices)})" if o.choices else "_files")
         names = "{" + ",".join(o.flags) + "}" if len(o.flags) > 1 else o.flags[0]
         exclusive = f"({' '.join(o.flags)})" if len(o.flags) > 1 else ""
-        specs.append(f"'{exclusive}'{names}'[{_zq(o.help)}]{action}'")
+        specs.append(f"'{exclusive}'{names}'[{_zq(o.help)}]{action}'" if exclusive else f"'{names}[{_zq(o.help)}]{action}'")
     for index, p in enumerate(c.positionals, 1):
         action = f"({' '.join(p.choices)})" if p.choices else "_files"
         specs.append(f"'*:{_zq(p.name)}:{action}'" if p.repeated else f"'{index}:{_zq(p.name)}:{action}'")
