@@ -200,6 +200,16 @@ async def test_the_app_applies_the_config_and_remembers_a_picked_theme(config_fi
     assert config.load().theme == "gruvbox"
 
 
+async def test_starting_the_app_writes_no_config(config_file: Path, saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracker.ui.app import TrackerApp
+
+    monkeypatch.delenv("TRACKER_USER", raising=False)
+    app = TrackerApp(saves)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+    assert not config_file.exists()  # only a theme the user picks is written
+
+
 async def test_a_viewer_never_writes_the_config(config_file: Path, saves: Path) -> None:
     from tracker.ui.app import TrackerApp
 
