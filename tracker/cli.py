@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -142,6 +143,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
+    # `--faces -1,5` and a TARGET of -3 are values, not options: widen argparse's test
+    # for a negative number to lists of them (its own reads only "-1").
+    p._negative_number_matcher = re.compile(r"^-\d+([.,]\d*)*$|^-\.\d+$")
     p.add_argument("ruleset")
     p.add_argument("spec", nargs="+", help="what to roll, in the ruleset's notation")
     p.add_argument("--vs", help="the opposing side, for an opposed roll")
@@ -277,9 +281,14 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         spec = " ".join(args.spec)
         options = _options(args)
         if command == "roll":
+            from rulesets.limits import check_faces_given, check_faces_used
+
+            check_faces_given(args.faces, args.vs_faces, args.vs, args.difficulty)
             dice = source_for(args.faces, args.seed, "--faces")
             vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if (args.vs or args.vs_faces or args.difficulty is not None) else None
             result = ruleset.roll(spec, dice, vs=args.vs, vs_dice=vs_dice, difficulty=args.difficulty, options=options)
+            check_faces_used(dice, "--faces")
+            check_faces_used(vs_dice, "--vs-faces")
             _out(result.to_json(), args.json, result.text, out)
         else:
             chance = ruleset.chance(spec, vs=args.vs, difficulty=args.difficulty, options=options)
@@ -383,13 +392,18 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        before = len(session.encounter.log)
         try:
             outcome = session.execute(line)
         except TrackerError as exc:
             raise TrackerError(f"{label}, line {number} ({line}): {exc}") from None
         if not args.json:
-            for text in outcome.lines:
-                out.write(f"[{session.encounter.now}] {visible(text)}\n")
+            # Each line carries the segment its event happened on (a completion at 26
+            # reached by `step 39` is "[26]"), when the lines are the new log entries.
+            entries = session.encounter.log[before:]
+            same = len(entries) == len(outcome.lines) and all(e.text == t for e, t in zip(entries, outcome.lines))
+            for i, text in enumerate(outcome.lines):
+                out.write(f"[{entries[i].segment if same else session.encounter.now}] {visible(text)}\n")
     if args.json:
         _out(report.to_json(session.encounter), True, "", out)
     else:

@@ -100,6 +100,10 @@ def split_command(line: str) -> tuple[str, list[str], dict[str, str]]:
     return verb, positional, options
 
 
+def _fmt_amount(value: int | float) -> str:
+    return f"{value:g}"
+
+
 def _int(text: str, what: str) -> int:
     try:
         value = int(text)
@@ -601,9 +605,26 @@ class Session:
         raise CommandError(f"{c.name} has no resources to damage")
 
     def damage(self, name: str, amount: int | float, resource: str | None = None) -> Outcome:
+        """Damage (or, negative, heal) through the ruleset's damage rule, as a blow lands:
+        Brand X VP overflows to DP. Healing past the sheet's value is refused unless
+        the ruleset allows it."""
+
         def build(enc: Encounter) -> Event:
             c = enc.combatant(name)
-            return Event("damage", {"target": c.name, "amount": amount, "resource": resource or self.default_resource(c.name, enc)})
+            rule = self.ruleset.damage_rule(c, amount, resource)
+            if amount < 0 and not rule.over_maximum:
+                top = c.maxima.get(rule.resource)
+                now = c.resources.get(rule.resource, 0)
+                if top is not None and now - amount > top:
+                    room = max(0, top - now)
+                    raise CommandError(
+                        f"heal {c.name} {_fmt_amount(-amount)}: {rule.resource} is {_fmt_amount(now)} of "
+                        f"{_fmt_amount(top)}; healing more than {_fmt_amount(room)} would pass the maximum"
+                    )
+            args: dict[str, Any] = {"target": c.name, "amount": amount, "resource": rule.resource}
+            if rule.overflow and amount > 0:
+                args["overflow"] = rule.overflow
+            return Event("damage", args)
 
         return self.submit(build)
 

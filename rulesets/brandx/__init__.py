@@ -23,14 +23,15 @@ may be given on the sheet to override the figures derived from the abilities.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
-from tracker.engine.model import ACTIVE, PASSIVE
-from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from tracker.engine.model import ACTIVE, PASSIVE, Combatant
+from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, RollResult, Ruleset
 from rulesets.brandx import actions, combat
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
 from rulesets.brandx.common import Ctx
@@ -44,7 +45,7 @@ from rulesets.brandx.rolls import (
     roll_d100,
 )
 from rulesets.dice import DiceSource
-from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field
+from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field, staged
 
 ABILITY_NAMES = actions.ABILITIES
 
@@ -204,6 +205,35 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
        (ROLL[1], ROLL[2], _p("q_ep", "Q to EP"), _p("vs_q_ep", "the opponent's Q to EP")), targets=1),
 )}
 
+# The declare form's stages. MAIN: the few modifiers that matter for the action; the
+# rest are one key away; Q (and the speed slowed by it) is placed after the roll is seen
+# (DESIGN 4.1), where Q left unplaced goes to the action's usual use.
+_MAIN: dict[str, tuple[str, ...]] = {
+    "punch": ("pool", "hand_damage"), "strike": ("pool", "damage", "hand_damage"),
+    "blast": ("pr", "pr_effect", "damage", "pool"), "power": ("pr", "pr_effect", "label", "mode"),
+    "ability": ("ability", "pool", "effort"), "discernment": ("pool",), "heal": ("period", "mental"),
+    "hold-breath": ("elapsed",), "jump": ("speed", "reach"), "lift": ("weight", "overhead", "push", "power"),
+    "move": ("stop",), "throw": ("weight", "damage", "range"), "skill": ("roll", "level"),
+    "knowledge": ("score", "multiplier"), "arm-wrestle": ("pool",),
+}
+
+
+# Where Q nobody placed goes, per action (common.py), and the words for each use.
+_USUAL_Q = {"punch": "Attack", "strike": "Attack", "blast": "Attack", "move": "speed", "jump": "height",
+            "lift": "EP", "throw": "distance"}
+_Q_NAMES = {"q_speed": "speed", "q_attack": "Attack", "q_defense": "Defense", "q_damage": "Damage",
+            "q_ep": "EP", "q_save": "saved", "q_height": "height", "q_distance": "distance", "q_lob": "lob",
+            "q_turn": "turning"}
+
+
+def after_roll_param(name: str) -> bool:
+    return name.startswith(("q_", "vs_q_")) or name == "slow"
+
+
+CATALOGUE = {
+    name: replace(t, params=staged(t.params, _MAIN.get(name, ()), after_roll_param)) for name, t in CATALOGUE.items()
+}
+
 _RESOLVERS = {
     "punch": lambda ctx, dice: combat.resolve_attack(ctx, dice, "punch"),
     "strike": lambda ctx, dice: combat.resolve_attack(ctx, dice, "strike"),
@@ -274,6 +304,25 @@ class BrandXRuleset(Ruleset):
         if not request.template.maintainable:
             raise TrackerError(f"{request.template.name} cannot be maintained")
         return combat.maintain_attack(self.ctx(request), dice)
+
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        """Q is spent after the roll is seen (DESIGN 4.1): 'Q 6 to place on speed, Attack,
+        ...; unplaced Q goes to Attack'. Nothing to place after a failure or Q 0."""
+        fields = self.after_roll_fields(request)
+        q = resolution.margin
+        if not fields or not resolution.success or not isinstance(q, int) or q <= 0:
+            return ""
+        names = ", ".join(_Q_NAMES.get(f.name, f.name) for f in fields if f.name.startswith("q_"))
+        usual = _USUAL_Q.get(request.template.name, "nothing (left unspent)")
+        return f"Q {q} to place on {names}; unplaced Q goes to {usual}"
+
+    def damage_rule(self, target: Combatant, amount: int | float, resource: str | None = None) -> ManualDamage:
+        """As a blow lands: VP first, what VP cannot take goes through to DP (`resource=dp`
+        puts it on DP directly). Healing VP stops at the maximum."""
+        rule = super().damage_rule(target, amount, resource or ("vp" if "vp" in target.resources else None))
+        if rule.resource == "vp" and "dp" in target.resources:
+            return ManualDamage("vp", "dp")
+        return rule
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
         """Exact chance the declared action succeeds (the first roll it makes)."""

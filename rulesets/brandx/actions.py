@@ -60,7 +60,7 @@ from typing import Any
 from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
-from rulesets.brandx.combat import LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
+from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
 from rulesets.brandx.common import Ctx, latest_action
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
@@ -95,7 +95,7 @@ def resolve_ability(ctx: Ctx, dice: DiceSource) -> Resolution:
     if ctx.p("calm", False):
         total, faces, shown = 7, (), "no stress: 7 assumed"
     else:
-        roll = action_roll(dice, target)
+        roll = action_roll(dice, target, label="Ability Roll")
         total, faces, shown = roll.total, roll.dice, roll.shown()
     return _generic(ctx, target, text, costs, tdetails, total, faces, shown, "ability", f"{ability} roll")
 
@@ -129,7 +129,7 @@ def resolve_discernment(ctx: Ctx, dice: DiceSource) -> Resolution:
     newoen = ctx.stat("newoen")
     base = int(ctx.p("roll", int(newoen // 2)))
     target, text, costs, tdetails = ctx.target(base, f"half newoen {base}", int(ctx.p("pool", 0)))
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Discernment Roll")
     res = _generic(ctx, target, text, costs, tdetails, roll.total, roll.dice, roll.shown(), "discernment", "discernment")
     verdict = "knows the right course" if roll.success else "cannot tell the good course"
     return _amend(res, f"; {ctx.actor.name} {verdict}")
@@ -181,7 +181,7 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
         summary = f"{text}; resting one round: {', '.join(parts)} (VP half the roll rounded up, EP rounded down)"
         return Resolution(pt=pt, success=True, margin=0, summary=summary, effects=tuple(effects),
                           details={"roll": target, "vp": vp_gain, "ep": ep_gain, **tdetails})
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Healing Roll")
     q = roll.q
     order = ("ep", "active_charisma", "learning") if mental else ("dp", "strength", "agility", "constitution", "ep")
     original = _original_stats(ctx, me)
@@ -222,7 +222,7 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     if vacuum:
         target -= vacuum
         text += f" - {vacuum} (air gone on segment {air_gone}, {vacuum} segments of PT left) = {target}"
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Hold Breath Roll")
     elapsed = int(ctx.p("elapsed", 0))
     time_penalty = ctx.charts.sphere(elapsed) if elapsed > 0 else 0
     q = roll.q - time_penalty
@@ -272,7 +272,7 @@ def resolve_move(ctx: Ctx, dice: DiceSource) -> Resolution:
     target, text, costs, tdetails = ctx.target(base, base_text, pool, "agility")
     if speed_q:
         text += f" (pool -{speed_q} for speed Q already applied)" if speed_q > 0 else ""
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Move Roll")
     q = roll.q
     notes: list[str] = []
     stop = bool(ctx.p("stop", False))
@@ -330,7 +330,7 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
     bonus = ctx.charts.square(2 * height)
     target, text, costs, tdetails = ctx.target(base + bonus, f"agility + strength {base} + Square(2 x height) {bonus}",
                                                int(ctx.p("pool", 0)), "agility")
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Jump Roll")
     q = roll.q
     notes: list[str] = []
     if roll.success:
@@ -400,7 +400,7 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     if push and friction:
         target -= friction
         text += f" - friction {friction} = {target}"
-    roll = action_roll(dice, target, need)
+    roll = action_roll(dice, target, need, label="Lift Roll")
     q = roll.q
     margin = q - need
     pt = ctx.base_pt()
@@ -437,8 +437,8 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     mine, _ = lift_roll(ctx, me)
     target, text, costs, tdetails = ctx.target(mine, f"{me.name}'s Lift Roll {mine}", int(ctx.p("pool", 0)), "strength")
     theirs, _ = lift_roll(ctx, foe)
-    a = action_roll(dice, target)
-    b = action_roll(dice, theirs)
+    a = action_roll(dice, target, label="Lift Roll (arm-wrestling)")
+    b = action_roll(dice, theirs, label="Lift Roll (arm-wrestling)", who=foe.name)
     a_ep, b_ep = int(ctx.p("q_ep", 0)), int(ctx.p("vs_q_ep", 0))
     rows = {me.name: 9, foe.name: 9}
     winner: str | None
@@ -481,7 +481,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
     need = ctx.charts.sphere(weight) if weight > 0 else 0
     target, text, costs, tdetails = ctx.target(base + bonus, f"strength - 9 {base} + Sphere(mass {mass:g}) {bonus}",
                                                int(ctx.p("pool", 0)), "strength")
-    roll = action_roll(dice, target, need)
+    roll = action_roll(dice, target, need, label="Throw Roll")
     q = roll.q
     margin = q - need
     notes: list[str] = []
@@ -519,6 +519,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
         parts.extend(texts)
         faces += attack_faces
         details["attack"] = attack_details
+        details["judge"] = JUDGE
     elif ctx.request.targets:
         parts.append("no attack: the throw failed")
     return Resolution(pt=pt, success=success, margin=margin, dice=faces, summary="; ".join(parts + notes),
@@ -533,7 +534,7 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect
     base, base_text = combat_base(ctx)
     pool = combat_pool(ctx, len(targets))
     number = base + ctx.charts.sphere(pool)
-    roll = action_roll(dice, number)
+    roll = action_roll(dice, number, label="Combat Roll")
     rng = ctx.p("range")
     if rng is not None and float(rng) > speed:
         return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m"], roll.dice, {"q": roll.q}
@@ -576,7 +577,7 @@ def resolve_skill(ctx: Ctx, dice: DiceSource) -> Resolution:
         base_text += f" - {2 * hurry} hurrying"
     pool = int(ctx.p("pool", 0)) + int(ctx.p("knowledge", 0)) // 10
     target, text, costs, tdetails = ctx.target(base, base_text, pool)
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Skill Roll")
     req = ctx.request
     shifted = Ctx(ctx.charts, ctx.ep_chart, ctx.tables, req.__class__(
         req.template, req.actor, req.targets, req.params, req.segment, req.settings, req.previous, pt, req.encounter))

@@ -61,14 +61,17 @@ class ActionRoll(RollUnder):
         return f"Q {self.q}" if self.success else f"missed by {-self.q}"
 
 
-def roll_2d10(dice: DiceSource, label: str = "Action Roll") -> tuple[tuple[int, int], tuple[int, ...], int]:
-    """(faces, rerolls, total) with each 1 rerolled once and the new face subtracted."""
-    first, second = roll_group(dice, label, (10, 10))
+def roll_2d10(dice: DiceSource, label: str = "Action Roll", who: str = "") -> tuple[tuple[int, int], tuple[int, ...], int]:
+    """(faces, rerolls, total) with each 1 rerolled once and the new face subtracted.
+
+    The reroll is its own dice group ("Combat Roll: reroll of a 1"), asked for only
+    when a 1 shows; `who` names a roller other than the actor (a Throwback Roll)."""
+    first, second = roll_group(dice, label, (10, 10), who)
     rerolls: list[int] = []
     total = first + second
     for face in (first, second):
         if face == 1:
-            (again,) = roll_group(dice, f"{label}: reroll of a 1 (subtracted)", (10,))
+            (again,) = roll_group(dice, f"{label}: reroll of a 1 (subtracted)", (10,), who)
             rerolls.append(again)
             total -= again
     return (first, second), tuple(rerolls), total
@@ -90,11 +93,12 @@ class TargetProbe:
         raise ProbeHit(Fraction(0))
 
 
-def action_roll(dice: DiceSource, target: int, need: int = 0, label: str = "Action Roll") -> ActionRoll:
-    """Roll against `target`; `need` is Q the action must reach (Lift, Throw) for its chance."""
+def action_roll(dice: DiceSource, target: int, need: int = 0, label: str = "Action Roll", who: str = "") -> ActionRoll:
+    """Roll against `target`; `need` is Q the action must reach (Lift, Throw) for its chance.
+    `label` is the roll's name in the game's words ("Combat Roll", "Lift Roll")."""
     if isinstance(dice, TargetProbe):
         raise ProbeHit(chance_at_most(target - need))
-    faces, rerolls, total = roll_2d10(dice, label)
+    faces, rerolls, total = roll_2d10(dice, label, who)
     return ActionRoll(faces, rerolls, total, target)
 
 

@@ -51,14 +51,24 @@ from rulesets.d6.rolls import CANCEL, D6Roll, roll_code
 from rulesets.d6.sheet import BODY_POINTS, HEALTHY_WOUNDS, ROLLABLE, WOUNDS, code_of, strength_source
 from rulesets.d6.tables import D6Tables
 from rulesets.dice import DiceSource
-from rulesets.fields import PARAM, Field
+from rulesets.fields import PARAM, Field, staged
 
 SEGMENTS_PER_ROUND = 10
 DEFENSES = ("dodge", "parry")
 ATTACKS = ("shoot", "strike")
 
 
+# The declare form's first fields per action (the rest one key away); D6 chooses
+# nothing after the roll.
+_MAIN = {"shoot": ("skill", "range", "cover"), "strike": ("skill", "cover"), "dodge": ("skill", "full"),
+         "parry": ("skill", "full"), "check": ("skill", "difficulty", "level"), "move": ("actions",)}
+
+
 def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
+    return staged(_all_params(tables, name), _MAIN.get(name, ()))
+
+
+def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     common = (
         Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
         Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the seed's scale of situation modifiers"),
@@ -221,8 +231,9 @@ class Resolver:
 
     def _check(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         difficulty, label = self._difficulty(request)
-        pool = self.pool(request, request.params.get("skill", "reflexes"))
-        roll = roll_code(pool.code, dice, self.mode(request))
+        skill = request.params.get("skill", "reflexes")
+        pool = self.pool(request, skill)
+        roll = roll_code(pool.code, dice, self.mode(request), skill)
         rp = roll.total - difficulty
         success = rp >= 0
         level = self.tables.level_name(rp) if success else "Failure"
@@ -230,8 +241,9 @@ class Resolver:
         return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=self._roll_details(roll, difficulty, rp, level))
 
     def _defend(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
-        pool = self.pool(request, request.params.get("skill", "dodge"))
-        roll = roll_code(pool.code, dice, self.mode(request))
+        skill = request.params.get("skill", "dodge")
+        pool = self.pool(request, skill)
+        roll = roll_code(pool.code, dice, self.mode(request), f"{request.template.name} ({skill})" if skill != request.template.name else skill)
         full = bool(request.params.get("full"))
         value = roll.total + (self.tables.full_bonus if full else 0)
         until = request.segment + SEGMENTS_PER_ROUND
@@ -271,10 +283,11 @@ class Resolver:
     def _attack(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         target = self._target(request)
         default_skill = "marksmanship" if request.template.name == "shoot" else "melee"
-        pool = self.pool(request, request.params.get("skill", default_skill))
+        skill = request.params.get("skill", default_skill)
+        pool = self.pool(request, skill)
         difficulty, against = self.defense_of(request, target)
         mode = self.mode(request)
-        attack = roll_code(pool.code, dice, mode)
+        attack = roll_code(pool.code, dice, mode, f"{request.template.name} ({skill})")
         rp = attack.total - difficulty
         hit = rp >= 0
         level = self.tables.level_name(rp) if hit else "Failure"
@@ -285,7 +298,7 @@ class Resolver:
         if hit:
             code, label = self.damage_code(request)
             bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
-            blow = roll_code(code, dice, mode)
+            blow = roll_code(code, dice, mode, "damage")
             faces += blow.faces
             damage = blow.total + bonus
             shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
@@ -293,7 +306,7 @@ class Resolver:
             system = request.settings.get("damage_system", "wounds")
             resist_code, resist_label = self.resistance(target, system)
             if resist_code.dice >= 1:
-                guard = roll_code(resist_code, dice, mode)
+                guard = roll_code(resist_code, dice, mode, "resistance", target.name)
                 faces += guard.faces
                 resistance = guard.total
                 lines.append(f"resistance {resist_label} = {guard.text()}" if " + armour" in resist_label else f"resistance {resist_label}: {guard.text(code=False)}")

@@ -66,8 +66,10 @@ class Rolled:
         return f"{dice or '0'} = {self.total}"
 
 
-def roll(spec: DiceSpec, dice: DiceSource) -> Rolled:
-    return Rolled(spec, roll_group(dice, "check", spec.sides))
+def roll(spec: DiceSpec, dice: DiceSource, label: str = "check", who: str = "") -> Rolled:
+    """One dice group: `label` names the roll ("Action Check", "damage"), `who` a
+    roller other than the actor (the rival of an Opposed Check)."""
+    return Rolled(spec, roll_group(dice, label, spec.sides, who))
 
 
 def _descending(values: list[int] | tuple[int, ...], length: int) -> tuple[int, ...]:
@@ -102,7 +104,7 @@ class Opposed:
         return f"{self.winner} wins on {self.decided_by}{extra}"
 
 
-def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSource) -> Opposed:
+def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSource, rival_who: str = "") -> Opposed:
     """Settle an Opposed Check with the seed's tie-breaks, rolling d12s if it comes to that."""
     if own.total != rival.total:
         return Opposed(own, rival, "self" if own.total > rival.total else "rival", "total")
@@ -116,7 +118,7 @@ def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSo
     offs: list[tuple[int, int]] = []
     for _ in range(_MAX_ROLL_OFF):
         (a,) = roll_group(own_dice, "d12 roll-off", (12,))
-        (b,) = roll_group(rival_dice, "d12 roll-off", (12,))
+        (b,) = roll_group(rival_dice, "d12 roll-off", (12,), rival_who)
         offs.append((a, b))
         if a != b:
             return Opposed(own, rival, "self" if a > b else "rival", "d12 roll-off", offs)

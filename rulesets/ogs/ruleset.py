@@ -40,6 +40,7 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, coerce_all
+from rulesets.limits import MAX_OGS_DICE, MAX_OGS_OPPOSED_DICE, no_negative_difficulty
 from rulesets.ogs import odds
 from rulesets.ogs.check import StageRule, opposed, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
@@ -136,7 +137,7 @@ class OgsRuleset(Ruleset):
         second = "force" if name == "power" else "skill"
         spec = self.check_spec(request.actor, params, second)
         difficulty = self._difficulty(request)
-        rolled = roll(spec, dice)
+        rolled = roll(spec, dice, "Action Check")
         total = rolled.total
         success = total >= difficulty
         stages = self.stage_rule.stages(total, difficulty)
@@ -154,7 +155,7 @@ class OgsRuleset(Ruleset):
             # Each stage adds one die of damage: the weapon's largest die.
             extra = (max(damage.sides),) * stages
             damage = DiceSpec(damage.sides + extra, damage.flat)
-            hurt = roll(damage, dice)
+            hurt = roll(damage, dice, f"damage ({stages} stage{'s' if stages != 1 else ''} of criticals)" if stages else "damage")
             faces.extend(hurt.faces)
             summary += f"; damage {hurt.shown()}"
             details["damage"] = hurt.total
@@ -178,8 +179,9 @@ class OgsRuleset(Ruleset):
         rival = request.targets[0]
         own_spec = self.check_spec(request.actor, request.params)
         rival_spec = self.check_spec(rival, {})
-        own, theirs = roll(own_spec, dice), roll(rival_spec, dice)
-        result = opposed(own, theirs, dice, dice)
+        own = roll(own_spec, dice, "Opposed Check")
+        theirs = roll(rival_spec, dice, "Opposed Check", rival.name)
+        result = opposed(own, theirs, dice, dice, rival.name)
         faces = own.faces + theirs.faces + [f for pair in result.roll_off for f in pair]
         who = request.actor.name if result.winner == "self" else rival.name
         summary = f"{own.shown()} vs {rival.name} {theirs.shown()}: {who} wins on {result.decided_by}"
@@ -197,7 +199,7 @@ class OgsRuleset(Ruleset):
             raise TrackerError("open needs dice (dice=10d6)")
         spec = increase(spec, int(params.get("increase") or 0), self.steps, all_dice=True)
         spec = DiceSpec(spec.sides, spec.flat + int(params.get("bonus") or 0), spec.groups)
-        rolled = roll(spec, dice)
+        rolled = roll(spec, dice, "Open Roll")
         effects = tuple(Damage(t.name, rolled.total, "hp") for t in request.targets)
         return Resolution(pt=pt, margin=rolled.total, dice=tuple(rolled.faces), summary=f"open roll {spec.text()}: {rolled.shown()}",
                           effects=effects, details={"total": rolled.total, "sizes": list(spec.sides)})
@@ -221,6 +223,10 @@ class OgsRuleset(Ruleset):
 
     def _cli_spec(self, spec: str, stages: int, which: int | None, open_roll: bool, label: str) -> DiceSpec:
         parsed = parse(spec, self.steps, label)
+        if not parsed.sides:
+            raise TrackerError(f"{label} {spec!r}: no dice to roll")
+        if len(parsed.sides) > MAX_OGS_DICE:
+            raise TrackerError(f"{label} {spec!r}: {len(parsed.sides)} dice is more than the limit of {MAX_OGS_DICE}")
         if not parsed.sides and stages:
             raise TrackerError(f"{label} {spec!r}: no dice to increase")
         if open_roll:
@@ -230,6 +236,9 @@ class OgsRuleset(Ruleset):
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
         opts = self._options(options)
+        no_negative_difficulty(difficulty, "OGS")
+        if vs is not None and difficulty is not None:
+            raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         open_roll = bool(opts["open"]) or (vs is None and difficulty is None)
         if open_roll and (vs is not None or difficulty is not None):
             raise TrackerError("an Open Roll has no --difficulty or --vs")
@@ -261,9 +270,15 @@ class OgsRuleset(Ruleset):
     def chance(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
                options: Mapping[str, Any] | None = None) -> Fraction:
         opts = self._options(options)
+        no_negative_difficulty(difficulty, "OGS")
+        if vs is not None and difficulty is not None:
+            raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         own = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), False, "ogs dice")
         if vs is not None:
             rival = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
+            if len(own.sides) + len(rival.sides) > MAX_OGS_OPPOSED_DICE:
+                raise TrackerError(f"opposed odds: {len(own.sides)} + {len(rival.sides)} dice is more than the limit of "
+                                   f"{MAX_OGS_OPPOSED_DICE} dice in all (the tie-breaks compare every die)")
             return odds.win(own.sides, own.flat, rival.sides, rival.flat)
         if difficulty is None:
             raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.engine.errors import TrackerError
-from rulesets.fields import PARAM, RESOURCE, STAT, Field, FieldError
+from rulesets.fields import PARAM, RESOURCE, STAT, Field, FieldError, staged
 from rulesets.ogs.notation import DiceSpec, DiceSteps, parse
 
 SHIPPED_STEPS = DiceSteps()
@@ -84,3 +84,7 @@ OPEN_PARAMS: tuple[Field, ...] = (
     Field("increase", "int", None, 0, 10, role=PARAM, help="Die Increase stages on every die"),
     Field("bonus", "int", None, -50, 50, role=PARAM, help="flat bonus"),
 )
+# The declare form's first fields (the rest one key away); OGS chooses nothing after the roll.
+ATTACK_PARAMS = staged(ATTACK_PARAMS, ("bonus", "increase", "damage"))
+CHECK_PARAMS = staged(CHECK_PARAMS, ("difficulty", "bonus", "increase"))
+OPEN_PARAMS = staged(OPEN_PARAMS, ("dice", "increase", "bonus"))

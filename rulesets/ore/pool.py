@@ -165,11 +165,14 @@ def place_wiggles(normal: list[int], hard: int, wiggle: int, difficulty: int, ke
     return [best_face] * wiggle
 
 
-def roll(pool: Pool, dice: DiceSource, difficulty: int = 1, wiggle: Sequence[int] | None = None, key: Key = widest) -> Outcome:
-    """Roll the normal dice, set hard dice to 10, then set the wiggle dice."""
+def roll(pool: Pool, dice: DiceSource, difficulty: int = 1, wiggle: Sequence[int] | None = None, key: Key = widest,
+         label: str = "", who: str = "") -> Outcome:
+    """Roll the normal dice, set hard dice to 10, then set the wiggle dice.
+    `label` names the roll ("punch"), `who` a roller other than the actor."""
     if not 1 <= difficulty <= 10:
         raise TrackerError(f"difficulty: expected a height from 1 to 10, got {difficulty}")
-    normal = roll_group(dice, f"{pool.normal}d pool", (10,) * pool.normal) if pool.normal else []
+    head = f"{label} pool" if label else "pool"
+    normal = roll_group(dice, head, (10,) * pool.normal, who) if pool.normal else []
     if wiggle is not None and len(wiggle) > 0:
         if len(wiggle) != pool.wiggle:
             raise TrackerError(f"wiggle: the pool has {pool.wiggle} wiggle dice, but {len(wiggle)} faces were stated")

@@ -176,7 +176,7 @@ class OreRuleset(Ruleset):
         pool = self.pool_for(request.actor, name, params)
         rolled_pool = self.penalise(pool, int(params.get("penalty") or 0) + actions - 1)
         difficulty = int(params.get("difficulty") or 1)
-        outcome = roll(rolled_pool.pool, dice, difficulty, _wiggles(params.get("wiggle"), "wiggle"))
+        outcome = roll(rolled_pool.pool, dice, difficulty, _wiggles(params.get("wiggle"), "wiggle"), label=name)
         valid = [s for s in outcome.sets() if s[1] >= difficulty]
         best = valid[0] if valid else None
         order = best if best else (0, 0)
@@ -307,6 +307,17 @@ class OreRuleset(Ruleset):
                 loc = ""
         return effects
 
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        """Wiggle dice are set after the roll (the seed): '2 wiggle dice to set (1-10)'."""
+        if not self.after_roll_fields(request):
+            return ""
+        count = len(resolution.details.get("wiggle", ()))
+        if not count:
+            return ""
+        placed = " ".join(map(str, resolution.details["wiggle"]))
+        return (f"{count} wiggle {'die' if count == 1 else 'dice'} to set, each to a face from 1 to 10 "
+                f"(wiggle=7,7); unset, they go where they make the widest, then highest set (now {placed})")
+
     def chance_of(self, request: ActionRequest) -> Fraction | None:
         name = request.template.name
         if name == "move":
@@ -318,7 +329,15 @@ class OreRuleset(Ruleset):
 
     # ------------------------------------------------------------ command line
     def _side(self, spec: str, penalty: int, label: str) -> Penalised:
-        return self.penalise(parse_pool(spec, label), penalty)
+        # A check from the command line rolls something: "0d" (a term of no dice) and an
+        # empty pool are refused, where a sheet's untrained skill may be 0d.
+        for term in spec.replace(" ", "").lower().split("+"):
+            if re.fullmatch(r"0+(d|hd|wd)", term):
+                raise TrackerError(f"{label} {spec!r}: term {term!r} has no dice (leave it out)")
+        pool = parse_pool(spec, label)
+        if pool.size == 0:
+            raise TrackerError(f"{label} {spec!r}: no dice to roll")
+        return self.penalise(pool, penalty)
 
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:

@@ -17,6 +17,10 @@ Timing, as decided in DESIGN section 3:
 - On arriving at a segment: completions first, then conditions expiring, landings,
   surprise ending, scheduled events, then per-round costs if it is a payment segment.
   Only after that may combatants initiate on that segment.
+- Blows (`effects.Blow`) are judged when they land: every blow due on a segment is
+  judged by its ruleset's registered judge against the state at the start of that
+  segment, before any completion or effect of the segment applies; then the verdicts
+  land with the other effects. Replay re-judges the same state, so it agrees.
 - Completions on one segment either all land together (`TimeMapping.simultaneous`,
   Brand X: a blow from a fighter knocked out on the same segment still lands) or one
   by one in the resolution's `order` key, largest first, where an actor put down or
@@ -129,6 +133,7 @@ class Encounter:
         self._redo: list[int] = []
         self._current_seq = 0
         self._upkeep_count = 0
+        self._verdicts: dict[tuple[int, str, int], list[fx.Effect]] = {}
         for entry in self.setup.roster:
             self._enter(entry)
 
@@ -605,7 +610,28 @@ class Encounter:
                 continue
             self._apply_one(action, effect, interrupt_from)
 
+    def _judge(self, action: Action, blow: fx.Blow) -> list[fx.Effect]:
+        """The effects a blow lands, judged against the state now (see the docstring)."""
+        name = action.resolution.details.get("judge", "")
+        judge = fx.JUDGES.get(name)
+        if judge is None:
+            raise TrackerError(f"{action.actor}'s {action.template}: no judge {name!r} for its blow on {blow.target}")
+        return [e for e in judge(self, action, blow) if not isinstance(e, fx.Blow)]
+
+    def _judge_due(self, completing: list[Action], early: list[tuple[Action, fx.Effect]]) -> None:
+        """Judge every blow landing on this segment before anything of it applies."""
+        self._verdicts = {}
+        due = [(a, e) for a in completing for e in a.resolution.effects if e.timing == fx.COMPLETE and getattr(e, "lead", 0) == 0]
+        for action, effect in due + early:
+            if isinstance(effect, fx.Blow):
+                self._verdicts[(action.id, effect.target, effect.index)] = self._judge(action, effect)
+
     def _apply_one(self, action: Action, effect: fx.Effect, interrupt_from: int) -> None:
+        if isinstance(effect, fx.Blow):
+            verdict = self._verdicts.pop((action.id, effect.target, effect.index), None)
+            for landed in self._judge(action, effect) if verdict is None else verdict:
+                self._apply_one(action, landed, interrupt_from)
+            return
         if isinstance(effect, fx.Note):
             self._say("note", effect.text, action.actor, *action.targets, secret=action.secret)
             return
@@ -767,6 +793,7 @@ class Encounter:
             if self._valid(entry):
                 due[entry[1]].append(entry[3])
         completing = list(dict.fromkeys(due[_COMPLETE]))  # a kept action may be queued twice
+        self._judge_due(completing, due[_EARLY])
         if completing:
             self._complete_all(completing)
         for action, effect in due[_EARLY]:
@@ -786,6 +813,7 @@ class Encounter:
             self._say("surprise", f"{name} may act now", name)
         for text in due[_SCHEDULED]:
             self._say("scheduled", text)
+        self._verdicts = {}
         if self._upkeep_count and self.time.payment_every and segment % self.time.payment_every == 0:
             self._pay(segment)
 
