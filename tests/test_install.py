@@ -382,10 +382,10 @@ def test_web_refuses_an_unknown_encounter(saves: Path, capsys: pytest.CaptureFix
 
 
 # ---------------------------------------------------------------- start-up
-def test_a_roll_imports_neither_files_nor_metadata_nor_textual() -> None:
+def test_a_roll_imports_neither_files_nor_metadata_nor_textual_nor_the_odds_library() -> None:
     code = (
         "import sys, io\nfrom tracker.cli import main\nmain(['roll', 'brandx', '15', '--seed', '1'], stdout=io.StringIO())\n"
-        "print(sorted(m for m in ('tracker.session', 'tracker.persistence.store', 'tracker.report', 'importlib.metadata', 'textual', 'rulesets.usor', 'platformdirs') if m in sys.modules))"
+        "print(sorted(m for m in ('tracker.session', 'tracker.persistence.store', 'tracker.report', 'importlib.metadata', 'textual', 'rulesets.usor', 'platformdirs', 'icepool') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
