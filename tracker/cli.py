@@ -248,7 +248,10 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
 
         return export(args, saves, out)
     if command == "web":
+        from tracker import config
         from tracker.web import web
+
+        config.load_checked()  # every tab's app reads it: a bad file is named here, once
 
         return web(args, saves)
     if command == "new":
