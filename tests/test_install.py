@@ -427,3 +427,11 @@ def test_fish_completion_completes(tmp_path: Path) -> None:
     assert complete("tracker ex") == {"examples", "export"}
     assert complete("tracker export f --format ") == {"md", "html"}
     assert "--viewer" in complete("tracker export f --v")
+
+
+def test_examples_into_a_folder_that_cannot_be_made_is_a_named_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("", encoding="utf-8")
+    assert run("examples", "--saves", str(blocker))[0] == 1
+    err = capsys.readouterr().err
+    assert str(blocker) in err and "cannot be copied" in err and "internal error" not in err

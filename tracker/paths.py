@@ -54,7 +54,6 @@ def saves_dir(option: str | None = None) -> Path:
 def prepare(saves: Saves) -> Path:
     """The folder the app lists: the user data folder is created with the examples on first use."""
     if saves.source == "user data folder" and not saves.path.exists():
-        saves.path.mkdir(parents=True, exist_ok=True)
         copy_examples(saves.path)
     return saves.path
 
@@ -74,21 +73,23 @@ def example_files() -> list[Path]:
 
 def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list[Path]]:
     """Copy the worked examples into `saves`: (copied, skipped because a file is there)."""
-    saves.mkdir(parents=True, exist_ok=True)
+    import shutil  # (bz2, lzma and more: only when copying)
+
+    from tracker.engine.errors import TrackerError
+
     copied: list[Path] = []
     skipped: list[Path] = []
-    for source in example_files():
-        target = saves / source.name
-        if target.exists() and not force:
-            skipped.append(target)
-            continue
-        if target.resolve() == source.resolve():
-            skipped.append(target)
-            continue
-        import shutil  # (bz2, lzma and more: only when copying)
-
-        shutil.copyfile(source, target)
-        copied.append(target)
+    try:
+        saves.mkdir(parents=True, exist_ok=True)
+        for source in example_files():
+            target = saves / source.name
+            if (target.exists() and not force) or target.resolve() == source.resolve():
+                skipped.append(target)
+                continue
+            shutil.copyfile(source, target)
+            copied.append(target)
+    except OSError as exc:
+        raise TrackerError(f"{getattr(exc, 'filename', None) or saves}: the worked examples cannot be copied there: {exc.strerror or exc}") from None
     return copied, skipped
 
 
