@@ -435,3 +435,16 @@ def test_examples_into_a_folder_that_cannot_be_made_is_a_named_error(tmp_path: P
     assert run("examples", "--saves", str(blocker))[0] == 1
     err = capsys.readouterr().err
     assert str(blocker) in err and "cannot be copied" in err and "internal error" not in err
+
+
+async def test_the_start_screen_names_the_folder_it_lists(nowhere: Path) -> None:
+    from textual.widgets import Static
+
+    from tracker.ui.app import TrackerApp
+
+    folder = paths.prepare(paths.locate())
+    app = TrackerApp(folder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        texts = [str(w.render()) for w in app.screen.query(Static)]
+        assert any(str(folder) in text for text in texts), texts
