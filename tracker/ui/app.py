@@ -19,7 +19,6 @@ from textual import events
 from textual.app import App
 from textual.widgets import Input
 
-from tracker import config
 from tracker.engine import TrackerError
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
@@ -44,13 +43,15 @@ class TrackerApp(App[int]):
 
     def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None) -> None:
         super().__init__()
+        from tracker import config
+
+        config.apply(self, viewer)  # theme and key bindings from the user's config file
         self.saves = saves
         self.file = file
         self.viewer = viewer
         self.user = _user() if user is None else user
         self.live = live
         self.animation_level = "none"
-        config.apply(self, viewer)  # theme and key bindings from the user's config file
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:
@@ -74,6 +75,11 @@ class TrackerApp(App[int]):
         except TrackerError as exc:
             self.notify(str(exc), severity="error", timeout=10)
 
+    def watch_theme(self, theme: str) -> None:
+        from tracker import config
+
+        config.theme_changed(self, theme, getattr(self, "viewer", False))  # a theme picked in the palette is remembered
+
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""
         live = Live.open(path, self.viewer, self.user)
@@ -83,9 +89,6 @@ class TrackerApp(App[int]):
             from tracker.ui.screens.roster import RosterScreen
 
             self.push_screen(RosterScreen(live))
-
-    def watch_theme(self, theme: str) -> None:
-        config.theme_changed(self, theme, self.viewer)  # a theme picked in the palette is remembered
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         widget = event.widget
