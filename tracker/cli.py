@@ -115,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--host-key", help="host key file (created on first start)")
     p.add_argument("--max-connections", type=int, default=32)
     p.add_argument("--idle-timeout", type=float, default=3600.0, help="seconds")
+    p.add_argument("--max-startups", type=int, default=10, help="connections still logging in at once (apart from the seats)")
+    p.add_argument("--login-grace", type=float, default=10.0, help="seconds a connection has to log in")
+    p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection (default) or run a new one")
 
     p = sub.add_parser("web", help="the viewer in a browser (read-only)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")

@@ -13,10 +13,12 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 from textual.widgets import Input
 
 from tracker.engine import TrackerError
@@ -89,6 +91,15 @@ class TrackerApp(App[int]):
             from tracker.ui.screens.roster import RosterScreen
 
             self.push_screen(RosterScreen(live))
+
+    # System commands that write files on the host (Textual's "Screenshot" saves an SVG):
+    # a viewer, e.g. a player at `tracker serve`, is not offered them.
+    HOST_WRITING_COMMANDS = frozenset({"Screenshot"})
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if not (self.viewer and command.title in self.HOST_WRITING_COMMANDS):
+                yield command
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         widget = event.widget
