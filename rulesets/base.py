@@ -19,6 +19,8 @@ typed `Field`s), settings, an action catalogue of `ActionTemplate`s, and impleme
   whose `Field.stage` is AFTER_ROLL: a form shows the resolution made with the typed
   faces, offers those fields, then resolves again with the same faces plus the chosen
   values and commits that resolution. Scripts state them up front (`q_*=`, `wiggle=`).
+- `chance_notes(spec, ...) -> list[str]`: what `odds` says beside the figure (USOR: a
+  derived chart row was used), as `roll` does in its text.
 - `damage_rule(target, amount, resource) -> ManualDamage`: how a GM's `damage`/`heal`
   lands (which resource, what it overflows to, whether it may pass the maximum), so
   manual damage follows the game's rule as an action's damage does.
@@ -38,8 +40,9 @@ from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.encounter import Encounter
 from tracker.engine.model import ACTIVE, Action, Combatant
+from tracker.engine.table import TABLE_SETTINGS
 from rulesets.dice import DiceSource
-from rulesets.fields import AFTER_ROLL, RESOURCE, STAT, Field, FieldError, coerce_all
+from rulesets.fields import AFTER_ROLL, RESOURCE, SETTING, STAT, Field, FieldError, coerce_all
 from rulesets.tables import load_tables
 
 
@@ -177,7 +180,13 @@ class Ruleset(ABC):
         return stats, checked
 
     def validate_settings(self, values: Mapping[str, Any], where: str) -> dict[str, Any]:
-        return coerce_all(self.settings, dict(values), where)
+        # The table's own settings (tracker.engine.table) are accepted beside the
+        # ruleset's, and written only when set (no default fills them in).
+        fields = self.settings + tuple(
+            Field(name, "choice", None, choices=choices, role=SETTING, help=text)
+            for name, (choices, _, text) in TABLE_SETTINGS.items()
+        )
+        return coerce_all(fields, dict(values), where)
 
     # -- catalogue -----------------------------------------------------------
     @abstractmethod
@@ -253,6 +262,18 @@ class Ruleset(ABC):
         options: Mapping[str, Any] | None = None,
     ) -> Fraction:
         raise TrackerError(f"{self.id} has no dice, so no odds")
+
+    def chance_notes(
+        self,
+        spec: str,
+        *,
+        vs: str | None = None,
+        difficulty: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> list[str]:
+        """What `odds` should say beside the figure, as `roll` does (USOR: a derived
+        chart row was used). Empty by default."""
+        return []
 
 
 __all__ = [

@@ -23,6 +23,17 @@ MAX_D6_DIFFICULTY = 400
 # OGS: dice on one side of a check (each up to d12+); opposed odds enumerate both sides.
 MAX_OGS_DICE = 30
 MAX_OGS_OPPOSED_DICE = 12
+# Opposed odds enumerate each side's sorted faces for the tie-breaks: at most this many
+# distinct sorted outcomes a side (6d12 has 12,376).
+MAX_OGS_SORTED_OUTCOMES = 15_000
+
+
+def sorted_outcomes(sides: tuple[int, ...]) -> int:
+    """At most how many distinct sorted face lists these dice give: as many as the same
+    number of the largest die, C(n + s - 1, n) (exact when the dice are all one size)."""
+    from math import comb
+
+    return comb(len(sides) + max(sides) - 1, len(sides)) if sides else 1
 
 
 def check_faces_given(faces: str | None, vs_faces: str | None, vs: str | None, difficulty: int | None = None) -> None:

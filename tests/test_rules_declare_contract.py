@@ -112,7 +112,7 @@ def test_every_param_has_a_stage_and_every_action_with_params_shows_some_at_once
 def test_brandx_q_and_ore_wiggle_are_chosen_after_the_roll() -> None:
     punch = BrandXRuleset().template("punch")
     after = {f.name for f in punch.params if f.stage == AFTER_ROLL}
-    assert after == {"q_speed", "q_attack", "q_defense", "q_damage", "q_ep", "q_save"}
+    assert after == {"q_speed", "q_attack", "q_attacks", "q_defense", "q_damage", "q_ep", "q_save"}
     for name in ("punch", "dodge", "check"):
         wiggle = next(f for f in OreRuleset().template(name).params if f.name == "wiggle")
         assert wiggle.stage == AFTER_ROLL

@@ -87,3 +87,72 @@ def test_permuting_the_declarations_made_on_one_segment_never_changes_the_state(
     first = session_for(BrandXRuleset(), *adds, *declares, "step 30")
     second = session_for(BrandXRuleset(), *adds, *shuffled, "step 30")
     assert state(first.encounter) == state(second.encounter)
+
+
+def test_a_stored_blow_the_judge_cannot_read_is_refused_by_name() -> None:
+    import copy
+
+    from tracker.engine import TrackerError
+
+    s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
+                    "declare A punch target=B faces=2,2")
+    events = copy.deepcopy(s.encounter.events)
+    declare = next(e for e in events if e.kind == "declare")
+    res = declare.args["resolution"]
+    res.details["hits"][0]["attack"] = "lots"
+    again = Encounter(s.encounter.setup, events)
+    import pytest
+
+    before = state(again)
+    with pytest.raises(TrackerError, match="cannot be judged"):
+        again.apply(type(declare)("advance", {"to": 20}))
+    assert state(again) == before and again.now == 0
+
+
+def test_ore_wound_boxes_fill_in_resolution_order_not_typing_order() -> None:
+    """DESIGN 3: damage is judged against what the target has when the blow lands."""
+    from rulesets.ore import OreRuleset
+
+    results = []
+    for order in (0, 1):
+        # Both reach C's torso (7-9), whose 3 boxes cannot hold both blows.
+        lines = ["declare A punch target=C faces=7,7,7,1,2", "declare B punch target=C damage='width killing' faces=8,8,1,2,3"]
+        if order:
+            lines.reverse()
+        s = session_for(OreRuleset(), "add A body=5d brawling=0d", "add B body=5d brawling=0d", "add C body=2d torso=3",
+                        *lines, "next")
+        results.append(state(s.encounter))
+    assert results[0] == results[1]
+
+
+def test_ore_boxes_are_marked_against_the_boxes_the_target_has_when_the_blow_lands() -> None:
+    """A hit rolled against 10 empty torso boxes lands after the GM marked 9 of them."""
+    from rulesets.ore import OreRuleset
+
+    s = session_for(OreRuleset(), "add A body=5d brawling=0d", "add C body=2d",
+                    "declare A punch target=C damage='width killing' faces=8,8,1,2,3")
+    s.execute("damage C 9 resource=torso")
+    s.execute("next")
+    c = s.encounter.combatant("C")
+    assert c.resources["torso"] == 0 and c.resources["torso_k"] >= 0  # never below an empty box
+
+
+def test_d6_a_dodge_typed_after_the_attack_on_the_same_segment_counts() -> None:
+    """DESIGN 3: the hit is judged against the defence in force when the blow lands."""
+    from rulesets.d6 import D6Ruleset
+    from tests.test_rules_seeds import faces_for
+
+    results = []
+    for attack_first in (True, False):
+        s = session_for(D6Ruleset(), "add Han melee=3D", "add Vader dodge=3D")
+        dodge = "declare Vader dodge faces=6,5,5,5"
+        if not attack_first:
+            s.execute(dodge)
+        faces = faces_for(s, "Han", "strike", ["Vader"], lambda group, sides: 4)
+        s.declare("Han", "strike", ["Vader"], faces=faces)
+        if attack_first:
+            s.execute(dodge)  # 6 explodes to 11, + 5 + 5 = 21: Han's 12 no longer hits
+        s.execute("step 12")
+        results.append(state(s.encounter))
+        assert any("lands" in e.text and "miss" in e.text for e in s.encounter.log)
+    assert results[0] == results[1]

@@ -15,13 +15,16 @@ import sys
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tracker import paths
 from tracker.engine.errors import TrackerError
-from tracker.text import visible
+from tracker.text import refuse_controls, visible
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
+
+if TYPE_CHECKING:
+    from tracker.roles import Role
 
 DISTRIBUTION = "segment-tracker"
 
@@ -63,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("open", help="open an encounter in the terminal UI")
     p.add_argument("file", nargs="?", help="without FILE: choose one on the start screen (`open --viewer`: a viewer's start screen)")
     p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="play these combatants: declare for them only (sees what a viewer sees)")
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file")
@@ -92,7 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="the encounter's state and timeline as text")
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--viewer", action="store_true", help="as a player sees it")
+    p.add_argument("--viewer", action="store_true", help="as a viewer sees it")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants sees it")
     p.add_argument("--log", type=int, default=15, help="log lines to show (text)")
 
     p = sub.add_parser("play", help="apply timeline commands (one per line)")
@@ -100,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--script", help="file of commands (default: standard input)")
     p.add_argument("--seed", type=int, help="seed the dice for a repeatable run")
     p.add_argument("--json", action="store_true", help="print the final state as JSON")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants: only their declarations are accepted")
 
     p = sub.add_parser("check", help="validate a save")
     p.add_argument("file")
@@ -236,7 +242,8 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             saves = paths.prepare(place)
         from tracker.ui.app import run
 
-        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False))
+        role = _role(args, file)
+        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
     if command == "examples":
         copied, skipped = paths.copy_examples(saves, force=args.force)
         for path in copied:
@@ -298,8 +305,9 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             _out(result.to_json(), args.json, result.text, out)
         else:
             chance = ruleset.chance(spec, vs=args.vs, difficulty=args.difficulty, options=options)
-            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}"}
-            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})", out)
+            notes = ruleset.chance_notes(spec, vs=args.vs, difficulty=args.difficulty, options=options)
+            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}", "notes": notes}
+            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})" + "".join(f" [{n}]" for n in notes), out)
         return 0
     if command == "chart":
         ruleset = registry.get("brandx")
@@ -313,11 +321,13 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         from tracker import report
         from tracker.persistence.store import EncounterFile
 
-        loaded = EncounterFile(paths.resolve(args.file, saves)).load()
+        path = paths.resolve(args.file, saves)
+        loaded = EncounterFile(path).load()
+        role = _role(args, path, loaded)
         if args.json:
-            _out(report.to_json(loaded.encounter, viewer=args.viewer), True, "", out)
+            _out(report.to_json(loaded.encounter, viewer=args.viewer, role=role), True, "", out)
         else:
-            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log) + "\n")
+            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
         return 0
     if command == "check":
         from tracker.persistence.store import EncounterFile
@@ -335,6 +345,35 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
 
         return serve(args, saves)
     raise TrackerError(f"unknown command {command!r}")
+
+
+def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Role | None:
+    """`--player NAME[,NAME]`: a player's role, its names checked against the encounter.
+
+    The role comes from the command line of the account that runs it, never from the
+    commands the session reads."""
+    option = getattr(args, "player", None)
+    if option is None:
+        return None
+    if getattr(args, "viewer", False):
+        raise TrackerError("--player and --viewer: choose one (a player also sees what a viewer sees)")
+    from tracker.roles import Role
+
+    refuse_controls(option, "--player")
+    role = Role.player(option.split(","))
+    if not role.combatants:
+        raise TrackerError(f"--player {option!r}: expected the names of your combatants, NAME[,NAME]")
+    if loaded is None and file is not None:
+        from tracker.persistence.store import EncounterFile
+
+        loaded = EncounterFile(file).load()
+    if loaded is not None:
+        try:
+            names = [loaded.encounter.combatant(n).name for n in role.combatants]
+        except TrackerError as exc:
+            raise TrackerError(f"--player: {exc}") from None
+        role = Role.player(names)
+    return role
 
 
 def _config(args: argparse.Namespace, out: TextIO) -> int:
@@ -379,12 +418,15 @@ _OWN = {"config": _config, "completion": _completion}
 def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
     from tracker import report
     from tracker.persistence.store import EncounterFile
+    from tracker.roles import account
     from tracker.session import Session
 
     path = paths.resolve(args.file, saves)
     store = EncounterFile(path)
     loaded = store.load()
-    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store)
+    role = _role(args, path, loaded)
+    user = account() if role is not None else ""
+    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role)
     if args.script:
         try:
             source = Path(args.script).read_text(encoding="utf-8").splitlines()

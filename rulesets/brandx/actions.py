@@ -60,7 +60,7 @@ from typing import Any
 from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
-from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
+from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, place_attacks, power_budget
 from rulesets.brandx.common import Ctx, latest_action
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
@@ -222,10 +222,27 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     if vacuum:
         target -= vacuum
         text += f" - {vacuum} (air gone on segment {air_gone}, {vacuum} segments of PT left) = {target}"
-    roll = action_roll(dice, target, label="Hold Breath Roll")
-    elapsed = int(ctx.p("elapsed", 0))
+    # Seed: "The roll is only made once for any specific attempt, and the elapsed time
+    # penalty builds as time passes". `again=true` continues the attempt: no new roll,
+    # the first roll's Q less Sphere(rounds since the attempt began, or `elapsed=`).
+    first = latest_action(ctx.encounter, me.name, "hold-breath") if ctx.p("again", False) else None
+    if ctx.p("again", False) and (first is None or "raw_q" not in first.resolution.details):
+        raise TrackerError(f"again=true: {me.name} has no Hold Breath attempt to continue")
+    if first is not None:
+        raw_q = int(first.resolution.details["raw_q"])
+        began = int(first.resolution.details.get("attempt_start", first.start))
+        shown = f"no new roll: the attempt's Q {raw_q} (rolled on segment {began})"
+        faces: tuple[int, ...] = ()
+        total = None
+        default_elapsed = (ctx.segment - began) // 50
+    else:
+        roll = action_roll(dice, target, label="Hold Breath Roll")
+        raw_q, began, faces, total = roll.q, ctx.segment, roll.dice, roll.total
+        shown = f"rolled {roll.shown()}: Q {roll.q}"
+        default_elapsed = 0
+    elapsed = int(ctx.p("elapsed", default_elapsed))
     time_penalty = ctx.charts.sphere(elapsed) if elapsed > 0 else 0
-    q = roll.q - time_penalty
+    q = raw_q - time_penalty
     row = ctx.start_row("hold_breath") - q
     per_round = ctx.ep_chart.per_round(row)
     head = int(per_round // 5)
@@ -233,14 +250,16 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     if head:
         effects.append(Upkeep(me.name, "holding breath: head", "dp", head, timing="initiate"))
     summary = (
-        f"{text}; rolled {roll.shown()}: Q {roll.q}"
+        f"{text}; {shown}"
         + (f" - {time_penalty} for {elapsed} rounds held = {q}" if time_penalty else "")
         + f"; EP row {row}: {per_round:g} EP a round" + (f", {head} DP (head) a round" if head else "")
         + f"; PT {pt}"
     )
-    details = {"q": q, "roll": target, "total": roll.total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
-               "ep_row": row, "ep_per_round": per_round, **tdetails}
-    return Resolution(pt=pt, success=q >= 0, margin=q, dice=roll.dice, summary=summary,
+    details = {"q": q, "roll": target, "total": total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
+               "ep_row": row, "ep_per_round": per_round, "raw_q": raw_q, "attempt_start": began, **tdetails}
+    if total is None:
+        del details["total"]
+    return Resolution(pt=pt, success=q >= 0, margin=q, dice=faces, summary=summary,
                       effects=tuple(effects), details=details)
 
 
@@ -350,6 +369,16 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
         move = latest_action(ctx.encounter, me.name, "move")
         speed = float(move.resolution.details.get("speed_m", 0)) if move is not None else 0.0
     length = round(float(speed) * air, 2)
+    density = ctx.p("density")
+    if density is not None:
+        # Seed: "If the character's density is extremely low, multiply the time in the air
+        # by the atmospheric density plus the character's density, and divide by the
+        # character's density. Movement should be multiplied by the same amount."
+        air_density = float(ctx.p("air_density", 1.2))
+        factor = (air_density + float(density)) / float(density)
+        air = round_half_up(Fraction(air * factor).limit_denominator(10**6))
+        length = round(length * factor, 2)
+        notes.append(f"low density {float(density):g} in air {air_density:g}: time in the air and movement x {factor:.3g}")
     bill = ctx.bill([("jump", row)])
     effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "jump")
     if ctx.p("reach", False):
@@ -387,10 +416,17 @@ def lift_roll(ctx: Ctx, who: Combatant) -> tuple[int, str]:
 
 def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
+    power = bool(ctx.p("power", False))
+    if power and ctx.p("roll") is None:
+        raise TrackerError("lift with power=true needs roll=N, the power's Lift Roll")
     base, base_text = (int(ctx.p("roll")), f"roll {ctx.p('roll')}") if ctx.p("roll") is not None else lift_roll(ctx, me)
     weight, weight_text = _weight(ctx)
     need = ctx.charts.sphere(weight) if weight > 0 else 0
     need_text = f"Sphere({weight_text}) {need}"
+    if ctx.p("distance") is not None and not power:
+        raise TrackerError("distance= is for a power that lifts at a distance (power=true)")
+    if ctx.p("inanimate", False):
+        return _inanimate_lift(ctx, base, base_text, need, need_text)
     if ctx.p("distance") is not None:
         far = ctx.charts.sphere(float(ctx.p("distance")))
         need += far
@@ -403,7 +439,8 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     roll = action_roll(dice, target, need, label="Lift Roll")
     q = roll.q
     margin = q - need
-    pt = ctx.base_pt()
+    # Seed: "For powers, the Performance Time is 20 segments."
+    pt = ctx.request.pt if ctx.request.pt is not None else (20 if power else ctx.base_pt())
     notes: list[str] = []
     if margin >= 0:
         amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep"), "q_ep")
@@ -427,6 +464,20 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     details = {"q": q, "roll": target, "total": roll.total, **tdetails, "needed": need, "ep_uses": bill.uses}
     return Resolution(pt=pt, success=success, margin=margin, dice=roll.dice, summary=summary,
                       effects=tuple(effects), details=details)
+
+
+def _inanimate_lift(ctx: Ctx, base: int, base_text: str, need: int, need_text: str) -> Resolution:
+    """Seed: "Inanimate objects (ropes, webs) do not normally need to roll the Lift Roll.
+    Their Lift Q is the Roll plus the Pool (Sphere Chart, of course)." No dice, no EP."""
+    pool = int(ctx.p("pool", 0))
+    bonus = ctx.charts.sphere(pool)
+    q = base + bonus
+    margin = q - need
+    held = margin >= 0
+    summary = (f"inanimate: Lift Q = {base_text} + Sphere(pool {pool}) {bonus} = {q}, no roll; against {need_text}: "
+               + (f"holds, {margin} over" if held else f"gives way, short by {-margin}"))
+    return Resolution(pt=ctx.base_pt(), success=held, margin=margin, summary=summary,
+                      details={"q": q, "needed": need, "inanimate": True})
 
 
 def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
@@ -453,13 +504,19 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
         a_ep, b_ep = min(a_ep, a.q), min(b_ep, b.q)
         rows[me.name] -= a_ep
         rows[foe.name] -= b_ep
-        qa = a.q - (b.q - b_ep) // 2
-        qb = b.q - (a.q - a_ep) // 2
+        # Seed: "Q can also be used to reduce the opponent's Q, at a 2 to 1 ratio": Q
+        # spent cutting is spent, so it comes off the spender's own Q. Unsaid, each
+        # side spends what would take the other below 0 if it can, else nothing.
+        a_left, b_left = a.q - a_ep, b.q - b_ep
+        a_cut = _cut(ctx.p("q_cut"), a_left, b_left, "q_cut")
+        b_cut = _cut(ctx.p("vs_q_cut"), b_left, a_left, "vs_q_cut")
+        qa = a_left - a_cut - b_cut // 2
+        qb = b_left - b_cut - a_cut // 2
         if (qa < 0) == (qb < 0):
-            winner, outcome = None, f"Q {a.q} and {b.q} cut to {qa} and {qb}: nobody has won yet"
+            winner, outcome = None, f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: nobody has won yet"
         else:
             winner = me.name if qb < 0 else foe.name
-            outcome = f"Q {a.q} and {b.q} cut to {qa} and {qb}: {winner} wins"
+            outcome = f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: {winner} wins"
     mine_bill = ctx.bill([("arm wrestling", rows[me.name])])
     their_bill = make_bill(ctx.ep_chart, ctx.encounter, foe.name, [("arm wrestling", rows[foe.name])])
     effects = list(costs) + _ep_effects(ctx, mine_bill.text(), mine_bill.total, "arm wrestling")
@@ -470,6 +527,16 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses, **tdetails}
     return Resolution(pt=ctx.base_pt(), success=(winner == me.name) if winner else False, margin=a.q,
                       dice=a.dice + b.dice, summary=summary, effects=tuple(effects), details=details)
+
+
+def _cut(stated: Any, own: int, other: int, name: str) -> int:
+    if stated is not None:
+        cut = int(stated)
+        if cut > own:
+            raise TrackerError(f"{name}={cut}: only {max(own, 0)} Q is left to spend after EP")
+        return cut
+    wanted = 2 * (other + 1)
+    return wanted if 0 < wanted <= own else 0
 
 
 # ---------------------------------------------------------------------- throw
@@ -514,7 +581,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
                                "distance": distance, "speed": speed, "ep_uses": bill.uses}
     faces = roll.dice
     if ctx.request.targets and success:
-        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed)
+        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed, distance_row)
         effects.extend(blows)
         parts.extend(texts)
         faces += attack_faces
@@ -526,8 +593,11 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
                       effects=tuple(effects), details=details)
 
 
-def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
-    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's."""
+def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
+    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's.
+    Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
+    speed, and the Range Set is half this." The bands are reported; what they do to the
+    attack the seed does not say (the GM's `pool=`)."""
     targets = ctx.request.targets
     if ctx.p("damage") is None:
         raise TrackerError("a throw at a target needs damage=N, the thrown object's damage")
@@ -536,13 +606,20 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect
     number = base + ctx.charts.sphere(pool)
     roll = action_roll(dice, number, label="Combat Roll")
     rng = ctx.p("range")
+    short = max(0, q_distance)
+    bands = f"Maximum Range {speed:g} m, Short Range {short} m, Range Set {short / 2:g} m"
     if rng is not None and float(rng) > speed:
-        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m"], roll.dice, {"q": roll.q}
+        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m ({bands})"], roll.dice, {"q": roll.q}
+    where = ""
+    if rng is not None:
+        band = "within the Range Set" if float(rng) <= short / 2 else "within Short Range" if float(rng) <= short else "past Short Range"
+        where = f"; the target at {float(rng):g} m is {band}"
     if roll.success:
         attack_q = roll.q - int(ctx.p("q_defense", 0))
         defense = min(int(ctx.p("q_defense", 0)), roll.q) // 2
-        attacks, dmg_mod = share_attack(max(0, attack_q), len(targets)), 0
-        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}"
+        notes: list[str] = []
+        attacks, dmg_mod = place_attacks(ctx, max(0, attack_q), targets, notes), 0
+        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}" + "".join(f"; {n}" for n in notes)
     else:
         a, dmg_mod, defense = miss_shares(-roll.q)
         attacks = [a] * len(targets)
@@ -550,7 +627,8 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect
     damage = int(ctx.p("damage")) + dmg_mod
     blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice)
     faces = roll.dice + tuple(f for h in hits for f in h.get("throwback", {}).get("dice", []))
-    return blows, [head] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits}
+    return blows, [head + f" ({bands}{where})"] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits,
+                                                             "short_range": short, "range_set": short / 2}
 
 
 # ---------------------------------------------------------------------- skills
@@ -585,17 +663,40 @@ def resolve_skill(ctx: Ctx, dice: DiceSource) -> Resolution:
 
 
 # ---------------------------------------------------------------------- powers
+def _pr_lost(ctx: Ctx, label: str) -> int:
+    """PR this power has lost to Extra Effort since it last rested."""
+    enc = ctx.encounter
+    if enc is None:
+        return 0
+    lost = 0
+    for action in enc.actions:
+        d = action.resolution.details
+        if action.actor != ctx.actor.name or action.template != "power" or d.get("label") != label or action.status == "aborted":
+            continue
+        lost = 0 if d.get("rested") else lost
+        lost += int(d.get("pr_lost", 0))
+    return lost
+
+
 def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
     if ctx.p("pr") is None:
         raise TrackerError("power needs pr=N, the character's Power Roll with the power")
     pr = int(ctx.p("pr"))
+    label = str(ctx.p("label", "power"))
+    # Extra Effort (Ability Rolls): "The ability that was increased is immediately
+    # decreased by the same amount". On a power it is the PR: earlier Extra Effort with
+    # this power (same label) lowers the PR given, until it returns with healing
+    # (`rested=true`: the GM says it has).
+    lost = 0 if ctx.p("rested", False) else _pr_lost(ctx, label)
+    pr -= lost
+    if pr < 0:
+        raise TrackerError(f"{label}: PR {pr + lost} less {lost} lost to Extra Effort leaves nothing (rested=true once it returns)")
     effort = int(ctx.p("effort", 0))
     if effort:
         pr += effort
     effect, pr_ep, pr_speed = power_budget(ctx, pr)
     passive = ctx.p("mode", ctx.request.template.mode) == "passive"
-    label = str(ctx.p("label", "power"))
     base = ctx.base_pt()
     if passive and ctx.request.pt is None:
         base = max(1, round_half_up(Fraction(base, 2)))
@@ -607,12 +708,15 @@ def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     per_round = ctx.ep_chart.per_round(row)
     if upkeep:
         effects.append(Upkeep(me.name, label, "ep", per_round, timing="initiate"))
-    parts = [f"{label}: PR {pr}" + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
+    parts = [f"{label}: PR {pr}" + (f" (less {lost} lost to earlier Extra Effort)" if lost else "")
+             + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
              f"{effect} PR to effect, {pr_ep} to EP, {pr_speed} to speed",
              f"{'passive, half time' if passive else 'active'}: PT {pt}",
              f"EP row {row}: {bill.text()}" + (f", then {per_round:g} EP a round" if upkeep else "")]
     details = {"pr": pr, "pr_effect": effect, "pr_ep": pr_ep, "pr_speed": pr_speed, "ep_row": row,
-               "ep_uses": bill.uses, "label": label}
+               "ep_uses": bill.uses, "label": label, "pr_lost": effort}
+    if ctx.p("rested", False):
+        details["rested"] = True
     return Resolution(pt=pt, success=True, margin=pr, summary="; ".join(parts), effects=tuple(effects), details=details)
 
 

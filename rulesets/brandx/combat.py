@@ -27,8 +27,10 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   made, says so in the log for the GM (`roll brandx N`).
 - Damage goes to VP and what VP cannot take goes through to DP (`to=dp` puts it on DP
   directly, e.g. penetrating weapons).
-- Several opponents: Attack Q is shared out evenly (the first opponents get any odd
-  point); the attacks are made on successive segments, so the action takes PT + (n - 1)
+- Several opponents: the seed, "The player must apply Attack separately for each
+  opponent": `q_attacks=3,2` places the Attack Q per opponent in target order (chosen
+  after the roll; it must add up to the Attack Q); left unsaid, it is shared out evenly
+  (the first opponents get any odd point) and the summary says so. The attacks are made on successive segments, so the action takes PT + (n - 1)
   segments, and each opponent's blow lands on its own segment, the last on the
   completion segment (effects carry a `lead`); the summary names each attack's segment.
 - Throwback is rolled, with the next dice after the attack's, when a hit does damage
@@ -144,8 +146,11 @@ def throwback(
         roll = ActionRoll(rolled.faces, rolled.rerolls, rolled.total, number)
     details: dict[str, Any] = {"target": target.name, "roll": number, "dice": list(roll.dice), "q": roll.q}
     head = f"{target.name}'s Throwback Roll mass {mass_row} + {bonus_text} - damage {damage} = {number}; rolled {roll.shown()}"
-    if roll.success:
+    fractional = roll.success and roll.q > 0 and bool(ctx.request.settings.get("fractional_throwback", False))
+    if roll.success and not fractional:
         return [], f"{head}: stands (Q {roll.q})", details
+    # Seed: "you may want to apply throwback for positive Q (making it negative), thus
+    # resulting in fractional throwback" (an encounter setting): row -Q, a fraction.
     miss = -roll.q
     speed = float(charts.value("sphere", miss))
     halvings = []
@@ -159,11 +164,13 @@ def throwback(
     height = float(ctx.stat("height", target))
     airborne = max(1, charts.square(2 * height))
     distance = round(speed * airborne, 2)
-    details.update({"speed": speed, "distance": distance, "airborne": airborne, "pushback": miss})
+    details.update({"speed": speed, "distance": distance, "airborne": airborne, "pushback": max(0, miss)})
+    if fractional:
+        details["fractional"] = True
     halved = f" (halved: {', '.join(halvings)})" if halvings else ""
     text = (
         f"{head}: thrown {distance:g} m at {speed:g} m/segment{halved}, airborne {airborne} "
-        f"segment{'s' if airborne != 1 else ''}; Pushback +{miss}"
+        f"segment{'s' if airborne != 1 else ''}; " + (f"fractional throwback (Q {roll.q})" if fractional else f"Pushback +{miss}")
     )
     return [Throwback(target.name, distance, speed, airborne)], text, details
 
@@ -242,7 +249,7 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     """A blow judged as it lands: Attack against the Defense in force now (the start of
     this segment), damage against what the target has now. Reads, never changes."""
     hits = _hits_of(action.resolution.details)
-    if blow.index >= len(hits):
+    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
         return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
     hit = hits[blow.index]
     target = encounter.combatants.get(blow.target)
@@ -281,6 +288,25 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
 
 
 register_judge(JUDGE, judge_blow)
+
+
+def place_attacks(ctx: Ctx, attack_q: int, targets: tuple[Combatant, ...], notes: list[str]) -> list[int]:
+    """Attack Q per opponent: as placed by `q_attacks`, else shared out evenly."""
+    placed = ctx.p("q_attacks")
+    n = len(targets)
+    if placed is None or str(placed).strip() == "":
+        if n > 1:
+            notes.append(f"Attack Q {attack_q} shared evenly (q_attacks=... places it per opponent)")
+        return share_attack(attack_q, n)
+    try:
+        values = [int(v) for v in str(placed).split(",")]
+    except ValueError:
+        raise TrackerError(f"q_attacks={placed}: expected whole numbers per opponent, such as 3,2") from None
+    if len(values) != n or any(v < 0 for v in values):
+        raise TrackerError(f"q_attacks={placed}: expected {n} numbers of 0 or more, one per opponent ({', '.join(t.name for t in targets)})")
+    if sum(values) != attack_q:
+        raise TrackerError(f"q_attacks={placed}: adds up to {sum(values)}, but the Attack Q is {attack_q}")
+    return values
 
 
 def share_attack(total: int, opponents: int) -> list[int]:
@@ -329,7 +355,7 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
         spent = ctx.spend(q, COMBAT_SPEND, "q_attack", LABELS)
         attack_q, defense = spent["q_attack"], spent["q_defense"] // 2
         damage_mod = int(ctx.charts.value("doubles", spent["q_damage"])) if spent["q_damage"] > 0 else 0
-        attacks = share_attack(attack_q, n)
+        attacks = place_attacks(ctx, attack_q, targets, notes)
         outcome = f"Q {q}: {spent.text(LABELS)}"
         notes.extend(spent.notes)
         q_speed, q_ep, saved = spent["q_speed"], spent["q_ep"], spent["q_save"] // 2

@@ -127,7 +127,7 @@ class D6Ruleset(Ruleset):
     def _difficulty(difficulty: int | None) -> None:
         no_negative_difficulty(difficulty, "D6")
         if difficulty is not None and difficulty > MAX_D6_DIFFICULTY:
-            raise TrackerError(f"--difficulty: {difficulty} is past the limit of {MAX_D6_DIFFICULTY} (Heroic is 31+)")
+            raise TrackerError(f"--difficulty: {difficulty} is past the limit of {MAX_D6_DIFFICULTY} (the standard difficulties end at Legendary, 31)")
 
     def roll(
         self,
@@ -144,6 +144,12 @@ class D6Ruleset(Ruleset):
         self._difficulty(difficulty)
         mode = self._mode(options)
         code = self._code(spec, "die code")
+        if difficulty == 0 and vs is None:
+            # Seed: "Automatic (0): Almost anyone can perform this action; there is no need to roll."
+            _all_used(dice, "--faces")
+            return RollResult(self.id, [], True, None, f"{code} vs 0 (Automatic): no need to roll, success",
+                              {"code": str(code), "total": None, "difficulty": 0, "difficulty_name": "Automatic",
+                               "result_points": None, "level": None, "automatic": True})
         own = roll_code(code, dice, mode)
         _all_used(dice, "--faces")
         fields: dict[str, Any] = {"code": str(code), "total": own.total, "wild": own.status, "critical_failure_rule": mode}

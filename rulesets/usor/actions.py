@@ -129,11 +129,22 @@ class Resolver:
         dodge = rating_of(("dodge", rating(target.stats, "dodge")), ("parry", parry), ("modifier", int(p.get("dodge_modifier", 0))))
         return strike, dodge
 
-    def damage_ratings(self, request: ActionRequest) -> tuple[Rating, Rating]:
+    def critical_bonus(self, attacker: Combatant, nost: int) -> int:
+        """Damage Rating a Critical Strike adds for this NOST (0 without the ability)."""
+        if not attacker.stats.get("critical_strike") or nost < 2:
+            return 0
+        table = {int(k): int(v) for k, v in self.tables.get("critical_strike", {}).items()}
+        if not table:
+            return 0
+        reached = [n for n in table if n <= nost]
+        return table[max(reached)] if reached else 0
+
+    def damage_ratings(self, request: ActionRequest, critical: int = 0) -> tuple[Rating, Rating]:
         attacker, target = request.actor, self._target(request)
         per_size = int(self.tables.get("damage", {}).get("damage_per_size", 5))
         size = per_size * (int(attacker.stats.get("weapon_size", 0)) - int(target.stats.get("size", 0)))
-        dmg = rating_of(("damage", rating(attacker.stats, "damage")), ("size", size), ("modifier", int(request.params.get("damage_modifier", 0))))
+        dmg = rating_of(("damage", rating(attacker.stats, "damage")), ("size", size), ("modifier", int(request.params.get("damage_modifier", 0))),
+                        ("Critical Strike", critical))
         s = target.stats
         guard = rating_of(("vitality", int(s.get("vitality", 0))), ("armor", int(s.get("armor", 0))), ("natural armor", int(s.get("natural_armor", 0))))
         return dmg, guard
@@ -230,7 +241,10 @@ class Resolver:
             lines.append("a draw: no hit" if hit.winner == DRAW else f"{target.name} dodges (NOST {hit.nost})")
             details["damage"] = 0
         else:
-            dmg_r, def_r = self.damage_ratings(request)
+            critical = self.critical_bonus(request.actor, hit.nost)
+            dmg_r, def_r = self.damage_ratings(request, critical)
+            if critical:
+                details["critical_strike"] = critical
             blow = contest(self._row(dmg_r, "damage"), self._row(def_r, "Defense"), dice, dice, against_event=False,
                            own_label="damage", rival_label="Defense", rival_who=target.name)
             y = blow.last

@@ -43,6 +43,13 @@ Timing, as decided in DESIGN section 3:
   one only on the segment where a payer's down state changes, so who goes down, when,
   and what that interrupts are exactly as if each segment had been stepped.
 
+Proposals: a player's declaration under `player_declarations = "approval"` is a
+`propose` event, checked against the initiation rules when made but changing nothing in
+the fight; `approve` applies it (its own arguments when the GM edited it), `refuse` and
+`withdraw` close it, and moving time lapses every pending one. Their log lines are
+private: shown to the GM and the players of the combatants they are about, never to
+viewers (`LogEntry.private`, `tracker.roles.visible_to`).
+
 Validation: every event is checked in full before it changes anything (numbers through
 `tracker.engine.bounds`, names unique ignoring case, a resolution's effects before the
 first applies), so a refused event leaves the state as it was. Should a handler still
@@ -60,6 +67,7 @@ from typing import Any
 
 from tracker.engine import bounds
 from tracker.engine import effects as fx
+from tracker.engine import table
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.model import (
@@ -75,6 +83,12 @@ from tracker.engine.model import (
     CombatantSetup,
     Event,
     LogEntry,
+    PENDING,
+    APPROVED,
+    REFUSED,
+    WITHDRAWN,
+    LAPSED,
+    Proposal,
     Setup,
 )
 
@@ -114,6 +128,11 @@ class Encounter:
             "rename": self._rename,
             "side": self._side,
             "reorder": self._reorder,
+            "propose": self._propose,
+            "approve": self._approve,
+            "refuse": self._refuse,
+            "withdraw": self._withdraw,
+            "setting": self._setting,
         }
         self._reset()
         for event in events:
@@ -134,6 +153,9 @@ class Encounter:
         self._current_seq = 0
         self._upkeep_count = 0
         self._verdicts: dict[tuple[int, str, int], list[fx.Effect]] = {}
+        self.proposals: dict[int, Proposal] = {}  # by the seq of the propose event
+        # Table settings (tracker.engine.table) as they stand now: the setup's, then `setting` events.
+        self.table = {k: self.setup.settings.get(k, default) for k, (_, default, _) in table.TABLE_SETTINGS.items()}
         for entry in self.setup.roster:
             self._enter(entry)
 
@@ -222,8 +244,12 @@ class Encounter:
         self.events, self._applied, self._redo = events, applied, redo
 
     # ------------------------------------------------------------ log helpers
-    def _say(self, kind: str, text: str, *about: str, secret: bool = False) -> None:
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret))
+    def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, private=private))
+
+    def author(self, entry: LogEntry) -> str:
+        """The `by` of the change that wrote a log line ("" for the opening roster)."""
+        return self.events[entry.seq - 1].by if 0 < entry.seq <= len(self.events) else ""
 
     def _push(self, segment: int, kind: int, payload: Any) -> None:
         heapq.heappush(self._queue, (segment, kind, next(self._tick), payload))
@@ -601,6 +627,107 @@ class Encounter:
     def _note(self, args: dict[str, Any]) -> None:
         self._say("note", str(args["text"]), *args.get("about", ()))
 
+    # ------------------------------------------------------------ proposals
+    # A player's declaration under `player_declarations = "approval"` (see model.Proposal).
+    # It is checked against the rules when made, so the player hears at once of a
+    # refusal; it changes nothing until the GM approves it, and lapses when time moves.
+    _PROPOSABLE = ("declare", "maintain", "abort")
+
+    def pending(self) -> list[Proposal]:
+        """The proposals waiting for the GM, oldest first."""
+        return [p for p in self.proposals.values() if p.status == PENDING]
+
+    def proposal(self, seq: int) -> Proposal:
+        found = self.proposals.get(seq)
+        if found is None:
+            waiting = ", ".join(str(p.seq) for p in self.pending()) or "none"
+            raise RuleRefusal("approval", f"no proposal {seq} (waiting: {waiting})")
+        return found
+
+    def _check_proposed(self, action: str, args: dict[str, Any]) -> Combatant:
+        """Refuse a proposal the rules would refuse now, changing nothing."""
+        if action not in self._PROPOSABLE:
+            raise TrackerError(f"propose: action: expected one of {', '.join(self._PROPOSABLE)}, got {action!r}")
+        c = self.combatant(args["actor"])
+        if action == "declare":
+            mode = args.get("mode", ACTIVE)
+            self.check_initiation(c, args["template"], mode, tuple(args.get("companions", ())))
+            for target in args.get("targets", ()):
+                self.combatant(target)
+            self._checked(args["resolution"])
+        elif action == "maintain":
+            prev = self.maintainable_action(c)
+            self.check_initiation(c, prev.template, ACTIVE)
+            self._checked(args["resolution"])
+        else:
+            wanted = args.get("template")
+            if not any(wanted in (None, a.template) for a in c.in_progress):
+                what = f" {wanted}" if wanted else ""
+                raise RuleRefusal("abort", f"{c.name} has no{what} action in progress to abort")
+        return c
+
+    @staticmethod
+    def _proposed_args(args: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in args.items() if k not in ("action", "target", "reason", "faces")}
+
+    def _propose(self, args: dict[str, Any]) -> None:
+        action = args["action"]
+        proposed = self._proposed_args(args)
+        if "resolution" in proposed:
+            proposed["resolution"] = _resolution(proposed["resolution"])
+        c = self._check_proposed(action, proposed)
+        p = Proposal(self._current_seq, action, c.name, proposed, self.now)
+        self.proposals[p.seq] = p
+        roll = proposed.get("resolution")
+        detail = f": {roll.summary}" if isinstance(roll, Resolution) and roll.summary else ""
+        self._say("propose", f"proposal {p.seq}: {c.name}, {p.what()}{detail} (waiting for the GM)", c.name, private=True)
+
+    def _waiting(self, seq: Any, verb: str) -> Proposal:
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise TrackerError(f"{verb}: target: expected the number of a proposal, got {seq!r}")
+        p = self.proposal(seq)
+        if p.status != PENDING:
+            raise RuleRefusal("approval", f"{verb}: proposal {seq} ({p.actor}, {p.what()}) is already {p.status}")
+        return p
+
+    def _approve(self, args: dict[str, Any]) -> None:
+        p = self._waiting(args["target"], "approve")
+        applied = self._proposed_args(args) if "actor" in args else dict(p.args)
+        if applied.get("actor", p.actor) != p.actor:
+            raise TrackerError(f"approve: proposal {p.seq} is {p.actor}'s, not {applied.get('actor')}'s")
+        applied["actor"] = p.actor
+        self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
+        try:
+            self._handlers[p.action](applied)
+        except TrackerError:
+            self.log.pop()  # the approval line: the proposed change was refused, nothing changed
+            raise
+        p.status = APPROVED
+
+    def _refuse(self, args: dict[str, Any]) -> None:
+        p = self._waiting(args["target"], "refuse")
+        reason = str(args.get("reason") or "").strip()
+        p.status, p.reason = REFUSED, reason
+        why = f": {reason}" if reason else ""
+        self._say("refuse", f"the GM refuses proposal {p.seq} ({p.actor}, {p.what()}){why}", p.actor, private=True)
+
+    def _withdraw(self, args: dict[str, Any]) -> None:
+        p = self._waiting(args["target"], "withdraw")
+        p.status = WITHDRAWN
+        self._say("withdraw", f"proposal {p.seq} ({p.actor}, {p.what()}) is taken back", p.actor, private=True)
+
+    def _setting(self, args: dict[str, Any]) -> None:
+        key = args["key"]
+        value = table.check(key, args["value"], "setting")
+        self.table[key] = value
+        self._say("setting", f"setting: {key} is now {value}")
+
+    def _lapse(self) -> None:
+        """Time moves on: proposals made for this segment lapse (the player declares again)."""
+        for p in self.pending():
+            p.status = LAPSED
+            self._say("lapse", f"proposal {p.seq} ({p.actor}, {p.what()}) lapses: time moved on before the GM approved it", p.actor, private=True)
+
     # ------------------------------------------------------------ effects
     def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
         if interrupt_from is None:
@@ -615,12 +742,22 @@ class Encounter:
         name = action.resolution.details.get("judge", "")
         judge = fx.JUDGES.get(name)
         if judge is None:
-            raise TrackerError(f"{action.actor}'s {action.template}: no judge {name!r} for its blow on {blow.target}")
-        return [e for e in judge(self, action, blow) if not isinstance(e, fx.Blow)]
+            raise ValueError(f"{action.actor}'s {action.template}: no judge {name!r} for its blow on {blow.target}")
+        try:
+            landed = judge(self, action, blow)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            # A stored record the judge cannot read (a hand-edited save): refuse by name.
+            # Not a TrackerError: time may have moved already, so `apply` folds again.
+            raise ValueError(f"{action.actor}'s {action.template}: its blow on {blow.target} cannot be judged "
+                               f"from the stored record ({type(exc).__name__}: {exc})") from None
+        return [e for e in landed if not isinstance(e, fx.Blow)]
 
     def _judge_due(self, completing: list[Action], early: list[tuple[Action, fx.Effect]]) -> None:
-        """Judge every blow landing on this segment before anything of it applies."""
+        """Judge every blow landing on this segment before anything of it applies. In a
+        game that resolves one by one (ORE), each blow is judged as its turn comes."""
         self._verdicts = {}
+        if not self.time.simultaneous:
+            return
         due = [(a, e) for a in completing for e in a.resolution.effects if e.timing == fx.COMPLETE and getattr(e, "lead", 0) == 0]
         for action, effect in due + early:
             if isinstance(effect, fx.Blow):
@@ -734,6 +871,7 @@ class Encounter:
         target = bounds.segment(args["to"], "advance: segment")
         if target <= self.now:
             raise TrackerError(f"time only moves forward: segment {target} is not after {self.now}")
+        self._lapse()
         while True:
             nxt = self.next_happening()
             if nxt is None or nxt > target:
@@ -880,7 +1018,7 @@ class Encounter:
         return [(s, t) for s, _, t in found[:limit]]
 
     def visible_to_viewers(self, entry: LogEntry) -> bool:
-        if entry.secret:
+        if entry.secret or entry.private:
             return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 

@@ -46,6 +46,10 @@ _STRS = ("a list of names", lambda v: isinstance(v, list) and all(isinstance(x, 
 _ANY = ("a value", lambda v: True)
 _MODE = ("active or passive", lambda v: v in ("active", "passive"))
 
+# A player's proposed change (and the GM's approval of it, possibly edited): the
+# arguments of the declare, maintain or abort it stands for, and the faces rolled.
+_PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {"actor": (_STR, False), "params": (_TABLE, False), "pt": (_INT, False), "template": (_STR, False), "mode": (_MODE, False), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, False), "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False)}
+
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
     "remove": {"name": (_STR, True)},
@@ -66,6 +70,11 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "reorder": {"target": (_STR, True), "position": (_INT, True)},
     "undo": {"target": (_INT, True)},
     "redo": {"target": (_INT, True)},
+    "propose": {"action": (("declare, maintain or abort", lambda v: v in ("declare", "maintain", "abort")), True), **_PROPOSED},
+    "approve": {"target": (_INT, True), **_PROPOSED},
+    "refuse": {"target": (_INT, True), "reason": (_STR, False)},
+    "withdraw": {"target": (_INT, True)},
+    "setting": {"key": (_STR, True), "value": (_ANY, True)},
 }
 
 _RESOLUTION = {"pt": _INT, "success": _BOOL, "margin": _ANY, "dice": ("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) for x in v)), "summary": _STR, "effects": ("a list of tables", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)), "order": ("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) for x in v)), "details": _TABLE}

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from tracker.engine import TrackerError
+from tracker.roles import Role
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
 from tracker.ui.screens.encounter import EncounterScreen
@@ -43,8 +44,9 @@ class TrackerApp(App[int]):
     COMMANDS = App.COMMANDS | {CommandTable}
     # q and ? are screen commands; ctrl+q stays Textual's own quit.
 
-    def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None) -> None:
+    def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None) -> None:
         super().__init__()
+        self.role = role
         from tracker import config
 
         config.apply(self, viewer)  # theme and key bindings from the user's config file
@@ -57,7 +59,7 @@ class TrackerApp(App[int]):
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:
-            self.live = Live.open(self.file, self.viewer, self.user)
+            self.live = Live.open(self.file, self.viewer, self.user, self.role)
         if self.live is not None:
             self._attach(self.live)
             self.push_screen(EncounterScreen(self.live))
@@ -84,7 +86,7 @@ class TrackerApp(App[int]):
 
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""
-        live = Live.open(path, self.viewer, self.user)
+        live = Live.open(path, self.viewer, self.user, self.role)
         self._attach(live)
         self.push_screen(EncounterScreen(live))
         if roster:
@@ -120,15 +122,15 @@ class TrackerApp(App[int]):
                 self.flush_store(live)
 
 
-def run(saves: Path, file: Path | None, viewer: bool) -> int:
+def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) -> int:
     """Run the UI; returns the exit code. A file that does not load is reported, not opened."""
     live = None
     if file is not None:
         try:
-            live = Live.open(file, viewer, _user())
+            live = Live.open(file, viewer, _user(), role)
         except TrackerError as exc:
             sys.stderr.write(f"tracker: {exc}\n")
             return 1
-    app = TrackerApp(saves, file, viewer, live)
+    app = TrackerApp(saves, file, viewer, live, role=role)
     result = app.run()
     return int(result or 0)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from tracker.engine import Encounter, TrackerError
 from tracker.persistence.store import EncounterFile
+from tracker.roles import Role
 from tracker.session import Outcome, Session
 from rulesets.dice import RandomDice
 
@@ -73,7 +74,11 @@ class WriteBehindStore:
 
 @dataclass
 class Live:
-    """An open encounter: its file, session and whether this is a read-only viewer."""
+    """An open encounter: its file, session and whether it is shown as a viewer sees it.
+
+    `viewer` is what the screens show (hidden combatants and secret rolls left out): true
+    for a viewer and for a player. What may be changed is the session's role
+    (`session.role`, tracker.roles), checked by the session's guard on every change."""
 
     path: Path
     session: Session
@@ -82,12 +87,17 @@ class Live:
     version: int = field(default=0)  # bumped on every change seen, so widgets can cache
 
     @classmethod
-    def open(cls, path: Path, viewer: bool = False, user: str = "") -> "Live":
+    def open(cls, path: Path, viewer: bool = False, user: str = "", role: Role | None = None) -> "Live":
         file = EncounterFile(path)
         loaded = file.load()
         store = WriteBehindStore(file)
-        session = Session(loaded.encounter, loaded.ruleset, RandomDice(), store, user)
-        return cls(path, session, store, viewer)
+        role = Role.viewer() if viewer else (role or Role.gm())
+        session = Session(loaded.encounter, loaded.ruleset, RandomDice(), store, user, role)
+        return cls(path, session, store, viewer or role.is_player)
+
+    @property
+    def role(self) -> Role:
+        return self.session.role
 
     @property
     def encounter(self) -> Encounter:
@@ -99,9 +109,13 @@ class Live:
 
     def run(self, change: Callable[[Session], Outcome]) -> Outcome:
         """Apply one change through the session; TrackerError propagates with its message."""
-        if self.viewer:
-            raise TrackerError("read-only viewer: changes are made by the GM")
-        outcome = change(self.session)
+        if not self.session.role.is_player:
+            # A GM's or a viewer's: `viewer`, set by whoever opened this (the app's
+            # --viewer, `tracker serve` from the key), decides. A player's role is fixed.
+            self.session.role = Role.viewer() if self.viewer else Role.gm()
+        if self.session.role.is_viewer:
+            raise self.session.role.refuse("change")
+        outcome = change(self.session)  # the session's guard refuses what a player may not do
         self.version += 1
         return outcome
 
