@@ -10,6 +10,16 @@ after an undo clears what could be redone, as in any editor. Because undo is app
 rather than erasing, several people sharing one file can merge their logs, and the
 log keeps a record of what was taken back.
 
+Undo and redo cost does not grow with the log: every CHECKPOINT_EVERY effective
+changes (more on a big roster: `_interval`) the state is copied (only what can still
+change: combatants, the queue, the actions still in progress; finished actions and
+log entries are kept by count), so an undo restores the nearest checkpoint at or
+below the new top and replays a bounded stretch; a redo applies the one change again
+on the current state. The last MAX_CHECKPOINTS are kept; an undo deeper than that
+refolds from the setup. Replaying a whole file (`replay`) keeps checkpoints only near
+its end, where undo will look, so opening a long fight pays for a few copies. A
+rename rewrites earlier actions and log lines, so it drops the checkpoints before it.
+
 Timing, as decided in DESIGN section 3:
 - An action initiated on segment s with performance time p completes on s + p. Its
   roll was made at initiation (stored in the event as a `Resolution`); effects with
@@ -58,6 +68,7 @@ fail part-way (a bug), the effective events are folded again and the event is re
 
 from __future__ import annotations
 
+import copy
 import heapq
 from dataclasses import replace
 import math
@@ -98,6 +109,16 @@ _COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(6)
 UNDO = "undo"
 REDO = "redo"
 
+CHECKPOINT_EVERY = 64
+MAX_CHECKPOINTS = 16
+# Attributes that are not the folded state: the log of events and the undo stacks are
+# kept across a restore; the setup and handlers never change.
+_NOT_STATE = frozenset({"setup", "time", "events", "_handlers", "_applied", "_redo", "_checkpoints", "_keep_from"})
+_FINAL = (COMPLETED, ABORTED)
+# Events that rewrite what checkpoints share (finished actions, earlier log lines): once
+# one is folded in, every checkpoint taken before it is dropped.
+_REWRITES_HISTORY = frozenset({"rename"})
+
 
 def _fmt(value: int | float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -134,6 +155,8 @@ class Encounter:
             "withdraw": self._withdraw,
             "setting": self._setting,
         }
+        self._checkpoints: dict[int, dict[str, Any]] = {}
+        self._keep_from = 0  # replaying up to this depth: checkpoints only near its end
         self._reset()
         for event in events:
             self.apply(event)
@@ -212,9 +235,21 @@ class Encounter:
                 raise TrackerError(f"{event.kind} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
             self._applied.append(len(self.events))
             self._redo.clear()
+            if event.kind in _REWRITES_HISTORY:
+                self._checkpoints.clear()
+            self._maybe_checkpoint()
         event.seq = len(self.events) + 1
         self.events.append(event)
         return event
+
+    def replay(self, events: list[Event]) -> None:
+        """Apply events read from a file (checkpoints only near the end; see module doc)."""
+        self._keep_from = len(self._applied) + len(events)
+        try:
+            for event in events:
+                self.apply(event)
+        finally:
+            self._keep_from = 0
 
     def _walk(self, event: Event) -> None:
         undo = event.kind == UNDO
@@ -231,17 +266,155 @@ class Encounter:
             )
         index = stack.pop()
         (self._redo if undo else self._applied).append(index)
-        self._rebuild()
+        if undo:
+            self._back_to_top()
+            return
+        # Redo: the state is the fold of every applied change but this one; apply it.
+        again = self.events[index]
+        try:
+            self._current_seq = again.seq
+            self._handlers[again.kind](again.args)
+        except Exception:
+            self._rebuild()  # cannot happen with a deterministic engine; stay correct anyway
+        if again.kind in _REWRITES_HISTORY:
+            self._checkpoints.clear()
+        self._maybe_checkpoint()
 
     def _rebuild(self) -> None:
         """Refold the effective events from the setup (after undo or redo)."""
         events, applied, redo = self.events, self._applied, self._redo
+        self._checkpoints.clear()
         self._reset()
+        self._keep_from = len(applied)
+        self._applied = []
         for index in applied:
             event = events[index]
             self._current_seq = event.seq
             self._handlers[event.kind](event.args)
+            self._applied.append(index)
+            if event.kind in _REWRITES_HISTORY:
+                self._checkpoints.clear()
+            self._maybe_checkpoint()
         self.events, self._applied, self._redo = events, applied, redo
+        self._keep_from = 0
+
+    # ------------------------------------------------------------ checkpoints
+    def _interval(self) -> int:
+        """Changes between checkpoints: at least CHECKPOINT_EVERY, and more on a big roster,
+        so copying the state costs a bounded share of each change (about half a copy of
+        one combatant or queue entry per change) while undo replays a bounded stretch."""
+        return max(CHECKPOINT_EVERY, 2 * (len(self.combatants) + len(self._queue)))
+
+    def _maybe_checkpoint(self) -> None:
+        depth = len(self._applied)
+        if depth % CHECKPOINT_EVERY:  # checkpoints fall on multiples: a cheap test per change
+            return
+        top = max(self._checkpoints, default=0)
+        interval = self._interval()
+        if depth - top < interval or depth < self._keep_from - 2 * interval:
+            return
+        self._checkpoints[depth] = self._snapshot()
+        while len(self._checkpoints) > MAX_CHECKPOINTS:  # deeper undo rebuilds from the start
+            del self._checkpoints[min(self._checkpoints)]
+
+    def _live_actions(self) -> list[tuple[int, Action]]:
+        """The actions that may still change (in progress, or interrupted and keepable),
+        found through the combatants and the queue (never a scan of every action)."""
+        found: dict[int, Action] = {}
+        for c in self.combatants.values():
+            for action in c.in_progress:
+                found[id(action)] = action
+            if c.interrupted is not None:
+                found[id(c.interrupted)] = c.interrupted
+        for _, _, _, payload in self._queue:
+            action = payload if isinstance(payload, Action) else payload[0] if isinstance(payload, tuple) and payload and isinstance(payload[0], Action) else None
+            if action is not None and action.status not in _FINAL:
+                found[id(action)] = action
+        out = []
+        for action in found.values():
+            i = action.id - 1
+            if not (0 <= i < len(self.actions) and self.actions[i] is action):
+                i = next(k for k, a in enumerate(self.actions) if a is action)
+            out.append((i, action))
+        return out
+
+    def _snapshot(self) -> dict[str, Any]:
+        snap = self._copy_state(self.__dict__, self._live_actions())
+        snap["log"] = len(self.log)
+        snap["actions"] = len(self.actions)
+        return snap
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        fresh = self._copy_state(snap["state"], snap["live"])
+        del self.log[snap["log"]:]
+        del self.actions[snap["actions"]:]
+        for i, action in fresh["live"]:
+            self.actions[i] = action
+        for key, value in fresh["state"].items():
+            setattr(self, key, value)
+
+    def _copy_state(self, source: dict[str, Any], live: list[tuple[int, Action]]) -> dict[str, Any]:
+        """Copy what can still change: the actions in `live`, the combatants and the queue
+        pointing at them (remapped to the copies), and any other state attribute.
+        Finished actions, resolutions, effects and log entries never change: shared."""
+        remap: dict[int, Action] = {}
+        copies: list[tuple[int, Action]] = []
+        for i, action in live:
+            twin = copy.copy(action)
+            remap[id(action)] = twin
+            copies.append((i, twin))
+
+        def same(value: Any) -> Any:
+            if isinstance(value, Action):
+                return remap.get(id(value), value)
+            if isinstance(value, dict):
+                return {k: same(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [same(v) for v in value]
+            if isinstance(value, tuple) and value and isinstance(value[0], Action):
+                return (remap.get(id(value[0]), value[0]), *value[1:])
+            return value
+
+        state: dict[str, Any] = {}
+        for key, value in source.items():
+            if key in _NOT_STATE or key in ("log", "actions"):
+                continue
+            if key == "combatants":
+                state[key] = {name: _copy_combatant(c, same) for name, c in value.items()}
+            elif key == "_queue":
+                queue = []
+                for entry in value:
+                    payload = entry[3]
+                    if payload.__class__ is Action or (payload.__class__ is tuple and payload and payload[0].__class__ is Action):
+                        entry = (entry[0], entry[1], entry[2], same(payload))
+                    queue.append(entry)
+                state[key] = queue
+            elif key == "_tick":
+                # Reading an itertools.count without consuming it: copy it (twice, so the
+                # source keeps counting from the same place).
+                state[key] = copy.copy(value)
+            elif isinstance(value, (dict, list)):
+                state[key] = same(value)
+            else:
+                state[key] = copy.deepcopy(value, {id(self): self})
+        return {"state": state, "live": copies}
+
+    def _back_to_top(self) -> None:
+        """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""
+        depth = len(self._applied)
+        for key in [k for k in self._checkpoints if k > depth]:
+            del self._checkpoints[key]
+        base = max(self._checkpoints, default=None)
+        if base is None:
+            self._rebuild()
+            return
+        self._restore(self._checkpoints[base])
+        for index in self._applied[base:]:
+            event = self.events[index]
+            self._current_seq = event.seq
+            self._handlers[event.kind](event.args)
+            if event.kind in _REWRITES_HISTORY:
+                self._checkpoints.clear()
 
     # ------------------------------------------------------------ log helpers
     def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
@@ -1021,6 +1194,34 @@ class Encounter:
         if entry.secret or entry.private:
             return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
+
+
+_COMBATANT_INIT: tuple[str, ...] = ()
+_COMBATANT_REST: tuple[str, ...] = ()
+# Containers of plain values: copied one level deep, as `_enter` itself copies a sheet.
+_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now"})
+
+
+def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
+    """A copy of a combatant whose containers are new and whose actions are remapped."""
+    global _COMBATANT_INIT, _COMBATANT_REST
+    if not _COMBATANT_INIT:
+        import dataclasses
+
+        _COMBATANT_INIT = tuple(f.name for f in dataclasses.fields(Combatant) if f.init)
+        _COMBATANT_REST = tuple(f.name for f in dataclasses.fields(Combatant) if not f.init)
+    values: dict[str, Any] = {}
+    for name in _COMBATANT_INIT:
+        value = getattr(c, name)
+        if name in _FLAT:
+            value = value.copy()
+        elif isinstance(value, (dict, list, Action)):
+            value = same(value)
+        values[name] = value
+    twin = Combatant(**values)
+    for name in _COMBATANT_REST:
+        setattr(twin, name, same(getattr(c, name)))
+    return twin
 
 
 def _first_crossing(value: int | float, per: int | float) -> int:

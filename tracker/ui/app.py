@@ -71,7 +71,16 @@ class TrackerApp(App[int]):
     def _attach(self, live: Live) -> None:
         live.viewer = live.viewer or self.viewer
         live.session.user = live.session.user or self.user
-        live.store.schedule = lambda flush: self.call_after_refresh(self.flush_store, live)
+        # Saving and following run on threads (tracker.ui.live); a failed save comes back
+        # to the event loop as a message.
+        live.store.on_error = lambda message: self._report_save_error(message)
+        live.follow()
+
+    def _report_save_error(self, message: str) -> None:
+        try:
+            self.call_from_thread(self.notify, message, severity="error", timeout=10)
+        except RuntimeError:  # the app is not running any more
+            pass
 
     def flush_store(self, live: Live) -> None:
         try:
@@ -118,8 +127,12 @@ class TrackerApp(App[int]):
     def on_unmount(self) -> None:
         for screen in self.screen_stack:
             live = getattr(screen, "live", None)
-            if live is not None and live.store.pending:
-                self.flush_store(live)
+            if live is not None:
+                if live.store.pending:
+                    self.flush_store(live)
+                live.close()
+        if self.live is not None:
+            self.live.close()  # its follower thread ends with the app
 
 
 def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) -> int:
