@@ -1,5 +1,10 @@
 """The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage,
-3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1)."""
+3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1).
+
+Start-up time matters (a roll from the shell, the app's first screen): each command
+imports only what it uses. The saves folder is resolved only by commands that use it,
+and the config file is read only by commands that use it.
+"""
 
 from __future__ import annotations
 
@@ -10,21 +15,52 @@ import sys
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from tracker import paths, report
-from tracker.engine import TrackerError
-from tracker.persistence.store import EncounterFile
-from tracker.session import Session
-from tracker.roles import Role, account
+from tracker import paths
+from tracker.engine.errors import TrackerError
 from tracker.text import refuse_controls, visible
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
+if TYPE_CHECKING:
+    from tracker.roles import Role
+
+DISTRIBUTION = "segment-tracker"
+
+
+class _Version(argparse.Action):
+    """`--version`: read from the package metadata only when asked (it costs a scan)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        sys.stdout.write(f"tracker {version()}\n")
+        parser.exit()
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError, version as installed
+
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:  # a source tree on sys.path that was never installed
+        return "unknown (not installed)"
+
+
+_SAVES_HELP = "folder of encounter files (default: $TRACKER_SAVES, ./saves, else the user data folder)"
+
+
+def _saves(p: argparse.ArgumentParser, top: bool = False) -> None:
+    # Accepted before or after the command; after it, SUPPRESS keeps a value given before.
+    p.add_argument("--saves", metavar="DIR", help=_SAVES_HELP, **({"default": None} if top else {"default": argparse.SUPPRESS}))
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tracker", description="Segment-timeline combat tracker.")
-    parser.add_argument("--saves", help="folder of encounter files (default: $TRACKER_SAVES or ./saves)")
+    parser.add_argument("--version", action=_Version)
+    _saves(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("open", help="open an encounter in the terminal UI")
@@ -34,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file")
-    p.add_argument("--ruleset", help="the ruleset (required unless --from)")
+    p.add_argument("--ruleset", help="the ruleset (default: default_ruleset in the config file; not with --from)")
     p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
     p.add_argument("--name", help="the encounter's title (default: from the file name)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting")
@@ -88,6 +124,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-startups", type=int, default=10, help="connections still logging in at once (apart from the seats)")
     p.add_argument("--login-grace", type=float, default=10.0, help="seconds a connection has to log in")
     p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection (default) or run a new one")
+
+    p = sub.add_parser("web", help="the viewer in a browser (read-only)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--encounter", metavar="NAME", help="skip the choice of encounter")
+    p.add_argument("--public-url", metavar="URL", help="the address browsers use (default http://HOST:PORT)")
+
+    p = sub.add_parser("export", help="the roster, final state and whole combat log as Markdown or HTML")
+    p.add_argument("file")
+    p.add_argument("--format", choices=("md", "html"), help="default: from OUT's suffix, else md")
+    p.add_argument("--viewer", action="store_true", help="only what a viewer may see")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: standard output)")
+
+    p = sub.add_parser("examples", help="copy the worked example encounters into the saves folder")
+    p.add_argument("--force", action="store_true", help="replace files of the same name")
+
+    p = sub.add_parser("config", help="where the config file is and what is set")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("completion", help="shell completion script: eval or source its output")
+    p.add_argument("shell", choices=("bash", "zsh", "fish"))
+
+    for each in sub.choices.values():
+        _saves(each)
     return parser
 
 
@@ -130,9 +190,12 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    saves = paths.saves_dir(args.saves)
     try:
-        return _run(args, saves, stdin or sys.stdin, out)
+        if args.command == "new" and not args.ruleset and not getattr(args, "source", None):
+            args.ruleset = _default_ruleset()
+            if not args.ruleset:
+                return 2
+        return _run(args, args.saves, stdin or sys.stdin, out)
     except TrackerError as exc:
         sys.stderr.write(f"tracker: {exc}\n")
         return 1
@@ -150,15 +213,60 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         return 3
 
 
-def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
+def _default_ruleset() -> str | None:
+    """`new` without --ruleset: the config's default_ruleset (a bad config raises), else a usage error."""
+    from tracker import config
+
+    chosen = config.check_ruleset(config.load()).default_ruleset
+    if not chosen:
+        sys.stderr.write(f"tracker new: --ruleset is required (or --from OTHER, or default_ruleset in {config.config_path()})\n")
+    return chosen
+
+
+def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out: TextIO) -> int:
     command = args.command
+    handler = _OWN.get(command)
+    if handler is not None:  # commands that need neither the saves folder nor the engine
+        return handler(args, out)
+    if command in ("roll", "odds", "chart", "rulesets"):
+        saves = Path()
+    else:
+        place = paths.locate(saves_option)
+        saves = paths.prepare(place) if command in ("serve", "web") else place.path
     if command is None or command == "open":
+        from tracker import config
+
+        config.load_checked()  # a bad config file is named here, before the screen takes over
+        file = paths.resolve(args.file, saves) if command == "open" and args.file else None
+        if file is None:
+            saves = paths.prepare(place)
         from tracker.ui.app import run
 
-        file = paths.resolve(args.file, saves) if command == "open" and args.file else None
         role = _role(args, file)
         return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
+    if command == "examples":
+        copied, skipped = paths.copy_examples(saves, force=args.force)
+        for path in copied:
+            out.write(f"copied {path}\n")
+        for path in skipped:
+            out.write(f"kept {path} (already there; --force replaces it)\n")
+        if not copied and not skipped:
+            raise TrackerError("no worked examples were found in this installation")
+        return 0
+    if command == "export":
+        from tracker.export import export
+
+        return export(args, saves, out)
+    if command == "web":
+        from tracker import config
+        from tracker.web import web
+
+        config.load_checked()  # every tab's app reads it: a bad file is named here, once
+
+        return web(args, saves)
     if command == "new":
+        from tracker.persistence.store import EncounterFile
+
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
         if args.source:
@@ -210,6 +318,9 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         _out(data, args.json, str(data["result"]), out)
         return 0
     if command == "show":
+        from tracker import report
+        from tracker.persistence.store import EncounterFile
+
         path = paths.resolve(args.file, saves)
         loaded = EncounterFile(path).load()
         role = _role(args, path, loaded)
@@ -219,6 +330,8 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
             out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
         return 0
     if command == "check":
+        from tracker.persistence.store import EncounterFile
+
         path = paths.resolve(args.file, saves)
         loaded = EncounterFile(path).load()
         enc = loaded.encounter
@@ -244,11 +357,15 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
         return None
     if getattr(args, "viewer", False):
         raise TrackerError("--player and --viewer: choose one (a player also sees what a viewer sees)")
+    from tracker.roles import Role
+
     refuse_controls(option, "--player")
     role = Role.player(option.split(","))
     if not role.combatants:
         raise TrackerError(f"--player {option!r}: expected the names of your combatants, NAME[,NAME]")
     if loaded is None and file is not None:
+        from tracker.persistence.store import EncounterFile
+
         loaded = EncounterFile(file).load()
     if loaded is not None:
         try:
@@ -259,7 +376,51 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
     return role
 
 
+def _config(args: argparse.Namespace, out: TextIO) -> int:
+    from tracker import config
+
+    path = config.config_path()
+    try:
+        loaded = config.check_ruleset(config.check_ui(config.load(path)))
+    except config.ConfigError as exc:
+        if args.json:
+            _out({"path": str(path), "exists": path.exists(), "error": str(exc)}, True, "", out)
+        else:
+            out.write(f"{path}\n")
+        sys.stderr.write(f"tracker: {exc}\n")
+        return 1
+    settings = loaded.settings()
+    if args.json:
+        _out({"path": str(path), "exists": loaded.exists, "settings": settings}, True, "", out)
+        return 0
+    lines = [f"{path}" + ("" if loaded.exists else " (not there yet: every setting is the default)")]
+    for key, value in settings.items():
+        if key == "keys":
+            lines.extend(f"keys.{name} = {keys!r}" for name, keys in value.items())
+        else:
+            lines.append(f"{key} = {value!r}")
+    if loaded.exists and not settings:
+        lines.append("(nothing set)")
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _completion(args: argparse.Namespace, out: TextIO) -> int:
+    from tracker.completion import script
+
+    out.write(script(_parser(), args.shell))
+    return 0
+
+
+_OWN = {"config": _config, "completion": _completion}
+
+
 def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
+    from tracker import report
+    from tracker.persistence.store import EncounterFile
+    from tracker.roles import account
+    from tracker.session import Session
+
     path = paths.resolve(args.file, saves)
     store = EncounterFile(path)
     loaded = store.load()

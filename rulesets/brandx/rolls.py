@@ -19,7 +19,6 @@ from fractions import Fraction
 from functools import lru_cache
 from math import floor
 
-import icepool
 
 from rulesets.dice import DiceSource, roll_group
 
@@ -126,6 +125,8 @@ def roll_d100(dice: DiceSource, target: int) -> KnowledgeRoll:
 @lru_cache(maxsize=1)
 def _distribution() -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """(totals ascending, cumulative counts, denominator) of 2d10 with the reroll."""
+    import icepool  # only odds need it: a roll or an opened save starts faster without it
+
     # One die: 2..10 as shown (weight 10 each, out of 100), or 1 - g for a 1 rerolled to g.
     weights: dict[int, int] = {face: 10 for face in range(2, 11)}
     for again in range(1, 11):

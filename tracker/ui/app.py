@@ -66,6 +66,9 @@ class TrackerApp(App[int]):
     def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None) -> None:
         super().__init__()
         self.role = role
+        from tracker import config
+
+        config.apply(self, viewer)  # theme and key bindings from the user's config file
         self.saves = saves
         self.file = file
         self.viewer = viewer
@@ -135,6 +138,11 @@ class TrackerApp(App[int]):
             live.store.flush()
         except TrackerError as exc:
             self.notify(str(exc), severity="error", timeout=10)
+
+    def watch_theme(self, theme: str) -> None:
+        from tracker import config
+
+        config.theme_changed(self, theme, getattr(self, "viewer", False))  # a theme picked in the palette is remembered
 
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""
