@@ -448,3 +448,18 @@ async def test_the_start_screen_names_the_folder_it_lists(nowhere: Path) -> None
         await pilot.pause()
         texts = [str(w.render()) for w in app.screen.query(Static)]
         assert any(str(folder) in text for text in texts), texts
+
+
+def test_show_viewer_follows_the_configs_default_for_enemy_resources(config_file: Path, tmp_path: Path) -> None:
+    """An encounter whose GM has not chosen shows enemies to viewers as the config says."""
+    saves = tmp_path / "saves"
+    env = dict(os.environ, TRACKER_CONFIG=str(config_file), TRACKER_SAVES=str(saves))
+    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "tracker", *a], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, **k)
+    run("new", "fight", "--ruleset", "freeform")
+    run("play", "fight", input="add Ann hp=10 side=PCs\nadd Ogre hp=40 side=foes\ndamage Ogre 25\n")
+    assert "15/40" in run("show", "fight", "--viewer").stdout  # no config: exact
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text('viewer_resources = "label"\n', encoding="utf-8")
+    shown = run("show", "fight", "--viewer").stdout
+    assert "Bloodied" in shown and "15/40" not in shown
+    assert "15/40" in run("show", "fight").stdout  # the GM still sees the figures

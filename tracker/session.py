@@ -983,7 +983,7 @@ class Session:
             raise self.role.refuse("proposals")
         found = self.proposals()
         if not found:
-            mode = self.encounter.table.get(table.PLAYER_DECLARATIONS)
+            mode = self.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
             return Outcome(None, [f"no proposals waiting (player_declarations is {mode})"])
         return Outcome(None, [self.proposal_line(p) for p in found])
 

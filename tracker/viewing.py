@@ -36,7 +36,13 @@ def is_enemy(c: Combatant) -> bool:
 
 
 def mode_of(encounter: Encounter) -> str:
-    return str(getattr(encounter, "table", {}).get(VIEWER_RESOURCES) or DEFAULT)
+    """The encounter's own setting, else the user's config default, else exact."""
+    chosen = getattr(encounter, "table", {}).get(VIEWER_RESOURCES)
+    if chosen:
+        return str(chosen)
+    from tracker.config import default_viewer_resources  # reads the config file once
+
+    return default_viewer_resources() or DEFAULT
 
 
 def health_label(c: Combatant, bloodied_at: float = BLOODIED_AT) -> str:

@@ -177,8 +177,10 @@ class Encounter:
         self._upkeep_count = 0
         self._verdicts: dict[tuple[int, str, int], list[fx.Effect]] = {}
         self.proposals: dict[int, Proposal] = {}  # by the seq of the propose event
-        # Table settings (tracker.engine.table) as they stand now: the setup's, then `setting` events.
-        self.table = {k: self.setup.settings.get(k, default) for k, (_, default, _) in table.TABLE_SETTINGS.items()}
+        # Table settings (tracker.engine.table) the GM chose: the setup's, then `setting`
+        # events. A key left unchosen is absent, so a reader can fall back on its own
+        # default (the user's config for `viewer_resources`) before the built-in one.
+        self.table = {k: self.setup.settings[k] for k in table.TABLE_SETTINGS if k in self.setup.settings}
         for entry in self.setup.roster:
             self._enter(entry)
 
