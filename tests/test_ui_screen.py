@@ -513,3 +513,15 @@ async def test_brackets_typed_in_the_declare_form_are_shown_literally(saves: Pat
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, EncounterScreen)
+
+
+def test_an_app_that_stops_unexpectedly_exits_non_zero_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from tracker.ui import app as app_module
+
+    def crashed(self: TrackerApp, *args: object, **kwargs: object) -> None:
+        self._return_code = 1  # what Textual leaves after an unhandled exception
+        return None
+
+    monkeypatch.setattr(TrackerApp, "run", crashed)
+    assert app_module.run(tmp_path, None, False) == 3
+    assert "internal error" in capsys.readouterr().err

@@ -218,4 +218,9 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) 
             return 1
     app = TrackerApp(saves, file, viewer, live, role=role)
     result = app.run()
+    if result is None and app.return_code:
+        # The guard turns handler errors into messages, so this is Textual itself failing:
+        # say so and exit as the CLI does for an internal error, never 0.
+        sys.stderr.write("tracker: internal error: the app stopped unexpectedly (the last saved change is on disk)\n")
+        return 3
     return int(result or 0)
