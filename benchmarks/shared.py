@@ -1,67 +1,86 @@
-"""Load on the shared table: one GM and 20 viewers over loopback SSH.
+"""Load on the shared table: one GM and 20 viewers over loopback SSH, at 1,000 and 20,000 events.
 
-    python benchmarks/shared.py [--viewers 20] [--changes 100] [--deadline 240]
+    python benchmarks/shared.py [--viewers 20] [--changes 15] [--sizes 1000,20000] [--spawn fork,exec] [--deadline 900]
 
-Starts `tracker serve` (a subprocess, free port, 127.0.0.1) on a fresh encounter,
-connects the viewers and the GM (asyncssh clients with a pty, reading what the app
-draws), then the GM makes the changes by typing `:damage Target 1` + Enter on its own
-screen, one after another, waiting each time until every viewer shows the new hit
-points (so a change that never arrives shows as a loss, not a blur).
+For each size a fresh encounter is built with the engine (freeform; 50 combatants for the
+1,000-event fight, 1,000 combatants for the 20,000-event one, as benchmarks/engine.py),
+`tracker serve` is started on it (a subprocess, free port, 127.0.0.1), the viewers connect
+one after another (as players join a table) and then the GM. Measured:
 
-Times, each as median / 95th percentile / max:
-- change -> every viewer's screen: from the moment the change is in the file (the
-  benchmark watches the file's stamp every 2 ms) until the slowest viewer has drawn it.
-  This is the shared table's own delay (viewer poll + reload + redraw + SSH relay), and
-  the one the 300 ms target is judged on;
-- change -> the first viewer's screen;
-- the GM's Enter -> the change written (the GM's own app: close the command line,
-  apply, redraw, then write);
-- the GM's Enter -> every viewer's screen, end to end (the sum of the two).
-Also: changes lost, the file's revision against the changes made, and memory: RSS (and
-PSS, which does not double-count shared pages) of the server plus its app processes,
-divided by the number of viewers.
+- Time to first draw, per viewer: from the SSH connect call until the encounter's name is
+  on that viewer's screen (target: each within 1 s).
+- Memory: PSS (/proc/PID/smaps_rollup, shared pages divided among their users) of every
+  viewer's app process, and of the server; "per viewer" is the viewer apps' PSS plus the
+  server's PSS shared by everyone connected, divided by the viewers (target: 20 MB or less).
+- A GM's change on every viewer's screen: the GM opens the command line and types
+  `note pingN`, the benchmark waits until the GM's own screen shows the typed text, and
+  the clock starts when Enter (the GM's key) is sent. It stops when the slowest viewer
+  has drawn the log line `[segment] pingN` (targets: median under 300 ms, p95 under 600 ms). Split into whose
+  time it is: Enter -> the file written (the GM's app: apply, draw, save; polled every
+  2 ms), and the file written -> the last viewer (the followers: notice, read, apply,
+  draw, SSH relay). The floor, measured in the same run and interleaved with each change:
+  the GM's typed `note pingN` -> echoed on the GM's own screen (keys over SSH, the app's
+  event loop, a redraw, the screen back over SSH: the least any visible change costs on
+  this loaded table); the ratio last-viewer / floor says what the sharing adds. (The GM's
+  own log line is no floor: the note's notification covers it for seconds.)
 
-Bounded: every wait has a timeout and the whole run a deadline; the server is stopped
-(SIGTERM) at the end whatever happens. Exit 0 if nothing was lost and the median is under
-the 300 ms target, else 1.
+Every wait has a timeout and the whole run a deadline; the server is stopped (SIGTERM) at
+the end whatever happens. Exit 0 if every target was met and nothing was lost, else 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tracker.persistence.store import EncounterFile  # noqa: E402
-from tracker.serve.probe import Screen, ServerProcess, env, make_key  # noqa: E402
+from rulesets.freeform import FreeformRuleset  # noqa: E402
+from tracker.engine import Encounter, Event, Resolution, Setup  # noqa: E402
+from tracker.persistence import codec  # noqa: E402
+from tracker.serve.probe import Screen, ServerProcess, make_key  # noqa: E402
 
 NAME = "Load test"
-START_HP = 1000  # the changes take it from 999 down: all three digits, no value inside another
 
 
-def _memory_kb(pid: int) -> tuple[int, int]:
-    """(RSS, PSS) of one process in kB; (0, 0) if it has gone."""
-    rss = pss = 0
+def build(path: Path, events: int) -> None:
+    """A freeform fight of about `events` events: adds, declarations, advances."""
+    combatants = 50 if events <= 5_000 else 1_000
+    rng = random.Random(3)
+    enc = Encounter(Setup(NAME, "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
+    names = [f"c{i}" for i in range(combatants)]
+    for name in names:
+        enc.apply(Event("add", {"name": name, "resources": {"hp": 10**6}}))
+    while len(enc.events) < events:
+        for name in rng.sample(names, min(50, combatants)):
+            if enc.combatants[name].active is None and len(enc.events) < events:
+                target = rng.choice(names)
+                res = Resolution(rng.randint(1, 20), True, rng.randint(0, 9), (rng.randint(1, 10), rng.randint(1, 10)), "2d10 vs 15", ())
+                enc.apply(Event("declare", {"actor": name, "template": "strike", "mode": "active", "targets": [target], "resolution": res}))
+        to = enc.next_happening()
+        if to is not None and len(enc.events) < events:
+            enc.apply(Event("advance", {"to": to}))
+    path.write_text(codec.dumps(enc, len(enc.events)))
+
+
+def pss_kb(pid: int) -> int:
+    """Proportional set size of one process in kB; 0 if it has gone."""
     try:
-        with open(f"/proc/{pid}/status") as handle:
-            for line in handle:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1])
         with open(f"/proc/{pid}/smaps_rollup") as handle:
             for line in handle:
                 if line.startswith("Pss:"):
-                    pss = int(line.split()[1])
+                    return int(line.split()[1])
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         pass
-    return rss, pss
+    return 0
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -79,14 +98,46 @@ async def _written(path: Path, before: tuple[int, int, int], timeout: float) -> 
     return None
 
 
-def _percentile(values: list[float], q: float) -> float:
+def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[index]
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-async def run(viewers: int, changes: int, deadline: float) -> int:
-    end = time.monotonic() + deadline
+@dataclass
+class Result:
+    events: int
+    viewers: int
+    spawn: str
+    first_draw: list[float] = field(default_factory=list)
+    viewer_pss_kb: list[int] = field(default_factory=list)
+    server_pss_kb: int = 0
+    to_last: list[float] = field(default_factory=list)  # Enter -> the slowest viewer
+    to_gm: list[float] = field(default_factory=list)  # typed text -> echoed on the GM's screen (floor)
+    to_file: list[float] = field(default_factory=list)  # Enter -> the file written
+    file_to_last: list[float] = field(default_factory=list)  # file written -> slowest viewer
+    lost: int = 0
+    made: int = 0
+
+    @property
+    def pss_per_viewer_mb(self) -> float:
+        if not self.viewer_pss_kb:
+            return float("nan")
+        return (sum(self.viewer_pss_kb) + self.server_pss_kb * self.viewers / (self.viewers + 1)) / self.viewers / 1024
+
+    def met(self) -> bool:
+        return (
+            self.lost == 0
+            and bool(self.to_last)
+            and len(self.first_draw) == self.viewers
+            and max(self.first_draw) <= 1.0
+            and self.pss_per_viewer_mb <= 20
+            and statistics.median(self.to_last) < 0.300
+            and pct(self.to_last, 0.95) < 0.600
+        )
+
+
+async def measure(events: int, viewers: int, changes: int, end: float, spawn: str) -> Result:
+    result = Result(events, viewers, spawn)
     with tempfile.TemporaryDirectory(prefix="tracker-bench-") as tmp:
         root = Path(tmp)
         saves = root / "saves"
@@ -96,88 +147,112 @@ async def run(viewers: int, changes: int, deadline: float) -> int:
         viewer_key = make_key(root / "viewer", "viewer")
         (root / "gm_keys").write_text(gm_key.export_public_key().decode())
         (root / "viewer_keys").write_text(viewer_key.export_public_key().decode())
-        subprocess.run([sys.executable, "-m", "tracker", "new", str(file), "--ruleset", "freeform", "--name", NAME], env=env(), check=True, capture_output=True, timeout=30)
-        subprocess.run([sys.executable, "-m", "tracker", "play", str(file)], input=f"add Target hp={START_HP}\nadd Other hp=50\n", env=env(), check=True, capture_output=True, text=True, timeout=30)
-
+        build(file, events)
         server = ServerProcess.start(
-            saves, "--encounter", "load", "--gm-keys", str(root / "gm_keys"), "--viewer-keys", str(root / "viewer_keys"), "--max-connections", str(viewers + 4)
+            saves, "--encounter", "load", "--gm-keys", str(root / "gm_keys"), "--viewer-keys", str(root / "viewer_keys"), "--max-connections", str(viewers + 4), "--spawn", spawn
         )
         screens: list[Screen] = []
+        gm: Screen | None = None
         try:
-            started = time.perf_counter()
-            screens = list(await asyncio.gather(*(Screen.connect(server.port, viewer_key, timeout=60) for _ in range(viewers))))
-            await asyncio.gather(*(s.wait_for(NAME, timeout=120) for s in screens))
-            gm = await Screen.connect(server.port, gm_key, timeout=60)
-            await gm.wait_for(NAME, timeout=60)
-            print(f"{viewers} viewers and the GM connected and drawn in {time.perf_counter() - started:.1f}s")
-            revision_before = EncounterFile(file).load().revision
-
-            pids = [server.proc.pid, *server.app_pids()]
-            rss, pss = map(sum, zip(*(_memory_kb(p) for p in pids)))
-
-            to_all: list[float] = []  # file written -> the slowest viewer's screen
-            to_first: list[float] = []  # file written -> the fastest viewer's screen
-            gm_write: list[float] = []  # Enter on the GM's screen -> the file written
-            end_to_end: list[float] = []  # Enter on the GM's screen -> the slowest viewer
-            lost = 0
-            made = 0
+            for _ in range(viewers):
+                started = time.perf_counter()
+                screen = await Screen.connect(server.port, viewer_key, size=(80, 24), timeout=60)
+                screens.append(screen)
+                drawn = await screen.wait_for(NAME, timeout=max(5.0, min(120.0, end - time.monotonic())))
+                result.first_draw.append(drawn - started)
+            gm = await Screen.connect(server.port, gm_key, size=(80, 24), timeout=60)
+            await gm.wait_for(NAME, timeout=120)
+            pids = server.app_pids()
+            result.viewer_pss_kb = [pss_kb(p) for p in pids[:viewers]]
+            result.server_pss_kb = pss_kb(server.proc.pid)
             for n in range(1, changes + 1):
                 left = end - time.monotonic()
                 if left <= 5:
-                    print(f"deadline reached after {n - 1} changes")
+                    print(f"  deadline reached after {n - 1} changes")
                     break
-                marks = [len(s.session.data) for s in screens]
+                token = f"ping{events}x{n:03d}"
                 gm_mark = len(gm.session.data)
                 gm.send(b":")
-                await gm.wait_for("esc: cancel", timeout=min(10, left), since=gm_mark)
+                await gm.wait_for("esc: cancel", timeout=min(20, left), since=gm_mark)
+                typed = time.perf_counter()
+                gm.send(f"note {token}".encode())
+                echoed = await gm.wait_for(token, timeout=min(20, left), since=gm_mark)  # typed: not in the change's time
+                result.to_gm.append(echoed - typed)
+                needle = f"] {token}"  # the log line `[segment] text`, never the typed line
+                marks = [len(s.session.data) for s in screens]
                 stamp = _stamp(file)
                 sent = time.perf_counter()
-                gm.send(b"damage Target 1\r")
-                made += 1
-                needle = f"{START_HP - n}/{START_HP}"
-                waits = asyncio.gather(*(s.wait_for(needle, timeout=min(10, left), since=m) for s, m in zip(screens, marks)), return_exceptions=True)
-                written = await _written(file, stamp, min(10, left))
-                results = await waits
-                arrived = [r for r in results if isinstance(r, float)]
-                lost += len(results) - len(arrived)
+                gm.send(b"\r")  # the GM's key: the clock starts here
+                result.made += 1
+                wait = min(20.0, left)
+                waits = asyncio.gather(*(s.wait_for(needle, timeout=wait, since=m) for s, m in zip(screens, marks)), return_exceptions=True)
+                written = await _written(file, stamp, wait)
+                arrived_all = await waits
+                arrived = [a for a in arrived_all if isinstance(a, float)]
+                result.lost += len(arrived_all) - len(arrived)
                 if written is not None:
-                    gm_write.append(written - sent)
-                if len(arrived) == len(results):
-                    end_to_end.append(max(arrived) - sent)
+                    result.to_file.append(written - sent)
+                if arrived and len(arrived) == len(arrived_all):
+                    result.to_last.append(max(arrived) - sent)
                     if written is not None:
-                        to_all.append(max(arrived) - written)
-                if arrived and written is not None:
-                    to_first.append(min(arrived) - written)
-            revision_after = EncounterFile(file).load().revision
+                        result.file_to_last.append(max(arrived) - written)
         finally:
-            for s in screens:
+            for s in [*screens, *([gm] if gm else [])]:
                 await s.close()
-            code = server.stop()
+            server.stop()
+    return result
 
-        print(f"changes made: {made}; revision {revision_before} -> {revision_after} (+{revision_after - revision_before})")
-        print(f"viewer screens that missed a change: {lost}")
-        for label, values in (
-            ("change (file written) -> every viewer's screen", to_all),
-            ("change (file written) -> first viewer's screen", to_first),
-            ("GM's Enter -> change written (the GM's app)", gm_write),
-            ("GM's Enter -> every viewer's screen (end to end)", end_to_end),
-        ):
-            if values:
-                print(f"{label}: median {statistics.median(values) * 1000:.0f} ms, p95 {_percentile(values, 0.95) * 1000:.0f} ms, max {max(values) * 1000:.0f} ms")
-        print(f"memory (server + {len(pids) - 1} apps): RSS {rss / 1024:.0f} MB, PSS {pss / 1024:.0f} MB; per viewer RSS {rss / 1024 / viewers:.1f} MB, PSS {pss / 1024 / viewers:.1f} MB")
-        print(f"server stopped with exit code {code}")
-        ok = bool(to_all) and lost == 0 and revision_after - revision_before == made and statistics.median(to_all) < 0.300
-        print("target (median < 300 ms, nothing lost):", "met" if ok else "NOT met")
-        return 0 if ok else 1
+
+def ms(values: list[float], q: float | None = None) -> str:
+    if not values:
+        return "-"
+    return f"{(statistics.median(values) if q is None else pct(values, q)) * 1000:.0f}"
+
+
+def report(results: list[Result]) -> None:
+    print()
+    print("| spawn | events | viewers | first draw median / max (s) | PSS per viewer (MB) | viewer app PSS median (MB) | server PSS (MB) |")
+    print("|---|---:|---:|---|---:|---:|---:|")
+    for r in results:
+        fd = f"{statistics.median(r.first_draw):.2f} / {max(r.first_draw):.2f}" if r.first_draw else "-"
+        app = f"{statistics.median(r.viewer_pss_kb) / 1024:.1f}" if r.viewer_pss_kb else "-"
+        print(f"| {r.spawn} | {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} | {app} | {r.server_pss_kb / 1024:.1f} |")
+    print()
+    print("| spawn | events | changes | lost | GM key -> last viewer median / p95 (ms) | floor: GM's typing echoed median (ms) | ratio | GM key -> file written (GM app) | file written -> last viewer (followers) |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---:|")
+    for r in results:
+        ratio = statistics.median(r.to_last) / statistics.median(r.to_gm) if r.to_last and r.to_gm else float("nan")
+        print(
+            f"| {r.spawn} | {r.events:,} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {ms(r.to_gm)} | {ratio:.1f}x | {ms(r.to_file)} | {ms(r.file_to_last)} |"
+        )
+    print()
+    for r in results:
+        print(f"{r.spawn}, {r.events:,} events: targets (first draw <= 1 s, PSS <= 20 MB, median < 300 ms, p95 < 600 ms, nothing lost):", "met" if r.met() else "NOT met")
+
+
+async def run(sizes: list[int], viewers: int, changes: int, deadline: float, spawns: list[str]) -> int:
+    end = time.monotonic() + deadline
+    results: list[Result] = []
+    runs = [(events, spawn) for events in sizes for spawn in spawns]
+    for events, spawn in runs:
+        per_run_end = time.monotonic() + (end - time.monotonic()) / (len(runs) - len(results))
+        print(f"{events:,} events, {viewers} viewers, --spawn {spawn} ...", flush=True)
+        results.append(await measure(events, viewers, changes, per_run_end, spawn))
+    report(results)
+    return 0 if all(r.met() for r in results) else 1
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--viewers", type=int, default=20)
-    parser.add_argument("--changes", type=int, default=100)
-    parser.add_argument("--deadline", type=float, default=240.0, help="seconds for the whole run")
+    parser.add_argument("--changes", type=int, default=15, help="changes per size (median of these)")
+    parser.add_argument("--sizes", default="1000,20000", help="event counts, comma-separated")
+    parser.add_argument("--deadline", type=float, default=900.0, help="seconds for the whole run")
+    parser.add_argument("--spawn", default="fork", help="fork, exec or fork,exec (the server's --spawn; each size run with each)")
     args = parser.parse_args()
-    return asyncio.run(run(args.viewers, args.changes, args.deadline))
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    spawns = [s.strip() for s in args.spawn.split(",") if s.strip()]
+    return asyncio.run(run(sizes, args.viewers, args.changes, args.deadline, spawns))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,17 @@ typed `Field`s), settings, an action catalogue of `ActionTemplate`s, and impleme
 - `roll(spec, dice, ...) -> RollResult`: a bare check from the command line.
 - `chance(spec, ...) -> Fraction`: the exact probability of success (or of winning an
   opposed roll), computed, never simulated.
+- `after_roll(request, resolution) -> str`: the choices a game makes after seeing the
+  dice (Brand X Q, ORE wiggle dice), as the budget a form shows ("Q 6 to place ...");
+  "" when there is nothing to choose. The choices themselves are the template's params
+  whose `Field.stage` is AFTER_ROLL: a form shows the resolution made with the typed
+  faces, offers those fields, then resolves again with the same faces plus the chosen
+  values and commits that resolution. Scripts state them up front (`q_*=`, `wiggle=`).
+- `chance_notes(spec, ...) -> list[str]`: what `odds` says beside the figure (USOR: a
+  derived chart row was used), as `roll` does in its text.
+- `damage_rule(target, amount, resource) -> ManualDamage`: how a GM's `damage`/`heal`
+  lands (which resource, what it overflows to, whether it may pass the maximum), so
+  manual damage follows the game's rule as an action's damage does.
 """
 
 from __future__ import annotations
@@ -29,8 +40,9 @@ from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.encounter import Encounter
 from tracker.engine.model import ACTIVE, Action, Combatant
+from tracker.engine.table import TABLE_SETTINGS
 from rulesets.dice import DiceSource
-from rulesets.fields import RESOURCE, STAT, Field, FieldError, coerce_all
+from rulesets.fields import AFTER_ROLL, RESOURCE, SETTING, STAT, Field, FieldError, coerce_all
 from rulesets.tables import load_tables
 
 
@@ -69,6 +81,17 @@ class ActionRequest:
     pt: int | None = None  # a performance time the GM typed, overriding the template
     # The whole encounter, read-only, for rules that look at history (saving Q, chains).
     encounter: Encounter | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ManualDamage:
+    """Where a GM's `damage NAME N` lands: `resource`, with what VP cannot take going
+    through to `overflow` (Brand X VP -> DP); `over_maximum` lets healing pass the
+    sheet's starting value (refused otherwise)."""
+
+    resource: str
+    overflow: str = ""
+    over_maximum: bool = False
 
 
 @dataclass(slots=True)
@@ -157,7 +180,13 @@ class Ruleset(ABC):
         return stats, checked
 
     def validate_settings(self, values: Mapping[str, Any], where: str) -> dict[str, Any]:
-        return coerce_all(self.settings, dict(values), where)
+        # The table's own settings (tracker.engine.table) are accepted beside the
+        # ruleset's, and written only when set (no default fills them in).
+        fields = self.settings + tuple(
+            Field(name, "choice", None, choices=choices, role=SETTING, help=text)
+            for name, (choices, _, text) in TABLE_SETTINGS.items()
+        )
+        return coerce_all(fields, dict(values), where)
 
     # -- catalogue -----------------------------------------------------------
     @abstractmethod
@@ -188,6 +217,29 @@ class Ruleset(ABC):
         """Exact chance the declared action succeeds, for the declare form; None if no roll."""
         return None
 
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        """What may still be chosen now the dice are known, as a short budget for the
+        form ("Q 6 to place: speed, Attack ..."), or "" when nothing is. The choices are
+        the template's AFTER_ROLL fields (see the module docstring)."""
+        return ""
+
+    def after_roll_fields(self, request: ActionRequest) -> tuple[Field, ...]:
+        return tuple(f for f in request.template.params if f.stage == AFTER_ROLL)
+
+    # -- manual damage -------------------------------------------------------
+    def damage_rule(self, target: Combatant, amount: int | float, resource: str | None = None) -> ManualDamage:
+        """Where `damage`/`heal` lands: the named resource, else the first of `down_when`
+        the combatant has, else its first resource. No overflow by default."""
+        if resource is None:
+            resource = next((k for k in self.down_when if k in target.resources), None)
+            if resource is None:
+                if not target.resources:
+                    raise TrackerError(f"{target.name} has no resources to damage")
+                resource = next(iter(target.resources))
+        if resource not in target.resources:
+            raise TrackerError(f"{target.name} has no resource {resource!r} (has: {', '.join(target.resources) or 'none'})")
+        return ManualDamage(resource)
+
     # -- command line checks -------------------------------------------------
     def roll(
         self,
@@ -211,8 +263,20 @@ class Ruleset(ABC):
     ) -> Fraction:
         raise TrackerError(f"{self.id} has no dice, so no odds")
 
+    def chance_notes(
+        self,
+        spec: str,
+        *,
+        vs: str | None = None,
+        difficulty: int | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> list[str]:
+        """What `odds` should say beside the figure, as `roll` does (USOR: a derived
+        chart row was used). Empty by default."""
+        return []
+
 
 __all__ = [
-    "ActionRequest", "ActionTemplate", "DiceSource", "Field", "FieldError", "Resolution",
+    "ActionRequest", "ActionTemplate", "DiceSource", "Field", "FieldError", "ManualDamage", "Resolution",
     "RollResult", "Ruleset", "TimeMapping",
 ]

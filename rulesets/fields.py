@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tracker.engine.errors import TrackerError
@@ -125,3 +126,15 @@ def coerce_all(fields: tuple[Field, ...], values: dict[str, Any], where: str, *,
             if field.name not in out and field.default is not None:
                 out[field.name] = field.default
     return out
+
+
+def staged(fields: tuple[Field, ...], main: Iterable[str] = (), after_roll: Iterable[str] | Callable[[str], bool] = ()) -> tuple[Field, ...]:
+    """The same fields with their declare-form stage set: those named in `main` are
+    MAIN, those in `after_roll` (names, or a test on the name) AFTER_ROLL, the rest MORE."""
+    wanted = set(main)
+    later = after_roll if callable(after_roll) else set(after_roll).__contains__
+    out = []
+    for f in fields:
+        stage = AFTER_ROLL if later(f.name) else MAIN if f.name in wanted else MORE
+        out.append(replace(f, stage=stage))
+    return tuple(out)

@@ -1,19 +1,26 @@
-"""Finds ruleset adapters through the `tracker.rulesets` entry-point group.
+"""Finds ruleset adapters: the tracker's own by module path, others through the
+`tracker.rulesets` entry-point group.
 
-The tracker's own adapters are also known by module path, so a source checkout that
-was never installed still finds them. A third-party package adds a game by declaring
-an entry point in the group; nothing in the tracker changes.
+The built-in adapters are known by module path, so a source checkout that was never
+installed still finds them, and asking for one (every `tracker roll`, every opened save)
+imports that one module and nothing else: scanning every installed package's metadata
+for entry points costs more than the roll. The group is read only when an id that is not
+built in is asked for, or when every adapter is listed (`tracker rulesets`, the start
+screen's choice of ruleset). A third-party package adds a game by declaring an entry
+point in the group; nothing in the tracker changes.
 """
 
 from __future__ import annotations
 
 import importlib
 from functools import lru_cache
-from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tracker.engine.errors import TrackerError
-from rulesets.base import Ruleset
+
+if TYPE_CHECKING:
+    from rulesets.base import Ruleset
 
 GROUP = "tracker.rulesets"
 BUILT_IN = {
@@ -35,13 +42,21 @@ def _load(target: str) -> type[Ruleset] | None:
         return None
 
 
+def entry_points(group: str) -> list:  # type: ignore[type-arg]
+    from importlib.metadata import entry_points as scan  # costs more than a roll: only here
+
+    return list(scan(group=group))
+
+
+def _third_party() -> dict[str, str]:
+    """The entry-point group, read only when needed (`_classes` keeps what it found)."""
+    return {ep.name: ep.value for ep in entry_points(group=GROUP) if ep.name not in BUILT_IN}
+
+
 @lru_cache(maxsize=1)
 def _classes() -> dict[str, type[Ruleset]]:
     found: dict[str, type[Ruleset]] = {}
-    targets = dict(BUILT_IN)
-    for ep in entry_points(group=GROUP):
-        targets[ep.name] = ep.value
-    for name, target in targets.items():
+    for name, target in {**BUILT_IN, **_third_party()}.items():
         cls = _load(target)
         if cls is not None:
             found[name] = cls
@@ -52,14 +67,21 @@ def available() -> dict[str, type[Ruleset]]:
     return dict(_classes())
 
 
+def ids() -> list[str]:
+    """Every ruleset id, without importing any adapter."""
+    return sorted({*BUILT_IN, *_third_party()})
+
+
+def exists(ruleset_id: str) -> bool:
+    return ruleset_id in BUILT_IN or ruleset_id in _third_party()
+
+
 @lru_cache(maxsize=None)
 def _built_in(ruleset_id: str) -> type[Ruleset] | None:
     return _load(BUILT_IN[ruleset_id])
 
 
 def get(ruleset_id: str, house_rules: Path | None = None) -> Ruleset:
-    # Opening one save should not import every adapter (it is most of the UI's start-up
-    # time): a built-in id loads its own module; others go through the full scan.
     cls = _built_in(ruleset_id) if ruleset_id in BUILT_IN else None
     if cls is None:
         cls = _classes().get(ruleset_id)

@@ -8,6 +8,8 @@ when the ruleset is loaded.
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,26 @@ from typing import Any
 from tracker.engine.errors import TrackerError
 
 
+MAX_TABLES_BYTES = 1024 * 1024  # a house-rules file is a page of charts, not a disk
+
+
 def read_toml(path: Path) -> dict[str, Any]:
+    """Read a tables file: a regular file of at most MAX_TABLES_BYTES (a name pointing at
+    a device or a pipe is refused before a byte is read), or a named error."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise TrackerError(f"{path}: expected a regular file (not a device, folder or pipe)")
+            data = handle.read(MAX_TABLES_BYTES + 1)
+        if len(data) > MAX_TABLES_BYTES:
+            raise TrackerError(f"{path}: over {MAX_TABLES_BYTES // 1024} KB; a tables file that big is refused")
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TrackerError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise TrackerError(f"{path}: values nested too deeply") from None
     except FileNotFoundError:
         raise TrackerError(f"{path}: file not found") from None
     except tomllib.TOMLDecodeError as exc:

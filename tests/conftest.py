@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -8,6 +10,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# The user's own data and config folders are never touched by a test (nor read: a config
+# file on the machine running the tests must not change what they see). Subprocesses inherit.
+_HOME = Path(tempfile.mkdtemp(prefix="tracker-test-home-"))
+os.environ["XDG_DATA_HOME"] = str(_HOME / "data")
+os.environ["XDG_CONFIG_HOME"] = str(_HOME / "config")
+os.environ.pop("TRACKER_CONFIG", None)
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ from rulesets.dice import TypedFaces
 from rulesets.fields import FieldError
 from rulesets.ore import OreRuleset, odds
 from rulesets.ore.combat import Boxes, armour, gobble, location_for, mark, parse_damage
-from rulesets.ore.pool import Outcome, Pool, contest, highest, parse, penalise, place_wiggles, roll
+from rulesets.ore.pool import Outcome, Pool, contest, highest, narrower_succeeds, parse, penalise, place_wiggles, roll, widest
 from tracker.engine import TrackerError
 from tracker.engine.model import INTERRUPTED
 from tracker.session import Session
-from tests.helpers import cli_json, session_for
+from tests.helpers import cli, cli_json, session_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,15 +87,22 @@ def test_at_most_ten_dice_rolled_and_extra_dice_soak_penalties() -> None:
     assert penalise(Pool(12, 1, 0), 3).pool == Pool(10, 0, 0)
 
 
-def test_one_die_less_per_extra_action_on_the_command_line() -> None:
-    data = cli_json("roll", "ore", "6d+1hd", "--set", "actions=2", "--faces", "5,5,1,1,6,3")
-    assert data["pool"] == "6d" and data["removed"] == ["hard"]
-    assert data["sets"] == [[2, 5], [2, 1]] and data["best"] == [2, 5] and data["extra_sets"] == [[2, 1]]
+def test_extra_sets_cost_no_die_and_the_withdrawn_actions_option_is_refused() -> None:
+    """Seed: "If you roll an extra matching set, you can use it on an extra action with no penalty"."""
+    data = cli_json("roll", "ore", "6d+1hd", "--faces", "5,5,1,1,6,3")
+    assert data["pool"] == "6d+1hd" and data["removed"] == []
+    assert data["best"] == [2, 10] or data["extra_sets"]
+    code, _ = cli("roll", "ore", "6d+1hd", "--set", "actions=2", "--faces", "5,5,1,1,6,3")
+    assert code != 0
 
 
 def test_dynamic_contest_wider_first_narrower_must_beat_its_height() -> None:
-    assert contest((3, 4), (2, 7)) == "rival"  # the narrower 2x7 beats height 4
-    assert contest((3, 7), (2, 7)) == "self"  # equal height does not beat it
+    """Seed: "the wider roll goes first and takes effect as normal. The roll that goes
+    afterward [...] must beat the wider roll's height as a Difficulty number." """
+    assert contest((3, 4), (2, 7)) == "self"  # the wider 3x4 goes first and takes effect
+    assert narrower_succeeds((3, 4), (2, 7))  # the 2x7 beats height 4: it succeeds afterwards
+    assert contest((3, 3), (2, 7)) == "self"  # issue 12: 3x3 against 2x7 is the 3x3's
+    assert contest((3, 7), (2, 7)) == "self" and not narrower_succeeds((3, 7), (2, 7))  # equal height does not beat it
     assert contest((2, 5), (2, 8)) == "rival"  # widths tied: the higher wins
     assert contest((2, 8), (2, 8)) == "draw"
     assert contest((2, 1), None) == "self" and contest(None, None) == "draw"
@@ -106,7 +113,8 @@ def test_cli_contest_and_json_keys() -> None:
     data = cli_json("roll", "ore", "5d", "--vs", "4d", "--faces", "4,4,4,1,2", "--vs-faces", "7,7,3,2")
     for key in ("ruleset", "dice", "success", "margin", "sets", "best"):
         assert key in data
-    assert data["best"] == [3, 4] and data["vs_best"] == [2, 7] and data["winner"] == "rival"
+    assert data["best"] == [3, 4] and data["vs_best"] == [2, 7] and data["winner"] == "self"
+    assert data["narrower_succeeds"] is True
     assert data["success"] is None and data["dice"] == [4, 4, 4, 1, 2]
 
 
@@ -147,7 +155,7 @@ def test_contest_odds_match_brute_force(own: str, rival: str) -> None:
     def outcomes(pool: Pool) -> Counter:
         found: Counter = Counter()
         for faces in itertools.product(range(1, 11), repeat=pool.normal):
-            found[roll(pool, TypedFaces(list(faces)), key=highest).best(highest)] += 1
+            found[roll(pool, TypedFaces(list(faces)), key=widest).best(widest)] += 1
         return found
 
     oa, ob = outcomes(a), outcomes(b)
@@ -249,15 +257,28 @@ def test_dodge_gobbles_a_slower_attack_in_the_same_round() -> None:
     assert res.success is False and "gobbles 1" in res.summary and res.details["gobbled"] == [[1, 1]]
 
 
-def test_manual_gobble_param_and_multiple_targets_cost_a_die() -> None:
+def test_manual_gobble_param_and_multiple_targets_cost_no_die() -> None:
+    """Issue 12: body 3d + brawling 2d at two targets rolled 4d; the seed gives the extra
+    set to the extra action "with no penalty" (the same pool, so equal or larger)."""
     s = session()
     s.execute("add Cy body=2d")
     s.execute("declare Ace punch target=Bo gobble=2x8 faces=7,7,7,1,2")
     assert s.encounter.actions[-1].resolution.success is False  # O8 through the adapter
     s.execute("next")
-    s.execute("declare Ace punch target=Bo,Cy faces=5,5,1,1")  # 5d, one die less for two actions
+    s.execute("declare Ace punch target=Bo,Cy faces=5,5,1,1,3")  # 5d: no die lost for two actions
     res = s.encounter.actions[-1].resolution
-    assert res.details["rolled"] == "4d" and "right arm" in res.summary and "left leg" in res.summary
+    assert res.details["rolled"] == "5d" and "right arm" in res.summary and "left leg" in res.summary
+
+
+def test_a_failure_of_all_low_dice_is_flagged_worse() -> None:
+    """Seed: "A failed roll is worse than usual if you roll all low dice"."""
+    data = cli_json("roll", "ore", "4d", "--faces", "1,2,3,5")
+    assert data["success"] is False and data["worse_failure"] is True
+    data = cli_json("roll", "ore", "4d", "--faces", "1,2,3,9")
+    assert data["success"] is False and data["worse_failure"] is False
+    s = session()
+    s.execute("declare Ace check faces=1,2,3,4,5")
+    assert s.encounter.actions[-1].resolution.details.get("worse_failure") is True
 
 
 def test_chance_of_for_the_declare_form() -> None:

@@ -40,9 +40,10 @@ def corrupt(path: Path, old: str, new: str) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("revision = ", "revision = = ", "not valid TOML"),
+        ('ruleset = "freeform"', 'ruleset = = "freeform"', "not valid TOML"),
         ('ruleset = "freeform"', 'ruleset = "chess"', "ruleset: unknown ruleset 'chess'"),
-        ("schema_version = 1\n", "", "missing key 'schema_version'"),
+        ("schema_version = 2\n", "", "missing key 'schema_version'"),
+        ("schema_version = 2\n", "schema_version = 3\n", "schema_version: expected 1 or 2, got 3"),
         ('kind = "declare"\nactor = "Ann"', 'kind = "declare"\nactor = 7', "events[2] (seq 3, declare).actor: expected text, got 7"),
         ("pt = 5", "pt = 0", "events[2] (seq 3, declare).resolution.pt: expected an integer of at least 1, got 0"),
         ('mode = "active"', 'mode = "sideways"', ".mode: expected active or passive"),
@@ -79,7 +80,7 @@ def test_syntax_error_names_the_line(fight: Path, capsys: pytest.CaptureFixture[
     code, _ = run("check", "fight")
     err = capsys.readouterr().err
     assert code == 1
-    assert "line 3" in err and "fight.toml" in err
+    assert "line 5" in err and "fight.toml" in err  # three comment lines, then schema_version
     assert "Traceback" not in err
 
 
@@ -141,6 +142,8 @@ def test_sigkill_at_random_moments_never_leaves_a_broken_file(saves: Path) -> No
         assert loaded.revision == len(loaded.encounter.events)
         assert loaded.revision >= last
         last = loaded.revision
+        # Changes are appended, so a killed writer leaves no temporary file behind.
+        assert not list(saves.glob(".crash.toml.*.tmp"))
     assert last > 0
 
 

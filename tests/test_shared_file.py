@@ -169,16 +169,20 @@ def test_other_sessions_change_is_seen_within_half_a_second(tmp_path: Path) -> N
     assert not store.changed_on_disk()
 
 
-def test_same_stamp_different_revision_is_still_a_change(tmp_path: Path) -> None:
-    # A coarse filesystem clock, a reused inode and an equal size can give two revisions
-    # the same stamp; the revision at the head of the file must still tell them apart.
+def test_replaced_file_with_the_same_size_and_time_is_still_a_change(tmp_path: Path) -> None:
+    # A coarse filesystem clock and an equal size can make a replaced file look unchanged;
+    # the session holds its file open, so the inode cannot be reused and still differs.
     path = tmp_path / "fight.toml"
     _new(path, "add Seraph hp=10")
     watcher = _session(path)
     store = watcher.store
     assert isinstance(store, EncounterFile)
-    _session(path).damage("Seraph", 1)
-    store._stamp = store_module._stamp(path)  # simulate the collision
+    other = tmp_path / "other.toml"
+    _new(other, "add Seraph hp=10")
+    _session(other).damage("Seraph", 1)
+    os.replace(other, path)
+    st = os.stat(path)
+    store._seen = (st.st_size, st.st_mtime_ns)  # simulate the collision
     assert store.changed_on_disk()
     watcher.damage("Seraph", 2)  # must reload first, not write over the other change
     loaded = EncounterFile(path).load()
@@ -186,15 +190,40 @@ def test_same_stamp_different_revision_is_still_a_change(tmp_path: Path) -> None
     assert loaded.revision == 3
 
 
+def test_follower_reads_only_what_was_appended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "fight.toml"
+    _new(path, "add Seraph hp=10")
+    watcher, gm = _session(path), _session(path)
+    store = watcher.store
+    assert isinstance(store, EncounterFile)
+    size = path.stat().st_size
+    gm.damage("Seraph", 3)
+    reads: list[tuple[int, int]] = []
+    real = store_module._read_range
+
+    def spy(fd: int, start: int, length: int) -> bytes:
+        reads.append((start, length))
+        return real(fd, start, length)
+
+    monkeypatch.setattr(store_module, "_read_range", spy)
+    monkeypatch.setattr(store_module.EncounterFile, "_read_file", lambda self: pytest.fail("whole reload"))
+    assert store.refresh(watcher)
+    assert watcher.encounter.combatant("Seraph").resources["hp"] == 7
+    # The commit mark before the new bytes, then exactly the appended bytes.
+    assert max(length for _, length in reads) == path.stat().st_size - size
+    assert all(start >= size - 20 for start, _ in reads)
+    assert not store.refresh(watcher)
+
+
 def test_failed_write_is_reported_and_never_written_later(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "fight.toml"
     _new(path, "add Seraph hp=10")
     session = _session(path)
 
-    def disk_full(path: Path, data: bytes, default_mode: int | None = None) -> None:
+    def disk_full(self: EncounterFile, data: bytes, revision: int, count: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store_module, "atomic_write", disk_full)
+    monkeypatch.setattr(store_module.EncounterFile, "_append", disk_full)
     with pytest.raises(TrackerError, match="not saved: No space left"):
         session.damage("Seraph", 5)
     monkeypatch.undo()

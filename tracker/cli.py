@@ -1,4 +1,10 @@
-"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage."""
+"""The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage,
+3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1).
+
+Start-up time matters (a roll from the shell, the app's first screen): each command
+imports only what it uses. The saves folder is resolved only by commands that use it,
+and the config file is read only by commands that use it.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +12,66 @@ import argparse
 import json
 import os
 import sys
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from tracker import paths, report
-from tracker.engine import TrackerError
-from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker import paths
+from tracker.engine.errors import TrackerError
+from tracker.text import refuse_controls, visible
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
+
+if TYPE_CHECKING:
+    from tracker.roles import Role
+
+DISTRIBUTION = "segment-tracker"
+
+
+class _Version(argparse.Action):
+    """`--version`: read from the package metadata only when asked (it costs a scan)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        sys.stdout.write(f"tracker {version()}\n")
+        parser.exit()
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError, version as installed
+
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:  # a source tree on sys.path that was never installed
+        return "unknown (not installed)"
+
+
+_SAVES_HELP = "folder of encounter files (default: $TRACKER_SAVES, ./saves, else the user data folder)"
+
+
+def _saves(p: argparse.ArgumentParser, top: bool = False) -> None:
+    # Accepted before or after the command; after it, SUPPRESS keeps a value given before.
+    p.add_argument("--saves", metavar="DIR", help=_SAVES_HELP, **({"default": None} if top else {"default": argparse.SUPPRESS}))
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tracker", description="Segment-timeline combat tracker.")
-    parser.add_argument("--saves", help="folder of encounter files (default: $TRACKER_SAVES or ./saves)")
+    parser.add_argument("--version", action=_Version)
+    _saves(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("open", help="open an encounter in the terminal UI")
     p.add_argument("file", nargs="?", help="without FILE: choose one on the start screen (`open --viewer`: a viewer's start screen)")
     p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="play these combatants: declare for them only (sees what a viewer sees)")
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file")
-    p.add_argument("--ruleset", required=True)
+    p.add_argument("--ruleset", help="the ruleset (default: default_ruleset in the config file; not with --from)")
+    p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
     p.add_argument("--name", help="the encounter's title (default: from the file name)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting")
 
@@ -54,7 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="the encounter's state and timeline as text")
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--viewer", action="store_true", help="as a player sees it")
+    p.add_argument("--viewer", action="store_true", help="as a viewer sees it")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants sees it")
     p.add_argument("--log", type=int, default=15, help="log lines to show (text)")
 
     p = sub.add_parser("play", help="apply timeline commands (one per line)")
@@ -62,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--script", help="file of commands (default: standard input)")
     p.add_argument("--seed", type=int, help="seed the dice for a repeatable run")
     p.add_argument("--json", action="store_true", help="print the final state as JSON")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants: only their declarations are accepted")
 
     p = sub.add_parser("check", help="validate a save")
     p.add_argument("file")
@@ -77,10 +121,40 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--host-key", help="host key file (created on first start)")
     p.add_argument("--max-connections", type=int, default=32)
     p.add_argument("--idle-timeout", type=float, default=3600.0, help="seconds")
+    p.add_argument("--max-startups", type=int, default=10, help="connections still logging in at once (apart from the seats)")
+    p.add_argument("--login-grace", type=float, default=10.0, help="seconds a connection has to log in")
+    p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection (default) or run a new one")
+
+    p = sub.add_parser("web", help="the viewer in a browser (read-only)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--encounter", metavar="NAME", help="skip the choice of encounter")
+    p.add_argument("--public-url", metavar="URL", help="the address browsers use (default http://HOST:PORT)")
+
+    p = sub.add_parser("export", help="the roster, final state and whole combat log as Markdown or HTML")
+    p.add_argument("file")
+    p.add_argument("--format", choices=("md", "html"), help="default: from OUT's suffix, else md")
+    p.add_argument("--viewer", action="store_true", help="only what a viewer may see")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: standard output)")
+
+    p = sub.add_parser("examples", help="copy the worked example encounters into the saves folder")
+    p.add_argument("--force", action="store_true", help="replace files of the same name")
+
+    p = sub.add_parser("config", help="where the config file is and what is set")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("completion", help="shell completion script: eval or source its output")
+    p.add_argument("shell", choices=("bash", "zsh", "fish"))
+
+    for each in sub.choices.values():
+        _saves(each)
     return parser
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
+    # `--faces -1,5` and a TARGET of -3 are values, not options: widen argparse's test
+    # for a negative number to lists of them (its own reads only "-1").
+    p._negative_number_matcher = re.compile(r"^-\d+([.,]\d*)*$|^-\.\d+$")
     p.add_argument("ruleset")
     p.add_argument("spec", nargs="+", help="what to roll, in the ruleset's notation")
     p.add_argument("--vs", help="the opposing side, for an opposed roll")
@@ -116,9 +190,12 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    saves = paths.saves_dir(args.saves)
     try:
-        return _run(args, saves, stdin or sys.stdin, out)
+        if args.command == "new" and not args.ruleset and not getattr(args, "source", None):
+            args.ruleset = _default_ruleset()
+            if not args.ruleset:
+                return 2
+        return _run(args, args.saves, stdin or sys.stdin, out)
     except TrackerError as exc:
         sys.stderr.write(f"tracker: {exc}\n")
         return 1
@@ -126,23 +203,81 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug: say so in one line, never a traceback
+    except RecursionError:
+        sys.stderr.write("tracker: the input is nested too deeply to read (RecursionError)\n")
+        return 1
+    except Exception as exc:  # a bug: say so in one line, never a traceback, and fail
         if os.environ.get("TRACKER_DEBUG"):
             raise
-        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {exc} (set TRACKER_DEBUG=1 for details)\n")
-        return 1
+        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {visible(str(exc))} (set TRACKER_DEBUG=1 for details)\n")
+        return 3
 
 
-def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
+def _default_ruleset() -> str | None:
+    """`new` without --ruleset: the config's default_ruleset (a bad config raises), else a usage error."""
+    from tracker import config
+
+    chosen = config.check_ruleset(config.load()).default_ruleset
+    if not chosen:
+        sys.stderr.write(f"tracker new: --ruleset is required (or --from OTHER, or default_ruleset in {config.config_path()})\n")
+    return chosen
+
+
+def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out: TextIO) -> int:
     command = args.command
+    handler = _OWN.get(command)
+    if handler is not None:  # commands that need neither the saves folder nor the engine
+        return handler(args, out)
+    if command in ("roll", "odds", "chart", "rulesets"):
+        saves = Path()
+    else:
+        place = paths.locate(saves_option)
+        saves = paths.prepare(place) if command in ("serve", "web") else place.path
     if command is None or command == "open":
+        from tracker import config
+
+        config.load_checked()  # a bad config file is named here, before the screen takes over
+        file = paths.resolve(args.file, saves) if command == "open" and args.file else None
+        if file is None:
+            saves = paths.prepare(place)
         from tracker.ui.app import run
 
-        file = paths.resolve(args.file, saves) if command == "open" and args.file else None
-        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False))
+        role = _role(args, file)
+        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
+    if command == "examples":
+        copied, skipped = paths.copy_examples(saves, force=args.force)
+        for path in copied:
+            out.write(f"copied {path}\n")
+        for path in skipped:
+            out.write(f"kept {path} (already there; --force replaces it)\n")
+        if not copied and not skipped:
+            raise TrackerError("no worked examples were found in this installation")
+        return 0
+    if command == "export":
+        from tracker.export import export
+
+        return export(args, saves, out)
+    if command == "web":
+        from tracker import config
+        from tracker.web import web
+
+        config.load_checked()  # every tab's app reads it: a bad file is named here, once
+
+        return web(args, saves)
     if command == "new":
+        from tracker.persistence.store import EncounterFile
+
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
+        if args.source:
+            from tracker.library import new_from_roster
+
+            new_from_roster(paths.resolve(args.source, saves), path, name)
+            out.write(f"created {path} (the roster of {args.source})\n")
+            return 0
+        if not args.ruleset:
+            sys.stderr.write("tracker new: --ruleset is required (or --from OTHER to take another encounter's roster)\n")
+            return 2  # a usage error, as argparse would report it
         settings = _options(args)
         store, _ = EncounterFile.create(path, name, args.ruleset, settings)
         out.write(f"created {path} ({args.ruleset})\n")
@@ -159,14 +294,20 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         spec = " ".join(args.spec)
         options = _options(args)
         if command == "roll":
+            from rulesets.limits import check_faces_given, check_faces_used
+
+            check_faces_given(args.faces, args.vs_faces, args.vs, args.difficulty)
             dice = source_for(args.faces, args.seed, "--faces")
             vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if (args.vs or args.vs_faces or args.difficulty is not None) else None
             result = ruleset.roll(spec, dice, vs=args.vs, vs_dice=vs_dice, difficulty=args.difficulty, options=options)
+            check_faces_used(dice, "--faces")
+            check_faces_used(vs_dice, "--vs-faces")
             _out(result.to_json(), args.json, result.text, out)
         else:
             chance = ruleset.chance(spec, vs=args.vs, difficulty=args.difficulty, options=options)
-            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}"}
-            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})", out)
+            notes = ruleset.chance_notes(spec, vs=args.vs, difficulty=args.difficulty, options=options)
+            data = {"ruleset": ruleset.id, "probability": float(chance), "fraction": f"{chance.numerator}/{chance.denominator}", "notes": notes}
+            _out(data, args.json, f"{float(chance):.2%} ({data['fraction']})" + "".join(f" [{n}]" for n in notes), out)
         return 0
     if command == "chart":
         ruleset = registry.get("brandx")
@@ -177,13 +318,20 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
         _out(data, args.json, str(data["result"]), out)
         return 0
     if command == "show":
-        loaded = EncounterFile(paths.resolve(args.file, saves)).load()
+        from tracker import report
+        from tracker.persistence.store import EncounterFile
+
+        path = paths.resolve(args.file, saves)
+        loaded = EncounterFile(path).load()
+        role = _role(args, path, loaded)
         if args.json:
-            _out(report.to_json(loaded.encounter, viewer=args.viewer), True, "", out)
+            _out(report.to_json(loaded.encounter, viewer=args.viewer, role=role), True, "", out)
         else:
-            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log) + "\n")
+            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
         return 0
     if command == "check":
+        from tracker.persistence.store import EncounterFile
+
         path = paths.resolve(args.file, saves)
         loaded = EncounterFile(path).load()
         enc = loaded.encounter
@@ -199,11 +347,86 @@ def _run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> i
     raise TrackerError(f"unknown command {command!r}")
 
 
+def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Role | None:
+    """`--player NAME[,NAME]`: a player's role, its names checked against the encounter.
+
+    The role comes from the command line of the account that runs it, never from the
+    commands the session reads."""
+    option = getattr(args, "player", None)
+    if option is None:
+        return None
+    if getattr(args, "viewer", False):
+        raise TrackerError("--player and --viewer: choose one (a player also sees what a viewer sees)")
+    from tracker.roles import Role
+
+    refuse_controls(option, "--player")
+    role = Role.player(option.split(","))
+    if not role.combatants:
+        raise TrackerError(f"--player {option!r}: expected the names of your combatants, NAME[,NAME]")
+    if loaded is None and file is not None:
+        from tracker.persistence.store import EncounterFile
+
+        loaded = EncounterFile(file).load()
+    if loaded is not None:
+        try:
+            names = [loaded.encounter.combatant(n).name for n in role.combatants]
+        except TrackerError as exc:
+            raise TrackerError(f"--player: {exc}") from None
+        role = Role.player(names)
+    return role
+
+
+def _config(args: argparse.Namespace, out: TextIO) -> int:
+    from tracker import config
+
+    path = config.config_path()
+    try:
+        loaded = config.check_ruleset(config.check_ui(config.load(path)))
+    except config.ConfigError as exc:
+        if args.json:
+            _out({"path": str(path), "exists": path.exists(), "error": str(exc)}, True, "", out)
+        else:
+            out.write(f"{path}\n")
+        sys.stderr.write(f"tracker: {exc}\n")
+        return 1
+    settings = loaded.settings()
+    if args.json:
+        _out({"path": str(path), "exists": loaded.exists, "settings": settings}, True, "", out)
+        return 0
+    lines = [f"{path}" + ("" if loaded.exists else " (not there yet: every setting is the default)")]
+    for key, value in settings.items():
+        if key == "keys":
+            lines.extend(f"keys.{name} = {keys!r}" for name, keys in value.items())
+        else:
+            lines.append(f"{key} = {value!r}")
+    if loaded.exists and not settings:
+        lines.append("(nothing set)")
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _completion(args: argparse.Namespace, out: TextIO) -> int:
+    from tracker.completion import script
+
+    out.write(script(_parser(), args.shell))
+    return 0
+
+
+_OWN = {"config": _config, "completion": _completion}
+
+
 def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
+    from tracker import report
+    from tracker.persistence.store import EncounterFile
+    from tracker.roles import account
+    from tracker.session import Session
+
     path = paths.resolve(args.file, saves)
     store = EncounterFile(path)
     loaded = store.load()
-    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store)
+    role = _role(args, path, loaded)
+    user = account() if role is not None else ""
+    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role)
     if args.script:
         try:
             source = Path(args.script).read_text(encoding="utf-8").splitlines()
@@ -217,13 +440,18 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        before = len(session.encounter.log)
         try:
             outcome = session.execute(line)
         except TrackerError as exc:
             raise TrackerError(f"{label}, line {number} ({line}): {exc}") from None
         if not args.json:
-            for text in outcome.lines:
-                out.write(f"[{session.encounter.now}] {text}\n")
+            # Each line carries the segment its event happened on (a completion at 26
+            # reached by `step 39` is "[26]"), when the lines are the new log entries.
+            entries = session.encounter.log[before:]
+            same = len(entries) == len(outcome.lines) and all(e.text == t for e, t in zip(entries, outcome.lines))
+            for i, text in enumerate(outcome.lines):
+                out.write(f"[{entries[i].segment if same else session.encounter.now}] {visible(text)}\n")
     if args.json:
         _out(report.to_json(session.encounter), True, "", out)
     else:

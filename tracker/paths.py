@@ -1,27 +1,118 @@
-"""Where encounter files live: `--saves DIR`, else $TRACKER_SAVES, else ./saves."""
+"""Where encounter files live, and the worked examples the tracker ships.
+
+The saves folder is the first of: `--saves DIR` (before or after the command),
+`$TRACKER_SAVES`, a `saves` folder in the current directory (a clone, or a table's
+shared folder), else `saves` in the user's data folder (platformdirs: e.g.
+`~/.local/share/segment-tracker/saves` on Linux).
+
+Decision: the worked examples are package data (`tracker/examples`, built from the
+repository's `saves/`). When the user's data folder is used and does not exist yet, it
+is created holding a copy of them, so the first `tracker` after `pipx install` lists
+fights to open; `tracker examples` copies them into any saves folder later (an existing
+file of the same name is left alone unless `--force`). Folders the user named are never
+filled without being asked.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 SUFFIX = ".toml"
+APP_NAME = "segment-tracker"
+
+
+@dataclass(frozen=True, slots=True)
+class Saves:
+    path: Path
+    source: str  # "--saves", "TRACKER_SAVES", "./saves" or "user data folder"
+
+
+def user_saves() -> Path:
+    from platformdirs import user_data_path  # only when no nearer folder is there
+
+    return user_data_path(APP_NAME, appauthor=False) / "saves"
+
+
+def locate(option: str | None = None) -> Saves:
+    if option:
+        return Saves(Path(option), "--saves")
+    env = os.environ.get("TRACKER_SAVES")
+    if env:
+        return Saves(Path(env), "TRACKER_SAVES")
+    if Path("saves").is_dir():
+        return Saves(Path("saves"), "./saves")
+    return Saves(user_saves(), "user data folder")
 
 
 def saves_dir(option: str | None = None) -> Path:
-    if option:
-        return Path(option)
-    env = os.environ.get("TRACKER_SAVES")
-    return Path(env) if env else Path("saves")
+    return locate(option).path
+
+
+def prepare(saves: Saves) -> Path:
+    """The folder the app lists: the user data folder is created with the examples on first use."""
+    if saves.source == "user data folder" and not saves.path.exists():
+        copy_examples(saves.path)
+    return saves.path
+
+
+def examples_dir() -> Path:
+    """The shipped examples: package data in an installed wheel, `saves/` in a clone."""
+    packaged = Path(__file__).with_name("examples")
+    if packaged.is_dir() and any(packaged.glob("*" + SUFFIX)):
+        return packaged
+    return Path(__file__).resolve().parent.parent / "saves"
+
+
+def example_files() -> list[Path]:
+    folder = examples_dir()
+    return sorted(folder.glob("*" + SUFFIX)) if folder.is_dir() else []
+
+
+def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list[Path]]:
+    """Copy the worked examples into `saves`: (copied, skipped because a file is there)."""
+    import shutil  # (bz2, lzma and more: only when copying)
+
+    from tracker.engine.errors import TrackerError
+
+    copied: list[Path] = []
+    skipped: list[Path] = []
+    try:
+        saves.mkdir(parents=True, exist_ok=True)
+        for source in example_files():
+            target = saves / source.name
+            if (target.exists() and not force) or target.resolve() == source.resolve():
+                skipped.append(target)
+                continue
+            shutil.copyfile(source, target)
+            copied.append(target)
+    except OSError as exc:
+        raise TrackerError(f"{getattr(exc, 'filename', None) or saves}: the worked examples cannot be copied there: {exc.strerror or exc}") from None
+    return copied, skipped
+
+
+def slug(name: str) -> str:
+    """The file name (without .toml) an encounter titled `name` is saved under."""
+    text = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+    return text or "encounter"
 
 
 def resolve(name: str, saves: Path, *, must_exist: bool = True) -> Path:
-    """A FILE argument: a path as given if it exists (or has a folder part), else NAME[.toml] in the saves folder."""
+    """A FILE argument: a path as given if it exists (or has a folder part), else NAME[.toml]
+    in the saves folder, else the file an encounter titled NAME is saved under
+    ("Ruined Temple BX" -> ruined-temple-bx.toml, as the start screen names it)."""
     given = Path(name)
     if given.exists() or given.parent != Path("."):
         return given
     in_saves = saves / (name if name.endswith(SUFFIX) else name + SUFFIX)
-    if in_saves.exists() or not must_exist:
+    if in_saves.exists():
+        return in_saves
+    by_title = saves / (slug(name.removesuffix(SUFFIX)) + SUFFIX)
+    if by_title.exists():
+        return by_title
+    if not must_exist:
         return in_saves
     return given
 
@@ -29,4 +120,5 @@ def resolve(name: str, saves: Path, *, must_exist: bool = True) -> Path:
 def encounter_files(saves: Path) -> list[Path]:
     if not saves.is_dir():
         return []
-    return sorted(p for p in saves.iterdir() if p.suffix == SUFFIX and not p.name.startswith("."))
+    # library-<ruleset>.toml holds sheets, not an encounter (tracker.library).
+    return sorted(p for p in saves.iterdir() if p.suffix == SUFFIX and not p.name.startswith((".", "library-")))

@@ -1,20 +1,53 @@
-"""The encounter as text and as JSON, for `tracker show` and scripts."""
+"""The encounter as text and as JSON, for `tracker show` and scripts.
+
+Names, notes and log lines come from people and files, so they may hold control
+characters (an old or hand-edited save). The text form passes every line through
+`tracker.text.visible`: no raw ESC (or any other control) reaches the terminal, and a
+newline inside a name cannot forge a line. The JSON form keeps the data exact, so a
+script can use a name in a command as it is; that is safe because the JSON is written
+with `ensure_ascii` (the default of `json.dumps`): every control character and every
+non-ASCII character, bidi overrides included, is written as a `\\uXXXX` escape, so the
+bytes on the terminal are plain printable ASCII and the document stays valid JSON.
+A program that decodes it and prints the strings must make them visible itself.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tracker.engine import Encounter
+from tracker.viewing import log_text, shown
+from tracker.roles import Role, visible_to, who
+from tracker.text import visible
 
 
 def _visible(encounter: Encounter, viewer: bool) -> list[str]:
     return [c.name for c in encounter.combatants.values() if not (viewer and c.hidden)]
 
 
-def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None = None) -> dict[str, Any]:
+def _resources(encounter: Encounter, c: Any, viewer: bool) -> dict[str, Any]:
+    """Resources as the reader may see them (enemies' per the encounter's `viewers` setting)."""
+    view = shown(encounter, c, viewer)
+    out: dict[str, Any] = {"resources": view.resources, "maxima": view.maxima}
+    if view.label:
+        out["health"] = view.label
+    return out
+
+
+def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None = None, role: Role | None = None) -> dict[str, Any]:
+    """`role`: a player's view, what a viewer sees plus its own combatants (hidden or not)
+    and the proposals and refusals about them."""
     rnd, within = encounter.time.round_of(encounter.now)
+    player = role is not None and role.is_player
+    viewer = viewer or player
     names = set(_visible(encounter, viewer))
-    log = [e for e in encounter.log if not viewer or encounter.visible_to_viewers(e)]
+    if player:
+        assert role is not None
+        names |= {n for n in encounter.combatants if role.owns(n)}
+        hidden = [n for n, c in encounter.combatants.items() if c.hidden]
+        log = [e for e in encounter.log if visible_to(role, e, hidden)]
+    else:
+        log = [e for e in encounter.log if not viewer or encounter.visible_to_viewers(e)]
     if log_limit is not None:
         log = log[-log_limit:]
     return {
@@ -31,8 +64,7 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
                 "side": c.side,
                 "state": c.state(encounter.now),
                 "hidden": c.hidden,
-                "resources": dict(c.resources),
-                "maxima": dict(c.maxima),
+                **_resources(encounter, c, viewer and not (role is not None and role.owns(c.name))),
                 "stats": dict(c.stats),
                 "conditions": dict(c.conditions),
                 "airborne_until": c.airborne_until if c.airborne(encounter.now) else None,
@@ -69,18 +101,25 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
             if a.actor in names or not viewer
         ],
         "upcoming": [{"segment": s, "what": t} for s, t in encounter.upcoming()],
-        "log": [{"segment": e.segment, "kind": e.kind, "text": e.text, "seq": e.seq} for e in log],
+        "log": [{"segment": e.segment, "kind": e.kind, "text": log_text(encounter, e, viewer), "seq": e.seq, "by": encounter.author(e)} for e in log],
+        # Players' declarations waiting for the GM (player_declarations = "approval").
+        "proposals": [
+            {"seq": p.seq, "action": p.action, "actor": p.actor, "what": p.what(), "segment": p.segment, "by": encounter.events[p.seq - 1].by}
+            for p in encounter.pending()
+            if not viewer or (player and role is not None and role.owns(p.actor))
+        ],
         "can_undo": encounter.can_undo(),
         "can_redo": encounter.can_redo(),
     }
 
 
-def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15) -> str:
-    data = to_json(encounter, viewer=viewer, log_limit=log_limit)
+def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15, role: Role | None = None) -> str:
+    data = to_json(encounter, viewer=viewer, log_limit=log_limit, role=role)
     lines = [f"{data['name']} ({data['ruleset']}) · {data['clock']}", ""]
     lines.append("Combatants:")
     for c in data["combatants"]:
         res = ", ".join(f"{k} {v:g}/{c['maxima'].get(k, v):g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in c["resources"].items())
+        res = c.get("health", res) if not res else res
         extra = []
         if c["conditions"]:
             extra.append(", ".join(f"{n} until {s}" for n, s in c["conditions"].items()))
@@ -104,7 +143,17 @@ def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15) 
         for u in data["upcoming"][:8]:
             lines.append(f"  segment {u['segment']}: {u['what']}")
     lines.append("")
+    if data["proposals"]:
+        lines.append("")
+        lines.append("Waiting for the GM:")
+        for p in data["proposals"]:
+            lines.append(f"  proposal {p['seq']}: {p['actor']}, {p['what']} ({who(p['by'])})")
+    lines.append("")
     lines.append("Log:")
+    previous = None
     for entry in data["log"]:
-        lines.append(f"  [{entry['segment']}] {entry['text']}")
-    return "\n".join(lines)
+        # The first line of each signed change names who made it.
+        signed = f"  ({who(entry['by'])})" if entry["by"] and entry["seq"] != previous else ""
+        previous = entry["seq"]
+        lines.append(f"  [{entry['segment']}] {entry['text']}{signed}")
+    return "\n".join(visible(line) for line in lines)

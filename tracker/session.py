@@ -15,7 +15,38 @@ key binding (the TUI calls the same methods):
     hide NAME / unhide NAME           hidden combatants are not shown to viewers
     keep NAME                         let an action interrupted by throwback stand
     remove NAME
+    rename NAME NEW-NAME / side NAME SIDE / reorder NAME POSITION
+    library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]
     next | step [N] | undo | redo | note TEXT
+    setting player_declarations at_once|approval
+    proposals | approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] | refuse N REASON
+    takeback
+
+Roles (tracker.roles): a session is a GM's, a player's (of named combatants) or a
+viewer's, decided when it is created, never by a command. `guard` checks every event
+before it is applied (and `_early` says no before any dice are rolled): a player may
+declare, maintain and abort for its own combatants and take back its own last
+declaration; a viewer may change nothing. Under `player_declarations = "approval"` a
+player's declaration is recorded as a `propose` event that changes nothing until the GM
+approves it (`approve`, possibly with edits: the action is resolved again with the
+player's dice in the order rolled) or refuses it with a reason the player sees; a
+proposal lapses when time moves on. Events are signed with `by` (a player's as
+`player:ACCOUNT`), and `describe`, undo messages, the history and `tracker show` name who
+made each change.
+
+`add Goblin x4 hp=10` adds Goblin 1 to Goblin 4 (numbers already taken are skipped), as
+one change that one undo takes back. The library is the per-ruleset sheet file in the
+saves folder (tracker.library).
+
+Text is checked at the door: a command line, a name, a side, a sheet value or a note
+holding a control character is refused (`refuse_controls`), so nothing typed can put an
+escape sequence in a save. Numbers are finite and bounded (tracker.engine.bounds);
+`set` values are checked against the sheet's field types (an integer stat refuses
+"abc"; a resource takes only a number). Every command is checked in full before the
+encounter changes, so a refusal leaves memory and file as they were.
+
+Undo and redo say what they take back in words (`describe`): "undo: Seraph declares
+punch against Sphinx at segment 19"; `history` lists the effective changes, newest first.
 
 Names with spaces are quoted ("Sun Ruler"). Every change goes through `submit`, which
 lets the store (if any) lock the file, fold in changes made by others, apply the event
@@ -29,8 +60,10 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, ContextManager, Protocol
 
+from tracker.engine import bounds
 from tracker.engine import (
     ACTIVE,
     CombatantSetup,
@@ -38,15 +71,42 @@ from tracker.engine import (
     Encounter,
     Event,
     RuleRefusal,
+    TrackerError,
 )
+from tracker.engine.model import PENDING, Proposal
+from tracker.engine import table
+from tracker.library import Library, library_path, sheet_of
+from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces
+from tracker.text import refuse_controls, visible
+
+MAX_COPIES = 100
 
 
 class Store(Protocol):
     """What a session needs from persistence (see tracker.persistence.store)."""
 
     def transaction(self, session: "Session") -> ContextManager[None]: ...
+
+
+class _Replay:
+    """A player's faces, in the order they were rolled, then fresh dice (an edited approval)."""
+
+    def __init__(self, faces: list[int], then: DiceSource, seq: int) -> None:
+        self.faces, self.then, self.seq, self.used = list(faces), then, seq, 0
+
+    def roll(self, sides: int) -> int:
+        if self.used >= len(self.faces):
+            return self.then.roll(sides)
+        face = self.faces[self.used]
+        self.used += 1
+        if not 1 <= face <= sides:
+            raise CommandError(
+                f"approve {self.seq}: the edited action rolls a d{sides} as die {self.used}, where the player "
+                f"rolled {face}; give the dice with faces="
+            )
+        return face
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +137,18 @@ def split_command(line: str) -> tuple[str, list[str], dict[str, str]]:
     return verb, positional, options
 
 
+def _fmt_amount(value: int | float) -> str:
+    return f"{value:g}"
+
+
 def _int(text: str, what: str) -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise CommandError(f"{what}: expected a whole number, got {text!r}") from None
+    if abs(value) > bounds.MAX_SEGMENT:
+        raise CommandError(f"{what}: expected a whole number of at most {bounds.MAX_SEGMENT:,} in size, got {text}")
+    return value
 
 
 def _number(text: str, what: str) -> int | float:
@@ -89,7 +156,149 @@ def _number(text: str, what: str) -> int | float:
         value = float(text)
     except ValueError:
         raise CommandError(f"{what}: expected a number, got {text!r}") from None
-    return int(value) if value.is_integer() else value
+    bounds.number(value, what)
+    if value.is_integer():
+        # Whole numbers typed as such stay exact (float() would round 2**60 + 1).
+        try:
+            return int(text)
+        except ValueError:
+            return int(value)
+    return value
+
+
+def _copies(word: str) -> int | None:
+    """'x4' or '×4' -> 4; None if the word is not a count of copies."""
+    if len(word) > 1 and word[0] in "x×" and word[1:].isdigit():
+        count = int(word[1:])
+        if not 1 <= count <= MAX_COPIES:
+            raise CommandError(f"copies: expected x1 to x{MAX_COPIES}, got {word}")
+        return count
+    return None
+
+
+def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
+    """A declaration's modifiers and pt as plain data, kept in a proposal so the GM can
+    approve it edited (re-resolved with the player's dice)."""
+    out: dict[str, Any] = {}
+    kept = {k: v for k, v in (params or {}).items() if isinstance(v, (str, int, float, bool))}
+    if kept:
+        out["params"] = kept
+    if pt is not None:
+        out["pt"] = pt
+    return out
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def describe(event: Event, *, by: bool = True) -> str:
+    """One event in words, as `undo`, `redo` and the history view say it, with who made
+    it ("(player bob)", "(GM alice)") when the event is signed and `by` is true."""
+    text = _describe(event)
+    return f"{text} ({who(event.by)})" if by and event.by else text
+
+
+def _describe(event: Event) -> str:
+    a = event.args
+    kind = event.kind
+    if kind == "add":
+        names = a.get("names") or [a.get("name", "?")]
+        return f"{', '.join(names)} {'joins' if len(names) == 1 else 'join'} the fight"
+    if kind == "remove":
+        return f"{a.get('name')} leaves the fight"
+    if kind == "declare":
+        aim = f" against {', '.join(a['targets'])}" if a.get("targets") else ""
+        return f"{a.get('actor')} declares {a.get('template')}{aim}"
+    if kind == "maintain":
+        return f"{a.get('actor')} maintains the attack"
+    if kind == "abort":
+        return f"{a.get('actor')} aborts {a.get('template') or 'an action'}"
+    if kind == "damage":
+        amount = a.get("amount", 0)
+        verb = "takes" if not isinstance(amount, (int, float)) or amount >= 0 else "heals"
+        shown = amount if verb == "takes" else -amount
+        return f"{a.get('target')} {verb} {_fmt(shown)} {a.get('resource')}"
+    if kind == "set":
+        return f"{a.get('target')}: {a.get('key')} set to {_fmt(a.get('value'))}"
+    if kind == "advance":
+        return f"time moves on to segment {a.get('to')}"
+    if kind == "condition":
+        return f"{a.get('target')} is {a.get('name')} for {a.get('duration')} segments"
+    if kind == "schedule":
+        return f"scheduled for segment {a.get('at')}: {a.get('text')}"
+    if kind == "surprise":
+        return f"{a.get('target')} is surprised until segment {a.get('until')}"
+    if kind == "hide":
+        return f"{a.get('target')} is {'hidden from' if a.get('hidden', True) else 'shown to'} viewers"
+    if kind == "keep":
+        return f"the GM keeps {a.get('target')}'s interrupted action"
+    if kind == "note":
+        return f"note: {a.get('text')}"
+    if kind == "rename":
+        return f"{a.get('target')} is renamed {a.get('name')}"
+    if kind == "side":
+        return f"{a.get('target')} joins side {a.get('side')}" if a.get("side") else f"{a.get('target')} leaves its side"
+    if kind == "reorder":
+        return f"{a.get('target')} moves to place {a.get('position')} in the roster"
+    if kind in ("undo", "redo"):
+        return f"{kind} of change {a.get('target')}"
+    if kind == "propose":
+        proposed = _describe(Event(a.get("action", "declare"), a))
+        return f"proposal: {proposed}"
+    if kind == "approve":
+        return f"the GM approves proposal {a.get('target')}" + (" (edited)" if a.get("actor") else "")
+    if kind == "refuse":
+        why = f": {a.get('reason')}" if a.get("reason") else ""
+        return f"the GM refuses proposal {a.get('target')}{why}"
+    if kind == "withdraw":
+        return f"proposal {a.get('target')} is taken back"
+    if kind == "setting":
+        return f"setting: {a.get('key')} is now {a.get('value')}"
+    return kind
+
+
+def segment_of(encounter: Encounter, event: Event) -> int | None:
+    """The segment an effective event was made on (from its first log line), if known.
+
+    The log is in the order of the changes, so this reads back from the end: an undo
+    (of the latest change) costs a few steps however long the fight."""
+    found: int | None = None
+    for entry in reversed(encounter.log):
+        if entry.seq == event.seq:
+            found = entry.segment
+        elif found is not None or entry.seq < event.seq:
+            break
+    return found
+
+
+def said(encounter: Encounter, event: Event, me: str = "") -> str:
+    """`describe` plus the segment, with control characters made visible; who made the
+    change is named unless it was `me` (the session saying it)."""
+    at = segment_of(encounter, event) if event.kind != "advance" else None
+    where = f" at segment {at}" if at is not None else ""
+    signed = f" ({who(event.by)})" if event.by and event.by != me else ""
+    return visible(describe(event, by=False) + where + signed)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryLine:
+    seq: int
+    segment: int | None
+    text: str
+    by: str
+
+
+def history(encounter: Encounter) -> list[HistoryLine]:
+    """The effective changes, newest first (what undo would take back, in order)."""
+    first: dict[int, int] = {}
+    for entry in encounter.log:
+        first.setdefault(entry.seq, entry.segment)
+    out = []
+    for event in reversed(encounter.effective_events()):
+        at = event.args.get("to") if event.kind == "advance" else first.get(event.seq)
+        out.append(HistoryLine(event.seq, at, visible(describe(event, by=False)), visible(who(event.by)) if event.by else ""))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +309,7 @@ class CommandHelp:
 
 
 COMMANDS: tuple[CommandHelp, ...] = (
-    CommandHelp("add", "add NAME key=value ...", "add a combatant (side=, hidden=true, surprised=N, sheet keys)"),
+    CommandHelp("add", "add NAME [xN] key=value ...", "add a combatant, or N numbered copies (side=, hidden=true, surprised=N, sheet keys)"),
     CommandHelp("declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]", "initiate an action (secret: the roll is hidden from viewers)"),
     CommandHelp("maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed"),
     CommandHelp("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress"),
@@ -114,11 +323,20 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("unhide", "unhide NAME", "show a hidden combatant to viewers"),
     CommandHelp("keep", "keep NAME", "let an action interrupted by throwback stand"),
     CommandHelp("remove", "remove NAME", "take a combatant out of the encounter"),
+    CommandHelp("rename", "rename NAME NEW-NAME", "rename a combatant"),
+    CommandHelp("side", "side NAME SIDE", "change a combatant's side (\"\" for none)"),
+    CommandHelp("reorder", "reorder NAME POSITION", "move a combatant to a place in the roster (1 = top)"),
+    CommandHelp("library", "library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]", "the ruleset's library of sheets in the saves folder"),
     CommandHelp("next", "next", "jump to the next segment where anything happens"),
     CommandHelp("step", "step [N]", "move N segments (default 1)"),
     CommandHelp("undo", "undo", "take back the latest change"),
     CommandHelp("redo", "redo", "bring back the latest undone change"),
     CommandHelp("note", "note TEXT", "write a note in the combat log"),
+    CommandHelp("proposals", "proposals", "players' declarations waiting for the GM (setting player_declarations approval)"),
+    CommandHelp("approve", "approve N [target=NAME] [pt=N] [faces=N,N] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)"),
+    CommandHelp("refuse", "refuse N REASON", "refuse proposal N; the player sees the reason"),
+    CommandHelp("takeback", "takeback", "a player takes back their own last declaration (before anything else happens)"),
+    CommandHelp("setting", "setting KEY VALUE", "a table setting: player_declarations at_once|approval; viewer_resources exact|label|hidden"),
 )
 
 
@@ -130,30 +348,122 @@ class Session:
         dice: DiceSource | None = None,
         store: Store | None = None,
         user: str = "",
+        role: Role | None = None,
     ) -> None:
         self.encounter = encounter
         self.ruleset = ruleset
         self.dice: DiceSource = dice if dice is not None else RandomDice()
         self.store = store
         self.user = user
+        # Decided by whoever starts the session, never by a command (tracker.roles).
+        self.role: Role = role if role is not None else Role.gm()
+        self._recorder: Recorder | None = None
+        self._asked: dict[str, Any] = {}  # the last declaration's modifiers and pt, for a proposal
+
+    @property
+    def by(self) -> str:
+        """What this session's changes are signed with (`Event.by`)."""
+        return self.role.signature(self.user)
+
+    # ----------------------------------------------------------------- role
+    def guard(self, enc: Encounter, event: Event) -> None:
+        """Refuse, changing nothing, a change this session's role may not make.
+
+        Every change passes here (from `submit`), whatever screen or command built it."""
+        role = self.role
+        if role.is_gm:
+            return
+        kind, args = event.kind, event.args
+        if role.is_viewer:
+            raise role.refuse(kind)
+        if kind in ("declare", "maintain", "abort", "propose"):
+            actor = str(args.get("actor", ""))
+            if not role.owns(actor):
+                raise RuleRefusal(
+                    "player",
+                    f"{kind if kind != 'propose' else args.get('action')} {actor}: not your combatant; "
+                    f"a player declares only for their own ({', '.join(role.combatants)})",
+                )
+            if args.get("secret"):
+                raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
+            return
+        if kind == "withdraw":
+            p = enc.proposal(args.get("target", 0))
+            if not role.owns(p.actor) or enc.events[p.seq - 1].by != self.by:
+                raise RuleRefusal("player", f"takeback: proposal {p.seq} is not yours")
+            return
+        if kind in ("undo", "redo"):
+            target = enc.undo_target() if kind == "undo" else enc.redo_target()
+            if target is None:
+                return  # the engine says "nothing to undo"
+            if target.kind not in PLAYER_KINDS or target.by != self.by:
+                whose = "another player's" if is_players(target.by) else "the GM's"
+                raise RuleRefusal(
+                    "player",
+                    f"{kind}: a player takes back only their own last declaration, before anything else "
+                    f"happens; the latest change is {whose}: {visible(describe(target, by=False))}",
+                )
+            return
+        raise role.refuse(kind)
+
+    def _early(self, kind: str, actor: str = "") -> None:
+        role = self.role
+        if role.is_gm:
+            return
+        if role.is_viewer:
+            raise role.refuse(kind or "change")
+        if kind and kind not in PLAYER_KINDS + ("undo", "redo"):
+            raise role.refuse(kind)
+        if actor and kind in PLAYER_KINDS and not role.owns(actor):
+            raise RuleRefusal(
+                "player", f"{kind} {actor}: not your combatant; a player declares only for their own ({', '.join(role.combatants)})"
+            )
+
+    def _propose_instead(self, enc: Encounter, event: Event) -> Event:
+        """Under `player_declarations = "approval"`, a player's declaration waits for the GM."""
+        if (
+            not self.role.is_player
+            or event.kind not in ("declare", "maintain", "abort")
+            or enc.table.get(table.PLAYER_DECLARATIONS) != table.APPROVAL
+        ):
+            return event
+        args: dict[str, Any] = {"action": event.kind, **event.args, **self._asked}
+        if self._recorder is not None and self._recorder.faces:
+            args["faces"] = list(self._recorder.faces)
+        return Event("propose", args)
 
     # ----------------------------------------------------------------- core
-    def submit(self, build: Callable[[Encounter], Event]) -> Outcome:
-        """Build an event against the freshest state, apply it, save, all under the store's lock."""
+    def submit(self, build: Callable[[Encounter], Event], *, kind: str = "", actor: str = "") -> Outcome:
+        """Build an event against the freshest state, apply it, save, all under the store's lock.
+
+        `kind` (and `actor`) say early what the change will be, so a role that may not
+        make it hears why before any dice are rolled; `guard` checks the built event."""
+        self._early(kind, actor)
         context = self.store.transaction(self) if self.store is not None else nullcontext()
         with context:
             encounter = self.encounter
             before = len(encounter.log)
-            event = build(encounter)
-            event.by = event.by or self.user
+            self._recorder, self._asked = None, {}
+            event = self._propose_instead(encounter, build(encounter))
+            self.guard(encounter, event)
+            # A player's or viewer's change is always signed with its role, whatever the builder said.
+            event.by = (event.by or self.by) if self.role.is_gm else self.by
+            target = encounter.undo_target() if event.kind == "undo" else None
+            # Undo: say it while the change's log lines still exist; redo: once they do again.
+            told = said(encounter, target, self.by) if target is not None else ""
             encounter.apply(event)
+            if event.kind == "redo":
+                index = event.args.get("target", 0) - 1  # events are numbered from 1 in order
+                told = said(encounter, encounter.events[index], self.by) if 0 <= index < len(encounter.events) else ""
             lines = [entry.text for entry in encounter.log[before:]]
         if event.kind in ("undo", "redo"):
-            lines = [f"{event.kind} of change {event.args['target']}"]
+            lines = [f"{event.kind}: {told}" if told else f"{event.kind} of change {event.args['target']}"]
         return Outcome(event, lines)
 
     def execute(self, line: str) -> Outcome:
         """Run one line of the command language."""
+        refuse_controls(line.replace("\t", " "), "command")
+        line = line.replace("\t", " ")
         if line.split(None, 1)[:1] == ["note"]:
             # A note is free text: take it as typed, quotes and `=` included.
             return self.note(line.strip()[len("note") :].strip())
@@ -165,23 +475,155 @@ class Session:
         return handler(args, opts)
 
     # ----------------------------------------------------------------- roster
-    def add(self, name: str, values: dict[str, Any], *, side: str = "", hidden: bool = False, surprised_until: int = 0) -> Outcome:
+    def add(self, name: str, values: dict[str, Any], *, side: str = "", hidden: bool = False, surprised_until: int = 0, copies: int = 1) -> Outcome:
+        """Add one combatant, or `copies` numbered ones ("Goblin 1".."Goblin 4") as one change."""
+        name = name.strip()
+        refuse_controls(name, "add: name")
+        refuse_controls(side, "add: side")
+        if not name:
+            raise CommandError("add: a combatant needs a name")
+        for key, value in values.items():
+            refuse_controls(str(key), "add: key")
+            if isinstance(value, str):
+                refuse_controls(value, f"add: {key}")
+        if not 1 <= copies <= MAX_COPIES:
+            raise CommandError(f"copies: expected 1 to {MAX_COPIES}, got {copies}")
         stats, resources = self.ruleset.build_sheet(values, f"add {name}")
+        bounds.sheet(stats, resources, f"add {name}")
+        if surprised_until:
+            bounds.segment(surprised_until, "surprised")
         entry = CombatantSetup(name, stats, resources, side, hidden, surprised_until)
         data = entry.to_dict()
-        return self.submit(lambda enc: Event("add", data))
+
+        def build(enc: Encounter) -> Event:
+            if copies == 1:
+                enc.check_new_name(name)
+                return Event("add", data)
+            return Event("add", {**data, "names": self._numbered(enc, name, copies)})
+
+        return self.submit(build, kind="add")
+
+    @staticmethod
+    def _numbered(enc: Encounter, base: str, copies: int) -> list[str]:
+        taken = {n.casefold() for n in enc.combatants}
+        names: list[str] = []
+        number = 1
+        while len(names) < copies:
+            candidate = f"{base} {number}"
+            if candidate.casefold() not in taken:
+                names.append(candidate)
+            number += 1
+        return names
 
     def _cmd_add(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        copies = _copies(args[-1]) if len(args) == 2 else None
+        if copies is not None:
+            args = args[:1]
         if len(args) != 1:
-            raise CommandError("usage: add NAME key=value ... (quote a name with spaces)")
+            raise CommandError("usage: add NAME [xN] key=value ... (quote a name with spaces)")
         side = opts.pop("side", "")
         hidden = opts.pop("hidden", "false").lower() in ("true", "yes", "1")
         surprised = _int(opts.pop("surprised", "0"), "surprised")
-        return self.add(args[0], opts, side=side, hidden=hidden, surprised_until=surprised)
+        return self.add(args[0], opts, side=side, hidden=hidden, surprised_until=surprised, copies=copies or 1)
+
+    def rename(self, name: str, new: str) -> Outcome:
+        new = new.strip()
+        refuse_controls(new, "rename: new name")
+        if not new:
+            raise CommandError("rename: the new name is empty")
+
+        def build(enc: Encounter) -> Event:
+            c = enc.combatant(name)
+            enc.check_new_name(new, keep=c.name)
+            if new == c.name:
+                raise CommandError(f"rename: {c.name} already has that name")
+            return Event("rename", {"target": c.name, "name": new})
+
+        return self.submit(build, kind="rename")
+
+    def _cmd_rename(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if len(args) != 2:
+            raise CommandError("usage: rename NAME NEW-NAME (quote names with spaces)")
+        return self.rename(args[0], args[1])
+
+    def set_side(self, name: str, side: str) -> Outcome:
+        side = side.strip()
+        refuse_controls(side, "side")
+        return self.submit(lambda enc: Event("side", {"target": enc.combatant(name).name, "side": side}), kind="side")
+
+    def _cmd_side(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if len(args) not in (1, 2):
+            raise CommandError('usage: side NAME SIDE (side "" for none)')
+        return self.set_side(args[0], args[1] if len(args) == 2 else "")
+
+    def reorder(self, name: str, position: int) -> Outcome:
+        def build(enc: Encounter) -> Event:
+            c = enc.combatant(name)
+            if not 1 <= position <= len(enc.combatants):
+                raise CommandError(f"reorder: position: expected 1 to {len(enc.combatants)}, got {position}")
+            return Event("reorder", {"target": c.name, "position": position})
+
+        return self.submit(build, kind="reorder")
+
+    def _cmd_reorder(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if len(args) != 2:
+            raise CommandError("usage: reorder NAME POSITION (1 = top)")
+        return self.reorder(args[0], _int(args[1], "position"))
+
+    # ----------------------------------------------------------------- library
+    library_folder: Path | None = None
+
+    def library(self) -> Library:
+        """The ruleset's sheet library in the saves folder (the save file's folder)."""
+        if not self.role.is_gm:
+            raise self.role.refuse("library")
+        folder = self.library_folder
+        if folder is None:
+            store = self.store
+            path = getattr(store, "path", None) or getattr(getattr(store, "file", None), "path", None)
+            if path is None:
+                raise CommandError("library: this encounter has no saves folder (it is not saved in a file)")
+            folder = Path(path).parent
+        return Library(library_path(folder, self.encounter.setup.ruleset))
+
+    def save_sheet(self, name: str, entry: str | None = None) -> Outcome:
+        sheet = sheet_of(self.encounter, name, entry)
+        library = self.library()
+        library.put(sheet)
+        return Outcome(None, [visible(f"{sheet.name}: sheet saved in {library.path.name}")])
+
+    def add_from_library(self, entry: str, name: str | None = None, *, copies: int = 1, side: str | None = None, hidden: bool = False) -> Outcome:
+        sheet = self.library().get(entry)
+        return self.add(name or sheet.name, sheet.values(), side=sheet.side if side is None else side, hidden=hidden, copies=copies)
+
+    def _cmd_library(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        usage = "usage: library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]"
+        if not args:
+            library = self.library()
+            names = library.names()
+            return Outcome(None, [visible(f"{library.path.name}: {', '.join(names) if names else 'no sheets yet (library save NAME)'}")])
+        action, rest = args[0].lower(), args[1:]
+        if action == "save" and len(rest) == 1:
+            return self.save_sheet(rest[0], opts.get("as"))
+        if action == "add" and rest:
+            copies = _copies(rest[-1]) if len(rest) > 1 else None
+            if copies is not None:
+                rest = rest[:-1]
+            if len(rest) > 2:
+                raise CommandError(usage)
+            hidden = opts.get("hidden", "false").lower() in ("true", "yes", "1")
+            return self.add_from_library(rest[0], rest[1] if len(rest) == 2 else None, copies=copies or 1, side=opts.get("side"), hidden=hidden)
+        if action == "delete" and len(rest) == 1:
+            library = self.library()
+            library.delete(rest[0])
+            return Outcome(None, [visible(f"{rest[0]}: sheet deleted from {library.path.name}")])
+        raise CommandError(usage)
+
+    def remove(self, name: str) -> Outcome:
+        return self.submit(lambda enc: Event("remove", {"name": enc.combatant(name).name}), kind="remove")
 
     def _cmd_remove(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        name = self._one_name(args, "remove NAME")
-        return self.submit(lambda enc: Event("remove", {"name": enc.combatant(name).name}))
+        return self.remove(self._one_name(args, "remove NAME"))
 
     # ----------------------------------------------------------------- actions
     def request(
@@ -198,6 +640,9 @@ class Session:
         c = enc.combatant(actor)
         template = self.ruleset.template(template_name)
         raw = dict(params or {})
+        for key, value in raw.items():
+            if isinstance(value, str):
+                refuse_controls(value, f"declare: {key}")
         mode = raw.pop("mode", None) if "mode" not in {f.name for f in template.params} else raw.get("mode")
         if mode is not None and mode not in ("active", "passive"):
             raise CommandError(f"mode: expected active or passive, got {mode!r}")
@@ -217,9 +662,11 @@ class Session:
 
     def _dice(self, faces: str | list[int] | None) -> tuple[DiceSource, TypedFaces | None]:
         if faces is None or faces == "":
-            return Recorder(self.dice), None
+            self._recorder = Recorder(self.dice)
+            return self._recorder, None
         typed = TypedFaces(parse_faces(faces) if isinstance(faces, str) else faces)
-        return Recorder(typed), typed
+        self._recorder = Recorder(typed)
+        return self._recorder, typed
 
     @staticmethod
     def _all_used(typed: TypedFaces | None) -> None:
@@ -240,28 +687,43 @@ class Session:
         params: dict[str, Any] | None = None,
         secret: bool = False,
     ) -> Outcome:
-        def build(enc: Encounter) -> Event:
-            request, tmpl = self.request(actor, template, targets, params, pt, enc)
-            mode = (params or {}).get("mode") or tmpl.mode
-            enc.check_initiation(request.actor, tmpl.name, mode, tmpl.companions)
-            dice, typed = self._dice(faces)
-            resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
-            self._all_used(typed)
-            return Event(
-                "declare",
-                {
-                    "actor": request.actor.name,
-                    "template": tmpl.name,
-                    "mode": mode,
-                    "targets": [t.name for t in request.targets],
-                    "companions": list(tmpl.companions),
-                    "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
-                    "secret": secret or None,
-                    "resolution": resolution,
-                },
-            )
+        return self.submit(lambda enc: self._declare_event(enc, actor, template, targets, pt, faces, params, secret), kind="declare", actor=actor)
 
-        return self.submit(build)
+    def _declare_event(
+        self,
+        enc: Encounter,
+        actor: str,
+        template: str,
+        targets: list[str] | tuple[str, ...],
+        pt: int | None,
+        faces: str | list[int] | None,
+        params: dict[str, Any] | None,
+        secret: bool,
+        source: DiceSource | None = None,
+    ) -> Event:
+        request, tmpl = self.request(actor, template, targets, params, pt, enc)
+        mode = (params or {}).get("mode") or tmpl.mode
+        enc.check_initiation(request.actor, tmpl.name, mode, tmpl.companions)
+        if source is None:
+            dice, typed = self._dice(faces)
+        else:
+            dice, typed = Recorder(source), None
+        resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
+        self._all_used(typed)
+        self._asked = _asked(params, pt)
+        return Event(
+            "declare",
+            {
+                "actor": request.actor.name,
+                "template": tmpl.name,
+                "mode": mode,
+                "targets": [t.name for t in request.targets],
+                "companions": list(tmpl.companions),
+                "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
+                "secret": secret or None,
+                "resolution": resolution,
+            },
+        )
 
     def _cmd_declare(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) < 2:
@@ -274,20 +736,32 @@ class Session:
         return self.declare(actor, template, targets, pt=pt, faces=faces, params=opts, secret=secret)
 
     def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
-        def build(enc: Encounter) -> Event:
-            c = enc.combatant(actor)
-            prev = enc.maintainable_action(c)
-            enc.check_initiation(c, prev.template, ACTIVE)
-            template = self.ruleset.template(prev.template)
-            coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
-            targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-            request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
-            dice, typed = self._dice(faces)
-            resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
-            self._all_used(typed)
-            return Event("maintain", {"actor": c.name, "resolution": resolution})
+        return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params), kind="maintain", actor=actor)
 
-        return self.submit(build)
+    def _maintain_event(
+        self,
+        enc: Encounter,
+        actor: str,
+        pt: int | None,
+        faces: str | list[int] | None,
+        params: dict[str, Any] | None,
+        source: DiceSource | None = None,
+    ) -> Event:
+        c = enc.combatant(actor)
+        prev = enc.maintainable_action(c)
+        enc.check_initiation(c, prev.template, ACTIVE)
+        template = self.ruleset.template(prev.template)
+        coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
+        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
+        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
+        if source is None:
+            dice, typed = self._dice(faces)
+        else:
+            dice, typed = Recorder(source), None
+        resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
+        self._all_used(typed)
+        self._asked = _asked(params, pt)
+        return Event("maintain", {"actor": c.name, "resolution": resolution})
 
     def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
         name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")
@@ -302,7 +776,7 @@ class Session:
                 args["template"] = template
             return Event("abort", args)
 
-        return self.submit(build)
+        return self.submit(build, kind="abort", actor=actor)
 
     def _cmd_abort(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if not args:
@@ -320,11 +794,28 @@ class Session:
         raise CommandError(f"{c.name} has no resources to damage")
 
     def damage(self, name: str, amount: int | float, resource: str | None = None) -> Outcome:
+        """Damage (or, negative, heal) through the ruleset's damage rule, as a blow lands:
+        Brand X VP overflows to DP. Healing past the sheet's value is refused unless
+        the ruleset allows it."""
+
         def build(enc: Encounter) -> Event:
             c = enc.combatant(name)
-            return Event("damage", {"target": c.name, "amount": amount, "resource": resource or self.default_resource(c.name, enc)})
+            rule = self.ruleset.damage_rule(c, amount, resource)
+            if amount < 0 and not rule.over_maximum:
+                top = c.maxima.get(rule.resource)
+                now = c.resources.get(rule.resource, 0)
+                if top is not None and now - amount > top:
+                    room = max(0, top - now)
+                    raise CommandError(
+                        f"heal {c.name} {_fmt_amount(-amount)}: {rule.resource} is {_fmt_amount(now)} of "
+                        f"{_fmt_amount(top)}; healing more than {_fmt_amount(room)} would pass the maximum"
+                    )
+            args: dict[str, Any] = {"target": c.name, "amount": amount, "resource": rule.resource}
+            if rule.overflow and amount > 0:
+                args["overflow"] = rule.overflow
+            return Event("damage", args)
 
-        return self.submit(build)
+        return self.submit(build, kind="damage")
 
     def _cmd_damage(self, args: list[str], opts: dict[str, str], sign: int = 1) -> Outcome:
         if len(args) != 2:
@@ -337,33 +828,67 @@ class Session:
     def _cmd_set(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) != 3:
             raise CommandError("usage: set NAME KEY VALUE")
-        name, key, raw = args
-        try:
-            value: Any = _number(raw, key)
-        except CommandError:
-            value = raw
-        return self.submit(lambda enc: Event("set", {"target": enc.combatant(name).name, "key": key, "value": value}))
+        return self.set_value(*args)
+
+    def set_value(self, name: str, key: str, raw: str) -> Outcome:
+        """`set NAME KEY VALUE`: `raw` as typed, checked against the sheet."""
+        refuse_controls(key, "set: key")
+        return self.submit(lambda enc: self._set_event(enc, name, key, raw), kind="set")
+
+    def _set_event(self, enc: Encounter, name: str, key: str, raw: str) -> Event:
+        """A `set`, its value checked against the sheet: a resource takes a number, a
+        stat its field's type and bounds (the adapter's `check_sheet`)."""
+        c = enc.combatant(name)
+        where = f"set {c.name} {key}"
+        is_resource = key in c.resources or (key not in c.stats and key in {f.name for f in self.ruleset.resource_fields()})
+        value: Any
+        if is_resource:
+            value = _number(raw, where)
+            _, checked = self.ruleset.check_sheet({}, {key: value}, where)
+            value = checked[key]
+        else:
+            try:
+                value = _number(raw, where)
+            except TrackerError:
+                value = raw
+            if key in {f.name for f in self.ruleset.stat_fields()}:
+                checked, _ = self.ruleset.check_sheet({key: raw}, {}, where)
+                value = checked[key]
+            elif key not in c.stats:
+                # Not on the sheet: adapters with a fixed sheet refuse it, freeform takes it.
+                stats, resources = self.ruleset.check_sheet({key: value} if isinstance(value, str) else {}, {} if isinstance(value, str) else {key: value}, where)
+                value = {**stats, **resources}[key]
+            elif isinstance(c.stats[key], (int, float)) and not isinstance(c.stats[key], bool) and isinstance(value, str):
+                raise CommandError(f"{where}: expected a number, got {raw!r}")
+        if isinstance(value, str):
+            refuse_controls(value, where)
+        bounds.value(value, where)
+        return Event("set", {"target": c.name, "key": key, "value": value})
 
     def _cmd_condition(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) != 3:
             raise CommandError("usage: condition NAME CONDITION SEGMENTS")
         name, condition, duration = args[0], args[1], _int(args[2], "segments")
-        return self.submit(lambda enc: Event("condition", {"target": enc.combatant(name).name, "name": condition, "duration": duration}))
+        refuse_controls(condition, "condition")
+        return self.submit(lambda enc: Event("condition", {"target": enc.combatant(name).name, "name": condition, "duration": duration}), kind="condition")
 
     def _cmd_schedule(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) < 2:
             raise CommandError("usage: schedule SEGMENT TEXT")
         at, text = _int(args[0], "segment"), " ".join(args[1:])
-        return self.submit(lambda enc: Event("schedule", {"at": at, "text": text}))
+        refuse_controls(text, "schedule: text")
+        return self.submit(lambda enc: Event("schedule", {"at": at, "text": text}), kind="schedule")
 
     def _cmd_surprise(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) != 2:
             raise CommandError("usage: surprise NAME SEGMENT")
-        name, until = args[0], _int(args[1], "segment")
-        return self.submit(lambda enc: Event("surprise", {"target": enc.combatant(name).name, "until": until}))
+        return self.surprise(args[0], _int(args[1], "segment"))
+
+    def surprise(self, name: str, until: int) -> Outcome:
+        return self.submit(lambda enc: Event("surprise", {"target": enc.combatant(name).name, "until": until}), kind="surprise")
 
     def hide(self, name: str, hidden: bool = True) -> Outcome:
-        return self.submit(lambda enc: Event("hide", {"target": enc.combatant(name).name, "hidden": hidden}))
+        return self.submit(lambda enc: Event("hide", {"target": enc.combatant(name).name, "hidden": hidden}), kind="hide")
 
     def _cmd_hide(self, args: list[str], opts: dict[str, str]) -> Outcome:
         return self.hide(self._one_name(args, "hide NAME"))
@@ -373,12 +898,13 @@ class Session:
 
     def _cmd_keep(self, args: list[str], opts: dict[str, str]) -> Outcome:
         name = self._one_name(args, "keep NAME")
-        return self.submit(lambda enc: Event("keep", {"target": enc.combatant(name).name}))
+        return self.submit(lambda enc: Event("keep", {"target": enc.combatant(name).name}), kind="keep")
 
     def note(self, text: str) -> Outcome:
         if not text:
             raise CommandError("usage: note TEXT")
-        return self.submit(lambda enc: Event("note", {"text": text}))
+        refuse_controls(text, "note")
+        return self.submit(lambda enc: Event("note", {"text": text}), kind="note")
 
     # ----------------------------------------------------------------- time
     def next(self) -> Outcome:
@@ -388,12 +914,18 @@ class Session:
                 raise RuleRefusal("next", "nothing is scheduled: declare an action, or step")
             return Event("advance", {"to": to})
 
-        return self.submit(build)
+        return self.submit(build, kind="advance")
 
     def step(self, segments: int = 1) -> Outcome:
         if segments < 1:
             raise CommandError(f"step: expected at least 1 segment, got {segments}")
-        return self.submit(lambda enc: Event("advance", {"to": enc.now + segments}))
+
+        def build(enc: Encounter) -> Event:
+            if enc.now + segments > bounds.MAX_SEGMENT:
+                raise CommandError(f"step: the fight would pass segment {bounds.MAX_SEGMENT:,}")
+            return Event("advance", {"to": enc.now + segments})
+
+        return self.submit(build, kind="advance")
 
     def _cmd_next(self, args: list[str], opts: dict[str, str]) -> Outcome:
         return self.next()
@@ -408,22 +940,143 @@ class Session:
                 raise RuleRefusal("undo", "nothing to undo")
             return Event("undo", {"target": target.seq})
 
-        return self.submit(build)
+        return self.submit(build, kind="undo")
 
     def redo(self) -> Outcome:
         def build(enc: Encounter) -> Event:
             target = enc.redo_target()
             if target is None:
-                raise RuleRefusal("undo", "nothing to redo")
+                raise RuleRefusal("redo", "nothing to redo")
             return Event("redo", {"target": target.seq})
 
-        return self.submit(build)
+        return self.submit(build, kind="redo")
 
     def _cmd_undo(self, args: list[str], opts: dict[str, str]) -> Outcome:
         return self.undo()
 
     def _cmd_redo(self, args: list[str], opts: dict[str, str]) -> Outcome:
         return self.redo()
+
+    # ----------------------------------------------------------------- players
+    def _by_of(self, enc: Encounter, seq: int) -> str:
+        return enc.events[seq - 1].by if 0 < seq <= len(enc.events) else ""
+
+    def proposals(self) -> list[Proposal]:
+        """Pending proposals this session may see: all for the GM, a player's own for a player."""
+        enc = self.encounter
+        if self.role.is_gm:
+            return enc.pending()
+        if self.role.is_player:
+            return [p for p in enc.pending() if self.role.owns(p.actor)]
+        return []
+
+    def proposal_line(self, p: Proposal) -> str:
+        """'proposal 5: Seraph, punch against Sphinx: Roll 9 vs 11 (player bob)', made visible."""
+        roll = p.args.get("resolution")
+        detail = f": {roll.summary}" if getattr(roll, "summary", "") else ""
+        by = self._by_of(self.encounter, p.seq)
+        signed = f" ({who(by)})" if by else ""
+        return visible(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")
+
+    def _cmd_proposals(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if self.role.is_viewer:
+            raise self.role.refuse("proposals")
+        found = self.proposals()
+        if not found:
+            mode = self.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
+            return Outcome(None, [f"no proposals waiting (player_declarations is {mode})"])
+        return Outcome(None, [self.proposal_line(p) for p in found])
+
+    def approve(
+        self,
+        seq: int,
+        *,
+        targets: list[str] | tuple[str, ...] | None = None,
+        pt: int | None = None,
+        faces: str | list[int] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> Outcome:
+        """Apply proposal `seq`. With edits (targets, pt, modifiers) the action is resolved
+        again with the player's dice, in the order they were rolled; dice the edited roll
+        needs beyond those are rolled by this session, unless `faces` gives them all."""
+        edited = targets is not None or pt is not None or bool(faces) or bool(params)
+
+        def build(enc: Encounter) -> Event:
+            p = enc.proposal(seq)
+            if p.status != PENDING or not edited:
+                return Event("approve", {"target": seq})  # the engine says why, if it is not pending
+            if p.action == "abort":
+                raise CommandError(f"approve {seq}: an abort has nothing to edit; approve it as it is")
+            merged = {**p.args.get("params", {}), **(params or {})}
+            use_pt = pt if pt is not None else p.args.get("pt")
+            source = None if faces else _Replay(enc.events[p.seq - 1].args.get("faces", []), self.dice, seq)
+            if p.action == "declare":
+                aim = list(targets) if targets is not None else list(p.args.get("targets", ()))
+                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, bool(p.args.get("secret")), source)
+            else:
+                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source)
+            args: dict[str, Any] = {"target": seq, **event.args, **_asked(merged, use_pt)}
+            return Event("approve", args)
+
+        return self.submit(build, kind="approve")
+
+    def _cmd_approve(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if len(args) != 1:
+            raise CommandError("usage: approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] (N: the proposal's number)")
+        seq = _int(args[0], "approve: proposal")
+        targets = [t for t in opts.pop("target").split(",") if t] if "target" in opts else None
+        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
+        faces = opts.pop("faces", None)
+        return self.approve(seq, targets=targets, pt=pt, faces=faces, params=opts or None)
+
+    def refuse(self, seq: int, reason: str = "") -> Outcome:
+        """Refuse proposal `seq`; the player sees the reason."""
+        reason = reason.strip()
+        refuse_controls(reason, "refuse: reason")
+        return self.submit(lambda enc: Event("refuse", {"target": seq, "reason": reason or None}), kind="refuse")
+
+    def _cmd_refuse(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if not args:
+            raise CommandError("usage: refuse N REASON (N: the proposal's number)")
+        reason = " ".join(args[1:] + [f"{k}={v}" for k, v in opts.items()])
+        return self.refuse(_int(args[0], "refuse: proposal"), reason)
+
+    def takeback(self) -> Outcome:
+        """Take back this session's own last declaration: a pending proposal is withdrawn;
+        a declaration applied at once is undone, if it is still the latest change (time
+        has not moved and nobody has changed the fight since)."""
+
+        def build(enc: Encounter) -> Event:
+            mine = [p for p in enc.pending() if self._by_of(enc, p.seq) == self.by]
+            if mine:
+                return Event("withdraw", {"target": mine[-1].seq})
+            top = enc.undo_target()
+            if top is not None and top.by == self.by and top.kind in ("declare", "maintain", "abort"):
+                return Event("undo", {"target": top.seq})
+            own = [e for e in enc.effective_events() if e.by == self.by and e.kind in ("declare", "maintain", "abort")]
+            if not own:
+                raise RuleRefusal("take back", "nothing of yours to take back")
+            latest = visible(describe(top, by=False)) if top is not None else "?"
+            raise RuleRefusal(
+                "take back",
+                f"{visible(describe(own[-1], by=False))}: the fight has changed since (latest: {latest}); ask the GM",
+            )
+
+        return self.submit(build, kind="withdraw")
+
+    def _cmd_takeback(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if args:
+            raise CommandError("usage: takeback")
+        return self.takeback()
+
+    def setting(self, key: str, value: str) -> Outcome:
+        """Change a table setting (tracker.engine.table) during the fight."""
+        return self.submit(lambda enc: Event("setting", {"key": key, "value": table.check(key, value, "setting")}), kind="setting")
+
+    def _cmd_setting(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        if len(args) != 2:
+            raise CommandError("usage: setting KEY VALUE (player_declarations at_once|approval; viewer_resources exact|label|hidden)")
+        return self.setting(args[0], args[1])
 
     @staticmethod
     def _one_name(args: list[str], usage: str) -> str:

@@ -23,14 +23,15 @@ may be given on the sheet to override the figures derived from the abilities.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
-from tracker.engine.model import ACTIVE, PASSIVE
-from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from tracker.engine.model import ACTIVE, PASSIVE, Combatant
+from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, RollResult, Ruleset
 from rulesets.brandx import actions, combat
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
 from rulesets.brandx.common import Ctx
@@ -44,7 +45,7 @@ from rulesets.brandx.rolls import (
     roll_d100,
 )
 from rulesets.dice import DiceSource
-from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field
+from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field, staged
 
 ABILITY_NAMES = actions.ABILITIES
 
@@ -83,6 +84,10 @@ SHEET: tuple[Field, ...] = (
 SETTINGS: tuple[Field, ...] = (
     Field("throwback", "bool", True, role=SETTING, help="roll throwback when a hit qualifies"),
     Field("negative_movement", "bool", False, role=SETTING, help="allow negative speed Q (fractional speeds)"),
+    Field("fractional_throwback", "bool", False, role=SETTING,
+          help="throwback for positive Q too, read as a fraction (the seed: rare, tedious)"),
+    Field("maintain_hand_attacks", "bool", False, role=SETTING,
+          help="let punches and hand-weapon strikes be maintained (the seed allows blast/ray powers)"),
 )
 
 # ---------------------------------------------------------------------------- params
@@ -111,6 +116,7 @@ HIT = (
 COMBAT_Q = (
     _p("q_speed", "Q to speed (3 Q halve the PT)"),
     _p("q_attack", "Q to Attack (1:1)"),
+    _p("q_attacks", "Attack Q per opponent, in target order (3,2): the seed applies Attack separately for each", "str", None),
     _p("q_defense", "Q to Defense (2 Q: +1)"),
     _p("q_damage", "Q to Damage (Doubles chart: 1, 2, 4, 8 ...)"),
     _p("q_ep", "Q to EP (one row each)"),
@@ -135,7 +141,8 @@ POWER = POWER_PR + (
     _p("mode", "active, or passive (half time)", "choice", None, None, ("active", "passive")),
     _p("label", "the power's name, for the log and its upkeep", "str", None),
     _p("upkeep", "charge its EP every round", "bool", None),
-    _p("effort", "Extra Effort on the power (+PR), if the Editor allows"),
+    _p("effort", "Extra Effort on the power (+PR), if the Editor allows; the PR then drops by as much"),
+    _p("rested", "the PR lost to Extra Effort has returned (healing)", "bool", None),
     _p("ep_row", "start on this EP row instead", minimum=None),
 )
 MOVE = ROLL + (
@@ -178,14 +185,19 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
                 _p("mental", "mental healing", "bool", None), ROLL[1], ROLL[2], ROLL[3])),
     _t("hold-breath", PASSIVE, 10, "hold breath: EP each round, rising with time", "2d10 vs constitution + strength/2 + Sphere(DP)",
        "row 9 less Q, every round", ROLL + (_p("elapsed", "rounds held so far (Sphere penalty to Q)"),
+                                            _p("again", "continue the attempt: no new roll, the penalty grows with the rounds held", "bool", None),
                                             _p("air_gone", "segment the air is gone (vacuum penalty)"))),
     _t("jump", PASSIVE, 6, "jump; may start with move", "2d10 vs agility + strength + Square(2 x height)", "row 9 less Q",
        ROLL + (_p("q_ep", "Q to EP"), _p("q_height", "Q to height"), _p("speed", "speed in m/segment", "float"),
-               _p("reach", "grabbing: add height to reach", "bool", None)), companions=("move",)),
+               _p("reach", "grabbing: add height to reach", "bool", None),
+               _p("density", "the character's density, if extremely low (kg/m3)", "float", 1e-9),
+               _p("air_density", "the atmosphere's density (kg/m3, default 1.2)", "float", 0)), companions=("move",)),
     _t("lift", ACTIVE, 10, "lift, push or pull (weight=KG); power=true for a power at distance=M", "2d10 vs strength - 9 + Sphere(mass)",
        "row 9 less Q; failure 1 EP", ROLL + WEIGHT + (_p("q_ep", "Q to EP"), _p("q_speed", "Q to speed"),
                                                        _p("push", "push or pull", "bool", None), _p("friction", "friction 1-20"),
-                                                       _p("distance", "a power's distance to the object in m", "float"))),
+                                                       _p("distance", "a power's distance to the object in m", "float"),
+                                                       _p("power", "a power lifts (PT 20; roll= its Lift Roll)", "bool", None),
+                                                       _p("inanimate", "an inanimate object (rope, web) holds: Q = roll + Sphere(pool), no dice", "bool", None))),
     _t("move", PASSIVE, 6, "Move Roll: speed, turning, EP, Defense; may start with jump", "2d10 vs Move Roll - Sphere(speed Q)",
        "row 9 less Q, every round", MOVE, companions=("jump",)),
     _t("throw", ACTIVE, 15, "throw an object (weight=KG), at a target as an attack", "2d10 vs strength - 9 + Sphere(mass)",
@@ -201,8 +213,39 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
        (_p("score", "Knowledge Score"), _p("multiplier", "how likely (20 easy, 0.25 obscure)", "float"),
         _p("skill", "a same-named Skill Level"))),
     _t("arm-wrestle", ACTIVE, 10, "an opposed Lift Roll (arm wrestling)", "2d10 each: Lift Rolls", "row 9; both failing 5 EP each",
-       (ROLL[1], ROLL[2], _p("q_ep", "Q to EP"), _p("vs_q_ep", "the opponent's Q to EP")), targets=1),
+       (ROLL[1], ROLL[2], _p("q_ep", "Q to EP"), _p("vs_q_ep", "the opponent's Q to EP"),
+        _p("q_cut", "Q spent cutting the opponent's Q (2 for 1); comes off your own"),
+        _p("vs_q_cut", "the opponent's Q spent cutting yours")), targets=1),
 )}
+
+# The declare form's stages. MAIN: the few modifiers that matter for the action; the
+# rest are one key away; Q (and the speed slowed by it) is placed after the roll is seen
+# (DESIGN 4.1), where Q left unplaced goes to the action's usual use.
+_MAIN: dict[str, tuple[str, ...]] = {
+    "punch": ("pool", "hand_damage"), "strike": ("pool", "damage", "hand_damage"),
+    "blast": ("pr", "pr_effect", "damage", "pool"), "power": ("pr", "pr_effect", "label", "mode"),
+    "ability": ("ability", "pool", "effort"), "discernment": ("pool",), "heal": ("period", "mental"),
+    "hold-breath": ("elapsed", "again"), "jump": ("speed", "reach"), "lift": ("weight", "overhead", "push", "power", "inanimate"),
+    "move": ("stop",), "throw": ("weight", "damage", "range"), "skill": ("roll", "level"),
+    "knowledge": ("score", "multiplier"), "arm-wrestle": ("pool",),
+}
+
+
+# Where Q nobody placed goes, per action (common.py), and the words for each use.
+_USUAL_Q = {"punch": "Attack", "strike": "Attack", "blast": "Attack", "move": "speed", "jump": "height",
+            "lift": "EP", "throw": "distance"}
+_Q_NAMES = {"q_speed": "speed", "q_attack": "Attack", "q_attacks": "Attack per opponent", "q_cut": "cutting the opponent's Q", "q_defense": "Defense", "q_damage": "Damage",
+            "q_ep": "EP", "q_save": "saved", "q_height": "height", "q_distance": "distance", "q_lob": "lob",
+            "q_turn": "turning"}
+
+
+def after_roll_param(name: str) -> bool:
+    return name.startswith(("q_", "vs_q_")) or name == "slow"
+
+
+CATALOGUE = {
+    name: replace(t, params=staged(t.params, _MAIN.get(name, ()), after_roll_param)) for name, t in CATALOGUE.items()
+}
 
 _RESOLVERS = {
     "punch": lambda ctx, dice: combat.resolve_attack(ctx, dice, "punch"),
@@ -273,7 +316,33 @@ class BrandXRuleset(Ruleset):
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         if not request.template.maintainable:
             raise TrackerError(f"{request.template.name} cannot be maintained")
+        if request.template.name in ("punch", "strike") and not request.settings.get("maintain_hand_attacks", False):
+            raise TrackerError(
+                f"{request.template.name} cannot be maintained: the seed maintains blast/ray powers (\"Most blast/ray "
+                f"attack powers can be maintained\"); a table that maintains hand attacks sets maintain_hand_attacks=true"
+            )
         return combat.maintain_attack(self.ctx(request), dice)
+
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        """Q is spent after the roll is seen (DESIGN 4.1): 'Q 6 to place on speed, Attack,
+        ...; unplaced Q goes to Attack'. Nothing to place after a failure or Q 0."""
+        fields = self.after_roll_fields(request)
+        q = resolution.margin
+        if not fields or not resolution.success or not isinstance(q, int) or q <= 0:
+            return ""
+        single = len(request.targets) <= 1  # Attack per opponent only matters for several
+        names = ", ".join(_Q_NAMES.get(f.name, f.name) for f in fields
+                          if f.name.startswith("q_") and not (single and f.name == "q_attacks"))
+        usual = _USUAL_Q.get(request.template.name, "nothing (left unspent)")
+        return f"Q {q} to place on {names}; unplaced Q goes to {usual}"
+
+    def damage_rule(self, target: Combatant, amount: int | float, resource: str | None = None) -> ManualDamage:
+        """As a blow lands: VP first, what VP cannot take goes through to DP (`resource=dp`
+        puts it on DP directly). Healing VP stops at the maximum."""
+        rule = super().damage_rule(target, amount, resource or ("vp" if "vp" in target.resources else None))
+        if rule.resource == "vp" and "dp" in target.resources:
+            return ManualDamage("vp", "dp")
+        return rule
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
         """Exact chance the declared action succeeds (the first roll it makes)."""

@@ -60,7 +60,7 @@ from typing import Any
 from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
-from rulesets.brandx.combat import LABELS, combat_base, combat_pool, land_blows, miss_shares, power_budget, share_attack
+from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, place_attacks, power_budget
 from rulesets.brandx.common import Ctx, latest_action
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
@@ -95,7 +95,7 @@ def resolve_ability(ctx: Ctx, dice: DiceSource) -> Resolution:
     if ctx.p("calm", False):
         total, faces, shown = 7, (), "no stress: 7 assumed"
     else:
-        roll = action_roll(dice, target)
+        roll = action_roll(dice, target, label="Ability Roll")
         total, faces, shown = roll.total, roll.dice, roll.shown()
     return _generic(ctx, target, text, costs, tdetails, total, faces, shown, "ability", f"{ability} roll")
 
@@ -129,7 +129,7 @@ def resolve_discernment(ctx: Ctx, dice: DiceSource) -> Resolution:
     newoen = ctx.stat("newoen")
     base = int(ctx.p("roll", int(newoen // 2)))
     target, text, costs, tdetails = ctx.target(base, f"half newoen {base}", int(ctx.p("pool", 0)))
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Discernment Roll")
     res = _generic(ctx, target, text, costs, tdetails, roll.total, roll.dice, roll.shown(), "discernment", "discernment")
     verdict = "knows the right course" if roll.success else "cannot tell the good course"
     return _amend(res, f"; {ctx.actor.name} {verdict}")
@@ -181,7 +181,7 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
         summary = f"{text}; resting one round: {', '.join(parts)} (VP half the roll rounded up, EP rounded down)"
         return Resolution(pt=pt, success=True, margin=0, summary=summary, effects=tuple(effects),
                           details={"roll": target, "vp": vp_gain, "ep": ep_gain, **tdetails})
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Healing Roll")
     q = roll.q
     order = ("ep", "active_charisma", "learning") if mental else ("dp", "strength", "agility", "constitution", "ep")
     original = _original_stats(ctx, me)
@@ -222,10 +222,27 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     if vacuum:
         target -= vacuum
         text += f" - {vacuum} (air gone on segment {air_gone}, {vacuum} segments of PT left) = {target}"
-    roll = action_roll(dice, target)
-    elapsed = int(ctx.p("elapsed", 0))
+    # Seed: "The roll is only made once for any specific attempt, and the elapsed time
+    # penalty builds as time passes". `again=true` continues the attempt: no new roll,
+    # the first roll's Q less Sphere(rounds since the attempt began, or `elapsed=`).
+    first = latest_action(ctx.encounter, me.name, "hold-breath") if ctx.p("again", False) else None
+    if ctx.p("again", False) and (first is None or "raw_q" not in first.resolution.details):
+        raise TrackerError(f"again=true: {me.name} has no Hold Breath attempt to continue")
+    if first is not None:
+        raw_q = int(first.resolution.details["raw_q"])
+        began = int(first.resolution.details.get("attempt_start", first.start))
+        shown = f"no new roll: the attempt's Q {raw_q} (rolled on segment {began})"
+        faces: tuple[int, ...] = ()
+        total = None
+        default_elapsed = (ctx.segment - began) // 50
+    else:
+        roll = action_roll(dice, target, label="Hold Breath Roll")
+        raw_q, began, faces, total = roll.q, ctx.segment, roll.dice, roll.total
+        shown = f"rolled {roll.shown()}: Q {roll.q}"
+        default_elapsed = 0
+    elapsed = int(ctx.p("elapsed", default_elapsed))
     time_penalty = ctx.charts.sphere(elapsed) if elapsed > 0 else 0
-    q = roll.q - time_penalty
+    q = raw_q - time_penalty
     row = ctx.start_row("hold_breath") - q
     per_round = ctx.ep_chart.per_round(row)
     head = int(per_round // 5)
@@ -233,14 +250,16 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     if head:
         effects.append(Upkeep(me.name, "holding breath: head", "dp", head, timing="initiate"))
     summary = (
-        f"{text}; rolled {roll.shown()}: Q {roll.q}"
+        f"{text}; {shown}"
         + (f" - {time_penalty} for {elapsed} rounds held = {q}" if time_penalty else "")
         + f"; EP row {row}: {per_round:g} EP a round" + (f", {head} DP (head) a round" if head else "")
         + f"; PT {pt}"
     )
-    details = {"q": q, "roll": target, "total": roll.total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
-               "ep_row": row, "ep_per_round": per_round, **tdetails}
-    return Resolution(pt=pt, success=q >= 0, margin=q, dice=roll.dice, summary=summary,
+    details = {"q": q, "roll": target, "total": total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
+               "ep_row": row, "ep_per_round": per_round, "raw_q": raw_q, "attempt_start": began, **tdetails}
+    if total is None:
+        del details["total"]
+    return Resolution(pt=pt, success=q >= 0, margin=q, dice=faces, summary=summary,
                       effects=tuple(effects), details=details)
 
 
@@ -272,7 +291,7 @@ def resolve_move(ctx: Ctx, dice: DiceSource) -> Resolution:
     target, text, costs, tdetails = ctx.target(base, base_text, pool, "agility")
     if speed_q:
         text += f" (pool -{speed_q} for speed Q already applied)" if speed_q > 0 else ""
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Move Roll")
     q = roll.q
     notes: list[str] = []
     stop = bool(ctx.p("stop", False))
@@ -330,7 +349,7 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
     bonus = ctx.charts.square(2 * height)
     target, text, costs, tdetails = ctx.target(base + bonus, f"agility + strength {base} + Square(2 x height) {bonus}",
                                                int(ctx.p("pool", 0)), "agility")
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Jump Roll")
     q = roll.q
     notes: list[str] = []
     if roll.success:
@@ -350,6 +369,16 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
         move = latest_action(ctx.encounter, me.name, "move")
         speed = float(move.resolution.details.get("speed_m", 0)) if move is not None else 0.0
     length = round(float(speed) * air, 2)
+    density = ctx.p("density")
+    if density is not None:
+        # Seed: "If the character's density is extremely low, multiply the time in the air
+        # by the atmospheric density plus the character's density, and divide by the
+        # character's density. Movement should be multiplied by the same amount."
+        air_density = float(ctx.p("air_density", 1.2))
+        factor = (air_density + float(density)) / float(density)
+        air = round_half_up(Fraction(air * factor).limit_denominator(10**6))
+        length = round(length * factor, 2)
+        notes.append(f"low density {float(density):g} in air {air_density:g}: time in the air and movement x {factor:.3g}")
     bill = ctx.bill([("jump", row)])
     effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "jump")
     if ctx.p("reach", False):
@@ -387,10 +416,17 @@ def lift_roll(ctx: Ctx, who: Combatant) -> tuple[int, str]:
 
 def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
+    power = bool(ctx.p("power", False))
+    if power and ctx.p("roll") is None:
+        raise TrackerError("lift with power=true needs roll=N, the power's Lift Roll")
     base, base_text = (int(ctx.p("roll")), f"roll {ctx.p('roll')}") if ctx.p("roll") is not None else lift_roll(ctx, me)
     weight, weight_text = _weight(ctx)
     need = ctx.charts.sphere(weight) if weight > 0 else 0
     need_text = f"Sphere({weight_text}) {need}"
+    if ctx.p("distance") is not None and not power:
+        raise TrackerError("distance= is for a power that lifts at a distance (power=true)")
+    if ctx.p("inanimate", False):
+        return _inanimate_lift(ctx, base, base_text, need, need_text)
     if ctx.p("distance") is not None:
         far = ctx.charts.sphere(float(ctx.p("distance")))
         need += far
@@ -400,10 +436,11 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     if push and friction:
         target -= friction
         text += f" - friction {friction} = {target}"
-    roll = action_roll(dice, target, need)
+    roll = action_roll(dice, target, need, label="Lift Roll")
     q = roll.q
     margin = q - need
-    pt = ctx.base_pt()
+    # Seed: "For powers, the Performance Time is 20 segments."
+    pt = ctx.request.pt if ctx.request.pt is not None else (20 if power else ctx.base_pt())
     notes: list[str] = []
     if margin >= 0:
         amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep"), "q_ep")
@@ -429,6 +466,20 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
                       effects=tuple(effects), details=details)
 
 
+def _inanimate_lift(ctx: Ctx, base: int, base_text: str, need: int, need_text: str) -> Resolution:
+    """Seed: "Inanimate objects (ropes, webs) do not normally need to roll the Lift Roll.
+    Their Lift Q is the Roll plus the Pool (Sphere Chart, of course)." No dice, no EP."""
+    pool = int(ctx.p("pool", 0))
+    bonus = ctx.charts.sphere(pool)
+    q = base + bonus
+    margin = q - need
+    held = margin >= 0
+    summary = (f"inanimate: Lift Q = {base_text} + Sphere(pool {pool}) {bonus} = {q}, no roll; against {need_text}: "
+               + (f"holds, {margin} over" if held else f"gives way, short by {-margin}"))
+    return Resolution(pt=ctx.base_pt(), success=held, margin=margin, summary=summary,
+                      details={"q": q, "needed": need, "inanimate": True})
+
+
 def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
     if len(ctx.request.targets) != 1:
@@ -437,8 +488,8 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     mine, _ = lift_roll(ctx, me)
     target, text, costs, tdetails = ctx.target(mine, f"{me.name}'s Lift Roll {mine}", int(ctx.p("pool", 0)), "strength")
     theirs, _ = lift_roll(ctx, foe)
-    a = action_roll(dice, target)
-    b = action_roll(dice, theirs)
+    a = action_roll(dice, target, label="Lift Roll (arm-wrestling)")
+    b = action_roll(dice, theirs, label="Lift Roll (arm-wrestling)", who=foe.name)
     a_ep, b_ep = int(ctx.p("q_ep", 0)), int(ctx.p("vs_q_ep", 0))
     rows = {me.name: 9, foe.name: 9}
     winner: str | None
@@ -453,13 +504,19 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
         a_ep, b_ep = min(a_ep, a.q), min(b_ep, b.q)
         rows[me.name] -= a_ep
         rows[foe.name] -= b_ep
-        qa = a.q - (b.q - b_ep) // 2
-        qb = b.q - (a.q - a_ep) // 2
+        # Seed: "Q can also be used to reduce the opponent's Q, at a 2 to 1 ratio": Q
+        # spent cutting is spent, so it comes off the spender's own Q. Unsaid, each
+        # side spends what would take the other below 0 if it can, else nothing.
+        a_left, b_left = a.q - a_ep, b.q - b_ep
+        a_cut = _cut(ctx.p("q_cut"), a_left, b_left, "q_cut")
+        b_cut = _cut(ctx.p("vs_q_cut"), b_left, a_left, "vs_q_cut")
+        qa = a_left - a_cut - b_cut // 2
+        qb = b_left - b_cut - a_cut // 2
         if (qa < 0) == (qb < 0):
-            winner, outcome = None, f"Q {a.q} and {b.q} cut to {qa} and {qb}: nobody has won yet"
+            winner, outcome = None, f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: nobody has won yet"
         else:
             winner = me.name if qb < 0 else foe.name
-            outcome = f"Q {a.q} and {b.q} cut to {qa} and {qb}: {winner} wins"
+            outcome = f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: {winner} wins"
     mine_bill = ctx.bill([("arm wrestling", rows[me.name])])
     their_bill = make_bill(ctx.ep_chart, ctx.encounter, foe.name, [("arm wrestling", rows[foe.name])])
     effects = list(costs) + _ep_effects(ctx, mine_bill.text(), mine_bill.total, "arm wrestling")
@@ -472,6 +529,16 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
                       dice=a.dice + b.dice, summary=summary, effects=tuple(effects), details=details)
 
 
+def _cut(stated: Any, own: int, other: int, name: str) -> int:
+    if stated is not None:
+        cut = int(stated)
+        if cut > own:
+            raise TrackerError(f"{name}={cut}: only {max(own, 0)} Q is left to spend after EP")
+        return cut
+    wanted = 2 * (other + 1)
+    return wanted if 0 < wanted <= own else 0
+
+
 # ---------------------------------------------------------------------- throw
 def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
     strength, mass = ctx.stat("strength"), float(ctx.stat("mass"))
@@ -481,7 +548,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
     need = ctx.charts.sphere(weight) if weight > 0 else 0
     target, text, costs, tdetails = ctx.target(base + bonus, f"strength - 9 {base} + Sphere(mass {mass:g}) {bonus}",
                                                int(ctx.p("pool", 0)), "strength")
-    roll = action_roll(dice, target, need)
+    roll = action_roll(dice, target, need, label="Throw Roll")
     q = roll.q
     margin = q - need
     notes: list[str] = []
@@ -514,34 +581,45 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
                                "distance": distance, "speed": speed, "ep_uses": bill.uses}
     faces = roll.dice
     if ctx.request.targets and success:
-        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed)
+        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed, distance_row)
         effects.extend(blows)
         parts.extend(texts)
         faces += attack_faces
         details["attack"] = attack_details
+        details["judge"] = JUDGE
     elif ctx.request.targets:
         parts.append("no attack: the throw failed")
     return Resolution(pt=pt, success=success, margin=margin, dice=faces, summary="; ".join(parts + notes),
                       effects=tuple(effects), details=details)
 
 
-def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
-    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's."""
+def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
+    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's.
+    Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
+    speed, and the Range Set is half this." The bands are reported; what they do to the
+    attack the seed does not say (the GM's `pool=`)."""
     targets = ctx.request.targets
     if ctx.p("damage") is None:
         raise TrackerError("a throw at a target needs damage=N, the thrown object's damage")
     base, base_text = combat_base(ctx)
     pool = combat_pool(ctx, len(targets))
     number = base + ctx.charts.sphere(pool)
-    roll = action_roll(dice, number)
+    roll = action_roll(dice, number, label="Combat Roll")
     rng = ctx.p("range")
+    short = max(0, q_distance)
+    bands = f"Maximum Range {speed:g} m, Short Range {short} m, Range Set {short / 2:g} m"
     if rng is not None and float(rng) > speed:
-        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m"], roll.dice, {"q": roll.q}
+        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m ({bands})"], roll.dice, {"q": roll.q}
+    where = ""
+    if rng is not None:
+        band = "within the Range Set" if float(rng) <= short / 2 else "within Short Range" if float(rng) <= short else "past Short Range"
+        where = f"; the target at {float(rng):g} m is {band}"
     if roll.success:
         attack_q = roll.q - int(ctx.p("q_defense", 0))
         defense = min(int(ctx.p("q_defense", 0)), roll.q) // 2
-        attacks, dmg_mod = share_attack(max(0, attack_q), len(targets)), 0
-        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}"
+        notes: list[str] = []
+        attacks, dmg_mod = place_attacks(ctx, max(0, attack_q), targets, notes), 0
+        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}" + "".join(f"; {n}" for n in notes)
     else:
         a, dmg_mod, defense = miss_shares(-roll.q)
         attacks = [a] * len(targets)
@@ -549,7 +627,8 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float) -> tuple[list[Effect
     damage = int(ctx.p("damage")) + dmg_mod
     blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice)
     faces = roll.dice + tuple(f for h in hits for f in h.get("throwback", {}).get("dice", []))
-    return blows, [head] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits}
+    return blows, [head + f" ({bands}{where})"] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits,
+                                                             "short_range": short, "range_set": short / 2}
 
 
 # ---------------------------------------------------------------------- skills
@@ -576,7 +655,7 @@ def resolve_skill(ctx: Ctx, dice: DiceSource) -> Resolution:
         base_text += f" - {2 * hurry} hurrying"
     pool = int(ctx.p("pool", 0)) + int(ctx.p("knowledge", 0)) // 10
     target, text, costs, tdetails = ctx.target(base, base_text, pool)
-    roll = action_roll(dice, target)
+    roll = action_roll(dice, target, label="Skill Roll")
     req = ctx.request
     shifted = Ctx(ctx.charts, ctx.ep_chart, ctx.tables, req.__class__(
         req.template, req.actor, req.targets, req.params, req.segment, req.settings, req.previous, pt, req.encounter))
@@ -584,17 +663,40 @@ def resolve_skill(ctx: Ctx, dice: DiceSource) -> Resolution:
 
 
 # ---------------------------------------------------------------------- powers
+def _pr_lost(ctx: Ctx, label: str) -> int:
+    """PR this power has lost to Extra Effort since it last rested."""
+    enc = ctx.encounter
+    if enc is None:
+        return 0
+    lost = 0
+    for action in enc.actions:
+        d = action.resolution.details
+        if action.actor != ctx.actor.name or action.template != "power" or d.get("label") != label or action.status == "aborted":
+            continue
+        lost = 0 if d.get("rested") else lost
+        lost += int(d.get("pr_lost", 0))
+    return lost
+
+
 def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
     if ctx.p("pr") is None:
         raise TrackerError("power needs pr=N, the character's Power Roll with the power")
     pr = int(ctx.p("pr"))
+    label = str(ctx.p("label", "power"))
+    # Extra Effort (Ability Rolls): "The ability that was increased is immediately
+    # decreased by the same amount". On a power it is the PR: earlier Extra Effort with
+    # this power (same label) lowers the PR given, until it returns with healing
+    # (`rested=true`: the GM says it has).
+    lost = 0 if ctx.p("rested", False) else _pr_lost(ctx, label)
+    pr -= lost
+    if pr < 0:
+        raise TrackerError(f"{label}: PR {pr + lost} less {lost} lost to Extra Effort leaves nothing (rested=true once it returns)")
     effort = int(ctx.p("effort", 0))
     if effort:
         pr += effort
     effect, pr_ep, pr_speed = power_budget(ctx, pr)
     passive = ctx.p("mode", ctx.request.template.mode) == "passive"
-    label = str(ctx.p("label", "power"))
     base = ctx.base_pt()
     if passive and ctx.request.pt is None:
         base = max(1, round_half_up(Fraction(base, 2)))
@@ -606,12 +708,15 @@ def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     per_round = ctx.ep_chart.per_round(row)
     if upkeep:
         effects.append(Upkeep(me.name, label, "ep", per_round, timing="initiate"))
-    parts = [f"{label}: PR {pr}" + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
+    parts = [f"{label}: PR {pr}" + (f" (less {lost} lost to earlier Extra Effort)" if lost else "")
+             + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
              f"{effect} PR to effect, {pr_ep} to EP, {pr_speed} to speed",
              f"{'passive, half time' if passive else 'active'}: PT {pt}",
              f"EP row {row}: {bill.text()}" + (f", then {per_round:g} EP a round" if upkeep else "")]
     details = {"pr": pr, "pr_effect": effect, "pr_ep": pr_ep, "pr_speed": pr_speed, "ep_row": row,
-               "ep_uses": bill.uses, "label": label}
+               "ep_uses": bill.uses, "label": label, "pr_lost": effort}
+    if ctx.p("rested", False):
+        details["rested"] = True
     return Resolution(pt=pt, success=True, margin=pr, summary="; ".join(parts), effects=tuple(effects), details=details)
 
 

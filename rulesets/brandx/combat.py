@@ -8,16 +8,29 @@ A miss is dealt out point by point to Attack, Damage, Defense, Attack, ...; the 
 share is halved toward zero (miss 5 -> -2, -2, 0). A miss does not raise the EP row of a
 Combat Roll: the worked combat has Seraph miss by 5 and still pay 4 EP.
 
-Decisions where the sources are silent (DESIGN 3 says the roll is made, and its effects
-fixed, when the action is initiated):
-- The hit is decided at initiation against the Defense the target has then: the Defense
-  of its in-progress actions plus the Defense of its latest Move Roll. `defense=N`
-  states the target's Defense instead. An attacker's own movement Defense is taken off
-  its Attack (seed, Move Roll).
+Decisions where the sources are silent (DESIGN 3, revised: the dice are rolled at
+initiation, and Q sets the PT then; a blow is judged when it lands):
+- Each blow is a `Blow` effect judged on the segment it lands (`judge_blow`, registered
+  as "brandx.blow"): its Attack against the Defense in force at the start of that
+  segment (the seed: Defense Q lasts "for the duration of the action", so a defender's
+  action completing on that very segment still defends), i.e. the Defense of the
+  target's in-progress actions plus the Defense of its latest Move Roll; `defense=N`
+  states it instead. Damage goes against what the target has then (VP overflowing to
+  DP). So two punches on one segment give the same result whatever order they were
+  typed in. The summary at initiation shows what the blow would do against the state
+  then, marked as judged when it lands. An attacker's own movement Defense is taken
+  off its Attack (seed, Move Roll).
+- The Throwback Roll is the target's, made with the attack's dice at initiation when
+  the blow as seen then calls for it (a hit taking DP, or a surprised target). Both of
+  its readings (VP only, or DP lost) are kept, and the judge uses the one the state at
+  landing calls for; a blow that qualifies only at landing, with no Throwback Roll
+  made, says so in the log for the GM (`roll brandx N`).
 - Damage goes to VP and what VP cannot take goes through to DP (`to=dp` puts it on DP
   directly, e.g. penetrating weapons).
-- Several opponents: Attack Q is shared out evenly (the first opponents get any odd
-  point); the attacks are made on successive segments, so the action takes PT + (n - 1)
+- Several opponents: the seed, "The player must apply Attack separately for each
+  opponent": `q_attacks=3,2` places the Attack Q per opponent in target order (chosen
+  after the roll; it must add up to the Attack Q); left unsaid, it is shared out evenly
+  (the first opponents get any odd point) and the summary says so. The attacks are made on successive segments, so the action takes PT + (n - 1)
   segments, and each opponent's blow lands on its own segment, the last on the
   completion segment (effects carry a `lead`); the summary names each attack's segment.
 - Throwback is rolled, with the next dice after the attack's, when a hit does damage
@@ -43,12 +56,12 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Adjust, Damage, Effect, Resolution, Throwback
+from tracker.engine.effects import Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.charts import Charts
 from rulesets.brandx.common import Ctx, defense_of, latest_action
-from rulesets.brandx.rolls import action_roll, round_half_up, speed_pt
+from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_pt
 from rulesets.dice import DiceSource
 
 # Options of a hit that a maintained link keeps from the first link.
@@ -109,7 +122,10 @@ def _surprised(ctx: Ctx, target: Combatant) -> bool:
 
 def throwback(
     ctx: Ctx, target: Combatant, damage: int, dp_lost: bool, surprised: bool, dice: DiceSource,
+    rolled: ActionRoll | None = None,
 ) -> tuple[list[Effect], str, dict[str, Any]]:
+    """The target's Throwback Roll; `rolled` reads dice already rolled (the other
+    reading of the same roll) instead of rolling."""
     charts = ctx.charts
     mass = float(ctx.stat("mass", target))
     strength = float(ctx.stat("strength", target))
@@ -124,11 +140,17 @@ def throwback(
         bonus = charts.sphere(max(agility, strength))
         bonus_text = f"agility/strength {bonus:+d}"
     number = mass_row + bonus - damage
-    roll = action_roll(dice, number)
+    if rolled is None:
+        roll = action_roll(dice, number, label="Throwback Roll", who=target.name)
+    else:
+        roll = ActionRoll(rolled.faces, rolled.rerolls, rolled.total, number)
     details: dict[str, Any] = {"target": target.name, "roll": number, "dice": list(roll.dice), "q": roll.q}
     head = f"{target.name}'s Throwback Roll mass {mass_row} + {bonus_text} - damage {damage} = {number}; rolled {roll.shown()}"
-    if roll.success:
+    fractional = roll.success and roll.q > 0 and bool(ctx.request.settings.get("fractional_throwback", False))
+    if roll.success and not fractional:
         return [], f"{head}: stands (Q {roll.q})", details
+    # Seed: "you may want to apply throwback for positive Q (making it negative), thus
+    # resulting in fractional throwback" (an encounter setting): row -Q, a fraction.
     miss = -roll.q
     speed = float(charts.value("sphere", miss))
     halvings = []
@@ -142,57 +164,149 @@ def throwback(
     height = float(ctx.stat("height", target))
     airborne = max(1, charts.square(2 * height))
     distance = round(speed * airborne, 2)
-    details.update({"speed": speed, "distance": distance, "airborne": airborne, "pushback": miss})
+    details.update({"speed": speed, "distance": distance, "airborne": airborne, "pushback": max(0, miss)})
+    if fractional:
+        details["fractional"] = True
     halved = f" (halved: {', '.join(halvings)})" if halvings else ""
     text = (
         f"{head}: thrown {distance:g} m at {speed:g} m/segment{halved}, airborne {airborne} "
-        f"segment{'s' if airborne != 1 else ''}; Pushback +{miss}"
+        f"segment{'s' if airborne != 1 else ''}; " + (f"fractional throwback (Q {roll.q})" if fractional else f"Pushback +{miss}")
     )
     return [Throwback(target.name, distance, speed, airborne)], text, details
+
+
+JUDGE = "brandx.blow"
 
 
 def land_blows(
     ctx: Ctx, targets: tuple[Combatant, ...], attacks: list[int], damage: int, dice: DiceSource,
 ) -> tuple[list[Effect], list[str], list[dict[str, Any]]]:
-    """Hit checks, damage and throwback for each target."""
+    """One `Blow` per target, judged when it lands (`judge_blow`); the texts say what
+    each would do against the state now, and the Throwback Roll is made now if so."""
     effects: list[Effect] = []
     texts: list[str] = []
     hits: list[dict[str, Any]] = []
     resource = str(ctx.p("to", "vp"))
     overflow = "dp" if resource == "vp" else ""
     stated_defense = ctx.p("defense")
+    allowed = ctx.request.settings.get("throwback", True) is not False
     for index, (target, attack) in enumerate(zip(targets, attacks)):
         if stated_defense is not None:
             defense, why = int(stated_defense), "stated"
         else:
             defense, why = defense_of(ctx.encounter, target)
         hit = attack >= defense
-        when = f" (segment +{index})" if len(targets) > 1 else ""
-        record: dict[str, Any] = {"target": target.name, "attack": attack, "defense": defense, "hit": hit}
-        text = f"Attack {attack:+d} vs {target.name}'s Defense {defense:+d}{f' ({why})' if why else ''}{when}: "
-        if not hit:
-            texts.append(text + "miss")
-            hits.append(record)
-            continue
         dealt = max(0, damage)
-        record["damage"] = dealt
-        text += f"hit for {dealt} {resource.upper()}"
         # A sweep lands one blow a segment, the last on the completion segment.
         lead = len(targets) - 1 - index
+        surprised = _surprised(ctx, target)
+        wanted = ctx.p("throwback")
+        record: dict[str, Any] = {
+            "target": target.name, "attack": attack, "defense": defense, "hit": hit, "damage": dealt,
+            "resource": resource, "overflow": overflow, "surprised": surprised, "throwback_allowed": allowed,
+        }
+        if stated_defense is not None:
+            record["defense_stated"] = int(stated_defense)
+        if wanted is not None:
+            record["throwback_wanted"] = bool(wanted)
+        when = f" (segment +{index})" if len(targets) > 1 else ""
+        text = f"Attack {attack:+d} vs {target.name}'s Defense {defense:+d} now{f' ({why})' if why else ''}{when}: "
+        effects.append(Blow(target.name, index, lead=lead))
+        if not hit:
+            texts.append(text + "a miss as things stand (judged when it lands)")
+            hits.append(record)
+            continue
+        text += f"a hit for {dealt} {resource.upper()} as things stand (judged when it lands)"
         if dealt > 0:
-            effects.append(Damage(target.name, dealt, resource, overflow, lead=lead))
             dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
-            surprised = _surprised(ctx, target)
-            wanted = ctx.p("throwback")
             roll_it = (dp_lost or surprised) if wanted is None else bool(wanted)
-            if roll_it and ctx.request.settings.get("throwback", True) is not False:
+            if roll_it and allowed:
                 thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
-                effects.extend(replace(e, lead=lead) if hasattr(e, "lead") else e for e in thrown)
+                # The same roll read the other way, for a target whose VP changed by then.
+                roll = ActionRoll(tuple(throw_details["dice"][:2]), tuple(throw_details["dice"][2:]),  # type: ignore[arg-type]
+                                  throw_details["roll"] - throw_details["q"], 0)
+                other, other_text, other_details = throwback(ctx, target, dealt, not dp_lost, surprised, dice, roll)
+                readings = {("dp" if dp_lost else "vp"): (thrown, throw_text, throw_details),
+                            ("vp" if dp_lost else "dp"): (other, other_text, other_details)}
+                record["throwback"] = dict(throw_details)
+                record["throwback"]["readings"] = {
+                    key: {"text": t, **({"speed": d["speed"], "distance": d["distance"], "airborne": d["airborne"]} if e else {})}
+                    for key, (e, t, d) in readings.items()
+                }
                 text += f"; {throw_text}"
-                record["throwback"] = throw_details
         texts.append(text)
         hits.append(record)
     return effects, texts, hits
+
+
+def _hits_of(details: dict[str, Any]) -> list[dict[str, Any]]:
+    if "hits" in details:
+        return list(details["hits"])
+    return list(details.get("attack", {}).get("hits", []))
+
+
+def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """A blow judged as it lands: Attack against the Defense in force now (the start of
+    this segment), damage against what the target has now. Reads, never changes."""
+    hits = _hits_of(action.resolution.details)
+    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
+        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
+    hit = hits[blow.index]
+    target = encounter.combatants.get(blow.target)
+    if target is None:
+        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    attack = int(hit["attack"])
+    if hit.get("defense_stated") is not None:
+        defense, why = int(hit["defense_stated"]), "stated"
+    else:
+        defense, why = defense_of(encounter, target)
+    head = (f"{action.actor}'s {action.template} lands: Attack {attack:+d} vs {target.name}'s Defense "
+            f"{defense:+d}{f' ({why})' if why else ''}")
+    if attack < defense:
+        return [Note(f"{head}: miss")]
+    dealt = int(hit.get("damage", 0))
+    resource = str(hit.get("resource", "vp"))
+    overflow = str(hit.get("overflow", "dp" if resource == "vp" else ""))
+    if dealt <= 0:
+        return [Note(f"{head}: hit, no damage")]
+    effects: list[Effect] = [Note(f"{head}: hit for {dealt} {resource.upper()}"), Damage(target.name, dealt, resource, overflow)]
+    dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
+    wanted = hit.get("throwback_wanted")
+    roll_it = (dp_lost or bool(hit.get("surprised"))) if wanted is None else bool(wanted)
+    if not roll_it or not hit.get("throwback_allowed", True):
+        return effects
+    readings = hit.get("throwback", {}).get("readings")
+    if not readings:
+        effects.append(Note(f"{target.name} may be thrown back (the blow takes DP as it lands), but no Throwback "
+                            f"Roll was made when it was rolled: the GM rolls it"))
+        return effects
+    reading = readings["dp" if dp_lost else "vp"]
+    effects.append(Note(reading["text"]))
+    if "speed" in reading:
+        effects.append(Throwback(target.name, reading["distance"], reading["speed"], reading["airborne"]))
+    return effects
+
+
+register_judge(JUDGE, judge_blow)
+
+
+def place_attacks(ctx: Ctx, attack_q: int, targets: tuple[Combatant, ...], notes: list[str]) -> list[int]:
+    """Attack Q per opponent: as placed by `q_attacks`, else shared out evenly."""
+    placed = ctx.p("q_attacks")
+    n = len(targets)
+    if placed is None or str(placed).strip() == "":
+        if n > 1:
+            notes.append(f"Attack Q {attack_q} shared evenly (q_attacks=... places it per opponent)")
+        return share_attack(attack_q, n)
+    try:
+        values = [int(v) for v in str(placed).split(",")]
+    except ValueError:
+        raise TrackerError(f"q_attacks={placed}: expected whole numbers per opponent, such as 3,2") from None
+    if len(values) != n or any(v < 0 for v in values):
+        raise TrackerError(f"q_attacks={placed}: expected {n} numbers of 0 or more, one per opponent ({', '.join(t.name for t in targets)})")
+    if sum(values) != attack_q:
+        raise TrackerError(f"q_attacks={placed}: adds up to {sum(values)}, but the Attack Q is {attack_q}")
+    return values
 
 
 def share_attack(total: int, opponents: int) -> list[int]:
@@ -235,13 +349,13 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
         ep_kind_row = ctx.start_row("combat")
     pool = combat_pool(ctx, n)
     target_number, target_text, costs, target_details = ctx.target(base, base_text, pool)
-    roll = action_roll(dice, target_number)
+    roll = action_roll(dice, target_number, label="Combat Roll")
     q = roll.q
     if roll.success:
         spent = ctx.spend(q, COMBAT_SPEND, "q_attack", LABELS)
         attack_q, defense = spent["q_attack"], spent["q_defense"] // 2
         damage_mod = int(ctx.charts.value("doubles", spent["q_damage"])) if spent["q_damage"] > 0 else 0
-        attacks = share_attack(attack_q, n)
+        attacks = place_attacks(ctx, attack_q, targets, notes)
         outcome = f"Q {q}: {spent.text(LABELS)}"
         notes.extend(spent.notes)
         q_speed, q_ep, saved = spent["q_speed"], spent["q_ep"], spent["q_save"] // 2
@@ -277,7 +391,7 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
          f"PT {pt}", bill.text()] + blow_texts + notes
     )
     details: dict[str, Any] = {
-        "kind": kind, "q": q, "roll": target_number, "total": roll.total, **target_details,
+        "kind": kind, "judge": JUDGE, "q": q, "roll": target_number, "total": roll.total, **target_details,
         "attack": attacks[0], "attack_base": attacks[0], "attacks": attacks, "defense": defense,
         "damage": damage, "damage_mod": damage_mod, "base_pt": ctx.base_pt(),
         "ep_uses": bill.uses, "ep_rows": [{"what": w, "row": r} for w, r in ep_items], "hits": hits,

@@ -19,7 +19,6 @@ from fractions import Fraction
 from functools import lru_cache
 from math import floor
 
-import icepool
 
 from rulesets.dice import DiceSource, roll_group
 
@@ -62,14 +61,17 @@ class ActionRoll(RollUnder):
         return f"Q {self.q}" if self.success else f"missed by {-self.q}"
 
 
-def roll_2d10(dice: DiceSource, label: str = "Action Roll") -> tuple[tuple[int, int], tuple[int, ...], int]:
-    """(faces, rerolls, total) with each 1 rerolled once and the new face subtracted."""
-    first, second = roll_group(dice, label, (10, 10))
+def roll_2d10(dice: DiceSource, label: str = "Action Roll", who: str = "") -> tuple[tuple[int, int], tuple[int, ...], int]:
+    """(faces, rerolls, total) with each 1 rerolled once and the new face subtracted.
+
+    The reroll is its own dice group ("Combat Roll: reroll of a 1"), asked for only
+    when a 1 shows; `who` names a roller other than the actor (a Throwback Roll)."""
+    first, second = roll_group(dice, label, (10, 10), who)
     rerolls: list[int] = []
     total = first + second
     for face in (first, second):
         if face == 1:
-            (again,) = roll_group(dice, f"{label}: reroll of a 1 (subtracted)", (10,))
+            (again,) = roll_group(dice, f"{label}: reroll of a 1 (subtracted)", (10,), who)
             rerolls.append(again)
             total -= again
     return (first, second), tuple(rerolls), total
@@ -91,11 +93,12 @@ class TargetProbe:
         raise ProbeHit(Fraction(0))
 
 
-def action_roll(dice: DiceSource, target: int, need: int = 0, label: str = "Action Roll") -> ActionRoll:
-    """Roll against `target`; `need` is Q the action must reach (Lift, Throw) for its chance."""
+def action_roll(dice: DiceSource, target: int, need: int = 0, label: str = "Action Roll", who: str = "") -> ActionRoll:
+    """Roll against `target`; `need` is Q the action must reach (Lift, Throw) for its chance.
+    `label` is the roll's name in the game's words ("Combat Roll", "Lift Roll")."""
     if isinstance(dice, TargetProbe):
         raise ProbeHit(chance_at_most(target - need))
-    faces, rerolls, total = roll_2d10(dice, label)
+    faces, rerolls, total = roll_2d10(dice, label, who)
     return ActionRoll(faces, rerolls, total, target)
 
 
@@ -122,6 +125,8 @@ def roll_d100(dice: DiceSource, target: int) -> KnowledgeRoll:
 @lru_cache(maxsize=1)
 def _distribution() -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """(totals ascending, cumulative counts, denominator) of 2d10 with the reroll."""
+    import icepool  # only odds need it: a roll or an opened save starts faster without it
+
     # One die: 2..10 as shown (weight 10 each, out of 100), or 1 - g for a 1 rerolled to g.
     weights: dict[int, int] = {face: 10 for face in range(2, 11)}
     for again in range(1, 11):

@@ -41,6 +41,7 @@ from tracker.engine.errors import TrackerError
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.d6.actions import SEGMENTS_PER_ROUND, Resolver, build_catalogue
 from rulesets.d6.codes import DieCode, DieCodeError, parse, parse_pool
+from rulesets.limits import MAX_D6_DICE, MAX_D6_DIFFICULTY, no_negative_difficulty
 from rulesets.d6.odds import chance_at_least, chance_opposed
 from rulesets.d6.rolls import CANCEL, CRITICAL_FAILURE_OPTIONS, roll_code
 from rulesets.d6.sheet import BODY_POINTS, CODE_FIELDS, SHEET, WOUNDS, canonical
@@ -115,9 +116,18 @@ class D6Ruleset(Ruleset):
     @staticmethod
     def _code(spec: str, what: str) -> DieCode:
         try:
-            return parse_pool(spec, what)
+            code = parse_pool(spec, what)
         except DieCodeError as exc:
             raise TrackerError(str(exc)) from None
+        if code.dice > MAX_D6_DICE:
+            raise TrackerError(f"{what}: {code.dice}D is more than the {MAX_D6_DICE}D limit on one roll")
+        return code
+
+    @staticmethod
+    def _difficulty(difficulty: int | None) -> None:
+        no_negative_difficulty(difficulty, "D6")
+        if difficulty is not None and difficulty > MAX_D6_DIFFICULTY:
+            raise TrackerError(f"--difficulty: {difficulty} is past the limit of {MAX_D6_DIFFICULTY} (the standard difficulties end at Legendary, 31)")
 
     def roll(
         self,
@@ -131,8 +141,15 @@ class D6Ruleset(Ruleset):
     ) -> RollResult:
         if vs is not None and difficulty is not None:
             raise TrackerError("give either --vs CODE (an opposed roll) or --difficulty N, not both")
+        self._difficulty(difficulty)
         mode = self._mode(options)
         code = self._code(spec, "die code")
+        if difficulty == 0 and vs is None:
+            # Seed: "Automatic (0): Almost anyone can perform this action; there is no need to roll."
+            _all_used(dice, "--faces")
+            return RollResult(self.id, [], True, None, f"{code} vs 0 (Automatic): no need to roll, success",
+                              {"code": str(code), "total": None, "difficulty": 0, "difficulty_name": "Automatic",
+                               "result_points": None, "level": None, "automatic": True})
         own = roll_code(code, dice, mode)
         _all_used(dice, "--faces")
         fields: dict[str, Any] = {"code": str(code), "total": own.total, "wild": own.status, "critical_failure_rule": mode}
@@ -172,6 +189,7 @@ class D6Ruleset(Ruleset):
     ) -> Fraction:
         if vs is not None and difficulty is not None:
             raise TrackerError("give either --vs CODE (an opposed roll) or --difficulty N, not both")
+        self._difficulty(difficulty)
         mode = self._mode(options)
         code = self._code(spec, "die code")
         if vs is not None:

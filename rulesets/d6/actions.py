@@ -24,8 +24,13 @@ Attacks (shoot: marksmanship; strike: melee or brawling):
 - Every roll (attack, damage, resistance) uses the Wild Die, as OpenD6 says "one die of
   every roll". Typed faces are read: the attack roll, then (on a hit) the damage roll,
   then the resistance roll, each Wild Die first, the others, then its explosions.
-- The wound step is figured from the target's level when the attack is rolled (the
-  roll is made at initiation; the damage lands on completion).
+- The dice are rolled at initiation; the blow is judged when it lands (DESIGN 3, the
+  judge "d6.blow"): the attack total against the target's defence at the start of the
+  completion segment (a dodge declared after the attack, within the round, counts,
+  whatever order the two were typed in), the damage bonus from the result points then,
+  and the wound step from the target's level then. The damage and resistance dice are
+  rolled at initiation when the attack hits as things stand; a blow that hits only at
+  landing, with no damage rolled, says so for the GM.
 
 Active defence (dodge, parry): the roll (+10 for `full=true`, a full defence that
 gives up the round's other actions) replaces the combat difficulty for attacks against
@@ -41,7 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ABORTED, ACTIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate
@@ -51,17 +56,29 @@ from rulesets.d6.rolls import CANCEL, D6Roll, roll_code
 from rulesets.d6.sheet import BODY_POINTS, HEALTHY_WOUNDS, ROLLABLE, WOUNDS, code_of, strength_source
 from rulesets.d6.tables import D6Tables
 from rulesets.dice import DiceSource
-from rulesets.fields import PARAM, Field
+from rulesets.fields import PARAM, Field, staged
 
 SEGMENTS_PER_ROUND = 10
 DEFENSES = ("dodge", "parry")
 ATTACKS = ("shoot", "strike")
 
 
+# The declare form's first fields per action (the rest one key away); D6 chooses
+# nothing after the roll.
+_MAIN = {"shoot": ("skill", "range", "cover"), "strike": ("skill", "cover"), "dodge": ("skill", "full"),
+         "parry": ("skill", "full"), "check": ("skill", "difficulty", "level"), "move": ("actions",)}
+
+
 def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
+    return staged(_all_params(tables, name), _MAIN.get(name, ()))
+
+
+def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     common = (
         Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
         Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the seed's scale of situation modifiers"),
+        Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form (+1D for advantaged) where the seed gives one"),
+        Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll"),
         Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
     )
     if name == "shoot":
@@ -133,6 +150,74 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def defense_at(enc: Any, name: str, segment: int, passive: int, landing: bool = False) -> tuple[int, str]:
+    """The combat difficulty to hit `name` on `segment`: the active defence (a dodge or
+    parry initiated within the last round, up to and including it) or the passive one.
+    A blow `landing` at the start of a segment still meets a defence whose round ends on
+    that segment: its completion has not yet taken effect."""
+    reach = SEGMENTS_PER_ROUND + (1 if landing else 0)
+    best = None
+    if enc is not None:
+        for action in enc.actions:
+            if (
+                action.actor == name
+                and action.template in DEFENSES
+                and action.status != ABORTED
+                and action.start <= segment < action.start + reach
+                and "defense" in action.resolution.details
+                and (best is None or action.start >= best.start)
+            ):
+                best = action
+    if best is not None:
+        value = int(best.resolution.details["defense"])
+        return value, f"{name}'s active {best.template} {value} (segment {best.start})"
+    return passive, f"{name}'s passive defence {passive}"
+
+
+BLOW_JUDGE = "d6.blow"
+
+
+def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """A D6 attack lands: its total against the defence in force now, the damage bonus
+    from the result points now, the wound step from the target's level now."""
+    hits = action.resolution.details.get("hits", [])
+    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
+        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
+    rec = hits[blow.index]
+    target = encounter.combatants.get(blow.target)
+    if target is None:
+        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    difficulty, against = defense_at(encounter, target.name, encounter.now, int(rec["passive"]), landing=True)
+    total = int(rec["total"])
+    rp = total - difficulty
+    head = f"{action.actor}'s {action.template} lands: {total} vs {against}"
+    if rp < 0:
+        return [Note(f"{head}: miss by {-rp}")]
+    if rec.get("damage_dice") is None:
+        return [Note(f"{head}: a hit, but no damage was rolled when it was declared (it missed then): the GM rolls it")]
+    divisor = int(rec.get("bonus_divisor", 5))
+    bonus = ceil_div(rp, divisor) if rp > 0 and rec.get("damage_bonus", True) else 0
+    damage = int(rec["damage_dice"]) + bonus
+    over = damage - int(rec["resistance"])
+    text = f"{head}: hit, result points {rp}; damage {damage}" + (f" (+{bonus} from the result points)" if bonus else "")
+    if over <= 0:
+        return [Note(f"{text}; {target.name} resists: no damage")]
+    if rec.get("system") == "body_points":
+        if BODY_POINTS not in target.resources:
+            return [Note(f"{text}; {target.name} has no body_points to take {over} from")]
+        return [Note(f"{text}; {over} over: {over} Body Points"), Damage(target.name, over, BODY_POINTS)]
+    rank = max((int(r) for o, r in rec.get("levels", []) if over >= int(o)), default=0)
+    before = HEALTHY_WOUNDS - int(target.resources.get(WOUNDS, HEALTHY_WOUNDS))
+    new = min(max(rank, before + 1), int(rec.get("max_rank", HEALTHY_WOUNDS)))
+    name = dict(rec.get("names", {})).get(str(new), f"wound rank {new}")
+    bumped = " (a further wound raises the level by one)" if new > rank else ""
+    return [Note(f"{text}; {over} over: {target.name} is {name}{bumped}"),
+            Damage(target.name, new - before, WOUNDS), Note(f"{target.name} is {name}")]
+
+
+register_judge(BLOW_JUDGE, judge_blow)
+
+
 class Resolver:
     def __init__(self, tables: D6Tables) -> None:
         self.tables = tables
@@ -148,7 +233,14 @@ class Resolver:
             except DieCodeError as exc:
                 raise TrackerError(str(exc)) from None
         if p.get("situation"):
-            parts.append((p["situation"].replace("_", " "), t.situations[p["situation"]]))
+            name = p["situation"]
+            code = t.situations_dice.get(name) if p.get("situation_dice") else None
+            if p.get("situation_dice") and code is None:
+                raise TrackerError(f"situation={name}: the seed gives it no die-code form (only {t.situations[name].signed()})")
+            parts.append((name.replace("_", " "), code if code is not None else t.situations[name]))
+        if p.get("carry"):
+            source, bonus, _ = self.carried(request)
+            parts.append((f"half the result points of {source}", DieCode(0, bonus)))
         if "range" in p and p.get("range"):
             parts.append((f"{p['range'].replace('_', ' ')} range", t.range[p["range"]]))
         if p.get("cover") and p["cover"] != "none":
@@ -176,26 +268,31 @@ class Resolver:
     def mode(request: ActionRequest) -> str:
         return str(request.settings.get("critical_failure", CANCEL))
 
+    @staticmethod
+    def carried(request: ActionRequest) -> tuple[str, int, int]:
+        """Seed: "The gamemaster may allow a player to add one-half of the result points
+        (rounded up) as a bonus to another skill roll": the actor's latest roll with
+        result points, if it succeeded and no roll has used them yet."""
+        enc = request.encounter
+        found = None
+        if enc is not None:
+            for action in reversed(enc.actions):
+                if action.actor == request.actor.name and "result_points" in action.resolution.details:
+                    found = action
+                    break
+        if found is None or found.status == ABORTED:
+            raise TrackerError(f"carry: {request.actor.name} has no earlier roll whose result points could carry over")
+        rp = int(found.resolution.details["result_points"])
+        if rp < 1:
+            raise TrackerError(f"carry: {request.actor.name}'s {found.template} on segment {found.start} had no result points to spare ({rp})")
+        if any(a.resolution.details.get("carried_from") == found.id for a in enc.actions):  # type: ignore[union-attr]
+            raise TrackerError(f"carry: the result points of {request.actor.name}'s {found.template} on segment {found.start} were already used")
+        return f"{found.template} (segment {found.start})", ceil_div(rp, 2), found.id
+
     # ----------------------------------------------------------- defence
     def defense_of(self, request: ActionRequest, target: Combatant) -> tuple[int, str]:
         """The combat difficulty to hit `target` now: its active defence or passive 10."""
-        enc = request.encounter
-        best = None
-        if enc is not None:
-            for action in enc.actions:
-                if (
-                    action.actor == target.name
-                    and action.template in DEFENSES
-                    and action.status != ABORTED
-                    and action.start <= request.segment < action.start + SEGMENTS_PER_ROUND
-                    and "defense" in action.resolution.details
-                    and (best is None or action.start >= best.start)
-                ):
-                    best = action
-        if best is not None:
-            value = int(best.resolution.details["defense"])
-            return value, f"{target.name}'s active {best.template} {value} (segment {best.start})"
-        return self.tables.passive, f"{target.name}'s passive defence {self.tables.passive}"
+        return defense_at(request.encounter, target.name, request.segment, self.tables.passive)
 
     # ----------------------------------------------------------- resolution
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
@@ -221,17 +318,25 @@ class Resolver:
 
     def _check(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         difficulty, label = self._difficulty(request)
-        pool = self.pool(request, request.params.get("skill", "reflexes"))
-        roll = roll_code(pool.code, dice, self.mode(request))
+        if difficulty == 0:
+            # Seed: "Automatic (0): Almost anyone can perform this action; there is no need to roll."
+            return Resolution(pt=pt, success=True, margin=0, summary=f"{label}: no need to roll",
+                              details={"difficulty": 0, "automatic": True})
+        skill = request.params.get("skill", "reflexes")
+        pool = self.pool(request, skill)
+        roll = roll_code(pool.code, dice, self.mode(request), skill)
         rp = roll.total - difficulty
         success = rp >= 0
         level = self.tables.level_name(rp) if success else "Failure"
         summary = f"{pool.shown(roll)} vs {label}: {'success' if success else 'failure'}, result points {rp} ({level})"
-        return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=self._roll_details(roll, difficulty, rp, level))
+        details = self._roll_details(roll, difficulty, rp, level)
+        self._mark_carry(request, details)
+        return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=details)
 
     def _defend(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
-        pool = self.pool(request, request.params.get("skill", "dodge"))
-        roll = roll_code(pool.code, dice, self.mode(request))
+        skill = request.params.get("skill", "dodge")
+        pool = self.pool(request, skill)
+        roll = roll_code(pool.code, dice, self.mode(request), f"{request.template.name} ({skill})" if skill != request.template.name else skill)
         full = bool(request.params.get("full"))
         value = roll.total + (self.tables.full_bonus if full else 0)
         until = request.segment + SEGMENTS_PER_ROUND
@@ -241,6 +346,10 @@ class Resolver:
         if roll.status:
             details["wild"] = roll.status
         return Resolution(pt=pt, margin=value, dice=roll.faces, summary=summary, details=details)
+
+    def _mark_carry(self, request: ActionRequest, details: dict[str, Any]) -> None:
+        if request.params.get("carry"):
+            details["carried_from"] = self.carried(request)[2]
 
     @staticmethod
     def _roll_details(roll: D6Roll, difficulty: int, rp: int, level: str) -> dict[str, Any]:
@@ -271,10 +380,11 @@ class Resolver:
     def _attack(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         target = self._target(request)
         default_skill = "marksmanship" if request.template.name == "shoot" else "melee"
-        pool = self.pool(request, request.params.get("skill", default_skill))
+        skill = request.params.get("skill", default_skill)
+        pool = self.pool(request, skill)
         difficulty, against = self.defense_of(request, target)
         mode = self.mode(request)
-        attack = roll_code(pool.code, dice, mode)
+        attack = roll_code(pool.code, dice, mode, f"{request.template.name} ({skill})")
         rp = attack.total - difficulty
         hit = rp >= 0
         level = self.tables.level_name(rp) if hit else "Failure"
@@ -282,18 +392,26 @@ class Resolver:
         faces = list(attack.faces)
         effects: list[Effect] = []
         details = self._roll_details(attack, difficulty, rp, level)
+        self._mark_carry(request, details)
+        system = request.settings.get("damage_system", "wounds")
+        t = self.tables
+        record: dict[str, Any] = {
+            "target": target.name, "total": attack.total, "passive": t.passive, "system": system,
+            "bonus_divisor": t.bonus_divisor, "damage_bonus": bool(request.settings.get("damage_bonus", True)),
+            "levels": [[w.over, w.rank] for w in t.wounds if w.over is not None],
+            "names": {str(w.rank): w.name for w in t.wounds}, "max_rank": t.max_rank,
+        }
         if hit:
             code, label = self.damage_code(request)
             bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
-            blow = roll_code(code, dice, mode)
+            blow = roll_code(code, dice, mode, "damage")
             faces += blow.faces
             damage = blow.total + bonus
             shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
             lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus} = {damage}")
-            system = request.settings.get("damage_system", "wounds")
             resist_code, resist_label = self.resistance(target, system)
             if resist_code.dice >= 1:
-                guard = roll_code(resist_code, dice, mode)
+                guard = roll_code(resist_code, dice, mode, "resistance", target.name)
                 faces += guard.faces
                 resistance = guard.total
                 lines.append(f"resistance {resist_label} = {guard.text()}" if " + armour" in resist_label else f"resistance {resist_label}: {guard.text(code=False)}")
@@ -302,7 +420,12 @@ class Resolver:
                 lines.append(f"resistance {resist_label}: {resistance}")
             over = damage - resistance
             details.update(damage=damage, resistance=resistance)
-            effects += self.injury(target, over, system, lines)
+            self.injury(target, over, system, lines)  # as things stand: the judge decides at landing
+            record.update(damage_dice=blow.total, resistance=resistance)
+        lines.append("judged when it lands")
+        details["hits"] = [record]
+        details["judge"] = BLOW_JUDGE
+        effects.append(Blow(target.name, 0))
         return Resolution(pt=pt, success=hit, margin=rp, dice=tuple(faces), summary="; ".join(lines), effects=tuple(effects), details=details)
 
     def resistance(self, target: Combatant, system: str) -> tuple[DieCode, str]:
@@ -347,5 +470,7 @@ class Resolver:
             if p.get("difficulty") is None and not p.get("level"):
                 return None
             difficulty, _ = self._difficulty(request)
+            if difficulty == 0:
+                return Fraction(1)
             return chance_at_least(self.pool(request, p.get("skill", "reflexes")).code, difficulty, mode)
         return None

@@ -70,14 +70,19 @@ class D6Roll:
         return f"{shown} = {self.total}"
 
 
-def roll_code(code: DieCode, dice: DiceSource, mode: str = CANCEL) -> D6Roll:
-    """Roll `code` (at least 1D) through `dice` in the documented face order."""
-    first, *rest = roll_group(dice, f"{code} roll (Wild Die first)", (6,) * code.dice)
+def roll_code(code: DieCode, dice: DiceSource, mode: str = CANCEL, label: str = "", who: str = "") -> D6Roll:
+    """Roll `code` (at least 1D) through `dice` in the documented face order.
+
+    `label` names the roll ("marksmanship", "damage"); `who` a roller other than the
+    actor (the target's resistance). Each explosion of the Wild Die is its own group,
+    asked for only when a 6 shows."""
+    head = f"{label} {code}" if label else str(code)
+    first, *rest = roll_group(dice, f"{head} roll (Wild Die first)", (6,) * code.dice, who)
     others = tuple(rest)
     wild = [first]
     if first == 6:
         while len(wild) <= MAX_EXPLOSIONS:
-            (again,) = roll_group(dice, "Wild Die explosion", (6,))
+            (again,) = roll_group(dice, f"{head}: Wild Die explosion", (6,), who)
             wild.append(again)
             if again != 6:
                 break

@@ -65,6 +65,7 @@ class D6Tables:
             self.levels.append((_int(row.get("min"), f"{where}.min"), _text(row.get("name", key), f"{where}.name")))
         self.levels.sort()
         self.situations = {k: _code(v, f"situations.{k}") for k, v in _table(raw, "situations").items()}
+        self.situations_dice = {k: _code(v, f"situations_dice.{k}") for k, v in _table(raw, "situations_dice").items()}
         self.range = {k: _code(v, f"range.{k}") for k, v in _table(raw, "range").items()}
         self.cover = {k: _code(v, f"cover.{k}") for k, v in _table(raw, "cover").items()}
         defense = _table(raw, "defense")

@@ -19,7 +19,7 @@ from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource
-from rulesets.fields import PARAM, RESOURCE, Field, FieldError
+from rulesets.fields import PARAM, RESOURCE, Field, FieldError, staged
 
 _PARAMS = (
     Field("mode", "choice", None, choices=("active", "passive"), role=PARAM, help="active or passive"),
@@ -28,6 +28,8 @@ _PARAMS = (
     Field("note", "str", None, role=PARAM, help="what happens, for the log"),
     Field("maintainable", "bool", None, role=PARAM, help="may be maintained after it completes"),
 )
+# No dice, so nothing is chosen after a roll: the outcome and its words are the essentials.
+_PARAMS = staged(_PARAMS, main=("damage", "note"))
 
 
 class FreeformRuleset(Ruleset):

@@ -66,8 +66,17 @@ class Rolled:
         return f"{dice or '0'} = {self.total}"
 
 
-def roll(spec: DiceSpec, dice: DiceSource) -> Rolled:
-    return Rolled(spec, roll_group(dice, "check", spec.sides))
+def roll(spec: DiceSpec, dice: DiceSource, label: str = "check", who: str = "", reroll_from: int | None = None) -> Rolled:
+    """One dice group: `label` names the roll ("Action Check", "damage"), `who` a
+    roller other than the actor (the rival of an Opposed Check). Dice from index
+    `reroll_from` on (the enhancement pool) "reroll ones": each 1 is rolled once more,
+    as its own group, and the new face stands."""
+    faces = roll_group(dice, label, spec.sides, who)
+    if reroll_from is not None:
+        for i in range(reroll_from, len(faces)):
+            if faces[i] == 1:
+                (faces[i],) = roll_group(dice, f"{label}: reroll of a 1 (enhancement)", (spec.sides[i],), who)
+    return Rolled(spec, faces)
 
 
 def _descending(values: list[int] | tuple[int, ...], length: int) -> tuple[int, ...]:
@@ -102,7 +111,40 @@ class Opposed:
         return f"{self.winner} wins on {self.decided_by}{extra}"
 
 
-def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSource) -> Opposed:
+def rank_many(rolls: list[Rolled], dice: DiceSource, names: list[str]) -> tuple[list[int], str, list[list[int]]]:
+    """Several sides of one Opposed Check: the indexes of the winner and the way it was
+    decided, and the d12 roll-offs. Seed: "It is possible for multiple participants to
+    roll the same total, in which case the resulting tie is broken by comparing [...]
+    die values from largest to smallest, individual die sizes from largest to smallest,
+    and finally by repeatedly rolling opposed d12s". Only the sides tied at the top go
+    on to each tie-break."""
+    top = max(r.total for r in rolls)
+    alive = [i for i, r in enumerate(rolls) if r.total == top]
+    if len(alive) == 1:
+        return alive, "total", []
+    length = max(len(r.faces) for r in rolls)
+    best = max(value_key(rolls[i].faces, length) for i in alive)
+    narrowed = [i for i in alive if value_key(rolls[i].faces, length) == best]
+    if len(narrowed) == 1:
+        return narrowed, "die values", []
+    alive = narrowed
+    best_sizes = max(_descending(rolls[i].spec.sides, length) for i in alive)
+    narrowed = [i for i in alive if _descending(rolls[i].spec.sides, length) == best_sizes]
+    if len(narrowed) == 1:
+        return narrowed, "die sizes", []
+    alive = narrowed
+    offs: list[list[int]] = []
+    for _ in range(_MAX_ROLL_OFF):
+        faces = [roll_group(dice, "d12 roll-off", (12,), names[i])[0] for i in alive]
+        offs.append(faces)
+        high = max(faces)
+        alive = [i for i, f in zip(alive, faces) if f == high]
+        if len(alive) == 1:
+            return alive, "d12 roll-off", offs
+    raise TrackerError(f"the d12 roll-off tied {_MAX_ROLL_OFF} times; check the dice source")
+
+
+def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSource, rival_who: str = "") -> Opposed:
     """Settle an Opposed Check with the seed's tie-breaks, rolling d12s if it comes to that."""
     if own.total != rival.total:
         return Opposed(own, rival, "self" if own.total > rival.total else "rival", "total")
@@ -116,7 +158,7 @@ def opposed(own: Rolled, rival: Rolled, own_dice: DiceSource, rival_dice: DiceSo
     offs: list[tuple[int, int]] = []
     for _ in range(_MAX_ROLL_OFF):
         (a,) = roll_group(own_dice, "d12 roll-off", (12,))
-        (b,) = roll_group(rival_dice, "d12 roll-off", (12,))
+        (b,) = roll_group(rival_dice, "d12 roll-off", (12,), rival_who)
         offs.append((a, b))
         if a != b:
             return Opposed(own, rival, "self" if a > b else "rival", "d12 roll-off", offs)

@@ -24,16 +24,19 @@ import icepool
 from rulesets.ogs.check import compare_sizes
 
 
-def _total_die(sides: tuple[int, ...], flat: int) -> icepool.Die:
+def _total_die(sides: tuple[int, ...], flat: int, reroll_from: int | None = None) -> icepool.Die:
     if not sides:
         return icepool.Die([flat])
-    return icepool.Pool([icepool.d(s) for s in sides]).sum() + flat
+    start = len(sides) if reroll_from is None else reroll_from
+    # "reroll ones": a 1 is rolled once more and the new face stands.
+    dice = [icepool.d(s) if i < start else icepool.d(s).reroll([1], depth=1) for i, s in enumerate(sides)]
+    return icepool.Pool(dice).sum() + flat
 
 
 @lru_cache(maxsize=512)
-def success(sides: tuple[int, ...], flat: int, difficulty: int) -> Fraction:
-    """P(total >= difficulty)."""
-    die = _total_die(sides, flat)
+def success(sides: tuple[int, ...], flat: int, difficulty: int, reroll_from: int | None = None) -> Fraction:
+    """P(total >= difficulty); dice from `reroll_from` on reroll ones."""
+    die = _total_die(sides, flat, reroll_from)
     hits = sum(q for outcome, q in die.items() if outcome >= difficulty)
     return Fraction(hits, die.denominator())
 

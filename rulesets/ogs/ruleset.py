@@ -23,6 +23,13 @@ Decisions where the seed is silent (nothing else is known of the game):
   and skill dice; the last die if there is no enhancement); `increase_die=K` picks
   another (1 = first die). On the command line: `--set increase=N`, `--set
   increase_die=K`; an Open Roll (no `--difficulty`, no `--vs`) increases every die.
+- "Reroll ones", the enhancement modifier the seed names: `reroll_ones=true` on the
+  sheet (or the declare) rerolls each enhancement die showing 1 once; the new face
+  stands. Its odds are exact (the rerolled die's distribution).
+- A `contest` may name several targets (an Opposed Check of more than two sides): the
+  highest total wins; sides tied at the top go through the seed's tie-breaks together
+  (die values, die sizes, then d12s rolled by each still-tied side, in target order).
+  The declare form's chance is offered for two sides only.
 - Opposed results have no stages (the seed defines stages against a difficulty); the
   margin of an opposed roll is own total minus rival total.
 """
@@ -40,8 +47,9 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, coerce_all
+from rulesets.limits import MAX_OGS_DICE, MAX_OGS_OPPOSED_DICE, MAX_OGS_SORTED_OUTCOMES, no_negative_difficulty, sorted_outcomes
 from rulesets.ogs import odds
-from rulesets.ogs.check import StageRule, opposed, roll
+from rulesets.ogs.check import StageRule, opposed, rank_many, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
 from rulesets.ogs.sheet import ATTACK_PARAMS, CHECK_PARAMS, OPEN_PARAMS, SHEET, dice_of
 
@@ -86,8 +94,8 @@ class OgsRuleset(Ruleset):
                                     rolls="stat + force + enhancement", targets=1, params=ATTACK_PARAMS),
             "check": ActionTemplate("check", ACTIVE, self._pt("check"), "an Action Check against a difficulty",
                                     rolls="stat + skill + enhancement", params=CHECK_PARAMS),
-            "contest": ActionTemplate("contest", ACTIVE, self._pt("contest"), "an Opposed Check against the target's check",
-                                      rolls="both sides' checks", targets=1, params=CHECK_PARAMS),
+            "contest": ActionTemplate("contest", ACTIVE, self._pt("contest"), "an Opposed Check against the target's check (several targets: every side rolls)",
+                                      rolls="every side's check", targets=-1, params=CHECK_PARAMS),
             "open": ActionTemplate("open", ACTIVE, self._pt("open"), "an Open Roll (e.g. a Fireball); its total is dealt to each target",
                                    rolls="the dice given", targets=-1, params=OPEN_PARAMS),
             "move": ActionTemplate("move", PASSIVE, self._pt("move"), "move while doing something else"),
@@ -95,7 +103,11 @@ class OgsRuleset(Ruleset):
 
     # ------------------------------------------------------------ building checks
     def check_spec(self, who: Combatant, params: Mapping[str, Any], second: str = "skill") -> DiceSpec:
-        """The Action Check a combatant rolls: stat + skill/force + enhancement + flat."""
+        return self.check(who, params, second)[0]
+
+    def check(self, who: Combatant, params: Mapping[str, Any], second: str = "skill") -> tuple[DiceSpec, int | None]:
+        """The Action Check a combatant rolls: stat + skill/force + enhancement + flat,
+        and the index of the first enhancement die when its ones are rerolled."""
         steps = self.steps
         stats = who.stats
         stat = params.get("stat") or stats.get("stat", "")
@@ -120,7 +132,14 @@ class OgsRuleset(Ruleset):
                 lead = len(parts[0].sides) + len(parts[1].sides)
                 which = lead + 1 if parts[2].sides else len(sides)
             spec = increase(spec, stages, steps, which - 1)
-        return spec
+        reroll = params.get("reroll_ones")
+        if reroll is None:
+            reroll = bool(stats.get("reroll_ones", False))
+        lead = len(parts[0].sides) + len(parts[1].sides)
+        # An increase on the stat or skill die adds dice before the enhancement pool.
+        shift = len(spec.sides) - len(sides) if stages and int(params.get("increase_die") or lead + 1) - 1 < lead else 0
+        start = lead + shift if reroll and parts[2].sides else None
+        return spec, start
 
     # ------------------------------------------------------------ resolve
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
@@ -134,9 +153,9 @@ class OgsRuleset(Ruleset):
         if name == "contest":
             return self._contest(request, dice, pt)
         second = "force" if name == "power" else "skill"
-        spec = self.check_spec(request.actor, params, second)
+        spec, reroll_from = self.check(request.actor, params, second)
         difficulty = self._difficulty(request)
-        rolled = roll(spec, dice)
+        rolled = roll(spec, dice, "Action Check", reroll_from=reroll_from)
         total = rolled.total
         success = total >= difficulty
         stages = self.stage_rule.stages(total, difficulty)
@@ -154,7 +173,7 @@ class OgsRuleset(Ruleset):
             # Each stage adds one die of damage: the weapon's largest die.
             extra = (max(damage.sides),) * stages
             damage = DiceSpec(damage.sides + extra, damage.flat)
-            hurt = roll(damage, dice)
+            hurt = roll(damage, dice, f"damage ({stages} stage{'s' if stages != 1 else ''} of criticals)" if stages else "damage")
             faces.extend(hurt.faces)
             summary += f"; damage {hurt.shown()}"
             details["damage"] = hurt.total
@@ -175,11 +194,14 @@ class OgsRuleset(Ruleset):
     def _contest(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         if not request.targets:
             raise TrackerError("contest needs a target (target=NAME)")
+        if len(request.targets) > 1:
+            return self._contest_many(request, dice, pt)
         rival = request.targets[0]
-        own_spec = self.check_spec(request.actor, request.params)
-        rival_spec = self.check_spec(rival, {})
-        own, theirs = roll(own_spec, dice), roll(rival_spec, dice)
-        result = opposed(own, theirs, dice, dice)
+        own_spec, own_reroll = self.check(request.actor, request.params)
+        rival_spec, rival_reroll = self.check(rival, {})
+        own = roll(own_spec, dice, "Opposed Check", reroll_from=own_reroll)
+        theirs = roll(rival_spec, dice, "Opposed Check", rival.name, rival_reroll)
+        result = opposed(own, theirs, dice, dice, rival.name)
         faces = own.faces + theirs.faces + [f for pair in result.roll_off for f in pair]
         who = request.actor.name if result.winner == "self" else rival.name
         summary = f"{own.shown()} vs {rival.name} {theirs.shown()}: {who} wins on {result.decided_by}"
@@ -189,6 +211,25 @@ class OgsRuleset(Ruleset):
                           dice=tuple(faces), summary=summary, effects=(Note(summary),),
                           details={"total": own.total, "rival_total": theirs.total, "decided_by": result.decided_by})
 
+    def _contest_many(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        sides = [request.actor, *request.targets]
+        names = [c.name for c in sides]
+        rolls = []
+        for i, c in enumerate(sides):
+            spec, reroll_from = self.check(c, request.params if i == 0 else {})
+            rolls.append(roll(spec, dice, "Opposed Check", "" if i == 0 else c.name, reroll_from))
+        (winner,), how, offs = rank_many(rolls, dice, names)
+        shown = "; ".join(f"{n} {r.shown()}" for n, r in zip(names, rolls))
+        summary = f"{shown}: {names[winner]} wins on {how}"
+        if offs:
+            summary += " (" + "; ".join(", ".join(map(str, f)) for f in offs) + ")"
+        faces = [f for r in rolls for f in r.faces] + [f for off in offs for f in off]
+        best_other = max(r.total for i, r in enumerate(rolls) if i != 0)
+        return Resolution(pt=pt, success=winner == 0, margin=rolls[0].total - best_other, dice=tuple(faces),
+                          summary=summary, effects=(Note(summary),),
+                          details={"total": rolls[0].total, "totals": {n: r.total for n, r in zip(names, rolls)},
+                                   "winner": names[winner], "decided_by": how})
+
     def _open(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         params = request.params
         base = params.get("dice") or request.actor.stats.get("damage", "")
@@ -197,7 +238,7 @@ class OgsRuleset(Ruleset):
             raise TrackerError("open needs dice (dice=10d6)")
         spec = increase(spec, int(params.get("increase") or 0), self.steps, all_dice=True)
         spec = DiceSpec(spec.sides, spec.flat + int(params.get("bonus") or 0), spec.groups)
-        rolled = roll(spec, dice)
+        rolled = roll(spec, dice, "Open Roll")
         effects = tuple(Damage(t.name, rolled.total, "hp") for t in request.targets)
         return Resolution(pt=pt, margin=rolled.total, dice=tuple(rolled.faces), summary=f"open roll {spec.text()}: {rolled.shown()}",
                           effects=effects, details={"total": rolled.total, "sizes": list(spec.sides)})
@@ -207,13 +248,15 @@ class OgsRuleset(Ruleset):
         if name in ("move", "open"):
             return None
         if name == "contest":
-            if not request.targets:
+            if len(request.targets) != 1:
                 return None
-            own = self.check_spec(request.actor, request.params)
-            rival = self.check_spec(request.targets[0], {})
+            own, own_reroll = self.check(request.actor, request.params)
+            rival, rival_reroll = self.check(request.targets[0], {})
+            if own_reroll is not None or rival_reroll is not None:
+                return None  # the tie-breaks on rerolled dice are not enumerated
             return odds.win(own.sides, own.flat, rival.sides, rival.flat)
-        spec = self.check_spec(request.actor, request.params, "force" if name == "power" else "skill")
-        return odds.success(spec.sides, spec.flat, self._difficulty(request))
+        spec, reroll_from = self.check(request.actor, request.params, "force" if name == "power" else "skill")
+        return odds.success(spec.sides, spec.flat, self._difficulty(request), reroll_from)
 
     # ------------------------------------------------------------ command line
     def _options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -221,6 +264,10 @@ class OgsRuleset(Ruleset):
 
     def _cli_spec(self, spec: str, stages: int, which: int | None, open_roll: bool, label: str) -> DiceSpec:
         parsed = parse(spec, self.steps, label)
+        if not parsed.sides:
+            raise TrackerError(f"{label} {spec!r}: no dice to roll")
+        if len(parsed.sides) > MAX_OGS_DICE:
+            raise TrackerError(f"{label} {spec!r}: {len(parsed.sides)} dice is more than the limit of {MAX_OGS_DICE}")
         if not parsed.sides and stages:
             raise TrackerError(f"{label} {spec!r}: no dice to increase")
         if open_roll:
@@ -230,6 +277,9 @@ class OgsRuleset(Ruleset):
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
         opts = self._options(options)
+        no_negative_difficulty(difficulty, "OGS")
+        if vs is not None and difficulty is not None:
+            raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         open_roll = bool(opts["open"]) or (vs is None and difficulty is None)
         if open_roll and (vs is not None or difficulty is not None):
             raise TrackerError("an Open Roll has no --difficulty or --vs")
@@ -261,9 +311,20 @@ class OgsRuleset(Ruleset):
     def chance(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
                options: Mapping[str, Any] | None = None) -> Fraction:
         opts = self._options(options)
+        no_negative_difficulty(difficulty, "OGS")
+        if vs is not None and difficulty is not None:
+            raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         own = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), False, "ogs dice")
         if vs is not None:
             rival = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
+            if len(own.sides) + len(rival.sides) > MAX_OGS_OPPOSED_DICE:
+                raise TrackerError(f"opposed odds: {len(own.sides)} + {len(rival.sides)} dice is more than the limit of "
+                                   f"{MAX_OGS_OPPOSED_DICE} dice in all (the tie-breaks compare every die)")
+            for label, side in (("ogs dice", own), ("--vs", rival)):
+                count = sorted_outcomes(side.sides)
+                if count > MAX_OGS_SORTED_OUTCOMES:
+                    raise TrackerError(f"opposed odds: {label} {side.text()} has up to {count:,} sorted outcomes to compare, "
+                                       f"past the limit of {MAX_OGS_SORTED_OUTCOMES:,} (6d12 has 12,376)")
             return odds.win(own.sides, own.flat, rival.sides, rival.flat)
         if difficulty is None:
             raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.engine.errors import TrackerError
-from rulesets.fields import PARAM, RESOURCE, STAT, Field, FieldError
+from rulesets.fields import PARAM, RESOURCE, STAT, Field, FieldError, staged
 from rulesets.ogs.notation import DiceSpec, DiceSteps, parse
 
 SHIPPED_STEPS = DiceSteps()
@@ -61,6 +61,7 @@ SHEET: tuple[Field, ...] = (
     DiceField("force", "str", "", role=STAT, help="force die for powers (empty: none)", single=True),
     DiceField("enhancement", "str", "d4", role=STAT, help="enhancement dice pool (empty: none)"),
     Field("flat", "int", 0, -20, 20, role=STAT, help="flat bonus added to checks"),
+    Field("reroll_ones", "bool", False, role=STAT, help="enhancement modifier: each enhancement die showing 1 is rolled once more"),
     Field("defense", "int", 8, 0, 100, role=STAT, help="difficulty to hit this combatant"),
     DiceField("damage", "str", "d6", role=STAT, help="weapon damage dice (an open roll)"),
     Field("hp", "int", 20, 1, 10_000, role=RESOURCE, help="hit points; 0 means down"),
@@ -75,6 +76,7 @@ CHECK_PARAMS: tuple[Field, ...] = (
     DiceField("stat", "str", None, role=PARAM, help="stat die for this check", single=True),
     DiceField("skill", "str", None, role=PARAM, help="skill die for this check", single=True),
     DiceField("enhancement", "str", None, role=PARAM, help="enhancement pool for this check"),
+    Field("reroll_ones", "bool", None, role=PARAM, help="reroll ones on the enhancement dice (default: the sheet's)"),
 )
 ATTACK_PARAMS: tuple[Field, ...] = CHECK_PARAMS + (
     DiceField("damage", "str", None, role=PARAM, help="damage dice for this attack"),
@@ -84,3 +86,7 @@ OPEN_PARAMS: tuple[Field, ...] = (
     Field("increase", "int", None, 0, 10, role=PARAM, help="Die Increase stages on every die"),
     Field("bonus", "int", None, -50, 50, role=PARAM, help="flat bonus"),
 )
+# The declare form's first fields (the rest one key away); OGS chooses nothing after the roll.
+ATTACK_PARAMS = staged(ATTACK_PARAMS, ("bonus", "increase", "damage"))
+CHECK_PARAMS = staged(CHECK_PARAMS, ("difficulty", "bonus", "increase"))
+OPEN_PARAMS = staged(OPEN_PARAMS, ("dice", "increase", "bonus"))

@@ -44,6 +44,40 @@ class _HighestSet(icepool.MultisetEvaluator):
         return final_state if final_state is not None else _NONE
 
 
+class _WidestSet(icepool.MultisetEvaluator):
+    """The widest set, then the highest, as (width, height): the set a dynamic contest
+    where going first matters is played with (wiggle dice join the most common face)."""
+
+    def __init__(self, hard: int, wiggle: int) -> None:
+        self.hard = hard
+        self.wiggle = wiggle
+
+    def next_state(self, state: Any, order: Order, outcome: int, count: int) -> Any:  # type: ignore[override]
+        if order != Order.Ascending:
+            raise icepool.UnsupportedOrder()
+        if outcome == 10:
+            count += self.hard
+        if count >= 1 or self.wiggle >= 2:
+            candidate = (count + self.wiggle, outcome)
+            if candidate[0] >= 2 and (state is None or candidate > state):
+                return candidate
+        return state
+
+    def final_outcome(self, final_state: Any, order: Order, outcomes: Any, *sizes: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        return final_state if final_state is not None else (0, 0)
+
+
+@lru_cache(maxsize=256)
+def widest_set(pool: Pool) -> dict[tuple[int, int], Fraction]:
+    """Distribution of the widest (then highest) set as (width, height); (0, 0) is none."""
+    if pool.normal == 0:
+        width = pool.hard + pool.wiggle
+        return {(width, 10) if width >= 2 else (0, 0): Fraction(1)}
+    die = _WidestSet(pool.hard, pool.wiggle).evaluate(icepool.d10.pool(pool.normal))
+    den = die.denominator()
+    return {tuple(k): Fraction(q, den) for k, q in die.items()}  # type: ignore[misc]
+
+
 @lru_cache(maxsize=256)
 def highest_set(pool: Pool) -> dict[tuple[int, int], Fraction]:
     """Distribution of the best set as (height, width); (0, 0) is no set."""
@@ -67,8 +101,13 @@ def success(pool: Pool, difficulty: int = 1) -> Fraction:
 
 @lru_cache(maxsize=512)
 def win(own: Pool, rival: Pool, first_matters: bool = True) -> Fraction:
-    """P(own side wins the dynamic contest); draws are not wins."""
-    a, b = highest_set(own), highest_set(rival)
+    """P(own side wins the dynamic contest); draws are not wins. Each side plays its
+    widest set when going first matters, else its highest."""
+    if first_matters:
+        a = {(h, w): p for (w, h), p in widest_set(own).items()}
+        b = {(h, w): p for (w, h), p in widest_set(rival).items()}
+    else:
+        a, b = highest_set(own), highest_set(rival)
     total = Fraction(0)
     for (ha, wa), pa in a.items():
         sa = (wa, ha) if wa >= 2 else None
@@ -81,5 +120,6 @@ def win(own: Pool, rival: Pool, first_matters: bool = True) -> Fraction:
 
 def clear() -> None:
     highest_set.cache_clear()
+    widest_set.cache_clear()
     success.cache_clear()
     win.cache_clear()

@@ -165,11 +165,14 @@ def place_wiggles(normal: list[int], hard: int, wiggle: int, difficulty: int, ke
     return [best_face] * wiggle
 
 
-def roll(pool: Pool, dice: DiceSource, difficulty: int = 1, wiggle: Sequence[int] | None = None, key: Key = widest) -> Outcome:
-    """Roll the normal dice, set hard dice to 10, then set the wiggle dice."""
+def roll(pool: Pool, dice: DiceSource, difficulty: int = 1, wiggle: Sequence[int] | None = None, key: Key = widest,
+         label: str = "", who: str = "") -> Outcome:
+    """Roll the normal dice, set hard dice to 10, then set the wiggle dice.
+    `label` names the roll ("punch"), `who` a roller other than the actor."""
     if not 1 <= difficulty <= 10:
         raise TrackerError(f"difficulty: expected a height from 1 to 10, got {difficulty}")
-    normal = roll_group(dice, f"{pool.normal}d pool", (10,) * pool.normal) if pool.normal else []
+    head = f"{label} pool" if label else "pool"
+    normal = roll_group(dice, head, (10,) * pool.normal, who) if pool.normal else []
     if wiggle is not None and len(wiggle) > 0:
         if len(wiggle) != pool.wiggle:
             raise TrackerError(f"wiggle: the pool has {pool.wiggle} wiggle dice, but {len(wiggle)} faces were stated")
@@ -185,13 +188,23 @@ def roll(pool: Pool, dice: DiceSource, difficulty: int = 1, wiggle: Sequence[int
 def contest(a: tuple[int, int] | None, b: tuple[int, int] | None, first_matters: bool = True) -> str:
     """Dynamic contest between two chosen sets: "self", "rival" or "draw".
 
-    The wider set goes first and takes effect; the narrower must beat its height to
-    overcome it ("beat": strictly higher, so an equal height leaves the wider set
-    standing). Equal widths, or `first_matters=False`: the higher set wins. Equal
-    sets, or no set on either side, are a draw; a set beats no set.
+    The seed: "the wider roll goes first and takes effect as normal. The roll that goes
+    afterward (was less wide) must beat the wider roll's height as a Difficulty number."
+    So the wider set wins the contest (it goes first and takes effect); whether the
+    narrower one still succeeds afterwards is `narrower_succeeds`. "If it doesn't matter
+    who goes first, or if width is a tie, just look at the height of the rolls; the
+    higher roll wins." Equal sets, or no set on either side, are a draw; a set beats none.
     """
     if a is None or b is None:
         return "draw" if a is None and b is None else ("self" if b is None else "rival")
-    ka = (a[1], a[0]) if first_matters else (a[1],)
-    kb = (b[1], b[0]) if first_matters else (b[1],)
-    return "self" if ka > kb else "rival" if kb > ka else "draw"
+    if first_matters and a[0] != b[0]:
+        return "self" if a[0] > b[0] else "rival"
+    return "self" if a[1] > b[1] else "rival" if b[1] > a[1] else "draw"
+
+
+def narrower_succeeds(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    """The narrower set goes afterwards and succeeds if it beats the wider's height."""
+    if a is None or b is None or a[0] == b[0]:
+        return False
+    wide, narrow = (a, b) if a[0] > b[0] else (b, a)
+    return narrow[1] > wide[1]

@@ -18,9 +18,17 @@ Decisions where the sources are silent:
   A move is passive and takes 5 segments.
 - At most 10 normal dice are rolled (table data); hard and wiggle dice are not rolled
   and do not count against it; dice over it soak penalty dice first.
-- Multiple actions: an attack given several targets is one action per target, at one
-  die less per extra action; the sets go to the targets widest-first. A set left over
-  is reported as free for an extra action whose pool is at least as large (the seed).
+- Multiple actions follow the seed, not the usual ORE penalty: "If you roll an extra
+  matching set, you can use it on an extra action with no penalty—but only if your
+  extra action has a dice pool equal to or larger than that of your primary action".
+  An attack given several targets is one action per target with the same pool, so no
+  die is lost; each target needs its own set (widest first); a target left without a
+  set is not hit. A set left over is reported as free for an extra action whose pool
+  is at least as large. (The command line's old `--set actions=N`, one die less per
+  extra action, is withdrawn and refused as an unknown option.)
+- A failed roll of all low dice (every rolled die 5 or less: the lower half of the
+  d10) is flagged as the seed's worse failure ("A failed roll is worse than usual if
+  you roll all low dice"); what goes wrong is the GM's call.
 - Wiggle dice: `wiggle=7,7` states their faces (the GM's choice); otherwise the
   adapter puts them all where they make the widest, then highest set that meets the
   difficulty (in a dynamic contest: the highest, then widest).
@@ -31,9 +39,11 @@ Decisions where the sources are silent:
   dice (its width, at its height). An attack resolving no sooner than it (order not
   greater) loses one die per gobble die of equal or greater height, as many as it
   takes to spoil the set, or all that are left. `gobble=WxH` states them by hand.
-- Wound boxes are marked when the attack is rolled, against the target's boxes less
-  the damage of the round's attacks already rolled against it (so two attacks on one
-  target in a round fill boxes in the order they were rolled, not resolved).
+- Wound boxes are marked when the blow lands (DESIGN 3: damage is judged against what
+  the target has then): each hit is a `Blow` judged by "ore.wound" in the round's
+  resolution order (widest, then highest), so two attacks on one target fill its boxes
+  in the order they resolve, never the order they were typed. The summary at
+  initiation shows the boxes as things stood then.
 - Head or torso with no empty box puts the combatant down: full of Killing is dead,
   otherwise out. Excess Shock past a full location is lost; Killing from a limb goes
   to the torso (`overflow` table).
@@ -48,7 +58,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
@@ -56,13 +66,12 @@ from rulesets.dice import DiceSource, parse_faces
 from rulesets.fields import PARAM, Field, coerce_all
 from rulesets.ore import odds
 from rulesets.ore.combat import armour, boxes_of, gobble, location_for, mark, parse_damage
-from rulesets.ore.pool import Penalised, Pool, contest, highest, penalise, roll, widest
+from rulesets.ore.pool import Outcome, Penalised, Pool, contest, highest, narrower_succeeds, penalise, roll, widest
 from rulesets.ore.pool import parse as parse_pool
 from rulesets.ore.sheet import ATTACK_PARAMS, CHECK_PARAMS, DEFENCE_PARAMS, LOCATIONS, SHEET
 
 _ROLL_OPTIONS: tuple[Field, ...] = (
     Field("penalty", "int", 0, 0, 40, role=PARAM, help="penalty dice"),
-    Field("actions", "int", 1, 1, 10, role=PARAM, help="actions declared (one die less per extra action)"),
     Field("wiggle", "str", None, role=PARAM, help="faces for the wiggle dice, e.g. 7,7"),
     Field("vs_penalty", "int", 0, 0, 40, role=PARAM, help="penalty dice on the other side"),
     Field("vs_wiggle", "str", None, role=PARAM, help="the other side's wiggle faces"),
@@ -77,6 +86,59 @@ def _wiggles(text: str | None, label: str) -> list[int] | None:
     if text is None or text == "":
         return None
     return parse_faces(text, label)
+
+
+WOUND_JUDGE = "ore.wound"
+
+
+def wound_effects(target: Combatant, location: str, shock: int, killing: int, sizes: Mapping[str, int],
+                  overflow: Mapping[str, str]) -> list[Effect]:
+    """Boxes marked on `target` as it stands now, Killing from a limb going on (overflow)."""
+    resources = dict(target.resources)
+    effects: list[Effect] = []
+    loc, s, k = location, shock, killing
+    seen: set[str] = set()
+    while loc and loc not in seen:
+        seen.add(loc)
+        size = int(sizes.get(loc, target.maxima.get(loc, 1)))
+        before = boxes_of(resources, target.maxima, loc, size)
+        after, over = mark(before, s, k)
+        for key, old, new in ((loc, before.empty, after.empty), (f"{loc}_k", before.unkilled, after.unkilled)):
+            if old != new:
+                effects.append(Damage(target.name, old - new, key))
+                resources[key] = new
+        if after.empty == 0 and loc in ("head", "torso") and before.empty > 0:
+            state = "dead" if after.unkilled == 0 else "out"
+            effects.append(Note(f"{target.name}'s {loc} is full{' of Killing' if state == 'dead' else ''}: {target.name} is {state}"))
+        nxt = overflow.get(loc, "")
+        if over and nxt:
+            effects.append(Note(f"{over} killing overflows from {target.name}'s {loc.replace('_', ' ')} to the {nxt}"))
+            loc, s, k = nxt, 0, over
+        else:
+            loc = ""
+    return effects
+
+
+def judge_wound(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """An ORE hit lands: its boxes are marked against the target's boxes now."""
+    hits = action.resolution.details.get("hits", [])
+    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
+        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
+    hit = hits[blow.index]
+    target = encounter.combatants.get(blow.target)
+    if target is None:
+        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    return wound_effects(target, str(hit["location"]), int(hit["shock"]), int(hit["killing"]),
+                         dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))
+
+
+register_judge(WOUND_JUDGE, judge_wound)
+
+
+def worse_failure(outcome: Outcome) -> bool:
+    """No set meets the difficulty and every rolled die is low (1-5)."""
+    valid = [s for s in outcome.sets() if s[1] >= outcome.difficulty]
+    return not valid and bool(outcome.normal) and all(f <= 5 for f in outcome.normal) and not outcome.hard and not outcome.wiggle
 
 
 def _set_text(s: tuple[int, int] | None) -> str:
@@ -174,9 +236,9 @@ class OreRuleset(Ruleset):
         params = request.params
         actions = max(1, len(request.targets)) if name in _ATTACKS else 1
         pool = self.pool_for(request.actor, name, params)
-        rolled_pool = self.penalise(pool, int(params.get("penalty") or 0) + actions - 1)
+        rolled_pool = self.penalise(pool, int(params.get("penalty") or 0))
         difficulty = int(params.get("difficulty") or 1)
-        outcome = roll(rolled_pool.pool, dice, difficulty, _wiggles(params.get("wiggle"), "wiggle"))
+        outcome = roll(rolled_pool.pool, dice, difficulty, _wiggles(params.get("wiggle"), "wiggle"), label=name)
         valid = [s for s in outcome.sets() if s[1] >= difficulty]
         best = valid[0] if valid else None
         order = best if best else (0, 0)
@@ -188,6 +250,9 @@ class OreRuleset(Ruleset):
                                    "wiggle": outcome.wiggle}
         effects: list[Effect] = []
         success = best is not None
+        if worse_failure(outcome):
+            details["worse_failure"] = True
+            summary += "; a failure of all low dice: worse than usual (the GM says how)"
         if name in _DEFENCES:
             if best:
                 details["gobble"] = list(best)
@@ -197,16 +262,20 @@ class OreRuleset(Ruleset):
                 raise TrackerError(f"{name} needs a target (target=NAME)")
             gobbled: list[list[int]] = []
             landed = 0
+            landing: list[dict[str, Any]] = []
             for i, target in enumerate(request.targets):
                 if i >= len(valid):
                     summary += f"; no set left for {target.name}"
                     continue
-                text, hurt, hit = self._hit(request, target, valid[i], pt, gobbled)
+                text, hurt, hit = self._hit(request, target, valid[i], pt, gobbled, landing)
                 summary += f"; {text}"
                 effects.extend(hurt)
                 landed += hit
             if gobbled:
                 details["gobbled"] = gobbled
+            if landing:
+                details["hits"] = landing
+                details["judge"] = WOUND_JUDGE
             # The roll made a set, but an attack only succeeds if a set got through.
             success = landed > 0
         spare = valid[actions:] if name != "check" else valid[1:]
@@ -217,7 +286,7 @@ class OreRuleset(Ruleset):
                           order=order, details=details)
 
     def _hit(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int], pt: int,
-             gobbled: list[list[int]]) -> tuple[str, list[Effect], bool]:
+             gobbled: list[list[int]], landing: list[dict[str, Any]]) -> tuple[str, list[Effect], bool]:
         width, height = chosen
         lines = [f"{_set_text(chosen)} at {target.name}"]
         width = self._gobble(request, target, width, height, pt, gobbled, lines)
@@ -237,8 +306,12 @@ class OreRuleset(Ruleset):
         if hit.width <= 1:
             return " ".join(lines), [], False
         lines.append(f"for {hit.shock} shock, {hit.killing} killing")
-        effects = self._wound(request, target, location, hit.shock, hit.killing, pt)
-        return " ".join(lines), effects, True
+        self._wound(request, target, location, hit.shock, hit.killing, pt)  # checks the tables now
+        record = {"target": target.name, "location": location, "shock": hit.shock, "killing": hit.killing,
+                  "sizes": {k: int(v) for k, v in self.tables.get("wound_boxes", {}).items()},
+                  "overflow": dict(self.tables.get("overflow", {}))}
+        landing.append(record)
+        return " ".join(lines), [Blow(target.name, len(landing) - 1)], True
 
     def _gobble(self, request: ActionRequest, target: Combatant, width: int, height: int, pt: int,
                 gobbled: list[list[int]], lines: list[str]) -> int:
@@ -307,24 +380,43 @@ class OreRuleset(Ruleset):
                 loc = ""
         return effects
 
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        """Wiggle dice are set after the roll (the seed): '2 wiggle dice to set (1-10)'."""
+        if not self.after_roll_fields(request):
+            return ""
+        count = len(resolution.details.get("wiggle", ()))
+        if not count:
+            return ""
+        placed = " ".join(map(str, resolution.details["wiggle"]))
+        return (f"{count} wiggle {'die' if count == 1 else 'dice'} to set, each to a face from 1 to 10 "
+                f"(wiggle=7,7); unset, they go where they make the widest, then highest set (now {placed})")
+
     def chance_of(self, request: ActionRequest) -> Fraction | None:
         name = request.template.name
         if name == "move":
             return None
         actions = max(1, len(request.targets)) if name in _ATTACKS else 1
         pool = self.pool_for(request.actor, name, request.params)
-        rolled = self.penalise(pool, int(request.params.get("penalty") or 0) + actions - 1)
+        rolled = self.penalise(pool, int(request.params.get("penalty") or 0))
         return odds.success(rolled.pool, int(request.params.get("difficulty") or 1))
 
     # ------------------------------------------------------------ command line
     def _side(self, spec: str, penalty: int, label: str) -> Penalised:
-        return self.penalise(parse_pool(spec, label), penalty)
+        # A check from the command line rolls something: "0d" (a term of no dice) and an
+        # empty pool are refused, where a sheet's untrained skill may be 0d.
+        for term in spec.replace(" ", "").lower().split("+"):
+            if re.fullmatch(r"0+(d|hd|wd)", term):
+                raise TrackerError(f"{label} {spec!r}: term {term!r} has no dice (leave it out)")
+        pool = parse_pool(spec, label)
+        if pool.size == 0:
+            raise TrackerError(f"{label} {spec!r}: no dice to roll")
+        return self.penalise(pool, penalty)
 
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
         opts = coerce_all(_ROLL_OPTIONS, dict(options or {}), "--set")
-        own_pool = self._side(spec, opts["penalty"] + opts["actions"] - 1, "ore pool")
-        key = highest if vs is not None else widest
+        own_pool = self._side(spec, opts["penalty"], "ore pool")
+        key = highest if vs is not None and not opts["first_matters"] else widest
         d = difficulty if difficulty is not None else 1
         own = roll(own_pool.pool, dice, d, _wiggles(opts.get("wiggle"), "--set wiggle"), key)
         best = own.best(key)
@@ -338,24 +430,35 @@ class OreRuleset(Ruleset):
             if vs_dice is None:
                 raise TrackerError("an opposed roll needs the other side's dice")
             rival_pool = self._side(vs, opts["vs_penalty"], "--vs")
-            rival = roll(rival_pool.pool, vs_dice, 1, _wiggles(opts.get("vs_wiggle"), "--set vs_wiggle"), highest)
-            rival_best = rival.best(highest)
+            rival = roll(rival_pool.pool, vs_dice, 1, _wiggles(opts.get("vs_wiggle"), "--set vs_wiggle"), key)
+            rival_best = rival.best(key)
             winner = contest(best, rival_best, opts["first_matters"])
+            after = bool(opts["first_matters"]) and narrower_succeeds(best, rival_best)
             fields.update({"winner": winner, "vs_dice": rival.normal, "vs_sets": [list(s) for s in rival.sets()],
                            "vs_best": list(rival_best) if rival_best else None})
             text += f" vs {rival_pool.text()}: {rival.shown()} -> {_set_text(rival_best)}: "
-            text += "draw" if winner == "draw" else f"{winner} wins"
+            if winner == "draw":
+                text += "draw"
+            elif opts["first_matters"] and best and rival_best and best[0] != rival_best[0]:
+                text += f"{winner} is wider, goes first and takes effect"
+                text += "; the narrower set beats its height and also succeeds, afterwards" if after else "; the narrower set does not beat its height"
+            else:
+                text += f"{winner} wins on height"
+            fields["narrower_succeeds"] = after
             return RollResult(self.id, own.normal, None, _set_text(best) if best else None, text, fields)
         valid = [s for s in own.sets() if s[1] >= d]
         fields["extra_sets"] = [list(s) for s in valid if s != best]
         text += f"; best {_set_text(best)}" + (f" vs difficulty {difficulty}" if difficulty else "")
         text += ": success" if best else ": failure"
+        fields["worse_failure"] = best is None and worse_failure(own)
+        if fields["worse_failure"]:
+            text += " of all low dice: worse than usual (the GM says how)"
         return RollResult(self.id, own.normal, best is not None, _set_text(best) if best else None, text, fields)
 
     def chance(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
                options: Mapping[str, Any] | None = None) -> Fraction:
         opts = coerce_all(_ROLL_OPTIONS, dict(options or {}), "--set")
-        own = self._side(spec, opts["penalty"] + opts["actions"] - 1, "ore pool")
+        own = self._side(spec, opts["penalty"], "ore pool")
         if vs is not None:
             rival = self._side(vs, opts["vs_penalty"], "--vs")
             return odds.win(own.pool, rival.pool, opts["first_matters"])

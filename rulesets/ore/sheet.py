@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.engine.errors import TrackerError
-from rulesets.fields import PARAM, RESOURCE, STAT, Field, FieldError
+from rulesets.fields import PARAM, RESOURCE, STAT, Field, FieldError, staged
 from rulesets.ore.combat import parse_damage
 from rulesets.ore.pool import parse
 
@@ -105,3 +105,8 @@ CHECK_PARAMS: tuple[Field, ...] = _COMMON + (
     Field("stat", "choice", None, choices=STATS, role=PARAM, help="stat to roll"),
     Field("skill", "choice", None, choices=SKILLS, role=PARAM, help="skill to add"),
 )
+# The declare form's stages: wiggle dice are set after the roll is seen (the seed);
+# the first fields are the ones that change the pool or what a set must reach.
+ATTACK_PARAMS = staged(ATTACK_PARAMS, ("difficulty", "penalty", "damage"), ("wiggle",))
+DEFENCE_PARAMS = staged(DEFENCE_PARAMS, ("difficulty", "penalty"), ("wiggle",))
+CHECK_PARAMS = staged(CHECK_PARAMS, ("stat", "skill", "difficulty"), ("wiggle",))

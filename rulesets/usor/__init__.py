@@ -48,7 +48,7 @@ from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import coerce_all
 from rulesets.usor.actions import Resolver, action_time, build_catalogue
-from rulesets.usor.chart import ChartRow, EventChart
+from rulesets.usor.chart import OFFICIAL, ChartRow, EventChart
 from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, roll_row, contest, parse_rating
 from rulesets.usor.sheet import LOCATIONS, SHEET, STUN, starting_resources
@@ -177,6 +177,14 @@ class UsorRuleset(Ruleset):
         if rival is None:
             raise TrackerError("USOR rolls are always opposed: give --vs RATING (another character) or --difficulty RATING (an event)")
         return chance_to_win(own.dice, rival.dice, against_event=against_event)
+
+    def chance_notes(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
+                     options: Mapping[str, Any] | None = None) -> list[str]:
+        """DESIGN 4.1: show "derived" wherever a derived (or house) row is used."""
+        own, rival, _ = self._sides(spec, vs, difficulty)
+        notes = [f"{row.source} row: rating {row.rating} = {row.dice_text()}" for row in (own, rival)
+                 if row is not None and row.source != OFFICIAL]
+        return list(dict.fromkeys(notes))
 
 
 __all__ = ["UsorRuleset", "LOCATIONS", "DRAW", "SELF"]

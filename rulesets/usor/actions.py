@@ -35,7 +35,7 @@ from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate
 from rulesets.dice import DiceSource
-from rulesets.fields import PARAM, Field
+from rulesets.fields import PARAM, Field, staged
 from rulesets.usor.chart import ChartRow, EventChart
 from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, Rating, contest, rating_of
@@ -61,6 +61,11 @@ CONTEST_PARAMS = (
     Field("rival_stat", "choice", None, choices=ROLLABLE, role=PARAM, help="the rival's rating (default: the same stat)"),
     Field("rival_modifier", "int", 0, role=PARAM, help="situational modifier to the rival's rating"),
 )
+
+# The declare form's first fields (the rest one key away); USOR chooses nothing after the roll.
+STRIKE_PARAMS = staged(STRIKE_PARAMS, ("location", "modifier"))
+CHECK_PARAMS = staged(CHECK_PARAMS, ("stat", "against", "modifier"))
+CONTEST_PARAMS = staged(CONTEST_PARAMS, ("stat", "rival_stat", "modifier"))
 
 _DESCRIPTIONS = {
     "strike": ("strike a target: weapon skill against Dodge, then Damage against Defense", "Event Rolls: attack vs dodge, damage vs Defense", ACTIVE, 1, STRIKE_PARAMS),
@@ -124,11 +129,22 @@ class Resolver:
         dodge = rating_of(("dodge", rating(target.stats, "dodge")), ("parry", parry), ("modifier", int(p.get("dodge_modifier", 0))))
         return strike, dodge
 
-    def damage_ratings(self, request: ActionRequest) -> tuple[Rating, Rating]:
+    def critical_bonus(self, attacker: Combatant, nost: int) -> int:
+        """Damage Rating a Critical Strike adds for this NOST (0 without the ability)."""
+        if not attacker.stats.get("critical_strike") or nost < 2:
+            return 0
+        table = {int(k): int(v) for k, v in self.tables.get("critical_strike", {}).items()}
+        if not table:
+            return 0
+        reached = [n for n in table if n <= nost]
+        return table[max(reached)] if reached else 0
+
+    def damage_ratings(self, request: ActionRequest, critical: int = 0) -> tuple[Rating, Rating]:
         attacker, target = request.actor, self._target(request)
         per_size = int(self.tables.get("damage", {}).get("damage_per_size", 5))
         size = per_size * (int(attacker.stats.get("weapon_size", 0)) - int(target.stats.get("size", 0)))
-        dmg = rating_of(("damage", rating(attacker.stats, "damage")), ("size", size), ("modifier", int(request.params.get("damage_modifier", 0))))
+        dmg = rating_of(("damage", rating(attacker.stats, "damage")), ("size", size), ("modifier", int(request.params.get("damage_modifier", 0))),
+                        ("Critical Strike", critical))
         s = target.stats
         guard = rating_of(("vitality", int(s.get("vitality", 0))), ("armor", int(s.get("armor", 0))), ("natural armor", int(s.get("natural_armor", 0))))
         return dmg, guard
@@ -171,11 +187,13 @@ class Resolver:
             return self._strike(request, dice, pt)
         if name == "check":
             own, event = self.check_ratings(request)
-            result = contest(self._row(own, "check"), self._row(event, "event"), dice, dice, against_event=True)
+            result = contest(self._row(own, "check"), self._row(event, "event"), dice, dice, against_event=True,
+                             own_label=f"{own.text(str(request.params.get('stat', 'check')))} roll", rival_label="roll for the event", rival_who="the GM")
             return self._contest_resolution(request, pt, result, own, event, "the event")
         if name == "contest":
             own, rival = self.contest_ratings(request)
-            result = contest(self._row(own, "contest"), self._row(rival, "rival"), dice, dice, against_event=False)
+            result = contest(self._row(own, "contest"), self._row(rival, "rival"), dice, dice, against_event=False,
+                             own_label="opposed roll", rival_label="opposed roll", rival_who=self._target(request).name)
             return self._contest_resolution(request, pt, result, own, rival, self._target(request).name)
         return Resolution(pt=pt, summary=f"AT {pt} s")
 
@@ -211,7 +229,8 @@ class Resolver:
     def _strike(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         target = self._target(request)
         strike_r, dodge_r = self.strike_ratings(request)
-        hit = contest(self._row(strike_r, "strike"), self._row(dodge_r, "dodge"), dice, dice, against_event=False)
+        hit = contest(self._row(strike_r, "strike"), self._row(dodge_r, "dodge"), dice, dice, against_event=False,
+                      own_label="strike", rival_label="dodge", rival_who=target.name)
         x = hit.last
         faces = [*x.own.faces, *x.rival.faces]
         lines = [f"{x.own.text(strike_r.text('strike'))} vs {x.rival.text(dodge_r.text('dodge'))}"]
@@ -222,8 +241,12 @@ class Resolver:
             lines.append("a draw: no hit" if hit.winner == DRAW else f"{target.name} dodges (NOST {hit.nost})")
             details["damage"] = 0
         else:
-            dmg_r, def_r = self.damage_ratings(request)
-            blow = contest(self._row(dmg_r, "damage"), self._row(def_r, "Defense"), dice, dice, against_event=False)
+            critical = self.critical_bonus(request.actor, hit.nost)
+            dmg_r, def_r = self.damage_ratings(request, critical)
+            if critical:
+                details["critical_strike"] = critical
+            blow = contest(self._row(dmg_r, "damage"), self._row(def_r, "Defense"), dice, dice, against_event=False,
+                           own_label="damage", rival_label="Defense", rival_who=target.name)
             y = blow.last
             faces += [*y.own.faces, *y.rival.faces]
             sources += [y.own.row.source, y.rival.row.source]

@@ -52,8 +52,11 @@ class EventRoll:
         return f"{lead}: {shown} -> {n} success{'es' if n != 1 else ''}"
 
 
-def roll_row(row: ChartRow, dice: DiceSource) -> EventRoll:
-    return EventRoll(row, tuple(roll_group(dice, f"Event Chart row {row.rating}", row.dice)))
+def roll_row(row: ChartRow, dice: DiceSource, label: str = "", who: str = "") -> EventRoll:
+    """Roll one side's Event Roll as one dice group ("dodge (row 16)"); `who` names a
+    roller other than the actor (the defender, the GM for an event)."""
+    head = f"{label} (Event Chart row {row.rating})" if label else f"Event Chart row {row.rating}"
+    return EventRoll(row, tuple(roll_group(dice, head, row.dice, who)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +122,21 @@ class Contest:
         return "; ".join(lines)
 
 
-def contest(own: ChartRow, rival: ChartRow, dice: DiceSource, rival_dice: DiceSource, *, against_event: bool) -> Contest:
-    """Roll both sides; against an event, repeat on a draw until one side wins."""
+def contest(
+    own: ChartRow, rival: ChartRow, dice: DiceSource, rival_dice: DiceSource, *, against_event: bool,
+    own_label: str = "", rival_label: str = "", rival_who: str = "",
+) -> Contest:
+    """Roll both sides; against an event, repeat on a draw until one side wins.
+    The labels name each side's dice group for a person typing the faces."""
     if against_event and not own.dice and not rival.dice:
         raise TrackerError("both rows have no dice, so the roll against the event could never be decided")
     exchanges = []
     for _ in range(MAX_REPEATS):
-        x = Exchange(roll_row(own, dice), roll_row(rival, rival_dice))
+        again = f" (roll {len(exchanges) + 1})" if exchanges else ""
+        x = Exchange(
+            roll_row(own, dice, own_label + again if own_label else ""),
+            roll_row(rival, rival_dice, rival_label + again if rival_label else "", rival_who),
+        )
         exchanges.append(x)
         if not against_event or x.winner != DRAW:
             return Contest(tuple(exchanges), against_event)

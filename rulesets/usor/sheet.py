@@ -40,6 +40,7 @@ SHEET: tuple[Field, ...] = (
     Field("size", "int", 0, minimum=-30, maximum=60, role=STAT, help="Size Level (average human 0)"),
     Field("weapon_size", "int", 0, minimum=-30, maximum=60, role=STAT, help="Size Level of the weapon (a human sword is 0)"),
     Field("atm", "float", 1.0, minimum=0.01, maximum=100, role=STAT, help="Action Time Multiplier: AT = BAT x ATM"),
+    Field("critical_strike", "bool", False, role=STAT, help="the Critical Strike ability: NOST past 1 adds damage ([critical_strike] table)"),
     Field(STUN, "int", 20, minimum=1, role=RESOURCE, help="stun points left before knock-out (20 SDP)"),
     *(
         Field(loc, "int", _POINTS[loc], minimum=1, role=RESOURCE, help=f"physical damage the {loc.replace('_', ' ')} takes before it is destroyed")

@@ -5,10 +5,19 @@ engine applies each effect at its `timing`: "initiate" (costs paid up front) or
 "complete" (damage, throwback, conditions land on the completion segment, or `lead`
 segments before it: a sweep at several opponents lands one blow a segment). Effects are
 stored in the event log, so replaying a fight never re-rolls or re-consults a table.
+
+A `Blow` is an effect judged when it lands (DESIGN 3: the dice are rolled at
+initiation; whether a blow hits and what its damage does depend on the target's state
+at the start of the segment it lands on). The resolution's `details["judge"]` names a
+judge registered with `register_judge` by the adapter: a pure function of the
+encounter's state, the action and the blow, returning the effects that land. All blows
+landing on one segment are judged before any effect of that segment applies, so the
+outcome never depends on the order the declarations were typed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Union
 
@@ -79,14 +88,36 @@ class Upkeep:
 
 
 @dataclass(frozen=True, slots=True)
+class Blow:
+    """A blow on `target`, judged when it lands by the resolution's judge; `index`
+    says which of the action's blows (a sweep at several opponents has one each)."""
+
+    kind: ClassVar[str] = "blow"
+    target: str
+    index: int = 0
+    timing: str = COMPLETE
+    lead: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     kind: ClassVar[str] = "note"
     text: str
     timing: str = COMPLETE
 
 
-Effect = Union[Damage, Adjust, Throwback, Condition, Upkeep, Note]
-EFFECT_TYPES: dict[str, type] = {t.kind: t for t in (Damage, Adjust, Throwback, Condition, Upkeep, Note)}
+Effect = Union[Damage, Adjust, Throwback, Condition, Upkeep, Note, Blow]
+EFFECT_TYPES: dict[str, type] = {t.kind: t for t in (Damage, Adjust, Throwback, Condition, Upkeep, Note, Blow)}
+
+# judge(encounter, action, blow) -> the effects that land (never another Blow). It must
+# read the state and change nothing: the engine applies what it returns.
+Judge = Callable[[Any, Any, Blow], "list[Effect]"]
+JUDGES: dict[str, Judge] = {}
+
+
+def register_judge(name: str, judge: Judge) -> None:
+    """Adapters register their judges at import; a save names them by `name`."""
+    JUDGES[name] = judge
 
 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:

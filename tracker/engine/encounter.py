@@ -10,6 +10,16 @@ after an undo clears what could be redone, as in any editor. Because undo is app
 rather than erasing, several people sharing one file can merge their logs, and the
 log keeps a record of what was taken back.
 
+Undo and redo cost does not grow with the log: every CHECKPOINT_EVERY effective
+changes (more on a big roster: `_interval`) the state is copied (only what can still
+change: combatants, the queue, the actions still in progress; finished actions and
+log entries are kept by count), so an undo restores the nearest checkpoint at or
+below the new top and replays a bounded stretch; a redo applies the one change again
+on the current state. The last MAX_CHECKPOINTS are kept; an undo deeper than that
+refolds from the setup. Replaying a whole file (`replay`) keeps checkpoints only near
+its end, where undo will look, so opening a long fight pays for a few copies. A
+rename rewrites earlier actions and log lines, so it drops the checkpoints before it.
+
 Timing, as decided in DESIGN section 3:
 - An action initiated on segment s with performance time p completes on s + p. Its
   roll was made at initiation (stored in the event as a `Resolution`); effects with
@@ -17,6 +27,10 @@ Timing, as decided in DESIGN section 3:
 - On arriving at a segment: completions first, then conditions expiring, landings,
   surprise ending, scheduled events, then per-round costs if it is a payment segment.
   Only after that may combatants initiate on that segment.
+- Blows (`effects.Blow`) are judged when they land: every blow due on a segment is
+  judged by its ruleset's registered judge against the state at the start of that
+  segment, before any completion or effect of the segment applies; then the verdicts
+  land with the other effects. Replay re-judges the same state, so it agrees.
 - Completions on one segment either all land together (`TimeMapping.simultaneous`,
   Brand X: a blow from a fighter knocked out on the same segment still lands) or one
   by one in the resolution's `order` key, largest first, where an actor put down or
@@ -33,16 +47,38 @@ Timing, as decided in DESIGN section 3:
   (interrupted); `keep` lets the GM overrule a throwback interruption.
 - `next` finds the next segment where anything happens through a priority queue with
   lazy deletion, so its cost does not depend on how many empty segments it skips.
+- A stretch of time holding nothing but payment segments is charged in one go, with
+  one summary line per payer ("payment segments 50-100000000 (2000000 payments): ..."),
+  so `step N` and loading its save cost the same whatever N. Payments are made one by
+  one only on the segment where a payer's down state changes, so who goes down, when,
+  and what that interrupts are exactly as if each segment had been stepped.
+
+Proposals: a player's declaration under `player_declarations = "approval"` is a
+`propose` event, checked against the initiation rules when made but changing nothing in
+the fight; `approve` applies it (its own arguments when the GM edited it), `refuse` and
+`withdraw` close it, and moving time lapses every pending one. Their log lines are
+private: shown to the GM and the players of the combatants they are about, never to
+viewers (`LogEntry.private`, `tracker.roles.visible_to`).
+
+Validation: every event is checked in full before it changes anything (numbers through
+`tracker.engine.bounds`, names unique ignoring case, a resolution's effects before the
+first applies), so a refused event leaves the state as it was. Should a handler still
+fail part-way (a bug), the effective events are folded again and the event is refused.
 """
 
 from __future__ import annotations
 
+import copy
 import heapq
+from dataclasses import replace
+import math
 from collections.abc import Callable, Iterable
 from itertools import count
 from typing import Any
 
+from tracker.engine import bounds
 from tracker.engine import effects as fx
+from tracker.engine import table
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.model import (
@@ -58,6 +94,12 @@ from tracker.engine.model import (
     CombatantSetup,
     Event,
     LogEntry,
+    PENDING,
+    APPROVED,
+    REFUSED,
+    WITHDRAWN,
+    LAPSED,
+    Proposal,
     Setup,
 )
 
@@ -66,6 +108,16 @@ _COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(6)
 
 UNDO = "undo"
 REDO = "redo"
+
+CHECKPOINT_EVERY = 64
+MAX_CHECKPOINTS = 16
+# Attributes that are not the folded state: the log of events and the undo stacks are
+# kept across a restore; the setup and handlers never change.
+_NOT_STATE = frozenset({"setup", "time", "events", "_handlers", "_applied", "_redo", "_checkpoints", "_keep_from"})
+_FINAL = (COMPLETED, ABORTED)
+# Events that rewrite what checkpoints share (finished actions, earlier log lines): once
+# one is folded in, every checkpoint taken before it is dropped.
+_REWRITES_HISTORY = frozenset({"rename"})
 
 
 def _fmt(value: int | float) -> str:
@@ -94,7 +146,17 @@ class Encounter:
             "hide": self._hide,
             "keep": self._keep,
             "note": self._note,
+            "rename": self._rename,
+            "side": self._side,
+            "reorder": self._reorder,
+            "propose": self._propose,
+            "approve": self._approve,
+            "refuse": self._refuse,
+            "withdraw": self._withdraw,
+            "setting": self._setting,
         }
+        self._checkpoints: dict[int, dict[str, Any]] = {}
+        self._keep_from = 0  # replaying up to this depth: checkpoints only near its end
         self._reset()
         for event in events:
             self.apply(event)
@@ -103,6 +165,7 @@ class Encounter:
     def _reset(self) -> None:
         self.now = 0
         self.combatants: dict[str, Combatant] = {}
+        self._folded: dict[str, str] = {}  # casefolded name -> name, for lookups ignoring case
         self.actions: list[Action] = []
         self.log: list[LogEntry] = []
         self.scheduled: dict[int, list[str]] = {}
@@ -112,6 +175,12 @@ class Encounter:
         self._redo: list[int] = []
         self._current_seq = 0
         self._upkeep_count = 0
+        self._verdicts: dict[tuple[int, str, int], list[fx.Effect]] = {}
+        self.proposals: dict[int, Proposal] = {}  # by the seq of the propose event
+        # Table settings (tracker.engine.table) the GM chose: the setup's, then `setting`
+        # events. A key left unchosen is absent, so a reader can fall back on its own
+        # default (the user's config for `viewer_resources`) before the built-in one.
+        self.table = {k: self.setup.settings[k] for k in table.TABLE_SETTINGS if k in self.setup.settings}
         for entry in self.setup.roster:
             self._enter(entry)
 
@@ -122,8 +191,7 @@ class Encounter:
     def combatant(self, name: str) -> Combatant:
         found = self.combatants.get(name)
         if found is None:
-            folded = {n.casefold(): c for n, c in self.combatants.items()}
-            found = folded.get(name.casefold())
+            found = self.combatants.get(self._folded.get(name.casefold(), ""))
         if found is None:
             known = ", ".join(self.combatants) or "none yet"
             raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
@@ -157,18 +225,39 @@ class Encounter:
             if handler is None:
                 raise TrackerError(f"unknown event kind {event.kind!r}")
             self._current_seq = len(self.events) + 1
-            handler(event.args)
+            try:
+                handler(event.args)
+            except TrackerError:
+                # Handlers refuse before they change anything (validation comes first).
+                raise
+            except Exception as exc:
+                # A fault in a handler (a bug, or a value no check foresaw) may have left
+                # state half-changed: fold the effective events again, then refuse.
+                self._rebuild()
+                raise TrackerError(f"{event.kind} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
             self._applied.append(len(self.events))
             self._redo.clear()
+            if event.kind in _REWRITES_HISTORY:
+                self._checkpoints.clear()
+            self._maybe_checkpoint()
         event.seq = len(self.events) + 1
         self.events.append(event)
         return event
+
+    def replay(self, events: list[Event]) -> None:
+        """Apply events read from a file (checkpoints only near the end; see module doc)."""
+        self._keep_from = len(self._applied) + len(events)
+        try:
+            for event in events:
+                self.apply(event)
+        finally:
+            self._keep_from = 0
 
     def _walk(self, event: Event) -> None:
         undo = event.kind == UNDO
         stack = self._applied if undo else self._redo
         if not stack:
-            raise RuleRefusal("undo", "nothing to undo" if undo else "nothing to redo")
+            raise RuleRefusal(event.kind, "nothing to undo" if undo else "nothing to redo")
         top = self.events[stack[-1]]
         target = event.args.setdefault("target", top.seq)
         if target != top.seq:
@@ -179,21 +268,164 @@ class Encounter:
             )
         index = stack.pop()
         (self._redo if undo else self._applied).append(index)
-        self._rebuild()
+        if undo:
+            self._back_to_top()
+            return
+        # Redo: the state is the fold of every applied change but this one; apply it.
+        again = self.events[index]
+        try:
+            self._current_seq = again.seq
+            self._handlers[again.kind](again.args)
+        except Exception:
+            self._rebuild()  # cannot happen with a deterministic engine; stay correct anyway
+        if again.kind in _REWRITES_HISTORY:
+            self._checkpoints.clear()
+        self._maybe_checkpoint()
 
     def _rebuild(self) -> None:
         """Refold the effective events from the setup (after undo or redo)."""
         events, applied, redo = self.events, self._applied, self._redo
+        self._checkpoints.clear()
         self._reset()
+        self._keep_from = len(applied)
+        self._applied = []
         for index in applied:
             event = events[index]
             self._current_seq = event.seq
             self._handlers[event.kind](event.args)
+            self._applied.append(index)
+            if event.kind in _REWRITES_HISTORY:
+                self._checkpoints.clear()
+            self._maybe_checkpoint()
         self.events, self._applied, self._redo = events, applied, redo
+        self._keep_from = 0
+
+    # ------------------------------------------------------------ checkpoints
+    def _interval(self) -> int:
+        """Changes between checkpoints: at least CHECKPOINT_EVERY, and more on a big roster,
+        so copying the state costs a bounded share of each change (about half a copy of
+        one combatant or queue entry per change) while undo replays a bounded stretch."""
+        return max(CHECKPOINT_EVERY, 2 * (len(self.combatants) + len(self._queue)))
+
+    def _maybe_checkpoint(self) -> None:
+        depth = len(self._applied)
+        if depth % CHECKPOINT_EVERY:  # checkpoints fall on multiples: a cheap test per change
+            return
+        top = max(self._checkpoints, default=0)
+        interval = self._interval()
+        if depth - top < interval or depth < self._keep_from - 2 * interval:
+            return
+        self._checkpoints[depth] = self._snapshot()
+        while len(self._checkpoints) > MAX_CHECKPOINTS:  # deeper undo rebuilds from the start
+            del self._checkpoints[min(self._checkpoints)]
+
+    def _live_actions(self) -> list[tuple[int, Action]]:
+        """The actions that may still change (in progress, or interrupted and keepable),
+        found through the combatants and the queue (never a scan of every action)."""
+        found: dict[int, Action] = {}
+        for c in self.combatants.values():
+            for action in c.in_progress:
+                found[id(action)] = action
+            if c.interrupted is not None:
+                found[id(c.interrupted)] = c.interrupted
+        for _, _, _, payload in self._queue:
+            action = payload if isinstance(payload, Action) else payload[0] if isinstance(payload, tuple) and payload and isinstance(payload[0], Action) else None
+            if action is not None and action.status not in _FINAL:
+                found[id(action)] = action
+        out = []
+        for action in found.values():
+            i = action.id - 1
+            if not (0 <= i < len(self.actions) and self.actions[i] is action):
+                i = next(k for k, a in enumerate(self.actions) if a is action)
+            out.append((i, action))
+        return out
+
+    def _snapshot(self) -> dict[str, Any]:
+        snap = self._copy_state(self.__dict__, self._live_actions())
+        snap["log"] = len(self.log)
+        snap["actions"] = len(self.actions)
+        return snap
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        fresh = self._copy_state(snap["state"], snap["live"])
+        del self.log[snap["log"]:]
+        del self.actions[snap["actions"]:]
+        for i, action in fresh["live"]:
+            self.actions[i] = action
+        for key, value in fresh["state"].items():
+            setattr(self, key, value)
+
+    def _copy_state(self, source: dict[str, Any], live: list[tuple[int, Action]]) -> dict[str, Any]:
+        """Copy what can still change: the actions in `live`, the combatants and the queue
+        pointing at them (remapped to the copies), and any other state attribute.
+        Finished actions, resolutions, effects and log entries never change: shared."""
+        remap: dict[int, Action] = {}
+        copies: list[tuple[int, Action]] = []
+        for i, action in live:
+            twin = copy.copy(action)
+            remap[id(action)] = twin
+            copies.append((i, twin))
+
+        def same(value: Any) -> Any:
+            if isinstance(value, Action):
+                return remap.get(id(value), value)
+            if isinstance(value, dict):
+                return {k: same(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [same(v) for v in value]
+            if isinstance(value, tuple) and value and isinstance(value[0], Action):
+                return (remap.get(id(value[0]), value[0]), *value[1:])
+            return value
+
+        state: dict[str, Any] = {}
+        for key, value in source.items():
+            if key in _NOT_STATE or key in ("log", "actions"):
+                continue
+            if key == "combatants":
+                state[key] = {name: _copy_combatant(c, same) for name, c in value.items()}
+            elif key == "_queue":
+                queue = []
+                for entry in value:
+                    payload = entry[3]
+                    if payload.__class__ is Action or (payload.__class__ is tuple and payload and payload[0].__class__ is Action):
+                        entry = (entry[0], entry[1], entry[2], same(payload))
+                    queue.append(entry)
+                state[key] = queue
+            elif key == "_tick":
+                # Reading an itertools.count without consuming it: copy it (twice, so the
+                # source keeps counting from the same place).
+                state[key] = copy.copy(value)
+            elif isinstance(value, (dict, list)):
+                state[key] = same(value)
+            else:
+                state[key] = copy.deepcopy(value, {id(self): self})
+        return {"state": state, "live": copies}
+
+    def _back_to_top(self) -> None:
+        """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""
+        depth = len(self._applied)
+        for key in [k for k in self._checkpoints if k > depth]:
+            del self._checkpoints[key]
+        base = max(self._checkpoints, default=None)
+        if base is None:
+            self._rebuild()
+            return
+        self._restore(self._checkpoints[base])
+        for index in self._applied[base:]:
+            event = self.events[index]
+            self._current_seq = event.seq
+            self._handlers[event.kind](event.args)
+            if event.kind in _REWRITES_HISTORY:
+                self._checkpoints.clear()
 
     # ------------------------------------------------------------ log helpers
-    def _say(self, kind: str, text: str, *about: str, secret: bool = False) -> None:
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret))
+    def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
+        unseen = any(self.combatants[n].hidden for n in about if n in self.combatants)
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, while_hidden=unseen, private=private))
+
+    def author(self, entry: LogEntry) -> str:
+        """The `by` of the change that wrote a log line ("" for the opening roster)."""
+        return self.events[entry.seq - 1].by if 0 < entry.seq <= len(self.events) else ""
 
     def _push(self, segment: int, kind: int, payload: Any) -> None:
         heapq.heappush(self._queue, (segment, kind, next(self._tick), payload))
@@ -212,10 +444,11 @@ class Encounter:
 
     # ------------------------------------------------------------ roster
     def _enter(self, entry: CombatantSetup) -> Combatant:
-        if entry.name in self.combatants:
-            raise TrackerError(f"there is already a combatant named {entry.name!r}")
-        if not entry.name.strip():
+        if not isinstance(entry.name, str) or not entry.name.strip():
             raise TrackerError("a combatant needs a name")
+        self.check_new_name(entry.name)
+        bounds.sheet(entry.stats, entry.resources, entry.name)
+        bounds.segment(entry.surprised_until, f"{entry.name}: surprised_until")
         c = Combatant(
             name=entry.name,
             stats=dict(entry.stats),
@@ -227,27 +460,108 @@ class Encounter:
             down_keys=self.setup.down_when,
         )
         self.combatants[c.name] = c
+        self._folded[c.name.casefold()] = c.name
         if c.surprised_until > self.now:
             self._push(c.surprised_until, _ALERT, c.name)
         return c
 
+    def check_new_name(self, name: str, keep: str | None = None) -> None:
+        """Refuse `name` if a combatant (other than `keep`) already has it, ignoring case.
+
+        Names are looked up ignoring case, so two that differ only by case could never
+        both be reached.
+        """
+        other = self._folded.get(name.casefold())
+        if other is not None and other != keep:
+            raise TrackerError(f"there is already a combatant named {other!r} (names are unique ignoring case)")
+
     def _add(self, args: dict[str, Any]) -> None:
-        entry = CombatantSetup(
-            name=args["name"],
-            stats=dict(args.get("stats", {})),
-            resources=dict(args.get("resources", {})),
-            side=args.get("side", ""),
-            hidden=bool(args.get("hidden", False)),
-            surprised_until=int(args.get("surprised_until", 0)),
-        )
-        c = self._enter(entry)
-        self._say("add", f"{c.name} joins the fight", c.name)
+        # `names` (copies: "Goblin 1".."Goblin 4") adds the same sheet under each name.
+        names = list(args.get("names") or [args["name"]])
+        entries = [
+            CombatantSetup(
+                name=name,
+                stats=dict(args.get("stats", {})),
+                resources=dict(args.get("resources", {})),
+                side=args.get("side", ""),
+                hidden=bool(args.get("hidden", False)),
+                surprised_until=bounds.segment(args.get("surprised_until", 0), "surprised_until"),
+            )
+            for name in names
+        ]
+        folded = [n.casefold() if isinstance(n, str) else n for n in names]
+        if len(set(folded)) != len(folded):
+            raise TrackerError(f"add: the names repeat ({', '.join(map(str, names))})")
+        for entry in entries:  # every check before the first one enters
+            if not isinstance(entry.name, str) or not entry.name.strip():
+                raise TrackerError("a combatant needs a name")
+            self.check_new_name(entry.name)
+            bounds.sheet(entry.stats, entry.resources, entry.name)
+        for entry in entries:
+            c = self._enter(entry)
+            self._say("add", f"{c.name} joins the fight", c.name)
+
+    def _rename(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        old, new = c.name, args["name"]
+        if not isinstance(new, str) or not new.strip():
+            raise TrackerError("rename: a combatant needs a name")
+        self.check_new_name(new, keep=old)
+        # Everything that refers to the combatant by name follows it.
+        self.combatants = {(new if n == old else n): other for n, other in self.combatants.items()}
+        del self._folded[old.casefold()]
+        self._folded[new.casefold()] = new
+        c.name = new
+
+        def swap(name: str) -> str:
+            return new if name == old else name
+
+        renamed: dict[int, fx.Effect] = {}  # id(old effect) -> the effect aimed at the new name
+        for action in self.actions:
+            action.actor = swap(action.actor)
+            action.targets = tuple(swap(t) for t in action.targets)
+            if any(getattr(e, "target", None) == old for e in action.resolution.effects):
+                effects = []
+                for effect in action.resolution.effects:
+                    if getattr(effect, "target", None) == old:
+                        renamed[id(effect)] = replace(effect, target=new)  # type: ignore[type-var]
+                    effects.append(renamed.get(id(effect), effect))
+                action.resolution = replace(action.resolution, effects=tuple(effects))
+        queue = []
+        for segment, kind, tick, payload in self._queue:
+            if kind in (_LAND, _ALERT):
+                payload = swap(payload)
+            elif kind == _EXPIRE:
+                payload = (swap(payload[0]), payload[1])
+            elif kind == _EARLY:
+                payload = (payload[0], renamed.get(id(payload[1]), payload[1]))
+            queue.append((segment, kind, tick, payload))
+        heapq.heapify(queue)
+        self._queue = queue
+        self.log = [replace(e, about=tuple(swap(n) for n in e.about)) if old in e.about else e for e in self.log]
+        self._say("rename", f"{old} is now called {new}", new)
+
+    def _side(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        c.side = args["side"]
+        self._say("side", f"{c.name} is on side {c.side}" if c.side else f"{c.name} is on no side", c.name)
+
+    def _reorder(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        position = args["position"]
+        if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= len(self.combatants):
+            raise TrackerError(f"reorder: position: expected 1 to {len(self.combatants)}, got {position!r}")
+        order = [n for n in self.combatants if n != c.name]
+        order.insert(position - 1, c.name)
+        self.combatants = {n: self.combatants[n] for n in order}
+        self._say("reorder", f"{c.name} moves to place {position} in the roster", c.name)
 
     def _remove(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["name"])
         for action in list(c.in_progress):
             self._end(action, ABORTED)
         del self.combatants[c.name]
+        del self._folded[c.name.casefold()]
         self._say("remove", f"{c.name} leaves the fight", c.name)
 
     # ------------------------------------------------------------ initiation
@@ -348,12 +662,13 @@ class Encounter:
         template, mode = args["template"], args.get("mode", ACTIVE)
         companions = tuple(args.get("companions", ()))
         self.check_initiation(c, template, mode, companions)
+        resolution = self._checked(args["resolution"])
         self._initiate(
             c,
             template,
             mode,
             tuple(args.get("targets", ())),
-            _resolution(args["resolution"]),
+            resolution,
             companions,
             bool(args.get("maintainable", False)),
             0,
@@ -378,7 +693,15 @@ class Encounter:
         prev = self.maintainable_action(c)
         self.check_initiation(c, prev.template, ACTIVE)
         targets = tuple(args.get("targets", ())) or prev.targets
-        self._initiate(c, prev.template, ACTIVE, targets, _resolution(args["resolution"]), (), True, prev.chain + 1, prev.secret)
+        self._initiate(c, prev.template, ACTIVE, targets, self._checked(args["resolution"]), (), True, prev.chain + 1, prev.secret)
+
+    def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
+        """The resolution, refused now if any number it would apply is out of bounds."""
+        resolution = _resolution(value)
+        bounds.resolution(resolution, "resolution")
+        if self.now + resolution.pt > bounds.MAX_SEGMENT:
+            raise TrackerError(f"resolution: pt: the action would complete after segment {bounds.MAX_SEGMENT:,}")
+        return resolution
 
     def _abort(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["actor"])
@@ -407,21 +730,27 @@ class Encounter:
         resource = args["resource"]
         if resource not in c.resources:
             raise TrackerError(f"{c.name} has no resource {resource!r} (has: {', '.join(c.resources) or 'none'})")
+        bounds.number(args["amount"], "amount")
+        overflow = args.get("overflow", "")
+        if overflow and overflow not in c.resources:
+            raise TrackerError(f"{c.name} has no resource {overflow!r} (has: {', '.join(c.resources)})")
         self._hurt(fx.Damage(c.name, args["amount"], resource, args.get("overflow", "")), self.now + 1)
 
     def _set(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
-        key, value = args["key"], args["value"]
+        key, value = args["key"], bounds.value(args["value"], f"set {args['key']}")
         table = c.stats if key in c.stats and key not in c.resources else c.resources
+        if table is c.resources and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise TrackerError(f"set {c.name} {key}: {key} is a resource and takes a number, got {value!r}")
         table[key] = value
         self._say("set", f"{c.name}: {key} set to {_fmt(value) if isinstance(value, (int, float)) else value}", c.name)
         self._check_down(c, self.now + 1)
 
     def _condition(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
-        duration = int(args["duration"])
-        if duration < 1:
-            raise TrackerError(f"a condition lasts at least 1 segment, not {duration}")
+        duration = bounds.segment(args["duration"], "condition: segments", 1)
+        if self.now + duration > bounds.MAX_SEGMENT:
+            raise TrackerError(f"condition: it would end after segment {bounds.MAX_SEGMENT:,}")
         self._add_condition(c, args["name"], duration)
 
     def _add_condition(self, c: Combatant, name: str, duration: int) -> None:
@@ -431,7 +760,7 @@ class Encounter:
         self._say("condition", f"{c.name} is {name} until segment {expires}", c.name)
 
     def _schedule(self, args: dict[str, Any]) -> None:
-        at, text = int(args["at"]), args["text"]
+        at, text = bounds.segment(args["at"], "schedule: segment"), args["text"]
         if at <= self.now:
             raise TrackerError(f"a scheduled event must be after the current segment {self.now}, not {at}")
         self.scheduled.setdefault(at, []).append(text)
@@ -440,7 +769,7 @@ class Encounter:
 
     def _surprise(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
-        until = int(args["until"])
+        until = bounds.segment(args["until"], "surprise: segment")
         c.surprised_until = until
         if until > self.now:
             self._push(until, _ALERT, c.name)
@@ -474,6 +803,107 @@ class Encounter:
     def _note(self, args: dict[str, Any]) -> None:
         self._say("note", str(args["text"]), *args.get("about", ()))
 
+    # ------------------------------------------------------------ proposals
+    # A player's declaration under `player_declarations = "approval"` (see model.Proposal).
+    # It is checked against the rules when made, so the player hears at once of a
+    # refusal; it changes nothing until the GM approves it, and lapses when time moves.
+    _PROPOSABLE = ("declare", "maintain", "abort")
+
+    def pending(self) -> list[Proposal]:
+        """The proposals waiting for the GM, oldest first."""
+        return [p for p in self.proposals.values() if p.status == PENDING]
+
+    def proposal(self, seq: int) -> Proposal:
+        found = self.proposals.get(seq)
+        if found is None:
+            waiting = ", ".join(str(p.seq) for p in self.pending()) or "none"
+            raise RuleRefusal("approval", f"no proposal {seq} (waiting: {waiting})")
+        return found
+
+    def _check_proposed(self, action: str, args: dict[str, Any]) -> Combatant:
+        """Refuse a proposal the rules would refuse now, changing nothing."""
+        if action not in self._PROPOSABLE:
+            raise TrackerError(f"propose: action: expected one of {', '.join(self._PROPOSABLE)}, got {action!r}")
+        c = self.combatant(args["actor"])
+        if action == "declare":
+            mode = args.get("mode", ACTIVE)
+            self.check_initiation(c, args["template"], mode, tuple(args.get("companions", ())))
+            for target in args.get("targets", ()):
+                self.combatant(target)
+            self._checked(args["resolution"])
+        elif action == "maintain":
+            prev = self.maintainable_action(c)
+            self.check_initiation(c, prev.template, ACTIVE)
+            self._checked(args["resolution"])
+        else:
+            wanted = args.get("template")
+            if not any(wanted in (None, a.template) for a in c.in_progress):
+                what = f" {wanted}" if wanted else ""
+                raise RuleRefusal("abort", f"{c.name} has no{what} action in progress to abort")
+        return c
+
+    @staticmethod
+    def _proposed_args(args: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in args.items() if k not in ("action", "target", "reason", "faces")}
+
+    def _propose(self, args: dict[str, Any]) -> None:
+        action = args["action"]
+        proposed = self._proposed_args(args)
+        if "resolution" in proposed:
+            proposed["resolution"] = _resolution(proposed["resolution"])
+        c = self._check_proposed(action, proposed)
+        p = Proposal(self._current_seq, action, c.name, proposed, self.now)
+        self.proposals[p.seq] = p
+        roll = proposed.get("resolution")
+        detail = f": {roll.summary}" if isinstance(roll, Resolution) and roll.summary else ""
+        self._say("propose", f"proposal {p.seq}: {c.name}, {p.what()}{detail} (waiting for the GM)", c.name, private=True)
+
+    def _waiting(self, seq: Any, verb: str) -> Proposal:
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise TrackerError(f"{verb}: target: expected the number of a proposal, got {seq!r}")
+        p = self.proposal(seq)
+        if p.status != PENDING:
+            raise RuleRefusal("approval", f"{verb}: proposal {seq} ({p.actor}, {p.what()}) is already {p.status}")
+        return p
+
+    def _approve(self, args: dict[str, Any]) -> None:
+        p = self._waiting(args["target"], "approve")
+        applied = self._proposed_args(args) if "actor" in args else dict(p.args)
+        if applied.get("actor", p.actor) != p.actor:
+            raise TrackerError(f"approve: proposal {p.seq} is {p.actor}'s, not {applied.get('actor')}'s")
+        applied["actor"] = p.actor
+        self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
+        try:
+            self._handlers[p.action](applied)
+        except TrackerError:
+            self.log.pop()  # the approval line: the proposed change was refused, nothing changed
+            raise
+        p.status = APPROVED
+
+    def _refuse(self, args: dict[str, Any]) -> None:
+        p = self._waiting(args["target"], "refuse")
+        reason = str(args.get("reason") or "").strip()
+        p.status, p.reason = REFUSED, reason
+        why = f": {reason}" if reason else ""
+        self._say("refuse", f"the GM refuses proposal {p.seq} ({p.actor}, {p.what()}){why}", p.actor, private=True)
+
+    def _withdraw(self, args: dict[str, Any]) -> None:
+        p = self._waiting(args["target"], "withdraw")
+        p.status = WITHDRAWN
+        self._say("withdraw", f"proposal {p.seq} ({p.actor}, {p.what()}) is taken back", p.actor, private=True)
+
+    def _setting(self, args: dict[str, Any]) -> None:
+        key = args["key"]
+        value = table.check(key, args["value"], "setting")
+        self.table[key] = value
+        self._say("setting", f"setting: {key} is now {value}")
+
+    def _lapse(self) -> None:
+        """Time moves on: proposals made for this segment lapse (the player declares again)."""
+        for p in self.pending():
+            p.status = LAPSED
+            self._say("lapse", f"proposal {p.seq} ({p.actor}, {p.what()}) lapses: time moved on before the GM approved it", p.actor, private=True)
+
     # ------------------------------------------------------------ effects
     def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
         if interrupt_from is None:
@@ -483,7 +913,38 @@ class Encounter:
                 continue
             self._apply_one(action, effect, interrupt_from)
 
+    def _judge(self, action: Action, blow: fx.Blow) -> list[fx.Effect]:
+        """The effects a blow lands, judged against the state now (see the docstring)."""
+        name = action.resolution.details.get("judge", "")
+        judge = fx.JUDGES.get(name)
+        if judge is None:
+            raise ValueError(f"{action.actor}'s {action.template}: no judge {name!r} for its blow on {blow.target}")
+        try:
+            landed = judge(self, action, blow)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            # A stored record the judge cannot read (a hand-edited save): refuse by name.
+            # Not a TrackerError: time may have moved already, so `apply` folds again.
+            raise ValueError(f"{action.actor}'s {action.template}: its blow on {blow.target} cannot be judged "
+                               f"from the stored record ({type(exc).__name__}: {exc})") from None
+        return [e for e in landed if not isinstance(e, fx.Blow)]
+
+    def _judge_due(self, completing: list[Action], early: list[tuple[Action, fx.Effect]]) -> None:
+        """Judge every blow landing on this segment before anything of it applies. In a
+        game that resolves one by one (ORE), each blow is judged as its turn comes."""
+        self._verdicts = {}
+        if not self.time.simultaneous:
+            return
+        due = [(a, e) for a in completing for e in a.resolution.effects if e.timing == fx.COMPLETE and getattr(e, "lead", 0) == 0]
+        for action, effect in due + early:
+            if isinstance(effect, fx.Blow):
+                self._verdicts[(action.id, effect.target, effect.index)] = self._judge(action, effect)
+
     def _apply_one(self, action: Action, effect: fx.Effect, interrupt_from: int) -> None:
+        if isinstance(effect, fx.Blow):
+            verdict = self._verdicts.pop((action.id, effect.target, effect.index), None)
+            for landed in self._judge(action, effect) if verdict is None else verdict:
+                self._apply_one(action, landed, interrupt_from)
+            return
         if isinstance(effect, fx.Note):
             self._say("note", effect.text, action.actor, *action.targets, secret=action.secret)
             return
@@ -495,7 +956,7 @@ class Encounter:
             self._hurt(effect, interrupt_from)
         elif isinstance(effect, fx.Adjust):
             table = c.stats if effect.key in c.stats and effect.key not in c.resources else c.resources
-            table[effect.key] = table.get(effect.key, 0) + effect.delta
+            table[effect.key] = bounds.clamp(table.get(effect.key, 0) + effect.delta)
             why = f" ({effect.reason})" if effect.reason else ""
             self._say("adjust", f"{c.name}: {effect.key} {effect.delta:+g}{why}", c.name)
             self._check_down(c, interrupt_from)
@@ -517,9 +978,10 @@ class Encounter:
         before = c.resources.get(effect.resource, 0)
         after = before - effect.amount
         text = f"{c.name} takes {_fmt(effect.amount)} {effect.resource}" if effect.amount >= 0 else f"{c.name} heals {_fmt(-effect.amount)} {effect.resource}"
+        after = bounds.clamp(after)
         if after < 0 and effect.overflow:
             c.resources[effect.resource] = 0
-            c.resources[effect.overflow] = c.resources.get(effect.overflow, 0) + after
+            c.resources[effect.overflow] = bounds.clamp(c.resources.get(effect.overflow, 0) + after)
             text += f"; {_fmt(-after)} goes through to {effect.overflow} ({_fmt(c.resources[effect.overflow])} left)"
         else:
             c.resources[effect.resource] = after
@@ -582,15 +1044,59 @@ class Encounter:
         return best
 
     def _advance(self, args: dict[str, Any]) -> None:
-        target = int(args["to"])
+        target = bounds.segment(args["to"], "advance: segment")
         if target <= self.now:
             raise TrackerError(f"time only moves forward: segment {target} is not after {self.now}")
+        self._lapse()
         while True:
             nxt = self.next_happening()
             if nxt is None or nxt > target:
                 break
-            self._arrive(nxt)
+            if not self._pay_in_bulk(nxt, target):
+                self._arrive(nxt)
         self.now = target
+
+    # A long stretch with nothing but payment segments in it is charged in one go, so
+    # the cost of `step N` (and of loading its save) does not grow with N. Payments are
+    # made one at a time only where a combatant's down state changes on one.
+    def _pay_in_bulk(self, first: int, target: int) -> bool:
+        every = self.time.payment_every
+        if not self._upkeep_count or every <= 0 or first % every:
+            return False
+        queue = self._queue  # next_happening has dropped the invalid entries at its head
+        end = min(target, queue[0][0] - 1) if queue else target
+        count = min(end // every - (first - 1) // every, self._steady_payments())
+        if count < 2:
+            return False
+        last = first + (count - 1) * every
+        self.now = last
+        span = f"payment segments {first}-{last} ({count} payments)"
+        for c in self.combatants.values():
+            if not c.upkeep:
+                continue
+            parts = []
+            for name, (resource, amount) in c.upkeep.items():
+                total = amount * count
+                c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - total)
+                parts.append(f"{_fmt(total)} {resource} for {name}")
+            self._say("upkeep", f"{span}: {c.name} pays {'; '.join(parts)}", c.name)
+            self._check_down(c, last + 1)
+        return True
+
+    def _steady_payments(self) -> int:
+        """How many payments can be made before any payer's down state could change."""
+        best = bounds.MAX_SEGMENT
+        for c in self.combatants.values():
+            if not c.upkeep:
+                continue
+            drain: dict[str, int | float] = {}
+            for resource, amount in c.upkeep.values():
+                drain[resource] = drain.get(resource, 0) + amount
+            for key in c.down_keys:
+                per, now = drain.get(key, 0), c.resources.get(key, 1)
+                if key in drain and per != 0:
+                    best = min(best, _first_crossing(now, per) - 1)
+        return best
 
     def _arrive(self, segment: int) -> None:
         self.now = segment
@@ -601,6 +1107,7 @@ class Encounter:
             if self._valid(entry):
                 due[entry[1]].append(entry[3])
         completing = list(dict.fromkeys(due[_COMPLETE]))  # a kept action may be queued twice
+        self._judge_due(completing, due[_EARLY])
         if completing:
             self._complete_all(completing)
         for action, effect in due[_EARLY]:
@@ -620,6 +1127,7 @@ class Encounter:
             self._say("surprise", f"{name} may act now", name)
         for text in due[_SCHEDULED]:
             self._say("scheduled", text)
+        self._verdicts = {}
         if self._upkeep_count and self.time.payment_every and segment % self.time.payment_every == 0:
             self._pay(segment)
 
@@ -652,7 +1160,7 @@ class Encounter:
     def _pay(self, segment: int) -> None:
         for c in self.combatants.values():
             for name, (resource, amount) in c.upkeep.items():
-                c.resources[resource] = c.resources.get(resource, 0) - amount
+                c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - amount)
                 self._say("upkeep", f"payment segment {segment}: {c.name} pays {_fmt(amount)} {resource} for {name}", c.name)
             if c.upkeep:
                 self._check_down(c, segment + 1)
@@ -661,9 +1169,15 @@ class Encounter:
     def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
         """The next things due, soonest first, as (segment, description)."""
         found: list[tuple[int, int, str]] = []
+        seen: set[tuple[int, int, int]] = set()
         for segment, kind, tick, payload in self._queue:
             if not self._valid((segment, kind, tick, payload)):
                 continue
+            # An action kept after throwback is queued again; it completes once.
+            key = (segment, kind, id(payload))
+            if key in seen:
+                continue
+            seen.add(key)
             if kind == _COMPLETE:
                 text = f"{payload.actor}'s {payload.template} completes"
             elif kind == _EARLY:
@@ -686,9 +1200,52 @@ class Encounter:
         return [(s, t) for s, _, t in found[:limit]]
 
     def visible_to_viewers(self, entry: LogEntry) -> bool:
-        if entry.secret:
+        if entry.secret or entry.private or entry.while_hidden:
             return False
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
+
+
+_COMBATANT_INIT: tuple[str, ...] = ()
+_COMBATANT_REST: tuple[str, ...] = ()
+# Containers of plain values: copied one level deep, as `_enter` itself copies a sheet.
+_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now"})
+
+
+def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
+    """A copy of a combatant whose containers are new and whose actions are remapped."""
+    global _COMBATANT_INIT, _COMBATANT_REST
+    if not _COMBATANT_INIT:
+        import dataclasses
+
+        _COMBATANT_INIT = tuple(f.name for f in dataclasses.fields(Combatant) if f.init)
+        _COMBATANT_REST = tuple(f.name for f in dataclasses.fields(Combatant) if not f.init)
+    values: dict[str, Any] = {}
+    for name in _COMBATANT_INIT:
+        value = getattr(c, name)
+        if name in _FLAT:
+            value = value.copy()
+        elif isinstance(value, (dict, list, Action)):
+            value = same(value)
+        values[name] = value
+    twin = Combatant(**values)
+    for name in _COMBATANT_REST:
+        setattr(twin, name, same(getattr(c, name)))
+    return twin
+
+
+def _first_crossing(value: int | float, per: int | float) -> int:
+    """The first payment count j >= 1 after which `value - j * per` is on the other side of 0
+    (positive -> at most 0, or at most 0 -> positive); a large number if never."""
+    positive = value > 0
+    if (positive and per <= 0) or (not positive and per >= 0):
+        return bounds.MAX_SEGMENT + 1
+    j = max(1, math.ceil(value / per) if positive else math.floor(-value / -per) + 1)
+    # Guard against float rounding: step to the exact first crossing.
+    while j > 1 and ((value - (j - 1) * per > 0) != positive):
+        j -= 1
+    while (value - j * per > 0) == positive:
+        j += 1
+    return j
 
 
 def _resolution(value: Resolution | dict[str, Any]) -> Resolution:

@@ -142,6 +142,46 @@ class LogEntry:
     about: tuple[str, ...] = ()
     seq: int = 0
     secret: bool = False  # a GM's hidden roll: never shown to viewers
+    # Written while a combatant it is about was hidden: stays hidden from viewers after
+    # the combatant is shown (what it did unseen stays unseen).
+    while_hidden: bool = False
+    # Between the GM and the players of the combatants in `about` (a proposal, a
+    # refusal): not shown to viewers or other players (tracker.roles.visible_to).
+    private: bool = False
+
+
+PENDING = "pending"
+APPROVED = "approved"
+REFUSED = "refused"
+WITHDRAWN = "withdrawn"
+LAPSED = "lapsed"
+
+
+@dataclass(slots=True, eq=False)
+class Proposal:
+    """A player's declaration waiting for the GM (encounter setting
+    `player_declarations = "approval"`). It changes nothing in the fight until approved.
+
+    `action` is the kind of change proposed (declare, maintain or abort) and `args` its
+    event arguments, resolution included (the player's dice are rolled when proposing)."""
+
+    seq: int
+    action: str
+    actor: str
+    args: dict[str, Any]
+    segment: int
+    status: str = PENDING
+    reason: str = ""
+
+    def what(self) -> str:
+        """'punch against Sphinx', 'maintains punch', 'aborts punch' (for log lines)."""
+        template = self.args.get("template") or ""
+        if self.action == "maintain":
+            return "a maintained attack"
+        if self.action == "abort":
+            return f"aborting {template or 'an action'}"
+        aim = f" against {', '.join(self.args.get('targets') or ())}" if self.args.get("targets") else ""
+        return f"{template}{aim}"
 
 
 @dataclass(slots=True)

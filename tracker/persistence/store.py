@@ -1,54 +1,115 @@
-"""One encounter file on disk: load, create, and change it safely with others.
+"""One encounter file on disk: load, create, follow, and change it safely with others.
 
-Every change runs in `transaction`: take the sidecar lock, and if the file moved on
-since this session last read it (another GM's change), reload it first, so the new
-event is validated and applied on top of theirs; then write the whole file atomically
-with the revision bumped, and release the lock. If the event is refused, nothing is
-written. A file that fails to load is never written over.
+Every change runs in `transaction`: take the sidecar lock, read what other sessions
+appended since this one last read (only those bytes) and apply it, so the new event is
+validated and applied on top of theirs; then append the new `[[events]]` tables and a
+`# revision N` commit mark, fsync, and release the lock. The file is never rewritten
+for a change, so a change costs the same on the first segment and the thousandth.
+If the event is refused, nothing is written. A file that fails to load is never written.
+
+Following (`refresh`, or `probe` + `commit` from another thread): the session keeps
+the file open, so its inode cannot be reused behind its back. If the path still names
+that inode and the commit mark it last read is still in place, only the bytes after it
+are read and parsed; if the file was replaced (migration, another file moved in) or
+anything looks off, the whole file is read again. Bytes after the last commit mark are
+an append still under way (or one a crash cut short): readers leave them alone, and the
+next writer, holding the lock, cuts them off before appending.
+
+Whole writes (creation, duplication, migrating a first-format file on its first change)
+go through `atomic_write`; the first write a session makes also removes temporary files
+a crashed writer left behind. A save that is a symbolic link is written through to its
+target (appends follow the link; a whole write replaces the target, and the lock is
+taken beside the target), so a GM can keep a fight in a shared folder and link to it.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tracker.engine import Encounter, Setup, TrackerError
+from tracker.engine import Encounter, Event, Setup, TrackerError
 from tracker.persistence import codec
-from tracker.persistence.atomic import atomic_write
+from tracker.persistence.atomic import atomic_write, remove_orphans
 from tracker.persistence.codec import Loaded, SaveError
 from tracker.persistence.lock import locked
 from rulesets import registry
 
 if TYPE_CHECKING:
+    from rulesets.base import Ruleset
     from tracker.session import Session
 
 
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+class _Handle:
+    """An open file descriptor, closed when the last user lets go of it (a follower
+    thread may still be reading through it when the session moves on to a new one)."""
 
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pid = os.getpid()
+        st = os.fstat(fd)
+        self.ident = (st.st_dev, st.st_ino)
 
-def _head_revision(path: Path) -> int | None:
-    """The `revision = N` line near the top of a save (codec writes it second), or None."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(512)
-    except OSError:
-        return None
-    for line in head.splitlines()[:8]:
-        key, eq, value = line.partition(b"=")
-        if eq and key.strip() == b"revision":
+    def valid(self) -> bool:
+        """Still this process's descriptor on the same file? A process forked from ours
+        (`tracker serve` forks its sessions) may have closed it, and reused the number."""
+        try:
+            st = os.fstat(self.fd)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.ident
+
+    def __del__(self) -> None:
+        # Only the process that opened it closes it: in a fork the number may already
+        # have been closed and given to another file (even a new handle on this one).
+        if os.getpid() == self.pid:
             try:
-                return int(value.strip())
-            except ValueError:
-                return None
-    return None
+                os.close(self.fd)
+            except OSError:
+                pass
+
+
+def _open_save(path: Path) -> _Handle:
+    try:
+        # O_NONBLOCK: a save path that is a FIFO must not hang the reader.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise SaveError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise SaveError(f"{path}: cannot be read: {exc.strerror}") from None
+    handle = _Handle(fd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        raise SaveError(f"{path}: not a regular file")
+    return handle
+
+
+def _read_range(fd: int, start: int, size: int) -> bytes:
+    parts, got = [], 0
+    while got < size:
+        part = os.pread(fd, size - got, start + got)
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
+
+
+@dataclass
+class Change:
+    """What `probe` found on disk: the whole file again, or events appended after ours."""
+
+    base: int  # the store's generation it was read against
+    loaded: Loaded | None = None
+    handle: _Handle | None = None
+    events: list[Event] = field(default_factory=list)
+    offset: int = 0
+    seen: tuple[int, int] = (0, 0)
+    revision: int = 0
 
 
 class EncounterFile:
@@ -56,38 +117,155 @@ class EncounterFile:
         self.path = Path(path)
         self.revision = -1
         self.house_rules = ""
-        self._stamp: tuple[int, int, int] | None = None
+        self.schema = codec.SCHEMA_VERSION
+        self._handle: _Handle | None = None
+        self._offset = 0  # bytes up to and including the last commit mark read
+        self._seen: tuple[int, int] = (-1, -1)  # (size, mtime_ns) at the last read
+        self._count = 0  # events in the file up to _offset
+        self._ruleset: Ruleset | None = None
+        self._stale = True  # the next read must be a whole one
+        self._generation = 0  # bumped whenever the reading state moves on
+        self._mutex = threading.RLock()
+        self._cleaned = False
+        self._planned = -1  # the revision of the last change encoded (written or queued)
 
     # -------------------------------------------------------------- reading
     def read_text(self) -> str:
+        handle = _open_save(self.path)
+        data = self._read_whole(handle)
         try:
-            return self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SaveError(f"{self.path}: no such file") from None
+            return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise SaveError(f"{self.path}: not UTF-8 text (byte {exc.start})") from None
+
+    def _read_whole(self, handle: _Handle) -> bytes:
+        size = os.fstat(handle.fd).st_size
+        if size > codec.MAX_SAVE_BYTES:
+            raise SaveError(f"{self.path}: {size} bytes; saves over {codec.MAX_SAVE_BYTES // (1024 * 1024)} MB are refused")
+        try:
+            return _read_range(handle.fd, 0, codec.MAX_SAVE_BYTES + 1)
         except OSError as exc:
             raise SaveError(f"{self.path}: cannot be read: {exc.strerror}") from None
 
+    def _read_file(self) -> Change:
+        handle = _open_save(self.path)
+        data = self._read_whole(handle)
+        if len(data) > codec.MAX_SAVE_BYTES:
+            raise SaveError(f"{self.path}: saves over {codec.MAX_SAVE_BYTES // (1024 * 1024)} MB are refused")
+        st = os.fstat(handle.fd)
+        cut = codec.split(data)
+        loaded = codec.load_bytes(cut, str(self.path), self.path.parent)
+        return Change(self._generation, loaded, handle, offset=len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=loaded.revision)
+
     def load(self) -> Loaded:
-        stamp = _stamp(self.path)
-        loaded = codec.loads(self.read_text(), str(self.path), self.path.parent)
-        self.revision = loaded.revision
-        self.house_rules = loaded.house_rules
-        self._stamp = stamp
-        return loaded
+        change = self._read_file()
+        with self._mutex:
+            self._install(change)
+        assert change.loaded is not None
+        return change.loaded
+
+    def _install(self, change: Change) -> None:
+        loaded = change.loaded
+        if loaded is not None:
+            self._handle = change.handle
+            self._count = len(loaded.encounter.events)
+            self.house_rules = loaded.house_rules
+            self.schema = loaded.schema
+            self._ruleset = loaded.ruleset
+            self._stale = False
+        else:
+            self._count += len(change.events)
+        self._offset, self._seen, self.revision = change.offset, change.seen, change.revision
+        self._generation += 1
 
     def changed_on_disk(self) -> bool:
-        """True if the file is not the one this session last read or wrote.
-
-        The (mtime, size, inode) stamp alone can be fooled: the filesystem clock is
-        coarse (a few ms), an atomic replace frees the old inode for reuse, and two
-        revisions can have the same size; so an unchanged stamp is confirmed by the
-        revision written at the head of the file (a cheap read of a few hundred bytes).
-        """
-        if _stamp(self.path) != self._stamp:
+        """True if the file is not the one this session last read or wrote, or grew."""
+        handle = self._handle
+        if handle is None or self._stale:
             return True
-        return _head_revision(self.path) != self.revision
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return True
+        if (st.st_dev, st.st_ino) != handle.ident:
+            return True
+        return (st.st_size, st.st_mtime_ns) != self._seen
+
+    def probe(self) -> Change | None:
+        """Read what changed on disk since the last read, without applying it (safe to
+        call from a follower thread; `commit` applies it on the session's thread)."""
+        with self._mutex:
+            handle, offset, seen, count = self._handle, self._offset, self._seen, self._count
+            stale, schema, ruleset, base = self._stale, self.schema, self._ruleset, self._generation
+            revision = self.revision
+        if handle is None or stale or ruleset is None or schema != codec.SCHEMA_VERSION:
+            return self._read_file() if (stale or handle is None or self.changed_on_disk()) else None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            raise SaveError(f"{self.path}: no such file (moved or deleted?)") from None
+        except OSError as exc:
+            raise SaveError(f"{self.path}: cannot be read: {exc.strerror}") from None
+        if (st.st_dev, st.st_ino) != handle.ident or st.st_size < offset:
+            return self._read_file()
+        if handle.pid != os.getpid() and not handle.valid():
+            # Forked, and the descriptor closed: open the same file again and go on from
+            # where the parent had read (the commit mark check below still guards it).
+            try:
+                fresh = _open_save(self.path)
+            except SaveError:
+                return self._read_file()
+            if fresh.ident != handle.ident:
+                return self._read_file()
+            with self._mutex:
+                if self._handle is handle:
+                    self._handle = fresh
+            handle = fresh
+        if (st.st_size, st.st_mtime_ns) == seen:
+            return None
+        # The commit mark this session last read must still end where it did.
+        mark = f"# revision {revision}\n".encode()
+        if _read_range(handle.fd, offset - len(mark), len(mark)) != mark:
+            return self._read_file()
+        tail = _read_range(handle.fd, offset, st.st_size - offset)
+        cut = codec.split(tail)
+        if cut.revision is None:  # nothing whole yet: an append under way, or a torn tail
+            return Change(base, offset=offset, seen=(st.st_size, st.st_mtime_ns), revision=revision)
+        try:
+            text = cut.committed.decode("utf-8")
+            raws = codec.parse_events(text, str(self.path))
+        except (UnicodeDecodeError, SaveError):
+            return self._read_file()  # the whole file names the problem with its line
+        if raws is None:
+            return self._read_file()
+        events = codec.events_from(ruleset, raws, count, str(self.path))
+        return Change(base, events=events, offset=offset + len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=cut.revision)
+
+    def commit(self, session: "Session", change: Change) -> bool:
+        """Apply a probed change to `session`; False if it was read against a state this
+        store has since moved past (the next probe reads it again)."""
+        with self._mutex:
+            if change.base != self._generation:
+                return False  # read against a state this store has since moved past
+            if change.loaded is not None:
+                session.encounter = change.loaded.encounter
+                self._install(change)
+                return True
+            encounter = session.encounter
+            try:
+                codec.replay(encounter, change.events, str(self.path))
+            except SaveError:
+                self._stale = True  # read it whole next time (and refuse to write meanwhile)
+                raise
+            self._install(change)
+            return bool(change.events)
+
+    def refresh(self, session: "Session") -> bool:
+        """Fold in what others appended (or reload a replaced file); True if anything changed."""
+        change = self.probe()
+        if change is None:
+            return False
+        return self.commit(session, change)
 
     # -------------------------------------------------------------- writing
     @classmethod
@@ -95,25 +273,37 @@ class EncounterFile:
         ruleset = registry.get(ruleset_id)
         checked = ruleset.validate_settings(settings or {}, "settings")
         encounter = Encounter(Setup(name, ruleset_id, ruleset.time, ruleset.down_when, checked, []))
-        return cls._write_new(Path(path), encounter), Loaded(encounter, ruleset, 0, "")
+        store = cls._write_new(Path(path), encounter)
+        store._ruleset = ruleset
+        return store, Loaded(encounter, ruleset, 0, "")
 
     def duplicate(self, path: Path | str, name: str) -> "EncounterFile":
         """A copy of this encounter, log and all, under a new title, starting at revision 0."""
-        loaded = self.load()
+        loaded = EncounterFile(self.path).load()
         loaded.encounter.setup.name = name
-        return self._write_new(Path(path), loaded.encounter, loaded.house_rules)
+        store = self._write_new(Path(path), loaded.encounter, loaded.house_rules)
+        store._ruleset = loaded.ruleset
+        return store
 
     @classmethod
     def _write_new(cls, path: Path, encounter: Encounter, house_rules: str = "") -> "EncounterFile":
         store = cls(path)
+        store._refuse_if_read_only()
         store.house_rules = house_rules
         store.path.parent.mkdir(parents=True, exist_ok=True)
         with locked(store.path):
-            if store.path.exists():
+            if store.path.exists() or store.path.is_symlink():
                 raise TrackerError(f"{store.path}: already exists; choose another name or delete it first")
-            store.revision = 0
-            store._write(encounter)
+            store._write_whole(codec.dumps(encounter, 0, house_rules).encode("utf-8"), 0, len(encounter.events))
         return store
+
+    def rewrite(self, encounter: Encounter) -> None:
+        """Write the whole file for `encounter` at this store's revision (tools and
+        benchmarks that build a fight in memory; a session never needs this)."""
+        with locked(self.path):
+            self._write_whole(codec.dumps(encounter, self.revision, self.house_rules).encode("utf-8"), self.revision, len(encounter.events))
+
+    _write = rewrite  # the name scripts written for the first format used
 
     def _refuse_if_read_only(self) -> None:
         # `tracker serve` starts a viewer's app with TRACKER_READ_ONLY=1: even if a key
@@ -121,61 +311,131 @@ class EncounterFile:
         if os.environ.get("TRACKER_READ_ONLY", "") not in ("", "0"):
             raise TrackerError(f"{self.path}: this is a read-only (viewer) session; changes are refused")
 
-    def _write(self, encounter: Encounter) -> None:
+    def _write_whole(self, data: bytes, revision: int, count: int) -> None:
+        """Replace the file (lock held): creation and migration only."""
         self._refuse_if_read_only()
-        text = codec.dumps(encounter, self.revision, self.house_rules)
-        atomic_write(self.path, text.encode("utf-8"))
-        self._stamp = _stamp(self.path)
+        remove_orphans(self.path)
+        atomic_write(self.path, data)
+        handle = _open_save(self.path)
+        st = os.fstat(handle.fd)
+        with self._mutex:
+            self._handle, self._offset, self._seen = handle, len(data), (st.st_size, st.st_mtime_ns)
+            self._count, self.revision, self.schema, self._stale = count, revision, codec.SCHEMA_VERSION, False
+            self._generation += 1
 
-    @contextmanager
-    def transaction(self, session: "Session", later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[None]:
-        """Lock, fold in others' changes, let the body apply one event, write, unlock.
+    def _append(self, data: bytes, revision: int, count: int) -> None:
+        """Append one change after the last commit mark (lock held), cutting a torn tail."""
+        self._refuse_if_read_only()
+        handle = self._handle
+        assert handle is not None
+        fd = os.open(self.path, os.O_WRONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != handle.ident:
+                raise TrackerError(f"{self.path}: the file was replaced while it was locked; the change was not saved")
+            if st.st_size != self._offset:
+                os.ftruncate(fd, self._offset)  # a torn tail from a crashed writer
+            written = 0
+            while written < len(data):
+                written += os.pwrite(fd, data[written:], self._offset + written)
+            os.fsync(fd)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        with self._mutex:
+            self._offset += len(data)
+            self._seen = (st.st_size, st.st_mtime_ns)
+            self._count, self.revision = count, revision
+            self._generation += 1
 
-        With `later`, the write (and the unlock) is handed to `later` to run soon after,
-        still under the lock: the UI uses it to draw the change before encoding the file.
-        """
+    def begin(self, session: "Session") -> ExitStack:
+        """Take the lock and fold in others' changes; the caller closes the returned stack
+        (releasing the lock) once its write is on disk."""
         self._refuse_if_read_only()
         hold = ExitStack()
         hold.enter_context(locked(self.path))
         try:
-            if self.changed_on_disk():
-                loaded = self.load()
-                session.encounter = loaded.encounter
-            before = len(session.encounter.events)
-            yield
+            if not self._cleaned:
+                remove_orphans(self.path)
+                self._cleaned = True
+            if self.changed_on_disk() or self._stale:
+                change = self.probe()
+                if change is not None:
+                    self.commit(session, change)
+            with self._mutex:
+                self._planned = self.revision
         except BaseException:
             hold.close()
             raise
-        if len(session.encounter.events) == before:
-            hold.close()
-            return
-        self.revision += 1
+        return hold
+
+    def prepare(self, session: "Session", before: int) -> Callable[[], None] | None:
+        """Encode the events the session added since `before` (lock held): a function that
+        writes them (append, or a whole write for a first-format file), or None if there
+        are none. Encoding happens now, on the caller's thread, so the write can run later
+        on another thread while the session moves on."""
         encounter = session.encounter
+        after = len(encounter.events)
+        if after == before:
+            return None
+        if self._stale:
+            raise TrackerError(f"{self.path}: an earlier change was not saved, so this one is not either; the file is read again before the next change")
+        revision = self._planned + 1
+        whole = self.schema != codec.SCHEMA_VERSION
+        try:
+            data = codec.dumps(encounter, revision, self.house_rules) if whole else codec.chunk(encounter, before, revision)
+            payload = data.encode("utf-8") if isinstance(data, str) else data
+        except TrackerError as exc:
+            self._stale = True  # the event is in memory only: reload before the next change
+            raise TrackerError(f"{self.path}: the change was not saved: {exc}") from None
+        self._planned = revision
+        if whole:
+            self.schema = codec.SCHEMA_VERSION  # what the file will be once this is written
 
         def write() -> None:
             try:
-                self._write(encounter)
+                if whole:
+                    self._write_whole(payload, revision, after)
+                else:
+                    self._append(payload, revision, after)
             except OSError as exc:
-                # The event is in memory but not on disk: forget the stamp so the
-                # next change reloads the file (dropping the unsaved event) instead
-                # of writing it later behind everyone's back.
-                self._stamp = None
+                # The event is in memory but not on disk: the next change reloads the
+                # file (dropping the unsaved event) instead of writing it later behind
+                # everyone's back.
+                self._stale = True
                 raise TrackerError(f"{self.path}: the change was not saved: {exc.strerror or exc}") from None
             except BaseException:
-                self._stamp = None
+                self._stale = True
                 raise
+
+        return write
+
+    @contextmanager
+    def transaction(self, session: "Session", later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[None]:
+        """Lock, fold in others' changes, let the body apply events, append them, unlock.
+
+        With `later`, the write (and the unlock) is handed to `later` to run soon after,
+        still under the lock.
+        """
+        hold = self.begin(session)
+        try:
+            before = len(session.encounter.events)
+            yield
+            write = self.prepare(session, before)
+        except BaseException:
+            hold.close()
+            raise
+        if write is None:
+            hold.close()
+            return
+
+        def write_and_unlock() -> None:
+            try:
+                write()
             finally:
                 hold.close()
 
         if later is None:
-            write()
+            write_and_unlock()
         else:
-            later(write)
-
-    def refresh(self, session: "Session") -> bool:
-        """Reload into `session` if someone else changed the file; True if it did."""
-        if not self.changed_on_disk():
-            return False
-        loaded = self.load()
-        session.encounter = loaded.encounter
-        return True
+            later(write_and_unlock)

@@ -16,11 +16,19 @@ Decisions (the brief says only "keys in an authorized-keys file decide who is GM
 - The host key is an Ed25519 key created on first start with mode 0600 (O_EXCL, so two
   servers starting at once cannot both write it) and kept; its fingerprint is logged on
   every start so players can check the warning their ssh prints on first connection.
+- Strict modes, as OpenSSH's StrictModes: a keys file that its group or others may write
+  (anyone who can write it can make themselves GM), or that belongs to another user, is
+  refused: at start the server does not start, while running the file counts as empty
+  until it is fixed; the message names the file and the `chmod`/`chown` that fixes it.
+  A host key that its group or others may read (or write) is refused the same way. Only
+  the files are checked, not their folders: the saves folder may be a group-shared one
+  (DESIGN 8, way 1), so the default keys files' folder being group-writable is normal.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,12 +44,43 @@ VIEWER_KEYS_DEFAULT = ".tracker_viewer_keys"
 HOST_KEY_DEFAULT = ".tracker_host_key"
 
 
+def _who(bits: int, group: int, others: int) -> str:
+    return " and ".join(w for w, b in (("its group", group), ("others", others)) if bits & b)
+
+
+def keys_file_problem(path: Path, st: os.stat_result) -> str:
+    """Why an authorized_keys file must not be trusted (StrictModes), or ""."""
+    if not stat.S_ISREG(st.st_mode):
+        return f"{path}: not a regular file; an authorized_keys file is expected"
+    if st.st_uid not in (os.getuid(), 0):
+        return f"{path}: belongs to another user (uid {st.st_uid}), who could make themselves GM; fix: chown {os.getuid()} {path}"
+    if st.st_mode & 0o022:
+        return (
+            f"{path}: writable by {_who(st.st_mode, 0o020, 0o002)} (mode {stat.S_IMODE(st.st_mode):04o}), "
+            f"so they could add their own key and become GM; refused. Fix: chmod go-w {path}"
+        )
+    return ""
+
+
+def host_key_problem(path: Path, st: os.stat_result) -> str:
+    """Why the host key must not be used (readable or writable by others), or ""."""
+    if st.st_uid not in (os.getuid(), 0):
+        return f"{path}: the host key belongs to another user (uid {st.st_uid}); fix: chown {os.getuid()} {path}"
+    if st.st_mode & 0o077:
+        return (
+            f"{path}: the host key is readable or writable by {_who(st.st_mode, 0o070, 0o007)} "
+            f"(mode {stat.S_IMODE(st.st_mode):04o}); anyone who reads it can pose as this server. "
+            f"Refused. Fix: chmod 600 {path}"
+        )
+    return ""
+
+
 @dataclass
 class KeysFile:
     """One authorized_keys file, re-read when its modification time or size changes."""
 
     path: Path | None
-    _stamp: tuple[int, int] | None = None
+    _stamp: tuple[int, ...] | None = None
     _keys: asyncssh.SSHAuthorizedKeys | None = None
     problem: str = ""
     comments: dict[bytes, str] = field(default_factory=dict)  # key blob -> its comment (who)
@@ -54,9 +93,14 @@ class KeysFile:
         except FileNotFoundError:
             self._stamp, self._keys, self.problem = None, None, f"{self.path}: no such file"
             return None
-        stamp = (st.st_mtime_ns, st.st_size)
+        # Mode and owner too: a chmod that makes the file unsafe (or safe again) counts.
+        stamp = (st.st_mtime_ns, st.st_size, st.st_mode, st.st_uid, st.st_ino)
         if stamp != self._stamp:
             self._stamp = stamp
+            unsafe = keys_file_problem(self.path, st)
+            if unsafe:
+                self._keys, self.problem, self.comments = None, unsafe, {}
+                return None
             try:
                 text = self.path.read_text(encoding="utf-8")
                 # An empty file (or one with only comments) means "nobody yet", not an error.
@@ -135,10 +179,20 @@ class KeyRing:
     def problems(self) -> list[str]:
         return [f.problem for f in (self.gm, self.viewer) if f.problem and f.path is not None and f.path.exists()]
 
+    def new_problems(self) -> list[str]:
+        """Problems not reported yet (each is logged once, until it changes)."""
+        found = self.problems()
+        fresh = [p for p in found if p not in self._reported]
+        self._reported = set(found)
+        return fresh
+
 
 def load_or_create_host_key(path: Path) -> tuple[asyncssh.SSHKey, bool]:
     """The server's host key at `path`, created (Ed25519, mode 0600) if missing; (key, created)."""
     if path.exists():
+        unsafe = host_key_problem(path, os.stat(path))
+        if unsafe:
+            raise TrackerError(unsafe)
         try:
             return asyncssh.read_private_key(str(path)), False
         except (OSError, ValueError, asyncssh.KeyImportError) as exc:
@@ -150,6 +204,9 @@ def load_or_create_host_key(path: Path) -> tuple[asyncssh.SSHKey, bool]:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         # Another server made it a moment ago: use theirs, so both present the same key.
+        unsafe = host_key_problem(path, os.stat(path))
+        if unsafe:
+            raise TrackerError(unsafe) from None
         return asyncssh.read_private_key(str(path)), False
     except OSError as exc:
         raise TrackerError(f"{path}: cannot create the host key: {exc.strerror}") from None

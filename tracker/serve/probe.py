@@ -59,7 +59,7 @@ class ServerProcess:
     _seen: threading.Condition = field(default_factory=threading.Condition)
 
     @classmethod
-    def start(cls, saves: Path, *extra: str, timeout: float = 20.0) -> "ServerProcess":
+    def start(cls, saves: Path, *extra: str, timeout: float = 60.0) -> "ServerProcess":
         argv = [sys.executable, "-m", "tracker", "--saves", str(saves), "serve", "--port", "0", *extra]
         proc = subprocess.Popen(argv, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         server = cls(proc)

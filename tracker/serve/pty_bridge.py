@@ -12,6 +12,17 @@ of the server buffering an unbounded amount of screen updates.
 
 Stopping: SIGHUP then SIGTERM to the whole process group (anything the app started goes
 too), SIGKILL after a grace period, and the child is always waited for (no zombies).
+
+Two ways to start the child:
+- exec (`argv` run as a new program): a whole new Python, importing Textual and the app
+  again (about 45 MB and a second or more per connection);
+- fork (`in_process` given): the server, which imported the app once at start, forks and
+  the child calls `in_process(argv)` on its pty. The child shares every page it does not
+  write with the server and its siblings (copy-on-write); `gc.freeze()` right after the
+  fork keeps the child's garbage collector from writing to the inherited objects (which
+  would copy their pages). The child drops everything of the server's: its file
+  descriptors (sockets, the event loop's selector, the keys), its signal handlers and its
+  event loop, and leaves with `os._exit` so no server clean-up runs twice.
 """
 
 from __future__ import annotations
@@ -20,13 +31,18 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import gc
+import io
 import os
 import signal
 import struct
+import sys
 import termios
 from collections.abc import Callable, Sequence
 
 STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+INPUT_HIGH = 64 * 1024  # keystrokes waiting for the app: above this the caller should pause
+INPUT_CAP = 1024 * 1024  # a caller that does not pause: beyond this, input is dropped
 
 
 def set_winsize(fd: int, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
@@ -40,6 +56,95 @@ def _become_terminal_owner() -> None:  # runs in the child between fork and exec
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+class ForkedProcess:
+    """What PtyChild uses of asyncio.subprocess.Process, for a child made with os.fork.
+
+    The exit is noticed through a pidfd (readable when the child ends) and reaped with
+    waitpid for this pid only, so no thread and no SIGCHLD handler is involved."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._done = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        try:
+            self._pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # kernels before 5.3: poll instead
+            self._pidfd = -1
+            self._poll = self._loop.create_task(self._poll_exit())
+        else:
+            self._loop.add_reader(self._pidfd, self._reap)
+
+    def _reap(self) -> bool:
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped already (cannot happen unless someone else waits)
+            pid, status = self.pid, 0
+        if pid == 0:
+            return False
+        self.returncode = os.waitstatus_to_exitcode(status)
+        if self._pidfd >= 0:
+            self._loop.remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = -1
+        self._done.set()
+        return True
+
+    async def _poll_exit(self) -> None:
+        while not self._reap():
+            await asyncio.sleep(0.1)
+
+    async def wait(self) -> int:
+        await self._done.wait()
+        assert self.returncode is not None
+        return self.returncode
+
+
+def _reopen_std() -> None:
+    """Fresh sys.std* objects on fds 0-2 (now the pty): the server's may hold buffered
+    bytes or a mode chosen for a file or pipe."""
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
+
+
+def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Callable[[list[str]], int], argv: list[str]) -> None:
+    """In the child, right after os.fork: become the pty's session, run, never return."""
+    code = 1
+    try:
+        gc.freeze()  # the inherited objects: never scanned (and so never copied) by this child's gc
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+        for fd in (0, 1, 2):
+            os.dup2(slave, fd)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 65536)
+        with contextlib.suppress(ValueError):
+            signal.set_wakeup_fd(-1)  # the server loop's wakeup socket is closed above
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGWINCH, signal.SIGQUIT):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        asyncio.events._set_running_loop(None)  # we were forked from inside the server's loop
+        asyncio.set_event_loop_policy(None)
+        if cwd is not None:
+            os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        _reopen_std()
+        sys.argv = ["tracker", *argv]
+        code = in_process(argv)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException as exc:  # anything else: say so on the player's terminal, then leave
+        with contextlib.suppress(BaseException):
+            os.write(2, f"\r\ntracker: internal error: {type(exc).__name__}: {exc}\r\n".encode("utf-8", "replace"))
+        code = 1
+    finally:
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code & 0xFF if code >= 0 else 1)
+
+
 class PtyChild:
     def __init__(
         self,
@@ -48,13 +153,18 @@ class PtyChild:
         size: tuple[int, int, int, int],
         on_output: Callable[[bytes], None],
         cwd: str | None = None,
+        in_process: Callable[[list[str]], int] | None = None,
+        on_input_room: Callable[[], None] | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = env
         self.size = size
         self.cwd = cwd
         self.on_output = on_output
-        self.process: asyncio.subprocess.Process | None = None
+        self.in_process = in_process  # fork and call this (see the module doc) instead of exec
+        self.process: asyncio.subprocess.Process | ForkedProcess | None = None
+        self.on_input_room = on_input_room  # called when waiting input drops below INPUT_HIGH / 2
+        self.dropped_input = 0  # bytes dropped at INPUT_CAP
         self.master = -1
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reading = False
@@ -73,17 +183,20 @@ class PtyChild:
         try:
             cols, rows, xpix, ypix = self.size
             set_winsize(slave, cols, rows, xpix, ypix)
-            self.process = await asyncio.create_subprocess_exec(
-                *self.argv,
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                env=self.env,
-                cwd=self.cwd,
-                start_new_session=True,
-                preexec_fn=_become_terminal_owner,
-                close_fds=True,
-            )
+            if self.in_process is not None:
+                self.process = self._fork(slave)
+            else:
+                self.process = await asyncio.create_subprocess_exec(
+                    *self.argv,
+                    stdin=slave,
+                    stdout=slave,
+                    stderr=slave,
+                    env=self.env,
+                    cwd=self.cwd,
+                    start_new_session=True,
+                    preexec_fn=_become_terminal_owner,
+                    close_fds=True,
+                )
         except BaseException:
             os.close(master)
             raise
@@ -92,6 +205,17 @@ class PtyChild:
         self.master = master
         os.set_blocking(master, False)
         self._start_reading()
+
+    def _fork(self, slave: int) -> ForkedProcess:
+        assert self.in_process is not None
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # nothing buffered may be written twice
+                if stream is not None:
+                    stream.flush()
+        pid = os.fork()
+        if pid == 0:
+            _run_forked(slave, self.env, self.cwd, self.in_process, self.argv)  # never returns
+        return ForkedProcess(pid)
 
     # ------------------------------------------------------------ output
     def _start_reading(self) -> None:
@@ -128,16 +252,23 @@ class PtyChild:
         self._start_reading()
 
     # ------------------------------------------------------------ input
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes) -> bool:
+        """Queue keystrokes for the app; False when the caller should stop sending until
+        `on_input_room` is called (flow control); beyond INPUT_CAP input is dropped."""
         if self.master < 0 or self._output_closed.is_set():
-            return
+            return True
+        if len(self._pending) + len(data) > INPUT_CAP:
+            self.dropped_input += len(data)
+            return False
         if self._pending:
             self._pending += data
-            return
+            return len(self._pending) < INPUT_HIGH
         self._pending += data
         self._flush_input()
+        return len(self._pending) < INPUT_HIGH
 
     def _flush_input(self) -> None:
+        was_full = len(self._pending) >= INPUT_HIGH // 2
         while self._pending:
             try:
                 sent = os.write(self.master, self._pending)
@@ -153,6 +284,8 @@ class PtyChild:
             self._loop.add_writer(self.master, self._flush_input)
         else:
             self._loop.remove_writer(self.master)
+        if was_full and len(self._pending) < INPUT_HIGH // 2 and self.on_input_room is not None:
+            self.on_input_room()
 
     def resize(self, cols: int, rows: int, xpixels: int = 0, ypixels: int = 0) -> None:
         self.size = (cols, rows, xpixels, ypixels)

@@ -1,18 +1,42 @@
 """`tracker serve`: the shared table over SSH, so players need no account on the host.
 
 Each SSH connection gets one interactive session: a pseudo-terminal sized from the
-client's pty request, with `python -m tracker` running on it (see pty_bridge). The GM's
+client's pty request, with the app running on it (see pty_bridge). The server imports
+the app once at start and forks a child per connection (`--spawn fork`, the default),
+so a viewer costs the pages it writes, not a whole Python and Textual; `--spawn exec`
+runs `python -m tracker` per connection instead (slower and heavier, kept as a fallback
+and for measuring). The GM's
 key (in the GM authorized_keys file) gets the editing app; everyone else allowed in gets
 `--viewer`, which follows the file read-only and hides hidden combatants and their rolls.
 The child processes share the encounter file exactly as separate `tracker open` users on
-one host do (lock, revision, reload), so the server holds no game state of its own.
+one host do (lock, revision, reload); the server's own copy of the fight (below) is only
+a starting point for new apps, never written.
 
 Decisions where the brief is silent:
 - Only an interactive shell with a pty is served; `ssh host COMMAND`, subsystems (sftp),
   port and agent forwarding are refused. A client without a pty (`ssh -T`) is told to
   connect with a terminal.
-- One session per connection, so `--max-connections` also caps the app processes.
-  Connections over the cap are disconnected with "too many connections" before auth.
+- One app per connection, so `--max-connections` (the table's seats) also caps the app
+  processes. A connection takes a seat when it has authenticated; a connection over the
+  cap is then disconnected with "the table is full".
+- Strangers cannot fill the table (OpenSSH's MaxStartups and LoginGraceTime): connections
+  that have not authenticated yet are counted apart from the seats, at most
+  `--max-startups` (default 10) at once (more are dropped at once, before key exchange,
+  and logged), and each has `--login-grace` seconds (default 10) to authenticate.
+- A session without a pty (`ssh -T`), a command (`ssh host CMD`) and a subsystem (sftp)
+  are answered on the client's stderr with what to do instead, with exit status 1, and
+  the channel is closed; the connection's app slot stays free, so an asyncssh client may
+  open a proper session afterwards on the same connection.
+- Input is flow-controlled: keystrokes waiting for the app beyond 64 KiB stop the SSH
+  channel's reading, so the client's window closes and it waits (the server holds at
+  most that plus one window, 256 KiB, per connection, whatever a client sends).
+- Keys files and the host key are checked as OpenSSH's StrictModes does (see keys).
+- With `--encounter` and `--spawn fork`, the server also loads the encounter once at
+  start and keeps it current (a worker thread folds in the GM's changes, checked every
+  second), so a forked app starts with the fight already in memory, shared with its
+  siblings, instead of reading and replaying the file; it then follows the file as any
+  viewer does. While that refresh runs, a new app loads the file itself (a fork
+  must not copy a half-updated state).
 - Idle means nothing passed either way (no keystroke, no screen output) for
   `--idle-timeout` seconds; a viewer watching a live fight is not idle, an abandoned
   terminal on a finished fight is. SSH keepalives (every 30 s, 3 missed) drop dead links.
@@ -32,14 +56,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
+import threading
 import os
 import signal
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import asyncssh
 
@@ -48,12 +74,16 @@ from tracker import paths
 from tracker.engine import TrackerError
 from tracker.serve.keys import HOST_KEY_DEFAULT, VIEWER, KeyRing, load_or_create_host_key
 from tracker.serve.pty_bridge import PtyChild
+from tracker.text import visible
 
 log = logging.getLogger("tracker.serve")
 
 PASS_ENV_PREFIXES = ("LC_",)
 PASS_ENV = ("LANG", "COLORTERM", "NO_COLOR")
 KEEPALIVE_INTERVAL = 30.0
+WINDOW = 256 * 1024  # the most a client may send before the server reads (flow control)
+NO_PTY = b"tracker: this is a full-screen terminal app; connect with a terminal: ssh -t (not -T), no command\r\n"
+NO_COMMAND = b"tracker: commands are not run here; connect with a terminal and no command: ssh -t HOST\r\n"
 
 
 @dataclass
@@ -68,6 +98,9 @@ class ServeOptions:
     host_key: Path | None = None
     max_connections: int = 32
     idle_timeout: float = 3600.0
+    max_startups: int = 10
+    login_grace: float = 10.0
+    spawn: str = "fork"
     python: str = sys.executable
 
     @classmethod
@@ -85,6 +118,17 @@ class ServeOptions:
             raise TrackerError(f"--idle-timeout: expected a number of seconds above 0, got {args.idle_timeout:g}")
         if not 0 <= args.port <= 65535:
             raise TrackerError(f"--port: expected 0-65535, got {args.port}")
+        max_startups = getattr(args, "max_startups", None)
+        max_startups = cls.max_startups if max_startups is None else max_startups
+        if max_startups < 1:
+            raise TrackerError(f"--max-startups: expected at least 1, got {max_startups}")
+        login_grace = getattr(args, "login_grace", None)
+        login_grace = cls.login_grace if login_grace is None else login_grace
+        if login_grace <= 0:
+            raise TrackerError(f"--login-grace: expected a number of seconds above 0, got {login_grace:g}")
+        spawn = getattr(args, "spawn", None) or cls.spawn
+        if spawn not in ("fork", "exec"):
+            raise TrackerError(f"--spawn: expected fork or exec, got {spawn}")
         return cls(
             saves=saves,
             host=args.host,
@@ -96,6 +140,9 @@ class ServeOptions:
             host_key=Path(args.host_key) if args.host_key else saves / HOST_KEY_DEFAULT,
             max_connections=args.max_connections,
             idle_timeout=float(args.idle_timeout),
+            max_startups=int(max_startups),
+            login_grace=float(login_grace),
+            spawn=spawn,
         )
 
 
@@ -108,6 +155,71 @@ def child_argv(options: ServeOptions, role: str) -> list[str]:
     elif role == VIEWER:
         argv += ["open", "--viewer"]  # the start screen, read-only
     return argv
+
+
+def preload() -> None:
+    """Import the app and everything it may show, once, before any fork (`--spawn fork`);
+    then freeze what is there so the children's collectors leave it alone."""
+    import importlib
+    import pkgutil
+
+    import rulesets
+    import tracker.cli  # noqa: F401
+    import tracker.ui.app  # noqa: F401
+    import tracker.ui.screens
+
+    for package in (tracker.ui.screens, rulesets):
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            with contextlib.suppress(Exception):  # a module that fails here fails in the app, with a message
+                importlib.import_module(info.name)
+    gc.collect()
+    gc.freeze()
+
+
+def run_app(argv: list[str]) -> int:
+    """In a forked child: the CLI as `python -m tracker ARGV` would run it."""
+    from tracker.cli import main
+
+    return main(argv)
+
+
+class Preloaded:
+    """The encounter loaded once in the server, kept current, inherited by every fork."""
+
+    def __init__(self, path: Path) -> None:
+        from tracker.ui.live import Live
+
+        self.path = path
+        self.live = Live.open(path, viewer=True)
+        self.busy = threading.Lock()  # held while the worker thread folds in a change
+
+    def refresh(self) -> None:
+        with self.busy:
+            self.live.poll()
+
+    def changed(self) -> bool:
+        return self.live.store.file.changed_on_disk()
+
+    def runner(self, options: ServeOptions, role: str) -> "Callable[[list[str]], int]":
+        """What the forked child runs: the app on the inherited encounter, or (while a
+        refresh is half done) the CLI, which loads the file itself."""
+        if self.busy.locked():
+            return run_app
+        live = self.live
+
+        def run(argv: list[str]) -> int:
+            from tracker.ui.app import TrackerApp
+
+            from rulesets.dice import RandomDice
+
+            live.viewer = role == VIEWER
+            live.session.user = os.environ.get("TRACKER_USER", "")
+            # Dice of its own: a copy of the server's generator would roll, in every app
+            # forked from it, the same numbers in the same order.
+            live.session.dice = RandomDice()
+            return int(TrackerApp(options.saves, self.path, live.viewer, live).run() or 0)
+
+        return run
 
 
 def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str, str], user: str) -> dict[str, str]:
@@ -157,19 +269,34 @@ class TableServer:
     def __init__(self, options: ServeOptions, keyring: KeyRing) -> None:
         self.options = options
         self.keyring = keyring
-        self.connections: dict[int, Connection] = {}
+        self.connections: dict[int, Connection] = {}  # authenticated: the seats
+        self.pending: dict[int, Connection] = {}  # still logging in (MaxStartups)
         self.children: set[PtyChild] = set()
         self._ident = 0
         self._listener: asyncssh.SSHAcceptor | None = None
         self._closing = False
         self._watchdog: asyncio.Task[None] | None = None
         self._child_tasks: set[asyncio.Task[Any]] = set()
+        self.preloaded: Preloaded | None = None
+        self._keeper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         host_key_path = self.options.host_key
         assert host_key_path is not None
         key, created = load_or_create_host_key(host_key_path)
         log.info("host key %s %s: %s", host_key_path, "created" if created else "loaded", key.get_fingerprint("sha256"))
+        if self.options.spawn == "fork":
+            preload()
+            if self.options.encounter is not None:
+                started = time.monotonic()
+                try:
+                    self.preloaded = await asyncio.to_thread(Preloaded, self.options.encounter)
+                except TrackerError as exc:  # each app will say it on its screen
+                    log.warning("%s: not preloaded: %s", self.options.encounter, exc)
+                else:
+                    await self._warm_up()
+                    log.info("encounter %s loaded in %.1fs, shared by every app", self.options.encounter, time.monotonic() - started)
+                    self._keeper = asyncio.create_task(self._keep_current())
         self._listener = await asyncssh.create_server(
             lambda: TableSSHServer(self),
             self.options.host,
@@ -182,9 +309,45 @@ class TableServer:
             allow_scp=False,
             keepalive_interval=KEEPALIVE_INTERVAL,
             keepalive_count_max=3,
-            login_timeout=60,
+            login_timeout=self.options.login_grace,
+            window=WINDOW,
         )
         self._watchdog = asyncio.create_task(self._idle_watch())
+
+    async def _warm_up(self) -> None:
+        """Draw the encounter once, headless, before any fork: what Textual builds and
+        caches on a first run (widgets imported on use, parsed styles) is then shared by
+        every app instead of made again in each (measured: about 3 MB less per app)."""
+        assert self.preloaded is not None
+        from tracker.ui.app import TrackerApp
+
+        app = TrackerApp(self.options.saves, self.preloaded.path, True, self.preloaded.live)
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.pause()
+        except Exception as exc:  # only an optimisation: the apps still run without it
+            log.warning("warm-up of the app failed (%s: %s); continuing", type(exc).__name__, exc)
+        gc.collect()
+        gc.freeze()
+
+    async def _keep_current(self) -> None:
+        preloaded = self.preloaded
+        assert preloaded is not None
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                if await asyncio.to_thread(preloaded.changed):
+                    await asyncio.to_thread(preloaded.refresh)
+            except (OSError, TrackerError) as exc:
+                log.warning("%s: could not follow the file: %s", preloaded.path, exc)
+
+    def runner(self, role: str) -> "Callable[[list[str]], int] | None":
+        """What a forked child runs (None: exec a new program)."""
+        if self.options.spawn != "fork":
+            return None
+        if self.preloaded is not None:
+            return self.preloaded.runner(self.options, role)
+        return run_app
 
     @property
     def port(self) -> int:
@@ -192,15 +355,41 @@ class TableServer:
         return self._listener.sockets[0].getsockname()[1]
 
     # ---------------------------------------------------------- connections
-    def new_connection(self, conn: asyncssh.SSHServerConnection) -> Connection:
+    def new_connection(self, conn: asyncssh.SSHServerConnection) -> Connection | None:
+        """A connection still logging in, or None (dropped) if too many are (MaxStartups)."""
         peer = conn.get_extra_info("peername") or ("?", 0)
         self._ident += 1
-        return Connection(self._ident, f"{peer[0]}:{peer[1]}", conn=conn)
+        record = Connection(self._ident, f"{peer[0]}:{peer[1]}", conn=conn)
+        if self._closing or len(self.pending) >= self.options.max_startups:
+            if not self._closing:
+                log.warning("dropped %s: %d connections are still logging in (--max-startups)", record.who(), len(self.pending))
+            asyncio.get_running_loop().call_soon(conn.abort)
+            return None
+        self.pending[record.ident] = record
+        return record
+
+    def seat_free(self, record: Connection) -> bool:
+        """Whether a seat is free now; if not, disconnect with the reason."""
+        assert record.conn is not None
+        if self._closing or len(self.connections) >= self.options.max_connections:
+            self.pending.pop(record.ident, None)
+            self._refuse_full(record)
+            return False
+        return True
+
+    def _refuse_full(self, record: Connection) -> None:
+        assert record.conn is not None
+        if self._closing:
+            record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
+            return
+        log.warning("refused %s: the table is full (%d connections)", record.who(), len(self.connections))
+        record.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, f"the table is full ({self.options.max_connections} connections); try again later")
 
     def admit(self, record: Connection) -> bool:
-        """Count the connection in, or disconnect it with the reason (after key exchange,
-        so the client's ssh prints the reason instead of a bare reset)."""
+        """Seat an authenticated connection, or disconnect it with the reason (the
+        client's ssh prints it)."""
         assert record.conn is not None
+        self.pending.pop(record.ident, None)
         if self._closing:
             record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
             return False
@@ -212,6 +401,10 @@ class TableServer:
         return True
 
     def lost_connection(self, record: Connection, exc: Exception | None) -> None:
+        if self.pending.pop(record.ident, None) is not None:
+            if exc is not None:
+                log.info("gone before logging in: %s (%s)", record.who(), exc)
+            return
         if self.connections.pop(record.ident, None) is None:
             return
         length = time.monotonic() - record.since
@@ -222,7 +415,15 @@ class TableServer:
 
     def track(self, task: asyncio.Task[Any]) -> None:
         self._child_tasks.add(task)
-        task.add_done_callback(self._child_tasks.discard)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._child_tasks.discard(task)
+        # Retrieve the outcome here, so a failure is logged as one line, never as
+        # "Task exception was never retrieved" at exit.
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            log.error("session task failed: %s: %s", type(exc).__name__, exc)
 
     async def _idle_watch(self) -> None:
         timeout = self.options.idle_timeout
@@ -243,10 +444,12 @@ class TableServer:
             self._listener.close()
         if self._watchdog is not None:
             self._watchdog.cancel()
+        if self._keeper is not None:
+            self._keeper.cancel()
         children = list(self.children)
         log.info("shutting down: %d connection(s), %d app(s)", len(self.connections), len(children))
         await asyncio.gather(*(child.stop() for child in children), return_exceptions=True)
-        for record in list(self.connections.values()):
+        for record in [*self.connections.values(), *self.pending.values()]:
             if record.conn is not None:
                 record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
             self.lost_connection(record, None)
@@ -276,11 +479,13 @@ class TableSSHServer(asyncssh.SSHServer):
             self.table.lost_connection(self.record, exc)
 
     def begin_auth(self, username: str) -> bool:
-        if self.record is None:
-            return True
-        self.record.user = username
-        if not self.table.admit(self.record):
-            self.record = None
+        if self.record is not None:
+            self.record.user = username
+            # A full table says so now, while the client still shows the reason (after
+            # authentication it would only see the connection close); the seat itself
+            # is taken when authentication succeeds (auth_completed).
+            if not self.table.seat_free(self.record):
+                self.record = None
         return True  # always authenticate: the key decides the role
 
     # Public keys: GM or viewer by the authorized_keys files.
@@ -293,6 +498,8 @@ class TableSSHServer(asyncssh.SSHServer):
             return False
         addr = record.peer.rsplit(":", 1)[0]
         role = self.table.keyring.role_for(key, addr, addr)
+        for problem in self.table.keyring.new_problems():
+            log.error("%s", problem)  # a keys file made unsafe (or unreadable) while running
         if role is None:
             log.info("refused key %s for %s@%s", self.table.keyring.describe(key), username, record.peer)
             return False
@@ -314,30 +521,41 @@ class TableSSHServer(asyncssh.SSHServer):
         return False
 
     def auth_completed(self) -> None:
-        if self.record is not None:
-            log.info("connect %s", self.record.who())
+        if self.record is None:
+            return
+        if not self.table.admit(self.record):
+            self.record = None
+            return
+        log.info("connect %s", self.record.who())
 
     def session_requested(self) -> "TableSession | bool":
         if self.record is None or self.record.role is None or self._sessions:
             return False  # one app per connection
         self._sessions += 1
-        session = TableSession(self.table, self.record)
-        self.record.session = session
+        session = TableSession(self.table, self.record, self)
         return session
+
+    def session_ended(self) -> None:
+        """A session that ran no app (refused: no pty, a command) frees the slot."""
+        self._sessions = max(0, self._sessions - 1)
 
 
 class TableSession(asyncssh.SSHServerSession[bytes]):
     """The SSH channel <-> the app on its pty."""
 
-    def __init__(self, table: TableServer, record: Connection) -> None:
+    def __init__(self, table: TableServer, record: Connection, owner: TableSSHServer | None = None) -> None:
         self.table = table
         self.record = record
+        self.owner = owner
         self.chan: asyncssh.SSHServerChannel[bytes] | None = None
         self.term = ""
         self.size = (80, 24, 0, 0)
         self.has_pty = False
+        self.refusal = b""  # set when the request is answered with a message only
         self.child: PtyChild | None = None
         self._ended = False
+        self._input_paused = False
+        self._released = False
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -353,40 +571,66 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         return True
 
     def exec_requested(self, command: str) -> bool:
-        log.info("refused command %r from %s", command, self.record.who())
-        return False
+        # Accepted only to be answered: a bare refusal leaves OpenSSH saying "exec request
+        # failed" with no hint, and some clients waiting.
+        log.info("refused command %r from %s", visible(command)[:200], self.record.who())
+        self.refusal = NO_COMMAND
+        return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
+        log.info("refused subsystem %r from %s", visible(subsystem)[:200], self.record.who())
         return False
 
     def session_started(self) -> None:
+        if not self.refusal and not self.has_pty:
+            self.refusal = NO_PTY
+        if self.refusal:
+            self._refuse()
+            return
+        self.record.session = self
         task = asyncio.get_running_loop().create_task(self._run())
         self.table.track(task)
+
+    def _refuse(self) -> None:
+        """Say why on the client's stderr, exit status 1, close the channel."""
+        chan = self.chan
+        assert chan is not None
+        self._ended = True
+        self._release()  # answered: the connection may open a proper session at once
+        with contextlib.suppress(OSError):  # the client may have gone already
+            chan.write_stderr(self.refusal)
+            chan.exit(1)
+
+    def _release(self) -> None:
+        if not self._released and self.owner is not None:
+            self._released = True
+            self.owner.session_ended()
 
     async def _run(self) -> None:
         chan = self.chan
         assert chan is not None
-        if not self.has_pty:
-            chan.write_stderr(b"tracker: this is a terminal app; connect with a terminal (ssh -t, not -T)\r\n")
-            chan.exit(1)
-            return
         role = self.record.role or VIEWER
         client_env = {str(k): str(v) for k, v in (chan.get_environment() or {}).items()}
         options = self.table.options
+        argv = child_argv(options, role)
+        runner = self.table.runner(role)
         child = PtyChild(
-            child_argv(options, role),
+            argv[3:] if runner else argv,  # forked: the arguments after `python -m tracker`
             child_env(options, role, self.term, client_env, self.record.user),
             self.size,
             self._output,
             cwd=str(options.saves),
+            in_process=runner,
+            on_input_room=self._input_room,
         )
         self.child = child
         try:
             await child.start()
         except OSError as exc:
             log.error("cannot start the app for %s: %s", self.record.who(), exc)
-            chan.write_stderr(f"tracker: the app could not start: {exc}\r\n".encode())
-            chan.exit(1)
+            with contextlib.suppress(OSError):
+                chan.write_stderr(f"tracker: the app could not start: {exc}\r\n".encode())
+                chan.exit(1)
             return
         self.table.children.add(child)
         log.info("app pid %d for %s", child.pid, self.record.who())
@@ -416,8 +660,18 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         self.record.last_activity = time.monotonic()
-        if self.child is not None:
-            self.child.write(data)
+        if self.child is None or self.chan is None:
+            return  # before the app started (or a refused session): nothing reads it
+        if not self.child.write(data) and not self._input_paused:
+            # The app is not keeping up: stop reading, so the client's window closes.
+            self._input_paused = True
+            self.chan.pause_reading()
+
+    def _input_room(self) -> None:
+        if self._input_paused and self.chan is not None:
+            self._input_paused = False
+            with contextlib.suppress(OSError):
+                self.chan.resume_reading()
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         if width > 0 and height > 0:
@@ -432,10 +686,14 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         """Ignored on purpose: players do not signal the app; it has its own quit key."""
 
     def eof_received(self) -> bool:
-        return False
+        # Keep our side open: the client has no more to send (`ssh -T host </dev/null`),
+        # but the answer or the app's screen may still be on its way.
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.hang_up()
+        if self.child is None:
+            self._release()
 
     def hang_up(self) -> None:
         """The client went away: end the app (the _run task reaps it)."""

@@ -6,6 +6,13 @@ following the file as the GM changes it, with hidden combatants left out.
 
 No animation and no blinking (a slow SSH link, and a table of people reading the same
 screen): the animation level is "none" and every text input's cursor is steady.
+
+Nothing ends the app but quitting (tracker/ui/guard.py): an exception in any handler
+becomes a notification, keys typed in a burst wait for the screen they were meant for,
+and escape goes back one screen: form -> encounter -> start screen. An encounter opened
+with `tracker open FILE` goes back to the start screen of the saves folder (the file's
+own folder when no saves folder was given). `q` quits, asking first when a form holds
+unsaved input. Notifications are plain text (never markup): they quote names and notes.
 """
 
 from __future__ import annotations
@@ -13,13 +20,18 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
 from tracker.engine import TrackerError
+from tracker.text import visible
+from tracker.ui import guard
+from tracker.roles import Role
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
 from tracker.ui.screens.encounter import EncounterScreen
@@ -35,24 +47,70 @@ def _user() -> str:
         return os.environ.get("USER", "")
 
 
+def unsaved_input(screen: Screen[object]) -> bool:
+    """A form holds input a quit would lose: the screen says so, or a field was changed."""
+    own = getattr(screen, "has_unsaved_input", None)
+    if callable(own):
+        return bool(own())
+    if not isinstance(screen, ModalScreen):
+        return False
+    return any(hasattr(w, "tracker_initial") and w.value != w.tracker_initial for w in screen.query(Input))
+
+
 class TrackerApp(App[int]):
     CSS_PATH = str(Path(__file__).with_name("tracker.tcss"))
     TITLE = "tracker"
     COMMANDS = App.COMMANDS | {CommandTable}
     # q and ? are screen commands; ctrl+q stays Textual's own quit.
 
-    def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None) -> None:
+    def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None) -> None:
         super().__init__()
+        self.role = role
+        from tracker import config
+
+        config.apply(self, viewer)  # theme and key bindings from the user's config file
         self.saves = saves
         self.file = file
         self.viewer = viewer
         self.user = _user() if user is None else user
         self.live = live
         self.animation_level = "none"
+        self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
+        self.key_hold = guard.KeyHold(self, self._forward_key)
+
+    # ------------------------------------------------------------ guard and key hold
+    async def _dispatch_message(self, message: object) -> object:
+        return await guard.guarded_dispatch(self, super()._dispatch_message, message)
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's last resort ends the app; once running, a bug is a message instead.
+        if self.is_running and self._exit_renderables == [] and not isinstance(error, (KeyboardInterrupt, SystemExit)):
+            guard.report(self, error)
+            return
+        super()._handle_exception(error)
+
+    def push_screen(self, screen, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        return super().push_screen(guard.protect(screen), *args, **kwargs)
+
+    def switch_screen(self, screen):  # type: ignore[no-untyped-def, override]
+        return super().switch_screen(guard.protect(screen))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self.key_hold.wants(event):
+            return
+        await super().on_event(event)
+
+    async def _forward_key(self, event: events.Key) -> None:
+        await super().on_event(event)
+
+    def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None, markup: bool = False) -> None:  # type: ignore[override]
+        """Notifications quote names, notes and file contents: always plain text (screens'
+        and widgets' `notify` pass markup=True by default; it is ignored here)."""
+        super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:
-            self.live = Live.open(self.file, self.viewer, self.user)
+            self.live = Live.open(self.file, self.viewer, self.user, self.role)
         if self.live is not None:
             self._attach(self.live)
             self.push_screen(EncounterScreen(self.live))
@@ -64,7 +122,16 @@ class TrackerApp(App[int]):
     def _attach(self, live: Live) -> None:
         live.viewer = live.viewer or self.viewer
         live.session.user = live.session.user or self.user
-        live.store.schedule = lambda flush: self.call_after_refresh(self.flush_store, live)
+        # Saving and following run on threads (tracker.ui.live); a failed save comes back
+        # to the event loop as a message.
+        live.store.on_error = lambda message: self._report_save_error(message)
+        live.follow()
+
+    def _report_save_error(self, message: str) -> None:
+        try:
+            self.call_from_thread(self.notify, message, severity="error", timeout=10)
+        except RuntimeError:  # the app is not running any more
+            pass
 
     def flush_store(self, live: Live) -> None:
         try:
@@ -72,9 +139,14 @@ class TrackerApp(App[int]):
         except TrackerError as exc:
             self.notify(str(exc), severity="error", timeout=10)
 
+    def watch_theme(self, theme: str) -> None:
+        from tracker import config
+
+        config.theme_changed(self, theme, getattr(self, "viewer", False))  # a theme picked in the palette is remembered
+
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""
-        live = Live.open(path, self.viewer, self.user)
+        live = Live.open(path, self.viewer, self.user, self.role)
         self._attach(live)
         self.push_screen(EncounterScreen(live))
         if roster:
@@ -82,12 +154,42 @@ class TrackerApp(App[int]):
 
             self.push_screen(RosterScreen(live))
 
+    def back_to_start(self) -> None:
+        """Escape on the bottom encounter screen: the start screen of the saves folder."""
+        from tracker.ui.screens.start import StartScreen
+
+        saves = self.saves if self.saves.is_dir() or self.file is None else self.file.parent
+        self.switch_screen(StartScreen(saves))
+    # System commands that write files on the host (Textual's "Screenshot" saves an SVG):
+    # a viewer, e.g. a player at `tracker serve`, is not offered them.
+    HOST_WRITING_COMMANDS = frozenset({"Screenshot"})
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if not (self.viewer and command.title in self.HOST_WRITING_COMMANDS):
+                yield command
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         widget = event.widget
         if isinstance(widget, Input):
             widget.cursor_blink = False
+            if not hasattr(widget, "tracker_initial"):  # typing starts after the first focus
+                widget.tracker_initial = widget.value  # type: ignore[attr-defined]
 
     async def action_quit(self) -> None:
+        self.quit_asking()
+
+    def quit_asking(self) -> None:
+        """Quit, asking first when an open form holds input that would be lost."""
+        unsaved = [s for s in self.screen_stack if unsaved_input(s)]
+        if not unsaved:
+            self.quit_now()
+            return
+        from tracker.ui.screens.confirm import ConfirmScreen
+
+        self.push_screen(ConfirmScreen("Quit? The open form's input is not saved."), lambda yes: self.quit_now() if yes else None)
+
+    def quit_now(self) -> None:
         for screen in self.screen_stack:
             live = getattr(screen, "live", None)
             if live is not None:
@@ -97,19 +199,28 @@ class TrackerApp(App[int]):
     def on_unmount(self) -> None:
         for screen in self.screen_stack:
             live = getattr(screen, "live", None)
-            if live is not None and live.store.pending:
-                self.flush_store(live)
+            if live is not None:
+                if live.store.pending:
+                    self.flush_store(live)
+                live.close()
+        if self.live is not None:
+            self.live.close()  # its follower thread ends with the app
 
 
-def run(saves: Path, file: Path | None, viewer: bool) -> int:
+def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) -> int:
     """Run the UI; returns the exit code. A file that does not load is reported, not opened."""
     live = None
     if file is not None:
         try:
-            live = Live.open(file, viewer, _user())
+            live = Live.open(file, viewer, _user(), role)
         except TrackerError as exc:
             sys.stderr.write(f"tracker: {exc}\n")
             return 1
-    app = TrackerApp(saves, file, viewer, live)
+    app = TrackerApp(saves, file, viewer, live, role=role)
     result = app.run()
+    if result is None and app.return_code:
+        # The guard turns handler errors into messages, so this is Textual itself failing:
+        # say so and exit as the CLI does for an internal error, never 0.
+        sys.stderr.write("tracker: internal error: the app stopped unexpectedly (the last saved change is on disk)\n")
+        return 3
     return int(result or 0)

@@ -35,7 +35,7 @@ class Command:
         return " / ".join(_KEY_NAMES.get(k, k) for k in self.keys.split(","))
 
 
-_KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "delete": "del", "enter": "enter", "escape": "esc"}
+_KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "slash": "/", "delete": "del", "enter": "enter", "escape": "esc", "left_square_bracket": "[", "right_square_bracket": "]"}
 
 ENCOUNTER: tuple[Command, ...] = (
     Command("next", "n,space", "Next", "jump to the next segment where anything happens", footer=True),
@@ -53,9 +53,13 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("roster", "e", "Roster", "edit the roster: add, edit or remove combatants"),
     Command("undo", "u", "Undo", "take back the latest change", footer=True),
     Command("redo", "r", "Redo", "bring back the latest undone change"),
+    Command("history", "H", "History", "the changes undo would take back, newest first", edits=False),
     Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
     Command("select_next", "down", "Following", "select the next combatant", edits=False),
+    Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),
+    Command("log_search", "slash", "Search log", "show only the log lines holding a text (empty: all)", edits=False),
+    Command("viewers", "v", "Viewers see", "how enemies' resources show to viewers: exact, label or hidden"),
     Command("log_up", "pageup", "Log up", "scroll the combat log back", edits=False),
     Command("log_down", "pagedown", "Log down", "scroll the combat log forward", edits=False),
     Command("timeline_back", "left", "Earlier", "scroll the timeline window to earlier segments", edits=False),
@@ -69,7 +73,7 @@ ENCOUNTER: tuple[Command, ...] = (
 START: tuple[Command, ...] = (
     Command("open", "enter,o", "Open", "open the highlighted encounter", edits=False, footer=True),
     Command("new", "n", "New", "create an encounter: name, ruleset, then its roster", footer=True),
-    Command("duplicate", "c", "Duplicate", "copy the highlighted encounter to a new file", footer=True),
+    Command("duplicate", "c", "Duplicate", "copy the highlighted encounter (or only its roster, without the log) to a new file", footer=True),
     Command("delete", "delete,D", "Delete", "delete the highlighted encounter (asks first)", footer=True),
     Command("reload", "g", "Reload", "read the saves folder again", edits=False),
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
@@ -80,9 +84,24 @@ ROSTER: tuple[Command, ...] = (
     Command("add", "a", "Add", "add a combatant from the ruleset's sheet", footer=True),
     Command("edit", "enter,e", "Edit", "edit the highlighted combatant's sheet", footer=True),
     Command("remove", "delete,x", "Remove", "take the highlighted combatant out (asks first)", footer=True),
+    Command("rename", "r", "Rename", "rename the highlighted combatant"),
+    Command("side", "s", "Side", "change the highlighted combatant's side"),
+    Command("move_up", "left_square_bracket", "Move up", "move the highlighted combatant up the roster"),
+    Command("move_down", "right_square_bracket", "Move down", "move the highlighted combatant down the roster"),
+    Command("library_add", "l", "From library", "add a combatant (or N copies) from the ruleset's library of sheets", footer=True),
+    Command("library_save", "w", "To library", "save the highlighted combatant's sheet in the library"),
     Command("done", "escape,ctrl+s", "Done", "back to the encounter", edits=False, footer=True),
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
 )
+
+def for_viewer(table: Iterable[Command]) -> tuple[Command, ...]:
+    """The rows a read-only viewer may use: nothing that changes the encounter."""
+    return tuple(c for c in table if not c.edits)
+
+
+def viewer_may(table: Iterable[Command], name: str) -> bool:
+    return any(c.name == name and not c.edits for c in table)
+
 
 def bindings(table: Iterable[Command]) -> list[Binding]:
     """Textual bindings for a table: one Binding per row, all keys of the row together."""
@@ -96,7 +115,8 @@ class CommandTable(Provider):
     """The command palette: the rows of the screen it was opened over."""
 
     def _table(self) -> tuple[Command, ...]:
-        return tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+        table = tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+        return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
     def _run(self, name: str) -> None:
         self.screen.run_action(f"cmd('{name}')")

@@ -4,27 +4,37 @@
 inside `Live.run`, which turns a refused change (TrackerError / RuleRefusal) into a
 message for the screen instead of an exception.
 
-Write-behind (a decision the brief leaves open): `Session.submit` normally writes the
-whole TOML file inside the change. A long fight (5,000 events) takes ~0.2 s to encode,
-which would sit between the key press and the frame that shows its result. So the UI's
-store does the same locked sequence as `EncounterFile.transaction` (lock, fold in other
-sessions' changes, apply, bump the revision, write) but runs the final write right
-after the next frame is drawn (`call_after_refresh`), still holding the sidecar lock
-until the file is on disk. Nobody else can write in between, the next change waits
-for the pending write, and quitting flushes it; what the GM sees is on disk a frame
-later instead of a frame earlier.
+The app never waits on the disk (DESIGN 5). A change is still validated against the
+freshest file: `WriteBehindStore.transaction` takes the sidecar lock and folds in what
+other sessions appended (a stat and a read of only the new bytes), the session applies
+the event in memory, the change is encoded (one event: constant cost), and the append
+and its fsync are handed to a writer thread. The lock stays held until that thread has
+written every queued change, so nobody else can write in between; a key pressed right
+after a change needs no lock of its own (this session already holds it) and is handled
+at once, its change queued behind the first. A write that fails drops the changes
+queued after it and makes the next change reload the file first (dropping what was
+never saved), and the app is told with a message. Quitting waits for the queue.
+
+Following another session's changes runs off the event loop too: a follower thread
+probes the file (only the bytes appended since the last read; a whole read if the file
+was replaced) and leaves what it parsed for `Live.poll`, which the screen's timer calls
+on the event loop to apply it (applying an event costs microseconds).
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracker.engine import Encounter, TrackerError
-from tracker.persistence.store import EncounterFile
+from tracker.persistence.store import Change, EncounterFile
+from tracker.roles import Role
 from tracker.session import Outcome, Session
 from rulesets.dice import RandomDice
 
@@ -33,61 +43,187 @@ if TYPE_CHECKING:
 
 
 class WriteBehindStore:
-    """`EncounterFile.transaction` with the write deferred to `flush` (see module doc)."""
+    """The session's store: changes applied at once, written by a thread (see module doc)."""
 
     def __init__(self, file: EncounterFile, schedule: Callable[[Callable[[], None]], object] | None = None) -> None:
         self.file = file
-        self.schedule = schedule
-        self._pending: Callable[[], None] | None = None
+        self.schedule = schedule  # unused since writes moved to a thread; kept for callers
+        self.on_error: Callable[[str], None] | None = None  # called on the writer thread
         self.save_error: str = ""
+        self._cond = threading.Condition()
+        self._queue: deque[Callable[[], None]] = deque()
+        self._hold: ExitStack | None = None  # the sidecar lock while writes are queued
+        self._busy = False  # the writer thread is writing
+        self._in_change = False  # a transaction is between lock and queue
+        self._thread: threading.Thread | None = None
 
     @property
     def pending(self) -> bool:
-        return self._pending is not None
+        with self._cond:
+            return bool(self._queue) or self._busy or self._hold is not None
 
     @contextmanager
     def transaction(self, session: Session) -> Iterator[None]:
-        self.flush()
-        with self.file.transaction(session, later=self._hold):
-            yield
-
-    def _hold(self, write: Callable[[], None]) -> None:
-        self._pending = write
-        if self.schedule is None:
-            self.flush()
-        else:
-            self.schedule(self.flush)
-
-    def flush(self) -> None:
-        """Write the pending change (if any) and release the lock."""
-        write, self._pending = self._pending, None
-        if write is None:
-            return
+        with self._cond:
+            hold, self._in_change = self._hold, True
         try:
-            write()
-            self.save_error = ""
-        except (OSError, TrackerError) as exc:
-            self.save_error = f"could not save {self.file.path}: {exc}"
-            raise TrackerError(self.save_error) from None
+            fresh = hold is None
+            if fresh:
+                hold = self.file.begin(session)
+            assert hold is not None
+            try:
+                before = len(session.encounter.events)
+                yield
+                write = self.file.prepare(session, before)
+            except BaseException:
+                if fresh:
+                    hold.close()
+                raise
+            with self._cond:
+                if write is None:
+                    if fresh:
+                        hold.close()
+                    return
+                self._hold = hold
+                self._queue.append(write)
+                self._start()
+                self._cond.notify_all()
+        finally:
+            with self._cond:
+                self._in_change = False
+                self._release_if_idle()
+                self._cond.notify_all()
+
+    def _start(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="save-writer", daemon=True)
+            self._thread.start()
+
+    def _release_if_idle(self) -> None:
+        # Called with _cond held.
+        if self._hold is not None and not self._queue and not self._busy and not self._in_change:
+            hold, self._hold = self._hold, None
+            hold.close()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue:
+                    if not self._cond.wait(timeout=5.0) and not self._queue:
+                        self._thread = None
+                        return
+                write = self._queue.popleft()
+                self._busy = True
+            error = ""
+            try:
+                write()
+            except (OSError, TrackerError) as exc:
+                error = f"could not save {self.file.path}: {exc}"
+            except BaseException as exc:  # noqa: BLE001 - a thread must report, not vanish
+                error = f"could not save {self.file.path}: {type(exc).__name__}: {exc}"
+            with self._cond:
+                self._busy = False
+                if error:
+                    self._queue.clear()  # later changes were built on the unsaved one
+                    self.save_error = error
+                else:
+                    self.save_error = ""
+                self._release_if_idle()
+                self._cond.notify_all()
+            if error and self.on_error is not None:
+                try:
+                    self.on_error(error)
+                except Exception:  # noqa: BLE001 - the app may be closing
+                    pass
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Wait until every queued change is on disk; raise if the last write failed."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._queue and not self._busy, timeout=timeout)
+            self._release_if_idle()
+            error, self.save_error = self.save_error, ""
+        if error:
+            raise TrackerError(error)
+
+
+class Follower:
+    """A thread that probes the file for others' changes and keeps the latest for `poll`."""
+
+    def __init__(self, store: WriteBehindStore, every: float = 0.1) -> None:
+        self.store = store
+        self.every = every
+        self._found: Change | None = None
+        self._error = ""
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self.pid = os.getpid()
+        self._thread = threading.Thread(target=self._run, name="save-follower", daemon=True)
+        self._thread.start()
+
+    @property
+    def alive(self) -> bool:
+        """Running in this process (a fork inherits the object but not the thread)."""
+        return self.pid == os.getpid() and self._thread.is_alive()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.every)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            with self._lock:
+                if self._found is not None:
+                    continue  # not yet taken by the event loop
+            if self.store.pending:
+                continue  # our own writes are going out; they are not news
+            try:
+                found = self.store.file.probe()
+                error = ""
+            except TrackerError as exc:
+                found, error = None, str(exc)
+            except Exception as exc:  # noqa: BLE001 - report, never kill the follower
+                found, error = None, f"{type(exc).__name__}: {exc}"
+            with self._lock:
+                self._found, self._error = found, error
+
+    def take(self) -> tuple[Change | None, str]:
+        with self._lock:
+            found, error, self._found, self._error = self._found, self._error, None, ""
+        return found, error
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
 
 
 @dataclass
 class Live:
-    """An open encounter: its file, session and whether this is a read-only viewer."""
+    """An open encounter: its file, session and whether it is shown as a viewer sees it.
+
+    `viewer` is what the screens show (hidden combatants and secret rolls left out): true
+    for a viewer and for a player. What may be changed is the session's role
+    (`session.role`, tracker.roles), checked by the session's guard on every change."""
 
     path: Path
     session: Session
     store: WriteBehindStore
     viewer: bool = False
     version: int = field(default=0)  # bumped on every change seen, so widgets can cache
+    follower: Follower | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, path: Path, viewer: bool = False, user: str = "") -> "Live":
+    def open(cls, path: Path, viewer: bool = False, user: str = "", role: Role | None = None) -> "Live":
         file = EncounterFile(path)
         loaded = file.load()
         store = WriteBehindStore(file)
-        session = Session(loaded.encounter, loaded.ruleset, RandomDice(), store, user)
-        return cls(path, session, store, viewer)
+        role = Role.viewer() if viewer else (role or Role.gm())
+        session = Session(loaded.encounter, loaded.ruleset, RandomDice(), store, user, role)
+        return cls(path, session, store, viewer or role.is_player)
+
+    @property
+    def role(self) -> Role:
+        return self.session.role
 
     @property
     def encounter(self) -> Encounter:
@@ -99,17 +235,42 @@ class Live:
 
     def run(self, change: Callable[[Session], Outcome]) -> Outcome:
         """Apply one change through the session; TrackerError propagates with its message."""
-        if self.viewer:
-            raise TrackerError("read-only viewer: changes are made by the GM")
-        outcome = change(self.session)
+        if not self.session.role.is_player:
+            # A GM's or a viewer's: `viewer`, set by whoever opened this (the app's
+            # --viewer, `tracker serve` from the key), decides. A player's role is fixed.
+            self.session.role = Role.viewer() if self.viewer else Role.gm()
+        if self.session.role.is_viewer:
+            raise self.session.role.refuse("change")
+        outcome = change(self.session)  # the session's guard refuses what a player may not do
         self.version += 1
         return outcome
 
+    def follow(self, every: float = 0.1) -> None:
+        """Probe the file on a thread from now on (the app calls this once mounted)."""
+        if self.follower is None or not self.follower.alive:
+            self.follower = Follower(self.store, every)
+
+    def close(self) -> None:
+        if self.follower is not None:
+            self.follower.stop()
+            self.follower = None
+
     def poll(self) -> bool:
-        """Fold in a change another session saved; True if the encounter changed."""
+        """Fold in a change another session saved; True if the encounter changed.
+
+        With a follower thread this only applies what it already read; without one (a
+        script, a test) it reads the file here."""
         if self.store.pending:
             return False
-        if not self.store.file.refresh(self.session):
+        if self.follower is not None and not self.follower.alive:
+            self.follower = None  # inherited through a fork: read the file here instead
+        if self.follower is not None:
+            change, error = self.follower.take()
+            if error:
+                raise TrackerError(error)
+            if change is None or not self.store.file.commit(self.session, change):
+                return False
+        elif not self.store.file.refresh(self.session):
             return False
         self.version += 1
         return True

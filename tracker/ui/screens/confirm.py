@@ -1,12 +1,18 @@
-"""A yes/no question. `y` or enter confirms, `n` or escape declines."""
+"""A yes/no question. `y` or enter confirms, `n` or escape declines.
+
+The question quotes names (of encounters, combatants): shown as plain text, never markup.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
+
+from tracker.text import visible
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -21,7 +27,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question, classes="question")
+            yield Label(Text(visible(self.question)), classes="question")
             yield Label("y / enter: yes    n / esc: no", classes="hint")
 
     def action_answer(self, yes: bool) -> None:

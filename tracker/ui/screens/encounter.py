@@ -1,9 +1,13 @@
 """The encounter screen: clock, timeline strip, upcoming list, roster and combat log.
 
 Layout at 80x24: clock bar (1 row), timeline strip with the upcoming list beside it
-(8 rows), roster beside the combat log (the rest), footer (1 row). Up/down select a
+(8 rows; a third of taller terminals), roster over the selected combatant's detail
+panel beside the combat log (the rest; the two halves share the width, so a wider
+terminal shows more of each row), footer (1 row). Up/down or a mouse click select a
 combatant; the selection is the default actor or target of maintain, abort, damage,
-condition, surprise, hide and keep, and of the declare form.
+condition, surprise, hide and keep, and of the declare form. `f` shows only the
+selected combatant's log lines (again: all), `/` searches the log (empty: all).
+An empty encounter says what to do next.
 
 Changes go through `Live.run` (Session methods on a write-behind store) and refusals
 become notifications naming the rule. A 0.2 s timer folds in changes other sessions
@@ -13,6 +17,7 @@ saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
 from __future__ import annotations
 
 import shlex
+import textwrap
 from collections.abc import Callable
 
 from rich.text import Text
@@ -24,12 +29,13 @@ from textual.widgets import Footer, Static
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
-from tracker.ui.commands import ENCOUNTER, Command, bindings
+from tracker.text import visible
+from tracker.ui.commands import ENCOUNTER, Command, bindings, for_viewer, viewer_may
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
-from tracker.ui.widgets.roster import RosterView
+from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import LEGEND, TimelineView
 
 POLL_SECONDS = 0.2
@@ -59,21 +65,32 @@ class UpcomingView(Static):
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.live = live
 
+    def on_resize(self) -> None:
+        self.show()
+
     def show(self) -> None:
         enc = self.live.encounter
         hidden = [n for n, c in enc.combatants.items() if c.hidden] if self.live.viewer else []
+        legend = LEGEND.split("\n")
+        room = max(2, self.content_region.height - len(legend))
         lines = [Text("Upcoming", style="bold")]
-        for segment, what in enc.upcoming(limit=12):
+        width = max(10, self.content_region.width - 5)
+        for segment, what in enc.upcoming(limit=40):
             if any(name in what for name in hidden):
                 continue
-            lines.append(Text.assemble((f"{segment:>4} ", "bold"), what))
-            if len(lines) > 6:
+            # Wrapped under itself, never cut: "  30 Sphinx's punch" / "     completes".
+            wrapped = textwrap.wrap(visible(what), width) or [""]
+            if len(lines) + len(wrapped) > room:
+                if len(lines) < room:
+                    lines.append(Text("     …", style="dim"))
                 break
+            lines.append(Text.assemble((f"{segment:>4} ", "bold"), wrapped[0]))
+            lines.extend(Text("     " + more) for more in wrapped[1:])
         if len(lines) == 1:
             lines.append(Text("nothing scheduled"))
-        while len(lines) < 8:
+        while len(lines) < room:
             lines.append(Text(""))
-        lines.append(Text(LEGEND, style="dim"))
+        lines.extend(Text(line, style="dim") for line in legend)
         text = Text("\n").join(lines)
         text.no_wrap, text.overflow = True, "ellipsis"
         self.update(text)
@@ -96,6 +113,7 @@ class EncounterScreen(Screen[None]):
             with Vertical(id="roster-pane"):
                 yield Static("Roster", classes="pane-title")
                 yield RosterView(self.live, id="roster")
+                yield DetailView(self.live, id="detail")
             with Vertical(id="log-pane"):
                 yield Static("Combat log", classes="pane-title", id="log-title")
                 yield CombatLog(self.live, id="log")
@@ -125,6 +143,36 @@ class EncounterScreen(Screen[None]):
         timeline.follow(self.selected)
         self.query_one(UpcomingView).show()
         self.query_one(CombatLog).reload()
+        self.query_one(DetailView).show(roster.current)
+        self._log_title()
+
+    def _log_title(self) -> None:
+        log = self.query_one(CombatLog)
+        title = Text("Combat log")
+        if log.only is not None:
+            title.append(f": {visible(log.only)}")
+        if log.search:
+            title.append(f" “{visible(log.search)}”")
+        title.no_wrap, title.overflow = True, "ellipsis"
+        self.query_one("#log-title", Static).update(title)
+
+    def on_resize(self) -> None:
+        # A third of a tall terminal for the timeline; at 24 rows, 8.
+        height = max(8, self.size.height // 3)
+        self.query_one("#strip").styles.height = height
+        self.query_one(UpcomingView).show()
+
+    def on_roster_view_clicked(self, message: RosterView.Clicked) -> None:
+        self.query_one(RosterView).select(message.index)
+        self._selection_moved()
+
+    def on_timeline_view_clicked(self, message: TimelineView.Clicked) -> None:
+        self.query_one(RosterView).select_name(message.name)
+        self._selection_moved()
+
+    def _selection_moved(self) -> None:
+        self.query_one(TimelineView).follow(self.selected)
+        self.query_one(DetailView).show(self.query_one(RosterView).current)
 
     def poll(self) -> None:
         try:
@@ -136,6 +184,12 @@ class EncounterScreen(Screen[None]):
             self.redraw()
 
     # ------------------------------------------------------------ dispatch
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A viewer's footer, palette and help offer only what a viewer may do.
+        if action == "cmd" and self.live.viewer:
+            return viewer_may(ENCOUNTER, str(parameters[0]) if parameters else "")
+        return True
+
     def action_cmd(self, name: str) -> None:
         command = next(c for c in ENCOUNTER if c.name == name)
         if command.edits and self.live.viewer:
@@ -160,7 +214,7 @@ class EncounterScreen(Screen[None]):
     def after_change(self, outcome: Outcome | None, quiet: bool = True) -> None:
         self.redraw()
         if outcome is not None and not quiet and outcome.lines:
-            self.notify("\n".join(outcome.lines[-4:]), timeout=4)
+            self.notify("\n".join(visible(line) for line in outcome.lines[-4:]), timeout=4, markup=False)
 
     def flush_store(self) -> None:
         try:
@@ -278,6 +332,16 @@ class EncounterScreen(Screen[None]):
 
         self.app.push_screen(ConfirmScreen(f"Let {name}'s interrupted {action.template} stand (completes on segment {action.completes})?"), answer)
 
+    def do_viewers(self) -> None:
+        from tracker.viewing import MODES, mode_of
+
+        def check(text: str) -> None:
+            if text not in MODES:
+                raise TrackerError(f"viewers: expected one of {', '.join(MODES)}, got {text!r}")
+
+        field = FormField("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
+        self._form("How enemies' resources show to viewers", [field], lambda v: lambda s: s.setting("viewer_resources", v["mode"]))
+
     def do_note(self) -> None:
         self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
 
@@ -298,6 +362,11 @@ class EncounterScreen(Screen[None]):
 
         self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(verbs[:4]) + "; ... (? lists all)"), done)
 
+    def do_history(self) -> None:
+        from tracker.ui.screens.history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self.live))
+
     def do_roster(self) -> None:
         from tracker.ui.screens.roster import RosterScreen
 
@@ -306,12 +375,28 @@ class EncounterScreen(Screen[None]):
     def do_select_previous(self) -> None:
         roster = self.query_one(RosterView)
         roster.select(roster.selected - 1)
-        self.query_one(TimelineView).follow(self.selected)
+        self._selection_moved()
 
     def do_select_next(self) -> None:
         roster = self.query_one(RosterView)
         roster.select(roster.selected + 1)
-        self.query_one(TimelineView).follow(self.selected)
+        self._selection_moved()
+
+    def do_log_filter(self) -> None:
+        log = self.query_one(CombatLog)
+        log.set_filter(None if log.only is not None else self._need_selected(), log.search)
+        self._log_title()
+
+    def do_log_search(self) -> None:
+        log = self.query_one(CombatLog)
+
+        def done(values: dict[str, str] | None) -> None:
+            if values is not None:
+                log.set_filter(log.only, values["text"])
+                self._log_title()
+
+        field = FormField("text", "search", log.search, "text in the log (empty: every line)")
+        self.app.push_screen(FormScreen("Search the combat log", [field]), done)
 
     def do_log_up(self) -> None:
         log = self.query_one(CombatLog)
@@ -339,15 +424,16 @@ class EncounterScreen(Screen[None]):
     def do_help(self) -> None:
         from tracker.ui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen("Encounter", ENCOUNTER, play=True))
+        viewer = self.live.viewer
+        self.app.push_screen(HelpScreen("Encounter (viewer)" if viewer else "Encounter", for_viewer(ENCOUNTER) if viewer else ENCOUNTER, play=not viewer))
 
     def do_close(self) -> None:
         self.flush_store()
         if len(self.app.screen_stack) > 2:
             self.dismiss(None)
         else:
-            self.app.exit(0)
+            self.app.back_to_start()  # type: ignore[attr-defined]
 
     def do_quit(self) -> None:
         self.flush_store()
-        self.app.exit(0)
+        self.app.quit_asking()  # type: ignore[attr-defined]

@@ -24,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from tracker.engine import TrackerError
+from tracker.text import visible
 
 
 class ListSuggester(Suggester):
@@ -56,9 +57,10 @@ class FormField:
     multiple: bool = False
 
 
-def set_error(label: Label, text: str) -> None:
-    """Show a validation message under its field; an empty message takes no room."""
-    label.update(text)
+def set_error(label: Label, text: str | Text) -> None:
+    """Show a validation message under its field; an empty message takes no room.
+    Messages quote what was typed: plain text, never markup."""
+    label.update(Text(visible(text)) if isinstance(text, str) else text)
     label.display = bool(text)
 
 
@@ -95,9 +97,9 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog form"):
-            yield Label(self.title_text, classes="title")
+            yield Label(Text(visible(str(self.title_text))), classes="title")
             if self.note:
-                yield Label(self.note, classes="hint")
+                yield Label(Text(visible(self.note)), classes="hint")
             for f in self.fields:
                 yield from field_row(f)
             yield Label("", id="form-error", classes="error")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -17,17 +18,18 @@ from tracker.ui.commands import Command
 
 
 def help_table(commands: Sequence[Command], play: bool) -> Table:
+    """Every cell is a Text: usages such as `[target=NAME] [pt=N]` are shown literally."""
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
     table.add_column()
     for command in commands:
-        table.add_row(command.key_text, f"{command.label}: {command.help}")
-    table.add_row("ctrl+p", "Palette: every command by name")
+        table.add_row(Text(command.key_text), Text(f"{command.label}: {command.help}"))
+    table.add_row(Text("ctrl+p"), Text("Palette: every command by name"))
     if play:
-        table.add_row("", "")
-        table.add_row("", "The : line takes these commands:")
+        table.add_row(Text(""), Text(""))
+        table.add_row(Text(""), Text("The : line takes these commands:"))
         for c in PLAY_COMMANDS:
-            table.add_row("", f"{c.usage}  ({c.help})")
+            table.add_row(Text(""), Text(f"{c.usage}  ({c.help})"))
     return table
 
 
@@ -48,7 +50,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help", id="help-body"):
-            yield Label(f"{self.title_text}: keys (esc closes)", classes="title")
+            yield Label(Text(f"{self.title_text}: keys (esc closes)"), classes="title")
             yield Static(help_table(self.commands, self.play))
 
     def action_scroll(self, rows: int) -> None:

@@ -7,21 +7,32 @@ names the key and what was expected) and the whole sheet again on save by the ad
 pairs for adapters that accept keys beyond their schema (freeform); others refuse
 unknown keys with a message listing the known ones. Editing a combatant already in the
 fight records `set` changes (the log keeps them; undo takes them back).
+
+Roster work mid-fight, each one change in the log that undo takes back: `a` with
+copies > 1 adds numbered copies (Goblin 1..4); `r` renames; `s` changes side; `[` and
+`]` move the highlighted combatant up and down; `l` adds from the ruleset's library of
+sheets (the `library-<ruleset>.toml` file in the saves folder) and `w` saves the
+highlighted sheet there. Names and sides are shown as plain text (never markup), with
+control characters made visible.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 
+from rich.markup import escape
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
+from rich.text import Text
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tracker.text import visible
 from tracker.engine import Combatant, CommandError, TrackerError
-from tracker.session import split_command
+from tracker.session import MAX_COPIES, Outcome, Session, split_command
+from tracker.text import visible
 from tracker.ui.commands import ROSTER, Command, bindings
 from tracker.ui.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -47,6 +58,22 @@ def _yes_no(text: str) -> bool:
     raise TrackerError(f"hidden: expected yes or no, got {text!r}")
 
 
+def _title(text: str) -> str:
+    """A dialog title holding a name: control characters visible, brackets literal
+    (FormScreen and ConfirmScreen read their titles as markup)."""
+    return escape(visible(text))
+
+
+def _copies(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise TrackerError(f"copies: expected a whole number from 1 to {MAX_COPIES}, got {text!r}") from None
+    if not 1 <= value <= MAX_COPIES:
+        raise TrackerError(f"copies: expected a whole number from 1 to {MAX_COPIES}, got {value}")
+    return value
+
+
 def _pairs(text: str) -> dict[str, str]:
     if not text:
         return {}
@@ -61,6 +88,7 @@ def sheet_fields(live: Live, combatant: Combatant | None = None) -> list[FormFie
     rows: list[FormField] = []
     if combatant is None:
         rows.append(FormField("name", "name", "", "the combatant's name", lambda t: None))
+        rows.append(FormField("copies", "copies", "1", f"more than 1: numbered copies (Goblin 1, 2, ...), up to {MAX_COPIES}", _copies))
         rows.append(FormField("side", "side", "", "optional: PC, foe, ..."))
     rows.append(FormField("hidden", "hidden", "yes" if combatant and combatant.hidden else "no", "yes: not shown to viewers", _yes_no))
     rows.append(FormField("surprised", "surprised", str(combatant.surprised_until) if combatant and combatant.surprised_until else "", "may not initiate before this segment", _segment))
@@ -93,9 +121,12 @@ def add_form(live: Live, done: Callable[[str], None] | None = None) -> FormScree
         name = values["name"]
         if not name:
             raise TrackerError("name: expected the combatant's name")
-        live.run(lambda s: s.add(name, _split_values(values), side=values["side"], hidden=_yes_no(values["hidden"]), surprised_until=_segment(values["surprised"]) if values["surprised"] else 0))
+        copies = _copies(values.get("copies") or "1")
+        outcome = live.run(lambda s: s.add(name, _split_values(values), side=values["side"], hidden=_yes_no(values["hidden"]), surprised_until=_segment(values["surprised"]) if values["surprised"] else 0, copies=copies))
+        added = (outcome.event.args.get("names") or [name]) if outcome.event is not None else [name]
+        values["name"] = added[0]  # the roster highlights the (first) new combatant
         if done:
-            done(name)
+            done(added[0])
 
     return FormScreen(f"Add a combatant ({live.ruleset.name} sheet)", sheet_fields(live), submit)
 
@@ -106,22 +137,24 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
     def submit(values: dict[str, str]) -> None:
         enc = live.encounter
         c = enc.combatant(name)
-        changes: list[str] = []
+        # Calls, not command lines: a name from an old file may hold characters the
+        # command line refuses, and the GM must still be able to edit that combatant.
+        changes: list[Callable[[Session], Outcome]] = []
         for key, text in _split_values(values).items():
             current = c.resources.get(key, c.stats.get(key))
             shown = "" if current is None else (f"{current:g}" if isinstance(current, float) else str(current))
             if text != shown:
-                changes.append(shlex.join(["set", name, key, text]))
+                changes.append(lambda s, key=key, text=text: s.set_value(name, key, text))
         hidden = _yes_no(values["hidden"])
         if hidden != c.hidden:
-            changes.append(shlex.join(["hide" if hidden else "unhide", name]))
+            changes.append(lambda s: s.hide(name, hidden))
         surprised = _segment(values["surprised"]) if values["surprised"] else 0
         if surprised != c.surprised_until and (surprised or c.surprised_until > enc.now):
-            changes.append(shlex.join(["surprise", name, str(surprised)]))
-        for line in changes:
-            live.run(lambda s, line=line: s.execute(line))
+            changes.append(lambda s: s.surprise(name, surprised))
+        for change in changes:
+            live.run(change)
 
-    return FormScreen(f"Edit {name}", sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
+    return FormScreen(_title(f"Edit {name}"), sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
 
 
 class RosterScreen(Screen[None]):
@@ -134,9 +167,9 @@ class RosterScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="roster-editor"):
-            yield Label(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})", classes="title")
+            yield Label(Text(visible(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})")), classes="title")
             yield OptionList(id="roster-list")
-            yield Label("a: add  enter/e: edit  del/x: remove  esc: done", classes="hint")
+            yield Label(Text("a add  e edit  x remove  r rename  s side  [ ] move  l/w library  esc done"), classes="hint")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -152,7 +185,7 @@ class RosterScreen(Screen[None]):
             res = ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in c.resources.items())
             side = f" [{c.side}]" if c.side else ""
             hidden = " (hidden)" if c.hidden else ""
-            options.add_option(Option(f"{c.name}{side}{hidden}: {res}", id=c.name))
+            options.add_option(Option(Text(visible(f"{c.name}{side}{hidden}: {res}")), id=c.name))
         if not enc.combatants:
             options.add_option(Option("(no combatants yet: press a to add one)", disabled=True))
         names = list(enc.combatants)
@@ -194,12 +227,102 @@ class RosterScreen(Screen[None]):
         def answer(yes: bool | None) -> None:
             if yes:
                 try:
-                    self.live.run(lambda s: s.execute(shlex.join(["remove", c.name])))
+                    self.live.run(lambda s: s.remove(c.name))
                 except TrackerError as exc:
-                    self.notify(str(exc), severity="error")
+                    self.notify(visible(str(exc)), severity="error", markup=False)
                 self.reload()
 
-        self.app.push_screen(ConfirmScreen(f"Remove {c.name} from the fight?"), answer)
+        self.app.push_screen(ConfirmScreen(_title(f"Remove {c.name} from the fight?")), answer)
+
+    def _run(self, change: Callable[..., object], select: str | None = None) -> None:
+        try:
+            self.live.run(change)  # type: ignore[arg-type]
+        except TrackerError as exc:
+            self.notify(visible(str(exc)), severity="error", markup=False)
+        self.reload(select)
+
+    def do_rename(self) -> None:
+        c = self._current()
+        if c is None:
+            return
+        renamed: list[str] = []
+
+        def submit(values: dict[str, str]) -> None:
+            self.live.run(lambda s: s.rename(c.name, values["name"]))
+            renamed.append(values["name"])
+
+        field = FormField("name", "new name", c.name, "the combatant's new name")
+        self.app.push_screen(FormScreen(_title(f"Rename {c.name}"), [field], submit), lambda _: self.reload(renamed[0] if renamed else c.name))
+
+    def do_side(self) -> None:
+        c = self._current()
+        if c is None:
+            return
+        sides = sorted({o.side for o in self.live.encounter.combatants.values() if o.side})
+        field = FormField("side", "side", c.side, "PC, foe, ... (empty: no side)", None, sides)
+        self.app.push_screen(
+            FormScreen(_title(f"Side of {c.name}"), [field], lambda v: self.live.run(lambda s: s.set_side(c.name, v["side"]))),
+            lambda _: self.reload(c.name),
+        )
+
+    def _move(self, by: int) -> None:
+        c = self._current()
+        if c is None:
+            return
+        names = list(self.live.encounter.combatants)
+        position = names.index(c.name) + 1 + by
+        if 1 <= position <= len(names):
+            self._run(lambda s: s.reorder(c.name, position), c.name)
+
+    def do_move_up(self) -> None:
+        self._move(-1)
+
+    def do_move_down(self) -> None:
+        self._move(1)
+
+    def do_library_add(self) -> None:
+        try:
+            library = self.live.session.library()
+            names = library.names()
+        except TrackerError as exc:
+            self.notify(visible(str(exc)), severity="error", markup=False)
+            return
+        if not names:
+            self.notify(f"{library.path.name} holds no sheets yet: highlight a combatant and press w to save one", severity="warning", markup=False)
+            return
+        fields = [
+            FormField("entry", "sheet", names[0], ", ".join(visible(n) for n in names[:12]), library.get, names),
+            FormField("name", "name", "", "default: the sheet's name"),
+            FormField("copies", "copies", "1", f"more than 1: numbered copies, up to {MAX_COPIES}", _copies),
+            FormField("side", "side", "", "default: the sheet's side"),
+        ]
+        added: list[str] = []
+
+        def submit(values: dict[str, str]) -> None:
+            outcome = self.live.run(
+                lambda s: s.add_from_library(values["entry"], values["name"] or None, copies=_copies(values["copies"] or "1"), side=values["side"] or None)
+            )
+            if outcome.event is not None:
+                added.extend(outcome.event.args.get("names") or [outcome.event.args["name"]])
+
+        self.app.push_screen(FormScreen(f"Add from {library.path.name}", fields, submit), lambda _: self.reload(added[0] if added else None))
+
+    def do_library_save(self) -> None:
+        c = self._current()
+        if c is None:
+            return
+        saved: list[str] = []
+
+        def submit(values: dict[str, str]) -> None:
+            outcome = self.live.run(lambda s: s.save_sheet(c.name, values["entry"] or None))
+            saved.extend(outcome.lines)
+
+        def done(values: dict[str, str] | None) -> None:
+            if saved:
+                self.notify(saved[0], markup=False)
+
+        field = FormField("entry", "sheet name", c.name, "saving under an existing name replaces that sheet")
+        self.app.push_screen(FormScreen(_title(f"Save {c.name}'s sheet in the library"), [field], submit), done)
 
     def do_done(self) -> None:
         self.dismiss(None)

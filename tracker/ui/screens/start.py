@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -23,8 +24,10 @@ from textual.widgets import DataTable, Footer, Label
 
 from tracker import paths
 from tracker.engine import TrackerError
+from tracker.library import new_from_roster
 from tracker.persistence.store import EncounterFile
-from tracker.ui.commands import START, Command, bindings
+from tracker.text import visible
+from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
 from tracker.ui.screens.help import HelpScreen
@@ -67,6 +70,16 @@ def _check_ruleset(text: str) -> None:
         raise TrackerError(f"ruleset: expected one of {', '.join(sorted(registry.available()))}, got {text!r}")
 
 
+def _cell(text: str) -> Text:
+    """A table cell from a file: plain text, controls made visible (DataTable reads str as markup)."""
+    return Text(visible(text), no_wrap=True, overflow="ellipsis")
+
+
+def _check_what(text: str) -> None:
+    if text not in ("everything", "roster"):
+        raise TrackerError(f"copy: expected everything or roster, got {text!r}")
+
+
 class StartScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = START
     BINDINGS = bindings(START)
@@ -78,7 +91,7 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="start"):
-            yield Label(f"Encounters in {self.saves}", classes="title", id="start-title")
+            yield Label(Text(visible(f"Encounters in {self.saves}")), classes="title", id="start-title")
             yield DataTable(id="encounters", cursor_type="row", zebra_stripes=False)
             yield Label("", id="start-error", classes="error")
         yield Footer()
@@ -114,13 +127,13 @@ class StartScreen(Screen[None]):
         table.clear()
         for item in listings:
             if item.error:
-                table.add_row(item.path.name, "-", "cannot load", item.changed, key=str(item.path))
+                table.add_row(_cell(item.path.name), _cell("-"), _cell("cannot load"), _cell(item.changed), key=str(item.path))
             else:
-                table.add_row(item.name, item.ruleset, item.segment, item.changed, key=str(item.path))
+                table.add_row(_cell(item.name), _cell(item.ruleset), _cell(item.segment), _cell(item.changed), key=str(item.path))
         if not listings:
-            self.query_one("#start-title", Label).update(f"Encounters in {self.saves}: none yet (n: new)")
+            self.query_one("#start-title", Label).update(Text(visible(f"Encounters in {self.saves}: none yet (n: new)")))
         else:
-            self.query_one("#start-title", Label).update(f"Encounters in {self.saves}")
+            self.query_one("#start-title", Label).update(Text(visible(f"Encounters in {self.saves}")))
         for i, item in enumerate(listings):
             if item.path == select:
                 table.move_cursor(row=i)
@@ -136,11 +149,16 @@ class StartScreen(Screen[None]):
     @on(DataTable.RowHighlighted)
     def _show_error(self) -> None:
         item = self._current()
-        set_error(self.query_one("#start-error", Label), f"cannot load: {item.error}" if item and item.error else "")
+        set_error(self.query_one("#start-error", Label), Text(visible(f"cannot load: {item.error}")) if item and item.error else "")  # type: ignore[arg-type]
 
     @on(DataTable.RowSelected)
     def _selected(self) -> None:
         self.action_cmd("open")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cmd" and self.viewer:
+            return viewer_may(START, str(parameters[0]) if parameters else "")
+        return True
 
     def action_cmd(self, name: str) -> None:
         command = next(c for c in START if c.name == name)
@@ -195,14 +213,18 @@ class StartScreen(Screen[None]):
             if not name:
                 raise TrackerError("name: expected a title for the copy")
             path = self.saves / f"{slug(name)}{paths.SUFFIX}"
-            EncounterFile(item.path).duplicate(path, name)
+            if values.get("what") == "roster":
+                new_from_roster(item.path, path, name)  # the combatants, fresh, no log
+            else:
+                EncounterFile(item.path).duplicate(path, name)
             created.append(path)
 
         def done(values: dict[str, str] | None) -> None:
             if created:
                 self.reload(created[0])
 
-        self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title")], submit), done)
+        what = FormField("what", "copy", "everything", "everything, or roster: the combatants with full resources and no log", _check_what, ("everything", "roster"))
+        self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title"), what], submit), done)
 
     def do_delete(self) -> None:
         item = self._current()
@@ -223,7 +245,7 @@ class StartScreen(Screen[None]):
         self.reload()
 
     def do_help(self) -> None:
-        self.app.push_screen(HelpScreen("Encounters", START))
+        self.app.push_screen(HelpScreen("Encounters", for_viewer(START) if self.viewer else START))
 
     def do_quit(self) -> None:
-        self.app.exit(0)
+        self.app.quit_asking()  # type: ignore[attr-defined]

@@ -5,7 +5,18 @@ event that made it), so the log shows both the faces and their meaning (the adap
 summary). Lines are word-wrapped to the widget's width; only the lines on screen are
 styled and cut into segments. Wrapping is cached by text, and the row count of each
 entry is kept as a prefix sum, so growing the log by a few lines costs a few lines.
-The view follows the end of the log unless the reader has scrolled back.
+The view follows the end of the log unless the reader has scrolled back (by keys,
+wheel or scrollbar); scrolling back to the end follows again. The scrollbar has its
+own column at all times (a stable gutter), so a wrapped line never loses its last
+letter under it.
+
+Filter and search: `only` keeps the entries about one combatant, `search` the entries
+whose text holds a string (any case); both at once narrow further.
+
+Viewers never see a secret roll's dice (nor its outcome: those lines are secret in the
+engine), nor lines written while a combatant they concern was hidden, and see enemies'
+figures as the GM set (tracker/viewing.py). Text from the file is shown through
+`visible` and never read as markup.
 """
 
 from __future__ import annotations
@@ -20,7 +31,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracker.engine import Event, LogEntry, Resolution
+from tracker.text import visible
 from tracker.ui.live import Live
+from tracker.viewing import log_text, mode_of
 
 PREFIX = 6  # "[137] "
 
@@ -36,13 +49,19 @@ def dice_of(event: Event | None) -> tuple[int, ...]:
     return ()
 
 
-def entry_text(entry: LogEntry, events: list[Event]) -> str:
-    text = entry.text
+def secret_event(event: Event | None) -> bool:
+    return event is not None and bool(event.args.get("secret", False))
+
+
+def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encounter: object = None) -> str:
+    """A log line as this reader sees it, with the faces of a declaration's dice."""
+    text = log_text(encounter, entry, viewer) if encounter is not None else entry.text  # type: ignore[arg-type]
     if entry.kind == "declare" and 0 < entry.seq <= len(events):
-        faces = dice_of(events[entry.seq - 1])
-        if faces:
+        event = events[entry.seq - 1]
+        faces = dice_of(event)
+        if faces and not (viewer and secret_event(event)):
             text += f" [dice {' '.join(map(str, faces))}]"
-    return text
+    return visible(text)
 
 
 class CombatLog(ScrollView, can_focus=False):
@@ -59,6 +78,9 @@ class CombatLog(ScrollView, can_focus=False):
         self._wraps: dict[tuple[str, int], list[str]] = {}
         self.follow = True
         self._hidden: tuple[str, ...] = ()
+        self.only: str | None = None  # show the entries about this combatant
+        self.search = ""  # show the entries holding this text (any case)
+        self._filter: tuple[str | None, str, str] = (None, "", "")
 
     def on_mount(self) -> None:
         self.reload()
@@ -76,21 +98,35 @@ class CombatLog(ScrollView, can_focus=False):
             self._wraps[key] = found
         return found
 
+    def _text(self, entry: LogEntry) -> str:
+        return entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
+
+    def _wanted(self, entry: LogEntry) -> bool:
+        if self.only is not None and self.only not in entry.about:
+            return False
+        return not self.search or self.search.casefold() in self._text(entry).casefold()
+
+    def set_filter(self, only: str | None, search: str) -> None:
+        self.only, self.search = only, search
+        self.reload()
+
     def reload(self) -> None:
         enc = self.live.encounter
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
-        if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden:
-            self._source, self._seen, self._width, self._hidden = log, 0, width, hidden
+        wanted = (self.only, self.search, mode_of(enc))
+        if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden or wanted != self._filter:
+            self._source, self._seen, self._width, self._hidden, self._filter = log, 0, width, hidden, wanted
             self._entries, self._rows = [], []
         new = log[self._seen :]
         if self.live.viewer:
             new = [e for e in new if enc.visible_to_viewers(e)]
+        if self.only is not None or self.search:
+            new = [e for e in new if self._wanted(e)]
         self._seen = len(log)
         start = self._rows[-1] if self._rows else 0
-        events = enc.events
-        counts = [len(self._wrap(entry_text(e, events), width)) for e in new]
+        counts = [len(self._wrap(self._text(e), width)) for e in new]
         self._entries.extend(new)
         self._rows.extend(list(accumulate(counts, initial=start))[1:])
         total = self._rows[-1] if self._rows else 0
@@ -110,6 +146,14 @@ class CombatLog(ScrollView, can_focus=False):
         self.scroll_to(y=target, animate=False)
         self.follow = target >= self.max_scroll_y
 
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        # Scrolled back by wheel or scrollbar: stop following; back at the end: follow.
+        if new < old:
+            self.follow = new >= self.max_scroll_y
+        elif new >= self.max_scroll_y:
+            self.follow = True
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         base = self.rich_style
@@ -119,7 +163,7 @@ class CombatLog(ScrollView, can_focus=False):
         index = bisect_right(self._rows, row)
         first = self._rows[index - 1] if index else 0
         entry = self._entries[index]
-        lines = self._wrap(entry_text(entry, self.live.encounter.events), self._width)
+        lines = self._wrap(self._text(entry), self._width)
         part = row - first
         style = base + self.get_component_rich_style(f"log--{entry.kind}") if f"log--{entry.kind}" in self.COMPONENT_CLASSES else base
         head = f"[{entry.segment}]".ljust(PREFIX) if part == 0 else " " * PREFIX

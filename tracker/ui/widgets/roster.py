@@ -1,24 +1,44 @@
-"""The roster: two rows per combatant (name, side, state, conditions; resource bars).
+"""The roster: one row per combatant, and the detail panel of the selected one.
 
+A row reads `▶ Name  state  cond→40  hp ████░░ 36/43  ep 66/74 …`: items are added
+whole, in order of importance (name, state, the resource that puts the combatant down,
+with its bar while the conditions still fit beside it, the conditions, the other
+resources), while they fit; an item that does
+not fit is left out and `+N` says how many are, so no figure is ever cut mid-number.
+A wider terminal shows more of them. The detail panel (`DetailView`) shows everything
+about the selected combatant: side, state, every resource and hit location, the
+conditions with their ends, the actions in progress.
+
+Bars and figures change colour as they fall (above one half, above one quarter, at or
+under a quarter); states are words as well as colours (acting, idle, airborne,
+surprised, down, hidden), so the roster reads in 256 colours and in monochrome alike.
+
+A viewer sees enemies' resources as the GM set for the encounter (tracker/viewing.py).
+Names, sides and conditions are shown through `visible` (files may hold anything).
 Rendered line by line, so a 500-combatant roster costs what the visible rows cost.
-States are words as well as colours (acting, idle, airborne, surprised, down, hidden),
-so the roster reads in 256 colours, in monochrome and to a screen reader alike.
 """
 
 from __future__ import annotations
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
+from textual import events
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widgets import Static
 
 from tracker.engine import Combatant
+from tracker.text import visible
 from tracker.ui.live import Live
+from tracker.viewing import shown
 
-ROWS = 2
-BAR = 6  # two resources with their figures fit the 38-column roster at 80x24
+ROWS = 1
+BAR = 5
+NAME = 14  # at most; the column is as wide as the longest name needs
 
 
 def visible_combatants(live: Live) -> list[Combatant]:
@@ -36,8 +56,30 @@ def bar(value: float, maximum: float, width: int = BAR) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+def level(value: object, maximum: object) -> str:
+    """`high`, `mid` or `low`: how full a resource is (the colour of its bar)."""
+    if not isinstance(value, (int, float)) or not isinstance(maximum, (int, float)) or maximum <= 0:
+        return "high"
+    ratio = value / maximum
+    return "high" if ratio > 0.5 else "mid" if ratio > 0.25 else "low"
+
+
 def _num(value: object) -> str:
-    return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+    return f"{value:g}" if isinstance(value, (int, float)) else visible(str(value))
+
+
+def figure(key: str, value: object, maximum: object) -> str:
+    if isinstance(value, (int, float)) and isinstance(maximum, (int, float)):
+        return f"{visible(key)} {_num(value)}/{_num(maximum)}"
+    return f"{visible(key)} {_num(value)}"
+
+
+def primary(c: Combatant) -> str | None:
+    """The resource shown with a bar: the first that puts the combatant down."""
+    for key in c.down_keys:
+        if key in c.resources:
+            return key
+    return next(iter(c.resources), None)
 
 
 class RosterView(ScrollView, can_focus=False):
@@ -50,14 +92,26 @@ class RosterView(ScrollView, can_focus=False):
         "roster--surprised",
         "roster--idle",
         "roster--bar",
+        "roster--high",
+        "roster--mid",
+        "roster--low",
         "roster--dim",
+        "roster--condition",
     }
     selected: reactive[int] = reactive(0, always_update=True)
+
+    class Clicked(Message):
+        """A combatant was clicked: the screen selects it everywhere."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
 
     def __init__(self, live: Live, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.live = live
         self.combatants: list[Combatant] = []
+        self._name_width = NAME
 
     def on_mount(self) -> None:
         self.reload()
@@ -78,7 +132,8 @@ class RosterView(ScrollView, can_focus=False):
                     self.selected = i
                     break
         self.selected = max(0, min(self.selected, len(self.combatants) - 1))
-        self.virtual_size = Size(self.size.width, len(self.combatants) * ROWS)
+        self._name_width = min(NAME, max((len(visible(c.name)) for c in self.combatants), default=4))
+        self.virtual_size = Size(self.size.width, max(1, len(self.combatants) * ROWS))
         self.refresh()
 
     def select(self, index: int) -> None:
@@ -102,50 +157,149 @@ class RosterView(ScrollView, can_focus=False):
         elif top + ROWS > self.scroll_y + height:
             self.scroll_to(y=top + ROWS - height, animate=False)
 
+    def on_click(self, event: events.Click) -> None:
+        index = (event.y + int(self.scroll_offset.y)) // ROWS
+        if 0 <= index < len(self.combatants):
+            self.post_message(self.Clicked(index))
+
     def render_line(self, y: int) -> Strip:
         row = y + int(self.scroll_offset.y)
-        index, part = divmod(row, ROWS)
+        index = row // ROWS
         width = self.scrollable_content_region.width
-        if index >= len(self.combatants):
-            return Strip.blank(width, self.rich_style)
-        c = self.combatants[index]
         base = self.rich_style
+        if not self.combatants:
+            hint = "no combatants yet (e: add)" if not self.live.viewer else "no combatants yet"
+            text = hint if y == 0 else ""
+            return Strip([Segment(text, base + self.get_component_rich_style("roster--dim"))]).adjust_cell_length(width, base).crop(0, width)
+        if index >= len(self.combatants):
+            return Strip.blank(width, base)
+        c = self.combatants[index]
         selected = index == self.selected
         if selected:
             base = base + self.get_component_rich_style("roster--selected")
-        segments = self._name_row(c, base, selected) if part == 0 else self._bars_row(c, base)
-        return Strip(segments).adjust_cell_length(width, base).crop(0, width)
+        return Strip(self._row(c, base, selected, width)).adjust_cell_length(width, base).crop(0, width)
 
-    def _name_row(self, c: Combatant, base: Style, selected: bool) -> list[Segment]:
+    def _row(self, c: Combatant, base: Style, selected: bool, width: int) -> list[Segment]:
+        """Whole items while they fit; `+N` for the rest (never a figure cut)."""
         now = self.live.encounter.now
         state = c.state(now)
-        style = base + self.get_component_rich_style(f"roster--{state}")
-        out = [Segment("▶ " if selected else "  ", base), Segment(c.name, base + self.get_component_rich_style("roster--name"))]
-        if c.side:
-            out.append(Segment(f" [{c.side}]", base))
-        out.append(Segment(f" {state}", style))
-        extras: list[str] = []
-        if state == "airborne":
-            extras.append(f"until {c.airborne_until}")
-        if state == "surprised":
-            extras.append(f"until {c.surprised_until}")
-        extras.extend(f"{a.template}→{a.completes}" for a in c.in_progress)
-        extras.extend(f"{name}→{until}" for name, until in c.conditions.items())
+        name = visible(c.name)
+        column = self._name_width
+        if len(name) > column:
+            name = name[: column - 1] + "…"
+        out = [Segment("▶ " if selected else "  ", base), Segment(name.ljust(column), base + self.get_component_rich_style("roster--name"))]
+        used = 2 + column
+        items: list[list[Segment]] = [[Segment(f" {state}", base + self.get_component_rich_style(f"roster--{state}"))]]
         if c.hidden:
-            extras.append("hidden")
-        if extras:
-            out.append(Segment(" · " + ", ".join(extras), base + self.get_component_rich_style("roster--dim")))
+            items.append([Segment(" hidden", base + self.get_component_rich_style("roster--dim"))])
+        view = shown(self.live.encounter, c, self.live.viewer)
+        if view.label:
+            items.append([Segment(f" {view.label}", base + self.get_component_rich_style("roster--" + {"Healthy": "high", "Bloodied": "mid"}.get(view.label, "low")))])
+        first = primary(c) if not view.withheld else None
+        keys = ([first] if first else []) + [k for k in view.resources if k != first]
+        figures: list[list[Segment]] = []
+        with_bar: list[Segment] | None = None
+        for key in keys:
+            value, maximum = view.resources[key], view.maxima.get(key, view.resources[key])
+            tone = base + self.get_component_rich_style(f"roster--{level(value, maximum)}")
+            if key == first and isinstance(value, (int, float)) and isinstance(maximum, (int, float)):
+                with_bar = [Segment(f" {visible(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)]
+            figures.append([Segment(" " + figure(key, value, maximum), tone)])
+        cond_style = base + self.get_component_rich_style("roster--condition")
+        conditions = [[Segment(f" {visible(n)}→{until}", cond_style)] for n, until in c.conditions.items()]
+        # The resource that puts the combatant down first, then conditions, then the rest;
+        # the bar is drawn when the conditions still fit beside it.
+        plain = items + figures[:1] + conditions + figures[1:]
+        if with_bar is not None:
+            barred = items + [with_bar] + conditions + figures[1:]
+            if self._fits(barred, width - used) >= min(len(barred), len(items) + 1 + len(conditions)):
+                plain = barred
+        out.extend(self._fill(plain, width - used, base))
         return out
 
-    def _bars_row(self, c: Combatant, base: Style) -> list[Segment]:
-        out = [Segment("   ", base)]
-        bar_style = base + self.get_component_rich_style("roster--bar")
-        for key, value in c.resources.items():
-            maximum = c.maxima.get(key, value)
-            out.append(Segment(f"{key} ", base))
-            if isinstance(value, (int, float)) and isinstance(maximum, (int, float)):
-                out.append(Segment(bar(value, maximum), bar_style))
-                out.append(Segment(f" {_num(value)}/{_num(maximum)}  ", base))
-            else:
-                out.append(Segment(f"{value}  ", base))
+    @staticmethod
+    def _fits(items: list[list[Segment]], room: int) -> int:
+        count = 0
+        for item in items:
+            size = sum(len(s.text) for s in item)
+            if size > room:
+                break
+            room -= size
+            count += 1
+        return count
+
+    def _fill(self, items: list[list[Segment]], room: int, base: Style) -> list[Segment]:
+        out: list[Segment] = []
+        used = 0
+        width = room
+        for i, item in enumerate(items):
+            size = sum(len(s.text) for s in item)
+            rest = len(items) - i - 1
+            room = width - used - (len(f" +{rest}") if rest else 0)
+            if size > room:
+                out.append(Segment(f" +{len(items) - i}", base + self.get_component_rich_style("roster--dim")))
+                break
+            out.extend(item)
+            used += size
         return out
+
+
+class DetailView(Static):
+    """Everything about the selected combatant, wrapped between items (never mid-figure)."""
+
+    COMPONENT_CLASSES = {"detail--high", "detail--mid", "detail--low", "detail--label"}
+
+    def __init__(self, live: Live, **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.live = live
+
+    def show(self, c: Combatant | None) -> None:
+        if c is None:
+            hint = "Add combatants: e (roster editor), or :add NAME key=value" if not self.live.viewer else "No combatants yet."
+            self.update(Text(hint, style="italic"))
+            return
+        enc = self.live.encounter
+        now = enc.now
+        label_style = self.get_component_rich_style("detail--label")
+        text = Text(no_wrap=False)
+        text.append(visible(c.name), style="bold")
+        if c.side:
+            text.append(f" ({visible(c.side)})")
+        text.append(f"  {c.state(now)}")
+        if c.airborne(now):
+            text.append(f" until {c.airborne_until}")
+        elif c.surprised(now):
+            text.append(f" until {c.surprised_until}")
+        if c.hidden:
+            text.append("  hidden from viewers")
+        view = shown(enc, c, self.live.viewer)
+        parts: list[Text] = []
+        if view.label:
+            parts.append(Text(view.label, style="bold"))
+        elif view.withheld:
+            parts.append(Text("resources hidden from viewers", style="italic"))
+        for key, value in view.resources.items():
+            maximum = view.maxima.get(key, value)
+            parts.append(Text(figure(key, value, maximum), style=self.get_component_rich_style(f"detail--{level(value, maximum)}")))
+        for name, until in c.conditions.items():
+            parts.append(Text.assemble((visible(name), label_style), f" until {until}"))
+        for action in c.in_progress:
+            parts.append(Text(f"{visible(action.template)} {action.start}→{action.completes}"))
+        # Items are packed into lines here, so a line breaks between items, never inside one.
+        width = max(20, self.content_region.width or 38)
+        column = width
+        for part in parts:
+            if column + 2 + len(part) > width:
+                text.append("\n")
+                column = 0
+            elif column:
+                text.append("  ")
+                column += 2
+            text.append_text(part)
+            column += len(part)
+        self._shown = c
+        self.update(text)
+
+    def on_resize(self) -> None:
+        if getattr(self, "_shown", None) is not None:
+            self.show(self._shown)

@@ -6,7 +6,11 @@ an active one shows as `█` and neither hides the other; maintained `▒` (`▓
 passive one); an action that was aborted or
 interrupted ends in `×`; the completion segment is capped with `┤`; completed actions
 are drawn dim. The "now" column is marked `▼` on the axis and `│` (or reversed glyph)
-in every row. Left/right pan the window; home puts now back where it was.
+in every row; where a tick label crosses the now column the label's digit is shown in
+the now colour instead, so the marker never hides a label. A condition is drawn `┄`
+from now to the segment it ends on, in the free cells of its combatant's row, and the
+name is marked `*` while any condition lasts. A click on a row selects its combatant.
+Left/right pan the window; home puts now back where it was.
 
 Rows are rendered on demand (line API) and each row looks only at its own actor's
 actions, found through an index kept incrementally, so the cost of a frame follows the
@@ -17,19 +21,23 @@ from __future__ import annotations
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
+from tracker.text import visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.roster import visible_combatants
 
-NAME = 10
+NAME = 12
 ACTIVE_GLYPH, PASSIVE_GLYPH, MAINTAINED_GLYPH = "▀", "▄", "▒"
 # What a cell shows when an active bar is drawn over a passive one.
 OVER_PASSIVE = {ACTIVE_GLYPH: "█", MAINTAINED_GLYPH: "▓"}
-LEGEND = f"{ACTIVE_GLYPH}act {PASSIVE_GLYPH}pass {MAINTAINED_GLYPH}maint ┤end ×cut"
+CONDITION_GLYPH = "┄"
+LEGEND = f"{ACTIVE_GLYPH}act {PASSIVE_GLYPH}pass {MAINTAINED_GLYPH}maint\n┤end ×cut {CONDITION_GLYPH}condition"
 
 
 def glyph(action: Action) -> str:
@@ -67,7 +75,19 @@ class ActionIndex:
 
 
 class TimelineView(ScrollView, can_focus=False):
-    COMPONENT_CLASSES = {"timeline--axis", "timeline--now", "timeline--done", "timeline--active", "timeline--passive", "timeline--maintained", "timeline--selected", "timeline--round"}
+    COMPONENT_CLASSES = {"timeline--axis", "timeline--now", "timeline--done", "timeline--active", "timeline--passive", "timeline--maintained", "timeline--selected", "timeline--round", "timeline--condition"}
+
+    class Clicked(Message):
+        """A combatant's row was clicked."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    def on_click(self, event: events.Click) -> None:
+        index = event.y - 1 + int(self.scroll_offset.y)
+        if event.y >= 1 and 0 <= index < len(self.names):
+            self.post_message(self.Clicked(self.names[index]))
 
     def __init__(self, live: Live, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -130,7 +150,9 @@ class TimelineView(ScrollView, can_focus=False):
         segments = [Segment("segment".ljust(NAME), axis_style)]
         for i, ch in enumerate(cells):
             if lo + i == now:
-                segments.append(Segment("▼", axis_style + self.get_component_rich_style("timeline--now")))
+                # Over a label the digit stays, in the now colour (the marker never hides it).
+                mark = "▼" if ch == " " else ch
+                segments.append(Segment(mark, axis_style + self.get_component_rich_style("timeline--now") + Style(reverse=ch != " ")))
             else:
                 segments.append(Segment(ch, axis_style))
         return Strip(segments).adjust_cell_length(width, base)
@@ -154,14 +176,25 @@ class TimelineView(ScrollView, can_focus=False):
                 cells[s - lo] = (OVER_PASSIVE.get(g, g) if under == PASSIVE_GLYPH else g, cls)
             if lo <= end < hi:
                 cells[end - lo] = ("×" if cut else "┤", cls)
+        combatant = enc.combatants.get(name)
+        conditions = dict(combatant.conditions) if combatant is not None else {}
+        if conditions:
+            cond_style = "timeline--condition"
+            last = max(conditions.values())
+            for s in range(max(now, lo), min(last + 1, hi)):
+                if cells[s - lo][0] in (" ", "┊"):
+                    cells[s - lo] = (CONDITION_GLYPH, cond_style)
         label_style = base + (self.get_component_rich_style("timeline--selected") if name == self.selected_name else Style())
-        label = (name[: NAME - 2] + "…" if len(name) > NAME - 1 else name).ljust(NAME)
+        mark = "*" if conditions else ""
+        room = NAME - 1 - len(mark)
+        shown_name = visible(name)
+        label = ((shown_name[: room - 1] + "…" if len(shown_name) > room else shown_name) + mark).ljust(NAME)
         segments = [Segment(label, label_style)]
         now_style = self.get_component_rich_style("timeline--now")
         for i, (ch, cls) in enumerate(cells):
             style = base + self.get_component_rich_style(cls) if cls else base
             if lo + i == now:
-                if ch in (" ", "┊"):
+                if ch in (" ", "┊", CONDITION_GLYPH):
                     ch, style = "│", base + now_style
                 else:
                     style = style + Style(reverse=True)

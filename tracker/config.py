@@ -1,0 +1,236 @@
+"""The user's config file: TOML in the user's config folder.
+
+Where: `$TRACKER_CONFIG`, else `config.toml` in the platformdirs user config folder
+(`~/.config/segment-tracker/config.toml` on Linux). `tracker config` prints the path and
+what is set. Every key is optional:
+
+    theme = "nord"                 # any Textual theme; a theme picked in the palette is saved here
+    default_ruleset = "brandx"     # `tracker new FILE` without --ruleset, and the start screen's new
+    viewer_resources = "label"     # how enemies' resources show to viewers until the GM sets it
+                                   # per encounter: exact | label | hidden
+    [keys]                         # key bindings by command name (the names `?` lists)
+    next = "n,space"
+    declare = "a,ctrl+a"
+
+Decisions where the issue is silent:
+- A missing file is an empty config. A file that does not parse, an unknown key or a
+  value of the wrong kind is an error naming the file, the key and what was expected:
+  the app does not start on it (no guessing what was meant), and the file is never
+  written over; `tracker config` shows the error.
+- A theme is remembered only by a local app that may write (never for a viewer, a
+  read-only app, or an app run by `tracker serve` or `tracker web` for someone else):
+  the `theme = ...` line is replaced in place (other lines and comments are kept) and
+  the file written atomically.
+- Checking theme names and command names needs Textual; `load` checks the shape only,
+  `check_ui` the names, so commands that print dice never import Textual.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tracker.engine.errors import TrackerError
+from tracker.paths import APP_NAME
+
+VIEWER_RESOURCES = ("exact", "label", "hidden")
+KNOWN = ("theme", "default_ruleset", "viewer_resources", "keys")
+
+
+class ConfigError(TrackerError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    path: Path
+    exists: bool = False
+    theme: str | None = None
+    default_ruleset: str | None = None
+    viewer_resources: str | None = None
+    keys: dict[str, str] = field(default_factory=dict)
+
+    def settings(self) -> dict[str, Any]:
+        """What is set, for `tracker config`."""
+        out: dict[str, Any] = {}
+        for name in ("theme", "default_ruleset", "viewer_resources"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        if self.keys:
+            out["keys"] = dict(self.keys)
+        return out
+
+
+def config_path() -> Path:
+    env = os.environ.get("TRACKER_CONFIG")
+    if env:
+        return Path(env)
+    from platformdirs import user_config_path
+
+    return user_config_path(APP_NAME, appauthor=False) / "config.toml"
+
+
+def _expect(path: Path, key: str, value: Any, what: str) -> ConfigError:
+    return ConfigError(f"{path}: {key}: expected {what}, got {value!r}")
+
+
+def load(path: Path | None = None) -> Config:
+    """The config at `path` (default: `config_path()`); ConfigError names what is wrong."""
+    path = path or config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    for key in data:
+        if key not in KNOWN:
+            raise ConfigError(f"{path}: {key}: unknown key (known: {', '.join(KNOWN)})")
+    strings: dict[str, str | None] = {}
+    for key in ("theme", "default_ruleset", "viewer_resources"):
+        value = data.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise _expect(path, key, value, "a non-empty string")
+        strings[key] = value
+    if strings["viewer_resources"] is not None and strings["viewer_resources"] not in VIEWER_RESOURCES:
+        raise _expect(path, "viewer_resources", strings["viewer_resources"], "one of " + ", ".join(VIEWER_RESOURCES))
+    keys = data.get("keys", {})
+    if not isinstance(keys, dict):
+        raise _expect(path, "keys", keys, "a table of command = \"key,key\"")
+    for name, value in keys.items():
+        if not isinstance(value, str) or not [k for k in value.split(",") if k.strip()]:
+            raise _expect(path, f"keys.{name}", value, 'Textual key names, comma separated (e.g. "n,space")')
+    return Config(path, True, strings["theme"], strings["default_ruleset"], strings["viewer_resources"], dict(keys))
+
+
+def command_names() -> set[str]:
+    """Every command a key can be bound to: the rows of the UI's command tables."""
+    from tracker.ui import commands
+
+    names: set[str] = set()
+    for value in vars(commands).values():
+        if isinstance(value, tuple) and value and all(isinstance(c, commands.Command) for c in value):
+            names.update(c.name for c in value)
+    return names
+
+
+def theme_names() -> set[str]:
+    from textual.theme import BUILTIN_THEMES
+
+    return set(BUILTIN_THEMES)
+
+
+def check_ui(config: Config) -> Config:
+    """Names the UI must know: the theme and each bound command."""
+    if config.theme is not None and config.theme not in theme_names():
+        raise _expect(config.path, "theme", config.theme, "one of " + ", ".join(sorted(theme_names())))
+    if config.keys:
+        known = command_names()
+        for name in config.keys:
+            if name not in known:
+                raise ConfigError(f"{config.path}: keys.{name}: unknown command (known: {', '.join(sorted(known))})")
+    return config
+
+
+def check_ruleset(config: Config) -> Config:
+    if config.default_ruleset is not None:
+        from rulesets import registry
+
+        if not registry.exists(config.default_ruleset):
+            raise _expect(config.path, "default_ruleset", config.default_ruleset, "a ruleset id from `tracker rulesets`")
+    return config
+
+
+def load_checked() -> Config:
+    return check_ruleset(check_ui(load()))
+
+
+_THEME_LINE = re.compile(r"^\s*theme\s*=.*$", re.MULTILINE)
+_TABLE = re.compile(r"^\s*\[", re.MULTILINE)
+
+
+def remember_theme(theme: str, path: Path | None = None) -> None:
+    """Write `theme = "..."` into the config file, keeping every other line."""
+    path = path or config_path()
+    current = load(path)  # a bad file is never written over (raises ConfigError)
+    if current.theme == theme:
+        return
+    text = path.read_text(encoding="utf-8") if current.exists else ""
+    line = f'theme = "{theme}"'
+    top_end = m.start() if (m := _TABLE.search(text)) else len(text)
+    found = _THEME_LINE.search(text, 0, top_end)
+    if found:
+        text = text[: found.start()] + line + text[found.end() :]
+    else:
+        text = line + "\n" + text
+    if load_text(path, text).theme != theme:  # never write a file that would not read back
+        raise ConfigError(f"{path}: theme: could not be updated in place")
+    _write_atomic(path, text)
+
+
+def load_text(path: Path, text: str) -> Config:
+    data = tomllib.loads(text)
+    theme = data.get("theme")
+    return Config(path, True, theme if isinstance(theme, str) else None)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def may_remember(viewer: bool) -> bool:
+    """Only a local app that may write keeps what its user picks."""
+    return not (viewer or os.environ.get("TRACKER_READ_ONLY") or os.environ.get("TRACKER_USER"))
+
+
+def apply(app: Any, viewer: bool) -> None:
+    """Theme and key bindings from the config onto a new app (the CLI has checked it)."""
+    try:
+        config = check_ui(load())
+    except ConfigError:
+        return  # the CLI refused it before the app started; the app keeps its defaults
+    if config.theme:
+        app.theme = config.theme
+    if config.keys:
+        app.update_keymap(config.keys)
+
+
+def theme_changed(app: Any, theme: str, viewer: bool) -> None:
+    """The app's theme changed (the palette): remember it, or say why not."""
+    if not may_remember(viewer):
+        return
+    try:
+        remember_theme(theme)
+    except (ConfigError, OSError) as exc:
+        app.notify(f"theme not saved: {exc}", severity="warning")
+
+
+_viewer_default: str | None = None
+
+
+def default_viewer_resources() -> str:
+    """How enemies' resources show to viewers in an encounter whose GM has not said:
+    the config's `viewer_resources`, else "exact". Never raises (a bad config file is
+    reported where the app starts); read once per process."""
+    global _viewer_default
+    if _viewer_default is None:
+        try:
+            _viewer_default = load().viewer_resources or "exact"
+        except TrackerError:
+            _viewer_default = "exact"
+    return _viewer_default

@@ -1,0 +1,39 @@
+"""Encounter settings that belong to the table, not to a ruleset.
+
+`player_declarations`: "at_once" (default) applies a player's declaration as soon as it
+is made; "approval" records it as a proposal that changes nothing until the GM approves
+it (possibly edited) or refuses it with a reason. Set it when creating the encounter
+(`tracker new FILE --ruleset R --set player_declarations=approval`) or during the fight
+(`setting player_declarations approval`, an event like any other, so undo takes it back).
+
+`viewer_resources`: how enemies' resources show to viewers (the app's viewer and
+`tracker show --viewer`): "exact" figures (default), a "label" (Healthy / Bloodied /
+Down), or "hidden". Set the same ways, or with `v` in the app (tracker/viewing.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracker.engine.errors import TrackerError
+
+PLAYER_DECLARATIONS = "player_declarations"
+VIEWER_RESOURCES = "viewer_resources"
+AT_ONCE = "at_once"
+APPROVAL = "approval"
+
+# name -> (choices, default, help)
+TABLE_SETTINGS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    PLAYER_DECLARATIONS: ((AT_ONCE, APPROVAL), AT_ONCE, "a player's declaration applies at once, or waits for the GM's approval"),
+    VIEWER_RESOURCES: (("exact", "label", "hidden"), "exact", "enemies' resources to viewers: exact figures, Healthy/Bloodied/Down, or hidden"),
+}
+
+
+def check(key: str, value: Any, where: str) -> str:
+    """A table setting's value, or TrackerError naming what was expected."""
+    if key not in TABLE_SETTINGS:
+        raise TrackerError(f"{where}: expected one of the table settings ({', '.join(TABLE_SETTINGS)}), got {key!r}")
+    choices = TABLE_SETTINGS[key][0]
+    if value not in choices:
+        raise TrackerError(f"{where}.{key}: expected one of {', '.join(choices)}, got {value!r}")
+    return str(value)

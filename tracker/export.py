@@ -1,0 +1,153 @@
+"""`tracker export FILE [--format md|html] [--viewer] [-o OUT]`: an encounter as a document.
+
+The roster, the final state, every action and the whole combat log, as Markdown or a
+standalone HTML page, for a campaign journal or a player handout. The data comes from
+`tracker.report.to_json` (the same view `tracker show` prints), so `--viewer` means
+exactly what a viewer may see there: no hidden combatants, no secret dice, no log line
+about a hidden combatant or a secret roll.
+
+Text from the save (names, notes, log lines) is data: every string goes through
+`tracker.text.visible` (control characters made printable), then is escaped for the
+format: HTML-escaped in HTML (quotes too), and in Markdown every character that could
+start markup (`* _ [ ] < > | # ~ &` and backquote) is backslash-escaped (no line starts
+with saved text, so `-` and `+` cannot start a list), so a name such as
+`<script>` or `[x](javascript:...)` reads literally in any renderer.
+
+Decisions: the format follows `--format`, else OUT's suffix (.html/.htm -> HTML), else
+Markdown. OUT is written atomically (a temporary file, then renamed), and an existing
+OUT is replaced: it is an output, like a compiler's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import os
+import re
+from pathlib import Path
+from typing import Any, TextIO
+
+from tracker import paths
+from tracker.text import visible
+
+
+def _md(value: Any) -> str:
+    text = visible(str(value))
+    return re.sub(r"([\\`*_\[\]<>#|~&])", r"\\\1", text)
+
+
+def _h(value: Any) -> str:
+    return html.escape(visible(str(value)), quote=True)
+
+
+def _number(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _resources(c: dict[str, Any]) -> str:
+    parts = []
+    for key, value in c["resources"].items():
+        maximum = c["maxima"].get(key)
+        parts.append(f"{key} {_number(value)}/{_number(maximum)}" if maximum is not None and isinstance(value, (int, float)) else f"{key} {value}")
+    if c.get("label"):
+        parts.append(str(c["label"]))
+    return ", ".join(parts) or "-"
+
+
+def _stats(c: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {_number(v)}" for k, v in c["stats"].items()) or "-"
+
+
+def _conditions(c: dict[str, Any]) -> str:
+    return ", ".join(f"{n} until {s}" for n, s in c["conditions"].items()) or "-"
+
+
+def _action(a: dict[str, Any]) -> str:
+    chain = f" (maintained x{a['maintained']})" if a["maintained"] else ""
+    targets = f" on {', '.join(a['targets'])}" if a["targets"] else ""
+    summary = f": {a['summary']}" if a.get("summary") else ""
+    return f"{a['actor']}: {a['mode']} {a['template']}{targets}{chain}, {a['start']} -> {a['completes']}, {a['status']}{summary}"
+
+
+def document(data: dict[str, Any]) -> dict[str, Any]:
+    """What the document shows, as rows of plain (not yet escaped) text."""
+    return {
+        "title": f"{data['name']} ({data['ruleset']})",
+        "clock": data["clock"],
+        "roster": [(c["name"], c["side"] or "-", _stats(c)) for c in data["combatants"]],
+        "state": [(c["name"], c["state"], _resources(c), _conditions(c)) for c in data["combatants"]],
+        "actions": [_action(a) for a in data["actions"]],
+        "log": [(e["segment"], e["text"]) for e in data["log"]],
+    }
+
+
+def markdown(data: dict[str, Any]) -> str:
+    doc = document(data)
+    lines = [f"# {_md(doc['title'])}", "", f"At {_md(doc['clock'])}.", "", "## Roster", ""]
+    lines += ["| Name | Side | Sheet |", "|---|---|---|"]
+    lines += [f"| {' | '.join(_md(cell) for cell in row)} |" for row in doc["roster"]]
+    lines += ["", "## Final state", "", "| Name | State | Resources | Conditions |", "|---|---|---|---|"]
+    lines += [f"| {' | '.join(_md(cell) for cell in row)} |" for row in doc["state"]]
+    lines += ["", "## Actions", ""]
+    lines += [f"- {_md(text)}" for text in doc["actions"]] or ["(none)"]
+    lines += ["", "## Combat log", ""]
+    lines += [f"- \\[{segment}\\] {_md(text)}" for segment, text in doc["log"]] or ["(empty)"]
+    return "\n".join(lines) + "\n"
+
+
+_STYLE = "body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}td,th{border:1px solid #999;padding:.2em .5em;text-align:left}"
+
+
+def _table(headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
+    out = ["<table>", "<tr>" + "".join(f"<th>{h}</th>" for h in headers) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{_h(cell)}</td>" for cell in row) + "</tr>" for row in rows]
+    return out + ["</table>"]
+
+
+def html_page(data: dict[str, Any]) -> str:
+    doc = document(data)
+    title = _h(doc["title"])
+    lines = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">', f"<title>{title}</title>", f"<style>{_STYLE}</style>", "</head>", "<body>"]
+    lines += [f"<h1>{title}</h1>", f"<p>At {_h(doc['clock'])}.</p>", "<h2>Roster</h2>"]
+    lines += _table(("Name", "Side", "Sheet"), doc["roster"])
+    lines += ["<h2>Final state</h2>"] + _table(("Name", "State", "Resources", "Conditions"), doc["state"])
+    lines += ["<h2>Actions</h2>", "<ul>"] + [f"<li>{_h(text)}</li>" for text in doc["actions"]] + ["</ul>"]
+    lines += ["<h2>Combat log</h2>", "<ol>"] + [f"<li>[{_h(segment)}] {_h(text)}</li>" for segment, text in doc["log"]] + ["</ol>"]
+    lines += ["</body>", "</html>"]
+    return "\n".join(lines) + "\n"
+
+
+def render(encounter: Any, fmt: str, viewer: bool) -> str:
+    from tracker import report
+
+    data = report.to_json(encounter, viewer=viewer)
+    return html_page(data) if fmt == "html" else markdown(data)
+
+
+def chosen_format(fmt: str | None, output: str | None) -> str:
+    if fmt:
+        return fmt
+    if output and Path(output).suffix.lower() in (".html", ".htm"):
+        return "html"
+    return "md"
+
+
+def export(args: argparse.Namespace, saves: Path, out: TextIO) -> int:
+    from tracker.engine import TrackerError
+    from tracker.persistence.store import EncounterFile
+
+    loaded = EncounterFile(paths.resolve(args.file, saves)).load()
+    text = render(loaded.encounter, chosen_format(args.format, args.output), args.viewer)
+    if not args.output:
+        out.write(text)
+        return 0
+    target = Path(args.output)
+    temporary = target.with_name(f".{target.name}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise TrackerError(f"{target}: cannot be written: {exc.strerror}") from None
+    out.write(f"wrote {target}\n")
+    return 0

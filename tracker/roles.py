@@ -1,0 +1,164 @@
+"""Who is at the keyboard: the GM, a player of some combatants, or a viewer.
+
+The role is decided by whoever starts the session (the account on a shared host with
+`tracker open FILE --player NAME`, or `tracker serve` from the key a person logged in
+with), never by anything typed into the session. `Session` checks every change against
+its role in one place (`Session.guard`), so a command that slips past a screen is
+refused all the same.
+
+- GM: everything.
+- Player: declares, maintains and aborts actions for its own combatants only, and takes
+  back its own last declaration while nothing has happened since. Everything else
+  (damage, set, add, next/step, undo of anyone else's change, approving, GM commands,
+  the sheet library) is refused with a message naming the rule.
+- Viewer: nothing at all.
+
+A player's combatants are named when the session starts (`--player Seraph,Nyx`, checked
+against the roster then); a combatant the GM renames afterwards is no longer the
+player's until the player's session is started again with the new name.
+
+Take-back (decided here, the issue leaving the mechanism open): a pending proposal is
+withdrawn whatever came after it, since it changed nothing; a declaration applied at
+once is undone only while it is still the latest change, as undo works on the latest
+change: once time moves, or the GM or another player changes the fight, the player
+asks the GM (who can undo it like any other change).
+
+Who made a change is kept in each event's `by`: a GM's events carry the account name
+as before (saves written before roles existed hold only GMs' changes); a player's carry
+`player:ACCOUNT`. `who(by)` says it in words for the log and the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tracker.engine.errors import RuleRefusal
+from tracker.engine.model import LogEntry
+
+GM = "gm"
+PLAYER = "player"
+VIEWER = "viewer"
+
+PLAYER_TAG = "player:"
+GM_TAG = "gm:"
+
+# What a player may do, by event kind (each still limited to its own combatants).
+PLAYER_KINDS = ("declare", "maintain", "abort", "propose", "withdraw")
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """A session's role. `combatants` are a player's own, as named at start."""
+
+    kind: str = GM
+    combatants: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in (GM, PLAYER, VIEWER):
+            raise ValueError(f"role: expected gm, player or viewer, got {self.kind!r}")
+        if self.kind == PLAYER and not self.combatants:
+            raise ValueError("a player's role names at least one combatant")
+
+    @classmethod
+    def gm(cls) -> "Role":
+        return cls(GM)
+
+    @classmethod
+    def viewer(cls) -> "Role":
+        return cls(VIEWER)
+
+    @classmethod
+    def player(cls, names: Iterable[str]) -> "Role":
+        cleaned = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+        return cls(PLAYER, cleaned)
+
+    @property
+    def is_gm(self) -> bool:
+        return self.kind == GM
+
+    @property
+    def is_player(self) -> bool:
+        return self.kind == PLAYER
+
+    @property
+    def is_viewer(self) -> bool:
+        return self.kind == VIEWER
+
+    def owns(self, name: str) -> bool:
+        """True if `name` is one of this player's combatants (ignoring case, as lookups do)."""
+        folded = name.casefold()
+        return any(n.casefold() == folded for n in self.combatants)
+
+    def label(self) -> str:
+        if self.kind == PLAYER:
+            return f"player of {', '.join(self.combatants)}"
+        return "GM" if self.kind == GM else "viewer"
+
+    def signature(self, user: str) -> str:
+        """The `by` this role's changes carry (see the module docstring)."""
+        if self.kind == PLAYER:
+            return PLAYER_TAG + (user or ",".join(self.combatants))
+        if user.startswith(PLAYER_TAG) or user.startswith(GM_TAG):
+            return GM_TAG + user  # an account whose name looks like a tag stays a GM's
+        return user
+
+    def refuse(self, what: str) -> RuleRefusal:
+        """The refusal for something this role may not do."""
+        what = _WORDS.get(what, what)
+        if self.kind == VIEWER:
+            return RuleRefusal("viewer", f"{what}: a viewer's session is read-only; changes are made by the GM")
+        mine = ", ".join(self.combatants)
+        return RuleRefusal(
+            "player",
+            f"{what}: a player declares, maintains and aborts actions for their own combatants ({mine}) "
+            f"and takes back their own last declaration; everything else is the GM's",
+        )
+
+
+_WORDS = {"advance": "moving time (next, step)", "set": "set (a resource or stat)", "refuse": "refusing a proposal", "approve": "approving a proposal"}
+
+
+def is_players(by: str) -> bool:
+    return by.startswith(PLAYER_TAG)
+
+
+def who(by: str) -> str:
+    """`by` in words: 'player bob', 'GM alice', 'GM' (an unsigned change), ''."""
+    if by.startswith(PLAYER_TAG):
+        return f"player {by[len(PLAYER_TAG):]}"
+    if by.startswith(GM_TAG):
+        return f"GM {by[len(GM_TAG):]}"
+    return f"GM {by}" if by else "GM"
+
+
+def visible_to(role: Role, entry: LogEntry, hidden: Iterable[str] = ()) -> bool:
+    """Whether a log line is shown to `role`. `hidden`: names of hidden combatants.
+
+    The GM sees everything. Nobody else sees a secret roll. A private line (a proposal,
+    a refusal) is shown to the players of the combatants it is about. Other lines are
+    shown unless they concern a hidden combatant (a player always sees its own)."""
+    if role.is_gm:
+        return True
+    if entry.secret:
+        return False
+    mine = [n for n in entry.about if role.owns(n)] if role.is_player else []
+    if entry.private:
+        return bool(mine)
+    concealed = set(hidden)
+    if getattr(entry, "while_hidden", False) and not mine:
+        return False  # written while a combatant it is about was hidden: stays unseen
+    return not any(n in concealed and not role.owns(n) for n in entry.about)
+
+
+def account() -> str:
+    """The person at the keyboard: `TRACKER_USER` (set by `tracker serve`), else the Unix account."""
+    import getpass
+    import os
+
+    if os.environ.get("TRACKER_USER"):
+        return os.environ["TRACKER_USER"]
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry (containers): changes are still recorded, unsigned
+        return os.environ.get("USER", "")

@@ -1,0 +1,183 @@
+"""Nothing ends the app but quitting: the guard and the key hold.
+
+Guard. Textual ends the app on any exception raised in a message handler (and stops
+that widget's message loop first). The app and its screens dispatch through
+`guarded_dispatch` (the app by its own override, every screen through `protect` as it is
+pushed), which turns an exception into a notification naming what failed
+(`describe`), so the GM keeps the table and the file keeps the last saved change. A
+TrackerError is a refusal with a message of its own; anything else is a bug, shown as
+"internal error: ..." and kept in `app.errors` for the tests (which assert it stays
+empty), never as a traceback on the players' screens.
+
+Key hold. Keys typed in a burst (as they arrive over SSH) reach the app together, and
+Textual hands each on (to the focused widget, or the screen, whence a key nobody used
+comes back to the app for its binding) before the previous one has had its effect: `:`
+then `note x` loses the note (the letters reach the encounter screen before the `:`
+binding has pushed the command line), `Seraph`, Tab, `PC` types "SeraphPC" (the letters
+after Tab reach the name field before Tab comes back to move the focus), and keys just
+after `a` go to a form not yet mounted. `KeyHold` hands keys on one at a time: a key
+waits while any message is still being handled on the app or its top screen (the
+previous key, or what it set off: a Submitted, a pushed screen), and while the top
+screen is not set up (see `KeyHold._ready`). So a burst
+lands where slow typing would have put it. A key is never held longer than `MAX_HOLD`
+seconds after the previous one (a busy or unfocused screen still gets its keys), and at
+most `MAX_HELD` keys wait: a flood beyond that is dropped, not stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from time import monotonic
+from typing import TYPE_CHECKING, Any
+
+from textual import events
+from textual.containers import ScrollableContainer
+
+from tracker.engine import TrackerError
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.screen import Screen
+
+MAX_HOLD = 1.0
+SETTLE = 0.1
+MAX_HELD = 512
+CHECK_EVERY = 0.005
+
+
+def describe(error: BaseException) -> str:
+    """The message a refusal or a bug becomes (the text is shown as plain text)."""
+    if isinstance(error, TrackerError):
+        return str(error)
+    detail = str(error) or type(error).__name__
+    return f"internal error: {type(error).__name__}: {detail} (the app goes on; the last saved change is on disk)"
+
+
+def report(app: "App[Any]", error: BaseException) -> None:
+    """Show `error` as a notification; bugs are also kept in `app.errors`."""
+    if not isinstance(error, TrackerError):
+        errors = getattr(app, "errors", None)
+        if isinstance(errors, list):
+            errors.append(error)
+    try:
+        app.notify(describe(error), severity="error", timeout=8, markup=False)
+    except Exception:  # the app is closing: nothing left to show it on
+        pass
+
+
+async def guarded_dispatch(pump: Any, dispatch: Callable[[Any], Awaitable[Any]], message: Any) -> Any:
+    try:
+        return await dispatch(message)
+    except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as error:
+        report(pump.app, error)
+        return None
+
+
+def protect(pump: Any) -> Any:
+    """Make exceptions in `pump`'s handlers (a screen's) messages; returns `pump`.
+
+    Done per instance, as screens are pushed, so every screen is covered, whoever wrote it."""
+    if hasattr(pump, "_dispatch_message") and not getattr(pump, "_tracker_guarded", False):
+        dispatch = pump._dispatch_message
+
+        async def guarded(message: Any) -> Any:
+            return await guarded_dispatch(pump, dispatch, message)
+
+        pump._dispatch_message = guarded
+        pump._tracker_guarded = True
+    return pump
+
+
+def screen_mounted(screen: "Screen[Any]") -> bool:
+    return screen.is_mounted and all(widget.is_mounted for widget in screen.walk_children())
+
+
+def settled_focus(screen: "Screen[Any]") -> bool:
+    """A field has the focus: where typed keys go once the screen is set up."""
+    focused = screen.focused
+    return focused is not None and not isinstance(focused, ScrollableContainer)
+
+
+def _unfinished(pump: Any) -> int:
+    # Messages waiting in the pump's queue. (A message being handled is out of the queue,
+    # but handlers here do not yield to the loop midway, so it is never seen half-done.)
+    return pump._message_queue.qsize()
+
+
+def busy(app: "App[Any]") -> bool:
+    """A message is queued on the app or anywhere on its top screen."""
+    if _unfinished(app):
+        return True
+    screen = app.screen
+    return any(_unfinished(node) for node in (screen, *screen.walk_children()))
+
+
+class KeyHold:
+    """Keys that arrived while the top screen was not ready, in order."""
+
+    def __init__(self, app: "App[Any]", forward: Callable[[events.Key], Awaitable[None]]) -> None:
+        self.app = app
+        self.forward = forward
+        self.keys: list[events.Key] = []
+        self.since = 0.0
+        self._releasing = False
+        self._calm = 0
+        self._state: tuple[int, int] = (0, 0)
+        self._state_since = 0.0
+        # The last keys handed on, with the screen and focus they met (for bug reports).
+        self.trace: deque[tuple[str, str, str]] = deque(maxlen=40)
+
+    def wants(self, event: events.Key) -> bool:
+        """Hold `event` if keys are held, or the app is busy, or the top screen not ready."""
+        if self.keys or not self._ready():
+            if not self.keys:
+                self.since = monotonic()
+                self.app.set_timer(CHECK_EVERY, self.release)
+            if len(self.keys) < MAX_HELD:
+                self.keys.append(event)
+            # else: a flood (nobody types this far ahead); dropped, so memory stays bounded.
+            return True
+        return False
+
+    def _ready(self) -> bool:
+        """The top screen is set up and nothing is in flight.
+
+        Textual first focuses the first focusable widget (often a dialog's scrolling
+        body), or nothing while the dialog's fields are still being mounted, and then
+        the field the screen asks for. So a field with the focus is ready at once; no
+        focus, or a scroll container with it, only once that has lasted `SETTLE`
+        seconds (a help page, a question, the encounter screen)."""
+        try:
+            screen = self.app.screen
+            if not screen_mounted(screen) or busy(self.app):
+                return False
+            state = (id(screen), id(screen.focused))
+            if state != self._state:
+                self._state, self._state_since = state, monotonic()
+            return settled_focus(screen) or monotonic() - self._state_since >= SETTLE
+        except Exception:
+            return True
+
+    async def release(self) -> None:
+        if self._releasing:
+            return
+        self._releasing = True
+        try:
+            while self.keys:
+                # Calm on two checks in a row: a message posted by the last one (a Focus,
+                # a focus callback) is handled before the next key goes out.
+                self._calm = self._calm + 1 if self._ready() else 0
+                if self._calm < 2 and monotonic() - self.since < MAX_HOLD:
+                    self.app.set_timer(CHECK_EVERY, self.release)
+                    return
+                event = self.keys.pop(0)
+                self.since = monotonic()
+                self._calm = 0
+                self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
+                await self.forward(event)
+        finally:
+            self._releasing = False
