@@ -151,7 +151,8 @@ async def settle(app: TrackerApp, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.005)
         try:
             nodes = [app, *app.screen.walk_children(with_self=True)]
-            busy = any(node._message_queue.qsize() for node in nodes)
+            held = getattr(getattr(app, "key_hold", None), "keys", ())  # keys the app holds back
+            busy = bool(held) or any(node._message_queue.qsize() for node in nodes)
         except Exception:  # between screens
             busy = True
         quiet = 0 if busy else quiet + 1

@@ -407,7 +407,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._dice_entered(event.value)
             return
         chain = [w for w in self.focus_chain if isinstance(w, Input)]
-        if event.input in chain and event.input is not chain[-1]:
+        if self.stage == RESULT:  # after the roll, enter commits (tab moves between choices)
+            self.action_go()
+        elif event.input in chain and event.input is not chain[-1]:
             self.set_focus(chain[chain.index(event.input) + 1])
         else:
             self.action_go()
