@@ -526,3 +526,31 @@ def test_random_keys_leave_the_app_alive(saves: Path, game: str, keys: list[list
 
     asyncio.run(run())
     EncounterFile(path).load()  # the save still loads
+
+
+async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
+    """Seed 004: "Speed: Three points of Q divide Performance Time by 2." A punch's PT 15
+    with 6 Q on speed is 15 / 4, rounded: 4 (DESIGN 4.1). Q is placed once the dice are
+    seen, in the form, not split before the roll."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        assert prompt(app) == "next: Seraph's Combat Roll: 2d10"
+        await pilot.press(*chars("1,5"), "enter")
+        await wait_for(pilot, lambda: "reroll of a 1" in prompt(app) or screen.stage != DICE, "the reroll")
+        assert prompt(app) == "next: Seraph's Combat Roll: reroll of a 1 (subtracted): 1d10"
+        await pilot.press("3", "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        assert "q: 12" in str(screen.query_one("#result", Label).render())
+        await set_field(pilot, "#after Input#a-q_speed", "6")
+        await set_field(pilot, "#after Input#a-q_attack", "6")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter screen")
+        punch = app.screen.live.encounter.actions[-1]
+        assert (punch.actor, punch.template, punch.pt) == ("Seraph", "punch", 4)
+        no_bugs(app)
+    saved = EncounterFile(path).load().encounter.actions[-1]
+    assert saved.pt == 4 and list(saved.resolution.dice) == [1, 5, 3]
