@@ -92,9 +92,10 @@ WOUND_JUDGE = "ore.wound"
 
 
 def wound_effects(target: Combatant, location: str, shock: int, killing: int, sizes: Mapping[str, int],
-                  overflow: Mapping[str, str]) -> list[Effect]:
-    """Boxes marked on `target` as it stands now, Killing from a limb going on (overflow)."""
-    resources = dict(target.resources)
+                  overflow: Mapping[str, str], resources: Mapping[str, Any] | None = None) -> list[Effect]:
+    """Boxes marked on `target` as it stands now (or with `resources` in place of its
+    own), Killing from a limb going on (overflow)."""
+    resources = dict(target.resources if resources is None else resources)
     effects: list[Effect] = []
     loc, s, k = location, shock, killing
     seen: set[str] = set()
@@ -358,27 +359,7 @@ class OreRuleset(Ruleset):
                     for e in action.resolution.effects:
                         if isinstance(e, Damage) and e.target == target.name and e.resource in resources:
                             resources[e.resource] -= e.amount
-        overflow = self.tables.get("overflow", {})
-        effects: list[Effect] = []
-        loc, s, k = location, shock, killing
-        while loc:
-            size = int(sizes.get(loc, target.maxima.get(loc, 1)))
-            before = boxes_of(resources, target.maxima, loc, size)
-            after, over = mark(before, s, k)
-            for key, old, new in ((loc, before.empty, after.empty), (f"{loc}_k", before.unkilled, after.unkilled)):
-                if old != new:
-                    effects.append(Damage(target.name, old - new, key))
-                    resources[key] = new
-            if after.empty == 0 and loc in ("head", "torso") and before.empty > 0:
-                state = "dead" if after.unkilled == 0 else "out"
-                effects.append(Note(f"{target.name}'s {loc} is full{' of Killing' if state == 'dead' else ''}: {target.name} is {state}"))
-            nxt = overflow.get(loc, "")
-            if over and nxt:
-                effects.append(Note(f"{over} killing overflows from {target.name}'s {loc.replace('_', ' ')} to the {nxt}"))
-                loc, s, k = nxt, 0, over
-            else:
-                loc = ""
-        return effects
+        return wound_effects(target, location, shock, killing, sizes, self.tables.get("overflow", {}), resources)
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """Wiggle dice are set after the roll (the seed): '2 wiggle dice to set (1-10)'."""
