@@ -56,7 +56,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, register_judge
+from tracker.engine.effects import Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.charts import Charts
@@ -248,13 +248,10 @@ def _hits_of(details: dict[str, Any]) -> list[dict[str, Any]]:
 def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     """A blow judged as it lands: Attack against the Defense in force now (the start of
     this segment), damage against what the target has now. Reads, never changes."""
-    hits = _hits_of(action.resolution.details)
-    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
-        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
-    hit = hits[blow.index]
-    target = encounter.combatants.get(blow.target)
-    if target is None:
-        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    found = landing(encounter, action, blow, _hits_of(action.resolution.details))
+    if isinstance(found, list):
+        return found
+    hit, target = found
     attack = int(hit["attack"])
     if hit.get("defense_stated") is not None:
         defense, why = int(hit["defense_stated"]), "stated"

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ABORTED, ACTIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate
@@ -180,13 +180,10 @@ BLOW_JUDGE = "d6.blow"
 def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     """A D6 attack lands: its total against the defence in force now, the damage bonus
     from the result points now, the wound step from the target's level now."""
-    hits = action.resolution.details.get("hits", [])
-    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
-        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
-    rec = hits[blow.index]
-    target = encounter.combatants.get(blow.target)
-    if target is None:
-        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    found = landing(encounter, action, blow, action.resolution.details.get("hits", []))
+    if isinstance(found, list):
+        return found
+    rec, target = found
     difficulty, against = defense_at(encounter, target.name, encounter.now, int(rec["passive"]), landing=True)
     total = int(rec["total"])
     rp = total - difficulty

@@ -58,7 +58,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
@@ -122,13 +122,10 @@ def wound_effects(target: Combatant, location: str, shock: int, killing: int, si
 
 def judge_wound(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     """An ORE hit lands: its boxes are marked against the target's boxes now."""
-    hits = action.resolution.details.get("hits", [])
-    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
-        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
-    hit = hits[blow.index]
-    target = encounter.combatants.get(blow.target)
-    if target is None:
-        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    found = landing(encounter, action, blow, action.resolution.details.get("hits", []))
+    if isinstance(found, list):
+        return found
+    hit, target = found
     return wound_effects(target, str(hit["location"]), int(hit["shock"]), int(hit["killing"]),
                          dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))
 

@@ -120,6 +120,18 @@ def register_judge(name: str, judge: Judge) -> None:
     JUDGES[name] = judge
 
 
+def landing(encounter: Any, action: Any, blow: Blow, hits: list[Any]) -> tuple[Any, Any] | list[Effect]:
+    """The record of `blow` among an action's `hits` and its target as it stands now, or
+    the note a judge returns instead: no such record (a hand-edited save), or a target
+    no longer in the fight."""
+    if isinstance(blow.index, bool) or not isinstance(blow.index, int) or not 0 <= blow.index < len(hits):
+        return [Note(f"{action.actor}'s {action.template}: no record of its blow on {blow.target}")]
+    target = encounter.combatants.get(blow.target)
+    if target is None:
+        return [Note(f"{action.actor}'s {action.template} at {blow.target} lapses: not in the fight")]
+    return hits[blow.index], target
+
+
 def effect_to_dict(effect: Effect) -> dict[str, Any]:
     data = {"kind": effect.kind}
     data.update(asdict(effect))
