@@ -613,7 +613,7 @@ def _resolution_fast(raw: dict[str, Any]) -> Resolution | None:
     if pt is None or pt < 1:
         return None
     for effect in raw.get("effects", ()):
-        if effect.get("kind") not in EFFECT_TYPES:
+        if effect.get("kind").__class__ is not str or effect["kind"] not in EFFECT_TYPES:
             return None
     try:
         return Resolution.from_dict(raw)
@@ -633,7 +633,7 @@ def _event(ruleset: Ruleset, raw: dict[str, Any], index: int, where: str) -> Eve
     kind = raw.get("kind")
     shape = EVENT_ARGS.get(kind) if isinstance(kind, str) else None
     if shape is None:
-        _need(raw, "kind", ("an event kind", lambda v: v in EVENT_ARGS), where)
+        _need(raw, "kind", ("an event kind", lambda v: isinstance(v, str) and v in EVENT_ARGS), where)
         raise AssertionError  # pragma: no cover - _need raised
     by = raw.get("by", "")
     if by.__class__ is not str and not isinstance(by, str):
@@ -699,7 +699,7 @@ def _resolution(raw: dict[str, Any], where: str) -> Resolution:
         raise SaveError(f"{where}.pt: expected an integer of at least 1, got {pt}")
     for i, effect in enumerate(raw.get("effects", ())):
         kind = effect.get("kind")
-        if kind not in EFFECT_TYPES:
+        if not isinstance(kind, str) or kind not in EFFECT_TYPES:
             raise SaveError(f"{where}.effects[{i}].kind: expected one of {', '.join(EFFECT_TYPES)}, got {kind!r}")
     try:
         return Resolution.from_dict(raw)
