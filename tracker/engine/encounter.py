@@ -1208,31 +1208,28 @@ class Encounter:
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 
-_COMBATANT_INIT: tuple[str, ...] = ()
-_COMBATANT_REST: tuple[str, ...] = ()
+_COMBATANT_FIELDS: tuple[tuple[str, bool], ...] = ()  # (field, copied one level deep)
 # Containers of plain values: copied one level deep, as `_enter` itself copies a sheet.
 _FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now"})
+_AS_IS = (str, int, float, bool, tuple, type(None))  # never changed in place: shared
 
 
 def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
-    """A copy of a combatant whose containers are new and whose actions are remapped."""
-    global _COMBATANT_INIT, _COMBATANT_REST
-    if not _COMBATANT_INIT:
+    """A copy of a combatant whose containers are new and whose actions are remapped
+    (slot by slot, without the constructor: a checkpoint copies the whole roster)."""
+    global _COMBATANT_FIELDS
+    if not _COMBATANT_FIELDS:
         import dataclasses
 
-        _COMBATANT_INIT = tuple(f.name for f in dataclasses.fields(Combatant) if f.init)
-        _COMBATANT_REST = tuple(f.name for f in dataclasses.fields(Combatant) if not f.init)
-    values: dict[str, Any] = {}
-    for name in _COMBATANT_INIT:
+        _COMBATANT_FIELDS = tuple((f.name, f.name in _FLAT) for f in dataclasses.fields(Combatant))
+    twin = object.__new__(Combatant)
+    for name, flat in _COMBATANT_FIELDS:
         value = getattr(c, name)
-        if name in _FLAT:
+        if flat:
             value = value.copy()
-        elif isinstance(value, (dict, list, Action)):
+        elif value.__class__ not in _AS_IS:
             value = same(value)
-        values[name] = value
-    twin = Combatant(**values)
-    for name in _COMBATANT_REST:
-        setattr(twin, name, same(getattr(c, name)))
+        setattr(twin, name, value)
     return twin
 
 

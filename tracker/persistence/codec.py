@@ -33,6 +33,18 @@ Decisions the brief leaves open:
   range and every number must be finite, on reading and on writing.
 - `house_rules` must name a regular file in the save's own folder (or below it): a
   relative path without `..`, no device, at most MAX_HOUSE_RULES_BYTES.
+
+Opening fast (DESIGN 5): the file is read with the compiled reader rtoml, every event is
+checked by a fast path that builds no message (`_event_fast`; whatever it does not pass
+at a glance goes through the general check, `_event`, which names the problem, so both
+accept and refuse exactly the same events), and the whole log is replayed with the
+garbage collector paused (nothing built while opening is garbage; collecting meanwhile
+cost about a third of the time). There is no state snapshot in the file: the first
+screen shows the whole combat log and every action (the log pane wraps every line and
+reads each declaration's event for its dice; the timeline indexes every action), so a
+snapshot would either have to carry the log and the actions as well (a second copy of
+the fight in the file, for a person to keep consistent by hand) or leave the first
+screen to replay anyway. Replaying the checked log measured cheaper than either.
 """
 
 from __future__ import annotations
