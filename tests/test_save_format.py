@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import functools
 import multiprocessing
 import os
 import shutil
@@ -451,6 +452,7 @@ def test_a_forked_session_follows_with_its_own_descriptor_and_thread(tmp_path: P
 SHIPPED = Path(__file__).resolve().parent.parent / "saves"
 
 
+@functools.lru_cache(maxsize=1)
 def _shipped_events() -> list[tuple[str, dict]]:
     out = []
     for path in sorted(SHIPPED.glob("*.toml")):
