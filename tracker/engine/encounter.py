@@ -69,7 +69,9 @@ fail part-way (a bug), the effective events are folded again and the event is re
 from __future__ import annotations
 
 import copy
+import dataclasses
 import heapq
+import operator
 from dataclasses import replace
 import math
 from collections.abc import Callable, Iterable
@@ -321,7 +323,7 @@ class Encounter:
         while len(self._checkpoints) > MAX_CHECKPOINTS:  # deeper undo rebuilds from the start
             del self._checkpoints[min(self._checkpoints)]
 
-    def _live_actions(self) -> list[tuple[int, Action]]:
+    def _live_actions(self) -> list[Action]:
         """The actions that may still change (in progress, or interrupted and keepable),
         found through the combatants and the queue (never a scan of every action)."""
         found: dict[int, Action] = {}
@@ -330,78 +332,53 @@ class Encounter:
                 found[id(action)] = action
             if c.interrupted is not None:
                 found[id(c.interrupted)] = c.interrupted
-        for _, _, _, payload in self._queue:
-            action = payload if isinstance(payload, Action) else payload[0] if isinstance(payload, tuple) and payload and isinstance(payload[0], Action) else None
-            if action is not None and action.status not in _FINAL:
-                found[id(action)] = action
-        out = []
-        for action in found.values():
-            i = action.id - 1
-            if not (0 <= i < len(self.actions) and self.actions[i] is action):
-                i = next(k for k, a in enumerate(self.actions) if a is action)
-            out.append((i, action))
-        return out
+        for entry in self._queue:
+            payload = entry[3]
+            if payload.__class__ is tuple and payload:
+                payload = payload[0]
+            if payload.__class__ is Action and payload.status not in _FINAL:
+                found[id(payload)] = payload
+        return list(found.values())
 
     def _snapshot(self) -> dict[str, Any]:
-        snap = self._copy_state(self.__dict__, self._live_actions())
-        snap["log"] = len(self.log)
-        snap["actions"] = len(self.actions)
-        return snap
-
-    def _restore(self, snap: dict[str, Any]) -> None:
-        fresh = self._copy_state(snap["state"], snap["live"])
-        del self.log[snap["log"]:]
-        del self.actions[snap["actions"]:]
-        for i, action in fresh["live"]:
-            self.actions[i] = action
-        for key, value in fresh["state"].items():
-            setattr(self, key, value)
-
-    def _copy_state(self, source: dict[str, Any], live: list[tuple[int, Action]]) -> dict[str, Any]:
-        """Copy what can still change: the actions in `live`, the combatants and the queue
-        pointing at them (remapped to the copies), and any other state attribute.
+        """The state as values: each combatant as a row of its fields (containers copied),
+        each action that may still change with its fields as they are now, the queue's
+        entries (immutable tuples, shared). Actions are kept by identity: a restore puts
+        their fields back, so the combatants and queue entries may point at them as is.
         Finished actions, resolutions, effects and log entries never change: shared."""
-        remap: dict[int, Action] = {}
-        copies: list[tuple[int, Action]] = []
-        for i, action in live:
-            twin = copy.copy(action)
-            remap[id(action)] = twin
-            copies.append((i, twin))
-
-        def same(value: Any) -> Any:
-            if isinstance(value, Action):
-                return remap.get(id(value), value)
-            if isinstance(value, dict):
-                return {k: same(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [same(v) for v in value]
-            if isinstance(value, tuple) and value and isinstance(value[0], Action):
-                return (remap.get(id(value[0]), value[0]), *value[1:])
-            return value
-
         state: dict[str, Any] = {}
-        for key, value in source.items():
+        for key, value in self.__dict__.items():
             if key in _NOT_STATE or key in ("log", "actions"):
                 continue
             if key == "combatants":
-                state[key] = {name: _copy_combatant(c, same) for name, c in value.items()}
-            elif key == "_queue":
-                queue = []
-                for entry in value:
-                    payload = entry[3]
-                    if payload.__class__ is Action or (payload.__class__ is tuple and payload and payload[0].__class__ is Action):
-                        entry = (entry[0], entry[1], entry[2], same(payload))
-                    queue.append(entry)
-                state[key] = queue
+                state[key] = [_combatant_row(c) for c in value.values()]
+            elif key == "_queue" or key == "_folded":
+                state[key] = value.copy()  # immutable entries / names: a shallow copy
             elif key == "_tick":
                 # Reading an itertools.count without consuming it: copy it (twice, so the
                 # source keeps counting from the same place).
                 state[key] = copy.copy(value)
-            elif isinstance(value, (dict, list)):
-                state[key] = same(value)
             else:
-                state[key] = copy.deepcopy(value, {id(self): self})
-        return {"state": state, "live": copies}
+                state[key] = _copy_value(value, self)
+        live = [(action, _action_values(action)) for action in self._live_actions()]
+        return {"state": state, "live": live, "log": len(self.log), "actions": len(self.actions)}
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        del self.log[snap["log"]:]
+        del self.actions[snap["actions"]:]
+        for action, values in snap["live"]:
+            for name, value in zip(_ACTION_FIELDS, values):
+                setattr(action, name, value)
+        for key, value in snap["state"].items():
+            if key == "combatants":
+                value = {row[0]: _combatant_from_row(row) for row in value}
+            elif key == "_queue" or key == "_folded":
+                value = value.copy()
+            elif key == "_tick":
+                value = copy.copy(value)
+            else:
+                value = _copy_value(value, self)
+            setattr(self, key, value)
 
     def _back_to_top(self) -> None:
         """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""
@@ -1208,29 +1185,53 @@ class Encounter:
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 
-_COMBATANT_FIELDS: tuple[tuple[str, bool], ...] = ()  # (field, copied one level deep)
-# Containers of plain values: copied one level deep, as `_enter` itself copies a sheet.
-_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now"})
-_AS_IS = (str, int, float, bool, tuple, type(None))  # never changed in place: shared
+_ACTION_FIELDS = tuple(f.name for f in dataclasses.fields(Action))
+_action_values = operator.attrgetter(*_ACTION_FIELDS)
+_COMBATANT_FIELDS = tuple(f.name for f in dataclasses.fields(Combatant))
+_combatant_values = operator.attrgetter(*_COMBATANT_FIELDS)
+# Combatant fields holding containers of plain values, changed in place: a checkpoint
+# copies them one level deep, as `_enter` itself copies a sheet (the rest are plain
+# values, or actions, which are kept by identity: see `_snapshot`).
+_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now", "in_progress"})
+_FLAT_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in _FLAT)
 
 
-def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
-    """A copy of a combatant whose containers are new and whose actions are remapped
-    (slot by slot, without the constructor: a checkpoint copies the whole roster)."""
-    global _COMBATANT_FIELDS
-    if not _COMBATANT_FIELDS:
-        import dataclasses
+def _combatant_row(c: Combatant) -> tuple[Any, ...]:
+    """A combatant's fields in order, its containers copied (a checkpoint's copy)."""
+    row = list(_combatant_values(c))
+    for i in _FLAT_AT:
+        row[i] = row[i].copy()
+    return tuple(row)
 
-        _COMBATANT_FIELDS = tuple((f.name, f.name in _FLAT) for f in dataclasses.fields(Combatant))
+
+def _combatant_from_row(row: tuple[Any, ...]) -> Combatant:
+    """A live combatant from a checkpoint's row (containers copied again: the row stays
+    as it was, for the next restore); slot by slot, without the constructor."""
     twin = object.__new__(Combatant)
-    for name, flat in _COMBATANT_FIELDS:
-        value = getattr(c, name)
-        if flat:
-            value = value.copy()
-        elif value.__class__ not in _AS_IS:
-            value = same(value)
+    for name, value in zip(_COMBATANT_FIELDS, row):
         setattr(twin, name, value)
+    for i in _FLAT_AT:
+        setattr(twin, _COMBATANT_FIELDS[i], row[i].copy())
     return twin
+
+
+# Never changed in place once made (actions are put back by `_restore` itself): shared.
+_KEPT = (str, int, float, bool, tuple, type(None), Action, Resolution, LogEntry, *fx.EFFECT_TYPES.values())
+
+
+def _copy_value(value: Any, owner: Any) -> Any:
+    """Any other state attribute: dicts and lists copied all the way down (their
+    elements may be changed in place), proposals copied (approving one changes its
+    status), immutable values kept, anything else copied deep."""
+    if isinstance(value, dict):
+        return {k: _copy_value(v, owner) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_value(v, owner) for v in value]
+    if isinstance(value, _KEPT):
+        return value
+    if isinstance(value, Proposal):
+        return copy.copy(value)
+    return copy.deepcopy(value, {id(owner): owner})
 
 
 def _first_crossing(value: int | float, per: int | float) -> int:
