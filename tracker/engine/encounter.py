@@ -103,6 +103,7 @@ from tracker.engine.model import (
     LAPSED,
     Proposal,
     Setup,
+    _LogEntryDraft,
 )
 
 # Kinds of queue entry, in the order they are handled on one segment.
@@ -120,6 +121,9 @@ _FINAL = (COMPLETED, ABORTED)
 # Events that rewrite what checkpoints share (finished actions, earlier log lines): once
 # one is folded in, every checkpoint taken before it is dropped.
 _REWRITES_HISTORY = frozenset({"rename"})
+
+
+_ORDER = operator.attrgetter("resolution.order")  # the ruleset's key inside a segment
 
 
 def _fmt(value: int | float) -> str:
@@ -220,13 +224,15 @@ class Encounter:
     # ----------------------------------------------------------------- apply
     def apply(self, event: Event) -> Event:
         """Validate and apply one event; on refusal raise and change nothing."""
-        if event.kind in (UNDO, REDO):
+        kind = event.kind
+        if kind == UNDO or kind == REDO:
             self._walk(event)
         else:
-            handler = self._handlers.get(event.kind)
+            handler = self._handlers.get(kind)
             if handler is None:
-                raise TrackerError(f"unknown event kind {event.kind!r}")
-            self._current_seq = len(self.events) + 1
+                raise TrackerError(f"unknown event kind {kind!r}")
+            index = len(self.events)
+            self._current_seq = index + 1
             try:
                 handler(event.args)
             except TrackerError:
@@ -237,12 +243,13 @@ class Encounter:
                 # state half-changed: fold the effective events again, then refuse.
                 self._rebuild()
                 raise TrackerError(f"{event.kind} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
-            self._applied.append(len(self.events))
+            applied = self._applied
+            applied.append(index)
             if self._redo:
                 self._redo.clear()
-            if event.kind in _REWRITES_HISTORY:
+            if kind in _REWRITES_HISTORY:
                 self._checkpoints.clear()
-            if not len(self._applied) % CHECKPOINT_EVERY:  # checkpoints fall on multiples
+            if not len(applied) % CHECKPOINT_EVERY:  # checkpoints fall on multiples
                 self._maybe_checkpoint()
         event.seq = len(self.events) + 1
         self.events.append(event)
@@ -408,7 +415,10 @@ class Encounter:
                 if c is not None and c.hidden:
                     unseen = True
                     break
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, unseen, private))
+        # `model.log_entry`, inlined: a LogEntry at the cost of an unfrozen dataclass.
+        entry: Any = _LogEntryDraft(self.now, kind, text, about, self._current_seq, secret, unseen, private)
+        entry.__class__ = LogEntry
+        self.log.append(entry)
 
     def author(self, entry: LogEntry) -> str:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""
@@ -559,11 +569,11 @@ class Encounter:
             raise TrackerError(f"mode must be active or passive, not {mode!r}")
         if c.down:
             raise RuleRefusal("down", f"{c.name} is down and cannot act")
-        if c.surprised(now):
+        if now < c.surprised_until:  # c.surprised(now), asked on every initiation
             raise RuleRefusal(
                 "surprise", f"{c.name} is surprised and may not initiate before segment {c.surprised_until}"
             )
-        if mode == ACTIVE and c.airborne(now):
+        if mode == ACTIVE and now < c.airborne_until:  # c.airborne(now)
             raise RuleRefusal(
                 "throwback",
                 f"{c.name} is airborne until segment {c.airborne_until} and may not initiate an active action",
@@ -624,15 +634,15 @@ class Encounter:
             self._push_early(action)
         verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"
         aim = f" at {', '.join(targets)}" if targets else ""
-        line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
-        if secret:
+        if not secret:
+            detail = f": {resolution.summary}" if resolution.summary else ""
+            self._say("declare", f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}{detail}", c.name, *targets)
+        else:
+            line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
             # Viewers see that something was started; the roll itself stays behind the screen.
             self._say("declare", line + " (rolled in secret)", c.name, *targets)
             if resolution.summary:
                 self._say("roll", f"secret roll for {c.name}'s {template}: {resolution.summary}", c.name, secret=True)
-        else:
-            detail = f": {resolution.summary}" if resolution.summary else ""
-            self._say("declare", line + detail, c.name, *targets)
         if resolution.effects:
             self._apply_effects(action, fx.INITIATE)
         return action
@@ -677,7 +687,7 @@ class Encounter:
 
     def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
         """The resolution, refused now if any number it would apply is out of bounds."""
-        resolution = _resolution(value)
+        resolution = value if value.__class__ is Resolution else _resolution(value)
         bounds.resolution(resolution, "resolution")
         if self.now + resolution.pt > bounds.MAX_SEGMENT:
             raise TrackerError(f"resolution: pt: the action would complete after segment {bounds.MAX_SEGMENT:,}")
@@ -1084,7 +1094,11 @@ class Encounter:
         due: list[list[Any]] = [[], [], [], [], [], []]
         while queue and queue[0][0] == segment:
             entry = heapq.heappop(queue)
-            if self._valid(entry):
+            if entry[1] == _COMPLETE:  # `_valid` inlined for the commonest entry
+                action = entry[3]
+                if action.status == IN_PROGRESS and action.completes == segment:
+                    due[_COMPLETE].append(action)
+            elif self._valid(entry):
                 due[entry[1]].append(entry[3])
         completing = list(dict.fromkeys(due[_COMPLETE]))  # a kept action may be queued twice
         self._judge_due(completing, due[_EARLY])
@@ -1114,12 +1128,13 @@ class Encounter:
     def _complete_all(self, completing: list[Action]) -> None:
         now = self.now
         if len(completing) > 1:
-            completing.sort(key=lambda a: a.resolution.order, reverse=True)
+            completing.sort(key=_ORDER, reverse=True)
         if self.time.simultaneous:
             for action in completing:
                 self._complete(action)
             for action in completing:
-                self._apply_effects(action, fx.COMPLETE, now + 1)
+                if action.resolution.effects:  # most actions have none: no call
+                    self._apply_effects(action, fx.COMPLETE, now + 1)
         else:
             for action in completing:
                 if action.status != IN_PROGRESS:
