@@ -367,14 +367,15 @@ class Encounter:
                 state[key] = copy.copy(value)
             else:
                 state[key] = _copy_value(value, self)
-        live = [(action, _action_values(action)) for action in self._live_actions()]
-        return {"state": state, "live": live, "log": len(self.log), "actions": len(self.actions)}
+        live = self._live_actions()
+        values = [_action_values(action) for action in live]  # plain values: not tracked by gc
+        return {"state": state, "live": live, "values": values, "log": len(self.log), "actions": len(self.actions)}
 
     def _restore(self, snap: dict[str, Any]) -> None:
         del self.log[snap["log"]:]
         del self.actions[snap["actions"]:]
-        for action, values in snap["live"]:
-            for name, value in zip(_ACTION_FIELDS, values):
+        for action, values in zip(snap["live"], snap["values"]):
+            for name, value in zip(_ACTION_CHANGES, values):
                 setattr(action, name, value)
         for key, value in snap["state"].items():
             if key == "combatants":
@@ -1200,8 +1201,11 @@ class Encounter:
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 
-_ACTION_FIELDS = tuple(f.name for f in dataclasses.fields(Action))
-_action_values = operator.attrgetter(*_ACTION_FIELDS)
+# The fields of an action that change while it may still change (passive initiation,
+# completion, interruption, abort, keep). The only change to any other field, a rename,
+# drops the checkpoints taken before it.
+_ACTION_CHANGES = ("status", "completes", "ended")
+_action_values = operator.attrgetter(*_ACTION_CHANGES)
 _COMBATANT_FIELDS = tuple(f.name for f in dataclasses.fields(Combatant))
 _combatant_values = operator.attrgetter(*_COMBATANT_FIELDS)
 # Combatant fields holding containers of plain values, changed in place: a checkpoint
@@ -1209,13 +1213,18 @@ _combatant_values = operator.attrgetter(*_COMBATANT_FIELDS)
 # values, or actions, which are kept by identity: see `_snapshot`).
 _FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now", "in_progress"})
 _FLAT_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in _FLAT)
+# Lists are kept as tuples in a row (a tuple of plain values is not tracked by gc).
+_LIST_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in ("initiated_now", "in_progress"))
+_DICT_AT = tuple(i for i in _FLAT_AT if i not in _LIST_AT)
 
 
 def _combatant_row(c: Combatant) -> tuple[Any, ...]:
     """A combatant's fields in order, its containers copied (a checkpoint's copy)."""
     row = list(_combatant_values(c))
-    for i in _FLAT_AT:
+    for i in _DICT_AT:
         row[i] = row[i].copy()
+    for i in _LIST_AT:
+        row[i] = tuple(row[i])
     return tuple(row)
 
 
@@ -1225,8 +1234,10 @@ def _combatant_from_row(row: tuple[Any, ...]) -> Combatant:
     twin = object.__new__(Combatant)
     for name, value in zip(_COMBATANT_FIELDS, row):
         setattr(twin, name, value)
-    for i in _FLAT_AT:
+    for i in _DICT_AT:
         setattr(twin, _COMBATANT_FIELDS[i], row[i].copy())
+    for i in _LIST_AT:
+        setattr(twin, _COMBATANT_FIELDS[i], list(row[i]))
     return twin
 
 
