@@ -15,7 +15,10 @@ changes (more on a big roster: `_interval`) the state is copied (only what can s
 change: combatants, the queue, the actions still in progress; finished actions and
 log entries are kept by count), so an undo restores the nearest checkpoint at or
 below the new top and replays a bounded stretch; a redo applies the one change again
-on the current state. The last MAX_CHECKPOINTS are kept; an undo deeper than that
+on the current state. A checkpoint holds values, not objects: each combatant as a row
+of its fields, each action still in progress as the fields that can change (status,
+completion, end), which a restore puts back on the same action object; so the queue
+and the combatants' rows point at the actions as they are, and nothing is remapped. The last MAX_CHECKPOINTS are kept; an undo deeper than that
 refolds from the setup. Replaying a whole file (`replay`) keeps checkpoints only near
 its end, where undo will look, so opening a long fight pays for a few copies. A
 rename rewrites earlier actions and log lines, so it drops the checkpoints before it.
