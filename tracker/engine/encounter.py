@@ -624,7 +624,7 @@ class Encounter:
             c.chain_from = None
         if c.initiated_on != now:
             c.initiated_on = now
-            c.initiated_now = []
+            c.initiated_now.clear()  # in place: a new list a declaration would live on for gc to scan
         c.initiated_now.append((template, companions))
         # id, actor, template, mode, pt, start, completes, targets, resolution,
         # maintainable, chain, secret (positional: this runs for every replayed action)
@@ -652,22 +652,16 @@ class Encounter:
         return action
 
     def _declare(self, args: dict[str, Any]) -> None:
-        c = self.combatants.get(args["actor"]) or self.combatant(args["actor"])
+        actor = args["actor"]
+        c = self.combatants.get(actor) or self.combatant(actor)
         template, mode = args["template"], args.get("mode", ACTIVE)
         companions = tuple(args.get("companions", ()))
         self.check_initiation(c, template, mode, companions)
         resolution = self._checked(args["resolution"])
-        self._initiate(
-            c,
-            template,
-            mode,
-            tuple(args.get("targets", ())),
-            resolution,
-            companions,
-            bool(args.get("maintainable", False)),
-            0,
-            bool(args.get("secret", False)),
-        )
+        # actor, template, mode, targets, resolution, companions, maintainable, chain,
+        # secret (positional: this runs for every declaration)
+        self._initiate(c, template, mode, tuple(args.get("targets", ())), resolution, companions,
+                       bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)))
 
     def maintainable_action(self, c: Combatant) -> Action:
         """The completed action `c` may maintain now, or RuleRefusal saying why not."""
@@ -1147,10 +1141,18 @@ class Encounter:
                 self._apply_effects(action, fx.COMPLETE, now)
 
     def _complete(self, action: Action) -> None:
-        self._end(action, COMPLETED)
+        # `_end(action, COMPLETED)` inlined (this runs for every action), then the chain.
+        action.status = COMPLETED
+        action.ended = self.now
         c = self.combatants.get(action.actor)
-        if c is not None and action.maintainable and action.mode == ACTIVE:
-            c.chain_from = action
+        if c is not None:
+            in_progress = c.in_progress
+            if action in in_progress:
+                in_progress.remove(action)
+            if c.active is action:
+                c.active = None
+            if action.maintainable and action.mode == ACTIVE:
+                c.chain_from = action
         outcome = ""
         if action.resolution.success is not None and not action.secret:
             outcome = ": success" if action.resolution.success else ": failure"
