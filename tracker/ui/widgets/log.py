@@ -13,8 +13,11 @@ letter under it.
 Filter and search: `only` keeps the entries about one combatant, `search` the entries
 whose text holds a string (any case); both at once narrow further.
 
-Each change's first line names who made it (`tracker.roles.who`: "GM alice",
-"player bob"; an approved proposal: the player's, approved by the GM). A player or a
+At a shared table (the file holds changes signed by more than one person), each
+change's first line names who made it (`tracker.roles.who`: "GM alice", "player bob";
+an approved proposal: the player's, approved by the GM); moving time (next, step) is
+not signed, being always the GM's. A file with one author has nobody to tell apart,
+so its lines stay as they were. A player or a
 viewer sees the lines `tracker.roles.visible_to` allows: a player also sees the
 private lines about their own combatants (their proposals, the GM's refusal and why).
 
@@ -86,9 +89,11 @@ class CombatLog(ScrollView, can_focus=False):
         self._hidden: tuple[str, ...] = ()
         self.only: str | None = None  # show the entries about this combatant
         self.search = ""  # show the entries holding this text (any case)
-        self._filter: tuple[str | None, str, str] = (None, "", "")
+        self._filter: tuple[str | None, str, str, bool] = (None, "", "", False)
         self._heads: set[int] = set()  # id() of each change's first line shown: it names who
         self._last_seq = -1
+        self._authors: set[str] = set()  # the `by` of the events read so far
+        self._events_read = 0
 
     def on_mount(self) -> None:
         self.reload()
@@ -113,7 +118,7 @@ class CombatLog(ScrollView, can_focus=False):
     def _signed(self, entry: LogEntry) -> str:
         events = self.live.encounter.events
         event = events[entry.seq - 1] if 0 < entry.seq <= len(events) else None
-        if event is None or not event.by and event.kind not in ("approve",):
+        if event is None or event.kind in ("next", "step") or not event.by and event.kind != "approve":
             return ""
         if event.kind == "approve":
             target = event.args.get("target", 0)
@@ -136,7 +141,13 @@ class CombatLog(ScrollView, can_focus=False):
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
-        wanted = (self.only, self.search, mode_of(enc))
+        events = enc.events
+        if len(events) < self._events_read:
+            self._authors, self._events_read = set(), 0
+        self._authors.update(e.by for e in events[self._events_read :] if e.by)
+        self._events_read = len(events)
+        shared = len(self._authors) > 1
+        wanted = (self.only, self.search, mode_of(enc), shared)
         if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden or wanted != self._filter:
             self._source, self._seen, self._width, self._hidden, self._filter = log, 0, width, hidden, wanted
             self._entries, self._rows = [], []
@@ -145,7 +156,7 @@ class CombatLog(ScrollView, can_focus=False):
         if self.live.viewer:
             role = self.live.seen_as
             new = [e for e in new if visible_to(role, e, hidden)]
-        for e in new:  # before the search, so "player bob" finds that player's changes
+        for e in new if shared else ():  # before the search: "player bob" finds their changes
             if e.seq and e.seq != self._last_seq:
                 self._heads.add(id(e))
             self._last_seq = e.seq
