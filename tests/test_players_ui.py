@@ -109,24 +109,35 @@ async def declare_punch(pilot: Any, target: str = "Sphinx", faces: str = "5,4") 
 async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: Path, fight: Path) -> None:
     app = player_app(saves, fight)
     before = on_disk(fight)
+    before_revision = EncounterFile(fight).load().revision
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, EncounterScreen)
         footer = {b.binding.id for b in app.active_bindings.values() if b.binding.show and b.enabled}
-        assert footer == {"declare", "maintain", "takeback", "help", "quit", "command_line"} - {"command_line"}
+        assert footer == {"declare", "maintain", "takeback", "help", "quit", "command_line"}
         assert "[player: Seraph]" in str(screen.query_one("#clock").render())
         # The palette offers the same rows as the footer's check: the player's table.
         hits = [hit async for hit in CommandTable(screen).discover()]
         mine = for_role(ENCOUNTER, SERAPH)
         assert len(hits) == len(mine) and {c.name for c in mine} >= {"declare", "maintain", "abort", "takeback", "history"}
-        assert not {c.name for c in mine} & {"next", "step", "damage", "undo", "redo", "roster", "approvals", "command_line", "viewers"}
+        assert not {c.name for c in mine} & {"next", "step", "damage", "undo", "redo", "roster", "approvals", "viewers", "note"}
         # GM keys do nothing (not even a message: they are not bound for a player).
-        for key in ("n", "full_stop", "d", "colon", "e", "p", "v", "r"):
+        for key in ("n", "full_stop", "d", "e", "p", "v", "r", "N"):
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(app.screen, EncounterScreen), key
         assert on_disk(fight).now == before.now and not app.errors
+        # The `:` line is offered, and its commands pass the session's guard.
+        for line, words in (("next", "moving time"), ("damage Sphinx 5", "damage"), ("declare Sphinx punch target=Seraph", "not your combatant")):
+            await pilot.press("colon")
+            await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the command line")
+            await pilot.press(*line, "enter")
+            error = app.screen.query_one("#form-error", Label)
+            await wait_for(pilot, lambda: words in str(error.render()), f"the refusal of {line}")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, "the command line closed")
+        assert EncounterFile(fight).load().revision == before_revision
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: app.screen is not screen, "the help screen")
         shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())

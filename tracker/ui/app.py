@@ -161,12 +161,13 @@ class TrackerApp(App[int]):
         saves = self.saves if self.saves.is_dir() or self.file is None else self.file.parent
         self.switch_screen(StartScreen(saves))
     # System commands that write files on the host (Textual's "Screenshot" saves an SVG):
-    # a viewer, e.g. a player at `tracker serve`, is not offered them.
+    # a viewer or a player (e.g. at `tracker serve`) is not offered them.
     HOST_WRITING_COMMANDS = frozenset({"Screenshot"})
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):
-            if not (self.viewer and command.title in self.HOST_WRITING_COMMANDS):
+            writes_host = command.title in self.HOST_WRITING_COMMANDS
+            if not (writes_host and (self.viewer or (self.role is not None and self.role.is_player))):
                 yield command
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

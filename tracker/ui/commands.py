@@ -12,8 +12,9 @@ refuses commands the session's role may not use (with a message), then calls
 
 Roles (tracker.roles): the GM is offered every row marked `gm`; a viewer only the rows
 that change nothing; a player those plus the rows marked `player` (declare, maintain,
-abort for their own combatants, and take back their own last declaration, on `u` where
-the GM has undo). `for_role` is the one place this is decided: the footer (through the
+abort for their own combatants, take back their own last declaration, on `u` where the
+GM has undo, and the `:` line, whose commands the session's guard refuses as it does
+any other change a player may not make). `for_role` is the one place this is decided: the footer (through the
 screen's `check_action`), the palette and the help screen all ask it. What a command
 does is still checked by the session's guard, whatever the UI offered.
 """
@@ -67,7 +68,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("approvals", "p", "Approvals", "players' declarations waiting for the GM: approve, edit or refuse; switch approval on or off"),
     Command("redo", "r", "Redo", "bring back the latest undone change"),
     Command("history", "H", "History", "the changes undo would take back, newest first", edits=False),
-    Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True),
+    Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True, player=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
     Command("select_next", "down", "Following", "select the next combatant", edits=False),
     Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),
