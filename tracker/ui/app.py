@@ -121,6 +121,10 @@ class TrackerApp(App[int]):
 
     def _attach(self, live: Live) -> None:
         live.viewer = live.viewer or self.viewer
+        if not live.session.role.is_player:
+            # A GM's or viewer's session role follows `viewer` from the start (Live.run
+            # does so too), so what the screens ask of the session (proposals) is right.
+            live.session.role = Role.viewer() if live.viewer else Role.gm()
         live.session.user = live.session.user or self.user
         # Saving and following run on threads (tracker.ui.live); a failed save comes back
         # to the event loop as a message.

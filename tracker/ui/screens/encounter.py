@@ -30,7 +30,7 @@ from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
 from tracker.text import visible
-from tracker.roles import Role
+from tracker.roles import Role, who
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
@@ -162,7 +162,8 @@ class EncounterScreen(Screen[None]):
                 continue
             self._told[p.seq] = p.status
             if role.is_gm and p.status == "pending":
-                self.notify(f"{self.live.session.proposal_line(p)}: p to approve, edit or refuse", timeout=6)
+                by = self.live.encounter.events[p.seq - 1].by if 0 < p.seq <= len(self.live.encounter.events) else ""
+                self.notify(visible(f"{who(by)} proposes {p.actor}, {p.what()} (p: approve, edit or refuse)"), timeout=6)
             elif role.is_player and role.owns(p.actor) and p.status != "pending":
                 why = f": {p.reason}" if p.status == "refused" and p.reason else ""
                 severity = "warning" if p.status in ("refused", "lapsed") else "information"
