@@ -211,7 +211,7 @@ async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path
         seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
         screen = gm.screen
         await wait_for(pilot, lambda: "1 waiting for approval (p)" in str(screen.query_one("#clock").render()), "the clock bar's count")
-        await wait_for(pilot, lambda: any("p to approve" in n and "player bob" in n for n in notes(gm)), "the GM told")
+        await wait_for(pilot, lambda: any("p: approve" in n and "player bob" in n for n in notes(gm)), "the GM told")
         await pilot.press("p")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [seq], "the proposal listed")
         await pilot.press("a")
@@ -261,7 +261,7 @@ async def test_the_gm_refuses_with_a_reason_and_the_player_sees_it(saves: Path, 
         await pilot.pause()
         screen = player.screen
         await declare_punch(pilot)
-        assert any("waiting for the GM" in n for n in notes(player))
+        await wait_for(pilot, lambda: any("waiting for the GM" in n for n in notes(player)), "the player told it waits")
         await wait_for(pilot, lambda: "1 waiting for the GM" in str(screen.query_one("#clock").render()), "the player's waiting mark")
         await wait_for(pilot, lambda: not screen.live.store.pending, "the save")
         (p,) = on_disk(fight).pending()

@@ -123,6 +123,13 @@ class EncounterScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        role = self.role
+        if role.is_player:  # a player starts on their own combatant
+            roster = self.query_one(RosterView)
+            roster.reload()
+            mine = [c.name for c in roster.combatants if role.owns(c.name)]
+            if mine:
+                roster.select_name(mine[0])
         self.redraw()
         self.set_interval(POLL_SECONDS, self.poll, name="follow-file")
 
@@ -294,10 +301,17 @@ class EncounterScreen(Screen[None]):
 
         self.app.push_screen(ApprovalsScreen(self.live), lambda _: self.after_change(None))
 
-    def _declared(self, outcome: Outcome | None) -> None:
-        """Back from the declare form: a player's declaration that waits says so."""
-        if outcome is not None:
-            self.after_change(outcome, quiet=not (outcome.event is not None and outcome.event.kind == "propose"))
+    def _declared(self, outcome: Outcome | None, drawn: bool = False) -> None:
+        """After a declaration (the form's, or `drawn` by `change`): one that waits says so."""
+        if outcome is None:
+            return
+        if not drawn:
+            self.after_change(outcome)
+        event = outcome.event
+        if event is not None and event.kind == "propose":
+            p = self.live.encounter.proposals.get(event.seq)
+            what = f"{p.actor}, {p.what()}" if p is not None else "your declaration"
+            self.notify(visible(f"proposal {event.seq} ({what}): waiting for the GM's approval; u takes it back"), timeout=6)
 
     def do_redo(self) -> None:
         self.change(lambda s: s.redo(), quiet=False)
@@ -316,11 +330,11 @@ class EncounterScreen(Screen[None]):
         if dice_plan.maintain_takes_dice(self.live.session, name):  # roll or type them in the form
             self.app.push_screen(DeclareScreen(self.live, name, dice_plan.MAINTAIN), self._declared)
             return
-        self.change(lambda s: s.maintain(name), quiet=not self.role.is_player)
+        self._declared(self.change(lambda s: s.maintain(name)), drawn=True)
 
     def do_abort(self) -> None:
         name = self._need_selected()
-        self.change(lambda s: s.abort(name), quiet=not self.role.is_player)
+        self._declared(self.change(lambda s: s.abort(name)), drawn=True)
 
     def do_damage(self) -> None:
         name = self._need_selected()
