@@ -300,3 +300,54 @@ async def test_the_log_names_who_and_hides_what_a_player_may_not_see(saves: Path
         await pilot.pause()
         text = log_text(gm_app)
         assert "Ghost" in text and "(waiting for the GM) · player dan" in text
+
+
+# ----------------------------------------------------------------- every ruleset
+SAMPLES = sorted((ROOT / "saves").glob("*.toml"))
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])
+async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_approves_those_dice(saves: Path, sample: Path) -> None:
+    path = saves / sample.name
+    shutil.copy(sample, path)
+    approval_mode(path)
+    enc = on_disk(path)
+    me, other = [c.name for c in enc.combatants.values() if not c.hidden][:2]
+    app = player_app(saves, path, (me,))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form")
+        form = app.screen
+        assert isinstance(form, DeclareScreen) and form.actors == [me]
+        await type_into(pilot, "#d-targets", other)
+        await pilot.press("ctrl+r")  # roll every die the adapter asks for
+        await wait_for(pilot, lambda: form.stage == "result", "the result")
+        faces = list(form.faces)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        await wait_for(pilot, lambda: not app.screen.live.store.pending, "the save")
+        assert not app.errors
+    (p,) = on_disk(path).pending()
+    assert p.actor == me and on_disk(path).events[p.seq - 1].args.get("faces", []) == faces
+    open_as(path, "alice").approve(p.seq)
+    action = on_disk(path).combatant(me).in_progress[-1]
+    assert list(action.resolution.dice)[: len(faces)] == faces or not faces
+
+
+async def test_the_form_refuses_a_players_declaration_by_the_initiation_rules(saves: Path, fight: Path) -> None:
+    app = player_app(saves, fight)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await declare_punch(pilot)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form")
+        form = app.screen
+        await type_into(pilot, "#d-targets", "Nyx")
+        await pilot.press("ctrl+r")
+        error = form.query_one("#declare-error", Label)
+        error = form.query_one("#declare-error", Label)
+        # The same refusal, naming the rule, as the GM's form shows; the form stays open.
+        await wait_for(pilot, lambda: "(rule: one initiation per segment)" in str(error.render()), "the refusal")
+        assert isinstance(app.screen, DeclareScreen) and not app.errors
+    assert len(on_disk(fight).combatant("Seraph").in_progress) == 1
