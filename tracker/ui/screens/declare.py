@@ -216,7 +216,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     # ----------------------------------------------------------- field checks
     def _check_actor(self, text: str) -> None:
-        found = self.live.encounter.combatant(text)
+        found = self.live.session.lookup(text)
         role = self.live.session.role
         if role.is_player and not role.owns(found.name):
             raise TrackerError(f"actor: {text} is not your combatant; you declare for {', '.join(self.actors) or 'none here'}")
@@ -226,7 +226,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def _check_targets(self, text: str) -> None:
         for name in self._split(text):
-            self.live.encounter.combatant(name)
+            self.live.session.lookup(name)  # as this role knows them (hidden ones: a GM's)
 
     @staticmethod
     def _split(text: str) -> list[str]:
