@@ -351,3 +351,32 @@ async def test_the_form_refuses_a_players_declaration_by_the_initiation_rules(sa
         await wait_for(pilot, lambda: "(rule: one initiation per segment)" in str(error.render()), "the refusal")
         assert isinstance(app.screen, DeclareScreen) and not app.errors
     assert len(on_disk(fight).combatant("Seraph").in_progress) == 1
+
+
+async def test_a_player_sees_their_own_sheet_in_full_even_hidden_and_a_read_only_start_screen(saves: Path, fight: Path) -> None:
+    from tracker.ui.widgets.roster import DetailView, RosterView
+
+    gm = open_as(fight, "alice")
+    gm.execute("add Shade hidden=true side=foes")
+    gm.execute("add Ghost hidden=true side=foes")
+    gm.execute("setting viewer_resources hidden")
+    app = player_app(saves, fight, ("Shade",), user="eve")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        roster = screen.query_one(RosterView)
+        assert [c.name for c in roster.combatants] == ["Seraph", "Sphinx", "Nyx", "Shade"]  # not Ghost
+        assert roster.current is not None and roster.current.name == "Shade"  # starts on their own
+        detail = str(screen.query_one(DetailView).render())
+        assert "vp" in detail and "hidden from viewers" in detail and "resources hidden" not in detail
+        await pilot.press("up", "up")  # Sphinx, an enemy: figures withheld as from a viewer
+        await wait_for(pilot, lambda: "resources hidden from viewers" in str(screen.query_one(DetailView).render()), "Sphinx withheld")
+    # Without a file: the start screen, read-only for a player too.
+    start = TrackerApp(saves, None, user="eve", role=Role.player(["Shade"]))
+    async with start.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: getattr(start.screen, "listings", None), "the list of encounters")
+        footer = {b.binding.id for b in start.active_bindings.values() if b.binding.show and b.enabled}
+        assert not footer & {"new", "duplicate", "delete"}
+        await pilot.press("n", "delete", "c")
+        await pilot.pause()
+        assert sorted(p.name for p in saves.glob("*.toml")) == ["fight.toml"] and not start.errors
