@@ -9,6 +9,15 @@ condition, surprise, hide and keep, and of the declare form. `f` shows only the
 selected combatant's log lines (again: all), `/` searches the log (empty: all).
 An empty encounter says what to do next.
 
+Roles (tracker.roles, tracker.ui.commands.for_role): the keys offered (footer, palette,
+help) are the GM's, a viewer's or a player's, from one table. A player declares,
+maintains and aborts for their own combatants (maintain and abort act on the selected
+combatant if it is theirs, else on their first), `u` takes back their own last
+declaration, and they start on their own combatant. Proposals (`player_declarations =
+approval`) are told as they change: to the GM, a new one waiting (`p` opens the
+approvals screen; the clock bar counts them); to a player, the GM's answer to their own,
+with the reason of a refusal.
+
 Changes go through `Live.run` (Session methods on a write-behind store) and refusals
 become notifications naming the rule. A 0.2 s timer folds in changes other sessions
 saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
@@ -171,10 +180,12 @@ class EncounterScreen(Screen[None]):
             if role.is_gm and p.status == "pending":
                 by = self.live.encounter.events[p.seq - 1].by if 0 < p.seq <= len(self.live.encounter.events) else ""
                 self.notify(visible(f"{who(by)} proposes {p.actor}, {p.what()} (p: approve, edit or refuse)"), timeout=6)
-            elif role.is_player and role.owns(p.actor) and p.status != "pending":
+            elif role.is_player and role.owns(p.actor) and p.status in ("approved", "refused", "lapsed"):
+                # (A withdrawal is the player's own: its line was shown when it was made.)
                 why = f": {p.reason}" if p.status == "refused" and p.reason else ""
-                severity = "warning" if p.status in ("refused", "lapsed") else "information"
-                self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {p.status} by the GM{why}" if p.status in ("refused", "approved") else f"proposal {p.seq} ({p.actor}, {p.what()}): {p.status}"), severity=severity, timeout=8)
+                answer = f"{p.status} by the GM{why}" if p.status != "lapsed" else "lapsed: time moved on before the GM answered"
+                severity = "information" if p.status == "approved" else "warning"
+                self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
 
     def _log_title(self) -> None:
         log = self.query_one(CombatLog)
