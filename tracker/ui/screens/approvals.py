@@ -6,7 +6,9 @@ player's dice; `e` opens the declare form filled with the proposal (the actor an
 action are the player's and stay; targets, PT and modifiers may change) and approves
 with the edited values when committed: the action is resolved again with the player's
 dice in the order they were rolled, and any dice the edited action needs beyond them
-are asked for (typed or rolled) as in any declaration; `r` asks for a reason and
+are asked for (typed or rolled) as in any declaration (an edit that needs fewer dice
+than the player rolled says so: ctrl+b drops the player's dice, and the GM rolls or
+types new ones); `r` asks for a reason and
 refuses (the player sees the reason); `t` switches the setting between applying
 players' declarations at once and waiting here (an undoable `setting` event).
 
