@@ -13,10 +13,10 @@ refuses commands the session's role may not use (with a message), then calls
 Roles (tracker.roles): the GM is offered every row marked `gm`; a viewer only the rows
 that change nothing; a player those plus the rows marked `player` (declare, maintain,
 abort for their own combatants, take back their own last declaration, on `u` where the
-GM has undo, and the `:` line, whose commands the session's guard refuses as it does
-any other change a player may not make). `for_role` is the one place this is decided: the footer (through the
-screen's `check_action`), the palette and the help screen all ask it. What a command
-does is still checked by the session's guard, whatever the UI offered.
+GM has undo, and the `:` line). `for_role` is the one place this is decided: the footer
+(through the screen's `check_action`), the palette and the help screen all ask it. What
+a command does is still checked by the session's guard, whatever the UI offered: a
+player's `:next` is refused there, as any change a player may not make.
 """
 
 from __future__ import annotations
