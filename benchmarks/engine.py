@@ -39,16 +39,6 @@ ACTIONS = 100_000
 COMBATANTS = 1_000
 
 
-def best_of(runs: int, fn) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def new_encounter(combatants: int) -> Encounter:
     enc = Encounter(Setup("bench", "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
     for i in range(combatants):
