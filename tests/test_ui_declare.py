@@ -89,6 +89,9 @@ class Gamble(Ruleset):
 
     maintain = resolve
 
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        return "push 0-2 to add to the total" if request.template.name == "swing" else ""
+
     def after_roll_defaults(self, request: ActionRequest, resolution: Resolution) -> dict[str, Any]:
         return {"push": 1 if resolution.margin == -1 else 0}
 

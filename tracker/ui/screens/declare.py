@@ -19,13 +19,22 @@ Three steps in one dialog, nothing changed until the last:
 3. **Result.** The roll's meaning (success, margin, total, Q, sets, the adapter's
    summary) and the choices made after seeing the dice (`Field.stage == AFTER_ROLL`:
    Brand X Q placement, ORE wiggle dice), each starting at its default; changing one
-   resolves again with the same faces. Enter or ctrl+s commits through
+   resolves again with the same faces. The choices are offered when the adapter's
+   `after_roll` names something to choose (its budget, "Q 8 to place on ...", "1 wiggle
+   die to set ...", is shown above them): a roll with no Q, or an ORE pool without
+   wiggle dice, offers none. Enter or ctrl+s commits through
    `Session.declare` / `Session.maintain` with exactly those faces, so the action
    committed is the one shown.
 
 Escape at any step closes the form and changes nothing (rolling dice in the form
 changes no encounter state). A refusal (unknown name, a rule such as one initiation
-per segment) stays in the form under it, naming the rule.
+per segment) stays in the form under it, naming the rule, until a field changes (the
+field's own line then says what is wrong with it, and the chance line the rest).
+
+A secret roll (`:declare ... secret=true`) is one more choice under ctrl+o, "secret
+roll", offered to the GM only (a player's roll is seen by the table; the session refuses
+it too). Viewers then see that a roll was made, never its dice or totals. The title
+says "secret" while it is set.
 
 Each action's modifier fields are built once, the first time it is chosen, and kept
 (hidden) when another is chosen: changing one's mind keeps what was typed, and no
@@ -96,6 +105,15 @@ def _int_at_least_1(text: str) -> int:
 def _label(name: str) -> str:
     text = name.replace("_", " ")
     return text if len(text) < LABEL_WIDTH else text[: LABEL_WIDTH - 2] + "…"
+
+
+def _yes_no(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("true", "yes", "1"):
+        return True
+    if value in ("false", "no", "0", ""):
+        return False
+    raise TrackerError(f"secret: expected true or false, got {text!r}")
 
 
 def _param_field(p: Field) -> FormField:
@@ -178,9 +196,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         ]
 
     def compose(self) -> ComposeResult:
-        verb = "Maintain" if self.kind == MAINTAIN else "Declare"
         with Vertical(classes="dialog form", id="declare"):
-            yield Label(Text(f"{verb} an action · {self.live.encounter.time.clock(self.live.encounter.now)}"), classes="title")
+            yield Label(self._title(), classes="title", id="declare-title")
             yield Label("chance of success: …", id="chance", classes="chance")
             with VerticalScroll(id="setup"):
                 for f in self._base_fields():
@@ -189,6 +206,11 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                     yield from row
                 yield Label("", id="template-info", classes="hint")
                 yield Vertical(id="params")
+                if self._offers_secret():
+                    secret = FormField("secret", "secret roll", "false", "true: viewers see no dice and no totals", _yes_no, ("true", "false"))
+                    row, entry, error = field_parts(secret, "d", LABEL_WIDTH + 1)
+                    self._error_labels[entry] = error
+                    yield Vertical(*row, id="secret-box", classes="more")
             with Vertical(id="dice-stage", classes="hidden-stage"):
                 yield Label("", id="dice-done")
                 yield Label("", id="dice-prompt", classes="chance")
@@ -200,6 +222,24 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 yield Vertical(id="after")
             yield Label("", id="declare-error", classes="error")
             yield Label("", id="declare-hint", classes="hint")
+
+    def _offers_secret(self) -> bool:
+        return self.kind == DECLARE and self.live.role.is_gm
+
+    def _title(self) -> Text:
+        verb = "Maintain" if self.kind == MAINTAIN else "Declare"
+        secret = " · secret" if self.secret else ""
+        return Text(f"{verb} an action{secret} · {self.live.encounter.time.clock(self.live.encounter.now)}")
+
+    @property
+    def secret(self) -> bool:
+        """The GM marked the roll secret (ctrl+o, "secret roll")."""
+        if not self._offers_secret() or not self.is_mounted:
+            return False
+        try:
+            return _yes_no(self.query_one("#d-secret", Input).value)
+        except TrackerError:
+            return False
 
     def on_mount(self) -> None:
         if self._form_closed:  # escape arrived before the form was up
@@ -379,7 +419,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             return
         try:
             if text and prefix == "d":
-                {"actor": self._check_actor, "template": self._check_template, "targets": self._check_targets, "pt": _int_at_least_1}[name](text)
+                {"actor": self._check_actor, "template": self._check_template, "targets": self._check_targets, "pt": _int_at_least_1, "secret": _yes_no}[name](text)
             elif text and prefix in ("p", "a"):
                 field = self._fields.get(self.template.name if self.template else "", {}).get(name)
                 if field is not None:
@@ -393,9 +433,15 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             set_error(error_label, visible(error))
         if name in ("template", "actor") and prefix == "d":
             self._template_changed()
+        if name == "secret" and prefix == "d":
+            self.query_one("#declare-title", Label).update(self._title())
+            return
         if prefix == "a":
             self._after_changed()
         elif self.stage == SETUP:
+            # A refusal from the last try is about the form as it was: the field's own
+            # line and the chance line now say what is wrong, if anything still is.
+            self._error("")
             self._update_chance()
 
     @on(Input.Submitted)
@@ -426,7 +472,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self._form_closed:
             return
         self.show_more = not self.show_more
-        for box in self.query("#params .more"):
+        for box in self.query("#params .more, #secret-box"):
             box.display = self.show_more
         self._show_hint()
 
@@ -520,6 +566,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         resolution = step.resolution
         assert resolution is not None
         template = self.template
+        offered = self._after_budget(step) != ""
+        if not offered and not self._after_active:
+            template = None  # nothing to choose after this roll: no after-roll fields
         if template is not None and self._after_fields() and not self._after_active:
             defaults = self._after_defaults(step)
             if template.name not in self._after_boxes:
@@ -533,7 +582,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             box.display = template is not None and box.id == f"after-{self._after_boxes.get(template.name, -1)}"
         self._show_resolution(step)
         self._show_stage(RESULT)
-        inputs = list(self.after_inputs.get(template.name, {}).values()) if template else []
+        inputs = list(self.after_inputs.get(template.name, {}).values()) if template and self._after_active else []
         if inputs:
             self.set_focus(inputs[0])
         else:
@@ -549,6 +598,15 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         except TrackerError:
             return {}
 
+    def _after_budget(self, step: Step) -> str:
+        """The adapter's word on what may still be chosen ("" when nothing may)."""
+        if step.request is None or step.resolution is None:
+            return ""
+        try:
+            return self.live.ruleset.after_roll(step.request, step.resolution)
+        except TrackerError:
+            return ""
+
     def _show_resolution(self, step: Step) -> None:
         resolution = step.resolution
         assert resolution is not None
@@ -556,6 +614,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         lines.append(" · ".join(dice_plan.result_figures(resolution)))
         if resolution.summary:
             lines.append(resolution.summary)
+        budget = self._after_budget(step) if self._after_active else ""
+        if budget:
+            lines.append(f"after the roll: {budget}")
         self.query_one("#result", Label).update(Text("\n".join(visible(line) for line in lines)))
 
     def _after_changed(self) -> None:
@@ -602,7 +663,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             if self.kind == MAINTAIN:
                 change: Callable[[Any], Outcome] = lambda s: s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params)
             else:
-                change = lambda s: s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params)
+                secret = self.secret
+                change = lambda s: s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params, secret=secret)
             outcome = self.live.run(change)
         except TrackerError as exc:
             self._error(str(exc))
