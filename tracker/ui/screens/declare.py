@@ -210,7 +210,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                     secret = FormField("secret", "secret roll", "false", "true: viewers see no dice and no totals", _yes_no, ("true", "false"))
                     row, entry, error = field_parts(secret, "d", LABEL_WIDTH + 1)
                     self._error_labels[entry] = error
-                    yield Vertical(*row, id="secret-box", classes="more")
+                    box = Vertical(*row, id="secret-box", classes="more")
+                    box.display = self.show_more
+                    yield box
             with Vertical(id="dice-stage", classes="hidden-stage"):
                 yield Label("", id="dice-done")
                 yield Label("", id="dice-prompt", classes="chance")
