@@ -77,6 +77,7 @@ class TrackerApp(App[int]):
         self.animation_level = "none"
         self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
         self.key_hold = guard.KeyHold(self, self._forward_key)
+        guard.install_escape_parser()  # Esc then a key, read together, is not lost
 
     # ------------------------------------------------------------ guard and key hold
     async def _dispatch_message(self, message: object) -> object:
@@ -96,9 +97,20 @@ class TrackerApp(App[int]):
         return super().switch_screen(guard.protect(screen))
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded and self.key_hold.wants(event):
-            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            split = guard.split_escape(event, self._binds)
+            if split is not None:  # escape then a key, read together (guard.py)
+                self.key_hold.hold(split)
+                return
+            if self.key_hold.wants(event):
+                return
         await super().on_event(event)
+
+    def _binds(self, key: str) -> bool:
+        try:
+            return key in self.screen.active_bindings
+        except Exception:  # no screen yet
+            return False
 
     async def _forward_key(self, event: events.Key) -> None:
         await super().on_event(event)
