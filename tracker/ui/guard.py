@@ -194,6 +194,8 @@ class KeyHold:
             if not self.keys:
                 self.since = monotonic()
                 self.app.set_timer(CHECK_EVERY, self.release)
+            elif not self._releasing and monotonic() - self.since > MAX_HOLD:
+                self.app.set_timer(CHECK_EVERY, self.release)  # never strand held keys
             if len(self.keys) < MAX_HELD:
                 self.keys.append(event)
             # else: a flood (nobody types this far ahead); dropped, so memory stays bounded.
@@ -243,6 +245,11 @@ class KeyHold:
                 self.since = monotonic()
                 self._calm = 0
                 self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
-                await self.forward(event)
+                try:
+                    await self.forward(event)
+                except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as error:  # a bug in what the key set off: the keys after it still go
+                    report(self.app, error)
         finally:
             self._releasing = False
