@@ -679,3 +679,23 @@ async def test_a_player_is_not_offered_a_secret_roll(saves: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the form")
         assert not app.screen.query("#d-secret") and not app.screen.secret
         no_bugs(app)
+
+
+async def test_a_failing_key_does_not_strand_the_keys_after_it(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A priority binding (Tab in the form) runs as the held key is handed on; a bug in it
+    is reported, and the keys held after it still arrive."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "")
+        target = screen.query_one("#d-template", Input)
+        target.focus()
+        await pilot.pause()
+
+        def broken(step: int) -> None:
+            raise RuntimeError("focus step failed")
+
+        monkeypatch.setattr(screen, "action_focus_step", broken)
+        await burst(pilot, ["ctrl+u", "tab", *"blast"])
+        await wait_for(pilot, lambda: target.value == "blast", "the keys after the failing one")
+        assert [type(e) for e in app.errors] == [RuntimeError]
