@@ -699,3 +699,26 @@ async def test_a_failing_key_does_not_strand_the_keys_after_it(saves: Path, monk
         await burst(pilot, ["ctrl+u", "tab", *"blast"])
         await wait_for(pilot, lambda: target.value == "blast", "the keys after the failing one")
         assert [type(e) for e in app.errors] == [RuntimeError]
+
+
+async def test_the_whole_result_is_in_view(saves: Path) -> None:
+    """Seen by hand: a USOR strike's result (four groups of dice, then a summary of five
+    lines) was cut after eight lines, hiding "the Defense holds: no damage"."""
+    from tests.test_ui_screen import screen_text
+
+    path = copy_save(saves, "usor-mountain-pass.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Max", "strike", "Bandit")
+        await pilot.press("ctrl+s")
+        for faces in ("7,11", "3,12", "2,20", "4,10"):
+            await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+            await pilot.press(*chars(faces), "enter")
+            await pilot.pause()
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        result = screen.query_one("#result", Label)
+        text = " ".join(" ".join(screen_text(result)).split())
+        assert "the Defense holds: no damage" in text
+        stage = screen.query_one("#result-stage")
+        assert result.region.bottom <= stage.region.bottom <= SIZE[1] and stage.max_scroll_y == 0
+        no_bugs(app)

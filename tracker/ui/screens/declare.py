@@ -137,7 +137,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     DeclareScreen #setup { height: auto; max-height: 14; }
     DeclareScreen .tpl, DeclareScreen .more, DeclareScreen .after, DeclareScreen #after { height: auto; }
     DeclareScreen #dice-stage, DeclareScreen #result-stage { height: auto; max-height: 15; }
-    DeclareScreen #dice-done, DeclareScreen #result { height: auto; max-height: 8; width: 100%; }
+    DeclareScreen #dice-done { height: auto; max-height: 8; width: 100%; }
+    DeclareScreen #result { height: auto; width: 100%; }
     DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; }
     DeclareScreen .hidden-stage { display: none; }
     """
