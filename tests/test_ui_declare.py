@@ -722,3 +722,17 @@ async def test_the_whole_result_is_in_view(saves: Path) -> None:
         stage = screen.query_one("#result-stage")
         assert result.region.bottom <= stage.region.bottom <= SIZE[1] and stage.max_scroll_y == 0
         no_bugs(app)
+
+
+async def test_the_chance_line_names_a_rule_that_refuses_the_action(saves: Path) -> None:
+    """Seen by hand (ORE): Vex, who had just shot this segment, was shown "chance of
+    success: 100.00%" for a second shot the rules refuse; the line now names the rule."""
+    path = copy_save(saves, "ore-knife-fight.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        app.screen.live.run(lambda s: s.declare("Vex", "shoot", ["Razor"], faces=[9, 6, 6, 4, 2]))
+        screen = await open_form(pilot, app, "Vex", "shoot", "Bruiser")
+        await wait_for(pilot, lambda: "rule: one initiation per segment" in screen.chance_shown, "the rule on the chance line")
+        assert "%" not in screen.chance_shown
+        no_bugs(app)

@@ -379,15 +379,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._show_chance(gen, f"chance of success: - ({exc})")
             return
         session = self.live.session
-        kind = self.kind
 
         def compute() -> None:
             try:
-                if kind == MAINTAIN:
-                    request, _ = dice_plan.request_for(session, attempt)
-                    text = chance_text(session.ruleset.chance_of(request))
-                else:
-                    text = chance_text(session.chance(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params)))
+                # The request a commit would build, the rules of initiation included: an
+                # action the rules refuse shows the refusal here, not odds.
+                request, _ = dice_plan.request_for(session, attempt)
+                text = chance_text(session.ruleset.chance_of(request))
             except TrackerError as exc:
                 text = f"chance of success: - ({exc})"
             except Exception as exc:  # a bug in an adapter's odds must not end the form
