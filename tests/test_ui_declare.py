@@ -639,7 +639,8 @@ async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
         secret = screen.query_one("#d-secret", Input)
-        assert not secret.parent.parent.display  # one key away
+        assert not secret.parent.parent.display  # one key away, and the hint says so
+        assert [w for w in screen.query(".more-hint") if w.parent.display and "secret)" in str(w.render())]
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert secret.parent.parent.display

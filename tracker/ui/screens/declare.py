@@ -324,9 +324,10 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         main = self._rows([p for p in template.params if p.stage not in (MORE, AFTER_ROLL)], "p", inputs)
         more_fields = [p for p in template.params if p.stage == MORE]
         more = self._rows(more_fields, "p", inputs)
-        if more_fields:
-            names = ", ".join(p.name for p in more_fields)
-            main.append(Label(Text(f"ctrl+o: {len(more_fields)} more modifiers ({names})", no_wrap=True, overflow="ellipsis"), classes="hint more-hint"))
+        more_names = [p.name for p in more_fields] + (["secret"] if self._offers_secret() else [])
+        if more_names:
+            names = ", ".join(more_names)
+            main.append(Label(Text(f"ctrl+o: {len(more_names)} more modifiers ({names})", no_wrap=True, overflow="ellipsis"), classes="hint more-hint"))
         more_box = Vertical(*more, classes="more")
         more_box.display = self.show_more
         self.param_inputs[template.name] = inputs
