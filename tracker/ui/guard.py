@@ -244,7 +244,10 @@ class KeyHold:
                 event = self.keys.pop(0)
                 self.since = monotonic()
                 self._calm = 0
-                self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
+                try:
+                    self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
+                except Exception:  # between screens: no screen to name
+                    self.trace.append((event.key, "", ""))
                 try:
                     await self.forward(event)
                 except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
