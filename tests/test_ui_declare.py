@@ -737,3 +737,17 @@ async def test_the_chance_line_names_a_rule_that_refuses_the_action(saves: Path)
         await wait_for(pilot, lambda: "rule: one initiation per segment" in screen.chance_shown, "the rule on the chance line")
         assert "%" not in screen.chance_shown
         no_bugs(app)
+
+
+async def test_no_target_is_not_shown_as_no_roll(saves: Path) -> None:
+    """Seen by hand (USOR, D6): a strike with no target yet said "chance of success: no
+    roll", though it rolls (and is refused without its target)."""
+    path = copy_save(saves, "usor-mountain-pass.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Max", "strike", "")
+        await wait_for(pilot, lambda: "needs a target" in screen.chance_shown, "the chance line asking for the target")
+        assert "no roll" not in screen.chance_shown
+        await set_field(pilot, "#d-targets", "Bandit")
+        await wait_for(pilot, lambda: "%" in screen.chance_shown, "the odds")
+        no_bugs(app)

@@ -385,8 +385,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             try:
                 # The request a commit would build, the rules of initiation included: an
                 # action the rules refuse shows the refusal here, not odds.
-                request, _ = dice_plan.request_for(session, attempt)
-                text = chance_text(session.ruleset.chance_of(request))
+                request, template = dice_plan.request_for(session, attempt)
+                chance = session.ruleset.chance_of(request)
+                if chance is None and template.rolls and template.targets > 0 and not request.targets:
+                    # The adapter has no odds without the target, but the action does roll.
+                    text = f"chance of success: - ({template.name} needs a target: name it under targets)"
+                else:
+                    text = chance_text(chance)
             except TrackerError as exc:
                 text = f"chance of success: - ({exc})"
             except Exception as exc:  # a bug in an adapter's odds must not end the form
