@@ -689,7 +689,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._commit()
 
     def has_unsaved_input(self) -> bool:
-        return self.stage != SETUP or any(
+        return self.stage != SETUP or self.secret or any(
             entry.value.strip() for inputs in self.param_inputs.values() for entry in inputs.values()
         ) or bool(self._value("targets") if self.kind == DECLARE else "")
 
