@@ -751,3 +751,32 @@ async def test_no_target_is_not_shown_as_no_roll(saves: Path) -> None:
         await set_field(pilot, "#d-targets", "Bandit")
         await wait_for(pilot, lambda: "%" in screen.chance_shown, "the odds")
         no_bugs(app)
+
+
+async def test_choices_for_an_earlier_roll_do_not_outlive_it(saves: Path) -> None:
+    """Q placed on a roll that left 12 Q, then the dice taken back (ctrl+b) and a miss
+    typed instead: a miss leaves no Q, so no Q fields are offered and the 3 Q on speed
+    typed for the earlier roll do not halve the punch's PT."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        await pilot.press(*chars("1,5"), "enter", "3", "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await set_field(pilot, "#after Input#a-q_speed", "3")
+        assert "3 to speed" in str(screen.query_one("#result", Label).render())
+        await pilot.press("ctrl+b", "ctrl+b")
+        await wait_for(pilot, lambda: screen.stage == DICE and screen.faces == [], "back to the first dice")
+        await pilot.press(*chars("9,9"), "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the new result")
+        assert not [w for w in screen.query("#after Input") if w.parent.parent.display]
+        result = str(screen.query_one("#result", Label).render())
+        assert "to speed" not in result and "PT 15" in result and "Q to spend" not in result
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        punch = app.screen.live.encounter.actions[-1]
+        assert punch.pt == 15 and punch.resolution.dice == (9, 9)
+        no_bugs(app)
+    assert EncounterFile(path).load().encounter.actions[-1].pt == 15

@@ -574,7 +574,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         assert resolution is not None
         template = self.template
         offered = self._after_budget(step) != ""
-        if not offered and not self._after_active:
+        if not offered and self._after_active:
+            # Other dice (after ctrl+b) leave nothing to choose: the choices made for the
+            # earlier roll no longer apply; the result is worked out again without them.
+            self._after_active = False
+            self._advance()
+            return
+        if not offered:
             template = None  # nothing to choose after this roll: no after-roll fields
         if template is not None and self._after_fields() and not self._after_active:
             defaults = self._after_defaults(step)
@@ -665,7 +671,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def _commit(self) -> None:
         try:
-            attempt = self._attempt(after=True)
+            attempt = self._attempt()  # the after-roll choices when offered, as shown
             faces = list(self.faces) or None
             if self.kind == MAINTAIN:
                 change: Callable[[Any], Outcome] = lambda s: s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params)
