@@ -12,7 +12,8 @@ becomes a notification, keys typed in a burst wait for the screen they were mean
 and escape goes back one screen: form -> encounter -> start screen. An encounter opened
 with `tracker open FILE` goes back to the start screen of the saves folder (the file's
 own folder when no saves folder was given). `q` quits, asking first when a form holds
-unsaved input. Notifications are plain text (never markup): they quote names and notes.
+unsaved input. Esc then a key, read together as alt+KEY, is Esc followed by that key
+(guard.py, `split_escape`), unless a binding claims the alt key. Notifications are plain text (never markup): they quote names and notes.
 """
 
 from __future__ import annotations
