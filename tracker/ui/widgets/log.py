@@ -13,6 +13,14 @@ letter under it.
 Filter and search: `only` keeps the entries about one combatant, `search` the entries
 whose text holds a string (any case); both at once narrow further.
 
+At a shared table (the file holds changes signed by more than one person), each
+change's first line names who made it (`tracker.roles.who`: "GM alice", "player bob";
+an approved proposal: the player's, approved by the GM); moving time (next, step) is
+not signed, being always the GM's. A file with one author has nobody to tell apart,
+so its lines stay as they were. A player or a
+viewer sees the lines `tracker.roles.visible_to` allows: a player also sees the
+private lines about their own combatants (their proposals, the GM's refusal and why).
+
 Viewers never see a secret roll's dice (nor its outcome: those lines are secret in the
 engine), nor lines written while a combatant they concern was hidden, and see enemies'
 figures as the GM set (tracker/viewing.py). Text from the file is shown through
@@ -31,6 +39,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracker.engine import Event, LogEntry, Resolution
+from tracker.roles import visible_to, who
 from tracker.text import visible
 from tracker.ui.live import Live
 from tracker.viewing import log_text, mode_of
@@ -80,7 +89,11 @@ class CombatLog(ScrollView, can_focus=False):
         self._hidden: tuple[str, ...] = ()
         self.only: str | None = None  # show the entries about this combatant
         self.search = ""  # show the entries holding this text (any case)
-        self._filter: tuple[str | None, str, str] = (None, "", "")
+        self._filter: tuple[str | None, str, str, bool] = (None, "", "", False)
+        self._heads: set[int] = set()  # id() of each change's first line shown: it names who
+        self._last_seq = -1
+        self._authors: set[str] = set()  # the `by` of the events read so far
+        self._events_read = 0
 
     def on_mount(self) -> None:
         self.reload()
@@ -99,7 +112,20 @@ class CombatLog(ScrollView, can_focus=False):
         return found
 
     def _text(self, entry: LogEntry) -> str:
-        return entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
+        text = entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
+        return text + self._signed(entry) if id(entry) in self._heads else text
+
+    def _signed(self, entry: LogEntry) -> str:
+        events = self.live.encounter.events
+        event = events[entry.seq - 1] if 0 < entry.seq <= len(events) else None
+        if event is None or event.kind in ("next", "step") or not event.by and event.kind != "approve":
+            return ""
+        if event.kind == "approve":
+            target = event.args.get("target", 0)
+            player = events[target - 1].by if isinstance(target, int) and 0 < target <= len(events) else ""
+            if player:
+                return visible(f" · {who(player)}, approved by {who(event.by)}")
+        return visible(f" · {who(event.by)}")
 
     def _wanted(self, entry: LogEntry) -> bool:
         if self.only is not None and self.only not in entry.about:
@@ -115,13 +141,25 @@ class CombatLog(ScrollView, can_focus=False):
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
-        wanted = (self.only, self.search, mode_of(enc))
+        events = enc.events
+        if len(events) < self._events_read:
+            self._authors, self._events_read = set(), 0
+        self._authors.update(e.by for e in events[self._events_read :] if e.by)
+        self._events_read = len(events)
+        shared = len(self._authors) > 1
+        wanted = (self.only, self.search, mode_of(enc), shared)
         if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden or wanted != self._filter:
             self._source, self._seen, self._width, self._hidden, self._filter = log, 0, width, hidden, wanted
             self._entries, self._rows = [], []
+            self._heads, self._last_seq = set(), -1
         new = log[self._seen :]
         if self.live.viewer:
-            new = [e for e in new if enc.visible_to_viewers(e)]
+            role = self.live.seen_as
+            new = [e for e in new if visible_to(role, e, hidden)]
+        for e in new if shared else ():  # before the search: "player bob" finds their changes
+            if e.seq and e.seq != self._last_seq:
+                self._heads.add(id(e))
+            self._last_seq = e.seq
         if self.only is not None or self.search:
             new = [e for e in new if self._wanted(e)]
         self._seen = len(log)
