@@ -89,6 +89,9 @@ class Gamble(Ruleset):
 
     maintain = resolve
 
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        return "push 0-2 to add to the total" if request.template.name == "swing" else ""
+
     def after_roll_defaults(self, request: ActionRequest, resolution: Resolution) -> dict[str, Any]:
         return {"push": 1 if resolution.margin == -1 else 0}
 
@@ -554,3 +557,226 @@ async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
         no_bugs(app)
     saved = EncounterFile(path).load().encounter.actions[-1]
     assert saved.pt == 4 and list(saved.resolution.dice) == [1, 5, 3]
+
+
+async def test_ore_wiggle_is_set_after_the_roll(saves: Path) -> None:
+    """Seed (ORE): wiggle dice are set after the roll. Vex shoots with 5d+1wd; unset, the
+    wiggle die goes where it makes the widest set (the adapter's default, named in the
+    budget); set to 9 it makes 2x9 instead, and that is what is committed."""
+    path = copy_save(saves, "ore-knife-fight.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Vex", "shoot", "Razor")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        assert prompt(app) == "next: Vex's shoot pool: 5d10"
+        await pilot.press(*chars("9,6,6,4,2"), "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        result = lambda: str(screen.query_one("#result", Label).render())  # noqa: E731
+        assert "wiggle 6 -> 3x6" in result() and "after the roll: 1 wiggle die to set" in result()
+        wiggle = screen.query_one("#after Input#a-wiggle", Input)
+        assert screen.focused is wiggle and wiggle.value == ""
+        await pilot.press("1", "1")
+        await pilot.pause()
+        assert "a wiggle die is set to a face from 1 to 10, not 11" in str(screen.query_one("#declare-error", Label).render())
+        await pilot.press("ctrl+u", "9")
+        await pilot.pause()
+        assert "wiggle 9 -> 2x9" in result() and not str(screen.query_one("#declare-error", Label).render())
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        shot = app.screen.live.encounter.actions[-1]
+        assert (shot.actor, shot.template, shot.resolution.details["wiggle"]) == ("Vex", "shoot", [9])
+        no_bugs(app)
+    saved = EncounterFile(path).load().encounter.actions[-1]
+    assert saved.resolution.details["wiggle"] == [9] and list(saved.resolution.dice) == [9, 6, 6, 4, 2]
+
+
+async def test_no_after_roll_choice_when_the_adapter_offers_none(saves: Path) -> None:
+    """Razor's punch pool (3d, no wiggle dice) leaves nothing to set after the roll: the
+    form offers no wiggle field (ORE's `after_roll` is empty) and enter commits."""
+    path = copy_save(saves, "ore-knife-fight.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Razor", "punch", "Vex")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        await pilot.press(*chars("5,5,2"), "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        assert not [w for w in screen.query("#after Input") if w.parent.parent.display]
+        assert "after the roll" not in str(screen.query_one("#result", Label).render())
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        assert app.screen.live.encounter.actions[-1].resolution.dice == (5, 5, 2)
+        no_bugs(app)
+
+
+async def test_a_refusal_clears_when_a_field_changes(saves: Path) -> None:
+    """Seen by hand: a blast tried without pr kept "blast needs pr=N" under the form after
+    pr was typed, while the chance line already showed the odds."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "blast", "Sphinx")
+        error = lambda: str(screen.query_one("#declare-error", Label).render())  # noqa: E731
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert screen.stage == SETUP and "blast needs pr=N" in error()
+        await set_field(pilot, "#p-pr", "10")
+        assert error() == ""
+        await wait_for(pilot, lambda: "%" in screen.chance_shown, "the chance")
+        no_bugs(app)
+
+
+async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) -> None:
+    """Issue 9: "Secret rolls show no dice and no totals." The GM marks the roll secret in
+    the form (ctrl+o, "secret roll"); a viewer's log then says a roll was made and shows
+    neither its faces nor its total; the GM's log keeps both."""
+    from tests.test_ui_screen import screen_text
+    from tracker.ui.widgets.log import CombatLog
+
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        secret = screen.query_one("#d-secret", Input)
+        assert not secret.parent.parent.display  # one key away, and the hint says so
+        assert [w for w in screen.query(".more-hint") if w.parent.display and "secret)" in str(w.render())]
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert secret.parent.parent.display
+        await set_field(pilot, "#d-secret", "yes")
+        assert screen.secret and "· secret ·" in str(screen.query_one("#declare-title", Label).render())
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        await pilot.press(*chars("9,8"), "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        assert app.screen.live.encounter.events[-1].args.get("secret") is True
+        no_bugs(app)
+    saved = EncounterFile(path).load().encounter
+    assert saved.events[-1].args.get("secret") is True and saved.actions[-1].resolution.dice == (9, 8)
+    total = saved.actions[-1].resolution.details["total"]
+    viewer = TrackerApp(saves, path, viewer=True)
+    async with viewer.run_test(size=(80, 60)) as pilot:
+        await pilot.pause()
+        log = viewer.screen.query_one(CombatLog)
+        text = " ".join(" ".join(screen_text(log)).split())
+        assert "(rolled in secret)" in text
+        assert "[dice 9 8]" not in text and "rolled 9+8" not in text and f"= {total}" not in text
+        assert "Seraph" in text
+
+
+async def test_a_player_is_not_offered_a_secret_roll(saves: Path) -> None:
+    from tracker.roles import Role
+
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        live = app.screen.live
+        live.session.role = Role.player(("Seraph",))  # the form as a player's app opens it
+        app.push_screen(DeclareScreen(live, "Seraph"))
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the form")
+        assert not app.screen.query("#d-secret") and not app.screen.secret
+        no_bugs(app)
+
+
+async def test_a_failing_key_does_not_strand_the_keys_after_it(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A priority binding (Tab in the form) runs as the held key is handed on; a bug in it
+    is reported, and the keys held after it still arrive."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "")
+        target = screen.query_one("#d-template", Input)
+        target.focus()
+        await pilot.pause()
+
+        def broken(step: int) -> None:
+            raise RuntimeError("focus step failed")
+
+        monkeypatch.setattr(screen, "action_focus_step", broken)
+        await burst(pilot, ["ctrl+u", "tab", *"blast"])
+        await wait_for(pilot, lambda: target.value == "blast", "the keys after the failing one")
+        assert [type(e) for e in app.errors] == [RuntimeError]
+
+
+async def test_the_whole_result_is_in_view(saves: Path) -> None:
+    """Seen by hand: a USOR strike's result (four groups of dice, then a summary of five
+    lines) was cut after eight lines, hiding "the Defense holds: no damage"."""
+    from tests.test_ui_screen import screen_text
+
+    path = copy_save(saves, "usor-mountain-pass.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Max", "strike", "Bandit")
+        await pilot.press("ctrl+s")
+        for faces in ("7,11", "3,12", "2,20", "4,10"):
+            await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+            await pilot.press(*chars(faces), "enter")
+            await pilot.pause()
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        result = screen.query_one("#result", Label)
+        text = " ".join(" ".join(screen_text(result)).split())
+        assert "the Defense holds: no damage" in text
+        stage = screen.query_one("#result-stage")
+        assert result.region.bottom <= stage.region.bottom <= SIZE[1] and stage.max_scroll_y == 0
+        no_bugs(app)
+
+
+async def test_the_chance_line_names_a_rule_that_refuses_the_action(saves: Path) -> None:
+    """Seen by hand (ORE): Vex, who had just shot this segment, was shown "chance of
+    success: 100.00%" for a second shot the rules refuse; the line now names the rule."""
+    path = copy_save(saves, "ore-knife-fight.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        app.screen.live.run(lambda s: s.declare("Vex", "shoot", ["Razor"], faces=[9, 6, 6, 4, 2]))
+        screen = await open_form(pilot, app, "Vex", "shoot", "Bruiser")
+        await wait_for(pilot, lambda: "rule: one initiation per segment" in screen.chance_shown, "the rule on the chance line")
+        assert "%" not in screen.chance_shown
+        no_bugs(app)
+
+
+async def test_no_target_is_not_shown_as_no_roll(saves: Path) -> None:
+    """Seen by hand (USOR, D6): a strike with no target yet said "chance of success: no
+    roll", though it rolls (and is refused without its target)."""
+    path = copy_save(saves, "usor-mountain-pass.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Max", "strike", "")
+        await wait_for(pilot, lambda: "needs a target" in screen.chance_shown, "the chance line asking for the target")
+        assert "no roll" not in screen.chance_shown
+        await set_field(pilot, "#d-targets", "Bandit")
+        await wait_for(pilot, lambda: "%" in screen.chance_shown, "the odds")
+        no_bugs(app)
+
+
+async def test_choices_for_an_earlier_roll_do_not_outlive_it(saves: Path) -> None:
+    """Q placed on a roll that left 12 Q, then the dice taken back (ctrl+b) and a miss
+    typed instead: a miss leaves no Q, so no Q fields are offered and the 3 Q on speed
+    typed for the earlier roll do not halve the punch's PT."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        await pilot.press(*chars("1,5"), "enter", "3", "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await set_field(pilot, "#after Input#a-q_speed", "3")
+        assert "3 to speed" in str(screen.query_one("#result", Label).render())
+        await pilot.press("ctrl+b", "ctrl+b")
+        await wait_for(pilot, lambda: screen.stage == DICE and screen.faces == [], "back to the first dice")
+        await pilot.press(*chars("9,9"), "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the new result")
+        assert not [w for w in screen.query("#after Input") if w.parent.parent.display]
+        result = str(screen.query_one("#result", Label).render())
+        assert "to speed" not in result and "PT 15" in result and "Q to spend" not in result
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        punch = app.screen.live.encounter.actions[-1]
+        assert punch.pt == 15 and punch.resolution.dice == (9, 9)
+        no_bugs(app)
+    assert EncounterFile(path).load().encounter.actions[-1].pt == 15

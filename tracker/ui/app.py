@@ -12,7 +12,8 @@ becomes a notification, keys typed in a burst wait for the screen they were mean
 and escape goes back one screen: form -> encounter -> start screen. An encounter opened
 with `tracker open FILE` goes back to the start screen of the saves folder (the file's
 own folder when no saves folder was given). `q` quits, asking first when a form holds
-unsaved input. Notifications are plain text (never markup): they quote names and notes.
+unsaved input. Esc then a key, read together as alt+KEY, is Esc followed by that key
+(guard.py, `split_escape`), unless a binding claims the alt key. Notifications are plain text (never markup): they quote names and notes.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class TrackerApp(App[int]):
         self.animation_level = "none"
         self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
         self.key_hold = guard.KeyHold(self, self._forward_key)
+        guard.install_escape_parser()  # Esc then a key, read together, is not lost
 
     # ------------------------------------------------------------ guard and key hold
     async def _dispatch_message(self, message: object) -> object:
@@ -96,9 +98,20 @@ class TrackerApp(App[int]):
         return super().switch_screen(guard.protect(screen))
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded and self.key_hold.wants(event):
-            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            split = guard.split_escape(event, self._binds)
+            if split is not None:  # escape then a key, read together (guard.py)
+                self.key_hold.hold(split)
+                return
+            if self.key_hold.wants(event):
+                return
         await super().on_event(event)
+
+    def _binds(self, key: str) -> bool:
+        try:
+            return key in self.screen.active_bindings
+        except Exception:  # no screen yet
+            return False
 
     async def _forward_key(self, event: events.Key) -> None:
         await super().on_event(event)

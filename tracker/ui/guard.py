@@ -22,17 +22,34 @@ screen is not set up (see `KeyHold._ready`). So a burst
 lands where slow typing would have put it. A key is never held longer than `MAX_HOLD`
 seconds after the previous one (a busy or unfocused screen still gets its keys), and at
 most `MAX_HELD` keys wait: a flood beyond that is dropped, not stored.
+
+Escape then a key. A terminal sends Esc as the single byte ESC, and alt+KEY as ESC
+followed by the key's byte; Textual can only tell them apart by timing, so an Esc
+pressed just before another key, or arriving with it in one read (over SSH, a GM
+pressing Esc then `a` quickly), is parsed as alt+a. The app binds no alt keys, so an
+alt+KEY that nothing on the screen binds (`Screen.active_bindings`, which includes a
+key a user's config binds) is taken as the two keys the GM pressed: escape, then KEY
+(`split_escape`), both handed on through the key hold so the second waits for what the
+first does (a form closing). A real alt binding, if one is ever made (a user's config
+may bind one), keeps its key. Textual's parser marks only letters and digits as alt:
+ESC then `?`, `:` or Enter came out as the bare key, the Esc lost (the form stayed
+open and `:` was typed into it). `EscapeParser` marks those alt too (alt+question_mark,
+alt+enter), so one rule covers every key; `install_escape_parser` makes Textual's
+terminal and web drivers use it (Textual is pinned to 8.2, whose drivers name the
+parser class at module level). ESC then `[` or `O` starts a terminal sequence, and
+ESC then Tab is Textual's own shift+tab: those pairs are not recovered.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual._xterm_parser import XTermParser
 from textual.containers import ScrollableContainer
 
 from tracker.engine import TrackerError
@@ -92,6 +109,46 @@ def protect(pump: Any) -> Any:
     return pump
 
 
+ALT = "alt+"
+
+
+class EscapeParser(XTermParser):
+    """Textual's parser, but ESC then any key is alt+KEY (not the bare key, Esc lost)."""
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        for key in super()._sequence_to_key_events(sequence, alt):
+            if alt and not key.key.startswith(ALT) and key.key != "escape":
+                key = events.Key(ALT + key.key, key.character)
+            yield key
+
+
+def install_escape_parser() -> None:
+    """Make Textual's drivers read keys with `EscapeParser` (once; idempotent)."""
+    import importlib
+
+    for name in ("textual.drivers.linux_driver", "textual.drivers.linux_inline_driver", "textual.drivers.web_driver"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # a platform without it
+            continue
+        if getattr(module, "XTermParser", None) is XTermParser:
+            module.XTermParser = EscapeParser  # type: ignore[attr-defined]
+
+
+def split_escape(event: events.Key, bound: "Callable[[str], bool]") -> list[events.Key] | None:
+    """alt+KEY that nothing binds -> [escape, KEY], as typed; None when it stays as it is.
+
+    `bound(key)` says whether the screen binds a key (then alt+KEY is a real alt key)."""
+    key = event.key
+    if not key.startswith(ALT) or len(key) == len(ALT) or bound(key):
+        return None
+    rest = key[len(ALT) :]
+    char = event.character
+    if rest.startswith("shift+") and char is not None and len(char) == 1 and char.isupper():
+        rest = char  # Esc then "A": the plain key is "A", not shift+a
+    return [events.Key("escape", "\x1b"), events.Key(rest, char)]
+
+
 def screen_mounted(screen: "Screen[Any]") -> bool:
     return screen.is_mounted and all(widget.is_mounted for widget in screen.walk_children())
 
@@ -137,11 +194,21 @@ class KeyHold:
             if not self.keys:
                 self.since = monotonic()
                 self.app.set_timer(CHECK_EVERY, self.release)
+            elif not self._releasing and monotonic() - self.since > MAX_HOLD:
+                self.app.set_timer(CHECK_EVERY, self.release)  # never strand held keys
             if len(self.keys) < MAX_HELD:
                 self.keys.append(event)
             # else: a flood (nobody types this far ahead); dropped, so memory stays bounded.
             return True
         return False
+
+    def hold(self, keys: list[events.Key]) -> None:
+        """Keys to hand on in order, each after the previous one has had its effect."""
+        if not self.keys:
+            self.since = monotonic()
+            self.app.set_timer(CHECK_EVERY, self.release)
+        room = MAX_HELD - len(self.keys)
+        self.keys.extend(keys[: max(room, 0)])
 
     def _ready(self) -> bool:
         """The top screen is set up and nothing is in flight.
@@ -177,7 +244,15 @@ class KeyHold:
                 event = self.keys.pop(0)
                 self.since = monotonic()
                 self._calm = 0
-                self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
-                await self.forward(event)
+                try:
+                    self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
+                except Exception:  # between screens: no screen to name
+                    self.trace.append((event.key, "", ""))
+                try:
+                    await self.forward(event)
+                except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as error:  # a bug in what the key set off: the keys after it still go
+                    report(self.app, error)
         finally:
             self._releasing = False

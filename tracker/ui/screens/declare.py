@@ -19,13 +19,22 @@ Three steps in one dialog, nothing changed until the last:
 3. **Result.** The roll's meaning (success, margin, total, Q, sets, the adapter's
    summary) and the choices made after seeing the dice (`Field.stage == AFTER_ROLL`:
    Brand X Q placement, ORE wiggle dice), each starting at its default; changing one
-   resolves again with the same faces. Enter or ctrl+s commits through
+   resolves again with the same faces. The choices are offered when the adapter's
+   `after_roll` names something to choose (its budget, "Q 8 to place on ...", "1 wiggle
+   die to set ...", is shown above them): a roll with no Q, or an ORE pool without
+   wiggle dice, offers none. Enter or ctrl+s commits through
    `Session.declare` / `Session.maintain` with exactly those faces, so the action
    committed is the one shown.
 
 Escape at any step closes the form and changes nothing (rolling dice in the form
 changes no encounter state). A refusal (unknown name, a rule such as one initiation
-per segment) stays in the form under it, naming the rule.
+per segment) stays in the form under it, naming the rule, until a field changes (the
+field's own line then says what is wrong with it, and the chance line the rest).
+
+A secret roll (`:declare ... secret=true`) is one more choice under ctrl+o, "secret
+roll", offered to the GM only (a player's roll is seen by the table; the session refuses
+it too). Viewers then see that a roll was made, never its dice or totals. The title
+says "secret" while it is set.
 
 Each action's modifier fields are built once, the first time it is chosen, and kept
 (hidden) when another is chosen: changing one's mind keeps what was typed, and no
@@ -98,6 +107,15 @@ def _label(name: str) -> str:
     return text if len(text) < LABEL_WIDTH else text[: LABEL_WIDTH - 2] + "…"
 
 
+def _yes_no(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("true", "yes", "1"):
+        return True
+    if value in ("false", "no", "0", ""):
+        return False
+    raise TrackerError(f"secret: expected true or false, got {text!r}")
+
+
 def _param_field(p: Field) -> FormField:
     default = "" if p.default is None else str(p.default).lower() if isinstance(p.default, bool) else str(p.default)
     words: tuple[str, ...] = p.choices or (("true", "false") if p.kind == "bool" else ())
@@ -119,7 +137,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     DeclareScreen #setup { height: auto; max-height: 14; }
     DeclareScreen .tpl, DeclareScreen .more, DeclareScreen .after, DeclareScreen #after { height: auto; }
     DeclareScreen #dice-stage, DeclareScreen #result-stage { height: auto; max-height: 15; }
-    DeclareScreen #dice-done, DeclareScreen #result { height: auto; max-height: 8; width: 100%; }
+    DeclareScreen #dice-done { height: auto; max-height: 8; width: 100%; }
+    DeclareScreen #result { height: auto; width: 100%; }
     DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; }
     DeclareScreen .hidden-stage { display: none; }
     """
@@ -182,9 +201,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         ]
 
     def compose(self) -> ComposeResult:
-        verb = "Maintain" if self.kind == MAINTAIN else "Declare"
         with Vertical(classes="dialog form", id="declare"):
-            yield Label(Text(f"{verb} an action · {self.live.encounter.time.clock(self.live.encounter.now)}"), classes="title")
+            yield Label(self._title(), classes="title", id="declare-title")
             yield Label("chance of success: …", id="chance", classes="chance")
             with VerticalScroll(id="setup"):
                 for f in self._base_fields():
@@ -193,6 +211,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                     yield from row
                 yield Label("", id="template-info", classes="hint")
                 yield Vertical(id="params")
+                if self._offers_secret():
+                    secret = FormField("secret", "secret roll", "false", "true: viewers see no dice and no totals", _yes_no, ("true", "false"))
+                    row, entry, error = field_parts(secret, "d", LABEL_WIDTH + 1)
+                    self._error_labels[entry] = error
+                    box = Vertical(*row, id="secret-box", classes="more")
+                    box.display = self.show_more
+                    yield box
             with Vertical(id="dice-stage", classes="hidden-stage"):
                 yield Label("", id="dice-done")
                 yield Label("", id="dice-prompt", classes="chance")
@@ -204,6 +229,24 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 yield Vertical(id="after")
             yield Label("", id="declare-error", classes="error")
             yield Label("", id="declare-hint", classes="hint")
+
+    def _offers_secret(self) -> bool:
+        return self.kind == DECLARE and self.live.role.is_gm
+
+    def _title(self) -> Text:
+        verb = "Maintain" if self.kind == MAINTAIN else "Declare"
+        secret = " · secret" if self.secret else ""
+        return Text(f"{verb} an action{secret} · {self.live.encounter.time.clock(self.live.encounter.now)}")
+
+    @property
+    def secret(self) -> bool:
+        """The GM marked the roll secret (ctrl+o, "secret roll")."""
+        if not self._offers_secret() or not self.is_mounted:
+            return False
+        try:
+            return _yes_no(self.query_one("#d-secret", Input).value)
+        except TrackerError:
+            return False
 
     def on_mount(self) -> None:
         if self._form_closed:  # escape arrived before the form was up
@@ -288,9 +331,10 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         main = self._rows([p for p in template.params if p.stage not in (MORE, AFTER_ROLL)], "p", inputs)
         more_fields = [p for p in template.params if p.stage == MORE]
         more = self._rows(more_fields, "p", inputs)
-        if more_fields:
-            names = ", ".join(p.name for p in more_fields)
-            main.append(Label(Text(f"ctrl+o: {len(more_fields)} more modifiers ({names})", no_wrap=True, overflow="ellipsis"), classes="hint more-hint"))
+        more_names = [p.name for p in more_fields] + (["secret"] if self._offers_secret() else [])
+        if more_names:
+            names = ", ".join(more_names)
+            main.append(Label(Text(f"ctrl+o: {len(more_names)} more modifiers ({names})", no_wrap=True, overflow="ellipsis"), classes="hint more-hint"))
         more_box = Vertical(*more, classes="more")
         more_box.display = self.show_more
         self.param_inputs[template.name] = inputs
@@ -343,15 +387,18 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._show_chance(gen, f"chance of success: - ({exc})")
             return
         session = self.live.session
-        kind = self.kind
 
         def compute() -> None:
             try:
-                if kind == MAINTAIN:
-                    request, _ = dice_plan.request_for(session, attempt)
-                    text = chance_text(session.ruleset.chance_of(request))
+                # The request a commit would build, the rules of initiation included: an
+                # action the rules refuse shows the refusal here, not odds.
+                request, template = dice_plan.request_for(session, attempt)
+                chance = session.ruleset.chance_of(request)
+                if chance is None and template.rolls and template.targets > 0 and not request.targets:
+                    # The adapter has no odds without the target, but the action does roll.
+                    text = f"chance of success: - ({template.name} needs a target: name it under targets)"
                 else:
-                    text = chance_text(session.chance(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params)))
+                    text = chance_text(chance)
             except TrackerError as exc:
                 text = f"chance of success: - ({exc})"
             except Exception as exc:  # a bug in an adapter's odds must not end the form
@@ -386,7 +433,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             return
         try:
             if text and prefix == "d":
-                {"actor": self._check_actor, "template": self._check_template, "targets": self._check_targets, "pt": _int_at_least_1}[name](text)
+                {"actor": self._check_actor, "template": self._check_template, "targets": self._check_targets, "pt": _int_at_least_1, "secret": _yes_no}[name](text)
             elif text and prefix in ("p", "a"):
                 field = self._fields.get(self.template.name if self.template else "", {}).get(name)
                 if field is not None:
@@ -400,9 +447,15 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             set_error(error_label, visible(error))
         if name in ("template", "actor") and prefix == "d":
             self._template_changed()
+        if name == "secret" and prefix == "d":
+            self.query_one("#declare-title", Label).update(self._title())
+            return
         if prefix == "a":
             self._after_changed()
         elif self.stage == SETUP:
+            # A refusal from the last try is about the form as it was: the field's own
+            # line and the chance line now say what is wrong, if anything still is.
+            self._error("")
             self._update_chance()
 
     @on(Input.Submitted)
@@ -433,7 +486,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self._form_closed:
             return
         self.show_more = not self.show_more
-        for box in self.query("#params .more"):
+        for box in self.query("#params .more, #secret-box"):
             box.display = self.show_more
         self._show_hint()
 
@@ -527,6 +580,15 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         resolution = step.resolution
         assert resolution is not None
         template = self.template
+        offered = self._after_budget(step) != ""
+        if not offered and self._after_active:
+            # Other dice (after ctrl+b) leave nothing to choose: the choices made for the
+            # earlier roll no longer apply; the result is worked out again without them.
+            self._after_active = False
+            self._advance()
+            return
+        if not offered:
+            template = None  # nothing to choose after this roll: no after-roll fields
         if template is not None and self._after_fields() and not self._after_active:
             defaults = self._after_defaults(step)
             if template.name not in self._after_boxes:
@@ -540,7 +602,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             box.display = template is not None and box.id == f"after-{self._after_boxes.get(template.name, -1)}"
         self._show_resolution(step)
         self._show_stage(RESULT)
-        inputs = list(self.after_inputs.get(template.name, {}).values()) if template else []
+        inputs = list(self.after_inputs.get(template.name, {}).values()) if template and self._after_active else []
         if inputs:
             self.set_focus(inputs[0])
         else:
@@ -556,6 +618,15 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         except TrackerError:
             return {}
 
+    def _after_budget(self, step: Step) -> str:
+        """The adapter's word on what may still be chosen ("" when nothing may)."""
+        if step.request is None or step.resolution is None:
+            return ""
+        try:
+            return self.live.ruleset.after_roll(step.request, step.resolution)
+        except TrackerError:
+            return ""
+
     def _show_resolution(self, step: Step) -> None:
         resolution = step.resolution
         assert resolution is not None
@@ -563,6 +634,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         lines.append(" · ".join(dice_plan.result_figures(resolution)))
         if resolution.summary:
             lines.append(resolution.summary)
+        budget = self._after_budget(step) if self._after_active else ""
+        if budget:
+            lines.append(f"after the roll: {budget}")
         self.query_one("#result", Label).update(Text("\n".join(visible(line) for line in lines)))
 
     def _after_changed(self) -> None:
@@ -604,12 +678,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def _commit(self) -> None:
         try:
-            attempt = self._attempt(after=True)
+            attempt = self._attempt()  # the after-roll choices when offered, as shown
             faces = list(self.faces) or None
             if self.kind == MAINTAIN:
                 change: Callable[[Any], Outcome] = lambda s: s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params)
             else:
-                change = lambda s: s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params)
+                secret = self.secret
+                change = lambda s: s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params, secret=secret)
             outcome = self.live.run(change)
         except TrackerError as exc:
             self._error(str(exc))
@@ -627,7 +702,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._commit()
 
     def has_unsaved_input(self) -> bool:
-        return self.stage != SETUP or any(
+        return self.stage != SETUP or self.secret or any(
             entry.value.strip() for inputs in self.param_inputs.values() for entry in inputs.values()
         ) or bool(self._value("targets") if self.kind == DECLARE else "")
 

@@ -1,0 +1,135 @@
+"""Esc pressed just before another key reaches the app as that key after Esc.
+
+A terminal sends Esc as ESC and alt+KEY as ESC then KEY; read together (over SSH, or a
+quick GM), Textual parses Esc then `?` as alt+question_mark. The app binds no alt keys,
+so it takes such a key as escape then the key (tracker/ui/guard.py, `split_escape`).
+Tested on the parser, through Pilot, and on a real pseudo-terminal at 80x24.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from textual import events
+
+from tracker.persistence.store import EncounterFile
+from tracker.ui import guard
+from tracker.ui.app import TrackerApp
+from tracker.ui.screens.declare import DeclareScreen
+from tracker.ui.screens.encounter import EncounterScreen
+from tracker.ui.screens.help import HelpScreen
+
+from tests.test_ui_declare import SAVES, SIZE, settle, wait_for
+
+
+def parsed(data: str, parser_class: type = guard.EscapeParser) -> list[events.Key]:
+    parser = parser_class()
+    keys = [e for e in parser.feed(data) if isinstance(e, events.Key)]
+    keys += [e for e in parser.feed("") if isinstance(e, events.Key)]  # end of input
+    return keys
+
+
+def test_the_parser_reads_escape_then_a_key_as_alt() -> None:
+    """The premise: one read holding ESC and `a` is alt+a to Textual, and ESC then `?` or
+    Enter is the bare key, the Esc lost; the app's parser reads all of them as alt."""
+    from textual._xterm_parser import XTermParser
+
+    assert [k.key for k in parsed("\x1ba", XTermParser)] == ["alt+a"]
+    assert [k.key for k in parsed("\x1b?", XTermParser)] == ["question_mark"]
+    assert [k.key for k in parsed("\x1b\r", XTermParser)] == ["enter"]
+    assert [k.key for k in parsed("\x1ba")] == ["alt+a"]
+    assert [k.key for k in parsed("\x1b?")] == ["alt+question_mark"]
+    assert [k.key for k in parsed("\x1b\r")] == ["alt+enter"]
+    assert [k.key for k in parsed("\x1b")] == ["escape"]
+    assert [k.key for k in parsed("\x1b[A")] == ["up"]
+
+
+def test_split_escape() -> None:
+    unbound = lambda key: False  # noqa: E731
+    for data, keys in [("\x1ba", ["escape", "a"]), ("\x1b?", ["escape", "question_mark"]), ("\x1bA", ["escape", "A"]), ("\x1b:", ["escape", "colon"]), ("\x1b\r", ["escape", "enter"])]:
+        (alt,) = parsed(data)
+        split = guard.split_escape(alt, unbound)
+        assert split is not None and [k.key for k in split] == keys, data
+        assert split[1].character == (data[1] if data[1] != "\r" else split[1].character)
+    assert guard.split_escape(events.Key("a", "a"), unbound) is None
+    assert guard.split_escape(events.Key("alt+a", "a"), lambda key: key == "alt+a") is None  # a real alt binding
+
+
+async def test_escape_then_a_key_in_one_read_closes_the_form_then_acts(saves: Path) -> None:
+    path = saves / "seraph-vs-sphinx.toml"
+    shutil.copy(SAVES / path.name, path)
+    before = path.read_bytes()
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen.focused is not None, "the form")
+        first = app.screen
+        await pilot.press("x")  # something typed, then the GM changes their mind
+        for key in parsed("\x1ba"):  # Esc then `a`: the form closes and a fresh one opens
+            app._driver.send_message(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen is not first and app.screen.focused is not None, "a fresh form")
+        assert app.screen_stack[-2:][0].__class__ is EncounterScreen
+        for key in parsed("\x1b?"):  # Esc then `?`: the form closes, the help opens
+            app._driver.send_message(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await settle(app)
+        assert len(app.screen_stack) == 3 and isinstance(app.screen_stack[1], EncounterScreen)
+        assert not app.errors
+    assert path.read_bytes() == before
+    EncounterFile(path).load()
+
+
+def _pty_session(argv: list[str], env: dict[str, str], steps: list[tuple[bytes, bytes]], seconds: float = 30.0) -> bytes:
+    """Run `argv` on an 80x24 pseudo-terminal; for each (wait for, then write) step, wait
+    until the screen has drawn the first bytes since the last write, then write."""
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execvpe(argv[0], argv, env)
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    out = bytearray()
+    since = 0
+    deadline = time.monotonic() + seconds
+    try:
+        for wanted, then in steps:
+            while wanted not in out[since:]:
+                assert time.monotonic() < deadline, f"{wanted!r} never drawn: {bytes(out[-1500:])!r}"
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                if ready:
+                    try:
+                        chunk = os.read(fd, 65536)
+                    except OSError:
+                        break
+                    out += chunk
+            since = len(out)
+            os.write(fd, then)  # one write: the bytes arrive in one read
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return bytes(out)
+
+
+def test_escape_then_a_key_through_a_real_terminal(saves: Path) -> None:
+    path = saves / "seraph-vs-sphinx.toml"
+    shutil.copy(SAVES / path.name, path)
+    env = dict(os.environ, TERM="xterm-256color", TRACKER_SAVES=str(saves))
+    steps = [
+        (b"Combat log", b"a"),
+        (b"Declare an action", b"\x1b?"),  # Esc then ? in one write: the form closes, the help opens
+        (b"keys (esc closes)", b"\x1b"),
+    ]
+    _pty_session([sys.executable, "-m", "tracker", "open", str(path)], env, steps)
