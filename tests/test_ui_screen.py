@@ -525,3 +525,19 @@ def test_an_app_that_stops_unexpectedly_exits_non_zero_and_says_so(tmp_path: Pat
     monkeypatch.setattr(TrackerApp, "run", crashed)
     assert app_module.run(tmp_path, None, False) == 3
     assert "internal error" in capsys.readouterr().err
+
+
+async def test_the_start_list_shows_every_column_whole_at_80_columns(saves: Path) -> None:
+    """The list once read "segment 33 · minute 1, segment 33  2026-": the last change was
+    cut. The segment column now says "33 · minute 1" and every column fits."""
+    from textual.widgets import DataTable
+
+    make_file(saves, "usor", ["add Kestrel", "step 33"], name="a long name for a mountain pass")
+    app = TrackerApp(saves)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen) and bool(app.screen.listings), "the list")
+        await pilot.pause()
+        assert app.screen.listings[0].segment == "33 · minute 1"
+        table = app.screen.query_one(DataTable)
+        widths = sum(column.get_render_width(table) for column in table.columns.values())
+        assert widths <= SIZE[0] - 2, widths

@@ -29,6 +29,10 @@ class TimeMapping:
         rnd, within = self.round_of(segment)
         return f"segment {segment} · {self.round_name} {rnd}, segment {within}"
 
+    def brief(self, segment: int) -> str:
+        """The clock in a list's column: "30 · round 4" (the full form runs past 80 columns)."""
+        return f"{segment} · {self.round_name} {self.round_of(segment)[0]}"
+
     def next_payment(self, after: int) -> int | None:
         """The first payment segment strictly after `after`, if the game has them."""
         if self.payment_every <= 0:

@@ -57,7 +57,7 @@ def describe(path: Path) -> Listing:
     except Exception as exc:  # a bug in an adapter must not take the list down
         return Listing(path, path.stem, "?", "?", changed, f"{type(exc).__name__}: {exc}")
     enc = loaded.encounter
-    return Listing(path, enc.setup.name, enc.setup.ruleset, enc.time.clock(enc.now), changed)
+    return Listing(path, enc.setup.name, enc.setup.ruleset, enc.time.brief(enc.now), changed)
 
 
 def slug(name: str) -> str:
