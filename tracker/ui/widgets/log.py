@@ -3,12 +3,19 @@
 A declare or maintain line is followed by the dice the adapter recorded (from the
 event that made it), so the log shows both the faces and their meaning (the adapter's
 summary). Lines are word-wrapped to the widget's width; only the lines on screen are
-styled and cut into segments. Wrapping is cached by text, and the row count of each
-entry is kept as a prefix sum, so growing the log by a few lines costs a few lines.
-The view follows the end of the log unless the reader has scrolled back (by keys,
-wheel or scrollbar); scrolling back to the end follows again. The scrollbar has its
-own column at all times (a stable gutter), so a wrapped line never loses its last
-letter under it.
+styled and cut into segments.
+
+What the widget holds does not grow with the fight: it loads (reads, filters, wraps)
+only the newest entries, a few screens' worth, and keeps at most a bounded tail of them
+while it follows the newest line (older ones are dropped again). A change appends just
+the new entries. Older lines are loaded a chunk at a time when the reader scrolls back
+near the oldest loaded row (keys, wheel or scrollbar); the view stays on the line it
+showed. A filter or a search starts again from the newest entries and scans back only
+until it has found a few screens of matches. The view follows the end of the log unless
+the reader has scrolled back; scrolling back to the end follows again; a new filter or
+search shows its newest matches. The scrollbar has its own column at all times (a
+stable gutter), so a wrapped line never loses its last letter under it. The scrollbar
+measures the loaded lines, not the whole fight (as a chat's history loads on scrolling).
 
 Filter and search: `only` keeps the entries about one combatant, `search` the entries
 whose text holds a string (any case); both at once narrow further.
@@ -67,20 +74,28 @@ def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encou
 class CombatLog(ScrollView, can_focus=False):
     COMPONENT_CLASSES = {"log--segment", "log--declare", "log--damage", "log--down", "log--complete", "log--note"}
 
+    TAIL = 300  # entries kept while following the newest (older ones are dropped again)
+    CHUNK = 200  # entries loaded at a time when the reader scrolls back
+    SCREENS = 3  # at least this many screens of rows are loaded, when the log has them
+
     def __init__(self, live: Live, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.live = live
-        self._entries: list[LogEntry] = []
+        self._entries: list[LogEntry] = []  # the loaded entries, oldest first
+        self._at: list[int] = []  # each loaded entry's index in the encounter's log
+        self._lines: list[list[str]] = []  # each loaded entry wrapped to the width
+        self._rows: list[int] = []  # prefix sums of rows per loaded entry
         self._source: list[LogEntry] | None = None
-        self._seen = 0
+        self._seen = 0  # log[:_seen] has been considered at the newest end
+        self._first = 0  # log[:_first] is not loaded yet (scrolling back loads it)
         self._width = 0
-        self._rows: list[int] = []  # prefix sums of rows per entry
-        self._wraps: dict[tuple[str, int], list[str]] = {}
+        self.wrapped = 0  # entries wrapped so far: what a change or a scroll cost
         self.follow = True
         self._hidden: tuple[str, ...] = ()
         self.only: str | None = None  # show the entries about this combatant
         self.search = ""  # show the entries holding this text (any case)
         self._filter: tuple[str | None, str, str] = (None, "", "")
+        self._shifting = False  # loading older entries moves the view: not the reader's scroll
 
     def on_mount(self) -> None:
         self.reload()
@@ -88,53 +103,128 @@ class CombatLog(ScrollView, can_focus=False):
     def on_resize(self) -> None:
         self.reload()
 
-    def _wrap(self, text: str, width: int) -> list[str]:
-        key = (text, width)
-        found = self._wraps.get(key)
-        if found is None:
-            found = textwrap.wrap(text, max(8, width), subsequent_indent="  ") or [""]
-            if len(self._wraps) > 50_000:
-                self._wraps.clear()
-            self._wraps[key] = found
-        return found
+    @property
+    def older(self) -> bool:
+        """Whether older lines exist that are not loaded (scrolling back loads them)."""
+        return self._first > 0
 
     def _text(self, entry: LogEntry) -> str:
         return entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
 
-    def _wanted(self, entry: LogEntry) -> bool:
+    def _shown(self, entry: LogEntry) -> str | None:
+        """The entry's text if this reader sees it under the filter, else None."""
+        if self.live.viewer and not self.live.encounter.visible_to_viewers(entry):
+            return None
         if self.only is not None and self.only not in entry.about:
-            return False
-        return not self.search or self.search.casefold() in self._text(entry).casefold()
+            return None
+        text = self._text(entry)
+        if self.search and self.search.casefold() not in text.casefold():
+            return None
+        return text
+
+    def _wrap(self, text: str) -> list[str]:
+        self.wrapped += 1
+        return textwrap.wrap(text, max(8, self._width), subsequent_indent="  ") or [""]
 
     def set_filter(self, only: str | None, search: str) -> None:
+        """Show only `only`'s entries and/or those holding `search`; the view starts at
+        the newest match."""
         self.only, self.search = only, search
+        self.follow = True
         self.reload()
 
+    def _reset(self, log: list[LogEntry]) -> None:
+        self._source, self._seen, self._first = log, len(log), len(log)
+        self._entries, self._at, self._lines, self._rows = [], [], [], []
+
+    def _restack(self) -> None:
+        self._rows = list(accumulate(len(lines) for lines in self._lines))
+
     def reload(self) -> None:
+        """Bring the view up to the encounter: new entries appended at the end (only
+        those are read and wrapped); a filter, a reader's hidden set or a shorter log
+        starts again from the newest entries."""
         enc = self.live.encounter
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
         wanted = (self.only, self.search, mode_of(enc))
-        if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden or wanted != self._filter:
-            self._source, self._seen, self._width, self._hidden, self._filter = log, 0, width, hidden, wanted
-            self._entries, self._rows = [], []
-        new = log[self._seen :]
-        if self.live.viewer:
-            new = [e for e in new if enc.visible_to_viewers(e)]
-        if self.only is not None or self.search:
-            new = [e for e in new if self._wanted(e)]
-        self._seen = len(log)
+        if log is not self._source or len(log) < self._seen or hidden != self._hidden or wanted != self._filter:
+            self._hidden, self._filter = hidden, wanted
+            self._reset(log)
+        if width != self._width:
+            self._width = width
+            self._lines = [self._wrap(self._text(e)) for e in self._entries]
+            self._restack()
         start = self._rows[-1] if self._rows else 0
-        counts = [len(self._wrap(self._text(e), width)) for e in new]
-        self._entries.extend(new)
-        self._rows.extend(list(accumulate(counts, initial=start))[1:])
+        for index in range(self._seen, len(log)):
+            text = self._shown(log[index])
+            if text is not None:
+                lines = self._wrap(text)
+                self._entries.append(log[index])
+                self._at.append(index)
+                self._lines.append(lines)
+                start += len(lines)
+                self._rows.append(start)
+        self._seen = len(log)
+        if self.follow and len(self._entries) > self.TAIL + self.CHUNK:
+            self._drop_oldest(len(self._entries) - self.TAIL)
+        self._fill()
         total = self._rows[-1] if self._rows else 0
-        at_end = self.follow
         self.virtual_size = Size(self.size.width, total)
-        if at_end:
+        if self.follow:
             self.scroll_to(y=max(0, total - self.scrollable_content_region.height), animate=False)
             self.call_after_refresh(self._to_end)
+        self.refresh()
+
+    def _fill(self) -> None:
+        """Load older entries until a few screens of rows (and some entries) are there."""
+        need = self.SCREENS * max(1, self.scrollable_content_region.height)
+        while self.older and ((self._rows[-1] if self._rows else 0) < need or len(self._entries) < self.CHUNK // 2):
+            self._load_older(self.CHUNK)
+
+    def _drop_oldest(self, count: int) -> None:
+        """Forget the oldest loaded entries (the newest are followed); they load again
+        when the reader scrolls back to them."""
+        self._first = self._at[count]
+        del self._entries[:count], self._at[:count], self._lines[:count]
+        self._restack()
+
+    def _load_older(self, count: int) -> int:
+        """Load up to `count` more entries before the oldest loaded one; the rows added."""
+        log = self.live.encounter.log
+        found: list[tuple[int, LogEntry, list[str]]] = []
+        index = self._first
+        while index > 0 and len(found) < count:
+            index -= 1
+            text = self._shown(log[index])
+            if text is not None:
+                found.append((index, log[index], self._wrap(text)))
+        self._first = index
+        if not found:
+            return 0
+        found.reverse()
+        self._at[:0] = [i for i, _, _ in found]
+        self._entries[:0] = [e for _, e, _ in found]
+        self._lines[:0] = [lines for _, _, lines in found]
+        self._restack()
+        return sum(len(lines) for _, _, lines in found)
+
+    def _back(self, top: float) -> None:
+        """The view is heading for row `top`: if that is near the oldest loaded row and
+        older lines exist, load them first and keep the view where it was."""
+        height = max(1, self.scrollable_content_region.height)
+        if top >= height or not self.older or self._shifting:
+            return
+        added = self._load_older(self.CHUNK)
+        if not added:
+            return
+        self._shifting = True
+        try:
+            self.virtual_size = Size(self.size.width, self._rows[-1])
+            self.scroll_to(y=self.scroll_y + added, animate=False)
+        finally:
+            self._shifting = False
         self.refresh()
 
     def _to_end(self) -> None:
@@ -142,15 +232,19 @@ class CombatLog(ScrollView, can_focus=False):
             self.scroll_to(y=self.max_scroll_y, animate=False)
 
     def scroll_lines(self, rows: int) -> None:
+        self._back(self.scroll_y + rows)
         target = max(0, min(self.scroll_y + rows, self.max_scroll_y))
         self.scroll_to(y=target, animate=False)
         self.follow = target >= self.max_scroll_y
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if self._shifting:
+            return
         # Scrolled back by wheel or scrollbar: stop following; back at the end: follow.
         if new < old:
             self.follow = new >= self.max_scroll_y
+            self._back(new)
         elif new >= self.max_scroll_y:
             self.follow = True
 
@@ -163,7 +257,7 @@ class CombatLog(ScrollView, can_focus=False):
         index = bisect_right(self._rows, row)
         first = self._rows[index - 1] if index else 0
         entry = self._entries[index]
-        lines = self._wrap(self._text(entry), self._width)
+        lines = self._lines[index]
         part = row - first
         style = base + self.get_component_rich_style(f"log--{entry.kind}") if f"log--{entry.kind}" in self.COMPONENT_CLASSES else base
         head = f"[{entry.segment}]".ljust(PREFIX) if part == 0 else " " * PREFIX
