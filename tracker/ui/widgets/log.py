@@ -173,19 +173,34 @@ class CombatLog(ScrollView, can_focus=False):
         total = self._rows[-1] if self._rows else 0
         self.virtual_size = Size(self.size.width, total)
         if self.follow:
-            self.scroll_to(y=max(0, total - self.scrollable_content_region.height), animate=False)
+            self._scroll(max(0, total - self.scrollable_content_region.height))
             self.call_after_refresh(self._to_end)
         self.refresh()
 
+    def _scroll(self, y: float) -> None:
+        # At once (not after the next frame, Textual's default), and even before the
+        # layout has noticed that the content grew past the screen. The widget's own
+        # moves are not the reader's: they neither stop following nor load older lines.
+        shifting, self._shifting = self._shifting, True
+        try:
+            self.scroll_to(y=y, animate=False, force=True, immediate=True)
+        finally:
+            self._shifting = shifting
+
+    def _need(self) -> int:
+        return self.SCREENS * max(1, self.scrollable_content_region.height)
+
     def _fill(self) -> None:
         """Load older entries until a few screens of rows (and some entries) are there."""
-        need = self.SCREENS * max(1, self.scrollable_content_region.height)
-        while self.older and ((self._rows[-1] if self._rows else 0) < need or len(self._entries) < self.CHUNK // 2):
+        while self.older and ((self._rows[-1] if self._rows else 0) < self._need() or len(self._entries) < self.CHUNK // 2):
             self._load_older(self.CHUNK)
 
     def _drop_oldest(self, count: int) -> None:
         """Forget the oldest loaded entries (the newest are followed); they load again
-        when the reader scrolls back to them."""
+        when the reader scrolls back to them. A few screens of rows always stay."""
+        count = min(count, bisect_right(self._rows, self._rows[-1] - self._need()), len(self._entries) - self.CHUNK // 2)
+        if count <= 0:
+            return
         self._first = self._at[count]
         del self._entries[:count], self._at[:count], self._lines[:count]
         self._restack()
@@ -219,22 +234,18 @@ class CombatLog(ScrollView, can_focus=False):
         added = self._load_older(self.CHUNK)
         if not added:
             return
-        self._shifting = True
-        try:
-            self.virtual_size = Size(self.size.width, self._rows[-1])
-            self.scroll_to(y=self.scroll_y + added, animate=False)
-        finally:
-            self._shifting = False
+        self.virtual_size = Size(self.size.width, self._rows[-1])
+        self._scroll(self.scroll_y + added)
         self.refresh()
 
     def _to_end(self) -> None:
         if self.follow:
-            self.scroll_to(y=self.max_scroll_y, animate=False)
+            self._scroll(self.max_scroll_y)
 
     def scroll_lines(self, rows: int) -> None:
         self._back(self.scroll_y + rows)
         target = max(0, min(self.scroll_y + rows, self.max_scroll_y))
-        self.scroll_to(y=target, animate=False)
+        self.scroll_to(y=target, animate=False, force=True, immediate=True)
         self.follow = target >= self.max_scroll_y
 
     def watch_scroll_y(self, old: float, new: float) -> None:
