@@ -213,3 +213,20 @@ async def test_a_viewer_never_sees_hidden_lines_in_older_chunks(saves: Path) -> 
         assert not any("Ghost" in t for t in texts)
         assert [t for t in texts if t.startswith("Sphinx mark")] == [f"Sphinx mark {i}" for i in range(0, 1500, 25)]
         assert [t for t in texts if t.startswith("line ")] == [f"line {i}" for i in range(1500)]
+
+
+async def test_a_viewer_shows_a_change_without_waiting_for_its_timer(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The follower thread tells the app when it has read a change; the screen's timer is
+    # only a fallback (here made too slow to be what shows it).
+    import tracker.ui.screens.encounter as encounter
+
+    monkeypatch.setattr(encounter, "POLL_SECONDS", 60.0)
+    path = build(saves, 50)
+    app = TrackerApp(saves, path, viewer=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        log = encounter_screen(app).query_one(CombatLog)
+        store = EncounterFile(path)
+        loaded = store.load()
+        Session(loaded.encounter, loaded.ruleset, store=store).note("straight away")
+        await wait_for(pilot, lambda: "straight away" in " ".join(screen_text(log)), "the change on the viewer's screen before its timer fires")

@@ -94,7 +94,10 @@ class TimelineView(ScrollView, can_focus=False):
         self.live = live
         self.pan = 0
         self.selected_name: str | None = None
-        self.index = ActionIndex()
+        index = live.cache.get("timeline.actions")
+        if not isinstance(index, ActionIndex):
+            index = live.cache["timeline.actions"] = ActionIndex()
+        self.index = index
         self.names: list[str] = []
 
     def on_mount(self) -> None:
