@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracker.ui.live import Live
+from tracker.ui.widgets.redraw import update_if_changed
 
 
 class ClockBar(Static):
@@ -25,4 +26,4 @@ class ClockBar(Static):
         text.append(f"  {enc.setup.name} ({enc.setup.ruleset})")
         if self.live.viewer:
             text.append("  [viewer]", style="italic")
-        self.update(text)
+        update_if_changed(self, text)

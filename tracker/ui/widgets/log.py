@@ -96,6 +96,7 @@ class CombatLog(ScrollView, can_focus=False):
         self.search = ""  # show the entries holding this text (any case)
         self._filter: tuple[str | None, str, str] = (None, "", "")
         self._shifting = False  # loading older entries moves the view: not the reader's scroll
+        self._shown_size = Size(0, 0)  # the size the last reload laid the lines out for
 
     def on_mount(self) -> None:
         self.reload()
@@ -149,6 +150,7 @@ class CombatLog(ScrollView, can_focus=False):
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
         wanted = (self.only, self.search, mode_of(enc))
+        before = (self._source, self._seen, self._first, self._width, self.size)
         if log is not self._source or len(log) < self._seen or hidden != self._hidden or wanted != self._filter:
             self._hidden, self._filter = hidden, wanted
             self._reset(log)
@@ -156,6 +158,9 @@ class CombatLog(ScrollView, can_focus=False):
             self._width = width
             self._lines = [self._wrap(self._text(e)) for e in self._entries]
             self._restack()
+        if before == (log, len(log), self._first, width, self.size) and self._shown_size == self.size:
+            return  # nothing new to show: no repaint (a change elsewhere on the screen)
+        self._shown_size = self.size
         start = self._rows[-1] if self._rows else 0
         for index in range(self._seen, len(log)):
             text = self._shown(log[index])
