@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rulesets.freeform import FreeformRuleset
-from tracker.engine import Encounter, Event, Setup
+from tracker.engine import Encounter, Event, Resolution, Setup
 from tracker.persistence import codec
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
@@ -230,3 +230,57 @@ async def test_a_viewer_shows_a_change_without_waiting_for_its_timer(saves: Path
         loaded = store.load()
         Session(loaded.encounter, loaded.ruleset, store=store).note("straight away")
         await wait_for(pilot, lambda: "straight away" in " ".join(screen_text(log)), "the change on the viewer's screen before its timer fires")
+
+
+async def test_a_change_repaints_only_the_panes_it_changes(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracker.ui.widgets.roster import RosterView
+    from tracker.ui.widgets.timeline import TimelineView
+
+    painted: list[str] = []
+    for cls in (RosterView, TimelineView, CombatLog):
+        original = cls.refresh
+
+        def refresh(self, *args, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            painted.append(type(self).__name__)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "refresh", refresh)
+    path = build(saves, 30)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        burst(app, ":note only the log\r")
+        await settle(pilot, app)
+        painted.clear()
+        burst(app, ":note again only the log\r")
+        await settle(pilot, app)
+        assert "CombatLog" in painted and "RosterView" not in painted and "TimelineView" not in painted
+        painted.clear()
+        burst(app, ":damage Seraph 3\r")
+        await settle(pilot, app)
+        assert "RosterView" in painted  # hp 10 -> 7 on the roster
+        roster = encounter_screen(app).query_one(RosterView)
+        assert "7/10" in " ".join(screen_text(roster))
+
+
+async def test_a_second_app_on_the_same_encounter_reuses_the_timeline_index(saves: Path) -> None:
+    # What `tracker serve` relies on: the warm-up draws the encounter once before any
+    # fork, and every forked app finds the index built instead of walking every action.
+    from tracker.ui.live import Live
+    from tracker.ui.widgets.timeline import ActionIndex
+
+    path = build(saves, 10)
+    live = Live.open(path, viewer=True)
+    for who, target in (("Seraph", "Sphinx"), ("Sphinx", "Seraph")):
+        resolution = Resolution(12, True, 3, (5, 7), "2d10 vs 15", ())
+        live.encounter.apply(Event("declare", {"actor": who, "template": "strike", "mode": "active", "targets": [target], "resolution": resolution}))
+    first = TrackerApp(saves, path, True, live)
+    async with first.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+    index = live.cache["timeline.actions"]
+    assert isinstance(index, ActionIndex) and index._seen == len(live.encounter.actions) == 2
+    second = TrackerApp(saves, path, True, live)
+    async with second.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert second.screen.query_one("TimelineView").index is index
+    live.close()
