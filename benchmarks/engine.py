@@ -5,8 +5,10 @@
     largest queue the engine held during the same run; target: 50x or less);
 (b) `next` across a gap of 1,000,000 empty segments against a gap of 1 (target: under 2x);
 (c) loading a 1,000-combatant, 20,000-event encounter, parse and replay together,
-    against `tomllib.loads` of the same file, the two interleaved, median of 5 or more
-    (target: 0.6x or less; the save is read with the compiled reader rtoml).
+    against `tomllib.loads` of the same file, the two interleaved, median of 7 paired
+    ratios (target: 0.6x or less; the save is read with the compiled reader rtoml and
+    replayed with the collector paused); (c') the same with the full garbage collection
+    right after the load counted in, since pausing the collector puts some work off.
 
 Run: python benchmarks/engine.py
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import os
 import random
 import statistics
 import sys
@@ -131,33 +134,55 @@ def big_file(folder: Path) -> Path:
     return path
 
 
+def load_versus_parse(path: Path, runs: int = 7) -> dict[str, list[float]]:
+    """(c): each run times `tomllib.loads` and then the load, back to back (interleaved),
+    so a busy moment slows both. The load pauses the garbage collector (codec) and
+    re-enables it; the collection it put off is paid later, so it is timed too: a full
+    collection right after the load (an upper bound on what was deferred)."""
+    text = path.read_text()
+    out: dict[str, list[float]] = {"parse": [], "load": [], "collect": [], "parse_cpu": [], "load_cpu": []}
+    for _ in range(runs):
+        gc.collect()
+        start, cpu = time.perf_counter(), time.process_time()
+        tomllib.loads(text)
+        out["parse"].append(time.perf_counter() - start)
+        out["parse_cpu"].append(time.process_time() - cpu)
+        gc.collect()
+        start, cpu = time.perf_counter(), time.process_time()
+        loaded = EncounterFile(path).load()
+        out["load"].append(time.perf_counter() - start)
+        out["load_cpu"].append(time.process_time() - cpu)
+        gc.collect()
+        out["collect"].append(time.perf_counter() - start)
+        assert len(loaded.encounter.events) >= 20_000 and len(loaded.encounter.combatants) == COMBATANTS
+        del loaded
+    return out
+
+
 def main() -> None:
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)")
     per_action = declare_and_complete()
     floor = heapq_floor(ACTIONS, QUEUE_SIZE[0])
-    print(f"(a) declare+complete: {per_action * 1e6:.2f} us/action; heapq push+pop floor on a heap of {QUEUE_SIZE[0]:,} (the engine's largest queue) {floor * 1e6:.3f} us; ratio {per_action / floor:.1f}x (target <= 50x)")
-
     near = next_across(1)
     far = next_across(1_000_000)
-    print(f"(b) next across 1,000,000 empty segments: {far * 1e6:.2f} us; across 1: {near * 1e6:.2f} us; ratio {far / near:.2f}x (target < 2x)")
-
     with tempfile.TemporaryDirectory() as folder:
         path = big_file(Path(folder))
-        text = path.read_text()
-        parses, loads, ratios = [], [], []
-        for _ in range(7):  # interleaved: each load next to its own parse
-            gc.collect()
-            start = time.perf_counter()
-            tomllib.loads(text)
-            parse = time.perf_counter() - start
-            gc.collect()
-            start = time.perf_counter()
-            loaded = EncounterFile(path).load()
-            load = time.perf_counter() - start
-            parses.append(parse)
-            loads.append(load)
-            ratios.append(load / parse)
-        size = len(text) / 1e6
-        print(f"(c) load 1,000 combatants / {len(loaded.encounter.events):,} events ({size:.1f} MB), parse and replay: median {statistics.median(loads):.3f} s; tomllib.loads median {statistics.median(parses):.3f} s; median of 7 paired ratios {statistics.median(ratios):.2f}x (range {min(ratios):.2f}-{max(ratios):.2f}; target <= 0.6x)")
+        size = path.stat().st_size / 1e6
+        runs = load_versus_parse(path)
+    ratios = [l / p for l, p in zip(runs["load"], runs["parse"])]
+    with_gc = [c / p for c, p in zip(runs["collect"], runs["parse"])]
+    cpu = [l / p for l, p in zip(runs["load_cpu"], runs["parse_cpu"])]
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    print()
+    print("| | measured | floor (same run) | ratio | target |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| (a) declare + complete, 100,000 actions, 1,000 combatants | {per_action * 1e6:.2f} us/action | heapq push+pop on a heap of {QUEUE_SIZE[0]:,} (the engine's largest queue): {floor * 1e6:.3f} us | {per_action / floor:.1f}x | <= 50x |")
+    print(f"| (b) `next` across 1,000,000 empty segments | {far * 1e6:.2f} us | across 1: {near * 1e6:.2f} us | {far / near:.2f}x | < 2x |")
+    print(f"| (c) load 1,000 combatants, 20,000 events ({size:.1f} MB), parse + replay | {med['load']:.3f} s | `tomllib.loads` of the file: {med['parse']:.3f} s | {statistics.median(ratios):.2f}x (range {min(ratios):.2f}-{max(ratios):.2f}) | <= 0.6x |")
+    print(f"| (c') the same load and the collection it put off | {med['collect']:.3f} s | the same | {statistics.median(with_gc):.2f}x (range {min(with_gc):.2f}-{max(with_gc):.2f}) | <= 0.6x |")
+    print(f"| (c) the same, in CPU time (less disturbed by other work on the machine) | {med['load_cpu']:.3f} s | {med['parse_cpu']:.3f} s | {statistics.median(cpu):.2f}x (range {min(cpu):.2f}-{max(cpu):.2f}) | <= 0.6x |")
+    print(f"\n(c) median of {len(ratios)} paired ratios, each load timed right after its own parse.")
 
 
 if __name__ == "__main__":

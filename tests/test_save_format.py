@@ -3,6 +3,9 @@ tails, followers that read only what is new, the lock sidecar, house rules, limi
 
 from __future__ import annotations
 
+import copy
+import datetime
+import functools
 import multiprocessing
 import os
 import shutil
@@ -13,6 +16,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracker import report
 from tracker.engine import TrackerError
@@ -438,3 +443,102 @@ def test_a_forked_session_follows_with_its_own_descriptor_and_thread(tmp_path: P
     assert parent.recv() == "the sphinx roars"
     child.join()
     live.close()
+
+
+# ------------------------------------------------------------------ opening fast
+# Opening a long fight checks each event through a fast path that builds no message;
+# anything it does not pass at a glance goes through the general check. The two must
+# accept and refuse exactly the same events, with the same words.
+SHIPPED = Path(__file__).resolve().parent.parent / "saves"
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_events() -> list[tuple[str, dict]]:
+    out = []
+    for path in sorted(SHIPPED.glob("*.toml")):
+        doc = tomllib.loads(path.read_text())
+        out.extend((doc["ruleset"], raw) for raw in doc.get("events", []))
+    return out
+
+
+def _outcome(fn, *args):  # type: ignore[no-untyped-def]
+    try:
+        return ("ok", fn(*args))
+    except SaveError as exc:
+        return ("refused", str(exc))
+
+
+def _both(ruleset_id: str, raw: dict, index: int) -> None:
+    from rulesets import registry
+
+    ruleset = registry.get(ruleset_id)
+    fast = _outcome(codec._event_fast, ruleset, copy.deepcopy(raw), index, "f.toml")
+    slow = _outcome(codec._event, ruleset, copy.deepcopy(raw), index, f"f.toml: events[{index}]")
+    assert fast == slow
+
+
+ODD_VALUES = [None, True, 0, -1, 2**70, 1.5, float("nan"), float("inf"), "x", "", [], {}, [1, "a"], ["a"], [2**70], {"kind": "zap"}, [{"kind": "zap"}], [{"kind": "damage", "target": "A", "amount": 1, "resource": "hp", "colour": 1}], {"a": float("nan")}, datetime.date(2020, 1, 1)]
+
+
+def test_fast_and_general_event_checks_agree_on_every_shipped_event() -> None:
+    events = _shipped_events()
+    assert sum(1 for _, raw in events if raw.get("resolution", {}).get("effects")) >= 5  # effects and details covered
+    for ruleset_id, raw in events:
+        _both(ruleset_id, raw, raw["seq"] - 1)
+        _both(ruleset_id, raw, raw["seq"])  # out of order
+
+
+@settings(max_examples=int(os.environ.get("FAST_CHECK_EXAMPLES", "300")), deadline=None)
+@given(st.data())
+def test_fast_and_general_event_checks_agree_on_damaged_events(data: st.DataObject) -> None:
+    events = _shipped_events()
+    ruleset_id, raw = data.draw(st.sampled_from(events))
+    raw = copy.deepcopy(raw)
+    # Damage one place: a key of the event, of its resolution, or of a nested table.
+    tables = [raw] + [raw[k] for k in ("resolution",) if isinstance(raw.get(k), dict)]
+    res = raw.get("resolution")
+    if isinstance(res, dict):
+        tables += [e for e in res.get("effects", []) if isinstance(e, dict)]
+        if isinstance(res.get("details"), dict):
+            tables.append(res["details"])
+    table = data.draw(st.sampled_from(tables))
+    key = data.draw(st.sampled_from(sorted(table) + ["extra", "pt", "seq", "kind", "by", "margin", "effects", "stats"]))
+    if data.draw(st.booleans()) and key in table:
+        del table[key]
+    else:
+        table[key] = data.draw(st.sampled_from(ODD_VALUES))
+    _both(ruleset_id, raw, raw.get("seq", 1) - 1 if isinstance(raw.get("seq"), int) and not isinstance(raw.get("seq"), bool) else 0)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_opening_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path, enabled: bool) -> None:
+    import gc
+
+    path = tmp_path / "fight.toml"
+    _new(path, "add Ann hp=12", "note hello")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text().replace('kind = "note"', 'kind = "nonsense"'))
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert EncounterFile(path).load().encounter.log[-1].text == "hello"
+        assert gc.isenabled() is enabled
+        with pytest.raises(SaveError, match=r"events\[1\]\.kind"):
+            EncounterFile(bad).load()
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_a_kind_that_is_not_text_is_refused_by_name(tmp_path: Path) -> None:
+    # A hand-edited `kind = []` (an event's or an effect's) once escaped as a TypeError.
+    path = tmp_path / "fight.toml"
+    _new(path, "add Ann hp=12", "note hello")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(path.read_text().replace('kind = "note"', "kind = []"))
+    with pytest.raises(SaveError, match=r"bad\.toml: events\[1\]\.kind: expected an event kind, got \[\]"):
+        EncounterFile(bad).load()
+    effect = tmp_path / "effect.toml"
+    effect.write_text(path.read_text().replace('kind = "note"\ntext = "hello"', 'kind = "declare"\nactor = "Ann"\ntemplate = "hit"\nmode = "active"\nresolution = { pt = 2, effects = [{ kind = [] }] }'))
+    with pytest.raises(SaveError, match=r"effects\[0\]\.kind: expected one of"):
+        EncounterFile(effect).load()

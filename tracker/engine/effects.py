@@ -140,14 +140,19 @@ def effect_to_dict(effect: Effect) -> dict[str, Any]:
     return data
 
 
+_FIELD_NAMES: dict[type, frozenset[str]] = {}  # an effect class -> its keys (and "kind")
+
+
 def effect_from_dict(data: dict[str, Any]) -> Effect:
     """Build an effect from stored data; raises KeyError/TypeError/ValueError naming the problem."""
     kind = data.get("kind")
     cls = EFFECT_TYPES.get(kind)  # type: ignore[arg-type]
     if cls is None:
         raise ValueError(f"kind: expected one of {', '.join(EFFECT_TYPES)}, got {kind!r}")
-    names = {f.name for f in fields(cls)}
-    unknown = set(data) - names - {"kind"}
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls)) | {"kind"}
+    unknown = set(data) - names
     if unknown:
         raise ValueError(f"unexpected key {sorted(unknown)[0]!r} for a {kind} effect")
     return cls(**{k: v for k, v in data.items() if k != "kind"})
@@ -192,13 +197,16 @@ class Resolution:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Resolution":
+        # Positional, and no generator for an empty list: this runs for every declaration
+        # of a fight being opened.
+        effects = data.get("effects", ())
         return cls(
-            pt=data["pt"],
-            success=data.get("success"),
-            margin=data.get("margin"),
-            dice=tuple(data.get("dice", ())),
-            summary=data.get("summary", ""),
-            effects=tuple(effect_from_dict(e) for e in data.get("effects", ())),
-            order=tuple(data.get("order", ())),
-            details=dict(data.get("details", {})),
+            data["pt"],
+            data.get("success"),
+            data.get("margin"),
+            tuple(data.get("dice", ())),
+            data.get("summary", ""),
+            () if effects == [] or effects == () else tuple([effect_from_dict(e) for e in effects]),
+            tuple(data.get("order", ())),
+            dict(data.get("details", {})),
         )

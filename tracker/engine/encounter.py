@@ -236,10 +236,12 @@ class Encounter:
                 self._rebuild()
                 raise TrackerError(f"{event.kind} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
             self._applied.append(len(self.events))
-            self._redo.clear()
+            if self._redo:
+                self._redo.clear()
             if event.kind in _REWRITES_HISTORY:
                 self._checkpoints.clear()
-            self._maybe_checkpoint()
+            if not len(self._applied) % CHECKPOINT_EVERY:  # checkpoints fall on multiples
+                self._maybe_checkpoint()
         event.seq = len(self.events) + 1
         self.events.append(event)
         return event
@@ -420,8 +422,16 @@ class Encounter:
 
     # ------------------------------------------------------------ log helpers
     def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
-        unseen = any(self.combatants[n].hidden for n in about if n in self.combatants)
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, while_hidden=unseen, private=private))
+        # Called for every log line of a replayed fight: a plain loop, positional fields.
+        unseen = False
+        if about:
+            combatants = self.combatants
+            for name in about:
+                c = combatants.get(name)
+                if c is not None and c.hidden:
+                    unseen = True
+                    break
+        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, unseen, private))
 
     def author(self, entry: LogEntry) -> str:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""
@@ -610,8 +620,10 @@ class Encounter:
         now = self.now
         if resolution.pt < 1:
             raise TrackerError(f"performance time must be at least 1 segment, not {resolution.pt}")
+        combatants = self.combatants
         for target in targets:
-            self.combatant(target)
+            if target not in combatants:
+                self.combatant(target)  # found ignoring case, or refused by name
         if mode == PASSIVE:
             for pending in c.in_progress:
                 pending.completes += 1
@@ -623,26 +635,16 @@ class Encounter:
             c.initiated_on = now
             c.initiated_now = []
         c.initiated_now.append((template, companions))
-        action = Action(
-            id=len(self.actions) + 1,
-            actor=c.name,
-            template=template,
-            mode=mode,
-            pt=resolution.pt,
-            start=now,
-            completes=now + resolution.pt,
-            targets=targets,
-            resolution=resolution,
-            maintainable=maintainable,
-            chain=chain,
-            secret=secret,
-        )
+        # id, actor, template, mode, pt, start, completes, targets, resolution,
+        # maintainable, chain, secret (positional: this runs for every replayed action)
+        action = Action(len(self.actions) + 1, c.name, template, mode, resolution.pt, now, now + resolution.pt, targets, resolution, maintainable, chain, secret)
         self.actions.append(action)
         c.in_progress.append(action)
         if mode == ACTIVE:
             c.active = action
-        self._push(action.completes, _COMPLETE, action)
-        self._push_early(action)
+        heapq.heappush(self._queue, (action.completes, _COMPLETE, next(self._tick), action))
+        if resolution.effects:
+            self._push_early(action)
         verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"
         aim = f" at {', '.join(targets)}" if targets else ""
         line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
@@ -654,11 +656,12 @@ class Encounter:
         else:
             detail = f": {resolution.summary}" if resolution.summary else ""
             self._say("declare", line + detail, c.name, *targets)
-        self._apply_effects(action, fx.INITIATE)
+        if resolution.effects:
+            self._apply_effects(action, fx.INITIATE)
         return action
 
     def _declare(self, args: dict[str, Any]) -> None:
-        c = self.combatant(args["actor"])
+        c = self.combatants.get(args["actor"]) or self.combatant(args["actor"])
         template, mode = args["template"], args.get("mode", ACTIVE)
         companions = tuple(args.get("companions", ()))
         self.check_initiation(c, template, mode, companions)
@@ -1205,31 +1208,28 @@ class Encounter:
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 
-_COMBATANT_INIT: tuple[str, ...] = ()
-_COMBATANT_REST: tuple[str, ...] = ()
+_COMBATANT_FIELDS: tuple[tuple[str, bool], ...] = ()  # (field, copied one level deep)
 # Containers of plain values: copied one level deep, as `_enter` itself copies a sheet.
 _FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now"})
+_AS_IS = (str, int, float, bool, tuple, type(None))  # never changed in place: shared
 
 
 def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
-    """A copy of a combatant whose containers are new and whose actions are remapped."""
-    global _COMBATANT_INIT, _COMBATANT_REST
-    if not _COMBATANT_INIT:
+    """A copy of a combatant whose containers are new and whose actions are remapped
+    (slot by slot, without the constructor: a checkpoint copies the whole roster)."""
+    global _COMBATANT_FIELDS
+    if not _COMBATANT_FIELDS:
         import dataclasses
 
-        _COMBATANT_INIT = tuple(f.name for f in dataclasses.fields(Combatant) if f.init)
-        _COMBATANT_REST = tuple(f.name for f in dataclasses.fields(Combatant) if not f.init)
-    values: dict[str, Any] = {}
-    for name in _COMBATANT_INIT:
+        _COMBATANT_FIELDS = tuple((f.name, f.name in _FLAT) for f in dataclasses.fields(Combatant))
+    twin = object.__new__(Combatant)
+    for name, flat in _COMBATANT_FIELDS:
         value = getattr(c, name)
-        if name in _FLAT:
+        if flat:
             value = value.copy()
-        elif isinstance(value, (dict, list, Action)):
+        elif value.__class__ not in _AS_IS:
             value = same(value)
-        values[name] = value
-    twin = Combatant(**values)
-    for name in _COMBATANT_REST:
-        setattr(twin, name, same(getattr(c, name)))
+        setattr(twin, name, value)
     return twin
 
 

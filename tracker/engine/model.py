@@ -68,7 +68,11 @@ class Combatant:
 
     @property
     def down(self) -> bool:
-        return any(self.resources.get(k, 1) <= 0 for k in self.down_keys)
+        resources = self.resources
+        for key in self.down_keys:  # a loop, not any(): asked on every initiation
+            if resources.get(key, 1) <= 0:
+                return True
+        return False
 
     def airborne(self, now: int) -> bool:
         return now < self.airborne_until
