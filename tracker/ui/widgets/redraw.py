@@ -19,9 +19,11 @@ from textual.widgets import Static
 
 def update_if_changed(widget: Static, text: Text) -> None:
     """`widget.update(text)` unless the widget already shows exactly this text."""
-    if getattr(widget, "_redraw_shown", None) == text:
+    # Text's own == looks only at the characters and spans, not the text's base style.
+    key = (text.plain, tuple(text.spans), str(text.style), text.no_wrap, text.overflow, text.justify)
+    if getattr(widget, "_redraw_shown", None) == key:
         return
-    widget._redraw_shown = text  # type: ignore[attr-defined]
+    widget._redraw_shown = key  # type: ignore[attr-defined]
     widget.update(text)
 
 

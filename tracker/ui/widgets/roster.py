@@ -258,7 +258,7 @@ class DetailView(Static):
     def show(self, c: Combatant | None) -> None:
         if c is None:
             hint = "Add combatants: e (roster editor), or :add NAME key=value" if not self.live.viewer else "No combatants yet."
-            self.update(Text(hint, style="italic"))
+            update_if_changed(self, Text(hint, style="italic"))
             return
         enc = self.live.encounter
         now = enc.now
