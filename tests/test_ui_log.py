@@ -284,3 +284,16 @@ async def test_a_second_app_on_the_same_encounter_reuses_the_timeline_index(save
         await pilot.pause()
         assert second.screen.query_one("TimelineView").index is index
     live.close()
+
+
+async def test_a_wider_terminal_rewraps_only_the_loaded_lines(saves: Path) -> None:
+    path = build(saves, 4000)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        log = encounter_screen(app).query_one(CombatLog)
+        held, before = len(log._entries), log.wrapped
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        assert log.wrapped - before <= 2 * max(held, len(log._entries))  # not the 4,000 lines
+        assert numbers(log)[-1] == 3999 and log.follow
