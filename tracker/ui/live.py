@@ -17,8 +17,9 @@ never saved), and the app is told with a message. Quitting waits for the queue.
 
 Following another session's changes runs off the event loop too: a follower thread
 probes the file (only the bytes appended since the last read; a whole read if the file
-was replaced) and leaves what it parsed for `Live.poll`, which the screen's timer calls
-on the event loop to apply it (applying an event costs microseconds).
+was replaced) and leaves what it parsed for `Live.poll`, which runs on the event loop to
+apply it (applying an event costs microseconds): at once when the follower says it found
+something (the app's `notify`), else at the screen's next timer tick.
 """
 
 from __future__ import annotations
