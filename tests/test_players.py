@@ -450,3 +450,19 @@ def test_show_as_a_player(fight: Path) -> None:
     assert code == 0 and "not yet" not in theirs
     code, nyx = cli("show", str(fight), "--player", "Nyx", "--json")
     assert [c["name"] for c in json.loads(nyx)["combatants"]] == ["Seraph", "Sphinx", "Nyx"]
+
+
+def test_a_player_is_never_told_a_hidden_combatants_name(fight: Path) -> None:
+    alice = open_as(fight, "alice")
+    alice.execute("add Ghost hidden=true")
+    bob = open_as(fight, "bob", SERAPH)
+    for line in ("declare Seraph punch target=Nobody faces=5,4", "declare Seraph punch target=Ghost faces=5,4", "abort Ghost", "declare Nobody punch"):
+        with pytest.raises(TrackerError) as refused:
+            bob.execute(line)
+        said = str(refused.value)
+        assert "no combatant named" in said or "not your combatant" in said, (line, said)
+        assert "Ghost" not in said.partition("(combatants:")[2], (line, said)  # the names listed
+    assert "no combatant named 'Ghost'" in str(pytest.raises(TrackerError, bob.execute, "declare Seraph punch target=Ghost faces=5,4").value)
+    assert fresh(fight).combatant("Seraph").in_progress == []
+    with pytest.raises(TrackerError, match="Ghost"):  # the GM is told everything
+        alice.execute("declare Seraph punch target=Nobody faces=5,4")

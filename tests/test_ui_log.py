@@ -297,3 +297,27 @@ async def test_a_wider_terminal_rewraps_only_the_loaded_lines(saves: Path) -> No
         await pilot.pause()
         assert log.wrapped - before <= 2 * max(held, len(log._entries))  # not the 4,000 lines
         assert numbers(log)[-1] == 3999 and log.follow
+
+
+async def test_at_a_shared_table_older_chunks_name_who_made_each_change(saves: Path) -> None:
+    # Two people signed the file: each change's first line names its author, in the
+    # lines loaded at first and in those loaded by scrolling back alike.
+    enc = Encounter(Setup("signed", "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
+    enc.apply(Event("add", {"name": "Seraph", "resources": {"hp": 10}}, by="alice"))
+    for i in range(900):
+        enc.apply(Event("note", {"text": f"line {i}"}, by="alice" if i % 2 else "carol"))
+    path = saves / "signed.toml"
+    path.write_text(codec.dumps(enc, len(enc.events)))
+    app = TrackerApp(saves, path, viewer=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        log = encounter_screen(app).query_one(CombatLog)
+        for _ in range(100):
+            if not log.older:
+                break
+            log.scroll_lines(-log.scroll_y - 1)
+            await pilot.pause()
+        assert not log.older
+        texts = [log._text(e) for e in log._entries]
+        assert texts[0] == "Seraph joins the fight · GM alice"
+        assert texts[1:] == [f"line {i} · GM {'alice' if i % 2 else 'carol'}" for i in range(900)]

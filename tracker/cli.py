@@ -116,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8022)
     p.add_argument("--gm-keys", help="authorized_keys file of GM keys")
     p.add_argument("--viewer-keys", help="authorized_keys file of viewer keys")
+    p.add_argument("--players-keys", metavar="FILE", help='authorized_keys file of players\' keys, each line naming its combatants: combatant="Seraph" or "Seraph,Nyx" (default SAVES/.tracker_player_keys)')
     p.add_argument("--open-viewers", action="store_true", help="let any key join as a viewer")
     p.add_argument("--encounter", help="skip the choice of encounter")
     p.add_argument("--host-key", help="host key file (created on first start)")

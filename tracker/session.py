@@ -378,6 +378,8 @@ class Session:
             raise role.refuse(kind)
         if kind in ("declare", "maintain", "abort", "propose"):
             actor = str(args.get("actor", ""))
+            for target in args.get("targets") or ():
+                self.lookup(str(target), enc)  # a hidden one is unknown to a player
             if not role.owns(actor):
                 raise RuleRefusal(
                     "player",
@@ -405,6 +407,30 @@ class Session:
                 )
             return
         raise role.refuse(kind)
+
+    def lookup(self, name: str, enc: Encounter | None = None) -> Any:
+        """`encounter.combatant(name)` as this role may know it: to a player (or viewer) a
+        hidden combatant not their own is unknown, and the refusal lists only those they see."""
+        enc = enc if enc is not None else self.encounter
+        if self.role.is_gm:
+            return enc.combatant(name)
+        try:
+            found = enc.combatant(name)
+        except TrackerError:
+            found = None
+        if found is None or (found.hidden and not self.role.owns(found.name)):
+            known = ", ".join(n for n, c in enc.combatants.items() if not c.hidden or self.role.owns(n)) or "none yet"
+            raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
+        return found
+
+    def _as_seen(self, exc: TrackerError, enc: Encounter) -> TrackerError:
+        """A refusal naming the combatants, for a player: hidden ones left out."""
+        text = str(exc)
+        if self.role.is_gm or type(exc) is not TrackerError or "(combatants: " not in text:
+            return exc
+        head = text[: text.rindex("(combatants: ")]
+        known = ", ".join(n for n, c in enc.combatants.items() if not c.hidden or self.role.owns(n)) or "none yet"
+        return TrackerError(f"{head}(combatants: {known})")
 
     def _early(self, kind: str, actor: str = "") -> None:
         role = self.role
@@ -439,12 +465,18 @@ class Session:
         `kind` (and `actor`) say early what the change will be, so a role that may not
         make it hears why before any dice are rolled; `guard` checks the built event."""
         self._early(kind, actor)
+        if actor and not self.role.is_gm:
+            self.lookup(actor)  # a hidden combatant's name is not confirmed to a player
         context = self.store.transaction(self) if self.store is not None else nullcontext()
         with context:
             encounter = self.encounter
             before = len(encounter.log)
             self._recorder, self._asked = None, {}
-            event = self._propose_instead(encounter, build(encounter))
+            try:
+                built = build(encounter)
+            except TrackerError as exc:
+                raise self._as_seen(exc, encounter) from None
+            event = self._propose_instead(encounter, built)
             self.guard(encounter, event)
             # A player's or viewer's change is always signed with its role, whatever the builder said.
             event.by = (event.by or self.by) if self.role.is_gm else self.by

@@ -10,7 +10,14 @@ Decisions (the brief says only "keys in an authorized-keys file decide who is GM
 - The files use OpenSSH's authorized_keys format (options such as `from="10.0.0.*"` are
   honoured by asyncssh). They are re-read when they change on disk, so the GM can add a
   player's key without restarting the server.
-- A key in both files is a GM (the more capable role wins: the GM listed it on purpose).
+- Players (issue 14): a key in the players' file (`--players-keys`, default
+  `SAVES/.tracker_player_keys`) is the player of the combatants its line names with the
+  option `combatant="Seraph"` or `combatant="Seraph,Nyx"` (several `combatant=` options
+  add up). A line without that option admits nobody (its key is refused and the file's
+  problem logged, naming the line). The names are the server's, from this file, never
+  from anything the client sends; the app checks them against the encounter.
+- A key in several files is a GM if in the GM file, else a player if in the players'
+  file, else a viewer (the more capable role wins: the GM listed it on purpose).
 - The SSH user name is not an identity (anyone can type any name); logs show it beside
   the key's fingerprint and comment.
 - The host key is an Ed25519 key created on first start with mode 0600 (O_EXCL, so two
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,9 +46,12 @@ from tracker.engine import TrackerError
 
 GM = "gm"
 VIEWER = "viewer"
+PLAYER = "player"
 
 GM_KEYS_DEFAULT = ".tracker_gm_keys"
 VIEWER_KEYS_DEFAULT = ".tracker_viewer_keys"
+PLAYER_KEYS_DEFAULT = ".tracker_player_keys"
+COMBATANT_OPTION = "combatant"
 HOST_KEY_DEFAULT = ".tracker_host_key"
 
 
@@ -84,6 +95,7 @@ class KeysFile:
     _keys: asyncssh.SSHAuthorizedKeys | None = None
     problem: str = ""
     comments: dict[bytes, str] = field(default_factory=dict)  # key blob -> its comment (who)
+    players: bool = False  # the players' file: each line names its combatants
 
     def current(self) -> asyncssh.SSHAuthorizedKeys | None:
         if self.path is None:
@@ -108,6 +120,13 @@ class KeysFile:
                 self._keys = asyncssh.import_authorized_keys(text) if has_entries else None
                 self.comments = _comments(text)
                 self.problem = ""
+                missing = lines_without_combatant(text) if self.players else []
+                if missing:
+                    # Not fatal: the other players still get in; these keys are refused.
+                    self.problem = (
+                        f"{self.path}: line {', '.join(map(str, missing))} names no combatant; such a key is refused. "
+                        f'Fix: begin the line with combatant="NAME" (or "NAME,NAME")'
+                    )
             except (OSError, UnicodeDecodeError, ValueError, asyncssh.KeyImportError) as exc:
                 # Keep serving with no keys from this file rather than the stale list: a
                 # GM who removes a key and breaks the file must not leave the key valid.
@@ -132,23 +151,65 @@ def _comments(text: str) -> dict[bytes, str]:
     return found
 
 
+def combatants_of(options: object) -> tuple[str, ...]:
+    """The names a players' keys line gives with `combatant="A,B"` (asyncssh keeps an
+    option it does not know as a list of its values); () if none or unusable."""
+    values = options.get(COMBATANT_OPTION) if isinstance(options, Mapping) else None
+    if not isinstance(values, list):
+        return ()
+    names: list[str] = []
+    for value in values:
+        for name in str(value).split(","):
+            name = name.strip()
+            if name and name.isprintable() and name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def _options_part(line: str) -> str:
+    """The options before a key line's key ("" when it starts with the key type)."""
+    if line.startswith(("ssh-", "ecdsa-", "sk-")):
+        return ""
+    quoted = False
+    for index, ch in enumerate(line):
+        if ch == '"':
+            quoted = not quoted
+        elif ch in " \t" and not quoted:
+            return line[:index]
+    return line
+
+
+def lines_without_combatant(text: str) -> list[int]:
+    """Line numbers of key lines in a players' file that name no combatant."""
+    missing = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and f"{COMBATANT_OPTION}=" not in _options_part(stripped):
+            missing.append(number)
+    return missing
+
+
 @dataclass
 class KeyRing:
     gm: KeysFile
     viewer: KeysFile
     open_viewers: bool = False
     _reported: set[str] = field(default_factory=set)
+    player: KeysFile = field(default_factory=lambda: KeysFile(None))
 
     @classmethod
-    def from_options(cls, saves: Path, gm_keys: str | None, viewer_keys: str | None, open_viewers: bool) -> "KeyRing":
+    def from_options(cls, saves: Path, gm_keys: str | None, viewer_keys: str | None, open_viewers: bool, player_keys: str | None = None) -> "KeyRing":
         gm_path = Path(gm_keys) if gm_keys else saves / GM_KEYS_DEFAULT
         viewer_path = Path(viewer_keys) if viewer_keys else saves / VIEWER_KEYS_DEFAULT
+        player_path = Path(player_keys) if player_keys else saves / PLAYER_KEYS_DEFAULT
         if gm_keys and not gm_path.is_file():
             raise TrackerError(f"--gm-keys {gm_keys}: no such file (an authorized_keys file: one public key per line)")
         if viewer_keys and not viewer_path.is_file():
             raise TrackerError(f"--viewer-keys {viewer_keys}: no such file (an authorized_keys file: one public key per line)")
-        ring = cls(KeysFile(gm_path), KeysFile(viewer_path), open_viewers)
-        for keys_file in (ring.gm, ring.viewer):
+        if player_keys and not player_path.is_file():
+            raise TrackerError(f'--players-keys {player_keys}: no such file (an authorized_keys file: one public key per line, each with combatant="NAME")')
+        ring = cls(KeysFile(gm_path), KeysFile(viewer_path), open_viewers, player=KeysFile(player_path, players=True))
+        for keys_file in (ring.gm, ring.viewer, ring.player):
             keys_file.current()
             # A default file that does not exist is normal; a named or present one that
             # cannot be read is worth stopping for at start, when the person is watching.
@@ -160,6 +221,8 @@ class KeyRing:
         gm = self.gm.current()
         if gm is not None and gm.validate(key, client_host, client_addr) is not None:
             return GM
+        if self.combatants(key, client_host, client_addr):
+            return PLAYER
         viewer = self.viewer.current()
         if viewer is not None and viewer.validate(key, client_host, client_addr) is not None:
             return VIEWER
@@ -167,17 +230,24 @@ class KeyRing:
             return VIEWER
         return None
 
+    def combatants(self, key: asyncssh.SSHKey, client_host: str, client_addr: str) -> tuple[str, ...]:
+        """The combatants the players' file gives this key (() if it is not a player's)."""
+        players = self.player.current()
+        if players is None:
+            return ()
+        return combatants_of(players.validate(key, client_host, client_addr))
+
     def describe(self, key: asyncssh.SSHKey) -> str:
         """The key's fingerprint and, if a keys file gives one, its comment (who it is)."""
-        comment = self.gm.comments.get(key.public_data) or self.viewer.comments.get(key.public_data) or key.get_comment() or ""
+        comment = self.gm.comments.get(key.public_data) or self.player.comments.get(key.public_data) or self.viewer.comments.get(key.public_data) or key.get_comment() or ""
         text = key.get_fingerprint("sha256")
         return f"{text} ({comment})" if comment else text
 
     def anyone_can_connect(self) -> bool:
-        return self.open_viewers or self.gm.current() is not None or self.viewer.current() is not None
+        return self.open_viewers or any(f.current() is not None for f in (self.gm, self.player, self.viewer))
 
     def problems(self) -> list[str]:
-        return [f.problem for f in (self.gm, self.viewer) if f.problem and f.path is not None and f.path.exists()]
+        return [f.problem for f in (self.gm, self.player, self.viewer) if f.problem and f.path is not None and f.path.exists()]
 
     def new_problems(self) -> list[str]:
         """Problems not reported yet (each is logged once, until it changes)."""

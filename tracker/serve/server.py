@@ -52,6 +52,11 @@ Decisions where the brief is silent:
   package root on PYTHONPATH (so it runs from a checkout without the console script),
   TRACKER_USER (the SSH user name, for the log), and for viewers TRACKER_READ_ONLY=1,
   which the persistence layer enforces (nothing is written even if a key slipped through).
+- Players (a key in `--players-keys`, naming its combatants): the app opens with the
+  player's role for those names (`--player NAMES` on the command line the server
+  builds, or the role set on the forked app's session), never from what the client
+  sends. A player's app writes (their declarations) and every change passes the
+  session's guard; without `--encounter` the start screen is offered read-only.
 - Logs (stderr, one line each): start, connect (user, role, address, key fingerprint),
   refusals, disconnect with the session's length, shutdown.
 - SIGTERM / SIGINT: stop listening, end every child's process group (SIGHUP+SIGTERM, then
@@ -79,7 +84,7 @@ import asyncssh
 import tracker
 from tracker import paths
 from tracker.engine import TrackerError
-from tracker.serve.keys import HOST_KEY_DEFAULT, VIEWER, KeyRing, load_or_create_host_key
+from tracker.serve.keys import HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, load_or_create_host_key
 from tracker.serve.pty_bridge import PtyChild
 from tracker.text import visible
 
@@ -101,6 +106,7 @@ class ServeOptions:
     gm_keys: str | None = None
     viewer_keys: str | None = None
     open_viewers: bool = False
+    players_keys: str | None = None
     encounter: Path | None = None
     host_key: Path | None = None
     max_connections: int = 32
@@ -143,6 +149,7 @@ class ServeOptions:
             gm_keys=args.gm_keys,
             viewer_keys=args.viewer_keys,
             open_viewers=bool(args.open_viewers),
+            players_keys=getattr(args, "players_keys", None),
             encounter=encounter,
             host_key=Path(args.host_key) if args.host_key else saves / HOST_KEY_DEFAULT,
             max_connections=args.max_connections,
@@ -153,7 +160,7 @@ class ServeOptions:
         )
 
 
-def child_argv(options: ServeOptions, role: str) -> list[str]:
+def child_argv(options: ServeOptions, role: str, combatants: tuple[str, ...] = ()) -> list[str]:
     argv = [options.python, "-m", "tracker", "--saves", str(options.saves)]
     if options.encounter is not None:
         argv += ["open", str(options.encounter)]
@@ -161,6 +168,10 @@ def child_argv(options: ServeOptions, role: str) -> list[str]:
             argv.append("--viewer")
     elif role == VIEWER:
         argv += ["open", "--viewer"]  # the start screen, read-only
+    elif role == PLAYER:
+        argv += ["open"]  # the start screen, read-only for a player too
+    if role == PLAYER:
+        argv += ["--player", ",".join(combatants)]  # from the server's keys file only
     return argv
 
 
@@ -225,26 +236,43 @@ class Preloaded:
     def changed(self) -> bool:
         return self.live.store.file.changed_on_disk()
 
-    def runner(self, options: ServeOptions, role: str) -> "Callable[[list[str]], int]":
+    def runner(self, options: ServeOptions, role: str, combatants: tuple[str, ...] = ()) -> "Callable[[list[str]], int]":
         """What the forked child runs: the app on the inherited encounter, or (while a
-        refresh is half done) the CLI, which loads the file itself."""
+        refresh is half done, or for a player whose names are not all in it: the CLI
+        says which) the CLI, which loads the file itself."""
         if self.busy.locked():
             return run_app
         live = self.live
+        player = player_role(live, combatants) if role == PLAYER else None
+        if role == PLAYER and player is None:
+            return run_app
 
         def run(argv: list[str]) -> int:
             from tracker.ui.app import TrackerApp
 
             from rulesets.dice import RandomDice
 
-            live.viewer = role == VIEWER
+            live.viewer = role in (VIEWER, PLAYER)  # a player sees what a viewer sees, and their own
+            if player is not None:
+                live.session.role = player  # decided here, from the key; the guard checks every change
             live.session.user = os.environ.get("TRACKER_USER", "")
             # Dice of its own: a copy of the server's generator would roll, in every app
             # forked from it, the same numbers in the same order.
             live.session.dice = RandomDice()
-            return int(TrackerApp(options.saves, self.path, live.viewer, live).run() or 0)
+            return int(TrackerApp(options.saves, self.path, role == VIEWER, live, role=player).run() or 0)
 
         return run
+
+
+def player_role(live: Any, combatants: tuple[str, ...]) -> Any:
+    """The player's role for `combatants` as the encounter names them, or None if one is
+    not in it (the CLI then says so to the player)."""
+    from tracker.roles import Role
+
+    try:
+        return Role.player([live.encounter.combatant(name).name for name in combatants]) if combatants else None
+    except TrackerError:
+        return None
 
 
 def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str, str], user: str) -> dict[str, str]:
@@ -277,6 +305,7 @@ class Connection:
     user: str = ""
     role: str | None = None
     key: str = ""
+    combatants: tuple[str, ...] = ()  # a player's, from the players' keys file
     since: float = field(default_factory=time.monotonic)
     last_activity: float = field(default_factory=time.monotonic)
     conn: asyncssh.SSHServerConnection | None = None
@@ -285,7 +314,8 @@ class Connection:
     def who(self) -> str:
         if self.role is None:
             return f"#{self.ident} {self.user or '?'}@{self.peer} unauthenticated"
-        return f"#{self.ident} {self.user or '?'}@{self.peer} {self.role} " + (f"key {self.key}" if self.key else "without a key")
+        role = f"player of {','.join(self.combatants)}" if self.role == PLAYER else self.role
+        return f"#{self.ident} {self.user or '?'}@{self.peer} {role} " + (f"key {self.key}" if self.key else "without a key")
 
 
 class TableServer:
@@ -367,12 +397,12 @@ class TableServer:
             except (OSError, TrackerError) as exc:
                 log.warning("%s: could not follow the file: %s", preloaded.path, exc)
 
-    def runner(self, role: str) -> "Callable[[list[str]], int] | None":
+    def runner(self, role: str, combatants: tuple[str, ...] = ()) -> "Callable[[list[str]], int] | None":
         """What a forked child runs (None: exec a new program)."""
         if self.options.spawn != "fork":
             return None
         if self.preloaded is not None:
-            return self.preloaded.runner(self.options, role)
+            return self.preloaded.runner(self.options, role, combatants)
         return run_app
 
     @property
@@ -531,6 +561,7 @@ class TableSSHServer(asyncssh.SSHServer):
             return False
         # Several keys may be offered; the last one accepted is the one that signed.
         record.role, record.key = role, self.table.keyring.describe(key)
+        record.combatants = self.table.keyring.combatants(key, addr, addr) if role == PLAYER else ()
         return True
 
     # Keyboard-interactive with no questions: a key-less player, only with --open-viewers.
@@ -638,8 +669,8 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         role = self.record.role or VIEWER
         client_env = {str(k): str(v) for k, v in (chan.get_environment() or {}).items()}
         options = self.table.options
-        argv = child_argv(options, role)
-        runner = self.table.runner(role)
+        argv = child_argv(options, role, self.record.combatants)
+        runner = self.table.runner(role, self.record.combatants)
         child = PtyChild(
             argv[3:] if runner else argv,  # forked: the arguments after `python -m tracker`
             child_env(options, role, self.term, client_env, self.record.user),
@@ -754,6 +785,8 @@ async def run_server(options: ServeOptions, keyring: KeyRing, ready: "asyncio.Fu
     who = []
     if keyring.gm.current() is not None:
         who.append(f"GM keys {keyring.gm.path}")
+    if keyring.player.current() is not None:
+        who.append(f"players' keys {keyring.player.path}")
     if keyring.viewer.current() is not None:
         who.append(f"viewer keys {keyring.viewer.path}")
     if keyring.open_viewers:
@@ -778,11 +811,11 @@ def serve(args: argparse.Namespace, saves: Path) -> int:
     _setup_logging()
     saves.mkdir(parents=True, exist_ok=True)
     options = ServeOptions.from_args(args, saves)
-    keyring = KeyRing.from_options(options.saves, options.gm_keys, options.viewer_keys, options.open_viewers)
+    keyring = KeyRing.from_options(options.saves, options.gm_keys, options.viewer_keys, options.open_viewers, options.players_keys)
     if not keyring.anyone_can_connect():
         raise TrackerError(
             f"nobody could connect: put GM public keys (lines of ~/.ssh/id_ed25519.pub) in "
-            f"{keyring.gm.path} or pass --gm-keys FILE; add --viewer-keys FILE or --open-viewers for players"
+            f"{keyring.gm.path} or pass --gm-keys FILE; add --players-keys FILE, --viewer-keys FILE or --open-viewers for players"
         )
     if options.host not in ("127.0.0.1", "localhost", "::1"):
         log.info("listening beyond this machine (%s): only the keys above get in", options.host)

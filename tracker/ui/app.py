@@ -121,6 +121,10 @@ class TrackerApp(App[int]):
 
     def _attach(self, live: Live) -> None:
         live.viewer = live.viewer or self.viewer
+        if not live.session.role.is_player:
+            # A GM's or viewer's session role follows `viewer` from the start (Live.run
+            # does so too), so what the screens ask of the session (proposals) is right.
+            live.session.role = Role.viewer() if live.viewer else Role.gm()
         live.session.user = live.session.user or self.user
         # Saving and following run on threads (tracker.ui.live); a failed save comes back
         # to the event loop as a message.
@@ -172,12 +176,13 @@ class TrackerApp(App[int]):
         saves = self.saves if self.saves.is_dir() or self.file is None else self.file.parent
         self.switch_screen(StartScreen(saves))
     # System commands that write files on the host (Textual's "Screenshot" saves an SVG):
-    # a viewer, e.g. a player at `tracker serve`, is not offered them.
+    # a viewer or a player (e.g. at `tracker serve`) is not offered them.
     HOST_WRITING_COMMANDS = frozenset({"Screenshot"})
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):
-            if not (self.viewer and command.title in self.HOST_WRITING_COMMANDS):
+            writes_host = command.title in self.HOST_WRITING_COMMANDS
+            if not (writes_host and (self.viewer or (self.role is not None and self.role.is_player))):
                 yield command
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

@@ -7,8 +7,16 @@ palette provider lists the rows of the screen it was opened over, and the help s
 prints them, so the three can never disagree.
 
 Every binding runs the screen action `cmd('<name>')`; the screen's `action_cmd`
-refuses commands that change the file in viewer mode (with a message), then calls
+refuses commands the session's role may not use (with a message), then calls
 `do_<name>` and turns any TrackerError into a notification.
+
+Roles (tracker.roles): the GM is offered every row marked `gm`; a viewer only the rows
+that change nothing; a player those plus the rows marked `player` (declare, maintain,
+abort for their own combatants, take back their own last declaration, on `u` where the
+GM has undo, and the `:` line). `for_role` is the one place this is decided: the footer
+(through the screen's `check_action`), the palette and the help screen all ask it. What
+a command does is still checked by the session's guard, whatever the UI offered: a
+player's `:next` is refused there, as any change a player may not make.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ from functools import partial
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from tracker.roles import Role
+
 
 @dataclass(frozen=True, slots=True)
 class Command:
@@ -29,6 +39,8 @@ class Command:
     help: str  # help screen line
     edits: bool = True  # changes the encounter: refused for viewers
     footer: bool = False  # shown in the one-line footer (space is short at 80 columns)
+    player: bool = False  # changes the encounter, yet a player may use it (for their own)
+    gm: bool = True  # offered to the GM (False: a player's own command, such as take back)
 
     @property
     def key_text(self) -> str:
@@ -40,9 +52,9 @@ _KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark":
 ENCOUNTER: tuple[Command, ...] = (
     Command("next", "n,space", "Next", "jump to the next segment where anything happens", footer=True),
     Command("step", "full_stop", "Step", "move one segment on", footer=True),
-    Command("declare", "a", "Declare", "declare an action: actor, template, targets, modifiers, dice", footer=True),
-    Command("maintain", "m", "Maintain", "maintain the selected combatant's attack that just completed", footer=True),
-    Command("abort", "x", "Abort", "abort the selected combatant's action in progress"),
+    Command("declare", "a", "Declare", "declare an action: actor, template, targets, modifiers, dice", footer=True, player=True),
+    Command("maintain", "m", "Maintain", "maintain the selected combatant's attack that just completed", footer=True, player=True),
+    Command("abort", "x", "Abort", "abort the selected combatant's action in progress", player=True),
     Command("damage", "d", "Damage", "damage or heal the selected combatant (negative amount heals)", footer=True),
     Command("condition", "c", "Condition", "put a condition with a duration on the selected combatant"),
     Command("schedule", "s", "Schedule", "schedule an event on a future segment"),
@@ -52,9 +64,11 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("note", "N", "Note", "write a note in the combat log"),
     Command("roster", "e", "Roster", "edit the roster: add, edit or remove combatants"),
     Command("undo", "u", "Undo", "take back the latest change", footer=True),
+    Command("takeback", "u", "Take back", "take back your own last declaration (a waiting one, or one the GM has not moved past)", footer=True, player=True, gm=False),
+    Command("approvals", "p", "Approvals", "players' declarations waiting for the GM: approve, edit or refuse; switch approval on or off"),
     Command("redo", "r", "Redo", "bring back the latest undone change"),
     Command("history", "H", "History", "the changes undo would take back, newest first", edits=False),
-    Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True),
+    Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True, player=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
     Command("select_next", "down", "Following", "select the next combatant", edits=False),
     Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),
@@ -94,6 +108,16 @@ ROSTER: tuple[Command, ...] = (
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
 )
 
+APPROVALS: tuple[Command, ...] = (
+    Command("approve", "a,enter", "Approve", "apply the highlighted proposal as the player made it (their dice)", footer=True),
+    Command("edit", "e", "Edit", "change targets, PT or modifiers in the declare form, then approve (the player's dice kept)", footer=True),
+    Command("refuse", "r", "Refuse", "refuse the highlighted proposal; the reason asked for is shown to the player", footer=True),
+    Command("mode", "t", "At once/approval", "switch players' declarations between applying at once and waiting here", footer=True),
+    Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+    Command("close", "escape,p", "Back", "back to the encounter", edits=False, footer=True),
+)
+
+
 def for_viewer(table: Iterable[Command]) -> tuple[Command, ...]:
     """The rows a read-only viewer may use: nothing that changes the encounter."""
     return tuple(c for c in table if not c.edits)
@@ -101,6 +125,24 @@ def for_viewer(table: Iterable[Command]) -> tuple[Command, ...]:
 
 def viewer_may(table: Iterable[Command], name: str) -> bool:
     return any(c.name == name and not c.edits for c in table)
+
+
+def offered(command: Command, role: Role) -> bool:
+    """Whether `role` is offered `command` (see the module docstring)."""
+    if role.is_gm:
+        return command.gm
+    if not command.edits:
+        return True
+    return role.is_player and command.player
+
+
+def for_role(table: Iterable[Command], role: Role) -> tuple[Command, ...]:
+    """The rows `role` is offered, in the table's order."""
+    return tuple(c for c in table if offered(c, role))
+
+
+def role_may(table: Iterable[Command], role: Role, name: str) -> bool:
+    return any(c.name == name and offered(c, role) for c in table)
 
 
 def bindings(table: Iterable[Command]) -> list[Binding]:
@@ -116,6 +158,9 @@ class CommandTable(Provider):
 
     def _table(self) -> tuple[Command, ...]:
         table = tuple(getattr(self.screen, "COMMAND_TABLE", ()))
+        role = getattr(self.screen, "role", None)  # a screen showing an encounter says whose
+        if isinstance(role, Role):
+            return for_role(table, role)
         return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
     def _run(self, name: str) -> None:

@@ -237,6 +237,19 @@ class Live:
         return self.session.role
 
     @property
+    def seen_as(self) -> Role:
+        """The role the screens offer commands to and filter for: a player's own role,
+        else a viewer's or the GM's as `viewer` says (as `run` decides)."""
+        if self.session.role.is_player:
+            return self.session.role
+        return Role.viewer() if self.viewer else Role.gm()
+
+    def as_viewer(self, name: str) -> bool:
+        """Whether combatant `name` is shown as a viewer sees it: a player sees their own
+        combatants' sheets in full (hidden or not, figures exact)."""
+        return self.viewer and not self.session.role.owns(name)
+
+    @property
     def encounter(self) -> Encounter:
         return self.session.encounter
 

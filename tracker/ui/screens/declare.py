@@ -140,9 +140,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.live = live
         self.kind = kind
         enc = live.encounter
-        self.names = [c.name for c in enc.combatants.values()]
+        # Suggested targets: those this screen shows (a player's or viewer's leave hidden ones out).
+        self.names = [c.name for c in enc.combatants.values() if not (c.hidden and live.as_viewer(c.name))]
+        # The actor list: a player acts for their own combatants only (tracker.roles).
+        role = live.session.role
+        self.actors = [n for n in self.names if role.owns(n)] if role.is_player else self.names
         self.catalogue = list(live.ruleset.catalogue())
-        self.actor = actor or (self.names[0] if self.names else "")
+        self.actor = actor if actor and (not role.is_player or role.owns(actor)) else (self.actors[0] if self.actors else "")
         self.stage = SETUP
         self.show_more = False
         self.faces: list[int] = []
@@ -167,11 +171,11 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     def _base_fields(self) -> list[FormField]:
         if self.kind == MAINTAIN:
             return [
-                FormField("actor", "actor", self.actor, "who maintains", self._check_actor, self.names),
+                FormField("actor", "actor", self.actor, "who maintains", self._check_actor, self.actors),
                 FormField("pt", "PT", "", "blank: the action's own performance time", _int_at_least_1),
             ]
         return [
-            FormField("actor", "actor", self.actor, "who acts", self._check_actor, self.names),
+            FormField("actor", "actor", self.actor, "who acts", self._check_actor, self.actors),
             FormField("template", "action", self.catalogue[0] if self.catalogue else "", "what they do", self._check_template, self.catalogue),
             FormField("targets", "targets", "", "names, comma separated", self._check_targets, self.names, multiple=True),
             FormField("pt", "PT", "", "blank: the action's own performance time", _int_at_least_1),
@@ -212,14 +216,17 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     # ----------------------------------------------------------- field checks
     def _check_actor(self, text: str) -> None:
-        self.live.encounter.combatant(text)
+        found = self.live.session.lookup(text)
+        role = self.live.session.role
+        if role.is_player and not role.owns(found.name):
+            raise TrackerError(f"actor: {text} is not your combatant; you declare for {', '.join(self.actors) or 'none here'}")
 
     def _check_template(self, text: str) -> ActionTemplate:
         return self.live.ruleset.template(text)
 
     def _check_targets(self, text: str) -> None:
         for name in self._split(text):
-            self.live.encounter.combatant(name)
+            self.live.session.lookup(name)  # as this role knows them (hidden ones: a GM's)
 
     @staticmethod
     def _split(text: str) -> list[str]:

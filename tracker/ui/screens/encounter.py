@@ -9,6 +9,15 @@ condition, surprise, hide and keep, and of the declare form. `f` shows only the
 selected combatant's log lines (again: all), `/` searches the log (empty: all).
 An empty encounter says what to do next.
 
+Roles (tracker.roles, tracker.ui.commands.for_role): the keys offered (footer, palette,
+help) are the GM's, a viewer's or a player's, from one table. A player declares,
+maintains and aborts for their own combatants (maintain and abort act on the selected
+combatant if it is theirs, else on their first), `u` takes back their own last
+declaration, and they start on their own combatant. Proposals (`player_declarations =
+approval`) are told as they change: to the GM, a new one waiting (`p` opens the
+approvals screen; the clock bar counts them); to a player, the GM's answer to their own,
+with the reason of a refusal.
+
 Changes go through `Live.run` (Session methods on a write-behind store) and refusals
 become notifications naming the rule. A 0.2 s timer folds in changes other sessions
 saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
@@ -30,7 +39,8 @@ from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
 from tracker.text import visible
-from tracker.ui.commands import ENCOUNTER, Command, bindings, for_viewer, viewer_may
+from tracker.roles import Role, who
+from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
@@ -71,7 +81,7 @@ class UpcomingView(Static):
 
     def show(self) -> None:
         enc = self.live.encounter
-        hidden = [n for n, c in enc.combatants.items() if c.hidden] if self.live.viewer else []
+        hidden = [n for n, c in enc.combatants.items() if c.hidden and self.live.as_viewer(n)]
         legend = LEGEND.split("\n")
         room = max(2, self.content_region.height - len(legend))
         lines = [Text("Upcoming", style="bold")]
@@ -104,6 +114,8 @@ class EncounterScreen(Screen[None]):
     def __init__(self, live: Live) -> None:
         super().__init__()
         self.live = live
+        # Proposals' statuses already told (players: their own closing; GM: new ones).
+        self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
@@ -121,6 +133,13 @@ class EncounterScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        role = self.role
+        if role.is_player:  # a player starts on their own combatant
+            roster = self.query_one(RosterView)
+            roster.reload()
+            mine = [c.name for c in roster.combatants if role.owns(c.name)]
+            if mine:
+                roster.select_name(mine[0])
         self.redraw()
         self.set_interval(POLL_SECONDS, self.poll, name="follow-file")
 
@@ -146,6 +165,28 @@ class EncounterScreen(Screen[None]):
         self.query_one(CombatLog).reload()
         self.query_one(DetailView).show(roster.current)
         self._log_title()
+        self._tell_proposals()
+
+    def _tell_proposals(self) -> None:
+        """Say what became of proposals: to a player, the GM's answer to their own (the
+        refusal with its reason); to the GM, a new one waiting (p: the approvals screen)."""
+        enc = self.live.encounter
+        if not enc.proposals:
+            return
+        role = self.role
+        for p in enc.proposals.values():
+            if self._told.get(p.seq) == p.status:
+                continue
+            self._told[p.seq] = p.status
+            if role.is_gm and p.status == "pending":
+                by = self.live.encounter.events[p.seq - 1].by if 0 < p.seq <= len(self.live.encounter.events) else ""
+                self.notify(visible(f"{who(by)} proposes {p.actor}, {p.what()} (p: approve, edit or refuse)"), timeout=6)
+            elif role.is_player and role.owns(p.actor) and p.status in ("approved", "refused", "lapsed"):
+                # (A withdrawal is the player's own: its line was shown when it was made.)
+                why = f": {p.reason}" if p.status == "refused" and p.reason else ""
+                answer = f"{p.status} by the GM{why}" if p.status != "lapsed" else "lapsed: time moved on before the GM answered"
+                severity = "information" if p.status == "approved" else "warning"
+                self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
 
     def _log_title(self) -> None:
         log = self.query_one(CombatLog)
@@ -185,16 +226,22 @@ class EncounterScreen(Screen[None]):
             self.redraw()
 
     # ------------------------------------------------------------ dispatch
+    @property
+    def role(self) -> Role:
+        """Whose screen this is (the palette asks too): tracker.ui.commands.for_role."""
+        return self.live.seen_as
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # A viewer's footer, palette and help offer only what a viewer may do.
-        if action == "cmd" and self.live.viewer:
-            return viewer_may(ENCOUNTER, str(parameters[0]) if parameters else "")
+        # The footer, palette and help offer only what this role may do (one definition).
+        if action == "cmd":
+            return role_may(ENCOUNTER, self.role, str(parameters[0]) if parameters else "")
         return True
 
     def action_cmd(self, name: str) -> None:
         command = next(c for c in ENCOUNTER if c.name == name)
-        if command.edits and self.live.viewer:
-            self.notify(f"{command.label}: refused, this is a read-only viewer", severity="warning")
+        if not role_may(ENCOUNTER, self.role, name):
+            what = "a read-only viewer" if self.role.is_viewer else "the GM's" if self.role.is_player else "a player's"
+            self.notify(f"{command.label}: refused, this is {what}", severity="warning")
             return
         try:
             getattr(self, f"do_{name}")()
@@ -225,6 +272,13 @@ class EncounterScreen(Screen[None]):
 
     def _need_selected(self) -> str:
         name = self.selected
+        role = self.role
+        if role.is_player and (name is None or not role.owns(name)):
+            # A player acts for their own: the selected one if theirs, else the first of theirs.
+            mine = [c.name for c in self.live.encounter.combatants.values() if role.owns(c.name)]
+            if not mine:
+                raise TrackerError(f"none of your combatants ({', '.join(role.combatants)}) is in this encounter")
+            return mine[0]
         if name is None:
             raise TrackerError("no combatant selected: add one first (e: roster, or `:add NAME`)")
         return name
@@ -251,6 +305,26 @@ class EncounterScreen(Screen[None]):
     def do_undo(self) -> None:
         self.change(lambda s: s.undo(), quiet=False)
 
+    def do_takeback(self) -> None:
+        self.change(lambda s: s.takeback(), quiet=False)
+
+    def do_approvals(self) -> None:
+        from tracker.ui.screens.approvals import ApprovalsScreen  # loads on first use
+
+        self.app.push_screen(ApprovalsScreen(self.live), lambda _: self.after_change(None))
+
+    def _declared(self, outcome: Outcome | None, drawn: bool = False) -> None:
+        """After a declaration (the form's, or `drawn` by `change`): one that waits says so."""
+        if outcome is None:
+            return
+        if not drawn:
+            self.after_change(outcome)
+        event = outcome.event
+        if event is not None and event.kind == "propose":
+            p = self.live.encounter.proposals.get(event.seq)
+            what = f"{p.actor}, {p.what()}" if p is not None else "your declaration"
+            self.notify(visible(f"proposal {event.seq} ({what}): waiting for the GM's approval; u takes it back"), timeout=6)
+
     def do_redo(self) -> None:
         self.change(lambda s: s.redo(), quiet=False)
 
@@ -259,20 +333,20 @@ class EncounterScreen(Screen[None]):
             raise TrackerError("no combatants yet: add some first (e: roster)")
         from tracker.ui.screens.declare import DeclareScreen  # dialogs load on first use: start-up time
 
-        self.app.push_screen(DeclareScreen(self.live, self.selected), lambda outcome: self.after_change(outcome) if outcome else None)
+        self.app.push_screen(DeclareScreen(self.live, self.selected), self._declared)
 
     def do_maintain(self) -> None:
         name = self._need_selected()
         from tracker.ui.screens.declare import DeclareScreen, dice_plan  # loads on first use
 
         if dice_plan.maintain_takes_dice(self.live.session, name):  # roll or type them in the form
-            self.app.push_screen(DeclareScreen(self.live, name, dice_plan.MAINTAIN), lambda outcome: self.after_change(outcome) if outcome else None)
+            self.app.push_screen(DeclareScreen(self.live, name, dice_plan.MAINTAIN), self._declared)
             return
-        self.change(lambda s: s.maintain(name))
+        self._declared(self.change(lambda s: s.maintain(name)), drawn=True)
 
     def do_abort(self) -> None:
         name = self._need_selected()
-        self.change(lambda s: s.abort(name))
+        self._declared(self.change(lambda s: s.abort(name)), drawn=True)
 
     def do_damage(self) -> None:
         name = self._need_selected()
@@ -425,8 +499,9 @@ class EncounterScreen(Screen[None]):
     def do_help(self) -> None:
         from tracker.ui.screens.help import HelpScreen
 
-        viewer = self.live.viewer
-        self.app.push_screen(HelpScreen("Encounter (viewer)" if viewer else "Encounter", for_viewer(ENCOUNTER) if viewer else ENCOUNTER, play=not viewer))
+        role = self.role
+        title = "Encounter" if role.is_gm else f"Encounter ({role.label()})"
+        self.app.push_screen(HelpScreen(title, for_role(ENCOUNTER, role), play=not role.is_viewer))
 
     def do_close(self) -> None:
         self.flush_store()

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tracker.roles import visible_to
 from tracker.session import history
 from tracker.text import visible
 from tracker.ui.live import Live
@@ -24,7 +25,17 @@ from tracker.ui.live import Live
 
 def history_rows(live: Live) -> list[Text]:
     rows = []
-    for line in history(live.encounter):
+    enc = live.encounter
+    shown: set[int] | None = None
+    if live.viewer:
+        # A player or a viewer: only changes that wrote a line they may read (no hidden
+        # combatant's action, no secret roll, no other player's proposal).
+        role = live.seen_as
+        hidden = [n for n, c in enc.combatants.items() if c.hidden]
+        shown = {e.seq for e in enc.log if visible_to(role, e, hidden)}
+    for line in history(enc):
+        if shown is not None and line.seq not in shown:
+            continue
         at = f"{line.segment:>5}" if line.segment is not None else "     "
         by = f" ({line.by})" if line.by else ""
         rows.append(Text.assemble((f"#{line.seq:<4} ", "dim"), (f"{at}  ", "bold"), line.text, (by, "dim")))

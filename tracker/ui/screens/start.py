@@ -107,7 +107,8 @@ class StartScreen(Screen[None]):
 
     @property
     def viewer(self) -> bool:
-        return bool(getattr(self.app, "viewer", False))
+        role = getattr(self.app, "role", None)  # a player's start screen is read-only too
+        return bool(getattr(self.app, "viewer", False)) or bool(role is not None and role.is_player)
 
     def reload(self, select: Path | None = None) -> None:
         """Read the folder again, keeping the highlighted encounter unless told otherwise."""

@@ -1,10 +1,15 @@
-"""The clock bar: encounter name, ruleset, and the segment clock in both units."""
+"""The clock bar: encounter name, ruleset, and the segment clock in both units.
+
+Beside the clock: players' declarations waiting for the GM (the GM's: all of them, with
+the key of the approvals screen; a player's: their own), and whose screen this is
+when it is not the GM's ([viewer], [player: Seraph])."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
 
+from tracker.text import visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.redraw import update_if_changed
 
@@ -23,7 +28,18 @@ class ClockBar(Static):
         enc = self.live.encounter
         text = Text()
         text.append(enc.time.clock(enc.now), style="bold")
-        text.append(f"  {enc.setup.name} ({enc.setup.ruleset})")
-        if self.live.viewer:
+        role = self.live.seen_as
+        pending = enc.pending() if enc.proposals else []
+        if role.is_gm and pending:
+            text.append(f"  {len(pending)} waiting for approval (p)", style="bold reverse")
+        elif role.is_player:
+            mine = [p for p in pending if role.owns(p.actor)]
+            if mine:
+                text.append(f"  {len(mine)} waiting for the GM", style="bold reverse")
+        text.append(Text(visible(f"  {enc.setup.name} ({enc.setup.ruleset})")))
+        if role.is_player:
+            text.append(Text(visible(f"  [player: {', '.join(role.combatants)}]"), style="italic"))
+        elif role.is_viewer:
             text.append("  [viewer]", style="italic")
+        text.no_wrap, text.overflow = True, "ellipsis"
         update_if_changed(self, text)

@@ -20,6 +20,16 @@ measures the loaded lines, not the whole fight (as a chat's history loads on scr
 Filter and search: `only` keeps the entries about one combatant, `search` the entries
 whose text holds a string (any case); both at once narrow further.
 
+At a shared table (the file holds changes signed by more than one person), each
+change's first line names who made it (`tracker.roles.who`: "GM alice", "player bob";
+an approved proposal: the player's, approved by the GM); moving time (next, step) is
+not signed, being always the GM's. A file with one author has nobody to tell apart,
+so its lines stay as they were. Who wrote the file is read once per event and kept with
+the encounter (`Live.cache`), so a forked viewer inherits it instead of reading every
+event again; a change's first line is found by looking back only over its own lines.
+A player or a viewer sees the lines `tracker.roles.visible_to` allows: a player also sees the
+private lines about their own combatants (their proposals, the GM's refusal and why).
+
 Viewers never see a secret roll's dice (nor its outcome: those lines are secret in the
 engine), nor lines written while a combatant they concern was hidden, and see enemies'
 figures as the GM set (tracker/viewing.py). Text from the file is shown through
@@ -38,6 +48,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracker.engine import Event, LogEntry, Resolution
+from tracker.roles import visible_to, who
 from tracker.text import visible
 from tracker.ui.live import Live
 from tracker.viewing import log_text, mode_of
@@ -71,6 +82,22 @@ def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encou
     return visible(text)
 
 
+class Authors:
+    """Who signed the events read so far (kept in `Live.cache`, extended as events come)."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events = events
+        self.read = 0
+        self.names: set[str] = set()
+
+    def update(self) -> bool:
+        """Read the new events; whether more than one person signed the file."""
+        if len(self.names) <= 1:
+            self.names.update(e.by for e in self.events[self.read :] if e.by)
+        self.read = len(self.events)
+        return len(self.names) > 1
+
+
 class CombatLog(ScrollView, can_focus=False):
     COMPONENT_CLASSES = {"log--segment", "log--declare", "log--damage", "log--down", "log--complete", "log--note"}
 
@@ -94,7 +121,8 @@ class CombatLog(ScrollView, can_focus=False):
         self._hidden: tuple[str, ...] = ()
         self.only: str | None = None  # show the entries about this combatant
         self.search = ""  # show the entries holding this text (any case)
-        self._filter: tuple[str | None, str, str] = (None, "", "")
+        self._filter: tuple[str | None, str, str, bool] = (None, "", "", False)
+        self._signing = False  # at a shared table: a change's first line names who made it
         self._shifting = False  # loading older entries moves the view: not the reader's scroll
         self._shown_size = Size(0, 0)  # the size the last reload laid the lines out for
 
@@ -109,16 +137,59 @@ class CombatLog(ScrollView, can_focus=False):
         """Whether older lines exist that are not loaded (scrolling back loads them)."""
         return self._first > 0
 
-    def _text(self, entry: LogEntry) -> str:
-        return entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
+    def _text(self, entry: LogEntry, index: int | None = None) -> str:
+        """The line as this reader sees it (signed if it opens a change at a shared
+        table); `index`, its place in the log, is looked up when not given."""
+        text = entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
+        if not self._signing:
+            return text
+        if index is None:
+            index = self._index_of(entry)
+        return text + self._signed(entry) if index is not None and self._head(index) else text
 
-    def _shown(self, entry: LogEntry) -> str | None:
-        """The entry's text if this reader sees it under the filter, else None."""
-        if self.live.viewer and not self.live.encounter.visible_to_viewers(entry):
+    def _index_of(self, entry: LogEntry) -> int | None:
+        for at, loaded in zip(self._at, self._entries):
+            if loaded is entry:
+                return at
+        return next((i for i, e in enumerate(self.live.encounter.log) if e is entry), None)
+
+    def _signed(self, entry: LogEntry) -> str:
+        events = self.live.encounter.events
+        event = events[entry.seq - 1] if 0 < entry.seq <= len(events) else None
+        if event is None or event.kind in ("next", "step") or not event.by and event.kind != "approve":
+            return ""
+        if event.kind == "approve":
+            target = event.args.get("target", 0)
+            player = events[target - 1].by if isinstance(target, int) and 0 < target <= len(events) else ""
+            if player:
+                return visible(f" · {who(player)}, approved by {who(event.by)}")
+        return visible(f" · {who(event.by)}")
+
+    def _seen_by_reader(self, entry: LogEntry) -> bool:
+        return not self.live.viewer or visible_to(self.live.seen_as, entry, self._hidden)
+
+    def _head(self, index: int) -> bool:
+        """Whether this is the first line of its change the reader sees (it names who).
+        A change's lines are contiguous in the log: look back over its own lines only."""
+        log = self.live.encounter.log
+        seq = log[index].seq
+        if not seq:
+            return False
+        back = index - 1
+        while back >= 0 and log[back].seq == seq:
+            if self._seen_by_reader(log[back]):
+                return False
+            back -= 1
+        return True
+
+    def _shown(self, index: int) -> str | None:
+        """The text of log line `index` if this reader sees it under the filter, else None."""
+        entry = self.live.encounter.log[index]
+        if not self._seen_by_reader(entry):
             return None
         if self.only is not None and self.only not in entry.about:
             return None
-        text = self._text(entry)
+        text = self._text(entry, index)  # signed before the search: "player bob" finds their changes
         if self.search and self.search.casefold() not in text.casefold():
             return None
         return text
@@ -149,21 +220,25 @@ class CombatLog(ScrollView, can_focus=False):
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
-        wanted = (self.only, self.search, mode_of(enc))
+        authors = self.live.cache.get("log.authors")
+        if not isinstance(authors, Authors) or authors.events is not enc.events or len(enc.events) < authors.read:
+            authors = self.live.cache["log.authors"] = Authors(enc.events)
+        shared = authors.update()
+        wanted = (self.only, self.search, mode_of(enc), shared)
         before = (self._source, self._seen, self._first, self._width, self.size)
         if log is not self._source or len(log) < self._seen or hidden != self._hidden or wanted != self._filter:
-            self._hidden, self._filter = hidden, wanted
+            self._hidden, self._filter, self._signing = hidden, wanted, shared
             self._reset(log)
         if width != self._width:
             self._width = width
-            self._lines = [self._wrap(self._text(e)) for e in self._entries]
+            self._lines = [self._wrap(self._text(e, i)) for e, i in zip(self._entries, self._at)]
             self._restack()
         if before == (log, len(log), self._first, width, self.size) and self._shown_size == self.size:
             return  # nothing new to show: no repaint (a change elsewhere on the screen)
         self._shown_size = self.size
         start = self._rows[-1] if self._rows else 0
         for index in range(self._seen, len(log)):
-            text = self._shown(log[index])
+            text = self._shown(index)
             if text is not None:
                 lines = self._wrap(text)
                 self._entries.append(log[index])
@@ -217,7 +292,7 @@ class CombatLog(ScrollView, can_focus=False):
         index = self._first
         while index > 0 and len(found) < count:
             index -= 1
-            text = self._shown(log[index])
+            text = self._shown(index)
             if text is not None:
                 found.append((index, log[index], self._wrap(text)))
         self._first = index

@@ -44,8 +44,8 @@ NAME = 14  # at most; the column is as wide as the longest name needs
 
 def visible_combatants(live: Live) -> list[Combatant]:
     combatants = list(live.encounter.combatants.values())
-    if live.viewer:
-        combatants = [c for c in combatants if not c.hidden]
+    if live.viewer:  # a player also sees their own hidden combatants
+        combatants = [c for c in combatants if not c.hidden or not live.as_viewer(c.name)]
     return combatants
 
 
@@ -194,7 +194,7 @@ class RosterView(ScrollView, can_focus=False):
         items: list[list[Segment]] = [[Segment(f" {state}", base + self.get_component_rich_style(f"roster--{state}"))]]
         if c.hidden:
             items.append([Segment(" hidden", base + self.get_component_rich_style("roster--dim"))])
-        view = shown(self.live.encounter, c, self.live.viewer)
+        view = shown(self.live.encounter, c, self.live.as_viewer(c.name))
         if view.label:
             items.append([Segment(f" {view.label}", base + self.get_component_rich_style("roster--" + {"Healthy": "high", "Bloodied": "mid"}.get(view.label, "low")))])
         first = primary(c) if not view.withheld else None
@@ -274,7 +274,7 @@ class DetailView(Static):
             text.append(f" until {c.surprised_until}")
         if c.hidden:
             text.append("  hidden from viewers")
-        view = shown(enc, c, self.live.viewer)
+        view = shown(enc, c, self.live.as_viewer(c.name))
         parts: list[Text] = []
         if view.label:
             parts.append(Text(view.label, style="bold"))

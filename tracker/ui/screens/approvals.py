@@ -1,0 +1,259 @@
+"""The GM's approval queue: players' declarations waiting (`player_declarations = approval`).
+
+Reached with `p` from the encounter screen (the clock bar says how many wait). One key
+each: `a` (or enter) approves the highlighted proposal as the player made it, with the
+player's dice; `e` opens the declare form filled with the proposal (the actor and the
+action are the player's and stay; targets, PT and modifiers may change) and approves
+with the edited values when committed: the action is resolved again with the player's
+dice in the order they were rolled, and any dice the edited action needs beyond them
+are asked for (typed or rolled) as in any declaration (an edit that needs fewer dice
+than the player rolled says so: ctrl+b drops the player's dice, and the GM rolls or
+types new ones); `r` asks for a reason and
+refuses (the player sees the reason); `t` switches the setting between applying
+players' declarations at once and waiting here (an undoable `setting` event).
+
+Decisions: an abort proposal has nothing to edit (`e` says so; approve or refuse it);
+the list follows the file while open (players' proposals arrive, time moving lapses
+them), keeping the highlighted proposal highlighted when it is still waiting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Label, OptionList
+from textual.widgets.option_list import Option
+
+from rulesets.fields import AFTER_ROLL
+from tracker.engine import TrackerError, table
+from tracker.engine.model import Proposal
+from tracker.roles import Role
+from tracker.session import Outcome
+from tracker.text import visible
+from tracker.ui.commands import APPROVALS, Command, bindings, for_role, role_may
+from tracker.ui.live import Live
+from tracker.ui.screens.declare import DECLARE, MAINTAIN, DeclareScreen
+from tracker.ui.screens.form import FormField, FormScreen
+
+POLL_SECONDS = 0.25
+
+
+def mode_line(live: Live) -> str:
+    mode = live.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
+    if mode == table.APPROVAL:
+        return "Players' declarations wait here for the GM (t: apply them at once)"
+    return "Players' declarations apply at once (t: make them wait here for approval)"
+
+
+class ApprovalsScreen(Screen[None]):
+    COMMAND_TABLE: tuple[Command, ...] = APPROVALS
+    BINDINGS = bindings(APPROVALS)
+
+    def __init__(self, live: Live) -> None:
+        super().__init__()
+        self.live = live
+        self.shown: list[int] = []  # the seqs listed, in order
+        self._version = -1
+
+    @property
+    def role(self) -> Role:
+        return self.live.seen_as
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="approvals"):
+            yield Label(Text("Approvals: players' declarations waiting for the GM"), classes="title")
+            yield Label("", id="approvals-mode", classes="hint")
+            yield OptionList(id="approvals-list")
+            yield Label("", id="approvals-error", classes="error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.query_one(OptionList).focus()
+        self.set_interval(POLL_SECONDS, self.poll, name="approvals-follow")
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted:
+            self.reload()
+
+    def poll(self) -> None:
+        try:
+            self.live.poll()
+        except TrackerError as exc:
+            self.notify(f"the file changed but cannot be read: {exc}", severity="error", timeout=4)
+            return
+        if self.live.version != self._version:
+            self.reload()
+
+    def reload(self) -> None:
+        self._version = self.live.version
+        self.query_one("#approvals-mode", Label).update(mode_line(self.live))
+        options = self.query_one(OptionList)
+        current = self.current
+        pending = self.live.session.proposals()
+        self.shown = [p.seq for p in pending]
+        options.clear_options()
+        for p in pending:
+            options.add_option(Option(Text(self.live.session.proposal_line(p))))
+        if not pending:
+            options.add_option(Option(Text("(nothing waiting)"), disabled=True))
+            return
+        options.highlighted = self.shown.index(current.seq) if current is not None and current.seq in self.shown else 0
+
+    @property
+    def current(self) -> Proposal | None:
+        if not self.is_mounted:
+            return None
+        index = self.query_one(OptionList).highlighted
+        if index is None or not 0 <= index < len(self.shown):
+            return None
+        try:
+            return self.live.encounter.proposal(self.shown[index])
+        except TrackerError:
+            return None
+
+    def _need(self) -> Proposal:
+        p = self.current
+        if p is None:
+            raise TrackerError("no proposal waiting: players' declarations appear here as they make them")
+        return p
+
+    # ------------------------------------------------------------ dispatch
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cmd":
+            return role_may(APPROVALS, self.role, str(parameters[0]) if parameters else "")
+        return True
+
+    def action_cmd(self, name: str) -> None:
+        if not role_may(APPROVALS, self.role, name):
+            self.notify("approvals are the GM's", severity="warning")
+            return
+        try:
+            getattr(self, f"do_{name}")()
+        except TrackerError as exc:
+            self._error(str(exc))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_cmd("approve")
+
+    def _error(self, text: str) -> None:
+        label = self.query_one("#approvals-error", Label)
+        label.update(Text(visible(text)))
+        if text:
+            self.notify(visible(text), severity="error", timeout=6)
+
+    def _run(self, change: Any) -> Outcome:
+        outcome = self.live.run(change)
+        self._error("")
+        self.reload()
+        if outcome.lines:
+            self.notify("\n".join(visible(line) for line in outcome.lines[-3:]), timeout=4)
+        return outcome
+
+    # ------------------------------------------------------------ commands
+    def do_approve(self) -> None:
+        seq = self._need().seq
+        self._run(lambda s: s.approve(seq))
+
+    def do_edit(self) -> None:
+        p = self._need()
+        if p.action == "abort":
+            raise TrackerError(f"proposal {p.seq}: an abort has nothing to edit; approve (a) or refuse (r) it")
+        self.app.push_screen(EditProposalScreen(self.live, p), lambda outcome: self.reload())
+
+    def do_refuse(self) -> None:
+        p = self._need()
+        seq = p.seq
+        field = FormField("reason", "reason", "", "shown to the player, e.g. Seraph is still airborne")
+        note = visible(self.live.session.proposal_line(p))
+        self.app.push_screen(FormScreen(f"Refuse proposal {seq}", [field], lambda v: self._run(lambda s: s.refuse(seq, v["reason"])), note=note), lambda _: self.reload())
+
+    def do_mode(self) -> None:
+        mode = self.live.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
+        new = table.AT_ONCE if mode == table.APPROVAL else table.APPROVAL
+        self._run(lambda s: s.setting(table.PLAYER_DECLARATIONS, new))
+
+    def do_help(self) -> None:
+        from tracker.ui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen("Approvals", for_role(APPROVALS, self.role)))
+
+    def do_close(self) -> None:
+        self.dismiss(None)
+
+
+class EditProposalScreen(DeclareScreen):
+    """The declare form filled with a player's proposal; committing approves it edited."""
+
+    def __init__(self, live: Live, proposal: Proposal) -> None:
+        super().__init__(live, proposal.actor, MAINTAIN if proposal.action == "maintain" else DECLARE)
+        self.proposal = proposal
+        self.actors = [proposal.actor]
+        events = live.encounter.events
+        self.faces = [int(f) for f in events[proposal.seq - 1].args.get("faces", [])] if 0 < proposal.seq <= len(events) else []
+        # ctrl+b drops the player's dice at once: the GM then rolls or types new ones.
+        self.group_sizes = [len(self.faces)] if self.faces else []
+        self._proposed_params: dict[str, Any] = dict(proposal.args.get("params") or {})
+
+    def _base_fields(self) -> list[FormField]:
+        fields = super()._base_fields()
+        args = self.proposal.args
+        values = {
+            "template": str(args.get("template") or ""),
+            "targets": ", ".join(args.get("targets") or ()),
+            "pt": "" if args.get("pt") is None else str(args["pt"]),
+        }
+        for f in fields:
+            if f.name in values:
+                f.value = values[f.name]
+        return fields
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self._form_closed:
+            return
+        p = self.proposal
+        self.query_one(".title", Label).update(Text(visible(f"Edit proposal {p.seq} ({p.actor}, {p.what()}), then approve")))
+        template = self.template
+        if template is not None:
+            for name, entry in self.param_inputs.get(template.name, {}).items():
+                if name in self._proposed_params:
+                    entry.value = str(self._proposed_params[name]).lower() if isinstance(self._proposed_params[name], bool) else str(self._proposed_params[name])
+
+    def _check_actor(self, text: str) -> None:
+        found = self.live.encounter.combatant(text)
+        if found.name != self.proposal.actor:
+            raise TrackerError(f"actor: proposal {self.proposal.seq} is {self.proposal.actor}'s; refuse it instead")
+
+    def _check_template(self, text: str) -> Any:
+        found = self.live.ruleset.template(text)
+        wanted = str(self.proposal.args.get("template") or "")
+        if self.kind == DECLARE and found.name != wanted:
+            raise TrackerError(f"action: the player proposed {wanted}; refuse it (r) to have them declare another")
+        return found
+
+    def _after_defaults(self, step: Any) -> dict[str, Any]:
+        # The player's own after-roll choices (Q placement, wiggle dice) first.
+        defaults = super()._after_defaults(step)
+        for p in self.params:
+            if p.stage == AFTER_ROLL and p.name in self._proposed_params:
+                defaults[p.name] = self._proposed_params[p.name]
+        return defaults
+
+    def _commit(self) -> None:
+        try:
+            attempt = self._attempt(after=True)
+            faces = list(self.faces) or None
+            seq = self.proposal.seq
+            targets = list(attempt.targets) if self.kind == DECLARE else None
+            outcome = self.live.run(lambda s: s.approve(seq, targets=targets, pt=attempt.pt, faces=faces, params=attempt.params))
+        except TrackerError as exc:
+            self._error(str(exc))
+            return
+        self._form_closed = True
+        self.dismiss(outcome)
