@@ -71,7 +71,9 @@ def sheet(stats: dict[str, Any], resources: dict[str, Any], what: str) -> None:
 
 def resolution(res: fx.Resolution, what: str) -> None:
     """Every number a resolution's effects would apply is in bounds (checked before any applies)."""
-    segment(res.pt, f"{what}: pt", 1)
+    pt = res.pt
+    if pt.__class__ is not int or not 1 <= pt <= MAX_SEGMENT:  # the message built only when refused
+        segment(pt, f"{what}: pt", 1)
     for effect in res.effects:
         where = f"{what}: {effect.kind} effect"
         for name in ("target", "resource", "key", "name", "overflow", "reason", "text"):

@@ -15,7 +15,10 @@ changes (more on a big roster: `_interval`) the state is copied (only what can s
 change: combatants, the queue, the actions still in progress; finished actions and
 log entries are kept by count), so an undo restores the nearest checkpoint at or
 below the new top and replays a bounded stretch; a redo applies the one change again
-on the current state. The last MAX_CHECKPOINTS are kept; an undo deeper than that
+on the current state. A checkpoint holds values, not objects: each combatant as a row
+of its fields, each action still in progress as the fields that can change (status,
+completion, end), which a restore puts back on the same action object; so the queue
+and the combatants' rows point at the actions as they are, and nothing is remapped. The last MAX_CHECKPOINTS are kept; an undo deeper than that
 refolds from the setup. Replaying a whole file (`replay`) keeps checkpoints only near
 its end, where undo will look, so opening a long fight pays for a few copies. A
 rename rewrites earlier actions and log lines, so it drops the checkpoints before it.
@@ -69,7 +72,9 @@ fail part-way (a bug), the effective events are folded again and the event is re
 from __future__ import annotations
 
 import copy
+import dataclasses
 import heapq
+import operator
 from dataclasses import replace
 import math
 from collections.abc import Callable, Iterable
@@ -101,6 +106,7 @@ from tracker.engine.model import (
     LAPSED,
     Proposal,
     Setup,
+    _LogEntryDraft,
 )
 
 # Kinds of queue entry, in the order they are handled on one segment.
@@ -118,6 +124,9 @@ _FINAL = (COMPLETED, ABORTED)
 # Events that rewrite what checkpoints share (finished actions, earlier log lines): once
 # one is folded in, every checkpoint taken before it is dropped.
 _REWRITES_HISTORY = frozenset({"rename"})
+
+
+_ORDER = operator.attrgetter("resolution.order")  # the ruleset's key inside a segment
 
 
 def _fmt(value: int | float) -> str:
@@ -218,13 +227,15 @@ class Encounter:
     # ----------------------------------------------------------------- apply
     def apply(self, event: Event) -> Event:
         """Validate and apply one event; on refusal raise and change nothing."""
-        if event.kind in (UNDO, REDO):
+        kind = event.kind
+        if kind == UNDO or kind == REDO:
             self._walk(event)
         else:
-            handler = self._handlers.get(event.kind)
+            handler = self._handlers.get(kind)
             if handler is None:
-                raise TrackerError(f"unknown event kind {event.kind!r}")
-            self._current_seq = len(self.events) + 1
+                raise TrackerError(f"unknown event kind {kind!r}")
+            index = len(self.events)
+            self._current_seq = index + 1
             try:
                 handler(event.args)
             except TrackerError:
@@ -235,12 +246,13 @@ class Encounter:
                 # state half-changed: fold the effective events again, then refuse.
                 self._rebuild()
                 raise TrackerError(f"{event.kind} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
-            self._applied.append(len(self.events))
+            applied = self._applied
+            applied.append(index)
             if self._redo:
                 self._redo.clear()
-            if event.kind in _REWRITES_HISTORY:
+            if kind in _REWRITES_HISTORY:
                 self._checkpoints.clear()
-            if not len(self._applied) % CHECKPOINT_EVERY:  # checkpoints fall on multiples
+            if not len(applied) % CHECKPOINT_EVERY:  # checkpoints fall on multiples
                 self._maybe_checkpoint()
         event.seq = len(self.events) + 1
         self.events.append(event)
@@ -321,7 +333,7 @@ class Encounter:
         while len(self._checkpoints) > MAX_CHECKPOINTS:  # deeper undo rebuilds from the start
             del self._checkpoints[min(self._checkpoints)]
 
-    def _live_actions(self) -> list[tuple[int, Action]]:
+    def _live_actions(self) -> list[Action]:
         """The actions that may still change (in progress, or interrupted and keepable),
         found through the combatants and the queue (never a scan of every action)."""
         found: dict[int, Action] = {}
@@ -330,78 +342,54 @@ class Encounter:
                 found[id(action)] = action
             if c.interrupted is not None:
                 found[id(c.interrupted)] = c.interrupted
-        for _, _, _, payload in self._queue:
-            action = payload if isinstance(payload, Action) else payload[0] if isinstance(payload, tuple) and payload and isinstance(payload[0], Action) else None
-            if action is not None and action.status not in _FINAL:
-                found[id(action)] = action
-        out = []
-        for action in found.values():
-            i = action.id - 1
-            if not (0 <= i < len(self.actions) and self.actions[i] is action):
-                i = next(k for k, a in enumerate(self.actions) if a is action)
-            out.append((i, action))
-        return out
+        for entry in self._queue:
+            payload = entry[3]
+            if payload.__class__ is tuple and payload:
+                payload = payload[0]
+            if payload.__class__ is Action and payload.status not in _FINAL:
+                found[id(payload)] = payload
+        return list(found.values())
 
     def _snapshot(self) -> dict[str, Any]:
-        snap = self._copy_state(self.__dict__, self._live_actions())
-        snap["log"] = len(self.log)
-        snap["actions"] = len(self.actions)
-        return snap
-
-    def _restore(self, snap: dict[str, Any]) -> None:
-        fresh = self._copy_state(snap["state"], snap["live"])
-        del self.log[snap["log"]:]
-        del self.actions[snap["actions"]:]
-        for i, action in fresh["live"]:
-            self.actions[i] = action
-        for key, value in fresh["state"].items():
-            setattr(self, key, value)
-
-    def _copy_state(self, source: dict[str, Any], live: list[tuple[int, Action]]) -> dict[str, Any]:
-        """Copy what can still change: the actions in `live`, the combatants and the queue
-        pointing at them (remapped to the copies), and any other state attribute.
+        """The state as values: each combatant as a row of its fields (containers copied),
+        each action that may still change with its fields as they are now, the queue's
+        entries (immutable tuples, shared). Actions are kept by identity: a restore puts
+        their fields back, so the combatants and queue entries may point at them as is.
         Finished actions, resolutions, effects and log entries never change: shared."""
-        remap: dict[int, Action] = {}
-        copies: list[tuple[int, Action]] = []
-        for i, action in live:
-            twin = copy.copy(action)
-            remap[id(action)] = twin
-            copies.append((i, twin))
-
-        def same(value: Any) -> Any:
-            if isinstance(value, Action):
-                return remap.get(id(value), value)
-            if isinstance(value, dict):
-                return {k: same(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [same(v) for v in value]
-            if isinstance(value, tuple) and value and isinstance(value[0], Action):
-                return (remap.get(id(value[0]), value[0]), *value[1:])
-            return value
-
         state: dict[str, Any] = {}
-        for key, value in source.items():
+        for key, value in self.__dict__.items():
             if key in _NOT_STATE or key in ("log", "actions"):
                 continue
             if key == "combatants":
-                state[key] = {name: _copy_combatant(c, same) for name, c in value.items()}
-            elif key == "_queue":
-                queue = []
-                for entry in value:
-                    payload = entry[3]
-                    if payload.__class__ is Action or (payload.__class__ is tuple and payload and payload[0].__class__ is Action):
-                        entry = (entry[0], entry[1], entry[2], same(payload))
-                    queue.append(entry)
-                state[key] = queue
+                state[key] = [_combatant_row(c) for c in value.values()]
+            elif key == "_queue" or key == "_folded":
+                state[key] = value.copy()  # immutable entries / names: a shallow copy
             elif key == "_tick":
                 # Reading an itertools.count without consuming it: copy it (twice, so the
                 # source keeps counting from the same place).
                 state[key] = copy.copy(value)
-            elif isinstance(value, (dict, list)):
-                state[key] = same(value)
             else:
-                state[key] = copy.deepcopy(value, {id(self): self})
-        return {"state": state, "live": copies}
+                state[key] = _copy_value(value, self)
+        live = self._live_actions()
+        values = [_action_values(action) for action in live]  # plain values: not tracked by gc
+        return {"state": state, "live": live, "values": values, "log": len(self.log), "actions": len(self.actions)}
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        del self.log[snap["log"]:]
+        del self.actions[snap["actions"]:]
+        for action, values in zip(snap["live"], snap["values"]):
+            for name, value in zip(_ACTION_CHANGES, values):
+                setattr(action, name, value)
+        for key, value in snap["state"].items():
+            if key == "combatants":
+                value = {row[0]: _combatant_from_row(row) for row in value}
+            elif key == "_queue" or key == "_folded":
+                value = value.copy()
+            elif key == "_tick":
+                value = copy.copy(value)
+            else:
+                value = _copy_value(value, self)
+            setattr(self, key, value)
 
     def _back_to_top(self) -> None:
         """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""
@@ -431,7 +419,10 @@ class Encounter:
                 if c is not None and c.hidden:
                     unseen = True
                     break
-        self.log.append(LogEntry(self.now, kind, text, about, self._current_seq, secret, unseen, private))
+        # `model.log_entry`, inlined: a LogEntry at the cost of an unfrozen dataclass.
+        entry: Any = _LogEntryDraft(self.now, kind, text, about, self._current_seq, secret, unseen, private)
+        entry.__class__ = LogEntry
+        self.log.append(entry)
 
     def author(self, entry: LogEntry) -> str:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""
@@ -582,11 +573,11 @@ class Encounter:
             raise TrackerError(f"mode must be active or passive, not {mode!r}")
         if c.down:
             raise RuleRefusal("down", f"{c.name} is down and cannot act")
-        if c.surprised(now):
+        if now < c.surprised_until:  # c.surprised(now), asked on every initiation
             raise RuleRefusal(
                 "surprise", f"{c.name} is surprised and may not initiate before segment {c.surprised_until}"
             )
-        if mode == ACTIVE and c.airborne(now):
+        if mode == ACTIVE and now < c.airborne_until:  # c.airborne(now)
             raise RuleRefusal(
                 "throwback",
                 f"{c.name} is airborne until segment {c.airborne_until} and may not initiate an active action",
@@ -633,7 +624,7 @@ class Encounter:
             c.chain_from = None
         if c.initiated_on != now:
             c.initiated_on = now
-            c.initiated_now = []
+            c.initiated_now.clear()  # in place: a new list a declaration would live on for gc to scan
         c.initiated_now.append((template, companions))
         # id, actor, template, mode, pt, start, completes, targets, resolution,
         # maintainable, chain, secret (positional: this runs for every replayed action)
@@ -647,36 +638,30 @@ class Encounter:
             self._push_early(action)
         verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"
         aim = f" at {', '.join(targets)}" if targets else ""
-        line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
-        if secret:
+        if not secret:
+            detail = f": {resolution.summary}" if resolution.summary else ""
+            self._say("declare", f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}{detail}", c.name, *targets)
+        else:
+            line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
             # Viewers see that something was started; the roll itself stays behind the screen.
             self._say("declare", line + " (rolled in secret)", c.name, *targets)
             if resolution.summary:
                 self._say("roll", f"secret roll for {c.name}'s {template}: {resolution.summary}", c.name, secret=True)
-        else:
-            detail = f": {resolution.summary}" if resolution.summary else ""
-            self._say("declare", line + detail, c.name, *targets)
         if resolution.effects:
             self._apply_effects(action, fx.INITIATE)
         return action
 
     def _declare(self, args: dict[str, Any]) -> None:
-        c = self.combatants.get(args["actor"]) or self.combatant(args["actor"])
+        actor = args["actor"]
+        c = self.combatants.get(actor) or self.combatant(actor)
         template, mode = args["template"], args.get("mode", ACTIVE)
         companions = tuple(args.get("companions", ()))
         self.check_initiation(c, template, mode, companions)
         resolution = self._checked(args["resolution"])
-        self._initiate(
-            c,
-            template,
-            mode,
-            tuple(args.get("targets", ())),
-            resolution,
-            companions,
-            bool(args.get("maintainable", False)),
-            0,
-            bool(args.get("secret", False)),
-        )
+        # actor, template, mode, targets, resolution, companions, maintainable, chain,
+        # secret (positional: this runs for every declaration)
+        self._initiate(c, template, mode, tuple(args.get("targets", ())), resolution, companions,
+                       bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)))
 
     def maintainable_action(self, c: Combatant) -> Action:
         """The completed action `c` may maintain now, or RuleRefusal saying why not."""
@@ -700,7 +685,7 @@ class Encounter:
 
     def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
         """The resolution, refused now if any number it would apply is out of bounds."""
-        resolution = _resolution(value)
+        resolution = value if value.__class__ is Resolution else _resolution(value)
         bounds.resolution(resolution, "resolution")
         if self.now + resolution.pt > bounds.MAX_SEGMENT:
             raise TrackerError(f"resolution: pt: the action would complete after segment {bounds.MAX_SEGMENT:,}")
@@ -1107,7 +1092,11 @@ class Encounter:
         due: list[list[Any]] = [[], [], [], [], [], []]
         while queue and queue[0][0] == segment:
             entry = heapq.heappop(queue)
-            if self._valid(entry):
+            if entry[1] == _COMPLETE:  # `_valid` inlined for the commonest entry
+                action = entry[3]
+                if action.status == IN_PROGRESS and action.completes == segment:
+                    due[_COMPLETE].append(action)
+            elif self._valid(entry):
                 due[entry[1]].append(entry[3])
         completing = list(dict.fromkeys(due[_COMPLETE]))  # a kept action may be queued twice
         self._judge_due(completing, due[_EARLY])
@@ -1137,12 +1126,13 @@ class Encounter:
     def _complete_all(self, completing: list[Action]) -> None:
         now = self.now
         if len(completing) > 1:
-            completing.sort(key=lambda a: a.resolution.order, reverse=True)
+            completing.sort(key=_ORDER, reverse=True)
         if self.time.simultaneous:
             for action in completing:
                 self._complete(action)
             for action in completing:
-                self._apply_effects(action, fx.COMPLETE, now + 1)
+                if action.resolution.effects:  # most actions have none: no call
+                    self._apply_effects(action, fx.COMPLETE, now + 1)
         else:
             for action in completing:
                 if action.status != IN_PROGRESS:
@@ -1151,10 +1141,18 @@ class Encounter:
                 self._apply_effects(action, fx.COMPLETE, now)
 
     def _complete(self, action: Action) -> None:
-        self._end(action, COMPLETED)
+        # `_end(action, COMPLETED)` inlined (this runs for every action), then the chain.
+        action.status = COMPLETED
+        action.ended = self.now
         c = self.combatants.get(action.actor)
-        if c is not None and action.maintainable and action.mode == ACTIVE:
-            c.chain_from = action
+        if c is not None:
+            in_progress = c.in_progress
+            if action in in_progress:
+                in_progress.remove(action)
+            if c.active is action:
+                c.active = None
+            if action.maintainable and action.mode == ACTIVE:
+                c.chain_from = action
         outcome = ""
         if action.resolution.success is not None and not action.secret:
             outcome = ": success" if action.resolution.success else ": failure"
@@ -1208,29 +1206,63 @@ class Encounter:
         return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 
-_COMBATANT_FIELDS: tuple[tuple[str, bool], ...] = ()  # (field, copied one level deep)
-# Containers of plain values: copied one level deep, as `_enter` itself copies a sheet.
-_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now"})
-_AS_IS = (str, int, float, bool, tuple, type(None))  # never changed in place: shared
+# The fields of an action that change while it may still change (passive initiation,
+# completion, interruption, abort, keep). The only change to any other field, a rename,
+# drops the checkpoints taken before it.
+_ACTION_CHANGES = ("status", "completes", "ended")
+_action_values = operator.attrgetter(*_ACTION_CHANGES)
+_COMBATANT_FIELDS = tuple(f.name for f in dataclasses.fields(Combatant))
+_combatant_values = operator.attrgetter(*_COMBATANT_FIELDS)
+# Combatant fields holding containers of plain values, changed in place: a checkpoint
+# copies them one level deep, as `_enter` itself copies a sheet (the rest are plain
+# values, or actions, which are kept by identity: see `_snapshot`).
+_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "initiated_now", "in_progress"})
+_FLAT_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in _FLAT)
+# Lists are kept as tuples in a row (a tuple of plain values is not tracked by gc).
+_LIST_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in ("initiated_now", "in_progress"))
+_DICT_AT = tuple(i for i in _FLAT_AT if i not in _LIST_AT)
 
 
-def _copy_combatant(c: Combatant, same: Callable[[Any], Any]) -> Combatant:
-    """A copy of a combatant whose containers are new and whose actions are remapped
-    (slot by slot, without the constructor: a checkpoint copies the whole roster)."""
-    global _COMBATANT_FIELDS
-    if not _COMBATANT_FIELDS:
-        import dataclasses
+def _combatant_row(c: Combatant) -> tuple[Any, ...]:
+    """A combatant's fields in order, its containers copied (a checkpoint's copy)."""
+    row = list(_combatant_values(c))
+    for i in _DICT_AT:
+        row[i] = row[i].copy()
+    for i in _LIST_AT:
+        row[i] = tuple(row[i])
+    return tuple(row)
 
-        _COMBATANT_FIELDS = tuple((f.name, f.name in _FLAT) for f in dataclasses.fields(Combatant))
+
+def _combatant_from_row(row: tuple[Any, ...]) -> Combatant:
+    """A live combatant from a checkpoint's row (containers copied again: the row stays
+    as it was, for the next restore); slot by slot, without the constructor."""
     twin = object.__new__(Combatant)
-    for name, flat in _COMBATANT_FIELDS:
-        value = getattr(c, name)
-        if flat:
-            value = value.copy()
-        elif value.__class__ not in _AS_IS:
-            value = same(value)
+    for name, value in zip(_COMBATANT_FIELDS, row):
         setattr(twin, name, value)
+    for i in _DICT_AT:
+        setattr(twin, _COMBATANT_FIELDS[i], row[i].copy())
+    for i in _LIST_AT:
+        setattr(twin, _COMBATANT_FIELDS[i], list(row[i]))
     return twin
+
+
+# Never changed in place once made (actions are put back by `_restore` itself): shared.
+_KEPT = (str, int, float, bool, tuple, type(None), Action, Resolution, LogEntry, *fx.EFFECT_TYPES.values())
+
+
+def _copy_value(value: Any, owner: Any) -> Any:
+    """Any other state attribute: dicts and lists copied all the way down (their
+    elements may be changed in place), proposals copied (approving one changes its
+    status), immutable values kept, anything else copied deep."""
+    if isinstance(value, dict):
+        return {k: _copy_value(v, owner) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_value(v, owner) for v in value]
+    if isinstance(value, _KEPT):
+        return value
+    if isinstance(value, Proposal):
+        return copy.copy(value)
+    return copy.deepcopy(value, {id(owner): owner})
 
 
 def _first_crossing(value: int | float, per: int | float) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -152,6 +152,25 @@ class LogEntry:
     # Between the GM and the players of the combatants in `about` (a proposal, a
     # refusal): not shown to viewers or other players (tracker.roles.visible_to).
     private: bool = False
+
+
+# A frozen dataclass's __init__ sets each field through object.__setattr__, four times
+# the cost of a plain one, and the engine writes a log line or two for every change. So
+# it fills an unfrozen twin with the same slots, in the same order, and then gives it
+# LogEntry's class (allowed: the layouts are the same): the result is an ordinary frozen
+# LogEntry (tests/test_engine_speed.py checks that it is equal, hashes alike, refuses
+# changes). Made from LogEntry's own fields, so the two cannot drift apart.
+_LogEntryDraft = make_dataclass(
+    "_LogEntryDraft", [(f.name, f.type, field(default=f.default)) for f in fields(LogEntry)], slots=True, eq=False, repr=False
+)
+
+
+def log_entry(segment: int, kind: str, text: str, about: tuple[str, ...] = (), seq: int = 0,
+              secret: bool = False, while_hidden: bool = False, private: bool = False) -> LogEntry:
+    """`LogEntry(...)`, built at the cost of an unfrozen dataclass (see above)."""
+    entry: Any = _LogEntryDraft(segment, kind, text, about, seq, secret, while_hidden, private)
+    entry.__class__ = LogEntry
+    return entry  # type: ignore[no-any-return]
 
 
 PENDING = "pending"
