@@ -24,6 +24,13 @@ one after another (as players join a table) and then the GM. Measured:
   this loaded table); the ratio last-viewer / floor says what the sharing adds. (The GM's
   own log line is no floor: the note's notification covers it for seconds.)
 
+Also printed: the PSS figures again after the changes (a viewer copies what following a
+change touches), the CPU each viewer app and the server spent per change (from
+/proc/PID/stat: what 20 viewers cost a 2-core machine for one change; its floor, what an
+idle viewer spends over the same time, measured just before the changes), and the load
+average at the start, once everyone is connected, and at the end (other programs on the
+machine show there: timing figures from a loaded machine are read against the floor).
+
 Every wait has a timeout and the whole run a deadline; the server is stopped (SIGTERM) at
 the end whatever happens. Exit 0 if every target was met and nothing was lost, else 1.
 """
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -49,6 +57,7 @@ from tracker.persistence import codec  # noqa: E402
 from tracker.serve.probe import Screen, ServerProcess, make_key  # noqa: E402
 
 NAME = "Load test"
+IDLE_WINDOW = 3.0  # seconds of nothing happening, to measure what idle viewers cost
 
 
 def build(path: Path, events: int) -> None:
@@ -81,6 +90,25 @@ def pss_kb(pid: int) -> int:
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         pass
     return 0
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of one process so far; 0 if it has gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError, ValueError):
+        return 0.0
+
+
+def load_average() -> float:
+    """The machine's 1-minute load average (other programs share these 2 cores)."""
+    try:
+        with open("/proc/loadavg") as handle:
+            return float(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 def _stamp(path: Path) -> tuple[int, int, int]:
@@ -117,12 +145,26 @@ class Result:
     file_to_last: list[float] = field(default_factory=list)  # file written -> slowest viewer
     lost: int = 0
     made: int = 0
+    viewer_pss_after_kb: list[int] = field(default_factory=list)  # the same, after the changes
+    server_pss_after_kb: int = 0
+    viewer_cpu_per_change: list[float] = field(default_factory=list)  # CPU s per change, each viewer app
+    server_cpu_per_change: float = 0.0
+    load: list[float] = field(default_factory=list)  # load average at start, after connecting, at the end
+    viewer_idle_cpu_per_s: list[float] = field(default_factory=list)  # CPU s per s, each viewer, nothing changing
+    change_cycle_s: float = 0.0  # wall time per change in the loop (typing, waits)
 
     @property
     def pss_per_viewer_mb(self) -> float:
-        if not self.viewer_pss_kb:
+        return self._per_viewer(self.viewer_pss_kb, self.server_pss_kb)
+
+    @property
+    def pss_per_viewer_after_mb(self) -> float:
+        return self._per_viewer(self.viewer_pss_after_kb, self.server_pss_after_kb)
+
+    def _per_viewer(self, viewers_kb: list[int], server_kb: int) -> float:
+        if not viewers_kb:
             return float("nan")
-        return (sum(self.viewer_pss_kb) + self.server_pss_kb * self.viewers / (self.viewers + 1)) / self.viewers / 1024
+        return (sum(viewers_kb) + server_kb * self.viewers / (self.viewers + 1)) / self.viewers / 1024
 
     def met(self) -> bool:
         return (
@@ -131,6 +173,7 @@ class Result:
             and len(self.first_draw) == self.viewers
             and max(self.first_draw) <= 1.0
             and self.pss_per_viewer_mb <= 20
+            and (not self.viewer_pss_after_kb or self.pss_per_viewer_after_mb <= 20)
             and statistics.median(self.to_last) < 0.300
             and pct(self.to_last, 0.95) < 0.600
         )
@@ -138,6 +181,7 @@ class Result:
 
 async def measure(events: int, viewers: int, changes: int, end: float, spawn: str) -> Result:
     result = Result(events, viewers, spawn)
+    result.load.append(load_average())
     with tempfile.TemporaryDirectory(prefix="tracker-bench-") as tmp:
         root = Path(tmp)
         saves = root / "saves"
@@ -165,6 +209,17 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
             pids = server.app_pids()
             result.viewer_pss_kb = [pss_kb(p) for p in pids[:viewers]]
             result.server_pss_kb = pss_kb(server.proc.pid)
+            result.load.append(load_average())
+            viewer_pids = pids[:viewers]
+            # What the viewers cost while nothing changes (following the file, timers): the
+            # floor the CPU per change is read against.
+            idle_from, idle_started = [cpu_s(p) for p in viewer_pids], time.perf_counter()
+            await asyncio.sleep(IDLE_WINDOW)
+            idle_s = time.perf_counter() - idle_started
+            result.viewer_idle_cpu_per_s = [(cpu_s(p) - b) / idle_s for p, b in zip(viewer_pids, idle_from)]
+            cpu_before = [cpu_s(p) for p in viewer_pids]
+            server_cpu_before = cpu_s(server.proc.pid)
+            changes_started = time.perf_counter()
             for n in range(1, changes + 1):
                 left = end - time.monotonic()
                 if left <= 5:
@@ -178,7 +233,9 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
                 gm.send(f"note {token}".encode())
                 echoed = await gm.wait_for(token, timeout=min(20, left), since=gm_mark)  # typed: not in the change's time
                 result.to_gm.append(echoed - typed)
-                needle = f"] {token}"  # the log line `[segment] text`, never the typed line
+                # The log line `[segment]  text` (its gap depends on the segment's digits).
+                # Only the GM's own screen shows the typed command, and it is not watched here.
+                needle = token
                 marks = [len(s.session.data) for s in screens]
                 stamp = _stamp(file)
                 sent = time.perf_counter()
@@ -196,6 +253,13 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
                     result.to_last.append(max(arrived) - sent)
                     if written is not None:
                         result.file_to_last.append(max(arrived) - written)
+            if result.made:
+                result.viewer_cpu_per_change = [(cpu_s(p) - b) / result.made for p, b in zip(viewer_pids, cpu_before)]
+                result.change_cycle_s = (time.perf_counter() - changes_started) / result.made
+                result.server_cpu_per_change = (cpu_s(server.proc.pid) - server_cpu_before) / result.made
+                result.viewer_pss_after_kb = [pss_kb(p) for p in viewer_pids]
+                result.server_pss_after_kb = pss_kb(server.proc.pid)
+            result.load.append(load_average())
         finally:
             for s in [*screens, *([gm] if gm else [])]:
                 await s.close()
@@ -211,12 +275,14 @@ def ms(values: list[float], q: float | None = None) -> str:
 
 def report(results: list[Result]) -> None:
     print()
-    print("| spawn | events | viewers | first draw median / max (s) | PSS per viewer (MB) | viewer app PSS median (MB) | server PSS (MB) |")
-    print("|---|---:|---:|---|---:|---:|---:|")
+    print("| spawn | events | viewers | first draw median / max (s) | PSS per viewer (MB) | viewer app PSS median (MB) | server PSS (MB) | PSS per viewer after the changes (MB) | load average: start / connected / end |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---|")
     for r in results:
         fd = f"{statistics.median(r.first_draw):.2f} / {max(r.first_draw):.2f}" if r.first_draw else "-"
         app = f"{statistics.median(r.viewer_pss_kb) / 1024:.1f}" if r.viewer_pss_kb else "-"
-        print(f"| {r.spawn} | {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} | {app} | {r.server_pss_kb / 1024:.1f} |")
+        after = f"{r.pss_per_viewer_after_mb:.1f}" if r.viewer_pss_after_kb else "-"
+        load = " / ".join(f"{x:.2f}" for x in r.load)
+        print(f"| {r.spawn} | {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} | {app} | {r.server_pss_kb / 1024:.1f} | {after} | {load} |")
     print()
     print("| spawn | events | changes | lost | GM key -> last viewer median / p95 (ms) | floor: GM's typing echoed median (ms) | ratio | GM key -> file written (GM app) | file written -> last viewer (followers) |")
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|")
@@ -225,6 +291,15 @@ def report(results: list[Result]) -> None:
         print(
             f"| {r.spawn} | {r.events:,} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {ms(r.to_gm)} | {ratio:.1f}x | {ms(r.to_file)} | {ms(r.file_to_last)} |"
         )
+    print()
+    print("| spawn | events | CPU per change, each viewer app: median / max (ms) | of which idle (floor: an idle viewer over the same time) | all viewers together, net of idle (ms) | server (ms) |")
+    print("|---|---:|---|---:|---:|---:|")
+    for r in results:
+        if r.viewer_cpu_per_change:
+            v = r.viewer_cpu_per_change
+            idle = [rate * r.change_cycle_s for rate in r.viewer_idle_cpu_per_s] or [0.0]
+            net = sum(v) - sum(idle)
+            print(f"| {r.spawn} | {r.events:,} | {statistics.median(v) * 1000:.0f} / {max(v) * 1000:.0f} | {statistics.median(idle) * 1000:.0f} | {net * 1000:.0f} | {r.server_cpu_per_change * 1000:.0f} |")
     print()
     for r in results:
         print(f"{r.spawn}, {r.events:,} events: targets (first draw <= 1 s, PSS <= 20 MB, median < 300 ms, p95 < 600 ms, nothing lost):", "met" if r.met() else "NOT met")

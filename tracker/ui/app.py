@@ -142,7 +142,18 @@ class TrackerApp(App[int]):
         # Saving and following run on threads (tracker.ui.live); a failed save comes back
         # to the event loop as a message.
         live.store.on_error = lambda message: self._report_save_error(message)
-        live.follow()
+        live.follow(notify=self._news)
+
+    def _news(self) -> None:
+        """On the follower's thread: another session's change was read; fold it in now."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._fold_news)
+
+    def _fold_news(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, EncounterScreen) and screen.is_mounted:
+                screen.poll()
 
     def _report_save_error(self, message: str) -> None:
         try:

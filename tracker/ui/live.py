@@ -17,8 +17,9 @@ never saved), and the app is told with a message. Quitting waits for the queue.
 
 Following another session's changes runs off the event loop too: a follower thread
 probes the file (only the bytes appended since the last read; a whole read if the file
-was replaced) and leaves what it parsed for `Live.poll`, which the screen's timer calls
-on the event loop to apply it (applying an event costs microseconds).
+was replaced) and leaves what it parsed for `Live.poll`, which runs on the event loop to
+apply it (applying an event costs microseconds): at once when the follower says it found
+something (the app's `notify`), else at the screen's next timer tick.
 """
 
 from __future__ import annotations
@@ -149,9 +150,10 @@ class WriteBehindStore:
 class Follower:
     """A thread that probes the file for others' changes and keeps the latest for `poll`."""
 
-    def __init__(self, store: WriteBehindStore, every: float = 0.1) -> None:
+    def __init__(self, store: WriteBehindStore, every: float = 0.1, notify: Callable[[], None] | None = None) -> None:
         self.store = store
         self.every = every
+        self.notify = notify  # called on this thread when something was found (see Live.follow)
         self._found: Change | None = None
         self._error = ""
         self._lock = threading.Lock()
@@ -186,6 +188,11 @@ class Follower:
                 found, error = None, f"{type(exc).__name__}: {exc}"
             with self._lock:
                 self._found, self._error = found, error
+            if (found is not None or error) and self.notify is not None:
+                try:
+                    self.notify()
+                except Exception:  # noqa: BLE001 - the app may be closing; its timer still polls
+                    pass
 
     def take(self) -> tuple[Change | None, str]:
         with self._lock:
@@ -211,6 +218,10 @@ class Live:
     viewer: bool = False
     version: int = field(default=0)  # bumped on every change seen, so widgets can cache
     follower: Follower | None = field(default=None, repr=False)
+    # What widgets derive from the whole fight and then extend (the timeline's index of
+    # actions by actor), kept with the encounter: a viewer forked from `tracker serve`
+    # inherits it built instead of walking (and so copying) every action again.
+    cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(cls, path: Path, viewer: bool = False, user: str = "", role: Role | None = None) -> "Live":
@@ -258,10 +269,14 @@ class Live:
         self.version += 1
         return outcome
 
-    def follow(self, every: float = 0.1) -> None:
-        """Probe the file on a thread from now on (the app calls this once mounted)."""
+    def follow(self, every: float = 0.05, notify: Callable[[], None] | None = None) -> None:
+        """Probe the file on a thread from now on (the app calls this once mounted).
+
+        `notify`, called on the follower's thread when it has read a change, lets the app
+        fold the change in at once instead of at its next timer tick (a viewer then
+        shows the GM's change a timer period sooner)."""
         if self.follower is None or not self.follower.alive:
-            self.follower = Follower(self.store, every)
+            self.follower = Follower(self.store, every, notify)
 
     def close(self) -> None:
         if self.follower is not None:

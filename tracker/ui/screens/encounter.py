@@ -45,6 +45,7 @@ from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
+from tracker.ui.widgets.redraw import update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import LEGEND, TimelineView
 
@@ -103,7 +104,7 @@ class UpcomingView(Static):
         lines.extend(Text(line, style="dim") for line in legend)
         text = Text("\n").join(lines)
         text.no_wrap, text.overflow = True, "ellipsis"
-        self.update(text)
+        update_if_changed(self, text)
 
 
 class EncounterScreen(Screen[None]):
@@ -195,7 +196,7 @@ class EncounterScreen(Screen[None]):
         if log.search:
             title.append(f" “{visible(log.search)}”")
         title.no_wrap, title.overflow = True, "ellipsis"
-        self.query_one("#log-title", Static).update(title)
+        update_if_changed(self.query_one("#log-title", Static), title)
 
     def on_resize(self) -> None:
         # A third of a tall terminal for the timeline; at 24 rows, 8.

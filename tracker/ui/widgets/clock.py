@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from tracker.text import visible
 from tracker.ui.live import Live
+from tracker.ui.widgets.redraw import update_if_changed
 
 
 class ClockBar(Static):
@@ -41,4 +42,4 @@ class ClockBar(Static):
         elif role.is_viewer:
             text.append("  [viewer]", style="italic")
         text.no_wrap, text.overflow = True, "ellipsis"
-        self.update(text)
+        update_if_changed(self, text)

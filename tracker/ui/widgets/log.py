@@ -3,12 +3,19 @@
 A declare or maintain line is followed by the dice the adapter recorded (from the
 event that made it), so the log shows both the faces and their meaning (the adapter's
 summary). Lines are word-wrapped to the widget's width; only the lines on screen are
-styled and cut into segments. Wrapping is cached by text, and the row count of each
-entry is kept as a prefix sum, so growing the log by a few lines costs a few lines.
-The view follows the end of the log unless the reader has scrolled back (by keys,
-wheel or scrollbar); scrolling back to the end follows again. The scrollbar has its
-own column at all times (a stable gutter), so a wrapped line never loses its last
-letter under it.
+styled and cut into segments.
+
+What the widget holds does not grow with the fight: it loads (reads, filters, wraps)
+only the newest entries, a few screens' worth, and keeps at most a bounded tail of them
+while it follows the newest line (older ones are dropped again). A change appends just
+the new entries. Older lines are loaded a chunk at a time when the reader scrolls back
+near the oldest loaded row (keys, wheel or scrollbar); the view stays on the line it
+showed. A filter or a search starts again from the newest entries and scans back only
+until it has found a few screens of matches. The view follows the end of the log unless
+the reader has scrolled back; scrolling back to the end follows again; a new filter or
+search shows its newest matches. The scrollbar has its own column at all times (a
+stable gutter), so a wrapped line never loses its last letter under it. The scrollbar
+measures the loaded lines, not the whole fight (as a chat's history loads on scrolling).
 
 Filter and search: `only` keeps the entries about one combatant, `search` the entries
 whose text holds a string (any case); both at once narrow further.
@@ -17,8 +24,10 @@ At a shared table (the file holds changes signed by more than one person), each
 change's first line names who made it (`tracker.roles.who`: "GM alice", "player bob";
 an approved proposal: the player's, approved by the GM); moving time (next, step) is
 not signed, being always the GM's. A file with one author has nobody to tell apart,
-so its lines stay as they were. A player or a
-viewer sees the lines `tracker.roles.visible_to` allows: a player also sees the
+so its lines stay as they were. Who wrote the file is read once per event and kept with
+the encounter (`Live.cache`), so a forked viewer inherits it instead of reading every
+event again; a change's first line is found by looking back only over its own lines.
+A player or a viewer sees the lines `tracker.roles.visible_to` allows: a player also sees the
 private lines about their own combatants (their proposals, the GM's refusal and why).
 
 Viewers never see a secret roll's dice (nor its outcome: those lines are secret in the
@@ -73,27 +82,49 @@ def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encou
     return visible(text)
 
 
+class Authors:
+    """Who signed the events read so far (kept in `Live.cache`, extended as events come)."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events = events
+        self.read = 0
+        self.names: set[str] = set()
+
+    def update(self) -> bool:
+        """Read the new events; whether more than one person signed the file."""
+        if len(self.names) <= 1:
+            self.names.update(e.by for e in self.events[self.read :] if e.by)
+        self.read = len(self.events)
+        return len(self.names) > 1
+
+
 class CombatLog(ScrollView, can_focus=False):
     COMPONENT_CLASSES = {"log--segment", "log--declare", "log--damage", "log--down", "log--complete", "log--note"}
+
+    TAIL = 300  # entries kept while following the newest (older ones are dropped again)
+    CHUNK = 200  # entries loaded at a time when the reader scrolls back
+    SCREENS = 3  # at least this many screens of rows are loaded, when the log has them
 
     def __init__(self, live: Live, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.live = live
-        self._entries: list[LogEntry] = []
+        self._entries: list[LogEntry] = []  # the loaded entries, oldest first
+        self._at: list[int] = []  # each loaded entry's index in the encounter's log
+        self._lines: list[list[str]] = []  # each loaded entry wrapped to the width
+        self._rows: list[int] = []  # prefix sums of rows per loaded entry
         self._source: list[LogEntry] | None = None
-        self._seen = 0
+        self._seen = 0  # log[:_seen] has been considered at the newest end
+        self._first = 0  # log[:_first] is not loaded yet (scrolling back loads it)
         self._width = 0
-        self._rows: list[int] = []  # prefix sums of rows per entry
-        self._wraps: dict[tuple[str, int], list[str]] = {}
+        self.wrapped = 0  # entries wrapped so far: what a change or a scroll cost
         self.follow = True
         self._hidden: tuple[str, ...] = ()
         self.only: str | None = None  # show the entries about this combatant
         self.search = ""  # show the entries holding this text (any case)
         self._filter: tuple[str | None, str, str, bool] = (None, "", "", False)
-        self._heads: set[int] = set()  # id() of each change's first line shown: it names who
-        self._last_seq = -1
-        self._authors: set[str] = set()  # the `by` of the events read so far
-        self._events_read = 0
+        self._signing = False  # at a shared table: a change's first line names who made it
+        self._shifting = False  # loading older entries moves the view: not the reader's scroll
+        self._shown_size = Size(0, 0)  # the size the last reload laid the lines out for
 
     def on_mount(self) -> None:
         self.reload()
@@ -101,19 +132,26 @@ class CombatLog(ScrollView, can_focus=False):
     def on_resize(self) -> None:
         self.reload()
 
-    def _wrap(self, text: str, width: int) -> list[str]:
-        key = (text, width)
-        found = self._wraps.get(key)
-        if found is None:
-            found = textwrap.wrap(text, max(8, width), subsequent_indent="  ") or [""]
-            if len(self._wraps) > 50_000:
-                self._wraps.clear()
-            self._wraps[key] = found
-        return found
+    @property
+    def older(self) -> bool:
+        """Whether older lines exist that are not loaded (scrolling back loads them)."""
+        return self._first > 0
 
-    def _text(self, entry: LogEntry) -> str:
+    def _text(self, entry: LogEntry, index: int | None = None) -> str:
+        """The line as this reader sees it (signed if it opens a change at a shared
+        table); `index`, its place in the log, is looked up when not given."""
         text = entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
-        return text + self._signed(entry) if id(entry) in self._heads else text
+        if not self._signing:
+            return text
+        if index is None:
+            index = self._index_of(entry)
+        return text + self._signed(entry) if index is not None and self._head(index) else text
+
+    def _index_of(self, entry: LogEntry) -> int | None:
+        for at, loaded in zip(self._at, self._entries):
+            if loaded is entry:
+                return at
+        return next((i for i, e in enumerate(self.live.encounter.log) if e is entry), None)
 
     def _signed(self, entry: LogEntry) -> str:
         events = self.live.encounter.events
@@ -127,68 +165,177 @@ class CombatLog(ScrollView, can_focus=False):
                 return visible(f" · {who(player)}, approved by {who(event.by)}")
         return visible(f" · {who(event.by)}")
 
-    def _wanted(self, entry: LogEntry) -> bool:
-        if self.only is not None and self.only not in entry.about:
+    def _seen_by_reader(self, entry: LogEntry) -> bool:
+        return not self.live.viewer or visible_to(self.live.seen_as, entry, self._hidden)
+
+    def _head(self, index: int) -> bool:
+        """Whether this is the first line of its change the reader sees (it names who).
+        A change's lines are contiguous in the log: look back over its own lines only."""
+        log = self.live.encounter.log
+        seq = log[index].seq
+        if not seq:
             return False
-        return not self.search or self.search.casefold() in self._text(entry).casefold()
+        back = index - 1
+        while back >= 0 and log[back].seq == seq:
+            if self._seen_by_reader(log[back]):
+                return False
+            back -= 1
+        return True
+
+    def _shown(self, index: int) -> str | None:
+        """The text of log line `index` if this reader sees it under the filter, else None."""
+        entry = self.live.encounter.log[index]
+        if not self._seen_by_reader(entry):
+            return None
+        if self.only is not None and self.only not in entry.about:
+            return None
+        text = self._text(entry, index)  # signed before the search: "player bob" finds their changes
+        if self.search and self.search.casefold() not in text.casefold():
+            return None
+        return text
+
+    def _wrap(self, text: str) -> list[str]:
+        self.wrapped += 1
+        return textwrap.wrap(text, max(8, self._width), subsequent_indent="  ") or [""]
 
     def set_filter(self, only: str | None, search: str) -> None:
+        """Show only `only`'s entries and/or those holding `search`; the view starts at
+        the newest match."""
         self.only, self.search = only, search
+        self.follow = True
         self.reload()
 
+    def _reset(self, log: list[LogEntry]) -> None:
+        self._source, self._seen, self._first = log, len(log), len(log)
+        self._entries, self._at, self._lines, self._rows = [], [], [], []
+
+    def _restack(self) -> None:
+        self._rows = list(accumulate(len(lines) for lines in self._lines))
+
     def reload(self) -> None:
+        """Bring the view up to the encounter: new entries appended at the end (only
+        those are read and wrapped); a filter, a reader's hidden set or a shorter log
+        starts again from the newest entries."""
         enc = self.live.encounter
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
         hidden = tuple(n for n, c in enc.combatants.items() if c.hidden) if self.live.viewer else ()
-        events = enc.events
-        if len(events) < self._events_read:
-            self._authors, self._events_read = set(), 0
-        self._authors.update(e.by for e in events[self._events_read :] if e.by)
-        self._events_read = len(events)
-        shared = len(self._authors) > 1
+        authors = self.live.cache.get("log.authors")
+        if not isinstance(authors, Authors) or authors.events is not enc.events or len(enc.events) < authors.read:
+            authors = self.live.cache["log.authors"] = Authors(enc.events)
+        shared = authors.update()
         wanted = (self.only, self.search, mode_of(enc), shared)
-        if log is not self._source or len(log) < self._seen or width != self._width or hidden != self._hidden or wanted != self._filter:
-            self._source, self._seen, self._width, self._hidden, self._filter = log, 0, width, hidden, wanted
-            self._entries, self._rows = [], []
-            self._heads, self._last_seq = set(), -1
-        new = log[self._seen :]
-        if self.live.viewer:
-            role = self.live.seen_as
-            new = [e for e in new if visible_to(role, e, hidden)]
-        for e in new if shared else ():  # before the search: "player bob" finds their changes
-            if e.seq and e.seq != self._last_seq:
-                self._heads.add(id(e))
-            self._last_seq = e.seq
-        if self.only is not None or self.search:
-            new = [e for e in new if self._wanted(e)]
-        self._seen = len(log)
+        before = (self._source, self._seen, self._first, self._width, self.size)
+        if log is not self._source or len(log) < self._seen or hidden != self._hidden or wanted != self._filter:
+            self._hidden, self._filter, self._signing = hidden, wanted, shared
+            self._reset(log)
+        if width != self._width:
+            self._width = width
+            self._lines = [self._wrap(self._text(e, i)) for e, i in zip(self._entries, self._at)]
+            self._restack()
+        if before == (log, len(log), self._first, width, self.size) and self._shown_size == self.size:
+            return  # nothing new to show: no repaint (a change elsewhere on the screen)
+        self._shown_size = self.size
         start = self._rows[-1] if self._rows else 0
-        counts = [len(self._wrap(self._text(e), width)) for e in new]
-        self._entries.extend(new)
-        self._rows.extend(list(accumulate(counts, initial=start))[1:])
+        for index in range(self._seen, len(log)):
+            text = self._shown(index)
+            if text is not None:
+                lines = self._wrap(text)
+                self._entries.append(log[index])
+                self._at.append(index)
+                self._lines.append(lines)
+                start += len(lines)
+                self._rows.append(start)
+        self._seen = len(log)
+        if self.follow and len(self._entries) > self.TAIL + self.CHUNK:
+            self._drop_oldest(len(self._entries) - self.TAIL)
+        self._fill()
         total = self._rows[-1] if self._rows else 0
-        at_end = self.follow
         self.virtual_size = Size(self.size.width, total)
-        if at_end:
-            self.scroll_to(y=max(0, total - self.scrollable_content_region.height), animate=False)
+        if self.follow:
+            self._scroll(max(0, total - self.scrollable_content_region.height))
             self.call_after_refresh(self._to_end)
+        self.refresh()
+
+    def _scroll(self, y: float) -> None:
+        # At once (not after the next frame, Textual's default), and even before the
+        # layout has noticed that the content grew past the screen. The widget's own
+        # moves are not the reader's: they neither stop following nor load older lines.
+        shifting, self._shifting = self._shifting, True
+        try:
+            self.scroll_to(y=y, animate=False, force=True, immediate=True)
+        finally:
+            self._shifting = shifting
+
+    def _need(self) -> int:
+        return self.SCREENS * max(1, self.scrollable_content_region.height)
+
+    def _fill(self) -> None:
+        """Load older entries until a few screens of rows (and some entries) are there."""
+        while self.older and ((self._rows[-1] if self._rows else 0) < self._need() or len(self._entries) < self.CHUNK // 2):
+            self._load_older(self.CHUNK)
+
+    def _drop_oldest(self, count: int) -> None:
+        """Forget the oldest loaded entries (the newest are followed); they load again
+        when the reader scrolls back to them. A few screens of rows always stay."""
+        count = min(count, bisect_right(self._rows, self._rows[-1] - self._need()), len(self._entries) - self.CHUNK // 2)
+        if count <= 0:
+            return
+        self._first = self._at[count]
+        del self._entries[:count], self._at[:count], self._lines[:count]
+        self._restack()
+
+    def _load_older(self, count: int) -> int:
+        """Load up to `count` more entries before the oldest loaded one; the rows added."""
+        log = self.live.encounter.log
+        found: list[tuple[int, LogEntry, list[str]]] = []
+        index = self._first
+        while index > 0 and len(found) < count:
+            index -= 1
+            text = self._shown(index)
+            if text is not None:
+                found.append((index, log[index], self._wrap(text)))
+        self._first = index
+        if not found:
+            return 0
+        found.reverse()
+        self._at[:0] = [i for i, _, _ in found]
+        self._entries[:0] = [e for _, e, _ in found]
+        self._lines[:0] = [lines for _, _, lines in found]
+        self._restack()
+        return sum(len(lines) for _, _, lines in found)
+
+    def _back(self, top: float) -> None:
+        """The view is heading for row `top`: if that is near the oldest loaded row and
+        older lines exist, load them first and keep the view where it was."""
+        height = max(1, self.scrollable_content_region.height)
+        if top >= height or not self.older or self._shifting:
+            return
+        added = self._load_older(self.CHUNK)
+        if not added:
+            return
+        self.virtual_size = Size(self.size.width, self._rows[-1])
+        self._scroll(self.scroll_y + added)
         self.refresh()
 
     def _to_end(self) -> None:
         if self.follow:
-            self.scroll_to(y=self.max_scroll_y, animate=False)
+            self._scroll(self.max_scroll_y)
 
     def scroll_lines(self, rows: int) -> None:
+        self._back(self.scroll_y + rows)
         target = max(0, min(self.scroll_y + rows, self.max_scroll_y))
-        self.scroll_to(y=target, animate=False)
+        self.scroll_to(y=target, animate=False, force=True, immediate=True)
         self.follow = target >= self.max_scroll_y
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if self._shifting:
+            return
         # Scrolled back by wheel or scrollbar: stop following; back at the end: follow.
         if new < old:
             self.follow = new >= self.max_scroll_y
+            self._back(new)
         elif new >= self.max_scroll_y:
             self.follow = True
 
@@ -201,7 +348,7 @@ class CombatLog(ScrollView, can_focus=False):
         index = bisect_right(self._rows, row)
         first = self._rows[index - 1] if index else 0
         entry = self._entries[index]
-        lines = self._wrap(self._text(entry), self._width)
+        lines = self._lines[index]
         part = row - first
         style = base + self.get_component_rich_style(f"log--{entry.kind}") if f"log--{entry.kind}" in self.COMPONENT_CLASSES else base
         head = f"[{entry.segment}]".ljust(PREFIX) if part == 0 else " " * PREFIX

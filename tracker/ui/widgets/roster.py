@@ -34,6 +34,7 @@ from textual.widgets import Static
 from tracker.engine import Combatant
 from tracker.text import visible
 from tracker.ui.live import Live
+from tracker.ui.widgets.redraw import refresh_if_changed, update_if_changed
 from tracker.viewing import shown
 
 ROWS = 1
@@ -129,12 +130,13 @@ class RosterView(ScrollView, can_focus=False):
         if name is not None:
             for i, c in enumerate(self.combatants):
                 if c.name == name:
-                    self.selected = i
+                    self.set_reactive(RosterView.selected, i)
                     break
-        self.selected = max(0, min(self.selected, len(self.combatants) - 1))
+        # Set without the reactive's repaint: the roster repaints below only if it changed.
+        self.set_reactive(RosterView.selected, max(0, min(self.selected, len(self.combatants) - 1)))
         self._name_width = min(NAME, max((len(visible(c.name)) for c in self.combatants), default=4))
         self.virtual_size = Size(self.size.width, max(1, len(self.combatants) * ROWS))
-        self.refresh()
+        refresh_if_changed(self)
 
     def select(self, index: int) -> None:
         if not self.combatants:
@@ -256,7 +258,7 @@ class DetailView(Static):
     def show(self, c: Combatant | None) -> None:
         if c is None:
             hint = "Add combatants: e (roster editor), or :add NAME key=value" if not self.live.viewer else "No combatants yet."
-            self.update(Text(hint, style="italic"))
+            update_if_changed(self, Text(hint, style="italic"))
             return
         enc = self.live.encounter
         now = enc.now
@@ -298,7 +300,7 @@ class DetailView(Static):
             text.append_text(part)
             column += len(part)
         self._shown = c
-        self.update(text)
+        update_if_changed(self, text)
 
     def on_resize(self) -> None:
         if getattr(self, "_shown", None) is not None:

@@ -30,6 +30,7 @@ from textual.strip import Strip
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
 from tracker.text import visible
 from tracker.ui.live import Live
+from tracker.ui.widgets.redraw import refresh_if_changed
 from tracker.ui.widgets.roster import visible_combatants
 
 NAME = 12
@@ -94,7 +95,10 @@ class TimelineView(ScrollView, can_focus=False):
         self.live = live
         self.pan = 0
         self.selected_name: str | None = None
-        self.index = ActionIndex()
+        index = live.cache.get("timeline.actions")
+        if not isinstance(index, ActionIndex):
+            index = live.cache["timeline.actions"] = ActionIndex()
+        self.index = index
         self.names: list[str] = []
 
     def on_mount(self) -> None:
@@ -104,7 +108,7 @@ class TimelineView(ScrollView, can_focus=False):
         self.index.update(self.live.encounter.actions)
         self.names = [c.name for c in visible_combatants(self.live)]
         self.virtual_size = Size(self.size.width, len(self.names) + 1)
-        self.refresh()
+        refresh_if_changed(self)
 
     def follow(self, name: str | None) -> None:
         """Highlight `name`'s row and scroll it into view (kept in step with the roster)."""
@@ -116,7 +120,7 @@ class TimelineView(ScrollView, can_focus=False):
                 self.scroll_to(y=max(0, row - 1), animate=False)
             elif row >= self.scroll_y + height:
                 self.scroll_to(y=row - height + 1, animate=False)
-        self.refresh()
+        refresh_if_changed(self)
 
     def bounds(self) -> tuple[int, int]:
         cells = max(1, self.scrollable_content_region.width - NAME)
