@@ -42,7 +42,7 @@ KNOWN = ("theme", "default_ruleset", "viewer_resources", "keys")
 
 
 class ConfigError(TrackerError):
-    pass
+    """The user's config file cannot be used; the message names the file and the key."""
 
 
 @dataclass(frozen=True, slots=True)
