@@ -1,6 +1,7 @@
 """Load on the shared table: one GM and 20 viewers over loopback SSH, at 1,000 and 20,000 events.
 
-    python benchmarks/shared.py [--viewers 20] [--changes 15] [--sizes 1000,20000] [--spawn fork,exec] [--deadline 900]
+    python benchmarks/shared.py [--viewers 20] [--changes 15] [--sizes 1000,20000] [--spawn fork,exec]
+                                [--viewers-per-process 10,1] [--deadline 900]
 
 For each size a fresh encounter is built with the engine (freeform; 50 combatants for the
 1,000-event fight, 1,000 combatants for the 20,000-event one, as benchmarks/engine.py),
@@ -10,8 +11,10 @@ one after another (as players join a table) and then the GM. Measured:
 - Time to first draw, per viewer: from the SSH connect call until the encounter's name is
   on that viewer's screen (target: each within 1 s).
 - Memory: PSS (/proc/PID/smaps_rollup, shared pages divided among their users) of every
-  viewer's app process, and of the server; "per viewer" is the viewer apps' PSS plus the
-  server's PSS shared by everyone connected, divided by the viewers (target: 20 MB or less).
+  process running viewers' apps (one each, or up to N each with the server's
+  `--viewers-per-process N`), and of the server; "per viewer" is those processes' PSS
+  plus the server's PSS shared by everyone connected, divided by the viewers (target:
+  20 MB or less).
 - A GM's change on every viewer's screen: the GM opens the command line and types
   `note pingN`, the benchmark waits until the GM's own screen shows the typed text, and
   the clock starts when Enter (the GM's key) is sent. It stops when the slowest viewer
@@ -136,8 +139,9 @@ class Result:
     events: int
     viewers: int
     spawn: str
+    per_process: int = 1
     first_draw: list[float] = field(default_factory=list)
-    viewer_pss_kb: list[int] = field(default_factory=list)
+    viewer_pss_kb: list[int] = field(default_factory=list)  # each process running viewers' apps
     server_pss_kb: int = 0
     to_last: list[float] = field(default_factory=list)  # Enter -> the slowest viewer
     to_gm: list[float] = field(default_factory=list)  # typed text -> echoed on the GM's screen (floor)
@@ -147,11 +151,15 @@ class Result:
     made: int = 0
     viewer_pss_after_kb: list[int] = field(default_factory=list)  # the same, after the changes
     server_pss_after_kb: int = 0
-    viewer_cpu_per_change: list[float] = field(default_factory=list)  # CPU s per change, each viewer app
+    viewer_cpu_per_change: list[float] = field(default_factory=list)  # CPU s per change, each viewers' process
     server_cpu_per_change: float = 0.0
     load: list[float] = field(default_factory=list)  # load average at start, after connecting, at the end
-    viewer_idle_cpu_per_s: list[float] = field(default_factory=list)  # CPU s per s, each viewer, nothing changing
+    viewer_idle_cpu_per_s: list[float] = field(default_factory=list)  # CPU s per s, each viewers' process, nothing changing
     change_cycle_s: float = 0.0  # wall time per change in the loop (typing, waits)
+
+    @property
+    def label(self) -> str:
+        return f"{self.spawn}, {self.per_process} per process" if self.spawn == "fork" else self.spawn
 
     @property
     def pss_per_viewer_mb(self) -> float:
@@ -179,8 +187,8 @@ class Result:
         )
 
 
-async def measure(events: int, viewers: int, changes: int, end: float, spawn: str) -> Result:
-    result = Result(events, viewers, spawn)
+async def measure(events: int, viewers: int, changes: int, end: float, spawn: str, per_process: int) -> Result:
+    result = Result(events, viewers, spawn, per_process)
     result.load.append(load_average())
     with tempfile.TemporaryDirectory(prefix="tracker-bench-") as tmp:
         root = Path(tmp)
@@ -193,7 +201,8 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
         (root / "viewer_keys").write_text(viewer_key.export_public_key().decode())
         build(file, events)
         server = ServerProcess.start(
-            saves, "--encounter", "load", "--gm-keys", str(root / "gm_keys"), "--viewer-keys", str(root / "viewer_keys"), "--max-connections", str(viewers + 4), "--spawn", spawn
+            saves, "--encounter", "load", "--gm-keys", str(root / "gm_keys"), "--viewer-keys", str(root / "viewer_keys"), "--max-connections", str(viewers + 4), "--spawn", spawn,
+            "--viewers-per-process", str(per_process),
         )
         screens: list[Screen] = []
         gm: Screen | None = None
@@ -207,10 +216,10 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
             gm = await Screen.connect(server.port, gm_key, size=(80, 24), timeout=60)
             await gm.wait_for(NAME, timeout=120)
             pids = server.app_pids()
-            result.viewer_pss_kb = [pss_kb(p) for p in pids[:viewers]]
+            viewer_pids = list(dict.fromkeys(pids[:viewers]))  # each process once, however many viewers it runs
+            result.viewer_pss_kb = [pss_kb(p) for p in viewer_pids]
             result.server_pss_kb = pss_kb(server.proc.pid)
             result.load.append(load_average())
-            viewer_pids = pids[:viewers]
             # What the viewers cost while nothing changes (following the file, timers): the
             # floor the CPU per change is read against.
             idle_from, idle_started = [cpu_s(p) for p in viewer_pids], time.perf_counter()
@@ -275,44 +284,44 @@ def ms(values: list[float], q: float | None = None) -> str:
 
 def report(results: list[Result]) -> None:
     print()
-    print("| spawn | events | viewers | first draw median / max (s) | PSS per viewer (MB) | viewer app PSS median (MB) | server PSS (MB) | PSS per viewer after the changes (MB) | load average: start / connected / end |")
+    print("| spawn | events | viewers | first draw median / max (s) | PSS per viewer (MB) | viewers' processes: count, PSS median (MB) | server PSS (MB) | PSS per viewer after the changes (MB) | load average: start / connected / end |")
     print("|---|---:|---:|---|---:|---:|---:|---:|---|")
     for r in results:
         fd = f"{statistics.median(r.first_draw):.2f} / {max(r.first_draw):.2f}" if r.first_draw else "-"
-        app = f"{statistics.median(r.viewer_pss_kb) / 1024:.1f}" if r.viewer_pss_kb else "-"
+        app = f"{len(r.viewer_pss_kb)}, {statistics.median(r.viewer_pss_kb) / 1024:.1f}" if r.viewer_pss_kb else "-"
         after = f"{r.pss_per_viewer_after_mb:.1f}" if r.viewer_pss_after_kb else "-"
         load = " / ".join(f"{x:.2f}" for x in r.load)
-        print(f"| {r.spawn} | {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} | {app} | {r.server_pss_kb / 1024:.1f} | {after} | {load} |")
+        print(f"| {r.label} | {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} | {app} | {r.server_pss_kb / 1024:.1f} | {after} | {load} |")
     print()
     print("| spawn | events | changes | lost | GM key -> last viewer median / p95 (ms) | floor: GM's typing echoed median (ms) | ratio | GM key -> file written (GM app) | file written -> last viewer (followers) |")
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|")
     for r in results:
         ratio = statistics.median(r.to_last) / statistics.median(r.to_gm) if r.to_last and r.to_gm else float("nan")
         print(
-            f"| {r.spawn} | {r.events:,} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {ms(r.to_gm)} | {ratio:.1f}x | {ms(r.to_file)} | {ms(r.file_to_last)} |"
+            f"| {r.label} | {r.events:,} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {ms(r.to_gm)} | {ratio:.1f}x | {ms(r.to_file)} | {ms(r.file_to_last)} |"
         )
     print()
-    print("| spawn | events | CPU per change, each viewer app: median / max (ms) | of which idle (floor: an idle viewer over the same time) | all viewers together, net of idle (ms) | server (ms) |")
-    print("|---|---:|---|---:|---:|---:|")
+    print("| spawn | events | CPU per change, all viewers' processes (ms) | of which idle (floor: the same processes, nothing changing, over the same time) | net of idle, all viewers (ms) | per viewer (ms) | server (ms) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
         if r.viewer_cpu_per_change:
             v = r.viewer_cpu_per_change
             idle = [rate * r.change_cycle_s for rate in r.viewer_idle_cpu_per_s] or [0.0]
             net = sum(v) - sum(idle)
-            print(f"| {r.spawn} | {r.events:,} | {statistics.median(v) * 1000:.0f} / {max(v) * 1000:.0f} | {statistics.median(idle) * 1000:.0f} | {net * 1000:.0f} | {r.server_cpu_per_change * 1000:.0f} |")
+            print(f"| {r.label} | {r.events:,} | {sum(v) * 1000:.0f} | {sum(idle) * 1000:.0f} | {net * 1000:.0f} | {net / r.viewers * 1000:.1f} | {r.server_cpu_per_change * 1000:.0f} |")
     print()
     for r in results:
-        print(f"{r.spawn}, {r.events:,} events: targets (first draw <= 1 s, PSS <= 20 MB, median < 300 ms, p95 < 600 ms, nothing lost):", "met" if r.met() else "NOT met")
+        print(f"{r.label}, {r.events:,} events: targets (first draw <= 1 s, PSS <= 20 MB, median < 300 ms, p95 < 600 ms, nothing lost):", "met" if r.met() else "NOT met")
 
 
-async def run(sizes: list[int], viewers: int, changes: int, deadline: float, spawns: list[str]) -> int:
+async def run(sizes: list[int], viewers: int, changes: int, deadline: float, spawns: list[str], per_process: list[int]) -> int:
     end = time.monotonic() + deadline
     results: list[Result] = []
-    runs = [(events, spawn) for events in sizes for spawn in spawns]
-    for events, spawn in runs:
+    runs = [(events, spawn, n) for events in sizes for spawn in spawns for n in (per_process if spawn == "fork" else [1])]
+    for events, spawn, n in runs:
         per_run_end = time.monotonic() + (end - time.monotonic()) / (len(runs) - len(results))
-        print(f"{events:,} events, {viewers} viewers, --spawn {spawn} ...", flush=True)
-        results.append(await measure(events, viewers, changes, per_run_end, spawn))
+        print(f"{events:,} events, {viewers} viewers, --spawn {spawn} --viewers-per-process {n} ...", flush=True)
+        results.append(await measure(events, viewers, changes, per_run_end, spawn, n))
     report(results)
     return 0 if all(r.met() for r in results) else 1
 
@@ -324,10 +333,12 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,20000", help="event counts, comma-separated")
     parser.add_argument("--deadline", type=float, default=900.0, help="seconds for the whole run")
     parser.add_argument("--spawn", default="fork", help="fork, exec or fork,exec (the server's --spawn; each size run with each)")
+    parser.add_argument("--viewers-per-process", default="10", help="the server's --viewers-per-process with fork, e.g. 10,1 (each size run with each)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     spawns = [s.strip() for s in args.spawn.split(",") if s.strip()]
-    return asyncio.run(run(sizes, args.viewers, args.changes, args.deadline, spawns))
+    per_process = [int(s) for s in args.viewers_per_process.split(",") if s.strip()]
+    return asyncio.run(run(sizes, args.viewers, args.changes, args.deadline, spawns, per_process))
 
 
 if __name__ == "__main__":

@@ -125,6 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-startups", type=int, default=10, help="connections still logging in at once (apart from the seats)")
     p.add_argument("--login-grace", type=float, default=10.0, help="seconds a connection has to log in")
     p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection (default) or run a new one")
+    p.add_argument("--viewers-per-process", type=int, default=10, metavar="N", help="viewers whose apps share one process, with --encounter and fork (default 10; 1: a process each)")
 
     p = sub.add_parser("web", help="the viewer in a browser (read-only)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")

@@ -13,7 +13,7 @@ of the server buffering an unbounded amount of screen updates.
 Stopping: SIGHUP then SIGTERM to the whole process group (anything the app started goes
 too), SIGKILL after a grace period, and the child is always waited for (no zombies).
 
-Two ways to start the child:
+Three ways to start the child:
 - exec (`argv` run as a new program): a whole new Python, importing Textual and the app
   again (about 45 MB and a second or more per connection);
 - fork (`in_process` given): the server, which imported the app once at start, forks and
@@ -22,7 +22,9 @@ Two ways to start the child:
   fork keeps the child's garbage collector from writing to the inherited objects (which
   would copy their pages). The child drops everything of the server's: its file
   descriptors (sockets, the event loop's selector, the keys), its signal handlers and its
-  event loop, and leaves with `os._exit` so no server clean-up runs twice.
+  event loop, and leaves with `os._exit` so no server clean-up runs twice;
+- hosted (`attach` given): the pty's slave goes to a process that already runs other
+  viewers' apps (viewer_host), which ends the app when asked; the relay is the same.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import struct
 import sys
 import termios
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 INPUT_HIGH = 64 * 1024  # keystrokes waiting for the app: above this the caller should pause
@@ -145,6 +148,21 @@ def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Ca
         os._exit(code & 0xFF if code >= 0 else 1)
 
 
+class HostedApp(Protocol):
+    """An app that runs in a process shared with others (viewer_host.HostedViewer)."""
+
+    pid: int
+    returncode: int | None
+
+    async def wait(self) -> int: ...
+
+    def resized(self) -> None: ...
+
+    async def end(self, grace: float) -> int | None: ...
+
+    def ended(self, code: int) -> None: ...
+
+
 class PtyChild:
     def __init__(
         self,
@@ -155,6 +173,7 @@ class PtyChild:
         cwd: str | None = None,
         in_process: Callable[[list[str]], int] | None = None,
         on_input_room: Callable[[], None] | None = None,
+        attach: Callable[[int], HostedApp] | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = env
@@ -162,7 +181,8 @@ class PtyChild:
         self.cwd = cwd
         self.on_output = on_output
         self.in_process = in_process  # fork and call this (see the module doc) instead of exec
-        self.process: asyncio.subprocess.Process | ForkedProcess | None = None
+        self.attach = attach  # give the slave to a shared process (see the module doc)
+        self.process: asyncio.subprocess.Process | ForkedProcess | HostedApp | None = None
         self.on_input_room = on_input_room  # called when waiting input drops below INPUT_HIGH / 2
         self.dropped_input = 0  # bytes dropped at INPUT_CAP
         self.master = -1
@@ -183,7 +203,9 @@ class PtyChild:
         try:
             cols, rows, xpix, ypix = self.size
             set_winsize(slave, cols, rows, xpix, ypix)
-            if self.in_process is not None:
+            if self.attach is not None:
+                self.process = self.attach(slave)
+            elif self.in_process is not None:
                 self.process = self._fork(slave)
             else:
                 self.process = await asyncio.create_subprocess_exec(
@@ -292,6 +314,8 @@ class PtyChild:
         if self.master >= 0:
             with contextlib.suppress(OSError):  # the child is already gone
                 set_winsize(self.master, cols, rows, xpixels, ypixels)
+            if self.attach is not None and self.process is not None:
+                self.process.resized()  # type: ignore[union-attr]  # no SIGWINCH reaches a shared process
 
     # ------------------------------------------------------------ ending
     async def wait(self) -> int:
@@ -318,6 +342,13 @@ class PtyChild:
         if self.process is None:
             self.close()
             return None
+        if self.attach is not None:
+            hosted: HostedApp = self.process  # type: ignore[assignment]
+            if await hosted.end(grace) is None:
+                hosted.ended(-signal.SIGKILL)  # no answer: closing the master below ends it
+            self.returncode = hosted.returncode
+            self.close()
+            return self.returncode
         if self.process.returncode is None:
             self._signal_group(signal.SIGHUP)
             self._signal_group(signal.SIGTERM)

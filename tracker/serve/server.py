@@ -114,6 +114,7 @@ class ServeOptions:
     max_startups: int = 10
     login_grace: float = 10.0
     spawn: str = "fork"
+    viewers_per_process: int = 10
     python: str = sys.executable
 
     @classmethod
@@ -142,6 +143,10 @@ class ServeOptions:
         spawn = getattr(args, "spawn", None) or cls.spawn
         if spawn not in ("fork", "exec"):
             raise TrackerError(f"--spawn: expected fork or exec, got {spawn}")
+        per_process = getattr(args, "viewers_per_process", None)
+        per_process = cls.viewers_per_process if per_process is None else per_process
+        if per_process < 1:
+            raise TrackerError(f"--viewers-per-process: expected at least 1, got {per_process}")
         return cls(
             saves=saves,
             host=args.host,
@@ -157,6 +162,7 @@ class ServeOptions:
             max_startups=int(max_startups),
             login_grace=float(login_grace),
             spawn=spawn,
+            viewers_per_process=int(per_process),
         )
 
 
@@ -263,6 +269,19 @@ class Preloaded:
 
         return run
 
+    def viewer_app(self, saves: Path) -> Any:
+        """A viewer's app on the inherited encounter, in a process shared by several
+        viewers (viewer_host): one encounter, one follower, for all of them."""
+        from tracker.ui.app import TrackerApp
+
+        from rulesets.dice import RandomDice
+
+        live = self.live
+        live.viewer = True
+        live.session.user = ""  # a viewer signs nothing
+        live.session.dice = RandomDice()  # not a copy of the server's generator (see runner)
+        return TrackerApp(saves, self.path, True, live)
+
 
 def player_role(live: Any, combatants: tuple[str, ...]) -> Any:
     """The player's role for `combatants` as the encounter names them, or None if one is
@@ -334,6 +353,7 @@ class TableServer:
         self._child_tasks: set[asyncio.Task[Any]] = set()
         self.preloaded: Preloaded | None = None
         self._keeper: asyncio.Task[None] | None = None
+        self.viewer_hosts: Any = None  # viewer_host.ViewerHosts, when viewers share processes
 
     async def start(self) -> None:
         host_key_path = self.options.host_key
@@ -352,6 +372,10 @@ class TableServer:
                     await self._warm_up()
                     log.info("encounter %s loaded in %.1fs, shared by every app", self.options.encounter, time.monotonic() - started)
                     self._keeper = asyncio.create_task(self._keep_current())
+                    if self.options.viewers_per_process > 1:
+                        from tracker.serve.viewer_host import ViewerHosts
+
+                        self.viewer_hosts = ViewerHosts(self.options.viewers_per_process, str(self.options.saves))
         self._listener = await asyncssh.create_server(
             lambda: TableSSHServer(self),
             self.options.host,
@@ -404,6 +428,17 @@ class TableServer:
         if self.preloaded is not None:
             return self.preloaded.runner(self.options, role, combatants)
         return run_app
+
+    def host_viewer(self, role: str, env: dict[str, str]) -> "Callable[[int], Any] | None":
+        """Where a viewer's app runs when viewers share processes: a function given the
+        pty slave (None: a process of its own, as for the GM and players)."""
+        hosts, preloaded = self.viewer_hosts, self.preloaded
+        if role != VIEWER or hosts is None or preloaded is None:
+            return None
+        if not hosts.has_room() and preloaded.busy.locked():
+            return None  # a new process forked now would copy a half-updated fight
+        saves = self.options.saves
+        return lambda slave: hosts.place(slave, env, lambda: preloaded.viewer_app(saves))
 
     @property
     def port(self) -> int:
@@ -505,6 +540,8 @@ class TableServer:
         children = list(self.children)
         log.info("shutting down: %d connection(s), %d app(s)", len(self.connections), len(children))
         await asyncio.gather(*(child.stop() for child in children), return_exceptions=True)
+        if self.viewer_hosts is not None:
+            await self.viewer_hosts.close()
         for record in [*self.connections.values(), *self.pending.values()]:
             if record.conn is not None:
                 record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
@@ -671,14 +708,17 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         options = self.table.options
         argv = child_argv(options, role, self.record.combatants)
         runner = self.table.runner(role, self.record.combatants)
+        env = child_env(options, role, self.term, client_env, self.record.user)
+        hosted = self.table.host_viewer(role, env)
         child = PtyChild(
             argv[3:] if runner else argv,  # forked: the arguments after `python -m tracker`
-            child_env(options, role, self.term, client_env, self.record.user),
+            env,
             self.size,
             self._output,
             cwd=str(options.saves),
             in_process=runner,
             on_input_room=self._input_room,
+            attach=hosted,
         )
         self.child = child
         try:
@@ -690,7 +730,7 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
                 chan.exit(1)
             return
         self.table.children.add(child)
-        log.info("app pid %d for %s", child.pid, self.record.who())
+        log.info("app pid %d for %s%s", child.pid, self.record.who(), " (a viewers' process)" if hosted else "")
         try:
             code = await child.wait()
         finally:

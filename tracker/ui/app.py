@@ -78,6 +78,7 @@ class TrackerApp(App[int]):
         self.animation_level = "none"
         self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
         self.key_hold = guard.KeyHold(self, self._forward_key)
+        self._attached: list[Live] = []  # every encounter this app opened (see on_unmount)
         guard.install_escape_parser()  # Esc then a key, read together, is not lost
 
     # ------------------------------------------------------------ guard and key hold
@@ -133,6 +134,8 @@ class TrackerApp(App[int]):
             self.push_screen(StartScreen(self.saves))
 
     def _attach(self, live: Live) -> None:
+        if not any(live is known for known in self._attached):
+            self._attached.append(live)
         live.viewer = live.viewer or self.viewer
         if not live.session.role.is_player:
             # A GM's or viewer's session role follows `viewer` from the start (Live.run
@@ -226,14 +229,13 @@ class TrackerApp(App[int]):
         self.exit(0)
 
     def on_unmount(self) -> None:
-        for screen in self.screen_stack:
-            live = getattr(screen, "live", None)
-            if live is not None:
-                if live.store.pending:
-                    self.flush_store(live)
-                live.close()
-        if self.live is not None:
-            self.live.close()  # its follower thread ends with the app
+        # Textual has closed the screens by now: the encounters this app attached are
+        # remembered here, so each one's writes finish and its follower thread ends (with
+        # the last app on it: viewers in `tracker serve` share one).
+        for live in self._attached:
+            if live.store.pending:
+                self.flush_store(live)
+            live.unfollow(self._news)
 
 
 def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) -> int:

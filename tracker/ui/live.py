@@ -153,7 +153,9 @@ class Follower:
     def __init__(self, store: WriteBehindStore, every: float = 0.1, notify: Callable[[], None] | None = None) -> None:
         self.store = store
         self.every = every
-        self.notify = notify  # called on this thread when something was found (see Live.follow)
+        # Called on this thread when something was found (see Live.follow): one per app
+        # showing this encounter (several viewers' apps share one in tracker serve).
+        self.listeners: list[Callable[[], None]] = [notify] if notify is not None else []
         self._found: Change | None = None
         self._error = ""
         self._lock = threading.Lock()
@@ -188,11 +190,12 @@ class Follower:
                 found, error = None, f"{type(exc).__name__}: {exc}"
             with self._lock:
                 self._found, self._error = found, error
-            if (found is not None or error) and self.notify is not None:
-                try:
-                    self.notify()
-                except Exception:  # noqa: BLE001 - the app may be closing; its timer still polls
-                    pass
+            if found is not None or error:
+                for notify in list(self.listeners):
+                    try:
+                        notify()
+                    except Exception:  # noqa: BLE001 - that app may be closing; its timer still polls
+                        pass
 
     def take(self) -> tuple[Change | None, str]:
         with self._lock:
@@ -277,6 +280,16 @@ class Live:
         shows the GM's change a timer period sooner)."""
         if self.follower is None or not self.follower.alive:
             self.follower = Follower(self.store, every, notify)
+        elif notify is not None and notify not in self.follower.listeners:
+            self.follower.listeners.append(notify)  # another app on this encounter
+
+    def unfollow(self, notify: Callable[[], None] | None = None) -> None:
+        """An app stops showing this encounter; the follower ends with the last one."""
+        follower = self.follower
+        if follower is not None and notify in follower.listeners:
+            follower.listeners.remove(notify)
+        if follower is None or not follower.listeners:
+            self.close()
 
     def close(self) -> None:
         if self.follower is not None:

@@ -114,6 +114,7 @@ class EncounterScreen(Screen[None]):
     def __init__(self, live: Live) -> None:
         super().__init__()
         self.live = live
+        self._drawn_version = live.version  # the widgets draw what is there when mounted
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
 
@@ -155,6 +156,7 @@ class EncounterScreen(Screen[None]):
         return c.name if c else None
 
     def redraw(self) -> None:
+        self._drawn_version = self.live.version
         self.query_one(ClockBar).show()
         roster = self.query_one(RosterView)
         roster.reload()
@@ -222,7 +224,9 @@ class EncounterScreen(Screen[None]):
         except TrackerError as exc:
             self.notify(f"the file changed but cannot be read: {exc}", severity="error", timeout=4)
             return
-        if changed:
+        # Another app sharing this encounter (viewers in one process) may have folded the
+        # change in first: what was drawn is compared with the encounter's version.
+        if changed or self.live.version != self._drawn_version:
             self.redraw()
 
     # ------------------------------------------------------------ dispatch

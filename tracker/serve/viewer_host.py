@@ -1,0 +1,494 @@
+"""Several viewers' apps in one process: `tracker serve --viewers-per-process N`.
+
+Why: a viewer forked from the server as a process of its own writes, and so owns, the
+pages its Python and Textual touch: about 10 MB for an empty Textual app alone, 20 to
+25 MB with the fight (measured with benchmarks/shared.py, against a budget of 20 MB per
+viewer). Viewers all see the same thing and write nothing, so up to N of them share one
+process: one copy of the encounter, one follower reading the file, one apply per
+change, and the process's own copying paid once. A viewer then costs what its own app
+makes (its widgets and frames, about 3 MB).
+
+How: the server forks a host process (from the preloaded server, as it forks an app)
+and keeps a control socket to it (AF_UNIX, SOCK_SEQPACKET: one JSON message per
+datagram). For each viewer the server still makes the pty pair and relays the SSH
+channel to the master, as for any app (pty_bridge: flow control, pausing output), and
+sends the slave's descriptor to the host with the viewer's environment (SCM_RIGHTS). The
+host runs a TrackerApp for it on `HostedDriver`: Textual's Linux driver on that
+descriptor instead of the process's stdin and stderr.
+
+    server -> host   {"op": "open", "id": N, "env": {...}} with the pty slave
+                     {"op": "size", "id": N}    the window changed (set on the master)
+                     {"op": "end", "id": N}     the client left: end that app
+                     {"op": "quit"}             the host's last viewer left
+    host -> server   {"op": "ended", "id": N, "code": C}
+
+Decisions:
+- Only viewers share a process. A GM's or a player's app writes, with a session and a
+  guard of its own, and keeps a process of its own.
+- The server alone decides a host's life: it sends a viewer to a host with a free
+  place (or forks a new one) and ends a host when its last viewer has gone, so no
+  viewer is sent to a host on its way out.
+- The host leads no terminal, so no SIGWINCH reaches it: the server sets the size on the
+  master as always and tells the host, which gives that app the new size.
+- A client gone: the server asks the host to end that app (the terminal is restored as
+  on any quit); without an answer within pty_bridge's grace it closes the master, and
+  the app, reading end-of-file, ends.
+- A host that dies takes only its own viewers: their sessions end with status 1, the
+  server logs it, and the GM, players and other hosts go on.
+- One viewer must never hold up the others: output goes to the terminal without
+  blocking; a terminal that takes nothing for `STALLED` seconds (a client that stopped
+  reading) is given up and its app ended, instead of the app's queue of writes filling
+  and stopping the host's event loop.
+- Each app is built with its viewer's environment (TERM, COLORTERM, NO_COLOR, LANG: what
+  Textual reads when an app is made). The host's stdout is /dev/null (Textual redirects
+  printing during each app's run; with several apps those redirections overlap, and
+  nothing of the app prints); its stderr is the server's log, where an app's crash
+  report lands.
+"""
+
+from __future__ import annotations
+
+import array
+import asyncio
+import contextlib
+import fcntl
+import functools
+import gc
+import json
+import logging
+import os
+import select
+import signal
+import socket
+import struct
+import termios
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.drivers.linux_driver import LinuxDriver
+from textual.geometry import Size
+
+from tracker.serve.pty_bridge import ForkedProcess
+
+log = logging.getLogger("tracker.serve")
+
+MAX_MESSAGE = 256 * 1024  # an environment is a few kB; nothing legitimate comes close
+STALLED = 10.0  # seconds a viewer's terminal may take no output before it is given up
+QUIT_GRACE = 2.0  # seconds the host's apps have to restore their terminals when it ends
+
+
+# ---------------------------------------------------------------- the control socket
+def send(sock: socket.socket, message: dict[str, Any], fd: int | None = None) -> None:
+    data = json.dumps(message).encode()
+    if fd is None:
+        sock.sendmsg([data])
+    else:
+        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+
+
+def receive(sock: socket.socket) -> tuple[dict[str, Any] | None, int | None]:
+    """One message and the descriptor sent with it; (None, None) at end of file."""
+    size = array.array("i").itemsize
+    data, ancillary, _flags, _address = sock.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(4 * size))
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            got = array.array("i")
+            got.frombytes(payload[: len(payload) - len(payload) % size])
+            fds.extend(got)
+    for extra in fds[1:]:  # at most one is ever sent: close anything else, never leak it
+        os.close(extra)
+    if not data:
+        for fd in fds[:1]:
+            os.close(fd)
+        return None, None
+    try:
+        message = json.loads(data)
+    except ValueError:
+        message = {}
+    return (message if isinstance(message, dict) else {}), (fds[0] if fds else None)
+
+
+# ---------------------------------------------------------------- in the host process
+class TerminalFile:
+    """A viewer's terminal as the driver's writer thread sees it: text written as UTF-8
+    without ever blocking for long (see the module doc: `STALLED`), and nothing raised
+    once the terminal is gone."""
+
+    def __init__(self, fd: int, gone: Callable[[], None]) -> None:
+        self.fd = fd
+        self.gone = False
+        self._on_gone = gone
+        try:  # a description of its own, so the input thread's reads stay blocking
+            self._out = os.open(os.ttyname(fd), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+        except OSError:
+            self._out = os.dup(fd)
+            os.set_blocking(self._out, False)
+
+    def write(self, text: str) -> None:
+        data = memoryview(text.encode("utf-8", "replace"))
+        waited_since = time.monotonic()
+        while data and not self.gone:
+            try:
+                sent = os.write(self._out, data)
+            except BlockingIOError:
+                left = STALLED - (time.monotonic() - waited_since)
+                if left <= 0:
+                    log.warning("a viewer's terminal took no output for %gs: its app ends", STALLED)
+                    self._give_up()
+                    return
+                select.select([], [self._out], [], min(left, 1.0))
+                continue
+            except OSError:
+                self._give_up()
+                return
+            data = data[sent:]
+            waited_since = time.monotonic()
+
+    def _give_up(self) -> None:
+        self.gone = True
+        self._on_gone()
+
+    def flush(self) -> None:
+        """Nothing is buffered here."""
+
+    def fileno(self) -> int:
+        return self._out
+
+    def isatty(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._out)
+
+
+class HostedDriver(LinuxDriver):
+    """Textual's Linux driver on one viewer's pty slave (the app's `terminal_fd`)."""
+
+    def __init__(self, app: App[Any], *, debug: bool = False, mouse: bool = True, size: tuple[int, int] | None = None) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
+        fd: int = getattr(app, "terminal_fd")
+        self.fileno = fd
+        self.input_tty = True
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._file = TerminalFile(fd, self._terminal_gone)  # type: ignore[assignment]
+
+    @property
+    def can_suspend(self) -> bool:
+        return False  # a SIGTSTP would stop every viewer in the process
+
+    def _get_terminal_size(self) -> tuple[int, int]:
+        try:
+            rows, cols, _x, _y = struct.unpack("HHHH", fcntl.ioctl(self.fileno, termios.TIOCGWINSZ, b"\0" * 8))
+        except OSError:
+            return 80, 24
+        return cols or 80, rows or 24
+
+    def start_application_mode(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        super().start_application_mode()
+
+    def resized(self) -> None:
+        """The server set a new size on the master (on the event loop)."""
+        if not self._in_band_window_resize:
+            size = Size(*self._get_terminal_size())
+            self._app.post_message(events.Resize(size, size))
+
+    def _terminal_gone(self) -> None:
+        """On a driver thread: the terminal went away or stopped reading; end the app."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop is closing: the app is ending anyway
+                loop.call_soon_threadsafe(functools.partial(self._app.exit, return_code=1))
+
+    def _run_input_thread(self) -> None:
+        try:
+            self.run_input_thread()
+        except OSError:  # end of file on the pty: the server closed the master
+            self._terminal_gone()
+        except BaseException:
+            super()._run_input_thread()  # anything else is reported as Textual does
+
+    def close(self) -> None:
+        super().close()
+        file = self._file
+        if isinstance(file, TerminalFile):
+            file.close()
+
+
+def run_host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
+    """The host process's main: apps for the viewers the server sends, until told to quit."""
+    return asyncio.run(_host(sock, make_app))
+
+
+async def _host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
+    loop = asyncio.get_running_loop()
+    sock.setblocking(False)
+    apps: dict[int, App[Any]] = {}
+    tasks: set[asyncio.Task[Any]] = set()
+    quit_now = asyncio.Event()
+
+    def tell(message: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError):  # the server has gone: this host ends next
+            send(sock, message)
+
+    async def run_one(ident: int, fd: int, env: dict[str, str]) -> None:
+        code = 1
+        try:
+            os.environ.clear()
+            os.environ.update(env)  # read by Textual as the app is made (TERM, COLORTERM, NO_COLOR)
+            app = make_app()
+            setattr(app, "terminal_fd", fd)
+            app.driver_class = HostedDriver
+            apps[ident] = app
+            await app.run_async()
+            code = int(app.return_code or 0)
+        except Exception as exc:  # noqa: BLE001 - one viewer's failure is that viewer's
+            log.error("viewer #%d: the app failed: %s: %s", ident, type(exc).__name__, exc)
+        finally:
+            apps.pop(ident, None)
+            with contextlib.suppress(OSError):
+                os.close(fd)  # the last holder of the slave: the server's master reads EOF
+            tell({"op": "ended", "id": ident, "code": code})
+
+    def readable() -> None:
+        try:
+            message, fd = receive(sock)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            message, fd = None, None
+        if message is None:
+            quit_now.set()  # the server has gone
+            loop.remove_reader(sock.fileno())
+            return
+        op, ident = message.get("op"), message.get("id")
+        if op == "open" and fd is not None and isinstance(ident, int):
+            env = message.get("env") if isinstance(message.get("env"), dict) else {}
+            task = loop.create_task(run_one(ident, fd, {str(k): str(v) for k, v in env.items()}))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            return
+        if fd is not None:
+            os.close(fd)
+        app = apps.get(ident) if isinstance(ident, int) else None
+        if op == "size" and app is not None and isinstance(app._driver, HostedDriver):
+            app._driver.resized()
+        elif op == "end" and app is not None:
+            app.exit()
+        elif op == "quit":
+            quit_now.set()
+
+    loop.add_reader(sock.fileno(), readable)
+    await quit_now.wait()
+    for app in list(apps.values()):
+        app.exit()
+    if tasks:
+        await asyncio.wait(list(tasks), timeout=QUIT_GRACE)
+    return 0
+
+
+def _start_host(sock: socket.socket, saves: str, make_app: Callable[[], App[Any]]) -> None:
+    """In the forked host, never returns: drop the server's descriptors, signal handlers
+    and event loop (as pty_bridge's forked app does), then run the viewers' apps."""
+    code = 1
+    try:
+        gc.freeze()  # inherited objects: never scanned, so never copied, by this process's gc
+        os.setsid()  # out of the server's group: a ctrl+c at the server's terminal is the server's
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        keep = sock.fileno()
+        limit = os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 65536
+        os.closerange(3, keep)
+        os.closerange(keep + 1, limit)
+        with contextlib.suppress(ValueError):
+            signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGWINCH, signal.SIGQUIT):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server ends hosts by their socket
+        asyncio.events._set_running_loop(None)  # forked from inside the server's loop
+        asyncio.set_event_loop_policy(None)
+        os.chdir(saves)
+        code = run_host(sock, make_app)
+    except BaseException as exc:  # noqa: BLE001 - say it in the server's log, then leave
+        with contextlib.suppress(BaseException):
+            os.write(2, f"tracker serve: viewers' process {os.getpid()} failed: {type(exc).__name__}: {exc}\n".encode("utf-8", "replace"))
+    finally:
+        os._exit(code & 0xFF)
+
+
+# ---------------------------------------------------------------- in the server
+class HostedViewer:
+    """One viewer's app in a host, as pty_bridge.PtyChild sees a process."""
+
+    def __init__(self, host: "ViewerHost", ident: int) -> None:
+        self.host = host
+        self.ident = ident
+        self.pid = host.pid
+        self.returncode: int | None = None
+        self._done = asyncio.Event()
+
+    def ended(self, code: int) -> None:
+        if self.returncode is None:
+            self.returncode = code
+            self._done.set()
+
+    async def wait(self) -> int:
+        await self._done.wait()
+        assert self.returncode is not None
+        return self.returncode
+
+    def resized(self) -> None:
+        self.host.tell({"op": "size", "id": self.ident})
+
+    async def end(self, grace: float) -> int | None:
+        """Ask the host to end this app; None if it did not within `grace` seconds."""
+        if self.returncode is None:
+            self.host.tell({"op": "end", "id": self.ident})
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._done.wait(), timeout=grace)
+        return self.returncode
+
+
+class ViewerHost:
+    """The server's side of one host process: its socket, process and viewers."""
+
+    def __init__(self, pool: "ViewerHosts", process: ForkedProcess, sock: socket.socket) -> None:
+        self.pool = pool
+        self.process = process
+        self.pid = process.pid
+        self.sock = sock
+        self.viewers: dict[int, HostedViewer] = {}  # until the host says each has ended
+        self.closed = False
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(sock.fileno(), self._readable)
+
+    def tell(self, message: dict[str, Any], fd: int | None = None) -> bool:
+        if self.closed:
+            return False
+        try:
+            send(self.sock, message, fd)
+        except OSError as exc:  # a full socket for seconds, or the host gone: it is lost
+            log.error("viewers' process %d does not answer (%s); ending it", self.pid, exc)
+            self.lost()
+            return False
+        return True
+
+    def attach(self, ident: int, slave: int, env: dict[str, str]) -> HostedViewer:
+        viewer = HostedViewer(self, ident)
+        self.viewers[ident] = viewer
+        if not self.tell({"op": "open", "id": ident, "env": env}, slave):
+            viewer.ended(1)
+        return viewer
+
+    def _readable(self) -> None:
+        try:
+            message, fd = receive(self.sock)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            message, fd = None, None
+        if fd is not None:
+            os.close(fd)  # the host sends none
+        if message is None:
+            self.lost()
+            return
+        ident, code = message.get("id"), message.get("code")
+        if message.get("op") == "ended" and isinstance(ident, int):
+            viewer = self.viewers.pop(ident, None)
+            if viewer is not None:
+                viewer.ended(code if isinstance(code, int) else 1)
+            if not self.viewers:
+                self.pool.retire(self)
+
+    def lost(self) -> None:
+        """The host died or stopped answering: its viewers' sessions end."""
+        if not self.closed:
+            self.closed = True
+            self._loop.remove_reader(self.sock.fileno())
+            self.sock.close()
+            self.pool.forget(self)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        for viewer in list(self.viewers.values()):
+            viewer.ended(1)
+        self.viewers.clear()
+
+    async def quit(self, grace: float = QUIT_GRACE) -> None:
+        """End the host (its viewers' apps first) and reap it."""
+        if not self.closed:
+            self.tell({"op": "quit"})
+            self.closed = True
+            self._loop.remove_reader(self.sock.fileno())
+        try:
+            await asyncio.wait_for(self.process.wait(), timeout=grace + 1.0)
+        except asyncio.TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            await self.process.wait()
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        for viewer in list(self.viewers.values()):
+            viewer.ended(0)
+        self.viewers.clear()
+
+
+class ViewerHosts:
+    """The server's hosts: a viewer goes to one with a free place, else to a new one."""
+
+    def __init__(self, per_host: int, saves: str) -> None:
+        self.per_host = per_host
+        self.saves = saves
+        self.hosts: list[ViewerHost] = []
+        self._ending: set[asyncio.Task[None]] = set()
+        self._ident = 0
+
+    def has_room(self) -> bool:
+        return any(not h.closed and len(h.viewers) < self.per_host for h in self.hosts)
+
+    def place(self, slave: int, env: dict[str, str], make_app: Callable[[], App[Any]]) -> HostedViewer:
+        """Send the viewer on pty `slave` to a host; `make_app` builds apps in a new host."""
+        host = next((h for h in self.hosts if not h.closed and len(h.viewers) < self.per_host), None)
+        if host is None:
+            host = self._fork(make_app)
+            self.hosts.append(host)
+            log.info("viewers' process %d started (up to %d viewers)", host.pid, self.per_host)
+        self._ident += 1
+        return host.attach(self._ident, slave, env)
+
+    def _fork(self, make_app: Callable[[], App[Any]]) -> ViewerHost:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.settimeout(5.0)  # sends only ever wait this long for a host that stopped reading
+        import sys
+
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # nothing buffered may be written twice
+                if stream is not None:
+                    stream.flush()
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            _start_host(theirs, self.saves, make_app)  # never returns
+        theirs.close()
+        return ViewerHost(self, ForkedProcess(pid), ours)
+
+    def retire(self, host: ViewerHost) -> None:
+        """A host whose last viewer has gone: end it."""
+        self.forget(host)
+        task = asyncio.get_running_loop().create_task(host.quit())
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
+
+    def forget(self, host: ViewerHost) -> None:
+        if host in self.hosts:
+            self.hosts.remove(host)
+            log.info("viewers' process %d ended", host.pid)
+
+    async def close(self) -> None:
+        hosts, self.hosts = list(self.hosts), []
+        await asyncio.gather(*(h.quit() for h in hosts), *self._ending, return_exceptions=True)
