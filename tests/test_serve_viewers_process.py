@@ -274,3 +274,37 @@ async def test_a_viewer_that_stops_reading_holds_up_nobody(tmp_path: Path) -> No
         await stuck.close()
         await other.close()
         assert server.stop() == 0
+
+
+async def test_one_viewers_hostile_keys_leave_the_others_following(tmp_path: Path) -> None:
+    """Random bursts (escape sequences, brackets, pastes, half a UTF-8 character) from
+    one viewer, as SSH delivers them: the process they share goes on, the other viewer
+    follows the GM, the noisy one still answers keys, and nothing fails in the log."""
+    import random
+
+    rng = random.Random(20261123)
+    pieces = [b"\x1b", b"\x1b[", b"\x1b[A", b"\x1b[200~", b"\x1b[201~", b"[", b"]", b"[/]", b"\x1bO", b"\t", b"\r", b":", b"/", b"?", b"h", b"H", b"a", b"\xc3", b"\xe2\x82", b"\x00", b"\x7f", b"\x1b[<0;5;5M", b"\x1b[99;99R", "ä[b]".encode()]
+    t = _table(tmp_path)
+    server = _serve(t, "--encounter", "fight", "--viewers-per-process", "4")
+    noisy = await Screen.connect(server.port, t.viewer, size=(80, 24))
+    calm = await Screen.connect(server.port, t.viewer, size=(80, 24))
+    try:
+        await noisy.wait_for(NAME)
+        await calm.wait_for(NAME)
+        for n in range(30):
+            if noisy.session.closed.is_set():
+                raise AssertionError(f"closed after burst {n}: {server.lines[-3:]} {noisy.text[-1500:]!r}")
+            noisy.send(b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))))
+            if n % 10 == 9:
+                await _note_seen_by(t, [calm], f"calm follows {n}")
+        noisy.send(b"\x1b\x1b\x1b")
+        mark = len(noisy.session.data)
+        noisy.send(b"?")
+        await noisy.wait_for("keys (esc closes)", since=mark)
+        assert not noisy.session.closed.is_set()
+        log = "\n".join(server.lines)
+        assert "failed" not in log and "Traceback" not in log and "ended" not in log
+    finally:
+        await noisy.close()
+        await calm.close()
+        assert server.stop() == 0

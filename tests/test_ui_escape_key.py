@@ -133,3 +133,26 @@ def test_escape_then_a_key_through_a_real_terminal(saves: Path) -> None:
         (b"keys (esc closes)", b"\x1b"),
     ]
     _pty_session([sys.executable, "-m", "tracker", "open", str(path)], env, steps)
+
+
+def test_bytes_that_are_not_utf8_are_read_as_a_replacement_character() -> None:
+    from textual.drivers import linux_driver
+
+    guard.install_key_readers()
+    decode = linux_driver.getincrementaldecoder("utf-8")().decode
+    assert decode(b"\xc3(") == "\ufffd("  # a broken sequence: replaced, the next byte kept
+    assert decode(b"\xe2\x82") == ""  # half a character waits for the rest...
+    assert decode(b"\xac") == "\u20ac"  # ...and is whole when it comes
+
+
+def test_a_stray_byte_through_a_real_terminal_does_not_end_the_app(saves: Path) -> None:
+    path = saves / "seraph-vs-sphinx.toml"
+    shutil.copy(SAVES / path.name, path)
+    env = dict(os.environ, TERM="xterm-256color", TRACKER_SAVES=str(saves))
+    steps = [
+        (b"Combat log", b"\xc3(\xff\xfe"),  # not UTF-8: ended the app before
+        (b"", b"?"),
+        (b"keys (esc closes)", b"\x1b"),
+    ]
+    out = _pty_session([sys.executable, "-m", "tracker", "open", str(path)], env, steps)
+    assert b"UnicodeDecodeError" not in out and b"Traceback" not in out

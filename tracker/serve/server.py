@@ -16,9 +16,13 @@ Decisions where the brief is silent:
 - Only an interactive shell with a pty is served; `ssh host COMMAND`, subsystems (sftp),
   port and agent forwarding are refused. A client without a pty (`ssh -T`) is told to
   connect with a terminal.
-- One app per connection, so `--max-connections` (the table's seats) also caps the app
-  processes. A connection takes a seat when it has authenticated; a connection over the
-  cap is then disconnected with "the table is full".
+- One app per connection, so `--max-connections` (the table's seats) also caps the
+  apps. A connection takes a seat when it has authenticated; a connection over the cap
+  is then disconnected with "the table is full".
+- With `--encounter` and `--spawn fork`, viewers' apps share processes, up to
+  `--viewers-per-process` (default 10) each (viewer_host: why, and how a viewer that
+  stops reading or a process that dies is kept from the others); the GM's and players'
+  apps keep a process each. `--viewers-per-process 1` gives every viewer its own.
 - Strangers cannot fill the table (OpenSSH's MaxStartups and LoginGraceTime): connections
   that have not authenticated yet are counted apart from the seats, at most
   `--max-startups` (default 10) at once (more are dropped at once, before key exchange,

@@ -79,7 +79,7 @@ class TrackerApp(App[int]):
         self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
         self.key_hold = guard.KeyHold(self, self._forward_key)
         self._attached: list[Live] = []  # every encounter this app opened (see on_unmount)
-        guard.install_escape_parser()  # Esc then a key, read together, is not lost
+        guard.install_key_readers()  # Esc then a key, read together, is not lost; nor is the app on a bad byte
 
     # ------------------------------------------------------------ guard and key hold
     async def _dispatch_message(self, message: object) -> object:

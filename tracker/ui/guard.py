@@ -34,15 +34,21 @@ first does (a form closing). A real alt binding, if one is ever made (a user's c
 may bind one), keeps its key. Textual's parser marks only letters and digits as alt:
 ESC then `?`, `:` or Enter came out as the bare key, the Esc lost (the form stayed
 open and `:` was typed into it). `EscapeParser` marks those alt too (alt+question_mark,
-alt+enter), so one rule covers every key; `install_escape_parser` makes Textual's
+alt+enter), so one rule covers every key; `install_key_readers` makes Textual's
 terminal and web drivers use it (Textual is pinned to 8.2, whose drivers name the
 parser class at module level). ESC then `[` or `O` starts a terminal sequence, and
 ESC then Tab is Textual's own shift+tab: those pairs are not recovered.
+
+Bytes that are not UTF-8. Textual's drivers decoded input strictly, so one stray byte
+from a client ended the app; they now read it as U+FFFD (`lenient_decoder`), a key
+nothing binds.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
+import functools
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from time import monotonic
@@ -122,8 +128,18 @@ class EscapeParser(XTermParser):
             yield key
 
 
-def install_escape_parser() -> None:
-    """Make Textual's drivers read keys with `EscapeParser` (once; idempotent)."""
+def lenient_decoder(encoding: str) -> "Callable[[], codecs.IncrementalDecoder]":
+    """An incremental decoder that reads bytes not valid in `encoding` as U+FFFD.
+
+    Textual's drivers decode what the terminal sends as strict UTF-8: one byte that is
+    not (a Latin-1 terminal, a client sending garbage over SSH) raised in the input
+    thread and ended the app."""
+    return functools.partial(codecs.getincrementaldecoder(encoding), errors="replace")
+
+
+def install_key_readers() -> None:
+    """Make Textual's drivers read keys with `EscapeParser`, and bytes that are not UTF-8
+    as U+FFFD (`lenient_decoder`); once, idempotent."""
     import importlib
 
     for name in ("textual.drivers.linux_driver", "textual.drivers.linux_inline_driver", "textual.drivers.web_driver"):
@@ -133,6 +149,8 @@ def install_escape_parser() -> None:
             continue
         if getattr(module, "XTermParser", None) is XTermParser:
             module.XTermParser = EscapeParser  # type: ignore[attr-defined]
+        if getattr(module, "getincrementaldecoder", None) is codecs.getincrementaldecoder:
+            module.getincrementaldecoder = lenient_decoder  # type: ignore[attr-defined]
 
 
 def split_escape(event: events.Key, bound: "Callable[[str], bool]") -> list[events.Key] | None:
