@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_players_serve import until
 from tests.test_serve import NAME, Table, _serve, _table
 from tests.test_ui_app import SIZE, encounter_screen, make_file, wait_for
 from tracker.persistence.store import EncounterFile
@@ -37,13 +38,14 @@ def _pids_by_viewer(server_lines: list[str]) -> list[int]:
     return [int(m.group(1)) for line in server_lines if "viewer key" in line and (m := re.search(r"app pid (\d+) .*\(a viewers' process\)", line))]
 
 
-async def _wait_until(condition, what: str, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for: {what}")
-        await asyncio.sleep(0.05)
+async def _viewers(server, t: Table, n: int) -> list[Screen]:  # type: ignore[no-untyped-def]
+    """`n` viewers connected one after another, each drawn."""
+    screens = []
+    for _ in range(n):
+        screen = await Screen.connect(server.port, t.viewer, size=(80, 24))
+        await screen.wait_for(NAME)
+        screens.append(screen)
+    return screens
 
 
 async def _note_seen_by(table: Table, screens: list[Screen], text: str) -> None:
@@ -57,12 +59,9 @@ async def test_viewers_share_processes_follow_the_gm_and_leave_alone(tmp_path: P
     server = _serve(t, "--encounter", "fight", "--viewers-per-process", "3")
     screens: list[Screen] = []
     try:
-        for _ in range(4):
-            screen = await Screen.connect(server.port, t.viewer, size=(80, 24))
-            await screen.wait_for(NAME)
-            screens.append(screen)
+        screens.extend(await _viewers(server, t, 4))
         server.wait_line(r"app pid \d+ .*viewer key.*\(a viewers' process\)")
-        await _wait_until(lambda: len(_pids_by_viewer(server.lines)) == 4, "four viewers placed")
+        await until(lambda: len(_pids_by_viewer(server.lines)) == 4, "four viewers placed")
         pids = _pids_by_viewer(server.lines)
         assert pids[0] == pids[1] == pids[2] != pids[3]  # three to a process, the fourth in a new one
         assert all(alive(p) for p in set(pids))
@@ -92,7 +91,7 @@ async def test_viewers_share_processes_follow_the_gm_and_leave_alone(tmp_path: P
         newcomer = await Screen.connect(server.port, t.viewer, size=(80, 24))
         await newcomer.wait_for(NAME)
         screens.append(newcomer)
-        await _wait_until(lambda: len(_pids_by_viewer(server.lines)) == 5, "the newcomer placed")
+        await until(lambda: len(_pids_by_viewer(server.lines)) == 5, "the newcomer placed")
         assert _pids_by_viewer(server.lines)[-1] == pids[0]
 
         # The last viewers out end their process.
@@ -100,7 +99,7 @@ async def test_viewers_share_processes_follow_the_gm_and_leave_alone(tmp_path: P
             await screen.close()
         screens = []
         server.wait_line(rf"viewers' process {pids[0]} ended")
-        await _wait_until(lambda: not alive(pids[0]), "the viewers' process to exit")
+        await until(lambda: not alive(pids[0]), "the viewers' process to exit")
         await _note_seen_by(t, [gm], "the GM goes on")
         await gm.close()
     finally:
@@ -116,11 +115,8 @@ async def test_sigterm_ends_the_viewers_processes(tmp_path: Path) -> None:
     server = _serve(t, "--encounter", "fight", "--viewers-per-process", "2")
     screens = []
     try:
-        for _ in range(3):
-            screen = await Screen.connect(server.port, t.viewer, size=(80, 24))
-            await screen.wait_for(NAME)
-            screens.append(screen)
-        await _wait_until(lambda: len(_pids_by_viewer(server.lines)) == 3, "three viewers placed")
+        screens.extend(await _viewers(server, t, 3))
+        await until(lambda: len(_pids_by_viewer(server.lines)) == 3, "three viewers placed")
         pids = set(_pids_by_viewer(server.lines))
         assert len(pids) == 2
     finally:
@@ -136,10 +132,7 @@ async def test_one_per_process_is_a_process_each(tmp_path: Path) -> None:
     server = _serve(t, "--encounter", "fight", "--viewers-per-process", "1")
     screens = []
     try:
-        for _ in range(2):
-            screen = await Screen.connect(server.port, t.viewer, size=(80, 24))
-            await screen.wait_for(NAME)
-            screens.append(screen)
+        screens.extend(await _viewers(server, t, 2))
         pids = server.app_pids()
         assert len(set(pids)) == 2 and not _pids_by_viewer(server.lines)
         await _note_seen_by(t, screens, "each their own")
@@ -250,12 +243,9 @@ async def test_a_viewer_that_stops_reading_holds_up_nobody(tmp_path: Path) -> No
     others in its process keep following, and after `STALLED` seconds its app ends."""
     t = _table(tmp_path)
     server = _serve(t, "--encounter", "fight", "--viewers-per-process", "4")
-    stuck = await Screen.connect(server.port, t.viewer, size=(80, 24))
-    other = await Screen.connect(server.port, t.viewer, size=(80, 24))
+    stuck, other = await _viewers(server, t, 2)
     try:
-        await stuck.wait_for(NAME)
-        await other.wait_for(NAME)
-        await _wait_until(lambda: len(set(_pids_by_viewer(server.lines))) == 1 and len(_pids_by_viewer(server.lines)) == 2, "both in one process")
+        await until(lambda: len(set(_pids_by_viewer(server.lines))) == 1 and len(_pids_by_viewer(server.lines)) == 2, "both in one process")
         stuck.chan.pause_reading()  # the client reads nothing more: the server's window to it closes
         started = time.monotonic()
         n = 0
@@ -286,11 +276,8 @@ async def test_one_viewers_hostile_keys_leave_the_others_following(tmp_path: Pat
     pieces = [b"\x1b", b"\x1b[", b"\x1b[A", b"\x1b[200~", b"\x1b[201~", b"[", b"]", b"[/]", b"\x1bO", b"\t", b"\r", b":", b"/", b"?", b"h", b"H", b"a", b"\xc3", b"\xe2\x82", b"\x00", b"\x7f", b"\x1b[<0;5;5M", b"\x1b[99;99R", "ä[b]".encode()]
     t = _table(tmp_path)
     server = _serve(t, "--encounter", "fight", "--viewers-per-process", "4")
-    noisy = await Screen.connect(server.port, t.viewer, size=(80, 24))
-    calm = await Screen.connect(server.port, t.viewer, size=(80, 24))
+    noisy, calm = await _viewers(server, t, 2)
     try:
-        await noisy.wait_for(NAME)
-        await calm.wait_for(NAME)
         for n in range(30):
             if noisy.session.closed.is_set():
                 raise AssertionError(f"closed after burst {n}: {server.lines[-3:]} {noisy.text[-1500:]!r}")

@@ -111,23 +111,44 @@ def _reopen_std() -> None:
     sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
 
 
+def fork_flushed() -> int:
+    """os.fork, with nothing buffered in sys.stdout or sys.stderr (it would be written twice)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+    return os.fork()
+
+
+def leave_server(keep: int = -1) -> None:
+    """In a child forked from the server: drop the server's descriptors above 2 (but
+    `keep`), its signal handlers and its event loop; the inherited objects are frozen,
+    so this process's collector never scans, and so never copies, them."""
+    gc.freeze()
+    limit = os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 65536
+    if keep > 2:
+        os.closerange(3, keep)
+        os.closerange(keep + 1, limit)
+    else:
+        os.closerange(3, limit)
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)  # the server loop's wakeup socket is closed above
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGWINCH, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_DFL)
+    asyncio.events._set_running_loop(None)  # we were forked from inside the server's loop
+    asyncio.set_event_loop_policy(None)
+
+
 def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Callable[[list[str]], int], argv: list[str]) -> None:
     """In the child, right after os.fork: become the pty's session, run, never return."""
     code = 1
     try:
-        gc.freeze()  # the inherited objects: never scanned (and so never copied) by this child's gc
         os.setsid()
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
         for fd in (0, 1, 2):
             os.dup2(slave, fd)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 65536)
-        with contextlib.suppress(ValueError):
-            signal.set_wakeup_fd(-1)  # the server loop's wakeup socket is closed above
-        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGWINCH, signal.SIGQUIT):
-            signal.signal(sig, signal.SIG_DFL)
+        leave_server()
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        asyncio.events._set_running_loop(None)  # we were forked from inside the server's loop
-        asyncio.set_event_loop_policy(None)
         if cwd is not None:
             os.chdir(cwd)
         os.environ.clear()
@@ -230,11 +251,7 @@ class PtyChild:
 
     def _fork(self, slave: int) -> ForkedProcess:
         assert self.in_process is not None
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # nothing buffered may be written twice
-                if stream is not None:
-                    stream.flush()
-        pid = os.fork()
+        pid = fork_flushed()
         if pid == 0:
             _run_forked(slave, self.env, self.cwd, self.in_process, self.argv)  # never returns
         return ForkedProcess(pid)

@@ -53,7 +53,6 @@ import asyncio
 import contextlib
 import fcntl
 import functools
-import gc
 import json
 import logging
 import os
@@ -71,7 +70,7 @@ from textual.app import App
 from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Size
 
-from tracker.serve.pty_bridge import ForkedProcess
+from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server
 
 log = logging.getLogger("tracker.serve")
 
@@ -297,22 +296,12 @@ def _start_host(sock: socket.socket, saves: str, make_app: Callable[[], App[Any]
     and event loop (as pty_bridge's forked app does), then run the viewers' apps."""
     code = 1
     try:
-        gc.freeze()  # inherited objects: never scanned, so never copied, by this process's gc
         os.setsid()  # out of the server's group: a ctrl+c at the server's terminal is the server's
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
         os.dup2(null, 1)
-        keep = sock.fileno()
-        limit = os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 65536
-        os.closerange(3, keep)
-        os.closerange(keep + 1, limit)
-        with contextlib.suppress(ValueError):
-            signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGWINCH, signal.SIGQUIT):
-            signal.signal(sig, signal.SIG_DFL)
+        leave_server(keep=sock.fileno())  # closes `null` too
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server ends hosts by their socket
-        asyncio.events._set_running_loop(None)  # forked from inside the server's loop
-        asyncio.set_event_loop_policy(None)
         os.chdir(saves)
         code = run_host(sock, make_app)
     except BaseException as exc:  # noqa: BLE001 - say it in the server's log, then leave
@@ -464,13 +453,7 @@ class ViewerHosts:
     def _fork(self, make_app: Callable[[], App[Any]]) -> ViewerHost:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.settimeout(5.0)  # sends only ever wait this long for a host that stopped reading
-        import sys
-
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # nothing buffered may be written twice
-                if stream is not None:
-                    stream.flush()
-        pid = os.fork()
+        pid = fork_flushed()
         if pid == 0:
             ours.close()
             _start_host(theirs, self.saves, make_app)  # never returns
