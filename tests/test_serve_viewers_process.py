@@ -295,3 +295,26 @@ async def test_one_viewers_hostile_keys_leave_the_others_following(tmp_path: Pat
         await noisy.close()
         await calm.close()
         assert server.stop() == 0
+
+
+async def test_viewers_share_a_process_only_with_the_same_kind_of_terminal(tmp_path: Path) -> None:
+    """Textual picks colours from TERM as an app is made but caches rendered lines for the
+    whole process: a 16-colour terminal gets a process apart from 256-colour ones, and
+    each gets the colours it shows."""
+    t = _table(tmp_path)
+    server = _serve(t, "--encounter", "fight", "--viewers-per-process", "4")
+    screens = []
+    try:
+        for term in ("xterm-256color", "xterm", "xterm-256color"):
+            screen = await Screen.connect(server.port, t.viewer, size=(80, 24), term=term)
+            await screen.wait_for(NAME)
+            screens.append(screen)
+        await until(lambda: len(_pids_by_viewer(server.lines)) == 3, "all placed")
+        first, few, second = _pids_by_viewer(server.lines)
+        assert first == second != few
+        assert b"38;5;" in screens[0].session.data and b"38;5;" in screens[2].session.data  # 256 colours
+        assert b"38;5;" not in screens[1].session.data and b"38;2;" not in screens[1].session.data
+    finally:
+        for screen in screens:
+            await screen.close()
+        assert server.stop() == 0

@@ -439,7 +439,7 @@ class TableServer:
         hosts, preloaded = self.viewer_hosts, self.preloaded
         if role != VIEWER or hosts is None or preloaded is None:
             return None
-        if not hosts.has_room() and preloaded.busy.locked():
+        if not hosts.has_room(env) and preloaded.busy.locked():
             return None  # a new process forked now would copy a half-updated fight
         saves = self.options.saves
         return lambda slave: hosts.place(slave, env, lambda: preloaded.viewer_app(saves))

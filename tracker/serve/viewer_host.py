@@ -39,8 +39,11 @@ Decisions:
   blocking; a terminal that takes nothing for `STALLED` seconds (a client that stopped
   reading) is given up and its app ended, instead of the app's queue of writes filling
   and stopping the host's event loop.
-- Each app is built with its viewer's environment (TERM, COLORTERM, NO_COLOR, LANG: what
-  Textual reads when an app is made). The host's stdout is /dev/null (Textual redirects
+- Viewers share a process only with viewers of the same kind of terminal (`PROFILE`:
+  TERM, COLORTERM, NO_COLOR, the locale). Textual picks colours from these as an app is
+  made, but caches rendered lines process-wide: a 16-colour terminal in a process with
+  a 256-colour one was sent the other's colours. Each app is still made with its
+  viewer's own environment. The host's stdout is /dev/null (Textual redirects
   printing during each app's run; with several apps those redirections overlap, and
   nothing of the app prints); its stderr is the server's log, where an app's crash
   report lands.
@@ -71,9 +74,12 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Size
 
 from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server
+from tracker.text import visible
 
 log = logging.getLogger("tracker.serve")
 
+# What a terminal's output depends on: viewers share a process only if these agree.
+PROFILE = ("TERM", "COLORTERM", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE")
 MAX_MESSAGE = 256 * 1024  # an environment is a few kB; nothing legitimate comes close
 STALLED = 10.0  # seconds a viewer's terminal may take no output before it is given up
 QUIT_GRACE = 2.0  # seconds the host's apps have to restore their terminals when it ends
@@ -118,14 +124,12 @@ class TerminalFile:
     once the terminal is gone."""
 
     def __init__(self, fd: int, gone: Callable[[], None]) -> None:
-        self.fd = fd
         self.gone = False
         self._on_gone = gone
         try:  # a description of its own, so the input thread's reads stay blocking
             self._out = os.open(os.ttyname(fd), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
-        except OSError:
+        except OSError:  # no name to open it by: blocking writes, as Textual's own (no STALLED)
             self._out = os.dup(fd)
-            os.set_blocking(self._out, False)
 
     def write(self, text: str) -> None:
         data = memoryview(text.encode("utf-8", "replace"))
@@ -219,6 +223,16 @@ class HostedDriver(LinuxDriver):
             file.close()
 
 
+def _use_environment(env: dict[str, str]) -> None:
+    """Make os.environ `env`, touching only what differs (the other apps' threads may be
+    reading it; viewers' environments differ in a few names at most)."""
+    for name in [n for n in os.environ if n not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
+
+
 def run_host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
     """The host process's main: apps for the viewers the server sends, until told to quit."""
     return asyncio.run(_host(sock, make_app))
@@ -238,8 +252,7 @@ async def _host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
     async def run_one(ident: int, fd: int, env: dict[str, str]) -> None:
         code = 1
         try:
-            os.environ.clear()
-            os.environ.update(env)  # read by Textual as the app is made (TERM, COLORTERM, NO_COLOR)
+            _use_environment(env)  # read by Textual as the app is made (TERM, COLORTERM, NO_COLOR)
             app = make_app()
             setattr(app, "terminal_fd", fd)
             app.driver_class = HostedDriver
@@ -312,6 +325,10 @@ def _start_host(sock: socket.socket, saves: str, make_app: Callable[[], App[Any]
 
 
 # ---------------------------------------------------------------- in the server
+def profile_of(env: dict[str, str]) -> tuple[str, ...]:
+    return tuple(env.get(name, "") for name in PROFILE)
+
+
 class HostedViewer:
     """One viewer's app in a host, as pty_bridge.PtyChild sees a process."""
 
@@ -347,8 +364,9 @@ class HostedViewer:
 class ViewerHost:
     """The server's side of one host process: its socket, process and viewers."""
 
-    def __init__(self, pool: "ViewerHosts", process: ForkedProcess, sock: socket.socket) -> None:
+    def __init__(self, pool: "ViewerHosts", process: ForkedProcess, sock: socket.socket, profile: tuple[str, ...] = ()) -> None:
         self.pool = pool
+        self.profile = profile  # the kind of terminal its viewers have (PROFILE)
         self.process = process
         self.pid = process.pid
         self.sock = sock
@@ -437,20 +455,26 @@ class ViewerHosts:
         self._ending: set[asyncio.Task[None]] = set()
         self._ident = 0
 
-    def has_room(self) -> bool:
-        return any(not h.closed and len(h.viewers) < self.per_host for h in self.hosts)
+    def _with_room(self, env: dict[str, str]) -> ViewerHost | None:
+        profile = profile_of(env)
+        return next((h for h in self.hosts if not h.closed and h.profile == profile and len(h.viewers) < self.per_host), None)
+
+    def has_room(self, env: dict[str, str]) -> bool:
+        """Whether a viewer with this environment would join a running host."""
+        return self._with_room(env) is not None
 
     def place(self, slave: int, env: dict[str, str], make_app: Callable[[], App[Any]]) -> HostedViewer:
-        """Send the viewer on pty `slave` to a host; `make_app` builds apps in a new host."""
-        host = next((h for h in self.hosts if not h.closed and len(h.viewers) < self.per_host), None)
+        """Send the viewer on pty `slave` to a host for its kind of terminal with a free
+        place; else fork one, whose apps `make_app` builds."""
+        host = self._with_room(env)
         if host is None:
-            host = self._fork(make_app)
+            host = self._fork(make_app, profile_of(env))
             self.hosts.append(host)
-            log.info("viewers' process %d started (up to %d viewers)", host.pid, self.per_host)
+            log.info("viewers' process %d started (up to %d viewers, TERM %s)", host.pid, self.per_host, visible(env.get("TERM", ""))[:40] or "unset")
         self._ident += 1
         return host.attach(self._ident, slave, env)
 
-    def _fork(self, make_app: Callable[[], App[Any]]) -> ViewerHost:
+    def _fork(self, make_app: Callable[[], App[Any]], profile: tuple[str, ...]) -> ViewerHost:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.settimeout(5.0)  # sends only ever wait this long for a host that stopped reading
         pid = fork_flushed()
@@ -458,7 +482,7 @@ class ViewerHosts:
             ours.close()
             _start_host(theirs, self.saves, make_app)  # never returns
         theirs.close()
-        return ViewerHost(self, ForkedProcess(pid), ours)
+        return ViewerHost(self, ForkedProcess(pid), ours, profile)
 
     def retire(self, host: ViewerHost) -> None:
         """A host whose last viewer has gone: end it."""
