@@ -84,7 +84,7 @@ async def test_viewers_share_processes_follow_the_gm_and_leave_alone(tmp_path: P
         lone = screens.pop()
         await asyncio.wait_for(lone.session.closed.wait(), 10)
         assert lone.chan.get_exit_status() == 1
-        server.wait_line(rf"viewers' process {pids[3]} ended")
+        server.wait_line(rf"viewers' process {pids[3]} is gone: its 1 viewer\(s\) are disconnected")
         await _note_seen_by(t, [*screens, gm], "still here")
 
         # A new viewer goes to the process with a free place.
@@ -98,7 +98,7 @@ async def test_viewers_share_processes_follow_the_gm_and_leave_alone(tmp_path: P
         for screen in screens:
             await screen.close()
         screens = []
-        server.wait_line(rf"viewers' process {pids[0]} ended")
+        server.wait_line(rf"viewers' process {pids[0]} ended: its last viewer left")
         await until(lambda: not alive(pids[0]), "the viewers' process to exit")
         await _note_seen_by(t, [gm], "the GM goes on")
         await gm.close()

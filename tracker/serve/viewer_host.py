@@ -419,7 +419,7 @@ class ViewerHost:
             self.closed = True
             self._loop.remove_reader(self.sock.fileno())
             self.sock.close()
-            self.pool.forget(self)
+            self.pool.forget(self, f"is gone: its {len(self.viewers)} viewer(s) are disconnected")
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
         for viewer in list(self.viewers.values()):
@@ -486,15 +486,15 @@ class ViewerHosts:
 
     def retire(self, host: ViewerHost) -> None:
         """A host whose last viewer has gone: end it."""
-        self.forget(host)
+        self.forget(host, "ended: its last viewer left")
         task = asyncio.get_running_loop().create_task(host.quit())
         self._ending.add(task)
         task.add_done_callback(self._ending.discard)
 
-    def forget(self, host: ViewerHost) -> None:
+    def forget(self, host: ViewerHost, why: str) -> None:
         if host in self.hosts:
             self.hosts.remove(host)
-            log.info("viewers' process %d ended", host.pid)
+            log.info("viewers' process %d %s", host.pid, why)
 
     async def close(self) -> None:
         hosts, self.hosts = list(self.hosts), []
