@@ -1,7 +1,9 @@
-"""Small builders shared by the engine tests."""
+"""Small builders and waits shared by the tests."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tracker.engine import Encounter, Event, Resolution, Setup, TimeMapping
@@ -83,3 +85,79 @@ def session_for(ruleset: Any, *lines: str, seed: int = 0, **settings: Any) -> An
     for line in lines:
         session.execute(line)
     return session
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 15.0, pause: Callable[[], Awaitable[object]] | None = None) -> None:
+    """Wait until `condition` holds, polling (no fixed sleeps); fail naming what never
+    happened. `pause` lets an app under test run meanwhile (a pilot's pause)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for: {what}")
+        await (pause() if pause is not None else asyncio.sleep(0.05))
+
+
+async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    """`until`, with the app under the pilot running meanwhile."""
+    await until(condition, what, timeout, lambda: pilot.pause(0.02))
+
+
+def pty_session(argv: list[str], env: dict[str, str], steps: list[tuple[bytes, bytes]], seconds: float = 30.0, to_the_end: bool = False) -> bytes:
+    """Run `argv` on an 80x24 pseudo-terminal; for each (wait for, then write) step, wait
+    until the screen has drawn `wait for` since the last write, then write (one write:
+    the bytes arrive in one read). With `to_the_end`, read on until the program exits.
+    Everything the program drew is returned."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+    from contextlib import suppress
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execvpe(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    out = bytearray()
+    deadline = time.monotonic() + seconds
+
+    def read() -> bool:
+        """False once the program has closed the terminal."""
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return False
+            out.extend(chunk)
+            return bool(chunk)
+        return True
+
+    try:
+        since = 0
+        for wanted, then in steps:
+            while wanted not in out[since:]:
+                assert time.monotonic() < deadline, f"{wanted!r} never drawn: {bytes(out[-1500:])!r}"
+                if not read():
+                    break
+            since = len(out)
+            os.write(fd, then)
+        while to_the_end and time.monotonic() < deadline and read():
+            pass  # the program's last frames, until it closes the terminal
+    finally:
+        with suppress(ProcessLookupError):  # it may have quit already
+            os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return bytes(out)
+
+
+async def close_table(server: Any, screens: list[Any]) -> None:
+    """Hang up every client (tracker.serve.probe.Screen), then stop the server
+    (probe.ServerProcess), which must exit cleanly."""
+    for screen in screens:
+        await screen.close()
+    assert server.stop() == 0

@@ -12,7 +12,6 @@ screens (escape sequences stripped) and the file, under deadlines; no fixed slee
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ import pytest
 from tracker.persistence.store import EncounterFile
 from tracker.serve.keys import KeyRing, lines_without_combatant
 from tracker.serve.probe import Screen, ServerProcess, env, make_key
+from tests.helpers import until
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGHT = ROOT / "saves" / "seraph-vs-sphinx.toml"
@@ -40,16 +40,6 @@ def play(file: Path, *lines: str) -> None:
 
 def loaded(file: Path):  # type: ignore[no-untyped-def]
     return EncounterFile(file).load()
-
-
-async def until(condition, what: str, timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for: {what}")
-        await asyncio.sleep(0.05)
-
 
 async def declare_punch(screen: Screen, faces: bytes) -> None:
     """`a`, the targets, ctrl+s: the dice asked for, typed; enter commits the result."""

@@ -9,20 +9,16 @@ that stand for other people's apps work on the same file, as separate processes 
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Input, Label
 
-from rulesets.dice import RandomDice
 from tracker.engine import table
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
-from tracker.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.commands import ENCOUNTER, CommandTable, for_role
 from tracker.ui.screens.approvals import ApprovalsScreen, EditProposalScreen
@@ -30,6 +26,8 @@ from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.widgets.log import CombatLog
+from tests.helpers import wait_for
+from tests.test_players import fresh, open_as
 
 SIZE = (80, 24)
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,16 +44,6 @@ def fight(saves: Path) -> Path:
     return path
 
 
-def open_as(path: Path, user: str, role: Role | None = None, seed: int = 1) -> Session:
-    store = EncounterFile(path)
-    loaded = store.load()
-    return Session(loaded.encounter, loaded.ruleset, RandomDice(seed), store, user, role)
-
-
-def on_disk(path: Path) -> Any:
-    return EncounterFile(path).load().encounter
-
-
 def notes(app: TrackerApp) -> list[str]:
     return [n.message for n in app._notifications]
 
@@ -63,16 +51,6 @@ def notes(app: TrackerApp) -> list[str]:
 def log_text(app: TrackerApp) -> str:
     log = app.screen.query_one(CombatLog)
     return "\n".join(log._text(e) for e in log._entries)
-
-
-async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for: {what}")
-        await pilot.pause(0.02)
-
 
 async def type_into(pilot: Any, selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector, Input)
@@ -108,7 +86,7 @@ async def declare_punch(pilot: Any, target: str = "Sphinx", faces: str = "5,4") 
 # ----------------------------------------------------------------- the player's keys
 async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: Path, fight: Path) -> None:
     app = player_app(saves, fight)
-    before = on_disk(fight)
+    before = fresh(fight)
     before_revision = EncounterFile(fight).load().revision
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
@@ -127,7 +105,7 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(app.screen, EncounterScreen), key
-        assert on_disk(fight).now == before.now and not app.errors
+        assert fresh(fight).now == before.now and not app.errors
         # The `:` line is offered, and its commands pass the session's guard.
         for line, words in (("next", "moving time"), ("damage Sphinx 5", "damage"), ("declare Sphinx punch target=Seraph", "not your combatant")):
             await pilot.press("colon")
@@ -162,7 +140,7 @@ async def test_the_player_declares_for_their_own_only_through_the_form(saves: Pa
         await declare_punch(pilot)
         await wait_for(pilot, lambda: not app.screen.live.store.pending, "the save")
         text = log_text(app)
-    enc = on_disk(fight)
+    enc = fresh(fight)
     (action,) = enc.combatant("Seraph").in_progress
     assert action.resolution.dice[:2] == (5, 4)
     assert enc.events[-1].by == "player:bob" and enc.events[-1].kind == "declare"
@@ -185,7 +163,7 @@ async def test_take_back_until_the_gm_moves_on(saves: Path, fight: Path) -> None
         await pilot.press("u")
         await wait_for(pilot, lambda: any("ask the GM" in n for n in notes(app)), "the refusal")
         assert len(live.encounter.combatant("Seraph").in_progress) == 1 and not app.errors
-    enc = on_disk(fight)
+    enc = fresh(fight)
     assert len(enc.combatant("Seraph").in_progress) == 1 and enc.events[-1].by == "alice"
 
 
@@ -221,7 +199,7 @@ async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path
         text = log_text(gm)
         assert "· player bob, approved by GM alice" in text
         assert not gm.errors
-    enc = on_disk(fight)
+    enc = fresh(fight)
     (action,) = enc.combatant("Seraph").in_progress
     assert action.resolution.dice[:2] == (5, 4) and enc.pending() == []
 
@@ -248,7 +226,7 @@ async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(sa
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [], "approved")
         assert not gm.errors
-    enc = on_disk(fight)
+    enc = fresh(fight)
     (action,) = enc.combatant("Seraph").in_progress
     assert action.targets == ["Nyx"] or tuple(action.targets) == ("Nyx",)
     assert action.resolution.dice[:2] == (5, 4) and enc.proposals[seq].status == "approved"
@@ -264,7 +242,7 @@ async def test_the_gm_refuses_with_a_reason_and_the_player_sees_it(saves: Path, 
         await wait_for(pilot, lambda: any("waiting for the GM" in n for n in notes(player)), "the player told it waits")
         await wait_for(pilot, lambda: "1 waiting for the GM" in str(screen.query_one("#clock").render()), "the player's waiting mark")
         await wait_for(pilot, lambda: not screen.live.store.pending, "the save")
-        (p,) = on_disk(fight).pending()
+        (p,) = fresh(fight).pending()
         gm = TrackerApp(saves, fight, user="alice")
         async with gm.run_test(size=SIZE, notifications=True) as gm_pilot:
             await gm_pilot.pause()
@@ -315,7 +293,7 @@ async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_ap
     path = saves / sample.name
     shutil.copy(sample, path)
     approval_mode(path)
-    enc = on_disk(path)
+    enc = fresh(path)
     me, other = [c.name for c in enc.combatants.values() if not c.hidden][:2]
     app = player_app(saves, path, (me,))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -333,10 +311,10 @@ async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_ap
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         await wait_for(pilot, lambda: not app.screen.live.store.pending, "the save")
         assert not app.errors
-    (p,) = on_disk(path).pending()
-    assert p.actor == me and on_disk(path).events[p.seq - 1].args.get("faces", []) == faces
+    (p,) = fresh(path).pending()
+    assert p.actor == me and fresh(path).events[p.seq - 1].args.get("faces", []) == faces
     open_as(path, "alice").approve(p.seq)
-    action = on_disk(path).combatant(me).in_progress[-1]
+    action = fresh(path).combatant(me).in_progress[-1]
     assert list(action.resolution.dice)[: len(faces)] == faces or not faces
 
 
@@ -355,7 +333,7 @@ async def test_the_form_refuses_a_players_declaration_by_the_initiation_rules(sa
         # The same refusal, naming the rule, as the GM's form shows; the form stays open.
         await wait_for(pilot, lambda: "(rule: one initiation per segment)" in str(error.render()), "the refusal")
         assert isinstance(app.screen, DeclareScreen) and not app.errors
-    assert len(on_disk(fight).combatant("Seraph").in_progress) == 1
+    assert len(fresh(fight).combatant("Seraph").in_progress) == 1
 
 
 async def test_a_player_sees_their_own_sheet_in_full_even_hidden_and_a_read_only_start_screen(saves: Path, fight: Path) -> None:

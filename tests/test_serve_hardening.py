@@ -22,6 +22,7 @@ import asyncssh
 import pytest
 
 from test_serve import NAME, Table, _serve, _table
+from tests.helpers import close_table
 from tracker.serve.probe import Screen, ServerProcess, _Collector, env
 
 SSH = shutil.which("ssh")
@@ -97,9 +98,7 @@ async def test_strangers_stalling_in_login_do_not_take_seats_and_are_dropped_aft
     finally:
         for sock in stallers:
             sock.close()
-        for screen in screens:
-            await screen.close()
-        assert server.stop() == 0
+        await close_table(server, screens)
     assert not _faults(server)
 
 
@@ -402,9 +401,7 @@ async def test_forked_viewers_share_the_servers_memory_and_see_changes_made_befo
             shared = _smaps_kb(pid, "Shared_Clean", "Shared_Dirty")
             assert shared > 15 * 1024, f"app {pid} shares only {shared} kB"
     finally:
-        for screen in screens:
-            await screen.close()
-        assert server.stop() == 0
+        await close_table(server, screens)
     assert not _faults(server)
 
 

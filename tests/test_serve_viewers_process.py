@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_players_serve import until
+from tests.helpers import close_table, until
 from tests.test_serve import NAME, Table, _serve, _table
 from tests.test_ui_app import SIZE, encounter_screen, make_file, wait_for
 from tracker.persistence.store import EncounterFile
@@ -137,9 +137,7 @@ async def test_one_per_process_is_a_process_each(tmp_path: Path) -> None:
         assert len(set(pids)) == 2 and not _pids_by_viewer(server.lines)
         await _note_seen_by(t, screens, "each their own")
     finally:
-        for screen in screens:
-            await screen.close()
-        assert server.stop() == 0
+        await close_table(server, screens)
 
 
 def test_viewers_per_process_must_be_at_least_one(tmp_path: Path) -> None:
@@ -261,9 +259,7 @@ async def test_a_viewer_that_stops_reading_holds_up_nobody(tmp_path: Path) -> No
         assert stuck.chan.get_exit_status() == 1
     finally:
         stuck.chan.resume_reading()
-        await stuck.close()
-        await other.close()
-        assert server.stop() == 0
+        await close_table(server, [stuck, other])
 
 
 async def test_one_viewers_hostile_keys_leave_the_others_following(tmp_path: Path) -> None:
@@ -292,9 +288,7 @@ async def test_one_viewers_hostile_keys_leave_the_others_following(tmp_path: Pat
         log = "\n".join(server.lines)
         assert "failed" not in log and "Traceback" not in log and "ended" not in log
     finally:
-        await noisy.close()
-        await calm.close()
-        assert server.stop() == 0
+        await close_table(server, [noisy, calm])
 
 
 async def test_viewers_share_a_process_only_with_the_same_kind_of_terminal(tmp_path: Path) -> None:
@@ -315,6 +309,4 @@ async def test_viewers_share_a_process_only_with_the_same_kind_of_terminal(tmp_p
         assert b"38;5;" in screens[0].session.data and b"38;5;" in screens[2].session.data  # 256 colours
         assert b"38;5;" not in screens[1].session.data and b"38;2;" not in screens[1].session.data
     finally:
-        for screen in screens:
-            await screen.close()
-        assert server.stop() == 0
+        await close_table(server, screens)

@@ -6,14 +6,13 @@ sequences never appear in what the terminal receives, their stand-ins do."""
 from __future__ import annotations
 
 import os
-import pty
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import pty_session
 
 CLIPBOARD = "E\x1b]52;c;UFdORUQ=\x1b\\X"  # OSC 52: would set each viewer's clipboard
 ANSWERBACK = "\x1b[6n"  # would make the terminal answer with injected input
@@ -41,46 +40,12 @@ def hostile_save(tmp_path: Path) -> Path:
     return path
 
 
-def _screen_bytes(argv: list[str], env: dict[str, str], wait_for: bytes, seconds: float = 30.0) -> bytes:
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.execvpe(argv[0], argv, env)
-    import fcntl, struct, termios
-
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    out = bytearray()
-    deadline = time.monotonic() + seconds
-    quit_sent = False
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            if not quit_sent and wait_for in out:
-                os.write(fd, b"q")
-                quit_sent = True
-        assert quit_sent, f"{wait_for!r} never drawn: {bytes(out[-1500:])!r}"
-    finally:
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-        os.close(fd)
-    return bytes(out)
-
 
 @pytest.mark.parametrize("viewer", [False, True], ids=["gm", "viewer"])
 def test_no_stored_escape_reaches_the_terminal(hostile_save: Path, viewer: bool) -> None:
     env = dict(os.environ, TERM="xterm-256color", TRACKER_SAVES=str(hostile_save.parent))
     argv = [*TRACKER, "open", str(hostile_save)] + (["--viewer"] if viewer else [])
-    out = _screen_bytes(argv, env, "Combat log".encode())
+    out = pty_session(argv, env, [(b"Combat log", b"q")], to_the_end=True)
     for sequence in INJECTED:
         assert sequence not in out
     assert "␛]52;c;UFdORUQ=".encode() in out  # the name is shown, made harmless

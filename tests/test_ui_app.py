@@ -8,8 +8,7 @@ registered for these tests only.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.roster import RosterScreen
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.roster import RosterView
+from tests.helpers import wait_for
 
 SIZE = (80, 24)
 
@@ -83,17 +83,6 @@ def encounter_screen(app: TrackerApp) -> EncounterScreen:
     screen = app.screen
     assert isinstance(screen, EncounterScreen), screen
     return screen
-
-
-async def wait_for(pilot, condition: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
-    """Pause until `condition` holds (no fixed sleeps); fail naming what never happened."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for: {what}")
-        await pilot.pause(0.05)
-
 
 async def type_into(pilot, selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector, Input)

@@ -13,7 +13,7 @@ import asyncio
 import re
 import shutil
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from tracker.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.declare import DICE, RESULT, SETUP, DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
+from tests.helpers import wait_for
 
 SIZE = (80, 24)
 SAVES = Path(__file__).resolve().parent.parent / "saves"
@@ -123,16 +124,6 @@ def copy_save(saves: Path, name: str) -> Path:
     shutil.copy(SAVES / name, saves / name)
     return saves / name
 
-
-async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for: {what}")
-        await pilot.pause(0.02)
-
-
 async def burst(pilot: Any, keys: list[str]) -> None:
     """Keys arriving together, as over SSH: all posted before any is handled."""
     app = pilot.app
@@ -194,6 +185,18 @@ def faces_for(prompt_text: str) -> list[int]:
 
 def no_bugs(app: TrackerApp) -> None:
     assert not getattr(app, "errors", []), app.errors  # type: ignore[attr-defined]
+
+
+async def ask_for_dice(pilot: Any, screen: DeclareScreen) -> None:
+    """ctrl+s on a filled form: the dice are asked for."""
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+
+
+async def type_faces(pilot: Any, screen: DeclareScreen, faces: str) -> None:
+    """Type the faces asked for ("9,6,2"), then wait for the result."""
+    await pilot.press(*chars(faces), "enter")
+    await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
 
 
 async def open_form(pilot: Any, app: TrackerApp, actor: str, action: str, target: str) -> DeclareScreen:
@@ -539,8 +542,7 @@ async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        await ask_for_dice(pilot, screen)
         assert prompt(app) == "next: Seraph's Combat Roll: 2d10"
         await pilot.press(*chars("1,5"), "enter")
         await wait_for(pilot, lambda: "reroll of a 1" in prompt(app) or screen.stage != DICE, "the reroll")
@@ -567,11 +569,9 @@ async def test_ore_wiggle_is_set_after_the_roll(saves: Path) -> None:
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Vex", "shoot", "Razor")
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        await ask_for_dice(pilot, screen)
         assert prompt(app) == "next: Vex's shoot pool: 5d10"
-        await pilot.press(*chars("9,6,6,4,2"), "enter")
-        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await type_faces(pilot, screen, "9,6,6,4,2")
         result = lambda: str(screen.query_one("#result", Label).render())  # noqa: E731
         assert "wiggle 6 -> 3x6" in result() and "after the roll: 1 wiggle die to set" in result()
         wiggle = screen.query_one("#after Input#a-wiggle", Input)
@@ -598,10 +598,8 @@ async def test_no_after_roll_choice_when_the_adapter_offers_none(saves: Path) ->
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Razor", "punch", "Vex")
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
-        await pilot.press(*chars("5,5,2"), "enter")
-        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await ask_for_dice(pilot, screen)
+        await type_faces(pilot, screen, "5,5,2")
         assert not [w for w in screen.query("#after Input") if w.parent.parent.display]
         assert "after the roll" not in str(screen.query_one("#result", Label).render())
         await pilot.press("enter")
@@ -646,10 +644,8 @@ async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) ->
         assert secret.parent.parent.display
         await set_field(pilot, "#d-secret", "yes")
         assert screen.secret and "· secret ·" in str(screen.query_one("#declare-title", Label).render())
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
-        await pilot.press(*chars("9,8"), "enter")
-        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await ask_for_dice(pilot, screen)
+        await type_faces(pilot, screen, "9,8")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         assert app.screen.live.encounter.events[-1].args.get("secret") is True
@@ -761,8 +757,7 @@ async def test_choices_for_an_earlier_roll_do_not_outlive_it(saves: Path) -> Non
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+        await ask_for_dice(pilot, screen)
         await pilot.press(*chars("1,5"), "enter", "3", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         await set_field(pilot, "#after Input#a-q_speed", "3")

@@ -9,11 +9,8 @@ Tested on the parser, through Pilot, and on a real pseudo-terminal at 80x24.
 from __future__ import annotations
 
 import os
-import pty
-import select
 import shutil
 import sys
-import time
 from pathlib import Path
 
 from textual import events
@@ -25,6 +22,7 @@ from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.help import HelpScreen
 
+from tests.helpers import pty_session
 from tests.test_ui_declare import SAVES, SIZE, settle, wait_for
 
 
@@ -86,42 +84,6 @@ async def test_escape_then_a_key_in_one_read_closes_the_form_then_acts(saves: Pa
     EncounterFile(path).load()
 
 
-def _pty_session(argv: list[str], env: dict[str, str], steps: list[tuple[bytes, bytes]], seconds: float = 30.0) -> bytes:
-    """Run `argv` on an 80x24 pseudo-terminal; for each (wait for, then write) step, wait
-    until the screen has drawn the first bytes since the last write, then write."""
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.execvpe(argv[0], argv, env)
-    import fcntl
-    import struct
-    import termios
-
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    out = bytearray()
-    since = 0
-    deadline = time.monotonic() + seconds
-    try:
-        for wanted, then in steps:
-            while wanted not in out[since:]:
-                assert time.monotonic() < deadline, f"{wanted!r} never drawn: {bytes(out[-1500:])!r}"
-                ready, _, _ = select.select([fd], [], [], 0.1)
-                if ready:
-                    try:
-                        chunk = os.read(fd, 65536)
-                    except OSError:
-                        break
-                    out += chunk
-            since = len(out)
-            os.write(fd, then)  # one write: the bytes arrive in one read
-    finally:
-        try:
-            os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-        os.close(fd)
-    return bytes(out)
-
 
 def test_escape_then_a_key_through_a_real_terminal(saves: Path) -> None:
     path = saves / "seraph-vs-sphinx.toml"
@@ -132,7 +94,7 @@ def test_escape_then_a_key_through_a_real_terminal(saves: Path) -> None:
         (b"Declare an action", b"\x1b?"),  # Esc then ? in one write: the form closes, the help opens
         (b"keys (esc closes)", b"\x1b"),
     ]
-    _pty_session([sys.executable, "-m", "tracker", "open", str(path)], env, steps)
+    pty_session([sys.executable, "-m", "tracker", "open", str(path)], env, steps)
 
 
 def test_bytes_that_are_not_utf8_are_read_as_a_replacement_character() -> None:
@@ -154,5 +116,5 @@ def test_a_stray_byte_through_a_real_terminal_does_not_end_the_app(saves: Path) 
         (b"", b"?"),
         (b"keys (esc closes)", b"\x1b"),
     ]
-    out = _pty_session([sys.executable, "-m", "tracker", "open", str(path)], env, steps)
+    out = pty_session([sys.executable, "-m", "tracker", "open", str(path)], env, steps)
     assert b"UnicodeDecodeError" not in out and b"Traceback" not in out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -197,18 +198,24 @@ async def test_search_and_filter_reach_lines_far_back(saves: Path) -> None:
         assert len(log._entries) > held and all("line 1" in e.text for e in log._entries)
 
 
+
+async def read_back_to_the_start(pilot: Any, log: CombatLog) -> None:
+    """Scroll up, a chunk loading each time the top is reached, until nothing older is left."""
+    for _ in range(100):
+        if not log.older:
+            break
+        log.scroll_lines(-log.scroll_y - 1)
+        await pilot.pause()
+    assert not log.older
+
+
 async def test_a_viewer_never_sees_hidden_lines_in_older_chunks(saves: Path) -> None:
     path = build(saves, 1500, every=25)
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         log = encounter_screen(app).query_one(CombatLog)
-        for _ in range(100):
-            if not log.older:
-                break
-            log.scroll_lines(-log.scroll_y - 1)
-            await pilot.pause()
-        assert not log.older
+        await read_back_to_the_start(pilot, log)
         texts = [e.text for e in log._entries]
         assert not any("Ghost" in t for t in texts)
         assert [t for t in texts if t.startswith("Sphinx mark")] == [f"Sphinx mark {i}" for i in range(0, 1500, 25)]
@@ -312,12 +319,7 @@ async def test_at_a_shared_table_older_chunks_name_who_made_each_change(saves: P
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         log = encounter_screen(app).query_one(CombatLog)
-        for _ in range(100):
-            if not log.older:
-                break
-            log.scroll_lines(-log.scroll_y - 1)
-            await pilot.pause()
-        assert not log.older
+        await read_back_to_the_start(pilot, log)
         texts = [log._text(e) for e in log._entries]
         assert texts[0] == "Seraph joins the fight · GM alice"
         assert texts[1:] == [f"line {i} · GM {'alice' if i % 2 else 'carol'}" for i in range(900)]

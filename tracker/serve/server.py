@@ -748,12 +748,10 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
     def _output(self, data: bytes) -> None:
         self.record.last_activity = time.monotonic()
         if self.chan is not None and not self._ended:
-            try:
+            # The client may have closed its channel while the app was still drawing; the
+            # app is stopped when the connection's loss is seen, so its last frames go nowhere.
+            with contextlib.suppress(BrokenPipeError):
                 self.chan.write(data)
-            except BrokenPipeError:
-                # The client closed its channel while the app was still drawing; the app
-                # is stopped when the connection's loss is seen, so its last frames go nowhere.
-                pass
 
     # The channel's send window is full: stop reading the app's output (see pty_bridge).
     def pause_writing(self) -> None:

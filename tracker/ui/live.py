@@ -28,7 +28,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -192,10 +192,8 @@ class Follower:
                 self._found, self._error = found, error
             if found is not None or error:
                 for notify in list(self.listeners):
-                    try:
+                    with suppress(Exception):  # that app may be closing; its timer still polls
                         notify()
-                    except Exception:  # noqa: BLE001 - that app may be closing; its timer still polls
-                        pass
 
     def take(self) -> tuple[Change | None, str]:
         with self._lock:
