@@ -30,6 +30,9 @@ from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from rulesets.dice import RandomDice
+from tests.ui import press, settle
+
+pytestmark = pytest.mark.slow
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
 SHIPPED = sorted(SAVES.glob("*.toml"))
@@ -147,11 +150,10 @@ async def open_in_app(path: Path, loads: bool) -> str:
     app = TrackerApp(path.parent, path, live=live, user="fuzz")
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             for key in ("down", "full_stop", "u", "question_mark", "escape", "l"):
-                await pilot.press(key)
-                await pilot.pause()
-            await pilot.press("q")
+                await press(pilot, key)
+            await press(pilot, "q")
     except Exception as exc:  # noqa: BLE001
         return f"app: {type(exc).__name__}: {exc}"
     if not loads and path.read_bytes() != before:

@@ -19,6 +19,7 @@ import pytest
 
 from tests.helpers import cli as run
 from tracker import config, paths
+from tests.ui import settle
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p.name for p in (ROOT / "saves").glob("*.toml"))
@@ -183,6 +184,7 @@ def test_remembering_a_theme_keeps_every_other_line(config_file: Path) -> None:
     assert config.load().theme == "nord" and config.load().keys == {"next": "j"}
 
 
+@pytest.mark.ui
 async def test_the_app_applies_the_config_and_remembers_a_picked_theme(config_file: Path, saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tracker.ui.app import TrackerApp
 
@@ -192,31 +194,33 @@ async def test_the_app_applies_the_config_and_remembers_a_picked_theme(config_fi
     config_file.write_text('theme = "nord"\n[keys]\nreload = "j"\n', encoding="utf-8")
     app = TrackerApp(saves)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         assert app.theme == "nord"
         assert "j" in {key for key, _ in app.screen.active_bindings.items()}
         app.theme = "gruvbox"  # what the palette's theme picker does
-        await pilot.pause()
+        await settle(pilot)
     assert config.load().theme == "gruvbox"
 
 
+@pytest.mark.ui
 async def test_starting_the_app_writes_no_config(config_file: Path, saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tracker.ui.app import TrackerApp
 
     monkeypatch.delenv("TRACKER_USER", raising=False)
     app = TrackerApp(saves)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
     assert not config_file.exists()  # only a theme the user picks is written
 
 
+@pytest.mark.ui
 async def test_a_viewer_never_writes_the_config(config_file: Path, saves: Path) -> None:
     from tracker.ui.app import TrackerApp
 
     app = TrackerApp(saves, viewer=True)
     async with app.run_test(size=(80, 24)) as pilot:
         app.theme = "gruvbox"
-        await pilot.pause()
+        await settle(pilot)
     assert not config_file.exists()
 
 
@@ -306,6 +310,7 @@ def test_export_of_a_bad_file_is_a_named_error(saves: Path, capsys: pytest.Captu
 
 
 # ---------------------------------------------------------------- web
+@pytest.mark.serve
 def test_web_runs_only_read_only_viewers(tmp_path: Path) -> None:
     from tracker.web import command, public_url
 
@@ -346,6 +351,7 @@ async def _browser_tab(port: int, keys: str) -> str:
     return text
 
 
+@pytest.mark.serve
 def test_web_serves_the_page_on_127_0_0_1(tmp_path: Path) -> None:
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT), TRACKER_SAVES=str(ROOT / "saves"))
@@ -437,6 +443,7 @@ def test_examples_into_a_folder_that_cannot_be_made_is_a_named_error(tmp_path: P
     assert str(blocker) in err and "cannot be copied" in err and "internal error" not in err
 
 
+@pytest.mark.ui
 async def test_the_start_screen_names_the_folder_it_lists(nowhere: Path) -> None:
     from textual.widgets import Static
 
@@ -445,7 +452,7 @@ async def test_the_start_screen_names_the_folder_it_lists(nowhere: Path) -> None
     folder = paths.prepare(paths.locate())
     app = TrackerApp(folder)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         texts = [str(w.render()) for w in app.screen.query(Static)]
         assert any(str(folder) in text for text in texts), texts
 

@@ -124,6 +124,7 @@ def _writer(path: str) -> None:
         session.note("x" * random.randint(1, 400))
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_leaves_a_broken_file(saves: Path) -> None:
     """A process saving in a loop is SIGKILLed 200 times; the file always loads, whole."""
     assert run("new", "crash", "--ruleset", "freeform")[0] == 0

@@ -26,6 +26,8 @@ from tracker.serve.keys import KeyRing, lines_without_combatant
 from tracker.serve.probe import Screen, ServerProcess, env, make_key
 from tests.helpers import until
 
+pytestmark = pytest.mark.serve
+
 ROOT = Path(__file__).resolve().parent.parent
 FIGHT = ROOT / "saves" / "seraph-vs-sphinx.toml"
 SIZE = (80, 24)
@@ -45,11 +47,11 @@ async def declare_punch(screen: Screen, faces: bytes) -> None:
     """`a`, the targets, ctrl+s: the dice asked for, typed; enter commits the result."""
     mark = len(screen.session.data)
     screen.send(b"a")
-    await screen.wait_for("Declare an action", timeout=15, since=mark)
+    await screen.wait_for("Declare an action", since=mark)
     screen.send(b"\tSphinx" + CTRL_S)
-    await screen.wait_for("Combat Roll: 2d10", timeout=15, since=mark)
+    await screen.wait_for("Combat Roll: 2d10", since=mark)
     screen.send(faces + b"\r")
-    await screen.wait_for("commit", timeout=15, since=mark)
+    await screen.wait_for("commit", since=mark)
     screen.send(b"\r")
 
 

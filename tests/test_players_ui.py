@@ -26,8 +26,10 @@ from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.widgets.log import CombatLog
-from tests.helpers import wait_for
+from tests.ui import press, settle, wait_for
 from tests.test_players import fresh, open_as
+
+pytestmark = pytest.mark.ui
 
 SIZE = (80, 24)
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,8 +58,7 @@ async def type_into(pilot: Any, selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector, Input)
     widget.focus()
     widget.value = ""
-    await pilot.press(*text)
-    await pilot.pause()
+    await press(pilot, *text)
 
 
 def player_app(saves: Path, path: Path, names: tuple[str, ...] = ("Seraph",), user: str = "bob") -> TrackerApp:
@@ -67,18 +68,18 @@ def player_app(saves: Path, path: Path, names: tuple[str, ...] = ("Seraph",), us
 async def declare_punch(pilot: Any, target: str = "Sphinx", faces: str = "5,4") -> DeclareScreen:
     """Through the form: a punch, the 2d10 typed, then commit after the result."""
     app = pilot.app
-    await pilot.press("a")
+    await press(pilot, "a")
     await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form")
     form = app.screen
     assert isinstance(form, DeclareScreen)
     await type_into(pilot, "#d-targets", target)
-    await pilot.press("ctrl+s")
+    await press(pilot, "ctrl+s")
     await wait_for(pilot, lambda: form.stage == "dice", "the dice prompt")
     assert "Seraph's Combat Roll: 2d10" in str(form.query_one("#dice-prompt", Label).render())
     await type_into(pilot, "#dice-faces", faces)
-    await pilot.press("enter")
+    await press(pilot, "enter")
     await wait_for(pilot, lambda: form.stage == "result", "the roll's result")
-    await pilot.press("ctrl+s")
+    await press(pilot, "ctrl+s")
     await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter")
     return form
 
@@ -89,7 +90,7 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
     before = fresh(fight)
     before_revision = EncounterFile(fight).load().revision
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, EncounterScreen)
         footer = {b.binding.id for b in app.active_bindings.values() if b.binding.show and b.enabled}
@@ -102,21 +103,20 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
         assert not {c.name for c in mine} & {"next", "step", "damage", "undo", "redo", "roster", "approvals", "viewers", "note"}
         # GM keys do nothing (not even a message: they are not bound for a player).
         for key in ("n", "full_stop", "d", "e", "p", "v", "r", "N"):
-            await pilot.press(key)
-            await pilot.pause()
+            await press(pilot, key)
             assert isinstance(app.screen, EncounterScreen), key
         assert fresh(fight).now == before.now and not app.errors
         # The `:` line is offered, and its commands pass the session's guard.
         for line, words in (("next", "moving time"), ("damage Sphinx 5", "damage"), ("declare Sphinx punch target=Seraph", "not your combatant")):
-            await pilot.press("colon")
+            await press(pilot, "colon")
             await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the command line")
-            await pilot.press(*line, "enter")
+            await press(pilot, *line, "enter")
             error = app.screen.query_one("#form-error", Label)
             await wait_for(pilot, lambda: words in str(error.render()), f"the refusal of {line}")
-            await pilot.press("escape")
+            await press(pilot, "escape")
             await wait_for(pilot, lambda: app.screen is screen, "the command line closed")
         assert EncounterFile(fight).load().revision == before_revision
-        await pilot.press("question_mark")
+        await press(pilot, "question_mark")
         await wait_for(pilot, lambda: app.screen is not screen, "the help screen")
         shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
         assert "player of Seraph" in shown and "Take back" in shown and "Damage:" not in shown
@@ -125,9 +125,9 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
 async def test_the_player_declares_for_their_own_only_through_the_form(saves: Path, fight: Path) -> None:
     app = player_app(saves, fight)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await pilot.press("down")  # Sphinx selected: still Seraph is the actor offered
-        await pilot.press("a")
+        await settle(pilot)
+        await press(pilot, "down")  # Sphinx selected: still Seraph is the actor offered
+        await press(pilot, "a")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form")
         form = app.screen
         assert isinstance(form, DeclareScreen)
@@ -135,7 +135,7 @@ async def test_the_player_declares_for_their_own_only_through_the_form(saves: Pa
         await type_into(pilot, "#d-actor", "Sphinx")
         assert "not your combatant" in str(form.query_one("#d-actor-error", Label).render())
         await type_into(pilot, "#d-actor", "Seraph")
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the form closed")
         await declare_punch(pilot)
         await wait_for(pilot, lambda: not app.screen.live.store.pending, "the save")
@@ -150,17 +150,17 @@ async def test_the_player_declares_for_their_own_only_through_the_form(saves: Pa
 async def test_take_back_until_the_gm_moves_on(saves: Path, fight: Path) -> None:
     app = player_app(saves, fight)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         live = app.screen.live
         await declare_punch(pilot)
-        await pilot.press("u")
+        await press(pilot, "u")
         await wait_for(pilot, lambda: live.encounter.combatant("Seraph").in_progress == [], "the take back")
         await declare_punch(pilot)
         await wait_for(pilot, lambda: not live.store.pending, "the save")
         gm = open_as(fight, "alice")
         gm.execute("step")
         await wait_for(pilot, lambda: live.encounter.now == gm.encounter.now, "the player to follow the GM")
-        await pilot.press("u")
+        await press(pilot, "u")
         await wait_for(pilot, lambda: any("ask the GM" in n for n in notes(app)), "the refusal")
         assert len(live.encounter.combatant("Seraph").in_progress) == 1 and not app.errors
     enc = fresh(fight)
@@ -175,14 +175,14 @@ def approval_mode(path: Path) -> None:
 async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path, fight: Path) -> None:
     gm = TrackerApp(saves, fight, user="alice")
     async with gm.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await pilot.press("p")
+        await settle(pilot)
+        await press(pilot, "p")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen), "the approvals screen")
         queue = gm.screen
         assert "apply at once" in str(queue.query_one("#approvals-mode", Label).render())
-        await pilot.press("t")
+        await press(pilot, "t")
         await wait_for(pilot, lambda: queue.live.encounter.table.get(table.PLAYER_DECLARATIONS) == table.APPROVAL, "approval on")
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await wait_for(pilot, lambda: isinstance(gm.screen, EncounterScreen), "back")
         await wait_for(pilot, lambda: not gm.screen.live.store.pending, "the save")
         bob = open_as(fight, "bob", SERAPH)
@@ -190,11 +190,11 @@ async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path
         screen = gm.screen
         await wait_for(pilot, lambda: "1 waiting for approval (p)" in str(screen.query_one("#clock").render()), "the clock bar's count")
         await wait_for(pilot, lambda: any("p: approve" in n and "player bob" in n for n in notes(gm)), "the GM told")
-        await pilot.press("p")
+        await press(pilot, "p")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [seq], "the proposal listed")
-        await pilot.press("a")
+        await press(pilot, "a")
         await wait_for(pilot, lambda: gm.screen.shown == [], "the queue emptied")
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await wait_for(pilot, lambda: isinstance(gm.screen, EncounterScreen), "back")
         text = log_text(gm)
         assert "· player bob, approved by GM alice" in text
@@ -210,20 +210,20 @@ async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(sa
     seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
     gm = TrackerApp(saves, fight, user="alice")
     async with gm.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await pilot.press("p")
+        await settle(pilot)
+        await press(pilot, "p")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [seq], "the queue")
-        await pilot.press("e")
+        await press(pilot, "e")
         await wait_for(pilot, lambda: isinstance(gm.screen, EditProposalScreen), "the form, filled")
         form = gm.screen
         assert form.query_one("#d-template", Input).value == "punch"
         assert form.query_one("#d-targets", Input).value == "Sphinx"
         assert form.actors == ["Seraph"] and form.faces == [5, 4]
         await type_into(pilot, "#d-targets", "Nyx")  # the GM aims it elsewhere
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: form.stage == "result", "the result with the player's dice")
         assert "rolled 5+4" in str(form.query_one("#result", Label).render())
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [], "approved")
         assert not gm.errors
     enc = fresh(fight)
@@ -236,7 +236,7 @@ async def test_the_gm_refuses_with_a_reason_and_the_player_sees_it(saves: Path, 
     approval_mode(fight)
     player = player_app(saves, fight)
     async with player.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = player.screen
         await declare_punch(pilot)
         await wait_for(pilot, lambda: any("waiting for the GM" in n for n in notes(player)), "the player told it waits")
@@ -245,12 +245,12 @@ async def test_the_gm_refuses_with_a_reason_and_the_player_sees_it(saves: Path, 
         (p,) = fresh(fight).pending()
         gm = TrackerApp(saves, fight, user="alice")
         async with gm.run_test(size=SIZE, notifications=True) as gm_pilot:
-            await gm_pilot.pause()
-            await gm_pilot.press("p")
+            await settle(gm_pilot)
+            await press(gm_pilot, "p")
             await wait_for(gm_pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [p.seq], "the queue")
-            await gm_pilot.press("r")
+            await press(gm_pilot, "r")
             await wait_for(gm_pilot, lambda: isinstance(gm.screen, FormScreen), "the reason asked")
-            await gm_pilot.press(*"Sphinx is out of reach", "enter")
+            await press(gm_pilot, *"Sphinx is out of reach", "enter")
             await wait_for(gm_pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [], "refused")
             await wait_for(gm_pilot, lambda: not gm.screen.live.store.pending, "the save")
         await wait_for(pilot, lambda: any("refused by the GM: Sphinx is out of reach" in n for n in notes(player)), "the player told why")
@@ -269,7 +269,7 @@ async def test_the_log_names_who_and_hides_what_a_player_may_not_see(saves: Path
     dan.execute("declare Nyx punch target=Sphinx faces=3,3")
     app = player_app(saves, fight)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         text = log_text(app)
         assert "Ghost" not in text and "proposal" not in text  # hidden, and another player's proposal
         assert "· GM alice" in text
@@ -279,7 +279,7 @@ async def test_the_log_names_who_and_hides_what_a_player_may_not_see(saves: Path
         assert "Ghost" not in rows and "player dan" not in rows and "Seraph" in rows  # as the log
     gm_app = TrackerApp(saves, fight, user="alice")
     async with gm_app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         text = log_text(gm_app)
         assert "Ghost" in text and "(waiting for the GM) · player dan" in text
 
@@ -297,17 +297,17 @@ async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_ap
     me, other = [c.name for c in enc.combatants.values() if not c.hidden][:2]
     app = player_app(saves, path, (me,))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await pilot.press("a")
+        await settle(pilot)
+        await press(pilot, "a")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form")
         form = app.screen
         assert isinstance(form, DeclareScreen) and form.actors == [me]
         form.query_one("#d-targets", Input).value = other  # as typed (the keys: tests above)
-        await pilot.pause()
-        await pilot.press("ctrl+r")  # roll every die the adapter asks for
+        await settle(pilot)
+        await press(pilot, "ctrl+r")  # roll every die the adapter asks for
         await wait_for(pilot, lambda: form.stage == "result", "the result")
         faces = list(form.faces)
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         await wait_for(pilot, lambda: not app.screen.live.store.pending, "the save")
         assert not app.errors
@@ -321,13 +321,13 @@ async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_ap
 async def test_the_form_refuses_a_players_declaration_by_the_initiation_rules(saves: Path, fight: Path) -> None:
     app = player_app(saves, fight)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         await declare_punch(pilot)
-        await pilot.press("a")
+        await press(pilot, "a")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form")
         form = app.screen
         await type_into(pilot, "#d-targets", "Nyx")
-        await pilot.press("ctrl+r")
+        await press(pilot, "ctrl+r")
         error = form.query_one("#declare-error", Label)
         error = form.query_one("#declare-error", Label)
         # The same refusal, naming the rule, as the GM's form shows; the form stays open.
@@ -345,14 +345,14 @@ async def test_a_player_sees_their_own_sheet_in_full_even_hidden_and_a_read_only
     gm.execute("setting viewer_resources hidden")
     app = player_app(saves, fight, ("Shade",), user="eve")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         roster = screen.query_one(RosterView)
         assert [c.name for c in roster.combatants] == ["Seraph", "Sphinx", "Nyx", "Shade"]  # not Ghost
         assert roster.current is not None and roster.current.name == "Shade"  # starts on their own
         detail = str(screen.query_one(DetailView).render())
         assert "vp" in detail and "hidden from viewers" in detail and "resources hidden" not in detail
-        await pilot.press("up", "up")  # Sphinx, an enemy: figures withheld as from a viewer
+        await press(pilot, "up", "up")  # Sphinx, an enemy: figures withheld as from a viewer
         await wait_for(pilot, lambda: "resources hidden from viewers" in str(screen.query_one(DetailView).render()), "Sphinx withheld")
     # Without a file: the start screen, read-only for a player too.
     start = TrackerApp(saves, None, user="eve", role=Role.player(["Shade"]))
@@ -360,6 +360,5 @@ async def test_a_player_sees_their_own_sheet_in_full_even_hidden_and_a_read_only
         await wait_for(pilot, lambda: getattr(start.screen, "listings", None), "the list of encounters")
         footer = {b.binding.id for b in start.active_bindings.values() if b.binding.show and b.enabled}
         assert not footer & {"new", "duplicate", "delete"}
-        await pilot.press("n", "delete", "c")
-        await pilot.pause()
+        await press(pilot, "n", "delete", "c")
         assert sorted(p.name for p in saves.glob("*.toml")) == ["fight.toml"] and not start.errors

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from rulesets.d6 import D6Ruleset
-from tests.helpers import cli, session_for
+from tests.helpers import cli
 
 
 @pytest.mark.parametrize("argv, words", [

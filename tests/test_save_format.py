@@ -11,7 +11,6 @@ import os
 import shutil
 import signal
 import stat
-import sys
 import tomllib
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from rulesets.dice import RandomDice
 from tests.helpers import cli
+from tests.ui import post_keys, press, settle, wait_for
 
 FIRST = Path(__file__).resolve().parent / "data" / "first-format.toml"
 
@@ -144,6 +144,7 @@ def _append_then_die(path: str, conn: "multiprocessing.connection.Connection") -
         conn.send(session.store.revision)  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_sigkill_in_the_middle_of_an_append_loses_no_acknowledged_change(tmp_path: Path) -> None:
     path = tmp_path / "fight.toml"
     _new(path)
@@ -368,6 +369,7 @@ def test_undo_and_redo_from_checkpoints_match_a_full_replay(monkeypatch: pytest.
         assert enc.upcoming() == fresh.upcoming() and enc.next_happening() == fresh.next_happening()
 
 
+@pytest.mark.ui
 async def test_the_app_never_waits_on_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the disk stalled, changes are still applied and drawn at once, queued behind
     each other under the one lock, and all reach the file, in order, once it moves."""
@@ -387,16 +389,14 @@ async def test_the_app_never_waits_on_the_disk(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(store_module.EncounterFile, "_append", slow)
     app = TrackerApp(tmp_path, path, user="gm")
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         live = app.screen.live  # type: ignore[attr-defined]
-        for _ in range(3):
-            await pilot.press("full_stop")
-            await pilot.pause()
-        assert live.encounter.now == 3 and live.store.pending  # handled, not yet on disk
-        assert "segment 3" in str(app.screen.query_one("#clock").render())
+        post_keys(app, ["full_stop"] * 3)  # no `press`: it would wait for the stalled disk
+        await wait_for(pilot, lambda: live.encounter.now == 3 and "segment 3" in str(app.screen.query_one("#clock").render()), "three steps handled and shown")
+        assert live.store.pending  # handled, not yet on disk
         assert EncounterFile(path).load().encounter.now == 0
         stall.set()
-        await pilot.press("q")
+        await press(pilot, "q")
     loaded = EncounterFile(path).load()
     assert loaded.encounter.now == 3 and loaded.revision == 4
 
@@ -404,7 +404,6 @@ async def test_the_app_never_waits_on_the_disk(tmp_path: Path, monkeypatch: pyte
 def _forked_follower(path: str, fd: int, conn: "multiprocessing.connection.Connection") -> None:
     """A child like `tracker serve` makes: it inherits an open Live, its descriptors
     closed (and one reused), and must still follow the file."""
-    from tracker.ui.live import Live
 
     live = _LIVE[0]
     os.close(fd)

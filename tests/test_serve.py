@@ -21,6 +21,9 @@ import pytest
 
 from tracker.persistence.store import EncounterFile
 from tracker.serve.probe import Screen, ServerProcess, alive, env, make_key
+from tests.helpers import DEADLINE
+
+pytestmark = pytest.mark.serve
 
 NAME = "Seraph vs Sphinx"
 
@@ -100,7 +103,7 @@ async def test_gm_change_reaches_the_viewers_screen(table: Table) -> None:
         await viewer.wait_for(NAME)
         mark = len(viewer.session.data)
         table.play("note the sphinx roars")
-        await viewer.wait_for("the sphinx roars", timeout=10, since=mark)
+        await viewer.wait_for("the sphinx roars", since=mark)
     finally:
         await viewer.close()
 
@@ -119,7 +122,7 @@ async def test_viewer_keys_change_nothing(table: Table) -> None:
         # the keys: once the viewer shows it, the keys sent before it have been read.
         mark = len(viewer.session.data)
         table.play("damage Sphinx 7")
-        await viewer.wait_for("23/30", timeout=10, since=mark)
+        await viewer.wait_for("23/30", since=mark)
         assert table.revision() == before + 1
         notes = [e.args["text"] for e in EncounterFile(table.file).load().encounter.events if e.kind == "note"]
         assert "sneaky" not in notes
@@ -134,11 +137,11 @@ async def test_gm_over_ssh_changes_the_file(table: Table) -> None:
         await gm.wait_for(NAME)
         before = table.revision()
         gm.send(b":")
-        await gm.wait_for("esc: cancel", timeout=10)  # the command line is open and focused
+        await gm.wait_for("esc: cancel")  # the command line is open and focused
         gm.send(b"note typed over ssh\r")
-        await gm.wait_for("typed over ssh", timeout=10)
+        await gm.wait_for("typed over ssh")
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
+        deadline = loop.time() + DEADLINE
         while table.revision() == before and loop.time() < deadline:
             await asyncio.sleep(0.05)  # the app writes right after drawing the change
         notes = [e.args["text"] for e in EncounterFile(table.file).load().encounter.events if e.kind == "note"]
@@ -164,7 +167,7 @@ async def test_start_screen_lists_the_encounters(tmp_path: Path) -> None:
             viewer.send(b"\x1b[3~")  # Delete on the encounter list...
             viewer.send(b"y")  # ...and yes, if it asked (a viewer is not offered delete)
             viewer.send(b"?")  # the help, once drawn, shows the keys before it were read
-            await viewer.wait_for("keys (esc closes)", timeout=10)
+            await viewer.wait_for("keys (esc closes)")
             assert t.file.exists()
         finally:
             await viewer.close()
@@ -193,7 +196,7 @@ async def test_connection_cap_and_sigterm_leave_no_process(tmp_path: Path) -> No
     assert not [p for p in pids if alive(p)]
     server.wait_line("stopped")
     for screen in screens:
-        await asyncio.wait_for(screen.session.closed.wait(), 10)
+        await asyncio.wait_for(screen.session.closed.wait(), DEADLINE)
     loaded = EncounterFile(t.file).load()
     assert loaded.encounter.setup.name == NAME
     check = subprocess.run([sys.executable, "-m", "tracker", "check", str(t.file)], env=env(), capture_output=True, text=True, timeout=30)
@@ -206,11 +209,11 @@ async def test_idle_connection_is_closed(tmp_path: Path) -> None:
     try:
         viewer = await Screen.connect(server.port, t.viewer)
         await viewer.wait_for(NAME)
-        await asyncio.wait_for(viewer.session.closed.wait(), 15)
+        await asyncio.wait_for(viewer.session.closed.wait(), DEADLINE)
         server.wait_line(r"idle #\d+ .*viewer")
         pids = server.app_pids()
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
+        deadline = loop.time() + DEADLINE
         while any(alive(p) for p in pids) and loop.time() < deadline:
             await asyncio.sleep(0.05)
         assert not [p for p in pids if alive(p)]  # reaped on disconnect, server still up

@@ -22,8 +22,11 @@ import asyncssh
 import pytest
 
 from test_serve import NAME, Table, _serve, _table
-from tests.helpers import close_table
+from tests.helpers import DEADLINE, close_table
 from tracker.serve.probe import Screen, ServerProcess, _Collector, env
+from tests.ui import settle
+
+pytestmark = pytest.mark.serve
 
 SSH = shutil.which("ssh")
 needs_openssh = pytest.mark.skipif(SSH is None, reason="OpenSSH client `ssh` not installed (apt-get install openssh-client)")
@@ -114,7 +117,7 @@ async def test_too_many_connections_logging_in_at_once_are_dropped_apart_from_th
         for sock in stallers:
             sock.close()  # the strangers give up: the GM gets in
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 15
+        deadline = loop.time() + DEADLINE
         while True:
             try:
                 gm = await Screen.connect(server.port, t.gm)
@@ -149,7 +152,7 @@ async def _seat_is_free(t: Table) -> None:
     """The GM gets the one seat and its app (retrying while the last client is leaving)."""
     assert t.server is not None
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + 15
+    deadline = loop.time() + DEADLINE
     while True:
         try:
             gm = await Screen.connect(t.server.port, t.gm)
@@ -167,7 +170,7 @@ async def _seat_is_free(t: Table) -> None:
 async def test_asyncssh_session_without_pty_is_answered_and_closed(one_seat: Table) -> None:
     assert one_seat.server is not None
     async with asyncssh.connect("127.0.0.1", one_seat.server.port, known_hosts=None, client_keys=[one_seat.gm], username="gm", agent_path=None) as conn:
-        result = await asyncio.wait_for(conn.run(input="", term_type=None), 15)  # a shell, no pty, stdin at EOF
+        result = await asyncio.wait_for(conn.run(input="", term_type=None), DEADLINE)  # a shell, no pty, stdin at EOF
         assert result.exit_status == 1
         assert "connect with a terminal" in str(result.stderr) and "ssh -t" in str(result.stderr)
     await _seat_is_free(one_seat)
@@ -176,7 +179,7 @@ async def test_asyncssh_session_without_pty_is_answered_and_closed(one_seat: Tab
 async def test_asyncssh_refused_command_is_answered_and_the_connection_can_still_open_the_app(one_seat: Table) -> None:
     assert one_seat.server is not None
     async with asyncssh.connect("127.0.0.1", one_seat.server.port, known_hosts=None, client_keys=[one_seat.gm], username="gm", agent_path=None) as conn:
-        result = await asyncio.wait_for(conn.run("cat /etc/passwd", term_type="xterm"), 15)
+        result = await asyncio.wait_for(conn.run("cat /etc/passwd", term_type="xterm"), DEADLINE)
         assert result.exit_status == 1
         assert "commands are not run here" in str(result.stderr) and "root:" not in str(result.stdout)
         # The refused command did not use up the connection's session: the app opens.
@@ -253,7 +256,7 @@ async def test_a_flood_of_keys_does_not_grow_the_server(tmp_path: Path) -> None:
         # The server reads at most its window plus the app's queue, then stops reading:
         # the rest stays with the client. Wait until the client's buffer stops shrinking.
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 20
+        deadline = loop.time() + DEADLINE
         last = viewer.chan.get_write_buffer_size()
         steady = 0
         while steady < 20 and loop.time() < deadline:
@@ -337,7 +340,7 @@ async def test_viewer_app_offers_no_screenshot_but_the_gm_app_does(tmp_path: Pat
     for viewer in (True, False):
         app = TrackerApp(t.saves, t.file, viewer=viewer)
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             titles = {command.title for command in app.get_system_commands(app.screen)}
         assert "Quit" in titles
         assert ("Screenshot" in titles) is not viewer
@@ -391,7 +394,7 @@ async def test_forked_viewers_share_the_servers_memory_and_see_changes_made_befo
         for _ in range(2):
             screens.append(await Screen.connect(server.port, t.viewer))
         for screen in screens:
-            await screen.wait_for("made after the server loaded", timeout=20)
+            await screen.wait_for("made after the server loaded")
         pids = server.app_pids()
         assert len(pids) == 2
         for pid in pids:

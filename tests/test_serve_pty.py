@@ -7,9 +7,14 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.server import ServeOptions, child_argv, child_env
 from tracker.serve.keys import GM, VIEWER
+from tests.helpers import DEADLINE
+
+pytestmark = pytest.mark.serve
 
 # A small terminal program: reports what it got, follows SIGWINCH, echoes raw keys, and
 # starts a grandchild in its own process group (to see that stop() ends the group).
@@ -34,7 +39,7 @@ while True:
 """
 
 
-async def _until(buffer: bytearray, text: bytes, timeout: float = 10.0) -> None:
+async def _until(buffer: bytearray, text: bytes, timeout: float = 30.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while text not in buffer:
         if asyncio.get_running_loop().time() > deadline:
@@ -65,7 +70,7 @@ async def test_child_gets_size_term_resizes_and_raw_keys() -> None:
         grandchild = int(bytes(out).split(b"GRANDCHILD ")[1].split()[0])
         assert _alive(grandchild)
     finally:
-        code = await asyncio.wait_for(child.stop(), 10)
+        code = await asyncio.wait_for(child.stop(), DEADLINE)
     assert code is not None
     assert child.process is not None and child.process.returncode is not None
     # The grandchild was in the child's process group: gone as well.
@@ -80,7 +85,7 @@ async def test_child_exit_is_seen_and_reaped() -> None:
     out = bytearray()
     child = PtyChild([sys.executable, "-c", "print('bye'); raise SystemExit(3)"], dict(os.environ), (80, 24, 0, 0), out.extend)
     await child.start()
-    assert await asyncio.wait_for(child.wait(), 10) == 3
+    assert await asyncio.wait_for(child.wait(), DEADLINE) == 3
     assert b"bye" in out
     await child.stop()
 

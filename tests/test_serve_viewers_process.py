@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import close_table, until
+from tests.helpers import DEADLINE, close_table, until
 from tests.test_serve import NAME, Table, _serve, _table
 from tests.test_ui_app import SIZE, encounter_screen, make_file, wait_for
 from tracker.persistence.store import EncounterFile
@@ -30,6 +30,9 @@ from tracker.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.live import Live
 from tracker.ui.widgets.log import CombatLog
+from tests.ui import press, settle
+
+pytestmark = pytest.mark.serve
 
 
 def _pids_by_viewer(server_lines: list[str]) -> list[int]:
@@ -51,7 +54,7 @@ async def _viewers(server, t: Table, n: int) -> list[Screen]:  # type: ignore[no
 async def _note_seen_by(table: Table, screens: list[Screen], text: str) -> None:
     marks = [len(s.session.data) for s in screens]
     table.play(f"note {text}")
-    await asyncio.gather(*(s.wait_for(text, timeout=15, since=m) for s, m in zip(screens, marks)))
+    await asyncio.gather(*(s.wait_for(text, since=m) for s, m in zip(screens, marks)))
 
 
 async def test_viewers_share_processes_follow_the_gm_and_leave_alone(tmp_path: Path) -> None:
@@ -82,7 +85,7 @@ async def test_viewers_share_processes_follow_the_gm_and_leave_alone(tmp_path: P
         # The fourth viewer's process dies: only that viewer's session ends.
         os.kill(pids[3], signal.SIGKILL)
         lone = screens.pop()
-        await asyncio.wait_for(lone.session.closed.wait(), 10)
+        await asyncio.wait_for(lone.session.closed.wait(), DEADLINE)
         assert lone.chan.get_exit_status() == 1
         server.wait_line(rf"viewers' process {pids[3]} is gone: its 1 viewer\(s\) are disconnected")
         await _note_seen_by(t, [*screens, gm], "still here")
@@ -124,7 +127,7 @@ async def test_sigterm_ends_the_viewers_processes(tmp_path: Path) -> None:
     assert code == 0
     assert not [p for p in pids if alive(p)]
     for screen in screens:
-        await asyncio.wait_for(screen.session.closed.wait(), 10)
+        await asyncio.wait_for(screen.session.closed.wait(), DEADLINE)
 
 
 async def test_one_per_process_is_a_process_each(tmp_path: Path) -> None:
@@ -169,8 +172,8 @@ async def test_two_apps_on_one_encounter_both_show_a_change(saves: Path) -> None
     first, second = TrackerApp(saves, path, True, live), TrackerApp(saves, path, True, live)
     async with first.run_test(size=SIZE) as one:
         async with second.run_test(size=SIZE) as two:
-            await one.pause()
-            await two.pause()
+            await settle(one)
+            await settle(two)
             follower = live.follower
             assert follower is not None and len(follower.listeners) == 2
             gm_store = EncounterFile(path)
@@ -180,7 +183,7 @@ async def test_two_apps_on_one_encounter_both_show_a_change(saves: Path) -> None
                 log = encounter_screen(app).query_one(CombatLog)
                 await wait_for(pilot, lambda log=log: any("both of you" in e.text for e in log._entries), "each app to show the note")
             assert not first.errors and not second.errors
-            await two.press("q")
+            await press(two, "q")
         assert live.follower is follower and follower.alive and len(follower.listeners) == 1  # the first app still follows
     assert live.follower is None  # ended with the last app
 
@@ -255,7 +258,7 @@ async def test_a_viewer_that_stops_reading_holds_up_nobody(tmp_path: Path) -> No
             assert time.monotonic() - started < viewer_host.STALLED + 30, "the stuck viewer was never given up"
         await _note_seen_by(t, [other], "after the stuck one")
         stuck.chan.resume_reading()  # the laptop wakes: what was sent arrives, then the end
-        await asyncio.wait_for(stuck.session.closed.wait(), 15)
+        await asyncio.wait_for(stuck.session.closed.wait(), DEADLINE)
         assert stuck.chan.get_exit_status() == 1
     finally:
         stuck.chan.resume_reading()

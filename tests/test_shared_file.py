@@ -21,6 +21,7 @@ from tracker.persistence import store as store_module
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from rulesets.dice import RandomDice
+from tests.helpers import DEADLINE
 
 ROOT = Path(__file__).resolve().parent.parent
 CHANGES = 200
@@ -151,7 +152,7 @@ def test_other_sessions_change_is_seen_within_half_a_second(tmp_path: Path) -> N
         "print(time.time(), flush=True)"
     )
     writer = subprocess.Popen([sys.executable, "-c", code, str(path), str(ROOT)], env=_env(), stdout=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + DEADLINE
     seen_at = None
     while time.monotonic() < deadline:
         if store.changed_on_disk():

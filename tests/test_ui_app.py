@@ -30,7 +30,9 @@ from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.roster import RosterScreen
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.roster import RosterView
-from tests.helpers import wait_for
+from tests.ui import press, settle, wait_for
+
+pytestmark = pytest.mark.ui
 
 SIZE = (80, 24)
 
@@ -88,8 +90,7 @@ async def type_into(pilot, selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector, Input)
     widget.focus()
     widget.value = ""
-    await pilot.press(*text) if text else None
-    await pilot.pause()
+    await press(pilot, *text)
 
 
 def on_disk(path: Path):
@@ -103,30 +104,26 @@ def notes(app: TrackerApp) -> list[str]:
 async def test_new_encounter_from_start_screen_and_add_combatants(saves: Path) -> None:
     app = TrackerApp(saves)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "n")
         assert isinstance(app.screen, FormScreen)
         await type_into(pilot, "#f-name", "Bridge fight")
         await type_into(pilot, "#f-ruleset", "freeform")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, RosterScreen), "the roster editor")
         for name, hp in (("Seraph", "30"), ("Sphinx", "40")):
-            await pilot.press("a")
-            await pilot.pause()
+            await press(pilot, "a")
             await type_into(pilot, "#f-name", name)
             await type_into(pilot, "#f-sheet_hp", hp)
-            await pilot.press("ctrl+s")
+            await press(pilot, "ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, RosterScreen), "back in the roster")
         # An invalid sheet value is shown inline and the form stays open.
-        await pilot.press("a")
-        await pilot.pause()
+        await press(pilot, "a")
         await type_into(pilot, "#f-name", "Seraph")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         assert isinstance(app.screen, FormScreen)
         assert "already a combatant named 'Seraph'" in str(app.screen.query_one("#form-error", Label).render())
-        await pilot.press("escape", "escape")
+        await press(pilot, "escape", "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
         roster = app.screen.query_one(RosterView)
         assert [c.name for c in roster.combatants] == ["Seraph", "Sphinx"]
@@ -139,9 +136,8 @@ async def test_declare_with_typed_faces_resolves_on_next(saves: Path, d6check: N
     path = make_file(saves, "d6check", ["add Seraph hp=10", "add Sphinx hp=10"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "a")
         screen = app.screen
         assert isinstance(screen, DeclareScreen)
         await type_into(pilot, "#d-targets", "Sphinx")
@@ -151,17 +147,14 @@ async def test_declare_with_typed_faces_resolves_on_next(saves: Path, d6check: N
         await wait_for(pilot, lambda: "16.67% (1/6)" in chance(), "the chance (computed off the event loop)")
         await type_into(pilot, "#p-target", "3")
         await wait_for(pilot, lambda: "66.67% (2/3)" in chance(), "the chance (computed off the event loop)")
-        await pilot.press("ctrl+s")  # the form names the die to roll, then takes its face
-        await pilot.pause()
+        await press(pilot, "ctrl+s")  # the form names the die to roll, then takes its face
         await type_into(pilot, "#dice-faces", "5")
-        await pilot.press("enter", "enter")
-        await pilot.pause()
+        await press(pilot, "enter", "enter")
         enc = encounter_screen(app).live.encounter
         assert enc.actions[-1].resolution.dice == (5,)
         log = app.screen.query_one(CombatLog)
         assert "[dice 5]" in "".join(log.render_line(y).text for y in range(log.size.height))
-        await pilot.press("n")
-        await pilot.pause()
+        await press(pilot, "n")
         assert app.screen.live.encounter.now == 5
         assert app.screen.live.encounter.combatants["Sphinx"].resources["hp"] == 7
     saved = on_disk(path)
@@ -173,7 +166,7 @@ async def test_log_shows_faces_and_meaning(saves: Path, d6check: None) -> None:
     path = make_file(saves, "d6check", ["add A", "add B", "declare A strike target=B faces=2"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = app.screen.query_one(CombatLog)
         text = " ".join(" ".join(log.render_line(y).text for y in range(log.size.height)).split())
         assert "rolled 2 against 4: miss" in text and "[dice 2]" in text
@@ -183,20 +176,16 @@ async def test_undo_and_redo(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph hp=10"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("d")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "d")
         await type_into(pilot, "#f-amount", "4")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         live = encounter_screen(app).live
         assert live.encounter.combatants["Seraph"].resources["hp"] == 6
-        await pilot.press("u")
-        await pilot.pause()
+        await press(pilot, "u")
         assert live.encounter.combatants["Seraph"].resources["hp"] == 10
         assert on_disk(path).combatants["Seraph"].resources["hp"] == 10
-        await pilot.press("r")
-        await pilot.pause()
+        await press(pilot, "r")
         assert live.encounter.combatants["Seraph"].resources["hp"] == 6
     assert on_disk(path).combatants["Seraph"].resources["hp"] == 6
 
@@ -205,17 +194,14 @@ async def test_maintain_and_abort(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph", "add Sphinx", "declare Seraph attack target=Sphinx pt=3"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         live = encounter_screen(app).live
-        await pilot.press("n")  # the attack completes on 3
-        await pilot.pause()
+        await press(pilot, "n")  # the attack completes on 3
         assert live.encounter.now == 3
-        await pilot.press("m")  # Seraph is selected: maintain it
-        await pilot.pause()
+        await press(pilot, "m")  # Seraph is selected: maintain it
         action = live.encounter.actions[-1]
         assert action.chain == 1 and action.status == "in progress" and action.start == 3
-        await pilot.press("x")
-        await pilot.pause()
+        await press(pilot, "x")
         assert action.status == "aborted"
         assert "Seraph aborts attack" in live.encounter.log[-1].text
     saved = on_disk(path)
@@ -226,19 +212,15 @@ async def test_refused_initiation_names_the_rule(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph", "add Sphinx", "declare Seraph attack target=Sphinx"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await pilot.press("a")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "a")
         await type_into(pilot, "#d-template", "cast")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         assert isinstance(app.screen, DeclareScreen)  # the form stays open with the refusal
         error = str(app.screen.query_one("#declare-error", Label).render())
         assert "rule: one initiation per segment" in error
-        await pilot.press("escape")
-        await pilot.pause()
-        await pilot.press("m")  # nothing to maintain: a notification, not a crash
-        await pilot.pause()
+        await press(pilot, "escape")
+        await press(pilot, "m")  # nothing to maintain: a notification, not a crash
         assert any("rule: maintained attack" in n for n in notes(app))
         assert isinstance(app.screen, EncounterScreen)
     assert len(on_disk(path).events) == 3
@@ -248,19 +230,15 @@ async def test_command_line_runs_play_commands(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await pilot.press("colon")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "colon")
         await type_into(pilot, "#f-line", 'add "Sun Ruler" hp=5 hidden=true')
-        await pilot.press("enter")
-        await pilot.pause()
+        await press(pilot, "enter")
         live = encounter_screen(app).live
         assert live.encounter.combatants["Sun Ruler"].hidden
-        await pilot.press("colon")
-        await pilot.pause()
+        await press(pilot, "colon")
         await type_into(pilot, "#f-line", "frobnicate")
-        await pilot.press("enter")
-        await pilot.pause()
+        await press(pilot, "enter")
         assert "unknown command 'frobnicate'" in str(app.screen.query_one("#form-error", Label).render())
 
 
@@ -268,17 +246,15 @@ async def test_quit_and_reopen_at_the_same_segment_with_the_same_log(saves: Path
     path = make_file(saves, "freeform", ["add Seraph", "add Sphinx", "declare Seraph attack target=Sphinx damage=2 pt=7"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("n", "full_stop", "full_stop")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "n", "full_stop", "full_stop")
         before = report.to_json(encounter_screen(app).live.encounter)
-        await pilot.press("q")
-        await pilot.pause()
+        await press(pilot, "q")
     assert app.return_value == 0
     assert before["segment"] == 9
     again = TrackerApp(saves, path)
     async with again.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         after = report.to_json(encounter_screen(again).live.encounter)
         shown = str(again.screen.query_one("#clock").render())
         assert "segment 9 · round 1, segment 9" in shown
@@ -289,14 +265,13 @@ async def test_viewer_refuses_edits_follows_the_file_and_hides(saves: Path) -> N
     path = make_file(saves, "freeform", ["add Seraph", "add Ghost hidden=true", "declare Ghost attack target=Seraph pt=4", "declare Seraph defend"])
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = encounter_screen(app)
         assert [c.name for c in screen.query_one(RosterView).combatants] == ["Seraph"]
         log = screen.query_one(CombatLog)
         assert all("Ghost" not in e.text for e in log._entries) and log._entries
         for key in ("n", "a", "d", "u", "colon"):
-            await pilot.press(key)
-            await pilot.pause()
+            await press(pilot, key)
             assert isinstance(app.screen, EncounterScreen)
         # GM keys are not offered to a viewer: not in the footer, and they do nothing.
         assert notes(app) == [] and not app.errors
@@ -310,7 +285,7 @@ async def test_viewer_refuses_edits_follows_the_file_and_hides(saves: Path) -> N
         gm.execute("next")
         gm.execute("damage Seraph 3")
         await wait_for(pilot, lambda: screen.live.encounter.now == 4, "the viewer to follow the GM")
-        await pilot.pause()
+        await settle(pilot)
         assert "segment 4 ·" in str(screen.query_one("#clock").render())
         assert screen.live.encounter.combatants["Seraph"].resources["hp"] == 7
         assert all("Ghost" not in e.text for e in log._entries)
@@ -320,14 +295,13 @@ async def test_two_gms_see_each_others_changes(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         live = encounter_screen(app).live
         other = Session(EncounterFile(path).load().encounter, live.ruleset, store=EncounterFile(path))
         other.store.load()  # type: ignore[union-attr]
         other.execute("add Sphinx hp=20")
         await wait_for(pilot, lambda: "Sphinx" in live.encounter.combatants, "the other GM's combatant")
-        await pilot.press("full_stop")
-        await pilot.pause()
+        await press(pilot, "full_stop")
     saved = on_disk(path)
     assert "Sphinx" in saved.combatants and saved.now == 1
 
@@ -338,15 +312,13 @@ async def test_help_lists_every_key_and_palette_has_every_command(saves: Path) -
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("question_mark")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "question_mark")
         lines = [strip.text for strip in app.screen._compositor.render_strips()]
         shown = "\n".join(lines)
         for command in ENCOUNTER[:5]:  # the first rows fit on screen at 80x24
             assert f"{command.label}: {command.help}"[:40] in shown
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(pilot, "escape")
         screen = encounter_screen(app)
         keys = {b.action for b in screen.BINDINGS}  # type: ignore[union-attr]
         assert keys == {f"cmd('{c.name}')" for c in ENCOUNTER}
@@ -361,10 +333,10 @@ async def test_duplicate_and_delete_from_the_start_screen(saves: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         start = app.screen
         await wait_for(pilot, lambda: len(getattr(start, "listings", [])) == 1, "the list of encounters")
-        await pilot.press("c")
+        await press(pilot, "c")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the duplicate form")
         await type_into(pilot, "#f-name", "Beta")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: len(getattr(app.screen, "listings", [])) == 2, "the copy in the list")
         copy = saves / "beta.toml"
         enc = on_disk(copy)
@@ -372,24 +344,20 @@ async def test_duplicate_and_delete_from_the_start_screen(saves: Path) -> None:
         assert [e.kind for e in enc.events] == [e.kind for e in on_disk(source).events]
         assert EncounterFile(copy).load().revision == 0
         # Duplicating onto an existing name is refused inside the form.
-        await pilot.press("c")
+        await press(pilot, "c")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the duplicate form again")
         await type_into(pilot, "#f-name", "Beta")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         assert "already exists" in str(app.screen.query_one("#form-error", Label).render())
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, FormScreen), "the list again")
         # Delete asks first: "n" keeps the file, "y" deletes it.
         table = app.screen.query_one("DataTable")
         table.move_cursor(row=[i.path for i in app.screen.listings].index(copy))
-        await pilot.press("delete")
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause()
+        await press(pilot, "delete")
+        await press(pilot, "n")
         assert copy.exists()
-        await pilot.press("delete")
-        await pilot.pause()
-        await pilot.press("y")
+        await press(pilot, "delete")
+        await press(pilot, "y")
         await wait_for(pilot, lambda: len(getattr(app.screen, "listings", [])) == 1, "the list without the copy")
         assert not copy.exists() and source.exists()

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from textual import events
 from textual.widgets import Input, Label
 
 from rulesets import registry
@@ -34,7 +33,9 @@ from tracker.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.declare import DICE, RESULT, SETUP, DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
-from tests.helpers import wait_for
+from tests.ui import post_keys, press, settle, wait_for
+
+pytestmark = pytest.mark.ui
 
 SIZE = (80, 24)
 SAVES = Path(__file__).resolve().parent.parent / "saves"
@@ -124,45 +125,11 @@ def copy_save(saves: Path, name: str) -> Path:
     shutil.copy(SAVES / name, saves / name)
     return saves / name
 
-async def burst(pilot: Any, keys: list[str]) -> None:
-    """Keys arriving together, as over SSH: all posted before any is handled."""
-    app = pilot.app
-    for key in keys:
-        char = key if len(key) == 1 else {"tab": "\t", "enter": "\r", "escape": "\x1b", "space": " "}.get(key)
-        event = events.Key(key, char)
-        event.set_sender(app)
-        app._driver.send_message(event)  # as the terminal driver hands keys on
-    await settle(app)
-
-
-async def settle(app: TrackerApp, timeout: float = 5.0) -> None:
-    """Until the app and its top screen have nothing queued (a closing screen may never
-    answer Pilot's own wait, so this looks at the queues instead)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    quiet = 0
-    while quiet < 3 and loop.time() < deadline:
-        await asyncio.sleep(0.005)
-        try:
-            nodes = [app, *app.screen.walk_children(with_self=True)]
-            held = getattr(getattr(app, "key_hold", None), "keys", ())  # keys the app holds back
-            busy = bool(held) or any(node._message_queue.qsize() for node in nodes)
-        except Exception:  # between screens
-            busy = True
-        quiet = 0 if busy else quiet + 1
-
-
-def chars(text: str) -> list[str]:
-    named = {" ": "space", ",": "comma", "[": "left_square_bracket", "]": "right_square_bracket", "-": "minus", ".": "full_stop"}
-    return [named.get(c, c) for c in text]
-
-
 async def set_field(pilot: Any, selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector, Input)
     widget.focus()
-    await pilot.pause()
-    await pilot.press("ctrl+u", *chars(text))
-    await pilot.pause()
+    await settle(pilot)
+    await press(pilot, "ctrl+u", *text)
 
 
 def form(app: TrackerApp) -> DeclareScreen:
@@ -189,19 +156,19 @@ def no_bugs(app: TrackerApp) -> None:
 
 async def ask_for_dice(pilot: Any, screen: DeclareScreen) -> None:
     """ctrl+s on a filled form: the dice are asked for."""
-    await pilot.press("ctrl+s")
+    await press(pilot, "ctrl+s")
     await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
 
 
 async def type_faces(pilot: Any, screen: DeclareScreen, faces: str) -> None:
     """Type the faces asked for ("9,6,2"), then wait for the result."""
-    await pilot.press(*chars(faces), "enter")
+    await press(pilot, *faces, "enter")
     await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
 
 
 async def open_form(pilot: Any, app: TrackerApp, actor: str, action: str, target: str) -> DeclareScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
-    await pilot.press("a")
+    await press(pilot, "a")
     await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen.focused is not None, "the declare form")
     await set_field(pilot, "#d-actor", actor)
     await set_field(pilot, "#d-template", action)
@@ -225,8 +192,7 @@ async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> 
             assert screen.chance_shown == "chance of success: no roll"
         else:
             assert re.search(r"\d+\.\d\d% \(\d+/\d+\)", screen.chance_shown), screen.chance_shown
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         prompts, typed_faces = [], []
         while screen.stage == DICE:
             text = prompt(app)
@@ -235,10 +201,9 @@ async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> 
             if typed:
                 faces = faces_for(text)
                 typed_faces += faces
-                await pilot.press(*chars(",".join(map(str, faces))), "enter")
+                await press(pilot, *",".join(map(str, faces)), "enter")
             else:
-                await pilot.press("enter")  # empty: the form rolls this group
-            await pilot.pause()
+                await press(pilot, "enter")  # empty: the form rolls this group
             assert len(prompts) < 20
         assert screen.stage == RESULT, str(screen.query_one("#declare-error", Label).render())
         assert bool(prompts) == (game != "freeform")
@@ -246,7 +211,7 @@ async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> 
             assert screen.faces == typed_faces
         shown = str(screen.query_one("#result", Label).render())
         faces = list(screen.faces)
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter screen")
         live = app.screen.live
         action_made = live.encounter.actions[-1]
@@ -266,22 +231,20 @@ async def test_typed_group_refusals_use_the_cli_words(saves: Path) -> None:
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: screen.stage == DICE, "the dice step")
         assert prompt(app) == "next: Seraph's Action Roll: 2d10" or "2d10" in prompt(app)
         error = lambda: str(screen.query_one("#declare-error", Label).render())  # noqa: E731
-        await pilot.press("1", "1", "enter")
+        await press(pilot, "1", "1", "enter")
         assert error() == "faces: die 1 is a d10; 11 is not one of its faces"
-        await pilot.press("ctrl+u", *chars("7,3,5"), "enter")
+        await press(pilot, "ctrl+u", *"7,3,5", "enter")
         assert "2 dice; 3 faces were typed" in error()
-        await pilot.press("ctrl+u", "7", "enter")  # part of a group: the rest is asked for
-        await pilot.pause()
+        await press(pilot, "ctrl+u", "7", "enter")  # part of a group: the rest is asked for
         assert "(have 7; 1d10 to go)" in prompt(app)
-        await pilot.press("0", "enter")
+        await press(pilot, "0", "enter")
         assert error() == "faces: die 2 is a d10; 0 is not one of its faces"
         assert screen.stage == DICE and screen.faces == [7]
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(pilot, "escape")
         assert isinstance(app.screen, EncounterScreen)
         no_bugs(app)
 
@@ -294,25 +257,20 @@ async def test_after_roll_choice_defaults_and_changes_the_result(saves: Path, ga
         screen = await open_form(pilot, app, "Ann", "swing", "Bob")
         await wait_for(pilot, lambda: screen.chance_shown.endswith("(1/2)"), "the chance")
         assert screen.query_one("#p-push", Input) if False else not screen.query("#p-push")  # not before the roll
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         assert prompt(app) == "next: Ann's Swing: 1d6"
-        await pilot.press("3", "enter")  # a miss by one: the adapter offers push 1 ...
-        await pilot.pause()
+        await press(pilot, "3", "enter")  # a miss by one: the adapter offers push 1 ...
         assert screen.stage == DICE and prompt(app) == "next: Ann's damage on a hit: 1d4"  # ... so it hits
-        await pilot.press("2", "enter")
-        await pilot.pause()
+        await press(pilot, "2", "enter")
         assert screen.stage == RESULT
         push = screen.query_one("#a-push", Input)
         assert push.value == "1" and screen.focused is push
         assert "swing 4: hit" in str(screen.query_one("#result", Label).render())
-        await pilot.press("ctrl+u", "2")  # the player pushes harder: same dice, new total
-        await pilot.pause()
+        await press(pilot, "ctrl+u", "2")  # the player pushes harder: same dice, new total
         assert "swing 5: hit" in str(screen.query_one("#result", Label).render())
-        await pilot.press("ctrl+u", "0")  # no push: a miss, the damage die is not wanted
-        await pilot.pause()
+        await press(pilot, "ctrl+u", "0")  # no push: a miss, the damage die is not wanted
         assert "unused" in str(screen.query_one("#declare-error", Label).render())
-        await pilot.press("ctrl+u", "2", "ctrl+s")
+        await press(pilot, "ctrl+u", "2", "ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         action = app.screen.live.encounter.actions[-1]
         assert action.resolution.summary == "swing 5: hit" and action.resolution.dice == (3,)
@@ -330,8 +288,7 @@ async def test_more_modifiers_one_key_away(saves: Path, gamble: None) -> None:
         screen = await open_form(pilot, app, "Ann", "swing", "Bob")
         flourish = screen.query_one("#p-flourish", Input)
         assert not flourish.display or not flourish.parent.parent.display
-        await pilot.press("ctrl+o")
-        await pilot.pause()
+        await press(pilot, "ctrl+o")
         assert flourish.parent.parent.display and flourish.region.height == 1
         await set_field(pilot, "#p-flourish", "9")
         assert "flourish: expected an integer from 0 to 3, got '9'" in str(screen.query_one("#p-flourish-error", Label).render())
@@ -348,14 +305,14 @@ async def test_changing_the_action_mid_form_keeps_the_app(saves: Path) -> None:
         await set_field(pilot, "#d-template", "blast")
         await set_field(pilot, "#d-template", "punch")
         screen.query_one("#d-template", Input).focus()
-        await pilot.pause()
+        await settle(pilot)
         entry = screen.query_one("#d-template", Input)
         for _ in range(3):  # changes faster than any widget can be mounted or removed
             for name in ("blast", "strike", "power", "punch"):
                 entry.value = name
         await wait_for(pilot, lambda: screen.template is not None and screen.template.name == "punch", "back on punch")
         for _ in range(3):  # a burst of keys, as over SSH: whatever it leaves, the form follows it
-            await burst(pilot, ["ctrl+u", *"blast", "ctrl+u", *"strike", "backspace", "ctrl+u", *"punch"])
+            await press(pilot, "ctrl+u", *"blast", "ctrl+u", *"strike", "backspace", "ctrl+u", *"punch")
         await wait_for(pilot, lambda: (screen.template.name if screen.template else "") == entry.value.strip(), "the form follows the field")
         entry.value = "punch"
         await wait_for(pilot, lambda: screen.template is not None and screen.template.name == "punch", "back on punch")
@@ -371,8 +328,7 @@ async def test_changing_the_action_mid_form_keeps_the_app(saves: Path) -> None:
         for name in ("strike", "shoot", "strike"):
             entry.value = name
         await wait_for(pilot, lambda: screen.template is not None and screen.template.name == "strike", "strike")
-        await pilot.press("ctrl+r")  # roll everything and look
-        await pilot.pause()
+        await press(pilot, "ctrl+r")  # roll everything and look
         assert screen.stage == RESULT
         no_bugs(app)
 
@@ -382,20 +338,20 @@ async def test_a_burst_with_tab_lands_in_two_fields(saves: Path) -> None:
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
-        await pilot.press("a")
+        await press(pilot, "a")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen.focused is not None, "the form")
         screen = form(app)
         fields = [screen.query_one(f"#d-{name}", Input) for name in ("actor", "template", "targets")]
         for entry in fields:
             entry.value = ""
         fields[0].focus()
-        await pilot.pause()
-        await burst(pilot, [*"Seraph", "tab", *"PC"])
+        await settle(pilot)
+        await press(pilot, *"Seraph", "tab", *"PC")
         assert fields[0].value == "Seraph"
         assert fields[1].value == "PC"
         for entry in fields:
             entry.value = ""
-        await burst(pilot, ["shift+tab", *"Sphinx", "tab", *"punch", "tab", *"Seraph"])
+        await press(pilot, "shift+tab", *"Sphinx", "tab", *"punch", "tab", *"Seraph")
         assert screen.query_one("#d-actor", Input).value == "Sphinx"
         assert screen.query_one("#d-template", Input).value == "punch"
         assert screen.query_one("#d-targets", Input).value == "Seraph"
@@ -413,14 +369,13 @@ async def test_escape_at_each_step_changes_nothing(saves: Path, gamble: None, st
         live = screen.live
         events_before = len(live.encounter.events)
         if step != SETUP:
-            await pilot.press("ctrl+s")
+            await press(pilot, "ctrl+s")
         if step in ("dice-partly", RESULT):
-            await pilot.press("6", "enter")
+            await press(pilot, "6", "enter")
         if step == RESULT:
-            await pilot.press("4", "enter")
-        await pilot.pause()
+            await press(pilot, "4", "enter")
         assert screen.stage == {"dice-partly": DICE}.get(step, step)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
         assert len(live.encounter.events) == events_before
         assert live.encounter.combatants["Bob"].resources["hp"] == 10
@@ -433,23 +388,18 @@ async def test_back_takes_back_the_last_group(saves: Path, gamble: None) -> None
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Ann", "swing", "Bob")
-        await pilot.press("ctrl+s", "6", "enter", "4", "enter")
-        await pilot.pause()
+        await press(pilot, "ctrl+s", "6", "enter", "4", "enter")
         assert screen.stage == RESULT and screen.faces == [6, 4]
-        await pilot.press("ctrl+b")
-        await pilot.pause()
+        await press(pilot, "ctrl+b")
         assert screen.stage == DICE and screen.faces == [6] and "damage on a hit: 1d4" in prompt(app)
-        await pilot.press("ctrl+b")
-        await pilot.pause()
+        await press(pilot, "ctrl+b")
         assert screen.stage == DICE and screen.faces == [] and "Swing: 1d6" in prompt(app)
-        await pilot.press("ctrl+b")
-        await pilot.pause()
+        await press(pilot, "ctrl+b")
         assert screen.stage == SETUP
         await set_field(pilot, "#p-target", "3")
-        await pilot.press("ctrl+s", "1", "enter")  # a miss by two: no push offered, no damage die
-        await pilot.pause()
+        await press(pilot, "ctrl+s", "1", "enter")  # a miss by two: no push offered, no damage die
         assert screen.stage == RESULT and screen.faces == [1]
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         no_bugs(app)
     assert EncounterFile(path).load().encounter.actions[-1].resolution.dice == (1,)
@@ -463,10 +413,12 @@ async def test_chance_is_computed_off_the_event_loop(saves: Path, gamble: None) 
         screen = await open_form(pilot, app, "Ann", "swing", "Bob")
         await wait_for(pilot, lambda: screen.chance_shown.endswith("(1/2)"), "the first chance")
         Gamble.gate = threading.Event()  # every chance now waits until released
-        await set_field(pilot, "#p-target", "6")
-        await set_field(pilot, "#p-target", "3")
-        # Typing went on while the odds were blocked: the field holds what was typed.
-        assert screen.query_one("#p-target", Input).value == "3"
+        field = screen.query_one("#p-target", Input)
+        field.focus()
+        # Not `press`: it waits for running workers, and the odds are blocked on purpose.
+        post_keys(app, ["ctrl+u", "6", "ctrl+u", "3"])
+        # Typing goes on while the odds are blocked: the field holds what was typed.
+        await wait_for(pilot, lambda: field.value == "3" and not app.key_hold.keys, "the keys typed while the odds are blocked")
         assert screen.chance_shown.endswith("(1/2)")
         Gamble.gate.set()
         await wait_for(pilot, lambda: screen.chance_shown.endswith("(2/3)"), "the latest chance wins")
@@ -483,16 +435,14 @@ async def test_maintain_with_dice_goes_through_the_form(saves: Path, gamble: Non
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
         assert app.screen.selected == "Ann"
-        await pilot.press("m")
+        await press(pilot, "m")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the maintain form")
         screen = form(app)
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         assert prompt(app) == "next: Ann's Swing: 1d6"
-        await pilot.press("5", "enter", "2", "enter")
-        await pilot.pause()
+        await press(pilot, "5", "enter", "2", "enter")
         assert screen.stage == RESULT
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         no_bugs(app)
     saved = EncounterFile(path).load().encounter
@@ -520,13 +470,13 @@ def test_random_keys_leave_the_app_alive(saves: Path, game: str, keys: list[list
             await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
             for chunk in keys:
                 if isinstance(app.screen, EncounterScreen):
-                    await pilot.press("a")
-                    await settle(app)
+                    await press(pilot, "a")
+                    await settle(pilot)
                 assert isinstance(app.screen, DeclareScreen), app.screen
                 # A burst ends with the first key that may close the form, so no key of
                 # it lands on the encounter screen (whose own keys are tested elsewhere).
                 closing = [i for i, key in enumerate(chunk) if key in ("escape", "enter", "ctrl+s")]
-                await burst(pilot, chunk[: closing[0] + 1] if closing else chunk)
+                await press(pilot, *(chunk[: closing[0] + 1] if closing else chunk))
                 assert app.is_running
                 no_bugs(app)
 
@@ -544,15 +494,15 @@ async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
         screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
         await ask_for_dice(pilot, screen)
         assert prompt(app) == "next: Seraph's Combat Roll: 2d10"
-        await pilot.press(*chars("1,5"), "enter")
+        await press(pilot, *"1,5", "enter")
         await wait_for(pilot, lambda: "reroll of a 1" in prompt(app) or screen.stage != DICE, "the reroll")
         assert prompt(app) == "next: Seraph's Combat Roll: reroll of a 1 (subtracted): 1d10"
-        await pilot.press("3", "enter")
+        await press(pilot, "3", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         assert "q: 12" in str(screen.query_one("#result", Label).render())
         await set_field(pilot, "#after Input#a-q_speed", "6")
         await set_field(pilot, "#after Input#a-q_attack", "6")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter screen")
         punch = app.screen.live.encounter.actions[-1]
         assert (punch.actor, punch.template, punch.pt) == ("Seraph", "punch", 4)
@@ -576,13 +526,11 @@ async def test_ore_wiggle_is_set_after_the_roll(saves: Path) -> None:
         assert "wiggle 6 -> 3x6" in result() and "after the roll: 1 wiggle die to set" in result()
         wiggle = screen.query_one("#after Input#a-wiggle", Input)
         assert screen.focused is wiggle and wiggle.value == ""
-        await pilot.press("1", "1")
-        await pilot.pause()
+        await press(pilot, "1", "1")
         assert "a wiggle die is set to a face from 1 to 10, not 11" in str(screen.query_one("#declare-error", Label).render())
-        await pilot.press("ctrl+u", "9")
-        await pilot.pause()
+        await press(pilot, "ctrl+u", "9")
         assert "wiggle 9 -> 2x9" in result() and not str(screen.query_one("#declare-error", Label).render())
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         shot = app.screen.live.encounter.actions[-1]
         assert (shot.actor, shot.template, shot.resolution.details["wiggle"]) == ("Vex", "shoot", [9])
@@ -602,7 +550,7 @@ async def test_no_after_roll_choice_when_the_adapter_offers_none(saves: Path) ->
         await type_faces(pilot, screen, "5,5,2")
         assert not [w for w in screen.query("#after Input") if w.parent.parent.display]
         assert "after the roll" not in str(screen.query_one("#result", Label).render())
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         assert app.screen.live.encounter.actions[-1].resolution.dice == (5, 5, 2)
         no_bugs(app)
@@ -616,8 +564,7 @@ async def test_a_refusal_clears_when_a_field_changes(saves: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Seraph", "blast", "Sphinx")
         error = lambda: str(screen.query_one("#declare-error", Label).render())  # noqa: E731
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await press(pilot, "ctrl+s")
         assert screen.stage == SETUP and "blast needs pr=N" in error()
         await set_field(pilot, "#p-pr", "10")
         assert error() == ""
@@ -639,14 +586,13 @@ async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) ->
         secret = screen.query_one("#d-secret", Input)
         assert not secret.parent.parent.display  # one key away, and the hint says so
         assert [w for w in screen.query(".more-hint") if w.parent.display and "secret)" in str(w.render())]
-        await pilot.press("ctrl+o")
-        await pilot.pause()
+        await press(pilot, "ctrl+o")
         assert secret.parent.parent.display
         await set_field(pilot, "#d-secret", "yes")
         assert screen.secret and "· secret ·" in str(screen.query_one("#declare-title", Label).render())
         await ask_for_dice(pilot, screen)
         await type_faces(pilot, screen, "9,8")
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         assert app.screen.live.encounter.events[-1].args.get("secret") is True
         no_bugs(app)
@@ -655,7 +601,7 @@ async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) ->
     total = saved.actions[-1].resolution.details["total"]
     viewer = TrackerApp(saves, path, viewer=True)
     async with viewer.run_test(size=(80, 60)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = viewer.screen.query_one(CombatLog)
         text = " ".join(" ".join(screen_text(log)).split())
         assert "(rolled in secret)" in text
@@ -687,13 +633,13 @@ async def test_a_failing_key_does_not_strand_the_keys_after_it(saves: Path, monk
         screen = await open_form(pilot, app, "Seraph", "punch", "")
         target = screen.query_one("#d-template", Input)
         target.focus()
-        await pilot.pause()
+        await settle(pilot)
 
         def broken(step: int) -> None:
             raise RuntimeError("focus step failed")
 
         monkeypatch.setattr(screen, "action_focus_step", broken)
-        await burst(pilot, ["ctrl+u", "tab", *"blast"])
+        await press(pilot, "ctrl+u", "tab", *"blast")
         await wait_for(pilot, lambda: target.value == "blast", "the keys after the failing one")
         assert [type(e) for e in app.errors] == [RuntimeError]
 
@@ -707,11 +653,10 @@ async def test_the_whole_result_is_in_view(saves: Path) -> None:
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Max", "strike", "Bandit")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         for faces in ("7,11", "3,12", "2,20", "4,10"):
             await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
-            await pilot.press(*chars(faces), "enter")
-            await pilot.pause()
+            await press(pilot, *faces, "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         result = screen.query_one("#result", Label)
         text = " ".join(" ".join(screen_text(result)).split())
@@ -758,18 +703,18 @@ async def test_choices_for_an_earlier_roll_do_not_outlive_it(saves: Path) -> Non
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
         await ask_for_dice(pilot, screen)
-        await pilot.press(*chars("1,5"), "enter", "3", "enter")
+        await press(pilot, *"1,5", "enter", "3", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         await set_field(pilot, "#after Input#a-q_speed", "3")
         assert "3 to speed" in str(screen.query_one("#result", Label).render())
-        await pilot.press("ctrl+b", "ctrl+b")
+        await press(pilot, "ctrl+b", "ctrl+b")
         await wait_for(pilot, lambda: screen.stage == DICE and screen.faces == [], "back to the first dice")
-        await pilot.press(*chars("9,9"), "enter")
+        await press(pilot, *"9,9", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the new result")
         assert not [w for w in screen.query("#after Input") if w.parent.parent.display]
         result = str(screen.query_one("#result", Label).render())
         assert "to speed" not in result and "PT 15" in result and "Q to spend" not in result
-        await pilot.press("enter")
+        await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         punch = app.screen.live.encounter.actions[-1]
         assert punch.pt == 15 and punch.resolution.dice == (9, 9)

@@ -8,6 +8,8 @@ Tested on the parser, through Pilot, and on a real pseudo-terminal at 80x24.
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import shutil
 import sys
@@ -23,7 +25,10 @@ from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.help import HelpScreen
 
 from tests.helpers import pty_session
-from tests.test_ui_declare import SAVES, SIZE, settle, wait_for
+from tests.test_ui_declare import SAVES, SIZE
+from tests.ui import press, settle, wait_for
+
+pytestmark = pytest.mark.ui
 
 
 def parsed(data: str, parser_class: type = guard.EscapeParser) -> list[events.Key]:
@@ -66,10 +71,10 @@ async def test_escape_then_a_key_in_one_read_closes_the_form_then_acts(saves: Pa
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
-        await pilot.press("a")
+        await press(pilot, "a")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen.focused is not None, "the form")
         first = app.screen
-        await pilot.press("x")  # something typed, then the GM changes their mind
+        await press(pilot, "x")  # something typed, then the GM changes their mind
         for key in parsed("\x1ba"):  # Esc then `a`: the form closes and a fresh one opens
             app._driver.send_message(key)
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen is not first and app.screen.focused is not None, "a fresh form")

@@ -15,14 +15,12 @@ names the dice to type).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from textual import events
 from textual.widgets import Input, Label
 
 from rulesets import registry
@@ -31,13 +29,14 @@ from tracker import report
 from tracker.persistence.store import EncounterFile
 from tracker.ui import live as live_module
 from tracker.ui.app import TrackerApp
-from tracker.ui.guard import busy
 from tracker.ui.screens.declare import DICE, RESULT, DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.roster import RosterScreen
 
-from tests.test_ui_app import SIZE, notes, wait_for
-from tests.test_ui_screen import burst
+from tests.test_ui_app import SIZE, notes
+from tests.ui import press, settle, type_text, wait_for
+
+pytestmark = pytest.mark.ui
 
 
 @dataclass(frozen=True)
@@ -69,35 +68,6 @@ def state(enc) -> dict:
     return data
 
 
-async def calm(pilot, app: TrackerApp, timeout: float = 10.0) -> None:
-    """Until no key is held and nothing is queued on the app or its top screen, on three
-    checks 5 ms apart (quicker than Pilot's own wait, which these many bursts add up)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    quiet = 0
-    while quiet < 3:
-        if loop.time() > deadline:
-            raise AssertionError(f"keys still held ({len(app.key_hold.keys)}); errors {app.errors}; last keys {list(app.key_hold.trace)[-5:]}")
-        await asyncio.sleep(0.005)
-        try:
-            still = bool(app.key_hold.keys) or busy(app)
-        except Exception:  # between screens
-            still = True
-        quiet = 0 if still else quiet + 1
-
-
-async def keys(pilot, app: TrackerApp, text: str) -> None:
-    burst(app, text)
-    await calm(pilot, app)
-
-
-async def press(pilot, app: TrackerApp, *names: str) -> None:
-    """Named keys (ctrl+s, tab, down ...) in one burst."""
-    for name in names:
-        app.post_message(events.Key(name, {"tab": "\t", "enter": "\r", "escape": "\x1b"}.get(name)))
-    await calm(pilot, app)
-
-
 def form(app: TrackerApp) -> DeclareScreen:
     assert isinstance(app.screen, DeclareScreen), (app.screen, notes(app))
     return app.screen
@@ -112,7 +82,7 @@ async def tab_to(pilot, app: TrackerApp, ident: str) -> None:
     for _ in range(30):
         if getattr(app.screen.focused, "id", None) == ident:
             return
-        await press(pilot, app, "tab")
+        await press(pilot, "tab")
     raise AssertionError(f"tab never reached {ident}")
 
 
@@ -120,12 +90,12 @@ async def fill_form(pilot, app: TrackerApp, fight: Fight, target: str) -> Declar
     """The form is open on the actor: the action, the target, the action's fields."""
     screen = form(app)
     assert screen.focused is screen.query_one("#d-template", Input)
-    await press(pilot, app, "ctrl+u")
-    await keys(pilot, app, f"{fight.attack}\t{target}")
+    await press(pilot, "ctrl+u")
+    await type_text(pilot, f"{fight.attack}\t{target}")
     for name, value in fight.params.items():
         await tab_to(pilot, app, f"p-{name}")
-        await press(pilot, app, "ctrl+u")
-        await keys(pilot, app, value)
+        await press(pilot, "ctrl+u")
+        await type_text(pilot, value)
     return screen
 
 
@@ -140,13 +110,13 @@ async def type_dice(pilot, app: TrackerApp, screen: DeclareScreen, fight: Fight)
         sides = [int(s) for count, s in dice for _ in range(int(count))]
         assert sides, prompt
         if wrong:
-            await keys(pilot, app, f"{sides[0] + 1}\r")
+            await type_text(pilot, f"{sides[0] + 1}\r")
             assert shown(screen, "#declare-error") == f"faces: die 1 is a d{sides[0]}; {sides[0] + 1} is not one of its faces"
-            await press(pilot, app, "ctrl+u")
+            await press(pilot, "ctrl+u")
             wrong = False
         faces = [fight.face(s, len(typed) + i) for i, s in enumerate(sides)]
         typed += faces
-        await keys(pilot, app, ",".join(map(str, faces)) + "\r")
+        await type_text(pilot, ",".join(map(str, faces)) + "\r")
         assert len(typed) < 30
     assert screen.stage == RESULT, shown(screen, "#declare-error")
     return typed
@@ -161,36 +131,36 @@ async def test_a_whole_fight_from_the_keyboard(ruleset: str, saves: Path, monkey
     fight = FIGHTS[ruleset]
     app = TrackerApp(saves)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await keys(pilot, app, f"nFight\r\x15{ruleset}\r")
+        await settle(pilot)
+        await type_text(pilot, f"nFight\r\x15{ruleset}\r")
         await wait_for(pilot, lambda: isinstance(app.screen, RosterScreen), "the roster editor")
-        await keys(pilot, app, "\x1b")
+        await type_text(pilot, "\x1b")
         screen = app.screen
         assert isinstance(screen, EncounterScreen)
         live = screen.live
         path = live.path
-        await keys(pilot, app, f":add Ann side=PC {fight.ann}\r:add Bob\r")
+        await type_text(pilot, f":add Ann side=PC {fight.ann}\r:add Bob\r")
         assert list(live.encounter.combatants) == ["Ann", "Bob"], (app.screen, notes(app), [i.value for i in app.screen.query("Input")])
         assert screen.selected == "Ann"
 
         # A change of mind: another action, escape, nothing declared; then the real one.
         events_before = len(live.encounter.events)
-        await keys(pilot, app, "a")
-        await press(pilot, app, "ctrl+u")
-        await keys(pilot, app, "move\tBob [x]\x1b")
+        await type_text(pilot, "a")
+        await press(pilot, "ctrl+u")
+        await type_text(pilot, "move\tBob [x]\x1b")
         assert app.screen is screen and len(live.encounter.events) == events_before
-        await keys(pilot, app, "a")
+        await type_text(pilot, "a")
         declare = await fill_form(pilot, app, fight, "Bob")
         assert form(app).query_one("#d-actor", Input).value == "Ann"
-        await press(pilot, app, "ctrl+s")
+        await press(pilot, "ctrl+s")
         typed = await type_dice(pilot, app, declare, fight)
         assert typed == declare.faces and (typed or ruleset == "freeform")
         if fight.after:
             name, value = fight.after
             assert declare.focused is declare.query_one(f"#a-{name}", Input)
             assert "after the roll: " in shown(declare, "#result")
-            await keys(pilot, app, value)
-        await press(pilot, app, "enter")
+            await type_text(pilot, value)
+        await press(pilot, "enter")
         assert app.screen is screen, (app.screen, shown(declare, "#declare-error"))
         action = live.encounter.actions[-1]
         assert (action.actor, action.template, list(action.resolution.dice)) == ("Ann", fight.attack, typed)
@@ -199,56 +169,56 @@ async def test_a_whole_fight_from_the_keyboard(ruleset: str, saves: Path, monkey
         if ruleset == "ore":
             assert action.resolution.details["wiggle"] == [5] and "2x5" in action.resolution.summary
 
-        await keys(pilot, app, "n")
+        await type_text(pilot, "n")
         assert live.encounter.now == action.completes
         before = len(live.encounter.events)
-        await keys(pilot, app, "m")  # Ann is selected; maintaining these takes no dice
+        await type_text(pilot, "m")  # Ann is selected; maintaining these takes no dice
         assert app.screen is screen
         if fight.maintainable:
             assert live.encounter.actions[-1].chain == 1, notes(app)
-            await keys(pilot, app, "x")  # abort the maintained attack
+            await type_text(pilot, "x")  # abort the maintained attack
             assert live.encounter.actions[-1].status == "aborted"
         else:
             assert len(live.encounter.events) == before
             assert any("rule:" in n for n in notes(app))
 
         # Bob answers through the form, the dice rolled (seeded); then thinks better of it.
-        await press(pilot, app, "down")
+        await press(pilot, "down")
         assert screen.selected == "Bob"
-        await keys(pilot, app, "a")
+        await type_text(pilot, "a")
         declare = await fill_form(pilot, app, fight, "Ann")
         assert declare.query_one("#d-actor", Input).value == "Bob"
-        await press(pilot, app, "ctrl+r")
+        await press(pilot, "ctrl+r")
         assert declare.stage == RESULT, shown(declare, "#declare-error")
         rolled = list(declare.faces)
-        await press(pilot, app, "enter")
+        await press(pilot, "enter")
         assert app.screen is screen, shown(declare, "#declare-error")
         answer = live.encounter.actions[-1]
         assert (answer.actor, answer.template, list(answer.resolution.dice)) == ("Bob", fight.attack, rolled)
         assert rolled or ruleset == "freeform"
-        await keys(pilot, app, "x")
+        await type_text(pilot, "x")
         assert live.encounter.actions[-1].status == "aborted" and live.encounter.actions[-1].actor == "Bob"
 
         resource = live.session.default_resource("Bob")
         start = live.encounter.combatants["Bob"].resources[resource]
-        await keys(pilot, app, "d1\r\r")
+        await type_text(pilot, "d1\r\r")
         assert live.encounter.combatants["Bob"].resources[resource] != start, (app.screen, notes(app), [i.value for i in app.screen.query("Input")], resource)
-        await keys(pilot, app, "cstunned\r5\r")
+        await type_text(pilot, "cstunned\r5\r")
         assert "stunned" in live.encounter.combatants["Bob"].conditions, list(app.key_hold.trace)
-        await keys(pilot, app, "s\rreinforcements arrive\r")
-        await keys(pilot, app, "n")
+        await type_text(pilot, "s\rreinforcements arrive\r")
+        await type_text(pilot, "n")
         assert any("reinforcements arrive" in e.text for e in live.encounter.log), (app.screen, notes(app), [e.text for e in live.encounter.log[-5:]], live.encounter.now)
         done = state(live.encounter)
-        await keys(pilot, app, "u")
+        await type_text(pilot, "u")
         assert state(live.encounter) != done
-        await keys(pilot, app, "r")
+        await type_text(pilot, "r")
         assert state(live.encounter) == done
         assert not app.errors
-        await keys(pilot, app, "q")
+        await type_text(pilot, "q")
     assert app.return_value == 0
     again = TrackerApp(saves, path)
     async with again.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         reopened = state(again.screen.live.encounter)
     assert reopened == done
     assert state(EncounterFile(path).load().encounter) == done

@@ -9,6 +9,8 @@ must still be running with no internal error, and the file must load and replay.
 
 from __future__ import annotations
 
+import pytest
+
 import shutil
 from pathlib import Path
 
@@ -19,7 +21,9 @@ from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
 
 from tests.test_ui_app import SIZE
-from tests.test_ui_screen import burst, settle
+from tests.ui import burst, settle
+
+pytestmark = pytest.mark.ui
 
 SAVES = sorted((Path(__file__).parent.parent / "saves").glob("*.toml"))
 # q and ctrl+q end the app by design; ctrl+c too. Everything else is fair.
@@ -44,14 +48,14 @@ async def test_random_keys_never_end_the_app(tmp_path_factory, save: Path, start
     names = [c for c in EncounterFile(path).load().encounter.combatants] or ["X"]
     app = TrackerApp(folder, None if from_start else path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         await app.workers.wait_for_complete()
         if from_start:
             burst(app, start)
-            await settle(pilot, app)
+            await settle(pilot)
         for text in chunks:
             burst(app, text.replace("{a}", names[0].replace(" ", "\\ ")))
-            await settle(pilot, app)
+            await settle(pilot)
             assert app.is_running, (save.name, chunks)
         assert not app.errors, (save.name, chunks, app.errors)
     for file in folder.glob("*.toml"):

@@ -23,8 +23,11 @@ from tracker.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.widgets.log import CombatLog
 
-from tests.test_ui_app import SIZE, encounter_screen, wait_for
-from tests.test_ui_screen import burst, screen_text, settle
+from tests.test_ui_app import SIZE, encounter_screen
+from tests.test_ui_screen import screen_text
+from tests.ui import burst, press, settle, wait_for
+
+pytestmark = pytest.mark.ui
 
 
 def build(saves: Path, lines: int, name: str = "long", every: int = 0, needle_at: int = -1) -> Path:
@@ -55,7 +58,7 @@ async def opened_cost(saves: Path, lines: int) -> tuple[int, int]:
     path = build(saves, lines, name=f"fight{lines}")
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         assert numbers(log)[-1] == lines - 1  # the newest line is on screen
         return log.wrapped, len(log._entries)
@@ -76,17 +79,17 @@ async def test_a_change_wraps_only_its_own_lines(saves: Path, monkeypatch: pytes
     path = build(saves, 3000)
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         before, oldest = log.wrapped, log._at[0]
         burst(app, ":note fresh 0\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert log.wrapped - before == 1, "a change re-wrapped lines it did not add"
         assert "fresh 0" in " ".join(screen_text(log)[-2:])
         changes = 8
         for n in range(1, changes + 1, 2):
             burst(app, f":note fresh {n}\r:note fresh {n + 1}\r")
-            await settle(pilot, app)
+            await settle(pilot)
         assert log.wrapped - before == 1 + changes
         assert f"fresh {changes}" in " ".join(screen_text(log)[-2:])
         # Following the newest line, the widget holds a bounded tail, not the fight:
@@ -100,7 +103,7 @@ async def test_a_viewer_following_the_file_wraps_only_what_was_appended(saves: P
     path = build(saves, 3000, every=100)
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         store = EncounterFile(path)
         loaded = store.load()
@@ -117,12 +120,11 @@ async def test_scrolling_back_loads_older_lines_and_keeps_the_view(saves: Path) 
     path = build(saves, lines)
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         assert log.older and log._at[0] > 0
         top = numbers(log)[0]
-        await pilot.press("pageup")  # the key, as the GM reads back
-        await pilot.pause()
+        await press(pilot, "pageup")  # the key, as the GM reads back
         step = top - numbers(log)[0]
         assert step > 0 and not log.follow
         # Keep going back: every page moves by the same rows, across each chunk loaded,
@@ -133,7 +135,7 @@ async def test_scrolling_back_loads_older_lines_and_keeps_the_view(saves: Path) 
                 break
             top, first = numbers(log)[0], log._first
             log.scroll_lines(-step)
-            await pilot.pause()
+            await settle(pilot)
             seen_loads += log._first < first
             assert numbers(log)[0] == max(0, top - step), "the view jumped when older lines loaded"
         assert numbers(log)[0] == 0 and not log.older and seen_loads >= 2
@@ -142,7 +144,7 @@ async def test_scrolling_back_loads_older_lines_and_keeps_the_view(saves: Path) 
         log.scroll_lines(log.max_scroll_y)
         assert log.follow
         burst(app, ":note back at the end\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert "back at the end" in " ".join(screen_text(log)[-2:])
         assert len(log._entries) <= CombatLog.TAIL + CombatLog.CHUNK and log.older
 
@@ -151,16 +153,16 @@ async def test_the_scrollbar_or_wheel_at_the_top_loads_more_where_it_was(saves: 
     path = build(saves, 2000)
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         oldest = log._entries[0].text
         log.scroll_to(y=0, animate=False)  # as a drag of the scrollbar to the top does
-        await pilot.pause()
+        await settle(pilot)
         assert not log.follow and log.scroll_y > 0
         assert screen_text(log)[0].split(maxsplit=1)[1].strip() == oldest  # the same line, now with older above it
         shown = screen_text(log)[0]
         log.scroll_up(animate=False)  # what a turn of the wheel calls
-        await pilot.pause()
+        await settle(pilot)
         assert not log.follow and screen_text(log)[1] == shown
 
 
@@ -168,33 +170,32 @@ async def test_search_and_filter_reach_lines_far_back(saves: Path) -> None:
     path = build(saves, 3000, every=40, needle_at=5)
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         assert not any("needle" in e.text for e in log._entries)  # far back: not loaded
         burst(app, "/NEEDLE\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert [e.text for e in log._entries] == ["needle at 5"]
         assert "needle at 5" in " ".join(screen_text(log))
         burst(app, "/\x15\r")  # an empty search: every line again, the newest shown
-        await settle(pilot, app)
+        await settle(pilot)
         assert numbers(log)[-1] == 2999 and len(log._entries) <= CombatLog.TAIL + CombatLog.CHUNK
         # `f` on Sphinx: every Sphinx line of the fight (75 of them, all but the first
         # far back), and nothing else.
         screen = encounter_screen(app)
         screen.query_one("RosterView").select_name("Sphinx")
-        await pilot.press("f")
-        await pilot.pause()
+        await press(pilot, "f")
         marks = [e.text for e in log._entries if e.text.startswith("Sphinx mark")]
         assert marks == [f"Sphinx mark {i}" for i in range(0, 3000, 40)]
         assert all("Sphinx" in e.about for e in log._entries)
         # A search matching many lines holds a bounded number and loads more going back.
-        await pilot.press("f")
+        await press(pilot, "f")
         burst(app, "/line 1\r")
-        await settle(pilot, app)
+        await settle(pilot)
         held = len(log._entries)
         assert held <= CombatLog.CHUNK * 2 and log.older
         log.scroll_lines(-log.scroll_y)
-        await pilot.pause()
+        await settle(pilot)
         assert len(log._entries) > held and all("line 1" in e.text for e in log._entries)
 
 
@@ -205,7 +206,7 @@ async def read_back_to_the_start(pilot: Any, log: CombatLog) -> None:
         if not log.older:
             break
         log.scroll_lines(-log.scroll_y - 1)
-        await pilot.pause()
+        await settle(pilot)
     assert not log.older
 
 
@@ -213,7 +214,7 @@ async def test_a_viewer_never_sees_hidden_lines_in_older_chunks(saves: Path) -> 
     path = build(saves, 1500, every=25)
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         await read_back_to_the_start(pilot, log)
         texts = [e.text for e in log._entries]
@@ -231,7 +232,7 @@ async def test_a_viewer_shows_a_change_without_waiting_for_its_timer(saves: Path
     path = build(saves, 50)
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         store = EncounterFile(path)
         loaded = store.load()
@@ -255,16 +256,16 @@ async def test_a_change_repaints_only_the_panes_it_changes(saves: Path, monkeypa
     path = build(saves, 30)
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         burst(app, ":note only the log\r")
-        await settle(pilot, app)
+        await settle(pilot)
         painted.clear()
         burst(app, ":note again only the log\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert "CombatLog" in painted and "RosterView" not in painted and "TimelineView" not in painted
         painted.clear()
         burst(app, ":damage Seraph 3\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert "RosterView" in painted  # hp 10 -> 7 on the roster
         roster = encounter_screen(app).query_one(RosterView)
         assert "7/10" in " ".join(screen_text(roster))
@@ -283,12 +284,12 @@ async def test_a_second_app_on_the_same_encounter_reuses_the_timeline_index(save
         live.encounter.apply(Event("declare", {"actor": who, "template": "strike", "mode": "active", "targets": [target], "resolution": resolution}))
     first = TrackerApp(saves, path, True, live)
     async with first.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
     index = live.cache["timeline.actions"]
     assert isinstance(index, ActionIndex) and index._seen == len(live.encounter.actions) == 2
     second = TrackerApp(saves, path, True, live)
     async with second.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         assert second.screen.query_one("TimelineView").index is index
     live.close()
 
@@ -297,11 +298,11 @@ async def test_a_wider_terminal_rewraps_only_the_loaded_lines(saves: Path) -> No
     path = build(saves, 4000)
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         held, before = len(log._entries), log.wrapped
         await pilot.resize_terminal(120, 30)
-        await pilot.pause()
+        await settle(pilot)
         assert log.wrapped - before <= 2 * max(held, len(log._entries))  # not the 4,000 lines
         assert numbers(log)[-1] == 3999 and log.follow
 
@@ -317,7 +318,7 @@ async def test_at_a_shared_table_older_chunks_name_who_made_each_change(saves: P
     path.write_text(codec.dumps(enc, len(enc.events)))
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         await read_back_to_the_start(pilot, log)
         texts = [log._text(e) for e in log._entries]

@@ -3,6 +3,8 @@ history view, a new encounter from another's roster on the start screen."""
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from textual.widgets import OptionList
@@ -13,17 +15,20 @@ from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.history import HistoryScreen
 from tracker.ui.screens.roster import RosterScreen
-from tests.test_ui_app import SIZE, make_file, notes, on_disk, type_into, wait_for
+from tests.test_ui_app import SIZE, make_file, notes, on_disk, type_into
+from tests.ui import press, settle, wait_for
+
+pytestmark = pytest.mark.ui
 
 
 async def _roster(app: TrackerApp, pilot) -> RosterScreen:
-    await pilot.press("e")
+    await press(pilot, "e")
     await wait_for(pilot, lambda: isinstance(app.screen, RosterScreen), "the roster editor")
     return app.screen  # type: ignore[return-value]
 
 
 async def _form(app: TrackerApp, pilot, key: str) -> None:
-    await pilot.press(key)
+    await press(pilot, key)
     await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), f"the form of {key}")
 
 
@@ -35,7 +40,7 @@ async def test_roster_copies_rename_side_move_and_the_library(saves: Path) -> No
     path = make_file(saves, "freeform", ["add Seraph hp=10 side=PC"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         roster = await _roster(app, pilot)
         live = roster.live
         # a: four numbered copies in one change.
@@ -44,56 +49,56 @@ async def test_roster_copies_rename_side_move_and_the_library(saves: Path) -> No
         await type_into(pilot, "#f-copies", "4")
         await type_into(pilot, "#f-side", "foe")
         await type_into(pilot, "#f-sheet_hp", "5")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await _back_to(app, pilot, RosterScreen)
         assert list(live.encounter.combatants) == ["Seraph", "Goblin 1", "Goblin 2", "Goblin 3", "Goblin 4"]
         assert roster.query_one(OptionList).highlighted == 1
         # r: rename the highlighted Goblin 1 (brackets are plain text).
         await _form(app, pilot, "r")
         await type_into(pilot, "#f-name", "Grok [/]")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await _back_to(app, pilot, RosterScreen)
         assert "Grok [/]" in live.encounter.combatants
         # s: side; ]: move down one place.
         await _form(app, pilot, "s")
         await type_into(pilot, "#f-side", "boss")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await _back_to(app, pilot, RosterScreen)
         assert live.encounter.combatant("Grok [/]").side == "boss"
-        await pilot.press("right_square_bracket")
+        await press(pilot, "right_square_bracket")
         await wait_for(pilot, lambda: list(live.encounter.combatants)[2] == "Grok [/]", "Grok moved down")
-        await pilot.press("left_square_bracket", "left_square_bracket")
+        await press(pilot, "left_square_bracket", "left_square_bracket")
         await wait_for(pilot, lambda: list(live.encounter.combatants)[0] == "Grok [/]", "Grok at the top")
         # w: save Grok's sheet as "Goblin boss"; l: add two from it.
         await _form(app, pilot, "w")
         await type_into(pilot, "#f-entry", "Goblin boss")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await _back_to(app, pilot, RosterScreen)
         assert Library(saves / "library-freeform.toml").get("Goblin boss").resources == {"hp": 5}
         await _form(app, pilot, "l")
         await type_into(pilot, "#f-entry", "Goblin boss")
         await type_into(pilot, "#f-copies", "2")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await _back_to(app, pilot, RosterScreen)
         assert "Goblin boss 2" in live.encounter.combatants
         assert live.encounter.combatant("Goblin boss 1").side == "boss"
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await _back_to(app, pilot, EncounterScreen)
         # u says what it takes back.
-        await pilot.press("u")
+        await press(pilot, "u")
         await wait_for(pilot, lambda: any(n.startswith("undo: Goblin boss 1, Goblin boss 2 join") for n in notes(app)), "a readable undo")
-        await pilot.press("H")
+        await press(pilot, "H")
         await _back_to(app, pilot, HistoryScreen)
         rows = app.screen.query_one(OptionList)
         first = str(rows.get_option_at_index(0).prompt)
         assert "Grok [/] moves to place 1" in first
-        await pilot.press("escape")
+        await press(pilot, "escape")
         await _back_to(app, pilot, EncounterScreen)
         # A name with brackets in the undo message is text, not markup: the app lives on.
-        await pilot.press("u")
+        await press(pilot, "u")
         await wait_for(pilot, lambda: "undo: Grok [/] moves to place 1 in the roster at segment 0" in notes(app), "undo of the move")
-        await pilot.pause()
-        await pilot.pause()
+        await settle(pilot)
+        await settle(pilot)
         assert app.is_running and app.return_code is None
     enc = on_disk(path)
     assert list(enc.combatants) == ["Seraph", "Grok [/]", "Goblin 2", "Goblin 3", "Goblin 4"]
@@ -104,11 +109,11 @@ async def test_new_encounter_from_a_roster_on_the_start_screen(saves: Path) -> N
     make_file(saves, "freeform", ["add Seraph hp=10 side=PC", "add Sphinx hp=30", "damage Seraph 4", "step 7"], name="first")
     app = TrackerApp(saves)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         await _form(app, pilot, "c")
         await type_into(pilot, "#f-name", "Second Round")
         await type_into(pilot, "#f-what", "roster")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: (saves / "second-round.toml").exists(), "the new file")
     enc = on_disk(saves / "second-round.toml")
     assert enc.setup.name == "Second Round" and enc.now == 0 and enc.events == []

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-from textual import events
 from textual.widgets import Input, Label
 
 from tracker import report
@@ -22,41 +21,15 @@ from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.encounter import EncounterScreen, UpcomingView
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.help import HelpScreen
-from tracker.ui.screens.roster import RosterScreen
 from tracker.ui.screens.start import StartScreen
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import TimelineView
 
-from tests.test_ui_app import SIZE, d6check, encounter_screen, make_file, notes, on_disk, wait_for  # noqa: F401
+from tests.test_ui_app import SIZE, d6check, encounter_screen, make_file, notes, on_disk  # noqa: F401
+from tests.ui import burst, press, settle, wait_for
 
-NAMES = {"\r": "enter", "\t": "tab", "\x1b": "escape", ":": "colon", " ": "space", "/": "slash", "[": "left_square_bracket", "]": "right_square_bracket", "=": "equals_sign", ".": "full_stop", ",": "comma", "?": "question_mark", "\x15": "ctrl+u"}
-
-
-def burst(app: TrackerApp, text: str) -> None:
-    """Post every key of `text` at once, as one write from a terminal."""
-    for ch in text:
-        app.post_message(events.Key(NAMES.get(ch, ch), ch if ch.isprintable() else None))
-
-
-async def settle(pilot, app: TrackerApp) -> None:
-    """Wait until every key of a burst has been handed on and handled."""
-    from tracker.ui.guard import busy
-
-    calm = 0
-
-    def what() -> str:
-        nodes = [app, app.screen, *app.screen.walk_children()]
-        return f"the keys to be handled (held {len(app.key_hold.keys)}, queued at {[(n, n._message_queue.qsize()) for n in nodes if n._message_queue.qsize()]})"
-
-    while calm < 3:
-        try:
-            await wait_for(pilot, lambda: not app.key_hold.keys and not busy(app), "the keys")
-        except AssertionError:
-            raise AssertionError(what()) from None
-        await pilot.pause()
-        calm = calm + 1 if not app.key_hold.keys and not busy(app) else 0
-
+pytestmark = pytest.mark.ui
 
 def screen_text(widget) -> list[str]:
     return ["".join(s.text for s in widget.render_line(y)) for y in range(widget.size.height)]
@@ -88,9 +61,9 @@ async def test_seen_colon_and_command_in_one_burst_keeps_the_note(saves: Path) -
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         burst(app, ":note x\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert isinstance(app.screen, EncounterScreen)
         assert encounter_screen(app).live.encounter.log[-1].text == "x"
         assert not app.errors
@@ -101,9 +74,9 @@ async def test_seen_name_tab_side_in_one_burst_fill_two_fields(saves: Path) -> N
     path = make_file(saves, "freeform", [])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         burst(app, "eaSeraph\t\tPC")  # name, copies, side
-        await settle(pilot, app)
+        await settle(pilot)
         assert isinstance(app.screen, FormScreen)
         assert app.screen.query_one("#f-name", Input).value == "Seraph"
         assert app.screen.query_one("#f-copies", Input).value == "1"
@@ -114,13 +87,13 @@ async def test_seen_keys_right_after_a_form_opens_reach_it(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph hp=10"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         burst(app, "d4\r\r")  # amount, then the resource (hp)
-        await settle(pilot, app)
+        await settle(pilot)
         assert isinstance(app.screen, EncounterScreen)
         assert encounter_screen(app).live.encounter.combatants["Seraph"].resources["hp"] == 6
         burst(app, "azz")
-        await settle(pilot, app)
+        await settle(pilot)
         focused = app.screen.focused
         assert isinstance(focused, Input) and focused.value.endswith("zz")
     assert on_disk(path).combatants["Seraph"].resources["hp"] == 6
@@ -131,19 +104,17 @@ async def test_seen_escape_on_an_opened_encounter_goes_to_the_start_screen(saves
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("d")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "d")
         assert isinstance(app.screen, FormScreen)
-        await pilot.press("escape")  # form -> encounter
-        await pilot.pause()
+        await press(pilot, "escape")  # form -> encounter
         assert isinstance(app.screen, EncounterScreen)
-        await pilot.press("escape")  # encounter -> the saves folder
+        await press(pilot, "escape")  # encounter -> the saves folder
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen.listings and app.screen.listings[0].path == path
-        await pilot.press("enter")  # and back in
+        await press(pilot, "enter")  # and back in
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter again")
         assert app.is_running and not app.errors
 
@@ -152,19 +123,14 @@ async def test_quit_asks_when_a_form_holds_input(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph hp=10"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("d", "7")
-        await pilot.pause()
-        await pilot.press("ctrl+q")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "d", "7")
+        await press(pilot, "ctrl+q")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
-        await pilot.pause()
+        await press(pilot, "n")
         assert isinstance(app.screen, FormScreen) and app.screen.query_one("#f-amount", Input).value == "7"
-        await pilot.press("ctrl+q")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
+        await press(pilot, "ctrl+q")
+        await press(pilot, "y")
     assert app.return_value == 0
     assert on_disk(path).combatants["Seraph"].resources["hp"] == 10
 
@@ -173,9 +139,8 @@ async def test_q_quits_at_once_without_a_form(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("q")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "q")
     assert app.return_value == 0 and not app.is_running
 
 
@@ -190,14 +155,12 @@ async def test_an_exception_in_a_handler_becomes_a_message(saves: Path, monkeypa
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "n")
         assert app.is_running and isinstance(app.screen, EncounterScreen)
         assert any("internal error: ValueError: boom" in n for n in notes(app))
         assert len(app.errors) == 1
-        await pilot.press("full_stop")  # the screen still answers keys
-        await pilot.pause()
+        await press(pilot, "full_stop")  # the screen still answers keys
         assert encounter_screen(app).live.encounter.now == 1
     assert on_disk(path).now == 1
 
@@ -207,17 +170,16 @@ async def test_brackets_and_controls_are_shown_literally_and_never_end_the_app(s
     path = make_file(saves, "freeform", ['add "Ogre [/]" hp=5 side=[PC]', "note [b]x[/b] [@click=app.quit]y[/]"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         text = shown(app)
         assert "Ogre [/]" in text and "[b]x[/b] [@click=app.quit]y[/]" in text
         assert "(side: [PC])" in str(encounter_screen(app).query_one(DetailView).render()).replace("(", "(side: ", 1) or "[PC]" in str(encounter_screen(app).query_one(DetailView).render())
         for keys in ("h", "e", "escape", "d"):
-            await pilot.press(*keys) if len(keys) == 1 else await pilot.press(keys)
-            await pilot.pause()
+            await press(pilot, keys)
         assert "Ogre [/]" in str(app.screen.query_one(".title", Label).render())  # the form's title
-        await pilot.press("escape")
+        await press(pilot, "escape")
         burst(app, ":[/x]\r\x1b:declare Ogre\\ [/] attack mode=[/b]\r\x1b")
-        await settle(pilot, app)
+        await settle(pilot)
         assert app.is_running and not app.errors
     EncounterFile(path).load()
 
@@ -226,14 +188,12 @@ async def test_help_and_the_command_hint_show_optional_arguments(saves: Path) ->
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=(120, 60)) as pilot:
-        await pilot.pause()
-        await pilot.press("question_mark")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         body = help_text(app.screen)
         assert "[target=NAME] [pt=N]" in body
-        await pilot.press("escape", "colon")
-        await pilot.pause()
+        await press(pilot, "escape", "colon")
         hint = "\n".join(str(w.render()) for w in app.screen.query(Label))
         assert "[target=NAME]" in hint
 
@@ -249,13 +209,13 @@ async def test_seen_every_figure_of_the_selected_combatant_is_readable(save: str
     path.write_bytes(source.read_bytes())
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = encounter_screen(app)
         roster = screen.query_one(RosterView)
         for index, c in enumerate(roster.combatants):
             roster.select(index)
             screen._selection_moved()
-            await pilot.pause()
+            await settle(pilot)
             detail = str(screen.query_one(DetailView).render())
             for key, value in c.resources.items():
                 if isinstance(value, (int, float)):
@@ -273,7 +233,7 @@ async def test_seen_the_now_marker_never_hides_a_tick_label(saves: Path) -> None
     path = make_file(saves, "freeform", ["add Seraph", "step 40"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         axis = screen_text(encounter_screen(app).query_one(TimelineView))[0]
         assert " 40 " in axis + " " and "▼0" not in axis
 
@@ -282,7 +242,7 @@ async def test_conditions_show_on_the_roster_and_the_timeline(saves: Path) -> No
     path = make_file(saves, "freeform", ["add Seraph", "condition Seraph stunned 8"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = encounter_screen(app)
         assert "stunned→8" in screen_text(screen.query_one(RosterView))[0]
         row = screen_text(screen.query_one(TimelineView))[1]
@@ -293,7 +253,7 @@ async def test_bars_change_colour_as_they_fall(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add A hp=100", "add B hp=100", "add C hp=100", "damage B 60", "damage C 80"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         roster = encounter_screen(app).query_one(RosterView)
         colours = []
         for y in range(3):
@@ -309,7 +269,7 @@ async def test_larger_terminals_show_more(saves: Path) -> None:
     for size in (SIZE, (160, 50)):
         app = TrackerApp(saves, path)
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             screen = encounter_screen(app)
             widths[size] = len(FIGURE.findall(screen_text(screen.query_one(RosterView))[0]))
             heights = screen.query_one(TimelineView).size.height
@@ -323,7 +283,7 @@ async def test_an_empty_encounter_says_what_to_do(saves: Path) -> None:
     path = make_file(saves, "freeform", [])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = encounter_screen(app)
         assert "no combatants yet (e: add)" in screen_text(screen.query_one(RosterView))[0]
         assert "Add combatants: e" in str(screen.query_one(DetailView).render())
@@ -333,14 +293,14 @@ async def test_a_click_selects_a_combatant(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph", "add Sphinx", "add Sun"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         screen = encounter_screen(app)
         await pilot.click(RosterView, offset=(3, 2))
-        await pilot.pause()
+        await settle(pilot)
         assert screen.selected == "Sun"
         assert "Sun" in str(screen.query_one(DetailView).render())
         await pilot.click(TimelineView, offset=(2, 2))  # axis is row 0: Sphinx is row 2
-        await pilot.pause()
+        await settle(pilot)
         assert screen.selected == "Sphinx"
 
 
@@ -350,7 +310,7 @@ async def test_seen_the_log_wraps_without_losing_letters(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph"] + [f"note {i} {long}" for i in range(12)])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         assert log.scrollbars_enabled[0] or log.max_scroll_y > 0
         width = log.scrollable_content_region.width
@@ -363,24 +323,22 @@ async def test_seen_the_log_follows_unless_scrolled_back(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph", "add Sphinx"] + [f"note line {i}" for i in range(40)])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         burst(app, ":declare Seraph attack target=Sphinx\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert "Seraph initiates" in " ".join(screen_text(log)[-4:]) or "Seraph" in " ".join(screen_text(log)[-4:])
         assert log.scroll_y == log.max_scroll_y
-        await pilot.press("pageup")
-        await pilot.pause()
+        await press(pilot, "pageup")
         top = log.scroll_y
         assert top < log.max_scroll_y and not log.follow
         burst(app, ":note newest\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert log.scroll_y == top  # the GM is reading back: the view stays
-        await pilot.press("pagedown", "pagedown", "pagedown")
-        await pilot.pause()
+        await press(pilot, "pagedown", "pagedown", "pagedown")
         assert log.follow
         burst(app, ":note after\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert "after" in " ".join(screen_text(log)[-2:])
 
 
@@ -388,20 +346,18 @@ async def test_the_log_filters_by_combatant_and_searches(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph", "add Sphinx", "damage Sphinx 2", "note the bell rings", "damage Seraph 1"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
-        await pilot.press("f")  # Seraph is selected
-        await pilot.pause()
+        await press(pilot, "f")  # Seraph is selected
         assert [e.text for e in log._entries] == ["Seraph joins the fight", "Seraph takes 1 hp (hp 10 -> 9)"]
-        await pilot.press("f")
-        await pilot.pause()
+        await press(pilot, "f")
         assert len(log._entries) == 5
         burst(app, "/BELL\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert [e.text for e in log._entries] == ["the bell rings"]
         assert "“BELL”" in str(encounter_screen(app).query_one("#log-title").render())
         burst(app, "/\x15\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert len(log._entries) == 5
 
 
@@ -411,7 +367,7 @@ async def test_seen_secret_rolls_show_no_dice_to_viewers(saves: Path, d6check: N
     gm_log = report.to_json(on_disk(path))["log"]
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         text = " ".join(" ".join(screen_text(encounter_screen(app).query_one(CombatLog))).split())
         assert "(rolled in secret)" in text and "[dice" not in text
         assert "secret roll" not in text
@@ -422,7 +378,7 @@ async def test_seen_lines_made_while_hidden_stay_hidden_after_unhide(saves: Path
     path = make_file(saves, "freeform", ["add Seraph", "add Ghost hidden=true", "declare Ghost attack target=Seraph pt=4", "unhide Ghost", "damage Ghost 1"])
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         texts = [e.text for e in encounter_screen(app).query_one(CombatLog)._entries]
         assert "Ghost is shown to viewers" in texts and any("Ghost takes 1" in t for t in texts)
         assert not any("initiates" in t or "joins" in t for t in texts if "Ghost" in t)
@@ -436,15 +392,13 @@ async def test_seen_the_viewers_footer_help_and_palette_offer_viewer_keys_only(s
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         shown_keys = {b.binding.id for b in app.active_bindings.values() if b.binding.show}
         assert shown_keys <= {c.name for c in ENCOUNTER if not c.edits} | {"command_palette"}
-        await pilot.press("question_mark")
-        await pilot.pause()
+        await press(pilot, "question_mark")
         body = help_text(app.screen)
         assert "Declare" not in body and "Damage" not in body and "Help" in body and "The : line" not in body
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(pilot, "escape")
         provider = CommandTable(app.screen)
         assert all(not c.edits for c in provider._table())
 
@@ -453,16 +407,16 @@ async def test_viewer_resources_exact_label_hidden_set_from_the_app(saves: Path)
     path = make_file(saves, "freeform", ["add Seraph hp=20 side=PC", "add Ogre hp=20", "damage Ogre 12"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         burst(app, "v\x15label\r")
-        await settle(pilot, app)
+        await settle(pilot)
         assert encounter_screen(app).live.encounter.table["viewer_resources"] == "label"
         # The GM still sees the figures.
         assert "8/20" in screen_text(encounter_screen(app).query_one(RosterView))[1]
     assert on_disk(path).table["viewer_resources"] == "label"
     viewer = TrackerApp(saves, path, viewer=True)
     async with viewer.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         rows = screen_text(encounter_screen(viewer).query_one(RosterView))
         assert "20/20" in rows[0] and "Bloodied" in rows[1] and "8/20" not in rows[1]
         log = " ".join(e for e in screen_text(encounter_screen(viewer).query_one(CombatLog)))
@@ -506,12 +460,11 @@ async def test_brackets_typed_in_the_declare_form_are_shown_literally(saves: Pat
     path = make_file(saves, "ogs", ["add Michael", "add Guard"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         burst(app, "a\t\tGuard[/]\t[/b]")
-        await settle(pilot, app)
+        await settle(pilot)
         assert app.is_running and not app.errors
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(pilot, "escape")
         assert isinstance(app.screen, EncounterScreen)
 
 
@@ -536,7 +489,7 @@ async def test_the_start_list_shows_every_column_whole_at_80_columns(saves: Path
     app = TrackerApp(saves)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen) and bool(app.screen.listings), "the list")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen.listings[0].segment == "33 · minute 1"
         table = app.screen.query_one(DataTable)
         widths = sum(column.get_render_width(table) for column in table.columns.values())

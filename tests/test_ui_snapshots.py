@@ -17,6 +17,9 @@ import pytest
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from tracker.ui.app import TrackerApp
+from tests.ui import settle
+
+pytestmark = pytest.mark.ui
 
 SIZE = (80, 24)
 STAMP = 1_700_000_000  # 2023-11-14 22:13 UTC
@@ -51,11 +54,6 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         os.utime(p, (STAMP, STAMP))
     yield saves
     time.tzset()
-
-
-async def settle(pilot) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def test_start_screen(snap_compare, folder: Path) -> None:

@@ -77,7 +77,7 @@ class ServerProcess:
         with self._seen:
             self._seen.notify_all()
 
-    def wait_line(self, pattern: str, timeout: float = 10.0, start: int = 0) -> str:
+    def wait_line(self, pattern: str, timeout: float = 30.0, start: int = 0) -> str:
         regex = re.compile(pattern)
         deadline = time.monotonic() + timeout
         with self._seen:
@@ -96,7 +96,7 @@ class ServerProcess:
     def app_pids(self) -> list[int]:
         return [int(m.group(1)) for line in self.lines if (m := re.search(r"app pid (\d+)", line))]
 
-    def stop(self, timeout: float = 15.0) -> int:
+    def stop(self, timeout: float = 30.0) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
@@ -131,7 +131,7 @@ class Screen:
     session: _Collector
 
     @classmethod
-    async def connect(cls, port: int, key: asyncssh.SSHKey | None, size: tuple[int, int] = (100, 30), term: str = "xterm-256color", timeout: float = 15.0) -> "Screen":
+    async def connect(cls, port: int, key: asyncssh.SSHKey | None, size: tuple[int, int] = (100, 30), term: str = "xterm-256color", timeout: float = 30.0) -> "Screen":
         conn = await asyncio.wait_for(
             asyncssh.connect("127.0.0.1", port, known_hosts=None, client_keys=[key] if key is not None else None, username="player", agent_path=None),
             timeout,
@@ -143,7 +143,7 @@ class Screen:
     def text(self) -> str:
         return plain(bytes(self.session.data))
 
-    async def wait_for(self, needle: str, timeout: float = 20.0, since: int = 0) -> float:
+    async def wait_for(self, needle: str, timeout: float = 30.0, since: int = 0) -> float:
         """Wait until `needle` is drawn (after byte offset `since`); the arrival time."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout

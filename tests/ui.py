@@ -1,0 +1,111 @@
+"""Driving the app in Pilot tests: keys as a terminal sends them, and one wait.
+
+Every wait here waits for a condition, with one generous deadline (`DEADLINE`), never a
+fixed time: the suite must pass on a busy two-core machine. `settle` is the condition
+"everything typed so far has had its effect": no key held by the app's key hold
+(tracker/ui/guard.py), no message queued on the app or anywhere on its top screen, no
+worker running (the declare form's chance, the start screen's list), and every change
+written to disk by the write-behind store, on three checks in a row.
+
+`press` posts its keys together, as one read from a terminal over SSH (the app's key
+hold makes a burst land where slow typing would), then settles; it is also quicker than
+Pilot's own `press`, which waits for the process to idle after every key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+from textual import events
+
+# Textual's own key naming, as Pilot.press uses it: one event per key, named exactly as
+# the terminal driver names it (",": "comma"), so bindings and inputs see what they would.
+from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+from tracker.ui.guard import busy, screen_mounted
+
+DEADLINE = 30.0
+"""Seconds any one wait may take before the test fails naming what never happened."""
+
+
+def key_event(key: str) -> events.Key:
+    """The event a terminal's driver posts for `key` (a name such as "ctrl+s", or one character)."""
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    original = REPLACED_KEYS.get(key, key)
+    char: str | None
+    try:
+        char = unicodedata.lookup(_get_unicode_name_from_key(original))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    return events.Key(key, char)
+
+
+def post_keys(app: Any, keys: list[str] | tuple[str, ...]) -> None:
+    """Post every key at once, without waiting (one read from a terminal)."""
+    for key in keys:
+        event = key_event(key)
+        event.set_sender(app)
+        app.post_message(event)
+
+
+CONTROL_KEYS = {"\r": "enter", "\t": "tab", "\x1b": "escape", "\x15": "ctrl+u", "\x7f": "backspace"}
+
+
+def burst(app: Any, text: str) -> None:
+    """Post the keys of `text` as a terminal writes them ("\r" is Enter, "\x1b" Esc) at
+    once, without waiting; `settle` after it."""
+    post_keys(app, [CONTROL_KEYS.get(ch, ch) for ch in text])
+
+
+def quiet(app: Any) -> bool:
+    """Nothing the user typed is still on its way: see the module docstring."""
+    if not app.is_running:
+        return True  # it has quit: nothing more will happen
+    try:
+        hold = app.key_hold
+        if hold.keys or hold._releasing or busy(app) or not screen_mounted(app.screen):
+            return False
+        if any(worker.is_running for worker in app.workers):
+            return False
+        return not any(live.store.pending for live in getattr(app, "_attached", ()))
+    except Exception:  # between screens: nothing to look at yet
+        return False
+
+
+async def settle(pilot: Any, timeout: float = DEADLINE) -> None:
+    """Until `quiet` holds on three checks in a row; fail naming what was still going on."""
+    app = pilot.app
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    calm = 0
+    while calm < 3:
+        if loop.time() > deadline:
+            raise AssertionError(f"the app never settled: held keys {len(app.key_hold.keys)}, last keys {list(app.key_hold.trace)[-5:]}, errors {getattr(app, 'errors', [])}")
+        await asyncio.sleep(0.005)
+        calm = calm + 1 if quiet(app) else 0
+
+
+async def press(pilot: Any, *keys: str) -> None:
+    """Keys typed in one burst (names such as "ctrl+s", or single characters), then settle."""
+    post_keys(pilot.app, keys)
+    await settle(pilot)
+
+
+async def type_text(pilot: Any, text: str) -> None:
+    """`text` as a terminal writes it, in one burst (see `burst`), then settle."""
+    burst(pilot.app, text)
+    await settle(pilot)
+
+
+async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = DEADLINE) -> None:
+    """Until `condition` holds, the app running meanwhile; fail naming `what` never happened."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for: {what}")
+        await pilot.pause(0.02)
