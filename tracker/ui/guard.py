@@ -211,9 +211,9 @@ class KeyHold:
         if self.keys or not self._ready():
             if not self.keys:
                 self.since = monotonic()
-                self.app.set_timer(CHECK_EVERY, self.release)
+                self._check_soon()
             elif not self._releasing and monotonic() - self.since > MAX_HOLD:
-                self.app.set_timer(CHECK_EVERY, self.release)  # never strand held keys
+                self._check_soon()  # never strand held keys
             if len(self.keys) < MAX_HELD:
                 self.keys.append(event)
             # else: a flood (nobody types this far ahead); dropped, so memory stays bounded.
@@ -224,9 +224,29 @@ class KeyHold:
         """Keys to hand on in order, each after the previous one has had its effect."""
         if not self.keys:
             self.since = monotonic()
-            self.app.set_timer(CHECK_EVERY, self.release)
+            self._check_soon()
         room = MAX_HELD - len(self.keys)
         self.keys.extend(keys[: max(room, 0)])
+
+    def _check_soon(self) -> None:
+        """Run `release` on the app's message loop in `CHECK_EVERY` seconds.
+
+        Not `App.set_timer`: Textual's one-shot timer (8.2) skips late ticks, and its only
+        tick counts as late when the process is held up for longer than the delay between
+        the timer task's first two clock readings; the timer then ends without firing. On
+        a loaded host that stranded held keys until the next key arrived (seen about once
+        in 200 bursts with two busy processes beside the app). asyncio's own `call_later`
+        never skips."""
+        try:
+            asyncio.get_running_loop().call_later(CHECK_EVERY, self._due)
+        except RuntimeError:  # no running loop: the app is not running, nothing to release
+            pass
+
+    def _due(self) -> None:
+        try:
+            self.app.call_next(self.release)
+        except Exception:  # the app has closed: nothing left to hand keys to
+            pass
 
     def _ready(self) -> bool:
         """The top screen is set up and nothing is in flight.
@@ -257,7 +277,7 @@ class KeyHold:
                 # a focus callback) is handled before the next key goes out.
                 self._calm = self._calm + 1 if self._ready() else 0
                 if self._calm < 2 and monotonic() - self.since < MAX_HOLD:
-                    self.app.set_timer(CHECK_EVERY, self.release)
+                    self._check_soon()
                     return
                 event = self.keys.pop(0)
                 self.since = monotonic()
