@@ -127,9 +127,9 @@ def test_down_on_a_payment_interrupts_on_that_payment_segment() -> None:
 def test_the_cost_of_step_does_not_grow_with_n() -> None:
     def timed(n: int) -> float:
         enc = _mover(ep=10**9)
-        started = time.perf_counter()
+        started = time.process_time()  # the work done, whatever else the machine runs
         advance(enc, n)
-        return time.perf_counter() - started
+        return time.process_time() - started
 
     small = min(timed(1000) for _ in range(3))
     large = min(timed(100_000_000) for _ in range(3))
@@ -140,9 +140,9 @@ def test_a_save_with_a_long_step_loads_quickly() -> None:
     enc = _mover(ep=10**9)
     advance(enc, 100_000_000)
     events = [Event(e.kind, dict(e.args)) for e in enc.events]
-    started = time.perf_counter()
+    started = time.process_time()
     replayed = Encounter(enc.setup, events)  # what loading a save does
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
     assert _resources(replayed) == _resources(enc)
     assert len(replayed.log) < 40
 

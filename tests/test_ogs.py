@@ -146,13 +146,13 @@ def test_largest_pool_odds_are_fast_and_cached() -> None:
     import time
 
     odds.clear()
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: the work done, whatever else the machine runs
     p = odds.win((12, 12, 8, 6), 2, (12, 12, 8, 6), 2)
-    cold = time.perf_counter() - started
+    cold = time.process_time() - started
     assert p == Fraction(1, 2)
-    started = time.perf_counter()
+    started = time.process_time()
     odds.win((12, 12, 8, 6), 2, (12, 12, 8, 6), 2)
-    assert time.perf_counter() - started < cold
+    assert time.process_time() - started < cold
     assert cold < 1.0  # generous for a loaded test machine; the benchmark measures the 50 ms
 
 

@@ -30,10 +30,10 @@ from tests.helpers import cli
     (("roll", "d6", "1000000D"), "limit"),
 ])
 def test_silent_input_is_refused_quickly_and_clearly(argv: tuple[str, ...], words: str, capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     code, out = cli(*argv)
     text = out + capsys.readouterr().err
-    assert time.perf_counter() - started < 2.0  # within a second idle; room for a loaded run
+    assert time.process_time() - started < 2.0  # CPU time: the work done, whatever else runs
     assert code != 0
     assert words in text
     assert "Traceback" not in text and "internal error" not in text
@@ -75,10 +75,10 @@ def test_vs_faces_beside_a_flat_difficulty_are_unused_and_refused(capsys: pytest
 def test_the_largest_pools_below_the_limits_get_an_exact_answer_quickly(rid: str, spec: str, kw: dict) -> None:
     from rulesets.registry import get
 
-    started = time.perf_counter()
+    started = time.process_time()
     chance = get(rid).chance(spec, **kw)
-    # A second on an idle machine; the bound leaves room for a loaded test run.
-    assert time.perf_counter() - started < 3.0
+    # CPU time (the work done, whatever else the machine runs): about a second.
+    assert time.process_time() - started < 3.0
     assert 0 < chance < 1
 
 
@@ -87,7 +87,7 @@ def test_ogs_opposed_odds_past_the_named_limit_are_refused_at_once(spec: str, vs
     from rulesets.ogs import OgsRuleset
     from tracker.engine.errors import TrackerError
 
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(TrackerError, match="limit"):
         OgsRuleset().chance(spec, vs=vs)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
