@@ -64,7 +64,12 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-MAX_HOLD = 1.0
+# Seconds a held key may wait for the screen to be ready. A safety net for a screen that
+# never settles, so it is generous: on a shared host with twenty viewers the GM's process
+# may get a fraction of a core, and opening a form then takes seconds, not milliseconds
+# (at 1 s, keys of a burst reached the screen they were typed past with eight busy
+# processes on two cores).
+MAX_HOLD = 3.0
 SETTLE = 0.1
 MAX_HELD = 512
 CHECK_EVERY = 0.005
