@@ -197,6 +197,7 @@ def test_play_script_that_is_not_utf8_is_refused_by_name_and_line(saves: Path, t
     assert _log(saves) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "number"),
     [

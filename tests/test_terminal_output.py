@@ -1,7 +1,9 @@
 """No stored ESC byte reaches a terminal: a save holding escape sequences in a name and a
 note (written by hand, since the app refuses them at the door) is opened by the GM and by
 a viewer on a real pseudo-terminal at 80x24, and printed by `tracker show`; the injected
-sequences never appear in what the terminal receives, their stand-ins do."""
+sequences never appear in what the terminal receives, their stand-ins do. The same for
+every route of the `tracker` command: check, show, export, play's output, refusals and
+echoed lines, file and folder names, usage errors."""
 
 from __future__ import annotations
 
