@@ -31,6 +31,28 @@ class FieldError(TrackerError):
         self.expected = expected
 
 
+YES_WORDS = ("true", "yes")
+NO_WORDS = ("false", "no")
+YES_NO = "true or false (or yes or no)"
+
+
+def yes_no(raw: Any, where: str) -> bool:
+    """A yes/no option (`secret=`, `hidden=`, `throwback=`, a bool setting): true or
+    false, or yes or no, in any case; anything else is refused with the accepted words.
+
+    Only these words: a typo (`secret=ture`) or a guess (`hidden=1`, `on`) must not
+    quietly mean either answer, since one of them shows a secret roll to the table."""
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str):
+        word = raw.strip().lower()
+        if word in YES_WORDS:
+            return True
+        if word in NO_WORDS:
+            return False
+    raise FieldError(where, YES_NO, raw)
+
+
 @dataclass(frozen=True, slots=True)
 class Field:
     """One named value: a stat, a tracked resource, a setting, or an action modifier.
@@ -52,7 +74,7 @@ class Field:
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
         if self.kind == "bool":
-            return "true or false"
+            return YES_NO
         if self.kind == "str":
             return "text"
         noun = "an integer" if self.kind == "int" else "a number"
@@ -82,14 +104,7 @@ class Field:
                     raise ValueError
                 value = float(raw)
             elif self.kind == "bool":
-                if isinstance(raw, bool):
-                    value = raw
-                elif str(raw).lower() in ("true", "yes", "1", "on"):
-                    value = True
-                elif str(raw).lower() in ("false", "no", "0", "off"):
-                    value = False
-                else:
-                    raise ValueError
+                value = yes_no(raw, where)
             elif self.kind == "choice":
                 value = str(raw)
                 if value not in self.choices:

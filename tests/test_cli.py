@@ -150,3 +150,68 @@ def test_secret_rolls_are_hidden_from_viewers(saves: Path) -> None:
     assert not any("stated by the GM" in e["text"] or "betrayal" in e["text"] for e in viewer["log"])
     assert any("rolled in secret" in e["text"] for e in viewer["log"])
     assert viewer["actions"][0]["summary"] == "rolled in secret"
+
+
+# ----------------------------------------------------------------- input, read as data
+TRACKER = [sys.executable, "-m", "tracker"]
+
+
+def _log(saves: Path, name: str = "fight") -> list[str]:
+    return [e["text"] for e in json.loads(run("show", name, "--json", "--log", "100")[1])["log"]]
+
+
+def test_play_splits_lines_at_newline_only(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A note holding U+2028 (or \\x0b, \\x1c, \\x85: `str.splitlines` ends a line at each)
+    stays one line: refused as that line, never run as two commands."""
+    run("new", "fight", "--ruleset", "freeform")
+    for end in ("\u2028", "\u2029", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85"):
+        code, _ = run("play", "fight", stdin=f"note one{end}add Eve\nnote two\n")
+        err = capsys.readouterr().err
+        assert code == 1, repr(end)
+        assert err.startswith("tracker: <stdin>, line 1 (note one") and "control characters are not allowed" in err, err
+    assert _log(saves) == []
+
+
+def test_play_takes_crlf_lines(saves: Path) -> None:
+    run("new", "fight", "--ruleset", "freeform")
+    code, out = run("play", "fight", stdin="add Ann hp=3\r\n\r\ndamage Ann 1\r\n")
+    assert code == 0, out
+    assert _log(saves) == ["Ann joins the fight", "Ann takes 1 hp (hp 3 -> 2)"]
+
+
+def test_play_refuses_input_that_is_not_utf8_by_line_before_anything_runs(saves: Path) -> None:
+    run("new", "fight", "--ruleset", "freeform")
+    done = subprocess.run([*TRACKER, "play", "fight"], input=b"add Ann\nnote caf\xe9\n", capture_output=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == b"tracker: <stdin>, line 2: not UTF-8 text (byte 0xE9 at byte 9); save the commands as UTF-8\n"
+    assert _log(saves) == []
+
+
+def test_play_script_that_is_not_utf8_is_refused_by_name_and_line(saves: Path, tmp_path: Path) -> None:
+    run("new", "fight", "--ruleset", "freeform")
+    script = tmp_path / "latin1.txt"
+    script.write_bytes("add Zoë\n".encode("latin-1"))
+    done = subprocess.run([*TRACKER, "play", "fight", "--script", str(script)], capture_output=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.decode() == f"tracker: {script}, line 1: not UTF-8 text (byte 0xEB at byte 7); save the commands as UTF-8\n"
+    assert _log(saves) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("argv", "number"),
+    [
+        ([b"new", b"\xff", b"--ruleset", b"freeform"], 2),
+        ([b"show", b"fight\xe9.toml"], 2),
+        ([b"play", b"fight", b"--script", b"\xff.txt"], 4),
+        ([b"new", b"fight", b"--ruleset", b"freeform", b"--name", b"Caf\xe9"], 6),
+        ([b"--saves", b"\xfe\xff", b"check", b"fight"], 2),
+    ],
+    ids=["a new file's name", "a file name", "a script's name", "a title", "the saves folder"],
+)
+def test_an_argument_that_is_not_utf8_is_refused_by_number(saves: Path, argv: list[bytes], number: int) -> None:
+    done = subprocess.run([*map(os.fsencode, TRACKER), *argv], capture_output=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"tracker: argument {number} (".encode()) and b"is not UTF-8 text" in done.stderr
+    assert b"<0xFF>" in done.stderr or b"<0xE9>" in done.stderr
+    assert list(saves.iterdir()) == []  # nothing was created, not even a lock

@@ -1,6 +1,17 @@
 """The `tracker` command. Exit codes: 0 ok, 1 bad input (with a message), 2 usage,
 3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1).
 
+Everything the command prints, results and messages alike, goes through
+`tracker.text.Shown`: standard output and standard error are wrapped while it runs, so a
+name holding an escape sequence (a hand-edited save, a file name, an argument) reaches
+the reader's terminal made visible, whichever message quotes it. Only the app (`open`,
+the start screen) and `web` get the real streams: their screens escape text themselves
+and Textual draws with escape sequences of its own.
+
+What it reads is checked the same way: an argument that is not UTF-8 is refused before
+anything runs, naming the argument; `play` reads its commands as bytes, splits them at
+"\n" only (tracker.text.command_lines) and refuses a line that is not UTF-8 by number.
+
 Start-up time matters (a roll from the shell, the app's first screen): each command
 imports only what it uses. The saves folder is resolved only by commands that use it,
 and the config file is read only by commands that use it.
@@ -15,11 +26,11 @@ import sys
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tracker import paths
 from tracker.engine.errors import TrackerError
-from tracker.text import refuse_controls, visible
+from tracker.text import TITLE_CELLS, Shown, check_name, command_lines, refuse_controls
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
@@ -185,34 +196,60 @@ def _out(data: Any, as_json: bool, text: str, out: TextIO) -> None:
         out.write(text.rstrip("\n") + "\n")
 
 
+# Commands that hand the terminal to an app, which draws with escape sequences of its own.
+_APPS = (None, "open", "web")
+
+
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    out = stdout or sys.stdout
-    parser = _parser()
+    out = cast(TextIO, Shown(stdout or sys.stdout))  # a TextIO in all but its base class
+    real = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Shown(sys.stdout), Shown(sys.stderr)  # argparse quotes what was typed
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+        return _main(list(sys.argv[1:] if argv is None else argv), stdin or sys.stdin, out, real)
+    finally:
+        sys.stdout, sys.stderr = real
+
+
+def _main(argv: list[str], stdin: TextIO, out: TextIO, real: tuple[TextIO, TextIO]) -> int:
+    err = sys.stderr
     try:
+        _check_arguments(argv)
+        parser = _parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:
+            return int(exc.code or 0)
+        if args.command in _APPS:
+            sys.stdout, sys.stderr = real
         if args.command == "new" and not args.ruleset and not getattr(args, "source", None):
             args.ruleset = _default_ruleset()
             if not args.ruleset:
                 return 2
-        return _run(args, args.saves, stdin or sys.stdin, out)
+        return _run(args, args.saves, stdin, out)
     except TrackerError as exc:
-        sys.stderr.write(f"tracker: {exc}\n")
+        err.write(f"tracker: {exc}\n")
         return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except RecursionError:
-        sys.stderr.write("tracker: the input is nested too deeply to read (RecursionError)\n")
+        err.write("tracker: the input is nested too deeply to read (RecursionError)\n")
         return 1
     except Exception as exc:  # a bug: say so in one line, never a traceback, and fail
         if os.environ.get("TRACKER_DEBUG"):
             raise
-        sys.stderr.write(f"tracker: internal error: {type(exc).__name__}: {visible(str(exc))} (set TRACKER_DEBUG=1 for details)\n")
+        err.write(f"tracker: internal error: {type(exc).__name__}: {exc} (set TRACKER_DEBUG=1 for details)\n")
         return 3
+
+
+def _check_arguments(argv: list[str]) -> None:
+    """Refuse an argument that is not UTF-8 (Python reads its bytes as lone surrogates),
+    naming it, before anything runs: as a file name it would make a file no message can
+    name, as text a name no save can hold."""
+    for number, arg in enumerate(argv, 1):
+        if any("\udc80" <= char <= "\udcff" for char in arg):
+            raise TrackerError(f"argument {number} ({arg}) is not UTF-8 text; names and file names must be UTF-8")
 
 
 def _default_ruleset() -> str | None:
@@ -271,6 +308,7 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
 
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
+        check_name(name, "--name" if args.name else f"the title from the file name ({name}; --name gives another)", TITLE_CELLS)
         if args.source:
             from tracker.library import new_from_roster
 
@@ -431,14 +469,15 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
     session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role)
     if args.script:
         try:
-            source = Path(args.script).read_text(encoding="utf-8").splitlines()
+            data: bytes | str = Path(args.script).read_bytes()
         except OSError as exc:
             raise TrackerError(f"{args.script}: cannot be read: {exc.strerror}") from None
         label = args.script
     else:
-        source = stdin.read().splitlines()
+        buffer = getattr(stdin, "buffer", None)  # bytes: a text stream would decode (and split at "\r") itself
+        data = buffer.read() if buffer is not None else stdin.read()
         label = "<stdin>"
-    for number, raw in enumerate(source, 1):
+    for number, raw in command_lines(data, label):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
@@ -453,7 +492,7 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
             entries = session.encounter.log[before:]
             same = len(entries) == len(outcome.lines) and all(e.text == t for e, t in zip(entries, outcome.lines))
             for i, text in enumerate(outcome.lines):
-                out.write(f"[{entries[i].segment if same else session.encounter.now}] {visible(text)}\n")
+                out.write(f"[{entries[i].segment if same else session.encounter.now}] {text}\n")
     if args.json:
         _out(report.to_json(session.encounter), True, "", out)
     else:

@@ -35,7 +35,7 @@ from tracker.engine import CombatantSetup, Encounter, Setup, TrackerError
 from tracker.engine import bounds
 from tracker.persistence.atomic import atomic_write
 from tracker.persistence.lock import locked
-from tracker.text import refuse_controls
+from tracker.text import check_name, refuse_controls
 
 PREFIX = "library-"
 MAX_BYTES = 4 * 1024 * 1024
@@ -125,7 +125,7 @@ class Library:
         return Sheet(name, side, dict(stats), dict(resources))
 
     def put(self, sheet: Sheet) -> None:
-        refuse_controls(sheet.name, "library: sheet name")
+        check_name(sheet.name, "library: sheet name")
         if not sheet.name.strip():
             raise TrackerError("library: a sheet needs a name")
         self.path.parent.mkdir(parents=True, exist_ok=True)

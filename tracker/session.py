@@ -40,7 +40,10 @@ saves folder (tracker.library).
 
 Text is checked at the door: a command line, a name, a side, a sheet value or a note
 holding a control character is refused (`refuse_controls`), so nothing typed can put an
-escape sequence in a save. Numbers are finite and bounded (tracker.engine.bounds);
+escape sequence in a save; names (`add`, `rename`, library sheets, a freeform action)
+follow the stricter rules of `tracker.text.check_name` (no format characters, no stacked
+marks, 40 cells). Yes/no options (`hidden=`, `secret=`) take only the words of
+`rulesets.fields.yes_no`. Numbers are finite and bounded (tracker.engine.bounds);
 `set` values are checked against the sheet's field types (an integer stat refuses
 "abc"; a resource takes only a number). Every command is checked in full before the
 encounter changes, so a refusal leaves memory and file as they were.
@@ -79,7 +82,8 @@ from tracker.library import Library, library_path, sheet_of
 from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces
-from tracker.text import refuse_controls, visible
+from rulesets.fields import yes_no
+from tracker.text import check_name, refuse_controls, visible
 
 MAX_COPIES = 100
 
@@ -510,10 +514,10 @@ class Session:
     def add(self, name: str, values: dict[str, Any], *, side: str = "", hidden: bool = False, surprised_until: int = 0, copies: int = 1) -> Outcome:
         """Add one combatant, or `copies` numbered ones ("Goblin 1".."Goblin 4") as one change."""
         name = name.strip()
-        refuse_controls(name, "add: name")
-        refuse_controls(side, "add: side")
         if not name:
             raise CommandError("add: a combatant needs a name")
+        check_name(name, "add: name")
+        refuse_controls(side, "add: side")
         for key, value in values.items():
             refuse_controls(str(key), "add: key")
             if isinstance(value, str):
@@ -531,7 +535,9 @@ class Session:
             if copies == 1:
                 enc.check_new_name(name)
                 return Event("add", data)
-            return Event("add", {**data, "names": self._numbered(enc, name, copies)})
+            names = self._numbered(enc, name, copies)
+            check_name(names[-1], "add: name")  # the longest: "Goblin 12" is wider than "Goblin"
+            return Event("add", {**data, "names": names})
 
         return self.submit(build, kind="add")
 
@@ -554,15 +560,15 @@ class Session:
         if len(args) != 1:
             raise CommandError("usage: add NAME [xN] key=value ... (quote a name with spaces)")
         side = opts.pop("side", "")
-        hidden = opts.pop("hidden", "false").lower() in ("true", "yes", "1")
+        hidden = yes_no(opts.pop("hidden", "false"), "hidden")
         surprised = _int(opts.pop("surprised", "0"), "surprised")
         return self.add(args[0], opts, side=side, hidden=hidden, surprised_until=surprised, copies=copies or 1)
 
     def rename(self, name: str, new: str) -> Outcome:
         new = new.strip()
-        refuse_controls(new, "rename: new name")
         if not new:
             raise CommandError("rename: the new name is empty")
+        check_name(new, "rename: new name")
 
         def build(enc: Encounter) -> Event:
             c = enc.combatant(name)
@@ -643,7 +649,7 @@ class Session:
                 rest = rest[:-1]
             if len(rest) > 2:
                 raise CommandError(usage)
-            hidden = opts.get("hidden", "false").lower() in ("true", "yes", "1")
+            hidden = yes_no(opts.get("hidden", "false"), "hidden")
             return self.add_from_library(rest[0], rest[1] if len(rest) == 2 else None, copies=copies or 1, side=opts.get("side"), hidden=hidden)
         if action == "delete" and len(rest) == 1:
             library = self.library()
@@ -719,6 +725,7 @@ class Session:
         params: dict[str, Any] | None = None,
         secret: bool = False,
     ) -> Outcome:
+        check_name(template.strip(), "declare: action")  # freeform keeps any action name typed
         return self.submit(lambda enc: self._declare_event(enc, actor, template, targets, pt, faces, params, secret), kind="declare", actor=actor)
 
     def _declare_event(
@@ -764,7 +771,7 @@ class Session:
         targets = [t for t in opts.pop("target", opts.pop("targets", "")).split(",") if t]
         pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
         faces = opts.pop("faces", None)
-        secret = opts.pop("secret", "false").lower() in ("true", "yes", "1")
+        secret = yes_no(opts.pop("secret", "false"), "secret")
         return self.declare(actor, template, targets, pt=pt, faces=faces, params=opts, secret=secret)
 
     def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:

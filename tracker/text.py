@@ -1,50 +1,260 @@
-"""Text from files and people, made harmless to show on a terminal.
+"""Text from files and people, made harmless to show on a terminal, and checked at the door.
 
 Names, notes, templates and anything else a person typed or a file held are data: they
 are never interpreted as markup, and never reach a terminal with control characters in
 them (an ESC in a name could otherwise set a viewer's clipboard, move the cursor or
-make the terminal answer with injected input). `visible` turns every control character
-into a printable stand-in: C0 controls and DEL become their Unicode Control Pictures
-(ESC -> ␛), C1 controls and the bidirectional overrides that reorder text on screen
-become `<U+009B>`-style tags. New text with controls in it is refused at the door
-(`refuse_controls`); text that already holds them (an old or hand-edited file) is shown
-through `visible` everywhere: the app, `tracker show`, exports.
+make the terminal answer with injected input).
+
+Three rules, one per use:
+
+- `visible` (every output: the app, `tracker show`, exports, every CLI message through
+  `Shown`): C0 controls and DEL become their Unicode Control Pictures (ESC -> ␛); C1
+  controls, format characters (Unicode category Cf: bidi marks and embeddings, zero-width
+  characters, tag characters, the soft hyphen, ...) and the line and paragraph separators
+  become `<U+200B>`-style tags; a byte that was not UTF-8 (a lone surrogate, as Python
+  reads such a byte in an argument or a file name) becomes `<0xFF>`; a run of more than
+  `MAX_MARKS` combining marks on one character keeps the first `MAX_MARKS` and says how
+  many more there were (`<+196 marks>`). None of these can then reorder text, hide
+  text, stack glyphs over other rows or shift the app's columns.
+- `refuse_controls` (free text a person types: notes, sides, conditions, scheduled
+  text, sheet values, reasons, command lines): refuses controls, the bidi embeddings,
+  overrides and isolates (Trojan Source), line and paragraph separators (U+2028, U+2029)
+  and undecodable bytes. Other format characters (a zero-width joiner in an emoji, a
+  right-to-left mark in Hebrew text) are kept, and shown as tags by `visible`.
+- `check_name` (names: combatants, encounter titles, library sheets, templates a GM
+  types): everything `refuse_controls` refuses, plus every format character, a name
+  that begins with a combining mark, more than `MAX_MARKS` combining marks on one
+  character, and names longer than `NAME_CELLS` (40) terminal cells (a wide CJK character
+  is two) or twice as many code points (room for an accent typed as a combining mark on
+  every character). A name is a label in an 80-column roster: 40 cells leave room for
+  its resources. An encounter's title has a line of its own: `TITLE_CELLS` (80).
+
+Text that already holds any of these (an old or hand-edited save) is not refused when
+it is read: it is shown through `visible`, everywhere. Columns of names are measured in
+terminal cells, not characters (`cells`, `clip`, `fit`), and lines of commands end at
+"\n" alone (`command_lines`).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterator
+from typing import TextIO
 
 from tracker.engine.errors import TrackerError
 
-# C0, DEL, C1; plus the bidi embeddings/overrides/isolates (Trojan Source).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+MAX_MARKS = 4  # combining marks on one character: Vietnamese and pointed Hebrew need 2-4
+NAME_CELLS = 40
+TITLE_CELLS = 80  # an encounter's title has a line of its own
+
+# Refused in any typed text: C0, DEL, C1; the bidi embeddings/overrides/isolates (Trojan
+# Source); the line and paragraph separators; lone surrogates (bytes that were not UTF-8).
+_REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+# Blocks that hold no control, format or separator character and no combining mark
+# (a test checks each against Python's Unicode database): text made only of these has
+# nothing `visible` would change, which a regex finds in C. Latin, Greek, Cyrillic,
+# Armenian, punctuation, arrows and symbols, box drawing, kana, CJK, Hangul, fullwidth
+# forms, emoji. Other scripts (Hebrew, Arabic, Indic, Thai, ...) take the slower path.
+PLAIN_BLOCKS = (
+    (0x20, 0x7E), (0xA0, 0xAC), (0xAE, 0x2FF), (0x370, 0x482), (0x48A, 0x590),
+    (0x1E00, 0x1FFF), (0x2010, 0x2027), (0x2030, 0x205F), (0x2070, 0x20CF),
+    (0x2100, 0x2BFF), (0x3000, 0x3029), (0x3030, 0x3098), (0x309B, 0x9FFF),
+    (0xAC00, 0xD7A3), (0xFF01, 0xFFEF), (0x1F000, 0x1FAFF),
+)  # fmt: skip
+_PLAIN = re.compile("[" + "".join(f"\\U{low:08X}-\\U{high:08X}" for low, high in PLAIN_BLOCKS) + "]*")
+_SHOWN_AS_TAGS = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
+_MARKS = frozenset(("Mn", "Me"))
 
 
-def _stand_in(match: re.Match[str]) -> str:
-    code = ord(match.group())
+def _stand_in(char: str) -> str:
+    code = ord(char)
     if code < 0x20:
         return chr(0x2400 + code)
     if code == 0x7F:
         return "\u2421"
+    if 0xDC80 <= code <= 0xDCFF:  # how Python reads a byte that is not UTF-8
+        return f"<0x{code - 0xDC00:02X}>"
     return f"<U+{code:04X}>"
 
 
+def _more_marks(count: int) -> str:
+    return f"<+{count - MAX_MARKS} marks>"
+
+
 def visible(text: str) -> str:
-    """`text` with every control character replaced by a printable stand-in."""
-    return _CONTROL.sub(_stand_in, text) if _CONTROL.search(text) else text
+    """`text` with every control and format character replaced by a printable stand-in,
+    and runs of combining marks cut to `MAX_MARKS`."""
+    if _PLAIN.fullmatch(text):
+        return text
+    out: list[str] = []
+    marks = 0
+    for char in text:
+        kind = unicodedata.category(char)
+        if kind in _MARKS:
+            marks += 1
+            if marks <= MAX_MARKS:
+                out.append(char)
+            continue
+        if marks > MAX_MARKS:
+            out.append(_more_marks(marks))
+        marks = 0
+        out.append(_stand_in(char) if kind in _SHOWN_AS_TAGS else char)
+    if marks > MAX_MARKS:
+        out.append(_more_marks(marks))
+    return "".join(out)
 
 
-def has_controls(text: str) -> bool:
-    return _CONTROL.search(text) is not None
+def visible_lines(text: str) -> str:
+    """`visible` for output that is lines of text: the line ends are kept."""
+    if "\n" not in text:
+        return visible(text)
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
+class Shown:
+    """A text stream whose every write passes through `visible_lines` first.
+
+    The CLI writes all it prints (results, messages, argparse's usage errors) through
+    one of these, so no message can forget to make quoted text harmless."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(visible_lines(text))
+        return len(text)
+
+    def writelines(self, lines: list[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding, ...
+        return getattr(self.stream, name)
+
+
+def _what_kind(char: str) -> str:
+    """What a refused character is, in words a GM can act on."""
+    code = ord(char)
+    if code in (0x200E, 0x200F, 0x061C) or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
+        return "bidi mark"
+    if 0x200B <= code <= 0x200D or code in (0x2060, 0xFEFF):
+        return "zero-width character"
+    if 0xE0000 <= code <= 0xE007F:
+        return "tag character"
+    if code in (0x2028, 0x2029):
+        return "line or paragraph separator"
+    if 0xD800 <= code <= 0xDFFF:
+        return "byte that is not UTF-8"
+    if unicodedata.category(char) == "Cf":
+        return "format character"
+    return "control character"
+
+
+def _refusal(what: str, char: str, index: int, where: str) -> TrackerError:
+    return TrackerError(f"{what}: control characters are not allowed{where} (found {_stand_in(char)}, a {_what_kind(char)}, at character {index + 1})")
 
 
 def refuse_controls(text: str, what: str) -> str:
-    """Return `text`, or refuse it naming `what` and the first control character."""
-    found = _CONTROL.search(text)
+    """Return `text`, or refuse it naming `what` and the first refused character."""
+    found = _REFUSED.search(text)
     if found is not None:
-        raise TrackerError(
-            f"{what}: control characters are not allowed "
-            f"(found {_stand_in(found)} at character {found.start() + 1})"
-        )
+        raise _refusal(what, found.group(), found.start(), "")
     return text
+
+
+def _cell(char: str) -> int:
+    if unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def cells(text: str) -> int:
+    """The terminal cells `text` takes: wide (East Asian) characters two, combining marks
+    and format characters none, the rest one."""
+    if text.isascii():
+        return len(text)
+    return sum(map(_cell, text))
+
+
+def clip(text: str, width: int) -> str:
+    """`visible(text)` in at most `width` cells, cut with "…" where it is wider.
+
+    Columns of names (the roster, the timeline) are measured in cells, not characters:
+    a wide character takes two, a combining mark none."""
+    shown = visible(text)
+    if cells(shown) <= width:
+        return shown
+    kept: list[str] = []
+    used = 0
+    for char in shown:
+        size = _cell(char)
+        if used + size > width - 1:
+            break
+        kept.append(char)
+        used += size
+    return "".join(kept) + "…" if width > 0 else ""
+
+
+def fit(text: str, width: int) -> str:
+    """`clip(text, width)` padded with spaces to exactly `width` cells."""
+    shown = clip(text, width)
+    return shown + " " * (width - cells(shown))
+
+
+def check_name(name: str, what: str, limit: int = NAME_CELLS) -> str:
+    """Return `name`, or refuse it naming `what`: controls, format characters (bidi marks,
+    zero-width and tag characters), separators, stacked combining marks, too long."""
+    refuse_controls(name, what)
+    marks = 0
+    for index, char in enumerate(name):
+        kind = unicodedata.category(char)
+        if kind == "Cf":
+            raise _refusal(what, char, index, " in a name")
+        if kind not in _MARKS:
+            marks = 0
+            continue
+        marks += 1
+        if index == 0:
+            raise TrackerError(f"{what}: a name cannot begin with a combining mark (found <U+{ord(char):04X}>)")
+        if marks > MAX_MARKS:
+            raise TrackerError(f"{what}: more than {MAX_MARKS} combining marks on one character (at character {index + 1})")
+    if len(name) > 2 * limit:  # a combining accent on every character
+        raise TrackerError(f"{what}: a name has at most {2 * limit} characters, this one {len(name)}")
+    width = cells(name)
+    if width > limit:
+        raise TrackerError(f"{what}: a name fits in {limit} terminal cells, this one takes {width}")
+    return name
+
+
+def _as_bytes(text: str) -> bytes:
+    """Text read with `surrogateescape` back to the bytes it was read from."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte maps to: left to fail as UTF-8
+        return text.encode("utf-8", "surrogatepass")
+
+
+def command_lines(data: bytes | str, where: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines of commands in `data`, split at "\\n" only ("\\r\\n" too).
+
+    Never at the other characters `str.splitlines` takes as line ends (U+2028, U+2029,
+    \\x0b, \\x0c, \\x1c-\\x1e, \\x85): inside a line they are refused as controls, naming
+    the line, instead of quietly starting a new command. Every line is decoded first: the
+    first that is not UTF-8 is refused by its number, before any command runs."""
+    raw = _as_bytes(data) if isinstance(data, str) else data
+    lines: list[str] = []
+    for number, line in enumerate(raw.split(b"\n"), 1):
+        try:
+            lines.append(line.removesuffix(b"\r").decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise TrackerError(
+                f"{where}, line {number}: not UTF-8 text (byte 0x{line[exc.start]:02X} at byte {exc.start + 1}); "
+                "save the commands as UTF-8"
+            ) from None
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
+    return enumerate(lines, 1)

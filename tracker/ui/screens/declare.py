@@ -61,7 +61,7 @@ from textual.widgets import Input, Label
 
 from rulesets.base import ActionTemplate
 from rulesets.dice import parse_faces
-from rulesets.fields import AFTER_ROLL, MORE, Field
+from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker.engine import TrackerError
 from tracker.session import Outcome
 from tracker.text import visible
@@ -108,12 +108,7 @@ def _label(name: str) -> str:
 
 
 def _yes_no(text: str) -> bool:
-    value = text.strip().lower()
-    if value in ("true", "yes", "1"):
-        return True
-    if value in ("false", "no", "0", ""):
-        return False
-    raise TrackerError(f"secret: expected true or false, got {text!r}")
+    return yes_no(text.strip() or "false", "secret")  # an emptied field: not secret
 
 
 def _param_field(p: Field) -> FormField:
@@ -371,6 +366,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                         params[name] = entry.value.strip()
         if self.kind == MAINTAIN:
             return Attempt(MAINTAIN, actor, template.name if template else "", (), pt, params)
+        if self._offers_secret() and self.is_mounted:
+            _yes_no(self.query_one("#d-secret", Input).value)  # a typo must not roll in the open
         name = self._value("template")
         if not name:
             raise TrackerError("action: expected an action's name")

@@ -29,10 +29,10 @@ from rich.text import Text
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tracker.text import visible
+from rulesets.fields import yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.session import MAX_COPIES, Outcome, Session, split_command
-from tracker.text import visible
+from tracker.text import check_name, visible
 from tracker.ui.commands import ROSTER, Command, bindings
 from tracker.ui.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -51,11 +51,13 @@ def _segment(text: str) -> int:
 
 
 def _yes_no(text: str) -> bool:
-    if text.lower() in ("y", "yes", "true", "1"):
-        return True
-    if text.lower() in ("n", "no", "false", "0", ""):
-        return False
-    raise TrackerError(f"hidden: expected yes or no, got {text!r}")
+    return yes_no(text or "no", "hidden")  # an emptied field: not hidden
+
+
+def _name(text: str) -> None:
+    """The name field's message as it is typed: what `add` and `rename` would refuse."""
+    if text.strip():
+        check_name(text.strip(), "name")
 
 
 def _title(text: str) -> str:
@@ -87,7 +89,7 @@ def sheet_fields(live: Live, combatant: Combatant | None = None) -> list[FormFie
     ruleset = live.ruleset
     rows: list[FormField] = []
     if combatant is None:
-        rows.append(FormField("name", "name", "", "the combatant's name", lambda t: None))
+        rows.append(FormField("name", "name", "", "the combatant's name", _name))
         rows.append(FormField("copies", "copies", "1", f"more than 1: numbered copies (Goblin 1, 2, ...), up to {MAX_COPIES}", _copies))
         rows.append(FormField("side", "side", "", "optional: PC, foe, ..."))
     rows.append(FormField("hidden", "hidden", "yes" if combatant and combatant.hidden else "no", "yes: not shown to viewers", _yes_no))
@@ -251,7 +253,7 @@ class RosterScreen(Screen[None]):
             self.live.run(lambda s: s.rename(c.name, values["name"]))
             renamed.append(values["name"])
 
-        field = FormField("name", "new name", c.name, "the combatant's new name")
+        field = FormField("name", "new name", c.name, "the combatant's new name", _name)
         self.app.push_screen(FormScreen(_title(f"Rename {c.name}"), [field], submit), lambda _: self.reload(renamed[0] if renamed else c.name))
 
     def do_side(self) -> None:

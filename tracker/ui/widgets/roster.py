@@ -32,7 +32,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from tracker.engine import Combatant
-from tracker.text import visible
+from tracker.text import cells, fit, visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.redraw import refresh_if_changed, update_if_changed
 from tracker.viewing import shown
@@ -134,7 +134,7 @@ class RosterView(ScrollView, can_focus=False):
                     break
         # Set without the reactive's repaint: the roster repaints below only if it changed.
         self.set_reactive(RosterView.selected, max(0, min(self.selected, len(self.combatants) - 1)))
-        self._name_width = min(NAME, max((len(visible(c.name)) for c in self.combatants), default=4))
+        self._name_width = min(NAME, max((cells(visible(c.name)) for c in self.combatants), default=4))
         self.virtual_size = Size(self.size.width, max(1, len(self.combatants) * ROWS))
         refresh_if_changed(self)
 
@@ -185,11 +185,8 @@ class RosterView(ScrollView, can_focus=False):
         """Whole items while they fit; `+N` for the rest (never a figure cut)."""
         now = self.live.encounter.now
         state = c.state(now)
-        name = visible(c.name)
         column = self._name_width
-        if len(name) > column:
-            name = name[: column - 1] + "…"
-        out = [Segment("▶ " if selected else "  ", base), Segment(name.ljust(column), base + self.get_component_rich_style("roster--name"))]
+        out = [Segment("▶ " if selected else "  ", base), Segment(fit(c.name, column), base + self.get_component_rich_style("roster--name"))]
         used = 2 + column
         items: list[list[Segment]] = [[Segment(f" {state}", base + self.get_component_rich_style(f"roster--{state}"))]]
         if c.hidden:

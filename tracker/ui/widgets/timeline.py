@@ -28,7 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
-from tracker.text import visible
+from tracker.text import clip, fit
 from tracker.ui.live import Live
 from tracker.ui.widgets.redraw import refresh_if_changed
 from tracker.ui.widgets.roster import visible_combatants
@@ -191,8 +191,7 @@ class TimelineView(ScrollView, can_focus=False):
         label_style = base + (self.get_component_rich_style("timeline--selected") if name == self.selected_name else Style())
         mark = "*" if conditions else ""
         room = NAME - 1 - len(mark)
-        shown_name = visible(name)
-        label = ((shown_name[: room - 1] + "…" if len(shown_name) > room else shown_name) + mark).ljust(NAME)
+        label = fit(clip(name, room) + mark, NAME)  # in cells: wide names and marks keep the bars in line
         segments = [Segment(label, label_style)]
         now_style = self.get_component_rich_style("timeline--now")
         for i, (ch, cls) in enumerate(cells):
