@@ -241,10 +241,10 @@ def test_a_symlinked_save_is_written_through_to_its_target(tmp_path: Path) -> No
         ("../rules.toml", "no '..'"),
         ("sub/../../rules.toml", "no '..'"),
         ("missing.toml", "file not found"),
-        ("dir", "expected a regular file"),
-        ("outside.toml", "leads outside the save's folder"),
-        ("big.toml", "house rules over 1024 KB are refused"),
-        ("fifo", "expected a regular file"),
+        ("dir", "expected a regular house rules file, found a folder"),
+        ("outside.toml", "is a symbolic link leading outside"),
+        ("big.toml", "(1 MB) are refused before they are read"),
+        ("fifo", "expected a regular house rules file, found a FIFO"),
     ],
 )
 def test_house_rules_must_be_a_small_regular_file_in_the_saves_folder(tmp_path: Path, rules: str, expected: str) -> None:
