@@ -379,7 +379,9 @@ def split(data: bytes, after: int | None = None) -> Split:
             last = before
     if last is None:
         return Split(data, None, 0)
-    return Split(data[: last.end()], int(last.group(1)), len(data) - last.end(), last.group(0))
+    # A lone CR at the very end is half a CRLF, which TOML does not allow: not committed.
+    end = last.end() - (last.group(2) == b"\r")
+    return Split(data[:end], int(last.group(1)), len(data) - end, data[last.start() : end])
 
 
 def _too_deep(value: Any) -> bool:
