@@ -94,7 +94,7 @@ def read_text(path: Path) -> str | None:
         data = folder.read_bytes(path, MAX_BYTES, what="config file", missing_ok=True)
         return None if data is None else data.decode("utf-8")
     except folder.Refused as exc:
-        raise ConfigError(f"{exc}; see `tracker config`") from None
+        raise ConfigError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
 

@@ -70,7 +70,13 @@ class Spot:
 
     dir_fd: int
     leaf: str
-    path: Path  # the file as a person would name it (for messages)
+    folder: Path  # the folder it was looked for in
+    below: tuple[str, ...] = ()  # the folders between that one and the leaf
+
+    @property
+    def path(self) -> Path:
+        """Where the file really is, as a path (for messages and sidecar names)."""
+        return self.folder.joinpath(*self.below, self.leaf)
 
     def lstat(self) -> os.stat_result | None:
         try:
@@ -98,7 +104,7 @@ def locate(folder: Path, name: str, *, follow: bool = True, what: str = "") -> I
 
     A missing last component is fine (the file is about to be created); a missing folder
     on the way is not. `follow=False` keeps a link at the last component as it is."""
-    shown = folder / name
+    shown = folder / name  # for messages
     if os.path.isabs(name):
         raise Refused(f"{shown}: expected a name inside {folder}, got an absolute path")
     todo = list(reversed(_components(name)))
@@ -129,7 +135,7 @@ def locate(folder: Path, name: str, *, follow: bool = True, what: str = "") -> I
                 st = os.stat(part, dir_fd=here, follow_symlinks=False)
             except FileNotFoundError:
                 if last:
-                    yield Spot(here, part, folder.joinpath(*names, part))
+                    yield Spot(here, part, folder, tuple(names))
                     return
                 raise FileNotFoundError(errno.ENOENT, f"no such folder: {part}", str(shown)) from None
             if stat.S_ISLNK(st.st_mode) and (follow or not last):
@@ -153,7 +159,7 @@ def locate(folder: Path, name: str, *, follow: bool = True, what: str = "") -> I
                     raise Refused(f"{shown}: is a symbolic link to a folder, not a file")
                 continue
             if last:
-                yield Spot(here, part, folder.joinpath(*names, part))
+                yield Spot(here, part, folder, tuple(names))
                 return
             if not stat.S_ISDIR(st.st_mode):
                 raise Refused(f"{shown}: {part} is not a folder")

@@ -38,6 +38,7 @@ append with a number missing.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -119,14 +120,18 @@ def _read_range(fd: int, start: int, size: int) -> bytes:
 
 
 def _stat(path: Path) -> os.stat_result:
-    """The save's own status, through its folder (a link out is refused)."""
+    """The save's own status (nothing is read): the entry itself, or for a link the file
+    it leads to inside the folder (a link out is refused)."""
+    st = os.lstat(path)  # the common case, one call: a save that is not a link
+    if not stat.S_ISLNK(st.st_mode):
+        return st
     try:
-        st = folder.lstat(path)
+        found = folder.lstat(path)
     except Refused as exc:
         raise RefusedSave(str(exc)) from None
-    if st is None:
+    if found is None:
         raise FileNotFoundError(path)
-    return st
+    return found
 
 
 def reason(exc: BaseException) -> str:
