@@ -413,8 +413,11 @@ class EncounterFile:
             return error  # refused before anything changed: memory and file as they were
         kinds = ", ".join(e.kind for e in session.encounter.events[before:])
         self._stale = True
+        held = self.recover(session)
+        if not isinstance(error, Exception):
+            return error  # Ctrl+C and the like go on as they are, memory as saved
         what = f"the change ({kinds})" if kinds else "the change"
-        return TrackerError(f"{self.path}: {what} was not saved: {reason(error)}; {self.recover(session)}")
+        return TrackerError(f"{self.path}: {what} was not saved: {reason(error)}; {held}")
 
     def ahead(self, session: Session, before: int) -> bool:
         """Whether the session's memory may hold events the file does not (after a
