@@ -80,8 +80,6 @@ class Library:
             if data is None:
                 return {}
             text = data.decode("utf-8")
-        except FileNotFoundError:
-            return {}
         except (OSError, UnicodeDecodeError) as exc:
             raise TrackerError(f"{self.path}: cannot be read: {exc}") from None
         try:

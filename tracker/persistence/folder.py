@@ -21,7 +21,9 @@ So every file the tracker reads or writes in such a folder goes through this mod
 - `replace` writes a temporary file created with `O_CREAT | O_EXCL | O_NOFOLLOW` beside
   the target (a random name: a planted `.x.tmp` link is never opened), fsyncs it, gives
   it the target's mode and group, renames it over the target relative to the folder
-  descriptor (a rename replaces a link, never follows it) and fsyncs the folder.
+  descriptor (a rename replaces a link, never follows it) and fsyncs the folder. A
+  writer killed in between leaves `.NAME.XXXXXXXX.tmp`; the next writer of that file,
+  holding its lock, removes such leftovers (`remove_temporaries`: regular files only).
 
 Decisions, per kind of file (README, "Threat model"):
 - Saves, locks, library files, house rules, the config file: a link that stays inside
@@ -99,7 +101,7 @@ def _under(root_real: str, target: str) -> list[str] | None:
 
 
 @contextlib.contextmanager
-def locate(folder: Path, name: str, *, follow: bool = True, what: str = "") -> Iterator[Spot]:
+def locate(folder: Path, name: str, *, follow: bool = True) -> Iterator[Spot]:
     """The place of `name` (a relative path) inside `folder`; see the module docstring.
 
     A missing last component is fine (the file is about to be created); a missing folder
@@ -208,7 +210,7 @@ def open_at(spot: Spot, flags: int, *, limit: int | None = None, what: str = "")
 def open_file(path: Path, flags: int = os.O_RDONLY, *, limit: int | None = None, what: str = "", folder: Path | None = None) -> int:
     """Open `path` (inside `folder`, by default its own folder) as `open_at` does."""
     base, name = _split(path, folder)
-    with locate(base, name, what=what) as spot:
+    with locate(base, name) as spot:
         return open_at(spot, flags, limit=limit, what=what)
 
 
@@ -242,7 +244,7 @@ def read_bytes(path: Path, limit: int, *, what: str = "", folder: Path | None = 
     does not exist and `missing_ok`. Refused (or OSError) otherwise."""
     base, name = _split(path, folder)
     try:
-        with locate(base, name, what=what) as spot:
+        with locate(base, name) as spot:
             fd = open_at(spot, os.O_RDONLY, limit=limit, what=what)
             try:
                 return read_fd(fd, limit, spot.path, what)
@@ -255,8 +257,8 @@ def read_bytes(path: Path, limit: int, *, what: str = "", folder: Path | None = 
 
 
 def lstat(path: Path) -> os.stat_result | None:
-    """The file `path` stands for inside its folder (links inside followed), not
-    following the last link; None if it does not exist. Refused for a link out."""
+    """The status of the file `path` stands for inside its folder (links inside it
+    followed); None if it does not exist. Refused for a link out. Nothing is opened."""
     with locate(path.parent, path.name) as spot:
         return spot.lstat()
 
@@ -280,7 +282,7 @@ def refusal(path: Path, limit: int | None = None, what: str = "") -> str:
     """Why `path` would be refused (a link out, a FIFO, a device, too big), or "".
     A missing file is not a refusal (the caller says it is missing)."""
     try:
-        with locate(path.parent, path.name, what=what) as spot:
+        with locate(path.parent, path.name) as spot:
             if spot.lstat() is None:
                 return ""
             os.close(open_at(spot, os.O_RDONLY, limit=limit, what=what))
@@ -351,7 +353,7 @@ def replace(path: Path, data: bytes, *, follow: bool = True, mode: int | None = 
     one gets `mode`, else the umask's default. `follow=False`: a link at `path` is
     replaced by the file (its target untouched); otherwise a link is followed only
     inside the folder (see `locate`)."""
-    with locate(path.parent, path.name, follow=follow, what=what) as spot:
+    with locate(path.parent, path.name, follow=follow) as spot:
         current = spot.lstat()
         was_link = current is not None and stat.S_ISLNK(current.st_mode)
         write_at(spot, data, mode=mode, what=what)
