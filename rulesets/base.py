@@ -129,7 +129,7 @@ class Ruleset(ABC):
     # A TOML file of data tables next to the adapter module, if it has one.
     tables_file: ClassVar[str | None] = None
 
-    def __init__(self, house_rules: Path | None = None) -> None:
+    def __init__(self, house_rules: Path | Mapping[str, Any] | None = None) -> None:
         self.house_rules = house_rules
         self._tables: dict[str, Any] | None = None
 

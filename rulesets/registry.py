@@ -13,9 +13,10 @@ point in the group; nothing in the tracker changes.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tracker.engine.errors import TrackerError
 
@@ -81,7 +82,8 @@ def _built_in(ruleset_id: str) -> type[Ruleset] | None:
     return _load(BUILT_IN[ruleset_id])
 
 
-def get(ruleset_id: str, house_rules: Path | None = None) -> Ruleset:
+def get(ruleset_id: str, house_rules: Path | Mapping[str, Any] | None = None) -> Ruleset:
+    """An adapter, with a GM's house-rules tables (a file, or tables already read) if given."""
     cls = _built_in(ruleset_id) if ruleset_id in BUILT_IN else None
     if cls is None:
         cls = _classes().get(ruleset_id)

@@ -171,6 +171,58 @@ def test_sigkill_in_the_middle_of_an_append_loses_no_acknowledged_change(tmp_pat
     assert loaded.revision == 5 and loaded.encounter.events[-1].args["text"] == "after the crash"
 
 
+def test_a_save_edited_on_windows_loads_and_takes_changes(tmp_path: Path) -> None:
+    path = tmp_path / "fight.toml"
+    _new(path, "add Ann hp=12", "damage Ann 2", "note crlf")
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    loaded = EncounterFile(path).load()
+    assert loaded.revision == 3 and loaded.encounter.combatant("Ann").resources["hp"] == 10
+    assert cli("check", str(path))[0] == 0
+    # A follower that read the CRLF file reads only what is appended after it.
+    follower = _session(path)
+    _session(path).execute("damage Ann 1")
+    assert follower.store.refresh(follower) and follower.encounter.combatant("Ann").resources["hp"] == 9  # type: ignore[union-attr]
+    follower.execute("damage Ann 1")
+    data = path.read_bytes()
+    assert tomllib.loads(data.decode())["events"][-1]["seq"] == 5
+    assert EncounterFile(path).load().encounter.combatant("Ann").resources["hp"] == 8
+
+
+@pytest.mark.parametrize("end", [b"", b"\r"])
+def test_a_last_line_without_its_newline_still_loads(tmp_path: Path, end: bytes) -> None:
+    path = tmp_path / "fight.toml"
+    _new(path, "add Ann hp=12", "damage Ann 2")
+    assert path.read_bytes().endswith(b"# revision 2\n")
+    path.write_bytes(path.read_bytes()[:-1] + end)  # an editor dropped the final newline
+    loaded = EncounterFile(path).load()
+    assert loaded.revision == 2 and loaded.encounter.combatant("Ann").resources["hp"] == 10
+    _session(path).execute("damage Ann 1")
+    assert EncounterFile(path).load().encounter.combatant("Ann").resources["hp"] == 9
+
+
+@pytest.mark.parametrize("cut", [b"# revision 1", b"# revision ", b"# revision 12"])
+def test_an_append_torn_inside_its_commit_mark_is_still_caught(tmp_path: Path, cut: bytes) -> None:
+    """A crash can stop an append anywhere, even inside `# revision 12`: what is left
+    (`# revision 1`) is below the mark before it, so it is not taken as one; the whole
+    mark without its newline is the change, complete."""
+    path = tmp_path / "fight.toml"
+    session = _new(path, "add Ann hp=100", *["damage Ann 1"] * 10)
+    assert path.read_bytes().endswith(b"# revision 11\n")
+    whole = path.read_bytes()
+    change = b'\n[[events]]\nseq = 12\nkind = "damage"\ntarget = "Ann"\namount = 5\nresource = "hp"\n'
+    path.write_bytes(whole + change + cut)
+    loaded = EncounterFile(path).load()
+    complete = cut == b"# revision 12"
+    assert loaded.revision == (12 if complete else 11)
+    assert loaded.encounter.combatant("Ann").resources["hp"] == (85 if complete else 90)
+    # A follower holding revision 11 reads the same from the appended bytes alone.
+    assert session.store.refresh(session) is complete  # type: ignore[union-attr]
+    _session(path).execute("damage Ann 1")
+    final = EncounterFile(path).load()
+    assert final.revision == (13 if complete else 12)
+    assert final.encounter.combatant("Ann").resources["hp"] == (84 if complete else 89)
+
+
 def test_orphan_temporary_files_are_removed(tmp_path: Path) -> None:
     path = tmp_path / "fight.toml"
     session = _new(path)
@@ -241,10 +293,10 @@ def test_a_symlinked_save_is_written_through_to_its_target(tmp_path: Path) -> No
         ("../rules.toml", "no '..'"),
         ("sub/../../rules.toml", "no '..'"),
         ("missing.toml", "file not found"),
-        ("dir", "expected a regular file"),
-        ("outside.toml", "leads outside the save's folder"),
-        ("big.toml", "house rules over 1024 KB are refused"),
-        ("fifo", "expected a regular file"),
+        ("dir", "expected a regular house rules file, found a folder"),
+        ("outside.toml", "is a symbolic link leading outside"),
+        ("big.toml", "(1 MB) are refused before they are read"),
+        ("fifo", "expected a regular house rules file, found a FIFO"),
     ],
 )
 def test_house_rules_must_be_a_small_regular_file_in_the_saves_folder(tmp_path: Path, rules: str, expected: str) -> None:

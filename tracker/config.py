@@ -21,6 +21,11 @@ Decisions where the issue is silent:
   read-only app, or an app run by `tracker serve` or `tracker web` for someone else):
   the `theme = ...` line is replaced in place (other lines and comments are kept) and
   the file written atomically.
+- The file is read and written as a file in a folder others might write
+  (tracker.persistence.folder): a `config.toml` that is a link leading out of its folder
+  is refused, reading and writing (its target is never wiped), as are a FIFO (which
+  would otherwise freeze the app), a device, and a file over MAX_BYTES. A config kept
+  elsewhere (a dotfiles repository) is named by `TRACKER_CONFIG` instead of linked.
 - Checking theme names and command names needs Textual; `load` checks the shape only,
   `check_ui` the names, so commands that print dice never import Textual.
 """
@@ -36,8 +41,10 @@ from typing import Any
 
 from tracker.engine.errors import TrackerError
 from tracker.paths import APP_NAME
+from tracker.persistence import folder
 
 VIEWER_RESOURCES = ("exact", "label", "hidden")
+MAX_BYTES = 1024 * 1024  # a page of settings; anything bigger is not a config file
 KNOWN = ("theme", "default_ruleset", "viewer_resources", "keys")
 
 
@@ -79,15 +86,25 @@ def _expect(path: Path, key: str, value: Any, what: str) -> ConfigError:
     return ConfigError(f"{path}: {key}: expected {what}, got {value!r}")
 
 
+def read_text(path: Path) -> str | None:
+    """The config file's text, None if there is none; read through its folder
+    (tracker.persistence.folder): a link leading out of the folder, a FIFO, a device or
+    a file over MAX_BYTES is refused by name, and never blocks the app."""
+    try:
+        data = folder.read_bytes(path, MAX_BYTES, what="config file", missing_ok=True)
+        return None if data is None else data.decode("utf-8")
+    except folder.Refused as exc:
+        raise ConfigError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+
+
 def load(path: Path | None = None) -> Config:
     """The config at `path` (default: `config_path()`); ConfigError names what is wrong."""
     path = path or config_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    text = read_text(path)
+    if text is None:
         return Config(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -164,7 +181,7 @@ def remember_theme(theme: str, path: Path | None = None) -> None:
     current = load(path)  # a bad file is never written over (raises ConfigError)
     if current.theme == theme:
         return
-    text = path.read_text(encoding="utf-8") if current.exists else ""
+    text = (read_text(path) or "") if current.exists else ""
     line = f'theme = "{theme}"'
     top_end = m.start() if (m := _TABLE.search(text)) else len(text)
     found = _THEME_LINE.search(text, 0, top_end)
@@ -184,13 +201,13 @@ def load_text(path: Path, text: str) -> Config:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Replace the file atomically inside its folder (a fresh temporary file beside it,
+    never one a link could stand for; a link leading out of the folder is refused)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folder.replace(path, text.encode("utf-8"), what="config file")
+    except folder.Refused as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def may_remember(viewer: bool) -> bool:

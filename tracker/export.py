@@ -14,20 +14,23 @@ with saved text, so `-` and `+` cannot start a list), so a name such as
 `<script>` or `[x](javascript:...)` reads literally in any renderer.
 
 Decisions: the format follows `--format`, else OUT's suffix (.html/.htm -> HTML), else
-Markdown. OUT is written atomically (a temporary file, then renamed), and an existing
-OUT is replaced: it is an output, like a compiler's.
+Markdown. OUT is written atomically inside its folder (tracker.persistence.folder: a
+fresh temporary file beside it, created so no planted link can stand for it, then
+renamed), and an existing OUT is replaced: it is an output, like a compiler's. A
+symbolic link at OUT is replaced by the document itself; whatever it pointed to is never
+written (the folder may be shared with people who could plant one).
 """
 
 from __future__ import annotations
 
 import argparse
 import html
-import os
 import re
 from pathlib import Path
 from typing import Any, TextIO
 
 from tracker import paths
+from tracker.persistence import folder
 from tracker.text import visible
 
 
@@ -142,12 +145,9 @@ def export(args: argparse.Namespace, saves: Path, out: TextIO) -> int:
         out.write(text)
         return 0
     target = Path(args.output)
-    temporary = target.with_name(f".{target.name}.tmp")
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        was_link = folder.replace(target, text.encode("utf-8"), follow=False, what="export")
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise TrackerError(f"{target}: cannot be written: {exc.strerror}") from None
-    out.write(f"wrote {target}\n")
+    out.write(f"wrote {target}" + (" (it replaced a symbolic link that was there; the link's target is untouched)" if was_link else "") + "\n")
     return 0

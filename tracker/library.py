@@ -13,7 +13,10 @@ pattern: the start screen and `tracker open` skip files starting with `library-`
 Every entry is checked against the ruleset's sheet when it is used (the file may be
 edited by hand): a bad entry is refused naming the file, the entry and the key, and
 never stops the others from being used. Writes are atomic, under the same kind of
-sidecar lock as a save, so two GMs saving sheets at once lose neither.
+sidecar lock as a save, so two GMs saving sheets at once lose neither. The file is read
+and written through the saves folder (tracker.persistence.folder): a `library-*.toml`
+that is a link leading out of the folder (say to the GM's `~/.bash_login`), a FIFO or
+a file over MAX_BYTES is refused, naming the file and why, and never read or written.
 
 A new encounter from another's roster takes every combatant present now, by its
 current name, side, hidden flag and stats, with resources back at their starting
@@ -33,7 +36,7 @@ import tomli_w
 
 from tracker.engine import CombatantSetup, Encounter, Setup, TrackerError
 from tracker.engine import bounds
-from tracker.persistence.atomic import atomic_write
+from tracker.persistence import folder
 from tracker.persistence.lock import locked
 from tracker.text import check_name, refuse_controls
 
@@ -73,11 +76,10 @@ class Library:
 
     def _read(self) -> dict[str, Any]:
         try:
-            if self.path.stat().st_size > MAX_BYTES:
-                raise TrackerError(f"{self.path}: larger than {MAX_BYTES // (1024 * 1024)} MB; not a library of sheets")
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
+            data = folder.read_bytes(self.path, MAX_BYTES, what="library", missing_ok=True)
+            if data is None:
+                return {}
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise TrackerError(f"{self.path}: cannot be read: {exc}") from None
         try:
@@ -136,7 +138,7 @@ class Library:
                     del sheets[key]  # saving again replaces the entry
             sheets[sheet.name] = sheet.to_dict()
             ordered = dict(sorted(sheets.items(), key=lambda kv: kv[0].casefold()))
-            atomic_write(self.path, tomli_w.dumps({"sheets": ordered}).encode("utf-8"))
+            self._write({"sheets": ordered})
 
     def delete(self, name: str) -> None:
         with locked(self.path):
@@ -146,7 +148,13 @@ class Library:
                 raise TrackerError(f"{self.path}: no sheet named {name!r}")
             for key in found:
                 del sheets[key]
-            atomic_write(self.path, tomli_w.dumps({"sheets": sheets}).encode("utf-8"))
+            self._write({"sheets": sheets})
+
+    def _write(self, doc: dict[str, Any]) -> None:
+        try:
+            folder.replace(self.path, tomli_w.dumps(doc).encode("utf-8"), what="library")
+        except OSError as exc:
+            raise TrackerError(f"{self.path}: cannot be written: {exc.strerror or exc}") from None
 
 
 def sheet_of(encounter: Encounter, name: str, entry: str | None = None) -> Sheet:

@@ -72,10 +72,14 @@ def example_files() -> list[Path]:
 
 
 def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list[Path]]:
-    """Copy the worked examples into `saves`: (copied, skipped because a file is there)."""
-    import shutil  # (bz2, lzma and more: only when copying)
+    """Copy the worked examples into `saves`: (copied, skipped because a file is there).
 
+    The saves folder may be shared (tracker.persistence.folder): anything already at an
+    example's name, a symbolic link included wherever it leads, counts as there and is
+    kept; with `force` it is replaced, a link by the example itself (its target is never
+    written). Each copy is an atomic write inside the folder."""
     from tracker.engine.errors import TrackerError
+    from tracker.persistence import folder
 
     copied: list[Path] = []
     skipped: list[Path] = []
@@ -83,14 +87,20 @@ def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list
         saves.mkdir(parents=True, exist_ok=True)
         for source in example_files():
             target = saves / source.name
-            if (target.exists() and not force) or target.resolve() == source.resolve():
+            if folder.exists(target) and (not force or _same_file(source, target)):
                 skipped.append(target)
                 continue
-            shutil.copyfile(source, target)
+            folder.replace(target, source.read_bytes(), follow=False, what="save")
             copied.append(target)
     except OSError as exc:
         raise TrackerError(f"{getattr(exc, 'filename', None) or saves}: the worked examples cannot be copied there: {exc.strerror or exc}") from None
     return copied, skipped
+
+
+def _same_file(source: Path, target: Path) -> bool:
+    """`target` is `source` itself, not through a link (a clone whose saves folder is the examples')."""
+    here, there = os.stat(source), os.lstat(target)
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 def slug(name: str) -> str:
@@ -115,6 +125,26 @@ def resolve(name: str, saves: Path, *, must_exist: bool = True) -> Path:
     if not must_exist:
         return in_saves
     return given
+
+
+def encounter_option(name: str, saves: Path, option: str = "--encounter") -> Path:
+    """The save `--encounter NAME` names (`tracker serve`, `tracker web`), as an absolute
+    path whose last component is not resolved, so the save is still opened through its
+    folder: a link leading out of it, a FIFO or an oversize file is refused here, at
+    start, with the reason (tracker.persistence.folder)."""
+    from tracker.engine.errors import TrackerError
+    from tracker.persistence import folder
+    from tracker.persistence.codec import MAX_SAVE_BYTES
+
+    path = resolve(name, saves)
+    path = Path(os.path.abspath(path.parent)) / path.name
+    why = folder.refusal(path, MAX_SAVE_BYTES, "save")
+    if why:
+        raise TrackerError(f"{option} {name}: refused: {why}")
+    if not path.is_file():
+        names = ", ".join(p.stem for p in encounter_files(saves)) or "none"
+        raise TrackerError(f"{option} {name}: no such encounter in {saves} (there: {names})")
+    return path
 
 
 def encounter_files(saves: Path) -> list[Path]:

@@ -29,7 +29,7 @@ def command(saves: Path, encounter: Path | None) -> str:
     """The shell command textual-serve runs for each browser tab: always a viewer."""
     argv = [sys.executable, "-m", "tracker", "--saves", str(saves.resolve()), "open", "--viewer"]
     if encounter is not None:
-        argv.append(str(encounter.resolve()))
+        argv.append(str(encounter))  # absolute, its last component unresolved (paths.encounter_option)
     return shlex.join(argv)
 
 
@@ -43,9 +43,7 @@ def public_url(host: str, port: int) -> str:
 def web(args: argparse.Namespace, saves: Path) -> int:
     encounter = None
     if args.encounter:
-        encounter = paths.resolve(args.encounter, saves)
-        if not encounter.is_file():
-            raise TrackerError(f"{args.encounter}: no such encounter in {saves}")
+        encounter = paths.encounter_option(args.encounter, saves)
     try:
         from textual_serve.server import Server
     except ImportError:

@@ -32,7 +32,8 @@ Decisions the brief leaves open:
   with a named error before any parse can run away; every integer must fit TOML's 64-bit
   range and every number must be finite, on reading and on writing.
 - `house_rules` must name a regular file in the save's own folder (or below it): a
-  relative path without `..`, no device, at most MAX_HOUSE_RULES_BYTES.
+  relative path without `..`, not a link leading out of the folder, no device or FIFO,
+  at most MAX_HOUSE_RULES_BYTES; it is read through the folder (tracker.persistence.folder).
 
 Opening fast (DESIGN 5): the file is read with the compiled reader rtoml, every event is
 checked by a fast path that builds no message (`_event_fast`; whatever it does not pass
@@ -63,9 +64,11 @@ import tomli_w
 
 from tracker.engine import CombatantSetup, Encounter, Event, Resolution, Setup, TrackerError
 from tracker.engine.effects import EFFECT_TYPES
+from tracker.persistence import folder
 from tracker.text import visible
 from rulesets import registry
 from rulesets.base import Ruleset
+from rulesets.tables import parse_toml
 
 try:  # a compiled reader: about 5x faster than tomllib on a long log (DESIGN 5)
     import rtoml as _rtoml
@@ -74,13 +77,15 @@ except ImportError:  # pragma: no cover - rtoml is a dependency; tomllib stays c
 
 SCHEMA_VERSION = 2
 FIRST_SCHEMA = 1
-MAX_SAVE_BYTES = 64 * 1024 * 1024
+MAX_SAVE_BYTES = 24 * 1024 * 1024  # 100,000 freeform events take 21.7 MB (benchmarks/save_size.py)
 MAX_DEPTH = 64
 MAX_HOUSE_RULES_BYTES = 1024 * 1024
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
-# The commit mark that ends every whole write and every appended change.
-MARK = re.compile(rb"^# revision (\d+)\n", re.MULTILINE)
+# The commit mark that ends every whole write and every appended change. A file edited
+# on Windows ends its lines with CRLF; an editor may drop the last line's newline (see
+# `split` for when a mark without one counts).
+MARK = re.compile(rb"# revision (\d+)[ \t]*(\r?\n|\r?\Z)")
 
 
 class SaveError(TrackerError):
@@ -340,25 +345,43 @@ class Split:
     committed: bytes
     revision: int | None  # None: no mark at all (a schema 1 file)
     torn: int  # bytes after the last mark
+    mark: bytes = b""  # the commit mark's line, as written (its line end included)
 
 
-def split(data: bytes) -> Split:
-    """Cut `data` after its last whole `# revision N` line."""
-    last = None
+def _marks(data: bytes) -> Iterator[re.Match[bytes]]:
+    """The commit marks in `data`, last first: lines that are exactly `# revision N`."""
     pos = len(data)
     while True:
         at = data.rfind(b"# revision ", 0, pos)
         if at < 0:
-            break
+            return
         if at == 0 or data[at - 1 : at] == b"\n":
             match = MARK.match(data, at)
             if match is not None:
-                last = match
-                break
+                yield match
         pos = at
+
+
+def split(data: bytes, after: int | None = None) -> Split:
+    """Cut `data` after its last whole `# revision N` line.
+
+    A mark on the very last line without its newline (an editor that drops it) counts
+    only if its number is above the mark before it (or above `after`, the revision a
+    follower already holds, when `data` is what was appended since): an append cut
+    short inside its mark leaves a prefix of the new number (`# revision 1` of `12`),
+    always below the one before, so a torn append is still caught."""
+    found = _marks(data)
+    last = next(found, None)
+    if last is not None and not last.group(2).endswith(b"\n"):
+        before = next(found, None)
+        floor = int(before.group(1)) if before is not None else after
+        if floor is not None and int(last.group(1)) <= floor:
+            last = before
     if last is None:
         return Split(data, None, 0)
-    return Split(data[: last.end()], int(last.group(1)), len(data) - last.end())
+    # A lone CR at the very end is half a CRLF, which TOML does not allow: not committed.
+    end = last.end() - (last.group(2) == b"\r")
+    return Split(data[:end], int(last.group(1)), len(data) - end, data[last.start() : end])
 
 
 def _too_deep(value: Any) -> bool:
@@ -444,8 +467,10 @@ def load_bytes(cut: Split, source: str, base_dir: Path | None = None) -> Loaded:
     return loaded
 
 
-def house_rules_path(house_rules: str, base_dir: Path | None, source: str) -> Path:
-    """The house-rules file a save names: relative, inside the save's folder, no `..`."""
+def house_rules_tables(house_rules: str, base_dir: Path | None, source: str) -> dict[str, Any]:
+    """The tables of the house-rules file a save names: relative, inside the save's
+    folder (a link may lead elsewhere in it, never out), a regular file of at most
+    MAX_HOUSE_RULES_BYTES, read through the folder (tracker.persistence.folder)."""
     where = f"{source}: house_rules"
     if "\x00" in house_rules or house_rules != visible(house_rules):
         raise SaveError(f"{where}: expected a file name, got {_show(house_rules)}")
@@ -454,28 +479,20 @@ def house_rules_path(house_rules: str, base_dir: Path | None, source: str) -> Pa
         raise SaveError(f"{where}: expected a path relative to the save's folder, got {_show(house_rules)}")
     if ".." in pure.parts:
         raise SaveError(f"{where}: expected a file inside the save's folder (no '..'), got {_show(house_rules)}")
-    folder = base_dir if base_dir is not None else Path(".")
-    path = folder / pure
+    base = base_dir if base_dir is not None else Path(".")
     try:
-        real_folder = folder.resolve()
-        real = path.resolve()
-    except (OSError, RuntimeError) as exc:
-        raise SaveError(f"{where}: {house_rules!r} cannot be resolved: {exc}") from None
-    if real_folder not in real.parents:
-        raise SaveError(f"{where}: {_show(house_rules)} leads outside the save's folder (through a symbolic link?)")
-    try:
-        st = path.stat()
+        data = folder.read_bytes(Path(house_rules), MAX_HOUSE_RULES_BYTES, what="house rules file", folder=base)
+    except folder.Refused as exc:
+        raise SaveError(f"{where}: {exc}") from None
     except FileNotFoundError:
-        raise SaveError(f"{where}: {path}: file not found") from None
+        raise SaveError(f"{where}: {base / pure}: file not found") from None
     except OSError as exc:
-        raise SaveError(f"{where}: {path}: cannot be read: {exc.strerror}") from None
-    import stat as _stat
-
-    if not _stat.S_ISREG(st.st_mode):
-        raise SaveError(f"{where}: {path}: expected a regular file (not a device, folder or pipe)")
-    if st.st_size > MAX_HOUSE_RULES_BYTES:
-        raise SaveError(f"{where}: {path}: {st.st_size} bytes; house rules over {MAX_HOUSE_RULES_BYTES // 1024} KB are refused")
-    return path
+        raise SaveError(f"{where}: {base / pure}: cannot be read: {exc.strerror}") from None
+    assert data is not None
+    try:
+        return parse_toml(data, base / pure)
+    except TrackerError as exc:
+        raise SaveError(f"{where}: {exc}") from None
 
 
 def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None) -> Loaded:
@@ -492,9 +509,9 @@ def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None
     ruleset_id = _need(doc, "ruleset", _STR, where)
     house_rules = doc.get("house_rules", "")
     _check(f"{source}: house_rules", house_rules, _STR)
-    rules_path = house_rules_path(house_rules, base_dir, source) if house_rules else None
+    rules = house_rules_tables(house_rules, base_dir, source) if house_rules else None
     try:
-        ruleset = registry.get(ruleset_id, rules_path)
+        ruleset = registry.get(ruleset_id, rules)
         ruleset.tables  # read house rules now, so a bad file is reported as the save's problem
     except TrackerError as exc:
         raise SaveError(f"{source}: ruleset: {exc}") from None

@@ -1,19 +1,22 @@
 """The sidecar lock: `NAME.toml.lock` beside the save, held with flock while changing it.
 
 The lock file is never deleted (deleting it would let two writers hold locks on two
-different inodes). Decisions (issue: a group-shared folder, a hostile folder):
+different inodes). Decisions (a group-shared folder, a hostile folder: tracker.persistence.folder):
 - It takes the save's group and permission bits whatever the writer's umask (for a new
   save, the folder's group and the folder's read/write bits), so every member of a
   shared table can take it; an existing lock file is opened read-only, which is all
   flock needs, so one made with the wrong mode by an older version still works.
-- It is never created or opened through a symbolic link (O_NOFOLLOW): a `NAME.toml.lock`
-  that is a link is refused with a message naming it.
-- A save that is a symbolic link is locked (and written) at its target, so two people
-  opening it by different names share one lock.
+- It is opened relative to the save's folder, never through a symbolic link
+  (O_NOFOLLOW) and never blocking (O_NONBLOCK): a `NAME.toml.lock` that is a link, a
+  FIFO or a device is refused with a message naming it.
+- A save that is a symbolic link leading to another file inside the folder is locked
+  at that file, so two people opening it by different names share one lock; a save
+  that leads outside the folder is refused before any lock is made.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -24,11 +27,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tracker.engine.errors import TrackerError
+from tracker.persistence import folder
+from tracker.persistence.folder import Refused, Spot
+
+_FLAGS = getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 
 
 def target(path: Path) -> Path:
-    """The file a save path stands for: a symbolic link is followed to its target."""
-    return Path(os.path.realpath(path))
+    """The file a save path stands for: a link inside its folder is followed."""
+    return folder.real(path)
 
 
 def lock_path(path: Path) -> Path:
@@ -36,46 +43,55 @@ def lock_path(path: Path) -> Path:
     return real.with_name(real.name + ".lock")
 
 
-def _open_lock(sidecar: Path, save: Path) -> int:
-    flags = os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        return os.open(sidecar, os.O_RDONLY | flags)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise TrackerError(f"{sidecar}: the lock file is a symbolic link; remove it (it is recreated safely)") from None
-        raise TrackerError(f"{sidecar}: cannot open the lock file: {exc.strerror}") from None
-    try:
-        st = os.stat(save)
-    except OSError:
-        st = os.stat(sidecar.parent)
-    mode = stat.S_IMODE(st.st_mode) & 0o666
-    try:
-        fd = os.open(sidecar, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags, 0o600)
-    except FileExistsError:
-        return _open_lock(sidecar, save)  # another session made it a moment ago
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise TrackerError(f"{sidecar}: the lock file is a symbolic link; remove it (it is recreated safely)") from None
-        raise TrackerError(f"{sidecar}: cannot create the lock file: {exc.strerror}") from None
-    try:
-        os.fchmod(fd, mode | 0o400)
-        if os.fstat(fd).st_gid != st.st_gid:
-            try:
-                os.fchown(fd, -1, st.st_gid)
-            except OSError:
-                pass  # not a member of that group: the mode still lets the group read it
-    except OSError:
-        pass
+def _refuse(sidecar: Path, exc: OSError, doing: str) -> TrackerError:
+    if exc.errno == errno.ELOOP:
+        return Refused(f"{sidecar}: the lock file is a symbolic link; remove it (it is recreated safely)")
+    if exc.errno == errno.ENXIO:
+        return Refused(f"{sidecar}: the lock file is a FIFO; remove it (it is recreated safely)")
+    return TrackerError(f"{sidecar}: cannot {doing} the lock file: {exc.strerror}")
+
+
+def _checked(fd: int, sidecar: Path) -> int:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise Refused(f"{sidecar}: the lock file is not a regular file (a FIFO or a device?); remove it (it is recreated safely)")
     return fd
+
+
+def _open_lock(save: Spot) -> int:
+    name = save.leaf + ".lock"
+    sidecar = save.path.with_name(name)
+    for _ in range(3):
+        try:
+            return _checked(os.open(name, os.O_RDONLY | _FLAGS, dir_fd=save.dir_fd), sidecar)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise _refuse(sidecar, exc, "open") from None
+        st = save.lstat()
+        if st is None:
+            st = os.fstat(save.dir_fd)
+        mode = stat.S_IMODE(st.st_mode) & 0o666
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o600, dir_fd=save.dir_fd)
+        except FileExistsError:
+            continue  # another session made it a moment ago
+        except OSError as exc:
+            raise _refuse(sidecar, exc, "create") from None
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, mode | 0o400)
+            if os.fstat(fd).st_gid != st.st_gid:
+                with contextlib.suppress(OSError):  # not a member of that group: the mode still lets it read
+                    os.fchown(fd, -1, st.st_gid)
+        return fd
+    raise TrackerError(f"{sidecar}: the lock file keeps appearing and disappearing; try again")
 
 
 @contextmanager
 def locked(path: Path, timeout: float = 10.0) -> Iterator[None]:
     """Hold the exclusive lock for `path`; give up with a clear message after `timeout`."""
-    sidecar = lock_path(path)
-    fd = _open_lock(sidecar, target(path))
+    with folder.locate(path.parent, path.name) as spot:
+        fd = _open_lock(spot)
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -16,10 +16,23 @@ an append still under way (or one a crash cut short): readers leave them alone, 
 next writer, holding the lock, cuts them off before appending.
 
 Whole writes (creation, duplication, migrating a first-format file on its first change)
-go through `atomic_write`; the first write a session makes also removes temporary files
-a crashed writer left behind. A save that is a symbolic link is written through to its
-target (appends follow the link; a whole write replaces the target, and the lock is
-taken beside the target), so a GM can keep a fight in a shared folder and link to it.
+replace the file atomically inside its folder (`folder.replace`); the first write a
+session makes also removes temporary files a crashed writer left behind.
+
+The folder may be shared with people who should not be able to reach the GM's other
+files (tracker.persistence.folder): every open is relative to the save's folder, never
+through a link leading out of it, never blocking on a FIFO, and a file over
+`codec.MAX_SAVE_BYTES` is refused with its size before it is read (a follower checks
+the size before reading an appended tail too). A save that is a link to another file
+in the same folder is read and written at that file (and locked there); a link leading
+out of the folder is refused. A change that would take the file past the limit is
+refused before it is written, so a save never grows into one that cannot be opened.
+
+A change that fails anywhere after the session applied it (encoding, the size limit,
+writing, or a bug) never leaves memory ahead of the file: the file is read again, under
+the lock, so the session shows exactly what is saved, and the error says what was not
+saved and up to which revision the file holds (`abandon`). A later change can then never
+append with a number missing.
 """
 
 from __future__ import annotations
@@ -34,9 +47,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracker.engine import Encounter, Event, Setup, TrackerError
-from tracker.persistence import codec
-from tracker.persistence.atomic import atomic_write, remove_orphans
+from tracker.persistence import codec, folder
 from tracker.persistence.codec import Loaded, SaveError
+from tracker.persistence.folder import Refused, size_text
 from tracker.persistence.lock import locked
 from rulesets import registry
 
@@ -74,18 +87,25 @@ class _Handle:
                 pass
 
 
-def _open_save(path: Path) -> _Handle:
+class RefusedSave(SaveError, Refused):
+    """A save the tracker will not open: a link leading out of its folder, a FIFO, a
+    device, or a file over the size limit (the start screen lists it as refused)."""
+
+
+def _open_fd(path: Path, flags: int = os.O_RDONLY) -> int:
+    """A descriptor of the save, opened through its folder (see the module docstring)."""
     try:
-        # O_NONBLOCK: a save path that is a FIFO must not hang the reader.
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        return folder.open_file(path, flags, limit=codec.MAX_SAVE_BYTES if flags == os.O_RDONLY else None, what="save")
+    except Refused as exc:
+        raise RefusedSave(str(exc)) from None
     except FileNotFoundError:
         raise SaveError(f"{path}: no such file") from None
     except OSError as exc:
-        raise SaveError(f"{path}: cannot be read: {exc.strerror}") from None
-    handle = _Handle(fd)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        raise SaveError(f"{path}: not a regular file")
-    return handle
+        raise SaveError(f"{path}: cannot be {'read' if flags == os.O_RDONLY else 'written'}: {exc.strerror}") from None
+
+
+def _open_save(path: Path) -> _Handle:
+    return _Handle(_open_fd(path))
 
 
 def _read_range(fd: int, start: int, size: int) -> bytes:
@@ -99,6 +119,30 @@ def _read_range(fd: int, start: int, size: int) -> bytes:
     return b"".join(parts)
 
 
+def _stat(path: Path) -> os.stat_result:
+    """The save's own status (nothing is read): the entry itself, or for a link the file
+    it leads to inside the folder (a link out is refused)."""
+    st = os.lstat(path)  # the common case, one call: a save that is not a link
+    if not stat.S_ISLNK(st.st_mode):
+        return st
+    try:
+        found = folder.lstat(path)
+    except Refused as exc:
+        raise RefusedSave(str(exc)) from None
+    if found is None:
+        raise FileNotFoundError(path)
+    return found
+
+
+def reason(exc: BaseException) -> str:
+    """Why something failed, for a message: the system's words, a refusal's, or the bug's type."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    if isinstance(exc, TrackerError):
+        return str(exc)
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
 @dataclass
 class Change:
     """What `probe` found on disk: the whole file again, or events appended after ours."""
@@ -110,6 +154,7 @@ class Change:
     offset: int = 0
     seen: tuple[int, int] = (0, 0)
     revision: int = 0
+    mark: bytes = b""  # the commit mark ending the bytes read
 
 
 class EncounterFile:
@@ -128,6 +173,8 @@ class EncounterFile:
         self._mutex = threading.RLock()
         self._cleaned = False
         self._planned = -1  # the revision of the last change encoded (written or queued)
+        self._planned_end = 0  # the file's size once every encoded change is written
+        self._mark = b""  # the commit mark that ends the bytes read (_offset)
 
     # -------------------------------------------------------------- reading
     def read_text(self) -> str:
@@ -139,23 +186,20 @@ class EncounterFile:
             raise SaveError(f"{self.path}: not UTF-8 text (byte {exc.start})") from None
 
     def _read_whole(self, handle: _Handle) -> bytes:
-        size = os.fstat(handle.fd).st_size
-        if size > codec.MAX_SAVE_BYTES:
-            raise SaveError(f"{self.path}: {size} bytes; saves over {codec.MAX_SAVE_BYTES // (1024 * 1024)} MB are refused")
         try:
-            return _read_range(handle.fd, 0, codec.MAX_SAVE_BYTES + 1)
+            return folder.read_fd(handle.fd, codec.MAX_SAVE_BYTES, self.path, "save")
+        except Refused as exc:
+            raise RefusedSave(str(exc)) from None
         except OSError as exc:
             raise SaveError(f"{self.path}: cannot be read: {exc.strerror}") from None
 
     def _read_file(self) -> Change:
         handle = _open_save(self.path)
         data = self._read_whole(handle)
-        if len(data) > codec.MAX_SAVE_BYTES:
-            raise SaveError(f"{self.path}: saves over {codec.MAX_SAVE_BYTES // (1024 * 1024)} MB are refused")
         st = os.fstat(handle.fd)
         cut = codec.split(data)
         loaded = codec.load_bytes(cut, str(self.path), self.path.parent)
-        return Change(self._generation, loaded, handle, offset=len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=loaded.revision)
+        return Change(self._generation, loaded, handle, offset=len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=loaded.revision, mark=cut.mark)
 
     def load(self) -> Loaded:
         change = self._read_file()
@@ -176,6 +220,8 @@ class EncounterFile:
         else:
             self._count += len(change.events)
         self._offset, self._seen, self.revision = change.offset, change.seen, change.revision
+        if change.mark:
+            self._mark = change.mark
         self._generation += 1
 
     def changed_on_disk(self) -> bool:
@@ -184,8 +230,8 @@ class EncounterFile:
         if handle is None or self._stale:
             return True
         try:
-            st = os.stat(self.path)
-        except OSError:
+            st = _stat(self.path)
+        except (OSError, TrackerError):
             return True
         if (st.st_dev, st.st_ino) != handle.ident:
             return True
@@ -201,13 +247,13 @@ class EncounterFile:
         if handle is None or stale or ruleset is None or schema != codec.SCHEMA_VERSION:
             return self._read_file() if (stale or handle is None or self.changed_on_disk()) else None
         try:
-            st = os.stat(self.path)
+            st = _stat(self.path)
         except FileNotFoundError:
             raise SaveError(f"{self.path}: no such file (moved or deleted?)") from None
         except OSError as exc:
             raise SaveError(f"{self.path}: cannot be read: {exc.strerror}") from None
-        if (st.st_dev, st.st_ino) != handle.ident or st.st_size < offset:
-            return self._read_file()
+        if (st.st_dev, st.st_ino) != handle.ident or st.st_size < offset or st.st_size > codec.MAX_SAVE_BYTES:
+            return self._read_file()  # replaced, cut short, or grown past the limit (refused there)
         if handle.pid != os.getpid() and not handle.valid():
             # Forked, and the descriptor closed: open the same file again and go on from
             # where the parent had read (the commit mark check below still guards it).
@@ -224,11 +270,11 @@ class EncounterFile:
         if (st.st_size, st.st_mtime_ns) == seen:
             return None
         # The commit mark this session last read must still end where it did.
-        mark = f"# revision {revision}\n".encode()
+        mark = self._mark or f"# revision {revision}\n".encode()
         if _read_range(handle.fd, offset - len(mark), len(mark)) != mark:
             return self._read_file()
-        tail = _read_range(handle.fd, offset, st.st_size - offset)
-        cut = codec.split(tail)
+        tail = _read_range(handle.fd, offset, min(st.st_size, codec.MAX_SAVE_BYTES) - offset)
+        cut = codec.split(tail, after=revision)
         if cut.revision is None:  # nothing whole yet: an append under way, or a torn tail
             return Change(base, offset=offset, seen=(st.st_size, st.st_mtime_ns), revision=revision)
         try:
@@ -239,7 +285,7 @@ class EncounterFile:
         if raws is None:
             return self._read_file()
         events = codec.events_from(ruleset, raws, count, str(self.path))
-        return Change(base, events=events, offset=offset + len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=cut.revision)
+        return Change(base, events=events, offset=offset + len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=cut.revision, mark=cut.mark)
 
     def commit(self, session: "Session", change: Change) -> bool:
         """Apply a probed change to `session`; False if it was read against a state this
@@ -292,7 +338,7 @@ class EncounterFile:
         store.house_rules = house_rules
         store.path.parent.mkdir(parents=True, exist_ok=True)
         with locked(store.path):
-            if store.path.exists() or store.path.is_symlink():
+            if folder.exists(store.path):
                 raise TrackerError(f"{store.path}: already exists; choose another name or delete it first")
             store._write_whole(codec.dumps(encounter, 0, house_rules).encode("utf-8"), 0, len(encounter.events))
         return store
@@ -314,13 +360,14 @@ class EncounterFile:
     def _write_whole(self, data: bytes, revision: int, count: int) -> None:
         """Replace the file (lock held): creation and migration only."""
         self._refuse_if_read_only()
-        remove_orphans(self.path)
-        atomic_write(self.path, data)
+        folder.remove_temporaries(self.path)
+        folder.replace(self.path, data, what="save")
         handle = _open_save(self.path)
         st = os.fstat(handle.fd)
         with self._mutex:
             self._handle, self._offset, self._seen = handle, len(data), (st.st_size, st.st_mtime_ns)
             self._count, self.revision, self.schema, self._stale = count, revision, codec.SCHEMA_VERSION, False
+            self._mark = codec.split(data).mark
             self._generation += 1
 
     def _append(self, data: bytes, revision: int, count: int) -> None:
@@ -328,7 +375,7 @@ class EncounterFile:
         self._refuse_if_read_only()
         handle = self._handle
         assert handle is not None
-        fd = os.open(self.path, os.O_WRONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        fd = _open_fd(self.path, os.O_WRONLY)
         try:
             st = os.fstat(fd)
             if (st.st_dev, st.st_ino) != handle.ident:
@@ -346,7 +393,45 @@ class EncounterFile:
             self._offset += len(data)
             self._seen = (st.st_size, st.st_mtime_ns)
             self._count, self.revision = count, revision
+            self._mark = codec.split(data).mark
             self._generation += 1
+
+    def restore(self, session: Session) -> None:
+        """Read the whole file again into `session` (lock held): memory as saved."""
+        change = self._read_file()
+        with self._mutex:
+            assert change.loaded is not None
+            session.encounter = change.loaded.encounter
+            self._install(change)
+
+    def abandon(self, session: Session, before: int, error: BaseException) -> BaseException:
+        """A change failed (`error`) with the lock held, `before` being the number of
+        events the session had when it began. If the session's memory went ahead of the
+        file, read the file again so memory is what is saved; return the error to raise,
+        saying what was and was not saved."""
+        if not self.ahead(session, before):
+            return error  # refused before anything changed: memory and file as they were
+        kinds = ", ".join(e.kind for e in session.encounter.events[before:])
+        self._stale = True
+        held = self.recover(session)
+        if not isinstance(error, Exception):
+            return error  # Ctrl+C and the like go on as they are, memory as saved
+        what = f"the change ({kinds})" if kinds else "the change"
+        return TrackerError(f"{self.path}: {what} was not saved: {reason(error)}; {held}")
+
+    def ahead(self, session: Session, before: int) -> bool:
+        """Whether the session's memory may hold events the file does not (after a
+        failure): it gained events since `before`, or an earlier write failed."""
+        return len(session.encounter.events) != before or self._stale
+
+    def recover(self, session: Session) -> str:
+        """Make memory what the file holds after a change was not saved (lock held, or
+        nobody writing for this session); say what the file holds."""
+        try:
+            self.restore(session)
+        except Exception as exc:  # noqa: BLE001 - say so; the next change reads it again
+            return f"the file could not be read again ({reason(exc)}), so nothing more is saved until it can be"
+        return f"the file holds every change up to revision {self.revision}, and the fight is shown as saved there"
 
     def begin(self, session: "Session") -> ExitStack:
         """Take the lock and fold in others' changes; the caller closes the returned stack
@@ -356,14 +441,14 @@ class EncounterFile:
         hold.enter_context(locked(self.path))
         try:
             if not self._cleaned:
-                remove_orphans(self.path)
+                folder.remove_temporaries(self.path)
                 self._cleaned = True
             if self.changed_on_disk() or self._stale:
                 change = self.probe()
                 if change is not None:
                     self.commit(session, change)
             with self._mutex:
-                self._planned = self.revision
+                self._planned, self._planned_end = self.revision, self._offset
         except BaseException:
             hold.close()
             raise
@@ -373,38 +458,40 @@ class EncounterFile:
         """Encode the events the session added since `before` (lock held): a function that
         writes them (append, or a whole write for a first-format file), or None if there
         are none. Encoding happens now, on the caller's thread, so the write can run later
-        on another thread while the session moves on."""
+        on another thread while the session moves on. Any failure raises (the caller then
+        calls `abandon`)."""
         encounter = session.encounter
         after = len(encounter.events)
         if after == before:
             return None
         if self._stale:
-            raise TrackerError(f"{self.path}: an earlier change was not saved, so this one is not either; the file is read again before the next change")
+            raise TrackerError("an earlier change was not saved, so this one is not either")
         revision = self._planned + 1
         whole = self.schema != codec.SCHEMA_VERSION
         try:
             data = codec.dumps(encounter, revision, self.house_rules) if whole else codec.chunk(encounter, before, revision)
             payload = data.encode("utf-8") if isinstance(data, str) else data
-        except TrackerError as exc:
-            self._stale = True  # the event is in memory only: reload before the next change
-            raise TrackerError(f"{self.path}: the change was not saved: {exc}") from None
-        self._planned = revision
+        except Exception as exc:
+            raise TrackerError(f"it could not be written as TOML: {reason(exc)}") from exc
+        end = len(payload) if whole else self._planned_end + len(payload)
+        if end > codec.MAX_SAVE_BYTES:
+            raise TrackerError(f"the save is full: this change would make it {size_text(end)}, over the limit of {size_text(codec.MAX_SAVE_BYTES)}; go on in a new encounter (tracker new NEXT --from {self.path.stem})")
+        self._planned, self._planned_end = revision, end
         if whole:
             self.schema = codec.SCHEMA_VERSION  # what the file will be once this is written
 
         def write() -> None:
             try:
+                if self._stale:
+                    raise TrackerError("an earlier change was not saved, so this one is not either")
                 if whole:
                     self._write_whole(payload, revision, after)
                 else:
                     self._append(payload, revision, after)
-            except OSError as exc:
-                # The event is in memory but not on disk: the next change reloads the
-                # file (dropping the unsaved event) instead of writing it later behind
-                # everyone's back.
-                self._stale = True
-                raise TrackerError(f"{self.path}: the change was not saved: {exc.strerror or exc}") from None
             except BaseException:
+                # The event is in memory but not on disk: the next change (or the
+                # follower) reads the file again, dropping it, instead of writing it
+                # later behind everyone's back.
                 self._stale = True
                 raise
 
@@ -418,13 +505,18 @@ class EncounterFile:
         still under the lock.
         """
         hold = self.begin(session)
+        before = len(session.encounter.events)
         try:
-            before = len(session.encounter.events)
             yield
             write = self.prepare(session, before)
-        except BaseException:
-            hold.close()
-            raise
+        except BaseException as exc:
+            try:
+                error = self.abandon(session, before, exc)
+            finally:
+                hold.close()
+            if error is exc:
+                raise
+            raise error from exc
         if write is None:
             hold.close()
             return
@@ -432,6 +524,11 @@ class EncounterFile:
         def write_and_unlock() -> None:
             try:
                 write()
+            except BaseException as exc:
+                error = self.abandon(session, before, exc)
+                if error is exc:
+                    raise
+                raise error from exc
             finally:
                 hold.close()
 

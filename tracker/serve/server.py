@@ -126,10 +126,7 @@ class ServeOptions:
         saves = saves.resolve()
         encounter = None
         if args.encounter:
-            encounter = paths.resolve(args.encounter, saves).resolve()
-            if not encounter.is_file():
-                names = ", ".join(p.stem for p in paths.encounter_files(saves)) or "none"
-                raise TrackerError(f"--encounter {args.encounter}: no such encounter in {saves} (there: {names})")
+            encounter = paths.encounter_option(args.encounter, saves)
         if args.max_connections < 1:
             raise TrackerError(f"--max-connections: expected at least 1, got {args.max_connections}")
         if args.idle_timeout <= 0:

@@ -12,8 +12,13 @@ and its fsync are handed to a writer thread. The lock stays held until that thre
 written every queued change, so nobody else can write in between; a key pressed right
 after a change needs no lock of its own (this session already holds it) and is handled
 at once, its change queued behind the first. A write that fails drops the changes
-queued after it and makes the next change reload the file first (dropping what was
-never saved), and the app is told with a message. Quitting waits for the queue.
+queued after it and marks the file to be read again: the follower (or the next change)
+does so, so the screen goes back to what is saved and nothing is ever appended out of
+order; the app is told how many changes were not saved and up to which revision the
+file holds. A change that fails before it is queued (it cannot be encoded, the save is
+full, a bug) waits for the changes queued before it, then reads the file again under
+the lock (`EncounterFile.abandon`): memory is never left ahead of the file. Quitting
+waits for the queue.
 
 Following another session's changes runs off the event loop too: a follower thread
 probes the file (only the bytes appended since the last read; a whole read if the file
@@ -34,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracker.engine import Encounter, TrackerError
-from tracker.persistence.store import Change, EncounterFile
+from tracker.persistence.store import Change, EncounterFile, reason
 from tracker.roles import Role
 from tracker.session import Outcome, Session
 from rulesets.dice import RandomDice
@@ -72,14 +77,24 @@ class WriteBehindStore:
             if fresh:
                 hold = self.file.begin(session)
             assert hold is not None
+            before = len(session.encounter.events)
             try:
-                before = len(session.encounter.events)
                 yield
                 write = self.file.prepare(session, before)
-            except BaseException:
-                if fresh:
-                    hold.close()
-                raise
+            except BaseException as exc:
+                error: BaseException = exc
+                try:
+                    if self.file.ahead(session, before):
+                        # Memory went ahead of the file: let the changes queued before
+                        # this one land (the lock is ours), then read the file again.
+                        self._wait_idle()
+                        error = self.file.abandon(session, before, exc)
+                finally:
+                    if fresh:
+                        hold.close()
+                if error is exc:
+                    raise
+                raise error from exc
             with self._cond:
                 if write is None:
                     if fresh:
@@ -94,6 +109,10 @@ class WriteBehindStore:
                 self._in_change = False
                 self._release_if_idle()
                 self._cond.notify_all()
+
+    def _wait_idle(self, timeout: float = 30.0) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._queue and not self._busy, timeout=timeout)
 
     def _start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
@@ -118,14 +137,19 @@ class WriteBehindStore:
             error = ""
             try:
                 write()
-            except (OSError, TrackerError) as exc:
-                error = f"could not save {self.file.path}: {exc}"
             except BaseException as exc:  # noqa: BLE001 - a thread must report, not vanish
-                error = f"could not save {self.file.path}: {type(exc).__name__}: {exc}"
+                error = reason(exc)
             with self._cond:
                 self._busy = False
                 if error:
+                    lost = 1 + len(self._queue)
                     self._queue.clear()  # later changes were built on the unsaved one
+                    # The follower (or the next change) reads the file again: the screen
+                    # goes back to what is saved, and nothing is appended out of order.
+                    error = (
+                        f"{self.file.path}: {'the last change was' if lost == 1 else f'the last {lost} changes were'} not saved: {error}; "
+                        f"the file holds every change up to revision {self.file.revision}, and the fight goes back to it"
+                    )
                     self.save_error = error
                 else:
                     self.save_error = ""

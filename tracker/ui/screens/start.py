@@ -3,7 +3,11 @@
 Each file is loaded in a worker thread (a long fight takes a moment to replay), and
 listed with its name, ruleset, segment and last change (the file's modification time,
 local time). A file that fails to load is listed with its error (the loader's message
-names the file, table and key) and never stops the list. New asks for a name and a
+names the file, table and key) and never stops the list. A file the tracker refuses to
+open at all (a symbolic link leading out of the saves folder, a FIFO, a device, a save
+over the size limit: tracker.persistence.folder) is listed as "refused", with the
+reason under the list when it is highlighted; it is never read, and cannot be opened
+or duplicated from here. New asks for a name and a
 ruleset (from the registry), creates the file and opens the roster editor; duplicate
 copies a save under a new name (revision restarted at 0); delete asks first.
 """
@@ -25,6 +29,7 @@ from textual.widgets import DataTable, Footer, Label
 from tracker import paths
 from tracker.engine import TrackerError
 from tracker.library import new_from_roster
+from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
 from tracker.text import visible
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may
@@ -42,16 +47,20 @@ class Listing:
     segment: str
     changed: str
     error: str = ""
+    refused: bool = False  # never opened: a link out of the folder, a FIFO, too big
 
 
 def describe(path: Path) -> Listing:
     """One row of the list; never raises for a bad file."""
     try:
-        changed = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+        # The entry itself (a link's own time): nothing outside the folder is looked at.
+        changed = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.lstat().st_mtime))
     except OSError:
         changed = "?"
     try:
         loaded = EncounterFile(path).load()
+    except Refused as exc:
+        return Listing(path, path.stem, "?", "?", changed, str(exc), refused=True)
     except TrackerError as exc:
         return Listing(path, path.stem, "?", "?", changed, str(exc))
     except Exception as exc:  # a bug in an adapter must not take the list down
@@ -128,7 +137,8 @@ class StartScreen(Screen[None]):
         table.clear()
         for item in listings:
             if item.error:
-                table.add_row(_cell(item.path.name), _cell("-"), _cell("cannot load"), _cell(item.changed), key=str(item.path))
+                state = "refused" if item.refused else "cannot load"
+                table.add_row(_cell(item.path.name), _cell("-"), _cell(state), _cell(item.changed), key=str(item.path))
             else:
                 table.add_row(_cell(item.name), _cell(item.ruleset), _cell(item.segment), _cell(item.changed), key=str(item.path))
         if not listings:
@@ -150,7 +160,8 @@ class StartScreen(Screen[None]):
     @on(DataTable.RowHighlighted)
     def _show_error(self) -> None:
         item = self._current()
-        set_error(self.query_one("#start-error", Label), Text(visible(f"cannot load: {item.error}")) if item and item.error else "")  # type: ignore[arg-type]
+        state = "refused" if item is not None and item.refused else "cannot load"
+        set_error(self.query_one("#start-error", Label), Text(visible(f"{state}: {item.error}")) if item and item.error else "")  # type: ignore[arg-type]
 
     @on(DataTable.RowSelected)
     def _selected(self) -> None:
