@@ -111,8 +111,8 @@ async def test_too_many_connections_logging_in_at_once_are_dropped_apart_from_th
     stallers = [_stall(server.port), _stall(server.port)]
     try:
         third = _stall(server.port)
-        assert await _closed_by_server(third, 10) < 10  # dropped at once, not after 60 s
-        server.wait_line(r"dropped #\d+ .*still logging in \(--max-startups\)")
+        assert await _closed_by_server(third, 10) < 10  # refused, and a silent one closed soon, not after 60 s
+        server.wait_line(r"refused #\d+ .*too many connections .*logging in")
         third.close()
         for sock in stallers:
             sock.close()  # the strangers give up: the GM gets in
@@ -417,7 +417,9 @@ async def test_exec_spawn_still_serves(tmp_path: Path) -> None:
             await viewer.wait_for("Sphinx")
             pid = server.app_pids()[0]
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                assert b"-m\x00tracker\x00" in handle.read() and b"--viewer" in open(f"/proc/{pid}/cmdline", "rb").read()
+                assert b"-m\x00tracker.serve.seat\x00" in handle.read()  # a new program: the seat's module
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                assert b"TRACKER_READ_ONLY=1\x00" in handle.read()  # a viewer's
         finally:
             await viewer.close()
     finally:
@@ -427,6 +429,13 @@ async def test_exec_spawn_still_serves(tmp_path: Path) -> None:
 def test_limits_out_of_range_are_refused_with_a_message(tmp_path: Path) -> None:
     t = _table(tmp_path)
     keys = ("--gm-keys", str(t.root / "keys" / "gm_keys"))
-    for args, message in ((("--max-startups", "0"), "--max-startups: expected at least 1, got 0"), (("--login-grace", "0"), "--login-grace: expected a number of seconds above 0")):
+    for args, message in (
+        (("--max-startups", "0"), "--max-startups: expected N or START:RATE:FULL"),
+        (("--max-startups", "10:30"), "--max-startups: expected N or START:RATE:FULL"),
+        (("--max-startups", "20:30:10"), "1 <= START <= FULL"),
+        (("--per-source-startups", "0"), "--per-source-startups: expected at least 1, got 0"),
+        (("--gm-seats", "40"), "--gm-seats: expected 0 to --max-connections (32), got 40"),
+        (("--login-grace", "0"), "--login-grace: expected a number of seconds above 0"),
+    ):
         result = _start(t.saves, *keys, *args)
         assert result.returncode == 1 and message in result.stderr and "Traceback" not in result.stderr

@@ -21,6 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 
@@ -59,9 +60,13 @@ class ServerProcess:
     _seen: threading.Condition = field(default_factory=threading.Condition)
 
     @classmethod
-    def start(cls, saves: Path, *extra: str, timeout: float = 60.0) -> "ServerProcess":
+    def start(cls, saves: Path, *extra: str, timeout: float = 60.0, environ: dict[str, str] | None = None, **popen: Any) -> "ServerProcess":
+        """The server on a free port. Its config folder (default keys files, host key) is
+        `config` beside `saves` unless `environ` says otherwise: never the real one."""
         argv = [sys.executable, "-m", "tracker", "--saves", str(saves), "serve", "--port", "0", *extra]
-        proc = subprocess.Popen(argv, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        environ = dict(env() if environ is None else environ)
+        environ.setdefault("TRACKER_CONFIG", str(saves.parent / "config" / "config.toml"))
+        proc = subprocess.Popen(argv, env=environ, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)
         server = cls(proc)
         threading.Thread(target=server._pump, daemon=True).start()
         line = server.wait_line(r"listening on .* port (\d+)", timeout)
@@ -131,9 +136,11 @@ class Screen:
     session: _Collector
 
     @classmethod
-    async def connect(cls, port: int, key: asyncssh.SSHKey | None, size: tuple[int, int] = (100, 30), term: str = "xterm-256color", timeout: float = 30.0) -> "Screen":
+    async def connect(
+        cls, port: int, key: asyncssh.SSHKey | None, size: tuple[int, int] = (100, 30), term: str = "xterm-256color", timeout: float = 30.0, username: str = "player"
+    ) -> "Screen":
         conn = await asyncio.wait_for(
-            asyncssh.connect("127.0.0.1", port, known_hosts=None, client_keys=[key] if key is not None else None, username="player", agent_path=None),
+            asyncssh.connect("127.0.0.1", port, known_hosts=None, client_keys=[key] if key is not None else None, username=username, agent_path=None),
             timeout,
         )
         chan, session = await conn.create_session(_Collector, term_type=term, term_size=size, encoding=None)
