@@ -124,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--gm-seats", type=int, metavar="N", help="seats kept for GM keys, within --max-connections (default 2, at most half of them)")
     p.add_argument("--idle-timeout", type=float, default=3600.0, help="seconds")
     p.add_argument("--max-startups", default="10:30:100", metavar="START:RATE:FULL", help="connections still logging in: refused at random past START (RATE%%), always at FULL (default 10:30:100, as OpenSSH)")
-    p.add_argument("--per-source-startups", type=int, metavar="N", help="connections logging in at once from one address (default: START)")
+    p.add_argument("--per-source-startups", type=int, metavar="N", help="connections logging in at once from one address (default 30)")
     p.add_argument("--login-grace", type=float, default=10.0, help="seconds a connection has to log in")
     p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection (default) or run a new one")
     p.add_argument("--viewers-per-process", type=int, default=10, metavar="N", help="viewers whose apps share one process, with fork (default 10; 1: a process each)")

@@ -7,9 +7,12 @@ Decisions (DESIGN 8, "the GM always gets in", hardened as OpenSSH is):
   to certain at FULL. `--max-startups N` means N:100:N (always refused from N on), as in
   OpenSSH. So strangers who hold many connections open can slow the GM down, never keep
   them out: at 10 stalling connections, 7 tries in 10 get in.
-- At most `--per-source-startups` (default 10, START) log in at once from one address:
-  one address alone can then never push the chance of refusal past RATE. (OpenSSH has
-  this too, as PerSourceMaxStartups, off by default.)
+- At most `--per-source-startups` (default 30) log in at once from one address, so one
+  address alone can push the chance of refusal to 45% at most (with 10:30:100), never to
+  certain. (OpenSSH has this too, as PerSourceMaxStartups, off by default.) Not lower:
+  a room of players behind one address (a venue's network) may all connect at once, and
+  measured with 30 at once, a limit of 10 turned 20 of them away, this one 5 to 10 (each
+  told to try again).
 - A refused client is told why: the refusal is an SSH disconnect with the reason, sent
   once the key exchange is done (before it, OpenSSH's client would only say "connection
   closed"); such a connection is ended after `REFUSAL_GRACE` seconds if it has not got
@@ -67,7 +70,7 @@ class Startups:
 @dataclass(frozen=True, slots=True)
 class Admission:
     startups: Startups = Startups()
-    per_source: int = 10
+    per_source: int = 30
     max_connections: int = 32
     gm_seats: int = 2
 

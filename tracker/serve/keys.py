@@ -34,7 +34,8 @@ Decisions (the brief says only "keys in an authorized-keys file decide who is GM
   member could rename one keys file into another (a viewer's into the GM's). A keys
   file or host key still at its old place in the saves folder (`.tracker_gm_keys`,
   `.tracker_viewer_keys`, `.tracker_player_keys`, `.tracker_host_key`) stops the server
-  with the command that moves it.
+  with the command that moves it; one there that is not the GM's own (a link, or
+  another user's: planted) stops it with the advice to look and remove it, never move it.
 - Strict modes, as OpenSSH's StrictModes: a keys file that its group or others may write
   (anyone who can write it can make themselves GM), or that belongs to another user, is
   refused; and so is one whose folder, or any folder above it up to `/` (both the path
@@ -160,16 +161,20 @@ def host_key_problem(path: Path, st: os.stat_result) -> str:
 
 
 def old_place_problem(saves: Path, name: str, option: str) -> str:
-    """A keys file or host key left in the saves folder by an older version: where to move it, or ""."""
+    """A keys file or host key left in the saves folder by an older version: where to move
+    it, or "". One that is not this account's (a link, or another user's) was not left by
+    the GM: it is to be removed, never moved into the keys folder."""
     old = saves / OLD_PLACES[name]
-    if not os.path.lexists(old):
+    try:
+        st = os.lstat(old)
+    except OSError:
         return ""
+    why = "keys files and the host key no longer live in the saves folder, where anyone who may write the folder (its group) could rename one into another and become GM"
+    if stat.S_ISLNK(st.st_mode) or st.st_uid != os.getuid():
+        owner = "a link" if stat.S_ISLNK(st.st_mode) else f"belongs to another user (uid {st.st_uid})"
+        return f"{old}: {why}; this one {owner}, so you did not put it there: look at it, then remove it (rm {old})"
     new = keys_folder() / name
-    return (
-        f"{old}: keys files and the host key no longer live in the saves folder, where anyone who may write "
-        f"the folder (its group) could rename one into another and become GM. Move it: "
-        f"mkdir -p -m 700 {new.parent} && mv {old} {new} (or name it with {option})"
-    )
+    return f"{old}: {why}. Move it: mkdir -p -m 700 {new.parent} && mv {old} {new} (or name it with {option})"
 
 
 @dataclass(frozen=True, slots=True)

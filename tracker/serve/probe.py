@@ -60,10 +60,12 @@ class ServerProcess:
     _seen: threading.Condition = field(default_factory=threading.Condition)
 
     @classmethod
-    def start(cls, saves: Path, *extra: str, timeout: float = 60.0, environ: dict[str, str] | None = None, **popen: Any) -> "ServerProcess":
+    def start(
+        cls, saves: Path, *extra: str, timeout: float = 60.0, environ: dict[str, str] | None = None, python: str = sys.executable, **popen: Any
+    ) -> "ServerProcess":
         """The server on a free port. Its config folder (default keys files, host key) is
         `config` beside `saves` unless `environ` says otherwise: never the real one."""
-        argv = [sys.executable, "-m", "tracker", "--saves", str(saves), "serve", "--port", "0", *extra]
+        argv = [python, "-m", "tracker", "--saves", str(saves), "serve", "--port", "0", *extra]
         environ = dict(env() if environ is None else environ)
         environ.setdefault("TRACKER_CONFIG", str(saves.parent / "config" / "config.toml"))
         proc = subprocess.Popen(argv, env=environ, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)

@@ -114,7 +114,7 @@ class ServeOptions:
     gm_seats: int = 2
     idle_timeout: float = 3600.0
     startups: Startups = field(default_factory=Startups)
-    per_source: int = 10
+    per_source: int = 30
     login_grace: float = 10.0
     spawn: str = "fork"
     viewers_per_process: int = 10
@@ -147,7 +147,7 @@ class ServeOptions:
         startups = getattr(args, "max_startups", None)
         startups = Startups.parse(str(startups)) if startups is not None else Startups()
         per_source = getattr(args, "per_source_startups", None)
-        per_source = startups.start if per_source is None else per_source
+        per_source = min(cls.per_source, startups.full) if per_source is None else per_source
         if per_source < 1:
             raise TrackerError(f"--per-source-startups: expected at least 1, got {per_source}")
         login_grace = getattr(args, "login_grace", None)
