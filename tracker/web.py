@@ -202,9 +202,9 @@ def _server_class() -> Any:
                 self.argv, write_bytes=websocket.send_bytes, write_str=websocket.send_str, close=websocket.close, download_manager=self.download_manager
             )
             self.sessions.add(service)
-            log.info("tab from %s opened (%d open)", request.remote, len(self.sessions))
             try:
                 await service.start(width, height)
+                log.info("tab from %s opened: app pid %d (%d open)", request.remote, service.process.pid if service.process else 0, len(self.sessions))
                 await self.relay(websocket, service)
             except asyncio.CancelledError:
                 pass
@@ -221,6 +221,9 @@ def _server_class() -> Any:
         async def relay(self, websocket: web.WebSocketResponse, service: TabService) -> None:
             """The browser's messages to the app, until the tab closes (or sends too much)."""
             async for message in websocket:
+                if message.type == WSMsgType.ERROR:
+                    log.warning("a tab sent what is refused: %s", message.data)  # e.g. a frame over FRAME_CAP
+                    return
                 if message.type != WSMsgType.TEXT:
                     continue
                 try:
