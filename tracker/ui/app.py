@@ -33,6 +33,7 @@ A seat at a served table (`Seat`: `tracker serve`, `tracker web`) is not a local
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,9 @@ from tracker.ui.live import Live
 from tracker.ui.screens.encounter import EncounterScreen
 
 
+WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     """This app is a seat at a served table (see the module docstring)."""
@@ -62,10 +66,11 @@ class Seat:
     web: bool = False  # a browser tab
 
     def where(self) -> str:
-        """What Esc on the fight says to a player or viewer."""
-        at = f": this is {self.fight}" if self.fight else ""
+        """What Esc says to a player or viewer: where they are, and who chooses."""
         leave = "close the tab to leave" if self.web else "q leaves"
-        return f"The GM chooses the table's fight{at} ({leave})"
+        if not self.fight:
+            return f"No fight yet: this screen changes when the GM opens one ({leave})"
+        return f"The GM chooses the table's fight: this is {self.fight} ({leave})"
 
 
 def unsaved_input(screen: Screen[object]) -> bool:
@@ -90,6 +95,7 @@ class TrackerApp(App[int]):
         super().__init__()
         self.role = role
         self.seat = seat
+        self._told_where = -WHERE_SHOWN  # when Esc last said where a seat is
         from tracker import config
 
         config.apply(self, viewer)  # theme and key bindings from the user's config file
@@ -159,8 +165,9 @@ class TrackerApp(App[int]):
             from tracker.ui.screens.start import StartScreen  # not needed for `tracker open`
 
             self.push_screen(StartScreen(self.saves))
-        if self.seat is not None and self.seat.notice:
-            self.notify(self.seat.notice, timeout=10)
+        if self.seat is not None:
+            for line in self.seat.notice.splitlines():  # a notification each: they quote names
+                self.notify(line, timeout=10)
 
     def _attach(self, live: Live) -> None:
         if not any(live is known for known in self._attached):
@@ -221,7 +228,9 @@ class TrackerApp(App[int]):
         """Escape on the bottom encounter screen: the start screen of the saves folder;
         at a player's or viewer's seat, where they are instead."""
         if self.seat is not None and self.seat.kind != GM:
-            self.notify(self.seat.where(), timeout=6)
+            if time.monotonic() - self._told_where > WHERE_SHOWN:  # a burst of Esc: said once
+                self._told_where = time.monotonic()
+                self.notify(self.seat.where(), timeout=WHERE_SHOWN)
             return
         from tracker.ui.screens.start import StartScreen
 

@@ -277,4 +277,4 @@ class WaitingScreen(Screen[None]):
         yield Footer()
 
     def action_where(self) -> None:
-        self.notify("No fight yet: this screen changes when the GM opens one" + (" (close the tab to leave)" if self.seat.web else " (q leaves)"), timeout=6)
+        self.app.back_to_start()  # type: ignore[attr-defined]  # at a seat: says where it is, once a burst
