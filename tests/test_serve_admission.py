@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import shutil
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ import pytest
 from test_serve import NAME, Table, _serve, _table
 from tests.helpers import DEADLINE, close_table, until
 from tracker.serve.admission import Admission, Startups
-from tracker.serve.probe import Screen, ServerProcess
+from tracker.serve.probe import Screen, openssh_argv
 from tracker.serve.server import MAX_COLUMNS, MAX_ROWS, RESIZE_EVERY, Connection, ServeOptions, TableServer, TableSession, clamp_size
 from tracker.serve.keys import KeyRing
 
@@ -262,15 +263,9 @@ async def test_a_refused_client_is_told_why(tmp_path: Path) -> None:
         await close_table(server, screens)
 
 
-def _openssh(port: int, key: Path):  # type: ignore[no-untyped-def]
-    import subprocess
-
+def _openssh(port: int, key: Path) -> "subprocess.CompletedProcess[str]":
     assert SSH is not None
-    argv = [
-        SSH, "-tt", "-p", str(port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-        "-o", "UserKnownHostsFile=/dev/null", "-F", "/dev/null", "127.0.0.1",
-    ]
-    return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    return subprocess.run(openssh_argv(SSH, port, key, "-tt", "127.0.0.1"), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
 
 
 async def test_a_huge_window_and_a_flood_of_resizes_freeze_no_other_viewer(tmp_path: Path) -> None:

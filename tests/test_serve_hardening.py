@@ -23,7 +23,7 @@ import pytest
 
 from test_serve import NAME, Table, _serve, _table
 from tests.helpers import DEADLINE, close_table
-from tracker.serve.probe import Screen, ServerProcess, _Collector, env
+from tracker.serve.probe import OpenSSHScreen, Screen, ServerProcess, _Collector, env, openssh_argv
 from tests.ui import settle
 
 pytestmark = pytest.mark.serve
@@ -61,11 +61,7 @@ async def _closed_by_server(sock: socket.socket, timeout: float) -> float:
 
 def _ssh(port: int, key: Path, *args: str, stdin: int | None = subprocess.DEVNULL, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     assert SSH is not None
-    argv = [
-        SSH, "-p", str(port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-        "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null", *args,
-    ]
-    return subprocess.run(argv, stdin=stdin, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(openssh_argv(SSH, port, key, *args), stdin=stdin, capture_output=True, text=True, timeout=timeout)
 
 
 def _rss_kb(pid: int) -> int:
@@ -214,29 +210,14 @@ async def test_openssh_command_is_refused_with_a_message(one_seat: Table) -> Non
 async def test_openssh_with_a_pty_runs_the_app_and_quits_cleanly(one_seat: Table) -> None:
     """`ssh -tt`: the real client on a forced pty draws the GM's screen; q ends it, exit 0."""
     assert one_seat.server is not None and SSH is not None
-    key = one_seat.root / "keys" / "gm"
-    proc = await asyncio.create_subprocess_exec(
-        SSH, "-tt", "-p", str(one_seat.server.port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
-        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null", "127.0.0.1",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    seen = b""
+    ssh = await OpenSSHScreen.start(SSH, one_seat.server.port, one_seat.root / "keys" / "gm")
     try:
         async with asyncio.timeout(30):
-            while NAME.encode() not in seen:
-                chunk = await proc.stdout.read(65536)
-                assert chunk, f"ssh ended before drawing: {seen[-500:]!r}"
-                seen += chunk
-            proc.stdin.write(b"q")
-            await proc.stdin.drain()
-            while await proc.stdout.read(65536):
-                pass
-            code = await proc.wait()
+            await ssh.wait_for(NAME.encode())
+            await ssh.send(b"q")
+            code = await ssh.finish()
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await ssh.close()
     assert code == 0
     await _seat_is_free(one_seat)
 

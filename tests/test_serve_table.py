@@ -31,7 +31,7 @@ from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
 from tracker.serve import control
 from tracker.serve.keys import GM, PLAYER, KeyRing, fingerprint_name
-from tracker.serve.probe import Screen, ServerProcess, env, make_key
+from tracker.serve.probe import OpenSSHScreen, Screen, ServerProcess, env, make_key
 from tracker.session import Session
 
 pytestmark = pytest.mark.serve
@@ -363,41 +363,18 @@ def test_an_execd_seat_takes_its_seat_only_from_its_parent_server(tmp_path: Path
 async def test_openssh_player_with_an_odd_user_name_stays_on_the_fight(served: tuple[Table, ServerProcess]) -> None:
     t, server = served
     assert SSH is not None
-    key = t.root / "keys" / "bob"
-    proc = await asyncio.create_subprocess_exec(
-        SSH, "-tt", "-p", str(server.port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-        "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null", "-l", "Mallory-the-GM", "127.0.0.1",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    seen = b""
-
-    async def until_seen(text: bytes) -> None:
-        nonlocal seen
-        start = len(seen)
-        while text not in seen[start:]:
-            chunk = await proc.stdout.read(65536)  # type: ignore[union-attr]
-            assert chunk, f"ssh ended before {text!r}: {seen[-500:]!r}"
-            seen += chunk
-
+    ssh = await OpenSSHScreen.start(SSH, server.port, t.root / "keys" / "bob", "-l", "Mallory-the-GM")
     try:
         async with asyncio.timeout(DEADLINE * 2):
-            await until_seen(b"Table Night")
-            proc.stdin.write(ESC)  # Esc alone, then a burst of everything a screen might take
-            await proc.stdin.drain()
-            await until_seen(b"GM chooses")
-            proc.stdin.write(ESC + b"[[" + ESC + b"]]" + ESC + b"o" + ESC + ESC)
-            await proc.stdin.drain()
-            await until_seen(b"GM chooses")
-            proc.stdin.write(b"q")
-            await proc.stdin.drain()
-            while await proc.stdout.read(65536):
-                pass
-            code = await proc.wait()
+            await ssh.wait_for(b"Table Night")
+            await ssh.send(ESC)  # Esc alone, then a burst of everything a screen might take
+            await ssh.wait_for(b"GM chooses")
+            await ssh.send(ESC + b"[[" + ESC + b"]]" + ESC + b"o" + ESC + ESC + b"?")
+            await ssh.wait_for(b"keys (esc closes)")
+            await ssh.send(ESC + b"q")
+            code = await ssh.finish()
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await ssh.close()
     assert code == 0
-    assert b"Encounters in" not in seen and b"Other Fight" not in seen
+    assert b"Encounters in" not in ssh.seen and b"Other Fight" not in ssh.seen
     assert "Mallory" not in t.fight.read_text()

@@ -184,6 +184,55 @@ class Screen:
             await asyncio.wait_for(self.conn.wait_closed(), 5)
 
 
+def openssh_argv(ssh: str, port: int, key: Path, *args: str) -> list[str]:
+    """OpenSSH's `ssh` to 127.0.0.1:`port` with `key` alone, no config, no known hosts;
+    `args` go last (e.g. "-tt", "127.0.0.1", or a command)."""
+    return [
+        ssh, "-p", str(port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+        "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null", *args,
+    ]
+
+
+class OpenSSHScreen:
+    """A real OpenSSH client on a forced pty (`ssh -tt`): what it has drawn, keys sent to it."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.seen = b""
+
+    @classmethod
+    async def start(cls, ssh: str, port: int, key: Path, *args: str) -> "OpenSSHScreen":
+        argv = openssh_argv(ssh, port, key, "-tt", *args, "127.0.0.1")
+        proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        return cls(proc)
+
+    async def wait_for(self, text: bytes) -> None:
+        """Read until `text` is drawn after what was seen so far (the caller bounds the time)."""
+        assert self.proc.stdout is not None
+        start = len(self.seen)
+        while text not in self.seen[start:]:
+            chunk = await self.proc.stdout.read(65536)
+            assert chunk, f"ssh ended before {text!r}: {self.seen[-500:]!r}"
+            self.seen += chunk
+
+    async def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        await self.proc.stdin.drain()
+
+    async def finish(self) -> int:
+        """Read to the end; ssh's exit status."""
+        assert self.proc.stdout is not None
+        while chunk := await self.proc.stdout.read(65536):
+            self.seen += chunk
+        return await self.proc.wait()
+
+    async def close(self) -> None:
+        if self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+
+
 def alive(pid: int) -> bool:
     """True if `pid` exists and is not a zombie."""
     try:
