@@ -23,7 +23,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from test_serve import NAME, Table, _serve, _table
+from test_serve import NAME, _serve, _table
 from tests.helpers import DEADLINE, close_table, until
 from tracker.serve.admission import Admission, Startups
 from tracker.serve.probe import Screen, openssh_argv
