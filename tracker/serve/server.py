@@ -13,7 +13,8 @@ the client's pty request, with the seat's app on it (pty_bridge, seat).
 - Players and viewers are on the table's fight and nothing else: no start screen, no
   other file, no Esc out (tracker.ui.app.Seat). When the GM moves the table, the server
   starts each player's and viewer's app again on the new fight, on the same connection,
-  and the app says "The GM moved the table to NAME". Until the GM has opened a fight
+  and the app says "The GM moved the table to NAME" (a form a player had open is dropped
+  with the fight it was for). Until the GM has opened a fight
   (`tracker serve` without `--encounter`), they wait on a screen that says so, and get
   the fight the moment there is one. Another GM connected stays where they are (they may
   be preparing something) and may move the table too: the last move wins.
@@ -81,7 +82,7 @@ from tracker import paths
 from tracker.engine import TrackerError
 from tracker.serve import control
 from tracker.serve.admission import REFUSAL_GRACE, Admission, Startups
-from tracker.serve.keys import GM, HOST_KEY_DEFAULT, VIEWER, KeyRing, keys_folder, load_or_create_host_key, old_place_problem
+from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, keys_folder, load_or_create_host_key, old_place_problem
 from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.seat import SEAT_FD, SeatInfo
@@ -586,7 +587,7 @@ class TableSSHServer(asyncssh.SSHServer):
         # Several keys may be offered; the last one accepted is the one that signed.
         record.role, record.key = role, self.table.keyring.describe(key, role)
         record.name = self.table.keyring.identity(key, role)
-        record.combatants = self.table.keyring.combatants(key, addr, addr) if role == "player" else ()
+        record.combatants = self.table.keyring.combatants(key, addr, addr) if role == PLAYER else ()
         # The seat is decided now, while the client still shows a reason it is given
         # (after authentication it would see only the connection close).
         reason = self.table.seat_refusal(role)
