@@ -7,6 +7,7 @@ import asyncio
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -312,18 +313,12 @@ def test_export_of_a_bad_file_is_a_named_error(saves: Path, capsys: pytest.Captu
 # ---------------------------------------------------------------- web
 @pytest.mark.serve
 def test_web_runs_only_read_only_viewers(tmp_path: Path) -> None:
-    from tracker.web import command, public_url
+    from tracker.web import public_url, tab_argv
 
-    text = command(tmp_path, tmp_path / "a.toml")
-    assert "open --viewer" in text and str((tmp_path / "a.toml").resolve()) in text
+    argv = tab_argv(tmp_path, tmp_path / "a.toml")
+    assert argv[1:4] == ["-m", "tracker.web", "tab"] and argv[-1] == str((tmp_path / "a.toml").resolve())
     assert public_url("127.0.0.1", 8000) == "http://127.0.0.1:8000"
     assert "0.0.0.0" not in public_url("0.0.0.0", 8000)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def _browser_tab(port: int, keys: str) -> str:
@@ -331,47 +326,42 @@ async def _browser_tab(port: int, keys: str) -> str:
 
     text = ""
     async with aiohttp.ClientSession() as session:
-        async with session.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24") as ws:
+        async with session.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24", origin=f"http://127.0.0.1:{port}") as ws:
             deadline = time.monotonic() + 60
             while "Seraph" not in text and time.monotonic() < deadline:
                 message = await ws.receive(timeout=deadline - time.monotonic())
                 if message.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                     break
                 text += message.data if isinstance(message.data, str) else message.data.decode("utf-8", "replace")
-            await ws.send_json(["stdin", keys])
-            # the app's answer to the key, if any, arrives within this bound; then look at the file
-            end = time.monotonic() + 3
-            while time.monotonic() < end:
-                try:
-                    message = await ws.receive(timeout=end - time.monotonic())
-                except asyncio.TimeoutError:
-                    break
+            await ws.send_json(["stdin", keys + "?"])
+            # The help, once drawn, shows the keys before it were read; then look at the file.
+            deadline = time.monotonic() + 60
+            while "keys (esc closes)" not in text and time.monotonic() < deadline:
+                message = await ws.receive(timeout=deadline - time.monotonic())
                 if message.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                     break
+                text += message.data if isinstance(message.data, str) else message.data.decode("utf-8", "replace")
     return text
 
 
 @pytest.mark.serve
 def test_web_serves_the_page_on_127_0_0_1(tmp_path: Path) -> None:
-    port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT), TRACKER_SAVES=str(ROOT / "saves"))
-    server = subprocess.Popen([sys.executable, "-m", "tracker", "web", "--port", str(port), "--encounter", "seraph-vs-sphinx"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Port 0: the server binds a free port itself and prints it (no race for one).
+    server = subprocess.Popen([sys.executable, "-m", "tracker", "web", "--port", "0", "--encounter", "seraph-vs-sphinx"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        page = ""
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
-                    page = response.read().decode("utf-8")
-                break
-            except OSError:
-                time.sleep(0.2)  # the server is still starting: poll, as a browser would retry
-        assert page, server.stderr.read().decode() if server.poll() is not None else "no answer in 60 s"
+        assert server.stderr is not None
+        line = server.stderr.readline()  # its first line, once it listens (or why it could not)
+        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+        assert found, line + server.stderr.read() if server.poll() is not None else line
+        port = int(found.group(1))
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+            page = response.read().decode("utf-8")
         assert f"ws://127.0.0.1:{port}/ws" in page and "textual.js" in page
         # what the page's script does: the encounter shows, and a GM's key changes nothing
         saved = (ROOT / "saves" / "seraph-vs-sphinx.toml").read_bytes()
         screen = asyncio.run(_browser_tab(port, keys="n"))
-        assert "Seraph" in screen
+        assert "Seraph" in screen and "keys (esc closes)" in screen
         assert (ROOT / "saves" / "seraph-vs-sphinx.toml").read_bytes() == saved
         with socket.socket() as s:  # bound to loopback only
             addresses = {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)} - {"127.0.0.1", "127.0.1.1"}
@@ -383,7 +373,7 @@ def test_web_serves_the_page_on_127_0_0_1(tmp_path: Path) -> None:
 
 
 def test_web_refuses_an_unknown_encounter(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run("web", "--encounter", "nope", "--port", str(_free_port()))[0] == 1
+    assert run("web", "--encounter", "nope", "--port", "0")[0] == 1
     assert "nope: no such encounter" in capsys.readouterr().err
 
 

@@ -186,12 +186,12 @@ def test_players_keys_lines_without_a_combatant_are_named(tmp_path: Path) -> Non
 
 def test_a_players_app_is_started_with_the_keys_names_and_may_write(tmp_path: Path) -> None:
     from tracker.serve.keys import PLAYER, VIEWER
-    from tracker.serve.server import ServeOptions, child_argv, child_env
+    from tracker.serve.seat import SeatInfo
+    from tracker.serve.server import ServeOptions, child_env
 
     options = ServeOptions(saves=tmp_path, encounter=tmp_path / "fight.toml")
-    argv = child_argv(options, PLAYER, ("Seraph", "Nyx"))
-    assert argv[-4:] == ["open", str(tmp_path / "fight.toml"), "--player", "Seraph,Nyx"]
-    assert child_argv(ServeOptions(saves=tmp_path), PLAYER, ("Seraph",))[-3:] == ["open", "--player", "Seraph"]
-    env_ = child_env(options, PLAYER, "xterm", {"TRACKER_READ_ONLY": "0"}, "bob")
-    assert "TRACKER_READ_ONLY" not in env_ and env_["TRACKER_ROLE"] == PLAYER
-    assert child_env(options, VIEWER, "xterm", {}, "carol")["TRACKER_READ_ONLY"] == "1"
+    info = SeatInfo(PLAYER, "bob", ("Seraph", "Nyx"), str(tmp_path / "fight.toml"), "Fight", "", str(tmp_path))
+    assert SeatInfo.from_json(info.to_json()) == info  # what an exec'd seat reads on its socket
+    env_ = child_env(options, PLAYER, "xterm", {"TRACKER_READ_ONLY": "0"})
+    assert "TRACKER_READ_ONLY" not in env_
+    assert child_env(options, VIEWER, "xterm", {})["TRACKER_READ_ONLY"] == "1"

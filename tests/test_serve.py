@@ -157,20 +157,23 @@ async def test_unknown_key_is_refused(table: Table) -> None:
     table.server.wait_line("refused key " + re.escape(table.stranger.get_fingerprint("sha256")))
 
 
-async def test_start_screen_lists_the_encounters(tmp_path: Path) -> None:
+async def test_without_a_fight_viewers_wait_and_only_the_gms_start_screen_lists_the_encounters(tmp_path: Path) -> None:
     t = _table(tmp_path)
-    server = _serve(t, "--open-viewers")  # no --encounter: chosen on connect
+    server = _serve(t, "--open-viewers")  # no --encounter: the GM chooses the fight
     try:
         viewer = await Screen.connect(server.port, t.stranger)  # any key: a viewer
+        gm = await Screen.connect(server.port, t.gm)
         try:
-            await viewer.wait_for(NAME)
-            viewer.send(b"\x1b[3~")  # Delete on the encounter list...
-            viewer.send(b"y")  # ...and yes, if it asked (a viewer is not offered delete)
-            viewer.send(b"?")  # the help, once drawn, shows the keys before it were read
-            await viewer.wait_for("keys (esc closes)")
-            assert t.file.exists()
+            await viewer.wait_for("The GM has not opened a fight yet")
+            await gm.wait_for(NAME)  # the GM's start screen lists the fights
+            await gm.wait_for("Encounters in")
+            viewer.send(b"\x1b[3~")  # Delete, Enter, o: nothing is listed, nothing opens
+            viewer.send(b"y\ro\x1b")
+            await viewer.wait_for("No fight yet")  # Esc says where they are
+            assert t.file.exists() and NAME not in viewer.text and str(t.saves) not in viewer.text
         finally:
             await viewer.close()
+            await gm.close()
         server.wait_line(r"connect .* viewer key")
     finally:
         assert server.stop() == 0

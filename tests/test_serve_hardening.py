@@ -23,7 +23,7 @@ import pytest
 
 from test_serve import NAME, Table, _serve, _table
 from tests.helpers import DEADLINE, close_table
-from tracker.serve.probe import Screen, ServerProcess, _Collector, env
+from tracker.serve.probe import OpenSSHScreen, Screen, ServerProcess, _Collector, env, openssh_argv
 from tests.ui import settle
 
 pytestmark = pytest.mark.serve
@@ -61,11 +61,7 @@ async def _closed_by_server(sock: socket.socket, timeout: float) -> float:
 
 def _ssh(port: int, key: Path, *args: str, stdin: int | None = subprocess.DEVNULL, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     assert SSH is not None
-    argv = [
-        SSH, "-p", str(port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-        "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null", *args,
-    ]
-    return subprocess.run(argv, stdin=stdin, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(openssh_argv(SSH, port, key, *args), stdin=stdin, capture_output=True, text=True, timeout=timeout)
 
 
 def _rss_kb(pid: int) -> int:
@@ -111,8 +107,8 @@ async def test_too_many_connections_logging_in_at_once_are_dropped_apart_from_th
     stallers = [_stall(server.port), _stall(server.port)]
     try:
         third = _stall(server.port)
-        assert await _closed_by_server(third, 10) < 10  # dropped at once, not after 60 s
-        server.wait_line(r"dropped #\d+ .*still logging in \(--max-startups\)")
+        assert await _closed_by_server(third, 10) < 10  # refused, and a silent one closed soon, not after 60 s
+        server.wait_line(r"refused #\d+ .*too many connections .*logging in")
         third.close()
         for sock in stallers:
             sock.close()  # the strangers give up: the GM gets in
@@ -214,29 +210,14 @@ async def test_openssh_command_is_refused_with_a_message(one_seat: Table) -> Non
 async def test_openssh_with_a_pty_runs_the_app_and_quits_cleanly(one_seat: Table) -> None:
     """`ssh -tt`: the real client on a forced pty draws the GM's screen; q ends it, exit 0."""
     assert one_seat.server is not None and SSH is not None
-    key = one_seat.root / "keys" / "gm"
-    proc = await asyncio.create_subprocess_exec(
-        SSH, "-tt", "-p", str(one_seat.server.port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
-        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null", "127.0.0.1",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    seen = b""
+    ssh = await OpenSSHScreen.start(SSH, one_seat.server.port, one_seat.root / "keys" / "gm")
     try:
         async with asyncio.timeout(30):
-            while NAME.encode() not in seen:
-                chunk = await proc.stdout.read(65536)
-                assert chunk, f"ssh ended before drawing: {seen[-500:]!r}"
-                seen += chunk
-            proc.stdin.write(b"q")
-            await proc.stdin.drain()
-            while await proc.stdout.read(65536):
-                pass
-            code = await proc.wait()
+            await ssh.wait_for(NAME.encode())
+            await ssh.send(b"q")
+            code = await ssh.finish()
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await ssh.close()
     assert code == 0
     await _seat_is_free(one_seat)
 
@@ -417,7 +398,9 @@ async def test_exec_spawn_still_serves(tmp_path: Path) -> None:
             await viewer.wait_for("Sphinx")
             pid = server.app_pids()[0]
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                assert b"-m\x00tracker\x00" in handle.read() and b"--viewer" in open(f"/proc/{pid}/cmdline", "rb").read()
+                assert b"-m\x00tracker.serve.seat\x00" in handle.read()  # a new program: the seat's module
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                assert b"TRACKER_READ_ONLY=1\x00" in handle.read()  # a viewer's
         finally:
             await viewer.close()
     finally:
@@ -427,6 +410,13 @@ async def test_exec_spawn_still_serves(tmp_path: Path) -> None:
 def test_limits_out_of_range_are_refused_with_a_message(tmp_path: Path) -> None:
     t = _table(tmp_path)
     keys = ("--gm-keys", str(t.root / "keys" / "gm_keys"))
-    for args, message in ((("--max-startups", "0"), "--max-startups: expected at least 1, got 0"), (("--login-grace", "0"), "--login-grace: expected a number of seconds above 0")):
+    for args, message in (
+        (("--max-startups", "0"), "--max-startups: expected N or START:RATE:FULL"),
+        (("--max-startups", "10:30"), "--max-startups: expected N or START:RATE:FULL"),
+        (("--max-startups", "20:30:10"), "1 <= START <= FULL"),
+        (("--per-source-startups", "0"), "--per-source-startups: expected at least 1, got 0"),
+        (("--gm-seats", "40"), "--gm-seats: expected 0 to --max-connections (32), got 40"),
+        (("--login-grace", "0"), "--login-grace: expected a number of seconds above 0"),
+    ):
         result = _start(t.saves, *keys, *args)
         assert result.returncode == 1 and message in result.stderr and "Traceback" not in result.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tracker.serve.pty_bridge import PtyChild
-from tracker.serve.server import ServeOptions, child_argv, child_env
+from tracker.serve.server import ServeOptions, child_env, seat_argv
 from tracker.serve.keys import GM, VIEWER
 from tests.helpers import DEADLINE
 
@@ -93,14 +93,16 @@ async def test_child_exit_is_seen_and_reaped() -> None:
 def test_child_command_and_environment(tmp_path: Path) -> None:
     saves = tmp_path / "saves"
     opts = ServeOptions(saves=saves, python="/usr/bin/python3")
-    assert child_argv(opts, GM) == ["/usr/bin/python3", "-m", "tracker", "--saves", str(saves)]
-    assert child_argv(opts, VIEWER)[-2:] == ["open", "--viewer"]
-    opts.encounter = saves / "fight.toml"
-    assert child_argv(opts, GM)[-2:] == ["open", str(saves / "fight.toml")]
-    assert child_argv(opts, VIEWER)[-3:] == ["open", str(saves / "fight.toml"), "--viewer"]
-    env = child_env(opts, VIEWER, "screen-256color", {"LANG": "de_DE.UTF-8", "LD_PRELOAD": "/evil.so"}, "alice")
+    # --spawn exec runs the seat's module; who sits there comes on its socket, never in argv or env.
+    assert seat_argv(opts) == ["/usr/bin/python3", "-m", "tracker.serve.seat"]
+    os.environ["TRACKER_USER"] = "mallory"
+    try:
+        env = child_env(opts, VIEWER, "screen-256color", {"LANG": "de_DE.UTF-8", "LD_PRELOAD": "/evil.so", "TRACKER_USER": "dan"})
+    finally:
+        del os.environ["TRACKER_USER"]
     assert env["TERM"] == "screen-256color" and env["LANG"] == "de_DE.UTF-8"
     assert env["TRACKER_READ_ONLY"] == "1" and env["TRACKER_SAVES"] == str(saves)
     assert env.get("LD_PRELOAD") != "/evil.so"  # only terminal and locale settings pass
-    gm_env = child_env(opts, GM, "", {}, "gm")
+    assert "TRACKER_USER" not in env and "TRACKER_ROLE" not in env  # no identity in the environment
+    gm_env = child_env(opts, GM, "", {})
     assert "TRACKER_READ_ONLY" not in gm_env and gm_env["TERM"] == "xterm-256color"

@@ -152,13 +152,15 @@ def visible_to(role: Role, entry: LogEntry, hidden: Iterable[str] = ()) -> bool:
 
 
 def account() -> str:
-    """The person at the keyboard: `TRACKER_USER` (set by `tracker serve`), else the Unix account."""
-    import getpass
+    """Who a local session is: the OS account this process runs as (its passwd entry, else
+    `uid N`). Never an environment variable (`$USER`, `$LOGNAME`, `$TRACKER_USER`), which
+    anyone sets as they like: `TRACKER_USER=dan tracker play F --player Ann` is still the
+    account that ran it. A seat at `tracker serve` is named by its key instead, by the
+    server (tracker.serve.seat), which hands the name to the app it starts."""
     import os
+    import pwd
 
-    if os.environ.get("TRACKER_USER"):
-        return os.environ["TRACKER_USER"]
     try:
-        return getpass.getuser()
-    except Exception:  # no passwd entry (containers): changes are still recorded, unsigned
-        return os.environ.get("USER", "")
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # no passwd entry (containers): still one stable name per account
+        return f"uid {os.getuid()}"

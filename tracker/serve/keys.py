@@ -1,40 +1,63 @@
-"""Who may connect to `tracker serve`, as what, and the server's own host key.
+"""Who may connect to `tracker serve`, as what and as whom, and the server's own host key.
 
 Decisions (the brief says only "keys in an authorized-keys file decide who is GM"):
 
-- Roles: a key listed in the GM file (`--gm-keys`, default `SAVES/.tracker_gm_keys`) is
-  a GM; a key in the viewer file (`--viewer-keys`, default `SAVES/.tracker_viewer_keys`)
-  is a viewer; with `--open-viewers` anyone else is a viewer too, including a client with
-  no key at all (keyboard-interactive with no questions, tried by OpenSSH after its keys,
-  so a GM's key is still recognised first). Everything else is refused.
+- Roles: a key listed in the GM file (`--gm-keys`, default `gm_keys` in the tracker's
+  config folder, `~/.config/segment-tracker/` on Linux) is a GM; a key in the viewer file
+  (`--viewer-keys`, default `viewer_keys` there) is a viewer; with `--open-viewers` anyone
+  else is a viewer too, including a client with no key at all (keyboard-interactive with
+  no questions, tried by OpenSSH after its keys, so a GM's key is still recognised
+  first). Everything else is refused.
 - The files use OpenSSH's authorized_keys format (options such as `from="10.0.0.*"` are
   honoured by asyncssh). They are re-read when they change on disk, so the GM can add a
   player's key without restarting the server.
-- Players (issue 14): a key in the players' file (`--players-keys`, default
-  `SAVES/.tracker_player_keys`) is the player of the combatants its line names with the
-  option `combatant="Seraph"` or `combatant="Seraph,Nyx"` (several `combatant=` options
-  add up). A line without that option admits nobody (its key is refused and the file's
+- Players: a key in the players' file (`--players-keys`, default `players_keys` in the
+  config folder) is the player of the combatants its line names with the option
+  `combatant="Seraph"` or `combatant="Seraph,Nyx"` (several `combatant=` options add
+  up). A line without that option admits nobody (its key is refused and the file's
   problem logged, naming the line). The names are the server's, from this file, never
-  from anything the client sends; the app checks them against the encounter.
+  from anything the client sends.
 - A key in several files is a GM if in the GM file, else a player if in the players'
   file, else a viewer (the more capable role wins: the GM listed it on purpose).
-- The SSH user name is not an identity (anyone can type any name); logs show it beside
-  the key's fingerprint and comment.
-- The host key is an Ed25519 key created on first start with mode 0600 (O_EXCL, so two
-  servers starting at once cannot both write it) and kept; its fingerprint is logged on
-  every start so players can check the warning their ssh prints on first connection.
+- Who a person is (the log's "· player bob", undo, take-back, the history) comes from
+  the key's line in the file that gave its role: a `name="Bob"` option, else the line's
+  comment (`ssh-ed25519 AAAA... bob@laptop` is "bob@laptop"), else, for a line with
+  neither, `key-` and the first 8 characters of the key's SHA256 fingerprint (stable as
+  long as the key is). Never the SSH user name (the client types any it likes) nor
+  anything the client sends. A name with characters that are not printable is not used
+  (the next source is); a name is cut at 64 characters. Two different keys whose lines
+  give the same name by `name=` are one person on purpose (a laptop and a desktop); two
+  that share only a comment (two `pi@raspberrypi`) are told apart by their fingerprints,
+  so two people are never one by accident.
+- Where keys live (DESIGN 8: "keys files live where only the GM can write"): by default
+  in the config folder, never in the saves folder, which a group may share and so any
+  member could rename one keys file into another (a viewer's into the GM's). A keys
+  file or host key still at its old place in the saves folder (`.tracker_gm_keys`,
+  `.tracker_viewer_keys`, `.tracker_player_keys`, `.tracker_host_key`) stops the server
+  with the command that moves it; one there that is not the GM's own (a link, or
+  another user's: planted) stops it with the advice to look and remove it, never move it.
 - Strict modes, as OpenSSH's StrictModes: a keys file that its group or others may write
   (anyone who can write it can make themselves GM), or that belongs to another user, is
-  refused: at start the server does not start, while running the file counts as empty
-  until it is fixed; the message names the file and the `chmod`/`chown` that fixes it.
-  A host key that its group or others may read (or write) is refused the same way. Only
-  the files are checked, not their folders: the saves folder may be a group-shared one
-  (DESIGN 8, way 1), so the default keys files' folder being group-writable is normal.
+  refused; and so is one whose folder, or any folder above it up to `/` (both the path
+  as given and the path its links lead to), is writable by its group or others or
+  belongs to another user than this account or root: whoever can write a folder can
+  rename or replace what is in it. A folder with the sticky bit (`/tmp`, mode 1777)
+  owned by root or this account is accepted although others may write it: there, only
+  an entry's owner may rename or remove it, and the entries below are checked in turn.
+  At start a refused file stops the server; while it runs, the file counts as empty
+  until it is fixed (logged). The message names the file or folder and the fix. A host
+  key that its group or others may read (or write), or in such a folder, is refused the
+  same way.
+- The host key is an Ed25519 key created on first start with mode 0600 (O_EXCL, so two
+  servers starting at once cannot both write it; missing folders are made 0700) and kept;
+  its fingerprint is logged on every start so players can check the warning their ssh
+  prints on first connection.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,15 +71,66 @@ GM = "gm"
 VIEWER = "viewer"
 PLAYER = "player"
 
-GM_KEYS_DEFAULT = ".tracker_gm_keys"
-VIEWER_KEYS_DEFAULT = ".tracker_viewer_keys"
-PLAYER_KEYS_DEFAULT = ".tracker_player_keys"
+# File names in the keys folder, and where older versions kept them (the saves folder).
+GM_KEYS_DEFAULT = "gm_keys"
+VIEWER_KEYS_DEFAULT = "viewer_keys"
+PLAYER_KEYS_DEFAULT = "players_keys"
+HOST_KEY_DEFAULT = "host_key"
+OLD_PLACES = {
+    GM_KEYS_DEFAULT: ".tracker_gm_keys",
+    VIEWER_KEYS_DEFAULT: ".tracker_viewer_keys",
+    PLAYER_KEYS_DEFAULT: ".tracker_player_keys",
+    HOST_KEY_DEFAULT: ".tracker_host_key",
+}
 COMBATANT_OPTION = "combatant"
-HOST_KEY_DEFAULT = ".tracker_host_key"
+NAME_OPTION = "name"
+NAME_LIMIT = 64
+_KEY_TYPES = ("ssh-", "ecdsa-", "sk-")
+
+
+def keys_folder() -> Path:
+    """Where the GM's keys files and host key live by default: the tracker's config folder
+    (the folder of `tracker config`'s file)."""
+    from tracker.config import config_path
+
+    return config_path().parent
 
 
 def _who(bits: int, group: int, others: int) -> str:
     return " and ".join(w for w, b in (("its group", group), ("others", others)) if bits & b)
+
+
+def folder_problem(path: Path, what: str) -> str:
+    """Why someone other than this account (or root) could replace `path` through a folder
+    above it, or "" (see the module docstring: StrictModes, sticky folders)."""
+    uid = os.getuid()
+    seen: set[Path] = set()
+    chains = [Path(os.path.abspath(path)).parents]
+    try:
+        chains.append(path.resolve().parents)
+    except (OSError, RuntimeError):  # a loop of links: the lexical chain still tells
+        pass
+    for chain in chains:
+        for folder in chain:
+            if folder in seen:
+                continue
+            seen.add(folder)
+            try:
+                st = os.stat(folder)
+            except OSError as exc:
+                return f"{folder}: cannot be checked ({exc.strerror}), so {what} {path} is not trusted"
+            if st.st_uid not in (uid, 0):
+                return (
+                    f"{folder}: belongs to another user (uid {st.st_uid}), who could replace {what} {path}; refused. "
+                    f"Fix: keep it in a folder of your own, such as {keys_folder()}"
+                )
+            if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+                return (
+                    f"{folder}: writable by {_who(st.st_mode, 0o020, 0o002)} (mode {stat.S_IMODE(st.st_mode):04o}), "
+                    f"so they could put their own {what} in place of {path}; refused. "
+                    f"Fix: chmod go-w {folder}, or keep it in {keys_folder()} (the default)"
+                )
+    return ""
 
 
 def keys_file_problem(path: Path, st: os.stat_result) -> str:
@@ -70,7 +144,7 @@ def keys_file_problem(path: Path, st: os.stat_result) -> str:
             f"{path}: writable by {_who(st.st_mode, 0o020, 0o002)} (mode {stat.S_IMODE(st.st_mode):04o}), "
             f"so they could add their own key and become GM; refused. Fix: chmod go-w {path}"
         )
-    return ""
+    return folder_problem(path, "the keys file")
 
 
 def host_key_problem(path: Path, st: os.stat_result) -> str:
@@ -83,7 +157,66 @@ def host_key_problem(path: Path, st: os.stat_result) -> str:
             f"(mode {stat.S_IMODE(st.st_mode):04o}); anyone who reads it can pose as this server. "
             f"Refused. Fix: chmod 600 {path}"
         )
-    return ""
+    return folder_problem(path, "the host key")
+
+
+def old_place_problem(saves: Path, name: str, option: str) -> str:
+    """A keys file or host key left in the saves folder by an older version: where to move
+    it, or "". One that is not this account's (a link, or another user's) was not left by
+    the GM: it is to be removed, never moved into the keys folder."""
+    old = saves / OLD_PLACES[name]
+    try:
+        st = os.lstat(old)
+    except OSError:
+        return ""
+    why = "keys files and the host key no longer live in the saves folder, where anyone who may write the folder (its group) could rename one into another and become GM"
+    if stat.S_ISLNK(st.st_mode) or st.st_uid != os.getuid():
+        owner = "a link" if stat.S_ISLNK(st.st_mode) else f"belongs to another user (uid {st.st_uid})"
+        return f"{old}: {why}; this one {owner}, so you did not put it there: look at it, then remove it (rm {old})"
+    new = keys_folder() / name
+    return f"{old}: {why}. Move it: mkdir -p -m 700 {new.parent} && mv {old} {new} (or name it with {option})"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What a keys file's line says of its key besides the options asyncssh checks."""
+
+    comment: str = ""
+    name: str = ""  # the `name=` option, as written
+
+
+_NAME = re.compile(r'(?:^|,)name=(?:"((?:[^"\\]|\\.)*)"|([^,\s"]*))')
+
+
+def _entries(text: str) -> dict[bytes, Entry]:
+    """Each key line's comment and `name=` option, by key blob."""
+    found: dict[bytes, Entry] = {}
+    for line in text.splitlines():
+        words = line.split()
+        for i, word in enumerate(words[:-1]):
+            if word.startswith(_KEY_TYPES):
+                try:
+                    key = asyncssh.import_public_key(f"{word} {words[i + 1]}")
+                except (ValueError, asyncssh.KeyImportError):
+                    break
+                named = _NAME.search(_options_part(line.strip()))
+                name = (named.group(1) if named.group(1) is not None else named.group(2)).replace('\\"', '"') if named else ""
+                found[key.public_data] = Entry(" ".join(words[i + 2 :]), name)
+                break
+    return found
+
+
+def clean_name(text: str) -> str:
+    """A name as the log will show it, or "" if it cannot be one (see the module docstring)."""
+    text = " ".join(text.split())
+    if not text or not text.isprintable():
+        return ""
+    return text[:NAME_LIMIT]
+
+
+def fingerprint_name(key: asyncssh.SSHKey) -> str:
+    """The stable name of a key whose line gives none: `key-` and 8 characters of its fingerprint."""
+    return "key-" + key.get_fingerprint("sha256").split(":", 1)[-1][:8]
 
 
 @dataclass
@@ -94,7 +227,7 @@ class KeysFile:
     _stamp: tuple[int, ...] | None = None
     _keys: asyncssh.SSHAuthorizedKeys | None = None
     problem: str = ""
-    comments: dict[bytes, str] = field(default_factory=dict)  # key blob -> its comment (who)
+    entries: dict[bytes, Entry] = field(default_factory=dict)  # key blob -> comment and name=
     players: bool = False  # the players' file: each line names its combatants
 
     def current(self) -> asyncssh.SSHAuthorizedKeys | None:
@@ -106,19 +239,21 @@ class KeysFile:
             self._stamp, self._keys, self.problem = None, None, f"{self.path}: no such file"
             return None
         # Mode and owner too: a chmod that makes the file unsafe (or safe again) counts.
-        stamp = (st.st_mtime_ns, st.st_size, st.st_mode, st.st_uid, st.st_ino)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_mode, st.st_uid, st.st_ino, st.st_dev)
+        # The folders are checked on every use: a folder made writable (or a file renamed
+        # into place, which the stamp sees) must stop the file at once.
+        unsafe = keys_file_problem(self.path, st)
+        if unsafe:
+            self._stamp, self._keys, self.problem, self.entries = None, None, unsafe, {}
+            return None
         if stamp != self._stamp:
             self._stamp = stamp
-            unsafe = keys_file_problem(self.path, st)
-            if unsafe:
-                self._keys, self.problem, self.comments = None, unsafe, {}
-                return None
             try:
                 text = self.path.read_text(encoding="utf-8")
                 # An empty file (or one with only comments) means "nobody yet", not an error.
                 has_entries = any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
                 self._keys = asyncssh.import_authorized_keys(text) if has_entries else None
-                self.comments = _comments(text)
+                self.entries = _entries(text)
                 self.problem = ""
                 missing = lines_without_combatant(text) if self.players else []
                 if missing:
@@ -130,25 +265,9 @@ class KeysFile:
             except (OSError, UnicodeDecodeError, ValueError, asyncssh.KeyImportError) as exc:
                 # Keep serving with no keys from this file rather than the stale list: a
                 # GM who removes a key and breaks the file must not leave the key valid.
-                self._keys = None
+                self._keys, self.entries = None, {}
                 self.problem = f"{self.path}: cannot be read as an authorized_keys file: {exc}"
         return self._keys
-
-
-def _comments(text: str) -> dict[bytes, str]:
-    """The comment of each key line (`ssh-ed25519 AAAA... alice@laptop`), for the logs."""
-    found: dict[bytes, str] = {}
-    for line in text.splitlines():
-        words = line.split()
-        for i, word in enumerate(words[:-1]):
-            if word.startswith(("ssh-", "ecdsa-", "sk-")):
-                try:
-                    key = asyncssh.import_public_key(f"{word} {words[i + 1]}")
-                except (ValueError, asyncssh.KeyImportError):
-                    break
-                found[key.public_data] = " ".join(words[i + 2 :])
-                break
-    return found
 
 
 def combatants_of(options: object) -> tuple[str, ...]:
@@ -168,7 +287,7 @@ def combatants_of(options: object) -> tuple[str, ...]:
 
 def _options_part(line: str) -> str:
     """The options before a key line's key ("" when it starts with the key type)."""
-    if line.startswith(("ssh-", "ecdsa-", "sk-")):
+    if line.startswith(_KEY_TYPES):
         return ""
     quoted = False
     for index, ch in enumerate(line):
@@ -189,6 +308,10 @@ def lines_without_combatant(text: str) -> list[int]:
     return missing
 
 
+def _keys_path(option: str | None, default: str) -> Path:
+    return Path(option) if option else keys_folder() / default
+
+
 @dataclass
 class KeyRing:
     gm: KeysFile
@@ -199,9 +322,12 @@ class KeyRing:
 
     @classmethod
     def from_options(cls, saves: Path, gm_keys: str | None, viewer_keys: str | None, open_viewers: bool, player_keys: str | None = None) -> "KeyRing":
-        gm_path = Path(gm_keys) if gm_keys else saves / GM_KEYS_DEFAULT
-        viewer_path = Path(viewer_keys) if viewer_keys else saves / VIEWER_KEYS_DEFAULT
-        player_path = Path(player_keys) if player_keys else saves / PLAYER_KEYS_DEFAULT
+        named = ((gm_keys, GM_KEYS_DEFAULT, "--gm-keys"), (viewer_keys, VIEWER_KEYS_DEFAULT, "--viewer-keys"), (player_keys, PLAYER_KEYS_DEFAULT, "--players-keys"))
+        for option, default, flag in named:
+            left_behind = "" if option else old_place_problem(saves, default, f"{flag} FILE")
+            if left_behind:
+                raise TrackerError(left_behind)
+        gm_path, viewer_path, player_path = (_keys_path(option, default) for option, default, _flag in named)
         if gm_keys and not gm_path.is_file():
             raise TrackerError(f"--gm-keys {gm_keys}: no such file (an authorized_keys file: one public key per line)")
         if viewer_keys and not viewer_path.is_file():
@@ -237,11 +363,28 @@ class KeyRing:
             return ()
         return combatants_of(players.validate(key, client_host, client_addr))
 
-    def describe(self, key: asyncssh.SSHKey) -> str:
-        """The key's fingerprint and, if a keys file gives one, its comment (who it is)."""
-        comment = self.gm.comments.get(key.public_data) or self.player.comments.get(key.public_data) or self.viewer.comments.get(key.public_data) or key.get_comment() or ""
-        text = key.get_fingerprint("sha256")
-        return f"{text} ({comment})" if comment else text
+    def _file(self, role: str) -> KeysFile:
+        return {GM: self.gm, PLAYER: self.player}.get(role, self.viewer)
+
+    def identity(self, key: asyncssh.SSHKey, role: str) -> str:
+        """Who holds `key`, from its line in the file that gave it `role` (see the module docstring)."""
+        entry = self._file(role).entries.get(key.public_data, Entry())
+        name = clean_name(entry.name)
+        if name:
+            return name
+        comment = clean_name(entry.comment)
+        if not comment:
+            return fingerprint_name(key)
+        folded = comment.casefold()
+        for keys_file in (self.gm, self.player, self.viewer):
+            for blob, other in keys_file.entries.items():
+                if blob != key.public_data and folded in (clean_name(other.name).casefold(), clean_name(other.comment).casefold()):
+                    return f"{comment} ({fingerprint_name(key)})"  # another key says the same: tell them apart
+        return comment
+
+    def describe(self, key: asyncssh.SSHKey, role: str = VIEWER) -> str:
+        """The key's fingerprint and who it names, for the server's log."""
+        return f"{key.get_fingerprint('sha256')} ({self.identity(key, role)})"
 
     def anyone_can_connect(self) -> bool:
         return self.open_viewers or any(f.current() is not None for f in (self.gm, self.player, self.viewer))
@@ -257,6 +400,18 @@ class KeyRing:
         return fresh
 
 
+def _make_folders(folder: Path) -> None:
+    """Create `folder` and any missing folder above it, each 0700 (whatever the umask)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for each in reversed(missing):
+        os.mkdir(each, 0o700)
+
+
 def load_or_create_host_key(path: Path) -> tuple[asyncssh.SSHKey, bool]:
     """The server's host key at `path`, created (Ed25519, mode 0600) if missing; (key, created)."""
     if path.exists():
@@ -269,9 +424,15 @@ def load_or_create_host_key(path: Path) -> tuple[asyncssh.SSHKey, bool]:
             raise TrackerError(f"{path}: cannot be read as an SSH private key ({exc}); move it away to have a new one made") from None
     key = asyncssh.generate_private_key("ssh-ed25519", comment="tracker serve host key")
     data = key.export_private_key()
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        _make_folders(path.parent)
+    except OSError as exc:
+        raise TrackerError(f"{path.parent}: cannot create the folder for the host key: {exc.strerror}") from None
+    unsafe = folder_problem(path, "the host key")
+    if unsafe:
+        raise TrackerError(unsafe)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
         # Another server made it a moment ago: use theirs, so both present the same key.
         unsafe = host_key_problem(path, os.stat(path))

@@ -21,6 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 
@@ -59,9 +60,15 @@ class ServerProcess:
     _seen: threading.Condition = field(default_factory=threading.Condition)
 
     @classmethod
-    def start(cls, saves: Path, *extra: str, timeout: float = 60.0) -> "ServerProcess":
-        argv = [sys.executable, "-m", "tracker", "--saves", str(saves), "serve", "--port", "0", *extra]
-        proc = subprocess.Popen(argv, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    def start(
+        cls, saves: Path, *extra: str, timeout: float = 60.0, environ: dict[str, str] | None = None, python: str = sys.executable, **popen: Any
+    ) -> "ServerProcess":
+        """The server on a free port. Its config folder (default keys files, host key) is
+        `config` beside `saves` unless `environ` says otherwise: never the real one."""
+        argv = [python, "-m", "tracker", "--saves", str(saves), "serve", "--port", "0", *extra]
+        environ = dict(env() if environ is None else environ)
+        environ.setdefault("TRACKER_CONFIG", str(saves.parent / "config" / "config.toml"))
+        proc = subprocess.Popen(argv, env=environ, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)
         server = cls(proc)
         threading.Thread(target=server._pump, daemon=True).start()
         line = server.wait_line(r"listening on .* port (\d+)", timeout)
@@ -131,9 +138,11 @@ class Screen:
     session: _Collector
 
     @classmethod
-    async def connect(cls, port: int, key: asyncssh.SSHKey | None, size: tuple[int, int] = (100, 30), term: str = "xterm-256color", timeout: float = 30.0) -> "Screen":
+    async def connect(
+        cls, port: int, key: asyncssh.SSHKey | None, size: tuple[int, int] = (100, 30), term: str = "xterm-256color", timeout: float = 30.0, username: str = "player"
+    ) -> "Screen":
         conn = await asyncio.wait_for(
-            asyncssh.connect("127.0.0.1", port, known_hosts=None, client_keys=[key] if key is not None else None, username="player", agent_path=None),
+            asyncssh.connect("127.0.0.1", port, known_hosts=None, client_keys=[key] if key is not None else None, username=username, agent_path=None),
             timeout,
         )
         chan, session = await conn.create_session(_Collector, term_type=term, term_size=size, encoding=None)
@@ -173,6 +182,55 @@ class Screen:
         self.conn.close()
         with contextlib.suppress(asyncio.TimeoutError):  # closing: do not hang the caller
             await asyncio.wait_for(self.conn.wait_closed(), 5)
+
+
+def openssh_argv(ssh: str, port: int, key: Path, *args: str) -> list[str]:
+    """OpenSSH's `ssh` to 127.0.0.1:`port` with `key` alone, no config, no known hosts;
+    `args` go last (e.g. "-tt", "127.0.0.1", or a command)."""
+    return [
+        ssh, "-p", str(port), "-i", str(key), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+        "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-F", "/dev/null", *args,
+    ]
+
+
+class OpenSSHScreen:
+    """A real OpenSSH client on a forced pty (`ssh -tt`): what it has drawn, keys sent to it."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.seen = b""
+
+    @classmethod
+    async def start(cls, ssh: str, port: int, key: Path, *args: str) -> "OpenSSHScreen":
+        argv = openssh_argv(ssh, port, key, "-tt", *args, "127.0.0.1")
+        proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        return cls(proc)
+
+    async def wait_for(self, text: bytes) -> None:
+        """Read until `text` is drawn after what was seen so far (the caller bounds the time)."""
+        assert self.proc.stdout is not None
+        start = len(self.seen)
+        while text not in self.seen[start:]:
+            chunk = await self.proc.stdout.read(65536)
+            assert chunk, f"ssh ended before {text!r}: {self.seen[-500:]!r}"
+            self.seen += chunk
+
+    async def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        await self.proc.stdin.drain()
+
+    async def finish(self) -> int:
+        """Read to the end; ssh's exit status."""
+        assert self.proc.stdout is not None
+        while chunk := await self.proc.stdout.read(65536):
+            self.seen += chunk
+        return await self.proc.wait()
+
+    async def close(self) -> None:
+        if self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
 
 
 def alive(pid: int) -> bool:

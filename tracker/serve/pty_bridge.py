@@ -139,15 +139,16 @@ def leave_server(keep: int = -1) -> None:
     asyncio.set_event_loop_policy(None)
 
 
-def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Callable[[list[str]], int], argv: list[str]) -> None:
-    """In the child, right after os.fork: become the pty's session, run, never return."""
+def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Callable[[list[str]], int], argv: list[str], keep: int = -1) -> None:
+    """In the child, right after os.fork: become the pty's session, run, never return.
+    `keep`: a descriptor of the server's the child keeps (its control socket)."""
     code = 1
     try:
         os.setsid()
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
         for fd in (0, 1, 2):
             os.dup2(slave, fd)
-        leave_server()
+        leave_server(keep)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         if cwd is not None:
             os.chdir(cwd)
@@ -195,6 +196,7 @@ class PtyChild:
         in_process: Callable[[list[str]], int] | None = None,
         on_input_room: Callable[[], None] | None = None,
         attach: Callable[[int], HostedApp] | None = None,
+        control_fd: int | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = env
@@ -203,6 +205,7 @@ class PtyChild:
         self.on_output = on_output
         self.in_process = in_process  # fork and call this (see the module doc) instead of exec
         self.attach = attach  # give the slave to a shared process (see the module doc)
+        self.control_fd = control_fd  # the child's end of its line to the server: inherited, nothing else is
         self.process: asyncio.subprocess.Process | ForkedProcess | HostedApp | None = None
         self.on_input_room = on_input_room  # called when waiting input drops below INPUT_HIGH / 2
         self.dropped_input = 0  # bytes dropped at INPUT_CAP
@@ -239,6 +242,7 @@ class PtyChild:
                     start_new_session=True,
                     preexec_fn=_become_terminal_owner,
                     close_fds=True,
+                    pass_fds=() if self.control_fd is None else (self.control_fd,),
                 )
         except BaseException:
             os.close(master)
@@ -253,7 +257,7 @@ class PtyChild:
         assert self.in_process is not None
         pid = fork_flushed()
         if pid == 0:
-            _run_forked(slave, self.env, self.cwd, self.in_process, self.argv)  # never returns
+            _run_forked(slave, self.env, self.cwd, self.in_process, self.argv, -1 if self.control_fd is None else self.control_fd)  # never returns
         return ForkedProcess(pid)
 
     # ------------------------------------------------------------ output

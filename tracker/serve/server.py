@@ -1,68 +1,60 @@
 """`tracker serve`: the shared table over SSH, so players need no account on the host.
 
-Each SSH connection gets one interactive session: a pseudo-terminal sized from the
-client's pty request, with the app running on it (see pty_bridge). The server imports
-the app once at start and forks a child per connection (`--spawn fork`, the default),
-so a viewer costs the pages it writes, not a whole Python and Textual; `--spawn exec`
-runs `python -m tracker` per connection instead (slower and heavier, kept as a fallback
-and for measuring). The GM's
-key (in the GM authorized_keys file) gets the editing app; everyone else allowed in gets
-`--viewer`, which follows the file read-only and hides hidden combatants and their rolls.
-The child processes share the encounter file exactly as separate `tracker open` users on
-one host do (lock, revision, reload); the server's own copy of the fight (below) is only
-a starting point for new apps, never written.
+A table, not a file browser (DESIGN 8). The server serves one fight at a time, the
+table's: the one named by `--encounter`, or the one the GM opens from the GM's start
+screen. Each SSH connection gets one interactive session: a pseudo-terminal sized from
+the client's pty request, with the seat's app on it (pty_bridge, seat).
 
-Decisions where the brief is silent:
-- Only an interactive shell with a pty is served; `ssh host COMMAND`, subsystems (sftp),
-  port and agent forwarding are refused. A client without a pty (`ssh -T`) is told to
-  connect with a terminal.
-- One app per connection, so `--max-connections` (the table's seats) also caps the
-  apps. A connection takes a seat when it has authenticated; a connection over the cap
-  is then disconnected with "the table is full".
-- With `--encounter` and `--spawn fork`, viewers' apps share processes, up to
-  `--viewers-per-process` (default 10) each (viewer_host: why, and how a viewer that
-  stops reading or a process that dies is kept from the others); the GM's and players'
-  apps keep a process each. `--viewers-per-process 1` gives every viewer its own.
-- Strangers cannot fill the table (OpenSSH's MaxStartups and LoginGraceTime): connections
-  that have not authenticated yet are counted apart from the seats, at most
-  `--max-startups` (default 10) at once (more are dropped at once, before key exchange,
-  and logged), and each has `--login-grace` seconds (default 10) to authenticate.
+- The GM's keys get the editing app: on the table's fight, with the start screen one Esc
+  away; opening a fight there (or a new one) moves the table. The GM's app says so on a
+  socket only it holds (tracker.serve.control): a player, a viewer or a member of the
+  saves folder's group cannot forge it, as they could a file. The server checks the
+  path (a fight in the saves folder) and loads it.
+- Players and viewers are on the table's fight and nothing else: no start screen, no
+  other file, no Esc out (tracker.ui.app.Seat). When the GM moves the table, the server
+  starts each player's and viewer's app again on the new fight, on the same connection,
+  and the app says "The GM moved the table to NAME" (a form a player had open is dropped
+  with the fight it was for). Until the GM has opened a fight
+  (`tracker serve` without `--encounter`), they wait on a screen that says so, and get
+  the fight the moment there is one. Another GM connected stays where they are (they may
+  be preparing something) and may move the table too: the last move wins.
+- Who a person is comes from the key (keys.KeyRing.identity), never from the SSH user
+  name or the client's environment, and reaches the app in memory or on the seat's own
+  socket (seat.py); the user name is only logged, made harmless.
+- The server imports the app once at start and forks a child per connection (`--spawn
+  fork`, the default), so a viewer costs the pages it writes, not a whole Python and
+  Textual; `--spawn exec` runs `python -m tracker.serve.seat` per connection instead
+  (slower and heavier, kept as a fallback and for measuring). With a fight and `--spawn
+  fork`, viewers' apps share processes, up to `--viewers-per-process` (default 10) each
+  (viewer_host), one process per fight; the GM's and players' apps keep a process each.
+  The fight is loaded once in the server and inherited by every fork (preload.py);
+  before the first fork the server also draws it once, headless, so what Textual
+  caches is inherited too (measured with benchmarks/shared.py).
+- Admission (admission.py: OpenSSH's MaxStartups 10:30:100, per source address, login
+  grace, seats with some kept for GM keys; every refusal says why). The seat is decided
+  when a key is checked, so the refusal reaches the client while it still shows one.
 - A session without a pty (`ssh -T`), a command (`ssh host CMD`) and a subsystem (sftp)
   are answered on the client's stderr with what to do instead, with exit status 1, and
   the channel is closed; the connection's app slot stays free, so an asyncssh client may
-  open a proper session afterwards on the same connection.
+  open a proper session afterwards on the same connection. Port, agent and X11
+  forwarding are refused.
+- Window sizes are clamped to `MAX_COLUMNS` x `MAX_ROWS` (500x200: a 30000x30000 window
+  would make the app draw, and hold, a screen of 900 million cells), and resizes reach
+  the app at most every `RESIZE_EVERY` seconds (the last size always arrives).
 - Input is flow-controlled: keystrokes waiting for the app beyond 64 KiB stop the SSH
   channel's reading, so the client's window closes and it waits (the server holds at
   most that plus one window, 256 KiB, per connection, whatever a client sends).
-- Keys files and the host key are checked as OpenSSH's StrictModes does (see keys).
-- With `--encounter` and `--spawn fork`, the server also loads the encounter once at
-  start and keeps it current (a worker thread folds in the GM's changes, checked every
-  second), so a forked app starts with the fight already in memory, shared with its
-  siblings, instead of reading and replaying the file; it then follows the file as any
-  viewer does. While that refresh runs, a new app loads the file itself (a fork
-  must not copy a half-updated state). Before the first fork the server also draws the
-  encounter once, headless (what Textual caches, and what the widgets derive from the
-  whole fight and keep with the encounter, such as the timeline's index of actions, is
-  then inherited instead of rebuilt in every app), collects garbage, gives the memory
-  that loading freed back to the system (glibc's malloc_trim: free pages left resident
-  would be counted in every app's share) and freezes the collector. A forked viewer
-  then writes (and so copies) only what its own app touches: measured with
-  benchmarks/shared.py.
 - Idle means nothing passed either way (no keystroke, no screen output) for
   `--idle-timeout` seconds; a viewer watching a live fight is not idle, an abandoned
   terminal on a finished fight is. SSH keepalives (every 30 s, 3 missed) drop dead links.
 - The child gets the server's environment plus TERM from the pty request (default
-  xterm-256color), LANG/LC_*/COLORTERM if the client sent them, TRACKER_SAVES, the
-  package root on PYTHONPATH (so it runs from a checkout without the console script),
-  TRACKER_USER (the SSH user name, for the log), and for viewers TRACKER_READ_ONLY=1,
-  which the persistence layer enforces (nothing is written even if a key slipped through).
-- Players (a key in `--players-keys`, naming its combatants): the app opens with the
-  player's role for those names (`--player NAMES` on the command line the server
-  builds, or the role set on the forked app's session), never from what the client
-  sends. A player's app writes (their declarations) and every change passes the
-  session's guard; without `--encounter` the start screen is offered read-only.
-- Logs (stderr, one line each): start, connect (user, role, address, key fingerprint),
-  refusals, disconnect with the session's length, shutdown.
+  xterm-256color), LANG/LC_*/COLORTERM/NO_COLOR if the client sent them, TRACKER_SAVES,
+  the package root on PYTHONPATH (so it runs from a checkout without the console script),
+  and for viewers TRACKER_READ_ONLY=1, which the persistence layer enforces (nothing is
+  written even if a key slipped through). No identity travels in the environment.
+- Logs (stderr, one line each): start, connect (the user name typed, the seat's role,
+  address, key fingerprint and the name it gives), refusals, moves of the table,
+  disconnect with the session's length, shutdown.
 - SIGTERM / SIGINT: stop listening, end every child's process group (SIGHUP+SIGTERM, then
   SIGKILL after 2 s), wait for all of them, close the connections, exit 0.
 """
@@ -74,9 +66,9 @@ import asyncio
 import contextlib
 import gc
 import logging
-import threading
 import os
 import signal
+import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -88,8 +80,12 @@ import asyncssh
 import tracker
 from tracker import paths
 from tracker.engine import TrackerError
-from tracker.serve.keys import HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, load_or_create_host_key
+from tracker.serve import control
+from tracker.serve.admission import REFUSAL_GRACE, Admission, Startups
+from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, keys_folder, load_or_create_host_key, old_place_problem
+from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
+from tracker.serve.seat import SEAT_FD, SeatInfo
 from tracker.text import visible
 
 log = logging.getLogger("tracker.serve")
@@ -98,6 +94,8 @@ PASS_ENV_PREFIXES = ("LC_",)
 PASS_ENV = ("LANG", "COLORTERM", "NO_COLOR")
 KEEPALIVE_INTERVAL = 30.0
 WINDOW = 256 * 1024  # the most a client may send before the server reads (flow control)
+MAX_COLUMNS, MAX_ROWS = 500, 200
+RESIZE_EVERY = 0.1  # seconds between two sizes passed to an app
 NO_PTY = b"tracker: this is a full-screen terminal app; connect with a terminal: ssh -t (not -T), no command\r\n"
 NO_COMMAND = b"tracker: commands are not run here; connect with a terminal and no command: ssh -t HOST\r\n"
 
@@ -114,12 +112,18 @@ class ServeOptions:
     encounter: Path | None = None
     host_key: Path | None = None
     max_connections: int = 32
+    gm_seats: int = 2
     idle_timeout: float = 3600.0
-    max_startups: int = 10
+    startups: Startups = field(default_factory=Startups)
+    per_source: int = 30
     login_grace: float = 10.0
     spawn: str = "fork"
     viewers_per_process: int = 10
     python: str = sys.executable
+
+    @property
+    def admission(self) -> Admission:
+        return Admission(self.startups, self.per_source, self.max_connections, self.gm_seats)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, saves: Path) -> "ServeOptions":
@@ -129,14 +133,21 @@ class ServeOptions:
             encounter = paths.encounter_option(args.encounter, saves)
         if args.max_connections < 1:
             raise TrackerError(f"--max-connections: expected at least 1, got {args.max_connections}")
+        gm_seats = getattr(args, "gm_seats", None)
+        if gm_seats is None:  # never more than half the seats unless asked (a two-seat table: one)
+            gm_seats = min(cls.gm_seats, args.max_connections // 2)
+        if not 0 <= gm_seats <= args.max_connections:
+            raise TrackerError(f"--gm-seats: expected 0 to --max-connections ({args.max_connections}), got {gm_seats}")
         if args.idle_timeout <= 0:
             raise TrackerError(f"--idle-timeout: expected a number of seconds above 0, got {args.idle_timeout:g}")
         if not 0 <= args.port <= 65535:
             raise TrackerError(f"--port: expected 0-65535, got {args.port}")
-        max_startups = getattr(args, "max_startups", None)
-        max_startups = cls.max_startups if max_startups is None else max_startups
-        if max_startups < 1:
-            raise TrackerError(f"--max-startups: expected at least 1, got {max_startups}")
+        startups = getattr(args, "max_startups", None)
+        startups = Startups.parse(str(startups)) if startups is not None else Startups()
+        per_source = getattr(args, "per_source_startups", None)
+        per_source = min(cls.per_source, startups.full) if per_source is None else per_source
+        if per_source < 1:
+            raise TrackerError(f"--per-source-startups: expected at least 1, got {per_source}")
         login_grace = getattr(args, "login_grace", None)
         login_grace = cls.login_grace if login_grace is None else login_grace
         if login_grace <= 0:
@@ -148,6 +159,10 @@ class ServeOptions:
         per_process = cls.viewers_per_process if per_process is None else per_process
         if per_process < 1:
             raise TrackerError(f"--viewers-per-process: expected at least 1, got {per_process}")
+        if not args.host_key:
+            left_behind = old_place_problem(saves, HOST_KEY_DEFAULT, "--host-key FILE")
+            if left_behind:
+                raise TrackerError(left_behind)
         return cls(
             saves=saves,
             host=args.host,
@@ -157,145 +172,24 @@ class ServeOptions:
             open_viewers=bool(args.open_viewers),
             players_keys=getattr(args, "players_keys", None),
             encounter=encounter,
-            host_key=Path(args.host_key) if args.host_key else saves / HOST_KEY_DEFAULT,
+            host_key=Path(args.host_key) if args.host_key else keys_folder() / HOST_KEY_DEFAULT,
             max_connections=args.max_connections,
+            gm_seats=int(gm_seats),
             idle_timeout=float(args.idle_timeout),
-            max_startups=int(max_startups),
+            startups=startups,
+            per_source=int(per_source),
             login_grace=float(login_grace),
             spawn=spawn,
             viewers_per_process=int(per_process),
         )
 
 
-def child_argv(options: ServeOptions, role: str, combatants: tuple[str, ...] = ()) -> list[str]:
-    argv = [options.python, "-m", "tracker", "--saves", str(options.saves)]
-    if options.encounter is not None:
-        argv += ["open", str(options.encounter)]
-        if role == VIEWER:
-            argv.append("--viewer")
-    elif role == VIEWER:
-        argv += ["open", "--viewer"]  # the start screen, read-only
-    elif role == PLAYER:
-        argv += ["open"]  # the start screen, read-only for a player too
-    if role == PLAYER:
-        argv += ["--player", ",".join(combatants)]  # from the server's keys file only
-    return argv
+def seat_argv(options: ServeOptions) -> list[str]:
+    """What `--spawn exec` runs for a seat (the seat itself comes on its socket)."""
+    return [options.python, "-m", "tracker.serve.seat"]
 
 
-def preload() -> None:
-    """Import the app and everything it may show, once, before any fork (`--spawn fork`);
-    then freeze what is there so the children's collectors leave it alone."""
-    import importlib
-    import pkgutil
-
-    import rulesets
-    import tracker.cli  # noqa: F401
-    import tracker.ui.app  # noqa: F401
-    import tracker.ui.screens
-
-    for package in (tracker.ui.screens, rulesets):
-        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-            with contextlib.suppress(Exception):  # a module that fails here fails in the app, with a message
-                importlib.import_module(info.name)
-    gc.collect()
-    gc.freeze()
-
-
-def release_free_memory() -> None:
-    """Give back to the system the memory that loading and the warm-up freed (glibc's
-    malloc_trim). Left resident, those free pages would be inherited by every app and
-    counted in each one's share of memory; trimmed, they cost nothing. Elsewhere than
-    glibc this does nothing."""
-    try:
-        import ctypes
-        import ctypes.util
-
-        name = ctypes.util.find_library("c")
-        if name:
-            trim = getattr(ctypes.CDLL(name), "malloc_trim", None)
-            if trim is not None:
-                trim(0)
-    except (OSError, AttributeError, ValueError):
-        pass  # no C library to ask: the memory stays resident, and only the figure is worse
-
-
-def run_app(argv: list[str]) -> int:
-    """In a forked child: the CLI as `python -m tracker ARGV` would run it."""
-    from tracker.cli import main
-
-    return main(argv)
-
-
-class Preloaded:
-    """The encounter loaded once in the server, kept current, inherited by every fork."""
-
-    def __init__(self, path: Path) -> None:
-        from tracker.ui.live import Live
-
-        self.path = path
-        self.live = Live.open(path, viewer=True)
-        self.busy = threading.Lock()  # held while the worker thread folds in a change
-
-    def refresh(self) -> None:
-        with self.busy:
-            self.live.poll()
-
-    def changed(self) -> bool:
-        return self.live.store.file.changed_on_disk()
-
-    def runner(self, options: ServeOptions, role: str, combatants: tuple[str, ...] = ()) -> "Callable[[list[str]], int]":
-        """What the forked child runs: the app on the inherited encounter, or (while a
-        refresh is half done, or for a player whose names are not all in it: the CLI
-        says which) the CLI, which loads the file itself."""
-        if self.busy.locked():
-            return run_app
-        live = self.live
-        player = player_role(live, combatants) if role == PLAYER else None
-        if role == PLAYER and player is None:
-            return run_app
-
-        def run(argv: list[str]) -> int:
-            from tracker.ui.app import TrackerApp
-
-            from rulesets.dice import RandomDice
-
-            live.viewer = role in (VIEWER, PLAYER)  # a player sees what a viewer sees, and their own
-            if player is not None:
-                live.session.role = player  # decided here, from the key; the guard checks every change
-            live.session.user = os.environ.get("TRACKER_USER", "")
-            # Dice of its own: a copy of the server's generator would roll, in every app
-            # forked from it, the same numbers in the same order.
-            live.session.dice = RandomDice()
-            return int(TrackerApp(options.saves, self.path, role == VIEWER, live, role=player).run() or 0)
-
-        return run
-
-    def viewer_app(self, saves: Path) -> Any:
-        """A viewer's app on the inherited encounter, in a process shared by several
-        viewers (viewer_host): one encounter, one follower, for all of them."""
-        from tracker.ui.app import TrackerApp
-
-        from rulesets.dice import RandomDice
-
-        live = self.live
-        live.viewer = True
-        live.session.user = ""  # a viewer signs nothing
-        live.session.dice = RandomDice()  # not a copy of the server's generator (see runner)
-        return TrackerApp(saves, self.path, True, live)
-
-
-def player_role(live: Any, combatants: tuple[str, ...]) -> Any:
-    """The player's role for `combatants` as the encounter names them, or None if one is
-    not in it (the CLI then says so to the player)."""
-    from tracker.roles import Role
-
-    try:
-        return Role.player([live.encounter.combatant(name).name for name in combatants]) if combatants else None
-    except TrackerError:
-        return None
-
-
-def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str, str], user: str) -> dict[str, str]:
+def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
     root = str(Path(tracker.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -305,9 +199,9 @@ def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str,
             env[key] = value
     env.setdefault("LANG", "C.UTF-8")
     env["TRACKER_SAVES"] = str(options.saves)
-    env["TRACKER_USER"] = user
-    env["TRACKER_ROLE"] = role
-    env.pop("TRACKER_READ_ONLY", None)
+    # Nothing in the environment says who someone is (seat.py); drop what a parent set.
+    for key in ("TRACKER_USER", "TRACKER_ROLE", "TRACKER_READ_ONLY", SEAT_FD):
+        env.pop(key, None)
     if role == VIEWER:
         env["TRACKER_READ_ONLY"] = "1"
     # Textual's own dev-tools hooks would leak the server's settings to every player.
@@ -316,37 +210,50 @@ def child_env(options: ServeOptions, role: str, term: str, client_env: dict[str,
     return env
 
 
+def clamp_size(cols: int, rows: int) -> tuple[int, int]:
+    return max(1, min(cols, MAX_COLUMNS)), max(1, min(rows, MAX_ROWS))
+
+
 @dataclass
 class Connection:
     """One client: who, from where, as what, and its app."""
 
     ident: int
     peer: str
-    user: str = ""
+    source: str = ""  # the address, for --per-source-startups
+    user: str = ""  # the SSH user name the client typed: logged, never trusted
     role: str | None = None
     key: str = ""
+    name: str = ""  # who, from the key's line (keys.KeyRing.identity)
     combatants: tuple[str, ...] = ()  # a player's, from the players' keys file
+    refusal: str = ""  # refused before logging in: said once the client can hear it
     since: float = field(default_factory=time.monotonic)
     last_activity: float = field(default_factory=time.monotonic)
     conn: asyncssh.SSHServerConnection | None = None
     session: "TableSession | None" = None
 
     def who(self) -> str:
+        user = visible(self.user)[:40] or "?"
         if self.role is None:
-            return f"#{self.ident} {self.user or '?'}@{self.peer} unauthenticated"
-        role = f"player of {','.join(self.combatants)}" if self.role == PLAYER else self.role
-        return f"#{self.ident} {self.user or '?'}@{self.peer} {role} " + (f"key {self.key}" if self.key else "without a key")
+            return f"#{self.ident} {user}@{self.peer} unauthenticated"
+        role = f"player of {','.join(self.combatants)}" if self.combatants else self.role
+        return f"#{self.ident} {user}@{self.peer} {role} " + (f"key {self.key}" if self.key else "without a key")
 
 
 class TableServer:
-    """Owns the listening socket, the connections and their children."""
+    """Owns the listening socket, the connections, their children and the table's fight."""
 
     def __init__(self, options: ServeOptions, keyring: KeyRing) -> None:
         self.options = options
         self.keyring = keyring
+        self.admission = options.admission
         self.connections: dict[int, Connection] = {}  # authenticated: the seats
         self.pending: dict[int, Connection] = {}  # still logging in (MaxStartups)
+        self.refusing: dict[int, Connection] = {}  # refused, waiting to be told why
         self.children: set[PtyChild] = set()
+        self.fight: Path | None = options.encounter
+        self.fight_name = options.encounter.stem if options.encounter else ""
+        self._moving = asyncio.Lock()
         self._ident = 0
         self._listener: asyncssh.SSHAcceptor | None = None
         self._closing = False
@@ -363,20 +270,20 @@ class TableServer:
         log.info("host key %s %s: %s", host_key_path, "created" if created else "loaded", key.get_fingerprint("sha256"))
         if self.options.spawn == "fork":
             preload()
-            if self.options.encounter is not None:
-                started = time.monotonic()
-                try:
-                    self.preloaded = await asyncio.to_thread(Preloaded, self.options.encounter)
-                except TrackerError as exc:  # each app will say it on its screen
-                    log.warning("%s: not preloaded: %s", self.options.encounter, exc)
-                else:
-                    await self._warm_up()
-                    log.info("encounter %s loaded in %.1fs, shared by every app", self.options.encounter, time.monotonic() - started)
-                    self._keeper = asyncio.create_task(self._keep_current())
-                    if self.options.viewers_per_process > 1:
-                        from tracker.serve.viewer_host import ViewerHosts
+            if self.options.viewers_per_process > 1:
+                from tracker.serve.viewer_host import ViewerHosts
 
-                        self.viewer_hosts = ViewerHosts(self.options.viewers_per_process, str(self.options.saves))
+                self.viewer_hosts = ViewerHosts(self.options.viewers_per_process, str(self.options.saves))
+        if self.fight is not None:
+            started = time.monotonic()
+            try:
+                await self._load(self.fight)
+            except TrackerError as exc:  # each app will say it on its screen
+                log.warning("%s: not loaded: %s", self.fight, exc)
+            else:
+                if self.preloaded is not None:
+                    await self._warm_up()
+                    log.info("encounter %s loaded in %.1fs, shared by every app", self.fight, time.monotonic() - started)
         self._listener = await asyncssh.create_server(
             lambda: TableSSHServer(self),
             self.options.host,
@@ -395,9 +302,9 @@ class TableServer:
         self._watchdog = asyncio.create_task(self._idle_watch())
 
     async def _warm_up(self) -> None:
-        """Draw the encounter once, headless, before any fork: what Textual builds and
-        caches on a first run (widgets imported on use, parsed styles) is then shared by
-        every app instead of made again in each (measured: about 3 MB less per app)."""
+        """Draw the fight once, headless, before any fork: what Textual builds and caches
+        on a first run (widgets imported on use, parsed styles) is then shared by every
+        app instead of made again in each (measured: about 3 MB less per app)."""
         assert self.preloaded is not None
         from tracker.ui.app import TrackerApp
 
@@ -411,88 +318,166 @@ class TableServer:
         release_free_memory()
         gc.freeze()
 
+    async def _load(self, path: Path) -> None:
+        """Load `path` as the table's fight (raises TrackerError): preloaded with fork,
+        else only read for its name."""
+        if self.options.spawn == "fork":
+            preloaded = await asyncio.to_thread(Preloaded, path, self.options.saves)
+            old, self.preloaded = self.preloaded, preloaded
+            self.fight_name = preloaded.name
+            if old is not None:
+                del old
+                reload_frozen()
+            if self._keeper is None:
+                self._keeper = asyncio.create_task(self._keep_current())
+        else:
+            from tracker.persistence.store import EncounterFile
+
+            loaded = await asyncio.to_thread(EncounterFile(path).load)
+            self.fight_name = loaded.encounter.setup.name
+
     async def _keep_current(self) -> None:
-        preloaded = self.preloaded
-        assert preloaded is not None
         while True:
             await asyncio.sleep(1.0)
+            preloaded = self.preloaded
+            if preloaded is None:
+                continue
             try:
                 if await asyncio.to_thread(preloaded.changed):
                     await asyncio.to_thread(preloaded.refresh)
             except (OSError, TrackerError) as exc:
                 log.warning("%s: could not follow the file: %s", preloaded.path, exc)
 
-    def runner(self, role: str, combatants: tuple[str, ...] = ()) -> "Callable[[list[str]], int] | None":
+    # ---------------------------------------------------------- the table's fight
+    def fight_path(self, text: object) -> Path | None:
+        """The fight a GM's app names, if it is one of the saves folder's, else None."""
+        if not isinstance(text, str) or not os.path.isabs(text):
+            return None
+        try:
+            path = Path(text).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        if path.parent != self.options.saves or path.suffix != paths.SUFFIX or not path.is_file():
+            return None
+        return path
+
+    async def move(self, text: object, by: Connection) -> None:
+        """A GM's app opened a fight: the table follows (players and viewers too)."""
+        path = self.fight_path(text)
+        if path is None:
+            log.warning("ignored a move of the table by %s: not a fight in %s: %s", by.who(), self.options.saves, visible(str(text))[:200])
+            return
+        async with self._moving:  # one move at a time, in the order they came
+            if path == self.fight:
+                return
+            try:
+                await self._load(path)
+            except TrackerError as exc:
+                log.warning("the table stays where it is: %s cannot be loaded: %s", path, exc)
+                return
+            self.fight = path
+            log.info("%s moved the table to %s (%s)", by.who(), visible(self.fight_name), path)
+            notice = f"The GM moved the table to {self.fight_name}"
+            for record in list(self.connections.values()):
+                if record.role != GM and record.session is not None:
+                    record.session.restart(notice)
+
+    def seat_info(self, record: Connection, notice: str = "") -> SeatInfo:
+        return SeatInfo(
+            record.role or VIEWER,
+            record.name,
+            record.combatants,
+            str(self.fight) if self.fight is not None else "",
+            self.fight_name,
+            notice,
+            str(self.options.saves),
+        )
+
+    def runner(self, info: SeatInfo, sock: socket.socket | None) -> "Callable[[list[str]], int] | None":
         """What a forked child runs (None: exec a new program)."""
         if self.options.spawn != "fork":
             return None
-        if self.preloaded is not None:
-            return self.preloaded.runner(self.options, role, combatants)
-        return run_app
+        from tracker.serve import seat
 
-    def host_viewer(self, role: str, env: dict[str, str]) -> "Callable[[int], Any] | None":
+        preloaded = self.preloaded
+        live = preloaded.usable(Path(info.fight)) if preloaded is not None and info.fight else None
+        return lambda _argv: seat.run(info, live, sock)
+
+    def host_viewer(self, info: SeatInfo, env: dict[str, str]) -> "Callable[[int], Any] | None":
         """Where a viewer's app runs when viewers share processes: a function given the
         pty slave (None: a process of its own, as for the GM and players)."""
         hosts, preloaded = self.viewer_hosts, self.preloaded
-        if role != VIEWER or hosts is None or preloaded is None:
+        if info.role != VIEWER or hosts is None or preloaded is None or not info.fight or Path(info.fight) != preloaded.path:
             return None
-        if not hosts.has_room(env) and preloaded.busy.locked():
+        fight = str(preloaded.path)
+        if not hosts.has_room(env, fight) and preloaded.busy.locked():
             return None  # a new process forked now would copy a half-updated fight
-        saves = self.options.saves
-        return lambda slave: hosts.place(slave, env, lambda: preloaded.viewer_app(saves))
+        return lambda slave: hosts.place(slave, env, preloaded.viewer_app, fight, info.notice)
 
     @property
     def port(self) -> int:
         assert self._listener is not None
-        return self._listener.sockets[0].getsockname()[1]
+        return int(self._listener.sockets[0].getsockname()[1])
 
     # ---------------------------------------------------------- connections
     def new_connection(self, conn: asyncssh.SSHServerConnection) -> Connection | None:
-        """A connection still logging in, or None (dropped) if too many are (MaxStartups)."""
+        """A connection to log in, one refused (told why once it can hear it), or None
+        (closed at once)."""
         peer = conn.get_extra_info("peername") or ("?", 0)
         self._ident += 1
-        record = Connection(self._ident, f"{peer[0]}:{peer[1]}", conn=conn)
-        if self._closing or len(self.pending) >= self.options.max_startups:
-            if not self._closing:
-                log.warning("dropped %s: %d connections are still logging in (--max-startups)", record.who(), len(self.pending))
+        record = Connection(self._ident, f"{peer[0]}:{peer[1]}", str(peer[0]), conn=conn)
+        if self._closing:
             asyncio.get_running_loop().call_soon(conn.abort)
             return None
+        from_source = sum(1 for r in self.pending.values() if r.source == record.source)
+        refusal = self.admission.startup_refusal(len(self.pending), from_source)
+        if refusal:
+            log.warning("refused %s: %s", record.who(), refusal)
+            if len(self.refusing) >= self.admission.startups.full:
+                asyncio.get_running_loop().call_soon(conn.abort)  # no honest table: untold
+                return None
+            record.refusal = refusal
+            self.refusing[record.ident] = record
+            asyncio.get_running_loop().call_later(REFUSAL_GRACE, self._give_up, record)
+            return record
         self.pending[record.ident] = record
         return record
 
-    def seat_free(self, record: Connection) -> bool:
-        """Whether a seat is free now; if not, disconnect with the reason."""
-        assert record.conn is not None
-        if self._closing or len(self.connections) >= self.options.max_connections:
-            self.pending.pop(record.ident, None)
-            self._refuse_full(record)
-            return False
-        return True
+    def _give_up(self, record: Connection) -> None:
+        """A refused client that never got as far as hearing why."""
+        if self.refusing.pop(record.ident, None) is not None and record.conn is not None:
+            record.conn.abort()
 
-    def _refuse_full(self, record: Connection) -> None:
+    def tell_refusal(self, record: Connection) -> None:
         assert record.conn is not None
+        self.refusing.pop(record.ident, None)
+        record.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, record.refusal)
+
+    def seat_refusal(self, role: str) -> str:
+        """Why an authenticated client with `role` gets no seat now ("" if it does)."""
         if self._closing:
-            record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
-            return
-        log.warning("refused %s: the table is full (%d connections)", record.who(), len(self.connections))
-        record.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, f"the table is full ({self.options.max_connections} connections); try again later")
+            return "the table is closing"
+        gms = sum(1 for r in self.connections.values() if r.role == GM)
+        return self.admission.seat_refusal(role == GM, len(self.connections), gms)
 
-    def admit(self, record: Connection) -> bool:
-        """Seat an authenticated connection, or disconnect it with the reason (the
-        client's ssh prints it)."""
+    def refuse_seat(self, record: Connection, reason: str) -> None:
         assert record.conn is not None
         self.pending.pop(record.ident, None)
-        if self._closing:
-            record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
+        log.warning("refused %s: %s", record.who(), reason)
+        record.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
+
+    def admit(self, record: Connection) -> bool:
+        """Seat an authenticated connection, or disconnect it with the reason."""
+        reason = self.seat_refusal(record.role or VIEWER)
+        if reason:
+            self.refuse_seat(record, reason)
             return False
-        if len(self.connections) >= self.options.max_connections:
-            log.warning("refused %s: the table is full (%d connections)", record.who(), len(self.connections))
-            record.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, f"the table is full ({self.options.max_connections} connections); try again later")
-            return False
+        self.pending.pop(record.ident, None)
         self.connections[record.ident] = record
         return True
 
     def lost_connection(self, record: Connection, exc: Exception | None) -> None:
+        self.refusing.pop(record.ident, None)
         if self.pending.pop(record.ident, None) is not None:
             if exc is not None:
                 log.info("gone before logging in: %s (%s)", record.who(), exc)
@@ -543,7 +528,7 @@ class TableServer:
         await asyncio.gather(*(child.stop() for child in children), return_exceptions=True)
         if self.viewer_hosts is not None:
             await self.viewer_hosts.close()
-        for record in [*self.connections.values(), *self.pending.values()]:
+        for record in [*self.connections.values(), *self.pending.values(), *self.refusing.values()]:
             if record.conn is not None:
                 record.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the table is closing")
             self.lost_connection(record, None)
@@ -573,16 +558,15 @@ class TableSSHServer(asyncssh.SSHServer):
             self.table.lost_connection(self.record, exc)
 
     def begin_auth(self, username: str) -> bool:
-        if self.record is not None:
-            self.record.user = username
-            # A full table says so now, while the client still shows the reason (after
-            # authentication it would only see the connection close); the seat itself
-            # is taken when authentication succeeds (auth_completed).
-            if not self.table.seat_free(self.record):
+        record = self.record
+        if record is not None:
+            record.user = username  # logged only: anyone may type any name
+            if record.refusal:  # the key exchange is done: now the client hears why
+                self.table.tell_refusal(record)
                 self.record = None
         return True  # always authenticate: the key decides the role
 
-    # Public keys: GM or viewer by the authorized_keys files.
+    # Public keys: the role, the name and the seat by the authorized_keys files.
     def public_key_auth_supported(self) -> bool:
         return True
 
@@ -590,26 +574,40 @@ class TableSSHServer(asyncssh.SSHServer):
         record = self.record
         if record is None:
             return False
-        addr = record.peer.rsplit(":", 1)[0]
+        addr = record.source
         role = self.table.keyring.role_for(key, addr, addr)
         for problem in self.table.keyring.new_problems():
             log.error("%s", problem)  # a keys file made unsafe (or unreadable) while running
         if role is None:
-            log.info("refused key %s for %s@%s", self.table.keyring.describe(key), username, record.peer)
+            log.info("refused key %s for %s@%s", self.table.keyring.describe(key), visible(username)[:40], record.peer)
             return False
         # Several keys may be offered; the last one accepted is the one that signed.
-        record.role, record.key = role, self.table.keyring.describe(key)
+        record.role, record.key = role, self.table.keyring.describe(key, role)
+        record.name = self.table.keyring.identity(key, role)
         record.combatants = self.table.keyring.combatants(key, addr, addr) if role == PLAYER else ()
+        # The seat is decided now, while the client still shows a reason it is given
+        # (after authentication it would see only the connection close).
+        reason = self.table.seat_refusal(role)
+        if reason:
+            self.table.refuse_seat(record, reason)
+            self.record = None
+            return False
         return True
 
-    # Keyboard-interactive with no questions: a key-less player, only with --open-viewers.
+    # Keyboard-interactive with no questions: a key-less viewer, only with --open-viewers.
     def kbdint_auth_supported(self) -> bool:
         return self.table.keyring.open_viewers
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
-        if not self.table.keyring.open_viewers or self.record is None:
+        record = self.record
+        if not self.table.keyring.open_viewers or record is None:
             return False
-        self.record.role, self.record.key = VIEWER, ""
+        reason = self.table.seat_refusal(VIEWER)
+        if reason:
+            self.table.refuse_seat(record, reason)
+            self.record = None
+            return False
+        record.role, record.key, record.name = VIEWER, "", ""
         return True
 
     def password_auth_supported(self) -> bool:
@@ -636,7 +634,7 @@ class TableSSHServer(asyncssh.SSHServer):
 
 
 class TableSession(asyncssh.SSHServerSession[bytes]):
-    """The SSH channel <-> the app on its pty."""
+    """The SSH channel <-> the seat's app on its pty (started again when the table moves)."""
 
     def __init__(self, table: TableServer, record: Connection, owner: TableSSHServer | None = None) -> None:
         self.table = table
@@ -651,6 +649,10 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         self._ended = False
         self._input_paused = False
         self._released = False
+        self._restart = False  # the table moved: start the app again on the new fight
+        self._notice = ""  # what the next app says first
+        self._resized_at = 0.0
+        self._resize_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -659,7 +661,8 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         self.has_pty = True
         self.term = term_type
         if term_size[0] > 0 and term_size[1] > 0:
-            self.size = tuple(term_size)  # type: ignore[assignment]
+            cols, rows = clamp_size(term_size[0], term_size[1])
+            self.size = (cols, rows, term_size[2], term_size[3])
         return True
 
     def shell_requested(self) -> bool:
@@ -704,15 +707,36 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
     async def _run(self) -> None:
         chan = self.chan
         assert chan is not None
+        code: int | None = 0
+        while not self._ended:
+            self._restart = False
+            code = await self._run_app()
+            if code is None or not self._restart:
+                break
+        if code is not None and not self._ended:
+            self._ended = True
+            with contextlib.suppress(OSError):  # the client has already gone
+                chan.exit(code if code >= 0 else 128 - code)
+
+    async def _run_app(self) -> int | None:
+        """Start the seat's app on the table's fight and wait for it; its exit status
+        (None: it could not start, and the client was told)."""
+        chan = self.chan
+        assert chan is not None
         role = self.record.role or VIEWER
         client_env = {str(k): str(v) for k, v in (chan.get_environment() or {}).items()}
         options = self.table.options
-        argv = child_argv(options, role, self.record.combatants)
-        runner = self.table.runner(role, self.record.combatants)
-        env = child_env(options, role, self.term, client_env, self.record.user)
-        hosted = self.table.host_viewer(role, env)
+        info = self.table.seat_info(self.record, self._notice)
+        self._notice = ""
+        env = child_env(options, role, self.term, client_env)
+        # The seat's own line to the server: the GM's moves, and (exec) the seat itself.
+        ours, theirs = control.pair() if role == GM or options.spawn == "exec" else (None, None)
+        runner = self.table.runner(info, theirs)
+        hosted = self.table.host_viewer(info, env)
+        if theirs is not None and runner is None:
+            env[SEAT_FD] = str(theirs.fileno())
         child = PtyChild(
-            argv[3:] if runner else argv,  # forked: the arguments after `python -m tracker`
+            [] if runner else seat_argv(options),
             env,
             self.size,
             self._output,
@@ -720,27 +744,68 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
             in_process=runner,
             on_input_room=self._input_room,
             attach=hosted,
+            control_fd=theirs.fileno() if theirs is not None and hosted is None else None,
         )
         self.child = child
+        loop = asyncio.get_running_loop()
         try:
-            await child.start()
-        except OSError as exc:
-            log.error("cannot start the app for %s: %s", self.record.who(), exc)
-            with contextlib.suppress(OSError):
-                chan.write_stderr(f"tracker: the app could not start: {exc}\r\n".encode())
-                chan.exit(1)
-            return
-        self.table.children.add(child)
-        log.info("app pid %d for %s%s", child.pid, self.record.who(), " (a viewers' process)" if hosted else "")
-        try:
-            code = await child.wait()
+            try:
+                await child.start()
+            except OSError as exc:
+                log.error("cannot start the app for %s: %s", self.record.who(), exc)
+                with contextlib.suppress(OSError):
+                    chan.write_stderr(f"tracker: the app could not start: {exc}\r\n".encode())
+                    chan.exit(1)
+                self._ended = True
+                return None
+            finally:
+                if theirs is not None:
+                    theirs.close()  # the child holds its end now
+            if ours is not None:
+                ours.setblocking(False)
+                if runner is None:
+                    with contextlib.suppress(OSError):
+                        control.send(ours, {"op": "seat", "seat": info.to_json()})
+                if role == GM:
+                    loop.add_reader(ours.fileno(), self._control_readable, ours)
+            self.table.children.add(child)
+            log.info("app pid %d for %s%s", child.pid, self.record.who(), " (a viewers' process)" if hosted else "")
+            try:
+                return await child.wait()
+            finally:
+                await child.stop()  # reap the group even if the leader left something behind
+                self.table.children.discard(child)
         finally:
-            await child.stop()  # reap the group even if the leader left something behind
-            self.table.children.discard(child)
-        if not self._ended:
-            self._ended = True
-            with contextlib.suppress(OSError):  # the client has already gone
-                chan.exit(code if code >= 0 else 128 - code)
+            if ours is not None:
+                with contextlib.suppress(ValueError, OSError):
+                    loop.remove_reader(ours.fileno())
+                ours.close()
+
+    def _control_readable(self, sock: socket.socket) -> None:
+        """The GM's app said something on its line: a move of the table."""
+        try:
+            message, fd = control.receive(sock)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            message, fd = None, None
+        if fd is not None:
+            os.close(fd)
+        if message is None:
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_reader(sock.fileno())
+            return
+        if message.get("op") == "move" and self.record.role == GM:
+            self.table.track(asyncio.get_running_loop().create_task(self.table.move(message.get("path"), self.record)))
+
+    def restart(self, notice: str) -> None:
+        """The table moved: end this seat's app; `_run` starts it again on the new fight."""
+        if self._ended:
+            return
+        self._notice, self._restart = notice, True
+        child = self.child
+        if child is not None:
+            self.table.track(asyncio.get_running_loop().create_task(child.stop()))
 
     def _output(self, data: bytes) -> None:
         self.record.last_activity = time.monotonic()
@@ -775,10 +840,22 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
                 self.chan.resume_reading()
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        if width > 0 and height > 0:
-            self.size = (width, height, pixwidth, pixheight)
-            if self.child is not None:
-                self.child.resize(width, height, pixwidth, pixheight)
+        if width <= 0 or height <= 0:
+            return
+        cols, rows = clamp_size(width, height)
+        self.size = (cols, rows, pixwidth, pixheight)
+        wait = self._resized_at + RESIZE_EVERY - time.monotonic()
+        if wait <= 0:
+            self._apply_size()
+        elif self._resize_timer is None:
+            self._resize_timer = asyncio.get_running_loop().call_later(wait, self._apply_size)
+
+    def _apply_size(self) -> None:
+        """Pass the latest size to the app (at most every RESIZE_EVERY seconds)."""
+        self._resize_timer = None
+        self._resized_at = time.monotonic()
+        if self.child is not None and not self._ended:
+            self.child.resize(*self.size)
 
     def break_received(self, msec: int) -> bool:
         return False
@@ -799,6 +876,9 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
     def hang_up(self) -> None:
         """The client went away: end the app (the _run task reaps it)."""
         self._ended = True
+        if self._resize_timer is not None:
+            self._resize_timer.cancel()
+            self._resize_timer = None
         child = self.child
         if child is not None and child.process is not None and child.process.returncode is None:
             self.table.track(asyncio.get_running_loop().create_task(child.stop()))
@@ -835,7 +915,7 @@ async def run_server(options: ServeOptions, keyring: KeyRing, ready: "asyncio.Fu
         who.append(f"viewer keys {keyring.viewer.path}")
     if keyring.open_viewers:
         who.append("anyone else as a viewer")
-    target = f"encounter {options.encounter}" if options.encounter else f"saves {options.saves}"
+    target = f"encounter {options.encounter}" if options.encounter else f"saves {options.saves}, the fight the GM opens"
     log.info("listening on %s port %d (%s; %s); connect with: ssh -p %d %s", options.host, table.port, target, ", ".join(who), table.port, options.host)
     if ready is not None and not ready.done():
         ready.set_result(table.port)

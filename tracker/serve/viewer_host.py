@@ -16,7 +16,7 @@ sends the slave's descriptor to the host with the viewer's environment (SCM_RIGH
 host runs a TrackerApp for it on `HostedDriver`: Textual's Linux driver on that
 descriptor instead of the process's stdin and stderr.
 
-    server -> host   {"op": "open", "id": N, "env": {...}} with the pty slave
+    server -> host   {"op": "open", "id": N, "env": {...}, "notice": "..."} with the pty slave
                      {"op": "size", "id": N}    the window changed (set on the master)
                      {"op": "end", "id": N}     the client left: end that app
                      {"op": "quit"}             the host's last viewer left
@@ -51,12 +51,10 @@ Decisions:
 
 from __future__ import annotations
 
-import array
 import asyncio
 import contextlib
 import fcntl
 import functools
-import json
 import logging
 import os
 import select
@@ -73,6 +71,7 @@ from textual.app import App
 from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Size
 
+from tracker.serve.control import receive, send
 from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server
 from tracker.text import visible
 
@@ -80,41 +79,8 @@ log = logging.getLogger("tracker.serve")
 
 # What a terminal's output depends on: viewers share a process only if these agree.
 PROFILE = ("TERM", "COLORTERM", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE")
-MAX_MESSAGE = 256 * 1024  # an environment is a few kB; nothing legitimate comes close
 STALLED = 10.0  # seconds a viewer's terminal may take no output before it is given up
 QUIT_GRACE = 2.0  # seconds the host's apps have to restore their terminals when it ends
-
-
-# ---------------------------------------------------------------- the control socket
-def send(sock: socket.socket, message: dict[str, Any], fd: int | None = None) -> None:
-    data = json.dumps(message).encode()
-    if fd is None:
-        sock.sendmsg([data])
-    else:
-        sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
-
-
-def receive(sock: socket.socket) -> tuple[dict[str, Any] | None, int | None]:
-    """One message and the descriptor sent with it; (None, None) at end of file."""
-    size = array.array("i").itemsize
-    data, ancillary, _flags, _address = sock.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(4 * size))
-    fds: list[int] = []
-    for level, kind, payload in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            got = array.array("i")
-            got.frombytes(payload[: len(payload) - len(payload) % size])
-            fds.extend(got)
-    for extra in fds[1:]:  # at most one is ever sent: close anything else, never leak it
-        os.close(extra)
-    if not data:
-        for fd in fds[:1]:
-            os.close(fd)
-        return None, None
-    try:
-        message = json.loads(data)
-    except ValueError:
-        message = {}
-    return (message if isinstance(message, dict) else {}), (fds[0] if fds else None)
 
 
 # ---------------------------------------------------------------- in the host process
@@ -233,12 +199,12 @@ def _use_environment(env: dict[str, str]) -> None:
             os.environ[name] = value
 
 
-def run_host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
+def run_host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int:
     """The host process's main: apps for the viewers the server sends, until told to quit."""
     return asyncio.run(_host(sock, make_app))
 
 
-async def _host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
+async def _host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int:
     loop = asyncio.get_running_loop()
     sock.setblocking(False)
     apps: dict[int, App[Any]] = {}
@@ -249,11 +215,11 @@ async def _host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
         with contextlib.suppress(OSError):  # the server has gone: this host ends next
             send(sock, message)
 
-    async def run_one(ident: int, fd: int, env: dict[str, str]) -> None:
+    async def run_one(ident: int, fd: int, env: dict[str, str], notice: str) -> None:
         code = 1
         try:
             _use_environment(env)  # read by Textual as the app is made (TERM, COLORTERM, NO_COLOR)
-            app = make_app()
+            app = make_app(notice)
             setattr(app, "terminal_fd", fd)
             app.driver_class = HostedDriver
             apps[ident] = app
@@ -281,7 +247,7 @@ async def _host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
         op, ident = message.get("op"), message.get("id")
         if op == "open" and fd is not None and isinstance(ident, int):
             env = message.get("env") if isinstance(message.get("env"), dict) else {}
-            task = loop.create_task(run_one(ident, fd, {str(k): str(v) for k, v in env.items()}))
+            task = loop.create_task(run_one(ident, fd, {str(k): str(v) for k, v in env.items()}, str(message.get("notice", ""))))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             return
@@ -304,7 +270,7 @@ async def _host(sock: socket.socket, make_app: Callable[[], App[Any]]) -> int:
     return 0
 
 
-def _start_host(sock: socket.socket, saves: str, make_app: Callable[[], App[Any]]) -> None:
+def _start_host(sock: socket.socket, saves: str, make_app: Callable[[str], App[Any]]) -> None:
     """In the forked host, never returns: drop the server's descriptors, signal handlers
     and event loop (as pty_bridge's forked app does), then run the viewers' apps."""
     code = 1
@@ -366,7 +332,7 @@ class ViewerHost:
 
     def __init__(self, pool: "ViewerHosts", process: ForkedProcess, sock: socket.socket, profile: tuple[str, ...] = ()) -> None:
         self.pool = pool
-        self.profile = profile  # the kind of terminal its viewers have (PROFILE)
+        self.profile = profile  # its fight, and the kind of terminal its viewers have (PROFILE)
         self.process = process
         self.pid = process.pid
         self.sock = sock
@@ -386,10 +352,10 @@ class ViewerHost:
             return False
         return True
 
-    def attach(self, ident: int, slave: int, env: dict[str, str]) -> HostedViewer:
+    def attach(self, ident: int, slave: int, env: dict[str, str], notice: str = "") -> HostedViewer:
         viewer = HostedViewer(self, ident)
         self.viewers[ident] = viewer
-        if not self.tell({"op": "open", "id": ident, "env": env}, slave):
+        if not self.tell({"op": "open", "id": ident, "env": env, "notice": notice}, slave):
             viewer.ended(1)
         return viewer
 
@@ -455,26 +421,28 @@ class ViewerHosts:
         self._ending: set[asyncio.Task[None]] = set()
         self._ident = 0
 
-    def _with_room(self, env: dict[str, str]) -> ViewerHost | None:
-        profile = profile_of(env)
+    def _with_room(self, env: dict[str, str], fight: str) -> ViewerHost | None:
+        profile = (fight, *profile_of(env))
         return next((h for h in self.hosts if not h.closed and h.profile == profile and len(h.viewers) < self.per_host), None)
 
-    def has_room(self, env: dict[str, str]) -> bool:
-        """Whether a viewer with this environment would join a running host."""
-        return self._with_room(env) is not None
+    def has_room(self, env: dict[str, str], fight: str = "") -> bool:
+        """Whether a viewer with this environment would join a running host on `fight`."""
+        return self._with_room(env, fight) is not None
 
-    def place(self, slave: int, env: dict[str, str], make_app: Callable[[], App[Any]]) -> HostedViewer:
-        """Send the viewer on pty `slave` to a host for its kind of terminal with a free
-        place; else fork one, whose apps `make_app` builds."""
-        host = self._with_room(env)
+    def place(self, slave: int, env: dict[str, str], make_app: Callable[[str], App[Any]], fight: str = "", notice: str = "") -> HostedViewer:
+        """Send the viewer on pty `slave` to a host on `fight` for its kind of terminal
+        with a free place; else fork one, whose apps `make_app(notice)` builds (on the
+        fight the server holds now: a host's fight never changes; when the table moves,
+        its viewers go to hosts on the new fight, and it ends with its last viewer)."""
+        host = self._with_room(env, fight)
         if host is None:
-            host = self._fork(make_app, profile_of(env))
+            host = self._fork(make_app, (fight, *profile_of(env)))
             self.hosts.append(host)
             log.info("viewers' process %d started (up to %d viewers, TERM %s)", host.pid, self.per_host, visible(env.get("TERM", ""))[:40] or "unset")
         self._ident += 1
-        return host.attach(self._ident, slave, env)
+        return host.attach(self._ident, slave, env, notice)
 
-    def _fork(self, make_app: Callable[[], App[Any]], profile: tuple[str, ...]) -> ViewerHost:
+    def _fork(self, make_app: Callable[[str], App[Any]], profile: tuple[str, ...]) -> ViewerHost:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.settimeout(5.0)  # sends only ever wait this long for a host that stopped reading
         pid = fork_flushed()

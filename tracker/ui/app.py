@@ -14,14 +14,28 @@ with `tracker open FILE` goes back to the start screen of the saves folder (the 
 own folder when no saves folder was given). `q` quits, asking first when a form holds
 unsaved input. Esc then a key, read together as alt+KEY, is Esc followed by that key
 (guard.py, `split_escape`), unless a binding claims the alt key. Notifications are plain text (never markup): they quote names and notes.
+
+A seat at a served table (`Seat`: `tracker serve`, `tracker web`) is not a local session:
+- A player's or viewer's seat shows the table's fight and nothing else: no start screen
+  (Esc on the fight says where they are and who chooses the fight), no file to open. With
+  no fight yet (the GM has not opened one) it waits on a screen that says so; when the GM
+  moves the table, the server starts the seat's app again on the new fight, saying so.
+- The GM's seat keeps the start screen (Esc from the fight goes there), and opening a
+  fight from it (or a new one) moves the table: `Seat.moved` tells the server, over a
+  line only the GM's app holds (tracker.serve.control).
+- A browser tab's seat (`web`) is never ended from inside: q and the palette's Quit say
+  to close the tab instead, so no tab is left showing a dead session.
+- A seat never writes the server's config file (a theme picked in the palette is not
+  remembered), and signs changes with the name its key gives (`user`), never the OS
+  account the server runs as.
 """
 
 from __future__ import annotations
 
-import getpass
-import os
 import sys
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import events
@@ -32,20 +46,31 @@ from textual.widgets import Input
 from tracker.engine import TrackerError
 from tracker.text import visible
 from tracker.ui import guard
-from tracker.roles import Role
+from tracker.roles import GM, Role, account
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
 from tracker.ui.screens.encounter import EncounterScreen
 
 
-def _user() -> str:
-    # `tracker serve` runs every app as the server's account and names the SSH user here.
-    if os.environ.get("TRACKER_USER"):
-        return os.environ["TRACKER_USER"]
-    try:
-        return getpass.getuser()
-    except Exception:  # no passwd entry (containers): a change is still recorded, unsigned
-        return os.environ.get("USER", "")
+WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """This app is a seat at a served table (see the module docstring)."""
+
+    kind: str = "viewer"  # gm, player or viewer (tracker.roles): who sits here
+    fight: str = ""  # the table's fight by its name, for what Esc says
+    notice: str = ""  # said once the first screen is up, a line each ("the GM moved the table to ...")
+    moved: Callable[[Path], None] | None = None  # the GM's: tell the server the table moved
+    web: bool = False  # a browser tab
+
+    def where(self) -> str:
+        """What Esc says to a player or viewer: where they are, and who chooses."""
+        leave = "close the tab to leave" if self.web else "q leaves"
+        if not self.fight:
+            return f"No fight yet: this screen changes when the GM opens one ({leave})"
+        return f"The GM chooses the table's fight: this is {self.fight} ({leave})"
 
 
 def unsaved_input(screen: Screen[object]) -> bool:
@@ -64,16 +89,20 @@ class TrackerApp(App[int]):
     COMMANDS = App.COMMANDS | {CommandTable}
     # q and ? are screen commands; ctrl+q stays Textual's own quit.
 
-    def __init__(self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None) -> None:
+    def __init__(
+        self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None, seat: Seat | None = None
+    ) -> None:
         super().__init__()
         self.role = role
+        self.seat = seat
+        self._told_where = -WHERE_SHOWN  # when Esc last said where a seat is
         from tracker import config
 
         config.apply(self, viewer)  # theme and key bindings from the user's config file
         self.saves = saves
         self.file = file
         self.viewer = viewer
-        self.user = _user() if user is None else user
+        self.user = account() if user is None else user
         self.live = live
         self.animation_level = "none"
         self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
@@ -128,10 +157,17 @@ class TrackerApp(App[int]):
         if self.live is not None:
             self._attach(self.live)
             self.push_screen(EncounterScreen(self.live))
+        elif self.seat is not None and self.seat.kind != GM:
+            from tracker.ui.screens.start import WaitingScreen
+
+            self.push_screen(WaitingScreen(self.seat))
         else:
             from tracker.ui.screens.start import StartScreen  # not needed for `tracker open`
 
             self.push_screen(StartScreen(self.saves))
+        if self.seat is not None:
+            for line in self.seat.notice.splitlines():  # a notification each: they quote names
+                self.notify(line, timeout=10)
 
     def _attach(self, live: Live) -> None:
         if not any(live is known for known in self._attached):
@@ -173,7 +209,8 @@ class TrackerApp(App[int]):
     def watch_theme(self, theme: str) -> None:
         from tracker import config
 
-        config.theme_changed(self, theme, getattr(self, "viewer", False))  # a theme picked in the palette is remembered
+        # A theme picked in the palette is remembered, never by a seat at a served table.
+        config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None)
 
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""
@@ -184,9 +221,17 @@ class TrackerApp(App[int]):
             from tracker.ui.screens.roster import RosterScreen
 
             self.push_screen(RosterScreen(live))
+        if self.seat is not None and self.seat.moved is not None:
+            self.seat.moved(path)  # the GM's start screen: the table follows
 
     def back_to_start(self) -> None:
-        """Escape on the bottom encounter screen: the start screen of the saves folder."""
+        """Escape on the bottom encounter screen: the start screen of the saves folder;
+        at a player's or viewer's seat, where they are instead."""
+        if self.seat is not None and self.seat.kind != GM:
+            if time.monotonic() - self._told_where > WHERE_SHOWN:  # a burst of Esc: said once
+                self._told_where = time.monotonic()
+                self.notify(self.seat.where(), timeout=WHERE_SHOWN)
+            return
         from tracker.ui.screens.start import StartScreen
 
         saves = self.saves if self.saves.is_dir() or self.file is None else self.file.parent
@@ -198,8 +243,11 @@ class TrackerApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):
             writes_host = command.title in self.HOST_WRITING_COMMANDS
-            if not (writes_host and (self.viewer or (self.role is not None and self.role.is_player))):
-                yield command
+            if writes_host and (self.viewer or (self.role is not None and self.role.is_player)):
+                continue
+            if command.title == "Quit" and self.seat is not None and self.seat.web:
+                continue  # a tab is left by closing it (see the module docstring)
+            yield command
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         widget = event.widget
@@ -212,7 +260,11 @@ class TrackerApp(App[int]):
         self.quit_asking()
 
     def quit_asking(self) -> None:
-        """Quit, asking first when an open form holds input that would be lost."""
+        """Quit, asking first when an open form holds input that would be lost (a browser
+        tab's seat: say how to leave instead)."""
+        if self.seat is not None and self.seat.web:
+            self.notify("This tab stays on the table's fight: close the tab to leave", timeout=6)
+            return
         unsaved = [s for s in self.screen_stack if unsaved_input(s)]
         if not unsaved:
             self.quit_now()
@@ -243,7 +295,7 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) 
     live = None
     if file is not None:
         try:
-            live = Live.open(file, viewer, _user(), role)
+            live = Live.open(file, viewer, account(), role)
         except TrackerError as exc:
             sys.stderr.write(f"tracker: {exc}\n")
             return 1

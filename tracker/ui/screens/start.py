@@ -10,6 +10,10 @@ reason under the list when it is highlighted; it is never read, and cannot be op
 or duplicated from here. New asks for a name and a
 ruleset (from the registry), creates the file and opens the roster editor; duplicate
 copies a save under a new name (revision restarted at 0); delete asks first.
+
+`WaitingScreen`: a player's or viewer's seat at a served table (`tracker serve` without
+`--encounter`) before the GM has opened a fight. It lists nothing and opens nothing; the
+server starts the seat's app again on the fight as soon as the GM opens one.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
@@ -36,6 +42,9 @@ from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
 from tracker.ui.screens.help import HelpScreen
+
+if TYPE_CHECKING:
+    from tracker.ui.app import Seat
 from rulesets import registry
 
 
@@ -261,3 +270,22 @@ class StartScreen(Screen[None]):
 
     def do_quit(self) -> None:
         self.app.quit_asking()  # type: ignore[attr-defined]
+
+
+class WaitingScreen(Screen[None]):
+    """A seat at a table with no fight yet (see the module docstring)."""
+
+    BINDINGS = [Binding("escape", "where", "Where am I", show=False), Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, seat: "Seat") -> None:
+        super().__init__()
+        self.seat = seat
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="start"):
+            yield Label("The GM has not opened a fight yet.", classes="title", id="waiting-title")
+            yield Label("This screen changes to the table's fight as soon as the GM opens one.", id="waiting-note")
+        yield Footer()
+
+    def action_where(self) -> None:
+        self.app.back_to_start()  # type: ignore[attr-defined]  # at a seat: says where it is, once a burst

@@ -1,0 +1,167 @@
+"""What runs on one seat of `tracker serve`: the app for a GM, a player or a viewer, on the
+table's fight, signed with the name the seat's key gives.
+
+The server decides everything about a seat (`SeatInfo`: role, name, combatants, the fight)
+from the key that logged in, and hands it to the app it starts by a way nobody else can
+reach:
+- forked apps (`--spawn fork`, the default) inherit it in memory: the server builds the
+  `SeatInfo` before it forks, and the child builds the app from it (`build_app`);
+- `--spawn exec` runs `python -m tracker.serve.seat`, which reads the `SeatInfo` as the
+  first message on a socket it inherits from the server (tracker.serve.control; its
+  number in `TRACKER_SEAT_FD`). It cannot be forged by another local account: the
+  socket is a pair the server made, with no name in the file system, held by the server
+  and this child alone; and the child checks with SO_PEERCRED (the kernel's word) that
+  the other end is its parent process running as its own account, so a process that
+  another account started can never be it. (Whoever runs programs as the server's own
+  account can do anything that account can, such as edit the saves: that account is
+  the GM's.) No environment variable names anyone: the app reads no identity from one.
+
+A player whose key names no combatant in the fight watches it as a viewer and is told
+"No combatant of yours is in this fight" (never the fight's roster); their combatants
+are theirs again when the GM moves the table to a fight they are in. A fight that
+cannot be opened is reported in full to the GM only; players and viewers are told it
+could not be opened (no path, no file's contents).
+
+The GM's app tells the server where it moved the table on the same socket
+(`{"op": "move", "path": ...}`); the server checks the path itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tracker.engine import TrackerError
+from tracker.serve import control
+from tracker.serve.keys import GM, PLAYER, VIEWER
+
+if TYPE_CHECKING:
+    from tracker.roles import Role
+    from tracker.ui.app import TrackerApp
+    from tracker.ui.live import Live
+
+SEAT_FD = "TRACKER_SEAT_FD"
+NONE_OF_YOURS = "No combatant of yours is in this fight: you watch it as a viewer until the GM moves the table"
+NOT_OPENED = "the table's fight could not be opened; the GM can see why"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    role: str  # keys.GM, PLAYER or VIEWER
+    name: str = ""  # who, from the key's line ("" for a viewer without a key)
+    combatants: tuple[str, ...] = ()  # a player's, from the players' keys file
+    fight: str = ""  # the table's fight (a path), "" while the GM has not opened one
+    fight_name: str = ""
+    notice: str = ""  # said when the app is up
+    saves: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["combatants"] = list(self.combatants)
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> "SeatInfo":
+        if not isinstance(data, dict) or data.get("role") not in (GM, PLAYER, VIEWER):
+            raise ValueError("not a seat")
+        text = {k: str(data.get(k, "")) for k in ("name", "fight", "fight_name", "notice", "saves")}
+        combatants = data.get("combatants", [])
+        names = tuple(str(n) for n in combatants) if isinstance(combatants, (list, tuple)) else ()
+        return cls(str(data["role"]), combatants=names, **text)
+
+
+def player_role(live: "Live", combatants: tuple[str, ...]) -> "Role | None":
+    """The player's role for those of `combatants` that are in the fight (as the fight
+    spells them), or None if none is."""
+    from tracker.roles import Role
+
+    present = []
+    for name in combatants:
+        with contextlib.suppress(TrackerError):
+            present.append(live.encounter.combatant(name).name)
+    return Role.player(present) if present else None
+
+
+def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None) -> "TrackerApp":
+    """The app for this seat; `live`: the fight already loaded (inherited from the server),
+    else it is opened here. Raises TrackerError if the fight cannot be opened."""
+    from rulesets.dice import RandomDice
+    from tracker.roles import Role
+    from tracker.ui.app import Seat, TrackerApp
+    from tracker.ui.live import Live
+
+    notices = [info.notice] if info.notice else []
+    role: Role | None = None
+    viewer = info.role != GM
+    if live is None and info.fight:
+        live = Live.open(Path(info.fight), viewer=viewer)
+    if live is not None:
+        if info.role == PLAYER:
+            role = player_role(live, info.combatants)
+            if role is None:
+                notices.append(NONE_OF_YOURS)
+        live.viewer = viewer  # a player sees what a viewer sees, and their own
+        live.session.role = role or (Role.viewer() if viewer else Role.gm())  # from the key; the guard checks every change
+        live.session.user = info.name if info.role != VIEWER else ""  # a viewer signs nothing
+        # Dice of its own: a copy of the server's generator would roll, in every app
+        # forked from it, the same numbers in the same order.
+        live.session.dice = RandomDice()
+    seat = Seat(info.role, info.fight_name, "\n".join(notices), moved if info.role == GM else None)
+    file = Path(info.fight) if info.fight else None
+    return TrackerApp(Path(info.saves), file, viewer and role is None, live, user=info.name, role=role, seat=seat)
+
+
+def reporter(sock: socket.socket | None) -> Any:
+    """The GM's `Seat.moved`: tell the server, on this seat's own socket, where the table went."""
+    if sock is None:
+        return None
+
+    def moved(path: Path) -> None:
+        with contextlib.suppress(OSError):  # the server has gone: the app is about to end too
+            control.send(sock, {"op": "move", "path": str(path)})
+
+    return moved
+
+
+def run(info: SeatInfo, live: "Live | None" = None, sock: socket.socket | None = None) -> int:
+    """Run the seat's app on this terminal; the exit status."""
+    try:
+        app = build_app(info, live, reporter(sock))
+    except TrackerError as exc:
+        message = str(exc) if info.role == GM else NOT_OPENED
+        sys.stderr.write(f"tracker: {message}\r\n")
+        return 1
+    result = app.run()
+    return int(result or 0)
+
+
+def main() -> int:
+    """`python -m tracker.serve.seat` (`--spawn exec`): the seat from the inherited socket."""
+    try:
+        fd = int(os.environ.get(SEAT_FD, ""))
+        sock = socket.socket(fileno=fd)
+    except (ValueError, OSError):
+        sys.stderr.write("tracker: this runs only as a seat started by `tracker serve`\n")
+        return 2
+    try:
+        if sock.family != socket.AF_UNIX or not control.peer_is_parent(sock):
+            raise ValueError("not the server")
+        message, extra = control.receive(sock)
+        if extra is not None:
+            os.close(extra)
+        info = SeatInfo.from_json((message or {}).get("seat"))
+    except (ValueError, OSError, json.JSONDecodeError):
+        sys.stderr.write("tracker: this runs only as a seat started by `tracker serve`\n")
+        return 2
+    os.environ.pop(SEAT_FD, None)
+    return run(info, None, sock)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
