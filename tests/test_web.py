@@ -160,8 +160,9 @@ async def test_a_tab_shows_the_fight_and_neither_esc_nor_q_take_it_elsewhere_or_
 def test_web_needs_the_fight_and_refuses_an_unknown_one(saves: Path) -> None:
     for extra, message in (((), "--encounter NAME is required"), (("--encounter", "nope"), "--encounter nope: no such encounter")):
         run = subprocess.run([sys.executable, "-m", "tracker", "--saves", str(saves), "web", "--port", "0", *extra], env=env(), capture_output=True, text=True, timeout=60)
+        # The GM's own command at start: naming the folder searched and its fights helps the
+        # GM; no tab is open yet, so nobody else reads it.
         assert run.returncode == 1 and message in run.stderr and "Traceback" not in run.stderr
-        assert str(saves) not in run.stderr  # no path of the GM's in a refusal
 
 
 # ------------------------------------------------------------------ origin, sessions, frames
