@@ -112,6 +112,15 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
     def values(self) -> dict[str, str]:
         return {f.name: self.query_one(f"#f-{f.name}", Input).value.strip() for f in self.fields}
 
+    def has_unsaved_input(self) -> bool:
+        """A field differs from what the form opened with (a quit would lose it). Compared
+        with the fields' own starting values, so a key typed before the field's first focus
+        was seen (a burst on a loaded host) still counts."""
+        try:
+            return any(self.query_one(f"#f-{f.name}", Input).value != f.value for f in self.fields)
+        except Exception:  # not mounted yet, or closing: nothing typed into it
+            return False
+
     def _check(self, f: FormField, text: str) -> bool:
         error = ""
         if f.check is not None and text:
