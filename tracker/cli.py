@@ -385,10 +385,20 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
     if command == "play":
         return _play(args, saves, stdin, out)
     if command == "serve":
+        _needs_posix()
         from tracker.serve import serve
 
         return serve(args, saves)
     raise TrackerError(f"unknown command {command!r}")
+
+
+def _needs_posix() -> None:
+    """`tracker serve` gives each seat a pseudo-terminal (fcntl, termios): POSIX only."""
+    try:
+        import fcntl  # noqa: F401
+        import termios  # noqa: F401
+    except ImportError:
+        raise TrackerError("tracker serve needs a POSIX host (Linux, macOS, BSD): each seat runs in a pseudo-terminal; on Windows, run it under WSL") from None
 
 
 def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Role | None:

@@ -47,7 +47,8 @@ from pathlib import Path
 from tracker.engine.errors import TrackerError
 
 MAX_LINKS = 40  # as the kernel's own limit on links followed in one path
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+# getattr: flags a platform lacks (Windows: O_DIRECTORY, O_CLOEXEC, ...) are not asked for.
+_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
 

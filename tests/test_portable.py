@@ -1,0 +1,125 @@
+"""Runs locally on Windows (issue 24, item 6): the app and the local commands import
+nothing POSIX-only. Simulated here by hiding the POSIX modules in a fresh interpreter
+(an import of a module set to None in sys.modules raises ImportError, as on Windows) and
+standing in for `msvcrt` with a lock that records its calls, so the lock shim's Windows
+branch is the one that runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+POSIX_ONLY = ("fcntl", "pwd", "grp", "termios", "tty", "pty", "resource")
+# The app's own code, with Textual's terminal driver left as it is: Textual picks its
+# Windows driver there itself, and its Linux one (termios) here.
+APP_HIDES = ("fcntl", "pwd", "grp", "pty", "resource")
+
+# Run before the tracker is imported: POSIX modules hidden, msvcrt.locking stood in for
+# by the real flock (taken before hiding it) and every call counted in `_calls`. The
+# standard modules that tell Windows by finding msvcrt (subprocess, asyncio, getpass)
+# are loaded before the stand-in appears, so they keep working as on this host.
+PRELUDE = textwrap.dedent(
+    """
+    import sys, types, fcntl as _real
+    POSIX_ONLY = HIDDEN
+    for _name in POSIX_ONLY:
+        sys.modules.pop(_name, None)
+        sys.modules[_name] = None
+    import asyncio, getpass, subprocess
+    _calls = []
+    def _locking(fd, mode, nbytes):
+        _calls.append(mode)
+        if mode == 1:
+            _real.flock(fd, _real.LOCK_EX | _real.LOCK_NB)
+        else:
+            _real.flock(fd, _real.LOCK_UN)
+    msvcrt = types.ModuleType("msvcrt")
+    msvcrt.LK_UNLCK, msvcrt.LK_NBLCK = 0, 1
+    msvcrt.locking = _locking
+    sys.modules["msvcrt"] = msvcrt
+    """
+)
+
+
+def _run(code: str, cwd: Path, env_extra: dict[str, str], hidden: tuple[str, ...] = POSIX_ONLY) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **env_extra, "PYTHONPATH": str(ROOT)}
+    env.pop("TRACKER_DEBUG", None)
+    return subprocess.run([sys.executable, "-c", PRELUDE.replace("HIDDEN", repr(hidden)) + textwrap.dedent(code)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_local_commands_run_without_posix_modules(tmp_path: Path) -> None:
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    (saves / "seraph.toml").write_bytes((ROOT / "saves" / "seraph-vs-sphinx.toml").read_bytes())
+    code = """
+    import io, json
+    from tracker.cli import main
+    results = {}
+    def run(*argv, stdin=""):
+        out = io.StringIO()
+        results[" ".join(argv)] = (main(list(argv), stdin=io.StringIO(stdin), stdout=out), out.getvalue())
+    run("show", "seraph")
+    run("check", "seraph")
+    run("play", "seraph", "--seed", "3", stdin="next\\n")
+    run("export", "seraph", "--format", "html")
+    run("odds", "d6", "3D", "--difficulty", "10")
+    run("serve")
+    print(json.dumps({"results": results, "locks": _calls, "hidden": [n for n in POSIX_ONLY if sys.modules.get(n) is not None]}))
+    """
+    done = _run(code, tmp_path, {"TRACKER_SAVES": str(saves), "TRACKER_CONFIG": str(tmp_path / "config.toml")})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    results = report["results"]
+    assert results["show seraph"][0] == 0 and "Seraph" in results["show seraph"][1]
+    assert results["check seraph"][0] == 0 and ": ok (" in results["check seraph"][1]
+    assert results["play seraph --seed 3"][0] == 0, done.stderr
+    assert results["export seraph --format html"][0] == 0 and "<html" in results["export seraph --format html"][1]
+    assert results["odds d6 3D --difficulty 10"][0] == 0 and "59.18% (767/1296)" in results["odds d6 3D --difficulty 10"][1]
+    # the save was changed under the lock, taken and released through the Windows branch
+    assert report["locks"] and report["locks"].count(1) == report["locks"].count(0)
+    assert report["hidden"] == []
+    # serve says it needs a POSIX host, in one line, never a traceback
+    assert results["serve"][0] == 1
+    assert "needs a POSIX host" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_app_runs_without_posix_modules(tmp_path: Path) -> None:
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    (saves / "seraph.toml").write_bytes((ROOT / "saves" / "seraph-vs-sphinx.toml").read_bytes())
+    code = """
+    import asyncio, json
+    from pathlib import Path
+    from tracker.ui.app import TrackerApp
+    from tracker.ui.live import Live
+    from tracker.roles import account
+
+    async def main():
+        file = Path("saves/seraph.toml")
+        app = TrackerApp(Path("saves"), file, False, Live.open(file, False, account(), None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(200):
+                if "Seraph" in str(app.screen.query("*").first().render()) or app.screen.query("#roster"):
+                    break
+                await pilot.pause(0.05)
+            shown = type(app.screen).__name__
+        return shown, app.errors
+
+    shown, errors = asyncio.run(main())
+    print(json.dumps({"screen": shown, "errors": [repr(e) for e in errors], "user": account()}))
+    """
+    done = _run(code, tmp_path, {"TRACKER_CONFIG": str(tmp_path / "config.toml")}, APP_HIDES)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["screen"] == "EncounterScreen"
+    assert report["errors"] == []
+    assert report["user"]  # an account name without the passwd database
