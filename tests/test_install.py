@@ -53,6 +53,8 @@ def test_saves_folder_order(nowhere: Path, monkeypatch: pytest.MonkeyPatch) -> N
     user = nowhere / "data" / "segment-tracker" / "saves"
     assert paths.locate() == paths.Saves(user, "user data folder")
     (nowhere / "saves").mkdir()
+    assert paths.locate() == paths.Saves(user, "user data folder")  # a ./saves by its name alone: no
+    (nowhere / "saves" / paths.MARKER).write_text("", encoding="utf-8")
     assert paths.locate() == paths.Saves(Path("saves"), "./saves")
     monkeypatch.setenv("TRACKER_SAVES", str(nowhere / "env"))
     assert paths.locate().source == "TRACKER_SAVES"
@@ -76,6 +78,35 @@ def test_user_data_folder_starts_with_the_worked_examples(nowhere: Path) -> None
     (folder / EXAMPLES[0]).unlink()
     paths.prepare(place)
     assert not (folder / EXAMPLES[0]).exists()
+
+
+def test_the_first_command_after_installing_finds_the_examples(nowhere: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24: `tracker show seraph-vs-sphinx` right after `pipx install` (no bare
+    `tracker` run before) shows the fight; the user data folder is made for it."""
+    code, out = run("show", "seraph-vs-sphinx")
+    assert code == 0, capsys.readouterr().err
+    assert "Seraph" in out
+    assert sorted(p.name for p in (nowhere / "data" / "segment-tracker" / "saves").glob("*.toml")) == EXAMPLES
+
+
+def test_no_such_encounter_names_the_folder_and_how_to_choose_another(nowhere: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    user = nowhere / "data" / "segment-tracker" / "saves"
+    assert run("check", "nope")[0] == 1
+    err = capsys.readouterr().err
+    assert f"nope: no such encounter in {user} (your user data folder;" in err
+    assert f"looked for nope, {user / 'nope.toml'};" in err
+    assert "there: d6-warehouse, freeform-bridge-ambush," in err
+    assert "--saves DIR or TRACKER_SAVES=DIR" in err
+    # a ./saves here without the marker is passed over, and the message says so
+    (nowhere / "saves").mkdir()
+    (nowhere / "saves" / "mine.toml").write_bytes((ROOT / "saves" / "ogs-guard.toml").read_bytes())
+    assert run("show", "mine")[0] == 1
+    err = capsys.readouterr().err
+    assert f"the ./saves folder here is not used without a {paths.MARKER} file in it (or use --saves saves)" in err
+    assert run("show", "mine", "--saves", "saves")[0] == 0
+    monkeypatch.setenv("TRACKER_SAVES", str(nowhere / "saves"))
+    assert run("show", "gone")[0] == 1
+    assert f"gone: no such encounter in {nowhere / 'saves'} (from TRACKER_SAVES;" in capsys.readouterr().err
 
 
 def test_a_folder_the_user_named_is_never_filled_unasked(tmp_path: Path) -> None:
@@ -110,6 +141,37 @@ def test_the_built_package_carries_the_examples(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "lib"))
     found = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert Path(found.stdout.strip()) == shipped, found.stderr
+
+
+# ---------------------------------------------------------------- packaging
+def test_package_metadata_license_and_extras() -> None:
+    """Issue 24 item 5: a LICENSE, complete metadata, and serving as extras."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert project["authors"] and project["keywords"] and project["description"]
+    assert "Topic :: Games/Entertainment :: Role-Playing" in project["classifiers"]
+    assert "Operating System :: Microsoft :: Windows" in project["classifiers"]
+    needed = " ".join(project["dependencies"])
+    assert "asyncssh" not in needed and "textual-serve" not in needed  # a solo GM installs neither
+    extras = project["optional-dependencies"]
+    assert [d.split(">")[0] for d in extras["serve"]] == ["asyncssh"]
+    assert [d.split(">")[0] for d in extras["web"]] == ["textual-serve"]
+    assert "segment-tracker[serve,web]" in extras["test"]  # CI still runs every test
+    assert "pip install -e '.[test]'" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("command", "module", "extra"), [("serve", "asyncssh", "serve"), ("web", "textual_serve", "web")])
+def test_serving_without_its_extra_names_the_extra(command: str, module: str, extra: str, saves: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed: importing it raises ImportError
+    assert run(command, "--encounter", "x")[0] == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"tracker: {command} needs the '{extra}' extra, which is not installed ({module} is missing): "
+        f"pip install 'segment-tracker[{extra}]' (pipx: pipx install --force 'segment-tracker[{extra}]')\n"
+    )
 
 
 # ---------------------------------------------------------------- config

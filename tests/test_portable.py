@@ -89,7 +89,7 @@ def test_local_commands_run_without_posix_modules(tmp_path: Path) -> None:
     assert report["hidden"] == []
     # serve says it needs a POSIX host, in one line, never a traceback
     assert results["serve"][0] == 1
-    assert "needs a POSIX host" in done.stderr and "Traceback" not in done.stderr
+    assert "tracker: serve needs a POSIX host" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_app_runs_without_posix_modules(tmp_path: Path) -> None:

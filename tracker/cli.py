@@ -271,18 +271,20 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
     handler = _OWN.get(command)
     if handler is not None:  # commands that need neither the saves folder nor the engine
         return handler(args, out)
+    if command in _EXTRAS:
+        _needs_extra(command)
     if command in ("roll", "odds", "chart", "rulesets"):
         saves = Path()
     else:
-        place = paths.locate(saves_option)
-        saves = paths.prepare(place) if command in ("serve", "web") else place.path
+        # Every command that reads the saves folder finds the user's on first use
+        # already holding the worked examples (`tracker show seraph-vs-sphinx` right
+        # after installing), not only the app.
+        saves = paths.prepare(paths.locate(saves_option))
     if command is None or command == "open":
         from tracker import config
 
         config.load_checked()  # a bad config file is named here, before the screen takes over
         file = paths.resolve(args.file, saves) if command == "open" and args.file else None
-        if file is None:
-            saves = paths.prepare(place)
         from tracker.ui.app import run
 
         role = _role(args, file)
@@ -385,20 +387,33 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
     if command == "play":
         return _play(args, saves, stdin, out)
     if command == "serve":
-        _needs_posix()
         from tracker.serve import serve
 
         return serve(args, saves)
     raise TrackerError(f"unknown command {command!r}")
 
 
-def _needs_posix() -> None:
-    """`tracker serve` gives each seat a pseudo-terminal (fcntl, termios): POSIX only."""
+# Commands that need an optional part of the install: the extra that brings it, and the
+# module it brings. A solo GM installs neither (about 30 MB).
+_EXTRAS = {"serve": ("serve", "asyncssh"), "web": ("web", "textual_serve")}
+
+
+def _needs_extra(command: str) -> None:
+    """Say which extra to install, before anything else runs, rather than fail on an import."""
+    if command == "serve":
+        try:  # each seat runs in a pseudo-terminal (fcntl, termios): POSIX only
+            import fcntl  # noqa: F401
+            import termios  # noqa: F401
+        except ImportError:
+            raise TrackerError("serve needs a POSIX host (Linux, macOS, BSD): each seat runs in a pseudo-terminal; on Windows, run it under WSL") from None
+    extra, module = _EXTRAS[command]
     try:
-        import fcntl  # noqa: F401
-        import termios  # noqa: F401
+        __import__(module)
     except ImportError:
-        raise TrackerError("tracker serve needs a POSIX host (Linux, macOS, BSD): each seat runs in a pseudo-terminal; on Windows, run it under WSL") from None
+        raise TrackerError(
+            f"{command} needs the '{extra}' extra, which is not installed ({module} is missing): "
+            f"pip install '{DISTRIBUTION}[{extra}]' (pipx: pipx install --force '{DISTRIBUTION}[{extra}]')"
+        ) from None
 
 
 def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Role | None:

@@ -53,14 +53,14 @@ except ImportError:  # Windows: no fcntl; the lock is on the sidecar's first byt
     def _try_lock(fd: int) -> bool:
         os.lseek(fd, 0, os.SEEK_SET)
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined,unused-ignore]  # typeshed: win32 only
         except OSError:  # held by another process (EACCES / EDEADLOCK)
             return False
         return True
 
     def _unlock(fd: int) -> None:
         os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined,unused-ignore]
 
 
 def target(path: Path) -> Path:
