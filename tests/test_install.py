@@ -522,3 +522,70 @@ def test_show_viewer_follows_the_configs_default_for_enemy_resources(config_file
     shown = run("show", "fight", "--viewer").stdout
     assert "Bloodied" in shown and "15/40" not in shown
     assert "15/40" in run("show", "fight").stdout  # the GM still sees the figures
+
+
+# ---------------------------------------------------------------- help pages
+def _help_page(*argv: str) -> str:
+    import contextlib
+    import io
+
+    page = io.StringIO()
+    with contextlib.redirect_stdout(page):  # argparse prints help to sys.stdout itself
+        code, _ = run(*argv, "--help")
+    assert code == 0
+    return page.getvalue()
+
+
+def test_every_command_and_option_has_a_description_and_shows_its_default() -> None:
+    """Issue 24 item 3: no option without help, no default left unsaid."""
+    import argparse
+
+    from tracker.cli import _parser
+
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        assert command.description and command.description.strip(" ."), name
+        page = _help_page(name)
+        assert command.description.splitlines()[0] in page.replace("\n", " ") or command.description[:30] in page, name
+        for action in command._actions:
+            assert action.help and action.help.strip(), f"{name} {action.option_strings or action.dest}: no help"
+            shown = command._get_formatter()._expand_help(action)
+            assert " ".join(shown.split()) in " ".join(page.split()), f"{name} {action.dest}: not on the page"
+            if action.option_strings and action.default not in (None, False, [], argparse.SUPPRESS):
+                assert f"(default: {action.default})" in shown or "default" in action.help, f"{name} {action.option_strings}: default not shown ({shown})"
+    assert "--port PORT port to listen on; 0: any free port (the log says which) (default: 8022)" in " ".join(_help_page("serve").split())
+    assert "--log N the newest N log lines (text output) (default: 15)" in " ".join(_help_page("show").split())
+
+
+def test_saves_is_offered_only_where_it_acts_and_documented_once() -> None:
+    from tracker.cli import _NO_SAVES, _parser
+    import argparse
+
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    top = " ".join(_help_page().split())
+    assert "--saves DIR the folder of encounter files (default: $TRACKER_SAVES" in top
+    for name in sub.choices:
+        page = _help_page(name)
+        if name in _NO_SAVES:
+            assert "--saves" not in page, name
+        else:
+            assert "--saves DIR" in page and "the saves folder (see `tracker --help`)" in " ".join(page.split()), name
+            assert "$TRACKER_SAVES" not in page, name  # the long text is the top page's only
+    assert {"roll", "odds", "chart", "rulesets", "config", "completion"} == set(_NO_SAVES)
+
+
+def test_main_commands_have_examples_and_play_lists_the_declare_actions() -> None:
+    for name in ("open", "new", "show", "play", "check", "export", "roll", "odds", "serve", "web"):
+        assert "\nexamples:\n  tracker" in _help_page(name) or "\nexamples:\n  printf" in _help_page(name), name
+    assert "\nexamples:\n  tracker" in _help_page()
+    page = _help_page("play")
+    assert "declare ACTOR TEMPLATE [target=NAME]" in page  # the command language
+    from rulesets import registry
+
+    flat = " ".join(page.split())
+    for rid in registry.available():
+        names = list(registry.get(rid).catalogue())
+        assert f"{rid}: {', '.join(names)}" in flat, rid
+    assert "brandx: punch, strike, blast" in flat and "d6: shoot, strike, dodge" in flat
