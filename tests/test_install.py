@@ -288,43 +288,7 @@ async def test_a_viewer_never_writes_the_config(config_file: Path, saves: Path) 
 
 
 # ---------------------------------------------------------------- completion
-def _bash_complete(script: str, line: str) -> list[str]:
-    words = line.split(" ")
-    program = script + "\n" + f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}; _tracker; printf '%s\\n' \"${{COMPREPLY[@]}}\"\n"
-    done = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
-
-
-@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
-def test_bash_completion_is_generated_from_the_parser() -> None:
-    code, script = run("completion", "bash")
-    assert code == 0
-    assert {"open", "new", "export", "web", "completion", "config", "examples"} <= set(_bash_complete(script, "tracker "))
-    assert sorted(_bash_complete(script, "tracker ex")) == ["examples", "export"]
-    assert set(_bash_complete(script, "tracker export f.toml --format ")) == {"md", "html"}
-    assert set(_bash_complete(script, "tracker --saves x completion ")) == {"bash", "zsh", "fish"}
-    assert "--viewer" in _bash_complete(script, "tracker export f.toml --")
-
-
-def test_zsh_and_fish_completion_name_every_command_and_option() -> None:
-    from tracker.cli import _parser
-    from tracker.completion import model
-
-    top, commands = model(_parser())
-    for shell in ("zsh", "fish"):
-        code, script = run("completion", shell)
-        assert code == 0
-        for command in commands:
-            assert command.name in script
-            for option in command.options:
-                flag = option.flags[-1]
-                assert (flag if shell == "zsh" else f"-l {flag[2:]}") in script
-    for shell in ("zsh", "fish"):
-        if shutil.which(shell):
-            code, script = run("completion", shell)
-            checked = subprocess.run([shell, "-n"], input=script, capture_output=True, text=True, timeout=30)
-            assert checked.returncode == 0, checked.stderr
+# Run in each shell against the installed script: tests/test_completion.py.
 
 
 # ---------------------------------------------------------------- export
@@ -471,20 +435,6 @@ def test_every_command_takes_saves_after_it() -> None:
     for name in ("open", "new", "show", "play", "check", "serve", "web", "export", "examples"):
         argv = [name] + (["f"] if name in ("new", "show", "play", "check", "export") else []) + ["--saves", "x"]
         assert parser.parse_args(argv).saves == "x", name
-
-
-@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
-def test_fish_completion_completes(tmp_path: Path) -> None:
-    script = tmp_path / "tracker.fish"
-    script.write_text(run("completion", "fish")[1], encoding="utf-8")
-
-    def complete(line: str) -> set[str]:
-        done = subprocess.run(["fish", "--no-config", "-c", f"source {script}; complete -C '{line}'"], capture_output=True, text=True, timeout=30)
-        return {row.split("\t")[0] for row in done.stdout.splitlines()}
-
-    assert complete("tracker ex") == {"examples", "export"}
-    assert complete("tracker export f --format ") == {"md", "html"}
-    assert "--viewer" in complete("tracker export f --v")
 
 
 def test_examples_into_a_folder_that_cannot_be_made_is_a_named_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -319,6 +319,10 @@ _APPS = (None, "open", "web")
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tracker.completion)
+        from tracker.completion import complete
+
+        complete(_parser())
     out = cast(TextIO, Shown(stdout or sys.stdout))  # a TextIO in all but its base class
     real = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = Shown(sys.stdout), Shown(sys.stderr)  # argparse quotes what was typed
@@ -591,7 +595,7 @@ def _config(args: argparse.Namespace, out: TextIO) -> int:
 def _completion(args: argparse.Namespace, out: TextIO) -> int:
     from tracker.completion import script
 
-    out.write(script(_parser(), args.shell))
+    out.write(script(args.shell))
     return 0
 
 
