@@ -237,14 +237,96 @@ def test_new_takes_the_default_ruleset(config_file: Path, saves: Path, capsys: p
 def test_remembering_a_theme_keeps_every_other_line(config_file: Path) -> None:
     config.remember_theme("nord")
     assert config.load().theme == "nord"
-    config_file.write_text('# my settings\ntheme = "nord"  # dark\ndefault_ruleset = "d6"\n[keys]\ntheme = "x"\n', encoding="utf-8")
+    config_file.write_text('# my settings\ntheme = "nord"  # dark\ndefault_ruleset = "d6"\n[keys]\nnext = "j"\n', encoding="utf-8")
     config.remember_theme("gruvbox")
     text = config_file.read_text(encoding="utf-8")
-    assert text.startswith("# my settings\ntheme = \"gruvbox\"\n")
-    assert 'default_ruleset = "d6"' in text and '[keys]\ntheme = "x"' in text
+    assert text.startswith("# my settings\ntheme = \"gruvbox\"  # dark\n")  # its comment too
+    assert 'default_ruleset = "d6"' in text and '[keys]\nnext = "j"' in text
     config_file.write_text('[keys]\nnext = "j"\n', encoding="utf-8")
     config.remember_theme("nord")
     assert config.load().theme == "nord" and config.load().keys == {"next": "j"}
+
+
+CONFIG_AS_WRITTEN = """\
+# My tracker settings.
+
+default_ruleset = "d6"   # the Thursday game
+viewer_resources = "label"
+
+[keys]
+# my hands live on the home row
+next = "j, space"   # j first
+declare = "a"
+"""
+
+
+def test_writing_a_setting_back_keeps_comments_order_and_layout(config_file: Path) -> None:
+    """Issue 24 item 4: only the value changes; a new key goes at the end of its table."""
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text(CONFIG_AS_WRITTEN, encoding="utf-8")
+    config.remember_theme("nord")
+    config.remember("keys.step", "ctrl+f")
+    config.remember("viewer_resources", "hidden")
+    assert config_file.read_text(encoding="utf-8") == (
+        "# My tracker settings.\n\n"
+        'default_ruleset = "d6"   # the Thursday game\n'
+        'viewer_resources = "hidden"\n'
+        'theme = "nord"\n\n'
+        "[keys]\n# my hands live on the home row\n"
+        'next = "j, space"   # j first\n'
+        'declare = "a"\n'
+        'step = "ctrl+f"\n'
+    )
+    assert config.load_checked().keys == {"next": "j, space", "declare": "a", "step": "ctrl+f"}
+
+
+def test_config_set_from_the_command_line(config_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text(CONFIG_AS_WRITTEN, encoding="utf-8")
+    assert run("config", "--set", "theme=dracula", "--set", "keys.abort=ctrl+x")[0] == 0
+    text = config_file.read_text(encoding="utf-8")
+    assert text.startswith(CONFIG_AS_WRITTEN.split("\n[keys]")[0].rstrip("\n") + '\ntheme = "dracula"\n')
+    assert text.endswith('declare = "a"\nabort = "ctrl+x"\n')
+    before = config_file.read_bytes()
+    for setting, named in (
+        ("keys.step=j", "keys.next and keys.step both bind 'j'"),
+        ("keys.step=ctl+f", "keys.step: 'ctl+f' is not a key name; expected Textual key names"),
+        ("theme=pink", "theme: expected one of"),
+        ("colour=red", "colour: unknown setting"),
+        ("keys.fly=f", "keys.fly: unknown command"),
+    ):
+        assert run("config", "--set", setting)[0] == 1, setting
+        assert named in capsys.readouterr().err, setting
+        assert config_file.read_bytes() == before  # refused whole: the file is as it was
+
+
+@pytest.mark.parametrize(
+    ("keys", "named"),
+    [
+        ('next = "nxt"', "keys.next: 'nxt' is not a key name; expected Textual key names, comma separated: a character (a, N, ?), a named key"),
+        ('next = "Ctrl+A"', "keys.next: 'Ctrl+A' is not a key name"),
+        ('next = "ctrl+ctrl+a"', "keys.next: 'ctrl+ctrl+a' is not a key name"),
+        ('next = "n,,space"', "keys.next: '' is not a key name"),
+        ('next = "j"\nstep = "j"', "keys.next and keys.step both bind 'j'; a key runs one command on a screen"),
+        ('next = "?"\nstep = "question_mark"', "keys.next and keys.step both bind"),
+        ('declare = "n"', "keys.declare: 'n' is already next's key by default; choose another, or give next other keys too"),
+    ],
+)
+def test_keys_that_are_not_key_names_or_bound_twice_are_refused(config_file: Path, capsys: pytest.CaptureFixture[str], keys: str, named: str) -> None:
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text(f"[keys]\n{keys}\n", encoding="utf-8")
+    assert run("config")[0] == 1
+    assert f"{config_file}: {named}" in capsys.readouterr().err
+    with pytest.raises(config.ConfigError):
+        config.load_checked()
+
+
+def test_good_keys_pass(config_file: Path) -> None:
+    config_file.parent.mkdir(parents=True)
+    # another screen's key (start screen `n`: new), modifiers, characters by name, and
+    # the default key two commands share by role (u: undo for the GM, take back for a player)
+    config_file.write_text('[keys]\nnext = "n,space"\nstep = "ctrl+f,full_stop"\nhelp = "?,f1"\nlog_search = "shift+tab"\nundo = "u"\n', encoding="utf-8")
+    assert config.load_checked().keys["help"] == "?,f1"
 
 
 @pytest.mark.ui

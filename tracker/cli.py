@@ -128,6 +128,9 @@ _EXAMPLES = {
     "web": """examples:
   tracker web --encounter "Seraph vs Sphinx"
   tracker web --encounter "Seraph vs Sphinx" --port 0""",
+    "config": """examples:
+  tracker config
+  tracker config --set theme=nord --set keys.next=n,space,j""",
     "completion": """examples:
   eval "$(tracker completion bash)"                                  in ~/.bashrc
   eval "$(tracker completion zsh)"                                   in ~/.zshrc
@@ -265,6 +268,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("config", help="where the config file is and what is set")
     p.add_argument("--json", action="store_true", help=_JSON_HELP)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="change a setting (theme, default_ruleset, viewer_resources, keys.COMMAND), keeping the file's comments and order (repeatable)")
 
     p = sub.add_parser("completion", help="shell completion script: eval or source its output")
     p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete in")
@@ -567,6 +571,12 @@ def _config(args: argparse.Namespace, out: TextIO) -> int:
     from tracker import config
 
     path = config.config_path()
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise TrackerError(f"--set {item}: expected KEY=VALUE (e.g. theme=nord, keys.next=n,space)")
+        config.remember(key.strip(), value.strip(), path)  # refused whole, file untouched, if it would not load
+        sys.stderr.write(f"set {key.strip()} in {path}\n")
     try:
         loaded = config.check_ruleset(config.check_ui(config.load(path)))
     except config.ConfigError as exc:
