@@ -8,7 +8,7 @@ the saves folder the line names (`--saves DIR` before or after the command, else
 $TRACKER_SAVES, else ./saves by its marker, else the user's folder), the ruleset ids
 installed (third-party ones too), the choices of every option. A static script can
 list only what was known when it was written. The price is one Python start per TAB
-(the CLI imports little before it answers: see benchmarks/ or the README's figure);
+(benchmarks/startup.py: about 150 ms, 1.3x a bare `import argcomplete`);
 argcomplete is small, pure Python and maintained, and writes the shell code for all
 three shells, descriptions included (zsh and fish show each option's help).
 
