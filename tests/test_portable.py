@@ -35,6 +35,24 @@ PRELUDE = textwrap.dedent(
         sys.modules.pop(_name, None)
         sys.modules[_name] = None
     import asyncio, getpass, subprocess
+    import os
+    if WINDOWS_OS:  # what Windows' os module lacks: descriptor-relative calls, pread, fchmod, ...
+        os.supports_dir_fd = set()
+        for _name in ("pread", "fchmod", "fchown", "O_DIRECTORY", "O_NOFOLLOW", "O_NOCTTY", "O_NONBLOCK"):
+            if hasattr(os, _name):
+                delattr(os, _name)
+        def _windows(call):
+            # as on Windows: no dir_fd arguments, and a folder cannot be opened as a file
+            def windows_call(*args, **kwargs):
+                if any(kwargs.get(k) is not None for k in ("dir_fd", "src_dir_fd", "dst_dir_fd")):
+                    raise NotImplementedError(f"{call.__name__}: dir_fd unavailable on this platform")
+                if call is _open and os.path.isdir(args[0]):
+                    raise PermissionError(13, "Permission denied", args[0])
+                return call(*args, **kwargs)
+            return windows_call
+        _open = os.open
+        for _name in ("open", "stat", "replace", "rename", "unlink", "readlink", "mkdir", "rmdir"):
+            setattr(os, _name, _windows(getattr(os, _name)))
     _calls = []
     def _locking(fd, mode, nbytes):
         _calls.append(mode)
@@ -50,16 +68,18 @@ PRELUDE = textwrap.dedent(
 )
 
 
-def _run(code: str, cwd: Path, env_extra: dict[str, str], hidden: tuple[str, ...] = POSIX_ONLY) -> subprocess.CompletedProcess[str]:
+def _run(code: str, cwd: Path, env_extra: dict[str, str], hidden: tuple[str, ...] = POSIX_ONLY, windows_os: bool = True) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **env_extra, "PYTHONPATH": str(ROOT)}
     env.pop("TRACKER_DEBUG", None)
-    return subprocess.run([sys.executable, "-c", PRELUDE.replace("HIDDEN", repr(hidden)) + textwrap.dedent(code)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-c", PRELUDE.replace("HIDDEN", repr(hidden)).replace("WINDOWS_OS", repr(windows_os)) + textwrap.dedent(code)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_local_commands_run_without_posix_modules(tmp_path: Path) -> None:
     saves = tmp_path / "saves"
     saves.mkdir()
     (saves / "seraph.toml").write_bytes((ROOT / "saves" / "seraph-vs-sphinx.toml").read_bytes())
+    (tmp_path / "outside.toml").write_bytes((ROOT / "saves" / "ogs-guard.toml").read_bytes())
+    (saves / "evil.toml").symlink_to(tmp_path / "outside.toml")
     code = """
     import io, json
     from tracker.cli import main
@@ -72,6 +92,11 @@ def test_local_commands_run_without_posix_modules(tmp_path: Path) -> None:
     run("play", "seraph", "--seed", "3", stdin="next\\n")
     run("export", "seraph", "--format", "html")
     run("odds", "d6", "3D", "--difficulty", "10")
+    run("new", "fresh", "--ruleset", "freeform")
+    run("play", "fresh", stdin="add Ann hp=20\\ndamage Ann 3\\n")
+    run("config", "--set", "theme=nord")
+    run("show", "evil")
+    run("examples", "--saves", "copies")
     run("serve")
     print(json.dumps({"results": results, "locks": _calls, "hidden": [n for n in POSIX_ONLY if sys.modules.get(n) is not None]}))
     """
@@ -87,6 +112,15 @@ def test_local_commands_run_without_posix_modules(tmp_path: Path) -> None:
     # the save was changed under the lock, taken and released through the Windows branch
     assert report["locks"] and report["locks"].count(1) == report["locks"].count(0)
     assert report["hidden"] == []
+    # files made, changed and written back without descriptor-relative calls
+    assert results["new fresh --ruleset freeform"][0] == 0 and results["play fresh"][0] == 0
+    assert "Ann takes 3 hp" in results["play fresh"][1] and "(hp 20 -> 17)\n# revision 2\n" in (saves / "fresh.toml").read_text(encoding="utf-8")
+    assert (saves / "seraph.toml").read_text(encoding="utf-8").endswith("kind = \"advance\"\nto = 30\n# revision 11\n")  # `next` from 19
+    assert results["config --set theme=nord"][0] == 0 and (tmp_path / "config.toml").read_text(encoding="utf-8") == 'theme = "nord"\n'
+    assert results["examples --saves copies"][0] == 0 and len(list((tmp_path / "copies").glob("*.toml"))) == len(list((ROOT / "saves").glob("*.toml")))
+    # a link leading out of the saves folder is still refused, and never followed
+    assert results["show evil"][0] == 1
+    assert f"{saves / 'evil.toml'}: is a symbolic link leading outside {saves} (to {tmp_path / 'outside.toml'})" in done.stderr
     # serve says it needs a POSIX host, in one line, never a traceback
     assert results["serve"][0] == 1
     assert "tracker: serve needs a POSIX host" in done.stderr and "Traceback" not in done.stderr

@@ -93,17 +93,17 @@ def _open_lock(save: Spot) -> int:
     sidecar = save.path.with_name(name)
     for _ in range(3):
         try:
-            return _checked(os.open(name, os.O_RDONLY | _FLAGS, dir_fd=save.dir_fd), sidecar)
+            return _checked(os.open(save.beside(name), os.O_RDONLY | _FLAGS, dir_fd=save.fd_arg), sidecar)
         except FileNotFoundError:
             pass
         except OSError as exc:
             raise _refuse(sidecar, exc, "open") from None
         st = save.lstat()
         if st is None:
-            st = os.fstat(save.dir_fd)
+            st = os.fstat(save.dir_fd) if save.dir_fd >= 0 else os.stat(save.path.parent)
         mode = stat.S_IMODE(st.st_mode) & 0o666
         try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o600, dir_fd=save.dir_fd)
+            fd = os.open(save.beside(name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o600, dir_fd=save.fd_arg)
         except FileExistsError:
             continue  # another session made it a moment ago
         except OSError as exc:
