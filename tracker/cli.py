@@ -280,6 +280,9 @@ def _parser() -> argparse.ArgumentParser:
             help_text = helps.get(name) or ""
             each.description = help_text[:1].upper() + help_text[1:] + "."
         each.epilog = each.epilog or _EXAMPLES.get(name)
+        for action in each._actions:  # an encounter argument reads the same everywhere
+            if action.dest == "file" and not action.help:
+                action.help = _FILE_HELP
         if name not in _NO_SAVES:
             _saves(each)
     parser.epilog = _EXAMPLES[None]
