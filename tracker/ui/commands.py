@@ -163,8 +163,10 @@ class CommandTable(Provider):
             return for_role(table, role)
         return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
-    def _run(self, name: str) -> None:
-        self.screen.run_action(f"cmd('{name}')")
+    async def _run(self, name: str) -> None:
+        # The palette calls this once it has closed (through `call_later`, which awaits
+        # what it returns): run the row's action on the screen it was opened over.
+        await self.screen.run_action(f"cmd('{name}')")
 
     async def discover(self) -> Hits:
         for command in self._table():
