@@ -532,8 +532,8 @@ class Encounter:
             if any(getattr(e, "target", None) == old for e in action.resolution.effects):
                 effects = []
                 for effect in action.resolution.effects:
-                    if getattr(effect, "target", None) == old:
-                        renamed[id(effect)] = replace(effect, target=new)  # type: ignore[type-var]
+                    if not isinstance(effect, fx.Note) and effect.target == old:  # a note names no one
+                        renamed[id(effect)] = replace(effect, target=new)
                     effects.append(renamed.get(id(effect), effect))
                 action.resolution = replace(action.resolution, effects=tuple(effects))
         queue = []

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from tracker.roles import Role
@@ -145,9 +145,9 @@ def role_may(table: Iterable[Command], role: Role, name: str) -> bool:
     return any(c.name == name and offered(c, role) for c in table)
 
 
-def bindings(table: Iterable[Command]) -> list[Binding]:
+def bindings(table: Iterable[Command]) -> list[BindingType]:
     """Textual bindings for a table: one Binding per row, all keys of the row together."""
-    out = []
+    out: list[BindingType] = []
     for command in table:
         out.append(Binding(command.keys, f"cmd('{command.name}')", command.label, show=command.footer, id=command.name))
     return out
