@@ -271,7 +271,7 @@ def remember(key: str, value: str, path: Path | None = None) -> Config:
     if table:
         if table not in document:
             document[table] = tomlkit.table()
-        document[table][name] = value  # type: ignore[index]
+        document[table][name] = value  # type: ignore[index,unused-ignore]  # older tomlkit types it as an Item
     else:
         document[name] = value
     updated = tomlkit.dumps(document)
