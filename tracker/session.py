@@ -698,6 +698,17 @@ class Session:
         request, _ = self.request(actor, template, targets, params)
         return self.ruleset.chance_of(request)
 
+    def _chance_shown(self, request: ActionRequest) -> str | None:
+        """The chance the declare form showed for this request, kept in the event as
+        "n/d" (exact; `tracker stats` weighs each side's luck against it), or None
+        where there is no roll. A chance that cannot be computed is left out rather
+        than refusing the declaration: the form shows "-" for it too."""
+        try:
+            chance = self.ruleset.chance_of(request)
+        except Exception:  # the same tolerance as the form's chance line (declare.py)
+            return None
+        return None if chance is None else f"{chance.numerator}/{chance.denominator}"
+
     def _dice(self, faces: str | list[int] | None) -> tuple[DiceSource, TypedFaces | None]:
         if faces is None or faces == "":
             self._recorder = Recorder(self.dice)
@@ -747,6 +758,7 @@ class Session:
             dice, typed = self._dice(faces)
         else:
             dice, typed = Recorder(source), None
+        chance = self._chance_shown(request)
         resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
@@ -760,6 +772,7 @@ class Session:
                 "companions": list(tmpl.companions),
                 "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
                 "secret": secret or None,
+                "chance": chance,
                 "resolution": resolution,
             },
         )
@@ -797,10 +810,11 @@ class Session:
             dice, typed = self._dice(faces)
         else:
             dice, typed = Recorder(source), None
+        chance = self._chance_shown(request)
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
-        return Event("maintain", {"actor": c.name, "resolution": resolution})
+        return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution})
 
     def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
         name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")
