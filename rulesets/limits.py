@@ -26,6 +26,10 @@ MAX_OGS_OPPOSED_DICE = 12
 # Opposed odds enumerate each side's sorted faces for the tie-breaks: at most this many
 # distinct sorted outcomes a side (6d12 has 12,376).
 MAX_OGS_SORTED_OUTCOMES = 15_000
+# Luck after the fight (tracker.stats): the Poisson-binomial of a side's recorded chances
+# in exact fractions up to this many rolls; beyond, in floating point (the exact
+# denominators multiply with every roll).
+MAX_LUCK_EXACT = 1000
 
 
 def sorted_outcomes(sides: tuple[int, ...]) -> int:

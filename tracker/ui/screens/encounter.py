@@ -35,6 +35,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tracker.charts import LEGEND
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
@@ -47,7 +48,7 @@ from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.redraw import update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
-from tracker.ui.widgets.timeline import LEGEND, TimelineView
+from tracker.ui.widgets.timeline import TimelineView
 
 POLL_SECONDS = 0.2
 
