@@ -447,6 +447,11 @@ class EncounterScreen(Screen[None]):
 
         self.app.push_screen(HistoryScreen(self.live))
 
+    def do_stats(self) -> None:
+        from tracker.ui.screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen(self.live))
+
     def do_roster(self) -> None:
         from tracker.ui.screens.roster import RosterScreen
 
