@@ -60,7 +60,7 @@ class StatsScreen(Screen[None]):
         def compute() -> None:
             try:
                 figures = fight_stats(encounter, viewer=viewer)
-            except Exception as exc:  # shown, never a crash: the fight itself is untouched
+            except Exception as exc:  # noqa: BLE001 - said on the screen, never a crash; the fight is untouched
                 self.post_message(StatsReady(None, f"could not be computed: {type(exc).__name__}: {exc}"))
                 return
             self.post_message(StatsReady(figures))
