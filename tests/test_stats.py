@@ -165,14 +165,25 @@ def test_luck_beyond_the_exact_limit_is_floating_point_and_agrees(monkeypatch: p
 
 
 def test_old_saves_load_and_say_no_chance_was_kept(saves: Path) -> None:
-    """The shipped Seraph vs Sphinx save predates the chance in the declaration event."""
+    """The shipped D6 warehouse save predates the chance in the declaration event: Hero
+    rolled twice (a shot that hit, a check that passed), Merc two shots that missed."""
+    from tracker.persistence.store import EncounterFile
+
+    path = Path(__file__).resolve().parent.parent / "saves" / "d6-warehouse.toml"
+    st = fight_stats(EncounterFile(path).load().encounter)
+    hero, merc = by_name(st.combatants, "Hero"), by_name(st.combatants, "Merc")
+    assert (hero.luck.rolls, hero.luck.unrecorded, merc.luck.unrecorded) == (0, 2, 2)
+    assert hero.luck.verdict == "no chances recorded"
+    assert "no chances recorded (2 roll(s) made before chances were kept)" in charts.report_text(st)
+
+
+def test_the_shipped_duel_keeps_the_chances_its_form_showed() -> None:
+    """saves/seraph-vs-sphinx.toml holds the chances of tests above (17/20 and 16/25)."""
     from tracker.persistence.store import EncounterFile
 
     path = Path(__file__).resolve().parent.parent / "saves" / "seraph-vs-sphinx.toml"
     st = fight_stats(EncounterFile(path).load().encounter)
-    seraph = by_name(st.combatants, "Seraph")
-    assert seraph.luck.rolls == 0 and seraph.luck.unrecorded == 2
-    assert seraph.luck.verdict == "no chances recorded"
+    assert by_name(st.combatants, "Seraph").luck.tail == Fraction(111, 400)
 
 
 def test_a_bad_chance_in_a_save_is_refused_by_name(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
