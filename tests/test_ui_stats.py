@@ -59,3 +59,16 @@ async def test_viewer_stats_screen_leaves_the_hidden_out(saves: Path) -> None:
         assert isinstance(screen, StatsScreen)
         assert "Ghost" not in screen.shown_text and "as viewers see it" in screen.shown_text
         assert screen.shown_text == report_text(fight_stats(on_disk(path), viewer=True), 78)
+
+
+async def test_the_palette_opens_the_stats_screen(saves: Path) -> None:
+    """The palette's rows run their command (they were offered, then did nothing)."""
+    path = make_file(saves, "freeform", FIGHT)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "ctrl+p")
+        await press(pilot, *"stats")
+        await press(pilot, "enter")  # highlights the best match
+        await press(pilot, "enter")  # runs it
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen), "the stats screen from the palette")

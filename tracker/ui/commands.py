@@ -21,7 +21,7 @@ player's `:next` is refused there, as any change a player may not make.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from functools import partial
 
@@ -164,8 +164,10 @@ class CommandTable(Provider):
             return for_role(table, role)
         return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
-    def _run(self, name: str) -> None:
-        self.screen.run_action(f"cmd('{name}')")
+    def _run(self, name: str) -> Awaitable[bool]:
+        # Returned, not dropped: the palette awaits what its callback returns, and
+        # `run_action` does nothing until awaited.
+        return self.screen.run_action(f"cmd('{name}')")
 
     async def discover(self) -> Hits:
         for command in self._table():
