@@ -164,7 +164,7 @@ class CommandTable(Provider):
             return for_role(table, role)
         return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
-    def _run(self, name: str) -> Awaitable[bool]:
+    def _run(self, name: str) -> Awaitable[None]:
         # Returned, not dropped: the palette awaits what its callback returns, and
         # `run_action` does nothing until awaited.
         return self.screen.run_action(f"cmd('{name}')")
