@@ -175,7 +175,7 @@ def damage_lines(stats: FightStats, width: int) -> list[str]:
     return lines
 
 
-_ACTION_HEAD = ("decl", "hit", "miss", "none", "secr", "cut", "act", "idle", "down")
+_ACTION_HEAD = ("decl", "succ", "miss", "none", "secr", "cut", "act", "idle", "down")
 
 
 def _action_cells(t: Tally) -> list[str]:
@@ -194,7 +194,7 @@ def report_text(stats: FightStats, width: int = 80) -> str:
     for group, tallies in (("", stats.combatants), ("side ", stats.sides)):
         for t in tallies:
             lines.append(fit(clip(visible(group + t.name), name_cells - 1), name_cells) + "".join(f"{c:>6}" for c in _action_cells(t)))
-    lines.append("  hit/miss: by the roll; none: no roll; secr: rolled in secret;")
+    lines.append("  succ/miss: succeeded or missed by the roll; none: no roll; secr: secret;")
     lines.append("  cut: aborted or interrupted; act, idle, down: segments")
     lines += ["", "Damage and costs (per resource)"]
     for group, tallies in (("", stats.combatants), ("side ", stats.sides)):
