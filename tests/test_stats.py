@@ -92,7 +92,8 @@ def test_freeform_fight_worked_by_hand() -> None:
     - Acting: Kestrel 5, idle 12 - 5 = 7; Goblin 8, idle 4; Orc [0,4) + [8,10) = 6,
       idle 6. Side goblins: 14 acting, 10 idle; 3 declared, 1 aborted.
     - Damage by hand: Goblin 5 HP on 5, Kestrel 3 HP on 8 (both round 1), Kestrel
-      heals 1 on 12 (round 2): by hand [8, 0]; Kestrel took 3 and healed 1.
+      heals 1 and Goblin takes 1 on 12 (round 2): by hand [8, 1] (healing is not
+      damage); Kestrel took 3 and healed 1, Goblin took 6.
     """
     s = session_for(
         FreeformRuleset(),
@@ -101,19 +102,19 @@ def test_freeform_fight_worked_by_hand() -> None:
         "declare Orc guard mode=passive pt=4",
         "next", "next", "damage Goblin 5", "next", "damage Kestrel 3",
         "declare Orc smash target=Kestrel pt=10", "step 2", "abort Orc", "condition Goblin prone 3",
-        "step 2", "heal Kestrel 1",
+        "step 2", "heal Kestrel 1", "damage Goblin 1",
     )
     st = fight_stats(s.encounter)
     kestrel, goblin, orc = (by_name(st.combatants, n) for n in ("Kestrel", "Goblin", "Orc"))
     assert (kestrel.declared, kestrel.no_roll, kestrel.acting, kestrel.idle) == (1, 1, 5, 7)
     assert (goblin.acting, goblin.idle) == (8, 4)
     assert (orc.declared, orc.no_roll, orc.aborted, orc.acting, orc.idle) == (2, 2, 1, 6, 6)
-    assert kestrel.taken == {"hp": 3} and kestrel.healed == {"hp": 1} and goblin.taken == {"hp": 5}
+    assert kestrel.taken == {"hp": 3} and kestrel.healed == {"hp": 1} and goblin.taken == {"hp": 6}
     assert kestrel.dealt == {} and goblin.dealt == {}  # the GM dealt it by hand
     goblins = by_name(st.sides, "goblins")
     assert (goblins.declared, goblins.aborted, goblins.acting, goblins.idle) == (3, 1, 14, 10)
     assert goblins.luck.verdict == "no rolls"
-    assert st.rounds == 2 and st.by_round == {"by hand": [8, 0]}
+    assert st.rounds == 2 and st.by_round == {"by hand": [8, 1]}
     # The whole-fight timeline, as the app draws bars: the Orc's passive guard (lower
     # half) completes on 4; its smash (upper half) is cut on 10; Goblin's prone 10-13.
     lines = charts.timeline_lines(st, 80)
