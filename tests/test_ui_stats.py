@@ -26,15 +26,21 @@ FIGHT = [
 ]
 
 
+async def open_stats(app: TrackerApp, pilot) -> StatsScreen:  # type: ignore[no-untyped-def]
+    """`t` on the encounter, then wait for the figures to be drawn."""
+    await settle(pilot)
+    await press(pilot, "t")
+    await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.figures is not None, "the stats screen with its figures")
+    screen = app.screen
+    assert isinstance(screen, StatsScreen)
+    return screen
+
+
 async def test_stats_screen_opens_on_its_key_at_80x24(saves: Path) -> None:
     path = make_file(saves, "freeform", FIGHT)
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "t")
-        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.figures is not None, "the stats screen with its figures")
-        screen = app.screen
-        assert isinstance(screen, StatsScreen)
+        screen = await open_stats(app, pilot)
         # The same text `tracker stats` prints at this width (78: the scroll bar's column).
         assert screen.shown_text == report_text(fight_stats(on_disk(path)), 78)
         assert "Ghost" in screen.shown_text  # the GM sees the hidden combatant
@@ -52,11 +58,7 @@ async def test_viewer_stats_screen_leaves_the_hidden_out(saves: Path) -> None:
     path = make_file(saves, "freeform", FIGHT)
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "t")
-        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.figures is not None, "the viewer's stats screen")
-        screen = app.screen
-        assert isinstance(screen, StatsScreen)
+        screen = await open_stats(app, pilot)
         assert "Ghost" not in screen.shown_text and "as viewers see it" in screen.shown_text
         assert screen.shown_text == report_text(fight_stats(on_disk(path), viewer=True), 78)
 
