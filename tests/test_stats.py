@@ -276,3 +276,14 @@ def test_export_html_draws_the_charts_as_inline_svg(saves: Path) -> None:
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert "<b>Bad</b>" not in page and "&lt;b&gt;Bad&lt;/b&gt;" in page
     assert "After the fight" in page
+
+
+def test_a_player_sees_its_own_hidden_combatant_and_secret_roll() -> None:
+    from tracker.roles import Role
+
+    s = viewer_fight()
+    st = fight_stats(s.encounter, role=Role.player(["Lurker", "Sphinx"]))
+    assert {t.name for t in st.combatants} == {"Seraph", "Sphinx", "Lurker"}
+    sphinx = by_name(st.combatants, "Sphinx")
+    assert (sphinx.succeeded, sphinx.secret, sphinx.withheld) == (1, 0, False)  # its own roll, its own figures
+    assert by_name(fight_stats(s.encounter, role=Role.player(["Seraph"])).combatants, "Sphinx").withheld

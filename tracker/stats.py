@@ -32,7 +32,8 @@ What counts, decided here where the issue is silent:
   from the expectation, in either direction, as the one seen. Computed with exact
   fractions up to `MAX_LUCK_EXACT` rolls (rulesets/limits.py), in floating point beyond.
 
-Viewers (`viewer=True`, the `--viewer` variants): the project's one visibility rule,
+Viewers (`viewer=True`, the `--viewer` variants; a player sees the same, and its own
+combatants in full): the project's one visibility rule,
 `tracker.viewing.shown` (and the engine's hidden flags) decides. Hidden combatants are
 left out, and so is everything a combatant did while hidden; a secret roll counts as
 declared with its outcome "rolled in secret" and is left out of luck; an enemy whose
@@ -58,6 +59,7 @@ from tracker.engine import (
     Setup,
 )
 from tracker.engine import effects as fx
+from tracker.roles import Role
 from tracker.viewing import shown
 
 # A difference from the expectation is called luck (or bad luck) when a count at least
@@ -452,8 +454,16 @@ def side_of(c: Combatant) -> str:
     return c.side or c.name
 
 
-def fight_stats(encounter: Encounter, *, viewer: bool = False) -> FightStats:
-    """The figures of the fight so far (module docstring: what counts, what viewers see)."""
+def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None = None) -> FightStats:
+    """The figures of the fight so far (module docstring: what counts, what viewers see).
+    `role`: a player's view, what a viewer sees plus its own combatants in full (as
+    `tracker.report.to_json` shows them)."""
+    player = role is not None and role.is_player
+    viewer = viewer or player
+
+    def own(c: Combatant) -> bool:
+        return player and role is not None and role.owns(c.name)
+
     watch = _Watch(encounter.setup)
     watch.sample()
     for event in encounter.effective_events():
@@ -468,9 +478,9 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False) -> FightStats:
 
     people = list(watch.seen.values())
     if viewer:
-        people = [c for c in people if not c.hidden]
+        people = [c for c in people if not c.hidden or own(c)]
     keep = {id(c) for c in people}
-    views = {id(c): shown(encounter, c, viewer) for c in people}
+    views = {id(c): shown(encounter, c, viewer and not own(c)) for c in people}
     tallies = {id(c): Tally(c.name, side_of(c)) for c in people}
     withheld_notes: list[str] = []
     for c in people:
@@ -486,7 +496,7 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False) -> FightStats:
         actor = watch.owner.get(action.id)
         if actor is None or id(actor) not in keep:
             continue
-        if viewer and action.id in watch.unseen:
+        if viewer and action.id in watch.unseen and not own(actor):
             unseen_actions += 1
             continue
         t = tallies[id(actor)]
@@ -497,7 +507,7 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False) -> FightStats:
         t.aborted += action.status == ABORTED
         t.interrupted += action.status == INTERRUPTED
         success = action.resolution.success
-        if viewer and action.secret:
+        if viewer and action.secret and not own(actor):
             t.secret += 1
         elif success is None:
             t.no_roll += 1

@@ -4,8 +4,8 @@
 The figures are computed in a worker thread (folding the log again takes time on a
 long fight) by tracker.stats, and drawn by tracker.charts at the screen's width, the
 same text `tracker stats` prints, so the two never disagree. A GM sees everything; a
-viewer or a player sees the viewer variant (hidden combatants left out, withheld
-figures named). The text is plain (never markup) with control characters made
+viewer the viewer variant (hidden combatants left out, withheld figures named); a
+player that and its own combatants in full. The text is plain (never markup) with control characters made
 visible. It is a snapshot of the moment it was opened: `g` computes it again.
 """
 
@@ -55,11 +55,11 @@ class StatsScreen(Screen[None]):
         self.action_again()
 
     def action_again(self) -> None:
-        encounter, viewer = self.live.encounter, self.live.viewer
+        encounter, viewer, role = self.live.encounter, self.live.viewer, self.live.seen_as
 
         def compute() -> None:
             try:
-                figures = fight_stats(encounter, viewer=viewer)
+                figures = fight_stats(encounter, viewer=viewer, role=role)
             except Exception as exc:  # noqa: BLE001 - said on the screen, never a crash; the fight is untouched
                 self.post_message(StatsReady(None, f"could not be computed: {type(exc).__name__}: {exc}"))
                 return
