@@ -228,7 +228,7 @@ def _e(value: Any) -> str:
 
 
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22")
-_SVG = 'xmlns="http://www.w3.org/2000/svg" role="img"'
+_SVG = 'xmlns="http://www.w3.org/2000/svg" role="img" font-family="sans-serif"'
 
 
 def _bar_rect(bar: Bar, x0: float, y: float, sx: float, h: float) -> str:
@@ -250,21 +250,30 @@ def _bar_rect(bar: Bar, x0: float, y: float, sx: float, h: float) -> str:
     return f"<g>{title}{shape}{mark}</g>"
 
 
+def _tick_step(span: int) -> int:
+    """A round step (1, 2, 5, 10, 20, 50, ...) giving at most a dozen ticks over `span`."""
+    step = 1
+    while span / step > 12:
+        for factor in (2, 5, 10):
+            if span / (step * factor) <= 12:
+                return step * factor
+        step *= 10
+    return step
+
+
 def timeline_svg(stats: FightStats) -> str:
     name_w, plot_w, row_h = 120, 600, 20
     last = max([stats.now] + [b.end for r in stats.rows for b in r.bars]) + 1
     sx = plot_w / last
-    height = row_h * (len(stats.rows) + 2)
+    height = row_h * (len(stats.rows) + 3)
     out = [f'<svg {_SVG} aria-label="Timeline of the whole fight" width="{name_w + plot_w + 10}" height="{height}" viewBox="0 0 {name_w + plot_w + 10} {height}">',
            '<defs><pattern id="maint" width="4" height="4" patternUnits="userSpaceOnUse"><path d="M0,4 L4,0" stroke="#2ca02c" stroke-width="1.5"/></pattern></defs>']
-    step = max(1, stats.segments_per_round)
-    while last / step > 12:
-        step *= 2
+    step = _tick_step(last)
     for s in range(0, last, step):
         x = name_w + s * sx
-        out.append(f'<line x1="{x:.1f}" y1="{row_h - 4}" x2="{x:.1f}" y2="{height - row_h}" stroke="#ddd"/><text x="{x:.1f}" y="{row_h - 6}" font-size="10">{s}</text>')
+        out.append(f'<line x1="{x:.1f}" y1="{row_h - 4}" x2="{x:.1f}" y2="{height - 2 * row_h}" stroke="#ddd"/><text x="{x:.1f}" y="{row_h - 6}" font-size="10">{s}</text>')
     xn = name_w + stats.now * sx
-    out.append(f'<line x1="{xn:.1f}" y1="{row_h - 4}" x2="{xn:.1f}" y2="{height - row_h}" stroke="#c00" stroke-dasharray="3,2"><title>now: segment {stats.now}</title></line>')
+    out.append(f'<line x1="{xn:.1f}" y1="{row_h - 4}" x2="{xn:.1f}" y2="{height - 2 * row_h}" stroke="#c00" stroke-dasharray="3,2"><title>now: segment {stats.now}</title></line>')
     for i, row in enumerate(stats.rows):
         y = row_h * (i + 1)
         out.append(f'<text x="2" y="{y + row_h - 6}" font-size="12">{_e(row.name)}</text>')
@@ -275,9 +284,9 @@ def timeline_svg(stats: FightStats) -> str:
                 x = name_w + start * sx
                 out.append(f'<text x="{x:.1f}" y="{y + row_h - 5}" font-size="13" fill="#9467bd"><title>throwback on segment {start}, airborne until {end}</title>↯</text>')
             else:
-                out.append(f'<line x1="{name_w + start * sx:.1f}" y1="{y + row_h - 2}" x2="{name_w + end * sx:.1f}" y2="{y + row_h - 2}" stroke="#9467bd" stroke-dasharray="2,2"><title>{_e(what)}: segments {start} to {end}</title></line>')
-    legend_y = height - 4
-    out.append(f'<text x="2" y="{legend_y}" font-size="10">blue (upper half): active · orange (lower half): passive · hatched: maintained · bar end line: completed · ×: aborted or interrupted · dashed: condition · ↯: throwback · red dashes: now</text>')
+                out.append(f'<line x1="{name_w + start * sx:.1f}" y1="{y + row_h - 2}" x2="{name_w + min(end, last) * sx:.1f}" y2="{y + row_h - 2}" stroke="#9467bd" stroke-dasharray="2,2"><title>{_e(what)}: segments {start} to {end}</title></line>')
+    out.append(f'<text x="2" y="{height - row_h - 4}" font-size="10">blue, upper half: active · orange, lower half: passive · hatched: maintained · end line: completed</text>')
+    out.append(f'<text x="2" y="{height - 6}" font-size="10">×: aborted or interrupted · dotted: a condition · ↯: a throwback · red dashes: now (segment {stats.now})</text>')
     out.append("</svg>")
     return "\n".join(out)
 
