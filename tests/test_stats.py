@@ -287,3 +287,10 @@ def test_a_player_sees_its_own_hidden_combatant_and_secret_roll() -> None:
     sphinx = by_name(st.combatants, "Sphinx")
     assert (sphinx.succeeded, sphinx.secret, sphinx.withheld) == (1, 0, False)  # its own roll, its own figures
     assert by_name(fight_stats(s.encounter, role=Role.player(["Seraph"])).combatants, "Sphinx").withheld
+
+
+def test_a_removed_combatant_is_counted_until_it_left() -> None:
+    """Joined on 0, acted 0 -> 3, removed on 5, the fight runs to 10: 3 acting, 2 idle."""
+    s = session_for(FreeformRuleset(), "add A hp=5", "add B hp=5", "declare A run pt=3", "step 5", "remove A", "step 5")
+    a = by_name(fight_stats(s.encounter).combatants, "A")
+    assert (a.declared, a.acting, a.idle) == (1, 3, 2)

@@ -19,9 +19,9 @@ What counts, decided here where the issue is silent:
   a GM's `damage` command is dealt "by hand". Healing is counted apart. An action's
   resource change on its own actor (EP for a Brand X punch) and upkeep payments are
   costs; on someone else it is damage dealt.
-- Time: a combatant's segments from joining to the end of the log; acting while any
-  of its actions is in progress (passive and active counted once), down while a
-  resource of the ruleset's `down_when` is at zero, idle the rest.
+- Time: a combatant's segments from joining to the end of the log (or its removal);
+  acting while any of its actions is in progress (passive and active counted once),
+  down while a resource of the ruleset's `down_when` is at zero, idle the rest.
 - Sides: a combatant with no side is a side of its own (two unaligned duellists are
   two sides, not one).
 - Luck: each rolled action whose event kept the chance the declare form showed (saves
@@ -102,6 +102,7 @@ class _Watch(Encounter):
         self.owner: dict[int, Combatant] = {}  # action id -> its actor
         self.seen: dict[int, Combatant] = {}  # every combatant ever in the fight, by id()
         self.joined: dict[int, int] = {}
+        self.left: dict[int, int] = {}  # removed from the fight on this segment
         self.series: dict[int, list[tuple[int, int | float]]] = {}
         self.down: dict[int, list[list[int]]] = {}  # [start, end] intervals; end -1: still down
         self._by: Action | None = None
@@ -109,6 +110,11 @@ class _Watch(Encounter):
 
     # -- the notes
     def sample(self) -> None:
+        if len(self.seen) > len(self.combatants) + len(self.left):
+            here = {id(c) for c in self.combatants.values()}
+            for key in self.seen:
+                if key not in here and key not in self.left:
+                    self.left[key] = self.now
         for c in self.combatants.values():
             key = id(c)
             if key not in self.seen:
@@ -560,7 +566,7 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None
     down_when = encounter.setup.down_when
     for c in people:
         ident, t, row = id(c), tallies[id(c)], rows[id(c)]
-        present = max(now - watch.joined.get(ident, 0), 0)
+        present = max(watch.left.get(ident, now) - watch.joined.get(ident, 0), 0)
         acted = _union(acting[ident])
         down = [(a, b) for a, b in watch.down.get(ident, ())]
         t.acting = _length(acted)
