@@ -294,3 +294,61 @@ def test_a_removed_combatant_is_counted_until_it_left() -> None:
     s = session_for(FreeformRuleset(), "add A hp=5", "add B hp=5", "declare A run pt=3", "step 5", "remove A", "step 5")
     a = by_name(fight_stats(s.encounter).combatants, "A")
     assert (a.declared, a.acting, a.idle) == (1, 3, 2)
+
+
+def shipped(name: str):  # type: ignore[no-untyped-def]
+    from tracker.persistence.store import EncounterFile
+
+    return fight_stats(EncounterFile(Path(__file__).resolve().parent.parent / "saves" / f"{name}.toml").load().encounter)
+
+
+def figures(t) -> tuple:  # type: ignore[no-untyped-def,type-arg]
+    return (t.declared, t.succeeded, t.missed, t.no_roll, t.dealt, t.taken, t.acting, t.idle)
+
+
+def test_d6_warehouse_worked_from_its_log() -> None:
+    """D6 (wound levels, rounds of 10). From the log: Hero shoots 0 -> 10 (success, Merc
+    takes 2 wounds on 10: round 2), dodges 10 -> 20 (no roll), checks 20 -> 30
+    (success): 3 declared, 2 succeeded, 1 no roll, acting 30 of 30. Merc dodges 0 -> 5,
+    shoots 5 -> 10 and 10 -> 20 (both miss): acting 20, idle 10."""
+    st = shipped("d6-warehouse")
+    assert figures(by_name(st.combatants, "Hero")) == (3, 2, 0, 1, {"wounds": 2}, {}, 30, 0)
+    assert figures(by_name(st.combatants, "Merc")) == (3, 0, 2, 1, {}, {"wounds": 2}, 20, 10)
+    assert st.rounds == 4 and st.by_round == {"Hero": [0, 2, 0, 0]}
+
+
+def test_ogs_guard_worked_from_its_log() -> None:
+    """OGS (HP, rounds of 10). Mage's open roll 0 -> 5 (no success or failure) lands 11
+    on the Guard on 5 (round 1); Michael's contest 0 -> 10 and attack 10 -> 20 succeed,
+    25 on the Guard on 20 (round 3); the Guard's attack 10 -> 20 succeeds, 8 on Michael.
+    Guard: HP 40 -> 29 -> 4, 36 taken."""
+    st = shipped("ogs-guard")
+    assert figures(by_name(st.combatants, "Michael")) == (2, 2, 0, 0, {"hp": 25}, {"hp": 8}, 20, 0)
+    assert figures(by_name(st.combatants, "Mage")) == (1, 0, 0, 1, {"hp": 11}, {}, 5, 15)
+    assert figures(by_name(st.combatants, "Guard")) == (1, 1, 0, 0, {"hp": 8}, {"hp": 36}, 10, 10)
+    assert st.by_round == {"heroes": [11, 0, 25], "city": [0, 0, 8]}
+    assert by_name(st.rows, "Guard").series == [(0, 40), (5, 29), (20, 4)]
+
+
+def test_ore_knife_fight_worked_from_its_log() -> None:
+    """ORE (hit locations, shock and killing apart). Razor's strikes land torso 3 +
+    torso_k 2 on 10 and torso 2 + torso_k 1 on 20 on Vex, then fail twice. Bruiser's
+    punches land head 1 (10) on Vex, then right_arm 1 on Vex and left_leg 2 on his own
+    side's Razor (20). Vex dodges twice and shoots Razor on 30: torso 3, torso_k 3.
+    Per round (10 segments): gang 3+2+1 = 6 in round 2, 2+1+1+2 = 6 in round 3; corp 6
+    in round 4."""
+    st = shipped("ore-knife-fight")
+    assert figures(by_name(st.combatants, "Razor")) == (4, 2, 2, 0, {"torso": 5, "torso_k": 3}, {"left_leg": 2, "torso": 3, "torso_k": 3}, 40, 0)
+    assert figures(by_name(st.combatants, "Bruiser")) == (2, 2, 0, 0, {"head": 1, "right_arm": 1, "left_leg": 2}, {}, 20, 20)
+    assert figures(by_name(st.combatants, "Vex")) == (3, 3, 0, 0, {"torso": 3, "torso_k": 3}, {"torso": 5, "torso_k": 3, "head": 1, "right_arm": 1}, 30, 10)
+    assert st.by_round == {"gang": [0, 6, 6, 0, 0], "corp": [0, 0, 0, 6, 0]}
+
+
+def test_usor_mountain_pass_worked_from_its_log() -> None:
+    """USOR (stun and locations; a minute is 60 segments). The Bandit's strike 0 -> 10
+    hits Max's right arm for 1; Max's check 0 -> 11 fails and the GM rules 6 stun by
+    hand; Max's strikes 11 -> 22 (a draw: missed) and 22 -> 33 (hit: chest 2)."""
+    st = shipped("usor-mountain-pass")
+    assert figures(by_name(st.combatants, "Max")) == (3, 1, 2, 0, {"chest": 2}, {"right_arm": 1, "stun": 6}, 33, 0)
+    assert figures(by_name(st.combatants, "Bandit")) == (1, 1, 0, 0, {"right_arm": 1}, {"chest": 2}, 10, 23)
+    assert st.by_round == {"bandits": [1], "by hand": [6], "Max": [2]}
