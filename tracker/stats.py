@@ -18,7 +18,9 @@ What counts, decided here where the issue is silent:
   floors are counted as they happened. A blow's damage is dealt by the action's actor;
   a GM's `damage` command is dealt "by hand". Healing is counted apart. An action's
   resource change on its own actor (EP for a Brand X punch) and upkeep payments are
-  costs; on someone else it is damage dealt.
+  costs; on someone else it is damage dealt. Damage per round adds up every resource
+  lost (VP and DP; an ORE location's shock and killing), each side's own blows on its
+  own members included: the chart shows how hard each side hit, round by round.
 - Time: a combatant's segments from joining to the end of the log (or its removal);
   acting while any of its actions is in progress (passive and active counted once),
   down while a resource of the ruleset's `down_when` is at zero, idle the rest.
