@@ -352,3 +352,17 @@ def test_usor_mountain_pass_worked_from_its_log() -> None:
     assert figures(by_name(st.combatants, "Max")) == (3, 1, 2, 0, {"chest": 2}, {"right_arm": 1, "stun": 6}, 33, 0)
     assert figures(by_name(st.combatants, "Bandit")) == (1, 1, 0, 0, {"right_arm": 1}, {"chest": 2}, 10, 23)
     assert st.by_round == {"bandits": [1], "by hand": [6], "Max": [2]}
+
+
+def test_the_chance_the_form_computed_is_the_one_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The form asks the session for the chance as you type; the commit records that
+    one without asking the adapter again (an exact chance may take a while)."""
+    s = session_for(BrandXRuleset(), SERAPH, SPHINX)
+    assert s.chance("Seraph", "punch", ["Sphinx"]) == Fraction(17, 20)
+    asked = []
+    original = type(s.ruleset).chance_of
+    monkeypatch.setattr(type(s.ruleset), "chance_of", lambda self, request: asked.append(1) or original(self, request))
+    s.execute("declare Seraph punch target=Sphinx faces=3,3")
+    assert asked == [] and s.encounter.events[-1].args["chance"] == "17/20"
+    s.execute("declare Sphinx punch target=Seraph faces=3,3")  # not asked before: computed now
+    assert asked == [1] and s.encounter.events[-1].args["chance"] == "16/25"

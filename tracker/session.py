@@ -363,6 +363,9 @@ class Session:
         self.role: Role = role if role is not None else Role.gm()
         self._recorder: Recorder | None = None
         self._asked: dict[str, Any] = {}  # the last declaration's modifiers and pt, for a proposal
+        # The chances the declare form computed, by request: a commit records the one the
+        # form showed without computing it again (an exact chance may take a while).
+        self._chances: dict[tuple[Any, ...], Fraction | None] = {}
 
     @property
     def by(self) -> str:
@@ -696,7 +699,25 @@ class Session:
     def chance(self, actor: str, template: str, targets: list[str] | tuple[str, ...] = (), params: dict[str, Any] | None = None) -> Fraction | None:
         """The exact chance the action would succeed, for the declare form."""
         request, _ = self.request(actor, template, targets, params)
-        return self.ruleset.chance_of(request)
+        return self.chance_of(request)
+
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        """The adapter's exact chance for `request`, remembered for the latest few
+        requests (the form asks as you type, the commit asks again for the event)."""
+        enc = request.encounter
+        key = (
+            id(enc), len(enc.events) if enc is not None else 0, request.segment, request.template.name,
+            request.actor.name, tuple(t.name for t in request.targets), repr(sorted(request.params.items())),
+            request.pt, id(request.previous),
+        )
+        known = self._chances.get(key, self._chances)  # one lookup: the form asks from a worker thread
+        if known is not self._chances:
+            return known  # type: ignore[return-value]
+        chance = self.ruleset.chance_of(request)
+        if len(self._chances) >= 16:
+            self._chances.clear()
+        self._chances[key] = chance
+        return chance
 
     def _chance_shown(self, request: ActionRequest) -> str | None:
         """The chance the declare form showed for this request, kept in the event as
@@ -704,7 +725,7 @@ class Session:
         where there is no roll. A chance that cannot be computed is left out rather
         than refusing the declaration: the form shows "-" for it too."""
         try:
-            chance = self.ruleset.chance_of(request)
+            chance = self.chance_of(request)
         except Exception:  # the same tolerance as the form's chance line (declare.py)
             return None
         return None if chance is None else f"{chance.numerator}/{chance.denominator}"

@@ -165,9 +165,12 @@ _ANY = ("a value", lambda v: True)
 _MODE = ("active or passive", lambda v: v == "active" or v == "passive")
 
 
+_CHANCE_FORM = re.compile(r"[0-9]{1,400}/[1-9][0-9]{0,400}")
+
+
 def _is_chance(v: Any) -> bool:
     """A chance of success as the declare form showed it: "n/d", from 0 to 1."""
-    if not isinstance(v, str) or not re.fullmatch(r"[0-9]{1,400}/[1-9][0-9]{0,400}", v):
+    if v.__class__ is not str or not _CHANCE_FORM.fullmatch(v):
         return False
     numerator, denominator = v.split("/")
     return int(numerator) <= int(denominator)
