@@ -726,7 +726,7 @@ class Session:
         than refusing the declaration: the form shows "-" for it too."""
         try:
             chance = self.chance_of(request)
-        except Exception:  # the same tolerance as the form's chance line (declare.py)
+        except Exception:  # noqa: BLE001 - the same tolerance as the form's chance line (declare.py)
             return None
         return None if chance is None else f"{chance.numerator}/{chance.denominator}"
 
