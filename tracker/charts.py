@@ -315,7 +315,7 @@ def resource_svg(stats: FightStats) -> str:
         colour = _PALETTE[i % len(_PALETTE)]
         out.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="{colour}" stroke-width="2"><title>{_e(row.name)}: {_e(row.resource)}</title></polyline>')
     y = plot_h + 40
-    for i, row in enumerate(stats.rows):
+    for row in stats.rows:
         if row.withheld:
             out.append(f'<text x="{name_w}" y="{y}" font-size="11">{_e(row.name)}: figures withheld from viewers{_e(" (" + row.label + ")") if row.label else ""}</text>')
         elif row.series:

@@ -200,7 +200,10 @@ _PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
     "remove": {"name": (_STR, True)},
-    "declare": {"actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True)},
+    "declare": {
+        "actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False),
+        "maintainable": (_BOOL, False), "secret": (_BOOL, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True),
+    },
     "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True)},
     "abort": {"actor": (_STR, True), "template": (_STR, False)},
     "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False)},
