@@ -21,16 +21,18 @@ Attacks (shoot: marksmanship; strike: melee or brawling):
 - Resistance: with wound levels, Physique + armour dice; with Body Points, the armour
   dice only (0 without armour). The excess over resistance sets the wound level (see
   tables.toml) or comes off Body Points.
-- Every roll (attack, damage, resistance) uses the Wild Die, as OpenD6 says "one die of
-  every roll". Typed faces are read: the attack roll, then (on a hit) the damage roll,
-  then the resistance roll, each Wild Die first, the others, then its explosions.
+- With the table setting `wild_die`, every roll (attack, damage, resistance) uses the
+  Wild Die, as OpenD6 says "one die of every roll". Typed faces are read: the attack
+  roll, then the damage roll, then the resistance roll (each Wild Die first, the others,
+  then its explosions when the Wild Die is on).
 - The dice are rolled at initiation; the blow is judged when it lands (DESIGN 3, the
   judge "d6.blow"): the attack total against the target's defence at the start of the
   completion segment (a dodge declared after the attack, within the round, counts,
   whatever order the two were typed in), the damage bonus from the result points then,
   and the wound step from the target's level then. The damage and resistance dice are
-  rolled at initiation when the attack hits as things stand; a blow that hits only at
-  landing, with no damage rolled, says so for the GM.
+  always rolled at initiation, hit or miss as things stand then, and used only if the
+  blow hits when it lands. The action itself has no success: the landing says hit or
+  miss.
 
 Active defence (dodge, parry): the roll (+10 for `full=true`, a full defence that
 gives up the round's other actions) replaces the combat difficulty for attacks against
@@ -52,9 +54,10 @@ from tracker.engine.model import ABORTED, ACTIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
 from rulesets.d6.odds import chance_at_least
-from rulesets.d6.rolls import CANCEL, D6Roll, roll_code
+from rulesets.d6.rolls import D6Roll, roll_code, roll_mode
 from rulesets.d6.sheet import BODY_POINTS, HEALTHY_WOUNDS, ROLLABLE, WOUNDS, code_of, strength_source
 from rulesets.d6.tables import D6Tables
+from rulesets.limits import MAX_D6_DIFFICULTY, limit_d6_dice, limit_d6_difficulty
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, staged
 
@@ -103,7 +106,7 @@ def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     if name == "check":
         return (
             Field("skill", "choice", "reflexes", choices=ROLLABLE, role=PARAM, help="the skill or attribute rolled"),
-            Field("difficulty", "int", None, minimum=0, role=PARAM, help="the difficulty number"),
+            Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="the difficulty number"),
             Field("level", "choice", None, choices=tuple(tables.difficulties), role=PARAM, help="a standard difficulty"),
             *common,
         )
@@ -252,6 +255,7 @@ class Resolver:
         for _, c in parts:
             code = code + c
         pool = Pool(code, tuple(parts))
+        limit_d6_dice(code.dice, f"{actor.name}'s {skill} roll")
         if code.dice < 1:
             raise TrackerError(f"{actor.name} cannot roll {pool.text()}: {code.dice}D left, and a roll needs at least 1D")
         return pool
@@ -263,7 +267,7 @@ class Resolver:
 
     @staticmethod
     def mode(request: ActionRequest) -> str:
-        return str(request.settings.get("critical_failure", CANCEL))
+        return roll_mode(request.settings)
 
     @staticmethod
     def carried(request: ActionRequest) -> tuple[str, int, int]:
@@ -307,6 +311,7 @@ class Resolver:
         p = request.params
         if p.get("difficulty") is not None:
             number = int(p["difficulty"])
+            limit_d6_difficulty(number, "difficulty")
             return number, f"difficulty {number} ({self.tables.difficulty_name(number)})"
         if p.get("level"):
             number, name = self.tables.difficulties[p["level"]]
@@ -385,7 +390,7 @@ class Resolver:
         rp = attack.total - difficulty
         hit = rp >= 0
         level = self.tables.level_name(rp) if hit else "Failure"
-        lines = [f"{pool.shown(attack)} vs {against}: " + (f"hit, result points {rp} ({level})" if hit else f"miss by {-rp}")]
+        lines = [f"{pool.shown(attack)} vs {against}, as things stand: " + (f"hit, result points {rp} ({level})" if hit else f"miss by {-rp}")]
         faces = list(attack.faces)
         effects: list[Effect] = []
         details = self._roll_details(attack, difficulty, rp, level)
@@ -398,32 +403,36 @@ class Resolver:
             "levels": [[w.over, w.rank] for w in t.wounds if w.over is not None],
             "names": {str(w.rank): w.name for w in t.wounds}, "max_rank": t.max_rank,
         }
+        # Every die the landing may need is rolled now, whatever the defence now says
+        # (DESIGN 3): a dodge typed later on this segment must not change which dice
+        # were rolled, only whether they are used.
+        code, label = self.damage_code(request)
+        bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
+        blow = roll_code(code, dice, mode, "damage")
+        faces += blow.faces
+        damage = blow.total + bonus
+        shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
+        lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus} = {damage}")
+        resist_code, resist_label = self.resistance(target, system)
+        if resist_code.dice >= 1:
+            guard = roll_code(resist_code, dice, mode, "resistance", target.name)
+            faces += guard.faces
+            resistance = guard.total
+            lines.append(f"resistance {resist_label} = {guard.text()}" if " + armour" in resist_label else f"resistance {resist_label}: {guard.text(code=False)}")
+        else:
+            resistance = max(0, resist_code.pips)
+            lines.append(f"resistance {resist_label}: {resistance}")
+        record.update(damage_dice=blow.total, resistance=resistance)
         if hit:
-            code, label = self.damage_code(request)
-            bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
-            blow = roll_code(code, dice, mode, "damage")
-            faces += blow.faces
-            damage = blow.total + bonus
-            shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
-            lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus} = {damage}")
-            resist_code, resist_label = self.resistance(target, system)
-            if resist_code.dice >= 1:
-                guard = roll_code(resist_code, dice, mode, "resistance", target.name)
-                faces += guard.faces
-                resistance = guard.total
-                lines.append(f"resistance {resist_label} = {guard.text()}" if " + armour" in resist_label else f"resistance {resist_label}: {guard.text(code=False)}")
-            else:
-                resistance = max(0, resist_code.pips)
-                lines.append(f"resistance {resist_label}: {resistance}")
-            over = damage - resistance
             details.update(damage=damage, resistance=resistance)
-            self.injury(target, over, system, lines)  # as things stand: the judge decides at landing
-            record.update(damage_dice=blow.total, resistance=resistance)
+            self.injury(target, damage - resistance, system, lines)  # as things stand: the judge decides at landing
         lines.append("judged when it lands")
         details["hits"] = [record]
         details["judge"] = BLOW_JUDGE
         effects.append(Blow(target.name, 0))
-        return Resolution(pt=pt, success=hit, margin=rp, dice=tuple(faces), summary="; ".join(lines), effects=tuple(effects), details=details)
+        # No success at initiation: whether it hits is the landing's judgment (the judge's
+        # "lands: hit/miss" line), so completion does not announce one first.
+        return Resolution(pt=pt, success=None, margin=rp, dice=tuple(faces), summary="; ".join(lines), effects=tuple(effects), details=details)
 
     def resistance(self, target: Combatant, system: str) -> tuple[DieCode, str]:
         armor = parse(str(target.stats.get("armor") or "0D"), "armor")

@@ -47,7 +47,7 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, coerce_all
-from rulesets.limits import MAX_OGS_DICE, MAX_OGS_OPPOSED_DICE, MAX_OGS_SORTED_OUTCOMES, no_negative_difficulty, sorted_outcomes
+from rulesets.limits import limit_ogs_dice, limit_ogs_opposed, no_negative_difficulty
 from rulesets.ogs import odds
 from rulesets.ogs.check import StageRule, opposed, rank_many, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
@@ -139,6 +139,7 @@ class OgsRuleset(Ruleset):
         # An increase on the stat or skill die adds dice before the enhancement pool.
         shift = len(spec.sides) - len(sides) if stages and int(params.get("increase_die") or lead + 1) - 1 < lead else 0
         start = lead + shift if reroll and parts[2].sides else None
+        limit_ogs_dice(spec.sides, f"{who.name}'s check")
         return spec, start
 
     # ------------------------------------------------------------ resolve
@@ -254,6 +255,7 @@ class OgsRuleset(Ruleset):
             rival, rival_reroll = self.check(request.targets[0], {})
             if own_reroll is not None or rival_reroll is not None:
                 return None  # the tie-breaks on rerolled dice are not enumerated
+            limit_ogs_opposed(own.sides, rival.sides, request.actor.name, request.targets[0].name)
             return odds.win(own.sides, own.flat, rival.sides, rival.flat)
         spec, reroll_from = self.check(request.actor, request.params, "force" if name == "power" else "skill")
         return odds.success(spec.sides, spec.flat, self._difficulty(request), reroll_from)
@@ -266,8 +268,7 @@ class OgsRuleset(Ruleset):
         parsed = parse(spec, self.steps, label)
         if not parsed.sides:
             raise TrackerError(f"{label} {spec!r}: no dice to roll")
-        if len(parsed.sides) > MAX_OGS_DICE:
-            raise TrackerError(f"{label} {spec!r}: {len(parsed.sides)} dice is more than the limit of {MAX_OGS_DICE}")
+        limit_ogs_dice(parsed.sides, f"{label} {spec!r}")
         if not parsed.sides and stages:
             raise TrackerError(f"{label} {spec!r}: no dice to increase")
         if open_roll:
@@ -317,14 +318,7 @@ class OgsRuleset(Ruleset):
         own = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), False, "ogs dice")
         if vs is not None:
             rival = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
-            if len(own.sides) + len(rival.sides) > MAX_OGS_OPPOSED_DICE:
-                raise TrackerError(f"opposed odds: {len(own.sides)} + {len(rival.sides)} dice is more than the limit of "
-                                   f"{MAX_OGS_OPPOSED_DICE} dice in all (the tie-breaks compare every die)")
-            for label, side in (("ogs dice", own), ("--vs", rival)):
-                count = sorted_outcomes(side.sides)
-                if count > MAX_OGS_SORTED_OUTCOMES:
-                    raise TrackerError(f"opposed odds: {label} {side.text()} has up to {count:,} sorted outcomes to compare, "
-                                       f"past the limit of {MAX_OGS_SORTED_OUTCOMES:,} (6d12 has 12,376)")
+            limit_ogs_opposed(own.sides, rival.sides)
             return odds.win(own.sides, own.flat, rival.sides, rival.flat)
         if difficulty is None:
             raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")
