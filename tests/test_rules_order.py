@@ -86,6 +86,20 @@ def test_d6_every_group_is_asked_for_even_when_the_shot_misses_as_things_stand()
     assert [g.split(":")[0] for g in groups] == ["A's shoot (marksmanship) 3D roll", "A's damage 4D roll", "C's resistance 3D roll"]
 
 
+# ------------------------------------------------------------------ ORE
+def test_ore_gobble_dice_count_whichever_was_typed_first() -> None:
+    """C's dodge 8,8,8,1,2 is 3x8: three gobble dice at height 8, each taking "one die
+    from a set no higher". A's punch 7,7,1,2,3 is 2x7 (width 2 < 3, so it resolves after
+    the dodge); one gobble die leaves 1x7, no set: spoiled, C unhurt, in either order."""
+    adds = ["add A body=3d brawling=2d", "add C coordination=3d dodge=2d side=foes"]
+    for s in both_orders(OreRuleset, adds, "declare C dodge faces=8,8,8,1,2", "declare A punch target=C faces=7,7,1,2,3"):
+        c = s.encounter.combatant("C")
+        assert c.resources["torso"] == c.maxima["torso"] and c.resources["torso_k"] == c.maxima["torso"]
+        assert any("C's dodge gobbles 1: width 2 -> 1: spoiled" in e.text for e in s.encounter.log)
+    first, second = both_orders(OreRuleset, adds, "declare C dodge faces=8,8,8,1,2", "declare A punch target=C faces=7,7,1,2,3")
+    assert state(first.encounter) == state(second.encounter)
+
+
 # ------------------------------------------------------------------ the property
 # A declaration: (actor, template, targets, params, seed of its dice).
 Declaration = tuple[str, str, tuple[str, ...], dict[str, Any], int]
@@ -118,8 +132,61 @@ def d6_plan(draw: Any) -> Plan:
     return adds, declares, {"damage_system": draw(st.sampled_from(["wounds", "body_points"])), "wild_die": draw(st.booleans())}
 
 
+@st.composite
+def ore_plan(draw: Any) -> Plan:
+    names = _names(draw(st.integers(2, 4)))
+    adds = [f"add {name} body=3d coordination=2d brawling=2d melee=1d dodge=2d block=1d ranged=2d"
+            f" weapon='width killing' gun='width+1 killing' lar={draw(st.integers(0, 1))}" + (" side=foes" if i % 2 else "")
+            for i, name in enumerate(names)]
+    declares: list[Declaration] = []
+    for i, name in enumerate(names):
+        kind = draw(st.sampled_from(["punch", "strike", "shoot", "dodge", "block", "check", "move"]))
+        seed = draw(st.integers(0, 10**6))
+        if kind in ("punch", "strike", "shoot"):
+            declares.append((name, kind, (_other(draw, names, i),), {}, seed))
+        elif kind == "check":
+            declares.append((name, kind, (), {"difficulty": draw(st.integers(1, 6))}, seed))
+        else:
+            declares.append((name, kind, (), {}, seed))
+    return adds, declares, {}
+
+
+@st.composite
+def ogs_plan(draw: Any) -> Plan:
+    names = _names(draw(st.integers(2, 4)))
+    adds = [f"add {name} stat=d6 skill=d8 force=d6 enhancement=d4 damage=d6 defense={draw(st.integers(6, 12))} hp=12"
+            + (" side=foes" if i % 2 else "") for i, name in enumerate(names)]
+    declares: list[Declaration] = []
+    for i, name in enumerate(names):
+        kind = draw(st.sampled_from(["attack", "power", "check", "contest", "open", "move"]))
+        seed = draw(st.integers(0, 10**6))
+        if kind in ("attack", "power", "contest"):
+            declares.append((name, kind, (_other(draw, names, i),), {}, seed))
+        elif kind == "open":
+            declares.append((name, kind, (_other(draw, names, i),), {"dice": "2d4"}, seed))
+        else:
+            declares.append((name, kind, (), {}, seed))
+    return adds, declares, {}
+
+
+@st.composite
+def freeform_plan(draw: Any) -> Plan:
+    names = _names(draw(st.integers(2, 4)))
+    adds = [f"add {name} hp=6" + (" side=foes" if i % 2 else "") for i, name in enumerate(names)]
+    declares: list[Declaration] = []
+    for i, name in enumerate(names):
+        kind = draw(st.sampled_from(["attack", "cast", "move", "defend"]))
+        targets = (_other(draw, names, i),) if kind in ("attack", "cast") else ()
+        params = {"damage": draw(st.integers(0, 7))} if targets else {}
+        declares.append((name, kind, targets, params, 0))
+    return adds, declares, {}
+
+
 STRATEGIES: dict[str, tuple[Callable[[], Ruleset], Any]] = {
     "d6": (D6Ruleset, d6_plan()),
+    "ore": (OreRuleset, ore_plan()),
+    "ogs": (OgsRuleset, ogs_plan()),
+    "freeform": (FreeformRuleset, freeform_plan()),
 }
 
 

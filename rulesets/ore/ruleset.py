@@ -35,10 +35,13 @@ Decisions where the sources are silent:
 - Dynamic contest: "beat" means strictly higher, so an equal height leaves the wider
   set standing; identical sets, or no set on either side, are a draw; a set beats
   none. `--set first_matters=false` judges on height alone.
-- Gobble dice: a `dodge` or `block` declared earlier in the same round gives gobble
-  dice (its width, at its height). An attack resolving no sooner than it (order not
-  greater) loses one die per gobble die of equal or greater height, as many as it
-  takes to spoil the set, or all that are left. `gobble=WxH` states them by hand.
+- Gobble dice: a `dodge` or `block` landing on the same segment as an attack gives
+  gobble dice (its width, at its height), whenever in the round either was typed. An
+  attack resolving no sooner than it (order not greater) loses one die per gobble die
+  of equal or greater height, as many as it takes to spoil the set, or all that are
+  left; blows on one target meet the dice widest first, then highest, then by
+  attacker's name. All of this is judged when the blow lands (DESIGN 3), as is the
+  target's armour. `gobble=WxH` states them by hand.
 - Wound boxes are marked when the blow lands (DESIGN 3: damage is judged against what
   the target has then): each hit is a `Blow` judged by "ore.wound" in the round's
   resolution order (widest, then highest), so two attacks on one target fill its boxes
@@ -120,14 +123,97 @@ def wound_effects(target: Combatant, location: str, shock: int, killing: int, si
     return effects
 
 
+def _manual_gobble(text: str | None) -> tuple[int, int] | None:
+    """`gobble=WxH` stated by hand: (dice, height); None when not stated (or 0)."""
+    if text is None or text.strip() in ("", "0"):
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", text)
+    if match is None:
+        raise TrackerError(f"gobble: expected gobble dice as WxH such as 2x8, got {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _blow_key(action: Any, index: int) -> tuple[Any, ...]:
+    """The order blows on one target meet its gobble dice: the round's resolution order
+    (widest, then highest), then by who struck, never by the order they were typed."""
+    order = tuple(action.resolution.order)
+    return (tuple(-x for x in order), action.actor, action.start, index)
+
+
+def gobbled_at_landing(encounter: Any, action: Any, index: int) -> list[tuple[Any, int]]:
+    """The target's gobble dice this blow meets when it lands: every dodge or block of
+    the target landing on this segment whose set resolves no later than the blow
+    (order not lower), less what blows ahead of this one took. Returns (defence, dice
+    used) pairs; the width lost is their sum."""
+    rec = action.resolution.details["hits"][index]
+    target, now = rec["target"], encounter.now
+    defences = sorted(
+        (a for a in encounter.actions
+         if a.actor == target and a.resolution.details.get("gobble") and a.completes == now
+         and a.status in (IN_PROGRESS, COMPLETED)),
+        key=lambda a: (a.start, a.template))
+    if not defences:
+        return []
+    left = {d.id: int(d.resolution.details["gobble"][0]) for d in defences}
+    blows = sorted(
+        ((a, i) for a in encounter.actions if a.completes == now and a.status in (IN_PROGRESS, COMPLETED)
+         and a.resolution.details.get("judge") == WOUND_JUDGE
+         for i, r in enumerate(a.resolution.details.get("hits", []))
+         if r.get("target") == target and r.get("gobble") is None),
+        key=lambda pair: _blow_key(*pair))
+    for other, i in blows:
+        width, height = (int(x) for x in other.resolution.details["hits"][i]["set"])
+        used_here: list[tuple[Any, int]] = []
+        for d in defences:
+            if tuple(d.resolution.order) < tuple(other.resolution.order):
+                continue
+            new, used = gobble(width, height, left[d.id], int(d.resolution.details["gobble"][1]))
+            if used:
+                left[d.id] -= used
+                used_here.append((d, used))
+                width = new
+        if other is action and i == index:
+            return used_here
+    return []
+
+
 def judge_wound(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
-    """An ORE hit lands: its boxes are marked against the target's boxes now."""
+    """An ORE hit lands: gobble dice, armour and wound boxes as they are now."""
     found = landing(encounter, action, blow, action.resolution.details.get("hits", []))
     if isinstance(found, list):
         return found
     hit, target = found
-    return wound_effects(target, str(hit["location"]), int(hit["shock"]), int(hit["killing"]),
-                         dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))
+    head = f"{action.actor}'s {action.template} lands on {target.name}"
+    if "set" not in hit:  # stored before gobble was judged at landing: as it was rolled
+        return wound_effects(target, str(hit["location"]), int(hit["shock"]), int(hit["killing"]),
+                             dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))
+    width, height = (int(x) for x in hit["set"])
+    notes = [f"{width}x{height}"]
+    manual = _manual_gobble(hit.get("gobble"))
+    if manual is not None:
+        new, used = gobble(width, height, *manual)
+        if used:
+            notes.append(f"gobbled {used} (stated): width {width} -> {new}")
+        width = new
+    else:
+        for defence, used in gobbled_at_landing(encounter, action, blow.index):
+            notes.append(f"{target.name}'s {defence.template} gobbles {used}: width {width} -> {width - used}")
+            width -= used
+    if width < 2:
+        return [Note(f"{head}: {'; '.join(notes)}: spoiled")]
+    formula = parse_damage(str(hit["damage"]), "damage")
+    har, lar = int(target.stats.get("har", 0)), int(target.stats.get("lar", 0))
+    armoured = armour(width, formula, har, lar, int(hit.get("penetration", 0)))
+    location = str(hit["location"])
+    notes.append(f"hits the {location.replace('_', ' ')}")
+    if armoured.note:
+        notes.append(f"({armoured.note})")
+    if armoured.width <= 1:
+        return [Note(f"{head}: {' '.join(notes)}")]
+    notes.append(f"for {armoured.shock} shock, {armoured.killing} killing")
+    return [Note(f"{head}: {' '.join(notes)}"),
+            *wound_effects(target, location, armoured.shock, armoured.killing,
+                           dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))]
 
 
 register_judge(WOUND_JUDGE, judge_wound)
@@ -258,24 +344,22 @@ class OreRuleset(Ruleset):
         elif name in _ATTACKS:
             if not request.targets:
                 raise TrackerError(f"{name} needs a target (target=NAME)")
-            gobbled: list[list[int]] = []
-            landed = 0
             landing: list[dict[str, Any]] = []
             for i, target in enumerate(request.targets):
                 if i >= len(valid):
                     summary += f"; no set left for {target.name}"
                     continue
-                text, hurt, hit = self._hit(request, target, valid[i], pt, gobbled, landing)
+                text, record = self._aim(request, target, valid[i])
                 summary += f"; {text}"
-                effects.extend(hurt)
-                landed += hit
-            if gobbled:
-                details["gobbled"] = gobbled
+                landing.append(record)
+                effects.append(Blow(target.name, len(landing) - 1))
             if landing:
                 details["hits"] = landing
                 details["judge"] = WOUND_JUDGE
-            # The roll made a set, but an attack only succeeds if a set got through.
-            success = landed > 0
+                summary += "; gobble dice, armour and wounds judged when it lands"
+            # Whether a set gets through (gobble dice, armour) is the landing's judgment:
+            # the completion announces no success first.
+            success = None
         spare = valid[actions:] if name != "check" else valid[1:]
         if spare:
             summary += f"; extra set {', '.join(map(_set_text, spare))} free for another action with a pool of {pool.size}+ dice"
@@ -283,80 +367,26 @@ class OreRuleset(Ruleset):
                           dice=tuple(outcome.normal), summary=summary, effects=tuple(effects),
                           order=order, details=details)
 
-    def _hit(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int], pt: int,
-             gobbled: list[list[int]], landing: list[dict[str, Any]]) -> tuple[str, list[Effect], bool]:
+    def _aim(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int]) -> tuple[str, dict[str, Any]]:
+        """A set aimed at `target`: its record for the landing (DESIGN 3), and the text
+        as things stand now (no gobble dice yet: those are counted when it lands)."""
         width, height = chosen
-        lines = [f"{_set_text(chosen)} at {target.name}"]
-        width = self._gobble(request, target, width, height, pt, gobbled, lines)
-        if width < 2:
-            return " ".join(lines) + ": spoiled", [], False
         location = location_for(height, self.tables.get("hit_locations", {}))
         row = self.tables.get("actions", {}).get(request.template.name, {})
         formula_text = request.params.get("damage") or row.get("damage", "width shock")
         if formula_text in ("weapon", "gun"):
             formula_text = str(request.actor.stats.get(formula_text, "width shock"))
         formula = parse_damage(formula_text, "damage")
-        har, lar = int(target.stats.get("har", 0)), int(target.stats.get("lar", 0))
-        hit = armour(width, formula, har, lar, int(request.params.get("penetration") or 0))
-        lines.append(f"hits the {location.replace('_', ' ')}")
-        if hit.note:
-            lines.append(f"({hit.note})")
-        if hit.width <= 1:
-            return " ".join(lines), [], False
-        lines.append(f"for {hit.shock} shock, {hit.killing} killing")
-        self._wound(request, target, location, hit.shock, hit.killing, pt)  # checks the tables now
-        record = {"target": target.name, "location": location, "shock": hit.shock, "killing": hit.killing,
+        manual = request.params.get("gobble")
+        _manual_gobble(manual)  # a malformed one is refused now, by name
+        penetration = int(request.params.get("penetration") or 0)
+        shock, killing = formula.at(width)
+        record = {"target": target.name, "set": [width, height], "location": location, "damage": formula_text,
+                  "penetration": penetration, "gobble": manual if manual not in (None, "", "0") else None,
                   "sizes": {k: int(v) for k, v in self.tables.get("wound_boxes", {}).items()},
                   "overflow": dict(self.tables.get("overflow", {}))}
-        landing.append(record)
-        return " ".join(lines), [Blow(target.name, len(landing) - 1)], True
-
-    def _gobble(self, request: ActionRequest, target: Combatant, width: int, height: int, pt: int,
-                gobbled: list[list[int]], lines: list[str]) -> int:
-        manual = request.params.get("gobble")
-        if manual is not None:
-            if manual.strip() in ("", "0"):
-                return width
-            match = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", manual)
-            if match is None:
-                raise TrackerError(f"gobble: expected gobble dice as WxH such as 2x8, got {manual!r}")
-            new, used = gobble(width, height, int(match.group(1)), int(match.group(2)))
-            if used:
-                lines.append(f"(gobbled {used}: width {width} -> {new})")
-            return new
-        enc = request.encounter
-        if enc is None:
-            return width
-        lands = request.segment + pt
-        order = (width, height)
-        for action in enc.actions:
-            gob = action.resolution.details.get("gobble")
-            if (action.actor != target.name or not gob or action.completes != lands
-                    or action.status not in (IN_PROGRESS, COMPLETED) or tuple(action.resolution.order) < order):
-                continue
-            spent = sum(used for other in enc.actions for aid, used in other.resolution.details.get("gobbled", ()) if aid == action.id)
-            spent += sum(used for aid, used in gobbled if aid == action.id)
-            left = gob[0] - spent
-            new, used = gobble(width, height, left, gob[1])
-            if used:
-                gobbled.append([action.id, used])
-                lines.append(f"({target.name}'s {action.template} gobbles {used}: width {width} -> {new})")
-                width = new
-        return width
-
-    def _wound(self, request: ActionRequest, target: Combatant, location: str, shock: int, killing: int,
-               pt: int) -> list[Effect]:
-        sizes = self.tables.get("wound_boxes", {})
-        resources = dict(target.resources)
-        enc = request.encounter
-        if enc is not None:  # damage already rolled against this target this round
-            lands = request.segment + pt
-            for action in enc.actions:
-                if action.status == IN_PROGRESS and action.completes == lands:
-                    for e in action.resolution.effects:
-                        if isinstance(e, Damage) and e.target == target.name and e.resource in resources:
-                            resources[e.resource] -= e.amount
-        return wound_effects(target, location, shock, killing, sizes, self.tables.get("overflow", {}), resources)
+        text = f"{_set_text(chosen)} at {target.name}'s {location.replace('_', ' ')} ({formula_text}: {shock} shock, {killing} killing before armour)"
+        return text, record
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """Wiggle dice are set after the roll (the seed): '2 wiggle dice to set (1-10)'."""
