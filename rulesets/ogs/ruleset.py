@@ -14,7 +14,11 @@ Decisions where the seed is silent (nothing else is known of the game):
   There are no payment segments. All completions on a segment land together.
 - The extra damage die per stage is the largest die of the weapon's damage dice.
 - An attack's difficulty: `difficulty=` on the declare, else the target's `defense`
-  (default 8, the seed's example difficulty). A miss does nothing.
+  (default 8, the seed's example difficulty). A miss does nothing. The damage dice
+  are rolled at declaration, hit or miss, with one extra die per stage as things
+  stand; the hit and its stages are judged when the blow lands (DESIGN 3), against
+  the target's defense then. Stages past those rolled for are named in the log for
+  the GM to roll.
 - Damage (an Open Roll) comes off the target's `hp`; the seed has no soak or armour.
 - `contest` is an Opposed Check against the target's own stat + skill + enhancement
   + flat; in the timeline both sides' dice come from the one dice source, the actor's
@@ -41,7 +45,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
@@ -59,6 +63,36 @@ _ROLL_OPTIONS: tuple[Field, ...] = (
     Field("vs_increase", "int", 0, 0, 10, role=PARAM, help="Die Increase stages on the opposing roll"),
     Field("open", "bool", False, role=PARAM, help="an Open Roll: total only, every die increased"),
 )
+
+
+BLOW_JUDGE = "ogs.blow"
+
+
+def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """An OGS attack lands: its total against the target's defense now (or the stated
+    difficulty), its critical stages then, and one extra damage die per stage."""
+    found = landing(encounter, action, blow, action.resolution.details.get("hits", []))
+    if isinstance(found, list):
+        return found
+    rec, target = found
+    total = int(rec["total"])
+    difficulty = int(rec["difficulty"]) if rec.get("difficulty") is not None else int(target.stats.get("defense", 8))
+    head = f"{action.actor}'s {action.template} lands: {total} vs {target.name}'s {'difficulty' if rec.get('difficulty') is not None else 'defense'} {difficulty}"
+    if total < difficulty:
+        return [Note(f"{head}: miss")]
+    stages = StageRule(int(rec["first_stage"]), int(rec["stage_size"])).stages(total, difficulty)
+    extra = [int(f) for f in rec["extra"]]
+    damage = int(rec["base"]) + sum(extra[:stages])
+    text = f"{head}: hit" + (f", {stages}-stage critical" if stages else "") + f"; {damage} damage"
+    effects: list[Effect] = [Note(text), Damage(target.name, damage, "hp")]
+    if stages > len(extra):
+        more = stages - len(extra)
+        effects.append(Note(f"{action.actor}'s {action.template}: {more} more stage{'s' if more != 1 else ''} than were rolled "
+                            f"for at declaration: the GM rolls {more}d{int(rec['die'])} more damage"))
+    return effects
+
+
+register_judge(BLOW_JUDGE, judge_blow)
 
 
 class OgsRuleset(Ruleset):
@@ -165,23 +199,39 @@ class OgsRuleset(Ruleset):
         if stages:
             summary += f", {stages}-stage critical"
         effects: list[Effect] = []
-        details: dict[str, Any] = {"total": total, "difficulty": difficulty, "stages": stages, "sizes": list(spec.sides)}
-        if name in ("attack", "power") and success and request.targets:
-            base = params.get("damage") or request.actor.stats.get("damage", "")
-            damage = dice_of(base, self.steps, f"{request.actor.name}.damage")
-            if not damage.sides:
-                raise TrackerError(f"{request.actor.name} has no damage dice (damage=d8 on the sheet or the declare)")
-            # Each stage adds one die of damage: the weapon's largest die.
-            extra = (max(damage.sides),) * stages
-            damage = DiceSpec(damage.sides + extra, damage.flat)
-            hurt = roll(damage, dice, f"damage ({stages} stage{'s' if stages != 1 else ''} of criticals)" if stages else "damage")
-            faces.extend(hurt.faces)
-            summary += f"; damage {hurt.shown()}"
-            details["damage"] = hurt.total
-            for target in request.targets:
-                effects.append(Damage(target.name, hurt.total, "hp"))
+        details: dict[str, Any] = {"total": total, "difficulty": difficulty, "stages": stages, "sizes": list(spec.sides),
+                                   "margin_name": "critical stages"}
+        if name in ("attack", "power") and request.targets:
+            return self._attack(request, dice, pt, rolled, spec, difficulty, stages, summary, details)
         return Resolution(pt=pt, success=success, margin=stages, dice=tuple(faces), summary=summary,
                           effects=tuple(effects), details=details)
+
+    def _attack(self, request: ActionRequest, dice: DiceSource, pt: int, rolled: Any, spec: DiceSpec, difficulty: int,
+                stages: int, summary: str, details: dict[str, Any]) -> Resolution:
+        """The damage is an Open Roll made now, hit or miss as things stand, with one
+        extra die per stage as things stand (DESIGN 3); the hit, the stages and so the
+        damage are judged when the blow lands, against the target's defense then."""
+        params = request.params
+        base = params.get("damage") or request.actor.stats.get("damage", "")
+        damage = dice_of(base, self.steps, f"{request.actor.name}.damage")
+        if not damage.sides:
+            raise TrackerError(f"{request.actor.name} has no damage dice (damage=d8 on the sheet or the declare)")
+        # Each stage adds one die of damage: the weapon's largest die.
+        die = max(damage.sides)
+        hurt = roll(DiceSpec(damage.sides + (die,) * stages, damage.flat),
+                    dice, f"damage ({stages} stage{'s' if stages != 1 else ''} of criticals)" if stages else "damage")
+        faces = list(rolled.faces) + list(hurt.faces)
+        summary = summary.replace(": success", ", as things stand: hit").replace(": failure", ", as things stand: miss")
+        summary += f"; damage {hurt.shown()}; judged when it lands"
+        base_total = sum(hurt.faces[:len(damage.sides)]) + damage.flat
+        rule = self.stage_rule
+        given = params.get("difficulty")
+        hits = [{"target": t.name, "total": rolled.total, "difficulty": None if given is None else int(given),
+                 "first_stage": rule.first_stage, "stage_size": rule.stage_size, "base": base_total,
+                 "extra": list(hurt.faces[len(damage.sides):]), "die": die} for t in request.targets]
+        details.update(damage=hurt.total, hits=hits, judge=BLOW_JUDGE)
+        return Resolution(pt=pt, success=None, margin=stages, dice=tuple(faces), summary=summary,
+                          effects=tuple(Blow(t.name, i) for i, t in enumerate(request.targets)), details=details)
 
     def _difficulty(self, request: ActionRequest) -> int:
         given = request.params.get("difficulty")

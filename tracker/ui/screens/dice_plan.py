@@ -148,7 +148,10 @@ def result_figures(resolution: Resolution) -> list[str]:
     if resolution.success is not None:
         bits.append(f"success: {'yes' if resolution.success else 'no'}")
     if resolution.margin is not None:
-        bits.append(f"margin: {_figure(resolution.margin)}")
+        # The margin in the game's own terms, under the game's own name when it gives
+        # one (OGS: critical stages, not the points over the difficulty).
+        name = resolution.details.get("margin_name")
+        bits.append(f"{name if isinstance(name, str) and name else 'margin'}: {_figure(resolution.margin)}")
     for key in _SHOWN_DETAILS:
         value = resolution.details.get(key)
         if value is not None and not isinstance(value, dict) and value not in ("", [], ()):
