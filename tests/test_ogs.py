@@ -260,3 +260,41 @@ def test_the_result_names_critical_stages_not_a_margin() -> None:
     figures = result_figures(s.encounter.actions[-1].resolution)
     assert "critical stages: 6" in figures and not any(f.startswith("margin") for f in figures)
     assert s.encounter.actions[-1].resolution.details["total"] - 12 == 12
+
+
+def test_reroll_ones_on_the_command_line_with_exact_odds_opposed_too() -> None:
+    """Seed 002: "a common enhancement modifier will be to reroll ones". The enhancement
+    die d4 rerolled once on a 1 shows 1 with 1/16 and 2, 3, 4 with 5/16 each. d6+d6+d4
+    against 11: 1/16 P(2d6 >= 10) + 5/16 (P(2d6 >= 9) + P(>= 8) + P(>= 7))
+    = 1/16 x 6/36 + 5/16 x (10 + 15 + 21)/36 = 236/576 = 59/144."""
+    from itertools import product
+
+    assert Fraction(cli_json("odds", "ogs", "d6+d6+d4", "--difficulty", "11", "--set", "reroll_ones=true")["fraction"]) == Fraction(59, 144)
+    data = cli_json("roll", "ogs", "d6+d6+d4", "--difficulty", "11", "--faces", "3,4,1,4", "--set", "reroll_ones=true")
+    assert data["total"] == 3 + 4 + 4 and data["success"] is True  # the 1 on the d4 rolled again: 4
+    # Opposed: the tie-breaks read the rerolled faces. Brute force over every face and reroll.
+    def outcomes(sides: tuple[int, ...], reroll: bool) -> dict[tuple[int, ...], Fraction]:
+        out: dict[tuple[int, ...], Fraction] = {}
+        for faces in product(*(range(1, s + 1) for s in sides)):
+            p = Fraction(1, 1)
+            for s in sides:
+                p /= s
+            options = [(faces, p)]
+            if reroll and faces[2] == 1:
+                options = [((*faces[:2], k), p / sides[2]) for k in range(1, sides[2] + 1)]
+            for f, q in options:
+                out[f] = out.get(f, Fraction(0)) + q
+        return out
+    own, rival = outcomes((4, 6, 4), True), outcomes((6, 4, 4), False)
+    expected = Fraction(0)
+    for a, pa in own.items():
+        for b, pb in rival.items():
+            if sum(a) != sum(b):
+                expected += pa * pb * (sum(a) > sum(b))
+            elif sorted(a, reverse=True) != sorted(b, reverse=True):
+                expected += pa * pb * (sorted(a, reverse=True) > sorted(b, reverse=True))
+            else:
+                expected += pa * pb / 2  # equal dice sizes: the d12 roll-off, even
+    got = cli_json("odds", "ogs", "d4+d6+d4", "--vs", "d6+d4+d4", "--set", "reroll_ones=true")
+    assert Fraction(got["fraction"]) == expected
+    assert cli("odds", "ogs", "d4+d6", "--difficulty", "5", "--set", "reroll_ones=true")[0] == 1  # no enhancement die

@@ -29,7 +29,9 @@ Decisions where the seed is silent (nothing else is known of the game):
   increase_die=K`; an Open Roll (no `--difficulty`, no `--vs`) increases every die.
 - "Reroll ones", the enhancement modifier the seed names: `reroll_ones=true` on the
   sheet (or the declare) rerolls each enhancement die showing 1 once; the new face
-  stands. Its odds are exact (the rerolled die's distribution).
+  stands. Its odds are exact (the rerolled die's distribution), opposed ones too (the
+  tie-breaks read the new faces). On the command line `--set reroll_ones=true` (and
+  `vs_reroll_ones` for the other side) rerolls the dice after the first two.
 - A `contest` may name several targets (an Opposed Check of more than two sides): the
   highest total wins; sides tied at the top go through the seed's tie-breaks together
   (die values, die sizes, then d12s rolled by each still-tied side, in target order).
@@ -62,7 +64,19 @@ _ROLL_OPTIONS: tuple[Field, ...] = (
     Field("increase_die", "int", None, 1, 60, role=PARAM, help="which die the increase targets (1 = first)"),
     Field("vs_increase", "int", 0, 0, 10, role=PARAM, help="Die Increase stages on the opposing roll"),
     Field("open", "bool", False, role=PARAM, help="an Open Roll: total only, every die increased"),
+    Field("reroll_ones", "bool", False, role=PARAM, help="reroll ones on the enhancement dice (every die after the first two: stat, skill)"),
+    Field("vs_reroll_ones", "bool", False, role=PARAM, help="the opposing check rerolls ones on its enhancement dice"),
 )
+
+
+def _cli_reroll(spec: DiceSpec, on: bool, label: str) -> int | None:
+    """On the command line the enhancement dice are those after the stat and skill dice,
+    the seed's order of an Action Check."""
+    if not on:
+        return None
+    if len(spec.sides) < 3:
+        raise TrackerError(f"{label} {spec.text()}: reroll_ones needs enhancement dice (a third die after the stat and skill dice)")
+    return 2
 
 
 BLOW_JUDGE = "ogs.blow"
@@ -303,10 +317,8 @@ class OgsRuleset(Ruleset):
                 return None
             own, own_reroll = self.check(request.actor, request.params)
             rival, rival_reroll = self.check(request.targets[0], {})
-            if own_reroll is not None or rival_reroll is not None:
-                return None  # the tie-breaks on rerolled dice are not enumerated
             limit_ogs_opposed(own.sides, rival.sides, request.actor.name, request.targets[0].name)
-            return odds.win(own.sides, own.flat, rival.sides, rival.flat)
+            return odds.win(own.sides, own.flat, rival.sides, rival.flat, own_reroll, rival_reroll)
         spec, reroll_from = self.check(request.actor, request.params, "force" if name == "power" else "skill")
         return odds.success(spec.sides, spec.flat, self._difficulty(request), reroll_from)
 
@@ -335,14 +347,16 @@ class OgsRuleset(Ruleset):
         if open_roll and (vs is not None or difficulty is not None):
             raise TrackerError("an Open Roll has no --difficulty or --vs")
         own_spec = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), open_roll, "ogs dice")
-        own = roll(own_spec, dice)
+        if open_roll and opts["reroll_ones"]:
+            raise TrackerError("--set reroll_ones: an Open Roll has no enhancement dice to reroll (give --difficulty or --vs)")
+        own = roll(own_spec, dice, reroll_from=_cli_reroll(own_spec, opts["reroll_ones"], "ogs dice"))
         fields: dict[str, Any] = {"total": own.total, "difficulty": difficulty, "stages": None, "winner": None,
                                   "sizes": list(own_spec.sides), "spec": own_spec.text()}
         if vs is not None:
             rival_spec = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
             if vs_dice is None:
                 raise TrackerError("an opposed roll needs the other side's dice")
-            rival = roll(rival_spec, vs_dice)
+            rival = roll(rival_spec, vs_dice, reroll_from=_cli_reroll(rival_spec, opts["vs_reroll_ones"], "--vs"))
             result = opposed(own, rival, dice, vs_dice)
             fields.update({"winner": result.winner, "vs_dice": rival.faces, "vs_sizes": list(rival_spec.sides),
                            "vs_total": rival.total, "decided_by": result.decided_by,
@@ -366,10 +380,12 @@ class OgsRuleset(Ruleset):
         if vs is not None and difficulty is not None:
             raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         own = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), False, "ogs dice")
+        own_reroll = _cli_reroll(own, opts["reroll_ones"], "ogs dice")
         if vs is not None:
             rival = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
             limit_ogs_opposed(own.sides, rival.sides)
-            return odds.win(own.sides, own.flat, rival.sides, rival.flat)
+            return odds.win(own.sides, own.flat, rival.sides, rival.flat, own_reroll,
+                            _cli_reroll(rival, opts["vs_reroll_ones"], "--vs"))
         if difficulty is None:
             raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")
-        return odds.success(own.sides, own.flat, difficulty)
+        return odds.success(own.sides, own.flat, difficulty, own_reroll)
