@@ -79,12 +79,22 @@ def test_penalty_dice_come_off_hard_then_normal_then_wiggle() -> None:
     assert penalise(pool, 4).removed == ("hard", "normal", "normal", "wiggle")
 
 
-def test_at_most_ten_dice_rolled_and_extra_dice_soak_penalties() -> None:
-    capped = penalise(Pool(12, 1, 0), 0)
-    assert capped.pool == Pool(10, 1, 0) and capped.unrolled == 2
-    soaked = penalise(Pool(12, 1, 0), 2)
-    assert soaked.pool == Pool(10, 1, 0) and soaked.removed == ("normal", "normal")
-    assert penalise(Pool(12, 1, 0), 3).pool == Pool(10, 0, 0)
+def test_at_most_twelve_dice_rolled_and_extra_dice_soak_penalties() -> None:
+    capped = penalise(Pool(14, 1, 0), 0)
+    assert capped.pool == Pool(12, 1, 0) and capped.unrolled == 2
+    soaked = penalise(Pool(14, 1, 0), 2)
+    assert soaked.pool == Pool(12, 1, 0) and soaked.removed == ("normal", "normal")
+    assert penalise(Pool(14, 1, 0), 3).pool == Pool(12, 0, 0)
+
+
+def test_a_bonus_of_2d_on_a_full_pool_rolls_all_twelve() -> None:
+    """Seed 003: a stat has "no more than 5d", a skill goes "from 0 dice to 5d", and for an
+    easier action "you might add 1d or even 2d": body 5d + brawling 5d + 2d = 12 dice,
+    all rolled; the twelve faces typed are all used (9,9,9 makes 3x9)."""
+    s = session_for(OreRuleset(), "add A body=5d brawling=5d", "add B")
+    s.execute("declare A punch target=B bonus=2 faces=9,9,9,1,2,3,4,5,6,7,8,10")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["rolled"] == "12d" and len(res.dice) == 12 and res.details["best"] == [3, 9]
 
 
 def test_extra_sets_cost_no_die_and_the_withdrawn_actions_option_is_refused() -> None:
@@ -286,3 +296,14 @@ def test_a_failure_of_all_low_dice_is_flagged_worse() -> None:
 def test_chance_of_for_the_declare_form() -> None:
     s = session()
     assert s.chance("Bo", "strike", ["Ace"], {"difficulty": "5"}) == odds.success(Pool(4), 5)
+
+
+def test_a_pool_of_no_dice_is_refused_in_the_timeline_as_on_the_command_line() -> None:
+    from tracker.engine import TrackerError
+
+    s = session_for(OreRuleset(), "add A body=2d")
+    for pool in ("0d", "0d+0hd"):
+        with pytest.raises(TrackerError, match="has no dice"):
+            s.execute(f"declare A check pool={pool}")
+    assert not s.encounter.actions
+    assert cli("roll", "ore", "0d")[0] != 0

@@ -6,7 +6,7 @@ set at least that high.
 
 Decisions where the seed is silent (each also in the adapter's docstring):
 - Penalty dice (and one die per extra action) come off hard -> normal -> wiggle (the
-  order is table data). Normal dice above the cap (10, table data) are not rolled but
+  order is table data). Normal dice above the cap (12, table data: 5d stat + 5d skill + "1d or even 2d") are not rolled but
   soak penalty dice first; hard and wiggle dice are not rolled, so the cap counts
   normal dice only.
 - Wiggle dice, when the GM does not state their faces, all join the one set that
@@ -96,7 +96,7 @@ class Penalised:
         return self.pool.text() + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def penalise(pool: Pool, penalty: int, cap: int = 10, order: Sequence[str] = ("hard", "normal", "wiggle")) -> Penalised:
+def penalise(pool: Pool, penalty: int, cap: int = 12, order: Sequence[str] = ("hard", "normal", "wiggle")) -> Penalised:
     """Remove `penalty` dice: first normal dice above the cap, then in `order`."""
     if penalty < 0:
         raise TrackerError(f"penalty dice: expected 0 or more, got {penalty}")

@@ -16,7 +16,9 @@ Decisions where the sources are silent:
   `TimeMapping(simultaneous=False)`): a combatant put down by a faster set loses its
   own. The default performance time is "to the end of the round"; `pt=` overrides.
   A move is passive and takes 5 segments.
-- At most 10 normal dice are rolled (table data); hard and wiggle dice are not rolled
+- At most 12 normal dice are rolled (table data): the largest pool the rules text
+  describes, a stat of "no more than 5d", a skill "from 0 dice to 5d" and a bonus for
+  an easier action ("you might add 1d or even 2d"). Hard and wiggle dice are not rolled
   and do not count against it; dice over it soak penalty dice first.
 - Multiple actions follow the seed, not the usual ORE penalty: "If you roll an extra
   matching set, you can use it on an extra action with no penalty—but only if your
@@ -229,6 +231,19 @@ def _set_text(s: tuple[int, int] | None) -> str:
     return f"{s[0]}x{s[1]}" if s else "no set"
 
 
+def _stated_pool(spec: str, label: str) -> Pool:
+    """A pool typed for a roll (`pool=` in the timeline, SPEC on the command line) rolls
+    something: "0d" (a term of no dice) and an empty pool are refused, where a sheet's
+    untrained skill may be 0d."""
+    for term in spec.replace(" ", "").lower().split("+"):
+        if re.fullmatch(r"0+(d|hd|wd)", term):
+            raise TrackerError(f"{label} {spec!r}: term {term!r} has no dice (leave it out)")
+    pool = parse_pool(spec, label)
+    if pool.size == 0:
+        raise TrackerError(f"{label} {spec!r}: no dice to roll")
+    return pool
+
+
 class OreRuleset(Ruleset):
     id = "ore"
     name = "One-Roll Engine"
@@ -242,7 +257,7 @@ class OreRuleset(Ruleset):
     # ------------------------------------------------------------ tables
     def _dice_rules(self) -> tuple[int, tuple[str, ...]]:
         table = self.tables.get("dice", {})
-        cap = table.get("max_rolled", 10)
+        cap = table.get("max_rolled", 12)
         order = tuple(table.get("penalty_order", ("hard", "normal", "wiggle")))
         if not isinstance(cap, int) or cap < 1:
             raise TrackerError(f"ore tables [dice].max_rolled: expected a whole number of at least 1, got {cap!r}")
@@ -293,7 +308,7 @@ class OreRuleset(Ruleset):
     # ------------------------------------------------------------ pools
     def pool_for(self, who: Combatant, name: str, params: Mapping[str, Any]) -> Pool:
         if params.get("pool") is not None:
-            pool = parse_pool(params["pool"], "pool")
+            pool = _stated_pool(str(params["pool"]), "pool")
         else:
             row = self.tables.get("actions", {}).get(name, {})
             stat = params.get("stat") or row.get("stat") or "body"
@@ -410,15 +425,7 @@ class OreRuleset(Ruleset):
 
     # ------------------------------------------------------------ command line
     def _side(self, spec: str, penalty: int, label: str) -> Penalised:
-        # A check from the command line rolls something: "0d" (a term of no dice) and an
-        # empty pool are refused, where a sheet's untrained skill may be 0d.
-        for term in spec.replace(" ", "").lower().split("+"):
-            if re.fullmatch(r"0+(d|hd|wd)", term):
-                raise TrackerError(f"{label} {spec!r}: term {term!r} has no dice (leave it out)")
-        pool = parse_pool(spec, label)
-        if pool.size == 0:
-            raise TrackerError(f"{label} {spec!r}: no dice to roll")
-        return self.penalise(pool, penalty)
+        return self.penalise(_stated_pool(spec, label), penalty)
 
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
