@@ -112,7 +112,11 @@ def test_dynamic_contest_wider_first_narrower_must_beat_its_height() -> None:
     assert contest((3, 4), (2, 7)) == "self"  # the wider 3x4 goes first and takes effect
     assert narrower_succeeds((3, 4), (2, 7))  # the 2x7 beats height 4: it succeeds afterwards
     assert contest((3, 3), (2, 7)) == "self"  # issue 12: 3x3 against 2x7 is the 3x3's
-    assert contest((3, 7), (2, 7)) == "self" and not narrower_succeeds((3, 7), (2, 7))  # equal height does not beat it
+    # "as a Difficulty number": a Difficulty is met by a height that does "equal or beat"
+    # it, so an equal height succeeds afterwards by default; read as "beat", it fails.
+    assert contest((3, 7), (2, 7)) == "self" and narrower_succeeds((3, 7), (2, 7))
+    assert not narrower_succeeds((3, 7), (2, 7), "fails") and narrower_succeeds((3, 4), (2, 7), "fails")
+    assert not narrower_succeeds((3, 7), (2, 6))
     assert contest((2, 5), (2, 8)) == "rival"  # widths tied: the higher wins
     assert contest((2, 8), (2, 8)) == "draw"
     assert contest((2, 1), None) == "self" and contest(None, None) == "draw"
@@ -307,3 +311,24 @@ def test_a_pool_of_no_dice_is_refused_in_the_timeline_as_on_the_command_line() -
             s.execute(f"declare A check pool={pool}")
     assert not s.encounter.actions
     assert cli("roll", "ore", "0d")[0] != 0
+
+
+def test_a_dynamic_contest_in_the_timeline_and_the_equal_height_setting() -> None:
+    """Seed 003: "the wider roll goes first and takes effect as normal. The roll that goes
+    afterward [...] must beat the wider roll's height as a Difficulty number"; "If your
+    roll's height doesn't equal or beat the Difficulty, it fails." A rolls 5,5,5,1,2: 3x5;
+    B rolls 5,5,3,8: 2x5. A is wider and goes first; B's 2x5 meets height 5 as a
+    Difficulty: it also succeeds afterwards. With the setting on "fails", it does not."""
+    for reading, after in (("succeeds", True), ("fails", False)):
+        s = session_for(OreRuleset(), "add A coordination=3d dodge=2d", "add B coordination=2d dodge=2d",
+                        narrower_equal_height=reading)
+        s.execute("declare A contest target=B stat=coordination skill=dodge faces=5,5,5,1,2,5,5,3,8")
+        res = s.encounter.actions[-1].resolution
+        assert res.details["best"] == [3, 5] and res.details["vs_best"] == [2, 5] and res.details["winner"] == "self"
+        assert res.details["narrower_succeeds"] is after and res.success is True
+        assert ("B's narrower set meets its height and also succeeds" in res.summary) is after
+        cli_after = cli_json("roll", "ore", "5d", "--vs", "4d", "--faces", "5,5,5,1,2", "--vs-faces", "5,5,3,8",
+                             "--set", f"narrower_equal_height={reading}")["narrower_succeeds"]
+        assert cli_after is after
+    s = session_for(OreRuleset(), "add A coordination=3d dodge=2d", "add B coordination=2d dodge=2d")
+    assert s.chance("A", "contest", ["B"], {"stat": "coordination", "skill": "dodge"}) == odds.win(Pool(5), Pool(4), True)

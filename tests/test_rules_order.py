@@ -140,9 +140,9 @@ def ore_plan(draw: Any) -> Plan:
             for i, name in enumerate(names)]
     declares: list[Declaration] = []
     for i, name in enumerate(names):
-        kind = draw(st.sampled_from(["punch", "strike", "shoot", "dodge", "block", "check", "move"]))
+        kind = draw(st.sampled_from(["punch", "strike", "shoot", "dodge", "block", "check", "contest", "move"]))
         seed = draw(st.integers(0, 10**6))
-        if kind in ("punch", "strike", "shoot"):
+        if kind in ("punch", "strike", "shoot", "contest"):
             declares.append((name, kind, (_other(draw, names, i),), {}, seed))
         elif kind == "check":
             declares.append((name, kind, (), {"difficulty": draw(st.integers(1, 6))}, seed))

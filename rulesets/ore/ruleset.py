@@ -34,9 +34,16 @@ Decisions where the sources are silent:
 - Wiggle dice: `wiggle=7,7` states their faces (the GM's choice); otherwise the
   adapter puts them all where they make the widest, then highest set that meets the
   difficulty (in a dynamic contest: the highest, then widest).
-- Dynamic contest: "beat" means strictly higher, so an equal height leaves the wider
-  set standing; identical sets, or no set on either side, are a draw; a set beats
-  none. `--set first_matters=false` judges on height alone.
+- Dynamic contest (`contest` in the timeline, `--vs` on the command line): the wider
+  set wins (it goes first and takes effect); the narrower "must beat the wider roll's
+  height as a Difficulty number", and a Difficulty is met by a height that does "equal
+  or beat" it, so by default a narrower set of equal height also succeeds afterwards.
+  The GM may read "beat" strictly instead: the encounter setting
+  `narrower_equal_height = "fails"` (`--set narrower_equal_height=fails`). Identical
+  sets, or no set on either side, are a draw; a set beats none.
+  `first_matters=false` judges on height alone. In the timeline both sides roll at
+  declaration (the actor's dice first, then the target's), the target with the same
+  stat and skill unless `vs_stat=`, `vs_skill=` or `vs_pool=` say otherwise.
 - Gobble dice: a `dodge` or `block` landing on the same segment as an attack gives
   gobble dice (its width, at its height), whenever in the round either was typed. An
   attack resolving no sooner than it (order not greater) loses one die per gobble die
@@ -68,14 +75,21 @@ from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, parse_faces
-from rulesets.fields import PARAM, Field, coerce_all
+from rulesets.fields import PARAM, SETTING, Field, coerce_all
 from rulesets.ore import odds
 from rulesets.ore.combat import armour, boxes_of, gobble, location_for, mark, parse_damage
-from rulesets.ore.pool import Outcome, Penalised, Pool, contest, highest, narrower_succeeds, penalise, roll, widest
+from rulesets.ore.pool import (EQUAL_HEIGHT_READINGS, EQUAL_SUCCEEDS, Outcome, Penalised, Pool, contest, highest,
+                               narrower_succeeds, penalise, roll, widest)
 from rulesets.ore.pool import parse as parse_pool
-from rulesets.ore.sheet import ATTACK_PARAMS, CHECK_PARAMS, DEFENCE_PARAMS, LOCATIONS, SHEET
+from rulesets.ore.sheet import ATTACK_PARAMS, CHECK_PARAMS, CONTEST_PARAMS, DEFENCE_PARAMS, LOCATIONS, SHEET
 
-_ROLL_OPTIONS: tuple[Field, ...] = (
+SETTINGS = (
+    Field("narrower_equal_height", "choice", EQUAL_SUCCEEDS, choices=EQUAL_HEIGHT_READINGS, role=SETTING,
+          help="dynamic contest: a narrower set of the wider one's height succeeds afterwards (its height meets it "
+               "'as a Difficulty number', equal or beat), or fails (it must beat it)"),
+)
+
+_ROLL_OPTIONS: tuple[Field, ...] = SETTINGS + (
     Field("penalty", "int", 0, 0, 40, role=PARAM, help="penalty dice"),
     Field("wiggle", "str", None, role=PARAM, help="faces for the wiggle dice, e.g. 7,7"),
     Field("vs_penalty", "int", 0, 0, 40, role=PARAM, help="penalty dice on the other side"),
@@ -251,6 +265,7 @@ class OreRuleset(Ruleset):
     time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round; sets resolve at the round's end",
                        simultaneous=False)
     sheet = SHEET
+    settings = SETTINGS
     down_when = ("head", "torso")
     tables_file = "tables.toml"
 
@@ -300,6 +315,10 @@ class OreRuleset(Ruleset):
             out[name] = ActionTemplate(name, ACTIVE, self.time.segments_per_round,
                                        f"{row.get('stat', '?')} + {row.get('skill', '?')}: gobble dice against this round's attacks",
                                        rolls=f"{row.get('stat')} + {row.get('skill')}", params=DEFENCE_PARAMS)
+        out["contest"] = ActionTemplate("contest", ACTIVE, self.time.segments_per_round,
+                                        "a dynamic contest: both roll; the wider set goes first and takes effect, "
+                                        "the narrower must meet its height", rolls="stat + skill, both sides", targets=1,
+                                        params=CONTEST_PARAMS)
         out["check"] = ActionTemplate("check", ACTIVE, self.time.segments_per_round, "any roll: stat= skill= or pool=, difficulty=",
                                       rolls="stat + skill", params=CHECK_PARAMS)
         out["move"] = ActionTemplate("move", PASSIVE, 5, "move while doing something else")
@@ -333,6 +352,8 @@ class OreRuleset(Ruleset):
         if name == "move":
             return Resolution(pt=pt)
         params = request.params
+        if name == "contest":
+            return self._contest(request, dice, pt)
         actions = max(1, len(request.targets)) if name in _ATTACKS else 1
         pool = self.pool_for(request.actor, name, params)
         rolled_pool = self.penalise(pool, int(params.get("penalty") or 0))
@@ -382,6 +403,50 @@ class OreRuleset(Ruleset):
                           dice=tuple(outcome.normal), summary=summary, effects=tuple(effects),
                           order=order, details=details)
 
+    def _sides(self, request: ActionRequest) -> tuple[Combatant, Penalised, Penalised, bool]:
+        """A contest's target, both sides' pools after penalty dice, and whether going
+        first matters."""
+        if len(request.targets) != 1:
+            raise TrackerError("contest needs one target (target=NAME)")
+        p = request.params
+        rival = request.targets[0]
+        own = self.penalise(self.pool_for(request.actor, "check", p), int(p.get("penalty") or 0))
+        theirs = {"stat": p.get("vs_stat") or p.get("stat"), "skill": p.get("vs_skill") or p.get("skill"), "pool": p.get("vs_pool")}
+        other = self.penalise(self.pool_for(rival, "check", theirs), int(p.get("vs_penalty") or 0))
+        first = p.get("first_matters")
+        return rival, own, other, True if first is None else bool(first)
+
+    def _contest(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        """A dynamic contest (the rules text): both sides roll at declaration, the
+        actor's dice first; the wider set goes first and takes effect, the narrower
+        succeeds afterwards if its height meets the wider's (see the setting
+        `narrower_equal_height`); widths tied or order not mattering, the higher wins."""
+        rival, own_pool, rival_pool, first = self._sides(request)
+        key = widest if first else highest
+        own = roll(own_pool.pool, dice, 1, _wiggles(request.params.get("wiggle"), "wiggle"), key, label="contest")
+        theirs = roll(rival_pool.pool, dice, 1, None, key, label="contest", who=rival.name)
+        a, b = own.best(key), theirs.best(key)
+        winner = contest(a, b, first)
+        equal = str(request.settings.get("narrower_equal_height", EQUAL_SUCCEEDS))
+        after = first and narrower_succeeds(a, b, equal)
+        names = {"self": request.actor.name, "rival": rival.name}
+        summary = (f"{own_pool.text()}: {own.shown()} -> {_set_text(a)} vs {rival.name} {rival_pool.text()}: "
+                   f"{theirs.shown()} -> {_set_text(b)}: ")
+        if winner == "draw":
+            summary += "draw"
+        elif first and a and b and a[0] != b[0]:
+            summary += f"{names[winner]} is wider, goes first and takes effect"
+            loser = names["rival" if winner == "self" else "self"]
+            summary += (f"; {loser}'s narrower set meets its height and also succeeds, afterwards" if after
+                        else f"; {loser}'s narrower set does not meet its height")
+        else:
+            summary += f"{names[winner]} wins on height"
+        order = a if a else (0, 0)
+        return Resolution(pt=pt, success=None if winner == "draw" else winner == "self", margin=_set_text(a) if a else None,
+                          dice=tuple(own.normal + theirs.normal), summary=summary, effects=(Note(summary),), order=order,
+                          details={"best": list(a) if a else [], "vs_best": list(b) if b else [], "winner": winner,
+                                   "narrower_succeeds": after})
+
     def _aim(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int]) -> tuple[str, dict[str, Any]]:
         """A set aimed at `target`: its record for the landing (DESIGN 3), and the text
         as things stand now (no gobble dice yet: those are counted when it lands)."""
@@ -418,7 +483,11 @@ class OreRuleset(Ruleset):
         name = request.template.name
         if name == "move":
             return None
-        actions = max(1, len(request.targets)) if name in _ATTACKS else 1
+        if name == "contest":
+            if len(request.targets) != 1:
+                return None
+            _, own, other, first = self._sides(request)
+            return odds.win(own.pool, other.pool, first)
         pool = self.pool_for(request.actor, name, request.params)
         rolled = self.penalise(pool, int(request.params.get("penalty") or 0))
         return odds.success(rolled.pool, int(request.params.get("difficulty") or 1))
@@ -448,7 +517,7 @@ class OreRuleset(Ruleset):
             rival = roll(rival_pool.pool, vs_dice, 1, _wiggles(opts.get("vs_wiggle"), "--set vs_wiggle"), key)
             rival_best = rival.best(key)
             winner = contest(best, rival_best, opts["first_matters"])
-            after = bool(opts["first_matters"]) and narrower_succeeds(best, rival_best)
+            after = bool(opts["first_matters"]) and narrower_succeeds(best, rival_best, opts["narrower_equal_height"])
             fields.update({"winner": winner, "vs_dice": rival.normal, "vs_sets": [list(s) for s in rival.sets()],
                            "vs_best": list(rival_best) if rival_best else None})
             text += f" vs {rival_pool.text()}: {rival.shown()} -> {_set_text(rival_best)}: "
@@ -456,7 +525,7 @@ class OreRuleset(Ruleset):
                 text += "draw"
             elif opts["first_matters"] and best and rival_best and best[0] != rival_best[0]:
                 text += f"{winner} is wider, goes first and takes effect"
-                text += "; the narrower set beats its height and also succeeds, afterwards" if after else "; the narrower set does not beat its height"
+                text += "; the narrower set meets its height and also succeeds, afterwards" if after else "; the narrower set does not meet its height"
             else:
                 text += f"{winner} wins on height"
             fields["narrower_succeeds"] = after
