@@ -121,12 +121,14 @@ def d6_plan(draw: Any) -> Plan:
             for i, name in enumerate(names)]
     declares: list[Declaration] = []
     for i, name in enumerate(names):
-        kind = draw(st.sampled_from(["shoot", "strike", "dodge", "parry", "check", "move"]))
+        kind = draw(st.sampled_from(["shoot", "strike", "dodge", "parry", "check", "effect", "move"]))
         seed = draw(st.integers(0, 10**6))
         if kind in ("shoot", "strike"):
             declares.append((name, kind, (_other(draw, names, i),), {}, seed))
         elif kind == "check":
             declares.append((name, kind, (), {"difficulty": draw(st.integers(1, 20))}, seed))
+        elif kind == "effect":
+            declares.append((name, kind, (), {"code": "2D+1", "carry": draw(st.booleans())}, seed))
         else:
             declares.append((name, kind, (), {}, seed))
     return adds, declares, {"damage_system": draw(st.sampled_from(["wounds", "body_points"])), "wild_die": draw(st.booleans())}

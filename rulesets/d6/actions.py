@@ -69,7 +69,7 @@ ATTACKS = ("shoot", "strike")
 # The declare form's first fields per action (the rest one key away); D6 chooses
 # nothing after the roll.
 _MAIN = {"shoot": ("skill", "range", "cover"), "strike": ("skill", "cover"), "dodge": ("skill", "full"),
-         "parry": ("skill", "full"), "check": ("skill", "difficulty", "level"), "move": ("actions",)}
+         "parry": ("skill", "full"), "check": ("skill", "difficulty", "level"), "effect": ("code", "carry", "difficulty"), "move": ("actions",)}
 
 
 def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
@@ -81,7 +81,7 @@ def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
         Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
         Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the seed's scale of situation modifiers"),
         Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form (+1D for advantaged) where the seed gives one"),
-        Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll"),
+        Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll (to a skill roll or a Supernatural or Special Ability effect)"),
         Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
     )
     if name == "shoot":
@@ -103,6 +103,13 @@ def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
             Field("full", "bool", False, role=PARAM, help="full defence: +10, no other action this round"),
             *common,
         )
+    if name == "effect":
+        return (
+            Field("code", "str", None, role=PARAM, help="the effect's die code, e.g. 4D+1"),
+            Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="a difficulty, if the effect has one"),
+            Field("level", "choice", None, choices=tuple(tables.difficulties), role=PARAM, help="a standard difficulty"),
+            *common,
+        )
     if name == "check":
         return (
             Field("skill", "choice", "reflexes", choices=ROLLABLE, role=PARAM, help="the skill or attribute rolled"),
@@ -119,6 +126,7 @@ _TEMPLATES = {
     "dodge": ("active defence: the roll becomes the difficulty to hit you for a round", "dodge", 0),
     "parry": ("active defence with melee or brawling: the roll becomes the difficulty for a round", "melee or brawling", 0),
     "check": ("a skill or attribute roll against a difficulty", "skill vs difficulty", 0),
+    "effect": ("a Supernatural or Special Ability effect: its own die code (code=4D), with carry= to add half an earlier roll's result points", "the effect's code", 0),
     "move": ("move (up to the Move rate; no roll)", "", 0),
 }
 
@@ -223,10 +231,13 @@ class Resolver:
         self.tables = tables
 
     # ----------------------------------------------------------- pools
-    def pool(self, request: ActionRequest, skill: str) -> Pool:
+    def pool(self, request: ActionRequest, skill: str, base: tuple[str, DieCode] | None = None) -> Pool:
+        """The code rolled: the skill's (or `base`, an effect's own code) and the modifiers."""
         actor, p, t = request.actor, request.params, self.tables
-        label = skill if actor.stats.get(skill) or skill not in t.raw.get("skills", {}) else f"{skill} ({t.raw['skills'][skill]})"
-        parts: list[tuple[str, DieCode]] = [(label, code_of(actor.stats, skill, t.raw))]
+        if base is None:
+            label = skill if actor.stats.get(skill) or skill not in t.raw.get("skills", {}) else f"{skill} ({t.raw['skills'][skill]})"
+            base = (label, code_of(actor.stats, skill, t.raw))
+        parts: list[tuple[str, DieCode]] = [base]
         if p.get("modifier"):
             try:
                 parts.append(("modifier", parse(str(p["modifier"]), "modifier")))
@@ -271,9 +282,10 @@ class Resolver:
 
     @staticmethod
     def carried(request: ActionRequest) -> tuple[str, int, int]:
-        """Seed: "The gamemaster may allow a player to add one-half of the result points
-        (rounded up) as a bonus to another skill roll": the actor's latest roll with
-        result points, if it succeeded and no roll has used them yet."""
+        """The D6 rules: "The gamemaster may allow a player to add one-half of the result
+        points (rounded up) as a bonus to another skill roll or Supernatural or Special
+        Ability effect": the actor's latest roll with result points, if it succeeded and
+        no roll or effect has used them yet."""
         enc = request.encounter
         found = None
         if enc is not None:
@@ -305,7 +317,38 @@ class Resolver:
             return self._defend(request, dice, pt)
         if name == "check":
             return self._check(request, dice, pt)
+        if name == "effect":
+            return self._effect(request, dice, pt)
         return Resolution(pt=pt, summary=f"{pt} segments")
+
+    def effect_code(self, request: ActionRequest) -> DieCode:
+        text = request.params.get("code")
+        if not text:
+            raise TrackerError("effect needs its die code: code=4D (the Supernatural or Special Ability effect's value)")
+        try:
+            return parse(str(text), "code")
+        except DieCodeError as exc:
+            raise TrackerError(str(exc)) from None
+
+    def _effect(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        """A Supernatural or Special Ability effect rolls its own die code; carry adds
+        half the result points of an earlier roll to it, as the rules text allows. With a
+        difficulty it is judged like a check; without one its total is the effect."""
+        code = self.effect_code(request)
+        pool = self.pool(request, "effect", (f"effect {code}", code))
+        roll = roll_code(pool.code, dice, self.mode(request), "effect")
+        details: dict[str, Any] = {"total": roll.total}
+        self._mark_carry(request, details)
+        if request.params.get("difficulty") is None and not request.params.get("level"):
+            return Resolution(pt=pt, margin=roll.total, dice=roll.faces, summary=f"{pool.shown(roll)}: the effect's total",
+                              details=details)
+        difficulty, label = self._difficulty(request)
+        rp = roll.total - difficulty
+        success = rp >= 0
+        level = self.tables.level_name(rp) if success else "Failure"
+        details.update(self._roll_details(roll, difficulty, rp, level))
+        summary = f"{pool.shown(roll)} vs {label}: {'success' if success else 'failure'}, result points {rp} ({level})"
+        return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=details)
 
     def _difficulty(self, request: ActionRequest) -> tuple[int, str]:
         p = request.params
@@ -471,12 +514,15 @@ class Resolver:
             pool = self.pool(request, request.params.get("skill", "marksmanship" if name == "shoot" else "melee"))
             difficulty, _ = self.defense_of(request, request.targets[0])
             return chance_at_least(pool.code, difficulty, mode)
-        if name == "check":
+        if name in ("check", "effect"):
             p = request.params
             if p.get("difficulty") is None and not p.get("level"):
                 return None
             difficulty, _ = self._difficulty(request)
-            if difficulty == 0:
+            if difficulty == 0 and name == "check":
                 return Fraction(1)
+            if name == "effect":
+                code = self.effect_code(request)
+                return chance_at_least(self.pool(request, "effect", (f"effect {code}", code)).code, difficulty, mode)
             return chance_at_least(self.pool(request, p.get("skill", "reflexes")).code, difficulty, mode)
         return None
