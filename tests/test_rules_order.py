@@ -24,6 +24,7 @@ from rulesets.ogs import OgsRuleset
 from rulesets.ore import OreRuleset
 from rulesets.base import Ruleset
 from tracker.engine import Encounter
+from tracker.persistence import codec
 from tests.helpers import session_for
 
 
@@ -226,5 +227,8 @@ def test_shuffling_a_segments_declarations_never_changes_the_outcome(game: str) 
         first = _run(ruleset, adds, declares, settings_)
         second = _run(ruleset, adds, shuffled, settings_)
         assert state(first.encounter) == state(second.encounter)
+        # What a landing reads is stored: the fight saves, loads and replays the same.
+        saved = codec.loads(codec.dumps(first.encounter, len(first.encounter.events))).encounter
+        assert state(saved) == state(first.encounter)
 
     check()

@@ -240,7 +240,10 @@ class OgsRuleset(Ruleset):
         base_total = sum(hurt.faces[:len(damage.sides)]) + damage.flat
         rule = self.stage_rule
         given = params.get("difficulty")
-        hits = [{"target": t.name, "total": rolled.total, "difficulty": None if given is None else int(given),
+        # A stated difficulty is kept; without one the target's defense is read at landing.
+        # (No None in a record: a save has no null.)
+        stated = {} if given is None else {"difficulty": int(given)}
+        hits = [{"target": t.name, "total": rolled.total, **stated,
                  "first_stage": rule.first_stage, "stage_size": rule.stage_size, "base": base_total,
                  "extra": list(hurt.faces[len(damage.sides):]), "die": die} for t in request.targets]
         details.update(damage=hurt.total, hits=hits, judge=BLOW_JUDGE)

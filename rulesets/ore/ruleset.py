@@ -462,9 +462,11 @@ class OreRuleset(Ruleset):
         penetration = int(request.params.get("penetration") or 0)
         shock, killing = formula.at(width)
         record = {"target": target.name, "set": [width, height], "location": location, "damage": formula_text,
-                  "penetration": penetration, "gobble": manual if manual not in (None, "", "0") else None,
+                  "penetration": penetration,
                   "sizes": {k: int(v) for k, v in self.tables.get("wound_boxes", {}).items()},
                   "overflow": dict(self.tables.get("overflow", {}))}
+        if manual not in (None, "", "0"):  # stated gobble dice (no None in a record: a save has no null)
+            record["gobble"] = manual
         text = f"{_set_text(chosen)} at {target.name}'s {location.replace('_', ' ')} ({formula_text}: {shock} shock, {killing} killing before armour)"
         return text, record
 

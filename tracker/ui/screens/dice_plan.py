@@ -93,13 +93,15 @@ def dry_run(session: Session, attempt: Attempt, faces: Sequence[int]) -> Step:
 
 
 def maintain_takes_dice(session: Session, actor: str) -> bool:
-    """Whether maintaining `actor`'s action rolls dice (then the form asks for them).
+    """Whether maintaining `actor`'s action needs the form: it rolls dice, or the game
+    has the GM state each link's outcome (`Ruleset.maintain_asks`, freeform's damage).
 
     A refusal is False: the caller maintains at once and shows the refusal as before."""
     try:
-        return dry_run(session, Attempt(MAINTAIN, actor), ()).need is not None
+        need = dry_run(session, Attempt(MAINTAIN, actor), ()).need
     except TrackerError:
         return False
+    return need is not None or session.ruleset.maintain_asks
 
 
 def remaining(need: DiceNeeded) -> tuple[int, ...]:
