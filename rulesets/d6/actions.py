@@ -79,8 +79,8 @@ def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
 def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     common = (
         Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
-        Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the seed's scale of situation modifiers"),
-        Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form (+1D for advantaged) where the seed gives one"),
+        Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the D6 rules' scale of situation modifiers (slightly advantaged +3 ... extremely disadvantaged -10)"),
+        Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form where the D6 rules give one (advantaged: +5 or +1D)"),
         Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll (to a skill roll or a Supernatural or Special Ability effect)"),
         Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
     )
@@ -247,7 +247,7 @@ class Resolver:
             name = p["situation"]
             code = t.situations_dice.get(name) if p.get("situation_dice") else None
             if p.get("situation_dice") and code is None:
-                raise TrackerError(f"situation={name}: the seed gives it no die-code form (only {t.situations[name].signed()})")
+                raise TrackerError(f"situation={name}: the D6 modifiers table gives it no die-code form (only {t.situations[name].signed()})")
             parts.append((name.replace("_", " "), code if code is not None else t.situations[name]))
         if p.get("carry"):
             source, bonus, _ = self.carried(request)
