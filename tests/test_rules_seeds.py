@@ -89,7 +89,7 @@ def test_d6_result_points_carry_to_a_special_ability_effect() -> None:
     s.execute("next")
     s.execute("declare Mystic effect code=2D carry=true faces=3,2")
     res = s.encounter.actions[-1].resolution
-    assert res.details["total"] == 3 + 2 + 4 and "half the result points of check (segment 0) +4" in res.summary
+    assert res.details["total"] == 3 + 2 + 4 and "effect 2D, half the result points of check (segment 0) +4" in res.summary
     s.execute("next")
     with pytest.raises(TrackerError, match="already used"):
         s.execute("declare Mystic effect code=2D carry=true faces=3,2")

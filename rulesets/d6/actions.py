@@ -335,7 +335,7 @@ class Resolver:
         half the result points of an earlier roll to it, as the rules text allows. With a
         difficulty it is judged like a check; without one its total is the effect."""
         code = self.effect_code(request)
-        pool = self.pool(request, "effect", (f"effect {code}", code))
+        pool = self.pool(request, "effect", ("effect", code))
         roll = roll_code(pool.code, dice, self.mode(request), "effect")
         details: dict[str, Any] = {"total": roll.total}
         self._mark_carry(request, details)
@@ -398,7 +398,8 @@ class Resolver:
 
     @staticmethod
     def _roll_details(roll: D6Roll, difficulty: int, rp: int, level: str) -> dict[str, Any]:
-        details: dict[str, Any] = {"total": roll.total, "difficulty": difficulty, "result_points": rp, "level": level.lower().replace(" ", "_")}
+        details: dict[str, Any] = {"total": roll.total, "difficulty": difficulty, "result_points": rp, "level": level.lower().replace(" ", "_"),
+                                   "margin_name": "result points"}
         if roll.status:
             details["wild"] = roll.status
         return details
@@ -523,6 +524,6 @@ class Resolver:
                 return Fraction(1)
             if name == "effect":
                 code = self.effect_code(request)
-                return chance_at_least(self.pool(request, "effect", (f"effect {code}", code)).code, difficulty, mode)
+                return chance_at_least(self.pool(request, "effect", ("effect", code)).code, difficulty, mode)
             return chance_at_least(self.pool(request, p.get("skill", "reflexes")).code, difficulty, mode)
         return None

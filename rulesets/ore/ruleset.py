@@ -434,7 +434,9 @@ class OreRuleset(Ruleset):
                    f"{theirs.shown()} -> {_set_text(b)}: ")
         if winner == "draw":
             summary += "draw"
-        elif first and a and b and a[0] != b[0]:
+        elif a is None or b is None:
+            summary += f"{names[winner]} wins: the only set"
+        elif first and a[0] != b[0]:
             summary += f"{names[winner]} is wider, goes first and takes effect"
             loser = names["rival" if winner == "self" else "self"]
             summary += (f"; {loser}'s narrower set meets its height and also succeeds, afterwards" if after
