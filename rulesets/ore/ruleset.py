@@ -369,7 +369,7 @@ class OreRuleset(Ruleset):
                                    "sets": [list(s) for s in outcome.sets()], "best": list(best) if best else [],
                                    "wiggle": outcome.wiggle}
         effects: list[Effect] = []
-        success = best is not None
+        success: bool | None = best is not None
         if worse_failure(outcome):
             details["worse_failure"] = True
             summary += "; a failure of all low dice: worse than usual (the GM says how)"
