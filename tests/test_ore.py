@@ -332,3 +332,32 @@ def test_a_dynamic_contest_in_the_timeline_and_the_equal_height_setting() -> Non
         assert cli_after is after
     s = session_for(OreRuleset(), "add A coordination=3d dodge=2d", "add B coordination=2d dodge=2d")
     assert s.chance("A", "contest", ["B"], {"stat": "coordination", "skill": "dodge"}) == odds.win(Pool(5), Pool(4), True)
+
+
+def test_an_extra_set_serves_another_action_named_with_also() -> None:
+    """Seed 003: "If you roll an extra matching set, you can use it on an extra action with
+    no penalty—but only if your extra action has a dice pool equal to or larger than that
+    of your primary action". A (body 3d + brawling 2d = 5d; coordination 3d + dodge 2d =
+    5d) punches B rolling 7,7,4,4,1: 2x7 for the punch, 2x4 left over for a dodge: two
+    gobble dice at height 4. B's punch 3,3 is 2x3, no higher: one gobble die leaves 1x3,
+    spoiled. The 2x4 may instead punch C: height 4 is the left arm (3-4), 2 shock."""
+    from tracker.engine import TrackerError
+
+    adds = ["add A body=3d brawling=2d coordination=3d dodge=2d", "add B body=2d side=foes", "add C body=2d side=foes"]
+    s = session_for(OreRuleset(), *adds)
+    s.execute("declare A punch target=B also=dodge faces=7,7,4,4,1")
+    assert s.encounter.actions[-1].resolution.details["gobble"] == [2, 4]
+    s.execute("declare B punch target=A faces=3,3")
+    s.execute("next")
+    assert any("B's punch lands on A: 2x3; A's punch gobbles 1: width 2 -> 1: spoiled" in e.text for e in s.encounter.log)
+    assert s.encounter.combatant("B").resources["torso"] == s.encounter.combatant("B").maxima["torso"] - 2
+    s = session_for(OreRuleset(), *adds)
+    s.execute("declare A punch target=B also=punch:C faces=7,7,4,4,1")
+    s.execute("next")
+    c = s.encounter.combatant("C")
+    assert c.resources["left_arm"] == c.maxima["left_arm"] - 2
+    small = session_for(OreRuleset(), "add A body=3d brawling=2d coordination=2d", "add B")
+    with pytest.raises(TrackerError, match="smaller than this action's 5d"):
+        small.execute("declare A punch target=B also=dodge faces=7,7,4,4,1")
+    with pytest.raises(TrackerError, match="no extra set"):
+        session_for(OreRuleset(), *adds).execute("declare A punch target=B also=dodge faces=7,7,4,2,1")

@@ -146,7 +146,8 @@ def ore_plan(draw: Any) -> Plan:
         kind = draw(st.sampled_from(["punch", "strike", "shoot", "dodge", "block", "check", "contest", "move"]))
         seed = draw(st.integers(0, 10**6))
         if kind in ("punch", "strike", "shoot", "contest"):
-            declares.append((name, kind, (_other(draw, names, i),), {}, seed))
+            also = {"also": "dodge"} if kind == "punch" and draw(st.booleans()) else {}
+            declares.append((name, kind, (_other(draw, names, i),), also, seed))
         elif kind == "check":
             declares.append((name, kind, (), {"difficulty": draw(st.integers(1, 6))}, seed))
         else:

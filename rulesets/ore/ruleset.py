@@ -181,7 +181,7 @@ def gobbled_at_landing(encounter: Any, action: Any, index: int) -> list[tuple[An
         width, height = (int(x) for x in other.resolution.details["hits"][i]["set"])
         used_here: list[tuple[Any, int]] = []
         for d in defences:
-            if tuple(d.resolution.order) < tuple(other.resolution.order):
+            if tuple(d.resolution.details["gobble"]) < tuple(other.resolution.order):
                 continue
             new, used = gobble(width, height, left[d.id], int(d.resolution.details["gobble"][1]))
             if used:
@@ -397,11 +397,58 @@ class OreRuleset(Ruleset):
             # the completion announces no success first.
             success = None
         spare = valid[actions:] if name != "check" else valid[1:]
+        if request.params.get("also"):
+            spare = self._also(request, pool, spare, details, effects)
+            summary += f"; {details['also_text']}"
+            if name not in _ATTACKS and effects:
+                details["judge"] = WOUND_JUDGE
         if spare:
             summary += f"; extra set {', '.join(map(_set_text, spare))} free for another action with a pool of {pool.size}+ dice"
         return Resolution(pt=pt, success=success, margin=_set_text(best) if best else None,
                           dice=tuple(outcome.normal), summary=summary, effects=tuple(effects),
                           order=order, details=details)
+
+    def _also(self, request: ActionRequest, pool: Pool, spare: list[tuple[int, int]], details: dict[str, Any],
+              effects: list[Effect]) -> list[tuple[int, int]]:
+        """`also=ACTION` or `also=ACTION:TARGET`: the next spare set serves an extra action,
+        as the rules text allows: "If you roll an extra matching set, you can use it on an
+        extra action with no penalty—but only if your extra action has a dice pool equal
+        to or larger than that of your primary action, and only if the two actions are
+        mutually compatible" (the GM's call, made by typing it). A dodge or block gives
+        gobble dice, an attack lands on its target like the primary's, a check succeeds.
+        Returns the sets still spare."""
+        text = str(request.params["also"]).strip()
+        name, _, aim = text.partition(":")
+        name = name.strip().lower()
+        if name not in (*_ATTACKS, *_DEFENCES, "check") or name == "contest":
+            raise TrackerError(f"also={text}: expected an extra action such as dodge, block, check or punch:NAME "
+                               f"(one of {', '.join((*_ATTACKS, *_DEFENCES, 'check'))})")
+        extra_pool = self.pool_for(request.actor, name, {})
+        if extra_pool.size < pool.size:
+            raise TrackerError(f"also={text}: {name}'s pool {extra_pool.text()} is smaller than this action's {pool.text()}; "
+                               "an extra set serves an extra action only if its pool is equal or larger")
+        if not spare:
+            raise TrackerError(f"also={text}: the roll has no extra set for it")
+        chosen, rest = spare[0], spare[1:]
+        if name in _ATTACKS:
+            if not aim.strip():
+                raise TrackerError(f"also={text}: an extra attack needs its target (also={name}:NAME)")
+            enc = request.encounter
+            if enc is None:
+                raise TrackerError(f"also={text}: no fight to find {aim.strip()} in")
+            target = enc.combatant(aim.strip())
+            line, record = self._aim(request, target, chosen, name)
+            hits = details.setdefault("hits", [])
+            hits.append(record)
+            effects.append(Blow(target.name, len(hits) - 1))
+            details["also_text"] = f"extra set for {name}: {line}"
+        elif name in _DEFENCES:
+            details["gobble"] = list(chosen)
+            details["also_text"] = f"extra set {_set_text(chosen)} for {name}: {chosen[0]} gobble dice at height {chosen[1]}"
+        else:
+            details["also_text"] = f"extra set {_set_text(chosen)} for check: success"
+        details["also"] = [name, list(chosen)]
+        return rest
 
     def _sides(self, request: ActionRequest) -> tuple[Combatant, Penalised, Penalised, bool]:
         """A contest's target, both sides' pools after penalty dice, and whether going
@@ -449,13 +496,15 @@ class OreRuleset(Ruleset):
                           details={"best": list(a) if a else [], "vs_best": list(b) if b else [], "winner": winner,
                                    "narrower_succeeds": after})
 
-    def _aim(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int]) -> tuple[str, dict[str, Any]]:
-        """A set aimed at `target`: its record for the landing (DESIGN 3), and the text
-        as things stand now (no gobble dice yet: those are counted when it lands)."""
+    def _aim(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int], template: str = "") -> tuple[str, dict[str, Any]]:
+        """A set aimed at `target` (by `template`, the declared action's unless an extra
+        action's): its record for the landing (DESIGN 3), and the text as things stand
+        now (no gobble dice yet: those are counted when it lands)."""
         width, height = chosen
         location = location_for(height, self.tables.get("hit_locations", {}))
-        row = self.tables.get("actions", {}).get(request.template.name, {})
-        formula_text = request.params.get("damage") or row.get("damage", "width shock")
+        row = self.tables.get("actions", {}).get(template or request.template.name, {})
+        own = not template or template == request.template.name
+        formula_text = (request.params.get("damage") if own else None) or row.get("damage", "width shock")
         if formula_text in ("weapon", "gun"):
             formula_text = str(request.actor.stats.get(formula_text, "width shock"))
         formula = parse_damage(formula_text, "damage")

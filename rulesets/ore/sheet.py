@@ -94,6 +94,7 @@ _COMMON = (
     Field("bonus", "int", None, 0, 10, role=PARAM, help="extra normal dice"),
     PoolField("pool", "str", None, role=PARAM, help="roll this pool instead of stat + skill", low=0, high=40),
     Field("wiggle", "str", None, role=PARAM, help="faces for the wiggle dice, e.g. 7 or 7,7"),
+    Field("also", "str", None, role=PARAM, help="an extra action served by the roll's next set, e.g. dodge or punch:Vex (its pool must be as large)"),
 )
 ATTACK_PARAMS: tuple[Field, ...] = _COMMON + (
     DamageField("damage", "str", None, role=PARAM, help="damage formula for this attack"),
