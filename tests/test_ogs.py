@@ -298,3 +298,11 @@ def test_reroll_ones_on_the_command_line_with_exact_odds_opposed_too() -> None:
     got = cli_json("odds", "ogs", "d4+d6+d4", "--vs", "d6+d4+d4", "--set", "reroll_ones=true")
     assert Fraction(got["fraction"]) == expected
     assert cli("odds", "ogs", "d4+d6", "--difficulty", "5", "--set", "reroll_ones=true")[0] == 1  # no enhancement die
+
+
+def test_a_dice_table_that_leaves_keys_out_takes_the_ladder_defaults() -> None:
+    """A house-rule `[dice]` table naming only some keys keeps the others as shipped."""
+    from rulesets.ogs.notation import DiceSteps
+
+    assert DiceSteps.from_table({}) == DiceSteps((4, 6, 8, 10, 12), (8, 6), 1)
+    assert DiceSteps.from_table({"steps": [4, 6, 8, 10, 12, 20]}) == DiceSteps((4, 6, 8, 10, 12, 20), (8, 6), 1)

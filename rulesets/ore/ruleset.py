@@ -541,6 +541,7 @@ class OreRuleset(Ruleset):
                 return None
             _, own, other, first = self._sides(request)
             return odds.win(own.pool, other.pool, first)
+        # Extra targets take extra sets, not dice (the rules text), so the chance is the pool's.
         pool = self.pool_for(request.actor, name, request.params)
         rolled = self.penalise(pool, int(request.params.get("penalty") or 0))
         return odds.success(rolled.pool, int(request.params.get("difficulty") or 1))
