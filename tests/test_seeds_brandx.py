@@ -170,3 +170,57 @@ def test_brandx_hold_breath_penalty_raises_the_ep_cost_past_row_9() -> None:
     res = s.encounter.actions[-1].resolution
     assert res.details["q"] == -9 and res.details["ep_row"] == 18 and res.details["ep_per_round"] == 14
     assert "2 DP (head) a round" in res.summary
+
+
+def test_the_combat_roll_is_twice_agility_on_the_sphere_chart() -> None:
+    """Seed: "Combat Roll: Look up twice Agility on the Sphere Chart for the character's
+    Combat Roll." By hand: agility 20, twice is 40: the largest Sphere entry <= 40 is 32,
+    row 13. Dice 2+2 = 4: Q 9."""
+    s = bx("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["base"] == 13 and res.details["q"] == 9
+
+
+def test_hand_damage_reads_mass_on_the_doubles_chart_and_caps_strength_at_mass() -> None:
+    """Seed: "Look up mass divided by 10 on the Doubles Chart, and add strength divided by
+    4 (round down). If Strength is greater than Mass, add Mass/4 instead of Strength/4."
+    By hand: mass 10 -> 1 on the Doubles chart is row 1; strength 20 is greater than mass
+    10, so mass / 4 = 2 (not 20 / 4 = 5) is added: 3. The seed's own case, mass 100 and
+    strength 14: 10 on the Doubles chart is row 4 (entry 8), + 14 / 4 = 3: 7."""
+    s = bx("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    assert s.encounter.actions[-1].resolution.details["damage"] == 3
+    s = bx("add A agility=20 learning=0 ep=100 mass=100 strength=14", "add B vp=40")
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    assert s.encounter.actions[-1].resolution.details["damage"] == 7
+
+
+def test_the_lift_roll_is_strength_less_9_plus_mass_on_the_sphere_chart() -> None:
+    """Seed: "The Lift roll is vs. Strength minus 9, plus the character's Mass on the
+    Sphere Chart. The Quality must be the object's mass (Sphere Chart)." By hand:
+    strength 17 - 9 + Sphere(100 kg) 17 = 25; dice 2+2: Q 21 against 100 kg (row 17):
+    lifted, 4 over."""
+    s = bx("add A strength=17 mass=100 ep=100")
+    s.execute("declare A lift weight=100 faces=2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["roll"] == 25 and res.details["q"] == 21 and res.details["needed"] == 17
+    assert res.success and res.margin == 4
+
+
+def test_the_jump_roll_height_and_time_in_the_air() -> None:
+    """Seed: "The Jump Roll is vs. agility plus strength. There is a bonus equal to twice
+    height (on the Square Chart). [...] Look up the Q applied for the height on the
+    Result column, and read to the Square Chart, for the height in centimeters. The
+    amount of time (in segments) the character is in the air is found by looking up four
+    times the height jumped (in meters) on the Square Chart."
+
+    By hand: agility 12 + strength 10 = 22; twice height 1.8 is 3.6, on the Square chart
+    row 1 (entries 1 <= 3.6 < 4): 23. Dice 2+2: Q 19, all to height: row 19 on the Square
+    column is 361 cm. Four times 3.61 m is 14.44: row 3 (entries 9 <= 14.44 < 16): 3
+    segments in the air."""
+    s = bx("add A agility=12 strength=10 height=1.8 ep=100")
+    s.execute("declare A jump faces=2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["roll"] == 23 and res.details["q"] == 19
+    assert res.details["height_cm"] == 361 and res.details["air"] == 3
