@@ -6,10 +6,11 @@
 
 Killed counts mutants a test failed on, those that hit the time limit (an endless loop
 is caught) and those the type checker refused. A mutant no rule test reaches ("no
-tests") counts as a survivor: nothing would notice it. A mutant that only changes the
-text of a message (a string literal of a message, label or key shown to the GM) is
-counted apart as "text": the seed sentences fix numbers and outcomes, not wording, and
-the score is given both with and without them.
+tests") counts as a survivor: nothing would notice it. Survivors are sorted in
+three kinds: "text" changes only string literals, "message" changes a line that builds
+words for the GM (a summary, a label, an error message), "logic" changes anything else.
+The seed sentences fix numbers and outcomes, not wording: the score is given over all
+mutants and over the logic ones (killed + logic survivors).
 """
 
 from __future__ import annotations
@@ -42,6 +43,23 @@ def _only_text(diff: str) -> bool:
     return True
 
 
+# Words that mark a line as building what the GM reads (a summary, a label, an error
+# message) rather than deciding an outcome.
+_MESSAGE = re.compile(r"summary|text|label|shown|TrackerError|FieldError|raise |help=|notes|parts\\.append|head =|f\"|f'")
+
+
+def _kind(diff: str) -> str:
+    """text: only string literals change; message: the line builds words for the GM;
+    logic: anything else (a number, a comparison, a branch, a value a rule uses)."""
+    if _only_text(diff):
+        return "text"
+    changed = [line[1:] for line in diff.splitlines()
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    if changed and all(_MESSAGE.search(line) for line in changed):
+        return "message"
+    return "logic"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
@@ -64,17 +82,17 @@ def main() -> None:
                 kind = "killed"
             else:
                 diff = get_diff_for_mutant(name, path=source.relative_to("mutants"))
-                kind = "text" if _only_text(diff) else "survived"
+                kind = _kind(diff)
                 survivors.append((kind, name, diff))
             for bucket in (per_game[_game(source)], per_module[str(source.relative_to("mutants"))]):
                 bucket[kind] += 1
 
     def line(label: str, c: Counter[str]) -> str:
         total = sum(c.values())
-        logic = c["killed"] + c["survived"]
-        return (f"{label:32} {total:5} mutants, {c['killed']:5} killed, {c['survived']:4} survived, "
-                f"{c['text']:4} text only: {100 * c['killed'] / max(1, total):5.1f}% of all, "
-                f"{100 * c['killed'] / max(1, logic):5.1f}% without text")
+        logic = c["killed"] + c["logic"]
+        return (f"{label:30} {total:5} mutants {c['killed']:5} killed; survivors: {c['logic']:4} logic "
+                f"{c['message']:4} message {c['text']:4} text | killed {100 * c['killed'] / max(1, total):5.1f}% "
+                f"of all, {100 * c['killed'] / max(1, logic):5.1f}% of logic")
 
     for game, c in sorted(per_game.items()):
         print(line(game, c))
@@ -83,7 +101,7 @@ def main() -> None:
         print(line(module, c))
     if args.survivors:
         for kind, name, diff in survivors:
-            if kind == "survived":
+            if kind == "logic":
                 print(f"\n## {name}\n{diff}")
 
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+
 from rulesets.dice import TypedFaces
 from rulesets.ogs import odds
 from rulesets.ogs.check import StageRule, opposed, roll
 from rulesets.ogs.notation import DiceSteps, increase, increase_die, parse
 from tests.helpers import cli_json, session_for
+from tracker.engine.errors import TrackerError
 
 STEPS = DiceSteps()
 
@@ -142,3 +145,50 @@ def test_the_chance_of_success_counts_a_total_equal_to_the_difficulty() -> None:
     assert odds.success((6, 6, 4), 0, 15) == Fraction(1, 36)
     assert odds.success((6, 6, 4), 0, 17) == 0
     assert odds.success((6, 6, 4), 1, 17) == Fraction(1, 144)  # a flat +1
+
+
+def test_the_enhancement_die_is_the_third_or_the_last_of_fewer() -> None:
+    """Seed: "Die Increase effects [...] will affect the enhancement die unless a
+    different target is explicitly described" and "A new effect can choose to target
+    either die". The enhancement die is the third of a check (stat, skill, enhancement);
+    a roll of fewer dice has its last die increased. By hand: d6+d6+d4+d4 +1 -> the third
+    die: d6+d6+d6+d4; d6+d8 +1 -> d6+d10; d6 +1 -> d8; d6+d8 +1 on die 1 (0-based 0) ->
+    d8+d8; a die 3 of a two-die roll does not exist."""
+    assert increase(parse("d6+d6+d4+d4", STEPS), 1, STEPS).sides == (6, 6, 6, 4)
+    assert increase(parse("d6+d8", STEPS), 1, STEPS).sides == (6, 10)
+    assert increase(parse("d6", STEPS), 1, STEPS).sides == (8,)
+    assert increase(parse("d6+d8", STEPS), 1, STEPS, 0).sides == (8, 8)
+    assert increase(parse("d6+d8", STEPS), 0, STEPS).sides == (6, 8)
+    with pytest.raises(TrackerError, match="die 3 to increase"):
+        increase(parse("d6+d8", STEPS), 1, STEPS, 2)
+    with pytest.raises(TrackerError, match="die 0 to increase"):
+        increase(parse("d6+d8", STEPS), 1, STEPS, -1)
+    # A die grown past d12 becomes a pool of its own, kept together: [d8+d6].
+    grown = increase(parse("d4+d8+d12", STEPS), 1, STEPS)
+    assert grown.sides == (4, 8, 8, 6) and grown.text() == "d4+d8+[d8+d6]"
+
+
+def test_a_missing_die_counts_below_any_face_when_values_are_compared() -> None:
+    """Seed: "the resulting tie is broken by comparing [...] Individual die values from
+    largest to smallest". By hand: d6+d6 with a flat +1 showing 6, 4 (total 11) against
+    3d6 showing 6, 4, 1 (11): values 6 = 6, 4 = 4, then nothing against 1: the three dice
+    win on values."""
+    a = roll(parse("d6+d6+1", STEPS), TypedFaces([6, 4]))
+    b = roll(parse("3d6", STEPS), TypedFaces([6, 4, 1]))
+    result = opposed(a, b, TypedFaces([]), TypedFaces([]))
+    assert a.total == b.total == 11
+    assert (result.winner, result.decided_by) == ("rival", "die values")
+
+
+def test_the_stage_figures_are_the_seeds_unless_the_gm_sets_others() -> None:
+    """Seed: "exceeds the target difficulty by two or more [...] Every additional two
+    [...] adds another level". The two figures (first stage at 2, one more every 2) are
+    table rows a GM may change; each must be at least 1. By hand with first_stage 3 and
+    stage_size 3 against 8: 10 (2 over) no stage, 11 (3 over) one, 14 (6 over) two."""
+    assert StageRule.from_table({}) == StageRule(2, 2)
+    house = StageRule.from_table({"first_stage": 3, "stage_size": 3})
+    assert [house.stages(t, 8) for t in (10, 11, 14)] == [0, 1, 2]
+    assert StageRule.from_table({"first_stage": 1, "stage_size": 1}).stages(9, 8) == 1
+    for bad in ({"first_stage": 0}, {"stage_size": 0}, {"first_stage": "two"}):
+        with pytest.raises(TrackerError, match="first_stage and stage_size"):
+            StageRule.from_table(bad)
