@@ -63,6 +63,7 @@ def _kind(diff: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
+    parser.add_argument("--by-function", action="store_true", help="list survivors by function and kind (for docs/mutation.md)")
     parser.add_argument("--only", default="", help="only modules whose path contains this")
     args = parser.parse_args()
     from mutmut.mutation.diff_apply import get_diff_for_mutant
@@ -99,6 +100,15 @@ def main() -> None:
     print()
     for module, c in sorted(per_module.items()):
         print(line(module, c))
+    if args.by_function:
+        grouped: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for kind, name, _ in survivors:
+            function, _, number = name.rpartition("__mutmut_")
+            grouped[function.replace("xǁ", "").replace("ǁ", ".").replace(".x_", ".")][kind].append(number)
+        print()
+        for function, kinds in sorted(grouped.items()):
+            parts = [f"{kind} {', '.join(sorted(numbers, key=int))}" for kind, numbers in sorted(kinds.items())]
+            print(f"- `{function}`: " + "; ".join(parts))
     if args.survivors:
         for kind, name, diff in survivors:
             if kind == "logic":

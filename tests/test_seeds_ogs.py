@@ -192,3 +192,15 @@ def test_the_stage_figures_are_the_seeds_unless_the_gm_sets_others() -> None:
     for bad in ({"first_stage": 0}, {"stage_size": 0}, {"first_stage": "two"}):
         with pytest.raises(TrackerError, match="first_stage and stage_size"):
             StageRule.from_table(bad)
+
+
+def test_reroll_ones_on_the_enhancement_die_by_hand() -> None:
+    """Seed: "a common enhancement modifier will be to reroll ones". By hand, a d4 that
+    rerolls a 1 once shows 1 with chance 1/16 and each of 2, 3, 4 with 1/4 + 1/16 = 5/16.
+    d6 + d6 + d4 against 14: the d6s make 12 (1/36) and need 2+ on the d4 (15/16), 11
+    (2/36) and need 3+ (10/16), 10 (3/36) and need a 4 (5/16): (15 + 20 + 15) / 576 =
+    25/288. Without the reroll: (3 + 4 + 3) / 144 = 5/72. With no dice at all, a flat 5
+    meets 5 and not 6."""
+    assert odds.success((6, 6, 4), 0, 14, reroll_from=2) == Fraction(25, 288)
+    assert odds.success((6, 6, 4), 0, 14) == Fraction(5, 72)
+    assert odds.success((), 5, 5) == 1 and odds.success((), 5, 6) == 0
