@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+
 from rulesets.dice import TypedFaces
 from rulesets.ore import odds
 from rulesets.ore.pool import (
@@ -18,6 +20,7 @@ from rulesets.ore.pool import (
     roll,
 )
 from tests.helpers import cli_json
+from tracker.engine.errors import TrackerError
 
 
 def test_matching_dice_are_a_set_of_width_by_height() -> None:
@@ -102,3 +105,27 @@ def test_the_chance_of_a_set_by_hand() -> None:
     assert odds.success(parse("2d"), 6) == Fraction(1, 20)
     assert odds.success(parse("1d+1wd")) == 1
     assert cli_json("odds", "ore", "3d")["fraction"] == "7/25"
+
+
+def test_the_narrower_set_is_the_one_that_goes_afterwards_from_either_side() -> None:
+    """Seed: "The roll that goes afterward—was less wide—must beat the wider roll's
+    height as a Difficulty number." By hand: whichever side is narrower goes afterwards:
+    2x7 after 3x4 succeeds whether it is the first or the second roll named; 2x3 after
+    3x4 does not. With equal widths neither goes afterwards (the heights decide), and
+    with no set there is nothing to play afterwards."""
+    assert narrower_succeeds((3, 4), (2, 7)) and narrower_succeeds((2, 7), (3, 4))
+    assert not narrower_succeeds((3, 4), (2, 3)) and not narrower_succeeds((2, 3), (3, 4))
+    assert not narrower_succeeds((2, 4), (2, 9)) and not narrower_succeeds((2, 9), (2, 4))
+    assert not narrower_succeeds(None, (2, 9)) and not narrower_succeeds((2, 9), None)
+    assert not narrower_succeeds(None, None)
+
+
+def test_a_stated_wiggle_die_must_be_a_face_of_a_d10() -> None:
+    """Seed: "A wiggle die can be set to whatever number you want" (a face of the d10:
+    1 to 10). By hand: 1d + 1wd with the die showing 1 and the wiggle die set to 1 is 2x1;
+    set to 10 with the die showing 10, 2x10; 0 or 11 is refused."""
+    assert roll(parse("1d+1wd"), TypedFaces([1]), wiggle=[1]).best() == (2, 1)
+    assert roll(parse("1d+1wd"), TypedFaces([10]), wiggle=[10]).best() == (2, 10)
+    for bad in (0, 11):
+        with pytest.raises(TrackerError, match="wiggle"):
+            roll(parse("1d+1wd"), TypedFaces([5]), wiggle=[bad])
