@@ -70,6 +70,11 @@ def test_the_height_must_equal_or_beat_the_difficulty() -> None:
     assert cli_json("roll", "ore", "3d", "--difficulty", "5", "--faces", "5,5,1")["success"] is True
     assert cli_json("roll", "ore", "3d", "--difficulty", "4", "--faces", "5,5,1")["success"] is True
     assert cli_json("roll", "ore", "3d", "--difficulty", "6", "--faces", "5,5,1")["success"] is False
+    # A Difficulty is a height: 1 to 10. 10 is met by a set of tens; 11 and 0 are no height.
+    assert roll(parse("2d"), TypedFaces([10, 10]), difficulty=10).best() == (2, 10)
+    for bad in (0, 11):
+        with pytest.raises(TrackerError, match="height from 1 to 10"):
+            roll(parse("2d"), TypedFaces([10, 10]), difficulty=bad)
 
 
 def test_penalty_dice_drop_hard_then_normal_then_wiggle() -> None:
