@@ -132,3 +132,18 @@ def test_one_fifth_of_an_attacks_result_points_rounded_up_adds_to_damage() -> No
     s.execute("declare Hero shoot target=Merc faces=4,4,4,4,4,3,3,3,3,2,2")
     res = s.encounter.actions[-1].resolution
     assert res.details["result_points"] == 10 and res.details["damage"] == 12 + 2
+
+
+def test_the_dice_are_a_plain_sum_a_six_does_not_explode_and_a_one_counts() -> None:
+    """Seed: "you add to the total result you roll on the dice" and "Very Easy (1):
+    Nearly everyone can accomplish this task" (the rules text has no Wild Die: a table
+    setting adds it). By hand: 1D showing 1 totals 1 and meets a Very Easy 1; 2D showing
+    6, 1 totals 7 (no die rolled again, none dropped); 3D showing 6, 6, 6 totals 18."""
+    data = cli_json("roll", "d6", "1D", "--difficulty", "1", "--faces", "1")
+    assert data["total"] == 1 and data["success"] is True
+    assert cli_json("roll", "d6", "2D", "--faces", "6,1")["total"] == 7
+    assert cli_json("roll", "d6", "3D", "--faces", "6,6,6")["total"] == 18
+    s = d6("add Han reflexes=2D")
+    s.execute("declare Han check difficulty=7 faces=6,1")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["total"] == 7 and res.success is True and res.dice == (6, 1)
