@@ -224,3 +224,24 @@ def test_the_jump_roll_height_and_time_in_the_air() -> None:
     res = s.encounter.actions[-1].resolution
     assert res.details["roll"] == 23 and res.details["q"] == 19
     assert res.details["height_cm"] == 361 and res.details["air"] == 3
+
+
+def test_chart_rows_below_the_printed_ones_follow_the_charts_pattern() -> None:
+    """The Action Chart (reference/brandx.md 2.1-2.2) prints fractional rows down to -13:
+    the Result column is 1/|row| there (.077 at -13), the Square column its square, the
+    Sphere column (4/3)^(row-1), the Doubles column 2^(row-1). The seed reads rows below
+    0 for fractional throwback ("resulting in fractional throwback") and fractional speeds.
+
+    By hand, row -14: Result 1/14; Square (1/14)^2 = 1/196; Sphere (3/4)^15; Doubles
+    2^-15. Row -20: Result 1/20."""
+    from rulesets.brandx import BrandXRuleset
+
+    charts = BrandXRuleset().charts
+    assert charts.value("result", -14) == pytest.approx(1 / 14)
+    assert charts.value("result", -20) == pytest.approx(1 / 20)
+    assert charts.value("square", -14) == pytest.approx(1 / 196)
+    assert charts.value("sphere", -14) == pytest.approx(0.75 ** 15)
+    assert charts.value("doubles", -14) == pytest.approx(2.0 ** -15)
+    # The printed rows stand as printed: row -13 is .077 on the Result column, .018 on the Sphere.
+    assert charts.value("result", -13) == pytest.approx(0.077)
+    assert charts.value("sphere", -13) == pytest.approx(0.018)
