@@ -245,3 +245,15 @@ def test_chart_rows_below_the_printed_ones_follow_the_charts_pattern() -> None:
     # The printed rows stand as printed: row -13 is .077 on the Result column, .018 on the Sphere.
     assert charts.value("result", -13) == pytest.approx(0.077)
     assert charts.value("sphere", -13) == pytest.approx(0.018)
+
+
+def test_a_negative_pool_below_the_printed_rows_mirrors_the_positive_side() -> None:
+    """DESIGN 4.1 (the seed's movement example: "His Bonus Pool is now -18 (for a
+    penalty of 11)"): a negative pool reads the chart's negative entries, the mirror of
+    the positive ones. The printed negatives stop at -32 (row -13); past them the mirror
+    goes on. By hand: -17 -> -10, -18 -> -11 (as in the seed), -50 -> -14 (43 <= 50 < 57),
+    -100 -> -17, -1 -> -1."""
+    from rulesets.brandx import BrandXRuleset
+
+    charts = BrandXRuleset().charts
+    assert [charts.sphere(v) for v in (-1, -17, -18, -50, -100)] == [-1, -10, -11, -14, -17]
