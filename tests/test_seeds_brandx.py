@@ -10,6 +10,7 @@ Sphere 1-8 -> rows 1-8; 10 -> 9; 12 -> 9; 24, 30 -> 12; 70 -> 15; 100 -> 17; 237
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -257,3 +258,21 @@ def test_a_negative_pool_below_the_printed_rows_mirrors_the_positive_side() -> N
 
     charts = BrandXRuleset().charts
     assert [charts.sphere(v) for v in (-1, -17, -18, -50, -100)] == [-1, -10, -11, -14, -17]
+
+
+def test_knowledge_rolls_use_d100_and_ones_do_not_reduce_it() -> None:
+    """Seed: "Knowledge Rolls use d100. Ones do not reduce the die roll for Knowledge
+    Rolls." and "If a character with American History (75) rolls 50, that's 25."
+
+    By hand: tens 5, units 0 is 50: under 75 by 25. Tens 1, units 1 is 11 (no reroll of
+    the ones). Tens 10 and units 10 read 0 and 0: 100, the highest roll. The chance of
+    rolling at most 75 is 75/100; at most 0, none; at most 150, certain."""
+    from rulesets.brandx.rolls import chance_d100_at_most, roll_d100
+    from rulesets.dice import TypedFaces
+
+    history = roll_d100(TypedFaces([5, 10]), 75)
+    assert history.total == 50 and history.success and history.q == 25
+    assert roll_d100(TypedFaces([1, 1]), 75).total == 11
+    assert roll_d100(TypedFaces([10, 10]), 75).total == 100
+    assert chance_d100_at_most(75) == Fraction(3, 4)
+    assert chance_d100_at_most(0) == 0 and chance_d100_at_most(150) == 1
