@@ -123,6 +123,13 @@ def test_brandx_fractional_throwback_for_positive_q() -> None:
     assert hit["fractional"] and hit["speed"] == 0.32 and hit["distance"] == 0.32 and hit["airborne"] == 1
 
 
+def hold_on(s: Any, segments: int, elapsed: int | None = None) -> Any:
+    """Let `segments` pass, then continue A's Hold Breath attempt (no new roll)."""
+    s.execute(f"step {segments}")
+    s.execute("declare A hold-breath again=true" + (f" elapsed={elapsed}" if elapsed is not None else ""))
+    return s.encounter.actions[-1].resolution
+
+
 def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
     """Seed: "Hold Breath Roll: This is vs. Constitution plus half Strength, with a bonus
     equal to current Body DP. There is a penalty to the Quality equal to the elapsed
@@ -137,14 +144,10 @@ def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
     s.execute("declare A hold-breath faces=3,3")
     first = s.encounter.actions[-1].resolution
     assert first.details["roll"] == 29 and first.details["raw_q"] == 23 and first.details["q"] == 23
-    s.execute("step 120")
-    s.execute("declare A hold-breath again=true")
-    later = s.encounter.actions[-1].resolution
+    later = hold_on(s, 120)
     assert later.dice == () and later.details["raw_q"] == 23
     assert later.details["time_penalty"] == 2 and later.details["q"] == 21
-    s.execute("step 20")
-    s.execute("declare A hold-breath again=true elapsed=12")
-    later = s.encounter.actions[-1].resolution
+    later = hold_on(s, 20, elapsed=12)
     assert later.dice == () and later.details["time_penalty"] == 9 and later.details["q"] == 14
 
 
@@ -154,21 +157,16 @@ def test_brandx_hold_breath_penalty_raises_the_ep_cost_past_row_9() -> None:
     5 points of EP lost in one round, 1 point of DP (bludgeoning) is lost, to the head."
 
     By hand: 4 + 4/2 = 6, DP 1 as a pool is Sphere row 1: 7; dice 3+4: Q 0, row 9 = 5
-    EP a round. Held 1 round:
-    penalty Sphere(1) = 1, Q -1, row 10 = 6 EP and 1 DP to the head. Held 10 rounds:
+    EP a round. Held 1 round: penalty Sphere(1) = 1, Q -1, row 10 = 6 EP and 1 DP to the head. Held 10 rounds:
     penalty Sphere(10) = 9, Q -9, row 18 = 14 EP a round, 2 DP to the head."""
     s = bx("add A constitution=4 strength=4 ep=100 dp=1")
     s.execute("declare A hold-breath faces=3,4")
     res = s.encounter.actions[-1].resolution
     assert res.details["q"] == 0 and res.details["ep_row"] == 9 and res.details["ep_per_round"] == 5
-    s.execute("step 20")
-    s.execute("declare A hold-breath again=true elapsed=1")
-    res = s.encounter.actions[-1].resolution
+    res = hold_on(s, 20, elapsed=1)
     assert res.details["q"] == -1 and res.details["ep_row"] == 10 and res.details["ep_per_round"] == 6
     assert "1 DP (head) a round" in res.summary
-    s.execute("step 20")
-    s.execute("declare A hold-breath again=true elapsed=10")
-    res = s.encounter.actions[-1].resolution
+    res = hold_on(s, 20, elapsed=10)
     assert res.details["q"] == -9 and res.details["ep_row"] == 18 and res.details["ep_per_round"] == 14
     assert "2 DP (head) a round" in res.summary
 
