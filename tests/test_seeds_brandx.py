@@ -274,3 +274,68 @@ def test_knowledge_rolls_use_d100_and_ones_do_not_reduce_it() -> None:
     assert roll_d100(TypedFaces([10, 10]), 75).total == 100
     assert chance_d100_at_most(75) == Fraction(3, 4)
     assert chance_d100_at_most(0) == 0 and chance_d100_at_most(150) == 1
+
+
+def _punch_costs(s: Any, who: str, hands: list[int]) -> list[int]:
+    """The EP each punch takes from `who` (Combat Roll + Hand Damage), one per `next`."""
+    paid = []
+    for hand in hands:
+        before = s.encounter.combatant(who).resources["ep"]
+        s.execute(f"declare {who} punch target=Bag hand_damage={hand} faces=5,5")
+        paid.append(before - s.encounter.combatant(who).resources["ep"])
+        s.execute("next")
+    return paid
+
+
+BIG = "add Big agility=10 mass=160 strength=16 ep=500"  # Hand Damage 9 (Doubles(16) 5 + 16/4)
+BAG = "add Bag vp=100000 dp=100000 side=foes"
+
+
+def test_brandx_ep_rows_3_2_1_cost_one_ep_per_10_20_50_uses() -> None:
+    """Seed: "Hand Damage starts at row 7 on the EP use chart. [...] The EP cost can be
+    reduced by doing less damage. Use the standard EP cost progression"; DESIGN 4.1 (the
+    chart the seed names is not public): "row 4 costs 1 EP per 5 uses; rows 3, 2, 1 cost
+    1 EP per 10, 20, 50 uses; row <= 0 is free", paid on the first use of each run.
+
+    By hand: Hand Damage 9 is row 7; held to 5 it is row 3, to 4 row 2, to 3 row 1, to 2
+    row 0. Each punch also pays the Combat Roll's 1 EP (row 5). Row 3: the 1st and the
+    11th punch pay 1 + 1 = 2, the 2nd to 10th pay 1. Row 2: the 1st and the 21st pay 2.
+    Row 1: the 1st pays 2, the 2nd to 50th 1. Row 0: every punch pays 1."""
+    s = bx(BIG, BAG)
+    assert _punch_costs(s, "Big", [5] * 11) == [2] + [1] * 9 + [2]
+    s = bx(BIG, BAG)
+    assert _punch_costs(s, "Big", [4] * 21) == [2] + [1] * 19 + [2]
+    s = bx(BIG, BAG)
+    assert _punch_costs(s, "Big", [3] * 3 + [2] * 2) == [2, 1, 1, 1, 1]
+
+
+def test_brandx_ep_rows_1_to_4_per_round_are_the_fraction_and_row_0_is_free() -> None:
+    """DESIGN 4.1: "row 4 costs 1 EP per 5 uses; rows 3, 2, 1 cost 1 EP per 10, 20, 50
+    uses; row <= 0 is free"; a per-round cost on a fractional row is the fraction (the
+    engine charges the same amount every round). By hand: 1/5 = 0.2, 1/10 = 0.1, 1/20 =
+    0.05, 1/50 = 0.02; rows 0 and -1 cost 0; row 5 costs 1, row 6 costs 2."""
+    from rulesets.brandx import BrandXRuleset
+
+    chart = BrandXRuleset().ep_chart
+    assert [chart.per_round(r) for r in (6, 5, 4, 3, 2, 1, 0, -1)] == [2, 1, 0.2, 0.1, 0.05, 0.02, 0, 0]
+    assert [chart.per_use(r) for r in (4, 3, 2, 1)] == [Fraction(1, 5), Fraction(1, 10), Fraction(1, 20), Fraction(1, 50)]
+    assert [chart.describe(r) for r in (6, 3, 0)] == ["2 EP", "1 EP per 10 uses", "free"]
+
+
+def test_brandx_the_use_count_is_per_combatant_per_row_and_follows_undo() -> None:
+    """Seed: "If the character does 6, it only costs 1 EP for every 5 attacks." (row 4:
+    Hand Damage 9 held back 3 points). The count is each character's own and each row's
+    own (DESIGN 4.1: "1 EP per 5 uses"), and an undone punch was never made.
+
+    By hand (Combat Roll 1 EP each punch): Big's 1st punch at 6 pays 1 + 1 = 2. Little
+    (also Hand Damage 9) punching at 6 has made no use of row 4 yet: 2. Big at 5 (row 3)
+    has not used row 3: 2. Big's 2nd punch at 6 is the 2nd use of row 4: 1; undone and
+    made again it is still the 2nd: 1; then uses 3, 4, 5: 1 each, and the 6th pays 2."""
+    s = bx(BIG, "add Little agility=10 mass=160 strength=16 ep=500", BAG)
+    assert _punch_costs(s, "Big", [6]) == [2]
+    assert _punch_costs(s, "Little", [6]) == [2]
+    assert _punch_costs(s, "Big", [5]) == [2]
+    assert _punch_costs(s, "Big", [6]) == [1]
+    s.execute("undo")  # the next
+    s.execute("undo")  # the punch
+    assert _punch_costs(s, "Big", [6, 6, 6, 6, 6]) == [1, 1, 1, 1, 2]
