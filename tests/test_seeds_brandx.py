@@ -339,3 +339,20 @@ def test_brandx_the_use_count_is_per_combatant_per_row_and_follows_undo() -> Non
     s.execute("undo")  # the next
     s.execute("undo")  # the punch
     assert _punch_costs(s, "Big", [6, 6, 6, 6, 6]) == [1, 1, 1, 1, 2]
+
+
+@pytest.mark.parametrize(("pt", "q", "expected"), [
+    (20, 0, 20), (20, 1, 18), (20, 2, 16), (20, 3, 10), (20, 4, 9), (20, 5, 8), (20, 6, 5),
+    (20, 7, 5), (20, 9, 3), (5, 1, 5), (15, 1, 14), (1, 0, 1), (1, 3, 1), (1, 6, 1),
+])
+def test_brandx_q_on_speed_divides_and_reduces_performance_time(pt: int, q: int, expected: int) -> None:
+    """Seed: "Speed: Three points of Q divide Performance Time by 2. One point reduces
+    Performance Time by 10%, 2 points by 20%." DESIGN 4.1: "PT x (1/2)^(Q div 3) x
+    (1 - 0.1 x (Q mod 3)), rounded half up, minimum 1".
+
+    By hand, PT 20: Q 1 -> 18, Q 2 -> 16, Q 3 -> 10, Q 4 -> 10 x .9 = 9, Q 5 -> 8, Q 6 ->
+    5, Q 7 -> 5 x .9 = 4.5, half up 5; Q 9 -> 2.5, half up 3. PT 5, Q 1 -> 4.5 -> 5; PT
+    15, Q 1 -> 13.5 -> 14. PT 1 with no Q stays 1; Q 3 -> .5 -> 1; Q 6 -> .25, minimum 1."""
+    from rulesets.brandx.rolls import speed_pt
+
+    assert speed_pt(pt, q) == expected
