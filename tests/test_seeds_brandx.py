@@ -356,3 +356,45 @@ def test_brandx_q_on_speed_divides_and_reduces_performance_time(pt: int, q: int,
     from rulesets.brandx.rolls import speed_pt
 
     assert speed_pt(pt, q) == expected
+
+
+def test_brandx_two_uses_of_one_row_in_one_punch_count_as_two_uses() -> None:
+    """Seed: "Combat Roll: [...] The Combat Roll costs 1 EP (it starts at Row 5)"; "Hand
+    Damage starts at row 7 [...] If the character does 6, it only costs 1 EP for every 5
+    attacks"; DESIGN 4.1: "each point of Q spent on EP lowers the row by one". "Each
+    action uses EP separately" (the powers' sentence): every use is counted.
+
+    By hand: 1 Q on EP puts the Combat Roll on row 4, Hand Damage 9 held to 6 is row 4:
+    each punch makes two uses of row 4, paid on uses 1, 6, 11: punch 1 (uses 1, 2) pays
+    1, punch 2 (3, 4) 0, punch 3 (5, 6) 1, punches 4 and 5 (7-10) 0, punch 6 (11, 12) 1.
+    A Healing Roll before them uses no EP ("There is no penalty applied to Healing Rolls
+    because of low EP") and is no use of any row."""
+    s = bx(BIG, BAG)
+    s.execute("declare Big heal faces=2,2")
+    s.execute("next")
+    paid = []
+    for _ in range(6):
+        before = s.encounter.combatant("Big").resources["ep"]
+        s.execute("declare Big punch target=Bag hand_damage=6 q_ep=1 faces=2,2")
+        rows = [use["row"] for use in s.encounter.actions[-1].resolution.details["ep_uses"]]
+        assert rows == [4, 4]
+        paid.append(before - s.encounter.combatant("Big").resources["ep"])
+        s.execute("next")
+    assert paid == [1, 0, 1, 0, 0, 1]
+
+
+def test_brandx_a_house_ep_chart_free_rows_win_and_unlisted_rows_cost_nothing() -> None:
+    """A GM's own EP use chart (tables [ep], [ep_uses_per_point], DESIGN 4.1: "row <= 0
+    is free"): a row at or below `free_at_or_below` is free even if the table lists it;
+    a row below the first paid row that the table does not list costs nothing (the
+    module's decision); a use with no encounter (a roll outside a fight) has no earlier
+    uses, so it pays. By hand: free at or below 1, first paid row 6, row 1 listed as 1 per
+    50 and row 4 as 1 per 5: row 1 free, row 2 and 3 unlisted so free, row 4 pays its
+    first use, row 6 costs 1 and row 8 costs 3."""
+    from rulesets.brandx.ep import EpChart, bill
+
+    chart = EpChart.from_tables({"ep": {"first_paid_row": 6, "free_at_or_below": 1},
+                                 "ep_uses_per_point": {"1": 50, "4": 5}})
+    assert [chart.per_use(r) for r in (1, 2, 3, 4, 6, 8)] == [0, 0, 0, Fraction(1, 5), 1, 3]
+    assert bill(chart, None, "Big", [("punch", 4)]).total == 1
+    assert bill(chart, None, "Big", [("punch", 4), ("punch", 4)]).total == 1

@@ -8,7 +8,9 @@ Fractional rows are counted per combatant and per row, from the encounter's own
 history: each resolution lists its EP uses in `details["ep_uses"]`, so the count
 follows undo and redo and survives save and resume. Decision (the sources are silent):
 the EP is paid on the first use of each run (uses 1, 6, 11, ... on row 4), because
-Brand X pays an action's EP when it is initiated.
+Brand X pays an action's EP when it is initiated. A row between the free rows and the
+first paid row that the table does not list costs nothing (a GM's house table that
+leaves a row out has made it free); a free row stays free even if listed.
 
 Per-round costs (movement, passive powers, holding breath) are charged on payment
 segments as `Upkeep`; on a fractional row the per-round amount is the fraction
