@@ -398,3 +398,15 @@ def test_brandx_a_house_ep_chart_free_rows_win_and_unlisted_rows_cost_nothing() 
     assert [chart.per_use(r) for r in (1, 2, 3, 4, 6, 8)] == [0, 0, 0, Fraction(1, 5), 1, 3]
     assert bill(chart, None, "Big", [("punch", 4)]).total == 1
     assert bill(chart, None, "Big", [("punch", 4), ("punch", 4)]).total == 1
+
+
+def test_brandx_the_summary_says_what_each_use_paid_and_discernment_pays_no_ep() -> None:
+    """The GM reads what each action paid. Seed: "The Combat Roll costs 1 EP (it starts
+    at Row 5)"; Hand Damage held to 6 is row 4, "1 EP for every 5 attacks" (its first
+    use pays 1); "The Discernment Roll doesn't use EP"."""
+    s = bx(BIG, BAG)
+    s.execute("declare Big punch target=Bag hand_damage=6 faces=5,5")
+    assert "; 2 EP (combat roll row 5: 1, hand damage row 4: 1);" in s.encounter.actions[-1].resolution.summary
+    s.execute("next")
+    s.execute("declare Big discernment faces=2,2")
+    assert "; no EP;" in s.encounter.actions[-1].resolution.summary
