@@ -372,3 +372,27 @@ def test_house_rules_override_tables_and_bad_rows_are_named(tmp_path: Path) -> N
     bad.write_text('[cover]\nlight = "lots"\n')
     with pytest.raises(TrackerError, match=r"cover\.light: expected a die code"):
         _ = D6Ruleset(bad).data
+
+
+def test_the_roll_text_tells_the_gm_which_critical_failure_rule_was_used() -> None:
+    """The GM reads the roll's line. Wild Die (rulesets/d6/rolls.py): a first 1 is a
+    Critical Failure; under "cancel" the 1 and the highest other die are dropped, with no
+    other die the 1 cancels itself; under "complication" the dice count.
+
+    By hand: 4D+2 with the Wild Die 1 and dice 2, 5, 4: cancel drops 1 and 5, 2 + 4 + 2 =
+    8; complication counts 1 + 2 + 5 + 4 + 2 = 14. 1D+2 with the Wild Die 1: cancel
+    drops the 1 alone, 2."""
+    cancel = roll_code(DieCode(4, 2), TypedFaces([1, 2, 5, 4]), CANCEL)
+    assert cancel.text() == "4D+2: wild 1; dice 2, 5, 4 (critical failure: 1 and 5 dropped) = 8"
+    complication = roll_code(DieCode(4, 2), TypedFaces([1, 2, 5, 4]), COMPLICATION)
+    assert complication.text() == "4D+2: wild 1; dice 2, 5, 4 (critical failure: counts, with a complication) = 14"
+    alone = roll_code(DieCode(1, 2), TypedFaces([1]), CANCEL)
+    assert alone.text() == "1D+2: wild 1 (critical failure: 1 dropped) = 2"
+
+
+def test_opposed_odds_count_both_sides_pips() -> None:
+    """Ties go to the initiator (P(own total >= rival total)); pips add to each side's
+    total. By hand, plain sums: 1D+1 vs 1D+1 is 1D vs 1D, P(a >= b) = 21/36 = 7/12;
+    1D+2 vs 1D+1 is P(a + 1 >= b) = 1 - P(b - a >= 2) = 1 - (4+3+2+1)/36 = 26/36 = 13/18."""
+    assert odds.chance_opposed(DieCode(1, 1), DieCode(1, 1)) == Fraction(7, 12)
+    assert odds.chance_opposed(DieCode(1, 2), DieCode(1, 1)) == Fraction(13, 18)
