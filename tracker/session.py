@@ -84,6 +84,7 @@ from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces
 from rulesets.fields import yes_no
 from tracker.text import check_name, refuse_controls, visible
+from tracker.viewing import sight
 
 MAX_COPIES = 100
 
@@ -360,9 +361,31 @@ class Session:
         self.store = store
         self.user = user
         # Decided by whoever starts the session, never by a command (tracker.roles).
-        self.role: Role = role if role is not None else Role.gm()
+        self._role: Role = Role.gm()
+        self._following: Role = self._role
+        self._seen: Encounter | None = None  # the state `_following` was worked out for
+        self._seen_key = (-1, -1)
+        self.role = role if role is not None else Role.gm()
         self._recorder: Recorder | None = None
         self._asked: dict[str, Any] = {}  # the last declaration's modifiers and pt, for a proposal
+
+    @property
+    def role(self) -> Role:
+        """The session's role as the encounter stands now: a player's combatants held by
+        identity follow a rename (and a newcomer reusing an old name is not theirs).
+        Worked out again only when the encounter or its events change."""
+        enc = self.encounter
+        key = (len(enc.events), len(enc.combatants))
+        if self._seen is not enc or self._seen_key != key:
+            self._following = self._role.following(enc)
+            self._seen, self._seen_key = enc, key
+        return self._following
+
+    @role.setter
+    def role(self, role: Role) -> None:
+        self._role = self._following = role
+        self._seen = None
+        self._seen_key = (-1, -1)
 
     @property
     def by(self) -> str:
@@ -403,11 +426,13 @@ class Session:
             if target is None:
                 return  # the engine says "nothing to undo"
             if target.kind not in PLAYER_KINDS or target.by != self.by:
+                # Whose it is, never what it is: it may be a secret roll or about a hidden
+                # combatant (a player reads the log for what they may see of it).
                 whose = "another player's" if is_players(target.by) else "the GM's"
                 raise RuleRefusal(
                     "player",
                     f"{kind}: a player takes back only their own last declaration, before anything else "
-                    f"happens; the latest change is {whose}: {visible(describe(target, by=False))}",
+                    f"happens; the latest change is {whose} (change {target.seq})",
                 )
             return
         raise role.refuse(kind)
@@ -418,13 +443,13 @@ class Session:
         enc = enc if enc is not None else self.encounter
         if self.role.is_gm:
             return enc.combatant(name)
+        view = sight(enc, self.role)
         try:
             found = enc.combatant(name)
         except TrackerError:
             found = None
-        if found is None or (found.hidden and not self.role.owns(found.name)):
-            known = ", ".join(n for n, c in enc.combatants.items() if not c.hidden or self.role.owns(n)) or "none yet"
-            raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
+        if found is None or not view.knows(found):
+            raise TrackerError(f"no combatant named {name!r} (combatants: {', '.join(view.names()) or 'none yet'})")
         return found
 
     def _as_seen(self, exc: TrackerError, enc: Encounter) -> TrackerError:
@@ -433,7 +458,7 @@ class Session:
         if self.role.is_gm or type(exc) is not TrackerError or "(combatants: " not in text:
             return exc
         head = text[: text.rindex("(combatants: ")]
-        known = ", ".join(n for n, c in enc.combatants.items() if not c.hidden or self.role.owns(n)) or "none yet"
+        known = ", ".join(sight(enc, self.role).names()) or "none yet"
         return TrackerError(f"{head}(combatants: {known})")
 
     def _early(self, kind: str, actor: str = "") -> None:
@@ -675,7 +700,9 @@ class Session:
     ) -> tuple[ActionRequest, ActionTemplate]:
         """An ActionRequest for the adapter, with validated parameters."""
         enc = encounter or self.encounter
-        c = enc.combatant(actor)
+        # As this role knows them: a player is given no odds, and no result, against a
+        # hidden combatant (nor a list of every name when one is unknown).
+        c = self.lookup(actor, enc)
         template = self.ruleset.template(template_name)
         raw = dict(params or {})
         for key, value in raw.items():
@@ -687,7 +714,7 @@ class Session:
         if pt is not None and pt < 1:
             raise CommandError(f"pt: expected a performance time of at least 1 segment, got {pt}")
         coerced = self.ruleset.params(template, raw, f"declare {template.name}")
-        foes = tuple(enc.combatant(t) for t in targets)
+        foes = tuple(self.lookup(t, enc) for t in targets)
         if template.targets == 1 and len(foes) > 1:
             raise CommandError(f"{template.name} takes one target, not {len(foes)}")
         request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc)
@@ -1095,10 +1122,11 @@ class Session:
             own = [e for e in enc.effective_events() if e.by == self.by and e.kind in ("declare", "maintain", "abort")]
             if not own:
                 raise RuleRefusal("take back", "nothing of yours to take back")
-            latest = visible(describe(top, by=False)) if top is not None else "?"
+            # The latest change by whose and its number only: it may be the GM's secret.
+            latest = f"change {top.seq}, {who(top.by) if top.by else 'the GM'}'s" if top is not None else "?"
             raise RuleRefusal(
                 "take back",
-                f"{visible(describe(own[-1], by=False))}: the fight has changed since (latest: {latest}); ask the GM",
+                f"{visible(describe(own[-1], by=False))}: the fight has changed since (latest: {visible(latest)}); ask the GM",
             )
 
         return self.submit(build, kind="withdraw")
