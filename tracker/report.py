@@ -82,6 +82,8 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
                 **(
                     {"success": None, "margin": None, "dice": [], "summary": "rolled in secret"}
                     if view.secret(a)
+                    else {"success": a.resolution.success, "margin": None, "dice": [], "summary": "figures withheld from viewers"}
+                    if view.withheld(a)
                     else {
                         "success": a.resolution.success,
                         "margin": a.resolution.margin,

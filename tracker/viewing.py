@@ -32,6 +32,8 @@ Decisions where the design is silent:
 
 from __future__ import annotations
 
+import bisect
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,24 +93,55 @@ def shown(encounter: Encounter, c: Combatant, viewer: bool, bloodied_at: float =
 
 
 FIGURE_KINDS = frozenset({"damage", "adjust", "set", "upkeep"})
+WITHHELD_KINDS = FIGURE_KINDS | {"note", "declare"}
+
+
+def _enemy_named(encounter: Encounter, names: tuple[str, ...]) -> str | None:
+    """The first of `names` that is an enemy (one that has left counts: nothing says it
+    was not), or None."""
+    for name in names:
+        c = encounter.combatants.get(name)
+        if c is None or is_enemy(c):
+            return name
+    return None
 
 
 def log_text(encounter: Encounter, entry: LogEntry, viewer: bool) -> str:
     """The text of a log line for this reader (figures of enemies withheld per the mode).
 
-    A figure line is about its combatant first; an action's result line (a `note` about
-    the actor and its targets: "Seraph's punch on Lurker: hit for 6 VP") states the
-    targets' figures, or the actor's own when it has no target."""
-    if not viewer or not entry.about or (entry.kind not in FIGURE_KINDS and entry.kind != "note"):
+    A figure line is about its combatant first. An action's result line (a `note` about
+    the actor and its targets) states the targets' figures, or the actor's own when it has
+    no target; a declaration against an enemy keeps who, at whom and when, and loses its
+    roll's summary ("... : Attack +1 vs Sphinx's Defense +0: hit for 6 VP")."""
+    if not viewer or not entry.about or entry.kind not in WITHHELD_KINDS or mode_of(encounter) == "exact":
         return entry.text
-    if mode_of(encounter) == "exact":
-        return entry.text
+    if entry.kind == "declare":
+        if _enemy_named(encounter, entry.about[1:]) is None:
+            return entry.text
+        summary = _summary_of(encounter, entry)
+        if summary and entry.text.endswith(": " + summary):
+            return entry.text[: -len(summary) - 2] + " (figures withheld from viewers)"
+        return entry.text if entry.text.endswith(" (rolled in secret)") else f"{entry.about[0]} acts: figures withheld from viewers"
     about = entry.about[:1] if entry.kind != "note" else (entry.about[1:] or entry.about[:1])
-    for name in about:
-        c = encounter.combatants.get(name)
-        if c is None or is_enemy(c):  # one that has left: nothing says it was not an enemy
-            return f"{name}: figures withheld from viewers"
-    return entry.text
+    enemy = _enemy_named(encounter, about)
+    return entry.text if enemy is None else f"{enemy}: figures withheld from viewers"
+
+
+def _summary_of(encounter: Encounter, entry: LogEntry) -> str:
+    """The roll's summary a declaration line ends with: that of the actor's action begun
+    on the line's segment (actions are kept in the order they began: a binary search)."""
+    actions = encounter.actions
+    at = bisect.bisect_left(actions, entry.segment, key=_START)
+    while at < len(actions) and actions[at].start == entry.segment:
+        action = actions[at]
+        summary = action.resolution.summary
+        if action.actor == entry.about[0] and summary and entry.text.endswith(": " + summary):
+            return summary
+        at += 1
+    return ""
+
+
+_START = operator.attrgetter("start")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +203,13 @@ class Sight:
     def secret(self, a: Action) -> bool:
         """Whether an action's roll is withheld (a secret roll: the GM's alone)."""
         return a.secret and not self.role.is_gm
+
+    def withheld(self, a: Action) -> bool:
+        """Whether an action's result figures are withheld: aimed at an enemy while the
+        table shows enemies' figures to viewers as a label, or not at all."""
+        if self.role.is_gm or not a.targets or mode_of(self.encounter) == "exact":
+            return False
+        return _enemy_named(self.encounter, tuple(t for t in a.targets if not self.role.owns(t))) is not None
 
     def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
         items = self.encounter.upcoming_about(None if not self.role.is_gm else limit)

@@ -65,6 +65,7 @@ from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker.engine import TrackerError
 from tracker.session import Outcome
 from tracker.text import visible
+from tracker.viewing import sight
 from tracker.ui.live import Live
 from tracker.ui.screens import dice_plan
 from tracker.ui.screens.dice_plan import DECLARE, MAINTAIN, Attempt, Step
@@ -155,7 +156,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.kind = kind
         enc = live.encounter
         # Suggested targets: those this screen shows (a player's or viewer's leave hidden ones out).
-        self.names = [c.name for c in enc.combatants.values() if not (c.hidden and live.as_viewer(c.name))]
+        self.names = sight(enc, live.seen_as).names()
         # The actor list: a player acts for their own combatants only (tracker.roles).
         role = live.session.role
         self.actors = [n for n in self.names if role.owns(n)] if role.is_player else self.names
