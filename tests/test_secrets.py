@@ -1,0 +1,216 @@
+"""The shared table's secrets (issue 19, items 1-3): a player holds their combatants by
+identity, identity is never an environment variable, and nothing hidden (a hidden
+combatant's name, a secret roll, an enemy's figures the table withholds) reaches a
+player or a viewer through any output: show, JSON, export, refusals, odds, history.
+
+The fight is the shipped Seraph vs Sphinx save (Brand X, segment 19: Seraph idle,
+Sphinx's punch in progress until 30), with a hidden Lurker added by the GM.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulesets.dice import RandomDice
+from tracker import report
+from tracker.engine import RuleRefusal, TrackerError
+from tracker.persistence.store import EncounterFile
+from tracker.roles import Role
+from tracker.serve.seat import player_role
+from tracker.session import Session
+from tracker.viewing import sight
+from tests.helpers import cli
+from tests.test_players import fresh, open_as
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGHT = ROOT / "saves" / "seraph-vs-sphinx.toml"
+
+
+@pytest.fixture
+def fight(tmp_path: Path) -> Path:
+    path = tmp_path / "fight.toml"
+    shutil.copy(FIGHT, path)
+    return path
+
+
+def seraph_of(path: Path, user: str = "bob") -> Session:
+    """A player's session as `--player Seraph` or a key's `combatant=Seraph` makes it."""
+    loaded = EncounterFile(path).load()
+    role, missing = Role.of(loaded.encounter, ["Seraph"])
+    assert role is not None and not missing
+    return Session(loaded.encounter, loaded.ruleset, RandomDice(1), EncounterFile(path), user, role)
+
+
+def rename_and_reuse(path: Path) -> Session:
+    """The GM renames Seraph and gives the old name to a hidden monster."""
+    gm = open_as(path, "alice")
+    gm.execute('rename Seraph "Seraph the Bold"')
+    gm.execute("add Seraph hidden=true side=monsters")
+    return gm
+
+
+# ------------------------------------------------------------ ownership by identity
+def test_a_rename_keeps_the_players_combatant_and_the_reused_name_is_not_theirs(fight: Path) -> None:
+    bob = seraph_of(fight)
+    rename_and_reuse(fight)
+    # The open session folds the GM's changes in with its next command.
+    with pytest.raises(TrackerError) as refused:
+        bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+    text = str(refused.value)
+    assert "no combatant named 'Seraph'" in text and "combatants: Seraph the Bold, Sphinx)" in text
+    assert bob.role.combatants == ("Seraph the Bold",)
+    assert not bob.role.owns("Seraph")
+    outcome = bob.execute('declare "Seraph the Bold" punch target=Sphinx faces=5,4')
+    assert outcome.event is not None and outcome.event.by == "player:bob"
+    monster = fresh(fight).combatant("Seraph")
+    assert monster.hidden and not monster.in_progress
+
+
+def test_a_new_session_naming_the_old_name_finds_the_renamed_combatant(fight: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rename_and_reuse(fight)
+    enc = fresh(fight)
+    role, missing = Role.of(enc, ["seraph"])
+    assert role is not None and role.combatants == ("Seraph the Bold",) and not missing
+    # The CLI's --player and a served key's combatant= resolve the same way.
+    code, out = cli("show", str(fight), "--player", "Seraph", "--json")
+    data = json.loads(out)
+    assert code == 0 and [c["name"] for c in data["combatants"]] == ["Seraph the Bold", "Sphinx"]
+    live = type("L", (), {"encounter": enc})()
+    seat_role = player_role(live, ("Seraph",))  # type: ignore[arg-type]
+    assert seat_role is not None and seat_role.combatants == ("Seraph the Bold",)
+
+
+def test_a_name_whose_bearer_left_names_nobody(fight: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gm = open_as(fight, "alice")
+    gm.execute("remove Seraph")
+    gm.execute("add Seraph hidden=true")
+    assert Role.of(fresh(fight), ["Seraph"]) == (None, ["Seraph"])
+    code, _ = cli("show", str(fight), "--player", "Seraph")
+    err = capsys.readouterr().err
+    assert code == 1 and "--player: no combatant named 'Seraph' (combatants: Sphinx)" in err
+
+
+def test_undoing_the_rename_gives_the_name_back_and_the_role_follows(fight: Path) -> None:
+    bob = seraph_of(fight)
+    gm = open_as(fight, "alice")
+    gm.execute('rename Seraph "Seraph the Bold"')
+    bob.encounter = fresh(fight)
+    assert bob.role.combatants == ("Seraph the Bold",)
+    gm.execute("undo")
+    bob.encounter = fresh(fight)
+    assert bob.role.combatants == ("Seraph",)
+
+
+# ------------------------------------------------------------ identity leftovers
+def test_an_environment_variable_cannot_make_a_local_player_someone_else(fight: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`TRACKER_USER=dan tracker play F --player Ann` cannot undo Dan's declaration."""
+    gm = open_as(fight, "alice")
+    gm.execute("add Nyx")
+    gm.execute("add Ann")
+    dan = Session(fresh(fight), EncounterFile(fight).load().ruleset, RandomDice(1), EncounterFile(fight), "dan", Role.player(["Ann"]))
+    dan.execute("declare Ann punch target=Sphinx faces=5,4")
+    before = fight.read_bytes()
+    for name in ("TRACKER_USER", "USER", "LOGNAME"):
+        monkeypatch.setenv(name, "dan")
+    code, _ = cli("play", str(fight), "--player", "Ann", stdin="takeback\nundo\n")
+    err = capsys.readouterr().err
+    assert code == 1 and "the fight has changed since" not in err and "nothing of yours to take back" in err
+    assert fight.read_bytes() == before
+    assert fresh(fight).events[-1].by == "player:dan"
+
+
+# ------------------------------------------------------------ nothing hidden reaches a player
+@pytest.fixture
+def lurking(fight: Path) -> Path:
+    gm = open_as(fight, "alice")
+    gm.execute("add Lurker hidden=true side=monsters")
+    gm.execute("declare Lurker punch target=Seraph secret=true")
+    return fight
+
+
+def test_the_odds_and_a_declaration_against_a_hidden_combatant_are_refused_without_names(lurking: Path) -> None:
+    """The declare form's chance line (Session.request) listed every name and gave odds
+    against a hidden one ("Lurker's Defense +0")."""
+    bob = seraph_of(lurking)
+    with pytest.raises(TrackerError) as refused:
+        bob.chance("Seraph", "punch", ["Lurker"])
+    assert str(refused.value) == "no combatant named 'Lurker' (combatants: Seraph, Sphinx)"
+    with pytest.raises(TrackerError) as refused:
+        bob.chance("Seraph", "punch", ["Nobody"])
+    assert "Lurker" not in str(refused.value)
+    with pytest.raises(TrackerError) as refused:
+        bob.execute("declare Seraph punch target=Lurker faces=5,4")
+    assert str(refused.value) == "no combatant named 'Lurker' (combatants: Seraph, Sphinx)"
+    assert not [e for e in fresh(lurking).log if e.kind == "declare" and e.about[:1] == ("Seraph",) and "Lurker" in e.text]
+
+
+@pytest.mark.parametrize("line", ["undo", "takeback"])
+def test_refusals_do_not_quote_the_gms_secret_declaration(lurking: Path, line: str) -> None:
+    bob = seraph_of(lurking)
+    if line == "takeback":
+        gm = open_as(lurking, "alice")
+        bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+        gm.execute("damage Lurker 1")  # the latest change: about the hidden Lurker
+    with pytest.raises(RuleRefusal) as refused:
+        bob.execute(line)
+    assert "Lurker" not in str(refused.value) and "secret" not in str(refused.value)
+
+
+@pytest.mark.parametrize("reader", [["--viewer"], ["--player", "Seraph"]])
+@pytest.mark.parametrize("form", [[], ["--json"]])
+def test_show_lists_no_hidden_action_under_upcoming(lurking: Path, reader: list[str], form: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = cli("show", str(lurking), *reader, *form)
+    assert code == 0 and "Lurker" not in out
+    assert "Sphinx's punch completes" in out  # what may be seen still is
+    code, out = cli("show", str(lurking), *form)
+    assert "Lurker's punch completes" in out  # the GM sees it
+
+
+def test_export_for_viewers_names_no_hidden_combatant(lurking: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for fmt in ("md", "html"):
+        code, out = cli("export", str(lurking), "--viewer", "--format", fmt)
+        assert code == 0 and "Lurker" not in out and "Sphinx" in out
+
+
+# ------------------------------------------------------------ figures withheld from viewers
+@pytest.fixture
+def labelled(fight: Path) -> Path:
+    gm = open_as(fight, "alice")
+    gm.execute("side Seraph party")
+    gm.execute("setting viewer_resources label")
+    return fight
+
+
+def test_label_mode_withholds_the_hit_from_the_log_and_the_actions(labelled: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The log said "hit for 6 VP" beside "figures withheld"."""
+    for form in ([], ["--json"]):
+        code, out = cli("show", str(labelled), "--viewer", "--log", "100", *form)
+        assert code == 0 and "figures withheld" in out
+        assert "hit for 6 VP" not in out and "Sphinx's Defense" not in out and "vp 34 -> 28" not in out
+        # Seraph is on the party's side: the Sphinx's blow on Seraph is told in full.
+        assert "hit for 7 VP" in out
+    code, out = cli("show", str(labelled), "--log", "100")
+    assert "hit for 6 VP" in out  # the GM reads everything
+
+
+def test_export_for_viewers_shows_the_label_show_shows(labelled: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`export --viewer` printed "-" where `show --viewer` printed "Healthy"."""
+    _, shown = cli("show", str(labelled), "--viewer")
+    assert "Sphinx: acting; Healthy" in shown
+    code, out = cli("export", str(labelled), "--viewer", "--format", "md")
+    assert code == 0 and "| Sphinx | acting | Healthy | - |" in out
+    assert "hit for 6 VP" not in out
+
+
+def test_the_sight_is_what_every_reader_is_given(lurking: Path) -> None:
+    enc = fresh(lurking)
+    assert sight(enc, Role.gm()).names() == ["Seraph", "Sphinx", "Lurker"]
+    assert sight(enc, Role.viewer()).names() == ["Seraph", "Sphinx"]
+    assert sight(enc, Role.player(["Seraph"])).names() == ["Seraph", "Sphinx"]
+    data: dict[str, Any] = report.to_json(enc, role=Role.player(["Seraph"]))
+    assert "Lurker" not in json.dumps(data)
