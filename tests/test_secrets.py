@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from rulesets.dice import RandomDice
 from tracker import report
@@ -214,3 +216,90 @@ def test_the_sight_is_what_every_reader_is_given(lurking: Path) -> None:
     assert sight(enc, Role.player(["Seraph"])).names() == ["Seraph", "Sphinx"]
     data: dict[str, Any] = report.to_json(enc, role=Role.player(["Seraph"]))
     assert "Lurker" not in json.dumps(data)
+
+
+# ------------------------------------------------------------ every output, any fight
+HIDDEN = ("Wraith", "Lurker")
+NAMES = ("Seraph", "Sphinx", *HIDDEN)
+_ops = st.one_of(
+    st.tuples(st.just("declare"), st.sampled_from(NAMES), st.sampled_from(NAMES), st.booleans()),
+    st.tuples(st.just("next")),
+    st.tuples(st.just("damage"), st.sampled_from(NAMES), st.integers(1, 9)),
+    st.tuples(st.just("setting"), st.sampled_from(("exact", "label", "hidden"))),
+    st.tuples(st.just("player"), st.sampled_from(("Sphinx", "Wraith"))),
+)
+
+
+def outputs(enc: Any, ruleset: Any, reader: Role) -> list[str]:
+    """Everything a reader may be shown: show (text, JSON), export (Markdown, HTML), the
+    log and history as the app renders them, the : line's names, refusals and odds."""
+    from types import SimpleNamespace
+
+    from tracker import export
+    from tracker.ui.screens.history import history_rows
+    from tracker.ui.widgets.log import entry_text
+
+    texts = [
+        report.to_text(enc, role=reader, viewer=reader.is_viewer, log_limit=10_000),
+        json.dumps(report.to_json(enc, role=reader, viewer=reader.is_viewer), ensure_ascii=False),
+        export.render(enc, "md", True) if reader.is_viewer else "",
+        export.render(enc, "html", True) if reader.is_viewer else "",
+    ]
+    view = sight(enc, reader)
+    texts += [entry_text(e, enc.events, True, enc) for e in view.log()]
+    live = SimpleNamespace(encounter=enc, viewer=True, seen_as=reader)
+    texts += [str(row) for row in history_rows(live)]  # type: ignore[arg-type]
+    texts += view.names()
+    if reader.is_player:
+        session = Session(enc, ruleset, RandomDice(3), None, "bob", reader)
+
+        def said(attempt: Any) -> str:
+            try:
+                return str(attempt())
+            except TrackerError as exc:
+                return str(exc)
+
+        texts += [said(lambda: session.execute("undo")), said(lambda: session.execute("takeback"))]
+        # A hidden name typed by the player is answered exactly as a name nobody has.
+        for attempt in ("declare Seraph punch target={}", "declare {} punch target=Seraph", "damage {} 2", "hide {}", "maintain {}"):
+            hidden = said(lambda: session.execute(attempt.format("Wraith")))
+            assert hidden.replace("Wraith", "Nobody") == said(lambda: session.execute(attempt.format("Nobody")))
+        hidden = said(lambda: session.chance("Seraph", "punch", ["Wraith"]))
+        assert hidden.replace("Wraith", "Nobody") == said(lambda: session.chance("Seraph", "punch", ["Nobody"]))
+    return texts
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_ops, max_size=12), st.integers(0, 1000))
+@example([("declare", "Seraph", "Sphinx", True), ("declare", "Wraith", "Seraph", False), ("next",)], 1)
+@example([("declare", "Seraph", "Wraith", False), ("setting", "label"), ("declare", "Lurker", "Seraph", True), ("next",)], 2)
+def test_no_output_for_a_player_or_viewer_names_a_hidden_combatant_or_a_secret_roll(ops: list[tuple[Any, ...]], seed: int) -> None:
+    loaded = EncounterFile(FIGHT).load()
+    enc, ruleset = loaded.encounter, loaded.ruleset
+    gm = Session(enc, ruleset, RandomDice(seed), None, "alice")
+    gm.execute("side Seraph party")
+    for name in HIDDEN:
+        gm.execute(f"add {name} hidden=true side=monsters")
+    for op in ops:
+        try:
+            if op[0] == "declare":
+                gm.execute(f"declare {op[1]} punch target={op[2]}" + (" secret=true" if op[3] else ""))
+            elif op[0] == "next":
+                gm.execute("next")
+            elif op[0] == "damage":
+                gm.execute(f"damage {op[1]} {op[2]}")
+            elif op[0] == "setting":
+                gm.execute(f"setting viewer_resources {op[1]}")
+            else:  # a player's declaration goes through the player's own session
+                Session(enc, ruleset, RandomDice(seed), None, "bob", Role.player(["Seraph"])).execute(f"declare Seraph punch target={op[1]}")
+        except TrackerError:
+            pass
+    secrets = {a.resolution.summary for a in enc.actions if a.secret and a.resolution.summary}
+    secrets -= {a.resolution.summary for a in enc.actions if not a.secret}  # the same words said openly
+    for reader in (Role.viewer(), Role.player(["Seraph"])):
+        for text in outputs(enc, ruleset, reader):
+            for name in HIDDEN:
+                assert name not in text, (reader.label(), text)
+            for summary in secrets:
+                assert summary not in text, (reader.label(), text)
+            assert "secret roll for" not in text
