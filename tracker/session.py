@@ -263,6 +263,16 @@ def _describe(event: Event) -> str:
     return kind
 
 
+DICE_WORDS = {"typed": "dice typed by the player", "app": "the app's dice", "typed+app": "dice partly typed, partly the app's"}
+
+
+def dice_words(args: dict[str, Any]) -> str:
+    """' (dice typed by the player)': who decided a declaration's faces, as the GM and
+    the table read it (the proposal, the approval screen, the log); '' when not recorded."""
+    words = DICE_WORDS.get(str(args.get("dice", "")))
+    return f" ({words})" if words else ""
+
+
 def segment_of(encounter: Encounter, event: Event) -> int | None:
     """The segment an effective event was made on (from its first log line), if known.
 
@@ -367,7 +377,11 @@ class Session:
         self._seen_key = (-1, -1)
         self.role = role if role is not None else Role.gm()
         self._recorder: Recorder | None = None
-        self._asked: dict[str, Any] = {}  # the last declaration's modifiers and pt, for a proposal
+        self._asked: dict[str, Any] = {}
+        # The app's dice rolled for a player's form and not yet spent on a declaration:
+        # (sides, face), in the order rolled (`app_roll`). They stand: served again first.
+        self._standing: list[tuple[int, int]] = []
+        self._marked: list[bool] | None = None  # which faces of the next declaration the app rolled  # the last declaration's modifiers and pt, for a proposal
 
     @property
     def role(self) -> Role:
@@ -725,6 +739,51 @@ class Session:
         request, _ = self.request(actor, template, targets, params)
         return self.ruleset.chance_of(request)
 
+    def app_roll(self, sides: list[int] | tuple[int, ...], drawn: int = 0) -> list[int]:
+        """The app's dice for a declare form (its "roll" key), one face per die.
+
+        For a player, an app roll once made stands: faces rolled for a form that was then
+        closed are served again, in order, before any new die is rolled (`drawn`: how many
+        of them the asking form already holds). So backing out of a roll and asking again
+        gives the same faces; only the GM may roll again."""
+        if not self.role.is_player:
+            return [self.dice.roll(s) for s in sides]
+        out: list[int] = []
+        pending = self._standing[drawn:]
+        for s in sides:
+            if pending and pending[0][0] == s:
+                out.append(pending.pop(0)[1])
+                continue
+            face = self.dice.roll(s)
+            self._standing.append((s, face))
+            out.append(face)
+        return out
+
+    def mark_dice(self, rolled: list[bool] | None) -> None:
+        """Say which of the next declaration's `faces` the app rolled (the declare form
+        calls this); a face not among the app's standing rolls counts as typed."""
+        self._marked = rolled
+
+    def _dice_mark(self, faces: list[int] | None) -> str:
+        """"typed", "app" or "typed+app": who decided the faces (shown to the GM and the
+        table in the proposal, the log and the approval screen)."""
+        marked, self._marked = self._marked, None
+        if not faces:
+            return "app"
+        if not marked or len(marked) != len(faces):  # not said for these faces: typed
+            return "typed"
+        spent, app = list(self._standing), []
+        for face, says in zip(faces, marked):
+            hit = next((i for i, (_, f) in enumerate(spent) if f == face), None) if says else None
+            app.append(hit is not None)
+            if hit is not None:
+                del spent[hit]
+        if self.role.is_player and any(app):
+            self._standing = spent  # the faces used are spent; the rest still stand
+        if not self.role.is_player:
+            app = [bool(m) for m in marked[: len(faces)]] + [False] * (len(faces) - len(marked))
+        return "app" if all(app) else "typed" if not any(app) else "typed+app"
+
     def _dice(self, faces: str | list[int] | None) -> tuple[DiceSource, TypedFaces | None]:
         if faces is None or faces == "":
             self._recorder = Recorder(self.dice)
@@ -777,6 +836,7 @@ class Session:
         resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
+        mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
         return Event(
             "declare",
             {
@@ -787,6 +847,7 @@ class Session:
                 "companions": list(tmpl.companions),
                 "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
                 "secret": secret or None,
+                "dice": mark,
                 "resolution": resolution,
             },
         )
@@ -827,7 +888,8 @@ class Session:
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
-        return Event("maintain", {"actor": c.name, "resolution": resolution})
+        mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
+        return Event("maintain", {"actor": c.name, "resolution": resolution, "dice": mark})
 
     def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
         name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")
@@ -1040,6 +1102,7 @@ class Session:
         """'proposal 5: Seraph, punch against Sphinx: Roll 9 vs 11 (player bob)', made visible."""
         roll = p.args.get("resolution")
         detail = f": {roll.summary}" if getattr(roll, "summary", "") else ""
+        detail += dice_words(p.args)
         by = self._by_of(self.encounter, p.seq)
         signed = f" ({who(by)})" if by else ""
         return visible(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")

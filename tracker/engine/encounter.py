@@ -879,7 +879,11 @@ class Encounter:
         if applied.get("actor", p.actor) != p.actor:
             raise TrackerError(f"approve: proposal {p.seq} is {p.actor}'s, not {applied.get('actor')}'s")
         applied["actor"] = p.actor
-        self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
+        p.changes = _changes(p.args, applied) if "actor" in args else ""
+        if p.changes:  # the player reads what the GM changed, not a plain approval
+            self._say("approve", f"the GM approves proposal {p.seq} with changes ({p.changes}): {p.actor}, {p.what()}", p.actor, private=True)
+        else:
+            self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
         try:
             self._handlers[p.action](applied)
         except TrackerError:
@@ -1293,6 +1297,28 @@ def _copy_value(value: Any, owner: Any) -> Any:
     if isinstance(value, Proposal):
         return copy.copy(value)
     return copy.deepcopy(value, {id(owner): owner})
+
+
+def _changes(proposed: dict[str, Any], applied: dict[str, Any]) -> str:
+    """What an edited approval changed of a proposal, in words: "targets Sphinx -> Nyx;
+    pt 15 -> 10; dice 5 4 -> 9 9" ("" when nothing the player chose differs)."""
+
+    def words(value: Any) -> str:
+        if isinstance(value, (list, tuple)):
+            return ", ".join(map(str, value)) or "none"
+        if isinstance(value, dict):
+            return ", ".join(f"{k}={v}" for k, v in value.items()) or "none"
+        return "none" if value is None or value == "" else str(value)
+
+    said = []
+    for key in ("template", "mode", "targets", "pt", "params"):
+        if key in applied and (proposed.get(key) or None) != (applied.get(key) or None):
+            said.append(f"{key} {words(proposed.get(key))} -> {words(applied.get(key))}")
+    before, after = proposed.get("resolution"), applied.get("resolution")
+    dice = [tuple(getattr(r, "dice", None) or (r.get("dice", ()) if isinstance(r, dict) else ())) for r in (before, after)]
+    if dice[0] != dice[1]:
+        said.append(f"dice {' '.join(map(str, dice[0])) or 'none'} -> {' '.join(map(str, dice[1])) or 'none'}")
+    return "; ".join(said)
 
 
 def _first_crossing(value: int | float, per: int | float) -> int:

@@ -204,6 +204,7 @@ class Proposal:
     segment: int
     status: str = PENDING
     reason: str = ""
+    changes: str = ""  # what the GM changed when approving it edited ("" if as proposed)
 
     def what(self) -> str:
         """'punch against Sphinx', 'maintains punch', 'aborts punch' (for log lines)."""

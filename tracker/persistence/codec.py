@@ -163,16 +163,19 @@ _TABLE = ("a table", _is_table)
 _STRS = ("a list of names", _is_strs)
 _ANY = ("a value", lambda v: True)
 _MODE = ("active or passive", lambda v: v == "active" or v == "passive")
+# Who decided a declaration's faces (tracker.session.Session._dice_mark): typed at the
+# table, rolled by the app, or some of each.
+_DICE_MARK = ("typed, app or typed+app", lambda v: v in ("typed", "app", "typed+app"))
 
 # A player's proposed change (and the GM's approval of it, possibly edited): the
 # arguments of the declare, maintain or abort it stands for, and the faces rolled.
-_PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {"actor": (_STR, False), "params": (_TABLE, False), "pt": (_INT, False), "template": (_STR, False), "mode": (_MODE, False), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, False), "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False)}
+_PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {"actor": (_STR, False), "params": (_TABLE, False), "pt": (_INT, False), "template": (_STR, False), "mode": (_MODE, False), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, False), "dice": (_DICE_MARK, False), "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False)}
 
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
     "remove": {"name": (_STR, True)},
-    "declare": {"actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, True)},
-    "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "resolution": (_TABLE, True)},
+    "declare": {"actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, True), "dice": (_DICE_MARK, False)},
+    "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "resolution": (_TABLE, True), "dice": (_DICE_MARK, False)},
     "abort": {"actor": (_STR, True), "template": (_STR, False)},
     "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False)},
     "set": {"target": (_STR, True), "key": (_STR, True), "value": (_ANY, True)},

@@ -185,6 +185,8 @@ class EncounterScreen(Screen[None]):
                 # (A withdrawal is the player's own: its line was shown when it was made.)
                 why = f": {p.reason}" if p.status == "refused" and p.reason else ""
                 answer = f"{p.status} by the GM{why}" if p.status != "lapsed" else "lapsed: time moved on before the GM answered"
+                if p.status == "approved" and p.changes:
+                    answer = f"approved by the GM with changes: {p.changes}"
                 severity = "information" if p.status == "approved" else "warning"
                 self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
 
