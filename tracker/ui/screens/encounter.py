@@ -32,6 +32,7 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -187,7 +188,7 @@ class EncounterScreen(Screen[None]):
                 answer = f"{p.status} by the GM{why}" if p.status != "lapsed" else "lapsed: time moved on before the GM answered"
                 if p.status == "approved" and p.changes:
                     answer = f"approved by the GM with changes: {p.changes}"
-                severity = "information" if p.status == "approved" else "warning"
+                severity: SeverityLevel = "information" if p.status == "approved" else "warning"
                 self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
 
     def _log_title(self) -> None:
