@@ -303,3 +303,49 @@ def test_no_output_for_a_player_or_viewer_names_a_hidden_combatant_or_a_secret_r
             for summary in secrets:
                 assert summary not in text, (reader.label(), text)
             assert "secret roll for" not in text
+
+
+# ------------------------------------------------------------ dice a player cannot game
+def test_an_app_roll_stands_for_a_player_but_not_for_the_gm(fight: Path) -> None:
+    """Backing out of the app's roll and asking again gives the same faces (ctrl+b then
+    Enter rolled again, as often as a player liked)."""
+    bob = seraph_of(fight)
+    first = bob.app_roll([10, 10])
+    assert bob.app_roll([10, 10]) == first  # a form closed and opened again: the same faces
+    more = bob.app_roll([10, 10], drawn=2)  # a form already holding those two: new dice
+    assert bob._standing == [(10, first[0]), (10, first[1]), (10, more[0]), (10, more[1])]
+    gm = open_as(fight, "alice", seed=5)
+    rolls = {tuple(gm.app_roll([10, 10])) for _ in range(20)}
+    assert len(rolls) > 1  # the GM rolls again freely
+
+
+def test_typed_and_app_dice_are_marked_in_the_proposal_and_the_event(fight: Path) -> None:
+    from tests.test_players import approval
+
+    alice, bob = approval(fight)
+    faces = bob.app_roll([10, 10])
+    bob.mark_dice([True, True])
+    seq = bob.execute(f"declare Seraph punch target=Sphinx faces={faces[0]},{faces[1]}").event.seq  # type: ignore[union-attr]
+    assert fresh(fight).pending()[0].args["dice"] == "app"
+    assert "(the app's dice)" in alice.proposal_line(fresh(fight).pending()[0])
+    assert bob._standing == []  # spent: the next roll is a new one
+    bob.execute("takeback")
+    # A face the player claims the app rolled, but which it never did, counts as typed.
+    bob.mark_dice([True, True])
+    bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+    pending = fresh(fight).pending()
+    assert pending[-1].args["dice"] == "typed" and "(dice typed by the player)" in alice.proposal_line(pending[-1])
+    assert seq < pending[-1].seq
+
+
+def test_an_edited_approval_tells_the_player_what_the_gm_changed(fight: Path) -> None:
+    from tests.test_players import approval
+
+    alice, bob = approval(fight)
+    alice.execute("add Nyx")
+    seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
+    alice.execute(f"approve {seq} target=Nyx")
+    enc = fresh(fight)
+    assert enc.proposal(seq).changes == "targets Sphinx -> Nyx"
+    lines = [e.text for e in sight(enc, Role.player(["Seraph"])).log() if e.kind == "approve"]
+    assert lines == [f"the GM approves proposal {seq} with changes (targets Sphinx -> Nyx): Seraph, punch against Sphinx"]
