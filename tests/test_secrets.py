@@ -349,3 +349,20 @@ def test_an_edited_approval_tells_the_player_what_the_gm_changed(fight: Path) ->
     assert enc.proposal(seq).changes == "targets Sphinx -> Nyx"
     lines = [e.text for e in sight(enc, Role.player(["Seraph"])).log() if e.kind == "approve"]
     assert lines == [f"the GM approves proposal {seq} with changes (targets Sphinx -> Nyx): Seraph, punch against Sphinx"]
+
+
+def test_the_gm_caps_a_players_freeform_damage(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    shutil.copy(ROOT / "saves" / "freeform-bridge-ambush.toml", path)
+    gm = open_as(path, "alice")
+    with pytest.raises(TrackerError, match="expected none or a whole number"):
+        gm.execute("setting player_damage_cap lots")
+    gm.execute("setting player_damage_cap 5")
+    kestrel = open_as(path, "bob", Role.player(["Kestrel"]))
+    before = path.read_bytes()
+    with pytest.raises(RuleRefusal, match=r"damage=9: the GM caps a player's damage at 5"):
+        kestrel.execute('declare Kestrel "Sword cut" target="Bandit Chief" damage=9')
+    assert path.read_bytes() == before
+    kestrel.execute('declare Kestrel "Sword cut" target="Bandit Chief" damage=5')  # at the cap: allowed
+    gm.execute("setting player_damage_cap none")
+    assert fresh(path).table["player_damage_cap"] == "none"
