@@ -83,7 +83,7 @@ def test_a_new_session_naming_the_old_name_finds_the_renamed_combatant(fight: Pa
     data = json.loads(out)
     assert code == 0 and [c["name"] for c in data["combatants"]] == ["Seraph the Bold", "Sphinx"]
     live = type("L", (), {"encounter": enc})()
-    seat_role = player_role(live, ("Seraph",))  # type: ignore[arg-type]
+    seat_role = player_role(live, ("Seraph",))
     assert seat_role is not None and seat_role.combatants == ("Seraph the Bold",)
 
 

@@ -785,6 +785,15 @@ class Session:
             app = [bool(m) for m in marked[: len(faces)]] + [False] * (len(faces) - len(marked))
         return "app" if all(app) else "typed" if not any(app) else "typed+app"
 
+    def _check_cap(self, enc: Encounter, params: dict[str, Any]) -> None:
+        """A player's freeform `damage=` above the table's cap is refused (the GM's never)."""
+        cap = table.damage_cap(enc.table)
+        amount = params.get("damage")
+        if cap is None or not self.role.is_player or not isinstance(amount, (int, float)) or isinstance(amount, bool):
+            return
+        if amount > cap:
+            raise RuleRefusal("damage cap", f"damage={_fmt_amount(amount)}: the GM caps a player's damage at {cap} (setting player_damage_cap)")
+
     def _dice(self, faces: str | list[int] | None) -> tuple[DiceSource, TypedFaces | None]:
         if faces is None or faces == "":
             self._recorder = Recorder(self.dice)
@@ -828,6 +837,7 @@ class Session:
         source: DiceSource | None = None,
     ) -> Event:
         request, tmpl = self.request(actor, template, targets, params, pt, enc)
+        self._check_cap(enc, request.params)
         mode = (params or {}).get("mode") or tmpl.mode
         enc.check_initiation(request.actor, tmpl.name, mode, tmpl.companions)
         if source is None:
