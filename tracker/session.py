@@ -59,7 +59,7 @@ against the fresh state, and save before the lock is released.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
@@ -817,7 +817,7 @@ class Session:
             app = [bool(m) for m in marked[: len(faces)]] + [False] * (len(faces) - len(marked))
         return "app" if all(app) else "typed" if not any(app) else "typed+app"
 
-    def _check_cap(self, enc: Encounter, params: dict[str, Any]) -> None:
+    def _check_cap(self, enc: Encounter, params: Mapping[str, Any]) -> None:
         """A player's freeform `damage=` above the table's cap is refused (the GM's never)."""
         cap = table.damage_cap(enc.table)
         amount = params.get("damage")

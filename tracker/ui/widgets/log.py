@@ -79,7 +79,7 @@ def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encou
         faces = dice_of(event)
         if faces and not (viewer and secret_event(event)):
             # Who decided the faces: typed at the table or rolled by the app (Session._dice_mark).
-            mark = {"typed": " (typed)", "app": " (app's roll)", "typed+app": " (partly typed)"}.get(str(event.args.get("dice", "")), "")  # type: ignore[union-attr]
+            mark = {"typed": " (typed)", "app": " (app's roll)", "typed+app": " (partly typed)"}.get(str(event.args.get("dice", "")), "")
             text += f" [dice {' '.join(map(str, faces))}]{mark}"
     return visible(text)
 
