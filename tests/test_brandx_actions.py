@@ -100,11 +100,11 @@ def test_move_defense_counts_against_attackers_and_off_own_attack() -> None:
     s.execute("add Brute agility=10 vp=20")
     s.execute("declare Runner move roll=20 faces=5,5 q_defense=4 q_speed=6")
     assert last(s).resolution.details["move_defense"] == 2
-    s.execute("declare Brute punch target=Runner faces=6,5")  # Q 1: Attack 1
+    s.execute("declare Brute punch target=Runner faces=6,5,10,10")  # Q 1: Attack 1
     r = last(s).resolution
     assert r.details["hits"][0]["defense"] == 2 and r.details["hits"][0]["hit"] is False
     s.execute("step")
-    s.execute("declare Runner punch target=Brute faces=5,5 q_attack=2")
+    s.execute("declare Runner punch target=Brute faces=5,5,10,10 q_attack=2")
     assert last(s).resolution.details["attack"] == 0  # Attack 2 less Defense 2 from moving
 
 
@@ -134,7 +134,7 @@ def test_sun_ruler_fire_coat_and_blast() -> None:
     assert ep(s, "Sun-Ruler") == 39
     assert s.encounter.combatant("Sun-Ruler").upkeep["fire coat"] == ("ep", 1)
     s.execute("step 5")
-    s.execute("declare Sun-Ruler blast target=Seraph pr=12 damage=10 faces=8,9")
+    s.execute("declare Sun-Ruler blast target=Seraph pr=12 damage=10 faces=8,9,10,10")
     blast = last(s).resolution
     assert blast.details["roll"] == 13 and blast.details["total"] == 17 and blast.success is False
     assert ep(s, "Sun-Ruler") == 39 - 5
@@ -152,7 +152,7 @@ def test_passive_power_pushes_pending_actions_back() -> None:
     s = session()
     s.execute("add A agility=10")
     s.execute("add B agility=10")
-    s.execute("declare A punch target=B faces=5,5")
+    s.execute("declare A punch target=B faces=5,5,10,10")
     s.execute("step 2")
     s.execute("declare A power mode=passive pr=6")
     assert s.encounter.actions[0].completes == 16

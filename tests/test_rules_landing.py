@@ -30,8 +30,8 @@ def state(enc: Encounter) -> dict[str, Any]:
 def test_two_punches_on_one_segment_give_the_same_result_in_either_order() -> None:
     """Issue 12: B ended on 40 VP one way and 35 the other."""
     results = []
-    for lines in (["declare B punch target=A faces=3,3 q_defense=2", "declare A punch target=B faces=5,6"],
-                  ["declare A punch target=B faces=5,6", "declare B punch target=A faces=3,3 q_defense=2"]):
+    for lines in (["declare B punch target=A faces=3,3,10,10 q_defense=2", "declare A punch target=B faces=5,6,10,10"],
+                  ["declare A punch target=B faces=5,6,10,10", "declare B punch target=A faces=3,3,10,10 q_defense=2"]):
         s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes", *lines, "next")
         results.append(state(s.encounter))
     assert results[0] == results[1]
@@ -42,8 +42,8 @@ def test_two_punches_on_one_segment_give_the_same_result_in_either_order() -> No
 def test_defense_gained_after_the_attack_was_rolled_still_counts_when_it_lands() -> None:
     """Defense "for the duration of the action": B starts a defensive punch after A rolled."""
     s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
-                    "declare A punch target=B faces=5,6 q_speed=0", "step 2",
-                    "declare B punch target=A faces=2,2 q_defense=4 q_attack=3")
+                    "declare A punch target=B faces=5,6,10,10 q_speed=0", "step 2",
+                    "declare B punch target=A faces=2,2,10,10 q_defense=4 q_attack=3")
     s.execute("next")
     assert s.encounter.combatant("B").resources["vp"] == 40
     assert any("vs B's Defense +2" in e.text and e.text.endswith("miss") for e in s.encounter.log)
@@ -61,7 +61,7 @@ def test_damage_lands_against_the_vp_the_target_has_when_it_lands() -> None:
 
 def test_replay_judges_the_same_way() -> None:
     s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
-                    "declare B punch target=A faces=3,3 q_defense=2", "declare A punch target=B faces=2,2", "next")
+                    "declare B punch target=A faces=3,3,10,10 q_defense=2", "declare A punch target=B faces=2,2,10,10", "next")
     again = Encounter(s.encounter.setup, s.encounter.events)
     assert state(again) == state(s.encounter)
 
@@ -95,7 +95,7 @@ def test_a_stored_blow_the_judge_cannot_read_is_refused_by_name() -> None:
     from tracker.engine import TrackerError
 
     s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
-                    "declare A punch target=B faces=2,2")
+                    "declare A punch target=B faces=2,2,10,10")
     events = copy.deepcopy(s.encounter.events)
     declare = next(e for e in events if e.kind == "declare")
     res = declare.args["resolution"]

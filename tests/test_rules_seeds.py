@@ -150,14 +150,14 @@ def bx(*lines: str, **settings: Any) -> Any:
 def test_brandx_attack_q_is_placed_per_opponent() -> None:
     """Seed: "The player must apply Attack separately for each opponent." """
     s = bx("add A combat_roll=15 learning=0 ep=100 hand_damage=5", "add B vp=40", "add C vp=40")
-    s.execute("declare A punch target=B,C faces=2,2 q_attacks=9,1")  # pool -1: Q 10 all Attack
+    s.execute("declare A punch target=B,C faces=2,2,10,10,10,10 q_attacks=9,1")  # pool -1: Q 10 all Attack
     res = s.encounter.actions[-1].resolution
     assert res.details["attacks"] == [9, 1]
     s.execute("step 20")
     with pytest.raises(TrackerError, match="adds up to"):
-        s.execute("declare A punch target=B,C faces=2,2 q_attacks=5,1")
+        s.execute("declare A punch target=B,C faces=2,2,10,10,10,10 q_attacks=5,1")
     s2 = bx("add A combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40",
-            "declare A punch target=B,C faces=2,2")
+            "declare A punch target=B,C faces=2,2,10,10,10,10")
     res = s2.encounter.actions[-1].resolution
     assert res.details["attacks"] == [5, 5] and "shared evenly" in res.summary
 
@@ -200,7 +200,7 @@ def test_brandx_throw_reports_short_range_and_range_set() -> None:
     """Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
     speed, and the Range Set is half this." """
     s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40")
-    s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 faces=2,2,5,5")
+    s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 faces=2,2,5,5,10,10")
     res = s.encounter.actions[-1].resolution
     assert res.details["attack"]["short_range"] == res.details["attack"]["range_set"] * 2
     assert "Short Range" in res.summary and "Range Set" in res.summary
@@ -276,5 +276,5 @@ def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
 
 def test_brandx_a_thrown_sweep_places_attack_per_opponent_too() -> None:
     s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40")
-    s.execute("declare A throw target=B,C weight=1 damage=3 faces=2,2,2,2 q_attacks=9,1")
+    s.execute("declare A throw target=B,C weight=1 damage=3 faces=2,2,2,2,10,10,10,10 q_attacks=9,1")
     assert s.encounter.actions[-1].resolution.details["attack"]["hits"][0]["attack"] == 9

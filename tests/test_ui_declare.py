@@ -498,6 +498,9 @@ async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
         await wait_for(pilot, lambda: "reroll of a 1" in prompt(app) or screen.stage != DICE, "the reroll")
         assert prompt(app) == "next: Seraph's Combat Roll: reroll of a 1 (subtracted): 1d10"
         await press(pilot, "3", "enter")
+        await wait_for(pilot, lambda: "Throwback Roll" in prompt(app), "the Throwback Roll")
+        assert prompt(app) == "next: Sphinx's Throwback Roll: 2d10"
+        await press(pilot, *"9,9", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         assert "q: 12" in str(screen.query_one("#result", Label).render())
         await set_field(pilot, "#after Input#a-q_speed", "6")
@@ -508,7 +511,7 @@ async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
         assert (punch.actor, punch.template, punch.pt) == ("Seraph", "punch", 4)
         no_bugs(app)
     saved = EncounterFile(path).load().encounter.actions[-1]
-    assert saved.pt == 4 and list(saved.resolution.dice) == [1, 5, 3]
+    assert saved.pt == 4 and list(saved.resolution.dice) == [1, 5, 3, 9, 9]
 
 
 async def test_ore_wiggle_is_set_after_the_roll(saves: Path) -> None:

@@ -20,11 +20,12 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   typed in. The summary at initiation shows what the blow would do against the state
   then, marked as judged when it lands. An attacker's own movement Defense is taken
   off its Attack (seed, Move Roll).
-- The Throwback Roll is the target's, made with the attack's dice at initiation when
-  the blow as seen then calls for it (a hit taking DP, or a surprised target). Both of
-  its readings (VP only, or DP lost) are kept, and the judge uses the one the state at
-  landing calls for; a blow that qualifies only at landing, with no Throwback Roll
-  made, says so in the log for the GM (`roll brandx N`).
+- The Throwback Roll is the target's, made with the attack's dice at initiation for
+  every blow that does damage, whatever the state then says (DESIGN 3: every die a
+  judgment may need is rolled up front), unless throwback is off for the table or the
+  GM says `throwback=false`. Both of its readings (VP only, or DP lost) are kept, and
+  the judge uses the one the state at landing calls for, if the blow hits then and
+  takes DP or the target was surprised.
 - Damage goes to VP and what VP cannot take goes through to DP (`to=dp` puts it on DP
   directly, e.g. penetrating weapons).
 - Several opponents: the seed, "The player must apply Attack separately for each
@@ -33,9 +34,9 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   (the first opponents get any odd point) and the summary says so. The attacks are made on successive segments, so the action takes PT + (n - 1)
   segments, and each opponent's blow lands on its own segment, the last on the
   completion segment (effects carry a `lead`); the summary names each attack's segment.
-- Throwback is rolled, with the next dice after the attack's, when a hit does damage
-  and either takes DP (the VP the target has at initiation cannot absorb it, or
-  `to=dp`) or the target is surprised (`surprised=true`, or by the encounter).
+- Throwback is rolled with the next dice after the attack's (see above); it throws the
+  target when a hit takes DP (the VP the target has as the blow lands cannot absorb it,
+  or `to=dp`) or the target is surprised (`surprised=true`, or by the encounter).
   Throwback roll: Sphere(mass) + bonus - damage, no pool; bonus Sphere(max(agility,
   strength)) when only VP is lost, Sphere(strength) when DP is lost, halved (toward
   zero) if surprised. A miss by n reads row n of the Sphere chart: the speed in
@@ -212,28 +213,30 @@ def land_blows(
         when = f" (segment +{index})" if len(targets) > 1 else ""
         text = f"Attack {attack:+d} vs {target.name}'s Defense {defense:+d} now{f' ({why})' if why else ''}{when}: "
         effects.append(Blow(target.name, index, lead=lead))
-        if not hit:
-            texts.append(text + "a miss as things stand (judged when it lands)")
-            hits.append(record)
-            continue
-        text += f"a hit for {dealt} {resource.upper()} as things stand (judged when it lands)"
-        if dealt > 0:
-            dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
-            roll_it = (dp_lost or surprised) if wanted is None else bool(wanted)
-            if roll_it and allowed:
-                thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
-                # The same roll read the other way, for a target whose VP changed by then.
-                roll = ActionRoll(tuple(throw_details["dice"][:2]), tuple(throw_details["dice"][2:]),  # type: ignore[arg-type]
-                                  throw_details["roll"] - throw_details["q"], 0)
-                other, other_text, other_details = throwback(ctx, target, dealt, not dp_lost, surprised, dice, roll)
-                readings = {("dp" if dp_lost else "vp"): (thrown, throw_text, throw_details),
-                            ("vp" if dp_lost else "dp"): (other, other_text, other_details)}
-                record["throwback"] = dict(throw_details)
-                record["throwback"]["readings"] = {
-                    key: {"text": t, **({"speed": d["speed"], "distance": d["distance"], "airborne": d["airborne"]} if e else {})}
-                    for key, (e, t, d) in readings.items()
-                }
-                text += f"; {throw_text}"
+        if hit:
+            text += f"a hit for {dealt} {resource.upper()} as things stand (judged when it lands)"
+        else:
+            text += "a miss as things stand (judged when it lands)"
+        dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
+        qualifies = hit and ((dp_lost or surprised) if wanted is None else bool(wanted))
+        # DESIGN 3: every die a judgment may need when the blow lands is rolled now,
+        # whatever the state now says: the Throwback Roll is made for every blow that
+        # does damage (unless the table or the GM turned throwback off), and the judge
+        # uses it only if the blow, as it lands, hits and calls for it.
+        if dealt > 0 and allowed and wanted is not False:
+            thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
+            # The same roll read the other way, for a target whose VP changed by then.
+            roll = ActionRoll(tuple(throw_details["dice"][:2]), tuple(throw_details["dice"][2:]),  # type: ignore[arg-type]
+                              throw_details["roll"] - throw_details["q"], 0)
+            other, other_text, other_details = throwback(ctx, target, dealt, not dp_lost, surprised, dice, roll)
+            readings = {("dp" if dp_lost else "vp"): (thrown, throw_text, throw_details),
+                        ("vp" if dp_lost else "dp"): (other, other_text, other_details)}
+            record["throwback"] = dict(throw_details)
+            record["throwback"]["readings"] = {
+                key: {"text": t, **({"speed": d["speed"], "distance": d["distance"], "airborne": d["airborne"]} if e else {})}
+                for key, (e, t, d) in readings.items()
+            }
+            text += f"; {throw_text}" if qualifies else f"; Throwback Roll made in case the blow calls for it when it lands ({throw_text})"
         texts.append(text)
         hits.append(record)
     return effects, texts, hits
