@@ -10,6 +10,7 @@ import pytest
 from rulesets.dice import DiceNeeded, PromptingFaces, for_actor
 from rulesets.d6 import D6Ruleset
 from rulesets.usor import UsorRuleset
+from rulesets.usor.actions import critical_table
 from tracker.engine.errors import TrackerError
 from tests.helpers import cli, cli_json, session_for
 
@@ -46,15 +47,52 @@ def test_usor_critical_strike_uses_nost_for_extra_damage() -> None:
     assert "Critical Strike" in critical.summary
 
 
-def test_usor_critical_strike_table_is_the_gms(tmp_path: Any) -> None:
+def test_usor_critical_strike_grows_with_every_nost() -> None:
+    """Seed: "A NOST of 3 would add even more and a NOST of 4 would be even greater
+    still, and so on and so forth. Simply put, the higher the NOST, the better." The
+    shipped table adds 2, 4, 6, 8, 10 for NOST 2-6; past it each NOST adds the last step
+    (10 - 8 = 2) again: NOST 7 adds 12, NOST 9 adds 16."""
+    r = UsorRuleset()
+    a = session_for(r, "add A attack=84 critical_strike=true").encounter.combatant("A")
+    bonuses = [r._resolver().critical_bonus(a, n) for n in range(1, 10)]
+    assert bonuses == [0, 2, 4, 6, 8, 10, 12, 14, 16]
+    assert bonuses[6] > bonuses[5]  # NOST 7 beats NOST 6
+
+
+def test_usor_critical_strike_at_nost_7_adds_more_than_at_nost_6_in_a_strike() -> None:
+    """attack=84 (derived row 84: 1d4+1d8+2d10+3d20, seven dice) against dodge=1 (one d8):
+    all seven strike dice succeed and the dodge fails, NOST 7 -> Critical Strike +12, so
+    the Damage Rating is 15 + 12 = 27; with six strike dice succeeding (the d4 shows 1),
+    NOST 6 -> +10, Damage Rating 25."""
+    ratings = []
+    for d4 in (4, 1):
+        s = session_for(UsorRuleset(), "add A attack=84 critical_strike=true", "add B dodge=1 vitality=10")
+        def pick(group: str, sides: int, d4: int = d4) -> int:
+            if group.startswith("A's strike"):
+                return d4 if sides == 4 else sides
+            return 1 if group.startswith("B's dodge") else sides
+        faces = faces_for(s, "A", "strike", ["B"], pick)
+        s.declare("A", "strike", ["B"], faces=faces)
+        res = s.encounter.actions[-1].resolution
+        ratings.append((res.margin, res.details["critical_strike"]))
+    assert ratings == [(7, 12), (6, 10)]
+
+
+def test_usor_critical_strike_table_is_the_gms_but_may_not_fall(tmp_path: Any) -> None:
     rules = tmp_path / "house.toml"
-    rules.write_text("[critical_strike]\n2 = 7\n")
+    rules.write_text("[critical_strike]\n2 = 3\n3 = 5\n4 = 9\n5 = 11\n6 = 20\n")
     r = UsorRuleset(rules)
-    s = session_for(r, "add A critical_strike=true")
-    a = s.encounter.combatant("A")
-    assert r._resolver().critical_bonus(a, 1) == 0
-    assert r._resolver().critical_bonus(a, 2) == 7 and r._resolver().critical_bonus(a, 3) == 4
-    assert r._resolver().critical_bonus(a, 9) == r._resolver().critical_bonus(a, 6)
+    a = session_for(r, "add A critical_strike=true").encounter.combatant("A")
+    assert [r._resolver().critical_bonus(a, n) for n in (1, 2, 3, 6, 7, 8)] == [0, 3, 5, 20, 29, 38]
+    # Row 2 alone over the shipped rows would make NOST 3 (4) fall below NOST 2 (7).
+    rules.write_text("[critical_strike]\n2 = 7\n")
+    with pytest.raises(TrackerError, match=r"house\.toml: critical_strike\.3: a Critical Strike must add more with every NOST.*4 is not more than 7"):
+        UsorRuleset(rules).catalogue()
+    rules.write_text("[critical_strike]\n2 = 2\n3 = 4\n4 = 6\n5 = 8\n6 = 8\n")
+    with pytest.raises(TrackerError, match=r"critical_strike\.6: .*8 is not more than 8"):
+        UsorRuleset(rules).catalogue()
+    with pytest.raises(TrackerError, match=r"NOST 3 has none"):
+        critical_table({"critical_strike": {"2": 2, "4": 6}})
 
 
 def test_usor_odds_say_derived_as_roll_does() -> None:
