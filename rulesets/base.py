@@ -210,6 +210,11 @@ class Ruleset(ABC):
     @abstractmethod
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution: ...
 
+    def maintainable(self, template: ActionTemplate, settings: Mapping[str, Any]) -> bool:
+        """Whether an action of `template` may be maintained at a table with `settings`
+        (the form says "maintainable" only when `maintain` will accept it)."""
+        return template.maintainable
+
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         raise TrackerError(f"{self.name} has no rule for maintaining {request.template.name}")
 

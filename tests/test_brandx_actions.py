@@ -108,6 +108,51 @@ def test_move_defense_counts_against_attackers_and_off_own_attack() -> None:
     assert last(s).resolution.details["attack"] == 0  # Attack 2 less Defense 2 from moving
 
 
+def test_defense_from_a_passive_action_comes_off_the_attack_as_the_blow_lands() -> None:
+    """Seed: "If this is a Passive Action, the character's Attack will almost always be
+    reduced by the same amount Defense is increased. A character who is zigzagging
+    (Movement), and firing a gun at the same time might use 4 Movement Q to increase
+    Defense by 2. This will reduce the character's Attack with the gun by 2 as well."
+    Runner's punch: Combat Roll Sphere(2 x 10) = 11 + pool 1 (learning 10 // 10) = 12;
+    5+5 = 10, Q 2, all to Attack: +2 against a stated Defense of 1, a hit as things
+    stand. Two segments later Runner starts zigzagging (Move Roll 20, 5+5: Q 10, 4 of it
+    to Defense +2), which pushes the punch back a segment to 16; when it lands its Attack
+    is 2 - 2 = 0 < 1: a miss."""
+    results = {}
+    for moving in (False, True):
+        s = session()
+        s.execute("add Runner agility=10 vp=20")
+        s.execute("add Brute agility=10 vp=20 dp=100")
+        s.execute("declare Runner punch target=Brute defense=1 faces=5,5,10,10")
+        assert last(s).resolution.details["attack"] == 2
+        s.execute("step 2")
+        if moving:
+            s.execute("declare Runner move roll=20 faces=5,5 q_defense=4 q_speed=6")
+        s.execute("step 14")
+        results[moving] = (s.encounter.combatant("Brute").resources["vp"], [e.text for e in s.encounter.log])
+    assert results[False][0] == 20 - 5  # it lands: Hand Damage Doubles(70 / 10) 3 + 10 // 4 = 5
+    assert results[True][0] == 20
+    assert any("Attack +0 vs Brute's Defense +1 (stated): miss" in t for t in results[True][1])
+
+
+def test_a_thrown_attack_loses_the_defense_from_movement_too() -> None:
+    """The same sentence for a throw at a target: Q 4 on Defense while moving (+2) takes
+    2 off the thrown object's Attack."""
+    s = session()
+    s.execute("add A strength=20 combat_roll=15 learning=0 ep=100")
+    s.execute("add B vp=40")
+    s.execute("declare A move roll=20 faces=5,5 q_defense=4 q_speed=6")
+    s.execute("step")
+    s.execute("declare A throw target=B weight=1 damage=3 q_distance=4 faces=2,2,5,5,10,10")
+    attack = last(s).resolution.details["attack"]["hits"][0]["attack"]
+    s2 = session()
+    s2.execute("add A strength=20 combat_roll=15 learning=0 ep=100")
+    s2.execute("add B vp=40")
+    s2.execute("step")
+    s2.execute("declare A throw target=B weight=1 damage=3 q_distance=4 faces=2,2,5,5,10,10")
+    assert attack == last(s2).resolution.details["attack"]["hits"][0]["attack"] - 2
+
+
 def test_jump_may_start_with_move_on_the_same_segment() -> None:
     s = session()
     s.execute("add Seraph agility=22 strength=11 height=1.791 ep=74")
@@ -319,6 +364,33 @@ def test_heal_round_and_hour() -> None:
     s.execute("declare Patient heal period=hour faces=3,3")  # Q 9: DP +3 (to 8), then nothing else
     s.execute("next")
     assert s.encounter.combatant("Patient").resources["dp"] == 8
+
+
+def test_extra_effort_points_return_for_every_ability_with_the_healing_roll() -> None:
+    """Seed: "The ability that was increased is immediately decreased by the same amount
+    it was increased ... These lost ability points return per hour when resting";
+    "Mental Healing Roll Q is automatically applied to healing EP (Astral Form),
+    charisma, and learning". Sight 12 raised by 5 drops to 7; normal charisma 10 raised
+    by 4 drops to 6. An hour's physical Healing Roll: Sphere(constitution 10) 9 +
+    Sphere(pool = DP 15) 10 = 19, rolled 3+3: Q 13, nothing else to heal, so sight +5
+    (back to 12). A mental one: pool 15 + newoen 10 // 4 = 17, Sphere 10: 19 again, Q 13:
+    normal charisma +4 (back to 10)."""
+    s = session()
+    s.execute("add Patient sight=12 ep=30")
+    s.execute("declare Patient ability ability=sight effort=5 faces=5,5")
+    s.execute("next")
+    s.execute("declare Patient ability ability=normal_charisma effort=4 faces=5,5")
+    s.execute("next")
+    me = s.encounter.combatant("Patient")
+    assert (me.stats["sight"], me.stats["normal_charisma"]) == (7, 6)
+    s.execute("declare Patient heal period=hour faces=3,3")
+    s.execute("next")
+    assert last(s).resolution.details["roll"] == 19
+    assert (me.stats["sight"], me.stats["normal_charisma"]) == (12, 6)
+    s.execute("declare Patient heal period=hour mental=true faces=3,3")
+    s.execute("next")
+    me = s.encounter.combatant("Patient")
+    assert (me.stats["sight"], me.stats["normal_charisma"]) == (12, 10)
 
 
 def test_unknown_action_and_bad_param_are_named() -> None:

@@ -263,3 +263,19 @@ def test_maintained_link_keeps_the_damage_kind() -> None:
     s.execute("maintain Gunner")
     s.execute("next")
     assert res(s, "Target")["dp"] == 40 and res(s, "Target")["vp"] == 100
+
+
+def test_ep_below_zero_is_put_to_the_gm_when_it_happens() -> None:
+    """The rules give no consequence for EP below 0, so the log asks the GM then. A
+    punch costs 4 EP (Combat Roll row 5: 1, Hand Damage row 7: 3): from 2 EP it leaves
+    -2, and the log says so as the punch starts."""
+    s = session()
+    s.execute("add A agility=10 ep=2")
+    s.execute("add B vp=50")
+    s.execute("declare A punch target=B faces=5,5,10,10")
+    assert res(s, "A")["ep"] == -2
+    note = [e.text for e in s.encounter.log if "EP goes from 2 to -2" in e.text]
+    assert note and "the GM decides" in note[0] and "abort A" in note[0]
+    s.execute("next")
+    s.execute("declare A punch target=B faces=5,5,10,10")
+    assert any("EP goes from -2 to -6" in e.text for e in s.encounter.log)

@@ -205,9 +205,14 @@ def test_brandx_maintained_attacks_are_blast_and_ray_powers_unless_the_table_say
     lines = ("add A combat_roll=15 learning=0 ep=100", "add B vp=100 dp=50",
              "declare A punch target=B faces=5,5 throwback=false", "next")
     s = bx(*lines)
-    with pytest.raises(TrackerError, match="maintain_hand_attacks"):
+    punch = s.ruleset.template("punch")
+    assert not s.ruleset.maintainable(punch, s.encounter.setup.settings)  # the form does not say "maintainable"
+    assert not s.encounter.actions[-1].maintainable
+    with pytest.raises(TrackerError, match="no completed attack that can be maintained"):
         s.execute("maintain A")
+    assert s.ruleset.maintainable(s.ruleset.template("blast"), s.encounter.setup.settings)
     s = bx(*lines, maintain_hand_attacks=True)
+    assert s.ruleset.maintainable(punch, s.encounter.setup.settings)
     s.execute("maintain A")
     assert s.encounter.actions[-1].chain == 1
 

@@ -48,6 +48,7 @@ from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field, staged
 
 ABILITY_NAMES = actions.ABILITIES
+HAND_ATTACKS = ("punch", "strike")
 
 
 def _stat(name: str, default: int | float, help: str, kind: str = "int", minimum: float = 0, maximum: float = 1000) -> Field:
@@ -82,12 +83,13 @@ SHEET: tuple[Field, ...] = (
 )
 
 SETTINGS: tuple[Field, ...] = (
-    Field("throwback", "bool", True, role=SETTING, help="roll throwback when a hit qualifies"),
+    Field("throwback", "bool", True, role=SETTING,
+          help="make the target's Throwback Roll for every blow that does damage (used when a hit takes DP or the target is surprised)"),
     Field("negative_movement", "bool", False, role=SETTING, help="allow negative speed Q (fractional speeds)"),
     Field("fractional_throwback", "bool", False, role=SETTING,
-          help="throwback for positive Q too, read as a fraction (the seed: rare, tedious)"),
+          help="throwback for positive Q too, read as a fraction (the rules: \"this should be rare, as it is quite tedious\"); off by default"),
     Field("maintain_hand_attacks", "bool", False, role=SETTING,
-          help="let punches and hand-weapon strikes be maintained (the seed allows blast/ray powers)"),
+          help="house rule, off by default: punches and hand-weapon strikes may be maintained (the rules maintain blast/ray powers)"),
 )
 
 # ---------------------------------------------------------------------------- params
@@ -116,7 +118,7 @@ HIT = (
 COMBAT_Q = (
     _p("q_speed", "Q to speed (3 Q halve the PT)"),
     _p("q_attack", "Q to Attack (1:1)"),
-    _p("q_attacks", "Attack Q per opponent, in target order (3,2): the seed applies Attack separately for each", "str", None),
+    _p("q_attacks", "Attack Q per opponent, in target order (3,2): Attack is applied separately for each", "str", None),
     _p("q_defense", "Q to Defense (2 Q: +1)"),
     _p("q_damage", "Q to Damage (Doubles chart: 1, 2, 4, 8 ...)"),
     _p("q_ep", "Q to EP (one row each)"),
@@ -168,9 +170,9 @@ def _t(name: str, mode: str, pt: int, description: str, rolls: str, cost: str, p
 
 CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
     _t("punch", ACTIVE, 15, "hand-to-hand attack with Hand Damage", "Combat Roll: Sphere(2 x agility) + pool",
-       "combat row 5 + Hand Damage row 7 (4 EP)", PUNCH, targets=-1, maintainable=True),
+       "combat row 5 + Hand Damage row 7 (4 EP)", PUNCH, targets=-1),
     _t("strike", ACTIVE, 15, "attack with a hand weapon (damage= plus Hand Damage)", "Combat Roll",
-       "combat row 5 + Hand Damage row 7", PUNCH, targets=-1, maintainable=True),
+       "combat row 5 + Hand Damage row 7", PUNCH, targets=-1),
     _t("blast", ACTIVE, 20, "a blast or ray power; can be maintained (PT/4, Attack -2 a link)",
        "Combat Roll vs the PR put in + pool", "power row 9 less PR to EP", BLAST, targets=-1, maintainable=True),
     _t("power", ACTIVE, 20, "use a power (non-random: Q is the PR); mode=passive halves the PT",
@@ -313,14 +315,23 @@ class BrandXRuleset(Ruleset):
             raise TrackerError(f"Brand X has no rule for {request.template.name!r}")
         return resolver(self.ctx(request), dice)
 
+    def maintainable(self, template: ActionTemplate, settings: Mapping[str, Any]) -> bool:
+        """Brand X maintains blast/ray powers ("Most blast/ray attack powers can be
+        maintained"); punches and hand-weapon strikes only where the table's
+        `maintain_hand_attacks` setting (a house rule, off by default) says so."""
+        if template.name in HAND_ATTACKS:
+            return bool(settings.get("maintain_hand_attacks", False))
+        return template.maintainable
+
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
-        if not request.template.maintainable:
+        if not self.maintainable(request.template, request.settings):
+            if request.template.name in HAND_ATTACKS:
+                raise TrackerError(
+                    f"{request.template.name} cannot be maintained: Brand X maintains blast and ray powers (\"Most "
+                    f"blast/ray attack powers can be maintained\"); a table whose house rules maintain hand attacks "
+                    f"turns on the setting maintain_hand_attacks (`setting maintain_hand_attacks true`)"
+                )
             raise TrackerError(f"{request.template.name} cannot be maintained")
-        if request.template.name in ("punch", "strike") and not request.settings.get("maintain_hand_attacks", False):
-            raise TrackerError(
-                f"{request.template.name} cannot be maintained: the seed maintains blast/ray powers (\"Most blast/ray "
-                f"attack powers can be maintained\"); a table that maintains hand attacks sets maintain_hand_attacks=true"
-            )
         return combat.maintain_attack(self.ctx(request), dice)
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:

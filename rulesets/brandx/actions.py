@@ -9,7 +9,8 @@ Decisions where the sources are silent (each also named in the summary it produc
   Sphere(pool), pool = current DP, + newoen // 4 if mental) halved restores VP (round
   up) and EP (round down) over one round of rest (PT 50), never above the maxima.
   `period=hour|day|month` rolls; Q heals DP, strength, agility, constitution, EP in that
-  order (mental: EP, active charisma, learning), each up to its starting value. PT: an
+  order (mental: EP, both charismas, learning), each up to its starting value, then
+  the other abilities Extra Effort lowered (PHYSICAL_HEALING, MENTAL_HEALING). PT: an
   hour is 15000 segments (a segment is 0.24 s), a day 24 hours, a month 30 days.
 - Hold Breath (passive, PT 10, row 9): the per-round EP cost is an Upkeep, with 1 DP a
   round (to the head) per 5 EP a round. `elapsed=R` gives the Sphere(R) penalty of R
@@ -61,7 +62,7 @@ from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upk
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, place_attacks, power_budget
-from rulesets.brandx.common import Ctx, latest_action
+from rulesets.brandx.common import Ctx, latest_action, passive_defense
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
 from rulesets.dice import DiceSource
@@ -71,12 +72,19 @@ ABILITIES = (
     "normal_charisma", "sight", "hearing", "build", "beauty",
 )
 SEGMENTS = {"round": 50, "hour": 15000, "day": 360000, "month": 10800000}
+# Where a Healing Roll's Q goes, in order (seed: "Physical Healing Roll Q is
+# automatically applied to healing DP, strength, agility, constitution, and EP";
+# "Mental Healing Roll Q is automatically applied to healing EP (Astral Form),
+# charisma, and learning"). Extra Effort's lost points "return per hour when resting"
+# for every ability: those the seed's lists do not name take the Q left over, the
+# bodily ones after a physical roll, newoen after a mental one (a decision: the seed
+# does not say which roll returns them). Both charismas are "charisma".
+PHYSICAL_HEALING = ("dp", "strength", "agility", "constitution", "ep", "sight", "hearing", "build", "beauty")
+MENTAL_HEALING = ("ep", "active_charisma", "normal_charisma", "learning", "newoen")
 
 
-def _ep_effects(ctx: Ctx, bill_text: str, total: int, what: str, who: str | None = None) -> list[Effect]:
-    if not total:
-        return []
-    return [Adjust(who or ctx.actor.name, "ep", -total, f"{what}: {bill_text}")]
+def _ep_effects(ctx: Ctx, bill_text: str, total: int, what: str, who: Combatant | None = None) -> list[Effect]:
+    return ctx.pay_ep(total, f"{what}: {bill_text}", who)
 
 
 def _spend_common(ctx: Ctx, q: int, order: tuple[str, ...], sink: str | None) -> tuple[dict[str, int], str, list[str]]:
@@ -183,7 +191,7 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
                           details={"roll": target, "vp": vp_gain, "ep": ep_gain, **tdetails})
     roll = action_roll(dice, target, label="Healing Roll")
     q = roll.q
-    order = ("ep", "active_charisma", "learning") if mental else ("dp", "strength", "agility", "constitution", "ep")
+    order = MENTAL_HEALING if mental else PHYSICAL_HEALING
     original = _original_stats(ctx, me)
     left, parts = max(0, q), []
     for key in order:
@@ -520,7 +528,7 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     mine_bill = ctx.bill([("arm wrestling", rows[me.name])])
     their_bill = make_bill(ctx.ep_chart, ctx.encounter, foe.name, [("arm wrestling", rows[foe.name])])
     effects = list(costs) + _ep_effects(ctx, mine_bill.text(), mine_bill.total, "arm wrestling")
-    effects += _ep_effects(ctx, their_bill.text(), their_bill.total, "arm wrestling", foe.name)
+    effects += _ep_effects(ctx, their_bill.text(), their_bill.total, "arm wrestling", foe)
     effects.append(Note(f"arm wrestling: {outcome}"))
     summary = (f"{text}; rolled {a.shown()} ({a.outcome()}); {foe.name}'s Lift Roll {theirs}, rolled {b.shown()} "
                f"({b.outcome()}): {outcome}; {me.name} {mine_bill.text()}, {foe.name} {their_bill.text()}")
@@ -625,7 +633,11 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0)
         attacks = [a] * len(targets)
         head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: missed by {-roll.q}: Attack {a:+d}, Damage {dmg_mod:+d}"
     damage = int(ctx.p("damage")) + dmg_mod
-    blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice)
+    lowered, why = passive_defense(ctx.encounter, ctx.actor)
+    if lowered:
+        attacks = [a - lowered for a in attacks]
+        head += f"; Attack -{lowered} for Defense from passive actions ({why}) as things stand"
+    blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice, lowered)
     faces = roll.dice + tuple(f for h in hits for f in h.get("throwback", {}).get("dice", []))
     return blows, [head + f" ({bands}{where})"] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits,
                                                              "short_range": short, "range_set": short / 2}

@@ -57,11 +57,11 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.charts import Charts
-from rulesets.brandx.common import Ctx, defense_of, latest_action
+from rulesets.brandx.common import Ctx, defense_of, passive_defense
 from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_pt
 from rulesets.dice import DiceSource
 
@@ -181,9 +181,12 @@ JUDGE = "brandx.blow"
 
 def land_blows(
     ctx: Ctx, targets: tuple[Combatant, ...], attacks: list[int], damage: int, dice: DiceSource,
+    lowered: int | None = None,
 ) -> tuple[list[Effect], list[str], list[dict[str, Any]]]:
     """One `Blow` per target, judged when it lands (`judge_blow`); the texts say what
-    each would do against the state now, and the Throwback Roll is made now if so."""
+    each would do against the state now, and the Throwback Roll is made now. `lowered`
+    is the attacker's passive Defense already taken off `attacks`: the judge takes off
+    the passive Defense in force when the blow lands instead."""
     effects: list[Effect] = []
     texts: list[str] = []
     hits: list[dict[str, Any]] = []
@@ -208,6 +211,8 @@ def land_blows(
         }
         if stated_defense is not None:
             record["defense_stated"] = int(stated_defense)
+        if lowered is not None:
+            record["passive_defense"] = lowered
         if wanted is not None:
             record["throwback_wanted"] = bool(wanted)
         when = f" (segment +{index})" if len(targets) > 1 else ""
@@ -256,6 +261,10 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
         return found
     hit, target = found
     attack = int(hit["attack"])
+    attacker = encounter.combatants.get(action.actor)
+    if "passive_defense" in hit and attacker is not None:
+        # The attacker's own passive Defense as it stands now comes off its Attack.
+        attack += int(hit["passive_defense"]) - passive_defense(encounter, attacker)[0]
     if hit.get("defense_stated") is not None:
         defense, why = int(hit["defense_stated"]), "stated"
     else:
@@ -366,11 +375,10 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
         if any(int(ctx.p(k, 0)) for k in COMBAT_SPEND):
             notes.append("no Q to spend")
         q_speed = q_ep = saved = 0
-    own_move = latest_action(ctx.encounter, ctx.actor.name, "move")
-    move_defense = int(own_move.resolution.details.get("move_defense", 0)) if own_move else 0
-    if move_defense:
-        attacks = [a - move_defense for a in attacks]
-        notes.append(f"Attack -{move_defense} for Defense from movement")
+    lowered, why = passive_defense(ctx.encounter, ctx.actor)
+    if lowered:
+        attacks = [a - lowered for a in attacks]
+        notes.append(f"Attack -{lowered} for Defense from passive actions ({why}) as things stand")
     pt = speed_pt(ctx.base_pt(), q_speed + pr_speed) + (n - 1)
     if kind == "blast":
         ep_items.append(("blast", ep_kind_row - q_ep))
@@ -380,9 +388,9 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
     bill = ctx.bill(ep_items)
     effects: list[Effect] = list(costs)
     if bill.total:
-        effects.append(Adjust(ctx.actor.name, "ep", -bill.total, f"{request.template.name}: {bill.text()}"))
+        effects.extend(ctx.pay_ep(bill.total, f"{request.template.name}: {bill.text()}"))
     damage = damage_base + damage_mod
-    blows, blow_texts, hits = land_blows(ctx, targets, attacks, damage, dice)
+    blows, blow_texts, hits = land_blows(ctx, targets, attacks, damage, dice, lowered)
     effects.extend(blows)
     if n > 1:
         notes.append(f"{n} opponents on successive segments {request.segment + pt - n + 1}-{request.segment + pt}")
@@ -432,7 +440,7 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
     bill = ctx.bill(rows)
     effects: list[Effect] = []
     if bill.total:
-        effects.append(Adjust(ctx.actor.name, "ep", -bill.total, f"maintained {prev.template}: {bill.text()}"))
+        effects.extend(ctx.pay_ep(bill.total, f"maintained {prev.template}: {bill.text()}"))
     # The maintained link keeps the first link's damage kind and throwback options,
     # unless the GM states them again on `maintain`.
     carried = dict(d.get("hit_options", {}))

@@ -80,9 +80,9 @@ def chance_text(chance: Fraction | None) -> str:
     return f"chance of success: {float(chance):.2%} ({chance.numerator}/{chance.denominator})"
 
 
-def template_text(t: ActionTemplate) -> str:
+def template_text(t: ActionTemplate, maintainable: bool) -> str:
     bits = [t.mode, f"PT {t.pt}"]
-    if t.maintainable:
+    if maintainable:
         bits.append("maintainable")
     if t.rolls:
         bits.append(f"rolls {t.rolls}")
@@ -299,7 +299,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             for box in self.query("#params > .tpl"):
                 box.display = False
             return
-        info.update(Text(visible(template_text(template)), no_wrap=True, overflow="ellipsis"))
+        live = self.live
+        maintainable = live.ruleset.maintainable(template, live.encounter.setup.settings)
+        info.update(Text(visible(template_text(template, maintainable)), no_wrap=True, overflow="ellipsis"))
         self.params = template.params
         self._fields.setdefault(template.name, {p.name: p for p in template.params})
         if template.name not in self._setup_boxes:
