@@ -222,6 +222,11 @@ class Ruleset(ABC):
         """Exact chance the declared action succeeds, for the declare form; None if no roll."""
         return None
 
+    def chance_label(self, request: ActionRequest) -> str:
+        """What `chance_of` is the chance of, as the form's line says it ("chance of
+        success"; Brand X: "chance to hit Sphinx (Defense +1 now)")."""
+        return "chance of success"
+
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """What may still be chosen now the dice are known, as a short budget for the
         form ("Q 6 to place: speed, Attack ..."), or "" when nothing is. The choices are

@@ -393,6 +393,38 @@ def test_extra_effort_points_return_for_every_ability_with_the_healing_roll() ->
     assert (me.stats["sight"], me.stats["normal_charisma"]) == (12, 10)
 
 
+def test_healing_tells_bludgeoning_penetrating_and_injury_dp_apart() -> None:
+    """Seed: "The Healing Roll is made each hour (for Bludgeoning DP, ...). It is made
+    each day (for Penetrating Damage), and each month, for Injury Damage." Victim takes
+    9 penetrating DP (Hitter's Hand Damage Doubles(10) 4 + 20 // 4) and 5 bludgeoning DP
+    by hand: 26 of 40 left. Healing Roll Sphere(constitution 10) 9 + Sphere(pool = DP 26)
+    12 = 21, rolled 3+3: Q 15. By the hour only the 5 bludgeoning DP heal (31); by the
+    day the 9 penetrating (40); injury DP wait for the month."""
+    s = session()
+    s.execute("add Hitter agility=22 mass=100 strength=20 ep=50")
+    s.execute("add Victim mass=60 vp=1 dp=40 ep=30")
+    s.execute("declare Hitter punch target=Victim to=dp penetrating=true throwback=false faces=5,5")
+    s.execute("next")
+    s.execute("damage Victim 5 resource=dp")
+    victim = s.encounter.combatant("Victim")
+    assert (victim.resources["dp"], victim.resources["penetrating_dp"]) == (26, 9)
+    s.execute("declare Victim heal period=hour faces=3,3")
+    assert last(s).resolution.details["roll"] == 21
+    s.execute("next")
+    assert s.encounter.combatant("Victim").resources["dp"] == 31
+    s.execute("declare Victim heal period=day faces=3,3")
+    s.execute("next")
+    victim = s.encounter.combatant("Victim")
+    assert (victim.resources["dp"], victim.resources["penetrating_dp"]) == (40, 0)
+    # Injury DP: an hour and a day heal none of it; a month does.
+    s.execute("declare Hitter punch target=Victim to=dp injury=true throwback=false faces=5,5")
+    s.execute("step 15")
+    for period, dp in (("hour", 31), ("day", 31), ("month", 40)):
+        s.execute(f"declare Victim heal period={period} faces=3,3")
+        s.execute("next")
+        assert s.encounter.combatant("Victim").resources["dp"] == dp, period
+
+
 def test_unknown_action_and_bad_param_are_named() -> None:
     s = session()
     s.execute("add A")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rulesets.brandx import BrandXRuleset
+from rulesets.brandx.rolls import chance_at_most
 from rulesets.brandx.combat import hand_damage, miss_shares
 from rulesets.brandx.ep import EpChart
 from rulesets.brandx.rolls import speed_pt
@@ -241,6 +242,7 @@ def test_chance_of_a_declared_punch_is_exact() -> None:
     s.execute(SPHINX)
     from rulesets.brandx.rolls import chance_at_most
 
+    # Against Sphinx's Defense 0, every success hits (all Q to Attack) and no miss does.
     assert s.chance("Seraph", "punch", ["Sphinx"]) == chance_at_most(15)
     assert s.chance("Seraph", "punch", ["Sphinx"], {"pool": "13"}) == chance_at_most(14 + 10)
     assert s.chance("Seraph", "power", [], {"pr": "5"}) is None
@@ -279,3 +281,56 @@ def test_ep_below_zero_is_put_to_the_gm_when_it_happens() -> None:
     s.execute("next")
     s.execute("declare A punch target=B faces=5,5,10,10")
     assert any("EP goes from -2 to -6" in e.text for e in s.encounter.log)
+
+
+def test_the_chance_line_of_an_attack_is_the_chance_to_hit_the_defense_as_things_stand() -> None:
+    """Seed: "The character's Attack must be greater than or equal to the opponent's
+    Defense"; "Attack: One point of Q adds 1 point to Attack"; a miss is "applied evenly
+    to Attack, then Damage, then Defense". Seraph needs 15 (14 + pool 1).
+    - Against a Defense of 3 he hits only with Q 3 or more: 2d10 (with the reroll) <= 12.
+    - Sphinx's own punch missed by 6 (Attack -2, Damage -2, Defense -2 halved: -1): then
+      a miss by 1, 2 or 3 still leaves Seraph Attack -1 >= -1, so he hits on <= 18.
+    The line says what it is the chance of."""
+    s = session()
+    s.execute(SERAPH)
+    s.execute(SPHINX)
+    request, _ = s.request("Seraph", "punch", ["Sphinx"], {"defense": "3"})
+    assert s.ruleset.chance_of(request) == chance_at_most(12)
+    assert s.ruleset.chance_label(request) == "chance to hit Sphinx (Defense +3, stated now)"
+    s.execute("declare Sphinx punch target=Seraph faces=9,9,10,10")  # Sphinx needs 12: 18 misses by 6
+    assert s.encounter.actions[-1].resolution.details["defense"] == -1
+    request, _ = s.request("Seraph", "punch", ["Sphinx"], {})
+    assert s.ruleset.chance_of(request) == chance_at_most(18)
+    assert s.ruleset.chance_label(request) == "chance to hit Sphinx (Defense -1, punch -1 now)"
+    assert s.ruleset.chance_of(request) != chance_at_most(15)  # not the chance the roll succeeds
+
+
+def test_an_automatic_firearm_attacks_every_opponent_on_the_same_segment() -> None:
+    """Seed: "Each attack takes place on successive segments (except for automatic
+    firearms)." Seraph's sweep at A and B: PT 15 + 1 with a club, the blows on 15 and
+    16; with an automatic firearm, PT 15 and both blows on 15."""
+    for automatic, pt, first in (("false", 16, 15), ("true", 15, 15)):
+        s = session()
+        s.execute(SERAPH)
+        s.execute("add A vp=20")
+        s.execute("add B vp=20")
+        s.execute(f"declare Seraph strike target=A,B damage=2 automatic={automatic} faces=5,5,10,10,10,10 q_attack=3")
+        act = s.encounter.actions[-1]
+        assert act.pt == pt
+        s.execute("next")
+        assert s.encounter.now == first
+        hit_now = [res(s, n)["vp"] < 20 for n in ("A", "B")]
+        assert hit_now == ([True, True] if automatic == "true" else [True, False])
+
+
+def test_pushback_is_a_number_the_throwback_penalty_q_adds_to() -> None:
+    """Seed: "The Throwback penalty Q is added to Pushback." Victim (mass 60, strength 10)
+    takes 9 DP-taking damage twice: Throwback Roll Sphere(60) 15 + Sphere(10) 9 - 9 = 15;
+    rolled 10+10 = 20, missed by 5 each time: Pushback 5, then 10."""
+    s = session()
+    s.execute("add Hitter agility=22 mass=100 strength=20 ep=50")
+    s.execute("add Victim agility=10 strength=10 mass=60 height=1.8 vp=0 dp=40")
+    for n in (1, 2):
+        s.execute("declare Hitter punch target=Victim faces=5,5,10,10")
+        s.execute("step 15")
+        assert res(s, "Victim")["pushback"] == 5 * n

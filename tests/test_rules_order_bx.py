@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from rulesets.base import Ruleset
 from rulesets.brandx import BrandXRuleset
 from rulesets.usor import UsorRuleset
-from tracker.engine import TrackerError
 from tests.helpers import session_for
 from tests.test_rules_landing import state
 from tests.test_rules_seeds import faces_for
+from tracker.engine import TrackerError
 
 # (actor, template, targets, params, seed of its dice); a seed may carry the first faces
 # the declaration reads, as (seed, (face, face)), so the search can steer a Combat Roll
@@ -102,7 +102,7 @@ def _run(ruleset: Callable[[], Ruleset], adds: list[str], declares: list[Declara
         seed, head = seed if isinstance(seed, tuple) else (seed, ())
         rng, first = random.Random(seed), list(head)
 
-        def pick(group: str, sides: int) -> int:
+        def pick(group: str, sides: int, first: list[int] = first, rng: random.Random = rng) -> int:
             return first.pop(0) if first and sides == 10 else rng.randint(1, sides)
 
         try:

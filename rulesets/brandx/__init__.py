@@ -34,7 +34,7 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, RollResult, Ruleset
 from rulesets.brandx import actions, combat
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
-from rulesets.brandx.common import Ctx
+from rulesets.brandx.common import Ctx, defense_of
 from rulesets.brandx.ep import EpChart
 from rulesets.brandx.rolls import (
     ProbeHit,
@@ -42,13 +42,21 @@ from rulesets.brandx.rolls import (
     action_roll,
     chance_at_most,
     chance_d100_at_most,
+    faces_for_total,
     roll_d100,
+    total_chances,
 )
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, TypedFaces
 from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field, staged
 
 ABILITY_NAMES = actions.ABILITIES
 HAND_ATTACKS = ("punch", "strike")
+ATTACKS = ("punch", "strike", "blast")  # a throw's first roll is the Throw Roll: its chance is that one's
+
+
+def _hits(resolution: Resolution) -> list[dict[str, Any]]:
+    details = resolution.details
+    return list(details["hits"] if "hits" in details else details.get("attack", {}).get("hits", []))
 
 
 def _stat(name: str, default: int | float, help: str, kind: str = "int", minimum: float = 0, maximum: float = 1000) -> Field:
@@ -80,6 +88,12 @@ SHEET: tuple[Field, ...] = (
     Field("vp", "int", 30, 0, None, role=RESOURCE, help="Vitality Points; 0 means down"),
     Field("dp", "int", 15, 0, None, role=RESOURCE, help="Body Damage Points; 0 means down"),
     Field("ep", "float", 30, 0, None, role=RESOURCE, help="Endurance Points, paid for actions"),
+    Field("penetrating_dp", "int", None, 0, None, role=RESOURCE,
+          help="of the DP lost, how much is penetrating damage (healed by the day, not the hour)"),
+    Field("injury_dp", "int", None, 0, None, role=RESOURCE,
+          help="of the DP lost, how much is injury damage (healed by the month)"),
+    Field("pushback", "int", None, 0, None, role=RESOURCE,
+          help="Pushback: the Throwback Rolls' penalty Q added up (\"The Throwback penalty Q is added to Pushback\")"),
 )
 
 SETTINGS: tuple[Field, ...] = (
@@ -110,7 +124,8 @@ Q_GENERIC = (
 HIT = (
     _p("defense", "the target's Defense, if not the one in force", minimum=None),
     _p("to", "damage to vp (overflowing to dp) or dp", "choice", None, None, ("vp", "dp")),
-    _p("penetrating", "mainly penetrating damage (halves throwback)", "bool", None),
+    _p("penetrating", "mainly penetrating damage (halves throwback; its DP heal by the day)", "bool", None),
+    _p("injury", "injury damage: its DP heal by the month", "bool", None),
     _p("small_projectile", "a small projectile (halves throwback again)", "bool", None),
     _p("surprised", "the target was surprised", "bool", None),
     _p("throwback", "force (true) or skip (false) the throwback roll", "bool", None),
@@ -138,6 +153,8 @@ POWER_PR = (
     _p("pr_ep", "PR put into EP (one row each)"),
     _p("pr_speed", "PR put into speed"),
 )
+# Seed: "Each attack takes place on successive segments (except for automatic firearms)."
+STRIKE = PUNCH + (_p("automatic", "an automatic firearm: every opponent is attacked on the same segment", "bool", None),)
 BLAST = COMBAT + POWER_PR + (_p("damage", "the blast's damage"),)
 POWER = POWER_PR + (
     _p("mode", "active, or passive (half time)", "choice", None, None, ("active", "passive")),
@@ -172,7 +189,7 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
     _t("punch", ACTIVE, 15, "hand-to-hand attack with Hand Damage", "Combat Roll: Sphere(2 x agility) + pool",
        "combat row 5 + Hand Damage row 7 (4 EP)", PUNCH, targets=-1),
     _t("strike", ACTIVE, 15, "attack with a hand weapon (damage= plus Hand Damage)", "Combat Roll",
-       "combat row 5 + Hand Damage row 7", PUNCH, targets=-1),
+       "combat row 5 + Hand Damage row 7", STRIKE, targets=-1),
     _t("blast", ACTIVE, 20, "a blast or ray power; can be maintained (PT/4, Attack -2 a link)",
        "Combat Roll vs the PR put in + pool", "power row 9 less PR to EP", BLAST, targets=-1, maintainable=True),
     _t("power", ACTIVE, 20, "use a power (non-random: Q is the PR); mode=passive halves the PT",
@@ -356,12 +373,36 @@ class BrandXRuleset(Ruleset):
         return rule
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
-        """Exact chance the declared action succeeds (the first roll it makes)."""
+        """Exact chance the declared action succeeds (the first roll it makes); for an
+        attack on a target, the chance it hits that target's Defense as things stand
+        (the first target's, for a sweep): the attack is resolved at every total of the
+        2d10 (with the Q placed as the form says, unplaced Q to Attack) and the chances
+        of the totals whose Attack meets the Defense are added up. Exact, never sampled."""
+        if request.template.name in ATTACKS and request.targets:
+            return self._chance_to_hit(request)
         try:
             self.resolve(request, TargetProbe())
         except ProbeHit as hit:
             return hit.chance
         return None  # no dice: powers, resting a round
+
+    def _chance_to_hit(self, request: ActionRequest) -> Fraction:
+        quiet = replace(request, settings={**request.settings, "throwback": False})
+        chance = Fraction(0)
+        for total, weight in total_chances():
+            resolution = self.resolve(quiet, TypedFaces(faces_for_total(total)))
+            hit = _hits(resolution)[0]
+            if int(hit["attack"]) >= int(hit["defense"]):
+                chance += weight
+        return chance
+
+    def chance_label(self, request: ActionRequest) -> str:
+        if request.template.name in ATTACKS and request.targets:
+            target = request.targets[0]
+            stated = request.params.get("defense")
+            defense, why = (int(stated), "stated") if stated is not None else defense_of(request.encounter, target)
+            return f"chance to hit {target.name} (Defense {defense:+d}{f', {why}' if why else ''} now)"
+        return "chance of success"
 
     # ------------------------------------------------------------------ command line
     def _options(self, spec: str, options: Mapping[str, Any] | None) -> tuple[int, int, int, str]:

@@ -8,7 +8,10 @@ Decisions where the sources are silent (each also named in the summary it produc
 - Healing: `period=round` needs no dice: the Healing Roll (Sphere(constitution) plus
   Sphere(pool), pool = current DP, + newoen // 4 if mental) halved restores VP (round
   up) and EP (round down) over one round of rest (PT 50), never above the maxima.
-  `period=hour|day|month` rolls; Q heals DP, strength, agility, constitution, EP in that
+  `period=hour|day|month` rolls. The hour heals bludgeoning DP, the day penetrating DP,
+  the month injury DP (the DP a blow with `penetrating=true` or `injury=true` takes is
+  counted on the target as `penetrating_dp` / `injury_dp`; the rest is bludgeoning).
+  By the hour, Q heals DP, strength, agility, constitution, EP in that
   order (mental: EP, both charismas, learning), each up to its starting value, then
   the other abilities Extra Effort lowered (PHYSICAL_HEALING, MENTAL_HEALING). PT: an
   hour is 15000 segments (a segment is 0.24 s), a day 24 hours, a month 30 days.
@@ -191,13 +194,21 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
                           details={"roll": target, "vp": vp_gain, "ep": ep_gain, **tdetails})
     roll = action_roll(dice, target, label="Healing Roll")
     q = roll.q
-    order = MENTAL_HEALING if mental else PHYSICAL_HEALING
+    order = MENTAL_HEALING if mental else PHYSICAL_HEALING if period == "hour" else ("dp",)
+    # Which DP this period heals: bludgeoning by the hour, penetrating by the day,
+    # injury by the month; abilities and EP only by the hour.
+    kinds = {"penetrating_dp": int(me.resources.get("penetrating_dp", 0) or 0), "injury_dp": int(me.resources.get("injury_dp", 0) or 0)}
+    lost_dp = me.maxima.get("dp", 0) - me.resources.get("dp", 0)
+    dp_room = {"hour": lost_dp - sum(kinds.values()), "day": kinds["penetrating_dp"], "month": kinds["injury_dp"]}[period]
+    dp_kind = {"day": "penetrating_dp", "month": "injury_dp"}.get(period)
     original = _original_stats(ctx, me)
     left, parts = max(0, q), []
     for key in order:
         if left <= 0:
             break
-        if key in me.resources:
+        if key == "dp":
+            room = min(dp_room, me.maxima.get(key, 0) - me.resources.get(key, 0))
+        elif key in me.resources:
             room = me.maxima.get(key, 0) - me.resources.get(key, 0)
         else:
             room = original.get(key, me.stats.get(key, 0)) - me.stats.get(key, 0)
@@ -207,6 +218,8 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
         left -= amount
         if key in me.resources:
             effects.append(Damage(me.name, -amount, key))
+            if key == "dp" and dp_kind:
+                effects.append(Adjust(me.name, dp_kind, -amount, f"{dp_kind.replace('_dp', '')} DP healed", timing="complete"))
         else:
             effects.append(Adjust(me.name, key, amount, "healing", timing="complete"))
         parts.append(f"{key} +{amount}")

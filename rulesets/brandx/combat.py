@@ -34,6 +34,9 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   (the first opponents get any odd point) and the summary says so. The attacks are made on successive segments, so the action takes PT + (n - 1)
   segments, and each opponent's blow lands on its own segment, the last on the
   completion segment (effects carry a `lead`); the summary names each attack's segment.
+  A strike with an automatic firearm (`automatic=true`) attacks them all on the
+  completion segment and takes no longer (seed: "Each attack takes place on successive
+  segments (except for automatic firearms)").
 - Throwback is rolled with the next dice after the attack's (see above); it throws the
   target when a hit takes DP (the VP the target has as the blow lands cannot absorb it,
   or `to=dp`) or the target is surprised (`surprised=true`, or by the encounter).
@@ -57,7 +60,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
+from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.charts import Charts
@@ -66,7 +69,11 @@ from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_
 from rulesets.dice import DiceSource
 
 # Options of a hit that a maintained link keeps from the first link.
-_CARRIED = ("to", "penetrating", "small_projectile", "throwback")
+_CARRIED = ("to", "penetrating", "injury", "small_projectile", "throwback")
+# Healing tells DP apart (seed: the Healing Roll "is made each hour (for Bludgeoning
+# DP ...). It is made each day (for Penetrating Damage), and each month, for Injury
+# Damage"): the DP a blow takes is counted on the target by kind; bludgeoning is the rest.
+DP_KINDS = {"penetrating": "penetrating_dp", "injury": "injury_dp"}
 COMBAT_SPEND = ("q_speed", "q_attack", "q_defense", "q_damage", "q_ep", "q_save")
 LABELS = {
     "q_speed": "speed", "q_attack": "Attack", "q_defense": "Defense", "q_damage": "Damage",
@@ -202,20 +209,23 @@ def land_blows(
         hit = attack >= defense
         dealt = max(0, damage)
         # A sweep lands one blow a segment, the last on the completion segment.
-        lead = len(targets) - 1 - index
+        lead = 0 if ctx.p("automatic", False) else len(targets) - 1 - index
         surprised = _surprised(ctx, target)
         wanted = ctx.p("throwback")
         record: dict[str, Any] = {
             "target": target.name, "attack": attack, "defense": defense, "hit": hit, "damage": dealt,
             "resource": resource, "overflow": overflow, "surprised": surprised, "throwback_allowed": allowed,
         }
+        kind = "injury" if ctx.p("injury", False) else "penetrating" if ctx.p("penetrating", False) else ""
+        if kind:
+            record["dp_kind"] = kind
         if stated_defense is not None:
             record["defense_stated"] = int(stated_defense)
         if lowered is not None:
             record["passive_defense"] = lowered
         if wanted is not None:
             record["throwback_wanted"] = bool(wanted)
-        when = f" (segment +{index})" if len(targets) > 1 else ""
+        when = f" (segment +{index})" if len(targets) > 1 and not ctx.p("automatic", False) else ""
         text = f"Attack {attack:+d} vs {target.name}'s Defense {defense:+d} now{f' ({why})' if why else ''}{when}: "
         effects.append(Blow(target.name, index, lead=lead))
         if hit:
@@ -238,7 +248,8 @@ def land_blows(
                         ("vp" if dp_lost else "dp"): (other, other_text, other_details)}
             record["throwback"] = dict(throw_details)
             record["throwback"]["readings"] = {
-                key: {"text": t, **({"speed": d["speed"], "distance": d["distance"], "airborne": d["airborne"]} if e else {})}
+                key: {"text": t, **({"speed": d["speed"], "distance": d["distance"], "airborne": d["airborne"],
+                                     "pushback": d["pushback"]} if e else {})}
                 for key, (e, t, d) in readings.items()
             }
             text += f"; {throw_text}" if qualifies else f"; Throwback Roll made in case the blow calls for it when it lands ({throw_text})"
@@ -280,6 +291,10 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
         return [Note(f"{head}: hit, no damage")]
     effects: list[Effect] = [Note(f"{head}: hit for {dealt} {resource.upper()}"), Damage(target.name, dealt, resource, overflow)]
     dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
+    kind = DP_KINDS.get(str(hit.get("dp_kind", "")))
+    if kind and dp_lost:
+        dp_part = dealt if resource == "dp" else dealt - max(0, int(target.resources.get("vp", 0)))
+        effects.append(Adjust(target.name, kind, dp_part, f"{dp_part} of the DP lost is {hit['dp_kind']} damage", timing=COMPLETE))
     wanted = hit.get("throwback_wanted")
     roll_it = (dp_lost or bool(hit.get("surprised"))) if wanted is None else bool(wanted)
     if not roll_it or not hit.get("throwback_allowed", True):
@@ -293,6 +308,10 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     effects.append(Note(reading["text"]))
     if "speed" in reading:
         effects.append(Throwback(target.name, reading["distance"], reading["speed"], reading["airborne"]))
+        if reading.get("pushback"):
+            # "The Throwback penalty Q is added to Pushback": kept as a number on the target.
+            effects.append(Adjust(target.name, "pushback", int(reading["pushback"]), "the Throwback penalty Q added to Pushback",
+                                  timing=COMPLETE))
     return effects
 
 
@@ -379,7 +398,8 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
     if lowered:
         attacks = [a - lowered for a in attacks]
         notes.append(f"Attack -{lowered} for Defense from passive actions ({why}) as things stand")
-    pt = speed_pt(ctx.base_pt(), q_speed + pr_speed) + (n - 1)
+    automatic = bool(ctx.p("automatic", False))
+    pt = speed_pt(ctx.base_pt(), q_speed + pr_speed) + (0 if automatic else n - 1)
     if kind == "blast":
         ep_items.append(("blast", ep_kind_row - q_ep))
     else:
@@ -392,7 +412,9 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
     damage = damage_base + damage_mod
     blows, blow_texts, hits = land_blows(ctx, targets, attacks, damage, dice, lowered)
     effects.extend(blows)
-    if n > 1:
+    if n > 1 and automatic:
+        notes.append(f"{n} opponents, all on segment {request.segment + pt} (an automatic firearm)")
+    elif n > 1:
         notes.append(f"{n} opponents on successive segments {request.segment + pt - n + 1}-{request.segment + pt}")
     summary = "; ".join(
         [f"{target_text}; rolled {roll.shown()}: {outcome}", f"damage {damage_text} {damage_mod:+d} = {damage}",
