@@ -376,11 +376,9 @@ def test_extra_effort_points_return_for_every_ability_with_the_healing_roll() ->
     (back to 12). A mental one: pool 15 + newoen 10 // 4 = 17, Sphere 10: 19 again, Q 13:
     normal charisma +4 (back to 10)."""
     s = session()
-    s.execute("add Patient sight=12 ep=30")
-    s.execute("declare Patient ability ability=sight effort=5 faces=5,5")
-    s.execute("next")
-    s.execute("declare Patient ability ability=normal_charisma effort=4 faces=5,5")
-    s.execute("next")
+    for line in ("add Patient sight=12 ep=30", "declare Patient ability ability=sight effort=5 faces=5,5", "next",
+                 "declare Patient ability ability=normal_charisma effort=4 faces=5,5", "next"):
+        s.execute(line)
     me = s.encounter.combatant("Patient")
     assert (me.stats["sight"], me.stats["normal_charisma"]) == (7, 6)
     s.execute("declare Patient heal period=hour faces=3,3")

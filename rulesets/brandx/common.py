@@ -222,30 +222,22 @@ def passive_defense(encounter: Encounter | None, attacker: Combatant) -> tuple[i
     "If this is a Passive Action, the character's Attack will almost always be reduced
     by the same amount Defense is increased"): its in-progress passive actions' Defense
     plus the Defense of its latest Move Roll (movement is passive)."""
-    total, parts = 0, []
-    for action in attacker.in_progress:
-        value = int(action.resolution.details.get("defense", 0))
-        if value and action.mode == PASSIVE and action.template != "move":
-            total += value
-            parts.append(f"{action.template} {value:+d}")
-    move = latest_action(encounter, attacker.name, "move")
-    if move is not None:
-        value = int(move.resolution.details.get("move_defense", 0))
-        if value:
-            total += value
-            parts.append(f"moving {value:+d}")
-    return total, ", ".join(parts)
+    return _defense(encounter, attacker, passive_only=True)
 
 
 def defense_of(encounter: Encounter | None, target: Combatant) -> tuple[int, str]:
     """The Defense a target has now: its in-progress actions' Defense plus movement Defense."""
+    return _defense(encounter, target, passive_only=False)
+
+
+def _defense(encounter: Encounter | None, c: Combatant, passive_only: bool) -> tuple[int, str]:
     total, parts = 0, []
-    for action in target.in_progress:
+    for action in c.in_progress:
         value = int(action.resolution.details.get("defense", 0))
-        if value and action.template != "move":
+        if value and action.template != "move" and (action.mode == PASSIVE or not passive_only):
             total += value
             parts.append(f"{action.template} {value:+d}")
-    move = latest_action(encounter, target.name, "move")
+    move = latest_action(encounter, c.name, "move")
     if move is not None:
         value = int(move.resolution.details.get("move_defense", 0))
         if value:
