@@ -167,6 +167,28 @@ def test_jump_may_start_with_move_on_the_same_segment() -> None:
     assert ep(s, "Seraph") == 74 - 5
 
 
+def test_grabbing_in_a_jump_takes_a_combat_roll() -> None:
+    """Seed: "For purposes of grabbing something, characters can add up to their height to
+    either the height jumped or the length jumped. A Combat Roll (close combat) is
+    required to actually grab something in a jump." Seraph's Combat Roll is Sphere(2 x
+    22) 14 + pool 1 (learning 12 // 10) = 15: 3+3 grabs (Q 9), 10+10 misses by 5. The
+    Combat Roll costs 1 EP (row 5) beside the jump's own."""
+    results = []
+    for faces, grabbed in (("3,3", True), ("10,10", False)):
+        s = session()
+        s.execute("add Seraph agility=22 strength=11 height=1.791 learning=12 ep=74")
+        s.execute("declare Seraph jump reach=true q_height=10 q_ep=14 faces=5,5")
+        alone = 74 - ep(s, "Seraph")
+        s.execute("abort Seraph")
+        s.execute("step")
+        s.execute(f"declare Seraph jump reach=true grab=true q_height=10 q_ep=14 faces=5,5,{faces}")
+        r = last(s).resolution
+        assert r.details["grab"]["roll"] == 15 and r.details["grab"]["success"] is grabbed
+        assert ("grabs it" in r.summary) is grabbed
+        results.append(74 - alone - ep(s, "Seraph"))  # the jump itself is free: 14 Q on EP, row 9 - 14
+    assert results == [1, 1]
+
+
 def test_sun_ruler_fire_coat_and_blast() -> None:
     s = session()
     s.execute("add Sun-Ruler agility=12 learning=10 ep=40 vp=30")

@@ -209,6 +209,7 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
     _t("jump", PASSIVE, 6, "jump; may start with move", "2d10 vs agility + strength + Square(2 x height)", "row 9 less Q",
        ROLL + (_p("q_ep", "Q to EP"), _p("q_height", "Q to height"), _p("speed", "speed in m/segment", "float"),
                _p("reach", "grabbing: add height to reach", "bool", None),
+               _p("grab", "grab something in the jump: a Combat Roll (close combat) follows", "bool", None),
                _p("density", "the character's density, if extremely low (kg/m3)", "float", 1e-9),
                _p("air_density", "the atmosphere's density (kg/m3, default 1.2)", "float", 0)), companions=("move",)),
     _t("lift", ACTIVE, 10, "lift, push or pull (weight=KG); power=true for a power at distance=M", "2d10 vs strength - 9 + Sphere(mass)",

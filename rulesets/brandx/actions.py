@@ -401,7 +401,21 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
         air = round_half_up(Fraction(air * factor).limit_denominator(10**6))
         length = round(length * factor, 2)
         notes.append(f"low density {float(density):g} in air {air_density:g}: time in the air and movement x {factor:.3g}")
-    bill = ctx.bill([("jump", row)])
+    items = [("jump", row)]
+    faces = roll.dice
+    grab: dict[str, Any] = {}
+    if ctx.p("grab", False):
+        # Seed: "A Combat Roll (close combat) is required to actually grab something in
+        # a jump": made with the next dice, at its own EP row (5).
+        base, base_text = combat_base(ctx)
+        number = base + ctx.charts.sphere(combat_pool(ctx, 1))
+        combat = action_roll(dice, number, label="Combat Roll to grab")
+        faces += combat.dice
+        items.append(("grab: combat roll", ctx.start_row("combat")))
+        grab = {"roll": number, "total": combat.total, "q": combat.q, "success": combat.success}
+        notes.append(f"grab: {base_text} + pool = {number}; rolled {combat.shown()}: "
+                     + ("grabs it" if combat.success else f"missed by {-combat.q}: no grip"))
+    bill = ctx.bill(items)
     effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "jump")
     if ctx.p("reach", False):
         notes.append(f"reaching: up to +{height:g} m to height or length")
@@ -410,7 +424,9 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
                          f"PT {ctx.base_pt()}", bill.text()] + notes)
     details = {"q": q, "roll": target, "total": roll.total, **tdetails, "height_cm": cm, "air": air,
                "length_m": length, "ep_uses": bill.uses}
-    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=roll.dice, summary=summary,
+    if grab:
+        details["grab"] = grab
+    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=faces, summary=summary,
                       effects=tuple(effects), details=details)
 
 
