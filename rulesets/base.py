@@ -225,10 +225,10 @@ class Ruleset(ABC):
         """Exact chance the declared action succeeds, for the declare form; None if no roll."""
         return None
 
-    def chance_label(self, request: ActionRequest) -> str:
-        """What `chance_of` is the chance of, as the form's line says it ("chance of
-        success"; Brand X: "chance to hit Sphinx (Defense +1 now)")."""
-        return "chance of success"
+    def chance_note(self, request: ActionRequest) -> str:
+        """More for the form's chance line beside the chance of success, saying what it
+        is the chance of (Brand X: "to hit Sphinx (Defense +1 now): 55.00%"); "" if none."""
+        return ""
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """What may still be chosen now the dice are known, as a short budget for the

@@ -283,7 +283,7 @@ def test_ep_below_zero_is_put_to_the_gm_when_it_happens() -> None:
     assert any("EP goes from -2 to -6" in e.text for e in s.encounter.log)
 
 
-def test_the_chance_line_of_an_attack_is_the_chance_to_hit_the_defense_as_things_stand() -> None:
+def test_the_chance_line_of_an_attack_adds_the_chance_to_hit_the_defense_as_things_stand() -> None:
     """Seed: "The character's Attack must be greater than or equal to the opponent's
     Defense"; "Attack: One point of Q adds 1 point to Attack"; a miss is "applied evenly
     to Attack, then Damage, then Defense". Seraph needs 15 (14 + pool 1).
@@ -295,14 +295,14 @@ def test_the_chance_line_of_an_attack_is_the_chance_to_hit_the_defense_as_things
     s.execute(SERAPH)
     s.execute(SPHINX)
     request, _ = s.request("Seraph", "punch", ["Sphinx"], {"defense": "3"})
-    assert s.ruleset.chance_of(request) == chance_at_most(12)
-    assert s.ruleset.chance_label(request) == "chance to hit Sphinx (Defense +3, stated now)"
+    assert s.ruleset.chance_to_hit(request) == chance_at_most(12)
+    assert s.ruleset.chance_note(request) == f"to hit Sphinx (Defense +3, stated now): {float(chance_at_most(12)):.2%}"
     s.execute("declare Sphinx punch target=Seraph faces=9,9,10,10")  # Sphinx needs 12: 18 misses by 6
     assert s.encounter.actions[-1].resolution.details["defense"] == -1
     request, _ = s.request("Seraph", "punch", ["Sphinx"], {})
-    assert s.ruleset.chance_of(request) == chance_at_most(18)
-    assert s.ruleset.chance_label(request) == "chance to hit Sphinx (Defense -1, punch -1 now)"
-    assert s.ruleset.chance_of(request) != chance_at_most(15)  # not the chance the roll succeeds
+    assert s.ruleset.chance_to_hit(request) == chance_at_most(18)
+    assert s.ruleset.chance_note(request).startswith("to hit Sphinx (Defense -1, punch -1 now): ")
+    assert s.ruleset.chance_of(request) == chance_at_most(15)  # the chance the roll succeeds, shown beside it
 
 
 def test_an_automatic_firearm_attacks_every_opponent_on_the_same_segment() -> None:

@@ -374,20 +374,18 @@ class BrandXRuleset(Ruleset):
         return rule
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
-        """Exact chance the declared action succeeds (the first roll it makes); for an
-        attack on a target, the chance it hits that target's Defense as things stand
-        (the first target's, for a sweep): the attack is resolved at every total of the
-        2d10 (with the Q placed as the form says, unplaced Q to Attack) and the chances
-        of the totals whose Attack meets the Defense are added up. Exact, never sampled."""
-        if request.template.name in ATTACKS and request.targets:
-            return self._chance_to_hit(request)
+        """Exact chance the declared action succeeds (the first roll it makes)."""
         try:
             self.resolve(request, TargetProbe())
         except ProbeHit as hit:
             return hit.chance
         return None  # no dice: powers, resting a round
 
-    def _chance_to_hit(self, request: ActionRequest) -> Fraction:
+    def chance_to_hit(self, request: ActionRequest) -> Fraction:
+        """The chance an attack hits its (first) target's Defense as things stand: the
+        attack is resolved at every total of the 2d10 (with the Q placed as the form
+        says, unplaced Q to Attack) and the chances of the totals whose Attack meets the
+        Defense are added up. Exact, never sampled."""
         quiet = replace(request, settings={**request.settings, "throwback": False})
         chance = Fraction(0)
         for total, weight in total_chances():
@@ -397,13 +395,15 @@ class BrandXRuleset(Ruleset):
                 chance += weight
         return chance
 
-    def chance_label(self, request: ActionRequest) -> str:
+    def chance_note(self, request: ActionRequest) -> str:
+        """A roll that succeeds may still miss: the form's line adds the chance to hit."""
         if request.template.name in ATTACKS and request.targets:
             target = request.targets[0]
             stated = request.params.get("defense")
             defense, why = (int(stated), "stated") if stated is not None else defense_of(request.encounter, target)
-            return f"chance to hit {target.name} (Defense {defense:+d}{f', {why}' if why else ''} now)"
-        return "chance of success"
+            return (f"to hit {target.name} (Defense {defense:+d}{f', {why}' if why else ''} now): "
+                    f"{float(self.chance_to_hit(request)):.2%}")
+        return ""
 
     # ------------------------------------------------------------------ command line
     def _options(self, spec: str, options: Mapping[str, Any] | None) -> tuple[int, int, int, str]:

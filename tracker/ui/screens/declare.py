@@ -75,10 +75,10 @@ SETUP, DICE, RESULT = "setup", "dice", "result"
 LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis
 
 
-def chance_text(chance: Fraction | None, label: str = "chance of success") -> str:
+def chance_text(chance: Fraction | None, note: str = "") -> str:
     if chance is None:
-        return f"{label}: no roll"
-    return f"{label}: {float(chance):.2%} ({chance.numerator}/{chance.denominator})"
+        return "chance of success: no roll"
+    return f"chance of success: {float(chance):.2%} ({chance.numerator}/{chance.denominator})" + (f" · {note}" if note else "")
 
 
 def template_text(t: ActionTemplate, maintainable: bool) -> str:
@@ -398,7 +398,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                     # The adapter has no odds without the target, but the action does roll.
                     text = f"chance of success: - ({template.name} needs a target: name it under targets)"
                 else:
-                    text = chance_text(chance, session.ruleset.chance_label(request))
+                    text = chance_text(chance, session.ruleset.chance_note(request))
             except TrackerError as exc:
                 text = f"chance of success: - ({exc})"
             except Exception as exc:  # a bug in an adapter's odds must not end the form
