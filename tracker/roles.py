@@ -158,8 +158,14 @@ def account() -> str:
     account that ran it. A seat at `tracker serve` is named by its key instead, by the
     server (tracker.serve.seat), which hands the name to the app it starts."""
     import os
-    import pwd
 
+    try:
+        import pwd
+    except ImportError:  # Windows: the logged-on account (GetUserNameW), not an environment variable
+        try:
+            return os.getlogin()
+        except OSError:
+            return "local account"
     try:
         return pwd.getpwuid(os.getuid()).pw_name
     except KeyError:  # no passwd entry (containers): still one stable name per account
