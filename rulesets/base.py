@@ -218,12 +218,22 @@ class Ruleset(ABC):
     @abstractmethod
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution: ...
 
+    def maintainable(self, template: ActionTemplate, settings: Mapping[str, Any]) -> bool:
+        """Whether an action of `template` may be maintained at a table with `settings`
+        (the form says "maintainable" only when `maintain` will accept it)."""
+        return template.maintainable
+
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         raise TrackerError(f"{self.name} has no rule for maintaining {request.template.name}")
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
         """Exact chance the declared action succeeds, for the declare form; None if no roll."""
         return None
+
+    def chance_note(self, request: ActionRequest) -> str:
+        """More for the form's chance line beside the chance of success, saying what it
+        is the chance of (Brand X: "to hit Sphinx (Defense +1 now): 55.00%"); "" if none."""
+        return ""
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """What may still be chosen now the dice are known, as a short budget for the

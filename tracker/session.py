@@ -889,7 +889,7 @@ class Session:
                 "mode": mode,
                 "targets": [t.name for t in request.targets],
                 "companions": list(tmpl.companions),
-                "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
+                "maintainable": bool(request.params.get("maintainable", self.ruleset.maintainable(tmpl, request.settings))),
                 "secret": secret or None,
                 "chance": chance,
                 "dice": mark,

@@ -76,15 +76,15 @@ SETUP, DICE, RESULT = "setup", "dice", "result"
 LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis
 
 
-def chance_text(chance: Fraction | None) -> str:
+def chance_text(chance: Fraction | None, note: str = "") -> str:
     if chance is None:
         return "chance of success: no roll"
-    return f"chance of success: {float(chance):.2%} ({chance.numerator}/{chance.denominator})"
+    return f"chance of success: {float(chance):.2%} ({chance.numerator}/{chance.denominator})" + (f" · {note}" if note else "")
 
 
-def template_text(t: ActionTemplate) -> str:
+def template_text(t: ActionTemplate, maintainable: bool) -> str:
     bits = [t.mode, f"PT {t.pt}"]
-    if t.maintainable:
+    if maintainable:
         bits.append("maintainable")
     if t.rolls:
         bits.append(f"rolls {t.rolls}")
@@ -302,7 +302,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             for box in self.query("#params > .tpl"):
                 box.display = False
             return
-        info.update(Text(visible(template_text(template)), no_wrap=True, overflow="ellipsis"))
+        live = self.live
+        maintainable = live.ruleset.maintainable(template, live.encounter.setup.settings)
+        info.update(Text(visible(template_text(template, maintainable)), no_wrap=True, overflow="ellipsis"))
         self.params = template.params
         self._fields.setdefault(template.name, {p.name: p for p in template.params})
         if template.name not in self._setup_boxes:
@@ -398,7 +400,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                     # The adapter has no odds without the target, but the action does roll.
                     text = f"chance of success: - ({template.name} needs a target: name it under targets)"
                 else:
-                    text = chance_text(chance)
+                    text = chance_text(chance, session.ruleset.chance_note(request))
             except TrackerError as exc:
                 text = f"chance of success: - ({exc})"
             except Exception as exc:  # a bug in an adapter's odds must not end the form
