@@ -62,12 +62,12 @@ def test_a_rename_keeps_the_players_combatant_and_the_reused_name_is_not_theirs(
     rename_and_reuse(fight)
     # The open session folds the GM's changes in with its next command.
     with pytest.raises(TrackerError) as refused:
-        bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+        bob.execute("declare Seraph punch throwback=false target=Sphinx faces=5,4")
     text = str(refused.value)
     assert "no combatant named 'Seraph'" in text and "combatants: Seraph the Bold, Sphinx)" in text
     assert bob.role.combatants == ("Seraph the Bold",)
     assert not bob.role.owns("Seraph")
-    outcome = bob.execute('declare "Seraph the Bold" punch target=Sphinx faces=5,4')
+    outcome = bob.execute('declare "Seraph the Bold" punch throwback=false target=Sphinx faces=5,4')
     assert outcome.event is not None and outcome.event.by == "player:bob"
     monster = fresh(fight).combatant("Seraph")
     assert monster.hidden and not monster.in_progress
@@ -115,7 +115,7 @@ def test_an_environment_variable_cannot_make_a_local_player_someone_else(fight: 
     gm.execute("add Nyx")
     gm.execute("add Ann")
     dan = Session(fresh(fight), EncounterFile(fight).load().ruleset, RandomDice(1), EncounterFile(fight), "dan", Role.player(["Ann"]))
-    dan.execute("declare Ann punch target=Sphinx faces=5,4")
+    dan.execute("declare Ann punch throwback=false target=Sphinx faces=5,4")
     before = fight.read_bytes()
     for name in ("TRACKER_USER", "USER", "LOGNAME"):
         monkeypatch.setenv(name, "dan")
@@ -146,7 +146,7 @@ def test_the_odds_and_a_declaration_against_a_hidden_combatant_are_refused_witho
         bob.chance("Seraph", "punch", ["Nobody"])
     assert "Lurker" not in str(refused.value)
     with pytest.raises(TrackerError) as refused:
-        bob.execute("declare Seraph punch target=Lurker faces=5,4")
+        bob.execute("declare Seraph punch throwback=false target=Lurker faces=5,4")
     assert str(refused.value) == "no combatant named 'Lurker' (combatants: Seraph, Sphinx)"
     assert not [e for e in fresh(lurking).log if e.kind == "declare" and e.about[:1] == ("Seraph",) and "Lurker" in e.text]
 
@@ -156,7 +156,7 @@ def test_refusals_do_not_quote_the_gms_secret_declaration(lurking: Path, line: s
     bob = seraph_of(lurking)
     if line == "takeback":
         gm = open_as(lurking, "alice")
-        bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+        bob.execute("declare Seraph punch throwback=false target=Sphinx faces=5,4")
         gm.execute("damage Lurker 1")  # the latest change: about the hidden Lurker
     with pytest.raises(RuleRefusal) as refused:
         bob.execute(line)
@@ -325,14 +325,14 @@ def test_typed_and_app_dice_are_marked_in_the_proposal_and_the_event(fight: Path
     alice, bob = approval(fight)
     faces = bob.app_roll([10, 10])
     bob.mark_dice([True, True])
-    seq = bob.execute(f"declare Seraph punch target=Sphinx faces={faces[0]},{faces[1]}").event.seq  # type: ignore[union-attr]
+    seq = bob.execute(f"declare Seraph punch throwback=false target=Sphinx faces={faces[0]},{faces[1]}").event.seq  # type: ignore[union-attr]
     assert fresh(fight).pending()[0].args["dice"] == "app"
     assert "(the app's dice)" in alice.proposal_line(fresh(fight).pending()[0])
     assert bob._standing == []  # spent: the next roll is a new one
     bob.execute("takeback")
     # A face the player claims the app rolled, but which it never did, counts as typed.
     bob.mark_dice([True, True])
-    bob.execute("declare Seraph punch target=Sphinx faces=5,4")
+    bob.execute("declare Seraph punch throwback=false target=Sphinx faces=5,4")
     pending = fresh(fight).pending()
     assert pending[-1].args["dice"] == "typed" and "(dice typed by the player)" in alice.proposal_line(pending[-1])
     assert seq < pending[-1].seq
@@ -343,7 +343,7 @@ def test_an_edited_approval_tells_the_player_what_the_gm_changed(fight: Path) ->
 
     alice, bob = approval(fight)
     alice.execute("add Nyx")
-    seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
+    seq = bob.execute("declare Seraph punch throwback=false target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
     alice.execute(f"approve {seq} target=Nyx")
     enc = fresh(fight)
     assert enc.proposal(seq).changes == "targets Sphinx -> Nyx"
