@@ -103,7 +103,7 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
             for f in self.fields:
                 yield from field_row(f)
             yield Label("", id="form-error", classes="error")
-            yield Label("enter: next/save  ctrl+s: save  esc: cancel", classes="hint")
+            yield Label("enter: next field, saves from the last · ctrl+s: save · esc: cancel", classes="hint")
 
     def on_mount(self) -> None:
         if self.fields:
