@@ -117,6 +117,7 @@ class EncounterScreen(Screen[None]):
         self._drawn_version = live.version  # the widgets draw what is there when mounted
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
+        self._events_seen = len(live.encounter.events)  # renames after these move the log filter
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
@@ -164,10 +165,21 @@ class EncounterScreen(Screen[None]):
         timeline.reload()
         timeline.follow(self.selected)
         self.query_one(UpcomingView).show()
+        self._follow_renames()
         self.query_one(CombatLog).reload()
         self.query_one(DetailView).show(roster.current)
         self._log_title()
         self._tell_proposals()
+
+    def _follow_renames(self) -> None:
+        """A log filtered on a combatant follows it through a rename (a newcomer under the
+        old name is somebody else); after an undo the filter stays as it was."""
+        events = self.live.encounter.events
+        log = self.query_one(CombatLog)
+        for event in events[min(self._events_seen, len(events)) :]:
+            if event.kind == "rename" and log.only is not None and event.args.get("target") == log.only:
+                log.only = str(event.args.get("name"))
+        self._events_seen = len(events)
 
     def _tell_proposals(self) -> None:
         """Say what became of proposals: to a player, the GM's answer to their own (the
