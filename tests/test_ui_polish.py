@@ -21,6 +21,7 @@ pytestmark = pytest.mark.ui
 SIZE = (80, 24)
 SAVES = Path(__file__).resolve().parent.parent / "saves"
 BARS = set("▀▄▒█▓┤×")
+NOTE = "山田太郎と🐉🐉の長い長い長い長い長い長い長い長い長い長い長い長い戦いが始まる終わりの言葉"
 
 
 def copy_save(saves: Path, name: str) -> Path:
@@ -65,3 +66,37 @@ async def test_a_rename_moves_the_bars_and_the_log_filter(saves: Path) -> None:
         assert log.only == "Kes" and bars(app, "Kes") == before
         assert not getattr(app, "errors", [])
     assert "Kes" in EncounterFile(path).load().encounter.combatants
+
+
+async def test_wide_names_and_conditions_are_measured_in_cells(saves: Path) -> None:
+    """Issue 22: CJK and emoji shifted the columns by a cell per wide character. Every
+    roster row is exactly the pane's width, a condition too wide for the row is counted
+    in `+N` (never cut mid-glyph), and the log wraps a wide name's line inside the pane
+    without losing its tail."""
+    from rich.cells import cell_len
+
+    from tests.test_ui_app import make_file
+    from tracker.ui.widgets.roster import RosterView
+
+    long_condition = "眩暈" * 3  # 6 characters, 12 cells: fits a row by characters, not by cells
+    path = make_file(saves, "freeform", [
+        "add 山田太郎 hp=10", "add 🐉🐉 hp=10", "add Zoë hp=10",
+        f"condition 山田太郎 {long_condition} 20", "condition Zoë 怒 20",
+        f"note {NOTE}",
+    ])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await encounter(pilot, app)
+        roster = screen.query_one(RosterView)
+        width = roster.scrollable_content_region.width
+        rows = [roster.render_line(y).text for y in range(len(roster.combatants) * 2)]
+        rows = [r for r in rows if r.strip()]
+        assert rows and all(cell_len(r) == width for r in rows), [(r, cell_len(r), width) for r in rows]
+        yamada = next(r for r in rows if "山田太郎" in r)
+        assert long_condition + "→20" in yamada or "+" in yamada, yamada
+        assert "怒→20" in next(r for r in rows if "Zoë" in r)
+        log = screen.query_one(CombatLog)
+        lines = [log.render_line(y).text for y in range(log.size.height)]
+        assert all(cell_len(line) <= log.scrollable_content_region.width for line in lines)
+        assert NOTE in "".join(line[6:].strip() for line in lines)
+        assert not getattr(app, "errors", [])

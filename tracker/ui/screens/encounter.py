@@ -26,7 +26,6 @@ saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
 from __future__ import annotations
 
 import shlex
-import textwrap
 from collections.abc import Callable
 
 from rich.text import Text
@@ -38,7 +37,7 @@ from textual.widgets import Footer, Static
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
-from tracker.text import visible
+from tracker.text import visible, wrap
 from tracker.roles import Role, who
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may
 from tracker.ui.live import Live
@@ -90,7 +89,7 @@ class UpcomingView(Static):
             if any(name in what for name in hidden):
                 continue
             # Wrapped under itself, never cut: "  30 Sphinx's punch" / "     completes".
-            wrapped = textwrap.wrap(visible(what), width) or [""]
+            wrapped = wrap(visible(what), width)
             if len(lines) + len(wrapped) > room:
                 if len(lines) < room:
                     lines.append(Text("     …", style="dim"))
