@@ -100,3 +100,37 @@ async def test_wide_names_and_conditions_are_measured_in_cells(saves: Path) -> N
         assert all(cell_len(line) <= log.scrollable_content_region.width for line in lines)
         assert NOTE in "".join(line[6:].strip() for line in lines)
         assert not getattr(app, "errors", [])
+
+
+BOSS = "[bold red]Boss[/]"
+
+
+@pytest.mark.parametrize(("key", "title"), [
+    ("r", f"Rename {BOSS}"),
+    ("s", f"Side of {BOSS}"),
+    ("w", f"Save {BOSS}'s sheet in the library"),
+    ("x", f"Remove {BOSS} from the fight?"),
+    ("e", f"Edit {BOSS}"),
+])
+async def test_roster_dialogs_show_a_bracketed_name_as_typed(saves: Path, key: str, title: str) -> None:
+    """Issue 22: the Rename, Side and library dialogs showed `\\[bold red]Boss\\[/]`. The
+    titles are plain text: the name shows exactly as typed. The roster editor opens with
+    its first row selected, so the key acts at once (no Down first)."""
+    from textual.widgets import Label
+
+    from tests.test_ui_app import make_file
+    from tracker.ui.screens.roster import RosterScreen
+
+    path = make_file(saves, "freeform", [f'add "{BOSS}" hp=10', "add Ann hp=5"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await encounter(pilot, app)
+        await press(pilot, "e")
+        await wait_for(pilot, lambda: isinstance(app.screen, RosterScreen), "the roster editor")
+        editor = app.screen
+        await press(pilot, key)
+        await wait_for(pilot, lambda: app.screen is not editor, "the dialog")
+        shown = [str(label.render()) for label in app.screen.query(Label)]
+        assert title in shown, shown
+        assert not any("\\[" in text for text in shown), shown
+        assert not getattr(app, "errors", [])

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from rich.text import Text
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
@@ -58,12 +56,6 @@ def _name(text: str) -> None:
     """The name field's message as it is typed: what `add` and `rename` would refuse."""
     if text.strip():
         check_name(text.strip(), "name")
-
-
-def _title(text: str) -> str:
-    """A dialog title holding a name: control characters visible, brackets literal
-    (FormScreen and ConfirmScreen read their titles as markup)."""
-    return escape(visible(text))
 
 
 def _copies(text: str) -> int:
@@ -156,7 +148,7 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
         for change in changes:
             live.run(change)
 
-    return FormScreen(_title(f"Edit {name}"), sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
+    return FormScreen(f"Edit {name}", sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
 
 
 class RosterScreen(Screen[None]):
@@ -195,6 +187,8 @@ class RosterScreen(Screen[None]):
             options.highlighted = names.index(select)
         elif highlighted is not None and names:
             options.highlighted = min(highlighted, len(names) - 1)
+        elif names:  # opened: the first row, so e, r, s, x act at once (no Down first)
+            options.highlighted = 0
 
     def _current(self) -> Combatant | None:
         options = self.query_one(OptionList)
@@ -234,7 +228,7 @@ class RosterScreen(Screen[None]):
                     self.notify(visible(str(exc)), severity="error", markup=False)
                 self.reload()
 
-        self.app.push_screen(ConfirmScreen(_title(f"Remove {c.name} from the fight?")), answer)
+        self.app.push_screen(ConfirmScreen(f"Remove {c.name} from the fight?"), answer)
 
     def _run(self, change: Callable[..., object], select: str | None = None) -> None:
         try:
@@ -254,7 +248,7 @@ class RosterScreen(Screen[None]):
             renamed.append(values["name"])
 
         field = FormField("name", "new name", c.name, "the combatant's new name", _name)
-        self.app.push_screen(FormScreen(_title(f"Rename {c.name}"), [field], submit), lambda _: self.reload(renamed[0] if renamed else c.name))
+        self.app.push_screen(FormScreen(f"Rename {c.name}", [field], submit), lambda _: self.reload(renamed[0] if renamed else c.name))
 
     def do_side(self) -> None:
         c = self._current()
@@ -263,7 +257,7 @@ class RosterScreen(Screen[None]):
         sides = sorted({o.side for o in self.live.encounter.combatants.values() if o.side})
         field = FormField("side", "side", c.side, "PC, foe, ... (empty: no side)", None, sides)
         self.app.push_screen(
-            FormScreen(_title(f"Side of {c.name}"), [field], lambda v: self.live.run(lambda s: s.set_side(c.name, v["side"]))),
+            FormScreen(f"Side of {c.name}", [field], lambda v: self.live.run(lambda s: s.set_side(c.name, v["side"]))),
             lambda _: self.reload(c.name),
         )
 
@@ -324,7 +318,7 @@ class RosterScreen(Screen[None]):
                 self.notify(saved[0], markup=False)
 
         field = FormField("entry", "sheet name", c.name, "saving under an existing name replaces that sheet")
-        self.app.push_screen(FormScreen(_title(f"Save {c.name}'s sheet in the library"), [field], submit), done)
+        self.app.push_screen(FormScreen(f"Save {c.name}'s sheet in the library", [field], submit), done)
 
     def do_done(self) -> None:
         self.dismiss(None)
