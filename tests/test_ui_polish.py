@@ -134,3 +134,63 @@ async def test_roster_dialogs_show_a_bracketed_name_as_typed(saves: Path, key: s
         assert title in shown, shown
         assert not any("\\[" in text for text in shown), shown
         assert not getattr(app, "errors", [])
+
+
+PASTE = ("a long note pasted whole, " * 120)[:3000]
+
+
+def notes(app: TrackerApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_a_bracketed_paste_of_3000_characters_is_kept_whole(saves: Path) -> None:
+    """Issue 22: more than 512 keys in one burst were dropped silently. A paste the
+    terminal brackets is one Paste event: typed right after `N` (before the note form is
+    up) it waits its turn, lands in the field whole, and Enter commits all of it."""
+    from textual import events
+
+    from tests.ui import post_keys
+
+    path = copy_save(saves, "freeform-bridge-ambush.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await encounter(pilot, app)
+        post_keys(app, ["N"])
+        paste = events.Paste(PASTE)
+        paste.set_sender(app)
+        app.post_message(paste)
+        post_keys(app, ["enter"])
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.screen is screen, "the note committed")
+        assert screen.live.encounter.events[-1].kind == "note"
+        assert screen.live.encounter.events[-1].args["text"] == PASTE
+        assert not getattr(app, "errors", [])
+    assert EncounterFile(path).load().encounter.events[-1].args["text"] == PASTE
+
+
+async def test_an_unbracketed_burst_of_3000_keys_is_refused_with_a_word(saves: Path) -> None:
+    """The same 3000 characters typed as keys (a terminal without bracketed paste): more
+    than the 512 keys the app holds. The burst is refused whole, with a notification
+    naming the limit; its final Enter commits nothing, and nothing of it turns up later.
+    The next note, typed after a pause, is saved as typed."""
+    from tests.ui import burst
+
+    path = copy_save(saves, "freeform-bridge-ambush.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await encounter(pilot, app)
+        events_before = len(screen.live.encounter.events)
+        burst(app, "N" + PASTE + "\r")
+        await settle(pilot)
+        assert any("more than the 512" in n for n in notes(app)), notes(app)
+        assert len(screen.live.encounter.events) == events_before
+        assert app.screen is screen  # the `N` of the burst was refused with the rest
+        # The GM's next keys come after a pause (the burst is over).
+        from time import monotonic
+
+        from tracker.ui.guard import BURST_GAP
+        await wait_for(pilot, lambda: monotonic() - app.key_hold._refused_at > BURST_GAP, "the end of the burst")
+        await type_text(pilot, "Nshort note\r")
+        await wait_for(pilot, lambda: len(screen.live.encounter.events) == events_before + 1, "the next note")
+        assert screen.live.encounter.events[-1].args["text"] == "short note"
+        assert not getattr(app, "errors", [])

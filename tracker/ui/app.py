@@ -135,6 +135,8 @@ class TrackerApp(App[int]):
                 return
             if self.key_hold.wants(event):
                 return
+        elif isinstance(event, events.Paste) and not event.is_forwarded and self.key_hold.wants(event):
+            return  # after the keys typed before it (guard.py)
         await super().on_event(event)
 
     def _binds(self, key: str) -> bool:
@@ -143,7 +145,7 @@ class TrackerApp(App[int]):
         except Exception:  # no screen yet
             return False
 
-    async def _forward_key(self, event: events.Key) -> None:
+    async def _forward_key(self, event: events.Key | events.Paste) -> None:
         await super().on_event(event)
 
     def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None, markup: bool = False) -> None:  # type: ignore[override]
