@@ -194,3 +194,50 @@ async def test_an_unbracketed_burst_of_3000_keys_is_refused_with_a_word(saves: P
         await wait_for(pilot, lambda: len(screen.live.encounter.events) == events_before + 1, "the next note")
         assert screen.live.encounter.events[-1].args["text"] == "short note"
         assert not getattr(app, "errors", [])
+
+
+async def test_a_remapped_key_is_shown_where_keys_are_shown(saves: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22: with `declare = "ctrl+a"` in the config, `?` and the palette still showed
+    `a`. The help screen, the palette and the footer show ctrl+a, the key works, and `?`
+    names each command as the config's `[keys]` table takes it."""
+    from textual.command import CommandPalette
+    from textual.widgets import Footer, Static
+
+    from tracker.ui.screens.declare import DeclareScreen
+    from tracker.ui.screens.help import HelpScreen
+
+    config = tmp_path / "config.toml"
+    config.write_text('[keys]\ndeclare = "ctrl+a"\n')
+    monkeypatch.setenv("TRACKER_CONFIG", str(config))
+    path = copy_save(saves, "freeform-bridge-ambush.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await encounter(pilot, app)
+        footer = " ".join(str(w.render()) for w in screen.query_one(Footer).query("*"))
+        assert "^a Declare" in footer or "ctrl+a Declare" in footer, footer
+        await press(pilot, "question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        table = list(app.screen.query(Static))[-1].content
+        from rich.console import Console
+
+        console = Console(width=80, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(table)
+        text = console.export_text()
+        declare_row = next(line for line in text.splitlines() if "Declare:" in line)
+        assert declare_row.split()[:2] == ["ctrl+a", "declare"], declare_row
+        assert "config name" in text and any(line.split()[:2] == ["/", "log_search"] for line in text.splitlines())
+        await press(pilot, "escape")
+        await press(pilot, "ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await type_text(pilot, "Declare")
+        palette = app.screen
+
+        def shown() -> str:
+            return " ".join(str(palette.query_one("CommandList").get_option_at_index(i).prompt) for i in range(palette.query_one("CommandList").option_count))
+
+        await wait_for(pilot, lambda: "Declare (ctrl+a)" in shown(), "the palette's declare row")
+        await press(pilot, "escape")
+        await wait_for(pilot, lambda: app.screen is screen, "back")
+        await press(pilot, "ctrl+a")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form from ctrl+a")
+        assert not getattr(app, "errors", [])

@@ -21,7 +21,7 @@ player's `:next` is refused there, as any change a player may not make.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -44,7 +44,23 @@ class Command:
 
     @property
     def key_text(self) -> str:
-        return " / ".join(_KEY_NAMES.get(k, k) for k in self.keys.split(","))
+        return key_text(self.keys)
+
+    def keys_shown(self, keymap: Mapping[str, str]) -> str:
+        """The keys as the app binds them: the user's config (`[keys]`, by command name,
+        Textual's keymap by binding id) wins over the table's own."""
+        return key_text(keymap.get(self.name, self.keys))
+
+
+def key_text(keys: str) -> str:
+    return " / ".join(_KEY_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
+
+
+def keymap_of(app: object) -> Mapping[str, str]:
+    """The keys the user's config rebinds (tracker.config.apply -> `App.update_keymap`):
+    Textual keeps them in the app; read here only, in one place."""
+    keymap = getattr(app, "_keymap", None)
+    return keymap if isinstance(keymap, Mapping) else {}
 
 
 _KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "slash": "/", "delete": "del", "enter": "enter", "escape": "esc", "left_square_bracket": "[", "right_square_bracket": "]"}
@@ -166,14 +182,17 @@ class CommandTable(Provider):
     def _run(self, name: str) -> None:
         self.screen.run_action(f"cmd('{name}')")
 
+    def _text(self, command: Command) -> str:
+        return f"{command.label} ({command.keys_shown(keymap_of(self.app))})"
+
     async def discover(self) -> Hits:
         for command in self._table():
-            yield DiscoveryHit(f"{command.label} ({command.key_text})", partial(self._run, command.name), help=command.help)
+            yield DiscoveryHit(self._text(command), partial(self._run, command.name), help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in self._table():
-            text = f"{command.label} ({command.key_text})"
+            text = self._text(command)
             score = max(matcher.match(text), matcher.match(command.help) * 0.8)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._run, command.name), help=command.help)
