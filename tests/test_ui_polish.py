@@ -241,3 +241,53 @@ async def test_a_remapped_key_is_shown_where_keys_are_shown(saves: Path, tmp_pat
         await press(pilot, "ctrl+a")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form from ctrl+a")
         assert not getattr(app, "errors", [])
+
+
+@pytest.mark.parametrize("usual", [None, "brandx"])
+async def test_the_new_encounter_ruleset_is_chosen_from_the_list(saves: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, usual: str | None) -> None:
+    """Issue 22: the ruleset was a free text box preset to freeform (Tab then Enter made a
+    Brand X night freeform). It is a list of the rulesets: it starts on the config's
+    default_ruleset (else the first), typing `us` jumps to usor, Enter takes it."""
+    from rulesets import registry
+    from tracker.ui.screens.form import ChoiceList, FormScreen
+    from tracker.ui.screens.roster import RosterScreen
+
+    if usual:
+        config = tmp_path / "config.toml"
+        config.write_text(f'default_ruleset = "{usual}"\n')
+        monkeypatch.setenv("TRACKER_CONFIG", str(config))
+    app = TrackerApp(saves)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the new encounter form")
+        choices = app.screen.query_one("#f-ruleset", ChoiceList)
+        assert choices.choices == sorted(registry.available())
+        assert choices.value == (usual or sorted(registry.available())[0])
+        await type_text(pilot, "Night\t")
+        assert app.screen.focused is choices
+        await press(pilot, *"us")
+        assert choices.value == "usor"
+        await press(pilot, "ctrl+u", "f", "enter")  # typing over: freeform
+        await wait_for(pilot, lambda: isinstance(app.screen, RosterScreen), "the roster editor")
+        assert app.screen.live.ruleset.id == "freeform"
+        assert not getattr(app, "errors", [])
+
+
+async def test_a_long_sheet_label_never_runs_into_its_value(saves: Path) -> None:
+    """Issue 22: `active_charis10` in the sheet editor at 80 columns. Each label is cut to
+    leave a free cell before its value."""
+    from textual.widgets import Input, Label
+
+    from tracker.ui.screens.form import FormField, FormScreen
+
+    app = TrackerApp(saves)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(FormScreen("Edit", [FormField("active_charisma", "active_charisma", "10")]))
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
+        await settle(pilot)
+        label = app.screen.query(".row Label").first(Label)
+        entry = app.screen.query_one(Input)
+        row = "".join(strip.text for strip in app.screen._compositor.render_strips()[entry.region.y : entry.region.y + 1])
+        assert str(label.render()) == "active_char…" and "active_char… 10" in row, row

@@ -32,7 +32,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
-from tracker import paths
+from tracker import config, paths
 from tracker.engine import TrackerError
 from tracker.library import new_from_roster
 from tracker.persistence.folder import Refused
@@ -86,6 +86,15 @@ def slug(name: str) -> str:
 def _check_ruleset(text: str) -> None:
     if text not in registry.available():
         raise TrackerError(f"ruleset: expected one of {', '.join(sorted(registry.available()))}, got {text!r}")
+
+
+def _usual_ruleset(available: list[str]) -> str:
+    """The config's default_ruleset when it names one of `available`, else the first."""
+    try:
+        chosen = config.load().default_ruleset
+    except TrackerError:  # a bad config file is reported where the app starts
+        chosen = None
+    return chosen if chosen in available else available[0]
 
 
 def _cell(text: str) -> Text:
@@ -203,7 +212,9 @@ class StartScreen(Screen[None]):
         available = sorted(registry.available())
         fields = [
             FormField("name", "name", "", "the encounter's title", lambda t: None),
-            FormField("ruleset", "ruleset", "freeform" if "freeform" in available else available[0], ", ".join(available), _check_ruleset, available),
+            # Chosen from the list, never typed: starting on the config's default_ruleset
+            # (else the first), so Tab then Enter makes what the GM set as usual.
+            FormField("ruleset", "ruleset", _usual_ruleset(available), ", ".join(available), _check_ruleset, available, pick=True),
         ]
         created: list[Path] = []
 
