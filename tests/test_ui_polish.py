@@ -291,3 +291,18 @@ async def test_a_long_sheet_label_never_runs_into_its_value(saves: Path) -> None
         entry = app.screen.query_one(Input)
         row = "".join(strip.text for strip in app.screen._compositor.render_strips()[entry.region.y : entry.region.y + 1])
         assert str(label.render()) == "active_char…" and "active_char… 10" in row, row
+
+
+async def test_identical_notifications_are_merged(saves: Path) -> None:
+    """Issue 22: a held key stacked identical notifications over the log. The same
+    refusal five times is shown once; a different one beside it."""
+    path = copy_save(saves, "freeform-bridge-ambush.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await encounter(pilot, app)
+        for _ in range(5):
+            app.notify("rule: nothing to maintain", severity="warning")
+        app.notify("something else")
+        await settle(pilot)
+        assert notes(app).count("rule: nothing to maintain") == 1
+        assert notes(app).count("something else") == 1

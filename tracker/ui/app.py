@@ -40,6 +40,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App, SystemCommand
+from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
@@ -152,6 +153,15 @@ class TrackerApp(App[int]):
         """Notifications quote names, notes and file contents: always plain text (screens'
         and widgets' `notify` pass markup=True by default; it is ignored here)."""
         super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
+
+    def _on_notify(self, event: Notify) -> None:
+        """One of each: a notification the same as one still shown (a held key repeating
+        a refusal) replaces it, with a fresh timeout, instead of stacking over the log."""
+        new = event.notification
+        for shown in list(self._notifications):
+            if (shown.message, shown.title, shown.severity) == (new.message, new.title, new.severity):
+                self._unnotify(shown, refresh=False)
+        super()._on_notify(event)
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:
