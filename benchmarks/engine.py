@@ -143,7 +143,8 @@ def big_file(folder: Path) -> Path:
             c = enc.combatants[name]
             if c.active is None:
                 target = rng.choice(names)
-                enc.apply(Event("declare", {"actor": name, "template": "strike", "mode": "active", "targets": [target], "resolution": Resolution(rng.randint(1, 20), True, rng.randint(0, 9), (rng.randint(1, 10), rng.randint(1, 10)), "2d10 vs 15", ())}))
+                rolled = Resolution(rng.randint(1, 20), True, rng.randint(0, 9), (rng.randint(1, 10), rng.randint(1, 10)), "2d10 vs 15", ())
+                enc.apply(Event("declare", {"actor": name, "template": "strike", "mode": "active", "targets": [target], "resolution": rolled}))
         to = enc.next_happening()
         if to is not None:
             enc.apply(Event("advance", {"to": to}))
@@ -190,17 +191,19 @@ def main() -> None:
         path = big_file(Path(folder))
         size = path.stat().st_size / 1e6
         runs = load_versus_parse(path)
-    ratios = [l / p for l, p in zip(runs["load"], runs["parse"])]
+    ratios = [load / p for load, p in zip(runs["load"], runs["parse"])]
     with_gc = [c / p for c, p in zip(runs["collect"], runs["parse"])]
-    cpu = [l / p for l, p in zip(runs["load_cpu"], runs["parse_cpu"])]
+    cpu = [load / p for load, p in zip(runs["load_cpu"], runs["parse_cpu"])]
     med = {k: statistics.median(v) for k, v in runs.items()}
     print()
     print("| | measured | floor (same run) | ratio | target |")
     print("|---|---:|---:|---:|---:|")
-    print(f"| (a) declare + complete, 100,000 actions, 1,000 combatants | {eng['engine'] * 1e6:.2f} us/action | heapq push+pop on a heap of {QUEUE_SIZE[0]:,} (the engine's largest queue): {eng['floor'] * 1e6:.3f} us | {statistics.median(paired):.1f}x (range {min(paired):.1f}-{max(paired):.1f}) | <= 50x |")
+    floor = f"heapq push+pop on a heap of {QUEUE_SIZE[0]:,} (the engine's largest queue): {eng['floor'] * 1e6:.3f} us"
+    print(f"| (a) declare + complete, 100,000 actions, 1,000 combatants | {eng['engine'] * 1e6:.2f} us/action | {floor} | {statistics.median(paired):.1f}x (range {min(paired):.1f}-{max(paired):.1f}) | <= 50x |")
     print(f"| (a) the same, in CPU time | {eng['engine_cpu'] * 1e6:.2f} us/action | {eng['floor_cpu'] * 1e6:.3f} us | {statistics.median(paired_cpu):.1f}x (range {min(paired_cpu):.1f}-{max(paired_cpu):.1f}) | <= 50x |")
     print(f"| (b) `next` across 1,000,000 empty segments | {far * 1e6:.2f} us | across 1: {near * 1e6:.2f} us | {far / near:.2f}x | < 2x |")
-    print(f"| (c) load 1,000 combatants, 20,000 events ({size:.1f} MB), parse + replay | {med['load']:.3f} s | `tomllib.loads` of the file: {med['parse']:.3f} s | {statistics.median(ratios):.2f}x (range {min(ratios):.2f}-{max(ratios):.2f}) | <= 0.6x |")
+    ratio = f"{statistics.median(ratios):.2f}x (range {min(ratios):.2f}-{max(ratios):.2f})"
+    print(f"| (c) load 1,000 combatants, 20,000 events ({size:.1f} MB), parse + replay | {med['load']:.3f} s | `tomllib.loads` of the file: {med['parse']:.3f} s | {ratio} | <= 0.6x |")
     print(f"| (c') the same load and the collection it put off | {med['collect']:.3f} s | the same | {statistics.median(with_gc):.2f}x (range {min(with_gc):.2f}-{max(with_gc):.2f}) | <= 0.6x |")
     print(f"| (c) the same, in CPU time (less disturbed by other work on the machine) | {med['load_cpu']:.3f} s | {med['parse_cpu']:.3f} s | {statistics.median(cpu):.2f}x (range {min(cpu):.2f}-{max(cpu):.2f}) | <= 0.6x |")
     print(f"\n(a) median of {len(paired)} paired ratios, each floor (best of 3) timed right after its own engine run.")

@@ -190,7 +190,7 @@ def key_table(folder: Path, presses: int) -> bool:
         loaded = EncounterFile(path).load()
         assert len(loaded.encounter.events) == n + 2 * presses, "a change was lost"
     print("\n3. key to frame in the app, the save included (Pilot, 80x24)")
-    print(f"| events | `down` (floor) | `.` change to frame | second key at once | second key to on disk | change / floor |")
+    print("| events | `down` (floor) | `.` change to frame | second key at once | second key to on disk | change / floor |")
     print("|---:|---:|---:|---:|---:|---:|")
     ok = True
     for n, r in rows.items():

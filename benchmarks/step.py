@@ -18,6 +18,7 @@ import gc
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -57,11 +58,11 @@ def main() -> None:
         for n, steps, loads in ((SMALL, step_small, load_small), (BIG, step_big, load_big)):
             s = mover()
             before = len(s.encounter.log)
-            steps.append(timed(lambda: s.execute(f"step {n}")))
+            steps.append(timed(partial(s.execute, f"step {n}")))
             if n == BIG:
                 lines_big = len(s.encounter.log) - before
             text = codec.dumps(s.encounter, 1)
-            loads.append(timed(lambda: codec.loads(text)))
+            loads.append(timed(partial(codec.loads, text)))
     rows = [
         ("(a) step 100,000,000 vs step 100", statistics.median(step_big), statistics.median(step_small), 3.0),
         ("(b) load after (a) vs after step 100", statistics.median(load_big), statistics.median(load_small), 3.0),

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from tracker.engine.errors import TrackerError
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from rulesets.base import Ruleset
 
 GROUP = "tracker.rulesets"
@@ -43,7 +45,7 @@ def _load(target: str) -> type[Ruleset] | None:
         return None
 
 
-def entry_points(group: str) -> list:  # type: ignore[type-arg]
+def entry_points(group: str) -> list[EntryPoint]:
     from importlib.metadata import entry_points as scan  # costs more than a roll: only here
 
     return list(scan(group=group))

@@ -325,4 +325,4 @@ def test_house_rules_override_tables_and_bad_rows_are_named(tmp_path: Path) -> N
     bad = tmp_path / "bad.toml"
     bad.write_text('[cover]\nlight = "lots"\n')
     with pytest.raises(TrackerError, match=r"cover\.light: expected a die code"):
-        D6Ruleset(bad).data
+        _ = D6Ruleset(bad).data

@@ -229,3 +229,11 @@ def test_contest_in_the_timeline_and_chance_of() -> None:
     session.execute("declare Michael contest target=Guard faces=1,4,6,1,4,6")
     resolution = session.encounter.actions[-1].resolution
     assert resolution.success is True and "die sizes" in resolution.summary
+
+
+def test_a_dice_table_that_leaves_keys_out_takes_the_ladder_defaults() -> None:
+    """A house-rule `[dice]` table naming only some keys keeps the others as shipped."""
+    from rulesets.ogs.notation import DiceSteps
+
+    assert DiceSteps.from_table({}) == DiceSteps((4, 6, 8, 10, 12), (8, 6), 1)
+    assert DiceSteps.from_table({"steps": [4, 6, 8, 10, 12, 20]}) == DiceSteps((4, 6, 8, 10, 12, 20), (8, 6), 1)

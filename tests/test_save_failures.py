@@ -132,6 +132,65 @@ def test_the_write_behind_store_goes_back_to_the_file_when_a_write_fails(fight: 
     assert any("kept" in t for t in texts) and not any("lost" in t for t in texts)
 
 
+def _faulty(session: Session, kind: str, times: int) -> list[int]:
+    """Make the engine's handler of `kind` fail (a fault, not a refusal) the next `times`
+    times it runs, then work again; the list counts the failures."""
+    encounter = session.encounter
+    handler = encounter._handlers[kind]
+    failed: list[int] = []
+
+    def once(args: dict[str, Any]) -> None:
+        if len(failed) < times:
+            failed.append(1)
+            raise RuntimeError("a fault while folding the log")
+        handler(args)
+
+    encounter._handlers[kind] = once
+    return failed
+
+
+def _as_it_is(session: Session) -> tuple[Any, ...]:
+    enc = session.encounter
+    target = (enc.undo_target(), enc.redo_target())
+    return tuple(e.seq if e else None for e in target), [e.text for e in enc.log], len(enc.events), {n: dict(c.resources) for n, c in enc.combatants.items()}
+
+
+def test_a_redo_that_fails_changes_nothing(fight: Path) -> None:
+    session = _session(fight)
+    session.execute("damage Ann 5")
+    session.undo()
+    seen, on_file = _as_it_is(session), fight.read_bytes()
+    failed = _faulty(session, "damage", times=3)  # the redone change fails, however often tried
+    with pytest.raises(TrackerError, match=r"redo of change 4 could not be applied \(RuntimeError: a fault while folding the log\); nothing was changed"):
+        session.redo()
+    assert _as_it_is(session) == seen and fight.read_bytes() == on_file
+    assert len(failed) == 1  # tried once, then the fold without it
+    failed.extend([1, 1])  # the fault is gone
+    # Both stacks whole: the redo goes through now, and undo takes it back again.
+    session.redo()
+    assert session.encounter.combatant("Ann").resources["hp"] == 7
+    session.undo()
+    assert session.encounter.combatant("Ann").resources["hp"] == 12
+    session.redo()
+    assert _whole(fight) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert EncounterFile(fight).load().encounter.combatant("Ann").resources["hp"] == 7
+
+
+def test_an_undo_that_fails_changes_nothing(fight: Path) -> None:
+    session = _session(fight)
+    session.execute("damage Ann 5")
+    seen, on_file = _as_it_is(session), fight.read_bytes()
+    failed = _faulty(session, "add", times=1)  # folding the log again without the damage
+    with pytest.raises(TrackerError, match=r"undo of change 4 could not be applied \(RuntimeError: a fault while folding the log\); nothing was changed"):
+        session.undo()
+    assert failed and _as_it_is(session) == seen and fight.read_bytes() == on_file
+    session.undo()
+    assert session.encounter.combatant("Ann").resources["hp"] == 12
+    session.redo()
+    assert session.encounter.combatant("Ann").resources["hp"] == 7
+    assert _whole(fight) == [1, 2, 3, 4, 5, 6]
+
+
 @pytest.mark.ui
 async def test_the_app_says_what_was_not_saved_and_shows_what_is(fight: Path, monkeypatch: pytest.MonkeyPatch, none_in_details: None) -> None:
     from textual.widgets import Label

@@ -366,7 +366,7 @@ def test_two_writers_interleave_appends_in_one_order(tmp_path: Path) -> None:
     _new(path, "add Ann hp=100")
     a, b = _session(path), _session(path)
     for i in range(20):
-        (a if i % 2 else b).execute(f"damage Ann 1")
+        (a if i % 2 else b).execute("damage Ann 1")
     loaded = EncounterFile(path).load()
     assert loaded.revision == 21 and loaded.encounter.combatant("Ann").resources["hp"] == 80
     assert [e.seq for e in loaded.encounter.events] == list(range(1, 22))
@@ -528,7 +528,10 @@ def _both(ruleset_id: str, raw: dict, index: int) -> None:
     assert fast == slow
 
 
-ODD_VALUES = [None, True, 0, -1, 2**70, 1.5, float("nan"), float("inf"), "x", "", [], {}, [1, "a"], ["a"], [2**70], {"kind": "zap"}, [{"kind": "zap"}], [{"kind": "damage", "target": "A", "amount": 1, "resource": "hp", "colour": 1}], {"a": float("nan")}, datetime.date(2020, 1, 1)]
+ODD_VALUES = [
+    None, True, 0, -1, 2**70, 1.5, float("nan"), float("inf"), "x", "", [], {}, [1, "a"], ["a"], [2**70], {"kind": "zap"}, [{"kind": "zap"}],
+    [{"kind": "damage", "target": "A", "amount": 1, "resource": "hp", "colour": 1}], {"a": float("nan")}, datetime.date(2020, 1, 1),
+]
 
 
 def test_fast_and_general_event_checks_agree_on_every_shipped_event() -> None:

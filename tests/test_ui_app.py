@@ -328,6 +328,42 @@ async def test_help_lists_every_key_and_palette_has_every_command(saves: Path) -
         assert len(found) == len([c for c in ENCOUNTER if c.gm])  # the GM's rows (take back is a player's)
 
 
+def first_hit(app: TrackerApp) -> str:
+    """The text of the command palette's first hit ("" while it lists none)."""
+    from textual.command import CommandList
+
+    hits = app.screen.query(CommandList)
+    if not hits or hits.first().option_count == 0:
+        return ""
+    prompt = hits.first().get_option_at_index(0).prompt
+    return str(getattr(prompt, "plain", prompt))
+
+
+async def test_picking_a_palette_command_performs_it(saves: Path) -> None:
+    """Ctrl+P, a command's name, Enter: the command runs, as its key would run it."""
+    from textual.command import CommandPalette
+
+    from tests.ui import type_text
+
+    path = make_file(saves, "freeform", ["add Seraph"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
+        await type_text(pilot, "Step")
+        await wait_for(pilot, lambda: first_hit(app).startswith("Step"), "the Step command listed first")
+        await press(pilot, "enter")
+        await wait_for(pilot, lambda: encounter_screen(app).live.encounter.now == 1, "the palette's Step to move the fight on")
+        await press(pilot, "ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette again")
+        await type_text(pilot, "Declare")
+        await wait_for(pilot, lambda: first_hit(app).startswith("Declare"), "the Declare command listed first")
+        await press(pilot, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form from the palette")
+    assert on_disk(path).now == 1
+
+
 async def test_duplicate_and_delete_from_the_start_screen(saves: Path) -> None:
     source = make_file(saves, "freeform", ["add Ann hp=7", "note first blood"], name="alpha")
     app = TrackerApp(saves)

@@ -59,7 +59,7 @@ class WebServer:
             for line in list(self.lines):
                 if re.search(pattern, line):
                     return line
-            if self.proc.poll() is not None and not any(re.search(pattern, l) for l in self.lines):
+            if self.proc.poll() is not None and not any(re.search(pattern, seen) for seen in self.lines):
                 raise AssertionError(f"tracker web exited ({self.proc.returncode}) without {pattern!r}: {self.lines}")
             time.sleep(0.02)
         raise AssertionError(f"no {pattern!r} within {timeout}s: {self.lines}")

@@ -73,6 +73,7 @@ from tracker.engine import (
     CommandError,
     Encounter,
     Event,
+    Resolution,
     RuleRefusal,
     TrackerError,
 )
@@ -1012,7 +1013,7 @@ class Session:
     def proposal_line(self, p: Proposal) -> str:
         """'proposal 5: Seraph, punch against Sphinx: Roll 9 vs 11 (player bob)', made visible."""
         roll = p.args.get("resolution")
-        detail = f": {roll.summary}" if getattr(roll, "summary", "") else ""
+        detail = f": {roll.summary}" if isinstance(roll, Resolution) and roll.summary else ""
         by = self._by_of(self.encounter, p.seq)
         signed = f" ({who(by)})" if by else ""
         return visible(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")

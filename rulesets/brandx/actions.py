@@ -92,6 +92,7 @@ def resolve_ability(ctx: Ctx, dice: DiceSource) -> Resolution:
         raise TrackerError(f"ability={ability}: expected one of {', '.join(ABILITIES)}")
     base = int(ctx.p("roll", ctx.stat(ability)))
     target, text, costs, tdetails = ctx.target(base, f"{ability} {base}", int(ctx.p("pool", 0)), ability)
+    faces: tuple[int, ...]
     if ctx.p("calm", False):
         total, faces, shown = 7, (), "no stress: 7 assumed"
     else:

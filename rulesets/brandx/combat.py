@@ -223,7 +223,7 @@ def land_blows(
             if roll_it and allowed:
                 thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
                 # The same roll read the other way, for a target whose VP changed by then.
-                roll = ActionRoll(tuple(throw_details["dice"][:2]), tuple(throw_details["dice"][2:]),  # type: ignore[arg-type]
+                roll = ActionRoll(tuple(throw_details["dice"][:2]), tuple(throw_details["dice"][2:]),
                                   throw_details["roll"] - throw_details["q"], 0)
                 other, other_text, other_details = throwback(ctx, target, dealt, not dp_lost, surprised, dice, roll)
                 readings = {("dp" if dp_lost else "vp"): (thrown, throw_text, throw_details),

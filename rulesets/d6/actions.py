@@ -339,7 +339,7 @@ class Resolver:
         until = request.segment + SEGMENTS_PER_ROUND
         how = f" + {self.tables.full_bonus} full defence" if full else ""
         summary = f"{pool.shown(roll)}{how}; attacks on {request.actor.name} need {value} until segment {until}"
-        details = {"defense": value, "total": roll.total}
+        details: dict[str, Any] = {"defense": value, "total": roll.total}
         if roll.status:
             details["wild"] = roll.status
         return Resolution(pt=pt, margin=value, dice=roll.faces, summary=summary, details=details)

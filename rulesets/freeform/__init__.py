@@ -21,7 +21,7 @@ from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, RESOURCE, Field, FieldError, staged
 
-_PARAMS = (
+_PARAMS: tuple[Field, ...] = (
     Field("mode", "choice", None, choices=("active", "passive"), role=PARAM, help="active or passive"),
     Field("damage", "float", None, role=PARAM, help="damage dealt to each target on completion"),
     Field("resource", "str", None, role=PARAM, help="which resource the damage comes off"),

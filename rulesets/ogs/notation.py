@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tracker.engine.errors import TrackerError
 
@@ -24,21 +25,27 @@ MAX_DICE = 60
 
 _TERM = re.compile(r"^(\d*)d(\d+)$")
 
+# The shipped die-size ladder (tables.toml can change it).
+_STEPS = (4, 6, 8, 10, 12)
+_OVERFLOW = (8, 6)
+_OVERFLOW_TARGET = 1
+
 
 @dataclass(frozen=True, slots=True)
 class DiceSteps:
     """The die-size ladder and what happens past its top (from tables.toml)."""
 
-    steps: tuple[int, ...] = (4, 6, 8, 10, 12)
-    overflow: tuple[int, ...] = (8, 6)
-    overflow_target: int = 1
+    steps: tuple[int, ...] = _STEPS
+    overflow: tuple[int, ...] = _OVERFLOW
+    overflow_target: int = _OVERFLOW_TARGET
 
     @classmethod
-    def from_table(cls, table: dict) -> "DiceSteps":
+    def from_table(cls, table: dict[str, Any]) -> "DiceSteps":
+        # The defaults by name: with slots, `cls.steps` is the slot, not the default.
         try:
-            steps = tuple(int(s) for s in table.get("steps", cls.steps))
-            overflow = tuple(int(s) for s in table.get("overflow", cls.overflow))
-            target = int(table.get("overflow_target", cls.overflow_target))
+            steps = tuple(int(s) for s in table.get("steps", _STEPS))
+            overflow = tuple(int(s) for s in table.get("overflow", _OVERFLOW))
+            target = int(table.get("overflow_target", _OVERFLOW_TARGET))
         except (TypeError, ValueError):
             raise TrackerError("ogs tables [dice]: steps and overflow must be lists of die sizes, overflow_target a number") from None
         if not steps or any(s < 2 for s in steps) or list(steps) != sorted(set(steps)):

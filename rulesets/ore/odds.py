@@ -29,7 +29,7 @@ class _HighestSet(icepool.MultisetEvaluator):
         self.hard = hard
         self.wiggle = wiggle
 
-    def next_state(self, state: Any, order: Order, outcome: int, count: int) -> Any:  # type: ignore[override]
+    def next_state(self, state: Any, order: Order, outcome: int, count: int) -> Any:
         if order != Order.Ascending:
             raise icepool.UnsupportedOrder()
         if outcome == 10:
@@ -40,7 +40,7 @@ class _HighestSet(icepool.MultisetEvaluator):
             return (outcome, count + 1) if count >= 1 else state
         return (outcome, count) if count >= 2 else state
 
-    def final_outcome(self, final_state: Any, order: Order, outcomes: Any, *sizes: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def final_outcome(self, final_state: Any, order: Order, outcomes: Any, *sizes: Any, **kwargs: Any) -> Any:
         return final_state if final_state is not None else _NONE
 
 
@@ -52,7 +52,7 @@ class _WidestSet(icepool.MultisetEvaluator):
         self.hard = hard
         self.wiggle = wiggle
 
-    def next_state(self, state: Any, order: Order, outcome: int, count: int) -> Any:  # type: ignore[override]
+    def next_state(self, state: Any, order: Order, outcome: int, count: int) -> Any:
         if order != Order.Ascending:
             raise icepool.UnsupportedOrder()
         if outcome == 10:
@@ -63,7 +63,7 @@ class _WidestSet(icepool.MultisetEvaluator):
                 return candidate
         return state
 
-    def final_outcome(self, final_state: Any, order: Order, outcomes: Any, *sizes: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def final_outcome(self, final_state: Any, order: Order, outcomes: Any, *sizes: Any, **kwargs: Any) -> Any:
         return final_state if final_state is not None else (0, 0)
 
 
@@ -75,7 +75,7 @@ def widest_set(pool: Pool) -> dict[tuple[int, int], Fraction]:
         return {(width, 10) if width >= 2 else (0, 0): Fraction(1)}
     die = _WidestSet(pool.hard, pool.wiggle).evaluate(icepool.d10.pool(pool.normal))
     den = die.denominator()
-    return {tuple(k): Fraction(q, den) for k, q in die.items()}  # type: ignore[misc]
+    return {tuple(k): Fraction(q, den) for k, q in die.items()}
 
 
 @lru_cache(maxsize=256)
@@ -90,7 +90,7 @@ def highest_set(pool: Pool) -> dict[tuple[int, int], Fraction]:
         return {_NONE: Fraction(1)}
     die = _HighestSet(pool.hard, pool.wiggle).evaluate(icepool.d10.pool(pool.normal))
     den = die.denominator()
-    return {tuple(k): Fraction(q, den) for k, q in die.items()}  # type: ignore[misc]
+    return {tuple(k): Fraction(q, den) for k, q in die.items()}
 
 
 @lru_cache(maxsize=512)

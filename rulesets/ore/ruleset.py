@@ -373,7 +373,7 @@ class OreRuleset(Ruleset):
         name = request.template.name
         if name == "move":
             return None
-        actions = max(1, len(request.targets)) if name in _ATTACKS else 1
+        # Extra targets take extra sets, not dice (the seed), so the chance is the pool's.
         pool = self.pool_for(request.actor, name, request.params)
         rolled = self.penalise(pool, int(request.params.get("penalty") or 0))
         return odds.success(rolled.pool, int(request.params.get("difficulty") or 1))

@@ -41,7 +41,7 @@ from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, Rating, contest, rating_of
 from rulesets.usor.sheet import LOCATIONS, ROLLABLE, STUN, rating
 
-STRIKE_PARAMS = (
+STRIKE_PARAMS: tuple[Field, ...] = (
     Field("location", "choice", "chest", choices=LOCATIONS, role=PARAM, help="where the strike is aimed"),
     Field("modifier", "int", 0, role=PARAM, help="situational modifier to the strike rating"),
     Field("dodge_modifier", "int", 0, role=PARAM, help="situational modifier to the defender's Dodge rating"),
@@ -49,13 +49,13 @@ STRIKE_PARAMS = (
     Field("parry", "bool", True, role=PARAM, help="the defender's Parry Rating counts (a covered weapon in hand)"),
     Field("stun", "bool", False, role=PARAM, help="the blow deals stun damage instead of physical damage"),
 )
-CHECK_PARAMS = (
+CHECK_PARAMS: tuple[Field, ...] = (
     Field("stat", "choice", "agility", choices=ROLLABLE, role=PARAM, help="the rating rolled"),
     Field("rating", "int", None, role=PARAM, help="roll this rating instead of a stat"),
     Field("modifier", "int", 0, role=PARAM, help="situational modifier to the rating"),
     Field("against", "int", None, role=PARAM, help="the event's rating (the GM's number)"),
 )
-CONTEST_PARAMS = (
+CONTEST_PARAMS: tuple[Field, ...] = (
     Field("stat", "choice", "agility", choices=ROLLABLE, role=PARAM, help="the rating rolled"),
     Field("modifier", "int", 0, role=PARAM, help="situational modifier to the rating"),
     Field("rival_stat", "choice", None, choices=ROLLABLE, role=PARAM, help="the rival's rating (default: the same stat)"),

@@ -134,10 +134,11 @@ def trend(official: Mapping[int, Iterable[int]]) -> tuple[Fraction, Fraction]:
     if len(points) < 2:
         raise TrackerError("the Event Chart needs at least two official rows to derive the others")
     n = len(points)
-    mean_x = sum(x for x, _ in points) / n
-    mean_y = sum(y for _, y in points) / n
-    sxx = sum((x - mean_x) ** 2 for x, _ in points)
-    sxy = sum((x - mean_x) * (y - mean_y) for x, y in points)
+    zero = Fraction(0)  # exact sums: a plain 0 to start would type them as maybe int
+    mean_x = sum((x for x, _ in points), zero) / n
+    mean_y = sum((y for _, y in points), zero) / n
+    sxx = sum(((x - mean_x) ** 2 for x, _ in points), zero)
+    sxy = sum(((x - mean_x) * (y - mean_y) for x, y in points), zero)
     b = sxy / sxx
     return mean_y - b * mean_x, b
 

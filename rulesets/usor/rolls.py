@@ -130,7 +130,7 @@ def contest(
     The labels name each side's dice group for a person typing the faces."""
     if against_event and not own.dice and not rival.dice:
         raise TrackerError("both rows have no dice, so the roll against the event could never be decided")
-    exchanges = []
+    exchanges: list[Exchange] = []
     for _ in range(MAX_REPEATS):
         again = f" (roll {len(exchanges) + 1})" if exchanges else ""
         x = Exchange(

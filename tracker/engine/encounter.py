@@ -78,7 +78,6 @@ import operator
 from dataclasses import replace
 import math
 from collections.abc import Callable, Iterable
-from itertools import count
 from typing import Any
 
 from tracker.engine import bounds
@@ -179,7 +178,7 @@ class Encounter:
         self.log: list[LogEntry] = []
         self.scheduled: dict[int, list[str]] = {}
         self._queue: list[tuple[int, int, int, Any]] = []
-        self._tick = count()
+        self._tick = 0  # the last tie-breaker handed out: queue entries never compare payloads
         self._applied: list[int] = []  # indexes into self.events of effective changes
         self._redo: list[int] = []
         self._current_seq = 0
@@ -281,17 +280,27 @@ class Encounter:
                 f"{'undone' if undo else 'redone'} is {top.seq} ({top.kind})",
             )
         index = stack.pop()
-        (self._redo if undo else self._applied).append(index)
-        if undo:
-            self._back_to_top()
-            return
-        # Redo: the state is the fold of every applied change but this one; apply it.
-        again = self.events[index]
+        other = self._redo if undo else self._applied
+        other.append(index)
         try:
+            if undo:
+                self._back_to_top()
+                return
+            # Redo: the state is the fold of every applied change but this one; apply it.
+            again = self.events[index]
             self._current_seq = again.seq
             self._handlers[again.kind](again.args)
-        except Exception:
-            self._rebuild()  # cannot happen with a deterministic engine; stay correct anyway
+        except Exception as exc:
+            # A fault (a bug: the engine is deterministic) part way: undo or redo either
+            # completes or changes nothing, so put both stacks back and fold the state
+            # they describe again, then refuse.
+            other.pop()
+            stack.append(index)
+            try:
+                self._rebuild()
+            except Exception as again_exc:
+                raise TrackerError(f"{event.kind} of change {target} failed ({type(exc).__name__}: {exc}), and the fight could not be folded again ({type(again_exc).__name__}: {again_exc})") from exc
+            raise TrackerError(f"{event.kind} of change {target} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
         if again.kind in _REWRITES_HISTORY:
             self._checkpoints.clear()
         self._maybe_checkpoint()
@@ -303,16 +312,20 @@ class Encounter:
         self._reset()
         self._keep_from = len(applied)
         self._applied = []
-        for index in applied:
-            event = events[index]
-            self._current_seq = event.seq
-            self._handlers[event.kind](event.args)
-            self._applied.append(index)
-            if event.kind in _REWRITES_HISTORY:
-                self._checkpoints.clear()
-            self._maybe_checkpoint()
-        self.events, self._applied, self._redo = events, applied, redo
-        self._keep_from = 0
+        try:
+            for index in applied:
+                event = events[index]
+                self._current_seq = event.seq
+                self._handlers[event.kind](event.args)
+                self._applied.append(index)
+                if event.kind in _REWRITES_HISTORY:
+                    self._checkpoints.clear()
+                self._maybe_checkpoint()
+        finally:
+            # Whatever happens, the log and both stacks stay as they were (a fault part
+            # way is the caller's to handle: `_walk` folds its stacks again).
+            self.events, self._applied, self._redo = events, applied, redo
+            self._keep_from = 0
 
     # ------------------------------------------------------------ checkpoints
     def _interval(self) -> int:
@@ -364,10 +377,6 @@ class Encounter:
                 state[key] = [_combatant_row(c) for c in value.values()]
             elif key == "_queue" or key == "_folded":
                 state[key] = value.copy()  # immutable entries / names: a shallow copy
-            elif key == "_tick":
-                # Reading an itertools.count without consuming it: copy it (twice, so the
-                # source keeps counting from the same place).
-                state[key] = copy.copy(value)
             else:
                 state[key] = _copy_value(value, self)
         live = self._live_actions()
@@ -385,8 +394,6 @@ class Encounter:
                 value = {row[0]: _combatant_from_row(row) for row in value}
             elif key == "_queue" or key == "_folded":
                 value = value.copy()
-            elif key == "_tick":
-                value = copy.copy(value)
             else:
                 value = _copy_value(value, self)
             setattr(self, key, value)
@@ -429,7 +436,8 @@ class Encounter:
         return self.events[entry.seq - 1].by if 0 < entry.seq <= len(self.events) else ""
 
     def _push(self, segment: int, kind: int, payload: Any) -> None:
-        heapq.heappush(self._queue, (segment, kind, next(self._tick), payload))
+        self._tick += 1
+        heapq.heappush(self._queue, (segment, kind, self._tick, payload))
 
     @staticmethod
     def _early_segment(action: Action, effect: fx.Effect) -> int:
@@ -524,8 +532,8 @@ class Encounter:
             if any(getattr(e, "target", None) == old for e in action.resolution.effects):
                 effects = []
                 for effect in action.resolution.effects:
-                    if getattr(effect, "target", None) == old:
-                        renamed[id(effect)] = replace(effect, target=new)  # type: ignore[type-var]
+                    if not isinstance(effect, fx.Note) and effect.target == old:  # a note names no one
+                        renamed[id(effect)] = replace(effect, target=new)
                     effects.append(renamed.get(id(effect), effect))
                 action.resolution = replace(action.resolution, effects=tuple(effects))
         queue = []
@@ -633,7 +641,8 @@ class Encounter:
         c.in_progress.append(action)
         if mode == ACTIVE:
             c.active = action
-        heapq.heappush(self._queue, (action.completes, _COMPLETE, next(self._tick), action))
+        self._tick += 1
+        heapq.heappush(self._queue, (action.completes, _COMPLETE, self._tick, action))
         if resolution.effects:
             self._push_early(action)
         verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"

@@ -170,7 +170,7 @@ def log_entry(segment: int, kind: str, text: str, about: tuple[str, ...] = (), s
     """`LogEntry(...)`, built at the cost of an unfrozen dataclass (see above)."""
     entry: Any = _LogEntryDraft(segment, kind, text, about, seq, secret, while_hidden, private)
     entry.__class__ = LogEntry
-    return entry  # type: ignore[no-any-return]
+    return entry
 
 
 PENDING = "pending"

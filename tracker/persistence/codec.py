@@ -58,6 +58,7 @@ from contextlib import contextmanager
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from types import ModuleType
 from typing import Any
 
 import tomli_w
@@ -70,6 +71,7 @@ from rulesets import registry
 from rulesets.base import Ruleset
 from rulesets.tables import parse_toml
 
+_rtoml: ModuleType | None
 try:  # a compiled reader: about 5x faster than tomllib on a long log (DESIGN 5)
     import rtoml as _rtoml
 except ImportError:  # pragma: no cover - rtoml is a dependency; tomllib stays correct
@@ -166,7 +168,19 @@ _MODE = ("active or passive", lambda v: v == "active" or v == "passive")
 
 # A player's proposed change (and the GM's approval of it, possibly edited): the
 # arguments of the declare, maintain or abort it stands for, and the faces rolled.
-_PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {"actor": (_STR, False), "params": (_TABLE, False), "pt": (_INT, False), "template": (_STR, False), "mode": (_MODE, False), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, False), "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False)}
+_PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
+    "actor": (_STR, False),
+    "params": (_TABLE, False),
+    "pt": (_INT, False),
+    "template": (_STR, False),
+    "mode": (_MODE, False),
+    "targets": (_STRS, False),
+    "companions": (_STRS, False),
+    "maintainable": (_BOOL, False),
+    "secret": (_BOOL, False),
+    "resolution": (_TABLE, False),
+    "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False),
+}
 
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
@@ -512,7 +526,7 @@ def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None
     rules = house_rules_tables(house_rules, base_dir, source) if house_rules else None
     try:
         ruleset = registry.get(ruleset_id, rules)
-        ruleset.tables  # read house rules now, so a bad file is reported as the save's problem
+        _ = ruleset.tables  # read house rules now, so a bad file is reported as the save's problem
     except TrackerError as exc:
         raise SaveError(f"{source}: ruleset: {exc}") from None
     settings_raw = doc.get("settings", {})
@@ -592,7 +606,7 @@ def _event_fast(ruleset: Ruleset, raw: dict[str, Any], index: int, source: str) 
     checks) goes through `_event`, which accepts or refuses it by name, so both paths
     accept exactly the same events."""
     seq = raw.get("seq")
-    kind = raw.get("kind")
+    kind = raw.get("kind", "")  # none: "" names no kind, and `_event` says it is missing
     shape = EVENT_ARGS.get(kind) if kind.__class__ is str else None
     by = raw.get("by", "")
     if seq.__class__ is not int or seq != index + 1 or shape is None or kind == "add" or by.__class__ is not str:
@@ -659,7 +673,7 @@ def _event(ruleset: Ruleset, raw: dict[str, Any], index: int, where: str) -> Eve
             _need(raw, "seq", _INT, where)
         if seq != index + 1:
             raise SaveError(f"{where}.seq: expected {index + 1} (events are numbered in order), got {_show(seq)}")
-    kind = raw.get("kind")
+    kind = raw.get("kind", "")
     shape = EVENT_ARGS.get(kind) if isinstance(kind, str) else None
     if shape is None:
         _need(raw, "kind", ("an event kind", lambda v: isinstance(v, str) and v in EVENT_ARGS), where)
@@ -678,9 +692,9 @@ def _event(ruleset: Ruleset, raw: dict[str, Any], index: int, where: str) -> Eve
             _check(f"{where} (seq {seq}, {kind}).{key}", value, spec[0])
         args[key] = value
     if len(args) < len(shape):
-        for key, (spec, required) in shape.items():
+        for key, (wanted, required) in shape.items():
             if required and key not in args:
-                raise SaveError(f"{where} (seq {seq}, {kind}): missing key {key!r} ({spec[0]})")
+                raise SaveError(f"{where} (seq {seq}, {kind}): missing key {key!r} ({wanted[0]})")
     resolution = args.get("resolution")
     if kind == "add" or kind == "set" or resolution is not None:
         where = f"{where} (seq {seq}, {kind})"
@@ -723,7 +737,7 @@ def _resolution(raw: dict[str, Any], where: str) -> Resolution:
             _check(f"{where}.{key}", value, shape)
     pt = raw.get("pt")
     if pt is None:
-        _need(raw, "pt", _INT, where)
+        pt = _need(raw, "pt", _INT, where)  # raises: it is missing
     if pt < 1:
         raise SaveError(f"{where}.pt: expected an integer of at least 1, got {pt}")
     for i, effect in enumerate(raw.get("effects", ())):

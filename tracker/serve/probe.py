@@ -93,7 +93,7 @@ class ServerProcess:
                     if regex.search(line):
                         return line
                 left = deadline - time.monotonic()
-                if left <= 0 or (self.proc.poll() is not None and not any(regex.search(l) for l in self.lines)):
+                if left <= 0 or (self.proc.poll() is not None and not any(regex.search(line) for line in self.lines)):
                     if self.proc.poll() is not None:
                         raise AssertionError(f"server exited ({self.proc.returncode}) without {pattern!r}: {self.lines}")
                     if left <= 0:
@@ -146,6 +146,7 @@ class Screen:
             timeout,
         )
         chan, session = await conn.create_session(_Collector, term_type=term, term_size=size, encoding=None)
+        assert isinstance(session, _Collector)  # what the factory made (asyncssh types it as its base)
         return cls(conn, chan, session)
 
     @property

@@ -105,10 +105,12 @@ class ForkedProcess:
 
 def _reopen_std() -> None:
     """Fresh sys.std* objects on fds 0-2 (now the pty): the server's may hold buffered
-    bytes or a mode chosen for a file or pipe."""
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
+    bytes or a mode chosen for a file or pipe. The `__std*__` originals too (typed Final,
+    as a program should leave them): Textual's driver reads and writes `sys.__stdin__` and
+    `sys.__stderr__`, and in this forked child the originals are the server's."""
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)  # type: ignore[misc]
 
 
 def fork_flushed() -> int:

@@ -143,7 +143,6 @@ class HostedDriver(LinuxDriver):
         fd: int = getattr(app, "terminal_fd")
         self.fileno = fd
         self.input_tty = True
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._file = TerminalFile(fd, self._terminal_gone)  # type: ignore[assignment]
 
     @property
@@ -246,7 +245,8 @@ async def _host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int
             return
         op, ident = message.get("op"), message.get("id")
         if op == "open" and fd is not None and isinstance(ident, int):
-            env = message.get("env") if isinstance(message.get("env"), dict) else {}
+            env = message.get("env")
+            env = env if isinstance(env, dict) else {}
             task = loop.create_task(run_one(ident, fd, {str(k): str(v) for k, v in env.items()}, str(message.get("notice", ""))))
             tasks.add(task)
             task.add_done_callback(tasks.discard)

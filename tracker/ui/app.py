@@ -40,7 +40,8 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App, SystemCommand
-from textual.notifications import Notify
+from textual.message import Message
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
@@ -112,8 +113,8 @@ class TrackerApp(App[int]):
         guard.install_key_readers()  # Esc then a key, read together, is not lost; nor is the app on a bad byte
 
     # ------------------------------------------------------------ guard and key hold
-    async def _dispatch_message(self, message: object) -> object:
-        return await guard.guarded_dispatch(self, super()._dispatch_message, message)
+    async def _dispatch_message(self, message: Message) -> None:
+        await guard.guarded_dispatch(self, super()._dispatch_message, message)
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual's last resort ends the app; once running, a bug is a message instead.
@@ -122,10 +123,10 @@ class TrackerApp(App[int]):
             return
         super()._handle_exception(error)
 
-    def push_screen(self, screen, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+    def push_screen(self, screen, *args, **kwargs):  # Textual's overloads, as they are
         return super().push_screen(guard.protect(screen), *args, **kwargs)
 
-    def switch_screen(self, screen):  # type: ignore[no-untyped-def, override]
+    def switch_screen(self, screen):
         return super().switch_screen(guard.protect(screen))
 
     async def on_event(self, event: events.Event) -> None:
@@ -149,10 +150,10 @@ class TrackerApp(App[int]):
     async def _forward_key(self, event: events.Key | events.Paste) -> None:
         await super().on_event(event)
 
-    def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None, markup: bool = False) -> None:  # type: ignore[override]
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None, markup: bool = False) -> None:
         """Notifications quote names, notes and file contents: always plain text (screens'
         and widgets' `notify` pass markup=True by default; it is ignored here)."""
-        super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
+        super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     def _on_notify(self, event: Notify) -> None:
         """One of each: a notification the same as one still shown (a held key repeating
@@ -167,7 +168,7 @@ class TrackerApp(App[int]):
         if self.live is None and self.file is not None:
             self.live = Live.open(self.file, self.viewer, self.user, self.role)
         if self.live is not None:
-            self._attach(self.live)
+            self._follow(self.live)
             self.push_screen(EncounterScreen(self.live))
         elif self.seat is not None and self.seat.kind != GM:
             from tracker.ui.screens.start import WaitingScreen
@@ -181,7 +182,8 @@ class TrackerApp(App[int]):
             for line in self.seat.notice.splitlines():  # a notification each: they quote names
                 self.notify(line, timeout=10)
 
-    def _attach(self, live: Live) -> None:
+    def _follow(self, live: Live) -> None:
+        # (Not `_attach`: that name is Textual's own, for a node joining its parent.)
         if not any(live is known for known in self._attached):
             self._attached.append(live)
         live.viewer = live.viewer or self.viewer
@@ -227,7 +229,7 @@ class TrackerApp(App[int]):
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""
         live = Live.open(path, self.viewer, self.user, self.role)
-        self._attach(live)
+        self._follow(live)
         self.push_screen(EncounterScreen(live))
         if roster:
             from tracker.ui.screens.roster import RosterScreen

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from tracker.roles import Role
@@ -161,9 +161,9 @@ def role_may(table: Iterable[Command], role: Role, name: str) -> bool:
     return any(c.name == name and offered(c, role) for c in table)
 
 
-def bindings(table: Iterable[Command]) -> list[Binding]:
+def bindings(table: Iterable[Command]) -> list[BindingType]:
     """Textual bindings for a table: one Binding per row, all keys of the row together."""
-    out = []
+    out: list[BindingType] = []
     for command in table:
         out.append(Binding(command.keys, f"cmd('{command.name}')", command.label, show=command.footer, id=command.name))
     return out
@@ -179,8 +179,10 @@ class CommandTable(Provider):
             return for_role(table, role)
         return for_viewer(table) if getattr(self.app, "viewer", False) else table
 
-    def _run(self, name: str) -> None:
-        self.screen.run_action(f"cmd('{name}')")
+    async def _run(self, name: str) -> None:
+        # The palette calls this once it has closed (through `call_later`, which awaits
+        # what it returns): run the row's action on the screen it was opened over.
+        await self.screen.run_action(f"cmd('{name}')")
 
     def _text(self, command: Command) -> str:
         return f"{command.label} ({command.keys_shown(keymap_of(self.app))})"

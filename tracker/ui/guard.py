@@ -63,6 +63,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.widget import Widget
 from textual._xterm_parser import XTermParser
 from textual.containers import ScrollableContainer
 
@@ -182,7 +183,7 @@ def split_escape(event: events.Key, bound: "Callable[[str], bool]") -> list[even
 
 
 def screen_mounted(screen: "Screen[Any]") -> bool:
-    return screen.is_mounted and all(widget.is_mounted for widget in screen.walk_children())
+    return screen.is_mounted and all(widget.is_mounted for widget in screen.walk_children(Widget))
 
 
 def settled_focus(screen: "Screen[Any]") -> bool:

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -69,7 +70,7 @@ from rulesets.base import ActionTemplate
 from rulesets.dice import parse_faces
 from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker.engine import TrackerError
-from tracker.session import Outcome
+from tracker.session import Outcome, Session
 from tracker.text import visible
 from tracker.ui.live import Live
 from tracker.ui.screens import dice_plan
@@ -120,7 +121,7 @@ def _yes_no(text: str) -> bool:
 def _param_field(p: Field) -> FormField:
     default = "" if p.default is None else str(p.default).lower() if isinstance(p.default, bool) else str(p.default)
     words: tuple[str, ...] = p.choices or (("true", "false") if p.kind == "bool" else ())
-    return FormField(p.name, _label(p.name), default, p.help or p.expected(), lambda t, p=p: p.coerce(t, p.name), words)
+    return FormField(p.name, _label(p.name), default, p.help or p.expected(), partial(p.coerce, where=p.name), words)
 
 
 class ChanceReady(Message):
@@ -701,11 +702,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         try:
             attempt = self._attempt()  # the after-roll choices when offered, as shown
             faces = list(self.faces) or None
-            if self.kind == MAINTAIN:
-                change: Callable[[Any], Outcome] = lambda s: s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params)
-            else:
-                secret = self.secret
-                change = lambda s: s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params, secret=secret)
+            secret = self.secret
+
+            def change(s: Session) -> Outcome:
+                if self.kind == MAINTAIN:
+                    return s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params)
+                return s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params, secret=secret)
+
             outcome = self.live.run(change)
         except TrackerError as exc:
             self._error(str(exc))

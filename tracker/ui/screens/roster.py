@@ -19,6 +19,7 @@ control characters made visible.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -93,7 +94,7 @@ def sheet_fields(live: Live, combatant: Combatant | None = None) -> list[FormFie
         else:
             value = "" if f.default is None else str(f.default)
         help_text = f"{f.help} ({f.expected()})" if f.help else f.expected()
-        rows.append(FormField(f"sheet_{f.name}", f.name, value, help_text, lambda t, f=f: f.coerce(t, f.name)))
+        rows.append(FormField(f"sheet_{f.name}", f.name, value, help_text, partial(f.coerce, where=f.name)))
     known = {f.name for f in ruleset.sheet}
     if combatant is not None:
         extra = {**combatant.stats, **combatant.resources}
@@ -138,7 +139,7 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
             current = c.resources.get(key, c.stats.get(key))
             shown = "" if current is None else (f"{current:g}" if isinstance(current, float) else str(current))
             if text != shown:
-                changes.append(lambda s, key=key, text=text: s.set_value(name, key, text))
+                changes.append(partial(_set_value, name, key, text))
         hidden = _yes_no(values["hidden"])
         if hidden != c.hidden:
             changes.append(lambda s: s.hide(name, hidden))
@@ -149,6 +150,10 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
             live.run(change)
 
     return FormScreen(f"Edit {name}", sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
+
+
+def _set_value(name: str, key: str, text: str, session: Session) -> Outcome:
+    return session.set_value(name, key, text)
 
 
 class RosterScreen(Screen[None]):

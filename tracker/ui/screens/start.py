@@ -179,7 +179,7 @@ class StartScreen(Screen[None]):
     def _show_error(self) -> None:
         item = self._current()
         state = "refused" if item is not None and item.refused else "cannot load"
-        set_error(self.query_one("#start-error", Label), Text(visible(f"{state}: {item.error}")) if item and item.error else "")  # type: ignore[arg-type]
+        set_error(self.query_one("#start-error", Label), Text(visible(f"{state}: {item.error}")) if item and item.error else "")
 
     @on(DataTable.RowSelected)
     def _selected(self) -> None:
