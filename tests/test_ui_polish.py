@@ -306,3 +306,25 @@ async def test_identical_notifications_are_merged(saves: Path) -> None:
         await settle(pilot)
         assert notes(app).count("rule: nothing to maintain") == 1
         assert notes(app).count("something else") == 1
+
+
+async def test_the_roll_key_rolls_for_the_table(saves: Path) -> None:
+    """Issue 22: a table roll from a key: `R`, the dice, Enter to the next field, Enter
+    commits; the roll is in the log."""
+    from tests.test_ui_app import make_file
+    from tracker.ui.screens.form import FormScreen
+
+    path = make_file(saves, "d6", ["add Hero"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await encounter(pilot, app)
+        await press(pilot, "R")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the roll form")
+        await type_text(pilot, "3D+1\r\r")
+        await wait_for(pilot, lambda: app.screen is screen, "rolled")
+        entry = screen.live.encounter.log[-1]
+        assert entry.kind == "roll" and entry.text.startswith("roll 3D+1: wild ") and not entry.secret
+        log = screen.query_one(CombatLog)
+        assert any("roll 3D+1: wild" in log.render_line(y).text for y in range(log.size.height))
+        assert not getattr(app, "errors", [])
+    assert EncounterFile(path).load().encounter.events[-1].kind == "roll"

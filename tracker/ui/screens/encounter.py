@@ -35,6 +35,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from rulesets.fields import yes_no
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
@@ -60,6 +61,10 @@ def _int(what: str) -> Callable[[str], int]:
             raise TrackerError(f"{what}: expected a whole number, got {text!r}") from None
 
     return check
+
+
+def _yes_no_word(text: str) -> None:
+    yes_no(text, "secret")
 
 
 def _number(text: str) -> float:
@@ -432,6 +437,14 @@ class EncounterScreen(Screen[None]):
 
         field = FormField("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
         self._form("How enemies' resources show to viewers", [field], lambda v: lambda s: s.setting("viewer_resources", v["mode"]))
+
+    def do_roll(self) -> None:
+        """A table roll in the game's notation, for everyone's log (Session.roll); the GM
+        may keep it secret."""
+        fields = [FormField("dice", "dice", "", "the game's notation: 2d10, 5d+1wd, 3D+1, 3d6+2")]
+        if self.role.is_gm:
+            fields.append(FormField("secret", "secret", "false", "true: players and viewers see nothing of it", _yes_no_word, ("true", "false")))
+        self._form("Roll dice for the table", fields, lambda v: lambda s: s.roll(v["dice"], secret=yes_no(v.get("secret") or "false", "secret")))
 
     def do_note(self) -> None:
         self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
