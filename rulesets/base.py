@@ -128,6 +128,9 @@ class Ruleset(ABC):
     down_when: ClassVar[tuple[str, ...]] = ()
     # A TOML file of data tables next to the adapter module, if it has one.
     tables_file: ClassVar[str | None] = None
+    # Maintaining opens the form even with no dice to roll: the GM states each link's
+    # outcome (freeform's damage and note), so `m` must ask for it.
+    maintain_asks: ClassVar[bool] = False
 
     def __init__(self, house_rules: Path | Mapping[str, Any] | None = None) -> None:
         self.house_rules = house_rules

@@ -7,10 +7,15 @@ limits that keep an exact answer within a second.
 - Pools with no dice, a term of zero dice ("0d"), and negative difficulties are refused
   by each adapter where its game has no such thing.
 - Size limits (`MAX_*`) are named in the refusal; below them every exact answer is
-  computed in well under a second.
+  computed in well under a second. The same checks (the `limit_*` functions) guard the
+  command line (`roll`, `odds`), the timeline (`declare` in `play`, the `:` line, the
+  approvals screen) and the declare form's chance line: a roll or chance refused in
+  one is refused in all, with the same words.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from tracker.engine.errors import TrackerError
 from rulesets.dice import DiceSource, TypedFaces
@@ -30,6 +35,42 @@ MAX_OGS_SORTED_OUTCOMES = 15_000
 # this many sides (a roll is shown face by face in everyone's log).
 MAX_TABLE_DICE = 100
 MAX_TABLE_SIDES = 1000
+# Luck after the fight (tracker.stats): the Poisson-binomial of a side's recorded chances
+# in exact fractions up to this many rolls; beyond, in floating point (the exact
+# denominators multiply with every roll).
+MAX_LUCK_EXACT = 1000
+
+
+def limit_d6_dice(dice: int, what: str) -> None:
+    """A D6 roll of more than MAX_D6_DICE dice is refused (a 400D check took a minute)."""
+    if dice > MAX_D6_DICE:
+        raise TrackerError(f"{what}: {dice}D is more than the {MAX_D6_DICE}D limit on one roll")
+
+
+def limit_d6_difficulty(difficulty: int | None, what: str) -> None:
+    if difficulty is not None and difficulty > MAX_D6_DIFFICULTY:
+        raise TrackerError(f"{what}: {difficulty} is past the limit of {MAX_D6_DIFFICULTY} (the standard difficulties end at Legendary, 31)")
+
+
+def limit_ogs_dice(sides: tuple[int, ...], label: str) -> None:
+    """An OGS check of more than MAX_OGS_DICE dice is refused (a 42-die check was accepted)."""
+    if len(sides) > MAX_OGS_DICE:
+        raise TrackerError(f"{label}: {len(sides)} dice is more than the limit of {MAX_OGS_DICE}")
+
+
+def limit_ogs_opposed(own: tuple[int, ...], rival: tuple[int, ...], own_label: str = "ogs dice", rival_label: str = "--vs") -> None:
+    """Opposed odds enumerate both sides' sorted faces for the tie-breaks: refuse sizes
+    past MAX_OGS_OPPOSED_DICE dice in all or MAX_OGS_SORTED_OUTCOMES a side (a contest
+    of 12 dice a side took 30 s in the form)."""
+    if len(own) + len(rival) > MAX_OGS_OPPOSED_DICE:
+        raise TrackerError(f"opposed odds: {len(own)} + {len(rival)} dice is more than the limit of "
+                           f"{MAX_OGS_OPPOSED_DICE} dice in all (the tie-breaks compare every die)")
+    for label, side in ((own_label, own), (rival_label, rival)):
+        count = sorted_outcomes(side)
+        if count > MAX_OGS_SORTED_OUTCOMES:
+            shown = "+".join(f"{n}d{size}" for size, n in sorted(Counter(side).items(), reverse=True))
+            raise TrackerError(f"opposed odds: {label} {shown} has up to {count:,} sorted outcomes to compare, "
+                               f"past the limit of {MAX_OGS_SORTED_OUTCOMES:,} (6d12 has 12,376)")
 
 
 def sorted_outcomes(sides: tuple[int, ...]) -> int:

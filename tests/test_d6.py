@@ -1,4 +1,4 @@
-"""D6 adapter: die codes and pips, the Wild Die, the seed's examples, combat, odds, saves."""
+"""D6 adapter: die codes and pips, the plain sum and the Wild Die setting, the seed's examples, combat, odds, saves."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tracker.session import Session
 from rulesets.d6 import D6Ruleset
 from rulesets.d6 import odds
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
-from rulesets.d6.rolls import CANCEL, COMPLICATION, roll_code
+from rulesets.d6.rolls import CANCEL, COMPLICATION, PLAIN, roll_code
 from rulesets.dice import TypedFaces
 from rulesets.fields import FieldError
 from tests.helpers import cli, cli_json, session_for
@@ -61,9 +61,49 @@ def test_a_number_bonus_adds_to_the_total_and_three_pips_make_a_die_on_the_ladde
     assert strength_damage(parse("3D")) == DieCode(2, 0) and strength_damage(parse("6D+2")) == DieCode(3, 0)
 
 
-# ------------------------------------------------------------------ the Wild Die
+# ------------------------------------------------------------------ the plain sum (the seed) and the Wild Die (a setting)
+def test_without_the_wild_die_a_roll_is_the_plain_sum_and_very_easy_always_succeeds() -> None:
+    """Seed 001: "... a bonus of '+1' or '+2' ... you add to the total result you roll on
+    the dice"; "Very Easy (1): Nearly everyone can accomplish this task"."""
+    data = cli_json("roll", "d6", "1D", "--difficulty", "1", "--faces", "1")
+    # 1D showing 1: total 1 against 1: success, result points 1 - 1 = 0 (Minimal).
+    assert data["total"] == 1 and data["success"] is True and data["result_points"] == 0 and data["level"] == "minimal"
+    assert data["wild_die"] is False and "wild" not in data
+    roll = roll_code(DieCode(3, 1), TypedFaces([6, 2, 3]))
+    assert roll.total == 6 + 2 + 3 + 1 and roll.status is None and roll.faces == (6, 2, 3)  # a 6 does not explode
+    assert roll_code(DieCode(4, 0), TypedFaces([1, 5, 4, 6])).total == 16  # a 1 cancels nothing
+    rules = D6Ruleset()
+    assert rules.chance("1D", difficulty=1) == 1
+    # 3D against Moderate (11) on a plain sum: 108 of the 216 faces (3d6 is symmetric
+    # about 10.5); against 10, also the 27 ways to make exactly 10: 135/216 = 5/8.
+    assert rules.chance("3D", difficulty=11) == Fraction(1, 2)
+    assert rules.chance("3D", difficulty=10) == Fraction(5, 8)
+    # 1D+1 against 1D: lose only when the rival shows 6 and own 1..4 or rival 5 and own 1..3 ... counted:
+    # own+1 >= rival fails for (own, rival) with rival >= own + 2: 4+3+2+1 = 10 of 36.
+    assert rules.chance("1D+1", vs="1D") == Fraction(26, 36)
+    assert cli_json("odds", "d6", "1D", "--difficulty", "1")["probability"] == 1
+
+
+def test_the_wild_die_is_a_table_setting_off_by_default() -> None:
+    from rulesets.fields import coerce_all
+
+    rules = D6Ruleset()
+    defaults = coerce_all(rules.settings, {}, "settings")
+    assert defaults["wild_die"] is False
+    help_text = next(f.help for f in rules.settings if f.name == "wild_die")
+    assert "off by default" in help_text and "not in the D6 rules text" in help_text
+    on = cli_json("roll", "d6", "3D", "--faces", "6,2,3,4", "--set", "wild_die=true")
+    assert on["total"] == 6 + 4 + 2 + 3 and on["wild"] == "critical_success"
+    s = session("add A reflexes=3D", wild_die=True)
+    s.execute("declare A check difficulty=10 faces=1,5,4")  # cancel: 1 and 5 dropped, 4 left
+    assert s.encounter.actions[0].resolution.details["total"] == 4
+    s = session("add A reflexes=3D")
+    s.execute("declare A check difficulty=10 faces=1,5,4")  # plain: 10
+    assert s.encounter.actions[0].resolution.details["total"] == 10 and s.encounter.actions[0].resolution.success
+
+
 def test_faces_are_read_wild_die_first_then_the_others_then_explosions() -> None:
-    roll = roll_code(DieCode(3, 1), TypedFaces([6, 2, 3, 6, 4]))
+    roll = roll_code(DieCode(3, 1), TypedFaces([6, 2, 3, 6, 4]), CANCEL)
     assert roll.wild == (6, 6, 4) and roll.others == (2, 3)
     assert roll.total == 6 + 6 + 4 + 2 + 3 + 1 and roll.status == "critical_success"
     assert roll.faces == (6, 2, 3, 6, 4)
@@ -77,9 +117,9 @@ def test_a_first_1_cancels_itself_and_the_highest_die_or_counts_with_a_complicat
     assert roll_code(DieCode(1, 2), TypedFaces([1]), CANCEL).total == 2  # the only die cancels itself
     late_one = roll_code(DieCode(2, 0), TypedFaces([6, 3, 1]), CANCEL)
     assert late_one.total == 6 + 1 + 3 and late_one.status == "critical_success"  # a later 1 is just 1
-    data = cli_json("roll", "d6", "4D", "--faces", "1,5,4,6", "--set", "critical_failure=complication")
+    data = cli_json("roll", "d6", "4D", "--faces", "1,5,4,6", "--set", "wild_die=true", "--set", "critical_failure=complication")
     assert data["total"] == 16 and data["wild"] == "critical_failure"
-    assert cli_json("roll", "d6", "4D", "--faces", "1,5,4,6")["total"] == 9
+    assert cli_json("roll", "d6", "4D", "--faces", "1,5,4,6", "--set", "wild_die=true")["total"] == 9
 
 
 # ------------------------------------------------------------------ difficulties and result points
@@ -103,7 +143,7 @@ def test_standard_difficulties_are_the_seeds_numbers() -> None:
      (24, "spectacular"), (26, "spectacular"), (27, "incredible"), (40, "incredible"), (10, "failure")],
 )
 def test_result_points_and_success_levels(total: int, level: str) -> None:
-    # A 5D+N roll of wild 2 and four 2s is 10 + N: aim for `total` against Moderate (11).
+    # A 5D+N roll of five 2s is 10 + N: aim for `total` against Moderate (11).
     data = cli_json("roll", "d6", f"5D+{total - 10}", "--difficulty", "11", "--faces", "2,2,2,2,2")
     assert data["total"] == total and data["difficulty"] == 11
     assert data["result_points"] == total - 11 and data["margin"] == total - 11
@@ -116,12 +156,12 @@ def test_the_foraging_example_minimal_then_spectacular() -> None:
 
 
 def test_roll_json_has_the_contract_keys() -> None:
-    data = cli_json("roll", "d6", "4D+2", "--difficulty", "15", "--faces", "6,3,4,5,6,2")
+    data = cli_json("roll", "d6", "4D+2", "--difficulty", "15", "--faces", "6,3,4,5,6,2", "--set", "wild_die=true")
     for key in ("ruleset", "dice", "success", "margin", "total", "difficulty", "result_points", "level", "wild"):
         assert key in data
     assert data["dice"] == [6, 3, 4, 5, 6, 2] and data["total"] == 6 + 6 + 2 + 3 + 4 + 5 + 2
     assert data["wild"] == "critical_success"
-    plain = cli_json("roll", "d6", "2D", "--faces", "3,4")
+    plain = cli_json("roll", "d6", "2D", "--faces", "3,4", "--set", "wild_die=true")
     assert plain["wild"] is None and plain["success"] is None and plain["total"] == 7
 
 
@@ -170,17 +210,18 @@ def test_active_defence_replaces_the_difficulty_for_a_round_and_full_defence_add
     s.execute("declare Merc dodge full=true faces=3,4")
     assert s.encounter.actions[0].resolution.details["defense"] == 17
     assert s.chance("Hero", "shoot", ["Merc"]) == odds.chance_at_least(DieCode(3, 0), 17)
-    s.execute("declare Hero shoot target=Merc faces=5,5,5")
+    s.execute("declare Hero shoot target=Merc faces=5,5,5,1,1,1,1,1,1,1")  # 15; damage 4D and resistance 3D rolled too
     res = s.encounter.actions[1].resolution
-    assert res.details["difficulty"] == 17 and res.success is False and "active dodge 17" in res.summary
+    assert res.details["difficulty"] == 17 and res.margin == -2 and "active dodge 17" in res.summary
     s.execute("next")
-    s.execute("declare Hero shoot target=Merc faces=2,3,4")  # segment 10: the dodge has lapsed
+    assert any("lands: 15 vs Merc's active dodge 17" in e.text and "miss by 2" in e.text for e in s.encounter.log)
+    s.execute("declare Hero shoot target=Merc faces=2,3,4,1,1,1,1,1,1,1")  # segment 10: the dodge has lapsed
     assert s.encounter.actions[2].resolution.details["difficulty"] == 10
 
 
 def test_range_cover_situation_and_several_actions_change_the_roll_and_time() -> None:
     s = session("add Hero marksmanship=5D weapon=4D", "add Merc")
-    s.execute("declare Hero shoot target=Merc range=long cover=light situation=advantaged actions=2 faces=2,2,2,2")
+    s.execute("declare Hero shoot target=Merc range=long cover=light situation=advantaged actions=2 faces=2,2,2,2,1,1,1,1,1,1,1")
     action = s.encounter.actions[0]
     assert action.pt == 5  # two actions: half a round each
     assert "5D, advantaged +5, long range -10, light cover -3, 2 actions -1D = 4D-8" in action.resolution.summary
@@ -273,31 +314,36 @@ def brute_opposed_bounds(a: DieCode, b: DieCode, depth: int) -> tuple[Fraction, 
 
 @pytest.mark.parametrize("a,b", [("2D", "2D"), ("3D", "2D+1"), ("1D", "2D"), ("2D+2", "3D")])
 def test_opposed_odds_lie_within_brute_force_bounds(a: str, b: str) -> None:
-    exact = odds.chance_opposed(parse(a), parse(b))
+    exact = odds.chance_opposed(parse(a), parse(b), CANCEL)
     low, high = brute_opposed_bounds(parse(a), parse(b), 6)
     assert low <= exact <= high and high - low < Fraction(1, 10**4)
 
 
 def test_odds_match_the_reference_figures() -> None:
     rules = D6Ruleset()
-    assert round(float(rules.chance("3D", difficulty=10)), 4) == 0.5918
-    assert round(float(rules.chance("3D", difficulty=10, options={"critical_failure": "complication"})), 4) == 0.6381
-    assert round(float(rules.chance("4D", difficulty=16)), 4) == 0.3666
-    assert round(float(rules.chance("5D", difficulty=21)), 4) == 0.2696
-    assert round(float(rules.chance("4D", vs="3D")), 4) == 0.7102
-    data = cli_json("odds", "d6", "3D", "--difficulty", "10")
-    assert data["probability"] == pytest.approx(0.5918, abs=1e-4) and Fraction(data["fraction"]) == rules.chance("3D", difficulty=10)
+    wild = {"wild_die": True}
+    assert round(float(rules.chance("3D", difficulty=10, options=wild)), 4) == 0.5918
+    assert round(float(rules.chance("3D", difficulty=10, options={**wild, "critical_failure": "complication"})), 4) == 0.6381
+    assert round(float(rules.chance("4D", difficulty=16, options=wild)), 4) == 0.3666
+    assert round(float(rules.chance("5D", difficulty=21, options=wild)), 4) == 0.2696
+    assert round(float(rules.chance("4D", vs="3D", options=wild)), 4) == 0.7102
+    data = cli_json("odds", "d6", "3D", "--difficulty", "10", "--set", "wild_die=true")
+    assert data["probability"] == pytest.approx(0.5918, abs=1e-4) and Fraction(data["fraction"]) == rules.chance("3D", difficulty=10, options=wild)
+    # Without the Wild Die the same checks are plain sums of d6.
+    assert rules.chance("4D", difficulty=16) == sum(Fraction(1, 6**4) for f in product(range(1, 7), repeat=4) if sum(f) >= 16)
 
 
 def test_the_largest_pools_are_exact_and_cached() -> None:
     rules = D6Ruleset()
     odds.clear_caches()
-    first = rules.chance("8D+2", vs="8D+2")
+    wild = {"wild_die": True}
+    first = rules.chance("8D+2", vs="8D+2", options=wild)
     hits = odds._opposed.cache_info().hits
-    assert rules.chance("8D+2", vs="8D+2") == first and odds._opposed.cache_info().hits == hits + 1
+    assert rules.chance("8D+2", vs="8D+2", options=wild) == first and odds._opposed.cache_info().hits == hits + 1
     assert Fraction(1, 2) < first < 1  # ties go to the initiator
     # 8D+2 shows at most 50 without an explosion: above that only the Wild Die's 1/6 branch counts.
-    assert 0 < rules.chance("8D+2", difficulty=51) < Fraction(1, 6)
+    assert 0 < rules.chance("8D+2", difficulty=51, options=wild) < Fraction(1, 6)
+    assert rules.chance("8D+2", difficulty=51) == 0 and rules.chance("8D+2", difficulty=50) == Fraction(1, 6**8)
 
 
 def test_command_line_errors_are_clear() -> None:

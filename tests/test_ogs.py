@@ -218,9 +218,27 @@ def test_attack_stages_add_damage_dice_on_completion() -> None:
 
 def test_attack_uses_target_defense_and_a_miss_does_nothing() -> None:
     session = fight()
-    session.execute("declare Guard attack target=Michael faces=1,2,5")
+    session.execute("declare Guard attack target=Michael faces=1,2,5,6")  # the damage d6 is rolled too
     resolution = session.encounter.actions[-1].resolution
-    assert resolution.details["difficulty"] == 9 and resolution.success is False and not resolution.effects
+    assert resolution.details["difficulty"] == 9 and "as things stand: miss" in resolution.summary
+    session.execute("next")
+    assert any("lands: 8 vs Michael's defense 9: miss" in e.text for e in session.encounter.log)
+    assert "hp" not in session.encounter.combatant("Michael").resources or session.encounter.combatant("Michael").resources["hp"] == session.encounter.combatant("Michael").maxima.get("hp")
+
+
+def test_an_attack_is_judged_against_the_defense_the_target_has_when_it_lands() -> None:
+    """Seed 002: "if a character tried to attack a monster, and that attack had a
+    difficulty of 8, and then the attacking character rolled a 16 you would say that the
+    character got a 'Four Stage Critical Success'"; "every stage adding another die to
+    the damage roll". Michael rolls 4+6+6 = 16 against the Guard's defense 8: 4 stages,
+    d8 + 4d8 damage 7+3+8+2+5 = 25. The Guard's defense rises to 12 before it lands:
+    16 - 12 = 4, 2 stages: 7 + the first two stage dice 3 + 8 = 18."""
+    session = fight()
+    session.execute("declare Michael attack target=Guard faces=4,6,6,7,3,8,2,5")
+    session.execute("set Guard defense 12")
+    session.execute("next")
+    assert session.encounter.combatant("Guard").resources["hp"] == 40 - 18
+    assert any("lands: 16 vs Guard's defense 12: hit, 2-stage critical; 18 damage" in e.text for e in session.encounter.log)
 
 
 def test_contest_in_the_timeline_and_chance_of() -> None:
@@ -229,6 +247,57 @@ def test_contest_in_the_timeline_and_chance_of() -> None:
     session.execute("declare Michael contest target=Guard faces=1,4,6,1,4,6")
     resolution = session.encounter.actions[-1].resolution
     assert resolution.success is True and "die sizes" in resolution.summary
+
+
+def test_the_result_names_critical_stages_not_a_margin() -> None:
+    """Seed 002: "Every additional two the difficulty is exceeded by adds another level
+    of critical success." d4 4 + d8 8 + d12 12 = 24 against 12: exceeded by 12, so
+    12 / 2 = 6 stages; the form's result says "critical stages: 6", not "margin: 6"."""
+    from tracker.ui.screens.dice_plan import result_figures
+
+    s = session_for(OgsRuleset(), "add A stat=d4 skill=d8 enhancement=d12")
+    s.execute("declare A check difficulty=12 faces=4,8,12")
+    figures = result_figures(s.encounter.actions[-1].resolution)
+    assert "critical stages: 6" in figures and not any(f.startswith("margin") for f in figures)
+    assert s.encounter.actions[-1].resolution.details["total"] - 12 == 12
+
+
+def test_reroll_ones_on_the_command_line_with_exact_odds_opposed_too() -> None:
+    """Seed 002: "a common enhancement modifier will be to reroll ones". The enhancement
+    die d4 rerolled once on a 1 shows 1 with 1/16 and 2, 3, 4 with 5/16 each. d6+d6+d4
+    against 11: 1/16 P(2d6 >= 10) + 5/16 (P(2d6 >= 9) + P(>= 8) + P(>= 7))
+    = 1/16 x 6/36 + 5/16 x (10 + 15 + 21)/36 = 236/576 = 59/144."""
+    from itertools import product
+
+    assert Fraction(cli_json("odds", "ogs", "d6+d6+d4", "--difficulty", "11", "--set", "reroll_ones=true")["fraction"]) == Fraction(59, 144)
+    data = cli_json("roll", "ogs", "d6+d6+d4", "--difficulty", "11", "--faces", "3,4,1,4", "--set", "reroll_ones=true")
+    assert data["total"] == 3 + 4 + 4 and data["success"] is True  # the 1 on the d4 rolled again: 4
+    # Opposed: the tie-breaks read the rerolled faces. Brute force over every face and reroll.
+    def outcomes(sides: tuple[int, ...], reroll: bool) -> dict[tuple[int, ...], Fraction]:
+        out: dict[tuple[int, ...], Fraction] = {}
+        for faces in product(*(range(1, s + 1) for s in sides)):
+            p = Fraction(1, 1)
+            for s in sides:
+                p /= s
+            options = [(faces, p)]
+            if reroll and faces[2] == 1:
+                options = [((*faces[:2], k), p / sides[2]) for k in range(1, sides[2] + 1)]
+            for f, q in options:
+                out[f] = out.get(f, Fraction(0)) + q
+        return out
+    own, rival = outcomes((4, 6, 4), True), outcomes((6, 4, 4), False)
+    expected = Fraction(0)
+    for a, pa in own.items():
+        for b, pb in rival.items():
+            if sum(a) != sum(b):
+                expected += pa * pb * (sum(a) > sum(b))
+            elif sorted(a, reverse=True) != sorted(b, reverse=True):
+                expected += pa * pb * (sorted(a, reverse=True) > sorted(b, reverse=True))
+            else:
+                expected += pa * pb / 2  # equal dice sizes: the d12 roll-off, even
+    got = cli_json("odds", "ogs", "d4+d6+d4", "--vs", "d6+d4+d4", "--set", "reroll_ones=true")
+    assert Fraction(got["fraction"]) == expected
+    assert cli("odds", "ogs", "d4+d6", "--difficulty", "5", "--set", "reroll_ones=true")[0] == 1  # no enhancement die
 
 
 def test_a_dice_table_that_leaves_keys_out_takes_the_ladder_defaults() -> None:

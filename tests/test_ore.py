@@ -79,12 +79,22 @@ def test_penalty_dice_come_off_hard_then_normal_then_wiggle() -> None:
     assert penalise(pool, 4).removed == ("hard", "normal", "normal", "wiggle")
 
 
-def test_at_most_ten_dice_rolled_and_extra_dice_soak_penalties() -> None:
-    capped = penalise(Pool(12, 1, 0), 0)
-    assert capped.pool == Pool(10, 1, 0) and capped.unrolled == 2
-    soaked = penalise(Pool(12, 1, 0), 2)
-    assert soaked.pool == Pool(10, 1, 0) and soaked.removed == ("normal", "normal")
-    assert penalise(Pool(12, 1, 0), 3).pool == Pool(10, 0, 0)
+def test_at_most_twelve_dice_rolled_and_extra_dice_soak_penalties() -> None:
+    capped = penalise(Pool(14, 1, 0), 0)
+    assert capped.pool == Pool(12, 1, 0) and capped.unrolled == 2
+    soaked = penalise(Pool(14, 1, 0), 2)
+    assert soaked.pool == Pool(12, 1, 0) and soaked.removed == ("normal", "normal")
+    assert penalise(Pool(14, 1, 0), 3).pool == Pool(12, 0, 0)
+
+
+def test_a_bonus_of_2d_on_a_full_pool_rolls_all_twelve() -> None:
+    """Seed 003: a stat has "no more than 5d", a skill goes "from 0 dice to 5d", and for an
+    easier action "you might add 1d or even 2d": body 5d + brawling 5d + 2d = 12 dice,
+    all rolled; the twelve faces typed are all used (9,9,9 makes 3x9)."""
+    s = session_for(OreRuleset(), "add A body=5d brawling=5d", "add B")
+    s.execute("declare A punch target=B bonus=2 faces=9,9,9,1,2,3,4,5,6,7,8,10")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["rolled"] == "12d" and len(res.dice) == 12 and res.details["best"] == [3, 9]
 
 
 def test_extra_sets_cost_no_die_and_the_withdrawn_actions_option_is_refused() -> None:
@@ -102,7 +112,11 @@ def test_dynamic_contest_wider_first_narrower_must_beat_its_height() -> None:
     assert contest((3, 4), (2, 7)) == "self"  # the wider 3x4 goes first and takes effect
     assert narrower_succeeds((3, 4), (2, 7))  # the 2x7 beats height 4: it succeeds afterwards
     assert contest((3, 3), (2, 7)) == "self"  # issue 12: 3x3 against 2x7 is the 3x3's
-    assert contest((3, 7), (2, 7)) == "self" and not narrower_succeeds((3, 7), (2, 7))  # equal height does not beat it
+    # "as a Difficulty number": a Difficulty is met by a height that does "equal or beat"
+    # it, so an equal height succeeds afterwards by default; read as "beat", it fails.
+    assert contest((3, 7), (2, 7)) == "self" and narrower_succeeds((3, 7), (2, 7))
+    assert not narrower_succeeds((3, 7), (2, 7), "fails") and narrower_succeeds((3, 4), (2, 7), "fails")
+    assert not narrower_succeeds((3, 7), (2, 6))
     assert contest((2, 5), (2, 8)) == "rival"  # widths tied: the higher wins
     assert contest((2, 8), (2, 8)) == "draw"
     assert contest((2, 1), None) == "self" and contest(None, None) == "draw"
@@ -253,8 +267,10 @@ def test_dodge_gobbles_a_slower_attack_in_the_same_round() -> None:
     s = session()
     s.execute("declare Bo dodge faces=8,8,8,1,2")
     s.execute("declare Ace punch target=Bo faces=7,7,1,2,3")
-    res = s.encounter.actions[-1].resolution
-    assert res.success is False and "gobbles 1" in res.summary and res.details["gobbled"] == [[1, 1]]
+    s.execute("next")
+    # O8: gobble dice "each take one die from a set no higher": Bo's 3x8 spoils Ace's 2x7.
+    assert any("Bo's dodge gobbles 1: width 2 -> 1: spoiled" in e.text for e in s.encounter.log)
+    assert s.encounter.combatant("Bo").resources["torso"] == s.encounter.combatant("Bo").maxima["torso"]
 
 
 def test_manual_gobble_param_and_multiple_targets_cost_no_die() -> None:
@@ -263,8 +279,8 @@ def test_manual_gobble_param_and_multiple_targets_cost_no_die() -> None:
     s = session()
     s.execute("add Cy body=2d")
     s.execute("declare Ace punch target=Bo gobble=2x8 faces=7,7,7,1,2")
-    assert s.encounter.actions[-1].resolution.success is False  # O8 through the adapter
     s.execute("next")
+    assert any("gobbled 2 (stated): width 3 -> 1: spoiled" in e.text for e in s.encounter.log)  # O8 through the adapter
     s.execute("declare Ace punch target=Bo,Cy faces=5,5,1,1,3")  # 5d: no die lost for two actions
     res = s.encounter.actions[-1].resolution
     assert res.details["rolled"] == "5d" and "right arm" in res.summary and "left leg" in res.summary
@@ -284,3 +300,64 @@ def test_a_failure_of_all_low_dice_is_flagged_worse() -> None:
 def test_chance_of_for_the_declare_form() -> None:
     s = session()
     assert s.chance("Bo", "strike", ["Ace"], {"difficulty": "5"}) == odds.success(Pool(4), 5)
+
+
+def test_a_pool_of_no_dice_is_refused_in_the_timeline_as_on_the_command_line() -> None:
+    from tracker.engine import TrackerError
+
+    s = session_for(OreRuleset(), "add A body=2d")
+    for pool in ("0d", "0d+0hd"):
+        with pytest.raises(TrackerError, match="has no dice"):
+            s.execute(f"declare A check pool={pool}")
+    assert not s.encounter.actions
+    assert cli("roll", "ore", "0d")[0] != 0
+
+
+def test_a_dynamic_contest_in_the_timeline_and_the_equal_height_setting() -> None:
+    """Seed 003: "the wider roll goes first and takes effect as normal. The roll that goes
+    afterward [...] must beat the wider roll's height as a Difficulty number"; "If your
+    roll's height doesn't equal or beat the Difficulty, it fails." A rolls 5,5,5,1,2: 3x5;
+    B rolls 5,5,3,8: 2x5. A is wider and goes first; B's 2x5 meets height 5 as a
+    Difficulty: it also succeeds afterwards. With the setting on "fails", it does not."""
+    for reading, after in (("succeeds", True), ("fails", False)):
+        s = session_for(OreRuleset(), "add A coordination=3d dodge=2d", "add B coordination=2d dodge=2d",
+                        narrower_equal_height=reading)
+        s.execute("declare A contest target=B stat=coordination skill=dodge faces=5,5,5,1,2,5,5,3,8")
+        res = s.encounter.actions[-1].resolution
+        assert res.details["best"] == [3, 5] and res.details["vs_best"] == [2, 5] and res.details["winner"] == "self"
+        assert res.details["narrower_succeeds"] is after and res.success is True
+        assert ("B's narrower set meets its height and also succeeds" in res.summary) is after
+        cli_after = cli_json("roll", "ore", "5d", "--vs", "4d", "--faces", "5,5,5,1,2", "--vs-faces", "5,5,3,8",
+                             "--set", f"narrower_equal_height={reading}")["narrower_succeeds"]
+        assert cli_after is after
+    s = session_for(OreRuleset(), "add A coordination=3d dodge=2d", "add B coordination=2d dodge=2d")
+    assert s.chance("A", "contest", ["B"], {"stat": "coordination", "skill": "dodge"}) == odds.win(Pool(5), Pool(4), True)
+
+
+def test_an_extra_set_serves_another_action_named_with_also() -> None:
+    """Seed 003: "If you roll an extra matching set, you can use it on an extra action with
+    no penalty—but only if your extra action has a dice pool equal to or larger than that
+    of your primary action". A (body 3d + brawling 2d = 5d; coordination 3d + dodge 2d =
+    5d) punches B rolling 7,7,4,4,1: 2x7 for the punch, 2x4 left over for a dodge: two
+    gobble dice at height 4. B's punch 3,3 is 2x3, no higher: one gobble die leaves 1x3,
+    spoiled. The 2x4 may instead punch C: height 4 is the left arm (3-4), 2 shock."""
+    from tracker.engine import TrackerError
+
+    adds = ["add A body=3d brawling=2d coordination=3d dodge=2d", "add B body=2d side=foes", "add C body=2d side=foes"]
+    s = session_for(OreRuleset(), *adds)
+    s.execute("declare A punch target=B also=dodge faces=7,7,4,4,1")
+    assert s.encounter.actions[-1].resolution.details["gobble"] == [2, 4]
+    s.execute("declare B punch target=A faces=3,3")
+    s.execute("next")
+    assert any("B's punch lands on A: 2x3; A's punch gobbles 1: width 2 -> 1: spoiled" in e.text for e in s.encounter.log)
+    assert s.encounter.combatant("B").resources["torso"] == s.encounter.combatant("B").maxima["torso"] - 2
+    s = session_for(OreRuleset(), *adds)
+    s.execute("declare A punch target=B also=punch:C faces=7,7,4,4,1")
+    s.execute("next")
+    c = s.encounter.combatant("C")
+    assert c.resources["left_arm"] == c.maxima["left_arm"] - 2
+    small = session_for(OreRuleset(), "add A body=3d brawling=2d coordination=2d", "add B")
+    with pytest.raises(TrackerError, match="smaller than this action's 5d"):
+        small.execute("declare A punch target=B also=dodge faces=7,7,4,4,1")
+    with pytest.raises(TrackerError, match="no extra set"):
+        session_for(OreRuleset(), *adds).execute("declare A punch target=B also=dodge faces=7,7,4,2,1")

@@ -63,7 +63,7 @@ def test_brandx_miss_asks_for_no_throwback() -> None:
 
 def test_d6_wild_die_explosions_damage_and_the_targets_resistance_are_groups_in_order() -> None:
     r = D6Ruleset()
-    s = session_for(r, "add Han marksmanship=5D weapon=4D", "add Trooper physique=2D side=foes")
+    s = session_for(r, "add Han marksmanship=5D weapon=4D", "add Trooper physique=2D side=foes", wild_die=True)
     asked = prompts(r, s, "Han", "shoot", ["Trooper"], [6, 3, 3, 3, 3, 6, 2, 4, 4, 4, 4, 2, 2], {})
     assert asked[0] == "Han's shoot (marksmanship) 5D roll (Wild Die first): 5d6"
     assert asked[1] == "Han's shoot (marksmanship) 5D: Wild Die explosion: 1d6"

@@ -144,7 +144,7 @@ def test_d6_a_dodge_typed_after_the_attack_on_the_same_segment_counts() -> None:
 
     results = []
     for attack_first in (True, False):
-        s = session_for(D6Ruleset(), "add Han melee=3D", "add Vader dodge=3D")
+        s = session_for(D6Ruleset(), "add Han melee=3D", "add Vader dodge=3D", wild_die=True)
         dodge = "declare Vader dodge faces=6,5,5,5"
         if not attack_first:
             s.execute(dodge)

@@ -68,7 +68,8 @@ def test_vs_faces_beside_a_flat_difficulty_are_unused_and_refused(capsys: pytest
 
 
 @pytest.mark.parametrize("rid, spec, kw", [
-    ("d6", "40D", {"difficulty": 400}), ("d6", "40D", {"vs": "40D"}), ("ogs", "6d12", {"vs": "6d12"}),
+    ("d6", "40D", {"difficulty": 400, "options": {"wild_die": True}}), ("d6", "40D", {"vs": "40D", "options": {"wild_die": True}}),
+    ("d6", "40D", {"difficulty": 200}), ("d6", "40D", {"vs": "40D"}), ("ogs", "6d12", {"vs": "6d12"}),
     ("ogs", "d12+d10+d8+d6+d4", {"vs": "d12+d10+d8+d6+d4"}), ("ogs", "30d12", {"difficulty": 200}),
     ("ore", "40d", {"vs": "40d"}), ("usor", "100", {"vs": "100"}),
 ])

@@ -79,6 +79,24 @@ def test_d6_half_the_result_points_carry_to_another_roll() -> None:
         s.execute("declare Han check difficulty=6 carry=true faces=2,2,2")
 
 
+def test_d6_result_points_carry_to_a_special_ability_effect() -> None:
+    """The D6 rules: "add one-half of the result points (rounded up) as a bonus to another
+    skill roll or Supernatural or Special Ability effect". A check of 5+5+3 = 13 against
+    6 leaves 7 result points; half, rounded up, is 4: an effect of 2D rolling 3+2 = 5
+    totals 9. The points are then spent: a second carry is refused."""
+    s = session_for(D6Ruleset(), "add Mystic reflexes=3D")
+    s.execute("declare Mystic check difficulty=6 faces=5,5,3")
+    s.execute("next")
+    s.execute("declare Mystic effect code=2D carry=true faces=3,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["total"] == 3 + 2 + 4 and "effect 2D, half the result points of check (segment 0) +4" in res.summary
+    s.execute("next")
+    with pytest.raises(TrackerError, match="already used"):
+        s.execute("declare Mystic effect code=2D carry=true faces=3,2")
+    with pytest.raises(TrackerError, match="code=4D"):
+        s.execute("declare Mystic effect faces=3,2")
+
+
 def test_d6_situation_modifiers_in_their_die_code_form() -> None:
     """Seed: "Advantaged +5 or +1D"."""
     s = session_for(D6Ruleset(), "add Han reflexes=3D")

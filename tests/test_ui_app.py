@@ -199,7 +199,11 @@ async def test_maintain_and_abort(saves: Path) -> None:
         live = encounter_screen(app).live
         await press(pilot, "n")  # the attack completes on 3
         assert live.encounter.now == 3
-        await press(pilot, "m")  # Seraph is selected: maintain it
+        await press(pilot, "m")  # Seraph is selected: maintain it; the form asks for the link's damage
+        assert isinstance(app.screen, DeclareScreen)
+        await press(pilot, "ctrl+s")  # none stated: the link deals none
+        await press(pilot, "enter")
+        assert isinstance(app.screen, EncounterScreen)
         action = live.encounter.actions[-1]
         assert action.chain == 1 and action.status == "in progress" and action.start == 3
         await press(pilot, "x")

@@ -173,6 +173,16 @@ async def test_a_whole_fight_from_the_keyboard(ruleset: str, saves: Path, monkey
         assert live.encounter.now == action.completes
         before = len(live.encounter.events)
         await type_text(pilot, "m")  # Ann is selected; maintaining these takes no dice
+        if ruleset == "freeform":  # the GM states each link's outcome, so `m` asks for the damage
+            maintain = form(app)
+            await tab_to(pilot, app, "p-damage")
+            await press(pilot, "ctrl+u")
+            await type_text(pilot, "3")
+            await press(pilot, "ctrl+s")
+            assert maintain.stage == RESULT, shown(maintain, "#declare-error")
+            await press(pilot, "enter")
+            link = live.encounter.actions[-1]
+            assert [(e.kind, e.target, e.amount) for e in link.resolution.effects] == [("damage", "Bob", 3)], notes(app)
         assert app.screen is screen
         if fight.maintainable:
             assert live.encounter.actions[-1].chain == 1, notes(app)

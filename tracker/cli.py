@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import os
 import sys
 import re
@@ -153,6 +154,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("md", "html"), help="default: from OUT's suffix, else md")
     p.add_argument("--viewer", action="store_true", help="only what a viewer may see")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: standard output)")
+
+    p = sub.add_parser("stats", help="after the fight: actions, damage, costs, time, luck against the odds shown, and charts")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="the figures and chart series as JSON")
+    p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
+    p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
 
     p = sub.add_parser("examples", help="copy the worked example encounters into the saves folder")
     p.add_argument("--force", action="store_true", help="replace files of the same name")
@@ -372,6 +379,16 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             _out(report.to_json(loaded.encounter, viewer=args.viewer, role=role), True, "", out)
         else:
             out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
+        return 0
+    if command == "stats":
+        from tracker.charts import report_text
+        from tracker.persistence.store import EncounterFile
+        from tracker.stats import fight_stats
+
+        loaded = EncounterFile(paths.resolve(args.file, saves)).load()
+        figures = fight_stats(loaded.encounter, viewer=args.viewer)
+        width = args.width if args.width else shutil.get_terminal_size((80, 24)).columns
+        _out(figures.to_json(), args.json, report_text(figures, max(40, min(width, 400))), out)
         return 0
     if command == "check":
         from tracker.persistence.store import EncounterFile

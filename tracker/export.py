@@ -1,7 +1,9 @@
 """`tracker export FILE [--format md|html] [--viewer] [-o OUT]`: an encounter as a document.
 
 The roster, the final state, every action and the whole combat log, as Markdown or a
-standalone HTML page, for a campaign journal or a player handout. The data comes from
+standalone HTML page, for a campaign journal or a player handout; then "After the
+fight": each combatant's and side's figures (tracker.stats), and in HTML the three
+charts as inline SVG (tracker.charts: no script, no external reference). The data comes from
 `tracker.report.to_json` (the same view `tracker show` prints), so `--viewer` means
 exactly what a viewer may see there: no hidden combatants, no secret dice, no log line
 about a hidden combatant or a secret roll.
@@ -84,7 +86,7 @@ def document(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def markdown(data: dict[str, Any]) -> str:
+def markdown(data: dict[str, Any], figures: Any = None) -> str:
     doc = document(data)
     lines = [f"# {_md(doc['title'])}", "", f"At {_md(doc['clock'])}.", "", "## Roster", ""]
     lines += ["| Name | Side | Sheet |", "|---|---|---|"]
@@ -95,6 +97,11 @@ def markdown(data: dict[str, Any]) -> str:
     lines += [f"- {_md(text)}" for text in doc["actions"]] or ["(none)"]
     lines += ["", "## Combat log", ""]
     lines += [f"- \\[{segment}\\] {_md(text)}" for segment, text in doc["log"]] or ["(empty)"]
+    if figures is not None:
+        lines += ["", "## After the fight", "", f"| {' | '.join(_AFTER_HEAD)} |", "|" + "---|" * len(_AFTER_HEAD)]
+        lines += [f"| {' | '.join(_md(cell) for cell in row)} |" for row in _after_rows(figures)]
+        lines += ["", _LUCK_NOTE + " The charts are in the HTML export."]
+        lines += [f"- {_md(w)}" for w in figures.withheld]
     return "\n".join(lines) + "\n"
 
 
@@ -107,7 +114,27 @@ def _table(headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
     return out + ["</table>"]
 
 
-def html_page(data: dict[str, Any]) -> str:
+def _after_rows(figures: Any) -> list[tuple[str, ...]]:
+    """One row per combatant, then per side: the after-the-fight figures as text."""
+    from tracker.charts import amounts_text, luck_line
+
+    rows: list[tuple[str, ...]] = []
+    for group, tallies in (("", figures.combatants), ("side ", figures.sides)):
+        for t in tallies:
+            rows.append((
+                group + t.name, str(t.declared), str(t.succeeded), str(t.missed), str(t.no_roll + t.secret),
+                amounts_text(t.dealt), amounts_text(t.taken, t.withheld), amounts_text(t.costs, t.withheld),
+                f"{t.acting}/{t.idle}/{t.down}", luck_line(t.luck),
+            ))
+    return rows
+
+
+_LUCK_NOTE = ("Luck: successes against the chances the declare form showed; the percentage is the exact chance, "
+              "under the Poisson-binomial of those chances, of a count at least this far from the expectation either way.")
+_AFTER_HEAD = ("Who", "Declared", "Succeeded", "Missed", "No roll / secret", "Dealt", "Taken", "Costs", "Acting/idle/down", "Luck")
+
+
+def html_page(data: dict[str, Any], figures: Any = None) -> str:
     doc = document(data)
     title = _h(doc["title"])
     lines = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">', f"<title>{title}</title>", f"<style>{_STYLE}</style>", "</head>", "<body>"]
@@ -116,15 +143,27 @@ def html_page(data: dict[str, Any]) -> str:
     lines += ["<h2>Final state</h2>"] + _table(("Name", "State", "Resources", "Conditions"), doc["state"])
     lines += ["<h2>Actions</h2>", "<ul>"] + [f"<li>{_h(text)}</li>" for text in doc["actions"]] + ["</ul>"]
     lines += ["<h2>Combat log</h2>", "<ol>"] + [f"<li>[{_h(segment)}] {_h(text)}</li>" for segment, text in doc["log"]] + ["</ol>"]
+    if figures is not None:
+        from tracker.charts import damage_svg, resource_svg, timeline_svg
+
+        lines += ["<h2>After the fight</h2>"] + _table(_AFTER_HEAD, _after_rows(figures))
+        lines += [f"<p>{_LUCK_NOTE}</p>"]
+        if figures.withheld:
+            lines += ["<p>Not shown to viewers:</p>", "<ul>"] + [f"<li>{_h(w)}</li>" for w in figures.withheld] + ["</ul>"]
+        lines += ["<h3>Timeline of the whole fight</h3>", timeline_svg(figures)]
+        lines += ["<h3>Main resource over the fight</h3>", resource_svg(figures)]
+        lines += [f"<h3>Damage dealt per {_h(figures.round_name)}, by side</h3>", damage_svg(figures)]
     lines += ["</body>", "</html>"]
     return "\n".join(lines) + "\n"
 
 
 def render(encounter: Any, fmt: str, viewer: bool) -> str:
     from tracker import report
+    from tracker.stats import fight_stats
 
     data = report.to_json(encounter, viewer=viewer)
-    return html_page(data) if fmt == "html" else markdown(data)
+    figures = fight_stats(encounter, viewer=viewer)
+    return html_page(data, figures) if fmt == "html" else markdown(data, figures)
 
 
 def chosen_format(fmt: str | None, output: str | None) -> str:

@@ -368,6 +368,9 @@ class Session:
         self.role: Role = role if role is not None else Role.gm()
         self._recorder: Recorder | None = None
         self._asked: dict[str, Any] = {}  # the last declaration's modifiers and pt, for a proposal
+        # The chances the declare form computed, by request: a commit records the one the
+        # form showed without computing it again (an exact chance may take a while).
+        self._chances: dict[tuple[Any, ...], Fraction | None] = {}
 
     @property
     def by(self) -> str:
@@ -705,7 +708,36 @@ class Session:
     def chance(self, actor: str, template: str, targets: list[str] | tuple[str, ...] = (), params: dict[str, Any] | None = None) -> Fraction | None:
         """The exact chance the action would succeed, for the declare form."""
         request, _ = self.request(actor, template, targets, params)
-        return self.ruleset.chance_of(request)
+        return self.chance_of(request)
+
+    def chance_of(self, request: ActionRequest) -> Fraction | None:
+        """The adapter's exact chance for `request`, remembered for the latest few
+        requests (the form asks as you type, the commit asks again for the event)."""
+        enc = request.encounter
+        key = (
+            id(enc), len(enc.events) if enc is not None else 0, request.segment, request.template.name,
+            request.actor.name, tuple(t.name for t in request.targets), repr(sorted(request.params.items())),
+            request.pt, id(request.previous),
+        )
+        known = self._chances.get(key, self._chances)  # one lookup: the form asks from a worker thread
+        if known is not self._chances:
+            return known  # type: ignore[return-value]
+        chance = self.ruleset.chance_of(request)
+        if len(self._chances) >= 16:
+            self._chances.clear()
+        self._chances[key] = chance
+        return chance
+
+    def _chance_shown(self, request: ActionRequest) -> str | None:
+        """The chance the declare form showed for this request, kept in the event as
+        "n/d" (exact; `tracker stats` weighs each side's luck against it), or None
+        where there is no roll. A chance that cannot be computed is left out rather
+        than refusing the declaration: the form shows "-" for it too."""
+        try:
+            chance = self.chance_of(request)
+        except Exception:  # noqa: BLE001 - the same tolerance as the form's chance line (declare.py)
+            return None
+        return None if chance is None else f"{chance.numerator}/{chance.denominator}"
 
     def _dice(self, faces: str | list[int] | None) -> tuple[DiceSource, TypedFaces | None]:
         if faces is None or faces == "":
@@ -756,6 +788,7 @@ class Session:
             dice, typed = self._dice(faces)
         else:
             dice, typed = Recorder(source), None
+        chance = self._chance_shown(request)
         resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
@@ -769,6 +802,7 @@ class Session:
                 "companions": list(tmpl.companions),
                 "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
                 "secret": secret or None,
+                "chance": chance,
                 "resolution": resolution,
             },
         )
@@ -806,10 +840,11 @@ class Session:
             dice, typed = self._dice(faces)
         else:
             dice, typed = Recorder(source), None
+        chance = self._chance_shown(request)
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
-        return Event("maintain", {"actor": c.name, "resolution": resolution})
+        return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution})
 
     def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
         name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")

@@ -9,11 +9,14 @@ Decisions where the sources are silent (DESIGN 4.1 and this adapter):
   total - difficulty. Success levels: Minimal 0, Solid 1-4, Good 5-8, Superior 9-12,
   Spectacular 13-15, Incredible 16+ (the seed's overlap at 16 goes to Incredible).
   Levels and difficulties are data in tables.toml, overridable by the GM.
-- The Wild Die (rolls.py): a 6 explodes without limit; a first 1 cancels itself and
-  the highest other die by default, or counts normally with a complication when the
-  encounter setting `critical_failure = "complication"` (`--set
-  critical_failure=complication` on the command line). Exact odds (odds.py) treat the
-  unlimited explosion in closed form, not by truncation.
+- A roll is the plain sum of its dice plus pips, as the seed says ("add to the total
+  result you roll on the dice"), so a Very Easy (1) roll of 1D always succeeds.
+- The Wild Die is OpenD6's rule, not the seed's: the table setting `wild_die` (off by
+  default; `--set wild_die=true` on the command line) makes one die of every roll the
+  Wild Die (rolls.py): a 6 explodes without limit; a first 1 cancels itself and the
+  highest other die by default, or counts normally with a complication when
+  `critical_failure = "complication"`. Exact odds (odds.py) either way; with the Wild
+  Die the unlimited explosion is treated in closed form, not by truncation.
 - Opposed rolls: both roll, the higher total wins and ties go to the initiator (the
   side rolling SPEC). `success` is null for an opposed roll (see `winner`); the
   rival's total is the `difficulty` and `result_points` is measured against it.
@@ -23,9 +26,9 @@ Decisions where the sources are silent (DESIGN 4.1 and this adapter):
 - Damage: one fifth of an attack's result points, rounded up, is added to damage
   (encounter setting `damage_bonus`, on by default); wound levels or Body Points by the
   setting `damage_system` (sheet.py, actions.py).
-- Faces on the command line and in `faces=`: the Wild Die first, then the other dice,
-  then the Wild Die's explosions; an attack reads its attack, damage and resistance
-  rolls in that order.
+- Faces on the command line and in `faces=`: the dice in order; with the Wild Die, the
+  Wild Die first, then the other dice, then its explosions. An attack reads its attack,
+  damage and resistance rolls in that order.
 """
 
 from __future__ import annotations
@@ -41,16 +44,17 @@ from tracker.engine.errors import TrackerError
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.d6.actions import SEGMENTS_PER_ROUND, Resolver, build_catalogue
 from rulesets.d6.codes import DieCode, DieCodeError, parse, parse_pool
-from rulesets.limits import MAX_D6_DICE, MAX_D6_DIFFICULTY, no_negative_difficulty
+from rulesets.limits import limit_d6_dice, limit_d6_difficulty, no_negative_difficulty
 from rulesets.d6.odds import chance_at_least, chance_opposed
-from rulesets.d6.rolls import CANCEL, CRITICAL_FAILURE_OPTIONS, roll_code
+from rulesets.d6.rolls import CANCEL, CRITICAL_FAILURE_OPTIONS, PLAIN, roll_code, roll_mode
 from rulesets.d6.sheet import BODY_POINTS, CODE_FIELDS, SHEET, WOUNDS, canonical
 from rulesets.d6.tables import D6Tables
 from rulesets.dice import DiceSource
 from rulesets.fields import SETTING, Field, FieldError, coerce_all
 
 SETTINGS = (
-    Field("critical_failure", "choice", CANCEL, choices=CRITICAL_FAILURE_OPTIONS, role=SETTING, help="a 1 on the Wild Die: cancel (drop it and the highest die) or complication (count it)"),
+    Field("wild_die", "bool", False, role=SETTING, help="OpenD6's Wild Die (not in the D6 rules text: off by default): one die of every roll explodes on a 6, and a first 1 is a critical failure"),
+    Field("critical_failure", "choice", CANCEL, choices=CRITICAL_FAILURE_OPTIONS, role=SETTING, help="with the Wild Die, a first 1: cancel (drop it and the highest die) or complication (count it)"),
     Field("damage_system", "choice", "wounds", choices=("wounds", "body_points"), role=SETTING, help="wound levels (Physique + armour resists) or Body Points (armour resists)"),
     Field("damage_bonus", "bool", True, role=SETTING, help="add one fifth of an attack's result points (rounded up) to damage"),
 )
@@ -67,7 +71,7 @@ def _all_used(dice: DiceSource, label: str) -> None:
 class D6Ruleset(Ruleset):
     id = "d6"
     name = "D6 System"
-    description = "D6 System (OpenD6): die codes with a Wild Die, difficulties, result points; 5-second rounds"
+    description = "D6 System (OpenD6): die codes, difficulties, result points (the Wild Die a table setting); 5-second rounds"
     time = TimeMapping(segments_per_round=SEGMENTS_PER_ROUND, segment_means="half a second (a 5-second round is 10 segments)")
     sheet = SHEET
     settings = SETTINGS
@@ -110,8 +114,7 @@ class D6Ruleset(Ruleset):
 
     # ----------------------------------------------------------- command line
     def _mode(self, options: Mapping[str, Any] | None) -> str:
-        checked = coerce_all(self.settings, dict(options or {}), "--set")
-        return str(checked["critical_failure"])
+        return roll_mode(coerce_all(self.settings, dict(options or {}), "--set"))
 
     @staticmethod
     def _code(spec: str, what: str) -> DieCode:
@@ -119,15 +122,13 @@ class D6Ruleset(Ruleset):
             code = parse_pool(spec, what)
         except DieCodeError as exc:
             raise TrackerError(str(exc)) from None
-        if code.dice > MAX_D6_DICE:
-            raise TrackerError(f"{what}: {code.dice}D is more than the {MAX_D6_DICE}D limit on one roll")
+        limit_d6_dice(code.dice, what)
         return code
 
     @staticmethod
     def _difficulty(difficulty: int | None) -> None:
         no_negative_difficulty(difficulty, "D6")
-        if difficulty is not None and difficulty > MAX_D6_DIFFICULTY:
-            raise TrackerError(f"--difficulty: {difficulty} is past the limit of {MAX_D6_DIFFICULTY} (the standard difficulties end at Legendary, 31)")
+        limit_d6_difficulty(difficulty, "--difficulty")
 
     def roll(
         self,
@@ -152,7 +153,9 @@ class D6Ruleset(Ruleset):
                                "result_points": None, "level": None, "automatic": True})
         own = roll_code(code, dice, mode)
         _all_used(dice, "--faces")
-        fields: dict[str, Any] = {"code": str(code), "total": own.total, "wild": own.status, "critical_failure_rule": mode}
+        fields: dict[str, Any] = {"code": str(code), "total": own.total, "wild_die": mode != PLAIN}
+        if mode != PLAIN:
+            fields.update(wild=own.status, critical_failure_rule=mode)
         text = own.text()
         success: bool | None = None
         if vs is not None:
@@ -163,7 +166,9 @@ class D6Ruleset(Ruleset):
             _all_used(vs_dice, "--vs-faces")
             target = rival.total
             winner = "self" if own.total >= rival.total else "rival"
-            fields.update(rival_code=str(rival_code), rival_dice=list(rival.faces), rival_total=rival.total, rival_wild=rival.status, winner=winner)
+            fields.update(rival_code=str(rival_code), rival_dice=list(rival.faces), rival_total=rival.total, winner=winner)
+            if mode != PLAIN:
+                fields["rival_wild"] = rival.status
             text += f" vs {rival.text()}: {'self' if winner == 'self' else 'rival'} wins" + (" (a tie goes to the initiator)" if own.total == rival.total else "")
         elif difficulty is not None:
             target = difficulty

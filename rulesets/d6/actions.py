@@ -21,16 +21,18 @@ Attacks (shoot: marksmanship; strike: melee or brawling):
 - Resistance: with wound levels, Physique + armour dice; with Body Points, the armour
   dice only (0 without armour). The excess over resistance sets the wound level (see
   tables.toml) or comes off Body Points.
-- Every roll (attack, damage, resistance) uses the Wild Die, as OpenD6 says "one die of
-  every roll". Typed faces are read: the attack roll, then (on a hit) the damage roll,
-  then the resistance roll, each Wild Die first, the others, then its explosions.
+- With the table setting `wild_die`, every roll (attack, damage, resistance) uses the
+  Wild Die, as OpenD6 says "one die of every roll". Typed faces are read: the attack
+  roll, then the damage roll, then the resistance roll (each Wild Die first, the others,
+  then its explosions when the Wild Die is on).
 - The dice are rolled at initiation; the blow is judged when it lands (DESIGN 3, the
   judge "d6.blow"): the attack total against the target's defence at the start of the
   completion segment (a dodge declared after the attack, within the round, counts,
   whatever order the two were typed in), the damage bonus from the result points then,
   and the wound step from the target's level then. The damage and resistance dice are
-  rolled at initiation when the attack hits as things stand; a blow that hits only at
-  landing, with no damage rolled, says so for the GM.
+  always rolled at initiation, hit or miss as things stand then, and used only if the
+  blow hits when it lands. The action itself has no success: the landing says hit or
+  miss.
 
 Active defence (dodge, parry): the roll (+10 for `full=true`, a full defence that
 gives up the round's other actions) replaces the combat difficulty for attacks against
@@ -52,9 +54,10 @@ from tracker.engine.model import ABORTED, ACTIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
 from rulesets.d6.odds import chance_at_least
-from rulesets.d6.rolls import CANCEL, D6Roll, roll_code
+from rulesets.d6.rolls import D6Roll, roll_code, roll_mode
 from rulesets.d6.sheet import BODY_POINTS, HEALTHY_WOUNDS, ROLLABLE, WOUNDS, code_of, strength_source
 from rulesets.d6.tables import D6Tables
+from rulesets.limits import MAX_D6_DIFFICULTY, limit_d6_dice, limit_d6_difficulty
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, staged
 
@@ -66,7 +69,7 @@ ATTACKS = ("shoot", "strike")
 # The declare form's first fields per action (the rest one key away); D6 chooses
 # nothing after the roll.
 _MAIN = {"shoot": ("skill", "range", "cover"), "strike": ("skill", "cover"), "dodge": ("skill", "full"),
-         "parry": ("skill", "full"), "check": ("skill", "difficulty", "level"), "move": ("actions",)}
+         "parry": ("skill", "full"), "check": ("skill", "difficulty", "level"), "effect": ("code", "carry", "difficulty"), "move": ("actions",)}
 
 
 def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
@@ -76,9 +79,9 @@ def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
 def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     common = (
         Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
-        Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the seed's scale of situation modifiers"),
-        Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form (+1D for advantaged) where the seed gives one"),
-        Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll"),
+        Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the D6 rules' scale of situation modifiers (slightly advantaged +3 ... extremely disadvantaged -10)"),
+        Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form where the D6 rules give one (advantaged: +5 or +1D)"),
+        Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll (to a skill roll or a Supernatural or Special Ability effect)"),
         Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
     )
     if name == "shoot":
@@ -100,10 +103,17 @@ def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
             Field("full", "bool", False, role=PARAM, help="full defence: +10, no other action this round"),
             *common,
         )
+    if name == "effect":
+        return (
+            Field("code", "str", None, role=PARAM, help="the effect's die code, e.g. 4D+1"),
+            Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="a difficulty, if the effect has one"),
+            Field("level", "choice", None, choices=tuple(tables.difficulties), role=PARAM, help="a standard difficulty"),
+            *common,
+        )
     if name == "check":
         return (
             Field("skill", "choice", "reflexes", choices=ROLLABLE, role=PARAM, help="the skill or attribute rolled"),
-            Field("difficulty", "int", None, minimum=0, role=PARAM, help="the difficulty number"),
+            Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="the difficulty number"),
             Field("level", "choice", None, choices=tuple(tables.difficulties), role=PARAM, help="a standard difficulty"),
             *common,
         )
@@ -116,6 +126,7 @@ _TEMPLATES = {
     "dodge": ("active defence: the roll becomes the difficulty to hit you for a round", "dodge", 0),
     "parry": ("active defence with melee or brawling: the roll becomes the difficulty for a round", "melee or brawling", 0),
     "check": ("a skill or attribute roll against a difficulty", "skill vs difficulty", 0),
+    "effect": ("a Supernatural or Special Ability effect: its own die code (code=4D), with carry= to add half an earlier roll's result points", "the effect's code", 0),
     "move": ("move (up to the Move rate; no roll)", "", 0),
 }
 
@@ -220,10 +231,13 @@ class Resolver:
         self.tables = tables
 
     # ----------------------------------------------------------- pools
-    def pool(self, request: ActionRequest, skill: str) -> Pool:
+    def pool(self, request: ActionRequest, skill: str, base: tuple[str, DieCode] | None = None) -> Pool:
+        """The code rolled: the skill's (or `base`, an effect's own code) and the modifiers."""
         actor, p, t = request.actor, request.params, self.tables
-        label = skill if actor.stats.get(skill) or skill not in t.raw.get("skills", {}) else f"{skill} ({t.raw['skills'][skill]})"
-        parts: list[tuple[str, DieCode]] = [(label, code_of(actor.stats, skill, t.raw))]
+        if base is None:
+            label = skill if actor.stats.get(skill) or skill not in t.raw.get("skills", {}) else f"{skill} ({t.raw['skills'][skill]})"
+            base = (label, code_of(actor.stats, skill, t.raw))
+        parts: list[tuple[str, DieCode]] = [base]
         if p.get("modifier"):
             try:
                 parts.append(("modifier", parse(str(p["modifier"]), "modifier")))
@@ -233,7 +247,7 @@ class Resolver:
             name = p["situation"]
             code = t.situations_dice.get(name) if p.get("situation_dice") else None
             if p.get("situation_dice") and code is None:
-                raise TrackerError(f"situation={name}: the seed gives it no die-code form (only {t.situations[name].signed()})")
+                raise TrackerError(f"situation={name}: the D6 modifiers table gives it no die-code form (only {t.situations[name].signed()})")
             parts.append((name.replace("_", " "), code if code is not None else t.situations[name]))
         if p.get("carry"):
             source, bonus, _ = self.carried(request)
@@ -252,6 +266,7 @@ class Resolver:
         for _, c in parts:
             code = code + c
         pool = Pool(code, tuple(parts))
+        limit_d6_dice(code.dice, f"{actor.name}'s {skill} roll")
         if code.dice < 1:
             raise TrackerError(f"{actor.name} cannot roll {pool.text()}: {code.dice}D left, and a roll needs at least 1D")
         return pool
@@ -263,13 +278,14 @@ class Resolver:
 
     @staticmethod
     def mode(request: ActionRequest) -> str:
-        return str(request.settings.get("critical_failure", CANCEL))
+        return roll_mode(request.settings)
 
     @staticmethod
     def carried(request: ActionRequest) -> tuple[str, int, int]:
-        """Seed: "The gamemaster may allow a player to add one-half of the result points
-        (rounded up) as a bonus to another skill roll": the actor's latest roll with
-        result points, if it succeeded and no roll has used them yet."""
+        """The D6 rules: "The gamemaster may allow a player to add one-half of the result
+        points (rounded up) as a bonus to another skill roll or Supernatural or Special
+        Ability effect": the actor's latest roll with result points, if it succeeded and
+        no roll or effect has used them yet."""
         enc = request.encounter
         found = None
         if enc is not None:
@@ -301,12 +317,44 @@ class Resolver:
             return self._defend(request, dice, pt)
         if name == "check":
             return self._check(request, dice, pt)
+        if name == "effect":
+            return self._effect(request, dice, pt)
         return Resolution(pt=pt, summary=f"{pt} segments")
+
+    def effect_code(self, request: ActionRequest) -> DieCode:
+        text = request.params.get("code")
+        if not text:
+            raise TrackerError("effect needs its die code: code=4D (the Supernatural or Special Ability effect's value)")
+        try:
+            return parse(str(text), "code")
+        except DieCodeError as exc:
+            raise TrackerError(str(exc)) from None
+
+    def _effect(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        """A Supernatural or Special Ability effect rolls its own die code; carry adds
+        half the result points of an earlier roll to it, as the rules text allows. With a
+        difficulty it is judged like a check; without one its total is the effect."""
+        code = self.effect_code(request)
+        pool = self.pool(request, "effect", ("effect", code))
+        roll = roll_code(pool.code, dice, self.mode(request), "effect")
+        details: dict[str, Any] = {"total": roll.total}
+        self._mark_carry(request, details)
+        if request.params.get("difficulty") is None and not request.params.get("level"):
+            return Resolution(pt=pt, margin=roll.total, dice=roll.faces, summary=f"{pool.shown(roll)}: the effect's total",
+                              details=details)
+        difficulty, label = self._difficulty(request)
+        rp = roll.total - difficulty
+        success = rp >= 0
+        level = self.tables.level_name(rp) if success else "Failure"
+        details.update(self._roll_details(roll, difficulty, rp, level))
+        summary = f"{pool.shown(roll)} vs {label}: {'success' if success else 'failure'}, result points {rp} ({level})"
+        return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=details)
 
     def _difficulty(self, request: ActionRequest) -> tuple[int, str]:
         p = request.params
         if p.get("difficulty") is not None:
             number = int(p["difficulty"])
+            limit_d6_difficulty(number, "difficulty")
             return number, f"difficulty {number} ({self.tables.difficulty_name(number)})"
         if p.get("level"):
             number, name = self.tables.difficulties[p["level"]]
@@ -350,7 +398,8 @@ class Resolver:
 
     @staticmethod
     def _roll_details(roll: D6Roll, difficulty: int, rp: int, level: str) -> dict[str, Any]:
-        details: dict[str, Any] = {"total": roll.total, "difficulty": difficulty, "result_points": rp, "level": level.lower().replace(" ", "_")}
+        details: dict[str, Any] = {"total": roll.total, "difficulty": difficulty, "result_points": rp, "level": level.lower().replace(" ", "_"),
+                                   "margin_name": "result points"}
         if roll.status:
             details["wild"] = roll.status
         return details
@@ -385,7 +434,7 @@ class Resolver:
         rp = attack.total - difficulty
         hit = rp >= 0
         level = self.tables.level_name(rp) if hit else "Failure"
-        lines = [f"{pool.shown(attack)} vs {against}: " + (f"hit, result points {rp} ({level})" if hit else f"miss by {-rp}")]
+        lines = [f"{pool.shown(attack)} vs {against}, as things stand: " + (f"hit, result points {rp} ({level})" if hit else f"miss by {-rp}")]
         faces = list(attack.faces)
         effects: list[Effect] = []
         details = self._roll_details(attack, difficulty, rp, level)
@@ -398,32 +447,36 @@ class Resolver:
             "levels": [[w.over, w.rank] for w in t.wounds if w.over is not None],
             "names": {str(w.rank): w.name for w in t.wounds}, "max_rank": t.max_rank,
         }
+        # Every die the landing may need is rolled now, whatever the defence now says
+        # (DESIGN 3): a dodge typed later on this segment must not change which dice
+        # were rolled, only whether they are used.
+        code, label = self.damage_code(request)
+        bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
+        blow = roll_code(code, dice, mode, "damage")
+        faces += blow.faces
+        damage = blow.total + bonus
+        shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
+        lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus} = {damage}")
+        resist_code, resist_label = self.resistance(target, system)
+        if resist_code.dice >= 1:
+            guard = roll_code(resist_code, dice, mode, "resistance", target.name)
+            faces += guard.faces
+            resistance = guard.total
+            lines.append(f"resistance {resist_label} = {guard.text()}" if " + armour" in resist_label else f"resistance {resist_label}: {guard.text(code=False)}")
+        else:
+            resistance = max(0, resist_code.pips)
+            lines.append(f"resistance {resist_label}: {resistance}")
+        record.update(damage_dice=blow.total, resistance=resistance)
         if hit:
-            code, label = self.damage_code(request)
-            bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
-            blow = roll_code(code, dice, mode, "damage")
-            faces += blow.faces
-            damage = blow.total + bonus
-            shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
-            lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus} = {damage}")
-            resist_code, resist_label = self.resistance(target, system)
-            if resist_code.dice >= 1:
-                guard = roll_code(resist_code, dice, mode, "resistance", target.name)
-                faces += guard.faces
-                resistance = guard.total
-                lines.append(f"resistance {resist_label} = {guard.text()}" if " + armour" in resist_label else f"resistance {resist_label}: {guard.text(code=False)}")
-            else:
-                resistance = max(0, resist_code.pips)
-                lines.append(f"resistance {resist_label}: {resistance}")
-            over = damage - resistance
             details.update(damage=damage, resistance=resistance)
-            self.injury(target, over, system, lines)  # as things stand: the judge decides at landing
-            record.update(damage_dice=blow.total, resistance=resistance)
+            self.injury(target, damage - resistance, system, lines)  # as things stand: the judge decides at landing
         lines.append("judged when it lands")
         details["hits"] = [record]
         details["judge"] = BLOW_JUDGE
         effects.append(Blow(target.name, 0))
-        return Resolution(pt=pt, success=hit, margin=rp, dice=tuple(faces), summary="; ".join(lines), effects=tuple(effects), details=details)
+        # No success at initiation: whether it hits is the landing's judgment (the judge's
+        # "lands: hit/miss" line), so completion does not announce one first.
+        return Resolution(pt=pt, success=None, margin=rp, dice=tuple(faces), summary="; ".join(lines), effects=tuple(effects), details=details)
 
     def resistance(self, target: Combatant, system: str) -> tuple[DieCode, str]:
         armor = parse(str(target.stats.get("armor") or "0D"), "armor")
@@ -462,12 +515,15 @@ class Resolver:
             pool = self.pool(request, request.params.get("skill", "marksmanship" if name == "shoot" else "melee"))
             difficulty, _ = self.defense_of(request, request.targets[0])
             return chance_at_least(pool.code, difficulty, mode)
-        if name == "check":
+        if name in ("check", "effect"):
             p = request.params
             if p.get("difficulty") is None and not p.get("level"):
                 return None
             difficulty, _ = self._difficulty(request)
-            if difficulty == 0:
+            if difficulty == 0 and name == "check":
                 return Fraction(1)
+            if name == "effect":
+                code = self.effect_code(request)
+                return chance_at_least(self.pool(request, "effect", ("effect", code)).code, difficulty, mode)
             return chance_at_least(self.pool(request, p.get("skill", "reflexes")).code, difficulty, mode)
         return None

@@ -1,4 +1,7 @@
-"""Exact D6 odds with an exploding Wild Die, through icepool, cached.
+"""Exact D6 odds, through icepool, cached.
+
+Without the Wild Die (the default, mode PLAIN) a roll is the plain sum of its dice plus
+pips: an icepool Die, read directly. With the Wild Die:
 
 A Wild Die that explodes forever has no finite distribution, so truncating it would
 not be exact. Instead a roll is split on its first Wild Die face:
@@ -25,7 +28,7 @@ from functools import lru_cache
 import icepool
 
 from rulesets.d6.codes import DieCode
-from rulesets.d6.rolls import CANCEL
+from rulesets.d6.rolls import CANCEL, PLAIN
 
 Q = Fraction(1, 6)
 P_EXPLODE = Fraction(1, 6)
@@ -76,9 +79,22 @@ def _at_least(dice: int, pips: int, mode: str, target: int) -> Fraction:
     return (1 - P_EXPLODE) * no_explosion + P_EXPLODE * exploded
 
 
-def chance_at_least(code: DieCode, target: int, mode: str = CANCEL) -> Fraction:
+def chance_at_least(code: DieCode, target: int, mode: str = PLAIN) -> Fraction:
     """P(roll of `code` >= target)."""
+    if mode == PLAIN:
+        return _plain_at_least(code.dice, target - code.pips)
     return _at_least(code.dice, code.pips, mode, target)
+
+
+@lru_cache(maxsize=4096)
+def _plain_at_least(dice: int, target: int) -> Fraction:
+    return Fraction(_sum_d6(dice).probability(">=", target))
+
+
+@lru_cache(maxsize=4096)
+def _plain_opposed(own: int, rival: int, pips: int) -> Fraction:
+    """P(own dice + pips >= rival dice), pips being own pips less the rival's."""
+    return Fraction((_sum_d6(own) - _sum_d6(rival)).probability(">=", -pips))
 
 
 def _geometric_at_least(t: int) -> Fraction:
@@ -118,11 +134,13 @@ def _opposed(a: tuple[int, int, str], b: tuple[int, int, str]) -> Fraction:
     return total
 
 
-def chance_opposed(own: DieCode, rival: DieCode, mode: str = CANCEL) -> Fraction:
+def chance_opposed(own: DieCode, rival: DieCode, mode: str = PLAIN) -> Fraction:
     """P(own total >= rival total): the initiator wins ties."""
+    if mode == PLAIN:
+        return _plain_opposed(own.dice, rival.dice, own.pips - rival.pips)
     return _opposed((own.dice, own.pips, mode), (rival.dice, rival.pips, mode))
 
 
 def clear_caches() -> None:
-    for fn in (_sum_d6, _sum_without_highest, branches, _at_least, _opposed):
+    for fn in (_sum_d6, _sum_without_highest, branches, _at_least, _opposed, _plain_at_least, _plain_opposed):
         fn.cache_clear()

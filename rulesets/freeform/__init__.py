@@ -3,6 +3,8 @@
 Any template name is accepted; `mode=` and `pt=` say what it is (default: active, 10
 segments). Outcomes are stated with `damage=N` (to the target's `hp`, or `resource=`)
 and `note=TEXT`. Combatants may carry any numeric resources; `hp` at 0 means down.
+Maintaining (`m` in the app) opens the form so the GM states the new link's damage and
+note; a link stated with none deals none.
 A round is 10 segments; per-round costs are charged on the last segment of each round
 (every multiple of 10).
 """
@@ -39,6 +41,7 @@ class FreeformRuleset(Ruleset):
     time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round", payment_every=10)
     sheet = (Field("hp", "float", 10, role=RESOURCE, help="hit points; 0 means down"),)
     down_when = ("hp",)
+    maintain_asks = True  # each link's damage is stated by the GM, so `m` asks for it
 
     _CATALOGUE = {
         "attack": ActionTemplate("attack", ACTIVE, 10, "strike at a target", targets=1, params=_PARAMS, maintainable=True),

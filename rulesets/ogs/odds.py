@@ -24,13 +24,17 @@ import icepool
 from rulesets.ogs.check import compare_sizes
 
 
+def _dice(sides: tuple[int, ...], reroll_from: int | None) -> list[icepool.Die]:
+    """Each die; from `reroll_from` on, "reroll ones": a 1 is rolled once more and the
+    new face stands (a 1 then shows with 1/s², any other face with 1/s + 1/s²)."""
+    start = len(sides) if reroll_from is None else reroll_from
+    return [icepool.d(s) if i < start else icepool.d(s).reroll([1], depth=1) for i, s in enumerate(sides)]
+
+
 def _total_die(sides: tuple[int, ...], flat: int, reroll_from: int | None = None) -> icepool.Die:
     if not sides:
         return icepool.Die([flat])
-    start = len(sides) if reroll_from is None else reroll_from
-    # "reroll ones": a 1 is rolled once more and the new face stands.
-    dice = [icepool.d(s) if i < start else icepool.d(s).reroll([1], depth=1) for i, s in enumerate(sides)]
-    return icepool.Pool(dice).sum() + flat
+    return icepool.Pool(_dice(sides, reroll_from)).sum() + flat
 
 
 @lru_cache(maxsize=512)
@@ -42,11 +46,11 @@ def success(sides: tuple[int, ...], flat: int, difficulty: int, reroll_from: int
 
 
 @lru_cache(maxsize=64)
-def _by_total(sides: tuple[int, ...], flat: int, length: int) -> tuple[int, dict[int, tuple[list[tuple[int, ...]], list[int]]]]:
+def _by_total(sides: tuple[int, ...], flat: int, length: int, reroll_from: int | None = None) -> tuple[int, dict[int, tuple[list[tuple[int, ...]], list[int]]]]:
     """(denominator, total -> (sorted value keys, prefix sums of their quantities))."""
     groups: dict[int, dict[tuple[int, ...], int]] = {}
     if sides:
-        expanded = icepool.Pool([icepool.d(s) for s in sides]).expand()
+        expanded = icepool.Pool(_dice(sides, reroll_from)).expand()
         items = expanded.items()
         denominator = expanded.denominator()
     else:
@@ -64,11 +68,13 @@ def _by_total(sides: tuple[int, ...], flat: int, length: int) -> tuple[int, dict
 
 
 @lru_cache(maxsize=512)
-def win(own: tuple[int, ...], own_flat: int, rival: tuple[int, ...], rival_flat: int) -> Fraction:
-    """P(own side wins the Opposed Check), ties broken as the seed says."""
+def win(own: tuple[int, ...], own_flat: int, rival: tuple[int, ...], rival_flat: int,
+        own_reroll: int | None = None, rival_reroll: int | None = None) -> Fraction:
+    """P(own side wins the Opposed Check), ties broken as the seed says; each side's
+    dice from its `*_reroll` index on reroll ones (the tie-breaks read the new faces)."""
     length = max(len(own), len(rival))
-    den_a, a = _by_total(own, own_flat, length)
-    den_b, b = _by_total(rival, rival_flat, length)
+    den_a, a = _by_total(own, own_flat, length, own_reroll)
+    den_b, b = _by_total(rival, rival_flat, length, rival_reroll)
     sizes = compare_sizes(own, rival)
     tie_weight = 2 if sizes > 0 else 0 if sizes < 0 else 1  # in halves
     # Rival mass by total, cumulative, for the "higher total" part.

@@ -14,7 +14,11 @@ Decisions where the seed is silent (nothing else is known of the game):
   There are no payment segments. All completions on a segment land together.
 - The extra damage die per stage is the largest die of the weapon's damage dice.
 - An attack's difficulty: `difficulty=` on the declare, else the target's `defense`
-  (default 8, the seed's example difficulty). A miss does nothing.
+  (default 8, the seed's example difficulty). A miss does nothing. The damage dice
+  are rolled at declaration, hit or miss, with one extra die per stage as things
+  stand; the hit and its stages are judged when the blow lands (DESIGN 3), against
+  the target's defense then. Stages past those rolled for are named in the log for
+  the GM to roll.
 - Damage (an Open Roll) comes off the target's `hp`; the seed has no soak or armour.
 - `contest` is an Opposed Check against the target's own stat + skill + enhancement
   + flat; in the timeline both sides' dice come from the one dice source, the actor's
@@ -25,7 +29,9 @@ Decisions where the seed is silent (nothing else is known of the game):
   increase_die=K`; an Open Roll (no `--difficulty`, no `--vs`) increases every die.
 - "Reroll ones", the enhancement modifier the seed names: `reroll_ones=true` on the
   sheet (or the declare) rerolls each enhancement die showing 1 once; the new face
-  stands. Its odds are exact (the rerolled die's distribution).
+  stands. Its odds are exact (the rerolled die's distribution), opposed ones too (the
+  tie-breaks read the new faces). On the command line `--set reroll_ones=true` (and
+  `vs_reroll_ones` for the other side) rerolls the dice after the first two.
 - A `contest` may name several targets (an Opposed Check of more than two sides): the
   highest total wins; sides tied at the top go through the seed's tie-breaks together
   (die values, die sizes, then d12s rolled by each still-tied side, in target order).
@@ -41,13 +47,13 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, coerce_all
-from rulesets.limits import MAX_OGS_DICE, MAX_OGS_OPPOSED_DICE, MAX_OGS_SORTED_OUTCOMES, no_negative_difficulty, sorted_outcomes
+from rulesets.limits import limit_ogs_dice, limit_ogs_opposed, no_negative_difficulty
 from rulesets.ogs import odds
 from rulesets.ogs.check import StageRule, opposed, rank_many, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
@@ -58,7 +64,49 @@ _ROLL_OPTIONS: tuple[Field, ...] = (
     Field("increase_die", "int", None, 1, 60, role=PARAM, help="which die the increase targets (1 = first)"),
     Field("vs_increase", "int", 0, 0, 10, role=PARAM, help="Die Increase stages on the opposing roll"),
     Field("open", "bool", False, role=PARAM, help="an Open Roll: total only, every die increased"),
+    Field("reroll_ones", "bool", False, role=PARAM, help="reroll ones on the enhancement dice (every die after the first two: stat, skill)"),
+    Field("vs_reroll_ones", "bool", False, role=PARAM, help="the opposing check rerolls ones on its enhancement dice"),
 )
+
+
+def _cli_reroll(spec: DiceSpec, on: bool, label: str) -> int | None:
+    """On the command line the enhancement dice are those after the stat and skill dice,
+    the seed's order of an Action Check."""
+    if not on:
+        return None
+    if len(spec.sides) < 3:
+        raise TrackerError(f"{label} {spec.text()}: reroll_ones needs enhancement dice (a third die after the stat and skill dice)")
+    return 2
+
+
+BLOW_JUDGE = "ogs.blow"
+
+
+def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """An OGS attack lands: its total against the target's defense now (or the stated
+    difficulty), its critical stages then, and one extra damage die per stage."""
+    found = landing(encounter, action, blow, action.resolution.details.get("hits", []))
+    if isinstance(found, list):
+        return found
+    rec, target = found
+    total = int(rec["total"])
+    difficulty = int(rec["difficulty"]) if rec.get("difficulty") is not None else int(target.stats.get("defense", 8))
+    head = f"{action.actor}'s {action.template} lands: {total} vs {target.name}'s {'difficulty' if rec.get('difficulty') is not None else 'defense'} {difficulty}"
+    if total < difficulty:
+        return [Note(f"{head}: miss")]
+    stages = StageRule(int(rec["first_stage"]), int(rec["stage_size"])).stages(total, difficulty)
+    extra = [int(f) for f in rec["extra"]]
+    damage = int(rec["base"]) + sum(extra[:stages])
+    text = f"{head}: hit" + (f", {stages}-stage critical" if stages else "") + f"; {damage} damage"
+    effects: list[Effect] = [Note(text), Damage(target.name, damage, "hp")]
+    if stages > len(extra):
+        more = stages - len(extra)
+        effects.append(Note(f"{action.actor}'s {action.template}: {more} more stage{'s' if more != 1 else ''} than were rolled "
+                            f"for at declaration: the GM rolls {more}d{int(rec['die'])} more damage"))
+    return effects
+
+
+register_judge(BLOW_JUDGE, judge_blow)
 
 
 class OgsRuleset(Ruleset):
@@ -139,6 +187,7 @@ class OgsRuleset(Ruleset):
         # An increase on the stat or skill die adds dice before the enhancement pool.
         shift = len(spec.sides) - len(sides) if stages and int(params.get("increase_die") or lead + 1) - 1 < lead else 0
         start = lead + shift if reroll and parts[2].sides else None
+        limit_ogs_dice(spec.sides, f"{who.name}'s check")
         return spec, start
 
     # ------------------------------------------------------------ resolve
@@ -164,23 +213,42 @@ class OgsRuleset(Ruleset):
         if stages:
             summary += f", {stages}-stage critical"
         effects: list[Effect] = []
-        details: dict[str, Any] = {"total": total, "difficulty": difficulty, "stages": stages, "sizes": list(spec.sides)}
-        if name in ("attack", "power") and success and request.targets:
-            base = params.get("damage") or request.actor.stats.get("damage", "")
-            damage = dice_of(base, self.steps, f"{request.actor.name}.damage")
-            if not damage.sides:
-                raise TrackerError(f"{request.actor.name} has no damage dice (damage=d8 on the sheet or the declare)")
-            # Each stage adds one die of damage: the weapon's largest die.
-            extra = (max(damage.sides),) * stages
-            damage = DiceSpec(damage.sides + extra, damage.flat)
-            hurt = roll(damage, dice, f"damage ({stages} stage{'s' if stages != 1 else ''} of criticals)" if stages else "damage")
-            faces.extend(hurt.faces)
-            summary += f"; damage {hurt.shown()}"
-            details["damage"] = hurt.total
-            for target in request.targets:
-                effects.append(Damage(target.name, hurt.total, "hp"))
+        details: dict[str, Any] = {"total": total, "difficulty": difficulty, "stages": stages, "sizes": list(spec.sides),
+                                   "margin_name": "critical stages"}
+        if name in ("attack", "power") and request.targets:
+            return self._attack(request, dice, pt, rolled, spec, difficulty, stages, summary, details)
         return Resolution(pt=pt, success=success, margin=stages, dice=tuple(faces), summary=summary,
                           effects=tuple(effects), details=details)
+
+    def _attack(self, request: ActionRequest, dice: DiceSource, pt: int, rolled: Any, spec: DiceSpec, difficulty: int,
+                stages: int, summary: str, details: dict[str, Any]) -> Resolution:
+        """The damage is an Open Roll made now, hit or miss as things stand, with one
+        extra die per stage as things stand (DESIGN 3); the hit, the stages and so the
+        damage are judged when the blow lands, against the target's defense then."""
+        params = request.params
+        base = params.get("damage") or request.actor.stats.get("damage", "")
+        damage = dice_of(base, self.steps, f"{request.actor.name}.damage")
+        if not damage.sides:
+            raise TrackerError(f"{request.actor.name} has no damage dice (damage=d8 on the sheet or the declare)")
+        # Each stage adds one die of damage: the weapon's largest die.
+        die = max(damage.sides)
+        hurt = roll(DiceSpec(damage.sides + (die,) * stages, damage.flat),
+                    dice, f"damage ({stages} stage{'s' if stages != 1 else ''} of criticals)" if stages else "damage")
+        faces = list(rolled.faces) + list(hurt.faces)
+        summary = summary.replace(": success", ", as things stand: hit").replace(": failure", ", as things stand: miss")
+        summary += f"; damage {hurt.shown()}; judged when it lands"
+        base_total = sum(hurt.faces[:len(damage.sides)]) + damage.flat
+        rule = self.stage_rule
+        given = params.get("difficulty")
+        # A stated difficulty is kept; without one the target's defense is read at landing.
+        # (No None in a record: a save has no null.)
+        stated = {} if given is None else {"difficulty": int(given)}
+        hits = [{"target": t.name, "total": rolled.total, **stated,
+                 "first_stage": rule.first_stage, "stage_size": rule.stage_size, "base": base_total,
+                 "extra": list(hurt.faces[len(damage.sides):]), "die": die} for t in request.targets]
+        details.update(damage=hurt.total, hits=hits, judge=BLOW_JUDGE)
+        return Resolution(pt=pt, success=None, margin=stages, dice=tuple(faces), summary=summary,
+                          effects=tuple(Blow(t.name, i) for i, t in enumerate(request.targets)), details=details)
 
     def _difficulty(self, request: ActionRequest) -> int:
         given = request.params.get("difficulty")
@@ -252,9 +320,8 @@ class OgsRuleset(Ruleset):
                 return None
             own, own_reroll = self.check(request.actor, request.params)
             rival, rival_reroll = self.check(request.targets[0], {})
-            if own_reroll is not None or rival_reroll is not None:
-                return None  # the tie-breaks on rerolled dice are not enumerated
-            return odds.win(own.sides, own.flat, rival.sides, rival.flat)
+            limit_ogs_opposed(own.sides, rival.sides, request.actor.name, request.targets[0].name)
+            return odds.win(own.sides, own.flat, rival.sides, rival.flat, own_reroll, rival_reroll)
         spec, reroll_from = self.check(request.actor, request.params, "force" if name == "power" else "skill")
         return odds.success(spec.sides, spec.flat, self._difficulty(request), reroll_from)
 
@@ -266,8 +333,7 @@ class OgsRuleset(Ruleset):
         parsed = parse(spec, self.steps, label)
         if not parsed.sides:
             raise TrackerError(f"{label} {spec!r}: no dice to roll")
-        if len(parsed.sides) > MAX_OGS_DICE:
-            raise TrackerError(f"{label} {spec!r}: {len(parsed.sides)} dice is more than the limit of {MAX_OGS_DICE}")
+        limit_ogs_dice(parsed.sides, f"{label} {spec!r}")
         if not parsed.sides and stages:
             raise TrackerError(f"{label} {spec!r}: no dice to increase")
         if open_roll:
@@ -284,14 +350,16 @@ class OgsRuleset(Ruleset):
         if open_roll and (vs is not None or difficulty is not None):
             raise TrackerError("an Open Roll has no --difficulty or --vs")
         own_spec = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), open_roll, "ogs dice")
-        own = roll(own_spec, dice)
+        if open_roll and opts["reroll_ones"]:
+            raise TrackerError("--set reroll_ones: an Open Roll has no enhancement dice to reroll (give --difficulty or --vs)")
+        own = roll(own_spec, dice, reroll_from=_cli_reroll(own_spec, opts["reroll_ones"], "ogs dice"))
         fields: dict[str, Any] = {"total": own.total, "difficulty": difficulty, "stages": None, "winner": None,
                                   "sizes": list(own_spec.sides), "spec": own_spec.text()}
         if vs is not None:
             rival_spec = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
             if vs_dice is None:
                 raise TrackerError("an opposed roll needs the other side's dice")
-            rival = roll(rival_spec, vs_dice)
+            rival = roll(rival_spec, vs_dice, reroll_from=_cli_reroll(rival_spec, opts["vs_reroll_ones"], "--vs"))
             result = opposed(own, rival, dice, vs_dice)
             fields.update({"winner": result.winner, "vs_dice": rival.faces, "vs_sizes": list(rival_spec.sides),
                            "vs_total": rival.total, "decided_by": result.decided_by,
@@ -315,17 +383,12 @@ class OgsRuleset(Ruleset):
         if vs is not None and difficulty is not None:
             raise TrackerError("an Opposed Check has no --difficulty: the other side's total is the mark (give --vs or --difficulty, not both)")
         own = self._cli_spec(spec, opts["increase"], opts.get("increase_die"), False, "ogs dice")
+        own_reroll = _cli_reroll(own, opts["reroll_ones"], "ogs dice")
         if vs is not None:
             rival = self._cli_spec(vs, opts["vs_increase"], None, False, "--vs")
-            if len(own.sides) + len(rival.sides) > MAX_OGS_OPPOSED_DICE:
-                raise TrackerError(f"opposed odds: {len(own.sides)} + {len(rival.sides)} dice is more than the limit of "
-                                   f"{MAX_OGS_OPPOSED_DICE} dice in all (the tie-breaks compare every die)")
-            for label, side in (("ogs dice", own), ("--vs", rival)):
-                count = sorted_outcomes(side.sides)
-                if count > MAX_OGS_SORTED_OUTCOMES:
-                    raise TrackerError(f"opposed odds: {label} {side.text()} has up to {count:,} sorted outcomes to compare, "
-                                       f"past the limit of {MAX_OGS_SORTED_OUTCOMES:,} (6d12 has 12,376)")
-            return odds.win(own.sides, own.flat, rival.sides, rival.flat)
+            limit_ogs_opposed(own.sides, rival.sides)
+            return odds.win(own.sides, own.flat, rival.sides, rival.flat, own_reroll,
+                            _cli_reroll(rival, opts["vs_reroll_ones"], "--vs"))
         if difficulty is None:
             raise TrackerError("ogs odds needs --difficulty N or --vs SPEC")
-        return odds.success(own.sides, own.flat, difficulty)
+        return odds.success(own.sides, own.flat, difficulty, own_reroll)

@@ -6,7 +6,7 @@ set at least that high.
 
 Decisions where the seed is silent (each also in the adapter's docstring):
 - Penalty dice (and one die per extra action) come off hard -> normal -> wiggle (the
-  order is table data). Normal dice above the cap (10, table data) are not rolled but
+  order is table data). Normal dice above the cap (12, table data: 5d stat + 5d skill + "1d or even 2d") are not rolled but
   soak penalty dice first; hard and wiggle dice are not rolled, so the cap counts
   normal dice only.
 - Wiggle dice, when the GM does not state their faces, all join the one set that
@@ -96,7 +96,7 @@ class Penalised:
         return self.pool.text() + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def penalise(pool: Pool, penalty: int, cap: int = 10, order: Sequence[str] = ("hard", "normal", "wiggle")) -> Penalised:
+def penalise(pool: Pool, penalty: int, cap: int = 12, order: Sequence[str] = ("hard", "normal", "wiggle")) -> Penalised:
     """Remove `penalty` dice: first normal dice above the cap, then in `order`."""
     if penalty < 0:
         raise TrackerError(f"penalty dice: expected 0 or more, got {penalty}")
@@ -202,9 +202,20 @@ def contest(a: tuple[int, int] | None, b: tuple[int, int] | None, first_matters:
     return "self" if a[1] > b[1] else "rival" if b[1] > a[1] else "draw"
 
 
-def narrower_succeeds(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
-    """The narrower set goes afterwards and succeeds if it beats the wider's height."""
+# How a narrower set of the same height as the wider one fares (the setting
+# `narrower_equal_height`). The rules text says the narrower "must beat the wider roll's
+# height as a Difficulty number", and a Difficulty is met when the height does "equal
+# or beat" it: read as a Difficulty number, an equal height succeeds (the default);
+# read as "beat", it fails.
+EQUAL_SUCCEEDS = "succeeds"
+EQUAL_FAILS = "fails"
+EQUAL_HEIGHT_READINGS = (EQUAL_SUCCEEDS, EQUAL_FAILS)
+
+
+def narrower_succeeds(a: tuple[int, int] | None, b: tuple[int, int] | None, equal: str = EQUAL_SUCCEEDS) -> bool:
+    """The narrower set goes afterwards and succeeds if its height meets the wider's
+    height as a Difficulty (equal or beat), or with `equal="fails"` strictly beats it."""
     if a is None or b is None or a[0] == b[0]:
         return False
     wide, narrow = (a, b) if a[0] > b[0] else (b, a)
-    return narrow[1] > wide[1]
+    return narrow[1] >= wide[1] if equal == EQUAL_SUCCEEDS else narrow[1] > wide[1]

@@ -16,7 +16,9 @@ Decisions where the sources are silent:
   `TimeMapping(simultaneous=False)`): a combatant put down by a faster set loses its
   own. The default performance time is "to the end of the round"; `pt=` overrides.
   A move is passive and takes 5 segments.
-- At most 10 normal dice are rolled (table data); hard and wiggle dice are not rolled
+- At most 12 normal dice are rolled (table data): the largest pool the rules text
+  describes, a stat of "no more than 5d", a skill "from 0 dice to 5d" and a bonus for
+  an easier action ("you might add 1d or even 2d"). Hard and wiggle dice are not rolled
   and do not count against it; dice over it soak penalty dice first.
 - Multiple actions follow the seed, not the usual ORE penalty: "If you roll an extra
   matching set, you can use it on an extra action with no penalty—but only if your
@@ -32,13 +34,23 @@ Decisions where the sources are silent:
 - Wiggle dice: `wiggle=7,7` states their faces (the GM's choice); otherwise the
   adapter puts them all where they make the widest, then highest set that meets the
   difficulty (in a dynamic contest: the highest, then widest).
-- Dynamic contest: "beat" means strictly higher, so an equal height leaves the wider
-  set standing; identical sets, or no set on either side, are a draw; a set beats
-  none. `--set first_matters=false` judges on height alone.
-- Gobble dice: a `dodge` or `block` declared earlier in the same round gives gobble
-  dice (its width, at its height). An attack resolving no sooner than it (order not
-  greater) loses one die per gobble die of equal or greater height, as many as it
-  takes to spoil the set, or all that are left. `gobble=WxH` states them by hand.
+- Dynamic contest (`contest` in the timeline, `--vs` on the command line): the wider
+  set wins (it goes first and takes effect); the narrower "must beat the wider roll's
+  height as a Difficulty number", and a Difficulty is met by a height that does "equal
+  or beat" it, so by default a narrower set of equal height also succeeds afterwards.
+  The GM may read "beat" strictly instead: the encounter setting
+  `narrower_equal_height = "fails"` (`--set narrower_equal_height=fails`). Identical
+  sets, or no set on either side, are a draw; a set beats none.
+  `first_matters=false` judges on height alone. In the timeline both sides roll at
+  declaration (the actor's dice first, then the target's), the target with the same
+  stat and skill unless `vs_stat=`, `vs_skill=` or `vs_pool=` say otherwise.
+- Gobble dice: a `dodge` or `block` landing on the same segment as an attack gives
+  gobble dice (its width, at its height), whenever in the round either was typed. An
+  attack resolving no sooner than it (order not greater) loses one die per gobble die
+  of equal or greater height, as many as it takes to spoil the set, or all that are
+  left; blows on one target meet the dice widest first, then highest, then by
+  attacker's name. All of this is judged when the blow lands (DESIGN 3), as is the
+  target's armour. `gobble=WxH` states them by hand.
 - Wound boxes are marked when the blow lands (DESIGN 3: damage is judged against what
   the target has then): each hit is a `Blow` judged by "ore.wound" in the round's
   resolution order (widest, then highest), so two attacks on one target fill its boxes
@@ -63,14 +75,21 @@ from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, parse_faces
-from rulesets.fields import PARAM, Field, coerce_all
+from rulesets.fields import PARAM, SETTING, Field, coerce_all
 from rulesets.ore import odds
 from rulesets.ore.combat import armour, boxes_of, gobble, location_for, mark, parse_damage
-from rulesets.ore.pool import Outcome, Penalised, Pool, contest, highest, narrower_succeeds, penalise, roll, widest
+from rulesets.ore.pool import (EQUAL_HEIGHT_READINGS, EQUAL_SUCCEEDS, Outcome, Penalised, Pool, contest, highest,
+                               narrower_succeeds, penalise, roll, widest)
 from rulesets.ore.pool import parse as parse_pool
-from rulesets.ore.sheet import ATTACK_PARAMS, CHECK_PARAMS, DEFENCE_PARAMS, LOCATIONS, SHEET
+from rulesets.ore.sheet import ATTACK_PARAMS, CHECK_PARAMS, CONTEST_PARAMS, DEFENCE_PARAMS, LOCATIONS, SHEET
 
-_ROLL_OPTIONS: tuple[Field, ...] = (
+SETTINGS = (
+    Field("narrower_equal_height", "choice", EQUAL_SUCCEEDS, choices=EQUAL_HEIGHT_READINGS, role=SETTING,
+          help="dynamic contest: a narrower set of the wider one's height succeeds afterwards (its height meets it "
+               "'as a Difficulty number', equal or beat), or fails (it must beat it)"),
+)
+
+_ROLL_OPTIONS: tuple[Field, ...] = SETTINGS + (
     Field("penalty", "int", 0, 0, 40, role=PARAM, help="penalty dice"),
     Field("wiggle", "str", None, role=PARAM, help="faces for the wiggle dice, e.g. 7,7"),
     Field("vs_penalty", "int", 0, 0, 40, role=PARAM, help="penalty dice on the other side"),
@@ -120,14 +139,97 @@ def wound_effects(target: Combatant, location: str, shock: int, killing: int, si
     return effects
 
 
+def _manual_gobble(text: str | None) -> tuple[int, int] | None:
+    """`gobble=WxH` stated by hand: (dice, height); None when not stated (or 0)."""
+    if text is None or text.strip() in ("", "0"):
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", text)
+    if match is None:
+        raise TrackerError(f"gobble: expected gobble dice as WxH such as 2x8, got {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _blow_key(action: Any, index: int) -> tuple[Any, ...]:
+    """The order blows on one target meet its gobble dice: the round's resolution order
+    (widest, then highest), then by who struck, never by the order they were typed."""
+    order = tuple(action.resolution.order)
+    return (tuple(-x for x in order), action.actor, action.start, index)
+
+
+def gobbled_at_landing(encounter: Any, action: Any, index: int) -> list[tuple[Any, int]]:
+    """The target's gobble dice this blow meets when it lands: every dodge or block of
+    the target landing on this segment whose set resolves no later than the blow
+    (order not lower), less what blows ahead of this one took. Returns (defence, dice
+    used) pairs; the width lost is their sum."""
+    rec = action.resolution.details["hits"][index]
+    target, now = rec["target"], encounter.now
+    defences = sorted(
+        (a for a in encounter.actions
+         if a.actor == target and a.resolution.details.get("gobble") and a.completes == now
+         and a.status in (IN_PROGRESS, COMPLETED)),
+        key=lambda a: (a.start, a.template))
+    if not defences:
+        return []
+    left = {d.id: int(d.resolution.details["gobble"][0]) for d in defences}
+    blows = sorted(
+        ((a, i) for a in encounter.actions if a.completes == now and a.status in (IN_PROGRESS, COMPLETED)
+         and a.resolution.details.get("judge") == WOUND_JUDGE
+         for i, r in enumerate(a.resolution.details.get("hits", []))
+         if r.get("target") == target and r.get("gobble") is None),
+        key=lambda pair: _blow_key(*pair))
+    for other, i in blows:
+        width, height = (int(x) for x in other.resolution.details["hits"][i]["set"])
+        used_here: list[tuple[Any, int]] = []
+        for d in defences:
+            if tuple(d.resolution.details["gobble"]) < tuple(other.resolution.order):
+                continue
+            new, used = gobble(width, height, left[d.id], int(d.resolution.details["gobble"][1]))
+            if used:
+                left[d.id] -= used
+                used_here.append((d, used))
+                width = new
+        if other is action and i == index:
+            return used_here
+    return []
+
+
 def judge_wound(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
-    """An ORE hit lands: its boxes are marked against the target's boxes now."""
+    """An ORE hit lands: gobble dice, armour and wound boxes as they are now."""
     found = landing(encounter, action, blow, action.resolution.details.get("hits", []))
     if isinstance(found, list):
         return found
     hit, target = found
-    return wound_effects(target, str(hit["location"]), int(hit["shock"]), int(hit["killing"]),
-                         dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))
+    head = f"{action.actor}'s {action.template} lands on {target.name}"
+    if "set" not in hit:  # stored before gobble was judged at landing: as it was rolled
+        return wound_effects(target, str(hit["location"]), int(hit["shock"]), int(hit["killing"]),
+                             dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))
+    width, height = (int(x) for x in hit["set"])
+    notes = [f"{width}x{height}"]
+    manual = _manual_gobble(hit.get("gobble"))
+    if manual is not None:
+        new, used = gobble(width, height, *manual)
+        if used:
+            notes.append(f"gobbled {used} (stated): width {width} -> {new}")
+        width = new
+    else:
+        for defence, used in gobbled_at_landing(encounter, action, blow.index):
+            notes.append(f"{target.name}'s {defence.template} gobbles {used}: width {width} -> {width - used}")
+            width -= used
+    if width < 2:
+        return [Note(f"{head}: {'; '.join(notes)}: spoiled")]
+    formula = parse_damage(str(hit["damage"]), "damage")
+    har, lar = int(target.stats.get("har", 0)), int(target.stats.get("lar", 0))
+    armoured = armour(width, formula, har, lar, int(hit.get("penetration", 0)))
+    location = str(hit["location"])
+    notes.append(f"hits the {location.replace('_', ' ')}")
+    if armoured.note:
+        notes.append(f"({armoured.note})")
+    if armoured.width <= 1:
+        return [Note(f"{head}: {' '.join(notes)}")]
+    notes.append(f"for {armoured.shock} shock, {armoured.killing} killing")
+    return [Note(f"{head}: {' '.join(notes)}"),
+            *wound_effects(target, location, armoured.shock, armoured.killing,
+                           dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))]
 
 
 register_judge(WOUND_JUDGE, judge_wound)
@@ -143,6 +245,19 @@ def _set_text(s: tuple[int, int] | None) -> str:
     return f"{s[0]}x{s[1]}" if s else "no set"
 
 
+def _stated_pool(spec: str, label: str) -> Pool:
+    """A pool typed for a roll (`pool=` in the timeline, SPEC on the command line) rolls
+    something: "0d" (a term of no dice) and an empty pool are refused, where a sheet's
+    untrained skill may be 0d."""
+    for term in spec.replace(" ", "").lower().split("+"):
+        if re.fullmatch(r"0+(d|hd|wd)", term):
+            raise TrackerError(f"{label} {spec!r}: term {term!r} has no dice (leave it out)")
+    pool = parse_pool(spec, label)
+    if pool.size == 0:
+        raise TrackerError(f"{label} {spec!r}: no dice to roll")
+    return pool
+
+
 class OreRuleset(Ruleset):
     id = "ore"
     name = "One-Roll Engine"
@@ -150,13 +265,14 @@ class OreRuleset(Ruleset):
     time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round; sets resolve at the round's end",
                        simultaneous=False)
     sheet = SHEET
+    settings = SETTINGS
     down_when = ("head", "torso")
     tables_file = "tables.toml"
 
     # ------------------------------------------------------------ tables
     def _dice_rules(self) -> tuple[int, tuple[str, ...]]:
         table = self.tables.get("dice", {})
-        cap = table.get("max_rolled", 10)
+        cap = table.get("max_rolled", 12)
         order = tuple(table.get("penalty_order", ("hard", "normal", "wiggle")))
         if not isinstance(cap, int) or cap < 1:
             raise TrackerError(f"ore tables [dice].max_rolled: expected a whole number of at least 1, got {cap!r}")
@@ -199,6 +315,10 @@ class OreRuleset(Ruleset):
             out[name] = ActionTemplate(name, ACTIVE, self.time.segments_per_round,
                                        f"{row.get('stat', '?')} + {row.get('skill', '?')}: gobble dice against this round's attacks",
                                        rolls=f"{row.get('stat')} + {row.get('skill')}", params=DEFENCE_PARAMS)
+        out["contest"] = ActionTemplate("contest", ACTIVE, self.time.segments_per_round,
+                                        "a dynamic contest: both roll; the wider set goes first and takes effect, "
+                                        "the narrower must meet its height", rolls="stat + skill, both sides", targets=1,
+                                        params=CONTEST_PARAMS)
         out["check"] = ActionTemplate("check", ACTIVE, self.time.segments_per_round, "any roll: stat= skill= or pool=, difficulty=",
                                       rolls="stat + skill", params=CHECK_PARAMS)
         out["move"] = ActionTemplate("move", PASSIVE, 5, "move while doing something else")
@@ -207,7 +327,7 @@ class OreRuleset(Ruleset):
     # ------------------------------------------------------------ pools
     def pool_for(self, who: Combatant, name: str, params: Mapping[str, Any]) -> Pool:
         if params.get("pool") is not None:
-            pool = parse_pool(params["pool"], "pool")
+            pool = _stated_pool(str(params["pool"]), "pool")
         else:
             row = self.tables.get("actions", {}).get(name, {})
             stat = params.get("stat") or row.get("stat") or "body"
@@ -232,6 +352,8 @@ class OreRuleset(Ruleset):
         if name == "move":
             return Resolution(pt=pt)
         params = request.params
+        if name == "contest":
+            return self._contest(request, dice, pt)
         actions = max(1, len(request.targets)) if name in _ATTACKS else 1
         pool = self.pool_for(request.actor, name, params)
         rolled_pool = self.penalise(pool, int(params.get("penalty") or 0))
@@ -247,7 +369,7 @@ class OreRuleset(Ruleset):
                                    "sets": [list(s) for s in outcome.sets()], "best": list(best) if best else [],
                                    "wiggle": outcome.wiggle}
         effects: list[Effect] = []
-        success = best is not None
+        success: bool | None = best is not None
         if worse_failure(outcome):
             details["worse_failure"] = True
             summary += "; a failure of all low dice: worse than usual (the GM says how)"
@@ -258,105 +380,146 @@ class OreRuleset(Ruleset):
         elif name in _ATTACKS:
             if not request.targets:
                 raise TrackerError(f"{name} needs a target (target=NAME)")
-            gobbled: list[list[int]] = []
-            landed = 0
             landing: list[dict[str, Any]] = []
             for i, target in enumerate(request.targets):
                 if i >= len(valid):
                     summary += f"; no set left for {target.name}"
                     continue
-                text, hurt, hit = self._hit(request, target, valid[i], pt, gobbled, landing)
+                text, record = self._aim(request, target, valid[i])
                 summary += f"; {text}"
-                effects.extend(hurt)
-                landed += hit
-            if gobbled:
-                details["gobbled"] = gobbled
+                landing.append(record)
+                effects.append(Blow(target.name, len(landing) - 1))
             if landing:
                 details["hits"] = landing
                 details["judge"] = WOUND_JUDGE
-            # The roll made a set, but an attack only succeeds if a set got through.
-            success = landed > 0
+                summary += "; gobble dice, armour and wounds judged when it lands"
+            # Whether a set gets through (gobble dice, armour) is the landing's judgment:
+            # the completion announces no success first.
+            success = None
         spare = valid[actions:] if name != "check" else valid[1:]
+        if request.params.get("also"):
+            spare = self._also(request, pool, spare, details, effects)
+            summary += f"; {details['also_text']}"
+            if name not in _ATTACKS and effects:
+                details["judge"] = WOUND_JUDGE
         if spare:
             summary += f"; extra set {', '.join(map(_set_text, spare))} free for another action with a pool of {pool.size}+ dice"
         return Resolution(pt=pt, success=success, margin=_set_text(best) if best else None,
                           dice=tuple(outcome.normal), summary=summary, effects=tuple(effects),
                           order=order, details=details)
 
-    def _hit(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int], pt: int,
-             gobbled: list[list[int]], landing: list[dict[str, Any]]) -> tuple[str, list[Effect], bool]:
+    def _also(self, request: ActionRequest, pool: Pool, spare: list[tuple[int, int]], details: dict[str, Any],
+              effects: list[Effect]) -> list[tuple[int, int]]:
+        """`also=ACTION` or `also=ACTION:TARGET`: the next spare set serves an extra action,
+        as the rules text allows: "If you roll an extra matching set, you can use it on an
+        extra action with no penalty—but only if your extra action has a dice pool equal
+        to or larger than that of your primary action, and only if the two actions are
+        mutually compatible" (the GM's call, made by typing it). A dodge or block gives
+        gobble dice, an attack lands on its target like the primary's, a check succeeds.
+        Returns the sets still spare."""
+        text = str(request.params["also"]).strip()
+        name, _, aim = text.partition(":")
+        name = name.strip().lower()
+        if name not in (*_ATTACKS, *_DEFENCES, "check") or name == "contest":
+            raise TrackerError(f"also={text}: expected an extra action such as dodge, block, check or punch:NAME "
+                               f"(one of {', '.join((*_ATTACKS, *_DEFENCES, 'check'))})")
+        extra_pool = self.pool_for(request.actor, name, {})
+        if extra_pool.size < pool.size:
+            raise TrackerError(f"also={text}: {name}'s pool {extra_pool.text()} is smaller than this action's {pool.text()}; "
+                               "an extra set serves an extra action only if its pool is equal or larger")
+        if not spare:
+            raise TrackerError(f"also={text}: the roll has no extra set for it")
+        chosen, rest = spare[0], spare[1:]
+        if name in _ATTACKS:
+            if not aim.strip():
+                raise TrackerError(f"also={text}: an extra attack needs its target (also={name}:NAME)")
+            enc = request.encounter
+            if enc is None:
+                raise TrackerError(f"also={text}: no fight to find {aim.strip()} in")
+            target = enc.combatant(aim.strip())
+            line, record = self._aim(request, target, chosen, name)
+            hits = details.setdefault("hits", [])
+            hits.append(record)
+            effects.append(Blow(target.name, len(hits) - 1))
+            details["also_text"] = f"extra set for {name}: {line}"
+        elif name in _DEFENCES:
+            details["gobble"] = list(chosen)
+            details["also_text"] = f"extra set {_set_text(chosen)} for {name}: {chosen[0]} gobble dice at height {chosen[1]}"
+        else:
+            details["also_text"] = f"extra set {_set_text(chosen)} for check: success"
+        details["also"] = [name, list(chosen)]
+        return rest
+
+    def _sides(self, request: ActionRequest) -> tuple[Combatant, Penalised, Penalised, bool]:
+        """A contest's target, both sides' pools after penalty dice, and whether going
+        first matters."""
+        if len(request.targets) != 1:
+            raise TrackerError("contest needs one target (target=NAME)")
+        p = request.params
+        rival = request.targets[0]
+        own = self.penalise(self.pool_for(request.actor, "check", p), int(p.get("penalty") or 0))
+        theirs = {"stat": p.get("vs_stat") or p.get("stat"), "skill": p.get("vs_skill") or p.get("skill"), "pool": p.get("vs_pool")}
+        other = self.penalise(self.pool_for(rival, "check", theirs), int(p.get("vs_penalty") or 0))
+        first = p.get("first_matters")
+        return rival, own, other, True if first is None else bool(first)
+
+    def _contest(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        """A dynamic contest (the rules text): both sides roll at declaration, the
+        actor's dice first; the wider set goes first and takes effect, the narrower
+        succeeds afterwards if its height meets the wider's (see the setting
+        `narrower_equal_height`); widths tied or order not mattering, the higher wins."""
+        rival, own_pool, rival_pool, first = self._sides(request)
+        key = widest if first else highest
+        own = roll(own_pool.pool, dice, 1, _wiggles(request.params.get("wiggle"), "wiggle"), key, label="contest")
+        theirs = roll(rival_pool.pool, dice, 1, None, key, label="contest", who=rival.name)
+        a, b = own.best(key), theirs.best(key)
+        winner = contest(a, b, first)
+        equal = str(request.settings.get("narrower_equal_height", EQUAL_SUCCEEDS))
+        after = first and narrower_succeeds(a, b, equal)
+        names = {"self": request.actor.name, "rival": rival.name}
+        summary = (f"{own_pool.text()}: {own.shown()} -> {_set_text(a)} vs {rival.name} {rival_pool.text()}: "
+                   f"{theirs.shown()} -> {_set_text(b)}: ")
+        if winner == "draw":
+            summary += "draw"
+        elif a is None or b is None:
+            summary += f"{names[winner]} wins: the only set"
+        elif first and a[0] != b[0]:
+            summary += f"{names[winner]} is wider, goes first and takes effect"
+            loser = names["rival" if winner == "self" else "self"]
+            summary += (f"; {loser}'s narrower set meets its height and also succeeds, afterwards" if after
+                        else f"; {loser}'s narrower set does not meet its height")
+        else:
+            summary += f"{names[winner]} wins on height"
+        order = a if a else (0, 0)
+        return Resolution(pt=pt, success=None if winner == "draw" else winner == "self", margin=_set_text(a) if a else None,
+                          dice=tuple(own.normal + theirs.normal), summary=summary, effects=(Note(summary),), order=order,
+                          details={"best": list(a) if a else [], "vs_best": list(b) if b else [], "winner": winner,
+                                   "narrower_succeeds": after})
+
+    def _aim(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int], template: str = "") -> tuple[str, dict[str, Any]]:
+        """A set aimed at `target` (by `template`, the declared action's unless an extra
+        action's): its record for the landing (DESIGN 3), and the text as things stand
+        now (no gobble dice yet: those are counted when it lands)."""
         width, height = chosen
-        lines = [f"{_set_text(chosen)} at {target.name}"]
-        width = self._gobble(request, target, width, height, pt, gobbled, lines)
-        if width < 2:
-            return " ".join(lines) + ": spoiled", [], False
         location = location_for(height, self.tables.get("hit_locations", {}))
-        row = self.tables.get("actions", {}).get(request.template.name, {})
-        formula_text = request.params.get("damage") or row.get("damage", "width shock")
+        row = self.tables.get("actions", {}).get(template or request.template.name, {})
+        own = not template or template == request.template.name
+        formula_text = (request.params.get("damage") if own else None) or row.get("damage", "width shock")
         if formula_text in ("weapon", "gun"):
             formula_text = str(request.actor.stats.get(formula_text, "width shock"))
         formula = parse_damage(formula_text, "damage")
-        har, lar = int(target.stats.get("har", 0)), int(target.stats.get("lar", 0))
-        hit = armour(width, formula, har, lar, int(request.params.get("penetration") or 0))
-        lines.append(f"hits the {location.replace('_', ' ')}")
-        if hit.note:
-            lines.append(f"({hit.note})")
-        if hit.width <= 1:
-            return " ".join(lines), [], False
-        lines.append(f"for {hit.shock} shock, {hit.killing} killing")
-        self._wound(request, target, location, hit.shock, hit.killing, pt)  # checks the tables now
-        record = {"target": target.name, "location": location, "shock": hit.shock, "killing": hit.killing,
+        manual = request.params.get("gobble")
+        _manual_gobble(manual)  # a malformed one is refused now, by name
+        penetration = int(request.params.get("penetration") or 0)
+        shock, killing = formula.at(width)
+        record = {"target": target.name, "set": [width, height], "location": location, "damage": formula_text,
+                  "penetration": penetration,
                   "sizes": {k: int(v) for k, v in self.tables.get("wound_boxes", {}).items()},
                   "overflow": dict(self.tables.get("overflow", {}))}
-        landing.append(record)
-        return " ".join(lines), [Blow(target.name, len(landing) - 1)], True
-
-    def _gobble(self, request: ActionRequest, target: Combatant, width: int, height: int, pt: int,
-                gobbled: list[list[int]], lines: list[str]) -> int:
-        manual = request.params.get("gobble")
-        if manual is not None:
-            if manual.strip() in ("", "0"):
-                return width
-            match = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", manual)
-            if match is None:
-                raise TrackerError(f"gobble: expected gobble dice as WxH such as 2x8, got {manual!r}")
-            new, used = gobble(width, height, int(match.group(1)), int(match.group(2)))
-            if used:
-                lines.append(f"(gobbled {used}: width {width} -> {new})")
-            return new
-        enc = request.encounter
-        if enc is None:
-            return width
-        lands = request.segment + pt
-        order = (width, height)
-        for action in enc.actions:
-            gob = action.resolution.details.get("gobble")
-            if (action.actor != target.name or not gob or action.completes != lands
-                    or action.status not in (IN_PROGRESS, COMPLETED) or tuple(action.resolution.order) < order):
-                continue
-            spent = sum(used for other in enc.actions for aid, used in other.resolution.details.get("gobbled", ()) if aid == action.id)
-            spent += sum(used for aid, used in gobbled if aid == action.id)
-            left = gob[0] - spent
-            new, used = gobble(width, height, left, gob[1])
-            if used:
-                gobbled.append([action.id, used])
-                lines.append(f"({target.name}'s {action.template} gobbles {used}: width {width} -> {new})")
-                width = new
-        return width
-
-    def _wound(self, request: ActionRequest, target: Combatant, location: str, shock: int, killing: int,
-               pt: int) -> list[Effect]:
-        sizes = self.tables.get("wound_boxes", {})
-        resources = dict(target.resources)
-        enc = request.encounter
-        if enc is not None:  # damage already rolled against this target this round
-            lands = request.segment + pt
-            for action in enc.actions:
-                if action.status == IN_PROGRESS and action.completes == lands:
-                    for e in action.resolution.effects:
-                        if isinstance(e, Damage) and e.target == target.name and e.resource in resources:
-                            resources[e.resource] -= e.amount
-        return wound_effects(target, location, shock, killing, sizes, self.tables.get("overflow", {}), resources)
+        if manual not in (None, "", "0"):  # stated gobble dice (no None in a record: a save has no null)
+            record["gobble"] = manual
+        text = f"{_set_text(chosen)} at {target.name}'s {location.replace('_', ' ')} ({formula_text}: {shock} shock, {killing} killing before armour)"
+        return text, record
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """Wiggle dice are set after the roll (the seed): '2 wiggle dice to set (1-10)'."""
@@ -373,22 +536,19 @@ class OreRuleset(Ruleset):
         name = request.template.name
         if name == "move":
             return None
-        # Extra targets take extra sets, not dice (the seed), so the chance is the pool's.
+        if name == "contest":
+            if len(request.targets) != 1:
+                return None
+            _, own, other, first = self._sides(request)
+            return odds.win(own.pool, other.pool, first)
+        # Extra targets take extra sets, not dice (the rules text), so the chance is the pool's.
         pool = self.pool_for(request.actor, name, request.params)
         rolled = self.penalise(pool, int(request.params.get("penalty") or 0))
         return odds.success(rolled.pool, int(request.params.get("difficulty") or 1))
 
     # ------------------------------------------------------------ command line
     def _side(self, spec: str, penalty: int, label: str) -> Penalised:
-        # A check from the command line rolls something: "0d" (a term of no dice) and an
-        # empty pool are refused, where a sheet's untrained skill may be 0d.
-        for term in spec.replace(" ", "").lower().split("+"):
-            if re.fullmatch(r"0+(d|hd|wd)", term):
-                raise TrackerError(f"{label} {spec!r}: term {term!r} has no dice (leave it out)")
-        pool = parse_pool(spec, label)
-        if pool.size == 0:
-            raise TrackerError(f"{label} {spec!r}: no dice to roll")
-        return self.penalise(pool, penalty)
+        return self.penalise(_stated_pool(spec, label), penalty)
 
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:
@@ -411,7 +571,7 @@ class OreRuleset(Ruleset):
             rival = roll(rival_pool.pool, vs_dice, 1, _wiggles(opts.get("vs_wiggle"), "--set vs_wiggle"), key)
             rival_best = rival.best(key)
             winner = contest(best, rival_best, opts["first_matters"])
-            after = bool(opts["first_matters"]) and narrower_succeeds(best, rival_best)
+            after = bool(opts["first_matters"]) and narrower_succeeds(best, rival_best, opts["narrower_equal_height"])
             fields.update({"winner": winner, "vs_dice": rival.normal, "vs_sets": [list(s) for s in rival.sets()],
                            "vs_best": list(rival_best) if rival_best else None})
             text += f" vs {rival_pool.text()}: {rival.shown()} -> {_set_text(rival_best)}: "
@@ -419,7 +579,7 @@ class OreRuleset(Ruleset):
                 text += "draw"
             elif opts["first_matters"] and best and rival_best and best[0] != rival_best[0]:
                 text += f"{winner} is wider, goes first and takes effect"
-                text += "; the narrower set beats its height and also succeeds, afterwards" if after else "; the narrower set does not beat its height"
+                text += "; the narrower set meets its height and also succeeds, afterwards" if after else "; the narrower set does not meet its height"
             else:
                 text += f"{winner} wins on height"
             fields["narrower_succeeds"] = after

@@ -94,6 +94,7 @@ _COMMON = (
     Field("bonus", "int", None, 0, 10, role=PARAM, help="extra normal dice"),
     PoolField("pool", "str", None, role=PARAM, help="roll this pool instead of stat + skill", low=0, high=40),
     Field("wiggle", "str", None, role=PARAM, help="faces for the wiggle dice, e.g. 7 or 7,7"),
+    Field("also", "str", None, role=PARAM, help="an extra action served by the roll's next set, e.g. dodge or punch:Vex (its pool must be as large)"),
 )
 ATTACK_PARAMS: tuple[Field, ...] = _COMMON + (
     DamageField("damage", "str", None, role=PARAM, help="damage formula for this attack"),
@@ -105,8 +106,18 @@ CHECK_PARAMS: tuple[Field, ...] = _COMMON + (
     Field("stat", "choice", None, choices=STATS, role=PARAM, help="stat to roll"),
     Field("skill", "choice", None, choices=SKILLS, role=PARAM, help="skill to add"),
 )
+CONTEST_PARAMS: tuple[Field, ...] = _COMMON + (
+    Field("stat", "choice", None, choices=STATS, role=PARAM, help="stat to roll"),
+    Field("skill", "choice", None, choices=SKILLS, role=PARAM, help="skill to add"),
+    Field("vs_stat", "choice", None, choices=STATS, role=PARAM, help="the target's stat (default: the same stat)"),
+    Field("vs_skill", "choice", None, choices=SKILLS, role=PARAM, help="the target's skill (default: the same skill)"),
+    PoolField("vs_pool", "str", None, role=PARAM, help="the target rolls this pool instead", low=0, high=40),
+    Field("vs_penalty", "int", None, 0, 20, role=PARAM, help="penalty dice on the target's side"),
+    Field("first_matters", "bool", None, role=PARAM, help="who goes first matters (a race): the wider set goes first; false: the higher wins"),
+)
 # The declare form's stages: wiggle dice are set after the roll is seen (the seed);
 # the first fields are the ones that change the pool or what a set must reach.
 ATTACK_PARAMS = staged(ATTACK_PARAMS, ("difficulty", "penalty", "damage"), ("wiggle",))
 DEFENCE_PARAMS = staged(DEFENCE_PARAMS, ("difficulty", "penalty"), ("wiggle",))
 CHECK_PARAMS = staged(CHECK_PARAMS, ("stat", "skill", "difficulty"), ("wiggle",))
+CONTEST_PARAMS = staged(CONTEST_PARAMS, ("stat", "skill", "vs_stat", "vs_skill"), ("wiggle",))

@@ -166,6 +166,20 @@ _STRS = ("a list of names", _is_strs)
 _ANY = ("a value", lambda v: True)
 _MODE = ("active or passive", lambda v: v == "active" or v == "passive")
 
+
+_CHANCE_FORM = re.compile(r"[0-9]{1,400}/[1-9][0-9]{0,400}")
+
+
+def _is_chance(v: Any) -> bool:
+    """A chance of success as the declare form showed it: "n/d", from 0 to 1."""
+    if v.__class__ is not str or not _CHANCE_FORM.fullmatch(v):
+        return False
+    numerator, denominator = v.split("/")
+    return int(numerator) <= int(denominator)
+
+
+_CHANCE = ('a chance written "n/d", from 0 to 1', _is_chance)
+
 # A player's proposed change (and the GM's approval of it, possibly edited): the
 # arguments of the declare, maintain or abort it stands for, and the faces rolled.
 _PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
@@ -178,6 +192,7 @@ _PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
     "companions": (_STRS, False),
     "maintainable": (_BOOL, False),
     "secret": (_BOOL, False),
+    "chance": (_CHANCE, False),
     "resolution": (_TABLE, False),
     "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False),
 }
@@ -185,8 +200,11 @@ _PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
     "remove": {"name": (_STR, True)},
-    "declare": {"actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False), "maintainable": (_BOOL, False), "secret": (_BOOL, False), "resolution": (_TABLE, True)},
-    "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "resolution": (_TABLE, True)},
+    "declare": {
+        "actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False),
+        "maintainable": (_BOOL, False), "secret": (_BOOL, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True),
+    },
+    "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True)},
     "abort": {"actor": (_STR, True), "template": (_STR, False)},
     "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False)},
     "set": {"target": (_STR, True), "key": (_STR, True), "value": (_ANY, True)},

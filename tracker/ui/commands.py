@@ -85,6 +85,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("approvals", "p", "Approvals", "players' declarations waiting for the GM: approve, edit or refuse; switch approval on or off"),
     Command("redo", "r", "Redo", "bring back the latest undone change"),
     Command("history", "H", "History", "the changes undo would take back, newest first", edits=False),
+    Command("stats", "t", "Stats", "after the fight: actions, damage, costs, time, luck against the odds shown, charts", edits=False),
     Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True, player=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
     Command("select_next", "down", "Following", "select the next combatant", edits=False),

@@ -400,7 +400,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 # The request a commit would build, the rules of initiation included: an
                 # action the rules refuse shows the refusal here, not odds.
                 request, template = dice_plan.request_for(session, attempt)
-                chance = session.ruleset.chance_of(request)
+                chance = session.chance_of(request)  # remembered: the commit records this one
                 if chance is None and template.rolls and template.targets > 0 and not request.targets:
                     # The adapter has no odds without the target, but the action does roll.
                     text = f"chance of success: - ({template.name} needs a target: name it under targets)"

@@ -93,13 +93,15 @@ def dry_run(session: Session, attempt: Attempt, faces: Sequence[int]) -> Step:
 
 
 def maintain_takes_dice(session: Session, actor: str) -> bool:
-    """Whether maintaining `actor`'s action rolls dice (then the form asks for them).
+    """Whether maintaining `actor`'s action needs the form: it rolls dice, or the game
+    has the GM state each link's outcome (`Ruleset.maintain_asks`, freeform's damage).
 
     A refusal is False: the caller maintains at once and shows the refusal as before."""
     try:
-        return dry_run(session, Attempt(MAINTAIN, actor), ()).need is not None
+        need = dry_run(session, Attempt(MAINTAIN, actor), ()).need
     except TrackerError:
         return False
+    return need is not None or session.ruleset.maintain_asks
 
 
 def remaining(need: DiceNeeded) -> tuple[int, ...]:
@@ -148,7 +150,10 @@ def result_figures(resolution: Resolution) -> list[str]:
     if resolution.success is not None:
         bits.append(f"success: {'yes' if resolution.success else 'no'}")
     if resolution.margin is not None:
-        bits.append(f"margin: {_figure(resolution.margin)}")
+        # The margin in the game's own terms, under the game's own name when it gives
+        # one (OGS: critical stages, not the points over the difficulty).
+        name = resolution.details.get("margin_name")
+        bits.append(f"{name if isinstance(name, str) and name else 'margin'}: {_figure(resolution.margin)}")
     for key in _SHOWN_DETAILS:
         value = resolution.details.get(key)
         if value is not None and not isinstance(value, dict) and value not in ("", [], ()):

@@ -36,6 +36,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from rulesets.fields import yes_no
+from tracker.charts import LEGEND
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
@@ -48,7 +49,7 @@ from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.redraw import update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
-from tracker.ui.widgets.timeline import LEGEND, TimelineView
+from tracker.ui.widgets.timeline import TimelineView
 
 POLL_SECONDS = 0.2
 
@@ -470,6 +471,11 @@ class EncounterScreen(Screen[None]):
         from tracker.ui.screens.history import HistoryScreen
 
         self.app.push_screen(HistoryScreen(self.live))
+
+    def do_stats(self) -> None:
+        from tracker.ui.screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen(self.live))
 
     def do_roster(self) -> None:
         from tracker.ui.screens.roster import RosterScreen

@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tracker.charts import CONDITION_GLYPH, OVER_PASSIVE, PASSIVE_GLYPH, bar_glyph
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
 from tracker.text import clip, fit
 from tracker.ui.live import Live
@@ -34,17 +35,10 @@ from tracker.ui.widgets.redraw import refresh_if_changed
 from tracker.ui.widgets.roster import visible_combatants
 
 NAME = 12
-ACTIVE_GLYPH, PASSIVE_GLYPH, MAINTAINED_GLYPH = "▀", "▄", "▒"
-# What a cell shows when an active bar is drawn over a passive one.
-OVER_PASSIVE = {ACTIVE_GLYPH: "█", MAINTAINED_GLYPH: "▓"}
-CONDITION_GLYPH = "┄"
-LEGEND = f"{ACTIVE_GLYPH}act {PASSIVE_GLYPH}pass {MAINTAINED_GLYPH}maint\n┤end ×cut {CONDITION_GLYPH}condition"
 
 
 def glyph(action: Action) -> str:
-    if action.maintained:
-        return MAINTAINED_GLYPH
-    return ACTIVE_GLYPH if action.mode == ACTIVE else PASSIVE_GLYPH
+    return bar_glyph(action.mode, action.maintained)
 
 
 class ActionIndex:
