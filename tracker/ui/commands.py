@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -161,6 +162,15 @@ def for_role(table: Iterable[Command], role: Role) -> tuple[Command, ...]:
 
 def role_may(table: Iterable[Command], role: Role, name: str) -> bool:
     return any(c.name == name and offered(c, role) for c in table)
+
+
+def in_table_order(active: dict[str, Any], table: Iterable[Command]) -> dict[str, Any]:
+    """A screen's active bindings in its table's order. Textual moves a binding the
+    config remaps to the end (its keymap re-adds it), and the footer draws them in order:
+    at 80 columns a remapped `declare` fell off the footer's end."""
+    rank = {c.name: i for i, c in enumerate(table)}
+    last = len(rank)
+    return dict(sorted(active.items(), key=lambda item: rank.get(getattr(item[1].binding, "id", None) or "", last)))
 
 
 def bindings(table: Iterable[Command]) -> list[BindingType]:

@@ -25,6 +25,8 @@ saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
 
 from __future__ import annotations
 
+from typing import Any
+
 import shlex
 from collections.abc import Callable
 
@@ -42,7 +44,7 @@ from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
 from tracker.text import visible, wrap
 from tracker.roles import Role, who
-from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may
+from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
@@ -115,6 +117,10 @@ class UpcomingView(Static):
 
 class EncounterScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = ENCOUNTER
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+        return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(ENCOUNTER)
 
     def __init__(self, live: Live) -> None:

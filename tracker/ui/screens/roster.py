@@ -18,6 +18,8 @@ control characters made visible.
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Callable
 from functools import partial
 
@@ -32,7 +34,7 @@ from rulesets.fields import yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.session import MAX_COPIES, Outcome, Session, split_command
 from tracker.text import check_name, visible
-from tracker.ui.commands import ROSTER, Command, bindings
+from tracker.ui.commands import ROSTER, Command, bindings, in_table_order
 from tracker.ui.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen
@@ -158,6 +160,10 @@ def _set_value(name: str, key: str, text: str, session: Session) -> Outcome:
 
 class RosterScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = ROSTER
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+        return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(ROSTER)
 
     def __init__(self, live: Live) -> None:

@@ -22,7 +22,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -38,7 +38,7 @@ from tracker.library import new_from_roster
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
 from tracker.text import visible
-from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may
+from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
 from tracker.ui.screens.help import HelpScreen
@@ -109,6 +109,10 @@ def _check_what(text: str) -> None:
 
 class StartScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = START
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+        return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(START)
 
     def __init__(self, saves: Path) -> None:
