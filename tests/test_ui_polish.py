@@ -328,3 +328,19 @@ async def test_the_roll_key_rolls_for_the_table(saves: Path) -> None:
         assert any("roll 3D+1: wild" in log.render_line(y).text for y in range(log.size.height))
         assert not getattr(app, "errors", [])
     assert EncounterFile(path).load().encounter.events[-1].kind == "roll"
+
+
+async def test_the_clock_bar_says_what_is_due_and_who_may_act(saves: Path) -> None:
+    """Issue 22: a reminder on the clock bar of what completes next and who may act now
+    (idle: not acting, not surprised). Ann acts until 6, Bob is surprised until 10: only
+    Cid may act."""
+    from textual.widgets import Static
+
+    from tests.test_ui_app import make_file
+
+    path = make_file(saves, "freeform", ["add Ann", "add Bob", "add Cid", "declare Ann attack pt=6", "surprise Bob 10"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=(160, 24)) as pilot:
+        screen = await encounter(pilot, app)
+        clock = str(screen.query_one("#clock", Static).render())
+        assert "next 6: Ann's attack completes" in clock and "may act: Cid " in clock, clock
