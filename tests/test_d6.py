@@ -13,7 +13,7 @@ from tracker.session import Session
 from rulesets.d6 import D6Ruleset
 from rulesets.d6 import odds
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
-from rulesets.d6.rolls import CANCEL, COMPLICATION, PLAIN, roll_code
+from rulesets.d6.rolls import CANCEL, COMPLICATION, roll_code
 from rulesets.dice import TypedFaces
 from rulesets.fields import FieldError
 from tests.helpers import cli, cli_json, session_for
