@@ -29,8 +29,8 @@ def session(saves: Path, ruleset: str, faces: list[int], role: Role | None = Non
     # Plain dice in any game: 2d10 showing 7 and 3 is 10.
     ("brandx", "roll 2d10", [7, 3], "roll 2d10: 7 3 = 10"),
     ("freeform", "roll 3d6+2", [1, 2, 3], "roll 3d6+2: 1 2 3 = 8"),
-    # D6's notation: 3D+1 is the Wild Die 4 and two dice 2 and 5, plus 1: 4+2+5+1 = 12.
-    ("d6", "roll 3D+1", [4, 2, 5], "roll 3D+1: wild 4; dice 2, 5 = 12"),
+    # D6's notation: 3D+1 is three dice (the Wild Die first) 4, 2 and 5, plus 1: 12.
+    ("d6", "roll 3D+1", [4, 2, 5], "roll 3D+1: dice 4, 2, 5 = 12"),
     # ORE's: 5d+1wd rolls five dice (9 9 4 2 1) and sets the wiggle die where it makes
     # the widest set: 9, making 3x9.
     ("ore", "roll 5d+1wd", [9, 9, 4, 2, 1], "3x9"),

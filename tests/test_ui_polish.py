@@ -323,9 +323,9 @@ async def test_the_roll_key_rolls_for_the_table(saves: Path) -> None:
         await type_text(pilot, "3D+1\r\r")
         await wait_for(pilot, lambda: app.screen is screen, "rolled")
         entry = screen.live.encounter.log[-1]
-        assert entry.kind == "roll" and entry.text.startswith("roll 3D+1: wild ") and not entry.secret
+        assert entry.kind == "roll" and entry.text.startswith("roll 3D+1: dice ") and not entry.secret
         log = screen.query_one(CombatLog)
-        assert any("roll 3D+1: wild" in log.render_line(y).text for y in range(log.size.height))
+        assert any("roll 3D+1: dice" in log.render_line(y).text for y in range(log.size.height))
         assert not getattr(app, "errors", [])
     assert EncounterFile(path).load().encounter.events[-1].kind == "roll"
 
