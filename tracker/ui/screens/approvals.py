@@ -53,7 +53,7 @@ class ApprovalsScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = APPROVALS
 
     @property
-    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+    def active_bindings(self) -> dict[str, Any]:
         return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(APPROVALS)
 

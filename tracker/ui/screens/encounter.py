@@ -119,7 +119,7 @@ class EncounterScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = ENCOUNTER
 
     @property
-    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+    def active_bindings(self) -> dict[str, Any]:
         return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(ENCOUNTER)
 

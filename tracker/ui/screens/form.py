@@ -158,7 +158,9 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
             self._entry(self.fields[0]).focus()
 
     def _entry(self, f: FormField) -> Input | ChoiceList:
-        return self.query_one(f"#f-{f.name}", ChoiceList if f.pick else Input)
+        if f.pick:
+            return self.query_one(f"#f-{f.name}", ChoiceList)
+        return self.query_one(f"#f-{f.name}", Input)
 
     def values(self) -> dict[str, str]:
         return {f.name: self._entry(f).value.strip() for f in self.fields}

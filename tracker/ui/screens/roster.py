@@ -162,7 +162,7 @@ class RosterScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = ROSTER
 
     @property
-    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+    def active_bindings(self) -> dict[str, Any]:
         return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(ROSTER)
 

@@ -111,7 +111,7 @@ class StartScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = START
 
     @property
-    def active_bindings(self) -> dict[str, Any]:  # type: ignore[override]
+    def active_bindings(self) -> dict[str, Any]:
         return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(START)
 
