@@ -7,6 +7,10 @@
    a Header, a DataTable and a Footer measured the same way. Two screens: the encounter
    screen (`tracker open saves/seraph-vs-sphinx.toml`) and the start screen (`tracker`
    over the shipped saves). Budget 1.5x.
+3. Answering a TAB: `tracker show <TAB>` as the shell asks it (argcomplete: the
+   encounter names of the saves folder) against `python -c "import argcomplete"` (the
+   completion library alone). Budget 2.5x: the answer runs the CLI's parser and reads
+   the folder, where the floor only starts.
 
 Runs are interleaved (floor, tracker, floor, tracker, ...) so a busy machine slows both
 alike; each figure is the median of N runs (default 9). Two clocks: wall time (what a
@@ -160,6 +164,9 @@ def main() -> int:
         rows.append(("tracker open FILE (encounter screen)  vs  bare app", floor_s, ours_s, 1.5))
         floor_s, ours_s = interleaved(args.runs, bare, lambda: pty_time(tracker, b"^p palette", env))
         rows.append(("tracker (start screen)  vs  bare app", floor_s, ours_s, 1.5))
+        tab = dict(env, _ARGCOMPLETE="1", COMP_LINE="tracker show ", COMP_POINT="13", _ARGCOMPLETE_STDOUT_FILENAME=os.devnull)
+        floor_s, ours_s = interleaved(args.runs, lambda: process_time([PY, "-c", "import argcomplete"], env), lambda: process_time(tracker, tab))
+        rows.append(("tracker show <TAB> (completion)  vs  python -c 'import argcomplete'", floor_s, ours_s, 2.5))
     width = max(len(r[0]) for r in rows)
     loaded = os.getloadavg()[0] > (os.cpu_count() or 1)
     print(f"{'what':{width}}  {'wall: floor':>11} {'ours':>6} {'ratio':>6}  {'cpu: floor':>10} {'ours':>6} {'ratio':>6}  budget")

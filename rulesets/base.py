@@ -41,6 +41,7 @@ from tracker.engine.errors import TrackerError
 from tracker.engine.encounter import Encounter
 from tracker.engine.model import ACTIVE, Action, Combatant
 from tracker.engine.table import TABLE_SETTINGS
+from tracker.engine.table import check as table_check
 from rulesets.dice import DiceSource
 from rulesets.fields import AFTER_ROLL, RESOURCE, SETTING, STAT, Field, FieldError, coerce_all
 from rulesets.tables import load_tables
@@ -186,10 +187,14 @@ class Ruleset(ABC):
         # The table's own settings (tracker.engine.table) are accepted beside the
         # ruleset's, and written only when set (no default fills them in).
         fields = self.settings + tuple(
-            Field(name, "choice", None, choices=choices, role=SETTING, help=text)
+            Field(name, "choice" if choices else "str", None, choices=choices, role=SETTING, help=text)
             for name, (choices, _, text) in TABLE_SETTINGS.items()
         )
-        return coerce_all(fields, dict(values), where)
+        checked = coerce_all(fields, dict(values), where)
+        for name in TABLE_SETTINGS:
+            if name in checked and checked[name] is not None:
+                checked[name] = table_check(name, checked[name], where)  # a number, for the cap
+        return checked
 
     # -- catalogue -----------------------------------------------------------
     @abstractmethod

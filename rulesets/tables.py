@@ -26,7 +26,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     """Read a tables file: a regular file of at most MAX_TABLES_BYTES (a name pointing at
     a device or a pipe is refused before a byte is read), or a named error."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
         with open(fd, "rb") as handle:
             st = os.fstat(handle.fileno())
             if not stat.S_ISREG(st.st_mode):

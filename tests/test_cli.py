@@ -105,7 +105,9 @@ def test_new_refuses_to_overwrite_and_unknown_ruleset(saves: Path, capsys: pytes
 def test_saves_option_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TRACKER_SAVES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     (tmp_path / "saves").mkdir()
+    (tmp_path / "saves" / ".tracker-saves").write_text("", encoding="utf-8")  # a ./saves is used by its marker
     assert run("new", "here", "--ruleset", "freeform")[0] == 0
     assert (tmp_path / "saves" / "here.toml").exists()
     assert run("--saves", "elsewhere", "new", "there", "--ruleset", "freeform")[0] == 0

@@ -1,207 +1,83 @@
-"""Shell completion scripts for bash, zsh and fish, generated from the argparse parser.
+"""Shell completion for bash, zsh and fish, through argcomplete.
 
-Nothing here lists a command or an option by hand: the scripts are built by walking the
-parser the CLI itself uses, so a new command or option completes as soon as it exists.
-Completed: commands, each command's options, the choices of an option or positional
-that has them (`--format md|html`, `completion bash|zsh|fish`), and file names for
-everything else (FILE arguments are paths or names in the saves folder).
+Decision: argcomplete rather than a generated script (shtab, or the hand-written
+generator this replaced). At each TAB the shell runs `tracker` itself with the line
+typed so far; the real parser reads it, so completion is never out of step with the
+commands, and values come from the state in force at that moment: the encounters in
+the saves folder the line names (`--saves DIR` before or after the command, else
+$TRACKER_SAVES, else ./saves by its marker, else the user's folder), the ruleset ids
+installed (third-party ones too), the choices of every option. A static script can
+list only what was known when it was written. The price is one Python start per TAB
+(benchmarks/startup.py: about 150 ms, 1.3x a bare `import argcomplete`);
+argcomplete is small, pure Python and maintained, and writes the shell code for all
+three shells, descriptions included (zsh and fish show each option's help).
 
-    eval "$(tracker completion bash)"            # in ~/.bashrc
-    tracker completion zsh > "${fpath[1]}/_tracker"   # or: source <(tracker completion zsh)
+    eval "$(tracker completion bash)"                                   # ~/.bashrc
+    eval "$(tracker completion zsh)"                                    # ~/.zshrc
     tracker completion fish > ~/.config/fish/completions/tracker.fish
+
+Completing never changes anything: a user data folder that does not exist yet is not
+made (its worked examples are offered by name, as the first command will make them).
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+import os
+from typing import Any
 
 PROG = "tracker"
 
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    flags: tuple[str, ...]
-    help: str
-    takes_value: bool
-    choices: tuple[str, ...] = ()
+# Arguments that name an encounter, and those that name a ruleset, by `dest`.
+ENCOUNTER_ARGS = ("file", "source", "encounter")
+RULESET_ARGS = ("ruleset",)
 
 
-@dataclass(frozen=True, slots=True)
-class Positional:
-    name: str
-    help: str
-    choices: tuple[str, ...] = ()
-    repeated: bool = False
+def script(shell: str) -> str:
+    """The code to eval (bash, zsh) or save (fish) in the user's shell."""
+    import argcomplete
+
+    return argcomplete.shellcode([PROG], shell=shell)
 
 
-@dataclass(slots=True)
-class Command:
-    name: str
-    help: str
-    options: list[Option] = field(default_factory=list)
-    positionals: list[Positional] = field(default_factory=list)
+def encounter_names(prefix: str, parsed_args: argparse.Namespace | None = None, **_: Any) -> list[str]:
+    """Names of the encounters in the saves folder the line names; a prefix that looks
+    like a path completes as a path."""
+    from tracker import paths
+
+    if prefix.startswith((".", "~", os.sep)) or os.sep in prefix:
+        import argcomplete
+
+        return list(argcomplete.FilesCompleter()(prefix))
+    place = paths.locate(getattr(parsed_args, "saves", None))
+    if place.source == "user data folder" and not place.path.exists():
+        files = paths.example_files()  # what the first command will put there
+    else:
+        files = paths.encounter_files(place.path)
+    return [p.stem for p in files if p.stem.startswith(prefix)]
 
 
-def _help(action: argparse.Action) -> str:
-    text = action.help if isinstance(action.help, str) and action.help != argparse.SUPPRESS else ""
-    return " ".join(text.split())
+def ruleset_ids(prefix: str, **_: Any) -> list[str]:
+    from rulesets import registry
+
+    return [rid for rid in sorted(registry.available()) if rid.startswith(prefix)]
 
 
-def _describe(parser: argparse.ArgumentParser, name: str, help_text: str) -> tuple[Command, dict[str, tuple[argparse.ArgumentParser, str]]]:
-    command = Command(name, help_text)
-    subcommands: dict[str, tuple[argparse.ArgumentParser, str]] = {}
+def attach(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give every encounter and ruleset argument, in every command, its completer."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            helps = {choice.dest: _help(choice) for choice in action._choices_actions}
-            for sub_name, sub_parser in action.choices.items():
-                subcommands[sub_name] = (sub_parser, helps.get(sub_name, ""))
-            continue
-        choices = tuple(str(c) for c in action.choices) if action.choices else ()
-        if action.option_strings:
-            command.options.append(Option(tuple(action.option_strings), _help(action), action.nargs != 0, choices))
-        else:
-            command.positionals.append(Positional(action.dest, _help(action), choices, action.nargs in ("+", "*")))
-    return command, subcommands
+            for sub in action.choices.values():
+                attach(sub)
+        elif action.dest in ENCOUNTER_ARGS:
+            action.completer = encounter_names  # type: ignore[attr-defined]
+        elif action.dest in RULESET_ARGS:
+            action.completer = ruleset_ids  # type: ignore[attr-defined]
+    return parser
 
 
-def model(parser: argparse.ArgumentParser) -> tuple[Command, list[Command]]:
-    """The top level and every command, read from the parser."""
-    top, subs = _describe(parser, "", "")
-    commands = [_describe(sub_parser, name, help_text)[0] for name, (sub_parser, help_text) in subs.items()]
-    return top, commands
+def complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell (argcomplete writes the candidates to it and exits)."""
+    import argcomplete
 
-
-def script(parser: argparse.ArgumentParser, shell: str) -> str:
-    top, commands = model(parser)
-    if shell == "bash":
-        return _bash(top, commands)
-    if shell == "zsh":
-        return _zsh(top, commands)
-    if shell == "fish":
-        return _fish(top, commands)
-    raise ValueError(f"no completion for {shell!r}")
-
-
-# ------------------------------------------------------------------ bash
-def _words(options: list[Option]) -> str:
-    return " ".join(flag for o in options for flag in o.flags)
-
-
-def _pattern(c: Command, o: Option) -> str:
-    return "|".join(f'"{c.name}:{flag}"' for flag in o.flags)
-
-
-def _bash(top: Command, commands: list[Command]) -> str:
-    valued = sorted({flag for c in [top, *commands] for o in c.options if o.takes_value for flag in o.flags})
-    lines = [
-        "# bash completion for tracker (generated by `tracker completion bash`)",
-        "_tracker() {",
-        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
-        '    local cmd="" i npos=0',
-        "    for ((i = 1; i < COMP_CWORD; i++)); do",
-        '        case "${COMP_WORDS[i]}" in',
-        f"            {'|'.join(valued) or '--'}) ((i++)) ;;",
-        "            -*) ;;",
-        '            *) if [[ -z $cmd ]]; then cmd="${COMP_WORDS[i]}"; else ((npos++)); fi ;;',
-        "        esac",
-        "    done",
-        '    case "$cmd:$prev" in',
-    ]
-    for c in [top, *commands]:
-        for o in c.options:
-            if o.choices:
-                lines.append(f'        {_pattern(c, o)}) COMPREPLY=($(compgen -W "{" ".join(o.choices)}" -- "$cur")); return ;;')
-            elif o.takes_value:
-                lines.append(f'        {_pattern(c, o)}) COMPREPLY=($(compgen -f -- "$cur")); return ;;')
-    lines += ["    esac", '    case "$cmd" in']
-    names = " ".join(c.name for c in commands)
-    lines.append(f'        "") if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "{_words(top.options)}" -- "$cur")); else COMPREPLY=($(compgen -W "{names}" -- "$cur")); fi ;;')
-    for c in commands:
-        branch = [f'        {c.name}) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "{_words(c.options)}" -- "$cur"))']
-        for index, positional in enumerate(c.positionals):
-            if positional.choices:
-                branch.append(f'; elif ((npos == {index})); then COMPREPLY=($(compgen -W "{" ".join(positional.choices)}" -- "$cur"))')
-        branch.append('; else COMPREPLY=($(compgen -f -- "$cur")); fi ;;')
-        lines.append("".join(branch))
-    lines += ["    esac", "}", f"complete -o filenames -F _tracker {PROG}", ""]
-    return "\n".join(lines)
-
-
-# ------------------------------------------------------------------ zsh
-def _zq(text: str) -> str:
-    """Text inside a single-quoted _arguments spec: brackets and colons escaped."""
-    text = text.replace("\\", "\\\\").replace("'", "'\\''")
-    for ch in "[]:":
-        text = text.replace(ch, "\\" + ch)
-    return text
-
-
-def _zsh_specs(c: Command) -> list[str]:
-    specs = []
-    for o in c.options:
-        action = ""
-        if o.takes_value:
-            action = f":{_zq(o.flags[-1].lstrip('-'))}:" + (f"({' '.join(o.choices)})" if o.choices else "_files")
-        names = "{" + ",".join(o.flags) + "}" if len(o.flags) > 1 else o.flags[0]
-        exclusive = f"({' '.join(o.flags)})" if len(o.flags) > 1 else ""
-        specs.append(f"'{exclusive}'{names}'[{_zq(o.help)}]{action}'" if exclusive else f"'{names}[{_zq(o.help)}]{action}'")
-    for index, p in enumerate(c.positionals, 1):
-        action = f"({' '.join(p.choices)})" if p.choices else "_files"
-        specs.append(f"'*:{_zq(p.name)}:{action}'" if p.repeated else f"'{index}:{_zq(p.name)}:{action}'")
-    return specs
-
-
-def _zsh(top: Command, commands: list[Command]) -> str:
-    lines = [
-        f"#compdef {PROG}",
-        "# zsh completion for tracker (generated by `tracker completion zsh`)",
-        "_tracker() {",
-        "    local context state state_descr line",
-        "    typeset -A opt_args",
-        "    _arguments -C \\",
-    ]
-    lines += [f"        {spec} \\" for spec in _zsh_specs(top)]
-    lines += ["        '1: :->command' \\", "        '*:: :->argument'", "    case $state in", "        command)", "            local -a commands", "            commands=("]
-    lines += [f"                '{_zq(c.name)}:{c.help.replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}'" for c in commands]
-    lines += ["            )", "            _describe -t commands 'tracker command' commands ;;", "        argument)", "            case $line[1] in"]
-    for c in commands:
-        specs = _zsh_specs(c)
-        lines.append(f"                {c.name}) _arguments {' '.join(specs)} ;;")
-    lines += ["            esac ;;", "    esac", "}", "", 'if [[ $zsh_eval_context[-1] == loadautofunc ]]; then', '    _tracker "$@"', "else", f"    compdef _tracker {PROG}", "fi", ""]
-    return "\n".join(lines)
-
-
-# ------------------------------------------------------------------ fish
-def _fq(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _fish_option(o: Option, condition: str) -> str:
-    parts = [f"complete -c {PROG}", f"-n {_fq(condition)}"]
-    for flag in o.flags:
-        parts.append(f"-l {flag[2:]}" if flag.startswith("--") else f"-s {flag[1:]}")
-    if o.choices:
-        parts.append(f"-x -a {_fq(' '.join(o.choices))}")
-    elif o.takes_value:
-        parts.append("-r -F")
-    if o.help:
-        parts.append(f"-d {_fq(o.help)}")
-    return " ".join(parts)
-
-
-def _fish(top: Command, commands: list[Command]) -> str:
-    names = " ".join(c.name for c in commands)
-    lines = ["# fish completion for tracker (generated by `tracker completion fish`)", f"complete -c {PROG} -f"]
-    lines += [_fish_option(o, "__fish_use_subcommand") for o in top.options]
-    for c in commands:
-        lines.append(f"complete -c {PROG} -n '__fish_use_subcommand' -a {c.name} -d {_fq(c.help)}")
-        condition = f"__fish_seen_subcommand_from {c.name}"
-        lines += [_fish_option(o, condition) for o in c.options]
-        choices = [p for p in c.positionals if p.choices]
-        if choices:
-            lines += [f"complete -c {PROG} -n {_fq(condition)} -a {_fq(' '.join(p.choices))}" for p in choices]
-        elif c.positionals:
-            lines.append(f"complete -c {PROG} -n {_fq(condition)} -F")
-    lines.append(f"# commands: {names}")
-    return "\n".join(lines) + "\n"
+    argcomplete.autocomplete(attach(parser), always_complete_options=False)  # options after a "-"

@@ -18,9 +18,18 @@ Decisions where the issue is silent:
   the app does not start on it (no guessing what was meant), and the file is never
   written over; `tracker config` shows the error.
 - A theme is remembered only by a local app that may write (never for a viewer, a
-  read-only app, or an app run by `tracker serve` or `tracker web` for someone else):
-  the `theme = ...` line is replaced in place (other lines and comments are kept) and
-  the file written atomically.
+  read-only app, or an app run by `tracker serve` or `tracker web` for someone else).
+  Any setting is written back through tomlkit (`remember`): the file keeps its comments,
+  its order and its layout, only the value changes (a new key goes at the end of the
+  top level); what would be written is checked as `load` checks a file first, and the
+  file is written atomically.
+- `[keys]`: each key must be a Textual key name (a character such as `a`, `N` or `?`,
+  a named key such as `space`, `enter`, `f5`, `pageup`, `question_mark`, with optional
+  modifiers: `ctrl+a`, `shift+tab`, `alt+x`), and no key may run two commands of the
+  same screen, counting the keys the commands not set in the file keep by default (a
+  key reused on another screen, such as `n` on the start screen and in a fight, is
+  fine; two commands the tables themselves give one key, one for the GM and one for a
+  player, keep it). The message names the command, the key, and the valid form.
 - The file is read and written as a file in a folder others might write
   (tracker.persistence.folder): a `config.toml` that is a link leading out of its folder
   is refused, reading and writing (its target is never wiped), as are a FIFO (which
@@ -33,7 +42,6 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,6 +113,11 @@ def load(path: Path | None = None) -> Config:
     text = read_text(path)
     if text is None:
         return Config(path)
+    return parse(path, text)
+
+
+def parse(path: Path, text: str) -> Config:
+    """The config file's text checked for shape: ConfigError names the file and key."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -129,15 +142,86 @@ def load(path: Path | None = None) -> Config:
     return Config(path, True, strings["theme"], strings["default_ruleset"], strings["viewer_resources"], dict(keys))
 
 
-def command_names() -> set[str]:
-    """Every command a key can be bound to: the rows of the UI's command tables."""
+def command_tables() -> list[tuple[Any, ...]]:
+    """The UI's command tables (one a screen): the rows a key can be bound to."""
     from tracker.ui import commands
 
-    names: set[str] = set()
-    for value in vars(commands).values():
-        if isinstance(value, tuple) and value and all(isinstance(c, commands.Command) for c in value):
-            names.update(c.name for c in value)
-    return names
+    return [
+        value for value in vars(commands).values()
+        if isinstance(value, tuple) and value and all(isinstance(c, commands.Command) for c in value)
+    ]
+
+
+def command_names() -> set[str]:
+    """Every command a key can be bound to: the rows of the UI's command tables."""
+    return {c.name for table in command_tables() for c in table}
+
+
+KEY_FORM = (
+    'Textual key names, comma separated: a character (a, N, ?), a named key (space, enter, '
+    'escape, tab, up, pageup, f5, full_stop, question_mark), with modifiers if any (ctrl+a, shift+tab, alt+x)'
+)
+MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
+
+
+def _named_keys() -> frozenset[str]:
+    """Key names Textual sends: its Keys (without modifiers), and the names it gives
+    printable characters (`?` arrives as question_mark)."""
+    from textual.keys import Keys, _character_to_key
+
+    names = {k.value.rpartition("+")[2] for k in Keys} | {"space"}
+    names |= {_character_to_key(chr(c)) for c in range(33, 127)}
+    return frozenset(n for n in names if len(n) > 1)
+
+
+def key_name(key: str) -> str | None:
+    """`key` as Textual names it (`?` -> question_mark, `ctrl+a` as it is), None if it is not a key."""
+    from textual.keys import _character_to_key
+
+    *mods, base = key.strip().split("+")
+    if any(m not in MODIFIERS for m in mods) or len(set(mods)) != len(mods) or not base:
+        return None
+    if len(base) == 1:
+        if not base.isprintable() or base.isspace():
+            return None
+        base = _character_to_key(base)
+    elif base not in _named_keys():
+        return None
+    return "+".join([*mods, base])
+
+
+def check_keys(config: Config) -> Config:
+    """Every bound key is a key name, and no key runs two commands of one screen."""
+    defaults = {c.name: c.keys for table in command_tables() for c in table}
+    for name, value in config.keys.items():
+        for key in value.split(","):
+            if key_name(key) is None:
+                raise ConfigError(f"{config.path}: keys.{name}: {key.strip()!r} is not a key name; expected {KEY_FORM}")
+    for table in command_tables():
+        rows = [c for c in table if c.name in config.keys] + [c for c in table if c.name not in config.keys]
+        owner: dict[str, str] = {}
+        for command in rows:
+            keys = config.keys.get(command.name, command.keys)
+            for key in keys.split(","):
+                named = key_name(key) or key.strip()
+                other = owner.setdefault(named, command.name)
+                if other == command.name or _shared_by_default(other, command.name, named, defaults):
+                    continue
+                if command.name in config.keys:
+                    raise ConfigError(f"{config.path}: keys.{other} and keys.{command.name} both bind {key.strip()!r}; a key runs one command on a screen")
+                raise ConfigError(
+                    f"{config.path}: keys.{other}: {key.strip()!r} is already {command.name}'s key by default; "
+                    f"choose another, or give {command.name} other keys too ([keys] {command.name} = \"...\")"
+                )
+    return config
+
+
+def _shared_by_default(a: str, b: str, key: str, defaults: dict[str, str]) -> bool:
+    """Two commands the tables themselves give one key (undo for the GM, take back for a player)."""
+    def named(keys: str) -> set[str]:
+        return {key_name(k) or k for k in keys.split(",")}
+
+    return key in named(defaults[a]) and key in named(defaults[b])
 
 
 def theme_names() -> set[str]:
@@ -155,6 +239,7 @@ def check_ui(config: Config) -> Config:
         for name in config.keys:
             if name not in known:
                 raise ConfigError(f"{config.path}: keys.{name}: unknown command (known: {', '.join(sorted(known))})")
+        check_keys(config)
     return config
 
 
@@ -171,33 +256,34 @@ def load_checked() -> Config:
     return check_ruleset(check_ui(load()))
 
 
-_THEME_LINE = re.compile(r"^\s*theme\s*=.*$", re.MULTILINE)
-_TABLE = re.compile(r"^\s*\[", re.MULTILINE)
+def remember(key: str, value: str, path: Path | None = None) -> Config:
+    """Set one setting (`theme`, `keys.next`, ...) in the config file, keeping its
+    comments, order and layout (tomlkit); returns the config as it now reads."""
+    import tomlkit
+
+    path = path or config_path()
+    table, _, name = key.rpartition(".")
+    if (table, name) != ("keys", name) and (table or name not in KNOWN or name == "keys"):
+        raise ConfigError(f"{path}: {key}: unknown setting (known: theme, default_ruleset, viewer_resources, keys.COMMAND)")
+    current = load(path)  # a bad file is never written over (raises ConfigError)
+    text = (read_text(path) or "") if current.exists else ""
+    document = tomlkit.parse(text)
+    if table:
+        if table not in document:
+            document[table] = tomlkit.table()
+        document[table][name] = value  # type: ignore[index,unused-ignore]  # older tomlkit types it as an Item
+    else:
+        document[name] = value
+    updated = tomlkit.dumps(document)
+    written = check_ruleset(check_ui(parse(path, updated)))  # never write what would not load
+    _write_atomic(path, updated)
+    return written
 
 
 def remember_theme(theme: str, path: Path | None = None) -> None:
-    """Write `theme = "..."` into the config file, keeping every other line."""
-    path = path or config_path()
-    current = load(path)  # a bad file is never written over (raises ConfigError)
-    if current.theme == theme:
-        return
-    text = (read_text(path) or "") if current.exists else ""
-    line = f'theme = "{theme}"'
-    top_end = m.start() if (m := _TABLE.search(text)) else len(text)
-    found = _THEME_LINE.search(text, 0, top_end)
-    if found:
-        text = text[: found.start()] + line + text[found.end() :]
-    else:
-        text = line + "\n" + text
-    if load_text(path, text).theme != theme:  # never write a file that would not read back
-        raise ConfigError(f"{path}: theme: could not be updated in place")
-    _write_atomic(path, text)
-
-
-def load_text(path: Path, text: str) -> Config:
-    data = tomllib.loads(text)
-    theme = data.get("theme")
-    return Config(path, True, theme if isinstance(theme, str) else None)
+    """Write `theme = "..."` into the config file, keeping everything else as written."""
+    if load(path or config_path()).theme != theme:
+        remember("theme", theme, path)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -212,7 +298,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def may_remember(viewer: bool) -> bool:
     """Only a local app that may write keeps what its user picks."""
-    return not (viewer or os.environ.get("TRACKER_READ_ONLY") or os.environ.get("TRACKER_USER"))
+    return not (viewer or os.environ.get("TRACKER_READ_ONLY"))
 
 
 def apply(app: Any, viewer: bool) -> None:

@@ -1,9 +1,17 @@
 """Where encounter files live, and the worked examples the tracker ships.
 
 The saves folder is the first of: `--saves DIR` (before or after the command),
-`$TRACKER_SAVES`, a `saves` folder in the current directory (a clone, or a table's
-shared folder), else `saves` in the user's data folder (platformdirs: e.g.
-`~/.local/share/segment-tracker/saves` on Linux).
+`$TRACKER_SAVES`, a `saves` folder in the current directory that holds the marker file
+`.tracker-saves` (a clone has one), else `saves` in the user's data folder
+(platformdirs: e.g. `~/.local/share/segment-tracker/saves` on Linux).
+
+Decision: a `./saves` is used only by its marker, never by its name alone. Any program
+may have left a `saves` folder where the GM happens to stand; silently listing (and
+writing) there would surprise, and a note on stderr would be noise on every command.
+The repository's `saves/` carries the marker, so a clone works as it is; a GM who wants
+a folder of their own names it (`--saves DIR`, `TRACKER_SAVES=DIR`) or drops the marker
+in it. A name that is not found says which folder was searched, how it was chosen, why
+a `./saves` here was passed over, and how to choose another.
 
 Decision: the worked examples are package data (`tracker/examples`, built from the
 repository's `saves/`). When the user's data folder is used and does not exist yet, it
@@ -19,15 +27,24 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracker.engine.errors import TrackerError
 
 SUFFIX = ".toml"
 APP_NAME = "segment-tracker"
+MARKER = ".tracker-saves"  # a ./saves holding this file is the saves folder
 
 
 @dataclass(frozen=True, slots=True)
 class Saves:
     path: Path
     source: str  # "--saves", "TRACKER_SAVES", "./saves" or "user data folder"
+
+
+def _marked_here() -> bool:
+    return (Path("saves") / MARKER).is_file()
 
 
 def user_saves() -> Path:
@@ -42,13 +59,38 @@ def locate(option: str | None = None) -> Saves:
     env = os.environ.get("TRACKER_SAVES")
     if env:
         return Saves(Path(env), "TRACKER_SAVES")
-    if Path("saves").is_dir():
+    if _marked_here():
         return Saves(Path("saves"), "./saves")
     return Saves(user_saves(), "user data folder")
 
 
-def saves_dir(option: str | None = None) -> Path:
-    return locate(option).path
+def origin(saves: Path) -> str:
+    """How a saves folder was chosen, as a sentence part (for messages): `locate` is
+    deterministic, so this is read back from the same sources."""
+    if os.environ.get("TRACKER_SAVES") and Path(os.environ["TRACKER_SAVES"]) == saves:
+        return "from TRACKER_SAVES"
+    if saves == Path("saves") and _marked_here():
+        return f"./saves, marked by its {MARKER} file"
+    if saves == user_saves():
+        return "your user data folder"
+    return "from --saves"
+
+
+def not_found(name: str, saves: Path, looked: list[Path], option: str = "") -> TrackerError:
+    """`name` names no encounter: say where we looked, how that folder was chosen, and
+    how to choose another."""
+    from tracker.engine.errors import TrackerError
+
+    there = ", ".join(p.stem for p in encounter_files(saves)) or "none"
+    tried = ", ".join(dict.fromkeys(str(p) for p in looked))
+    unmarked = ""
+    if Path("saves").is_dir() and not _marked_here() and saves != Path("saves"):
+        unmarked = f"; the ./saves folder here is not used without a {MARKER} file in it (or use --saves saves)"
+    label = f"{option} {name}" if option else name
+    return TrackerError(
+        f"{label}: no such encounter in {saves} ({origin(saves)}; looked for {tried}; there: {there}). "
+        f"Choose another folder with --saves DIR or TRACKER_SAVES=DIR{unmarked}"
+    )
 
 
 def prepare(saves: Saves) -> Path:
@@ -124,7 +166,7 @@ def resolve(name: str, saves: Path, *, must_exist: bool = True) -> Path:
         return by_title
     if not must_exist:
         return in_saves
-    return given
+    raise not_found(name, saves, [given, in_saves, by_title])
 
 
 def encounter_option(name: str, saves: Path, option: str = "--encounter") -> Path:
@@ -136,14 +178,13 @@ def encounter_option(name: str, saves: Path, option: str = "--encounter") -> Pat
     from tracker.persistence import folder
     from tracker.persistence.codec import MAX_SAVE_BYTES
 
-    path = resolve(name, saves)
+    path = resolve(name, saves, must_exist=False)
     path = Path(os.path.abspath(path.parent)) / path.name
     why = folder.refusal(path, MAX_SAVE_BYTES, "save")
     if why:
         raise TrackerError(f"{option} {name}: refused: {why}")
     if not path.is_file():
-        names = ", ".join(p.stem for p in encounter_files(saves)) or "none"
-        raise TrackerError(f"{option} {name}: no such encounter in {saves} (there: {names})")
+        raise not_found(name, saves, [path], option)
     return path
 
 

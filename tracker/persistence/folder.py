@@ -31,6 +31,15 @@ Decisions, per kind of file (README, "Threat model"):
   is refused, reading and writing, with a message naming the file and where it leads.
 - Outputs the user names (`export -o OUT`, `examples --force`): a link at OUT is
   replaced by the file itself (`follow=False`); its target is never touched.
+
+Where there are no descriptor-relative calls (Windows: `os.supports_dir_fd` is empty
+and a folder cannot be opened as a file), `AT` is False and the same checks are made on
+paths: `locate` resolves the name with `os.path.realpath` and refuses a place outside
+the folder's real path; the open, the rename and the clean-up then take that path
+(a `Spot` with `dir_fd` -1). This leaves a window between the check and the use that
+the descriptors close on POSIX; on Windows making a symbolic link needs an
+administrator or developer mode, and a folder shared with a group is a POSIX set-up
+(README, "A shared table").
 """
 
 from __future__ import annotations
@@ -47,9 +56,14 @@ from pathlib import Path
 from tracker.engine.errors import TrackerError
 
 MAX_LINKS = 40  # as the kernel's own limit on links followed in one path
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+# getattr: flags a platform lacks (Windows: O_DIRECTORY, O_CLOEXEC, ...) are not asked for.
+_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
+_OPEN = getattr(os, "O_NONBLOCK", 0) | _NOCTTY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_NEW = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+# Descriptor-relative calls (POSIX); False: the path fallback (see the docstring).
+AT = {os.open, os.stat, os.readlink, os.rename, os.unlink} <= os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
 class Refused(TrackerError):
@@ -82,13 +96,26 @@ class Spot:
 
     def lstat(self) -> os.stat_result | None:
         try:
+            if self.dir_fd < 0:
+                return os.lstat(self.path)
             return os.stat(self.leaf, dir_fd=self.dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             return None
 
+    def beside(self, name: str) -> str:
+        """`name` in the spot's folder, as the calls here take it (relative to `dir_fd`, else a path)."""
+        return name if self.dir_fd >= 0 else str(self.path.with_name(name))
+
+    @property
+    def fd_arg(self) -> int | None:
+        """The `dir_fd` argument: None on the path fallback."""
+        return self.dir_fd if self.dir_fd >= 0 else None
+
 
 def _components(name: str) -> list[str]:
-    return [part for part in name.split("/") if part not in ("", ".")]
+    if not AT and os.altsep:  # Windows paths take either separator
+        name = name.replace(os.altsep, "/")
+    return [part for part in name.replace(os.sep, "/").split("/") if part not in ("", ".")]
 
 
 def _under(root_real: str, target: str) -> list[str] | None:
@@ -96,7 +123,7 @@ def _under(root_real: str, target: str) -> list[str] | None:
     norm = os.path.normpath(target)
     if norm == root_real:
         return []
-    prefix = root_real.rstrip("/") + "/"
+    prefix = root_real.rstrip(os.sep) + os.sep
     return _components(norm[len(prefix):]) if norm.startswith(prefix) else None
 
 
@@ -112,6 +139,9 @@ def locate(folder: Path, name: str, *, follow: bool = True) -> Iterator[Spot]:
     todo = list(reversed(_components(name)))
     if not todo:
         raise Refused(f"{shown}: expected a file name inside {folder}")
+    if not AT:
+        yield _locate_by_path(folder, name, follow)
+        return
     try:
         root = os.open(folder, _DIR)
     except FileNotFoundError:
@@ -176,6 +206,24 @@ def locate(folder: Path, name: str, *, follow: bool = True) -> Iterator[Spot]:
             os.close(fd)
 
 
+def _locate_by_path(folder: Path, name: str, follow: bool) -> Spot:
+    """`locate` without descriptors: the same refusals, checked on the real path."""
+    shown = folder / name
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"no such folder: {folder}", str(shown))
+    root_real = os.path.realpath(folder)
+    parent_real = os.path.realpath(shown.parent)
+    target = os.path.realpath(shown) if follow else os.path.join(parent_real, shown.name)
+    inside = _under(root_real, target) if _under(root_real, parent_real) is not None else None
+    if inside == []:
+        raise Refused(f"{shown}: is a symbolic link to a folder, not a file")
+    if inside is None:
+        raise Refused(f"{shown}: is a symbolic link leading outside {folder} (to {target}); it is never read or written through")
+    if not os.path.isdir(os.path.join(root_real, *inside[:-1])):
+        raise FileNotFoundError(errno.ENOENT, f"no such folder: {os.path.join(root_real, *inside[:-1])}", str(shown))
+    return Spot(-1, inside[-1], Path(root_real), tuple(inside[:-1]))
+
+
 def _check_regular(fd: int, shown: Path, limit: int | None, what: str) -> os.stat_result:
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
@@ -190,7 +238,7 @@ def open_at(spot: Spot, flags: int, *, limit: int | None = None, what: str = "")
     """Open the file at `spot` (never through a link, never blocking on a FIFO); a
     regular file of at most `limit` bytes, else Refused. The caller closes the descriptor."""
     try:
-        fd = os.open(spot.leaf, flags | _NOFOLLOW | os.O_NONBLOCK | _NOCTTY | os.O_CLOEXEC, dir_fd=spot.dir_fd)
+        fd = os.open(spot.beside(spot.leaf), flags | _NOFOLLOW | _OPEN, dir_fd=spot.fd_arg)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise Refused(f"{spot.path}: became a symbolic link while being opened; not followed") from None
@@ -200,7 +248,8 @@ def open_at(spot: Spot, flags: int, *, limit: int | None = None, what: str = "")
     try:
         _check_regular(fd, spot.path, limit, what)
         # Regular files ignore O_NONBLOCK; clear it anyway so later reads are plain.
-        os.set_blocking(fd, True)
+        if _OPEN & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
@@ -231,12 +280,20 @@ def read_fd(fd: int, limit: int | None, shown: Path, what: str = "") -> bytes:
             want = min(want, limit + 1 - got)
             if want <= 0:
                 raise Refused(f"{shown}: over {size_text(limit)} (it grew while being read); {what or 'file'}s that big are refused")
-        part = os.pread(fd, want, got)
+        part = pread(fd, want, got)
         if not part:
             return b"".join(parts)
         parts.append(part)
         got += len(part)
         want = 1 << 20
+
+
+def pread(fd: int, size: int, offset: int) -> bytes:
+    """`os.pread`, or a seek and a read where there is none (Windows)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
 
 
 def read_bytes(path: Path, limit: int, *, what: str = "", folder: Path | None = None, missing_ok: bool = False) -> bytes | None:
@@ -295,6 +352,8 @@ def refusal(path: Path, limit: int | None = None, what: str = "") -> str:
 
 def fsync_dir(dir_fd: int) -> None:
     # Some filesystems refuse fsync on a folder; the rename is still atomic.
+    if dir_fd < 0:
+        return  # the path fallback: no folder descriptor (Windows cannot fsync a folder)
     with contextlib.suppress(OSError):
         os.fsync(dir_fd)
 
@@ -320,7 +379,7 @@ def write_at(spot: Spot, data: bytes, *, mode: int | None = None, what: str = ""
     for _ in range(100):
         tmp = f".{spot.leaf}.{secrets.token_hex(4)}.tmp"
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=spot.dir_fd)
+            fd = os.open(spot.beside(tmp), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _NEW, 0o600, dir_fd=spot.fd_arg)
             break
         except FileExistsError:
             continue
@@ -332,16 +391,17 @@ def write_at(spot: Spot, data: bytes, *, mode: int | None = None, what: str = ""
             while view:
                 view = view[os.write(fd, view):]
             os.fsync(fd)
-            if gid is not None and os.fstat(fd).st_gid != gid:
+            if gid is not None and os.fstat(fd).st_gid != gid and hasattr(os, "fchown"):
                 with contextlib.suppress(OSError):  # keep the file's group where we may
                     os.fchown(fd, -1, gid)
-            os.fchmod(fd, mode)
+            if hasattr(os, "fchmod"):  # Windows (before 3.13) has none: no modes to keep there
+                os.fchmod(fd, mode)
         finally:
             os.close(fd)
-        os.replace(tmp, spot.leaf, src_dir_fd=spot.dir_fd, dst_dir_fd=spot.dir_fd)
+        os.replace(spot.beside(tmp), spot.beside(spot.leaf), src_dir_fd=spot.fd_arg, dst_dir_fd=spot.fd_arg)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):  # never created, or already renamed
-            os.unlink(tmp, dir_fd=spot.dir_fd)
+            os.unlink(spot.beside(tmp), dir_fd=spot.fd_arg)
         raise
     fsync_dir(spot.dir_fd)
 
@@ -366,12 +426,12 @@ def remove_temporaries(path: Path) -> int:
     with locate(path.parent, path.name) as spot:
         prefix, removed = f".{spot.leaf}.", 0
         try:
-            with os.scandir(spot.dir_fd) as entries:
+            with os.scandir(spot.dir_fd if spot.dir_fd >= 0 else spot.path.parent) as entries:
                 names = [e.name for e in entries if e.name.startswith(prefix) and e.name.endswith(".tmp") and len(e.name) > len(prefix) + 4 and e.is_file(follow_symlinks=False)]
         except OSError:
             return 0
         for name in names:
             with contextlib.suppress(OSError):
-                os.unlink(name, dir_fd=spot.dir_fd)
+                os.unlink(spot.beside(name), dir_fd=spot.fd_arg)
                 removed += 1
     return removed

@@ -12,13 +12,14 @@ different inodes). Decisions (a group-shared folder, a hostile folder: tracker.p
 - A save that is a symbolic link leading to another file inside the folder is locked
   at that file, so two people opening it by different names share one lock; a save
   that leads outside the folder is refused before any lock is made.
+- The lock itself goes through a small shim (`_try_lock`/`_unlock`): flock on POSIX,
+  msvcrt's byte-range lock on Windows, so `show`, `play` and the app run there too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import stat
 import time
@@ -30,7 +31,36 @@ from tracker.engine.errors import TrackerError
 from tracker.persistence import folder
 from tracker.persistence.folder import Refused, Spot
 
-_FLAGS = getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+try:  # POSIX
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        """Take the exclusive lock without waiting: False if someone else holds it."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # Windows: no fcntl; the lock is on the sidecar's first byte
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        os.lseek(fd, 0, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined,unused-ignore]  # typeshed: win32 only
+        except OSError:  # held by another process (EACCES / EDEADLOCK)
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined,unused-ignore]
 
 
 def target(path: Path) -> Path:
@@ -63,22 +93,22 @@ def _open_lock(save: Spot) -> int:
     sidecar = save.path.with_name(name)
     for _ in range(3):
         try:
-            return _checked(os.open(name, os.O_RDONLY | _FLAGS, dir_fd=save.dir_fd), sidecar)
+            return _checked(os.open(save.beside(name), os.O_RDONLY | _FLAGS, dir_fd=save.fd_arg), sidecar)
         except FileNotFoundError:
             pass
         except OSError as exc:
             raise _refuse(sidecar, exc, "open") from None
         st = save.lstat()
         if st is None:
-            st = os.fstat(save.dir_fd)
+            st = os.fstat(save.dir_fd) if save.dir_fd >= 0 else os.stat(save.path.parent)
         mode = stat.S_IMODE(st.st_mode) & 0o666
         try:
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o600, dir_fd=save.dir_fd)
+            fd = os.open(save.beside(name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o600, dir_fd=save.fd_arg)
         except FileExistsError:
             continue  # another session made it a moment ago
         except OSError as exc:
             raise _refuse(sidecar, exc, "create") from None
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, AttributeError):  # Windows has neither fchmod nor groups
             os.fchmod(fd, mode | 0o400)
             if os.fstat(fd).st_gid != st.st_gid:
                 with contextlib.suppress(OSError):  # not a member of that group: the mode still lets it read
@@ -94,17 +124,13 @@ def locked(path: Path, timeout: float = 10.0) -> Iterator[None]:
         fd = _open_lock(spot)
     try:
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise TrackerError(f"{path}: another session has held the lock for {timeout:g}s; try again") from None
-                time.sleep(0.002)
+        while not _try_lock(fd):
+            if time.monotonic() > deadline:
+                raise TrackerError(f"{path}: another session has held the lock for {timeout:g}s; try again")
+            time.sleep(0.002)
         try:
             yield
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            _unlock(fd)
     finally:
         os.close(fd)

@@ -111,7 +111,7 @@ def _open_save(path: Path) -> _Handle:
 def _read_range(fd: int, start: int, size: int) -> bytes:
     parts, got = [], 0
     while got < size:
-        part = os.pread(fd, size - got, start + got)
+        part = folder.pread(fd, size - got, start + got)
         if not part:
             break
         parts.append(part)

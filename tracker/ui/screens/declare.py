@@ -72,6 +72,7 @@ from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker.engine import TrackerError
 from tracker.session import Outcome, Session
 from tracker.text import visible
+from tracker.viewing import sight
 from tracker.ui.live import Live
 from tracker.ui.screens import dice_plan
 from tracker.ui.screens.dice_plan import DECLARE, MAINTAIN, Attempt, Step
@@ -165,7 +166,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.kind = kind
         enc = live.encounter
         # Suggested targets: those this screen shows (a player's or viewer's leave hidden ones out).
-        self.names = [c.name for c in enc.combatants.values() if not (c.hidden and live.as_viewer(c.name))]
+        self.names = sight(enc, live.seen_as).names()
         # The actor list: a player acts for their own combatants only (tracker.roles).
         role = live.session.role
         self.actors = [n for n in self.names if role.owns(n)] if role.is_player else self.names
@@ -175,6 +176,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.show_more = False
         self.faces: list[int] = []
         self.group_sizes: list[int] = []  # how many faces each step added, for ctrl+b
+        self.group_rolled: list[bool] = []  # whether the app rolled each step's faces (else typed)
         self.step: Step | None = None
         self._chance_gen = 0
         self.chance_shown = ""  # the chance text on screen (tests and the benchmark read it)
@@ -544,9 +546,10 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             attempt = self._attempt(after=self.stage == RESULT)
             step = dice_plan.dry_run(self.live.session, attempt, self.faces)
             while roll_all and step.need is not None:
-                rolled = dice_plan.roll(step.need, self.live.session.dice)
+                rolled = self._app_roll(step.need)
                 self.faces.extend(rolled)
                 self.group_sizes.append(len(rolled))
+                self.group_rolled.append(True)
                 step = dice_plan.dry_run(self.live.session, attempt, self.faces)
         except TrackerError as exc:
             self._error(str(exc))
@@ -576,16 +579,24 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._advance()
             return
         try:
-            if text.strip():
+            rolled = not text.strip()
+            if not rolled:
                 typed = dice_plan.accept(step.need, parse_faces(text))
             else:
-                typed = dice_plan.roll(step.need, self.live.session.dice)
+                typed = self._app_roll(step.need)
         except TrackerError as exc:
             self._error(str(exc))
             return
         self.faces.extend(typed)
         self.group_sizes.append(len(typed))
+        self.group_rolled.append(rolled)
         self._advance()
+
+    def _app_roll(self, need: Any) -> list[int]:
+        """The app's dice for the wanted group, through the session: for a player, a roll
+        once made stands (Session.app_roll serves faces backed out of again)."""
+        drawn = sum(n for n, rolled in zip(self.group_sizes, self.group_rolled) if rolled)
+        return self.live.session.app_roll(dice_plan.remaining(need), drawn)
 
     def action_roll_rest(self) -> None:
         if self._form_closed:
@@ -686,7 +697,12 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self.stage == SETUP:
             return
         if self.group_sizes:
+            if self.group_rolled[-1] and self.live.session.role.is_player:
+                # The app's roll stands: taking it back is the GM's (typed faces may go).
+                self._error("the app's roll stands: a player may take back typed dice only; ask the GM")
+                return
             n = self.group_sizes.pop()
+            self.group_rolled.pop()
             del self.faces[len(self.faces) - n :]
         else:  # no dice yet (or an action that rolls none): back to the choices, as typed
             self.step = None
@@ -702,6 +718,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         try:
             attempt = self._attempt()  # the after-roll choices when offered, as shown
             faces = list(self.faces) or None
+            # Which faces the app rolled, for the mark the proposal and the log carry.
+            self.live.session.mark_dice([rolled for n, rolled in zip(self.group_sizes, self.group_rolled) for _ in range(n)])
             secret = self.secret
 
             def change(s: Session) -> Outcome:

@@ -43,6 +43,7 @@ from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
 from tracker.text import visible, wrap
+from tracker.viewing import sight
 from tracker.roles import Role, who
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui.live import Live
@@ -89,14 +90,11 @@ class UpcomingView(Static):
 
     def show(self) -> None:
         enc = self.live.encounter
-        hidden = [n for n, c in enc.combatants.items() if c.hidden and self.live.as_viewer(n)]
         legend = LEGEND.split("\n")
         room = max(2, self.content_region.height - len(legend))
         lines = [Text("Upcoming", style="bold")]
         width = max(10, self.content_region.width - 5)
-        for segment, what in enc.upcoming(limit=40):
-            if any(name in what for name in hidden):
-                continue
+        for segment, what in sight(enc, self.live.seen_as).upcoming(limit=40):
             # Wrapped under itself, never cut: "  30 Sphinx's punch" / "     completes".
             wrapped = wrap(visible(what), width)
             if len(lines) + len(wrapped) > room:
@@ -211,6 +209,8 @@ class EncounterScreen(Screen[None]):
                 # (A withdrawal is the player's own: its line was shown when it was made.)
                 why = f": {p.reason}" if p.status == "refused" and p.reason else ""
                 answer = f"{p.status} by the GM{why}" if p.status != "lapsed" else "lapsed: time moved on before the GM answered"
+                if p.status == "approved" and p.changes:
+                    answer = f"approved by the GM with changes: {p.changes}"
                 severity: SeverityLevel = "information" if p.status == "approved" else "warning"
                 self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
 
@@ -458,7 +458,7 @@ class EncounterScreen(Screen[None]):
 
     def do_command_line(self) -> None:
         verbs = [c.usage for c in PLAY_COMMANDS]
-        names = list(self.live.encounter.combatants)
+        names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
         words = [c.verb + " " for c in PLAY_COMMANDS] + [f"{c.verb} {shlex.quote(n)} " for c in PLAY_COMMANDS for n in names[:50]]
         field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words)
         outcome: list[Outcome] = []

@@ -77,7 +77,9 @@ def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encou
         event = events[entry.seq - 1]
         faces = dice_of(event)
         if faces and not (viewer and secret_event(event)):
-            text += f" [dice {' '.join(map(str, faces))}]"
+            # Who decided the faces: typed at the table or rolled by the app (Session._dice_mark).
+            mark = {"typed": " (typed)", "app": " (app's roll)", "typed+app": " (partly typed)"}.get(str(event.args.get("dice", "")), "")
+            text += f" [dice {' '.join(map(str, faces))}]{mark}"
     return visible(text)
 
 

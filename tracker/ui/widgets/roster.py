@@ -35,7 +35,7 @@ from tracker.engine import Combatant
 from tracker.text import cells, fit, visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.redraw import refresh_if_changed, update_if_changed
-from tracker.viewing import shown
+from tracker.viewing import shown, sight
 
 ROWS = 1
 BAR = 5
@@ -43,10 +43,7 @@ NAME = 14  # at most; the column is as wide as the longest name needs
 
 
 def visible_combatants(live: Live) -> list[Combatant]:
-    combatants = list(live.encounter.combatants.values())
-    if live.viewer:  # a player also sees their own hidden combatants
-        combatants = [c for c in combatants if not c.hidden or not live.as_viewer(c.name)]
-    return combatants
+    return sight(live.encounter, live.seen_as).combatants()  # a player also sees their own hidden ones
 
 
 def bar(value: float, maximum: float, width: int = BAR) -> str:

@@ -1,0 +1,276 @@
+"""Brand X (seed 004): the seed's sentences, quoted, with numbers worked by hand from the
+sentence and the Action Chart (reference/brandx.md, section 2.1). The seed's long worked
+examples (Seraph's movement, Sun-Ruler's blast, the worked combat) are in
+tests/test_brandx_actions.py and tests/test_brandx_combat.py, number for number.
+
+Chart readings used below (largest entry <= the number, read across to the Result row):
+Sphere 1-8 -> rows 1-8; 10 -> 9; 12 -> 9; 24, 30 -> 12; 70 -> 15; 100 -> 17; 237 -> 20;
+316 -> 21; 421 -> 22. Row -3 on the Sphere column is the fraction .32.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from tests.helpers import session_for
+from tracker.engine.errors import TrackerError
+
+
+def bx(*lines: str, **settings: Any) -> Any:
+    from rulesets.brandx import BrandXRuleset
+
+    return session_for(BrandXRuleset(), *lines, **settings)
+
+
+def test_brandx_lift_by_a_power_takes_20_segments_and_reads_distance() -> None:
+    """Seed: "For powers, the Performance Time is 20 segments. For powers that can lift
+    at a distance, look up the distance to the object, in meters, on the Sphere Chart
+    for the Q required for distance."
+
+    By hand: 100 kg on the Sphere chart is row 17 (entry 100); 10 m is row 9 (the
+    largest entry <= 10 is 10, row 9). Q needed 17 + 9 = 26. Roll 30, dice 5+5 = 10:
+    Q 20, short by 6 (without the distance it would lift, 3 over)."""
+    s = bx("add A ep=100")
+    s.execute("declare A lift power=true roll=30 weight=100 distance=10 faces=5,5")
+    res = s.encounter.actions[-1].resolution
+    assert res.pt == 20 and res.details["q"] == 20 and res.details["needed"] == 17 + 9
+    assert res.success is False and res.margin == -6
+    s.execute("step 25")
+    # 30 m is row 12 (entry 24): 17 + 12 = 29 needed; dice 1+1 then rerolls 1, 1 -> 0: Q 30, 1 over.
+    s.execute("declare A lift power=true roll=30 weight=100 distance=30 faces=1,1,1,1")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["needed"] == 29 and res.success is True and res.margin == 1
+    s.execute("step 25")
+    with pytest.raises(TrackerError, match="power=true"):
+        s.execute("declare A lift weight=10 distance=5 faces=5,5")
+
+
+def test_brandx_inanimate_objects_hold_with_roll_plus_pool() -> None:
+    """Seed: "Inanimate objects (ropes, webs) do not normally need to roll the Lift Roll.
+    Their Lift Q is the Roll plus the Pool (Sphere Chart, of course)."
+
+    By hand: pool 12 on the Sphere chart is row 9 (entries 10 <= 12 < 14), so Q = 12 + 9
+    = 21; 70 kg is row 15 (entries 57 <= 70 < 75): it holds, 6 over. 240 kg is row 20
+    (entry 237): 1 over; 320 kg is row 21 (entry 316): 0 over, it just holds; 430 kg is
+    row 22 (entry 421): it gives way, short by 1."""
+    s = bx("add Web ep=0")
+    s.execute("declare Web lift inanimate=true roll=12 pool=12 weight=70")
+    res = s.encounter.actions[-1].resolution
+    assert res.dice == () and res.details["inanimate"]
+    assert res.details["q"] == 21 and res.details["needed"] == 15 and res.margin == 6 and res.success
+    s.execute("step 20")
+    s.execute("declare Web lift inanimate=true roll=12 pool=12 weight=240")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["needed"] == 20 and res.margin == 1 and res.success
+    s.execute("step 20")
+    s.execute("declare Web lift inanimate=true roll=12 pool=12 weight=320")
+    res = s.encounter.actions[-1].resolution
+    assert res.margin == 0 and res.success
+    s.execute("step 20")
+    s.execute("declare Web lift inanimate=true roll=12 pool=12 weight=430")
+    res = s.encounter.actions[-1].resolution
+    assert res.margin == -1 and not res.success
+
+
+def test_brandx_throw_reports_short_range_and_range_set() -> None:
+    """Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
+    speed, and the Range Set is half this." And: "Look up the Q applied to distance on
+    the Result column of the Action Chart, and read to the Sphere Column, for the
+    distance in meters." "The speed of the object will be the same as the distance".
+
+    By hand: Throw Roll strength 20 - 9 + Sphere(mass 70) 15 = 26; dice 2+2 = 4: Q 22.
+    1 kg needs Sphere row 1; of the 21 left, 4 to distance and 17 to EP. Row 4 reads 4 on
+    the Sphere column: 4 m at 4 m/segment, so the Maximum Range is 4 m, the Short Range
+    4 (the Q on distance) and the Range Set 2; a target 2 m away is within the Range Set,
+    one 3 m away within Short Range, one 5 m away beyond the Maximum Range."""
+    line = "add A strength=20 mass=70 combat_roll=15 learning=0 ep=100"
+    s = bx(line, "add B vp=40")
+    s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["speed"] == 4 and res.details["distance"] == 4
+    assert res.details["attack"]["short_range"] == 4 and res.details["attack"]["range_set"] == 2
+    assert "Maximum Range 4 m, Short Range 4 m, Range Set 2 m" in res.summary
+    assert "within the Range Set" in res.summary
+    s = bx(line, "add B vp=40", "declare A throw target=B weight=1 damage=3 range=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
+    assert "within Short Range" in s.encounter.actions[-1].resolution.summary
+    s = bx(line, "add B vp=40", "declare A throw target=B weight=1 damage=3 range=5 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
+    assert "beyond the maximum range 4 m" in s.encounter.actions[-1].resolution.summary
+
+
+def test_brandx_fractional_throwback_for_positive_q() -> None:
+    """Seed: "you may want to apply throwback for positive Q (making it negative), thus
+    resulting in fractional throwback, but this should be rare"; and for a failed roll:
+    "make the negative Q positive, and look this up from the Result Column of the Action
+    Chart to the Sphere Column, for the speed in meters/segment and the distance".
+
+    By hand: B's Throwback Roll is mass 70 (Sphere row 15) + Sphere(agility/strength 10)
+    9 - damage 5 = 19; dice 8+8 = 16: Q 3, B stands. Made negative, Q -3 is row -3,
+    whose Sphere entry is .32: thrown .32 m at .32 m/segment, airborne Square(2 x 1.8 =
+    3.6) = row 1 segment."""
+    lines = ("add A combat_roll=15 learning=0 ep=100 hand_damage=5",
+             "add B vp=40 side=foes mass=70 strength=10 agility=10 height=1.8",
+             "declare A punch target=B throwback=true faces=2,2,8,8")
+    plain = bx(*lines)
+    plain.execute("next")
+    thrown = plain.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
+    assert thrown["roll"] == 19 and thrown["q"] == 3 and "speed" not in thrown
+    s = bx(*lines, fractional_throwback=True)
+    s.execute("next")
+    hit = s.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
+    assert hit["fractional"] and hit["speed"] == 0.32 and hit["distance"] == 0.32 and hit["airborne"] == 1
+
+
+def hold_on(s: Any, segments: int, elapsed: int | None = None) -> Any:
+    """Let `segments` pass, then continue A's Hold Breath attempt (no new roll)."""
+    s.execute(f"step {segments}")
+    s.execute("declare A hold-breath again=true" + (f" elapsed={elapsed}" if elapsed is not None else ""))
+    return s.encounter.actions[-1].resolution
+
+
+def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
+    """Seed: "Hold Breath Roll: This is vs. Constitution plus half Strength, with a bonus
+    equal to current Body DP. There is a penalty to the Quality equal to the elapsed
+    time, in rounds, on the Sphere Chart. [...] The roll is only made once for any
+    specific attempt, and the elapsed time penalty builds as time passes, thus
+    increasing the EP cost."
+
+    By hand: 14 + 12/2 = 20, DP 10 as a pool is Sphere row 9: 29; dice 3+3 = 6: Q 23.
+    After 12 rounds the penalty is Sphere(12) = row 9 (entry 10), not 12: Q 14. After 2
+    rounds (120 segments) it is Sphere(2) = 2: Q 21."""
+    s = bx("add A constitution=14 strength=12 ep=100 dp=10")
+    s.execute("declare A hold-breath faces=3,3")
+    first = s.encounter.actions[-1].resolution
+    assert first.details["roll"] == 29 and first.details["raw_q"] == 23 and first.details["q"] == 23
+    later = hold_on(s, 120)
+    assert later.dice == () and later.details["raw_q"] == 23
+    assert later.details["time_penalty"] == 2 and later.details["q"] == 21
+    later = hold_on(s, 20, elapsed=12)
+    assert later.dice == () and later.details["time_penalty"] == 9 and later.details["q"] == 14
+
+
+def test_brandx_hold_breath_penalty_raises_the_ep_cost_past_row_9() -> None:
+    """Seed: "The Quality reduces EP cost. [...] When Quality becomes less than 0, EP cost
+    moves beyond Row 9. At Q of -1, the EP cost is 6 per round (Row 10)." And "For every
+    5 points of EP lost in one round, 1 point of DP (bludgeoning) is lost, to the head."
+
+    By hand: 4 + 4/2 = 6, DP 1 as a pool is Sphere row 1: 7; dice 3+4: Q 0, row 9 = 5
+    EP a round. Held 1 round: penalty Sphere(1) = 1, Q -1, row 10 = 6 EP and 1 DP to the head. Held 10 rounds:
+    penalty Sphere(10) = 9, Q -9, row 18 = 14 EP a round, 2 DP to the head."""
+    s = bx("add A constitution=4 strength=4 ep=100 dp=1")
+    s.execute("declare A hold-breath faces=3,4")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["q"] == 0 and res.details["ep_row"] == 9 and res.details["ep_per_round"] == 5
+    res = hold_on(s, 20, elapsed=1)
+    assert res.details["q"] == -1 and res.details["ep_row"] == 10 and res.details["ep_per_round"] == 6
+    assert "1 DP (head) a round" in res.summary
+    res = hold_on(s, 20, elapsed=10)
+    assert res.details["q"] == -9 and res.details["ep_row"] == 18 and res.details["ep_per_round"] == 14
+    assert "2 DP (head) a round" in res.summary
+
+
+def test_the_combat_roll_is_twice_agility_on_the_sphere_chart() -> None:
+    """Seed: "Combat Roll: Look up twice Agility on the Sphere Chart for the character's
+    Combat Roll." By hand: agility 20, twice is 40: the largest Sphere entry <= 40 is 32,
+    row 13. Dice 2+2 = 4: Q 9."""
+    s = bx("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["base"] == 13 and res.details["q"] == 9
+
+
+def test_hand_damage_reads_mass_on_the_doubles_chart_and_caps_strength_at_mass() -> None:
+    """Seed: "Look up mass divided by 10 on the Doubles Chart, and add strength divided by
+    4 (round down). If Strength is greater than Mass, add Mass/4 instead of Strength/4."
+    By hand: mass 10 -> 1 on the Doubles chart is row 1; strength 20 is greater than mass
+    10, so mass / 4 = 2 (not 20 / 4 = 5) is added: 3. The seed's own case, mass 100 and
+    strength 14: 10 on the Doubles chart is row 4 (entry 8), + 14 / 4 = 3: 7."""
+    s = bx("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    assert s.encounter.actions[-1].resolution.details["damage"] == 3
+    s = bx("add A agility=20 learning=0 ep=100 mass=100 strength=14", "add B vp=40")
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    assert s.encounter.actions[-1].resolution.details["damage"] == 7
+
+
+def test_the_lift_roll_is_strength_less_9_plus_mass_on_the_sphere_chart() -> None:
+    """Seed: "The Lift roll is vs. Strength minus 9, plus the character's Mass on the
+    Sphere Chart. The Quality must be the object's mass (Sphere Chart)." By hand:
+    strength 17 - 9 + Sphere(100 kg) 17 = 25; dice 2+2: Q 21 against 100 kg (row 17):
+    lifted, 4 over."""
+    s = bx("add A strength=17 mass=100 ep=100")
+    s.execute("declare A lift weight=100 faces=2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["roll"] == 25 and res.details["q"] == 21 and res.details["needed"] == 17
+    assert res.success and res.margin == 4
+
+
+def test_the_jump_roll_height_and_time_in_the_air() -> None:
+    """Seed: "The Jump Roll is vs. agility plus strength. There is a bonus equal to twice
+    height (on the Square Chart). [...] Look up the Q applied for the height on the
+    Result column, and read to the Square Chart, for the height in centimeters. The
+    amount of time (in segments) the character is in the air is found by looking up four
+    times the height jumped (in meters) on the Square Chart."
+
+    By hand: agility 12 + strength 10 = 22; twice height 1.8 is 3.6, on the Square chart
+    row 1 (entries 1 <= 3.6 < 4): 23. Dice 2+2: Q 19, all to height: row 19 on the Square
+    column is 361 cm. Four times 3.61 m is 14.44: row 3 (entries 9 <= 14.44 < 16): 3
+    segments in the air."""
+    s = bx("add A agility=12 strength=10 height=1.8 ep=100")
+    s.execute("declare A jump faces=2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["roll"] == 23 and res.details["q"] == 19
+    assert res.details["height_cm"] == 361 and res.details["air"] == 3
+
+
+def test_chart_rows_below_the_printed_ones_follow_the_charts_pattern() -> None:
+    """The Action Chart (reference/brandx.md 2.1-2.2) prints fractional rows down to -13:
+    the Result column is 1/|row| there (.077 at -13), the Square column its square, the
+    Sphere column (4/3)^(row-1), the Doubles column 2^(row-1). The seed reads rows below
+    0 for fractional throwback ("resulting in fractional throwback") and fractional speeds.
+
+    By hand, row -14: Result 1/14; Square (1/14)^2 = 1/196; Sphere (3/4)^15; Doubles
+    2^-15. Row -20: Result 1/20."""
+    from rulesets.brandx import BrandXRuleset
+
+    charts = BrandXRuleset().charts
+    assert charts.value("result", -14) == pytest.approx(1 / 14)
+    assert charts.value("result", -20) == pytest.approx(1 / 20)
+    assert charts.value("square", -14) == pytest.approx(1 / 196)
+    assert charts.value("sphere", -14) == pytest.approx(0.75 ** 15)
+    assert charts.value("doubles", -14) == pytest.approx(2.0 ** -15)
+    # The printed rows stand as printed: row -13 is .077 on the Result column, .018 on the Sphere.
+    assert charts.value("result", -13) == pytest.approx(0.077)
+    assert charts.value("sphere", -13) == pytest.approx(0.018)
+
+
+def test_a_negative_pool_below_the_printed_rows_mirrors_the_positive_side() -> None:
+    """DESIGN 4.1 (the seed's movement example: "His Bonus Pool is now -18 (for a
+    penalty of 11)"): a negative pool reads the chart's negative entries, the mirror of
+    the positive ones. The printed negatives stop at -32 (row -13); past them the mirror
+    goes on. By hand: -17 -> -10, -18 -> -11 (as in the seed), -50 -> -14 (43 <= 50 < 57),
+    -100 -> -17, -1 -> -1."""
+    from rulesets.brandx import BrandXRuleset
+
+    charts = BrandXRuleset().charts
+    assert [charts.sphere(v) for v in (-1, -17, -18, -50, -100)] == [-1, -10, -11, -14, -17]
+
+
+def test_knowledge_rolls_use_d100_and_ones_do_not_reduce_it() -> None:
+    """Seed: "Knowledge Rolls use d100. Ones do not reduce the die roll for Knowledge
+    Rolls." and "If a character with American History (75) rolls 50, that's 25."
+
+    By hand: tens 5, units 0 is 50: under 75 by 25. Tens 1, units 1 is 11 (no reroll of
+    the ones). Tens 10 and units 10 read 0 and 0: 100, the highest roll. The chance of
+    rolling at most 75 is 75/100; at most 0, none; at most 150, certain."""
+    from rulesets.brandx.rolls import chance_d100_at_most, roll_d100
+    from rulesets.dice import TypedFaces
+
+    history = roll_d100(TypedFaces([5, 10]), 75)
+    assert history.total == 50 and history.success and history.q == 25
+    assert roll_d100(TypedFaces([1, 1]), 75).total == 11
+    assert roll_d100(TypedFaces([10, 10]), 75).total == 100
+    assert chance_d100_at_most(75) == Fraction(3, 4)
+    assert chance_d100_at_most(0) == 0 and chance_d100_at_most(150) == 1
