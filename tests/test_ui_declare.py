@@ -211,7 +211,7 @@ async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> 
             assert screen.faces == typed_faces
         shown = str(screen.query_one("#result", Label).render())
         faces = list(screen.faces)
-        await press(pilot, "enter")
+        await press(pilot, "ctrl+s")  # commits from any field (enter moves through the Q fields)
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter screen")
         live = app.screen.live
         action_made = live.encounter.actions[-1]
@@ -729,3 +729,53 @@ async def test_choices_for_an_earlier_roll_do_not_outlive_it(saves: Path) -> Non
         assert punch.pt == 15 and punch.resolution.dice == (9, 9, 9, 9)
         no_bugs(app)
     assert EncounterFile(path).load().encounter.actions[-1].pt == 15
+
+
+# ------------------------------------------------------------------ no dead ends
+async def test_enter_in_the_first_q_field_moves_on_and_does_not_commit(saves: Path) -> None:
+    """Issue 22: Enter in the first Q field of a Brand X result committed a wrong Q split.
+    Enter means "next field" there too: it commits only from the last field (or ctrl+s).
+    Seed 004's punch: 1,5 then a reroll of 3 leaves q 12 (as above)."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    before = len(EncounterFile(path).load().encounter.actions)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        await ask_for_dice(pilot, screen)
+        await press(pilot, *"1,5", "enter")
+        await wait_for(pilot, lambda: "reroll of a 1" in prompt(app), "the reroll")
+        await press(pilot, "3", "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        q_fields = [w for w in screen.focus_chain if isinstance(w, Input)]
+        assert len(q_fields) > 1 and screen.focused is q_fields[0]
+        await press(pilot, "ctrl+u", "6", "enter")
+        assert isinstance(app.screen, DeclareScreen) and screen.stage == RESULT
+        assert screen.focused is q_fields[1]
+        assert "commit from the last" in str(screen.query_one("#declare-hint", Label).render())
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed with ctrl+s")
+        no_bugs(app)
+    assert len(EncounterFile(path).load().encounter.actions) == before + 1
+
+
+@pytest.mark.parametrize("key", ["ctrl+b", "shift+tab", "up"])
+async def test_the_commit_step_of_a_rollless_action_goes_back(saves: Path, key: str) -> None:
+    """Issue 22: the freeform commit step was a dead end (ctrl+b, shift+tab and Up did
+    nothing; Esc threw the form away). Each goes back to the choices, as they were typed."""
+    path = copy_save(saves, "freeform-bridge-ambush.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Kestrel", "attack", "Brother-Oak")
+        await set_field(pilot, "#d-pt", "4")
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the commit step")
+        await press(pilot, key)
+        await wait_for(pilot, lambda: screen.stage == SETUP, "back at the choices")
+        assert isinstance(app.screen, DeclareScreen)
+        assert (screen._value("template"), screen._value("targets"), screen._value("pt")) == ("attack", "Brother-Oak", "4")
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the commit step again")
+        await press(pilot, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        no_bugs(app)
+    assert EncounterFile(path).load().encounter.actions[-1].pt == 4

@@ -82,7 +82,8 @@ from tracker.engine import table
 from tracker.library import Library, library_path, sheet_of
 from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
-from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces
+from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
+from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from rulesets.fields import yes_no
 from tracker.text import check_name, refuse_controls, visible
 from tracker.viewing import sight
@@ -241,6 +242,8 @@ def _describe(event: Event) -> str:
         return f"the GM keeps {a.get('target')}'s interrupted action"
     if kind == "note":
         return f"note: {a.get('text')}"
+    if kind == "roll":
+        return f"roll {a.get('text')}" + (" (secret)" if a.get("secret") else "")
     if kind == "rename":
         return f"{a.get('target')} is renamed {a.get('name')}"
     if kind == "side":
@@ -348,6 +351,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("undo", "undo", "take back the latest change"),
     CommandHelp("redo", "redo", "bring back the latest undone change"),
     CommandHelp("note", "note TEXT", "write a note in the combat log"),
+    CommandHelp("roll", "roll DICE [secret=true]", "roll dice in the game's notation (2d10, ORE 5d+1wd, D6 3D+1) for everyone's log"),
     CommandHelp("proposals", "proposals", "players' declarations waiting for the GM (setting player_declarations approval)"),
     CommandHelp("approve", "approve N [target=NAME] [pt=N] [faces=N,N] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)"),
     CommandHelp("refuse", "refuse N REASON", "refuse proposal N; the player sees the reason"),
@@ -434,6 +438,10 @@ class Session:
             if args.get("secret"):
                 raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
             return
+        if kind == "roll":  # anyone at the table rolls; only the GM in secret
+            if args.get("secret"):
+                raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
+            return
         if kind == "withdraw":
             p = enc.proposal(args.get("target", 0))
             if not role.owns(p.actor) or enc.events[p.seq - 1].by != self.by:
@@ -485,7 +493,7 @@ class Session:
             return
         if role.is_viewer:
             raise role.refuse(kind or "change")
-        if kind and kind not in PLAYER_KINDS + ("undo", "redo"):
+        if kind and kind not in PLAYER_KINDS + ("undo", "redo", "roll"):
             raise role.refuse(kind)
         if actor and kind in PLAYER_KINDS and not role.owns(actor):
             raise RuleRefusal(
@@ -1079,6 +1087,44 @@ class Session:
             raise CommandError("usage: note TEXT")
         refuse_controls(text, "note")
         return self.submit(lambda enc: Event("note", {"text": text}), kind="note")
+
+    def roll(self, spec: str, *, secret: bool = False) -> Outcome:
+        """A table roll, by the GM or a player, in the game's own notation: the ruleset's
+        (`tracker roll`'s: ORE `5d+1wd`, D6 `3D+1`, OGS `3d6`, a Brand X target), else
+        plain dice (`2d10`, `3d6+2`, rulesets.dice.plain_roll). Rolled through the
+        session's dice source and saved as a `roll` event: everyone's log shows it, signed
+        with who rolled when the table is shared; a GM's may be secret (viewers and
+        players then see nothing of it). It changes nothing else."""
+        spec = spec.strip()
+        if not spec:
+            raise CommandError("usage: roll DICE [secret=true] (the game's notation, or dice such as 2d10)")
+        refuse_controls(spec, "roll")
+        if secret and not self.role.is_gm:
+            raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
+
+        def build(enc: Encounter) -> Event:
+            try:
+                result = self.ruleset.roll(spec, self.dice)
+                faces, text = list(result.dice), result.text
+            except TrackerError as game:
+                try:
+                    faces, text = plain_roll(spec, self.dice, MAX_TABLE_DICE, MAX_TABLE_SIDES)
+                except TrackerError:
+                    raise CommandError(f"roll: {game}; or plain dice such as 2d10 or 3d6+2") from None
+            if not text.startswith(spec):
+                text = f"{spec}: {text}"
+            args: dict[str, Any] = {"spec": spec, "dice": faces, "text": text}
+            if secret:
+                args["secret"] = True
+            return Event("roll", args)
+
+        return self.submit(build, kind="roll")
+
+    def _cmd_roll(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        secret = yes_no(opts.pop("secret", "false"), "secret")
+        if opts:
+            raise CommandError(f"roll: unknown option {next(iter(opts))!r} (only secret=true)")
+        return self.roll(" ".join(args), secret=secret)
 
     # ----------------------------------------------------------------- time
     def next(self) -> Outcome:

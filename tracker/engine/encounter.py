@@ -154,6 +154,7 @@ class Encounter:
             "hide": self._hide,
             "keep": self._keep,
             "note": self._note,
+            "roll": self._roll,
             "rename": self._rename,
             "side": self._side,
             "reorder": self._reorder,
@@ -818,6 +819,12 @@ class Encounter:
 
     def _note(self, args: dict[str, Any]) -> None:
         self._say("note", str(args["text"]), *args.get("about", ()))
+
+    def _roll(self, args: dict[str, Any]) -> None:
+        """A table roll (Session.roll): a line in the log, nothing else changes. A secret
+        one (the GM's) is kept from viewers and players, as a secret declaration's dice."""
+        secret = bool(args.get("secret"))
+        self._say("roll", f"roll {args['text']}" + (" (secret)" if secret else ""), secret=secret)
 
     # ------------------------------------------------------------ proposals
     # A player's declaration under `player_declarations = "approval"` (see model.Proposal).

@@ -220,6 +220,7 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "hide": {"target": (_STR, True), "hidden": (_BOOL, False)},
     "keep": {"target": (_STR, True)},
     "note": {"text": (_STR, True), "about": (_STRS, False)},
+    "roll": {"spec": (_STR, True), "dice": (("a list of integers", _is_ints), True), "text": (_STR, True), "secret": (_BOOL, False)},
     "rename": {"target": (_STR, True), "name": (_STR, True)},
     "side": {"target": (_STR, True), "side": (_STR, True)},
     "reorder": {"target": (_STR, True), "position": (_INT, True)},

@@ -16,15 +16,21 @@ Three steps in one dialog, nothing changed until the last:
    ctrl+r rolls all the remaining dice at once. A face that does not fit its die, or
    one too many, is refused with the CLI's words (`check_faces`). ctrl+b takes back the
    last group.
+
 3. **Result.** The roll's meaning (success, margin, total, Q, sets, the adapter's
    summary) and the choices made after seeing the dice (`Field.stage == AFTER_ROLL`:
    Brand X Q placement, ORE wiggle dice), each starting at its default; changing one
    resolves again with the same faces. The choices are offered when the adapter's
    `after_roll` names something to choose (its budget, "Q 8 to place on ...", "1 wiggle
    die to set ...", is shown above them): a roll with no Q, or an ORE pool without
-   wiggle dice, offers none. Enter or ctrl+s commits through
+   wiggle dice, offers none. Enter moves from choice to choice and commits from the
+   last one (or when there is none); ctrl+s commits from anywhere, through
    `Session.declare` / `Session.maintain` with exactly those faces, so the action
    committed is the one shown.
+
+Every step goes back one step without losing what was typed: ctrl+b, shift+tab before
+the step's first field, or Up there (from the dice or the result of an action that
+rolled none, back to the choices).
 
 Escape at any step closes the form and changes nothing (rolling dice in the form
 changes no encounter state). A refusal (unknown name, a rule such as one initiation
@@ -149,6 +155,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         # Priority: the focus moves as the key arrives, so keys after it in a burst follow.
         Binding("tab", "focus_step(1)", "Next field", show=False, priority=True),
         Binding("shift+tab", "focus_step(-1)", "Previous field", show=False, priority=True),
+        # Up is not an Input key: it reaches the form, which moves to the previous field,
+        # or from the first field of the dice or the result goes back one step.
+        Binding("up", "previous", "Previous field", show=False),
     ]
 
     def __init__(self, live: Live, actor: str | None = None, kind: str = DECLARE) -> None:
@@ -469,20 +478,35 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._dice_entered(event.value)
             return
         chain = [w for w in self.focus_chain if isinstance(w, Input)]
-        if self.stage == RESULT:  # after the roll, enter commits (tab moves between choices)
-            self.action_go()
-        elif event.input in chain and event.input is not chain[-1]:
+        # Enter means "next field" at every step: it commits (or asks for the dice) only
+        # from the last field; ctrl+s does from anywhere. A Brand X Q split typed in the
+        # first Q field is not committed before the other fields are seen.
+        if event.input in chain and event.input is not chain[-1]:
             self.set_focus(chain[chain.index(event.input) + 1])
         else:
             self.action_go()
 
     def action_focus_step(self, step: int) -> None:
         chain = self.focus_chain
-        if not chain:
-            return
         focused = self.focused
         index = chain.index(focused) if focused in chain else -1
+        if step < 0 and self.stage != SETUP and index <= 0:
+            # Before the first field of the dice or the result (or on a result with
+            # nothing to choose): one step back, as ctrl+b, never a dead end.
+            self.action_back()
+            return
+        if not chain:
+            return
         self.set_focus(chain[(index + step) % len(chain)])  # at once, not after the queue
+
+    def action_previous(self) -> None:
+        """Up: the previous field; before the first field of the setup, nothing."""
+        if self._form_closed:
+            return
+        chain = self.focus_chain
+        if self.stage == SETUP and chain and self.focused is chain[0]:
+            return
+        self.action_focus_step(-1)
 
     def action_more(self) -> None:
         if self._form_closed:
@@ -502,9 +526,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def _show_hint(self) -> None:
         hints = {
-            SETUP: "enter: next · ctrl+s: the dice · ctrl+r: roll all · ctrl+o: more · esc: cancel",
-            DICE: "enter: these faces (empty: roll) · ctrl+r: roll the rest · ctrl+b: back · esc",
-            RESULT: "enter/ctrl+s: commit · ctrl+b: back to the dice · esc: cancel",
+            SETUP: "enter: next, dice from the last · ctrl+s: dice · ctrl+r: roll · ctrl+o",
+            DICE: "enter: these faces (empty: roll) · ctrl+r: roll the rest · ctrl+b: back",
+            RESULT: "enter: next, commit from the last · ctrl+s: commit · ctrl+b: back · esc",
         }
         self.query_one("#declare-hint", Label).update(hints[self.stage])
 
@@ -682,7 +706,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             n = self.group_sizes.pop()
             self.group_rolled.pop()
             del self.faces[len(self.faces) - n :]
-        elif self.stage == DICE:  # nothing typed yet: back to the choices
+        else:  # no dice yet (or an action that rolls none): back to the choices, as typed
             self.step = None
             self._after_active = False
             self._show_stage(SETUP)
