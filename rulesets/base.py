@@ -41,6 +41,7 @@ from tracker.engine.errors import TrackerError
 from tracker.engine.encounter import Encounter
 from tracker.engine.model import ACTIVE, Action, Combatant
 from tracker.engine.table import TABLE_SETTINGS
+from tracker.engine.table import check as table_check
 from rulesets.dice import DiceSource
 from rulesets.fields import AFTER_ROLL, RESOURCE, SETTING, STAT, Field, FieldError, coerce_all
 from rulesets.tables import load_tables
@@ -186,10 +187,14 @@ class Ruleset(ABC):
         # The table's own settings (tracker.engine.table) are accepted beside the
         # ruleset's, and written only when set (no default fills them in).
         fields = self.settings + tuple(
-            Field(name, "choice", None, choices=choices, role=SETTING, help=text)
+            Field(name, "choice" if choices else "str", None, choices=choices, role=SETTING, help=text)
             for name, (choices, _, text) in TABLE_SETTINGS.items()
         )
-        return coerce_all(fields, dict(values), where)
+        checked = coerce_all(fields, dict(values), where)
+        for name in TABLE_SETTINGS:
+            if name in checked and checked[name] is not None:
+                checked[name] = table_check(name, checked[name], where)  # a number, for the cap
+        return checked
 
     # -- catalogue -----------------------------------------------------------
     @abstractmethod
@@ -213,12 +218,22 @@ class Ruleset(ABC):
     @abstractmethod
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution: ...
 
+    def maintainable(self, template: ActionTemplate, settings: Mapping[str, Any]) -> bool:
+        """Whether an action of `template` may be maintained at a table with `settings`
+        (the form says "maintainable" only when `maintain` will accept it)."""
+        return template.maintainable
+
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         raise TrackerError(f"{self.name} has no rule for maintaining {request.template.name}")
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
         """Exact chance the declared action succeeds, for the declare form; None if no roll."""
         return None
+
+    def chance_note(self, request: ActionRequest) -> str:
+        """More for the form's chance line beside the chance of success, saying what it
+        is the chance of (Brand X: "to hit Sphinx (Defense +1 now): 55.00%"); "" if none."""
+        return ""
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """What may still be chosen now the dice are known, as a short budget for the

@@ -18,6 +18,8 @@ following groups are ("Seraph's Combat Roll").
 
 from __future__ import annotations
 
+import re
+
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -229,3 +231,32 @@ def source_for(faces: str | Sequence[int] | None = None, seed: int | None = None
     if faces is not None and faces != "":
         return TypedFaces(parse_faces(faces, label) if isinstance(faces, str) else faces, label)
     return RandomDice(seed)
+
+
+_PLAIN_TERM = re.compile(r"([+-]?)(?:(\d*)[dD](\d+)|(\d+))")
+
+
+def plain_roll(spec: str, dice: DiceSource, max_dice: int, max_sides: int) -> tuple[list[int], str]:
+    """Dice in plain notation (`2d10`, `3d6+2`, `d20-1`, `2d6+1d4`), rolled through `dice`:
+    the faces and a line saying them ("2d10: 7 3 = 10"). Refuses, naming what was
+    expected, anything else, and more than `max_dice` dice or `max_sides` sides."""
+    text = spec.replace(" ", "")
+    terms = list(_PLAIN_TERM.finditer(text))
+    if not text or "".join(t.group(0) for t in terms) != text or not any(t.group(3) for t in terms) or text[0] in "+":
+        raise TrackerError(f"roll: expected dice such as 2d10 or 3d6+2, got {spec!r}")
+    faces: list[int] = []
+    total = 0
+    for term in terms:
+        sign = -1 if term.group(1) == "-" else 1
+        if term.group(3) is None:
+            total += sign * int(term.group(4))
+            continue
+        count, sides = int(term.group(2) or 1), int(term.group(3))
+        if count < 1 or sides < 2:
+            raise TrackerError(f"roll {spec!r}: a term needs at least 1 die of at least 2 sides")
+        if len(faces) + count > max_dice or sides > max_sides:
+            raise TrackerError(f"roll {spec!r}: at most {max_dice} dice of at most {max_sides} sides")
+        rolled = roll_group(dice, spec, (sides,) * count)
+        faces.extend(rolled)
+        total += sign * sum(rolled)
+    return faces, f"{text}: {' '.join(map(str, faces))} = {total}"

@@ -31,6 +31,10 @@ MAX_OGS_OPPOSED_DICE = 12
 # Opposed odds enumerate each side's sorted faces for the tie-breaks: at most this many
 # distinct sorted outcomes a side (6d12 has 12,376).
 MAX_OGS_SORTED_OUTCOMES = 15_000
+# A table roll in plain dice notation (`roll 2d10`): at most this many dice, of at most
+# this many sides (a roll is shown face by face in everyone's log).
+MAX_TABLE_DICE = 100
+MAX_TABLE_SIDES = 1000
 # Luck after the fight (tracker.stats): the Poisson-binomial of a side's recorded chances
 # in exact fractions up to this many rolls; beyond, in floating point (the exact
 # denominators multiply with every roll).

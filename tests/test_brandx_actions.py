@@ -100,12 +100,57 @@ def test_move_defense_counts_against_attackers_and_off_own_attack() -> None:
     s.execute("add Brute agility=10 vp=20")
     s.execute("declare Runner move roll=20 faces=5,5 q_defense=4 q_speed=6")
     assert last(s).resolution.details["move_defense"] == 2
-    s.execute("declare Brute punch target=Runner faces=6,5")  # Q 1: Attack 1
+    s.execute("declare Brute punch target=Runner faces=6,5,10,10")  # Q 1: Attack 1
     r = last(s).resolution
     assert r.details["hits"][0]["defense"] == 2 and r.details["hits"][0]["hit"] is False
     s.execute("step")
-    s.execute("declare Runner punch target=Brute faces=5,5 q_attack=2")
+    s.execute("declare Runner punch target=Brute faces=5,5,10,10 q_attack=2")
     assert last(s).resolution.details["attack"] == 0  # Attack 2 less Defense 2 from moving
+
+
+def test_defense_from_a_passive_action_comes_off_the_attack_as_the_blow_lands() -> None:
+    """Seed: "If this is a Passive Action, the character's Attack will almost always be
+    reduced by the same amount Defense is increased. A character who is zigzagging
+    (Movement), and firing a gun at the same time might use 4 Movement Q to increase
+    Defense by 2. This will reduce the character's Attack with the gun by 2 as well."
+    Runner's punch: Combat Roll Sphere(2 x 10) = 11 + pool 1 (learning 10 // 10) = 12;
+    5+5 = 10, Q 2, all to Attack: +2 against a stated Defense of 1, a hit as things
+    stand. Two segments later Runner starts zigzagging (Move Roll 20, 5+5: Q 10, 4 of it
+    to Defense +2), which pushes the punch back a segment to 16; when it lands its Attack
+    is 2 - 2 = 0 < 1: a miss."""
+    results = {}
+    for moving in (False, True):
+        s = session()
+        s.execute("add Runner agility=10 vp=20")
+        s.execute("add Brute agility=10 vp=20 dp=100")
+        s.execute("declare Runner punch target=Brute defense=1 faces=5,5,10,10")
+        assert last(s).resolution.details["attack"] == 2
+        s.execute("step 2")
+        if moving:
+            s.execute("declare Runner move roll=20 faces=5,5 q_defense=4 q_speed=6")
+        s.execute("step 14")
+        results[moving] = (s.encounter.combatant("Brute").resources["vp"], [e.text for e in s.encounter.log])
+    assert results[False][0] == 20 - 5  # it lands: Hand Damage Doubles(70 / 10) 3 + 10 // 4 = 5
+    assert results[True][0] == 20
+    assert any("Attack +0 vs Brute's Defense +1 (stated): miss" in t for t in results[True][1])
+
+
+def test_a_thrown_attack_loses_the_defense_from_movement_too() -> None:
+    """The same sentence for a throw at a target: Q 4 on Defense while moving (+2) takes
+    2 off the thrown object's Attack."""
+    s = session()
+    s.execute("add A strength=20 combat_roll=15 learning=0 ep=100")
+    s.execute("add B vp=40")
+    s.execute("declare A move roll=20 faces=5,5 q_defense=4 q_speed=6")
+    s.execute("step")
+    s.execute("declare A throw target=B weight=1 damage=3 q_distance=4 faces=2,2,5,5,10,10")
+    attack = last(s).resolution.details["attack"]["hits"][0]["attack"]
+    s2 = session()
+    s2.execute("add A strength=20 combat_roll=15 learning=0 ep=100")
+    s2.execute("add B vp=40")
+    s2.execute("step")
+    s2.execute("declare A throw target=B weight=1 damage=3 q_distance=4 faces=2,2,5,5,10,10")
+    assert attack == last(s2).resolution.details["attack"]["hits"][0]["attack"] - 2
 
 
 def test_jump_may_start_with_move_on_the_same_segment() -> None:
@@ -122,6 +167,28 @@ def test_jump_may_start_with_move_on_the_same_segment() -> None:
     assert ep(s, "Seraph") == 74 - 5
 
 
+def test_grabbing_in_a_jump_takes_a_combat_roll() -> None:
+    """Seed: "For purposes of grabbing something, characters can add up to their height to
+    either the height jumped or the length jumped. A Combat Roll (close combat) is
+    required to actually grab something in a jump." Seraph's Combat Roll is Sphere(2 x
+    22) 14 + pool 1 (learning 12 // 10) = 15: 3+3 grabs (Q 9), 10+10 misses by 5. The
+    Combat Roll costs 1 EP (row 5) beside the jump's own."""
+    results = []
+    for faces, grabbed in (("3,3", True), ("10,10", False)):
+        s = session()
+        s.execute("add Seraph agility=22 strength=11 height=1.791 learning=12 ep=74")
+        s.execute("declare Seraph jump reach=true q_height=10 q_ep=14 faces=5,5")
+        alone = 74 - ep(s, "Seraph")
+        s.execute("abort Seraph")
+        s.execute("step")
+        s.execute(f"declare Seraph jump reach=true grab=true q_height=10 q_ep=14 faces=5,5,{faces}")
+        r = last(s).resolution
+        assert r.details["grab"]["roll"] == 15 and r.details["grab"]["success"] is grabbed
+        assert ("grabs it" in r.summary) is grabbed
+        results.append(74 - alone - ep(s, "Seraph"))  # the jump itself is free: 14 Q on EP, row 9 - 14
+    assert results == [1, 1]
+
+
 def test_sun_ruler_fire_coat_and_blast() -> None:
     s = session()
     s.execute("add Sun-Ruler agility=12 learning=10 ep=40 vp=30")
@@ -134,7 +201,7 @@ def test_sun_ruler_fire_coat_and_blast() -> None:
     assert ep(s, "Sun-Ruler") == 39
     assert s.encounter.combatant("Sun-Ruler").upkeep["fire coat"] == ("ep", 1)
     s.execute("step 5")
-    s.execute("declare Sun-Ruler blast target=Seraph pr=12 damage=10 faces=8,9")
+    s.execute("declare Sun-Ruler blast target=Seraph pr=12 damage=10 faces=8,9,10,10")
     blast = last(s).resolution
     assert blast.details["roll"] == 13 and blast.details["total"] == 17 and blast.success is False
     assert ep(s, "Sun-Ruler") == 39 - 5
@@ -152,7 +219,7 @@ def test_passive_power_pushes_pending_actions_back() -> None:
     s = session()
     s.execute("add A agility=10")
     s.execute("add B agility=10")
-    s.execute("declare A punch target=B faces=5,5")
+    s.execute("declare A punch target=B faces=5,5,10,10")
     s.execute("step 2")
     s.execute("declare A power mode=passive pr=6")
     assert s.encounter.actions[0].completes == 16
@@ -319,6 +386,63 @@ def test_heal_round_and_hour() -> None:
     s.execute("declare Patient heal period=hour faces=3,3")  # Q 9: DP +3 (to 8), then nothing else
     s.execute("next")
     assert s.encounter.combatant("Patient").resources["dp"] == 8
+
+
+def test_extra_effort_points_return_for_every_ability_with_the_healing_roll() -> None:
+    """Seed: "The ability that was increased is immediately decreased by the same amount
+    it was increased ... These lost ability points return per hour when resting";
+    "Mental Healing Roll Q is automatically applied to healing EP (Astral Form),
+    charisma, and learning". Sight 12 raised by 5 drops to 7; normal charisma 10 raised
+    by 4 drops to 6. An hour's physical Healing Roll: Sphere(constitution 10) 9 +
+    Sphere(pool = DP 15) 10 = 19, rolled 3+3: Q 13, nothing else to heal, so sight +5
+    (back to 12). A mental one: pool 15 + newoen 10 // 4 = 17, Sphere 10: 19 again, Q 13:
+    normal charisma +4 (back to 10)."""
+    s = session()
+    for line in ("add Patient sight=12 ep=30", "declare Patient ability ability=sight effort=5 faces=5,5", "next",
+                 "declare Patient ability ability=normal_charisma effort=4 faces=5,5", "next"):
+        s.execute(line)
+    me = s.encounter.combatant("Patient")
+    assert (me.stats["sight"], me.stats["normal_charisma"]) == (7, 6)
+    s.execute("declare Patient heal period=hour faces=3,3")
+    s.execute("next")
+    assert last(s).resolution.details["roll"] == 19
+    assert (me.stats["sight"], me.stats["normal_charisma"]) == (12, 6)
+    s.execute("declare Patient heal period=hour mental=true faces=3,3")
+    s.execute("next")
+    me = s.encounter.combatant("Patient")
+    assert (me.stats["sight"], me.stats["normal_charisma"]) == (12, 10)
+
+
+def test_healing_tells_bludgeoning_penetrating_and_injury_dp_apart() -> None:
+    """Seed: "The Healing Roll is made each hour (for Bludgeoning DP, ...). It is made
+    each day (for Penetrating Damage), and each month, for Injury Damage." Victim takes
+    9 penetrating DP (Hitter's Hand Damage Doubles(10) 4 + 20 // 4) and 5 bludgeoning DP
+    by hand: 26 of 40 left. Healing Roll Sphere(constitution 10) 9 + Sphere(pool = DP 26)
+    12 = 21, rolled 3+3: Q 15. By the hour only the 5 bludgeoning DP heal (31); by the
+    day the 9 penetrating (40); injury DP wait for the month."""
+    s = session()
+    s.execute("add Hitter agility=22 mass=100 strength=20 ep=50")
+    s.execute("add Victim mass=60 vp=1 dp=40 ep=30")
+    s.execute("declare Hitter punch target=Victim to=dp penetrating=true throwback=false faces=5,5")
+    s.execute("next")
+    s.execute("damage Victim 5 resource=dp")
+    victim = s.encounter.combatant("Victim")
+    assert (victim.resources["dp"], victim.resources["penetrating_dp"]) == (26, 9)
+    s.execute("declare Victim heal period=hour faces=3,3")
+    assert last(s).resolution.details["roll"] == 21
+    s.execute("next")
+    assert s.encounter.combatant("Victim").resources["dp"] == 31
+    s.execute("declare Victim heal period=day faces=3,3")
+    s.execute("next")
+    victim = s.encounter.combatant("Victim")
+    assert (victim.resources["dp"], victim.resources["penetrating_dp"]) == (40, 0)
+    # Injury DP: an hour and a day heal none of it; a month does.
+    s.execute("declare Hitter punch target=Victim to=dp injury=true throwback=false faces=5,5")
+    s.execute("step 15")
+    for period, dp in (("hour", 31), ("day", 31), ("month", 40)):
+        s.execute(f"declare Victim heal period={period} faces=3,3")
+        s.execute("next")
+        assert s.encounter.combatant("Victim").resources["dp"] == dp, period
 
 
 def test_unknown_action_and_bad_param_are_named() -> None:

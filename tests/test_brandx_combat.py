@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rulesets.brandx import BrandXRuleset
+from rulesets.brandx.rolls import chance_at_most
 from rulesets.brandx.combat import hand_damage, miss_shares
 from rulesets.brandx.ep import EpChart
 from rulesets.brandx.rolls import speed_pt
@@ -30,13 +31,13 @@ def test_seraph_vs_sphinx_through_segment_19() -> None:
     s.execute(SERAPH)
     s.execute(SPHINX)
     # Segment 0: Seraph needs 15 (Combat Roll 14 = Sphere(2 x 22), pool 1 -> +1); rolls 20.
-    s.execute("declare Seraph punch target=Sphinx faces=10,10")
+    s.execute("declare Seraph punch target=Sphinx faces=10,10,10,10")  # then its Throwback Roll
     seraph0 = s.encounter.actions[-1]
     d = seraph0.resolution.details
     assert d["base"] == 14 and d["roll"] == 15 and seraph0.resolution.margin == -5
     assert (d["attack"], d["damage_mod"], d["defense"]) == (-2, -2, 0)
     # Sphinx needs 12 (Combat Roll 11, pool 1); rolls 12: Q 0.
-    s.execute("declare Sphinx punch target=Seraph faces=6,6")
+    s.execute("declare Sphinx punch target=Seraph faces=6,6,10,10")
     sphinx0 = s.encounter.actions[-1]
     d = sphinx0.resolution.details
     assert d["roll"] == 12 and sphinx0.resolution.margin == 0
@@ -52,13 +53,13 @@ def test_seraph_vs_sphinx_through_segment_19() -> None:
     assert res(s, "Sphinx")["vp"] == 34
 
     # Segment 15: Seraph rolls 6 -> Q 9: 6 on speed (PT 15 -> 4), 1 Attack, 2 Defense.
-    s.execute("declare Seraph punch target=Sphinx faces=3,3 q_speed=6 q_attack=1 q_defense=2")
+    s.execute("declare Seraph punch target=Sphinx faces=3,3,10,10 q_speed=6 q_attack=1 q_defense=2")
     seraph1 = s.encounter.actions[-1]
     d = seraph1.resolution.details
     assert seraph1.resolution.margin == 9 and seraph1.pt == 4 and seraph1.completes == 19
     assert (d["attack"], d["defense"], d["damage_mod"]) == (1, 1, 0)
     # Sphinx rolls 14: missed by 2 -> Attack -1, Damage -1, Defense 0; completes on 30.
-    s.execute("declare Sphinx punch target=Seraph faces=7,7")
+    s.execute("declare Sphinx punch target=Seraph faces=7,7,10,10")
     sphinx1 = s.encounter.actions[-1]
     d = sphinx1.resolution.details
     assert sphinx1.resolution.margin == -2 and sphinx1.completes == 30
@@ -86,7 +87,7 @@ def test_hand_damage_held_back_lowers_the_ep_row() -> None:
     paid = []
     for hand in (9, 7, 6, 6, 6, 6, 6, 6):
         before = res(s, "Big")["ep"]
-        s.execute(f"declare Big punch target=Bag hand_damage={hand} faces=5,5")
+        s.execute(f"declare Big punch target=Bag hand_damage={hand} faces=5,5,10,10")
         paid.append(before - res(s, "Big")["ep"])
         s.execute("next")
     # Combat Roll 1 EP each; Hand Damage 9 -> 3 EP, held to 7 -> 1 EP, held to 6 -> 1 EP per 5.
@@ -122,7 +123,7 @@ def test_q_on_damage_uses_the_doubles_chart() -> None:
     s = session()
     s.execute(SERAPH)
     s.execute(SPHINX)
-    s.execute("declare Seraph punch target=Sphinx faces=2,2 q_damage=4 q_attack=7")  # Q 11
+    s.execute("declare Seraph punch target=Sphinx faces=2,2,10,10 q_damage=4 q_attack=7")  # Q 11
     d = s.encounter.actions[-1].resolution.details
     assert d["damage_mod"] == 8 and d["damage"] == 14 and d["attack"] == 7
 
@@ -131,7 +132,7 @@ def test_spending_more_q_than_rolled_is_cut_back_and_said() -> None:
     s = session()
     s.execute(SERAPH)
     s.execute(SPHINX)
-    out = s.execute("declare Seraph punch target=Sphinx faces=5,5 q_speed=6")  # Q 5
+    out = s.execute("declare Seraph punch target=Sphinx faces=5,5,10,10 q_speed=6")  # Q 5
     assert s.encounter.actions[-1].pt == 6  # 5 Q on speed: 15 x 1/2 x 0.8
     assert "speed cut from 6 to 5" in " ".join(out.lines)
 
@@ -140,7 +141,7 @@ def test_maintained_blast_pt_quarter_attack_minus_2_ep_row_plus_1() -> None:
     s = session()
     s.execute("add Sun-Ruler agility=12 learning=10 ep=60")
     s.execute("add Target vp=100 dp=50")
-    s.execute("declare Sun-Ruler blast target=Target pr=12 damage=5 faces=2,2 q_attack=3")  # 13 vs 4: Q 9
+    s.execute("declare Sun-Ruler blast target=Target pr=12 damage=5 faces=2,2,10,10 q_attack=3")  # 13 vs 4: Q 9
     first = s.encounter.actions[-1]
     assert first.maintainable and first.resolution.details["attack"] == 9
     assert res(s, "Sun-Ruler")["ep"] == 55
@@ -180,10 +181,15 @@ def test_vp_only_hit_needs_surprise_for_throwback() -> None:
     s = session()
     s.execute("add Hitter agility=22 mass=100 strength=20 ep=50")
     s.execute("add Victim agility=10 strength=10 mass=60 vp=50")
-    s.execute("declare Hitter punch target=Victim faces=5,5")
-    assert "throwback" not in s.encounter.actions[-1].resolution.details["hits"][0]
-    s.execute("step")
-    s.execute("abort Hitter")
+    # The Throwback Roll is made up front (1+1: it would throw), but a hit for VP only on
+    # a target not surprised does not throw: "For a character to be thrown back when only
+    # VP was lost, the character must have been surprised."
+    s.execute("declare Hitter punch target=Victim faces=5,5,2,2")
+    assert "throwback" in s.encounter.actions[-1].resolution.details["hits"][0]
+    s.execute("next")
+    assert s.encounter.combatant("Victim").resources["vp"] == 50 - 9
+    assert s.encounter.combatant("Victim").airborne_until < s.encounter.now
+    assert not any("thrown back" in e.text for e in s.encounter.log)
     s.execute("declare Hitter punch target=Victim faces=5,5,10,10 surprised=true")
     tb = s.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
     assert tb["roll"] == 15 + 9 - 9  # Sphere(60) + Sphere(max(agility, strength)) - damage
@@ -194,7 +200,7 @@ def test_several_opponents_pool_minus_one_and_successive_segments() -> None:
     s.execute(SERAPH)
     s.execute("add A vp=20")
     s.execute("add B vp=20")
-    s.execute("declare Seraph punch target=A,B faces=5,5 q_attack=3")
+    s.execute("declare Seraph punch target=A,B faces=5,5,10,10,10,10 q_attack=3")
     act = s.encounter.actions[-1]
     d = act.resolution.details
     assert d["pool"] == 0 and d["roll"] == 14  # pool 1 - 1 extra opponent
@@ -212,10 +218,10 @@ def test_saving_quality_adds_to_the_next_same_kind_action() -> None:
     s = session()
     s.execute(SERAPH)
     s.execute(SPHINX)
-    s.execute("declare Seraph punch target=Sphinx faces=2,3 q_save=4 q_attack=6")  # Q 10
+    s.execute("declare Seraph punch target=Sphinx faces=2,3,10,10 q_save=4 q_attack=6")  # Q 10
     assert s.encounter.actions[-1].resolution.details["saved_pool"] == 2
     s.execute("next")
-    s.execute("declare Seraph punch target=Sphinx faces=5,5")
+    s.execute("declare Seraph punch target=Sphinx faces=5,5,10,10")
     d = s.encounter.actions[-1].resolution.details
     assert d["pool"] == 3 and d["roll"] == 17
 
@@ -224,7 +230,7 @@ def test_editing_points_add_one_each_and_are_spent() -> None:
     s = session()
     s.execute(SERAPH + " editing_points=5")
     s.execute(SPHINX)
-    s.execute("declare Seraph punch target=Sphinx faces=10,10 editing=3")
+    s.execute("declare Seraph punch target=Sphinx faces=10,10,10,10 editing=3")
     d = s.encounter.actions[-1].resolution.details
     assert d["roll"] == 18 and d["q"] == -2
     assert s.encounter.combatant("Seraph").stats["editing_points"] == 2
@@ -236,6 +242,7 @@ def test_chance_of_a_declared_punch_is_exact() -> None:
     s.execute(SPHINX)
     from rulesets.brandx.rolls import chance_at_most
 
+    # Against Sphinx's Defense 0, every success hits (all Q to Attack) and no miss does.
     assert s.chance("Seraph", "punch", ["Sphinx"]) == chance_at_most(15)
     assert s.chance("Seraph", "punch", ["Sphinx"], {"pool": "13"}) == chance_at_most(14 + 10)
     assert s.chance("Seraph", "power", [], {"pr": "5"}) is None
@@ -258,3 +265,72 @@ def test_maintained_link_keeps_the_damage_kind() -> None:
     s.execute("maintain Gunner")
     s.execute("next")
     assert res(s, "Target")["dp"] == 40 and res(s, "Target")["vp"] == 100
+
+
+def test_ep_below_zero_is_put_to_the_gm_when_it_happens() -> None:
+    """The rules give no consequence for EP below 0, so the log asks the GM then. A
+    punch costs 4 EP (Combat Roll row 5: 1, Hand Damage row 7: 3): from 2 EP it leaves
+    -2, and the log says so as the punch starts."""
+    s = session()
+    s.execute("add A agility=10 ep=2")
+    s.execute("add B vp=50")
+    s.execute("declare A punch target=B faces=5,5,10,10")
+    assert res(s, "A")["ep"] == -2
+    note = [e.text for e in s.encounter.log if "EP goes from 2 to -2" in e.text]
+    assert note and "the GM decides" in note[0] and "abort A" in note[0]
+    s.execute("next")
+    s.execute("declare A punch target=B faces=5,5,10,10")
+    assert any("EP goes from -2 to -6" in e.text for e in s.encounter.log)
+
+
+def test_the_chance_line_of_an_attack_adds_the_chance_to_hit_the_defense_as_things_stand() -> None:
+    """Seed: "The character's Attack must be greater than or equal to the opponent's
+    Defense"; "Attack: One point of Q adds 1 point to Attack"; a miss is "applied evenly
+    to Attack, then Damage, then Defense". Seraph needs 15 (14 + pool 1).
+    - Against a Defense of 3 he hits only with Q 3 or more: 2d10 (with the reroll) <= 12.
+    - Sphinx's own punch missed by 6 (Attack -2, Damage -2, Defense -2 halved: -1): then
+      a miss by 1, 2 or 3 still leaves Seraph Attack -1 >= -1, so he hits on <= 18.
+    The line says what it is the chance of."""
+    s = session()
+    s.execute(SERAPH)
+    s.execute(SPHINX)
+    request, _ = s.request("Seraph", "punch", ["Sphinx"], {"defense": "3"})
+    assert s.ruleset.chance_to_hit(request) == chance_at_most(12)
+    assert s.ruleset.chance_note(request) == f"to hit Sphinx (Defense +3, stated now): {float(chance_at_most(12)):.2%}"
+    s.execute("declare Sphinx punch target=Seraph faces=9,9,10,10")  # Sphinx needs 12: 18 misses by 6
+    assert s.encounter.actions[-1].resolution.details["defense"] == -1
+    request, _ = s.request("Seraph", "punch", ["Sphinx"], {})
+    assert s.ruleset.chance_to_hit(request) == chance_at_most(18)
+    assert s.ruleset.chance_note(request).startswith("to hit Sphinx (Defense -1, punch -1 now): ")
+    assert s.ruleset.chance_of(request) == chance_at_most(15)  # the chance the roll succeeds, shown beside it
+
+
+def test_an_automatic_firearm_attacks_every_opponent_on_the_same_segment() -> None:
+    """Seed: "Each attack takes place on successive segments (except for automatic
+    firearms)." Seraph's sweep at A and B: PT 15 + 1 with a club, the blows on 15 and
+    16; with an automatic firearm, PT 15 and both blows on 15."""
+    for automatic, pt, first in (("false", 16, 15), ("true", 15, 15)):
+        s = session()
+        s.execute(SERAPH)
+        s.execute("add A vp=20")
+        s.execute("add B vp=20")
+        s.execute(f"declare Seraph strike target=A,B damage=2 automatic={automatic} faces=5,5,10,10,10,10 q_attack=3")
+        act = s.encounter.actions[-1]
+        assert act.pt == pt
+        s.execute("next")
+        assert s.encounter.now == first
+        hit_now = [res(s, n)["vp"] < 20 for n in ("A", "B")]
+        assert hit_now == ([True, True] if automatic == "true" else [True, False])
+
+
+def test_pushback_is_a_number_the_throwback_penalty_q_adds_to() -> None:
+    """Seed: "The Throwback penalty Q is added to Pushback." Victim (mass 60, strength 10)
+    takes 9 DP-taking damage twice: Throwback Roll Sphere(60) 15 + Sphere(10) 9 - 9 = 15;
+    rolled 10+10 = 20, missed by 5 each time: Pushback 5, then 10."""
+    s = session()
+    s.execute("add Hitter agility=22 mass=100 strength=20 ep=50")
+    s.execute("add Victim agility=10 strength=10 mass=60 height=1.8 vp=0 dp=40")
+    for n in (1, 2):
+        s.execute("declare Hitter punch target=Victim faces=5,5,10,10")
+        s.execute("step 15")
+        assert res(s, "Victim")["pushback"] == 5 * n

@@ -38,7 +38,7 @@ def test_save_plays_on(tmp_path: Path) -> None:
     copy = tmp_path / "fight.toml"
     shutil.copy(SAVE, copy)
     out = io.StringIO()
-    script = "declare Seraph punch target=Sphinx faces=5,5\nnext\nnext\n"
+    script = "declare Seraph punch target=Sphinx faces=5,5,10,10\nnext\nnext\n"
     code = cli.main(["play", str(copy)], stdin=io.StringIO(script), stdout=out)
     assert code == 0
     enc = EncounterFile(copy).load().encounter

@@ -51,6 +51,9 @@ async def declare_punch(screen: Screen, faces: bytes) -> None:
     screen.send(b"\tSphinx" + CTRL_S)
     await screen.wait_for("Combat Roll: 2d10", since=mark)
     screen.send(faces + b"\r")
+    # The target's Throwback Roll is asked for up front (judged when the blow lands).
+    await screen.wait_for("Throwback Roll: 2d10", since=mark)
+    screen.send(b"10,10\r")
     await screen.wait_for("commit", since=mark)
     screen.send(b"\r")
 
@@ -96,8 +99,8 @@ async def test_two_players_declare_the_gm_approves_one_and_refuses_one(table) ->
         first, second = loaded(file).encounter.pending()
         assert (first.actor, second.actor) == ("Seraph", "Nyx")
         events = loaded(file).encounter.events
-        assert events[first.seq - 1].by.startswith("player:") and events[first.seq - 1].args["faces"] == [5, 4]
-        assert events[second.seq - 1].args["faces"] == [3, 3]
+        assert events[first.seq - 1].by.startswith("player:") and events[first.seq - 1].args["faces"] == [5, 4, 10, 10]
+        assert events[second.seq - 1].args["faces"] == [3, 3, 10, 10]
         await bob.wait_for("waiting for the GM")
 
         await gm.wait_for("2 waiting for approval (p)")
@@ -137,7 +140,7 @@ async def test_a_player_cannot_change_another_move_time_or_undo_the_gm(table) ->
         mark = len(bob.session.data)
         bob.send(b":")  # bob declares, typed on the : line, applied at once...
         await bob.wait_for("esc: cancel", since=mark)
-        bob.send(b"declare Seraph punch target=Sphinx faces=5,4\r")
+        bob.send(b"declare Seraph punch target=Sphinx faces=5,4,10,10\r")
         await until(lambda: len(loaded(file).encounter.combatant("Seraph").in_progress) == 1, "bob's punch")
         play(file, "damage Sphinx 1")  # ...then the GM changes the fight
         await bob.wait_for("27/34")

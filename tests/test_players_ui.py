@@ -3,7 +3,7 @@ declare form's actor list, take back, the GM's approval queue (approve, edit, re
 with a reason the player sees) and the log naming who made each change.
 
 The fight is the real Brand X one in saves/ (Seraph and Sphinx), with Nyx added; a
-punch asks for one group, "Seraph's Combat Roll: 2d10", typed here as 5,4. Sessions
+punch asks for "Seraph's Combat Roll: 2d10", typed here as 5,4, then Sphinx's Throwback Roll. Sessions
 that stand for other people's apps work on the same file, as separate processes would.
 """
 
@@ -77,6 +77,10 @@ async def declare_punch(pilot: Any, target: str = "Sphinx", faces: str = "5,4") 
     await wait_for(pilot, lambda: form.stage == "dice", "the dice prompt")
     assert "Seraph's Combat Roll: 2d10" in str(form.query_one("#dice-prompt", Label).render())
     await type_into(pilot, "#dice-faces", faces)
+    await press(pilot, "enter")
+    # The target's Throwback Roll is asked for up front (judged when the blow lands).
+    await wait_for(pilot, lambda: "Throwback Roll: 2d10" in str(form.query_one("#dice-prompt", Label).render()), "the Throwback Roll")
+    await type_into(pilot, "#dice-faces", "10,10")
     await press(pilot, "enter")
     await wait_for(pilot, lambda: form.stage == "result", "the roll's result")
     await press(pilot, "ctrl+s")
@@ -186,7 +190,7 @@ async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path
         await wait_for(pilot, lambda: isinstance(gm.screen, EncounterScreen), "back")
         await wait_for(pilot, lambda: not gm.screen.live.store.pending, "the save")
         bob = open_as(fight, "bob", SERAPH)
-        seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
+        seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4,10,10").event.seq  # type: ignore[union-attr]
         screen = gm.screen
         await wait_for(pilot, lambda: "1 waiting for approval (p)" in str(screen.query_one("#clock").render()), "the clock bar's count")
         await wait_for(pilot, lambda: any("p: approve" in n and "player bob" in n for n in notes(gm)), "the GM told")
@@ -207,7 +211,7 @@ async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path
 async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(saves: Path, fight: Path) -> None:
     approval_mode(fight)
     bob = open_as(fight, "bob", SERAPH)
-    seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
+    seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4,10,10").event.seq  # type: ignore[union-attr]
     gm = TrackerApp(saves, fight, user="alice")
     async with gm.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
@@ -218,7 +222,7 @@ async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(sa
         form = gm.screen
         assert form.query_one("#d-template", Input).value == "punch"
         assert form.query_one("#d-targets", Input).value == "Sphinx"
-        assert form.actors == ["Seraph"] and form.faces == [5, 4]
+        assert form.actors == ["Seraph"] and form.faces == [5, 4, 10, 10]
         await type_into(pilot, "#d-targets", "Nyx")  # the GM aims it elsewhere
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: form.stage == "result", "the result with the player's dice")
@@ -264,9 +268,9 @@ async def test_the_log_names_who_and_hides_what_a_player_may_not_see(saves: Path
     approval_mode(fight)
     gm = open_as(fight, "alice")
     gm.execute("add Ghost hidden=true")
-    gm.execute("declare Ghost punch target=Nyx faces=5,4")
+    gm.execute("declare Ghost punch target=Nyx faces=5,4,10,10")
     dan = open_as(fight, "dan", Role.player(["Nyx"]))
-    dan.execute("declare Nyx punch target=Sphinx faces=3,3")
+    dan.execute("declare Nyx punch target=Sphinx faces=3,3,10,10")
     app = player_app(saves, fight)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

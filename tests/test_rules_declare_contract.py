@@ -55,10 +55,15 @@ def test_brandx_punch_names_the_combat_roll_its_reroll_and_the_defenders_throwba
     ]
 
 
-def test_brandx_miss_asks_for_no_throwback() -> None:
+def test_brandx_a_blow_that_misses_as_things_stand_still_asks_for_the_throwback_roll() -> None:
+    """DESIGN 3: every die a judgment may need when the blow lands is asked for at
+    declaration, whatever the state then says (the Defense may fall before it lands)."""
     r = BrandXRuleset()
     s = session_for(r, "add Seraph combat_roll=11 learning=0", "add Brute side=foes")
-    assert prompts(r, s, "Seraph", "punch", ["Brute"], [9, 9]) == ["Seraph's Combat Roll: 2d10"]
+    assert prompts(r, s, "Seraph", "punch", ["Brute"], [9, 9, 9, 9]) == [
+        "Seraph's Combat Roll: 2d10", "Brute's Throwback Roll: 2d10"]
+    # Only throwback=false (or the table's throwback setting off) spares it.
+    assert prompts(r, s, "Seraph", "punch", ["Brute"], [9, 9], {"throwback": "false"}) == ["Seraph's Combat Roll: 2d10"]
 
 
 def test_d6_wild_die_explosions_damage_and_the_targets_resistance_are_groups_in_order() -> None:
@@ -129,17 +134,17 @@ def test_brandx_q_is_placed_after_the_roll_with_the_same_faces() -> None:
     """DESIGN 4.1: "Q is spent after the roll is seen"."""
     r = BrandXRuleset()
     s = session_for(r, "add Seraph combat_roll=11 learning=0", "add Brute side=foes vp=50")
-    request, first = _resolve(r, s, "Seraph", "punch", ["Brute"], [2, 3], {})
+    request, first = _resolve(r, s, "Seraph", "punch", ["Brute"], [2, 3, 9, 9], {})
     assert first.margin == 6
     budget = r.after_roll(request, first)
     assert budget.startswith("Q 6 to place on speed, Attack, Defense, Damage, EP, saved")
     assert budget.endswith("unplaced Q goes to Attack")
     assert first.details["attack"] == 6  # by default all of it to Attack
-    request, chosen = _resolve(r, s, "Seraph", "punch", ["Brute"], [2, 3], {"q_speed": 3, "q_defense": 2})
+    request, chosen = _resolve(r, s, "Seraph", "punch", ["Brute"], [2, 3, 9, 9], {"q_speed": 3, "q_defense": 2})
     assert chosen.dice == first.dice
     assert chosen.pt < first.pt and chosen.details["attack"] == 1 and chosen.details["defense"] == 1
     # Nothing to place after a miss.
-    request, missed = _resolve(r, s, "Seraph", "punch", ["Brute"], [9, 9], {})
+    request, missed = _resolve(r, s, "Seraph", "punch", ["Brute"], [9, 9, 9, 9], {})
     assert r.after_roll(request, missed) == ""
 
 

@@ -30,8 +30,8 @@ def state(enc: Encounter) -> dict[str, Any]:
 def test_two_punches_on_one_segment_give_the_same_result_in_either_order() -> None:
     """Issue 12: B ended on 40 VP one way and 35 the other."""
     results = []
-    for lines in (["declare B punch target=A faces=3,3 q_defense=2", "declare A punch target=B faces=5,6"],
-                  ["declare A punch target=B faces=5,6", "declare B punch target=A faces=3,3 q_defense=2"]):
+    for lines in (["declare B punch target=A faces=3,3,10,10 q_defense=2", "declare A punch target=B faces=5,6,10,10"],
+                  ["declare A punch target=B faces=5,6,10,10", "declare B punch target=A faces=3,3,10,10 q_defense=2"]):
         s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes", *lines, "next")
         results.append(state(s.encounter))
     assert results[0] == results[1]
@@ -42,8 +42,8 @@ def test_two_punches_on_one_segment_give_the_same_result_in_either_order() -> No
 def test_defense_gained_after_the_attack_was_rolled_still_counts_when_it_lands() -> None:
     """Defense "for the duration of the action": B starts a defensive punch after A rolled."""
     s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
-                    "declare A punch target=B faces=5,6 q_speed=0", "step 2",
-                    "declare B punch target=A faces=2,2 q_defense=4 q_attack=3")
+                    "declare A punch target=B faces=5,6,10,10 q_speed=0", "step 2",
+                    "declare B punch target=A faces=2,2,10,10 q_defense=4 q_attack=3")
     s.execute("next")
     assert s.encounter.combatant("B").resources["vp"] == 40
     assert any("vs B's Defense +2" in e.text and e.text.endswith("miss") for e in s.encounter.log)
@@ -61,9 +61,53 @@ def test_damage_lands_against_the_vp_the_target_has_when_it_lands() -> None:
 
 def test_replay_judges_the_same_way() -> None:
     s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
-                    "declare B punch target=A faces=3,3 q_defense=2", "declare A punch target=B faces=2,2", "next")
+                    "declare B punch target=A faces=3,3,10,10 q_defense=2", "declare A punch target=B faces=2,2,10,10", "next")
     again = Encounter(s.encounter.setup, s.encounter.events)
     assert state(again) == state(s.encounter)
+
+
+THROWBACK_ADDS = ["add A combat_roll=5 hand_damage=30 learning=0",
+                  "add B combat_roll=15 learning=0 side=foes",
+                  "add C combat_roll=5 vp=50 dp=100 mass=70 strength=10 learning=0 side=foes"]
+
+
+def test_the_throwback_roll_is_made_at_declaration_whatever_the_defence_then() -> None:
+    """Issue 21: C's own punch lowers C's Defense, so A's blow hits only if C's punch
+    was typed first; typed A first, the Throwback Roll was never made.
+
+    C rolls 6+6 = 12 against 5: missed by 7, dealt out Attack, Damage, Defense, Attack,
+    ...: Attack -3, Damage -2, Defense -2 halved toward zero = -1 (seed: "apply the
+    negative Q evenly to Attack, then Damage, then Defense ... Defense Q is still divided
+    by 2 and rounded towards 0"). A rolls 3+3 = 6 against 5: missed by 1, Attack -1.
+    -1 >= -1: "The character's Attack must be greater than or equal to the opponent's
+    Defense", a hit for Hand Damage 30 to DP. Seed: "The Throwback Roll is the
+    character's Mass, on the Sphere Chart ... There is a penalty to the roll of the
+    damage done ... If the character took DP from the attack, the bonus must be
+    strength": Sphere(70) = 15 + Sphere(10) = 9 - 30 = -6; rolled 2+2 = 4, missed by 10:
+    "look this up from the Result Column of the Action Chart to the Sphere Column, for
+    the speed in meters/segment and the distance": Sphere row 10 = 14 m. C's own punch
+    needs its Throwback Roll for B too (9,9), whatever the state then says."""
+    c_punch = "declare C punch target=B faces=6,6,9,9"
+    a_punch = "declare A punch target=C to=dp faces=3,3,2,2"
+    results = []
+    for lines in ([c_punch, a_punch], [a_punch, c_punch]):
+        s = session_for(BrandXRuleset(), *THROWBACK_ADDS, *lines, "next")
+        c = s.encounter.combatant("C")
+        assert c.resources["dp"] == 70 and c.resources["vp"] == 50
+        assert any("C is thrown back 14 m at 14 m/segment" in e.text for e in s.encounter.log), [e.text for e in s.encounter.log]
+        assert not any("the GM rolls it" in e.text for e in s.encounter.log)
+        results.append(state(s.encounter))
+    assert results[0] == results[1]
+
+
+def test_a_throwback_roll_made_up_front_is_not_used_when_the_blow_misses_at_landing() -> None:
+    """The same blow, but C does not punch: C's Defense stays 0, A's Attack -1 misses,
+    and the Throwback Roll (2+2, which would throw) is not used."""
+    s = session_for(BrandXRuleset(), *THROWBACK_ADDS, "declare A punch target=C to=dp faces=3,3,2,2", "next")
+    c = s.encounter.combatant("C")
+    assert c.resources["dp"] == 100 and c.airborne_until in (None, -1)
+    assert any("A's punch lands: Attack -1 vs C's Defense +0: miss" in e.text for e in s.encounter.log)
+    assert not any("thrown back" in e.text for e in s.encounter.log)
 
 
 PLAN = st.lists(
@@ -95,7 +139,7 @@ def test_a_stored_blow_the_judge_cannot_read_is_refused_by_name() -> None:
     from tracker.engine import TrackerError
 
     s = session_for(BrandXRuleset(), f"add A {FIGHTER}", f"add B {FIGHTER} side=foes",
-                    "declare A punch target=B faces=2,2")
+                    "declare A punch target=B faces=2,2,10,10")
     events = copy.deepcopy(s.encounter.events)
     declare = next(e for e in events if e.kind == "declare")
     res = declare.args["resolution"]

@@ -18,10 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rulesets.brandx import BrandXRuleset
 from rulesets.d6 import D6Ruleset
 from rulesets.freeform import FreeformRuleset
 from rulesets.ogs import OgsRuleset
 from rulesets.ore import OreRuleset
+from rulesets.usor import UsorRuleset
 from rulesets.base import Ruleset
 from tracker.engine import Encounter
 from tracker.persistence import codec
@@ -102,8 +104,11 @@ def test_ore_gobble_dice_count_whichever_was_typed_first() -> None:
 
 
 # ------------------------------------------------------------------ the property
-# A declaration: (actor, template, targets, params, seed of its dice).
-Declaration = tuple[str, str, tuple[str, ...], dict[str, Any], int]
+# A declaration: (actor, template, targets, params, seed of its dice); a seed may carry
+# the first d10 faces the declaration reads, as (seed, (face, face)), so the search can
+# steer a Brand X Combat Roll into the narrow cases where a same-segment Defense decides
+# a hit (and so whether the Throwback Roll made up front is used).
+Declaration = tuple[str, str, tuple[str, ...], dict[str, Any], Any]
 Plan = tuple[list[str], list[Declaration], dict[str, Any]]  # adds, declarations, settings
 
 
@@ -186,7 +191,65 @@ def freeform_plan(draw: Any) -> Plan:
     return adds, declares, {}
 
 
+def _others(draw: Any, names: list[str], i: int, most: int) -> tuple[str, ...]:
+    rest = names[i + 1:] + names[:i]
+    return tuple(rest[: draw(st.integers(1, min(most, len(rest))))])
+
+
+@st.composite
+def brandx_plan(draw: Any) -> Plan:
+    """Fighters who punch (one or several opponents, Defense bought with Q), blast, throw,
+    move with Defense, or jump, on one segment; some are light enough to be thrown."""
+    names = [f"F{i}" for i in range(draw(st.integers(2, 4)))]
+    adds = []
+    for i, name in enumerate(names):
+        adds.append(
+            f"add {name} combat_roll={draw(st.integers(3, 9))} learning=0 ep=100 strength={draw(st.integers(3, 20))} "
+            f"mass={draw(st.sampled_from([20, 50, 70, 120]))} hand_damage={draw(st.integers(0, 40))} "
+            f"vp={draw(st.integers(0, 30))} dp={draw(st.integers(5, 40))}" + (" side=foes" if i % 2 else ""))
+    declares: list[Declaration] = []
+    for i, name in enumerate(names):
+        kind = draw(st.sampled_from(["punch", "punch", "strike", "blast", "throw", "move", "jump"]))
+        seed = (draw(st.integers(0, 10**6)), (draw(st.integers(2, 10)), draw(st.integers(2, 10))))
+        if kind in ("punch", "strike"):
+            params = {"q_defense": str(draw(st.integers(0, 4))), "to": draw(st.sampled_from(["vp", "dp"]))}
+            declares.append((name, kind, _others(draw, names, i, 2), params, seed))
+        elif kind == "blast":
+            declares.append((name, kind, _others(draw, names, i, 1), {"pr": str(draw(st.integers(4, 14))), "damage": str(draw(st.integers(1, 25)))}, seed))
+        elif kind == "throw":
+            declares.append((name, kind, _others(draw, names, i, 1), {"weight": "1", "damage": str(draw(st.integers(1, 20)))}, seed))
+        elif kind == "move":
+            declares.append((name, kind, (), {"q_defense": str(draw(st.integers(0, 6)))}, seed))
+        else:
+            declares.append((name, kind, (), {}, seed))
+    return adds, declares, {}
+
+
+@st.composite
+def usor_plan(draw: Any) -> Plan:
+    names = [f"F{i}" for i in range(draw(st.integers(2, 4)))]
+    adds = [f"add {name} attack={draw(st.integers(5, 40))} dodge={draw(st.integers(5, 40))} damage={draw(st.integers(5, 40))} "
+            f"vitality={draw(st.integers(1, 20))} critical_strike={draw(st.sampled_from(['true', 'false']))}"
+            for name in names]
+    declares: list[Declaration] = []
+    for i, name in enumerate(names):
+        kind = draw(st.sampled_from(["strike", "strike", "check", "contest", "move"]))
+        seed = draw(st.integers(0, 10**6))
+        if kind == "strike":
+            params = {"location": draw(st.sampled_from(["chest", "head", "left_arm"])), "stun": draw(st.sampled_from(["true", "false"]))}
+            declares.append((name, kind, _others(draw, names, i, 1), params, seed))
+        elif kind == "contest":
+            declares.append((name, kind, _others(draw, names, i, 1), {}, seed))
+        elif kind == "check":
+            declares.append((name, kind, (), {"against": str(draw(st.integers(5, 40)))}, seed))
+        else:
+            declares.append((name, kind, (), {}, seed))
+    return adds, declares, {}
+
+
 STRATEGIES: dict[str, tuple[Callable[[], Ruleset], Any]] = {
+    "brandx": (BrandXRuleset, brandx_plan()),
+    "usor": (UsorRuleset, usor_plan()),
     "d6": (D6Ruleset, d6_plan()),
     "ore": (OreRuleset, ore_plan()),
     "ogs": (OgsRuleset, ogs_plan()),
@@ -205,9 +268,14 @@ def _run(ruleset: Callable[[], Ruleset], adds: list[str], declares: list[Declara
 
     s = session_for(ruleset(), *adds, **settings_)
     for actor, template, targets, params, seed in declares:
-        rng = random.Random(seed)
+        seed, head = seed if isinstance(seed, tuple) else (seed, ())
+        rng, first = random.Random(seed), list(head)
+
+        def pick(group: str, sides: int, first: list[int] = first, rng: random.Random = rng) -> int:
+            return first.pop(0) if first and sides == 10 else rng.randint(1, sides)
+
         try:
-            faces = faces_for(s, actor, template, list(targets), lambda group, sides: rng.randint(1, sides), params)
+            faces = faces_for(s, actor, template, list(targets), pick, params)
             s.declare(actor, template, list(targets), faces=faces, params=dict(params))
         except TrackerError:
             pass  # a rule may refuse one; it must then refuse it in every order

@@ -10,6 +10,7 @@ import pytest
 from rulesets.dice import DiceNeeded, PromptingFaces, for_actor
 from rulesets.d6 import D6Ruleset
 from rulesets.usor import UsorRuleset
+from rulesets.usor.actions import critical_table
 from tracker.engine.errors import TrackerError
 from tests.helpers import cli, cli_json, session_for
 
@@ -46,15 +47,52 @@ def test_usor_critical_strike_uses_nost_for_extra_damage() -> None:
     assert "Critical Strike" in critical.summary
 
 
-def test_usor_critical_strike_table_is_the_gms(tmp_path: Any) -> None:
+def test_usor_critical_strike_grows_with_every_nost() -> None:
+    """Seed: "A NOST of 3 would add even more and a NOST of 4 would be even greater
+    still, and so on and so forth. Simply put, the higher the NOST, the better." The
+    shipped table adds 2, 4, 6, 8, 10 for NOST 2-6; past it each NOST adds the last step
+    (10 - 8 = 2) again: NOST 7 adds 12, NOST 9 adds 16."""
+    r = UsorRuleset()
+    a = session_for(r, "add A attack=84 critical_strike=true").encounter.combatant("A")
+    bonuses = [r._resolver().critical_bonus(a, n) for n in range(1, 10)]
+    assert bonuses == [0, 2, 4, 6, 8, 10, 12, 14, 16]
+    assert bonuses[6] > bonuses[5]  # NOST 7 beats NOST 6
+
+
+def test_usor_critical_strike_at_nost_7_adds_more_than_at_nost_6_in_a_strike() -> None:
+    """attack=84 (derived row 84: 1d4+1d8+2d10+3d20, seven dice) against dodge=1 (one d8):
+    all seven strike dice succeed and the dodge fails, NOST 7 -> Critical Strike +12, so
+    the Damage Rating is 15 + 12 = 27; with six strike dice succeeding (the d4 shows 1),
+    NOST 6 -> +10, Damage Rating 25."""
+    ratings = []
+    for d4 in (4, 1):
+        s = session_for(UsorRuleset(), "add A attack=84 critical_strike=true", "add B dodge=1 vitality=10")
+        def pick(group: str, sides: int, d4: int = d4) -> int:
+            if group.startswith("A's strike"):
+                return d4 if sides == 4 else sides
+            return 1 if group.startswith("B's dodge") else sides
+        faces = faces_for(s, "A", "strike", ["B"], pick)
+        s.declare("A", "strike", ["B"], faces=faces)
+        res = s.encounter.actions[-1].resolution
+        ratings.append((res.margin, res.details["critical_strike"]))
+    assert ratings == [(7, 12), (6, 10)]
+
+
+def test_usor_critical_strike_table_is_the_gms_but_may_not_fall(tmp_path: Any) -> None:
     rules = tmp_path / "house.toml"
-    rules.write_text("[critical_strike]\n2 = 7\n")
+    rules.write_text("[critical_strike]\n2 = 3\n3 = 5\n4 = 9\n5 = 11\n6 = 20\n")
     r = UsorRuleset(rules)
-    s = session_for(r, "add A critical_strike=true")
-    a = s.encounter.combatant("A")
-    assert r._resolver().critical_bonus(a, 1) == 0
-    assert r._resolver().critical_bonus(a, 2) == 7 and r._resolver().critical_bonus(a, 3) == 4
-    assert r._resolver().critical_bonus(a, 9) == r._resolver().critical_bonus(a, 6)
+    a = session_for(r, "add A critical_strike=true").encounter.combatant("A")
+    assert [r._resolver().critical_bonus(a, n) for n in (1, 2, 3, 6, 7, 8)] == [0, 3, 5, 20, 29, 38]
+    # Row 2 alone over the shipped rows would make NOST 3 (4) fall below NOST 2 (7).
+    rules.write_text("[critical_strike]\n2 = 7\n")
+    with pytest.raises(TrackerError, match=r"house\.toml: critical_strike\.3: a Critical Strike must add more with every NOST.*4 is not more than 7"):
+        UsorRuleset(rules).catalogue()
+    rules.write_text("[critical_strike]\n2 = 2\n3 = 4\n4 = 6\n5 = 8\n6 = 8\n")
+    with pytest.raises(TrackerError, match=r"critical_strike\.6: .*8 is not more than 8"):
+        UsorRuleset(rules).catalogue()
+    with pytest.raises(TrackerError, match=r"NOST 3 has none"):
+        critical_table({"critical_strike": {"2": 2, "4": 6}})
 
 
 def test_usor_odds_say_derived_as_roll_does() -> None:
@@ -168,14 +206,14 @@ def bx(*lines: str, **settings: Any) -> Any:
 def test_brandx_attack_q_is_placed_per_opponent() -> None:
     """Seed: "The player must apply Attack separately for each opponent." """
     s = bx("add A combat_roll=15 learning=0 ep=100 hand_damage=5", "add B vp=40", "add C vp=40")
-    s.execute("declare A punch target=B,C faces=2,2 q_attacks=9,1")  # pool -1: Q 10 all Attack
+    s.execute("declare A punch target=B,C faces=2,2,10,10,10,10 q_attacks=9,1")  # pool -1: Q 10 all Attack
     res = s.encounter.actions[-1].resolution
     assert res.details["attacks"] == [9, 1]
     s.execute("step 20")
     with pytest.raises(TrackerError, match="adds up to"):
-        s.execute("declare A punch target=B,C faces=2,2 q_attacks=5,1")
+        s.execute("declare A punch target=B,C faces=2,2,10,10,10,10 q_attacks=5,1")
     s2 = bx("add A combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40",
-            "declare A punch target=B,C faces=2,2")
+            "declare A punch target=B,C faces=2,2,10,10,10,10")
     res = s2.encounter.actions[-1].resolution
     assert res.details["attacks"] == [5, 5] and "shared evenly" in res.summary
 
@@ -185,9 +223,14 @@ def test_brandx_maintained_attacks_are_blast_and_ray_powers_unless_the_table_say
     lines = ("add A combat_roll=15 learning=0 ep=100", "add B vp=100 dp=50",
              "declare A punch target=B faces=5,5 throwback=false", "next")
     s = bx(*lines)
-    with pytest.raises(TrackerError, match="maintain_hand_attacks"):
+    punch = s.ruleset.template("punch")
+    assert not s.ruleset.maintainable(punch, s.encounter.setup.settings)  # the form does not say "maintainable"
+    assert not s.encounter.actions[-1].maintainable
+    with pytest.raises(TrackerError, match="no completed attack that can be maintained"):
         s.execute("maintain A")
+    assert s.ruleset.maintainable(s.ruleset.template("blast"), s.encounter.setup.settings)
     s = bx(*lines, maintain_hand_attacks=True)
+    assert s.ruleset.maintainable(punch, s.encounter.setup.settings)
     s.execute("maintain A")
     assert s.encounter.actions[-1].chain == 1
 
@@ -218,7 +261,7 @@ def test_brandx_throw_reports_short_range_and_range_set() -> None:
     """Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
     speed, and the Range Set is half this." """
     s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40")
-    s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 faces=2,2,5,5")
+    s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 faces=2,2,5,5,10,10")
     res = s.encounter.actions[-1].resolution
     assert res.details["attack"]["short_range"] == res.details["attack"]["range_set"] * 2
     assert "Short Range" in res.summary and "Range Set" in res.summary
@@ -294,5 +337,5 @@ def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
 
 def test_brandx_a_thrown_sweep_places_attack_per_opponent_too() -> None:
     s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40")
-    s.execute("declare A throw target=B,C weight=1 damage=3 faces=2,2,2,2 q_attacks=9,1")
+    s.execute("declare A throw target=B,C weight=1 damage=3 faces=2,2,2,2,10,10,10,10 q_attacks=9,1")
     assert s.encounter.actions[-1].resolution.details["attack"]["hits"][0]["attack"] == 9

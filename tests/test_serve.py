@@ -118,6 +118,9 @@ async def test_viewer_keys_change_nothing(table: Table) -> None:
         # (no escape or q: on a screen opened directly those quit, which is allowed).
         for keys in (b"n", b" ", b".", b"d", b"u", b"r", b"a", b"m", b"x", b"h", b":", b"note sneaky\r"):
             viewer.send(keys)
+        # The `t` of "note" opens the stats screen (a viewer may read it); esc goes back.
+        await viewer.wait_for("esc Back")
+        viewer.send(b"\x1b")
         # GM keys are not bound for a viewer: they do nothing. A GM change made after
         # the keys: once the viewer shows it, the keys sent before it have been read.
         mark = len(viewer.session.data)

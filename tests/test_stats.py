@@ -27,11 +27,11 @@ def brandx_fight():  # type: ignore[no-untyped-def]
     30 by hand on Sphinx at segment 30, then two segments on."""
     return session_for(
         BrandXRuleset(), SERAPH, SPHINX,
-        "declare Seraph punch target=Sphinx faces=10,10",  # needs 15, rolls 20: miss
-        "declare Sphinx punch target=Seraph faces=6,6",  # needs 12, rolls 12: hit, Hand Damage 7
+        "declare Seraph punch target=Sphinx faces=10,10,10,10",  # needs 15, rolls 20: miss
+        "declare Sphinx punch target=Seraph faces=6,6,10,10",  # needs 12, rolls 12: hit, Hand Damage 7
         "next",  # 15: Sphinx's 7 VP land on Seraph
-        "declare Seraph punch target=Sphinx faces=3,3 q_speed=6 q_attack=1 q_defense=2",  # Q 9, PT 4
-        "declare Sphinx punch target=Seraph faces=7,7",  # needs 12, rolls 14: miss
+        "declare Seraph punch target=Sphinx faces=3,3,10,10 q_speed=6 q_attack=1 q_defense=2",  # Q 9, PT 4
+        "declare Sphinx punch target=Seraph faces=7,7,10,10",  # needs 12, rolls 14: miss
         "next",  # 19: Seraph's 6 VP land on Sphinx
         "next",  # 30: Sphinx's punch completes, missing
         "damage Sphinx 30",  # by hand: VP 28 -> 0, the 2 left go through to DP
@@ -190,7 +190,7 @@ def test_the_shipped_duel_keeps_the_chances_its_form_showed() -> None:
 def test_a_bad_chance_in_a_save_is_refused_by_name(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _ = cli("new", "duel", "--ruleset", "brandx")
     assert code == 0
-    code, _ = cli("play", "duel", stdin=f"{SERAPH}\n{SPHINX}\ndeclare Seraph punch target=Sphinx faces=3,3\n")
+    code, _ = cli("play", "duel", stdin=f"{SERAPH}\n{SPHINX}\ndeclare Seraph punch target=Sphinx faces=3,3,10,10\n")
     assert code == 0
     path = saves / "duel.toml"
     text = path.read_text()
@@ -205,7 +205,7 @@ def test_a_bad_chance_in_a_save_is_refused_by_name(saves: Path, capsys: pytest.C
 
 def test_cli_stats_text_and_json(saves: Path) -> None:
     cli("new", "duel", "--ruleset", "brandx")
-    script = f"{SERAPH}\n{SPHINX}\ndeclare Seraph punch target=Sphinx faces=10,10\ndeclare Sphinx punch target=Seraph faces=6,6\nnext\n"
+    script = f"{SERAPH}\n{SPHINX}\ndeclare Seraph punch target=Sphinx faces=10,10,10,10\ndeclare Sphinx punch target=Seraph faces=6,6,10,10\nnext\n"
     assert cli("play", "duel", stdin=script)[0] == 0
     code, text = cli("stats", "duel", "--width", "80")
     assert code == 0
@@ -226,9 +226,9 @@ def viewer_fight():  # type: ignore[no-untyped-def]
         SERAPH + " side=party", SPHINX + " side=monsters",
         "add Lurker agility=10 strength=10 mass=70 learning=10 vp=20 ep=30 side=monsters hidden=true",
         "setting viewer_resources label",
-        "declare Seraph punch target=Sphinx faces=3,3",  # hits Sphinx on 15 (VP 6)
-        "declare Sphinx punch target=Seraph faces=6,6 secret=true",  # hits Seraph (VP 7), rolled in secret
-        "declare Lurker punch target=Seraph faces=5,5",
+        "declare Seraph punch target=Sphinx faces=3,3,10,10",  # hits Sphinx on 15 (VP 6)
+        "declare Sphinx punch target=Seraph faces=6,6,10,10 secret=true",  # hits Seraph (VP 7), rolled in secret
+        "declare Lurker punch target=Seraph faces=5,5,10,10",
         "next",
     )
 
@@ -362,7 +362,7 @@ def test_the_chance_the_form_computed_is_the_one_recorded(monkeypatch: pytest.Mo
     asked = []
     original = type(s.ruleset).chance_of
     monkeypatch.setattr(type(s.ruleset), "chance_of", lambda self, request: asked.append(1) or original(self, request))
-    s.execute("declare Seraph punch target=Sphinx faces=3,3")
+    s.execute("declare Seraph punch target=Sphinx faces=3,3,10,10")
     assert asked == [] and s.encounter.events[-1].args["chance"] == "17/20"
-    s.execute("declare Sphinx punch target=Seraph faces=3,3")  # not asked before: computed now
+    s.execute("declare Sphinx punch target=Seraph faces=3,3,10,10")  # not asked before: computed now
     assert asked == [1] and s.encounter.events[-1].args["chance"] == "16/25"

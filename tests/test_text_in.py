@@ -115,7 +115,7 @@ def test_approve_refuses_other_words_for_an_edited_modifier() -> None:
     gm = session_for(registry.get("brandx"), *BRANDX_PAIR)
     gm.execute("setting player_declarations approval")
     player = Session(gm.encounter, gm.ruleset, RandomDice(1), None, "bob", Role.player(["A"]))
-    seq = player.execute("declare A punch target=B faces=2,2").event.seq  # type: ignore[union-attr]
+    seq = player.execute("declare A punch target=B faces=2,2,10,10").event.seq  # type: ignore[union-attr]
     before = snapshot(gm)
     with pytest.raises(FieldError, match=re.escape(f"declare punch.throwback: {WORDS}, got 'ture'")):
         gm.execute(f"approve {seq} throwback=ture")

@@ -211,7 +211,7 @@ async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> 
             assert screen.faces == typed_faces
         shown = str(screen.query_one("#result", Label).render())
         faces = list(screen.faces)
-        await press(pilot, "enter")
+        await press(pilot, "ctrl+s")  # commits from any field (enter moves through the Q fields)
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter screen")
         live = app.screen.live
         action_made = live.encounter.actions[-1]
@@ -498,6 +498,9 @@ async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
         await wait_for(pilot, lambda: "reroll of a 1" in prompt(app) or screen.stage != DICE, "the reroll")
         assert prompt(app) == "next: Seraph's Combat Roll: reroll of a 1 (subtracted): 1d10"
         await press(pilot, "3", "enter")
+        await wait_for(pilot, lambda: "Throwback Roll" in prompt(app), "the Throwback Roll")
+        assert prompt(app) == "next: Sphinx's Throwback Roll: 2d10"
+        await press(pilot, *"9,9", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         assert "q: 12" in str(screen.query_one("#result", Label).render())
         await set_field(pilot, "#after Input#a-q_speed", "6")
@@ -508,7 +511,7 @@ async def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
         assert (punch.actor, punch.template, punch.pt) == ("Seraph", "punch", 4)
         no_bugs(app)
     saved = EncounterFile(path).load().encounter.actions[-1]
-    assert saved.pt == 4 and list(saved.resolution.dice) == [1, 5, 3]
+    assert saved.pt == 4 and list(saved.resolution.dice) == [1, 5, 3, 9, 9]
 
 
 async def test_ore_wiggle_is_set_after_the_roll(saves: Path) -> None:
@@ -591,13 +594,15 @@ async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) ->
         await set_field(pilot, "#d-secret", "yes")
         assert screen.secret and "· secret ·" in str(screen.query_one("#declare-title", Label).render())
         await ask_for_dice(pilot, screen)
-        await type_faces(pilot, screen, "9,8")
+        await press(pilot, *"9,8", "enter")
+        await wait_for(pilot, lambda: "Throwback Roll" in prompt(app), "the Throwback Roll")
+        await type_faces(pilot, screen, "9,9")
         await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         assert app.screen.live.encounter.events[-1].args.get("secret") is True
         no_bugs(app)
     saved = EncounterFile(path).load().encounter
-    assert saved.events[-1].args.get("secret") is True and saved.actions[-1].resolution.dice == (9, 8)
+    assert saved.events[-1].args.get("secret") is True and saved.actions[-1].resolution.dice == (9, 8, 9, 9)
     total = saved.actions[-1].resolution.details["total"]
     viewer = TrackerApp(saves, path, viewer=True)
     async with viewer.run_test(size=(80, 60)) as pilot:
@@ -605,7 +610,7 @@ async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) ->
         log = viewer.screen.query_one(CombatLog)
         text = " ".join(" ".join(screen_text(log)).split())
         assert "(rolled in secret)" in text
-        assert "[dice 9 8]" not in text and "rolled 9+8" not in text and f"= {total}" not in text
+        assert "[dice 9 8" not in text and "rolled 9+8" not in text and f"= {total}" not in text
         assert "Seraph" in text
 
 
@@ -704,11 +709,15 @@ async def test_choices_for_an_earlier_roll_do_not_outlive_it(saves: Path) -> Non
         screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
         await ask_for_dice(pilot, screen)
         await press(pilot, *"1,5", "enter", "3", "enter")
+        await wait_for(pilot, lambda: "Throwback Roll" in prompt(app), "the Throwback Roll")
+        await press(pilot, *"9,9", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         await set_field(pilot, "#after Input#a-q_speed", "3")
         assert "3 to speed" in str(screen.query_one("#result", Label).render())
-        await press(pilot, "ctrl+b", "ctrl+b")
+        await press(pilot, "ctrl+b", "ctrl+b", "ctrl+b")
         await wait_for(pilot, lambda: screen.stage == DICE and screen.faces == [], "back to the first dice")
+        await press(pilot, *"9,9", "enter")
+        await wait_for(pilot, lambda: "Throwback Roll" in prompt(app), "the Throwback Roll")
         await press(pilot, *"9,9", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the new result")
         assert not [w for w in screen.query("#after Input") if w.parent.parent.display]
@@ -717,6 +726,56 @@ async def test_choices_for_an_earlier_roll_do_not_outlive_it(saves: Path) -> Non
         await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         punch = app.screen.live.encounter.actions[-1]
-        assert punch.pt == 15 and punch.resolution.dice == (9, 9)
+        assert punch.pt == 15 and punch.resolution.dice == (9, 9, 9, 9)
         no_bugs(app)
     assert EncounterFile(path).load().encounter.actions[-1].pt == 15
+
+
+# ------------------------------------------------------------------ no dead ends
+async def test_enter_in_the_first_q_field_moves_on_and_does_not_commit(saves: Path) -> None:
+    """Issue 22: Enter in the first Q field of a Brand X result committed a wrong Q split.
+    Enter means "next field" there too: it commits only from the last field (or ctrl+s).
+    Seed 004's punch: 1,5 then a reroll of 3 leaves q 12 (as above)."""
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    before = len(EncounterFile(path).load().encounter.actions)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Seraph", "punch", "Sphinx")
+        await ask_for_dice(pilot, screen)
+        await press(pilot, *"1,5", "enter")
+        await wait_for(pilot, lambda: "reroll of a 1" in prompt(app), "the reroll")
+        await press(pilot, "3", "enter")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        q_fields = [w for w in screen.focus_chain if isinstance(w, Input)]
+        assert len(q_fields) > 1 and screen.focused is q_fields[0]
+        await press(pilot, "ctrl+u", "6", "enter")
+        assert isinstance(app.screen, DeclareScreen) and screen.stage == RESULT
+        assert screen.focused is q_fields[1]
+        assert "commit from the last" in str(screen.query_one("#declare-hint", Label).render())
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed with ctrl+s")
+        no_bugs(app)
+    assert len(EncounterFile(path).load().encounter.actions) == before + 1
+
+
+@pytest.mark.parametrize("key", ["ctrl+b", "shift+tab", "up"])
+async def test_the_commit_step_of_a_rollless_action_goes_back(saves: Path, key: str) -> None:
+    """Issue 22: the freeform commit step was a dead end (ctrl+b, shift+tab and Up did
+    nothing; Esc threw the form away). Each goes back to the choices, as they were typed."""
+    path = copy_save(saves, "freeform-bridge-ambush.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Kestrel", "attack", "Brother-Oak")
+        await set_field(pilot, "#d-pt", "4")
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the commit step")
+        await press(pilot, key)
+        await wait_for(pilot, lambda: screen.stage == SETUP, "back at the choices")
+        assert isinstance(app.screen, DeclareScreen)
+        assert (screen._value("template"), screen._value("targets"), screen._value("pt")) == ("attack", "Brother-Oak", "4")
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: screen.stage == RESULT, "the commit step again")
+        await press(pilot, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
+        no_bugs(app)
+    assert EncounterFile(path).load().encounter.actions[-1].pt == 4

@@ -160,7 +160,7 @@ async def test_a_whole_fight_from_the_keyboard(ruleset: str, saves: Path, monkey
             assert declare.focused is declare.query_one(f"#a-{name}", Input)
             assert "after the roll: " in shown(declare, "#result")
             await type_text(pilot, value)
-        await press(pilot, "enter")
+        await press(pilot, "ctrl+s")  # enter would move to the next after-roll choice
         assert app.screen is screen, (app.screen, shown(declare, "#declare-error"))
         action = live.encounter.actions[-1]
         assert (action.actor, action.template, list(action.resolution.dice)) == ("Ann", fight.attack, typed)

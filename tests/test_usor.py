@@ -81,6 +81,26 @@ def test_house_rules_replace_a_row_and_bad_rows_are_named(tmp_path: Path) -> Non
         UsorRuleset().row(101)
 
 
+def test_a_strike_is_judged_when_it_lands_against_the_ratings_then() -> None:
+    """DESIGN 3: the faces are rolled at declaration; whether they stand is decided when
+    the strike lands. A strike (attack 16: 1d8+1d12, 4,4: two successes) against B's
+    dodge 16 (1,1: none) hits with NOST 2; damage 24 (2d20, 5,5: two) against Defense 10
+    (1d4+1d12 derived, 1,1: none): 2 to the chest, taken off what B has when it lands.
+    Had the GM raised B's dodge before it landed, the faces were rolled for other dice:
+    the log says so and leaves the blow to the GM."""
+    s = session("add A attack=16 damage=24", "add B dodge=16")
+    s.execute("declare A strike target=B faces=4,4,1,1,5,5,1,1")
+    s.execute("damage B 3 resource=chest")
+    s.execute("next")
+    assert s.encounter.combatants["B"].resources["chest"] == 10 - 3 - 2
+    s = session("add A attack=16 damage=24", "add B dodge=16")
+    s.execute("declare A strike target=B faces=4,4,1,1,5,5,1,1")
+    s.execute("set B dodge 20")
+    s.execute("next")
+    assert s.encounter.combatants["B"].resources["chest"] == 10
+    assert any("dodge 16 -> 20 since it was rolled" in e.text and "the GM rolls it again" in e.text for e in s.encounter.log)
+
+
 # ------------------------------------------------------------------ the seed's examples
 def test_example_1_max_fails_to_dodge_the_boulder() -> None:
     data = cli_json("roll", "usor", "18", "--difficulty", "24", "--faces", "3,8", "--vs-faces", "15,9")
@@ -165,8 +185,9 @@ def test_a_drawn_or_dodged_strike_does_nothing_and_stun_hits_take_stun() -> None
     s.execute("declare A strike target=B faces=4,4,5,5")
     assert s.encounter.actions[0].resolution.success is False
     assert "a draw: no hit" in s.encounter.actions[0].resolution.summary
-    assert s.encounter.actions[0].resolution.effects == ()
     s.execute("next")
+    assert s.encounter.combatants["B"].resources == UsorRuleset().build_sheet({}, "B")[1]
+    assert any(e.text == "A's strike at B lands: a draw: no hit" for e in s.encounter.log)
     s.execute("declare A strike target=B stun=true faces=4,4,1,1,5,5,1,1")
     s.execute("next")
     assert s.encounter.combatants["B"].resources["stun"] == 18

@@ -579,11 +579,14 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
 
         loaded = EncounterFile(file).load()
     if loaded is not None:
-        try:
-            names = [loaded.encounter.combatant(n).name for n in role.combatants]
-        except TrackerError as exc:
-            raise TrackerError(f"--player: {exc}") from None
-        role = Role.player(names)
+        # By identity: a name means the combatant that first carried it (tracker.roles).
+        found, missing = Role.of(loaded.encounter, role.combatants)
+        if missing or found is None:
+            from tracker.viewing import sight
+
+            known = ", ".join(sight(loaded.encounter, Role.viewer()).names()) or "none yet"
+            raise TrackerError(f"--player: no combatant named {missing[0]!r} (combatants: {known})")
+        role = found
     return role
 
 

@@ -298,7 +298,7 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def may_remember(viewer: bool) -> bool:
     """Only a local app that may write keeps what its user picks."""
-    return not (viewer or os.environ.get("TRACKER_READ_ONLY") or os.environ.get("TRACKER_USER"))
+    return not (viewer or os.environ.get("TRACKER_READ_ONLY"))
 
 
 def apply(app: Any, viewer: bool) -> None:

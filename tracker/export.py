@@ -54,8 +54,8 @@ def _resources(c: dict[str, Any]) -> str:
     for key, value in c["resources"].items():
         maximum = c["maxima"].get(key)
         parts.append(f"{key} {_number(value)}/{_number(maximum)}" if maximum is not None and isinstance(value, (int, float)) else f"{key} {value}")
-    if c.get("label"):
-        parts.append(str(c["label"]))
+    if c.get("health"):  # label mode: Healthy / Bloodied / Down, as `show --viewer` says
+        parts.append(str(c["health"]))
     return ", ".join(parts) or "-"
 
 

@@ -16,38 +16,32 @@ from __future__ import annotations
 from typing import Any
 
 from tracker.engine import Encounter
-from tracker.viewing import log_text, shown
-from tracker.roles import Role, visible_to, who
+from tracker.viewing import Sight, sight
+from tracker.roles import Role, who
 from tracker.text import visible
 
 
-def _visible(encounter: Encounter, viewer: bool) -> list[str]:
-    return [c.name for c in encounter.combatants.values() if not (viewer and c.hidden)]
-
-
-def _resources(encounter: Encounter, c: Any, viewer: bool) -> dict[str, Any]:
+def _resources(view: Sight, c: Any) -> dict[str, Any]:
     """Resources as the reader may see them (enemies' per the encounter's `viewers` setting)."""
-    view = shown(encounter, c, viewer)
-    out: dict[str, Any] = {"resources": view.resources, "maxima": view.maxima}
-    if view.label:
-        out["health"] = view.label
+    shown = view.resources(c)
+    out: dict[str, Any] = {"resources": shown.resources, "maxima": shown.maxima}
+    if shown.label:
+        out["health"] = shown.label
     return out
+
+
+def _reader(viewer: bool, role: Role | None) -> Role:
+    if role is not None and role.is_player:
+        return role
+    return Role.viewer() if viewer or (role is not None and role.is_viewer) else Role.gm()
 
 
 def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None = None, role: Role | None = None) -> dict[str, Any]:
     """`role`: a player's view, what a viewer sees plus its own combatants (hidden or not)
-    and the proposals and refusals about them."""
+    and the proposals and refusals about them. What a reader sees is `tracker.viewing.sight`'s."""
     rnd, within = encounter.time.round_of(encounter.now)
-    player = role is not None and role.is_player
-    viewer = viewer or player
-    names = set(_visible(encounter, viewer))
-    if player:
-        assert role is not None
-        names |= {n for n in encounter.combatants if role.owns(n)}
-        hidden = [n for n, c in encounter.combatants.items() if c.hidden]
-        log = [e for e in encounter.log if visible_to(role, e, hidden)]
-    else:
-        log = [e for e in encounter.log if not viewer or encounter.visible_to_viewers(e)]
+    view = sight(encounter, _reader(viewer, role))
+    log = view.log()
     if log_limit is not None:
         log = log[-log_limit:]
     return {
@@ -57,22 +51,21 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
         "round": rnd,
         "segment_in_round": within,
         "clock": encounter.time.clock(encounter.now),
-        "next": encounter.next_happening(),
+        "next": encounter.next_happening() if view.everything else _next(view),
         "combatants": [
             {
                 "name": c.name,
                 "side": c.side,
                 "state": c.state(encounter.now),
                 "hidden": c.hidden,
-                **_resources(encounter, c, viewer and not (role is not None and role.owns(c.name))),
+                **_resources(view, c),
                 "stats": dict(c.stats),
                 "conditions": dict(c.conditions),
                 "airborne_until": c.airborne_until if c.airborne(encounter.now) else None,
                 "surprised_until": c.surprised_until if c.surprised(encounter.now) else None,
                 "upkeep": {k: {"resource": r, "amount": a} for k, (r, a) in c.upkeep.items()},
             }
-            for c in encounter.combatants.values()
-            if c.name in names
+            for c in view.combatants()
         ],
         "actions": [
             {
@@ -88,7 +81,9 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
                 "maintained": a.chain,
                 **(
                     {"success": None, "margin": None, "dice": [], "summary": "rolled in secret"}
-                    if viewer and a.secret
+                    if view.secret(a)
+                    else {"success": a.resolution.success, "margin": None, "dice": [], "summary": "figures withheld from viewers"}
+                    if view.withheld(a)
                     else {
                         "success": a.resolution.success,
                         "margin": a.resolution.margin,
@@ -98,19 +93,25 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
                 ),
             }
             for a in encounter.actions
-            if a.actor in names or not viewer
+            if view.action(a)
         ],
-        "upcoming": [{"segment": s, "what": t} for s, t in encounter.upcoming()],
-        "log": [{"segment": e.segment, "kind": e.kind, "text": log_text(encounter, e, viewer), "seq": e.seq, "by": encounter.author(e)} for e in log],
+        "upcoming": [{"segment": s, "what": t} for s, t in view.upcoming()],
+        "log": [{"segment": e.segment, "kind": e.kind, "text": view.text(e), "seq": e.seq, "by": encounter.author(e)} for e in log],
         # Players' declarations waiting for the GM (player_declarations = "approval").
         "proposals": [
             {"seq": p.seq, "action": p.action, "actor": p.actor, "what": p.what(), "segment": p.segment, "by": encounter.events[p.seq - 1].by}
             for p in encounter.pending()
-            if not viewer or (player and role is not None and role.owns(p.actor))
+            if view.proposal(p)
         ],
         "can_undo": encounter.can_undo(),
         "can_redo": encounter.can_redo(),
     }
+
+
+def _next(view: Sight) -> int | None:
+    """The next segment where something this reader may see happens."""
+    upcoming = view.upcoming(1)
+    return upcoming[0][0] if upcoming else None
 
 
 def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15, role: Role | None = None) -> str:

@@ -13,9 +13,14 @@ refused all the same.
   the sheet library) is refused with a message naming the rule.
 - Viewer: nothing at all.
 
-A player's combatants are named when the session starts (`--player Seraph,Nyx`, checked
-against the roster then); a combatant the GM renames afterwards is no longer the
-player's until the player's session is started again with the new name.
+A player's combatants are named when the session starts (`--player Seraph,Nyx`, or the
+`combatant=` of a key at `tracker serve`) and held by identity from then on
+(`Combatant.identity`, `Role.of`): a name means the combatant that first carried it in
+the fight, under whatever name it has now. So when the GM renames Seraph to "Seraph the
+Bold", the player's open app follows the rename (`Role.following`, which the session
+applies to every state it holds) and a later `--player Seraph` still finds them; a
+hidden monster the GM then names "Seraph" is someone else's, to the open app and to a
+new session alike. A name whose first bearer has left the fight names nobody.
 
 Take-back (decided here, the issue leaving the mechanism open): a pending proposal is
 withdrawn whatever came after it, since it changed nothing; a declaration applied at
@@ -33,8 +38,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from tracker.engine.errors import RuleRefusal
 from tracker.engine.model import LogEntry
+
+if TYPE_CHECKING:
+    from tracker.engine.encounter import Encounter
 
 GM = "gm"
 PLAYER = "player"
@@ -49,16 +59,44 @@ PLAYER_KINDS = ("declare", "maintain", "abort", "propose", "withdraw")
 
 @dataclass(frozen=True, slots=True)
 class Role:
-    """A session's role. `combatants` are a player's own, as named at start."""
+    """A session's role. `combatants` are a player's own by their names now; `ids`, when
+    set, by identity (`Combatant.identity`), which `following` turns into names."""
 
     kind: str = GM
     combatants: tuple[str, ...] = ()
+    ids: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in (GM, PLAYER, VIEWER):
             raise ValueError(f"role: expected gm, player or viewer, got {self.kind!r}")
-        if self.kind == PLAYER and not self.combatants:
+        if self.kind == PLAYER and not self.combatants and not self.ids:
             raise ValueError("a player's role names at least one combatant")
+
+    @classmethod
+    def of(cls, encounter: "Encounter", names: Iterable[str]) -> "tuple[Role | None, list[str]]":
+        """A player's role for `names` in `encounter`, held by identity: each name is its
+        first bearer (`Encounter.bearer`). Returns the role (None if no name is found) and
+        the names not found, as given."""
+        found: dict[tuple[str, int], str] = {}
+        missing: list[str] = []
+        for name in dict.fromkeys(n.strip() for n in names if n.strip()):
+            c = encounter.bearer(name)
+            if c is None:
+                missing.append(name)
+            else:
+                found.setdefault(c.identity, c.name)
+        if not found:
+            return None, missing
+        return cls(PLAYER, tuple(found.values()), tuple(found)), missing
+
+    def following(self, encounter: "Encounter") -> "Role":
+        """This role with its combatants as `encounter` names them now (a player's held by
+        identity); a combatant that has left is nobody's."""
+        if self.kind != PLAYER or not self.ids:
+            return self
+        ids = set(self.ids)
+        names = tuple(c.name for c in encounter.combatants.values() if c.identity in ids)
+        return self if names == self.combatants else Role(PLAYER, names, self.ids)
 
     @classmethod
     def gm(cls) -> "Role":
@@ -92,7 +130,7 @@ class Role:
 
     def label(self) -> str:
         if self.kind == PLAYER:
-            return f"player of {', '.join(self.combatants)}"
+            return f"player of {', '.join(self.combatants)}" if self.combatants else "player (none of yours is in this fight)"
         return "GM" if self.kind == GM else "viewer"
 
     def signature(self, user: str) -> str:

@@ -59,7 +59,7 @@ against the fresh state, and save before the lock is released.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
@@ -82,9 +82,11 @@ from tracker.engine import table
 from tracker.library import Library, library_path, sheet_of
 from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
-from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces
+from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
+from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from rulesets.fields import yes_no
 from tracker.text import check_name, refuse_controls, visible
+from tracker.viewing import sight
 
 MAX_COPIES = 100
 
@@ -240,6 +242,8 @@ def _describe(event: Event) -> str:
         return f"the GM keeps {a.get('target')}'s interrupted action"
     if kind == "note":
         return f"note: {a.get('text')}"
+    if kind == "roll":
+        return f"roll {a.get('text')}" + (" (secret)" if a.get("secret") else "")
     if kind == "rename":
         return f"{a.get('target')} is renamed {a.get('name')}"
     if kind == "side":
@@ -261,6 +265,16 @@ def _describe(event: Event) -> str:
     if kind == "setting":
         return f"setting: {a.get('key')} is now {a.get('value')}"
     return kind
+
+
+DICE_WORDS = {"typed": "dice typed by the player", "app": "the app's dice", "typed+app": "dice partly typed, partly the app's"}
+
+
+def dice_words(args: dict[str, Any]) -> str:
+    """' (dice typed by the player)': who decided a declaration's faces, as the GM and
+    the table read it (the proposal, the approval screen, the log); '' when not recorded."""
+    words = DICE_WORDS.get(str(args.get("dice", "")))
+    return f" ({words})" if words else ""
 
 
 def segment_of(encounter: Encounter, event: Event) -> int | None:
@@ -337,6 +351,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("undo", "undo", "take back the latest change"),
     CommandHelp("redo", "redo", "bring back the latest undone change"),
     CommandHelp("note", "note TEXT", "write a note in the combat log"),
+    CommandHelp("roll", "roll DICE [secret=true]", "roll dice in the game's notation (2d10, ORE 5d+1wd, D6 3D+1) for everyone's log"),
     CommandHelp("proposals", "proposals", "players' declarations waiting for the GM (setting player_declarations approval)"),
     CommandHelp("approve", "approve N [target=NAME] [pt=N] [faces=N,N] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)"),
     CommandHelp("refuse", "refuse N REASON", "refuse proposal N; the player sees the reason"),
@@ -361,12 +376,38 @@ class Session:
         self.store = store
         self.user = user
         # Decided by whoever starts the session, never by a command (tracker.roles).
-        self.role: Role = role if role is not None else Role.gm()
+        self._role: Role = Role.gm()
+        self._following: Role = self._role
+        self._seen: Encounter | None = None  # the state `_following` was worked out for
+        self._seen_key = (-1, -1)
+        self.role = role if role is not None else Role.gm()
         self._recorder: Recorder | None = None
         self._asked: dict[str, Any] = {}  # the last declaration's modifiers and pt, for a proposal
         # The chances the declare form computed, by request: a commit records the one the
         # form showed without computing it again (an exact chance may take a while).
         self._chances: dict[tuple[Any, ...], Fraction | None] = {}
+        # The app's dice rolled for a player's form and not yet spent on a declaration:
+        # (sides, face), in the order rolled (`app_roll`). They stand: served again first.
+        self._standing: list[tuple[int, int]] = []
+        self._marked: list[bool] | None = None  # which faces of the next declaration the app rolled
+
+    @property
+    def role(self) -> Role:
+        """The session's role as the encounter stands now: a player's combatants held by
+        identity follow a rename (and a newcomer reusing an old name is not theirs).
+        Worked out again only when the encounter or its events change."""
+        enc = self.encounter
+        key = (len(enc.events), len(enc.combatants))
+        if self._seen is not enc or self._seen_key != key:
+            self._following = self._role.following(enc)
+            self._seen, self._seen_key = enc, key
+        return self._following
+
+    @role.setter
+    def role(self, role: Role) -> None:
+        self._role = self._following = role
+        self._seen = None
+        self._seen_key = (-1, -1)
 
     @property
     def by(self) -> str:
@@ -397,6 +438,10 @@ class Session:
             if args.get("secret"):
                 raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
             return
+        if kind == "roll":  # anyone at the table rolls; only the GM in secret
+            if args.get("secret"):
+                raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
+            return
         if kind == "withdraw":
             p = enc.proposal(args.get("target", 0))
             if not role.owns(p.actor) or enc.events[p.seq - 1].by != self.by:
@@ -407,11 +452,13 @@ class Session:
             if target is None:
                 return  # the engine says "nothing to undo"
             if target.kind not in PLAYER_KINDS or target.by != self.by:
+                # Whose it is, never what it is: it may be a secret roll or about a hidden
+                # combatant (a player reads the log for what they may see of it).
                 whose = "another player's" if is_players(target.by) else "the GM's"
                 raise RuleRefusal(
                     "player",
                     f"{kind}: a player takes back only their own last declaration, before anything else "
-                    f"happens; the latest change is {whose}: {visible(describe(target, by=False))}",
+                    f"happens; the latest change is {whose} (change {target.seq})",
                 )
             return
         raise role.refuse(kind)
@@ -422,13 +469,13 @@ class Session:
         enc = enc if enc is not None else self.encounter
         if self.role.is_gm:
             return enc.combatant(name)
+        view = sight(enc, self.role)
         try:
             found = enc.combatant(name)
         except TrackerError:
             found = None
-        if found is None or (found.hidden and not self.role.owns(found.name)):
-            known = ", ".join(n for n, c in enc.combatants.items() if not c.hidden or self.role.owns(n)) or "none yet"
-            raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
+        if found is None or not view.knows(found):
+            raise TrackerError(f"no combatant named {name!r} (combatants: {', '.join(view.names()) or 'none yet'})")
         return found
 
     def _as_seen(self, exc: TrackerError, enc: Encounter) -> TrackerError:
@@ -437,7 +484,7 @@ class Session:
         if self.role.is_gm or type(exc) is not TrackerError or "(combatants: " not in text:
             return exc
         head = text[: text.rindex("(combatants: ")]
-        known = ", ".join(n for n, c in enc.combatants.items() if not c.hidden or self.role.owns(n)) or "none yet"
+        known = ", ".join(sight(enc, self.role).names()) or "none yet"
         return TrackerError(f"{head}(combatants: {known})")
 
     def _early(self, kind: str, actor: str = "") -> None:
@@ -446,7 +493,7 @@ class Session:
             return
         if role.is_viewer:
             raise role.refuse(kind or "change")
-        if kind and kind not in PLAYER_KINDS + ("undo", "redo"):
+        if kind and kind not in PLAYER_KINDS + ("undo", "redo", "roll"):
             raise role.refuse(kind)
         if actor and kind in PLAYER_KINDS and not role.owns(actor):
             raise RuleRefusal(
@@ -679,7 +726,9 @@ class Session:
     ) -> tuple[ActionRequest, ActionTemplate]:
         """An ActionRequest for the adapter, with validated parameters."""
         enc = encounter or self.encounter
-        c = enc.combatant(actor)
+        # As this role knows them: a player is given no odds, and no result, against a
+        # hidden combatant (nor a list of every name when one is unknown).
+        c = self.lookup(actor, enc)
         template = self.ruleset.template(template_name)
         raw = dict(params or {})
         for key, value in raw.items():
@@ -691,7 +740,7 @@ class Session:
         if pt is not None and pt < 1:
             raise CommandError(f"pt: expected a performance time of at least 1 segment, got {pt}")
         coerced = self.ruleset.params(template, raw, f"declare {template.name}")
-        foes = tuple(enc.combatant(t) for t in targets)
+        foes = tuple(self.lookup(t, enc) for t in targets)
         if template.targets == 1 and len(foes) > 1:
             raise CommandError(f"{template.name} takes one target, not {len(foes)}")
         request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc)
@@ -730,6 +779,60 @@ class Session:
         except Exception:  # noqa: BLE001 - the same tolerance as the form's chance line (declare.py)
             return None
         return None if chance is None else f"{chance.numerator}/{chance.denominator}"
+
+    def app_roll(self, sides: list[int] | tuple[int, ...], drawn: int = 0) -> list[int]:
+        """The app's dice for a declare form (its "roll" key), one face per die.
+
+        For a player, an app roll once made stands: faces rolled for a form that was then
+        closed are served again, in order, before any new die is rolled (`drawn`: how many
+        of them the asking form already holds). So backing out of a roll and asking again
+        gives the same faces; only the GM may roll again."""
+        if not self.role.is_player:
+            return [self.dice.roll(s) for s in sides]
+        out: list[int] = []
+        pending = self._standing[drawn:]
+        for s in sides:
+            if pending and pending[0][0] == s:
+                out.append(pending.pop(0)[1])
+                continue
+            face = self.dice.roll(s)
+            self._standing.append((s, face))
+            out.append(face)
+        return out
+
+    def mark_dice(self, rolled: list[bool] | None) -> None:
+        """Say which of the next declaration's `faces` the app rolled (the declare form
+        calls this); a face not among the app's standing rolls counts as typed."""
+        self._marked = rolled
+
+    def _dice_mark(self, faces: list[int] | None) -> str:
+        """"typed", "app" or "typed+app": who decided the faces (shown to the GM and the
+        table in the proposal, the log and the approval screen)."""
+        marked, self._marked = self._marked, None
+        if not faces:
+            return "app"
+        if not marked or len(marked) != len(faces):  # not said for these faces: typed
+            return "typed"
+        spent, app = list(self._standing), []
+        for face, says in zip(faces, marked):
+            hit = next((i for i, (_, f) in enumerate(spent) if f == face), None) if says else None
+            app.append(hit is not None)
+            if hit is not None:
+                del spent[hit]
+        if self.role.is_player and any(app):
+            self._standing = spent  # the faces used are spent; the rest still stand
+        if not self.role.is_player:
+            app = [bool(m) for m in marked[: len(faces)]] + [False] * (len(faces) - len(marked))
+        return "app" if all(app) else "typed" if not any(app) else "typed+app"
+
+    def _check_cap(self, enc: Encounter, params: Mapping[str, Any]) -> None:
+        """A player's freeform `damage=` above the table's cap is refused (the GM's never)."""
+        cap = table.damage_cap(enc.table)
+        amount = params.get("damage")
+        if cap is None or not self.role.is_player or not isinstance(amount, (int, float)) or isinstance(amount, bool):
+            return
+        if amount > cap:
+            raise RuleRefusal("damage cap", f"damage={_fmt_amount(amount)}: the GM caps a player's damage at {cap} (setting player_damage_cap)")
 
     def _dice(self, faces: str | list[int] | None) -> tuple[DiceSource, TypedFaces | None]:
         if faces is None or faces == "":
@@ -774,6 +877,7 @@ class Session:
         source: DiceSource | None = None,
     ) -> Event:
         request, tmpl = self.request(actor, template, targets, params, pt, enc)
+        self._check_cap(enc, request.params)
         mode = (params or {}).get("mode") or tmpl.mode
         enc.check_initiation(request.actor, tmpl.name, mode, tmpl.companions)
         if source is None:
@@ -784,6 +888,7 @@ class Session:
         resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
+        mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
         return Event(
             "declare",
             {
@@ -792,9 +897,10 @@ class Session:
                 "mode": mode,
                 "targets": [t.name for t in request.targets],
                 "companions": list(tmpl.companions),
-                "maintainable": bool(request.params.get("maintainable", tmpl.maintainable)),
+                "maintainable": bool(request.params.get("maintainable", self.ruleset.maintainable(tmpl, request.settings))),
                 "secret": secret or None,
                 "chance": chance,
+                "dice": mark,
                 "resolution": resolution,
             },
         )
@@ -836,7 +942,8 @@ class Session:
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
-        return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution})
+        mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
+        return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark})
 
     def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
         name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")
@@ -981,6 +1088,44 @@ class Session:
         refuse_controls(text, "note")
         return self.submit(lambda enc: Event("note", {"text": text}), kind="note")
 
+    def roll(self, spec: str, *, secret: bool = False) -> Outcome:
+        """A table roll, by the GM or a player, in the game's own notation: the ruleset's
+        (`tracker roll`'s: ORE `5d+1wd`, D6 `3D+1`, OGS `3d6`, a Brand X target), else
+        plain dice (`2d10`, `3d6+2`, rulesets.dice.plain_roll). Rolled through the
+        session's dice source and saved as a `roll` event: everyone's log shows it, signed
+        with who rolled when the table is shared; a GM's may be secret (viewers and
+        players then see nothing of it). It changes nothing else."""
+        spec = spec.strip()
+        if not spec:
+            raise CommandError("usage: roll DICE [secret=true] (the game's notation, or dice such as 2d10)")
+        refuse_controls(spec, "roll")
+        if secret and not self.role.is_gm:
+            raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
+
+        def build(enc: Encounter) -> Event:
+            try:
+                result = self.ruleset.roll(spec, self.dice)
+                faces, text = list(result.dice), result.text
+            except TrackerError as game:
+                try:
+                    faces, text = plain_roll(spec, self.dice, MAX_TABLE_DICE, MAX_TABLE_SIDES)
+                except TrackerError:
+                    raise CommandError(f"roll: {game}; or plain dice such as 2d10 or 3d6+2") from None
+            if not text.startswith(spec):
+                text = f"{spec}: {text}"
+            args: dict[str, Any] = {"spec": spec, "dice": faces, "text": text}
+            if secret:
+                args["secret"] = True
+            return Event("roll", args)
+
+        return self.submit(build, kind="roll")
+
+    def _cmd_roll(self, args: list[str], opts: dict[str, str]) -> Outcome:
+        secret = yes_no(opts.pop("secret", "false"), "secret")
+        if opts:
+            raise CommandError(f"roll: unknown option {next(iter(opts))!r} (only secret=true)")
+        return self.roll(" ".join(args), secret=secret)
+
     # ----------------------------------------------------------------- time
     def next(self) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -1049,6 +1194,7 @@ class Session:
         """'proposal 5: Seraph, punch against Sphinx: Roll 9 vs 11 (player bob)', made visible."""
         roll = p.args.get("resolution")
         detail = f": {roll.summary}" if isinstance(roll, Resolution) and roll.summary else ""
+        detail += dice_words(p.args)
         by = self._by_of(self.encounter, p.seq)
         signed = f" ({who(by)})" if by else ""
         return visible(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")
@@ -1131,10 +1277,11 @@ class Session:
             own = [e for e in enc.effective_events() if e.by == self.by and e.kind in ("declare", "maintain", "abort")]
             if not own:
                 raise RuleRefusal("take back", "nothing of yours to take back")
-            latest = visible(describe(top, by=False)) if top is not None else "?"
+            # The latest change by whose and its number only: it may be the GM's secret.
+            latest = f"change {top.seq}, {who(top.by) if top.by else 'the GM'}'s" if top is not None else "?"
             raise RuleRefusal(
                 "take back",
-                f"{visible(describe(own[-1], by=False))}: the fight has changed since (latest: {latest}); ask the GM",
+                f"{visible(describe(own[-1], by=False))}: the fight has changed since (latest: {visible(latest)}); ask the GM",
             )
 
         return self.submit(build, kind="withdraw")

@@ -31,7 +31,7 @@ Three rules, one per use:
 
 Text that already holds any of these (an old or hand-edited save) is not refused when
 it is read: it is shown through `visible`, everywhere. Columns of names are measured in
-terminal cells, not characters (`cells`, `clip`, `fit`), and lines of commands end at
+terminal cells, not characters (`cells`, `clip`, `fit`, `wrap`), and lines of commands end at
 "\n" alone (`command_lines`).
 """
 
@@ -203,6 +203,43 @@ def fit(text: str, width: int) -> str:
     """`clip(text, width)` padded with spaces to exactly `width` cells."""
     shown = clip(text, width)
     return shown + " " * (width - cells(shown))
+
+
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """`text` in lines of at most `width` terminal cells, broken at spaces (a word wider
+    than a line is cut between characters), the lines after the first starting with
+    `indent`. textwrap's greedy fill, measured in cells: a CJK or emoji name in the log
+    never runs past the pane's edge and loses its tail."""
+    width = max(1, width)
+    if cells(text) <= width:
+        return [text]
+    lines: list[str] = []
+    line, used = "", 0
+    for word in text.split():
+        size = cells(word)
+        if line.strip() and used + 1 + size <= width:
+            line, used = f"{line} {word}", used + 1 + size
+            continue
+        if line.strip():
+            lines.append(line)
+            line, used = indent, cells(indent)
+        room = width - used
+        while size > room and room > 0:  # a word longer than a whole line: cut it
+            head, taken = "", 0
+            for char in word:
+                if taken + _cell(char) > room:
+                    break
+                head, taken = head + char, taken + _cell(char)
+            if not head:
+                break
+            lines.append(line + head)
+            word, size = word[len(head) :], size - taken
+            line, used = indent, cells(indent)
+            room = width - used
+        line, used = line + word, used + size
+    if line.strip() or not lines:
+        lines.append(line)
+    return lines
 
 
 def check_name(name: str, what: str, limit: int = NAME_CELLS) -> str:

@@ -1,4 +1,15 @@
-"""What a viewer may see of a combatant's resources (the app's viewer and `show --viewer`).
+"""What a reader may see of a fight: `sight(encounter, role)` decides it, in one place.
+
+Every output a player or a viewer reads passes through a `Sight`: the app's roster,
+log, upcoming list and forms, the `:` line's completion, refusals naming combatants,
+`tracker show` / `--json`, `tracker export`, and the web page (which runs the app). A GM
+sees everything. A viewer sees no hidden combatant (not its name, its actions, what is
+due for it, nor a log line about it), no secret roll's figures and no private line, and
+enemies' resources as the table's `viewer_resources` setting says. A player sees what a
+viewer sees plus their own combatants in full (hidden or not) and the proposals and
+refusals about them.
+
+What a viewer may see of a combatant's resources (the app's viewer and `show --viewer`):
 
 The GM sets, per encounter, how enemies' resources show to viewers (the table setting
 `viewer_resources`: `setting viewer_resources label`, or `v` in the app; an event, so it
@@ -14,17 +25,22 @@ Decisions where the design is silent:
   Down when down, Bloodied at or under `BLOODIED_AT` (one half) of the maximum of any
   of them, Healthy above. A ruleset may set its own threshold as `bloodied_at`.
 - In label and hidden modes the log lines that state an enemy's figures (damage,
-  adjustments, `set`, upkeep payments) read "NAME: figures withheld" for viewers; the
-  action lines (declarations, completions) stay: the players saw the blow land.
+  adjustments, `set`, upkeep payments, and an action's result lines on an enemy, such as
+  "hit for 6 VP") read "NAME: figures withheld" for viewers; the declaration and
+  completion lines stay: the players saw the blow land.
 """
 
 from __future__ import annotations
 
+import bisect
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
 from tracker.engine import Combatant, Encounter, LogEntry
+from tracker.engine.model import Action, Proposal
 from tracker.engine.table import TABLE_SETTINGS, VIEWER_RESOURCES
+from tracker.roles import Role, visible_to
 
 MODES, DEFAULT, _ = TABLE_SETTINGS[VIEWER_RESOURCES]
 BLOODIED_AT = 0.5
@@ -77,13 +93,132 @@ def shown(encounter: Encounter, c: Combatant, viewer: bool, bloodied_at: float =
 
 
 FIGURE_KINDS = frozenset({"damage", "adjust", "set", "upkeep"})
+WITHHELD_KINDS = FIGURE_KINDS | {"note", "declare"}
+
+
+def _enemy_named(encounter: Encounter, names: tuple[str, ...]) -> str | None:
+    """The first of `names` that is an enemy (one that has left counts: nothing says it
+    was not), or None."""
+    for name in names:
+        c = encounter.combatants.get(name)
+        if c is None or is_enemy(c):
+            return name
+    return None
 
 
 def log_text(encounter: Encounter, entry: LogEntry, viewer: bool) -> str:
-    """The text of a log line for this reader (figures of enemies withheld per the mode)."""
-    if not viewer or entry.kind not in FIGURE_KINDS or not entry.about or mode_of(encounter) == "exact":
+    """The text of a log line for this reader (figures of enemies withheld per the mode).
+
+    A figure line is about its combatant first. An action's result line (a `note` about
+    the actor and its targets) states the targets' figures, or the actor's own when it has
+    no target; a declaration against an enemy keeps who, at whom and when, and loses its
+    roll's summary ("... : Attack +1 vs Sphinx's Defense +0: hit for 6 VP")."""
+    if not viewer or not entry.about or entry.kind not in WITHHELD_KINDS or mode_of(encounter) == "exact":
         return entry.text
-    c = encounter.combatants.get(entry.about[0])
-    if c is None or not is_enemy(c):
-        return entry.text
-    return f"{c.name}: figures withheld from viewers"
+    if entry.kind == "declare":
+        if _enemy_named(encounter, entry.about[1:]) is None:
+            return entry.text
+        summary = _summary_of(encounter, entry)
+        if summary and entry.text.endswith(": " + summary):
+            return entry.text[: -len(summary) - 2] + " (figures withheld from viewers)"
+        return entry.text if entry.text.endswith(" (rolled in secret)") else f"{entry.about[0]} acts: figures withheld from viewers"
+    about = entry.about[:1] if entry.kind != "note" else (entry.about[1:] or entry.about[:1])
+    enemy = _enemy_named(encounter, about)
+    return entry.text if enemy is None else f"{enemy}: figures withheld from viewers"
+
+
+def _summary_of(encounter: Encounter, entry: LogEntry) -> str:
+    """The roll's summary a declaration line ends with: that of the actor's action begun
+    on the line's segment (actions are kept in the order they began: a binary search)."""
+    actions = encounter.actions
+    at = bisect.bisect_left(actions, entry.segment, key=_START)
+    while at < len(actions) and actions[at].start == entry.segment:
+        action = actions[at]
+        summary = action.resolution.summary
+        if action.actor == entry.about[0] and summary and entry.text.endswith(": " + summary):
+            return summary
+        at += 1
+    return ""
+
+
+_START = operator.attrgetter("start")
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """What `role` may see of `encounter` (see the module docstring); made by `sight`."""
+
+    encounter: Encounter
+    role: Role
+
+    @property
+    def everything(self) -> bool:
+        return self.role.is_gm
+
+    def knows(self, c: Combatant) -> bool:
+        """Whether this reader may know `c` is in the fight at all."""
+        return self.role.is_gm or not c.hidden or self.role.owns(c.name)
+
+    def knows_name(self, name: str) -> bool:
+        c = self.encounter.combatants.get(name)
+        if c is None:  # one that has left: who it was is no longer known, so not shown
+            return self.role.is_gm
+        return self.knows(c)
+
+    def combatants(self) -> list[Combatant]:
+        return [c for c in self.encounter.combatants.values() if self.knows(c)]
+
+    def names(self) -> list[str]:
+        return [c.name for c in self.combatants()]
+
+    def exact(self, c: Combatant) -> bool:
+        """Whether `c` is shown in full (the GM; a player's own), not as a viewer sees it."""
+        return self.role.is_gm or self.role.owns(c.name)
+
+    def resources(self, c: Combatant) -> Shown:
+        return shown(self.encounter, c, not self.exact(c))
+
+    def entry(self, entry: LogEntry) -> bool:
+        """Whether a log line is shown (tracker.roles.visible_to: secret, private, hidden)."""
+        if self.role.is_gm:
+            return True
+        hidden = [n for n, c in self.encounter.combatants.items() if c.hidden]
+        return visible_to(self.role, entry, hidden)
+
+    def log(self) -> list[LogEntry]:
+        if self.role.is_gm:
+            return list(self.encounter.log)
+        hidden = [n for n, c in self.encounter.combatants.items() if c.hidden]
+        return [e for e in self.encounter.log if visible_to(self.role, e, hidden)]
+
+    def text(self, entry: LogEntry) -> str:
+        """A shown log line's words (a player's own figures are theirs: exact)."""
+        mine = self.role.is_player and bool(entry.about) and all(self.role.owns(n) for n in entry.about)
+        return log_text(self.encounter, entry, not self.role.is_gm and not mine)
+
+    def action(self, a: Action) -> bool:
+        """Whether an action is shown: its actor and every target known to this reader."""
+        return self.knows_name(a.actor) and all(self.knows_name(t) for t in a.targets)
+
+    def secret(self, a: Action) -> bool:
+        """Whether an action's roll is withheld (a secret roll: the GM's alone)."""
+        return a.secret and not self.role.is_gm
+
+    def withheld(self, a: Action) -> bool:
+        """Whether an action's result figures are withheld: aimed at an enemy while the
+        table shows enemies' figures to viewers as a label, or not at all."""
+        if self.role.is_gm or not a.targets or mode_of(self.encounter) == "exact":
+            return False
+        return _enemy_named(self.encounter, tuple(t for t in a.targets if not self.role.owns(t))) is not None
+
+    def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
+        items = self.encounter.upcoming_about(None if not self.role.is_gm else limit)
+        return [(s, t) for s, t, about in items if all(self.knows_name(n) for n in about)][:limit]
+
+    def proposal(self, p: Proposal) -> bool:
+        return self.role.is_gm or (self.role.is_player and self.role.owns(p.actor))
+
+
+def sight(encounter: Encounter, role: Role) -> Sight:
+    """What `role` may see of `encounter`: the one place that decides it."""
+    return Sight(encounter, role)

@@ -34,7 +34,7 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, RollResult, Ruleset
 from rulesets.brandx import actions, combat
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
-from rulesets.brandx.common import Ctx
+from rulesets.brandx.common import Ctx, defense_of
 from rulesets.brandx.ep import EpChart
 from rulesets.brandx.rolls import (
     ProbeHit,
@@ -42,12 +42,21 @@ from rulesets.brandx.rolls import (
     action_roll,
     chance_at_most,
     chance_d100_at_most,
+    faces_for_total,
     roll_d100,
+    total_chances,
 )
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, TypedFaces
 from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field, staged
 
 ABILITY_NAMES = actions.ABILITIES
+HAND_ATTACKS = ("punch", "strike")
+ATTACKS = ("punch", "strike", "blast")  # a throw's first roll is the Throw Roll: its chance is that one's
+
+
+def _hits(resolution: Resolution) -> list[dict[str, Any]]:
+    details = resolution.details
+    return list(details["hits"] if "hits" in details else details.get("attack", {}).get("hits", []))
 
 
 def _stat(name: str, default: int | float, help: str, kind: str = "int", minimum: float = 0, maximum: float = 1000) -> Field:
@@ -79,15 +88,22 @@ SHEET: tuple[Field, ...] = (
     Field("vp", "int", 30, 0, None, role=RESOURCE, help="Vitality Points; 0 means down"),
     Field("dp", "int", 15, 0, None, role=RESOURCE, help="Body Damage Points; 0 means down"),
     Field("ep", "float", 30, 0, None, role=RESOURCE, help="Endurance Points, paid for actions"),
+    Field("penetrating_dp", "int", None, 0, None, role=RESOURCE,
+          help="of the DP lost, how much is penetrating damage (healed by the day, not the hour)"),
+    Field("injury_dp", "int", None, 0, None, role=RESOURCE,
+          help="of the DP lost, how much is injury damage (healed by the month)"),
+    Field("pushback", "int", None, 0, None, role=RESOURCE,
+          help="Pushback: the Throwback Rolls' penalty Q added up (\"The Throwback penalty Q is added to Pushback\")"),
 )
 
 SETTINGS: tuple[Field, ...] = (
-    Field("throwback", "bool", True, role=SETTING, help="roll throwback when a hit qualifies"),
+    Field("throwback", "bool", True, role=SETTING,
+          help="make the target's Throwback Roll for every blow that does damage (used when a hit takes DP or the target is surprised)"),
     Field("negative_movement", "bool", False, role=SETTING, help="allow negative speed Q (fractional speeds)"),
     Field("fractional_throwback", "bool", False, role=SETTING,
-          help="throwback for positive Q too, read as a fraction (the seed: rare, tedious)"),
+          help="throwback for positive Q too, read as a fraction (the rules: \"this should be rare, as it is quite tedious\"); off by default"),
     Field("maintain_hand_attacks", "bool", False, role=SETTING,
-          help="let punches and hand-weapon strikes be maintained (the seed allows blast/ray powers)"),
+          help="house rule, off by default: punches and hand-weapon strikes may be maintained (the rules maintain blast/ray powers)"),
 )
 
 # ---------------------------------------------------------------------------- params
@@ -108,7 +124,8 @@ Q_GENERIC = (
 HIT = (
     _p("defense", "the target's Defense, if not the one in force", minimum=None),
     _p("to", "damage to vp (overflowing to dp) or dp", "choice", None, None, ("vp", "dp")),
-    _p("penetrating", "mainly penetrating damage (halves throwback)", "bool", None),
+    _p("penetrating", "mainly penetrating damage (halves throwback; its DP heal by the day)", "bool", None),
+    _p("injury", "injury damage: its DP heal by the month", "bool", None),
     _p("small_projectile", "a small projectile (halves throwback again)", "bool", None),
     _p("surprised", "the target was surprised", "bool", None),
     _p("throwback", "force (true) or skip (false) the throwback roll", "bool", None),
@@ -116,7 +133,7 @@ HIT = (
 COMBAT_Q = (
     _p("q_speed", "Q to speed (3 Q halve the PT)"),
     _p("q_attack", "Q to Attack (1:1)"),
-    _p("q_attacks", "Attack Q per opponent, in target order (3,2): the seed applies Attack separately for each", "str", None),
+    _p("q_attacks", "Attack Q per opponent, in target order (3,2): Attack is applied separately for each", "str", None),
     _p("q_defense", "Q to Defense (2 Q: +1)"),
     _p("q_damage", "Q to Damage (Doubles chart: 1, 2, 4, 8 ...)"),
     _p("q_ep", "Q to EP (one row each)"),
@@ -136,6 +153,8 @@ POWER_PR = (
     _p("pr_ep", "PR put into EP (one row each)"),
     _p("pr_speed", "PR put into speed"),
 )
+# Seed: "Each attack takes place on successive segments (except for automatic firearms)."
+STRIKE = PUNCH + (_p("automatic", "an automatic firearm: every opponent is attacked on the same segment", "bool", None),)
 BLAST = COMBAT + POWER_PR + (_p("damage", "the blast's damage"),)
 POWER = POWER_PR + (
     _p("mode", "active, or passive (half time)", "choice", None, None, ("active", "passive")),
@@ -168,9 +187,9 @@ def _t(name: str, mode: str, pt: int, description: str, rolls: str, cost: str, p
 
 CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
     _t("punch", ACTIVE, 15, "hand-to-hand attack with Hand Damage", "Combat Roll: Sphere(2 x agility) + pool",
-       "combat row 5 + Hand Damage row 7 (4 EP)", PUNCH, targets=-1, maintainable=True),
+       "combat row 5 + Hand Damage row 7 (4 EP)", PUNCH, targets=-1),
     _t("strike", ACTIVE, 15, "attack with a hand weapon (damage= plus Hand Damage)", "Combat Roll",
-       "combat row 5 + Hand Damage row 7", PUNCH, targets=-1, maintainable=True),
+       "combat row 5 + Hand Damage row 7", STRIKE, targets=-1),
     _t("blast", ACTIVE, 20, "a blast or ray power; can be maintained (PT/4, Attack -2 a link)",
        "Combat Roll vs the PR put in + pool", "power row 9 less PR to EP", BLAST, targets=-1, maintainable=True),
     _t("power", ACTIVE, 20, "use a power (non-random: Q is the PR); mode=passive halves the PT",
@@ -190,6 +209,7 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
     _t("jump", PASSIVE, 6, "jump; may start with move", "2d10 vs agility + strength + Square(2 x height)", "row 9 less Q",
        ROLL + (_p("q_ep", "Q to EP"), _p("q_height", "Q to height"), _p("speed", "speed in m/segment", "float"),
                _p("reach", "grabbing: add height to reach", "bool", None),
+               _p("grab", "grab something in the jump: a Combat Roll (close combat) follows", "bool", None),
                _p("density", "the character's density, if extremely low (kg/m3)", "float", 1e-9),
                _p("air_density", "the atmosphere's density (kg/m3, default 1.2)", "float", 0)), companions=("move",)),
     _t("lift", ACTIVE, 10, "lift, push or pull (weight=KG); power=true for a power at distance=M", "2d10 vs strength - 9 + Sphere(mass)",
@@ -313,14 +333,23 @@ class BrandXRuleset(Ruleset):
             raise TrackerError(f"Brand X has no rule for {request.template.name!r}")
         return resolver(self.ctx(request), dice)
 
+    def maintainable(self, template: ActionTemplate, settings: Mapping[str, Any]) -> bool:
+        """Brand X maintains blast/ray powers ("Most blast/ray attack powers can be
+        maintained"); punches and hand-weapon strikes only where the table's
+        `maintain_hand_attacks` setting (a house rule, off by default) says so."""
+        if template.name in HAND_ATTACKS:
+            return bool(settings.get("maintain_hand_attacks", False))
+        return template.maintainable
+
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
-        if not request.template.maintainable:
+        if not self.maintainable(request.template, request.settings):
+            if request.template.name in HAND_ATTACKS:
+                raise TrackerError(
+                    f"{request.template.name} cannot be maintained: Brand X maintains blast and ray powers (\"Most "
+                    f"blast/ray attack powers can be maintained\"); a table whose house rules maintain hand attacks "
+                    f"turns on the setting maintain_hand_attacks (`setting maintain_hand_attacks true`)"
+                )
             raise TrackerError(f"{request.template.name} cannot be maintained")
-        if request.template.name in ("punch", "strike") and not request.settings.get("maintain_hand_attacks", False):
-            raise TrackerError(
-                f"{request.template.name} cannot be maintained: the seed maintains blast/ray powers (\"Most blast/ray "
-                f"attack powers can be maintained\"); a table that maintains hand attacks sets maintain_hand_attacks=true"
-            )
         return combat.maintain_attack(self.ctx(request), dice)
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
@@ -351,6 +380,30 @@ class BrandXRuleset(Ruleset):
         except ProbeHit as hit:
             return hit.chance
         return None  # no dice: powers, resting a round
+
+    def chance_to_hit(self, request: ActionRequest) -> Fraction:
+        """The chance an attack hits its (first) target's Defense as things stand: the
+        attack is resolved at every total of the 2d10 (with the Q placed as the form
+        says, unplaced Q to Attack) and the chances of the totals whose Attack meets the
+        Defense are added up. Exact, never sampled."""
+        quiet = replace(request, settings={**request.settings, "throwback": False})
+        chance = Fraction(0)
+        for total, weight in total_chances():
+            resolution = self.resolve(quiet, TypedFaces(faces_for_total(total)))
+            hit = _hits(resolution)[0]
+            if int(hit["attack"]) >= int(hit["defense"]):
+                chance += weight
+        return chance
+
+    def chance_note(self, request: ActionRequest) -> str:
+        """A roll that succeeds may still miss: the form's line adds the chance to hit."""
+        if request.template.name in ATTACKS and request.targets:
+            target = request.targets[0]
+            stated = request.params.get("defense")
+            defense, why = (int(stated), "stated") if stated is not None else defense_of(request.encounter, target)
+            return (f"to hit {target.name} (Defense {defense:+d}{f', {why}' if why else ''} now): "
+                    f"{float(self.chance_to_hit(request)):.2%}")
+        return ""
 
     # ------------------------------------------------------------------ command line
     def _options(self, spec: str, options: Mapping[str, Any] | None) -> tuple[int, int, int, str]:

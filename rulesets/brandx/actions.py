@@ -8,8 +8,12 @@ Decisions where the sources are silent (each also named in the summary it produc
 - Healing: `period=round` needs no dice: the Healing Roll (Sphere(constitution) plus
   Sphere(pool), pool = current DP, + newoen // 4 if mental) halved restores VP (round
   up) and EP (round down) over one round of rest (PT 50), never above the maxima.
-  `period=hour|day|month` rolls; Q heals DP, strength, agility, constitution, EP in that
-  order (mental: EP, active charisma, learning), each up to its starting value. PT: an
+  `period=hour|day|month` rolls. The hour heals bludgeoning DP, the day penetrating DP,
+  the month injury DP (the DP a blow with `penetrating=true` or `injury=true` takes is
+  counted on the target as `penetrating_dp` / `injury_dp`; the rest is bludgeoning).
+  By the hour, Q heals DP, strength, agility, constitution, EP in that
+  order (mental: EP, both charismas, learning), each up to its starting value, then
+  the other abilities Extra Effort lowered (PHYSICAL_HEALING, MENTAL_HEALING). PT: an
   hour is 15000 segments (a segment is 0.24 s), a day 24 hours, a month 30 days.
 - Hold Breath (passive, PT 10, row 9): the per-round EP cost is an Upkeep, with 1 DP a
   round (to the head) per 5 EP a round. `elapsed=R` gives the Sphere(R) penalty of R
@@ -61,7 +65,7 @@ from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upk
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, place_attacks, power_budget
-from rulesets.brandx.common import Ctx, latest_action
+from rulesets.brandx.common import Ctx, latest_action, passive_defense
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
 from rulesets.dice import DiceSource
@@ -71,12 +75,19 @@ ABILITIES = (
     "normal_charisma", "sight", "hearing", "build", "beauty",
 )
 SEGMENTS = {"round": 50, "hour": 15000, "day": 360000, "month": 10800000}
+# Where a Healing Roll's Q goes, in order (seed: "Physical Healing Roll Q is
+# automatically applied to healing DP, strength, agility, constitution, and EP";
+# "Mental Healing Roll Q is automatically applied to healing EP (Astral Form),
+# charisma, and learning"). Extra Effort's lost points "return per hour when resting"
+# for every ability: those the seed's lists do not name take the Q left over, the
+# bodily ones after a physical roll, newoen after a mental one (a decision: the seed
+# does not say which roll returns them). Both charismas are "charisma".
+PHYSICAL_HEALING = ("dp", "strength", "agility", "constitution", "ep", "sight", "hearing", "build", "beauty")
+MENTAL_HEALING = ("ep", "active_charisma", "normal_charisma", "learning", "newoen")
 
 
-def _ep_effects(ctx: Ctx, bill_text: str, total: int, what: str, who: str | None = None) -> list[Effect]:
-    if not total:
-        return []
-    return [Adjust(who or ctx.actor.name, "ep", -total, f"{what}: {bill_text}")]
+def _ep_effects(ctx: Ctx, bill_text: str, total: int, what: str, who: Combatant | None = None) -> list[Effect]:
+    return ctx.pay_ep(total, f"{what}: {bill_text}", who)
 
 
 def _spend_common(ctx: Ctx, q: int, order: tuple[str, ...], sink: str | None) -> tuple[dict[str, int], str, list[str]]:
@@ -184,13 +195,21 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
                           details={"roll": target, "vp": vp_gain, "ep": ep_gain, **tdetails})
     roll = action_roll(dice, target, label="Healing Roll")
     q = roll.q
-    order = ("ep", "active_charisma", "learning") if mental else ("dp", "strength", "agility", "constitution", "ep")
+    order = MENTAL_HEALING if mental else PHYSICAL_HEALING if period == "hour" else ("dp",)
+    # Which DP this period heals: bludgeoning by the hour, penetrating by the day,
+    # injury by the month; abilities and EP only by the hour.
+    kinds = {"penetrating_dp": int(me.resources.get("penetrating_dp", 0) or 0), "injury_dp": int(me.resources.get("injury_dp", 0) or 0)}
+    lost_dp = me.maxima.get("dp", 0) - me.resources.get("dp", 0)
+    dp_room = {"hour": lost_dp - sum(kinds.values()), "day": kinds["penetrating_dp"], "month": kinds["injury_dp"]}[period]
+    dp_kind = {"day": "penetrating_dp", "month": "injury_dp"}.get(period)
     original = _original_stats(ctx, me)
     left, parts = max(0, q), []
     for key in order:
         if left <= 0:
             break
-        if key in me.resources:
+        if key == "dp":
+            room = min(dp_room, me.maxima.get(key, 0) - me.resources.get(key, 0))
+        elif key in me.resources:
             room = me.maxima.get(key, 0) - me.resources.get(key, 0)
         else:
             room = original.get(key, me.stats.get(key, 0)) - me.stats.get(key, 0)
@@ -200,6 +219,8 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
         left -= amount
         if key in me.resources:
             effects.append(Damage(me.name, -amount, key))
+            if key == "dp" and dp_kind:
+                effects.append(Adjust(me.name, dp_kind, -amount, f"{dp_kind.replace('_dp', '')} DP healed", timing="complete"))
         else:
             effects.append(Adjust(me.name, key, amount, "healing", timing="complete"))
         parts.append(f"{key} +{amount}")
@@ -380,7 +401,21 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
         air = round_half_up(Fraction(air * factor).limit_denominator(10**6))
         length = round(length * factor, 2)
         notes.append(f"low density {float(density):g} in air {air_density:g}: time in the air and movement x {factor:.3g}")
-    bill = ctx.bill([("jump", row)])
+    items = [("jump", row)]
+    faces = roll.dice
+    grab: dict[str, Any] = {}
+    if ctx.p("grab", False):
+        # Seed: "A Combat Roll (close combat) is required to actually grab something in
+        # a jump": made with the next dice, at its own EP row (5).
+        base, base_text = combat_base(ctx)
+        number = base + ctx.charts.sphere(combat_pool(ctx, 1))
+        combat = action_roll(dice, number, label="Combat Roll to grab")
+        faces += combat.dice
+        items.append(("grab: combat roll", ctx.start_row("combat")))
+        grab = {"roll": number, "total": combat.total, "q": combat.q, "success": combat.success}
+        notes.append(f"grab: {base_text} + pool = {number}; rolled {combat.shown()}: "
+                     + ("grabs it" if combat.success else f"missed by {-combat.q}: no grip"))
+    bill = ctx.bill(items)
     effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "jump")
     if ctx.p("reach", False):
         notes.append(f"reaching: up to +{height:g} m to height or length")
@@ -389,7 +424,9 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
                          f"PT {ctx.base_pt()}", bill.text()] + notes)
     details = {"q": q, "roll": target, "total": roll.total, **tdetails, "height_cm": cm, "air": air,
                "length_m": length, "ep_uses": bill.uses}
-    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=roll.dice, summary=summary,
+    if grab:
+        details["grab"] = grab
+    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=faces, summary=summary,
                       effects=tuple(effects), details=details)
 
 
@@ -521,7 +558,7 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     mine_bill = ctx.bill([("arm wrestling", rows[me.name])])
     their_bill = make_bill(ctx.ep_chart, ctx.encounter, foe.name, [("arm wrestling", rows[foe.name])])
     effects = list(costs) + _ep_effects(ctx, mine_bill.text(), mine_bill.total, "arm wrestling")
-    effects += _ep_effects(ctx, their_bill.text(), their_bill.total, "arm wrestling", foe.name)
+    effects += _ep_effects(ctx, their_bill.text(), their_bill.total, "arm wrestling", foe)
     effects.append(Note(f"arm wrestling: {outcome}"))
     summary = (f"{text}; rolled {a.shown()} ({a.outcome()}); {foe.name}'s Lift Roll {theirs}, rolled {b.shown()} "
                f"({b.outcome()}): {outcome}; {me.name} {mine_bill.text()}, {foe.name} {their_bill.text()}")
@@ -626,7 +663,11 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0)
         attacks = [a] * len(targets)
         head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: missed by {-roll.q}: Attack {a:+d}, Damage {dmg_mod:+d}"
     damage = int(ctx.p("damage")) + dmg_mod
-    blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice)
+    lowered, why = passive_defense(ctx.encounter, ctx.actor)
+    if lowered:
+        attacks = [a - lowered for a in attacks]
+        head += f"; Attack -{lowered} for Defense from passive actions ({why}) as things stand"
+    blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice, lowered)
     faces = roll.dice + tuple(f for h in hits for f in h.get("throwback", {}).get("dice", []))
     return blows, [head + f" ({bands}{where})"] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits,
                                                              "short_range": short, "range_set": short / 2}

@@ -20,11 +20,12 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   typed in. The summary at initiation shows what the blow would do against the state
   then, marked as judged when it lands. An attacker's own movement Defense is taken
   off its Attack (seed, Move Roll).
-- The Throwback Roll is the target's, made with the attack's dice at initiation when
-  the blow as seen then calls for it (a hit taking DP, or a surprised target). Both of
-  its readings (VP only, or DP lost) are kept, and the judge uses the one the state at
-  landing calls for; a blow that qualifies only at landing, with no Throwback Roll
-  made, says so in the log for the GM (`roll brandx N`).
+- The Throwback Roll is the target's, made with the attack's dice at initiation for
+  every blow that does damage, whatever the state then says (DESIGN 3: every die a
+  judgment may need is rolled up front), unless throwback is off for the table or the
+  GM says `throwback=false`. Both of its readings (VP only, or DP lost) are kept, and
+  the judge uses the one the state at landing calls for, if the blow hits then and
+  takes DP or the target was surprised.
 - Damage goes to VP and what VP cannot take goes through to DP (`to=dp` puts it on DP
   directly, e.g. penetrating weapons).
 - Several opponents: the seed, "The player must apply Attack separately for each
@@ -33,9 +34,12 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   (the first opponents get any odd point) and the summary says so. The attacks are made on successive segments, so the action takes PT + (n - 1)
   segments, and each opponent's blow lands on its own segment, the last on the
   completion segment (effects carry a `lead`); the summary names each attack's segment.
-- Throwback is rolled, with the next dice after the attack's, when a hit does damage
-  and either takes DP (the VP the target has at initiation cannot absorb it, or
-  `to=dp`) or the target is surprised (`surprised=true`, or by the encounter).
+  A strike with an automatic firearm (`automatic=true`) attacks them all on the
+  completion segment and takes no longer (seed: "Each attack takes place on successive
+  segments (except for automatic firearms)").
+- Throwback is rolled with the next dice after the attack's (see above); it throws the
+  target when a hit takes DP (the VP the target has as the blow lands cannot absorb it,
+  or `to=dp`) or the target is surprised (`surprised=true`, or by the encounter).
   Throwback roll: Sphere(mass) + bonus - damage, no pool; bonus Sphere(max(agility,
   strength)) when only VP is lost, Sphere(strength) when DP is lost, halved (toward
   zero) if surprised. A miss by n reads row n of the Sphere chart: the speed in
@@ -56,16 +60,20 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
+from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.charts import Charts
-from rulesets.brandx.common import Ctx, defense_of, latest_action
+from rulesets.brandx.common import Ctx, defense_of, passive_defense
 from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_pt
 from rulesets.dice import DiceSource
 
 # Options of a hit that a maintained link keeps from the first link.
-_CARRIED = ("to", "penetrating", "small_projectile", "throwback")
+_CARRIED = ("to", "penetrating", "injury", "small_projectile", "throwback")
+# Healing tells DP apart (seed: the Healing Roll "is made each hour (for Bludgeoning
+# DP ...). It is made each day (for Penetrating Damage), and each month, for Injury
+# Damage"): the DP a blow takes is counted on the target by kind; bludgeoning is the rest.
+DP_KINDS = {"penetrating": "penetrating_dp", "injury": "injury_dp"}
 COMBAT_SPEND = ("q_speed", "q_attack", "q_defense", "q_damage", "q_ep", "q_save")
 LABELS = {
     "q_speed": "speed", "q_attack": "Attack", "q_defense": "Defense", "q_damage": "Damage",
@@ -180,9 +188,12 @@ JUDGE = "brandx.blow"
 
 def land_blows(
     ctx: Ctx, targets: tuple[Combatant, ...], attacks: list[int], damage: int, dice: DiceSource,
+    lowered: int | None = None,
 ) -> tuple[list[Effect], list[str], list[dict[str, Any]]]:
     """One `Blow` per target, judged when it lands (`judge_blow`); the texts say what
-    each would do against the state now, and the Throwback Roll is made now if so."""
+    each would do against the state now, and the Throwback Roll is made now. `lowered`
+    is the attacker's passive Defense already taken off `attacks`: the judge takes off
+    the passive Defense in force when the blow lands instead."""
     effects: list[Effect] = []
     texts: list[str] = []
     hits: list[dict[str, Any]] = []
@@ -198,42 +209,50 @@ def land_blows(
         hit = attack >= defense
         dealt = max(0, damage)
         # A sweep lands one blow a segment, the last on the completion segment.
-        lead = len(targets) - 1 - index
+        lead = 0 if ctx.p("automatic", False) else len(targets) - 1 - index
         surprised = _surprised(ctx, target)
         wanted = ctx.p("throwback")
         record: dict[str, Any] = {
             "target": target.name, "attack": attack, "defense": defense, "hit": hit, "damage": dealt,
             "resource": resource, "overflow": overflow, "surprised": surprised, "throwback_allowed": allowed,
         }
+        kind = "injury" if ctx.p("injury", False) else "penetrating" if ctx.p("penetrating", False) else ""
+        if kind:
+            record["dp_kind"] = kind
         if stated_defense is not None:
             record["defense_stated"] = int(stated_defense)
+        if lowered is not None:
+            record["passive_defense"] = lowered
         if wanted is not None:
             record["throwback_wanted"] = bool(wanted)
-        when = f" (segment +{index})" if len(targets) > 1 else ""
+        when = f" (segment +{index})" if len(targets) > 1 and not ctx.p("automatic", False) else ""
         text = f"Attack {attack:+d} vs {target.name}'s Defense {defense:+d} now{f' ({why})' if why else ''}{when}: "
         effects.append(Blow(target.name, index, lead=lead))
-        if not hit:
-            texts.append(text + "a miss as things stand (judged when it lands)")
-            hits.append(record)
-            continue
-        text += f"a hit for {dealt} {resource.upper()} as things stand (judged when it lands)"
-        if dealt > 0:
-            dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
-            roll_it = (dp_lost or surprised) if wanted is None else bool(wanted)
-            if roll_it and allowed:
-                thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
-                # The same roll read the other way, for a target whose VP changed by then.
-                roll = ActionRoll(tuple(throw_details["dice"][:2]), tuple(throw_details["dice"][2:]),
-                                  throw_details["roll"] - throw_details["q"], 0)
-                other, other_text, other_details = throwback(ctx, target, dealt, not dp_lost, surprised, dice, roll)
-                readings = {("dp" if dp_lost else "vp"): (thrown, throw_text, throw_details),
-                            ("vp" if dp_lost else "dp"): (other, other_text, other_details)}
-                record["throwback"] = dict(throw_details)
-                record["throwback"]["readings"] = {
-                    key: {"text": t, **({"speed": d["speed"], "distance": d["distance"], "airborne": d["airborne"]} if e else {})}
-                    for key, (e, t, d) in readings.items()
-                }
-                text += f"; {throw_text}"
+        if hit:
+            text += f"a hit for {dealt} {resource.upper()} as things stand (judged when it lands)"
+        else:
+            text += "a miss as things stand (judged when it lands)"
+        dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
+        qualifies = hit and ((dp_lost or surprised) if wanted is None else bool(wanted))
+        # DESIGN 3: every die a judgment may need when the blow lands is rolled now,
+        # whatever the state now says: the Throwback Roll is made for every blow that
+        # does damage (unless the table or the GM turned throwback off), and the judge
+        # uses it only if the blow, as it lands, hits and calls for it.
+        if dealt > 0 and allowed and wanted is not False:
+            thrown, throw_text, throw_details = throwback(ctx, target, dealt, dp_lost, surprised, dice)
+            # The same roll read the other way, for a target whose VP changed by then.
+            roll = ActionRoll(tuple(throw_details["dice"][:2]), tuple(throw_details["dice"][2:]),
+                              throw_details["roll"] - throw_details["q"], 0)
+            other, other_text, other_details = throwback(ctx, target, dealt, not dp_lost, surprised, dice, roll)
+            readings = {("dp" if dp_lost else "vp"): (thrown, throw_text, throw_details),
+                        ("vp" if dp_lost else "dp"): (other, other_text, other_details)}
+            record["throwback"] = dict(throw_details)
+            record["throwback"]["readings"] = {
+                key: {"text": t, **({"speed": d["speed"], "distance": d["distance"], "airborne": d["airborne"],
+                                     "pushback": d["pushback"]} if e else {})}
+                for key, (e, t, d) in readings.items()
+            }
+            text += f"; {throw_text}" if qualifies else f"; Throwback Roll made in case the blow calls for it when it lands ({throw_text})"
         texts.append(text)
         hits.append(record)
     return effects, texts, hits
@@ -253,6 +272,10 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
         return found
     hit, target = found
     attack = int(hit["attack"])
+    attacker = encounter.combatants.get(action.actor)
+    if "passive_defense" in hit and attacker is not None:
+        # The attacker's own passive Defense as it stands now comes off its Attack.
+        attack += int(hit["passive_defense"]) - passive_defense(encounter, attacker)[0]
     if hit.get("defense_stated") is not None:
         defense, why = int(hit["defense_stated"]), "stated"
     else:
@@ -268,6 +291,10 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
         return [Note(f"{head}: hit, no damage")]
     effects: list[Effect] = [Note(f"{head}: hit for {dealt} {resource.upper()}"), Damage(target.name, dealt, resource, overflow)]
     dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
+    kind = DP_KINDS.get(str(hit.get("dp_kind", "")))
+    if kind and dp_lost:
+        dp_part = dealt if resource == "dp" else dealt - max(0, int(target.resources.get("vp", 0)))
+        effects.append(Adjust(target.name, kind, dp_part, f"{dp_part} of the DP lost is {hit['dp_kind']} damage", timing=COMPLETE))
     wanted = hit.get("throwback_wanted")
     roll_it = (dp_lost or bool(hit.get("surprised"))) if wanted is None else bool(wanted)
     if not roll_it or not hit.get("throwback_allowed", True):
@@ -281,6 +308,10 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     effects.append(Note(reading["text"]))
     if "speed" in reading:
         effects.append(Throwback(target.name, reading["distance"], reading["speed"], reading["airborne"]))
+        if reading.get("pushback"):
+            # "The Throwback penalty Q is added to Pushback": kept as a number on the target.
+            effects.append(Adjust(target.name, "pushback", int(reading["pushback"]), "the Throwback penalty Q added to Pushback",
+                                  timing=COMPLETE))
     return effects
 
 
@@ -363,12 +394,12 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
         if any(int(ctx.p(k, 0)) for k in COMBAT_SPEND):
             notes.append("no Q to spend")
         q_speed = q_ep = saved = 0
-    own_move = latest_action(ctx.encounter, ctx.actor.name, "move")
-    move_defense = int(own_move.resolution.details.get("move_defense", 0)) if own_move else 0
-    if move_defense:
-        attacks = [a - move_defense for a in attacks]
-        notes.append(f"Attack -{move_defense} for Defense from movement")
-    pt = speed_pt(ctx.base_pt(), q_speed + pr_speed) + (n - 1)
+    lowered, why = passive_defense(ctx.encounter, ctx.actor)
+    if lowered:
+        attacks = [a - lowered for a in attacks]
+        notes.append(f"Attack -{lowered} for Defense from passive actions ({why}) as things stand")
+    automatic = bool(ctx.p("automatic", False))
+    pt = speed_pt(ctx.base_pt(), q_speed + pr_speed) + (0 if automatic else n - 1)
     if kind == "blast":
         ep_items.append(("blast", ep_kind_row - q_ep))
     else:
@@ -377,11 +408,13 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
     bill = ctx.bill(ep_items)
     effects: list[Effect] = list(costs)
     if bill.total:
-        effects.append(Adjust(ctx.actor.name, "ep", -bill.total, f"{request.template.name}: {bill.text()}"))
+        effects.extend(ctx.pay_ep(bill.total, f"{request.template.name}: {bill.text()}"))
     damage = damage_base + damage_mod
-    blows, blow_texts, hits = land_blows(ctx, targets, attacks, damage, dice)
+    blows, blow_texts, hits = land_blows(ctx, targets, attacks, damage, dice, lowered)
     effects.extend(blows)
-    if n > 1:
+    if n > 1 and automatic:
+        notes.append(f"{n} opponents, all on segment {request.segment + pt} (an automatic firearm)")
+    elif n > 1:
         notes.append(f"{n} opponents on successive segments {request.segment + pt - n + 1}-{request.segment + pt}")
     summary = "; ".join(
         [f"{target_text}; rolled {roll.shown()}: {outcome}", f"damage {damage_text} {damage_mod:+d} = {damage}",
@@ -429,7 +462,7 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
     bill = ctx.bill(rows)
     effects: list[Effect] = []
     if bill.total:
-        effects.append(Adjust(ctx.actor.name, "ep", -bill.total, f"maintained {prev.template}: {bill.text()}"))
+        effects.extend(ctx.pay_ep(bill.total, f"maintained {prev.template}: {bill.text()}"))
     # The maintained link keeps the first link's damage kind and throwback options,
     # unless the GM states them again on `maintain`.
     carried = dict(d.get("hit_options", {}))

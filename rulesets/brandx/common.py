@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracker.engine.effects import Adjust, Effect
+from tracker.engine.effects import INITIATE, Adjust, Effect, Note
 from tracker.engine.encounter import Encounter
 from tracker.engine.errors import TrackerError
-from tracker.engine.model import COMPLETED, Action, Combatant
+from tracker.engine.model import COMPLETED, PASSIVE, Action, Combatant
 from rulesets.base import ActionRequest
 from rulesets.brandx.charts import Charts
 from rulesets.brandx.ep import EpBill, EpChart, bill
@@ -93,6 +93,22 @@ class Ctx:
 
     def bill(self, items: Sequence[tuple[str, int]] = ()) -> EpBill:
         return bill(self.ep_chart, self.encounter, self.actor.name, items)
+
+    def pay_ep(self, total: float, why: str, who: Combatant | None = None) -> list[Effect]:
+        """EP paid as the action starts. The rules give no consequence for EP below 0,
+        so when a cost takes it there the log says so for the GM to decide, at the
+        moment it happens, rather than passing over it."""
+        payer = who or self.actor
+        if not total:
+            return []
+        effects: list[Effect] = [Adjust(payer.name, "ep", -total, why)]
+        have = payer.resources.get("ep")
+        if have is not None and have - total < 0:
+            effects.append(Note(
+                f"{payer.name}'s EP goes from {have:g} to {have - total:g}: the rules say nothing of EP below 0, "
+                f"so the GM decides what it costs {payer.name} (stop the action: `abort {payer.name}`; "
+                f"or take it from VP or DP: `damage {payer.name} N`)", timing=INITIATE))
+        return effects
 
     def start_row(self, kind: str) -> int:
         override = self.p("ep_row")
@@ -201,15 +217,27 @@ def latest_action(encounter: Encounter | None, name: str, template: str, before_
     return None
 
 
+def passive_defense(encounter: Encounter | None, attacker: Combatant) -> tuple[int, str]:
+    """Defense the attacker has from passive actions, which its Attack loses (the rules:
+    "If this is a Passive Action, the character's Attack will almost always be reduced
+    by the same amount Defense is increased"): its in-progress passive actions' Defense
+    plus the Defense of its latest Move Roll (movement is passive)."""
+    return _defense(encounter, attacker, passive_only=True)
+
+
 def defense_of(encounter: Encounter | None, target: Combatant) -> tuple[int, str]:
     """The Defense a target has now: its in-progress actions' Defense plus movement Defense."""
+    return _defense(encounter, target, passive_only=False)
+
+
+def _defense(encounter: Encounter | None, c: Combatant, passive_only: bool) -> tuple[int, str]:
     total, parts = 0, []
-    for action in target.in_progress:
+    for action in c.in_progress:
         value = int(action.resolution.details.get("defense", 0))
-        if value and action.template != "move":
+        if value and action.template != "move" and (action.mode == PASSIVE or not passive_only):
             total += value
             parts.append(f"{action.template} {value:+d}")
-    move = latest_action(encounter, target.name, "move")
+    move = latest_action(encounter, c.name, "move")
     if move is not None:
         value = int(move.resolution.details.get("move_defense", 0))
         if value:

@@ -143,6 +143,32 @@ def _distribution() -> tuple[tuple[int, ...], tuple[int, ...], int]:
     return tuple(totals), tuple(cumulative), two.denominator()
 
 
+def total_chances() -> list[tuple[int, Fraction]]:
+    """Every total of 2d10 with the subtracting reroll and its exact chance."""
+    totals, cumulative, denominator = _distribution()
+    previous = 0
+    found = []
+    for total, running in zip(totals, cumulative):
+        found.append((total, Fraction(running - previous, denominator)))
+        previous = running
+    return found
+
+
+def faces_for_total(total: int) -> tuple[int, ...]:
+    """Faces (the two dice, then the rerolls of 1s) that make `total`, for reading a
+    resolution at every total (`chance to hit`)."""
+    if total >= 4:
+        first = min(10, total - 2)
+        return (first, total - first)
+    if total >= 1:
+        return (1, 10, 11 - total)
+    if total >= -7:
+        return (1, 2, 3 - total)
+    if total == -8:
+        return (1, 1, 5, 5)
+    return (1, 1, 10, -8 - total)
+
+
 def chance_at_most(target: int) -> Fraction:
     """Exact P(2d10 with the subtracting reroll <= target)."""
     totals, cumulative, denominator = _distribution()

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -47,7 +48,7 @@ from tracker.engine.errors import TrackerError
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import coerce_all
-from rulesets.usor.actions import Resolver, action_time, build_catalogue
+from rulesets.usor.actions import Resolver, action_time, build_catalogue, critical_table
 from rulesets.usor.chart import OFFICIAL, ChartRow, EventChart
 from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, roll_row, contest, parse_rating
@@ -99,6 +100,13 @@ class UsorRuleset(Ruleset):
     # ----------------------------------------------------------- catalogue
     @cached_property
     def _catalogue(self) -> Mapping[str, ActionTemplate]:
+        # A house table that breaks a rule is refused when the game is opened, not at
+        # the first strike that needs it.
+        try:
+            critical_table(self.tables)
+        except TrackerError as bad:
+            where = f"{self.house_rules}: " if isinstance(self.house_rules, Path) else ""
+            raise TrackerError(f"{where}{bad}") from None
         return build_catalogue(self.tables)
 
     def catalogue(self) -> Mapping[str, ActionTemplate]:

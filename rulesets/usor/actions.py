@@ -12,25 +12,36 @@ Strike (the "Striking an Opponent" and "Damage" pages):
    off the struck location (physical) or off `stun` with `stun=true` (the source does not
    say how an attack is designated stun or physical; the GM says so per strike).
 Faces typed for a strike are read: strike dice, dodge dice, then (on a hit) damage dice
-and Defense dice, each in chart order.
+and Defense dice, each in chart order. The strike is judged when it lands (DESIGN 3,
+`judge_strike`): the faces stand if the four ratings, worked again from the sheets as
+they are then, are the ones they were rolled for (the damage taken off what the target
+has then); if a GM changed one in between, the log names it and leaves the blow to the
+GM, since the faces were rolled for other dice.
 
 Check: an Event Roll against an event of rating `against` (the GM's number); draws are
 rolled again until one side wins. Faces: own dice then the event's, per exchange.
 Contest: against the target's rating; a draw is no win for either (act again, pay the
 time again). Faces: own dice then the rival's.
 
-Critical Strike and Disarm bonuses by NOST are not public beyond single examples; the
-GM applies them through `damage_modifier` / `modifier`.
+Critical Strike (seed: "A NOST of 1 is sufficient to strike an opponent but a NOST of 2
+adds additional damage to the attack. A NOST of 3 would add even more ... Simply put,
+the higher the NOST, the better"): a striker with `critical_strike=true` adds the
+`[critical_strike]` table's Damage Rating for the strike's NOST. The seed gives no
+figures, so the table is the tracker's (2, 4, 6, 8, 10 for NOST 2-6) for a GM to
+replace; it must grow with every NOST (a table that does not is refused, naming the
+row), and past its last row each NOST adds the last row's step again (NOST 7: 12), so
+the bonus never stops growing. (`critical_table`.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from math import floor
 from typing import Any
 
-from tracker.engine.effects import Damage, Effect, Note, Resolution
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate
@@ -94,12 +105,121 @@ def build_catalogue(tables: Mapping[str, Any]) -> dict[str, ActionTemplate]:
     return catalogue
 
 
+@dataclass(frozen=True, slots=True)
+class CriticalTable:
+    """Damage Rating added by NOST, from NOST 2 up; NOST 1 adds nothing ("A NOST of 1
+    is sufficient to strike an opponent")."""
+
+    rows: tuple[int, ...]  # rows[0] is NOST 2
+
+    def bonus(self, nost: int) -> int:
+        if nost < 2:
+            return 0
+        if nost - 2 < len(self.rows):
+            return self.rows[nost - 2]
+        # Past the last row: "the higher the NOST, the better", so keep the last step.
+        last = self.rows[-1]
+        step = last - (self.rows[-2] if len(self.rows) > 1 else 0)
+        return last + step * (nost - 1 - len(self.rows))
+
+
+def critical_table(tables: Mapping[str, Any], where: str = "critical_strike") -> CriticalTable:
+    """The `[critical_strike]` table checked: rows NOST 2, 3, ... with no gap, each a
+    whole number larger than the one before (the first more than 0)."""
+    raw = tables.get("critical_strike", {})
+    if not isinstance(raw, Mapping) or not raw:
+        raise TrackerError(f"{where}: expected rows by NOST such as 2 = 2, 3 = 4 (the Damage Rating each NOST adds)")
+    rows: dict[int, int] = {}
+    for key, value in raw.items():
+        try:
+            nost = int(str(key).strip())
+        except ValueError:
+            raise TrackerError(f"{where}.{key}: expected a NOST of 2 or more as the key") from None
+        if nost < 2:
+            raise TrackerError(f"{where}.{key}: expected a NOST of 2 or more (a NOST of 1 only strikes)")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TrackerError(f"{where}.{key}: expected a whole Damage Rating, got {value!r}")
+        rows[nost] = value
+    ordered = sorted(rows)
+    if ordered != list(range(2, 2 + len(ordered))):
+        missing = next(n for n in range(2, ordered[-1] + 1) if n not in rows)
+        raise TrackerError(f"{where}: expected a row for every NOST from 2 to {ordered[-1]}; NOST {missing} has none")
+    previous, previous_text = 0, "NOST 1 adds 0"
+    for nost in ordered:
+        if rows[nost] <= previous:
+            raise TrackerError(
+                f"{where}.{nost}: a Critical Strike must add more with every NOST (\"the higher the NOST, "
+                f"the better\"); {rows[nost]} is not more than {previous} ({previous_text})"
+            )
+        previous, previous_text = rows[nost], f"NOST {nost} adds {rows[nost]}"
+    return CriticalTable(tuple(rows[n] for n in ordered))
+
+
 def action_time(bat: int, atm: float, scaled: bool) -> int:
     """AT = BAT x ATM, rounded half up, at least 1 second (= 1 segment)."""
     if not scaled:
         return max(1, bat)
     exact = Fraction(bat) * Fraction(repr(float(atm)))
     return max(1, floor(exact + Fraction(1, 2)))
+
+
+def strike_ratings(attacker: Combatant, target: Combatant, p: Mapping[str, Any], k: Mapping[str, int]) -> tuple[Rating, Rating]:
+    """(strike, dodge) from the sheets as they stand and the table figures `k`."""
+    location = p.get("location", "chest")
+    size = k["strike_per_size"] * (int(target.stats.get("size", 0)) - int(attacker.stats.get("size", 0)))
+    strike = rating_of(("attack", rating(attacker.stats, "attack")), (location.replace("_", " "), k["penalty"]), ("size", size),
+                       ("modifier", int(p.get("modifier", 0))))
+    parry = int(target.stats.get("parry", 0)) if p.get("parry", True) else 0
+    dodge = rating_of(("dodge", rating(target.stats, "dodge")), ("parry", parry), ("modifier", int(p.get("dodge_modifier", 0))))
+    return strike, dodge
+
+
+def damage_ratings(attacker: Combatant, target: Combatant, p: Mapping[str, Any], k: Mapping[str, int], critical: int) -> tuple[Rating, Rating]:
+    """(damage, Defense) from the sheets as they stand, with a Critical Strike's bonus."""
+    size = k["damage_per_size"] * (int(attacker.stats.get("weapon_size", 0)) - int(target.stats.get("size", 0)))
+    dmg = rating_of(("damage", rating(attacker.stats, "damage")), ("size", size), ("modifier", int(p.get("damage_modifier", 0))),
+                    ("Critical Strike", critical))
+    s = target.stats
+    guard = rating_of(("vitality", int(s.get("vitality", 0))), ("armor", int(s.get("armor", 0))), ("natural armor", int(s.get("natural_armor", 0))))
+    return dmg, guard
+
+
+STRIKE_JUDGE = "usor.strike"
+
+
+def judge_strike(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """A strike judged as it lands (DESIGN 3): the faces were rolled at declaration for
+    the ratings then; the ratings are worked again from the sheets as they stand now.
+    Unchanged, the strike lands as rolled, its damage on what the target has now. If a
+    rating changed in between (a GM's `set`), the faces were rolled for other dice: the
+    log says which rating changed and leaves the blow to the GM, never guessing."""
+    found = landing(encounter, action, blow, list(action.resolution.details.get("hits", [])))
+    if isinstance(found, list):
+        return found
+    hit, target = found
+    attacker = encounter.combatants.get(action.actor)
+    if attacker is None:
+        return [Note(f"{action.actor}'s strike at {target.name} lapses: {action.actor} is not in the fight")]
+    params, k = hit["params"], hit["constants"]
+    now = dict(zip(("strike", "dodge"), (r.value for r in strike_ratings(attacker, target, params, k))))
+    if "damage" in hit["ratings"]:
+        critical = int(hit.get("critical", 0)) if attacker.stats.get("critical_strike") else 0
+        now.update(zip(("damage", "Defense"), (r.value for r in damage_ratings(attacker, target, params, k, critical))))
+    changed = [f"{name} {was} -> {now[name]}" for name, was in hit["ratings"].items() if now.get(name) != was]
+    head = f"{action.actor}'s strike at {target.name} lands"
+    if changed:
+        return [Note(f"{head}, but {', '.join(changed)} since it was rolled: the faces were rolled for the old "
+                     f"rating's dice, so the GM rolls it again (`roll usor RATING --vs RATING`) and applies "
+                     f"the damage by hand (`damage {target.name} N resource={hit['resource']}`)")]
+    amount = int(hit.get("damage", 0))
+    if not hit.get("hit"):
+        return [Note(f"{head}: {hit.get('outcome', 'no hit')}")]
+    if amount <= 0:
+        return [Note(f"{head}: hit, the Defense holds: no damage")]
+    return [Note(f"{head}: hit for {amount} {hit['where']}"), Damage(target.name, amount, hit["resource"])]
+
+
+register_judge(STRIKE_JUDGE, judge_strike)
 
 
 class Resolver:
@@ -117,37 +237,27 @@ class Resolver:
         return action_time(request.template.pt, request.actor.stats.get("atm", 1.0), bool(row.get("scaled", True)))
 
     # ----------------------------------------------------------- ratings
+    def constants(self, request: ActionRequest) -> dict[str, int]:
+        """The table figures a strike's ratings use, kept with the blow for its landing."""
+        location = request.params.get("location", "chest")
+        damage = self.tables.get("damage", {})
+        return {
+            "penalty": int(self.tables.get("locations", {}).get(location, {}).get("penalty", 0)),
+            "strike_per_size": int(damage.get("strike_per_size", 1)),
+            "damage_per_size": int(damage.get("damage_per_size", 5)),
+        }
+
     def strike_ratings(self, request: ActionRequest) -> tuple[Rating, Rating]:
-        attacker, target = request.actor, self._target(request)
-        p = request.params
-        location = p.get("location", "chest")
-        penalty = int(self.tables.get("locations", {}).get(location, {}).get("penalty", 0))
-        per_size = int(self.tables.get("damage", {}).get("strike_per_size", 1))
-        size = per_size * (int(target.stats.get("size", 0)) - int(attacker.stats.get("size", 0)))
-        strike = rating_of(("attack", rating(attacker.stats, "attack")), (location.replace("_", " "), penalty), ("size", size), ("modifier", int(p.get("modifier", 0))))
-        parry = int(target.stats.get("parry", 0)) if p.get("parry", True) else 0
-        dodge = rating_of(("dodge", rating(target.stats, "dodge")), ("parry", parry), ("modifier", int(p.get("dodge_modifier", 0))))
-        return strike, dodge
+        return strike_ratings(request.actor, self._target(request), request.params, self.constants(request))
 
     def critical_bonus(self, attacker: Combatant, nost: int) -> int:
         """Damage Rating a Critical Strike adds for this NOST (0 without the ability)."""
         if not attacker.stats.get("critical_strike") or nost < 2:
             return 0
-        table = {int(k): int(v) for k, v in self.tables.get("critical_strike", {}).items()}
-        if not table:
-            return 0
-        reached = [n for n in table if n <= nost]
-        return table[max(reached)] if reached else 0
+        return critical_table(self.tables).bonus(nost)
 
     def damage_ratings(self, request: ActionRequest, critical: int = 0) -> tuple[Rating, Rating]:
-        attacker, target = request.actor, self._target(request)
-        per_size = int(self.tables.get("damage", {}).get("damage_per_size", 5))
-        size = per_size * (int(attacker.stats.get("weapon_size", 0)) - int(target.stats.get("size", 0)))
-        dmg = rating_of(("damage", rating(attacker.stats, "damage")), ("size", size), ("modifier", int(request.params.get("damage_modifier", 0))),
-                        ("Critical Strike", critical))
-        s = target.stats
-        guard = rating_of(("vitality", int(s.get("vitality", 0))), ("armor", int(s.get("armor", 0))), ("natural armor", int(s.get("natural_armor", 0))))
-        return dmg, guard
+        return damage_ratings(request.actor, self._target(request), request.params, self.constants(request), critical)
 
     def check_ratings(self, request: ActionRequest) -> tuple[Rating, Rating]:
         p = request.params
@@ -234,41 +344,49 @@ class Resolver:
         x = hit.last
         faces = [*x.own.faces, *x.rival.faces]
         lines = [f"{x.own.text(strike_r.text('strike'))} vs {x.rival.text(dodge_r.text('dodge'))}"]
-        effects: list[Effect] = []
-        details: dict[str, Any] = {"nost": hit.nost, "winner": hit.winner, "location": request.params.get("location", "chest")}
+        location = request.params.get("location", "chest")
+        resource = STUN if request.params.get("stun") else location
+        where = "stun" if resource == STUN else f"to the {location.replace('_', ' ')}"
+        details: dict[str, Any] = {"nost": hit.nost, "winner": hit.winner, "location": location, "judge": STRIKE_JUDGE}
+        # What the judge needs when the blow lands (the faces decide; the ratings are checked).
+        record: dict[str, Any] = {
+            "target": target.name, "hit": hit.winner == SELF, "resource": resource, "where": where,
+            "params": {k: v for k, v in request.params.items() if v is not None},
+            "constants": self.constants(request), "ratings": {"strike": strike_r.value, "dodge": dodge_r.value},
+        }
         sources = [x.own.row.source, x.rival.row.source]
         if hit.winner != SELF:
-            lines.append("a draw: no hit" if hit.winner == DRAW else f"{target.name} dodges (NOST {hit.nost})")
+            outcome = "a draw: no hit" if hit.winner == DRAW else f"{target.name} dodges (NOST {hit.nost})"
+            lines.append(outcome)
+            record["outcome"] = outcome
             details["damage"] = 0
         else:
             critical = self.critical_bonus(request.actor, hit.nost)
             dmg_r, def_r = self.damage_ratings(request, critical)
             if critical:
                 details["critical_strike"] = critical
+                record["critical"] = critical
             blow = contest(self._row(dmg_r, "damage"), self._row(def_r, "Defense"), dice, dice, against_event=False,
                            own_label="damage", rival_label="Defense", rival_who=target.name)
             y = blow.last
             faces += [*y.own.faces, *y.rival.faces]
             sources += [y.own.row.source, y.rival.row.source]
             amount = max(0, blow.margin)
-            location = request.params.get("location", "chest")
-            resource = STUN if request.params.get("stun") else location
-            where = "stun" if resource == STUN else f"to the {location.replace('_', ' ')}"
+            record["ratings"].update({"damage": dmg_r.value, "Defense": def_r.value})
             lines.append(f"hit, NOST {hit.nost}; {y.own.text(dmg_r.text('damage'))} vs {y.rival.text(def_r.text('Defense'))}")
-            if amount:
-                lines.append(f"{amount} {where}")
-                effects.append(Damage(target.name, amount, resource))
-            else:
-                lines.append("the Defense holds: no damage")
+            lines.append(f"{amount} {where}" if amount else "the Defense holds: no damage")
             details["damage"] = amount
+            record["damage"] = amount
+        lines.append("judged when it lands")
         details["chart"] = sources
+        details["hits"] = [record]
         return Resolution(
             pt=pt,
             success=hit.winner == SELF,
             margin=hit.margin,
             dice=tuple(faces),
             summary="; ".join(lines),
-            effects=tuple(effects),
+            effects=(Blow(target.name, 0),),
             details=details,
         )
 

@@ -154,6 +154,7 @@ class Encounter:
             "hide": self._hide,
             "keep": self._keep,
             "note": self._note,
+            "roll": self._roll,
             "rename": self._rename,
             "side": self._side,
             "reorder": self._reorder,
@@ -174,6 +175,9 @@ class Encounter:
         self.now = 0
         self.combatants: dict[str, Combatant] = {}
         self._folded: dict[str, str] = {}  # casefolded name -> name, for lookups ignoring case
+        # casefolded name -> the identity of the first combatant to carry it (`bearer`);
+        # kept when that combatant is renamed or leaves, so the name stays theirs.
+        self._first: dict[str, tuple[str, int]] = {}
         self.actions: list[Action] = []
         self.log: list[LogEntry] = []
         self.scheduled: dict[int, list[str]] = {}
@@ -204,6 +208,18 @@ class Encounter:
             known = ", ".join(self.combatants) or "none yet"
             raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
         return found
+
+    def bearer(self, name: str) -> Combatant | None:
+        """The combatant that first carried `name` in this fight (ignoring case), under
+        whatever name it has now; None if it has left, or nobody ever carried the name.
+        A newcomer given a name someone else carried before is not its bearer."""
+        first = self._first.get(name.casefold())
+        if first is None:
+            return None
+        for c in self.combatants.values():
+            if c.identity == first:
+                return c
+        return None
 
     def in_progress(self) -> list[Action]:
         return [a for c in self.combatants.values() for a in c.in_progress]
@@ -375,7 +391,7 @@ class Encounter:
                 continue
             if key == "combatants":
                 state[key] = [_combatant_row(c) for c in value.values()]
-            elif key == "_queue" or key == "_folded":
+            elif key == "_queue" or key == "_folded" or key == "_first":
                 state[key] = value.copy()  # immutable entries / names: a shallow copy
             else:
                 state[key] = _copy_value(value, self)
@@ -392,7 +408,7 @@ class Encounter:
         for key, value in snap["state"].items():
             if key == "combatants":
                 value = {row[0]: _combatant_from_row(row) for row in value}
-            elif key == "_queue" or key == "_folded":
+            elif key == "_queue" or key == "_folded" or key == "_first":
                 value = value.copy()
             else:
                 value = _copy_value(value, self)
@@ -467,9 +483,11 @@ class Encounter:
             hidden=entry.hidden,
             surprised_until=entry.surprised_until,
             down_keys=self.setup.down_when,
+            called=((entry.name, self._current_seq),),
         )
         self.combatants[c.name] = c
         self._folded[c.name.casefold()] = c.name
+        self._first.setdefault(c.name.casefold(), c.called[0])
         if c.surprised_until > self.now:
             self._push(c.surprised_until, _ALERT, c.name)
         return c
@@ -521,6 +539,8 @@ class Encounter:
         del self._folded[old.casefold()]
         self._folded[new.casefold()] = new
         c.name = new
+        c.called = c.called + ((new, self._current_seq),)
+        self._first.setdefault(new.casefold(), c.identity)
 
         def swap(name: str) -> str:
             return new if name == old else name
@@ -800,6 +820,12 @@ class Encounter:
     def _note(self, args: dict[str, Any]) -> None:
         self._say("note", str(args["text"]), *args.get("about", ()))
 
+    def _roll(self, args: dict[str, Any]) -> None:
+        """A table roll (Session.roll): a line in the log, nothing else changes. A secret
+        one (the GM's) is kept from viewers and players, as a secret declaration's dice."""
+        secret = bool(args.get("secret"))
+        self._say("roll", f"roll {args['text']}" + (" (secret)" if secret else ""), secret=secret)
+
     # ------------------------------------------------------------ proposals
     # A player's declaration under `player_declarations = "approval"` (see model.Proposal).
     # It is checked against the rules when made, so the player hears at once of a
@@ -869,7 +895,11 @@ class Encounter:
         if applied.get("actor", p.actor) != p.actor:
             raise TrackerError(f"approve: proposal {p.seq} is {p.actor}'s, not {applied.get('actor')}'s")
         applied["actor"] = p.actor
-        self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
+        p.changes = _changes(p.args, applied) if "actor" in args else ""
+        if p.changes:  # the player reads what the GM changed, not a plain approval
+            self._say("approve", f"the GM approves proposal {p.seq} with changes ({p.changes}): {p.actor}, {p.what()}", p.actor, private=True)
+        else:
+            self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
         try:
             self._handlers[p.action](applied)
         except TrackerError:
@@ -1178,7 +1208,12 @@ class Encounter:
     # ------------------------------------------------------------ reading
     def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
         """The next things due, soonest first, as (segment, description)."""
-        found: list[tuple[int, int, str]] = []
+        return [(s, t) for s, t, _ in self.upcoming_about(limit)]
+
+    def upcoming_about(self, limit: int | None = 20) -> list[tuple[int, str, tuple[str, ...]]]:
+        """`upcoming` with the combatants each item is about (so a reader that may not see
+        one of them is not told of it: tracker.viewing.Sight)."""
+        found: list[tuple[int, int, str, tuple[str, ...]]] = []
         seen: set[tuple[int, int, int]] = set()
         for segment, kind, tick, payload in self._queue:
             if not self._valid((segment, kind, tick, payload)):
@@ -1188,26 +1223,32 @@ class Encounter:
             if key in seen:
                 continue
             seen.add(key)
+            about: tuple[str, ...] = ()
             if kind == _COMPLETE:
                 text = f"{payload.actor}'s {payload.template} completes"
+                about = (payload.actor, *payload.targets)
             elif kind == _EARLY:
                 text = f"{payload[0].actor}'s {payload[0].template}: {payload[1].kind} on {payload[1].target}"
+                about = (payload[0].actor, *payload[0].targets, payload[1].target)
             elif kind == _EXPIRE:
                 text = f"{payload[0]} stops being {payload[1]}"
+                about = (payload[0],)
             elif kind == _LAND:
                 text = f"{payload} lands"
+                about = (payload,)
             elif kind == _ALERT:
                 text = f"{payload} may act"
+                about = (payload,)
             else:
                 text = str(payload)
-            found.append((segment, tick, text))
+            found.append((segment, tick, text, about))
         found.sort()
         if self._upkeep_count:
             payment = self.time.next_payment(self.now)
             if payment is not None:
-                found.append((payment, -1, "payment segment: per-round costs are charged"))
+                found.append((payment, -1, "payment segment: per-round costs are charged", ()))
                 found.sort()
-        return [(s, t) for s, _, t in found[:limit]]
+        return [(s, t, a) for s, _, t, a in found[:limit]]
 
     def visible_to_viewers(self, entry: LogEntry) -> bool:
         if entry.secret or entry.private or entry.while_hidden:
@@ -1272,6 +1313,28 @@ def _copy_value(value: Any, owner: Any) -> Any:
     if isinstance(value, Proposal):
         return copy.copy(value)
     return copy.deepcopy(value, {id(owner): owner})
+
+
+def _changes(proposed: dict[str, Any], applied: dict[str, Any]) -> str:
+    """What an edited approval changed of a proposal, in words: "targets Sphinx -> Nyx;
+    pt 15 -> 10; dice 5 4 -> 9 9" ("" when nothing the player chose differs)."""
+
+    def words(value: Any) -> str:
+        if isinstance(value, (list, tuple)):
+            return ", ".join(map(str, value)) or "none"
+        if isinstance(value, dict):
+            return ", ".join(f"{k}={v}" for k, v in value.items()) or "none"
+        return "none" if value is None or value == "" else str(value)
+
+    said = []
+    for key in ("template", "mode", "targets", "pt", "params"):
+        if key in applied and (proposed.get(key) or None) != (applied.get(key) or None):
+            said.append(f"{key} {words(proposed.get(key))} -> {words(applied.get(key))}")
+    before, after = proposed.get("resolution"), applied.get("resolution")
+    dice = [tuple(getattr(r, "dice", None) or (r.get("dice", ()) if isinstance(r, dict) else ())) for r in (before, after)]
+    if dice[0] != dice[1]:
+        said.append(f"dice {' '.join(map(str, dice[0])) or 'none'} -> {' '.join(map(str, dice[1])) or 'none'}")
+    return "; ".join(said)
 
 
 def _first_crossing(value: int | float, per: int | float) -> int:

@@ -65,6 +65,15 @@ class Combatant:
     chain_from: "Action | None" = None
     interrupted: "Action | None" = None
     down_keys: tuple[str, ...] = ()
+    # Every name it has carried in this fight with the change that gave it (0: the setup's
+    # roster), oldest first. The first pair is who it is, whatever it is called now
+    # (`identity`): a player's combatant stays theirs through a rename, and a newcomer
+    # that reuses an old name is someone else (tracker.roles).
+    called: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def identity(self) -> tuple[str, int]:
+        return self.called[0] if self.called else (self.name, 0)
 
     @property
     def down(self) -> bool:
@@ -195,6 +204,7 @@ class Proposal:
     segment: int
     status: str = PENDING
     reason: str = ""
+    changes: str = ""  # what the GM changed when approving it edited ("" if as proposed)
 
     def what(self) -> str:
         """'punch against Sphinx', 'maintains punch', 'aborts punch' (for log lines)."""

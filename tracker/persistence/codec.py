@@ -165,6 +165,9 @@ _TABLE = ("a table", _is_table)
 _STRS = ("a list of names", _is_strs)
 _ANY = ("a value", lambda v: True)
 _MODE = ("active or passive", lambda v: v == "active" or v == "passive")
+# Who decided a declaration's faces (tracker.session.Session._dice_mark): typed at the
+# table, rolled by the app, or some of each.
+_DICE_MARK = ("typed, app or typed+app", lambda v: v in ("typed", "app", "typed+app"))
 
 
 _CHANCE_FORM = re.compile(r"[0-9]{1,400}/[1-9][0-9]{0,400}")
@@ -194,6 +197,7 @@ _PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
     "secret": (_BOOL, False),
     "chance": (_CHANCE, False),
     "resolution": (_TABLE, False),
+    "dice": (_DICE_MARK, False),
     "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False),
 }
 
@@ -203,8 +207,9 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "declare": {
         "actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False),
         "maintainable": (_BOOL, False), "secret": (_BOOL, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True),
+        "dice": (_DICE_MARK, False),
     },
-    "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True)},
+    "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True), "dice": (_DICE_MARK, False)},
     "abort": {"actor": (_STR, True), "template": (_STR, False)},
     "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False)},
     "set": {"target": (_STR, True), "key": (_STR, True), "value": (_ANY, True)},
@@ -215,6 +220,7 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "hide": {"target": (_STR, True), "hidden": (_BOOL, False)},
     "keep": {"target": (_STR, True)},
     "note": {"text": (_STR, True), "about": (_STRS, False)},
+    "roll": {"spec": (_STR, True), "dice": (("a list of integers", _is_ints), True), "text": (_STR, True), "secret": (_BOOL, False)},
     "rename": {"target": (_STR, True), "name": (_STR, True)},
     "side": {"target": (_STR, True), "side": (_STR, True)},
     "reorder": {"target": (_STR, True), "position": (_INT, True)},

@@ -77,15 +77,11 @@ class SeatInfo:
 
 
 def player_role(live: "Live", combatants: tuple[str, ...]) -> "Role | None":
-    """The player's role for those of `combatants` that are in the fight (as the fight
-    spells them), or None if none is."""
+    """The player's role for those of `combatants` that are in the fight (each the
+    combatant that first carried the name, as the fight calls it now), or None if none is."""
     from tracker.roles import Role
 
-    present = []
-    for name in combatants:
-        with contextlib.suppress(TrackerError):
-            present.append(live.encounter.combatant(name).name)
-    return Role.player(present) if present else None
+    return Role.of(live.encounter, combatants)[0]  # by identity: a rename keeps them
 
 
 def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None) -> "TrackerApp":

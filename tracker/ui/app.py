@@ -41,7 +41,7 @@ from pathlib import Path
 from textual import events
 from textual.app import App, SystemCommand
 from textual.message import Message
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
@@ -137,6 +137,8 @@ class TrackerApp(App[int]):
                 return
             if self.key_hold.wants(event):
                 return
+        elif isinstance(event, events.Paste) and not event.is_forwarded and self.key_hold.wants(event):
+            return  # after the keys typed before it (guard.py)
         await super().on_event(event)
 
     def _binds(self, key: str) -> bool:
@@ -145,13 +147,22 @@ class TrackerApp(App[int]):
         except Exception:  # no screen yet
             return False
 
-    async def _forward_key(self, event: events.Key) -> None:
+    async def _forward_key(self, event: events.Key | events.Paste) -> None:
         await super().on_event(event)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None, markup: bool = False) -> None:
         """Notifications quote names, notes and file contents: always plain text (screens'
         and widgets' `notify` pass markup=True by default; it is ignored here)."""
         super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)
+
+    def _on_notify(self, event: Notify) -> None:
+        """One of each: a notification the same as one still shown (a held key repeating
+        a refusal) replaces it, with a fresh timeout, instead of stacking over the log."""
+        new = event.notification
+        for shown in list(self._notifications):
+            if (shown.message, shown.title, shown.severity) == (new.message, new.title, new.severity):
+                self._unnotify(shown, refresh=False)
+        super()._on_notify(event)
 
     def on_mount(self) -> None:
         if self.live is None and self.file is not None:

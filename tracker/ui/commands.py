@@ -21,9 +21,10 @@ player's `:next` is refused there, as any change a player may not make.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -44,7 +45,23 @@ class Command:
 
     @property
     def key_text(self) -> str:
-        return " / ".join(_KEY_NAMES.get(k, k) for k in self.keys.split(","))
+        return key_text(self.keys)
+
+    def keys_shown(self, keymap: Mapping[str, str]) -> str:
+        """The keys as the app binds them: the user's config (`[keys]`, by command name,
+        Textual's keymap by binding id) wins over the table's own."""
+        return key_text(keymap.get(self.name, self.keys))
+
+
+def key_text(keys: str) -> str:
+    return " / ".join(_KEY_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
+
+
+def keymap_of(app: object) -> Mapping[str, str]:
+    """The keys the user's config rebinds (tracker.config.apply -> `App.update_keymap`):
+    Textual keeps them in the app; read here only, in one place."""
+    keymap = getattr(app, "_keymap", None)
+    return keymap if isinstance(keymap, Mapping) else {}
 
 
 _KEY_NAMES = {"space": "space", "full_stop": ".", "colon": ":", "question_mark": "?", "slash": "/", "delete": "del", "enter": "enter", "escape": "esc", "left_square_bracket": "[", "right_square_bracket": "]"}
@@ -62,6 +79,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("hide", "h", "Hide/show", "hide the selected combatant from viewers, or show it again"),
     Command("keep", "k", "Keep", "let the selected combatant's action interrupted by throwback stand"),
     Command("note", "N", "Note", "write a note in the combat log"),
+    Command("roll", "R", "Roll dice", "roll dice in the game's notation (2d10, 5d+1wd, 3D+1) for everyone's log; the GM's may be secret", player=True),
     Command("roster", "e", "Roster", "edit the roster: add, edit or remove combatants"),
     Command("undo", "u", "Undo", "take back the latest change", footer=True),
     Command("takeback", "u", "Take back", "take back your own last declaration (a waiting one, or one the GM has not moved past)", footer=True, player=True, gm=False),
@@ -146,6 +164,15 @@ def role_may(table: Iterable[Command], role: Role, name: str) -> bool:
     return any(c.name == name and offered(c, role) for c in table)
 
 
+def in_table_order(active: dict[str, Any], table: Iterable[Command]) -> dict[str, Any]:
+    """A screen's active bindings in its table's order. Textual moves a binding the
+    config remaps to the end (its keymap re-adds it), and the footer draws them in order:
+    at 80 columns a remapped `declare` fell off the footer's end."""
+    rank = {c.name: i for i, c in enumerate(table)}
+    last = len(rank)
+    return dict(sorted(active.items(), key=lambda item: rank.get(getattr(item[1].binding, "id", None) or "", last)))
+
+
 def bindings(table: Iterable[Command]) -> list[BindingType]:
     """Textual bindings for a table: one Binding per row, all keys of the row together."""
     out: list[BindingType] = []
@@ -169,14 +196,17 @@ class CommandTable(Provider):
         # what it returns): run the row's action on the screen it was opened over.
         await self.screen.run_action(f"cmd('{name}')")
 
+    def _text(self, command: Command) -> str:
+        return f"{command.label} ({command.keys_shown(keymap_of(self.app))})"
+
     async def discover(self) -> Hits:
         for command in self._table():
-            yield DiscoveryHit(f"{command.label} ({command.key_text})", partial(self._run, command.name), help=command.help)
+            yield DiscoveryHit(self._text(command), partial(self._run, command.name), help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in self._table():
-            text = f"{command.label} ({command.key_text})"
+            text = self._text(command)
             score = max(matcher.match(text), matcher.match(command.help) * 0.8)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._run, command.name), help=command.help)

@@ -20,8 +20,16 @@ waits while any message is still being handled on the app or its top screen (the
 previous key, or what it set off: a Submitted, a pushed screen), and while the top
 screen is not set up (see `KeyHold._ready`). So a burst
 lands where slow typing would have put it. A key is never held longer than `MAX_HOLD`
-seconds after the previous one (a busy or unfocused screen still gets its keys), and at
-most `MAX_HELD` keys wait: a flood beyond that is dropped, not stored.
+seconds after the previous one (a busy or unfocused screen still gets its keys).
+
+Pastes and long bursts. A paste the terminal brackets (Textual turns bracketed paste on)
+arrives as one Paste event: it waits in the hold like a key, so it lands after the keys
+typed before it, and reaches the field whole, however long. Keys are different: at most
+`MAX_HELD` (512) wait. A burst of keys beyond that (a paste the terminal did not bracket,
+a stuck key) is refused whole: the keys still held are let go, the rest of the burst
+(keys arriving less than `BURST_GAP` seconds apart) too, and one notification says how
+many keys were not used. Nothing of it is typed half-way: the final Enter of a long
+paste never commits the part that got through, and no tail turns up in the next field.
 
 Escape then a key. A terminal sends Esc as the single byte ESC, and alt+KEY as ESC
 followed by the key's byte; Textual can only tell them apart by timing, so an Esc
@@ -73,6 +81,7 @@ if TYPE_CHECKING:
 MAX_HOLD = 3.0
 SETTLE = 0.1
 MAX_HELD = 512
+BURST_GAP = 0.3  # seconds between keys of one burst: a refused burst ends after such a pause
 CHECK_EVERY = 0.005
 
 
@@ -200,10 +209,14 @@ def busy(app: "App[Any]") -> bool:
 class KeyHold:
     """Keys that arrived while the top screen was not ready, in order."""
 
-    def __init__(self, app: "App[Any]", forward: Callable[[events.Key], Awaitable[None]]) -> None:
+    def __init__(self, app: "App[Any]", forward: Callable[[events.Key | events.Paste], Awaitable[None]]) -> None:
         self.app = app
         self.forward = forward
-        self.keys: list[events.Key] = []
+        self.keys: list[events.Key | events.Paste] = []
+        # A burst refused for its length: how many of its keys were let go, and when the
+        # last one arrived (the refusal lasts until the burst pauses).
+        self.refused = 0
+        self._refused_at = 0.0
         self.since = 0.0
         self._releasing = False
         self._calm = 0
@@ -212,19 +225,40 @@ class KeyHold:
         # The last keys handed on, with the screen and focus they met (for bug reports).
         self.trace: deque[tuple[str, str, str]] = deque(maxlen=40)
 
-    def wants(self, event: events.Key) -> bool:
-        """Hold `event` if keys are held, or the app is busy, or the top screen not ready."""
+    def wants(self, event: events.Key | events.Paste) -> bool:
+        """Hold `event` if keys are held, or the app is busy, or the top screen not ready;
+        take it (and let it go) when it belongs to a burst refused for its length."""
+        now = monotonic()
+        if self.refused and now - self._refused_at < BURST_GAP and isinstance(event, events.Key):
+            self.refused += 1
+            self._refused_at = now
+            return True
+        self.refused = 0
         if self.keys or not self._ready():
             if not self.keys:
-                self.since = monotonic()
+                self.since = now
                 self._check_soon()
-            elif not self._releasing and monotonic() - self.since > MAX_HOLD:
+            elif not self._releasing and now - self.since > MAX_HOLD:
                 self._check_soon()  # never strand held keys
-            if len(self.keys) < MAX_HELD:
+            if len(self.keys) < MAX_HELD or isinstance(event, events.Paste):
                 self.keys.append(event)
-            # else: a flood (nobody types this far ahead); dropped, so memory stays bounded.
+            else:
+                self._refuse(now)
             return True
         return False
+
+    def _refuse(self, now: float) -> None:
+        """A burst longer than `MAX_HELD` keys: none of what is still held is used, nor the
+        rest of the burst; the GM is told once (see the module docstring)."""
+        dropped = sum(isinstance(k, events.Key) for k in self.keys) + 1
+        self.keys = [k for k in self.keys if isinstance(k, events.Paste)]
+        self.refused, self._refused_at = dropped, now
+        self.app.notify(
+            f"more than the {MAX_HELD} keys the app holds arrived in one burst: the keys of it "
+            "still waiting were not used (none will turn up later). Paste with your terminal's "
+            "own paste (bracketed), or in smaller pieces.",
+            severity="warning", timeout=8,
+        )
 
     def hold(self, keys: list[events.Key]) -> None:
         """Keys to hand on in order, each after the previous one has had its effect."""
@@ -289,9 +323,9 @@ class KeyHold:
                 self.since = monotonic()
                 self._calm = 0
                 try:
-                    self.trace.append((event.key, type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
+                    self.trace.append((getattr(event, "key", "paste"), type(self.app.screen).__name__, type(self.app.screen.focused).__name__))
                 except Exception:  # between screens: no screen to name
-                    self.trace.append((event.key, "", ""))
+                    self.trace.append((getattr(event, "key", "paste"), "", ""))
                 try:
                     await self.forward(event)
                 except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):

@@ -34,7 +34,7 @@ from tracker.engine.model import Proposal
 from tracker.roles import Role
 from tracker.session import Outcome
 from tracker.text import visible
-from tracker.ui.commands import APPROVALS, Command, bindings, for_role, role_may
+from tracker.ui.commands import APPROVALS, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui.live import Live
 from tracker.ui.screens.declare import DECLARE, MAINTAIN, DeclareScreen
 from tracker.ui.screens.form import FormField, FormScreen
@@ -51,6 +51,10 @@ def mode_line(live: Live) -> str:
 
 class ApprovalsScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = APPROVALS
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:
+        return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(APPROVALS)
 
     def __init__(self, live: Live) -> None:

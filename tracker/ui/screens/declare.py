@@ -16,15 +16,21 @@ Three steps in one dialog, nothing changed until the last:
    ctrl+r rolls all the remaining dice at once. A face that does not fit its die, or
    one too many, is refused with the CLI's words (`check_faces`). ctrl+b takes back the
    last group.
+
 3. **Result.** The roll's meaning (success, margin, total, Q, sets, the adapter's
    summary) and the choices made after seeing the dice (`Field.stage == AFTER_ROLL`:
    Brand X Q placement, ORE wiggle dice), each starting at its default; changing one
    resolves again with the same faces. The choices are offered when the adapter's
    `after_roll` names something to choose (its budget, "Q 8 to place on ...", "1 wiggle
    die to set ...", is shown above them): a roll with no Q, or an ORE pool without
-   wiggle dice, offers none. Enter or ctrl+s commits through
+   wiggle dice, offers none. Enter moves from choice to choice and commits from the
+   last one (or when there is none); ctrl+s commits from anywhere, through
    `Session.declare` / `Session.maintain` with exactly those faces, so the action
    committed is the one shown.
+
+Every step goes back one step without losing what was typed: ctrl+b, shift+tab before
+the step's first field, or Up there (from the dice or the result of an action that
+rolled none, back to the choices).
 
 Escape at any step closes the form and changes nothing (rolling dice in the form
 changes no encounter state). A refusal (unknown name, a rule such as one initiation
@@ -66,6 +72,7 @@ from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker.engine import TrackerError
 from tracker.session import Outcome, Session
 from tracker.text import visible
+from tracker.viewing import sight
 from tracker.ui.live import Live
 from tracker.ui.screens import dice_plan
 from tracker.ui.screens.dice_plan import DECLARE, MAINTAIN, Attempt, Step
@@ -75,15 +82,15 @@ SETUP, DICE, RESULT = "setup", "dice", "result"
 LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis
 
 
-def chance_text(chance: Fraction | None) -> str:
+def chance_text(chance: Fraction | None, note: str = "") -> str:
     if chance is None:
         return "chance of success: no roll"
-    return f"chance of success: {float(chance):.2%} ({chance.numerator}/{chance.denominator})"
+    return f"chance of success: {float(chance):.2%} ({chance.numerator}/{chance.denominator})" + (f" · {note}" if note else "")
 
 
-def template_text(t: ActionTemplate) -> str:
+def template_text(t: ActionTemplate, maintainable: bool) -> str:
     bits = [t.mode, f"PT {t.pt}"]
-    if t.maintainable:
+    if maintainable:
         bits.append("maintainable")
     if t.rolls:
         bits.append(f"rolls {t.rolls}")
@@ -148,6 +155,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         # Priority: the focus moves as the key arrives, so keys after it in a burst follow.
         Binding("tab", "focus_step(1)", "Next field", show=False, priority=True),
         Binding("shift+tab", "focus_step(-1)", "Previous field", show=False, priority=True),
+        # Up is not an Input key: it reaches the form, which moves to the previous field,
+        # or from the first field of the dice or the result goes back one step.
+        Binding("up", "previous", "Previous field", show=False),
     ]
 
     def __init__(self, live: Live, actor: str | None = None, kind: str = DECLARE) -> None:
@@ -156,7 +166,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.kind = kind
         enc = live.encounter
         # Suggested targets: those this screen shows (a player's or viewer's leave hidden ones out).
-        self.names = [c.name for c in enc.combatants.values() if not (c.hidden and live.as_viewer(c.name))]
+        self.names = sight(enc, live.seen_as).names()
         # The actor list: a player acts for their own combatants only (tracker.roles).
         role = live.session.role
         self.actors = [n for n in self.names if role.owns(n)] if role.is_player else self.names
@@ -166,6 +176,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.show_more = False
         self.faces: list[int] = []
         self.group_sizes: list[int] = []  # how many faces each step added, for ctrl+b
+        self.group_rolled: list[bool] = []  # whether the app rolled each step's faces (else typed)
         self.step: Step | None = None
         self._chance_gen = 0
         self.chance_shown = ""  # the chance text on screen (tests and the benchmark read it)
@@ -300,7 +311,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             for box in self.query("#params > .tpl"):
                 box.display = False
             return
-        info.update(Text(visible(template_text(template)), no_wrap=True, overflow="ellipsis"))
+        live = self.live
+        maintainable = live.ruleset.maintainable(template, live.encounter.setup.settings)
+        info.update(Text(visible(template_text(template, maintainable)), no_wrap=True, overflow="ellipsis"))
         self.params = template.params
         self._fields.setdefault(template.name, {p.name: p for p in template.params})
         if template.name not in self._setup_boxes:
@@ -396,7 +409,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                     # The adapter has no odds without the target, but the action does roll.
                     text = f"chance of success: - ({template.name} needs a target: name it under targets)"
                 else:
-                    text = chance_text(chance)
+                    text = chance_text(chance, session.ruleset.chance_note(request))
             except TrackerError as exc:
                 text = f"chance of success: - ({exc})"
             except Exception as exc:  # a bug in an adapter's odds must not end the form
@@ -465,20 +478,35 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._dice_entered(event.value)
             return
         chain = [w for w in self.focus_chain if isinstance(w, Input)]
-        if self.stage == RESULT:  # after the roll, enter commits (tab moves between choices)
-            self.action_go()
-        elif event.input in chain and event.input is not chain[-1]:
+        # Enter means "next field" at every step: it commits (or asks for the dice) only
+        # from the last field; ctrl+s does from anywhere. A Brand X Q split typed in the
+        # first Q field is not committed before the other fields are seen.
+        if event.input in chain and event.input is not chain[-1]:
             self.set_focus(chain[chain.index(event.input) + 1])
         else:
             self.action_go()
 
     def action_focus_step(self, step: int) -> None:
         chain = self.focus_chain
-        if not chain:
-            return
         focused = self.focused
         index = chain.index(focused) if focused in chain else -1
+        if step < 0 and self.stage != SETUP and index <= 0:
+            # Before the first field of the dice or the result (or on a result with
+            # nothing to choose): one step back, as ctrl+b, never a dead end.
+            self.action_back()
+            return
+        if not chain:
+            return
         self.set_focus(chain[(index + step) % len(chain)])  # at once, not after the queue
+
+    def action_previous(self) -> None:
+        """Up: the previous field; before the first field of the setup, nothing."""
+        if self._form_closed:
+            return
+        chain = self.focus_chain
+        if self.stage == SETUP and chain and self.focused is chain[0]:
+            return
+        self.action_focus_step(-1)
 
     def action_more(self) -> None:
         if self._form_closed:
@@ -498,9 +526,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def _show_hint(self) -> None:
         hints = {
-            SETUP: "enter: next · ctrl+s: the dice · ctrl+r: roll all · ctrl+o: more · esc: cancel",
-            DICE: "enter: these faces (empty: roll) · ctrl+r: roll the rest · ctrl+b: back · esc",
-            RESULT: "enter/ctrl+s: commit · ctrl+b: back to the dice · esc: cancel",
+            SETUP: "enter: next, dice from the last · ctrl+s: dice · ctrl+r: roll · ctrl+o",
+            DICE: "enter: these faces (empty: roll) · ctrl+r: roll the rest · ctrl+b: back",
+            RESULT: "enter: next, commit from the last · ctrl+s: commit · ctrl+b: back · esc",
         }
         self.query_one("#declare-hint", Label).update(hints[self.stage])
 
@@ -520,9 +548,10 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             attempt = self._attempt(after=self.stage == RESULT)
             step = dice_plan.dry_run(self.live.session, attempt, self.faces)
             while roll_all and step.need is not None:
-                rolled = dice_plan.roll(step.need, self.live.session.dice)
+                rolled = self._app_roll(step.need)
                 self.faces.extend(rolled)
                 self.group_sizes.append(len(rolled))
+                self.group_rolled.append(True)
                 step = dice_plan.dry_run(self.live.session, attempt, self.faces)
         except TrackerError as exc:
             self._error(str(exc))
@@ -552,16 +581,24 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._advance()
             return
         try:
-            if text.strip():
+            rolled = not text.strip()
+            if not rolled:
                 typed = dice_plan.accept(step.need, parse_faces(text))
             else:
-                typed = dice_plan.roll(step.need, self.live.session.dice)
+                typed = self._app_roll(step.need)
         except TrackerError as exc:
             self._error(str(exc))
             return
         self.faces.extend(typed)
         self.group_sizes.append(len(typed))
+        self.group_rolled.append(rolled)
         self._advance()
+
+    def _app_roll(self, need: Any) -> list[int]:
+        """The app's dice for the wanted group, through the session: for a player, a roll
+        once made stands (Session.app_roll serves faces backed out of again)."""
+        drawn = sum(n for n, rolled in zip(self.group_sizes, self.group_rolled) if rolled)
+        return self.live.session.app_roll(dice_plan.remaining(need), drawn)
 
     def action_roll_rest(self) -> None:
         if self._form_closed:
@@ -662,9 +699,14 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self.stage == SETUP:
             return
         if self.group_sizes:
+            if self.group_rolled[-1] and self.live.session.role.is_player:
+                # The app's roll stands: taking it back is the GM's (typed faces may go).
+                self._error("the app's roll stands: a player may take back typed dice only; ask the GM")
+                return
             n = self.group_sizes.pop()
+            self.group_rolled.pop()
             del self.faces[len(self.faces) - n :]
-        elif self.stage == DICE:  # nothing typed yet: back to the choices
+        else:  # no dice yet (or an action that rolls none): back to the choices, as typed
             self.step = None
             self._after_active = False
             self._show_stage(SETUP)
@@ -678,6 +720,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         try:
             attempt = self._attempt()  # the after-roll choices when offered, as shown
             faces = list(self.faces) or None
+            # Which faces the app rolled, for the mark the proposal and the log carry.
+            self.live.session.mark_dice([rolled for n, rolled in zip(self.group_sizes, self.group_rolled) for _ in range(n)])
             secret = self.secret
 
             def change(s: Session) -> Outcome:

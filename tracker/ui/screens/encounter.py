@@ -25,8 +25,9 @@ saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
 
 from __future__ import annotations
 
+from typing import Any
+
 import shlex
-import textwrap
 from collections.abc import Callable
 
 from rich.text import Text
@@ -36,13 +37,15 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from rulesets.fields import yes_no
 from tracker.charts import LEGEND
 from tracker.engine import TrackerError
 from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
-from tracker.text import visible
+from tracker.text import visible, wrap
+from tracker.viewing import sight
 from tracker.roles import Role, who
-from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may
+from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
@@ -64,6 +67,10 @@ def _int(what: str) -> Callable[[str], int]:
     return check
 
 
+def _yes_no_word(text: str) -> None:
+    yes_no(text, "secret")
+
+
 def _number(text: str) -> float:
     try:
         return float(text)
@@ -83,16 +90,13 @@ class UpcomingView(Static):
 
     def show(self) -> None:
         enc = self.live.encounter
-        hidden = [n for n, c in enc.combatants.items() if c.hidden and self.live.as_viewer(n)]
         legend = LEGEND.split("\n")
         room = max(2, self.content_region.height - len(legend))
         lines = [Text("Upcoming", style="bold")]
         width = max(10, self.content_region.width - 5)
-        for segment, what in enc.upcoming(limit=40):
-            if any(name in what for name in hidden):
-                continue
+        for segment, what in sight(enc, self.live.seen_as).upcoming(limit=40):
             # Wrapped under itself, never cut: "  30 Sphinx's punch" / "     completes".
-            wrapped = textwrap.wrap(visible(what), width) or [""]
+            wrapped = wrap(visible(what), width)
             if len(lines) + len(wrapped) > room:
                 if len(lines) < room:
                     lines.append(Text("     …", style="dim"))
@@ -111,6 +115,10 @@ class UpcomingView(Static):
 
 class EncounterScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = ENCOUNTER
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:
+        return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(ENCOUNTER)
 
     def __init__(self, live: Live) -> None:
@@ -119,6 +127,7 @@ class EncounterScreen(Screen[None]):
         self._drawn_version = live.version  # the widgets draw what is there when mounted
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
+        self._events_seen = len(live.encounter.events)  # renames after these move the log filter
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
@@ -166,10 +175,21 @@ class EncounterScreen(Screen[None]):
         timeline.reload()
         timeline.follow(self.selected)
         self.query_one(UpcomingView).show()
+        self._follow_renames()
         self.query_one(CombatLog).reload()
         self.query_one(DetailView).show(roster.current)
         self._log_title()
         self._tell_proposals()
+
+    def _follow_renames(self) -> None:
+        """A log filtered on a combatant follows it through a rename (a newcomer under the
+        old name is somebody else); after an undo the filter stays as it was."""
+        events = self.live.encounter.events
+        log = self.query_one(CombatLog)
+        for event in events[min(self._events_seen, len(events)) :]:
+            if event.kind == "rename" and log.only is not None and event.args.get("target") == log.only:
+                log.only = str(event.args.get("name"))
+        self._events_seen = len(events)
 
     def _tell_proposals(self) -> None:
         """Say what became of proposals: to a player, the GM's answer to their own (the
@@ -189,6 +209,8 @@ class EncounterScreen(Screen[None]):
                 # (A withdrawal is the player's own: its line was shown when it was made.)
                 why = f": {p.reason}" if p.status == "refused" and p.reason else ""
                 answer = f"{p.status} by the GM{why}" if p.status != "lapsed" else "lapsed: time moved on before the GM answered"
+                if p.status == "approved" and p.changes:
+                    answer = f"approved by the GM with changes: {p.changes}"
                 severity: SeverityLevel = "information" if p.status == "approved" else "warning"
                 self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
 
@@ -423,12 +445,20 @@ class EncounterScreen(Screen[None]):
         field = FormField("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
         self._form("How enemies' resources show to viewers", [field], lambda v: lambda s: s.setting("viewer_resources", v["mode"]))
 
+    def do_roll(self) -> None:
+        """A table roll in the game's notation, for everyone's log (Session.roll); the GM
+        may keep it secret."""
+        fields = [FormField("dice", "dice", "", "the game's notation: 2d10, 5d+1wd, 3D+1, 3d6+2")]
+        if self.role.is_gm:
+            fields.append(FormField("secret", "secret", "false", "true: players and viewers see nothing of it", _yes_no_word, ("true", "false")))
+        self._form("Roll dice for the table", fields, lambda v: lambda s: s.roll(v["dice"], secret=yes_no(v.get("secret") or "false", "secret")))
+
     def do_note(self) -> None:
         self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
 
     def do_command_line(self) -> None:
         verbs = [c.usage for c in PLAY_COMMANDS]
-        names = list(self.live.encounter.combatants)
+        names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
         words = [c.verb + " " for c in PLAY_COMMANDS] + [f"{c.verb} {shlex.quote(n)} " for c in PLAY_COMMANDS for n in names[:50]]
         field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words)
         outcome: list[Outcome] = []

@@ -14,17 +14,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widget import Widget
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, OptionList
+from textual.widgets.option_list import Option
 
 from tracker.engine import TrackerError
-from tracker.text import visible
+from tracker.text import clip, visible
+
+
+LABEL_CELLS = 13  # a field's label column (`.dialog .label` in tracker.tcss)
 
 
 class ListSuggester(Suggester):
@@ -55,6 +59,41 @@ class FormField:
     check: Callable[[str], object] | None = None  # raises TrackerError when the text is bad
     suggestions: Sequence[str] = field(default_factory=tuple)
     multiple: bool = False
+    pick: bool = False  # chosen from `suggestions` in a list (no free text): `ChoiceList`
+
+
+class ChoiceList(OptionList):
+    """A field chosen from a list: up/down move, typing a name's first letters jumps to
+    it (ctrl+u or backspace starts the typing over), Enter takes the highlighted one."""
+
+    BINDINGS = [Binding("ctrl+u", "forget", show=False), Binding("backspace", "forget", show=False)]
+
+    def __init__(self, choices: Sequence[str], value: str, **kwargs: object) -> None:
+        super().__init__(*[Option(Text(visible(c)), id=c) for c in choices], **kwargs)  # type: ignore[arg-type]
+        self.choices = list(choices)
+        self.typed = ""
+        if value in self.choices:
+            self.highlighted = self.choices.index(value)
+
+    @property
+    def value(self) -> str:
+        return self.choices[self.highlighted] if self.highlighted is not None and self.choices else ""
+
+    def action_forget(self) -> None:
+        self.typed = ""
+
+    def on_key(self, event: events.Key) -> None:
+        char = event.character
+        if not event.is_printable or char is None or not char.strip():
+            return
+        event.stop()
+        event.prevent_default()
+        for typed in (self.typed + char, char):
+            found = next((i for i, c in enumerate(self.choices) if c.casefold().startswith(typed.casefold())), None)
+            if found is not None:
+                self.typed, self.highlighted = typed, found
+                return
+        self.typed = ""
 
 
 def set_error(label: Label, text: str | Text) -> None:
@@ -76,7 +115,9 @@ def field_parts(f: FormField, prefix: str = "f", label_width: int | None = None)
     entry = Input(f.value, placeholder=f.help, id=f"{prefix}-{f.name}", suggester=suggester)
     entry.cursor_blink = False
     error = Label("", id=f"{prefix}-{f.name}-error", classes="error")
-    label = Label(Text(f.label, no_wrap=True, overflow="ellipsis"), classes="label")
+    # Cut to leave one free cell before the value: "active_charis10" never happens.
+    width = label_width if label_width is not None else LABEL_CELLS
+    label = Label(Text(clip(f.label, width - 1), no_wrap=True), classes="label")
     if label_width is not None:
         label.styles.width = label_width
     return [Horizontal(label, entry, classes="row"), error], entry, error
@@ -101,23 +142,35 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
             if self.note:
                 yield Label(Text(visible(self.note)), classes="hint")
             for f in self.fields:
-                yield from field_row(f)
+                if f.pick:
+                    yield Label(Text(f"{f.label} (up/down or type its name; enter takes it)"), classes="hint")
+                    choices = ChoiceList(f.suggestions, f.value, id=f"f-{f.name}", classes="pick")
+                    choices.styles.height = min(len(f.suggestions), 8) + 2
+                    yield choices
+                    yield Label("", id=f"f-{f.name}-error", classes="error")
+                else:
+                    yield from field_row(f)
             yield Label("", id="form-error", classes="error")
-            yield Label("enter: next/save  ctrl+s: save  esc: cancel", classes="hint")
+            yield Label("enter: next field, saves from the last · ctrl+s: save · esc: cancel", classes="hint")
 
     def on_mount(self) -> None:
         if self.fields:
-            self.query_one(f"#f-{self.fields[0].name}", Input).focus()
+            self._entry(self.fields[0]).focus()
+
+    def _entry(self, f: FormField) -> Input | ChoiceList:
+        if f.pick:
+            return self.query_one(f"#f-{f.name}", ChoiceList)
+        return self.query_one(f"#f-{f.name}", Input)
 
     def values(self) -> dict[str, str]:
-        return {f.name: self.query_one(f"#f-{f.name}", Input).value.strip() for f in self.fields}
+        return {f.name: self._entry(f).value.strip() for f in self.fields}
 
     def has_unsaved_input(self) -> bool:
         """A field differs from what the form opened with (a quit would lose it). Compared
         with the fields' own starting values, so a key typed before the field's first focus
         was seen (a burst on a loaded host) still counts."""
         try:
-            return any(self.query_one(f"#f-{f.name}", Input).value != f.value for f in self.fields)
+            return any(self._entry(f).value != f.value for f in self.fields)
         except Exception:  # not mounted yet, or closing: nothing typed into it
             return False
 
@@ -139,9 +192,18 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
+        self._next_or_submit(event.input.id)
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._next_or_submit(event.option_list.id)
+
+    def _next_or_submit(self, ident: str | None) -> None:
+        """Enter: the next field, or from the last one, save."""
         ids = [f"f-{f.name}" for f in self.fields]
-        if event.input.id in ids and ids.index(event.input.id) < len(ids) - 1:
-            self.query_one(f"#{ids[ids.index(event.input.id) + 1]}", Input).focus()
+        if ident in ids and ids.index(ident) < len(ids) - 1:
+            self._entry(self.fields[ids.index(ident) + 1]).focus()
         else:
             self.action_submit()
 

@@ -3,7 +3,7 @@ then the `:` command language from the session's own list."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -14,22 +14,26 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from tracker.session import COMMANDS as PLAY_COMMANDS
-from tracker.ui.commands import Command
+from tracker.ui.commands import Command, keymap_of
 
 
-def help_table(commands: Sequence[Command], play: bool) -> Table:
-    """Every cell is a Text: usages such as `[target=NAME] [pt=N]` are shown literally."""
-    table = Table.grid(padding=(0, 2))
+def help_table(commands: Sequence[Command], play: bool, keymap: Mapping[str, str] | None = None) -> Table:
+    """Every cell is a Text: usages such as `[target=NAME] [pt=N]` are shown literally.
+    Keys as bound (the config's `[keys]` included), and each command's name, the one the
+    config's `[keys]` table takes."""
+    table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True, style="bold")
+    table.add_column(no_wrap=True, style="dim")
     table.add_column()
+    table.add_row(Text("key"), Text("config name"), Text("what it does"), style="underline")
     for command in commands:
-        table.add_row(Text(command.key_text), Text(f"{command.label}: {command.help}"))
-    table.add_row(Text("ctrl+p"), Text("Palette: every command by name"))
+        table.add_row(Text(command.keys_shown(keymap or {})), Text(command.name), Text(f"{command.label}: {command.help}"))
+    table.add_row(Text("ctrl+p"), Text(""), Text("Palette: every command by name"))
     if play:
-        table.add_row(Text(""), Text(""))
-        table.add_row(Text(""), Text("The : line takes these commands:"))
+        table.add_row(Text(""), Text(""), Text(""))
+        table.add_row(Text(""), Text(""), Text("The : line takes these commands:"))
         for c in PLAY_COMMANDS:
-            table.add_row(Text(""), Text(f"{c.usage}  ({c.help})"))
+            table.add_row(Text(""), Text(""), Text(f"{c.usage}  ({c.help})"))
     return table
 
 
@@ -51,7 +55,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help", id="help-body"):
             yield Label(Text(f"{self.title_text}: keys (esc closes)"), classes="title")
-            yield Static(help_table(self.commands, self.play))
+            yield Static(help_table(self.commands, self.play, keymap_of(self.app)))
 
     def action_scroll(self, rows: int) -> None:
         body = self.query_one("#help-body", VerticalScroll)

@@ -17,28 +17,32 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tracker.roles import visible_to
 from tracker.session import history
 from tracker.text import visible
 from tracker.ui.live import Live
+from tracker.viewing import sight
 
 
 def history_rows(live: Live) -> list[Text]:
     rows = []
     enc = live.encounter
-    shown: set[int] | None = None
+    shown: dict[int, str] | None = None
     if live.viewer:
         # A player or a viewer: only changes that wrote a line they may read (no hidden
-        # combatant's action, no secret roll, no other player's proposal).
-        role = live.seen_as
-        hidden = [n for n, c in enc.combatants.items() if c.hidden]
-        shown = {e.seq for e in enc.log if visible_to(role, e, hidden)}
+        # combatant's action, no secret roll, no other player's proposal), told in the
+        # words of that line as they may read it (figures withheld as the table says),
+        # never the change itself (`damage Lurker 6`).
+        view = sight(enc, live.seen_as)
+        shown = {}
+        for e in view.log():
+            shown.setdefault(e.seq, visible(view.text(e)))
     for line in history(enc):
         if shown is not None and line.seq not in shown:
             continue
+        text = line.text if shown is None else shown[line.seq]
         at = f"{line.segment:>5}" if line.segment is not None else "     "
         by = f" ({line.by})" if line.by else ""
-        rows.append(Text.assemble((f"#{line.seq:<4} ", "dim"), (f"{at}  ", "bold"), line.text, (by, "dim")))
+        rows.append(Text.assemble((f"#{line.seq:<4} ", "dim"), (f"{at}  ", "bold"), text, (by, "dim")))
     return rows
 
 

@@ -18,10 +18,11 @@ control characters made visible.
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Callable
 from functools import partial
 
-from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -33,7 +34,7 @@ from rulesets.fields import yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.session import MAX_COPIES, Outcome, Session, split_command
 from tracker.text import check_name, visible
-from tracker.ui.commands import ROSTER, Command, bindings
+from tracker.ui.commands import ROSTER, Command, bindings, in_table_order
 from tracker.ui.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen
@@ -58,12 +59,6 @@ def _name(text: str) -> None:
     """The name field's message as it is typed: what `add` and `rename` would refuse."""
     if text.strip():
         check_name(text.strip(), "name")
-
-
-def _title(text: str) -> str:
-    """A dialog title holding a name: control characters visible, brackets literal
-    (FormScreen and ConfirmScreen read their titles as markup)."""
-    return escape(visible(text))
 
 
 def _copies(text: str) -> int:
@@ -156,7 +151,7 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
         for change in changes:
             live.run(change)
 
-    return FormScreen(_title(f"Edit {name}"), sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
+    return FormScreen(f"Edit {name}", sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
 
 
 def _set_value(name: str, key: str, text: str, session: Session) -> Outcome:
@@ -165,6 +160,10 @@ def _set_value(name: str, key: str, text: str, session: Session) -> Outcome:
 
 class RosterScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = ROSTER
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:
+        return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(ROSTER)
 
     def __init__(self, live: Live) -> None:
@@ -199,6 +198,8 @@ class RosterScreen(Screen[None]):
             options.highlighted = names.index(select)
         elif highlighted is not None and names:
             options.highlighted = min(highlighted, len(names) - 1)
+        elif names:  # opened: the first row, so e, r, s, x act at once (no Down first)
+            options.highlighted = 0
 
     def _current(self) -> Combatant | None:
         options = self.query_one(OptionList)
@@ -238,7 +239,7 @@ class RosterScreen(Screen[None]):
                     self.notify(visible(str(exc)), severity="error", markup=False)
                 self.reload()
 
-        self.app.push_screen(ConfirmScreen(_title(f"Remove {c.name} from the fight?")), answer)
+        self.app.push_screen(ConfirmScreen(f"Remove {c.name} from the fight?"), answer)
 
     def _run(self, change: Callable[..., object], select: str | None = None) -> None:
         try:
@@ -258,7 +259,7 @@ class RosterScreen(Screen[None]):
             renamed.append(values["name"])
 
         field = FormField("name", "new name", c.name, "the combatant's new name", _name)
-        self.app.push_screen(FormScreen(_title(f"Rename {c.name}"), [field], submit), lambda _: self.reload(renamed[0] if renamed else c.name))
+        self.app.push_screen(FormScreen(f"Rename {c.name}", [field], submit), lambda _: self.reload(renamed[0] if renamed else c.name))
 
     def do_side(self) -> None:
         c = self._current()
@@ -267,7 +268,7 @@ class RosterScreen(Screen[None]):
         sides = sorted({o.side for o in self.live.encounter.combatants.values() if o.side})
         field = FormField("side", "side", c.side, "PC, foe, ... (empty: no side)", None, sides)
         self.app.push_screen(
-            FormScreen(_title(f"Side of {c.name}"), [field], lambda v: self.live.run(lambda s: s.set_side(c.name, v["side"]))),
+            FormScreen(f"Side of {c.name}", [field], lambda v: self.live.run(lambda s: s.set_side(c.name, v["side"]))),
             lambda _: self.reload(c.name),
         )
 
@@ -328,7 +329,7 @@ class RosterScreen(Screen[None]):
                 self.notify(saved[0], markup=False)
 
         field = FormField("entry", "sheet name", c.name, "saving under an existing name replaces that sheet")
-        self.app.push_screen(FormScreen(_title(f"Save {c.name}'s sheet in the library"), [field], submit), done)
+        self.app.push_screen(FormScreen(f"Save {c.name}'s sheet in the library", [field], submit), done)
 
     def do_done(self) -> None:
         self.dismiss(None)

@@ -22,7 +22,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -32,13 +32,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
-from tracker import paths
+from tracker import config, paths
 from tracker.engine import TrackerError
 from tracker.library import new_from_roster
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
 from tracker.text import visible
-from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may
+from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
 from tracker.ui.screens.help import HelpScreen
@@ -88,6 +88,15 @@ def _check_ruleset(text: str) -> None:
         raise TrackerError(f"ruleset: expected one of {', '.join(sorted(registry.available()))}, got {text!r}")
 
 
+def _usual_ruleset(available: list[str]) -> str:
+    """The config's default_ruleset when it names one of `available`, else the first."""
+    try:
+        chosen = config.load().default_ruleset
+    except TrackerError:  # a bad config file is reported where the app starts
+        chosen = None
+    return chosen if chosen in available else available[0]
+
+
 def _cell(text: str) -> Text:
     """A table cell from a file: plain text, controls made visible (DataTable reads str as markup)."""
     return Text(visible(text), no_wrap=True, overflow="ellipsis")
@@ -100,6 +109,10 @@ def _check_what(text: str) -> None:
 
 class StartScreen(Screen[None]):
     COMMAND_TABLE: tuple[Command, ...] = START
+
+    @property
+    def active_bindings(self) -> dict[str, Any]:
+        return in_table_order(super().active_bindings, self.COMMAND_TABLE)
     BINDINGS = bindings(START)
 
     def __init__(self, saves: Path) -> None:
@@ -203,7 +216,9 @@ class StartScreen(Screen[None]):
         available = sorted(registry.available())
         fields = [
             FormField("name", "name", "", "the encounter's title", lambda t: None),
-            FormField("ruleset", "ruleset", "freeform" if "freeform" in available else available[0], ", ".join(available), _check_ruleset, available),
+            # Chosen from the list, never typed: starting on the config's default_ruleset
+            # (else the first), so Tab then Enter makes what the GM set as usual.
+            FormField("ruleset", "ruleset", _usual_ruleset(available), ", ".join(available), _check_ruleset, available, pick=True),
         ]
         created: list[Path] = []
 

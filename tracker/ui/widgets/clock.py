@@ -2,7 +2,9 @@
 
 Beside the clock: players' declarations waiting for the GM (the GM's: all of them, with
 the key of the approvals screen; a player's: their own), and whose screen this is
-when it is not the GM's ([viewer], [player: Seraph])."""
+when it is not the GM's ([viewer], [player: Seraph]); then a reminder of what is due next
+("next 15: Seraph's punch completes") and who may act now (idle: not acting, surprised,
+airborne or down), combatants hidden from this screen left out."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class ClockBar(Static):
             mine = [p for p in pending if role.owns(p.actor)]
             if mine:
                 text.append(f"  {len(mine)} waiting for the GM", style="bold reverse")
+        text.append_text(self._reminder())
         text.append(Text(visible(f"  {enc.setup.name} ({enc.setup.ruleset})")))
         if role.is_player:
             text.append(Text(visible(f"  [player: {', '.join(role.combatants)}]"), style="italic"))
@@ -43,3 +46,17 @@ class ClockBar(Static):
             text.append("  [viewer]", style="italic")
         text.no_wrap, text.overflow = True, "ellipsis"
         update_if_changed(self, text)
+
+    def _reminder(self) -> Text:
+        enc = self.live.encounter
+        hidden = [n for n, c in enc.combatants.items() if c.hidden and self.live.as_viewer(n)]
+        text = Text()
+        # Who may act first: at 80 columns the line is cut at its end, and the names are
+        # what the GM looks for; the next completion is also in the upcoming list.
+        idle = [n for n, c in enc.combatants.items() if n not in hidden and c.state(enc.now) == "idle"]
+        if idle:
+            text.append(Text(visible(f"  may act: {', '.join(idle)}")))
+        due = next(((s, what) for s, what in enc.upcoming(limit=10) if not any(n in what for n in hidden)), None)
+        if due is not None:
+            text.append(Text(visible(f"  next {due[0]}: {due[1]}"), style="bold"))
+        return text

@@ -38,7 +38,6 @@ figures as the GM set (tracker/viewing.py). Text from the file is shown through
 
 from __future__ import annotations
 
-import textwrap
 from bisect import bisect_right
 from itertools import accumulate
 
@@ -49,7 +48,7 @@ from textual.strip import Strip
 
 from tracker.engine import Event, LogEntry, Resolution
 from tracker.roles import visible_to, who
-from tracker.text import visible
+from tracker.text import visible, wrap
 from tracker.ui.live import Live
 from tracker.viewing import log_text, mode_of
 
@@ -78,7 +77,9 @@ def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encou
         event = events[entry.seq - 1]
         faces = dice_of(event)
         if faces and not (viewer and secret_event(event)):
-            text += f" [dice {' '.join(map(str, faces))}]"
+            # Who decided the faces: typed at the table or rolled by the app (Session._dice_mark).
+            mark = {"typed": " (typed)", "app": " (app's roll)", "typed+app": " (partly typed)"}.get(str(event.args.get("dice", "")), "")
+            text += f" [dice {' '.join(map(str, faces))}]{mark}"
     return visible(text)
 
 
@@ -196,7 +197,7 @@ class CombatLog(ScrollView, can_focus=False):
 
     def _wrap(self, text: str) -> list[str]:
         self.wrapped += 1
-        return textwrap.wrap(text, max(8, self._width), subsequent_indent="  ") or [""]
+        return wrap(text, max(8, self._width), "  ")
 
     def set_filter(self, only: str | None, search: str) -> None:
         """Show only `only`'s entries and/or those holding `search`; the view starts at

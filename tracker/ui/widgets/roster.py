@@ -35,7 +35,7 @@ from tracker.engine import Combatant
 from tracker.text import cells, fit, visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.redraw import refresh_if_changed, update_if_changed
-from tracker.viewing import shown
+from tracker.viewing import shown, sight
 
 ROWS = 1
 BAR = 5
@@ -43,10 +43,7 @@ NAME = 14  # at most; the column is as wide as the longest name needs
 
 
 def visible_combatants(live: Live) -> list[Combatant]:
-    combatants = list(live.encounter.combatants.values())
-    if live.viewer:  # a player also sees their own hidden combatants
-        combatants = [c for c in combatants if not c.hidden or not live.as_viewer(c.name)]
-    return combatants
+    return sight(live.encounter, live.seen_as).combatants()  # a player also sees their own hidden ones
 
 
 def bar(value: float, maximum: float, width: int = BAR) -> str:
@@ -220,7 +217,7 @@ class RosterView(ScrollView, can_focus=False):
     def _fits(items: list[list[Segment]], room: int) -> int:
         count = 0
         for item in items:
-            size = sum(len(s.text) for s in item)
+            size = sum(cells(s.text) for s in item)
             if size > room:
                 break
             room -= size
@@ -232,7 +229,7 @@ class RosterView(ScrollView, can_focus=False):
         used = 0
         width = room
         for i, item in enumerate(items):
-            size = sum(len(s.text) for s in item)
+            size = sum(cells(s.text) for s in item)
             rest = len(items) - i - 1
             room = width - used - (len(f" +{rest}") if rest else 0)
             if size > room:
@@ -288,14 +285,14 @@ class DetailView(Static):
         width = max(20, self.content_region.width or 38)
         column = width
         for part in parts:
-            if column + 2 + len(part) > width:
+            if column + 2 + part.cell_len > width:
                 text.append("\n")
                 column = 0
             elif column:
                 text.append("  ")
                 column += 2
             text.append_text(part)
-            column += len(part)
+            column += part.cell_len
         self._shown = c
         update_if_changed(self, text)
 

@@ -42,16 +42,20 @@ def glyph(action: Action) -> str:
 
 
 class ActionIndex:
-    """Actions by actor, extended as the log grows, rebuilt when undo refolds it."""
+    """Actions by actor, extended as the log grows, rebuilt when undo refolds it or the
+    roster is rebuilt: a rename rewrites the actors of earlier actions in place and gives
+    the encounter a new roster mapping, so the renamed combatant's bars move with it and a
+    newcomer under the old name starts with none."""
 
     def __init__(self) -> None:
         self._source: list[Action] | None = None
+        self._roster: object = None
         self._seen = 0
         self.by_actor: dict[str, list[Action]] = {}
 
-    def update(self, actions: list[Action]) -> None:
-        if actions is not self._source or len(actions) < self._seen:
-            self._source, self._seen, self.by_actor = actions, 0, {}
+    def update(self, actions: list[Action], roster: object = None) -> None:
+        if actions is not self._source or len(actions) < self._seen or roster is not self._roster:
+            self._source, self._roster, self._seen, self.by_actor = actions, roster, 0, {}
         for action in actions[self._seen :]:
             self.by_actor.setdefault(action.actor, []).append(action)
         self._seen = len(actions)
@@ -99,7 +103,7 @@ class TimelineView(ScrollView, can_focus=False):
         self.reload()
 
     def reload(self) -> None:
-        self.index.update(self.live.encounter.actions)
+        self.index.update(self.live.encounter.actions, self.live.encounter.combatants)
         self.names = [c.name for c in visible_combatants(self.live)]
         self.virtual_size = Size(self.size.width, len(self.names) + 1)
         refresh_if_changed(self)

@@ -1,0 +1,47 @@
+"""Pilot test at 80x24: a player's app roll stands in the declare form (issue 19, item 4):
+ctrl+b does not take back the app's dice, and a form closed and opened again rolls the
+same faces; the GM may take back and roll again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Label
+
+from tracker.ui.screens.declare import DeclareScreen
+from tests.test_players_ui import SIZE, fight, player_app, type_into  # noqa: F401  (a fixture)
+from tests.ui import press, wait_for
+
+pytestmark = pytest.mark.ui
+
+
+async def rolled_by_the_app(pilot: object) -> DeclareScreen:
+    app = pilot.app  # type: ignore[attr-defined]
+    await press(pilot, "a")
+    await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form")
+    form = app.screen
+    await type_into(pilot, "#d-targets", "Sphinx")
+    await press(pilot, "ctrl+s")
+    await wait_for(pilot, lambda: form.stage == "dice", "the dice prompt")
+    await press(pilot, "ctrl+r")  # the app rolls every die still wanted
+    await wait_for(pilot, lambda: form.stage == "result", "the result")
+    return form
+
+
+async def test_a_players_app_roll_stands(saves: Path, fight: Path) -> None:  # noqa: F811
+    app = player_app(saves, fight)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await rolled_by_the_app(pilot)
+        faces = list(form.faces)
+        await press(pilot, "ctrl+b")
+        await wait_for(pilot, lambda: "the app's roll stands" in str(form.query_one("#declare-error", Label).render()), "the refusal")
+        assert form.stage == "result" and form.faces == faces
+        await press(pilot, "escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the form closed")
+        again = await rolled_by_the_app(pilot)
+        assert again.faces == faces  # the same dice: no reroll by closing the form
+        await press(pilot, "enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the declaration")
+    event = [e for e in app.live.encounter.events if e.kind in ("declare", "propose")][-1]  # type: ignore[union-attr]
+    assert event.args["dice"] == "app" and list(event.args["resolution"].dice[: len(faces)]) == faces
