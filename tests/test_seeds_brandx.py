@@ -281,7 +281,7 @@ def _punch_costs(s: Any, who: str, hands: list[int]) -> list[int]:
     paid = []
     for hand in hands:
         before = s.encounter.combatant(who).resources["ep"]
-        s.execute(f"declare {who} punch target=Bag hand_damage={hand} faces=5,5")
+        s.execute(f"declare {who} punch target=Bag hand_damage={hand} throwback=false faces=5,5")
         paid.append(before - s.encounter.combatant(who).resources["ep"])
         s.execute("next")
     return paid
@@ -375,7 +375,7 @@ def test_brandx_two_uses_of_one_row_in_one_punch_count_as_two_uses() -> None:
     paid = []
     for _ in range(6):
         before = s.encounter.combatant("Big").resources["ep"]
-        s.execute("declare Big punch target=Bag hand_damage=6 q_ep=1 faces=2,2")
+        s.execute("declare Big punch target=Bag hand_damage=6 q_ep=1 throwback=false faces=2,2")
         rows = [use["row"] for use in s.encounter.actions[-1].resolution.details["ep_uses"]]
         assert rows == [4, 4]
         paid.append(before - s.encounter.combatant("Big").resources["ep"])
@@ -405,7 +405,7 @@ def test_brandx_the_summary_says_what_each_use_paid_and_discernment_pays_no_ep()
     at Row 5)"; Hand Damage held to 6 is row 4, "1 EP for every 5 attacks" (its first
     use pays 1); "The Discernment Roll doesn't use EP"."""
     s = bx(BIG, BAG)
-    s.execute("declare Big punch target=Bag hand_damage=6 faces=5,5")
+    s.execute("declare Big punch target=Bag hand_damage=6 throwback=false faces=5,5")
     assert "; 2 EP (combat roll row 5: 1, hand damage row 4: 1);" in s.encounter.actions[-1].resolution.summary
     s.execute("next")
     s.execute("declare Big discernment faces=2,2")
