@@ -35,12 +35,6 @@ class DieCode:
     def __add__(self, other: "DieCode") -> "DieCode":
         return DieCode(self.dice + other.dice, self.pips + other.pips)
 
-    def __sub__(self, other: "DieCode") -> "DieCode":
-        return DieCode(self.dice - other.dice, self.pips - other.pips)
-
-    def __neg__(self) -> "DieCode":
-        return DieCode(-self.dice, -self.pips)
-
     def advance(self, pips: int) -> "DieCode":
         """Move `pips` steps along the ladder 1D, 1D+1, 1D+2, 2D (negative steps back)."""
         steps = self.dice * 3 + self.pips + pips
