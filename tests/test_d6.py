@@ -388,6 +388,10 @@ def test_the_roll_text_tells_the_gm_which_critical_failure_rule_was_used() -> No
     assert complication.text() == "4D+2: wild 1; dice 2, 5, 4 (critical failure: counts, with a complication) = 14"
     alone = roll_code(DieCode(1, 2), TypedFaces([1]), CANCEL)
     assert alone.text() == "1D+2: wild 1 (critical failure: 1 dropped) = 2"
+    plain = roll_code(DieCode(4, 2), TypedFaces([6, 2, 5, 4]))  # no Wild Die: 6 + 2 + 5 + 4 + 2
+    assert plain.text() == "4D+2: dice 6, 2, 5, 4 = 19"
+    wild_3 = roll_code(DieCode(2, 0), TypedFaces([3, 6]), CANCEL)  # Wild Die 3: neither critical
+    assert wild_3.text() == "2D: wild 3; dice 6 = 9"
 
 
 def test_opposed_odds_count_both_sides_pips() -> None:
