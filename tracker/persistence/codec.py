@@ -201,6 +201,16 @@ _PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
     "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False),
 }
 
+# The further targets of one damage event on several combatants: each its own resource.
+_DAMAGE_ALSO = (
+    "a list of tables with a target, a resource and maybe an overflow (strings)",
+    lambda v: isinstance(v, list)
+    and all(
+        isinstance(x, dict) and set(x) <= {"target", "resource", "overflow"} and {"target", "resource"} <= set(x) and all(isinstance(y, str) for y in x.values())
+        for x in v
+    ),
+)
+
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
     "remove": {"name": (_STR, True)},
@@ -211,10 +221,10 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     },
     "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True), "dice": (_DICE_MARK, False)},
     "abort": {"actor": (_STR, True), "template": (_STR, False)},
-    "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False)},
+    "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False), "also": (_DAMAGE_ALSO, False)},
     "set": {"target": (_STR, True), "key": (_STR, True), "value": (_ANY, True)},
     "advance": {"to": (_INT, True)},
-    "condition": {"target": (_STR, True), "name": (_STR, True), "duration": (_INT, True)},
+    "condition": {"target": (_STR, True), "name": (_STR, True), "duration": (_INT, True), "also": (_STRS, False)},
     "schedule": {"at": (_INT, True), "text": (_STR, True)},
     "surprise": {"target": (_STR, True), "until": (_INT, True)},
     "hide": {"target": (_STR, True), "hidden": (_BOOL, False)},

@@ -383,6 +383,8 @@ class EncounterScreen(Screen[None]):
         fields = [
             FormField("amount", "amount", "", "damage; a negative amount heals", _number),
             FormField("resource", "resource", default, ", ".join(resources), None, resources),
+            # Several at once as on the `:` line: "Goblin*" or "Goblin 1,Goblin 2".
+            FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)"),
         ]
 
         def make(v: dict[str, str]) -> Callable[[Session], Outcome]:
@@ -390,7 +392,10 @@ class EncounterScreen(Screen[None]):
             if amount is None:
                 raise TrackerError("amount: expected a number (negative heals)")
             value = int(amount) if amount.is_integer() else amount
-            return lambda s: s.damage(name, value, v["resource"] or None)
+            who = v.get("who", "").strip() or name
+            # The resource field lists the selected one's; another's default is its own.
+            chosen = v["resource"] if who == name or v["resource"] != default else ""
+            return lambda s: s.damage(who, value, chosen or None)
 
         self._form(f"Damage or heal {name}", fields, make)
 
@@ -400,7 +405,8 @@ class EncounterScreen(Screen[None]):
             FormField("condition", "condition", "", "e.g. stunned"),
             FormField("segments", "segments", "", "how long it lasts", _int("segments")),
         ]
-        self._form(f"Condition on {name}", fields, lambda v: lambda s: s.execute(shlex.join(["condition", name, v["condition"], v["segments"]])))
+        fields.append(FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)"))
+        self._form(f"Condition on {name}", fields, lambda v: lambda s: s.execute(shlex.join(["condition", v.get("who", "").strip() or name, v["condition"], v["segments"]])))
 
     def do_schedule(self) -> None:
         now = self.live.encounter.now
