@@ -320,8 +320,13 @@ def events_text(events: list[Event]) -> str:
         tables = {k: v for k, v in data.items() if isinstance(v, dict) or _is_aot(v)}
         scalars = {k: v for k, v in data.items() if k not in tables}
         text = "[[events]]\n" + tomli_w.dumps(scalars)
-        if tables:
-            text += "\n" + tomli_w.dumps({"events": tables})
+        subtables = {k: v for k, v in tables.items() if isinstance(v, dict)}
+        if subtables:
+            text += "\n" + tomli_w.dumps({"events": subtables})
+        for key, rows in tables.items():
+            if key not in subtables:  # a list of tables (a damage's further targets): one
+                # `[[events.KEY]]` each, as tomli_w would inline them under a bare `[events]`
+                text += "".join(f"\n[[events.{key}]]\n" + tomli_w.dumps(row) for row in rows)
         parts.append(text)
     return "\n".join(parts)
 
