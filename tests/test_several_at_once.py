@@ -115,3 +115,28 @@ def test_several_at_once_survives_the_file(tmp_path: Path) -> None:
         n: (dict(c.resources), dict(c.conditions)) for n, c in s.encounter.combatants.items()
     }
     assert again.combatant("Goblin 1").resources["dp"] == 12 and again.combatant("Goblin 2").resources["vp"] == 25
+
+
+@pytest.mark.ui
+async def test_the_damage_form_takes_a_glob(saves: Path) -> None:
+    from tests.test_ui_app import SIZE, encounter_screen, make_file, on_disk, type_into
+    from tests.ui import press, settle, wait_for
+    from tracker.ui.app import TrackerApp
+
+    path = make_file(saves, "brandx", ['add "Goblin 1" vp=2', 'add "Goblin 2"', "add Ann"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "d")
+        await type_into(pilot, "#f-amount", "5")
+        await type_into(pilot, "#f-who", "goblin*")
+        await press(pilot, "ctrl+s")
+        live = encounter_screen(app).live
+        await wait_for(pilot, lambda: live.encounter.combatant("Goblin 2").resources["vp"] == 25, "both goblins hurt")
+        # Goblin 1: VP 2 -> 0 and 3 through to DP 15 -> 12; Goblin 2 VP 30 -> 25; Ann untouched.
+        assert [dict(live.encounter.combatant(n).resources) for n in ("Goblin 1", "Goblin 2", "Ann")][:2] == [
+            {"vp": 0, "dp": 12, "ep": 30}, {"vp": 25, "dp": 15, "ep": 30},
+        ]
+        assert live.encounter.combatant("Ann").resources["vp"] == 30
+        assert not app.errors
+    assert on_disk(path).combatant("Goblin 1").resources["dp"] == 12
