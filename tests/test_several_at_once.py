@@ -140,3 +140,17 @@ async def test_the_damage_form_takes_a_glob(saves: Path) -> None:
         assert live.encounter.combatant("Ann").resources["vp"] == 30
         assert not app.errors
     assert on_disk(path).combatant("Goblin 1").resources["dp"] == 12
+
+
+def test_the_command_line_completes_each_name_of_a_list() -> None:
+    import asyncio
+
+    from tracker.ui.screens.form import ListSuggester
+
+    names = ["Goblin 1", "Goblin 2", "Ann"]
+    line = ListSuggester(["damage ", "damage 'Goblin 1' "], listed=names)
+    assert asyncio.run(line.get_suggestion("damage 'Gob")) == "damage 'Goblin 1' "
+    assert asyncio.run(line.get_suggestion('damage "Goblin 1,an')) == 'damage "Goblin 1,Ann'
+    assert asyncio.run(line.get_suggestion('damage "Goblin 1,Goblin 2" 5')) is None
+    who = ListSuggester(names, multiple=True)
+    assert asyncio.run(who.get_suggestion("Goblin 1,G")) == "Goblin 1,Goblin 1"

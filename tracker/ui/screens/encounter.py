@@ -311,7 +311,7 @@ class EncounterScreen(Screen[None]):
             raise TrackerError("no combatant selected: add one first (e: roster, or `:add NAME`)")
         return name
 
-    def _form(self, title: str, fields: list[FormField], make: Callable[[dict[str, str]], Callable[[Session], Outcome]]) -> None:
+    def _form(self, title: str, fields: list[FormField], make: Callable[[dict[str, str]], Callable[[Session], Outcome]], start: int = 0) -> None:
         """A form whose submit applies a change; refusals stay in the form."""
 
         def submit(values: dict[str, str]) -> None:
@@ -321,7 +321,7 @@ class EncounterScreen(Screen[None]):
             if values is not None:
                 self.after_change(None)
 
-        self.app.push_screen(FormScreen(title, fields, submit), done)
+        self.app.push_screen(FormScreen(title, fields, submit, start=start), done)
 
     # ------------------------------------------------------------ commands
     def do_next(self) -> None:
@@ -376,15 +376,20 @@ class EncounterScreen(Screen[None]):
         name = self._need_selected()
         self._declared(self.change(lambda s: s.abort(name)), drawn=True)
 
+    def _seen_names(self) -> list[str]:
+        """The names this screen's reader may complete: a hidden one never for a player."""
+        return sight(self.live.encounter, self.live.seen_as).names()
+
     def do_damage(self) -> None:
         name = self._need_selected()
         resources = list(self.live.encounter.combatant(name).resources)
         default = self.live.session.default_resource(name) if resources else ""
         fields = [
+            # Several at once as on the `:` line: "Goblin*" or "Goblin 1,Goblin 2". Above
+            # the amount, which has the focus: one target costs no key more.
+            FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True),
             FormField("amount", "amount", "", "damage; a negative amount heals", _number),
             FormField("resource", "resource", default, ", ".join(resources), None, resources),
-            # Several at once as on the `:` line: "Goblin*" or "Goblin 1,Goblin 2".
-            FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)"),
         ]
 
         def make(v: dict[str, str]) -> Callable[[Session], Outcome]:
@@ -397,7 +402,7 @@ class EncounterScreen(Screen[None]):
             chosen = v["resource"] if who == name or v["resource"] != default else ""
             return lambda s: s.damage(who, value, chosen or None)
 
-        self._form(f"Damage or heal {name}", fields, make)
+        self._form(f"Damage or heal {name} (up: others too)", fields, make, start=1)
 
     def do_condition(self) -> None:
         name = self._need_selected()
@@ -405,8 +410,9 @@ class EncounterScreen(Screen[None]):
             FormField("condition", "condition", "", "e.g. stunned"),
             FormField("segments", "segments", "", "how long it lasts", _int("segments")),
         ]
-        fields.append(FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)"))
-        self._form(f"Condition on {name}", fields, lambda v: lambda s: s.execute(shlex.join(["condition", v.get("who", "").strip() or name, v["condition"], v["segments"]])))
+        fields.insert(0, FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
+        run = lambda v: lambda s: s.execute(shlex.join(["condition", v.get("who", "").strip() or name, v["condition"], v["segments"]]))  # noqa: E731
+        self._form(f"Condition on {name} (up: others too)", fields, run, start=1)
 
     def do_schedule(self) -> None:
         now = self.live.encounter.now
@@ -466,7 +472,7 @@ class EncounterScreen(Screen[None]):
         verbs = [c.usage for c in PLAY_COMMANDS]
         names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
         words = [c.verb + " " for c in PLAY_COMMANDS] + [f"{c.verb} {shlex.quote(n)} " for c in PLAY_COMMANDS for n in names[:50]]
-        field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words)
+        field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words, listed=names)
         outcome: list[Outcome] = []
 
         def submit(values: dict[str, str]) -> None:
