@@ -747,7 +747,7 @@ class Encounter:
         and overflow) on several as one change: every one is checked before any is hurt."""
         bounds.number(args["amount"], "amount")
         each = [args, *(args.get("also") or ())]
-        blows = []
+        blows: list[fx.Damage] = []
         for one in each:
             c = self.combatant(one["target"])
             resource = one["resource"]

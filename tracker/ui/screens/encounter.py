@@ -402,7 +402,7 @@ class EncounterScreen(Screen[None]):
             chosen = v["resource"] if who == name or v["resource"] != default else ""
             return lambda s: s.damage(who, value, chosen or None)
 
-        self._form(f"Damage or heal {name} (up: others too)", fields, make, start=1)
+        self._form(f"Damage or heal {name} (shift+tab: others too)", fields, make, start=1)
 
     def do_condition(self) -> None:
         name = self._need_selected()
@@ -412,7 +412,7 @@ class EncounterScreen(Screen[None]):
         ]
         fields.insert(0, FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
         run = lambda v: lambda s: s.execute(shlex.join(["condition", v.get("who", "").strip() or name, v["condition"], v["segments"]]))  # noqa: E731
-        self._form(f"Condition on {name} (up: others too)", fields, run, start=1)
+        self._form(f"Condition on {name} (shift+tab: others too)", fields, run, start=1)
 
     def do_schedule(self) -> None:
         now = self.live.encounter.now
