@@ -123,8 +123,10 @@ async def test_more_columns_on_a_wider_terminal(saves: Path, config_file: Path) 
     async with app.run_test(size=(160, 40)) as pilot:
         roster = await _glance(app, pilot)
         rows = _rows(roster)
-        for c in roster.combatants:
-            assert len(rows[c.name]) == 1, rows[c.name]  # one row each: every figure beside the name
+        lines = screen_text(roster)
+        for i, c in enumerate(roster.combatants):
+            assert lines[i][2:].startswith(c.name + " "), lines  # one line each, one under the other
+            assert len(rows[c.name]) == 1, rows[c.name]  # every figure beside the name
             for key, value in c.resources.items():
                 assert f"{value:g}/{c.maxima[key]:g}" in rows[c.name][0]
 
