@@ -44,7 +44,7 @@ from tracker.engine import Combatant
 from tracker.text import cells, fit, visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.redraw import refresh_if_changed, update_if_changed
-from tracker.viewing import shown, sight
+from tracker.viewing import Shown, shown, sight
 
 ROWS = 1
 GLANCE_ROWS = 2  # at most, per combatant in glance mode (80x24 keeps six combatants in view)
@@ -204,9 +204,9 @@ class RosterView(ScrollView, can_focus=False):
             return Strip(self._glance_line(c, base, selected, width, line)).adjust_cell_length(width, base).crop(0, width)
         return Strip(self._row(c, base, selected, width)).adjust_cell_length(width, base).crop(0, width)
 
-    def _glance_items(self, c: Combatant, base: Style) -> list[list[Segment]]:
-        """Glance mode's items in order: state, hidden, label, the down resource with its
-        bar, conditions, every resource that has lost something, then the rest."""
+    def _state_items(self, c: Combatant, base: Style) -> tuple[list[list[Segment]], Shown]:
+        """A row's first items (state, hidden, the viewer's health label) and what this
+        reader may see of the combatant's resources."""
         state = c.state(self.live.encounter.now)
         items: list[list[Segment]] = [[Segment(f" {state}", base + self.get_component_rich_style(f"roster--{state}"))]]
         if c.hidden:
@@ -214,6 +214,12 @@ class RosterView(ScrollView, can_focus=False):
         view = shown(self.live.encounter, c, self.live.as_viewer(c.name))
         if view.label:
             items.append([Segment(f" {view.label}", base + self.get_component_rich_style("roster--" + {"Healthy": "high", "Bloodied": "mid"}.get(view.label, "low")))])
+        return items, view
+
+    def _glance_items(self, c: Combatant, base: Style) -> list[list[Segment]]:
+        """Glance mode's items in order: state, hidden, label, the down resource with its
+        bar, conditions, every resource that has lost something, then the rest."""
+        items, view = self._state_items(c, base)
         first = primary(c) if not view.withheld else None
         damaged: list[list[Segment]] = []
         whole: list[list[Segment]] = []
@@ -261,17 +267,10 @@ class RosterView(ScrollView, can_focus=False):
 
     def _row(self, c: Combatant, base: Style, selected: bool, width: int) -> list[Segment]:
         """Whole items while they fit; `+N` for the rest (never a figure cut)."""
-        now = self.live.encounter.now
-        state = c.state(now)
         column = self._name_width
         out = [Segment("▶ " if selected else "  ", base), Segment(fit(c.name, column), base + self.get_component_rich_style("roster--name"))]
         used = 2 + column
-        items: list[list[Segment]] = [[Segment(f" {state}", base + self.get_component_rich_style(f"roster--{state}"))]]
-        if c.hidden:
-            items.append([Segment(" hidden", base + self.get_component_rich_style("roster--dim"))])
-        view = shown(self.live.encounter, c, self.live.as_viewer(c.name))
-        if view.label:
-            items.append([Segment(f" {view.label}", base + self.get_component_rich_style("roster--" + {"Healthy": "high", "Bloodied": "mid"}.get(view.label, "low")))])
+        items, view = self._state_items(c, base)
         first = primary(c) if not view.withheld else None
         keys = ([first] if first else []) + [k for k in view.resources if k != first]
         figures: list[list[Segment]] = []
