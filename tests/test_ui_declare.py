@@ -745,6 +745,8 @@ async def test_enter_in_the_first_q_field_moves_on_and_does_not_commit(saves: Pa
         await press(pilot, *"1,5", "enter")
         await wait_for(pilot, lambda: "reroll of a 1" in prompt(app), "the reroll")
         await press(pilot, "3", "enter")
+        await wait_for(pilot, lambda: "Throwback Roll" in prompt(app), "the Throwback Roll")
+        await press(pilot, *"9,9", "enter")
         await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
         q_fields = [w for w in screen.focus_chain if isinstance(w, Input)]
         assert len(q_fields) > 1 and screen.focused is q_fields[0]

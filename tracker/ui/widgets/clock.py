@@ -2,7 +2,7 @@
 
 Beside the clock: players' declarations waiting for the GM (the GM's: all of them, with
 the key of the approvals screen; a player's: their own), and whose screen this is
-when it is not the GM's ([viewer], [player: Seraph]); then a reminder of what is due next
+when it is not the GM's ([viewer], [player: Seraph]); last a reminder of what is due next
 ("next 15: Seraph's punch completes") and who may act now (idle: not acting, surprised,
 airborne or down), combatants hidden from this screen left out."""
 
@@ -38,12 +38,14 @@ class ClockBar(Static):
             mine = [p for p in pending if role.owns(p.actor)]
             if mine:
                 text.append(f"  {len(mine)} waiting for the GM", style="bold reverse")
-        text.append_text(self._reminder())
         text.append(Text(visible(f"  {enc.setup.name} ({enc.setup.ruleset})")))
         if role.is_player:
             text.append(Text(visible(f"  [player: {', '.join(role.combatants)}]"), style="italic"))
         elif role.is_viewer:
             text.append("  [viewer]", style="italic")
+        # Which fight this is comes first (after a move of the table it is what a reader
+        # checks); the reminder follows, cut first where the line runs out.
+        text.append_text(self._reminder())
         text.no_wrap, text.overflow = True, "ellipsis"
         update_if_changed(self, text)
 
