@@ -80,6 +80,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("keep", "k", "Keep", "let the selected combatant's action interrupted by throwback stand"),
     Command("note", "N", "Note", "write a note in the combat log"),
     Command("roll", "R", "Roll dice", "roll dice in the game's notation (2d10, 5d+1wd, 3D+1) for everyone's log; the GM's may be secret", player=True),
+    Command("glance", "g", "Glance", "roster mode: every combatant's resources, conditions and damaged hit locations, full width (again: back); remembered", edits=False, footer=True),
     Command("roster", "e", "Roster", "edit the roster: add, edit or remove combatants"),
     Command("undo", "u", "Undo", "take back the latest change", footer=True),
     Command("takeback", "u", "Take back", "take back your own last declaration (a waiting one, or one the GM has not moved past)", footer=True, player=True, gm=False),

@@ -136,7 +136,7 @@ class EncounterScreen(Screen[None]):
             yield UpcomingView(self.live, id="upcoming")
         with Horizontal(id="lower"):
             with Vertical(id="roster-pane"):
-                yield Static("Roster", classes="pane-title")
+                yield Static("Roster", classes="pane-title", id="roster-title")
                 yield RosterView(self.live, id="roster")
                 yield DetailView(self.live, id="detail")
             with Vertical(id="log-pane"):
@@ -152,8 +152,16 @@ class EncounterScreen(Screen[None]):
             mine = [c.name for c in roster.combatants if role.owns(c.name)]
             if mine:
                 roster.select_name(mine[0])
+        self._show_glance(getattr(self.app, "roster_mode", "detail") == "glance")
         self.redraw()
         self.set_interval(POLL_SECONDS, self.poll, name="follow-file")
+
+    def _show_glance(self, on: bool) -> None:
+        """Glance mode: the roster over the full width, every combatant's figures in one
+        or two rows (tracker.ui.widgets.roster); the detail panel and log step aside."""
+        self.set_class(on, "glance")
+        self.query_one(RosterView).set_glance(on)
+        update_if_changed(self.query_one("#roster-title", Static), Text("Roster: glance" if on else "Roster"))
 
     def on_screen_resume(self) -> None:
         # Back from a dialog or the roster editor: show what it changed.
@@ -446,6 +454,18 @@ class EncounterScreen(Screen[None]):
         from tracker.ui.screens.confirm import ConfirmScreen
 
         self.app.push_screen(ConfirmScreen(f"Let {name}'s interrupted {action.template} stand (completes on segment {action.completes})?"), answer)
+
+    def do_glance(self) -> None:
+        roster = self.query_one(RosterView)
+        mode = "detail" if roster.glance else "glance"
+        self._show_glance(mode == "glance")
+        self.query_one(DetailView).show(roster.current)
+        self.app.roster_mode = mode  # type: ignore[attr-defined]  # set by tracker.config.apply
+        from tracker import config
+
+        app = self.app
+        local = not (self.live.viewer or getattr(app, "seat", None) is not None)
+        self.run_worker(lambda: config.roster_mode_changed(app, mode, not local), thread=True, group="remember")
 
     def do_viewers(self) -> None:
         from tracker.viewing import MODES, mode_of
