@@ -98,7 +98,7 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
         screen = app.screen
         assert isinstance(screen, EncounterScreen)
         footer = {b.binding.id for b in app.active_bindings.values() if b.binding.show and b.enabled}
-        assert footer == {"declare", "maintain", "takeback", "help", "quit", "command_line"}
+        assert footer == {"declare", "maintain", "takeback", "glance", "help", "quit", "command_line"}
         assert "[player: Seraph]" in str(screen.query_one("#clock").render())
         # The palette offers the same rows as the footer's check: the player's table.
         hits = [hit async for hit in CommandTable(screen).discover()]

@@ -281,7 +281,7 @@ async def test_viewer_refuses_edits_follows_the_file_and_hides(saves: Path) -> N
         # GM keys are not offered to a viewer: not in the footer, and they do nothing.
         assert notes(app) == [] and not app.errors
         footer_keys = {b.binding.id for b in app.active_bindings.values() if b.binding.show and b.enabled}
-        assert footer_keys == {"help", "quit"}
+        assert footer_keys == {"glance", "help", "quit"}
         assert on_disk(path).now == 0
         # Another session (the GM) changes the file; the viewer follows.
         gm_store = EncounterFile(path)

@@ -32,6 +32,13 @@ SPECIAL = ["\x1b", "\t", "\r", "\x15", "\x7f"]
 LINES = ["note [b]x[/b]", "add \"Ogre [/]\" hp=5", "declare {a} attack target={a}", "damage {a} 3", "set {a} hp abc", "undo", "redo", "step 3", "next", "[/x]", "condition {a} stunned 5", "setting viewer_resources label"]
 START_KEYS = ["", "\r", "n", "?", "c", "g"]
 
+@pytest.fixture(autouse=True)
+def own_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`g` (glance) and the palette's themes write the config: this test's own, so what a
+    random key remembers never reaches the other tests run in this process."""
+    monkeypatch.setenv("TRACKER_CONFIG", str(tmp_path / "config.toml"))
+
+
 chunk = st.one_of(
     st.text(alphabet=LETTERS, min_size=1, max_size=8),
     st.sampled_from(SPECIAL),

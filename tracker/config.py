@@ -8,6 +8,9 @@ what is set. Every key is optional:
     default_ruleset = "brandx"     # `tracker new FILE` without --ruleset, and the start screen's new
     viewer_resources = "label"     # how enemies' resources show to viewers until the GM sets it
                                    # per encounter: exact | label | hidden
+    roster_mode = "glance"         # the encounter screen's roster: glance (the whole table,
+                                   # full width) or detail (beside the log); `g` switches and
+                                   # remembers it
     [keys]                         # key bindings by command name (the names `?` lists)
     next = "n,space"
     declare = "a,ctrl+a"
@@ -53,7 +56,8 @@ from tracker.persistence import folder
 
 VIEWER_RESOURCES = ("exact", "label", "hidden")
 MAX_BYTES = 1024 * 1024  # a page of settings; anything bigger is not a config file
-KNOWN = ("theme", "default_ruleset", "viewer_resources", "keys")
+ROSTER_MODES = ("detail", "glance")
+KNOWN = ("theme", "default_ruleset", "viewer_resources", "roster_mode", "keys")
 
 
 class ConfigError(TrackerError):
@@ -68,11 +72,12 @@ class Config:
     default_ruleset: str | None = None
     viewer_resources: str | None = None
     keys: dict[str, str] = field(default_factory=dict)
+    roster_mode: str | None = None
 
     def settings(self) -> dict[str, Any]:
         """What is set, for `tracker config`."""
         out: dict[str, Any] = {}
-        for name in ("theme", "default_ruleset", "viewer_resources"):
+        for name in ("theme", "default_ruleset", "viewer_resources", "roster_mode"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -126,20 +131,22 @@ def parse(path: Path, text: str) -> Config:
         if key not in KNOWN:
             raise ConfigError(f"{path}: {key}: unknown key (known: {', '.join(KNOWN)})")
     strings: dict[str, str | None] = {}
-    for key in ("theme", "default_ruleset", "viewer_resources"):
+    for key in ("theme", "default_ruleset", "viewer_resources", "roster_mode"):
         value = data.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise _expect(path, key, value, "a non-empty string")
         strings[key] = value
     if strings["viewer_resources"] is not None and strings["viewer_resources"] not in VIEWER_RESOURCES:
         raise _expect(path, "viewer_resources", strings["viewer_resources"], "one of " + ", ".join(VIEWER_RESOURCES))
+    if strings["roster_mode"] is not None and strings["roster_mode"] not in ROSTER_MODES:
+        raise _expect(path, "roster_mode", strings["roster_mode"], "one of " + ", ".join(ROSTER_MODES))
     keys = data.get("keys", {})
     if not isinstance(keys, dict):
         raise _expect(path, "keys", keys, "a table of command = \"key,key\"")
     for name, value in keys.items():
         if not isinstance(value, str) or not [k for k in value.split(",") if k.strip()]:
             raise _expect(path, f"keys.{name}", value, 'Textual key names, comma separated (e.g. "n,space")')
-    return Config(path, True, strings["theme"], strings["default_ruleset"], strings["viewer_resources"], dict(keys))
+    return Config(path, True, strings["theme"], strings["default_ruleset"], strings["viewer_resources"], dict(keys), strings["roster_mode"])
 
 
 def command_tables() -> list[tuple[Any, ...]]:
@@ -264,7 +271,7 @@ def remember(key: str, value: str, path: Path | None = None) -> Config:
     path = path or config_path()
     table, _, name = key.rpartition(".")
     if (table, name) != ("keys", name) and (table or name not in KNOWN or name == "keys"):
-        raise ConfigError(f"{path}: {key}: unknown setting (known: theme, default_ruleset, viewer_resources, keys.COMMAND)")
+        raise ConfigError(f"{path}: {key}: unknown setting (known: theme, default_ruleset, viewer_resources, roster_mode, keys.COMMAND)")
     current = load(path)  # a bad file is never written over (raises ConfigError)
     text = (read_text(path) or "") if current.exists else ""
     document = tomlkit.parse(text)
@@ -302,15 +309,30 @@ def may_remember(viewer: bool) -> bool:
 
 
 def apply(app: Any, viewer: bool) -> None:
-    """Theme and key bindings from the config onto a new app (the CLI has checked it)."""
+    """Theme, key bindings and roster mode from the config onto a new app (the CLI has
+    checked it)."""
+    app.roster_mode = "detail"
     try:
         config = check_ui(load())
     except ConfigError:
         return  # the CLI refused it before the app started; the app keeps its defaults
+    app.roster_mode = config.roster_mode or "detail"
     if config.theme:
         app.theme = config.theme
     if config.keys:
         app.update_keymap(config.keys)
+
+
+def roster_mode_changed(app: Any, mode: str, viewer: bool) -> None:
+    """The roster mode was switched (`g`): remember it, or say why not. Called off the
+    event loop (it writes the file)."""
+    if not may_remember(viewer):
+        return
+    try:
+        if load().roster_mode != mode:
+            remember("roster_mode", mode)
+    except (ConfigError, OSError) as exc:
+        app.call_from_thread(app.notify, f"roster mode not saved: {exc}", severity="warning")
 
 
 def theme_changed(app: Any, theme: str, viewer: bool) -> None:

@@ -8,6 +8,7 @@ key binding (the TUI calls the same methods):
     maintain ACTOR [pt=N] [faces=N,N] [key=value ...]
     abort ACTOR [TEMPLATE]
     damage NAME AMOUNT [resource=R]   (a negative amount heals; `heal NAME AMOUNT` too)
+                                      NAME may be a list "Goblin 1,Goblin 2" or a glob Goblin*
     set NAME KEY VALUE                a manual adjustment of a resource or stat
     condition NAME CONDITION SEGMENTS
     schedule SEGMENT TEXT             something that happens on that segment
@@ -59,6 +60,7 @@ against the fresh state, and save before the lock is released.
 from __future__ import annotations
 
 import shlex
+from fnmatch import fnmatchcase
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -206,6 +208,12 @@ def describe(event: Event, *, by: bool = True) -> str:
     return f"{text} ({who(event.by)})" if by and event.by else text
 
 
+def _and_others(a: dict[str, Any]) -> str:
+    """The target of a damage or condition event and those it also reaches."""
+    also = [x.get("target", "?") if isinstance(x, dict) else x for x in a.get("also") or ()]
+    return ", ".join([str(a.get("target"))] + [str(x) for x in also])
+
+
 def _describe(event: Event) -> str:
     a = event.args
     kind = event.kind
@@ -225,13 +233,13 @@ def _describe(event: Event) -> str:
         amount = a.get("amount", 0)
         verb = "takes" if not isinstance(amount, (int, float)) or amount >= 0 else "heals"
         shown = amount if verb == "takes" else -amount
-        return f"{a.get('target')} {verb} {_fmt(shown)} {a.get('resource')}"
+        return f"{_and_others(a)} {verb} {_fmt(shown)} {a.get('resource')}"
     if kind == "set":
         return f"{a.get('target')}: {a.get('key')} set to {_fmt(a.get('value'))}"
     if kind == "advance":
         return f"time moves on to segment {a.get('to')}"
     if kind == "condition":
-        return f"{a.get('target')} is {a.get('name')} for {a.get('duration')} segments"
+        return f"{_and_others(a)} {'is' if not a.get('also') else 'are'} {a.get('name')} for {a.get('duration')} segments"
     if kind == "schedule":
         return f"scheduled for segment {a.get('at')}: {a.get('text')}"
     if kind == "surprise":
@@ -332,10 +340,10 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]", "initiate an action (secret: the roll is hidden from viewers)"),
     CommandHelp("maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed"),
     CommandHelp("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress"),
-    CommandHelp("damage", "damage NAME AMOUNT [resource=R]", "deal damage (negative heals)"),
-    CommandHelp("heal", "heal NAME AMOUNT [resource=R]", "restore a resource"),
+    CommandHelp("damage", "damage NAME[,NAME|GLOB*] AMOUNT [resource=R]", "deal damage (negative heals)"),
+    CommandHelp("heal", "heal NAME[,NAME|GLOB*] AMOUNT [resource=R]", "restore a resource"),
     CommandHelp("set", "set NAME KEY VALUE", "adjust a resource or stat by hand"),
-    CommandHelp("condition", "condition NAME CONDITION SEGMENTS", "a condition that expires on an exact segment"),
+    CommandHelp("condition", "condition NAME[,NAME|GLOB*] CONDITION SEGMENTS", "a condition that expires on an exact segment"),
     CommandHelp("schedule", "schedule SEGMENT TEXT", "an event on a future segment"),
     CommandHelp("surprise", "surprise NAME SEGMENT", "may not initiate before SEGMENT"),
     CommandHelp("hide", "hide NAME", "hide a combatant from viewers"),
@@ -975,13 +983,39 @@ class Session:
             return next(iter(c.resources))
         raise CommandError(f"{c.name} has no resources to damage")
 
+    def chosen(self, names: str, enc: Encounter | None = None) -> list[Any]:
+        """The combatants `names` means: one name, a comma list ("Goblin 1,Goblin 2") or
+        globs over names ("Goblin*", "Orc ?"), matched ignoring case, each once, in roster
+        order for a glob. A glob sees only the combatants this role may know (`sight`), so
+        it never matches, or reveals, a hidden one to a player; a glob matching no one and
+        an unknown name are refused."""
+        enc = enc if enc is not None else self.encounter
+        found: list[Any] = []
+        for part in (p.strip() for p in names.split(",")):
+            if not part:
+                raise CommandError(f"{names!r}: an empty name in the list (names are separated by commas)")
+            if any(ch in part for ch in "*?["):
+                known = sight(enc, self.role).combatants()
+                pattern = part.casefold()
+                matched = [c for c in known if fnmatchcase(c.name.casefold(), pattern)]
+                if not matched:
+                    listed = ", ".join(c.name for c in known) or "none yet"
+                    raise CommandError(f"{part!r} matches no combatant (combatants: {listed})")
+            else:
+                matched = [self.lookup(part, enc)]
+            found.extend(c for c in matched if all(c is not f for f in found))
+        return found
+
     def damage(self, name: str, amount: int | float, resource: str | None = None) -> Outcome:
         """Damage (or, negative, heal) through the ruleset's damage rule, as a blow lands:
         Brand X VP overflows to DP. Healing past the sheet's value is refused unless
-        the ruleset allows it."""
+        the ruleset allows it.
 
-        def build(enc: Encounter) -> Event:
-            c = enc.combatant(name)
+        `name` may be several (`chosen`): each combatant goes through the damage rule
+        with its own sheet, all in one event that one undo takes back; if any one is
+        refused, none is hurt and the refusal names which."""
+
+        def one(c: Any) -> dict[str, Any]:
             rule = self.ruleset.damage_rule(c, amount, resource)
             if amount < 0 and not rule.over_maximum:
                 top = c.maxima.get(rule.resource)
@@ -992,16 +1026,26 @@ class Session:
                         f"heal {c.name} {_fmt_amount(-amount)}: {rule.resource} is {_fmt_amount(now)} of "
                         f"{_fmt_amount(top)}; healing more than {_fmt_amount(room)} would pass the maximum"
                     )
-            args: dict[str, Any] = {"target": c.name, "amount": amount, "resource": rule.resource}
+            if rule.resource not in c.resources:
+                raise CommandError(f"{c.name} has no resource {rule.resource!r} (has: {', '.join(c.resources) or 'none'})")
+            args: dict[str, Any] = {"target": c.name, "resource": rule.resource}
             if rule.overflow and amount > 0:
                 args["overflow"] = rule.overflow
+            return args
+
+        def build(enc: Encounter) -> Event:
+            each = [one(c) for c in self.chosen(name, enc)]
+            first = each[0]
+            args: dict[str, Any] = {"target": first.pop("target"), "amount": amount, **first}
+            if len(each) > 1:
+                args["also"] = each[1:]
             return Event("damage", args)
 
         return self.submit(build, kind="damage")
 
     def _cmd_damage(self, args: list[str], opts: dict[str, str], sign: int = 1) -> Outcome:
         if len(args) != 2:
-            raise CommandError("usage: damage NAME AMOUNT [resource=R]")
+            raise CommandError("usage: damage NAME[,NAME|GLOB] AMOUNT [resource=R]")
         return self.damage(args[0], sign * _number(args[1], "amount"), opts.get("resource"))
 
     def _cmd_heal(self, args: list[str], opts: dict[str, str]) -> Outcome:
@@ -1051,8 +1095,20 @@ class Session:
         if len(args) != 3:
             raise CommandError("usage: condition NAME CONDITION SEGMENTS")
         name, condition, duration = args[0], args[1], _int(args[2], "segments")
+        return self.condition(name, condition, duration)
+
+    def condition(self, names: str, condition: str, duration: int) -> Outcome:
+        """A condition on one combatant or several (`chosen`), as one change."""
         refuse_controls(condition, "condition")
-        return self.submit(lambda enc: Event("condition", {"target": enc.combatant(name).name, "name": condition, "duration": duration}), kind="condition")
+
+        def build(enc: Encounter) -> Event:
+            found = [c.name for c in self.chosen(names, enc)]
+            args: dict[str, Any] = {"target": found[0], "name": condition, "duration": duration}
+            if len(found) > 1:
+                args["also"] = found[1:]
+            return Event("condition", args)
+
+        return self.submit(build, kind="condition")
 
     def _cmd_schedule(self, args: list[str], opts: dict[str, str]) -> Outcome:
         if len(args) < 2:

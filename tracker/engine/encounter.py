@@ -743,15 +743,24 @@ class Encounter:
 
     # ------------------------------------------------------------ manual changes
     def _damage(self, args: dict[str, Any]) -> None:
-        c = self.combatant(args["target"])
-        resource = args["resource"]
-        if resource not in c.resources:
-            raise TrackerError(f"{c.name} has no resource {resource!r} (has: {', '.join(c.resources) or 'none'})")
+        """Damage on one combatant, or (`also`: more targets, each with its own resource
+        and overflow) on several as one change: every one is checked before any is hurt."""
         bounds.number(args["amount"], "amount")
-        overflow = args.get("overflow", "")
-        if overflow and overflow not in c.resources:
-            raise TrackerError(f"{c.name} has no resource {overflow!r} (has: {', '.join(c.resources)})")
-        self._hurt(fx.Damage(c.name, args["amount"], resource, args.get("overflow", "")), self.now + 1)
+        each = [args, *(args.get("also") or ())]
+        blows: list[fx.Damage] = []
+        for one in each:
+            c = self.combatant(one["target"])
+            resource = one["resource"]
+            if resource not in c.resources:
+                raise TrackerError(f"{c.name} has no resource {resource!r} (has: {', '.join(c.resources) or 'none'})")
+            overflow = one.get("overflow", "")
+            if overflow and overflow not in c.resources:
+                raise TrackerError(f"{c.name} has no resource {overflow!r} (has: {', '.join(c.resources)})")
+            if any(b.target == c.name for b in blows):
+                raise TrackerError(f"damage: {c.name} is named twice")
+            blows.append(fx.Damage(c.name, args["amount"], resource, overflow))
+        for blow in blows:
+            self._hurt(blow, self.now + 1)
 
     def _set(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
@@ -764,11 +773,13 @@ class Encounter:
         self._check_down(c, self.now + 1)
 
     def _condition(self, args: dict[str, Any]) -> None:
-        c = self.combatant(args["target"])
+        """A condition on one combatant, or (`also`: more names) on several as one change."""
+        found = [self.combatant(name) for name in [args["target"], *(args.get("also") or ())]]
         duration = bounds.segment(args["duration"], "condition: segments", 1)
         if self.now + duration > bounds.MAX_SEGMENT:
             raise TrackerError(f"condition: it would end after segment {bounds.MAX_SEGMENT:,}")
-        self._add_condition(c, args["name"], duration)
+        for c in found:
+            self._add_condition(c, args["name"], duration)
 
     def _add_condition(self, c: Combatant, name: str, duration: int) -> None:
         expires = self.now + duration

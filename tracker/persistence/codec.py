@@ -201,6 +201,16 @@ _PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
     "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False),
 }
 
+# The further targets of one damage event on several combatants: each its own resource.
+_DAMAGE_ALSO = (
+    "a list of tables with a target, a resource and maybe an overflow (strings)",
+    lambda v: isinstance(v, list)
+    and all(
+        isinstance(x, dict) and set(x) <= {"target", "resource", "overflow"} and {"target", "resource"} <= set(x) and all(isinstance(y, str) for y in x.values())
+        for x in v
+    ),
+)
+
 EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
     "remove": {"name": (_STR, True)},
@@ -211,10 +221,10 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     },
     "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True), "dice": (_DICE_MARK, False)},
     "abort": {"actor": (_STR, True), "template": (_STR, False)},
-    "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False)},
+    "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False), "also": (_DAMAGE_ALSO, False)},
     "set": {"target": (_STR, True), "key": (_STR, True), "value": (_ANY, True)},
     "advance": {"to": (_INT, True)},
-    "condition": {"target": (_STR, True), "name": (_STR, True), "duration": (_INT, True)},
+    "condition": {"target": (_STR, True), "name": (_STR, True), "duration": (_INT, True), "also": (_STRS, False)},
     "schedule": {"at": (_INT, True), "text": (_STR, True)},
     "surprise": {"target": (_STR, True), "until": (_INT, True)},
     "hide": {"target": (_STR, True), "hidden": (_BOOL, False)},
@@ -310,8 +320,13 @@ def events_text(events: list[Event]) -> str:
         tables = {k: v for k, v in data.items() if isinstance(v, dict) or _is_aot(v)}
         scalars = {k: v for k, v in data.items() if k not in tables}
         text = "[[events]]\n" + tomli_w.dumps(scalars)
-        if tables:
-            text += "\n" + tomli_w.dumps({"events": tables})
+        subtables = {k: v for k, v in tables.items() if isinstance(v, dict)}
+        if subtables:
+            text += "\n" + tomli_w.dumps({"events": subtables})
+        for key, rows in tables.items():
+            if key not in subtables:  # a list of tables (a damage's further targets): one
+                # `[[events.KEY]]` each, as tomli_w would inline them under a bare `[events]`
+                text += "".join(f"\n[[events.{key}]]\n" + tomli_w.dumps(row) for row in rows)
         parts.append(text)
     return "\n".join(parts)
 

@@ -88,6 +88,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("history", "H", "History", "the changes undo would take back, newest first", edits=False),
     Command("stats", "t", "Stats", "after the fight: actions, damage, costs, time, luck against the odds shown, charts", edits=False),
     Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True, player=True),
+    Command("glance", "g", "Glance", "roster mode: every combatant's resources, conditions and damaged hit locations, full width (again: back); remembered", edits=False, footer=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
     Command("select_next", "down", "Following", "select the next combatant", edits=False),
     Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),

@@ -136,7 +136,7 @@ class EncounterScreen(Screen[None]):
             yield UpcomingView(self.live, id="upcoming")
         with Horizontal(id="lower"):
             with Vertical(id="roster-pane"):
-                yield Static("Roster", classes="pane-title")
+                yield Static("Roster", classes="pane-title", id="roster-title")
                 yield RosterView(self.live, id="roster")
                 yield DetailView(self.live, id="detail")
             with Vertical(id="log-pane"):
@@ -152,8 +152,16 @@ class EncounterScreen(Screen[None]):
             mine = [c.name for c in roster.combatants if role.owns(c.name)]
             if mine:
                 roster.select_name(mine[0])
+        self._show_glance(getattr(self.app, "roster_mode", "detail") == "glance")
         self.redraw()
         self.set_interval(POLL_SECONDS, self.poll, name="follow-file")
+
+    def _show_glance(self, on: bool) -> None:
+        """Glance mode: the roster over the full width, every combatant's figures in one
+        or two rows (tracker.ui.widgets.roster); the detail panel and log step aside."""
+        self.set_class(on, "glance")
+        self.query_one(RosterView).set_glance(on)
+        update_if_changed(self.query_one("#roster-title", Static), Text("Roster: glance" if on else "Roster"))
 
     def on_screen_resume(self) -> None:
         # Back from a dialog or the roster editor: show what it changed.
@@ -311,7 +319,7 @@ class EncounterScreen(Screen[None]):
             raise TrackerError("no combatant selected: add one first (e: roster, or `:add NAME`)")
         return name
 
-    def _form(self, title: str, fields: list[FormField], make: Callable[[dict[str, str]], Callable[[Session], Outcome]]) -> None:
+    def _form(self, title: str, fields: list[FormField], make: Callable[[dict[str, str]], Callable[[Session], Outcome]], start: int = 0) -> None:
         """A form whose submit applies a change; refusals stay in the form."""
 
         def submit(values: dict[str, str]) -> None:
@@ -321,7 +329,7 @@ class EncounterScreen(Screen[None]):
             if values is not None:
                 self.after_change(None)
 
-        self.app.push_screen(FormScreen(title, fields, submit), done)
+        self.app.push_screen(FormScreen(title, fields, submit, start=start), done)
 
     # ------------------------------------------------------------ commands
     def do_next(self) -> None:
@@ -376,11 +384,18 @@ class EncounterScreen(Screen[None]):
         name = self._need_selected()
         self._declared(self.change(lambda s: s.abort(name)), drawn=True)
 
+    def _seen_names(self) -> list[str]:
+        """The names this screen's reader may complete: a hidden one never for a player."""
+        return sight(self.live.encounter, self.live.seen_as).names()
+
     def do_damage(self) -> None:
         name = self._need_selected()
         resources = list(self.live.encounter.combatant(name).resources)
         default = self.live.session.default_resource(name) if resources else ""
         fields = [
+            # Several at once as on the `:` line: "Goblin*" or "Goblin 1,Goblin 2". Above
+            # the amount, which has the focus: one target costs no key more.
+            FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True),
             FormField("amount", "amount", "", "damage; a negative amount heals", _number),
             FormField("resource", "resource", default, ", ".join(resources), None, resources),
         ]
@@ -390,9 +405,12 @@ class EncounterScreen(Screen[None]):
             if amount is None:
                 raise TrackerError("amount: expected a number (negative heals)")
             value = int(amount) if amount.is_integer() else amount
-            return lambda s: s.damage(name, value, v["resource"] or None)
+            who = v.get("who", "").strip() or name
+            # The resource field lists the selected one's; another's default is its own.
+            chosen = v["resource"] if who == name or v["resource"] != default else ""
+            return lambda s: s.damage(who, value, chosen or None)
 
-        self._form(f"Damage or heal {name}", fields, make)
+        self._form(f"Damage or heal {name} (shift+tab: others too)", fields, make, start=1)
 
     def do_condition(self) -> None:
         name = self._need_selected()
@@ -400,7 +418,9 @@ class EncounterScreen(Screen[None]):
             FormField("condition", "condition", "", "e.g. stunned"),
             FormField("segments", "segments", "", "how long it lasts", _int("segments")),
         ]
-        self._form(f"Condition on {name}", fields, lambda v: lambda s: s.execute(shlex.join(["condition", name, v["condition"], v["segments"]])))
+        fields.insert(0, FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
+        run = lambda v: lambda s: s.execute(shlex.join(["condition", v.get("who", "").strip() or name, v["condition"], v["segments"]]))  # noqa: E731
+        self._form(f"Condition on {name} (shift+tab: others too)", fields, run, start=1)
 
     def do_schedule(self) -> None:
         now = self.live.encounter.now
@@ -435,6 +455,18 @@ class EncounterScreen(Screen[None]):
 
         self.app.push_screen(ConfirmScreen(f"Let {name}'s interrupted {action.template} stand (completes on segment {action.completes})?"), answer)
 
+    def do_glance(self) -> None:
+        roster = self.query_one(RosterView)
+        mode = "detail" if roster.glance else "glance"
+        self._show_glance(mode == "glance")
+        self.query_one(DetailView).show(roster.current)
+        self.app.roster_mode = mode  # type: ignore[attr-defined]  # set by tracker.config.apply
+        from tracker import config
+
+        app = self.app
+        local = not (self.live.viewer or getattr(app, "seat", None) is not None)
+        self.run_worker(lambda: config.roster_mode_changed(app, mode, not local), thread=True, group="remember")
+
     def do_viewers(self) -> None:
         from tracker.viewing import MODES, mode_of
 
@@ -460,7 +492,7 @@ class EncounterScreen(Screen[None]):
         verbs = [c.usage for c in PLAY_COMMANDS]
         names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
         words = [c.verb + " " for c in PLAY_COMMANDS] + [f"{c.verb} {shlex.quote(n)} " for c in PLAY_COMMANDS for n in names[:50]]
-        field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words)
+        field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words, listed=names)
         outcome: list[Outcome] = []
 
         def submit(values: dict[str, str]) -> None:

@@ -34,19 +34,31 @@ LABEL_CELLS = 13  # a field's label column (`.dialog .label` in tracker.tcss)
 class ListSuggester(Suggester):
     """Completes the last comma-separated word from a list (names, templates, verbs)."""
 
-    def __init__(self, words: Sequence[str], multiple: bool = False) -> None:
+    def __init__(self, words: Sequence[str], multiple: bool = False, listed: Sequence[str] = ()) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
         self.words = list(words)
         self.multiple = multiple
+        # On a command line, the names that may follow a comma ("damage "Goblin 1,Gob"):
+        # a list of several combatants is completed name by name as a single one is.
+        self.listed = list(listed)
 
     async def get_suggestion(self, value: str) -> str | None:
         head, sep, last = value.rpartition(",") if self.multiple else ("", "", value)
+        found = self._complete(self.words, last)
+        if found is None and self.listed and not self.multiple:
+            head, sep, last = value.rpartition(",")
+            if sep and not any(ch in last for ch in "\"'="):
+                found = self._complete(self.listed, last)
+        return None if found is None else head + sep + found
+
+    @staticmethod
+    def _complete(words: Sequence[str], last: str) -> str | None:
         stem = last.lstrip()
         if not stem:
             return None
-        for word in self.words:
+        for word in words:
             if word.casefold().startswith(stem.casefold()) and word != stem:
-                return head + sep + last[: len(last) - len(stem)] + word
+                return last[: len(last) - len(stem)] + word
         return None
 
 
@@ -59,6 +71,7 @@ class FormField:
     check: Callable[[str], object] | None = None  # raises TrackerError when the text is bad
     suggestions: Sequence[str] = field(default_factory=tuple)
     multiple: bool = False
+    listed: Sequence[str] = ()  # names completed after a comma on a command line (ListSuggester)
     pick: bool = False  # chosen from `suggestions` in a list (no free text): `ChoiceList`
 
 
@@ -111,7 +124,7 @@ def field_row(f: FormField, prefix: str = "f") -> list[Widget]:
 
 def field_parts(f: FormField, prefix: str = "f", label_width: int | None = None) -> tuple[list[Widget], Input, Label]:
     """`field_row`, also handing back its input and its message label."""
-    suggester = ListSuggester(f.suggestions, f.multiple) if f.suggestions else None
+    suggester = ListSuggester(f.suggestions, f.multiple, f.listed) if f.suggestions else None
     entry = Input(f.value, placeholder=f.help, id=f"{prefix}-{f.name}", suggester=suggester)
     entry.cursor_blink = False
     error = Label("", id=f"{prefix}-{f.name}-error", classes="error")
@@ -129,12 +142,17 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
         Binding("ctrl+s", "submit", "Save"),
     ]
 
-    def __init__(self, title: str, fields: Sequence[FormField], submit: Callable[[dict[str, str]], object] | None = None, note: str = "") -> None:
+    def __init__(
+        self, title: str, fields: Sequence[FormField], submit: Callable[[dict[str, str]], object] | None = None, note: str = "", start: int = 0
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.fields = list(fields)
         self.submit = submit
         self.note = note
+        # The field focused first: a field above it holds a default most changes keep
+        # (the damage form's `who`), one step back (shift+Tab, Up) when it does not.
+        self.start = start if 0 <= start < len(self.fields) else 0
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog form"):
@@ -155,7 +173,7 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
 
     def on_mount(self) -> None:
         if self.fields:
-            self._entry(self.fields[0]).focus()
+            self._entry(self.fields[self.start]).focus()
 
     def _entry(self, f: FormField) -> Input | ChoiceList:
         if f.pick:

@@ -16,6 +16,15 @@ surprised, down, hidden), so the roster reads in 256 colours and in monochrome a
 A viewer sees enemies' resources as the GM set for the encounter (tracker/viewing.py).
 Names, sides and conditions are shown through `visible` (files may hold anything).
 Rendered line by line, so a 500-combatant roster costs what the visible rows cost.
+
+Glance mode (`glance`, the encounter screen's `g`, remembered in the config as
+`roster_mode`): the whole table at once. The roster takes the full width (the detail
+panel and the log step aside) and each combatant gets one row, or two when any
+combatant's items do not fit in one: name, state, the down resource with its bar, the
+conditions, then every resource that has lost something (USOR's hit locations each
+with its figure: `right_arm 2/6`), then the rest while they fit. Every row of the
+table has the same height, so a click and the scroll still land on a combatant. What
+a viewer may not see stays out, as in the plain roster (`shown`, `sight`).
 """
 
 from __future__ import annotations
@@ -35,9 +44,10 @@ from tracker.engine import Combatant
 from tracker.text import cells, fit, visible
 from tracker.ui.live import Live
 from tracker.ui.widgets.redraw import refresh_if_changed, update_if_changed
-from tracker.viewing import shown, sight
+from tracker.viewing import Shown, shown, sight
 
 ROWS = 1
+GLANCE_ROWS = 2  # at most, per combatant in glance mode (80x24 keeps six combatants in view)
 BAR = 5
 NAME = 14  # at most; the column is as wide as the longest name needs
 
@@ -110,6 +120,18 @@ class RosterView(ScrollView, can_focus=False):
         self.live = live
         self.combatants: list[Combatant] = []
         self._name_width = NAME
+        self.glance = False
+        self._rows = ROWS  # lines per combatant: ROWS, or up to GLANCE_ROWS in glance mode
+
+    def set_glance(self, on: bool) -> None:
+        self.glance = on
+        self.reload()
+        self.refresh()
+
+    def on_resize(self) -> None:
+        if self.glance:
+            self.reload()
+            self.refresh()
 
     def on_mount(self) -> None:
         self.reload()
@@ -132,7 +154,8 @@ class RosterView(ScrollView, can_focus=False):
         # Set without the reactive's repaint: the roster repaints below only if it changed.
         self.set_reactive(RosterView.selected, max(0, min(self.selected, len(self.combatants) - 1)))
         self._name_width = min(NAME, max((cells(visible(c.name)) for c in self.combatants), default=4))
-        self.virtual_size = Size(self.size.width, max(1, len(self.combatants) * ROWS))
+        self._rows = self._glance_rows() if self.glance else ROWS
+        self.virtual_size = Size(self.size.width, max(1, len(self.combatants) * self._rows))
         refresh_if_changed(self)
 
     def select(self, index: int) -> None:
@@ -149,21 +172,22 @@ class RosterView(ScrollView, can_focus=False):
                 return
 
     def scroll_to_region_of(self, index: int) -> None:
-        top = index * ROWS
+        rows = self._rows
+        top = index * rows
         height = self.scrollable_content_region.height
         if top < self.scroll_y:
             self.scroll_to(y=top, animate=False)
-        elif top + ROWS > self.scroll_y + height:
-            self.scroll_to(y=top + ROWS - height, animate=False)
+        elif top + rows > self.scroll_y + height:
+            self.scroll_to(y=top + rows - height, animate=False)
 
     def on_click(self, event: events.Click) -> None:
-        index = (event.y + int(self.scroll_offset.y)) // ROWS
+        index = (event.y + int(self.scroll_offset.y)) // self._rows
         if 0 <= index < len(self.combatants):
             self.post_message(self.Clicked(index))
 
     def render_line(self, y: int) -> Strip:
         row = y + int(self.scroll_offset.y)
-        index = row // ROWS
+        index, line = divmod(row, self._rows)
         width = self.scrollable_content_region.width
         base = self.rich_style
         if not self.combatants:
@@ -176,21 +200,77 @@ class RosterView(ScrollView, can_focus=False):
         selected = index == self.selected
         if selected:
             base = base + self.get_component_rich_style("roster--selected")
+        if self.glance:
+            return Strip(self._glance_line(c, base, selected, width, line)).adjust_cell_length(width, base).crop(0, width)
         return Strip(self._row(c, base, selected, width)).adjust_cell_length(width, base).crop(0, width)
 
-    def _row(self, c: Combatant, base: Style, selected: bool, width: int) -> list[Segment]:
-        """Whole items while they fit; `+N` for the rest (never a figure cut)."""
-        now = self.live.encounter.now
-        state = c.state(now)
-        column = self._name_width
-        out = [Segment("▶ " if selected else "  ", base), Segment(fit(c.name, column), base + self.get_component_rich_style("roster--name"))]
-        used = 2 + column
+    def _state_items(self, c: Combatant, base: Style) -> tuple[list[list[Segment]], Shown]:
+        """A row's first items (state, hidden, the viewer's health label) and what this
+        reader may see of the combatant's resources."""
+        state = c.state(self.live.encounter.now)
         items: list[list[Segment]] = [[Segment(f" {state}", base + self.get_component_rich_style(f"roster--{state}"))]]
         if c.hidden:
             items.append([Segment(" hidden", base + self.get_component_rich_style("roster--dim"))])
         view = shown(self.live.encounter, c, self.live.as_viewer(c.name))
         if view.label:
             items.append([Segment(f" {view.label}", base + self.get_component_rich_style("roster--" + {"Healthy": "high", "Bloodied": "mid"}.get(view.label, "low")))])
+        return items, view
+
+    def _glance_items(self, c: Combatant, base: Style) -> list[list[Segment]]:
+        """Glance mode's items in order: state, hidden, label, the down resource with its
+        bar, conditions, every resource that has lost something, then the rest."""
+        items, view = self._state_items(c, base)
+        first = primary(c) if not view.withheld else None
+        damaged: list[list[Segment]] = []
+        whole: list[list[Segment]] = []
+        head: list[list[Segment]] = []
+        for key, value in view.resources.items():
+            maximum = view.maxima.get(key, value)
+            tone = base + self.get_component_rich_style(f"roster--{level(value, maximum)}")
+            numeric = isinstance(value, (int, float)) and isinstance(maximum, (int, float))
+            if key == first and numeric:
+                head = [[Segment(f" {visible(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)]]
+            elif numeric and value < maximum:
+                damaged.append([Segment(" " + figure(key, value, maximum), tone)])
+            else:
+                whole.append([Segment(" " + figure(key, value, maximum), tone)])
+        cond_style = base + self.get_component_rich_style("roster--condition")
+        conditions = [[Segment(f" {visible(n)}→{until}", cond_style)] for n, until in c.conditions.items()]
+        return items + head + conditions + damaged + whole
+
+    def _glance_rows(self) -> int:
+        """One line per combatant when every combatant's items fit in one, else two."""
+        width = self.scrollable_content_region.width or self.size.width
+        room = width - 2 - self._name_width
+        base = Style()
+        for c in self.combatants:
+            items = self._glance_items(c, base)
+            if self._fits(items, room) < len(items):
+                return GLANCE_ROWS
+        return 1
+
+    def _glance_line(self, c: Combatant, base: Style, selected: bool, width: int, line: int) -> list[Segment]:
+        """Line `line` of a combatant's glance rows: items packed whole, line after line
+        (the second under the first's items, past the name); `+N` on the last line only."""
+        column = self._name_width
+        room = width - 2 - column
+        items = self._glance_items(c, base)
+        for _ in range(line):  # skip what the lines above hold
+            items = items[self._fits(items, room) :]
+        if line == 0:
+            out = [Segment("▶ " if selected else "  ", base), Segment(fit(c.name, column), base + self.get_component_rich_style("roster--name"))]
+        else:
+            out = [Segment(" " * (2 + column), base)]
+        if line == self._rows - 1:
+            return out + self._fill(items, room, base)
+        return out + [s for item in items[: self._fits(items, room)] for s in item]
+
+    def _row(self, c: Combatant, base: Style, selected: bool, width: int) -> list[Segment]:
+        """Whole items while they fit; `+N` for the rest (never a figure cut)."""
+        column = self._name_width
+        out = [Segment("▶ " if selected else "  ", base), Segment(fit(c.name, column), base + self.get_component_rich_style("roster--name"))]
+        used = 2 + column
+        items, view = self._state_items(c, base)
         first = primary(c) if not view.withheld else None
         keys = ([first] if first else []) + [k for k in view.resources if k != first]
         figures: list[list[Segment]] = []
