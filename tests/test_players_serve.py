@@ -44,7 +44,7 @@ def loaded(file: Path):  # type: ignore[no-untyped-def]
     return EncounterFile(file).load()
 
 async def declare_punch(screen: Screen, faces: bytes) -> None:
-    """`a`, the targets, ctrl+s: the dice asked for, typed; enter commits the result."""
+    """`a`, the targets, ctrl+s: the dice asked for, typed; ctrl+s commits the result."""
     mark = len(screen.session.data)
     screen.send(b"a")
     await screen.wait_for("Declare an action", since=mark)
@@ -55,7 +55,7 @@ async def declare_punch(screen: Screen, faces: bytes) -> None:
     await screen.wait_for("Throwback Roll: 2d10", since=mark)
     screen.send(b"10,10\r")
     await screen.wait_for("commit", since=mark)
-    screen.send(b"\r")
+    screen.send(CTRL_S)  # enter only moves between the Q fields; ctrl+s commits
 
 
 @pytest.fixture

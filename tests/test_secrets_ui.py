@@ -41,7 +41,7 @@ async def test_a_players_app_roll_stands(saves: Path, fight: Path) -> None:  # n
         await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the form closed")
         again = await rolled_by_the_app(pilot)
         assert again.faces == faces  # the same dice: no reroll by closing the form
-        await press(pilot, "enter")
+        await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the declaration")
     event = [e for e in app.live.encounter.events if e.kind in ("declare", "propose")][-1]  # type: ignore[union-attr]
     assert event.args["dice"] == "app" and list(event.args["resolution"].dice[: len(faces)]) == faces
