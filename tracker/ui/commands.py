@@ -208,6 +208,9 @@ class CommandTable(Provider):
         matcher = self.matcher(query)
         for command in self._table():
             text = self._text(command)
-            score = max(matcher.match(text), matcher.match(command.help) * 0.8)
+            # The label matches fuzzily; the help line only by its words (a long line
+            # matches almost any letters in order: "Screensh" found Glance's help).
+            in_help = all(word in command.help.lower() for word in query.lower().split())
+            score = max(matcher.match(text), matcher.match(command.help) * 0.8 if in_help else 0)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._run, command.name), help=command.help)
