@@ -246,7 +246,7 @@ def outputs(enc: Any, ruleset: Any, reader: Role) -> list[str]:
         export.render(enc, "html", True) if reader.is_viewer else "",
     ]
     view = sight(enc, reader)
-    texts += [entry_text(e, enc.events, True, enc) for e in view.log()]
+    texts += [entry_text(e, enc, reader) for e in view.log()]
     live = SimpleNamespace(encounter=enc, viewer=True, seen_as=reader)
     texts += [str(row) for row in history_rows(live)]  # type: ignore[arg-type]
     texts += view.names()
@@ -336,6 +336,25 @@ def test_typed_and_app_dice_are_marked_in_the_proposal_and_the_event(fight: Path
     pending = fresh(fight).pending()
     assert pending[-1].args["dice"] == "typed" and "(dice typed by the player)" in alice.proposal_line(pending[-1])
     assert seq < pending[-1].seq
+
+
+def test_show_prints_each_declarations_faces_and_who_decided_them(fight: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The log in `show`, its JSON and exports carries the faces and the mark the app's
+    log shows ("[dice 5 4] (typed)"); a secret roll's faces only to the GM."""
+    bob = seraph_of(fight)
+    faces = bob.app_roll([10, 10])
+    bob.mark_dice([True, True])
+    bob.execute(f"declare Seraph punch throwback=false target=Sphinx faces={faces[0]},{faces[1]}")
+    gm = open_as(fight, "alice")
+    gm.execute("add Nyx")
+    gm.execute("declare Nyx punch throwback=false target=Seraph faces=3,9 secret=true")
+    code, out = cli("show", str(fight))
+    assert code == 0
+    assert f"[dice {faces[0]} {faces[1]}] (app's roll)" in out
+    assert "[dice 3 9] (typed)" in out
+    for reader in (["--viewer"], ["--player", "Seraph"]):
+        code, out = cli("show", str(fight), *reader, "--json")
+        assert f"[dice {faces[0]} {faces[1]}] (app's roll)" in out and "[dice 3 9]" not in out
 
 
 def test_an_edited_approval_tells_the_player_what_the_gm_changed(fight: Path) -> None:

@@ -96,7 +96,7 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
             if view.action(a)
         ],
         "upcoming": [{"segment": s, "what": t} for s, t in view.upcoming()],
-        "log": [{"segment": e.segment, "kind": e.kind, "text": view.text(e), "seq": e.seq, "by": encounter.author(e)} for e in log],
+        "log": [{"segment": e.segment, "kind": e.kind, "text": view.line(e), "seq": e.seq, "by": encounter.author(e)} for e in log],
         # Players' declarations waiting for the GM (player_declarations = "approval").
         "proposals": [
             {"seq": p.seq, "action": p.action, "actor": p.actor, "what": p.what(), "segment": p.segment, "by": encounter.events[p.seq - 1].by}

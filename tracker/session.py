@@ -88,7 +88,7 @@ from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_acto
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from rulesets.fields import yes_no
 from tracker.text import check_name, refuse_controls, visible
-from tracker.viewing import sight
+from tracker.viewing import DICE_WORDS, sight
 
 MAX_COPIES = 100
 
@@ -273,9 +273,6 @@ def _describe(event: Event) -> str:
     if kind == "setting":
         return f"setting: {a.get('key')} is now {a.get('value')}"
     return kind
-
-
-DICE_WORDS = {"typed": "dice typed by the player", "app": "the app's dice", "typed+app": "dice partly typed, partly the app's"}
 
 
 def dice_words(args: dict[str, Any]) -> str:

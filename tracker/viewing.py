@@ -37,7 +37,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracker.engine import Combatant, Encounter, LogEntry
+from tracker.engine import Combatant, Encounter, Event, LogEntry, Resolution
 from tracker.engine.model import Action, Proposal
 from tracker.engine.table import TABLE_SETTINGS, VIEWER_RESOURCES
 from tracker.roles import Role, visible_to
@@ -144,6 +144,25 @@ def _summary_of(encounter: Encounter, entry: LogEntry) -> str:
 _START = operator.attrgetter("start")
 
 
+# Who decided a declaration's faces (tracker.session.Session._dice_mark), one wording
+# each: the long one in a proposal and the approval screen, the short one after the faces
+# on a log line.
+DICE_WORDS = {"typed": "dice typed by the player", "app": "the app's dice", "typed+app": "dice partly typed, partly the app's"}
+DICE_MARKS = {"typed": "typed", "app": "app's roll", "typed+app": "partly typed"}
+
+
+def dice_of(event: Event | None) -> tuple[int, ...]:
+    """The faces a declaration's roll used, as the adapter recorded them."""
+    if event is None:
+        return ()
+    resolution = event.args.get("resolution")
+    if isinstance(resolution, Resolution):
+        return resolution.dice
+    if isinstance(resolution, dict):
+        return tuple(resolution.get("dice", ()))
+    return ()
+
+
 @dataclass(frozen=True, slots=True)
 class Sight:
     """What `role` may see of `encounter` (see the module docstring); made by `sight`."""
@@ -195,6 +214,21 @@ class Sight:
         """A shown log line's words (a player's own figures are theirs: exact)."""
         mine = self.role.is_player and bool(entry.about) and all(self.role.owns(n) for n in entry.about)
         return log_text(self.encounter, entry, not self.role.is_gm and not mine)
+
+    def line(self, entry: LogEntry) -> str:
+        """A shown log line as every output prints it: its words (`text`), then a
+        declaration's faces and who decided them ("[dice 5 4] (typed)"); a secret roll's
+        faces are the GM's alone."""
+        text = self.text(entry)
+        events = self.encounter.events
+        if entry.kind != "declare" or not 0 < entry.seq <= len(events):
+            return text
+        event = events[entry.seq - 1]
+        faces = dice_of(event)
+        if not faces or (event.args.get("secret") and not self.role.is_gm):
+            return text
+        mark = DICE_MARKS.get(str(event.args.get("dice", "")))
+        return f"{text} [dice {' '.join(map(str, faces))}]" + (f" ({mark})" if mark else "")
 
     def action(self, a: Action) -> bool:
         """Whether an action is shown: its actor and every target known to this reader."""

@@ -46,41 +46,18 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tracker.engine import Event, LogEntry, Resolution
-from tracker.roles import visible_to, who
+from tracker.engine import Encounter, Event, LogEntry
+from tracker.roles import Role, visible_to, who
 from tracker.text import visible, wrap
 from tracker.ui.live import Live
-from tracker.viewing import log_text, mode_of
+from tracker.viewing import mode_of, sight
 
 PREFIX = 6  # "[137] "
 
 
-def dice_of(event: Event | None) -> tuple[int, ...]:
-    if event is None or event.kind not in ("declare", "maintain"):
-        return ()
-    resolution = event.args.get("resolution")
-    if isinstance(resolution, Resolution):
-        return resolution.dice
-    if isinstance(resolution, dict):
-        return tuple(resolution.get("dice", ()))
-    return ()
-
-
-def secret_event(event: Event | None) -> bool:
-    return event is not None and bool(event.args.get("secret", False))
-
-
-def entry_text(entry: LogEntry, events: list[Event], viewer: bool = False, encounter: object = None) -> str:
-    """A log line as this reader sees it, with the faces of a declaration's dice."""
-    text = log_text(encounter, entry, viewer) if encounter is not None else entry.text  # type: ignore[arg-type]
-    if entry.kind == "declare" and 0 < entry.seq <= len(events):
-        event = events[entry.seq - 1]
-        faces = dice_of(event)
-        if faces and not (viewer and secret_event(event)):
-            # Who decided the faces: typed at the table or rolled by the app (Session._dice_mark).
-            mark = {"typed": " (typed)", "app": " (app's roll)", "typed+app": " (partly typed)"}.get(str(event.args.get("dice", "")), "")
-            text += f" [dice {' '.join(map(str, faces))}]{mark}"
-    return visible(text)
+def entry_text(entry: LogEntry, encounter: Encounter, reader: Role) -> str:
+    """A log line as this reader sees it (`tracker.viewing.Sight.line`), safe to show."""
+    return visible(sight(encounter, reader).line(entry))
 
 
 class Authors:
@@ -141,7 +118,7 @@ class CombatLog(ScrollView, can_focus=False):
     def _text(self, entry: LogEntry, index: int | None = None) -> str:
         """The line as this reader sees it (signed if it opens a change at a shared
         table); `index`, its place in the log, is looked up when not given."""
-        text = entry_text(entry, self.live.encounter.events, self.live.viewer, self.live.encounter)
+        text = entry_text(entry, self.live.encounter, self.live.seen_as)
         if not self._signing:
             return text
         if index is None:
