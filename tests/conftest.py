@@ -18,6 +18,13 @@ os.environ["XDG_DATA_HOME"] = str(_HOME / "data")
 os.environ["XDG_CONFIG_HOME"] = str(_HOME / "config")
 os.environ.pop("TRACKER_CONFIG", None)
 
+# Bytecode caches on, whatever the environment says (some containers set
+# PYTHONDONTWRITEBYTECODE): without them every worker rewrites and compiles every test
+# module, and every process a test starts (a server, a viewer, the CLI) compiles the
+# tracker again, about a fifth of its start. Subprocesses inherit the environment.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 @pytest.fixture
 def saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
