@@ -154,3 +154,18 @@ def test_the_command_line_completes_each_name_of_a_list() -> None:
     assert asyncio.run(line.get_suggestion('damage "Goblin 1,Goblin 2" 5')) is None
     who = ListSuggester(names, multiple=True)
     assert asyncio.run(who.get_suggestion("Goblin 1,G")) == "Goblin 1,Goblin 1"
+
+
+def test_a_name_nobody_bears_is_answered_with_the_names_like_it_not_forty() -> None:
+    """In a 40-combatant fight a typo is answered with the names that look like it and how
+    many more there are, not a screenful; a small fight still lists everyone."""
+    s = session_for(registry.get("freeform"), 'add "🐉Wyrm"', "add Zoë", "add Goblin x38")
+    with pytest.raises(TrackerError) as refused:
+        s.execute("damage 🐉Wy 1")
+    assert str(refused.value) == "no combatant named '🐉Wy' (combatants: 🐉Wyrm, Zoë, Goblin 1, Goblin 2, Goblin 3, Goblin 4, Goblin 5, Goblin 6 and 32 more)"
+    with pytest.raises(TrackerError) as refused:
+        s.execute("damage goblin 1")  # its likes come first
+    assert "(combatants: Goblin 1, Goblin 2," in str(refused.value) and "Goblin 8 and 32 more)" in str(refused.value)
+    small = session_for(registry.get("freeform"), "add Ann", "add Bo")
+    with pytest.raises(TrackerError, match=r"^no combatant named 'Cy' \(combatants: Ann, Bo\)$"):
+        small.execute("damage Cy 1")

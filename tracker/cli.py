@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tracker import paths
-from tracker.engine.errors import TrackerError
+from tracker.engine.errors import TrackerError, no_such_combatant
 from tracker.text import TITLE_CELLS, Shown, check_name, command_lines, refuse_controls
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
@@ -584,8 +584,7 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
         if missing or found is None:
             from tracker.viewing import sight
 
-            known = ", ".join(sight(loaded.encounter, Role.viewer()).names()) or "none yet"
-            raise TrackerError(f"--player: no combatant named {missing[0]!r} (combatants: {known})")
+            raise no_such_combatant(missing[0], sight(loaded.encounter, Role.viewer()).names(), "--player: ")
         role = found
     return role
 

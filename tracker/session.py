@@ -78,6 +78,7 @@ from tracker.engine import (
     Resolution,
     RuleRefusal,
     TrackerError,
+    no_such_combatant,
 )
 from tracker.engine.model import PENDING, Proposal
 from tracker.engine import table
@@ -480,7 +481,7 @@ class Session:
         except TrackerError:
             found = None
         if found is None or not view.knows(found):
-            raise TrackerError(f"no combatant named {name!r} (combatants: {', '.join(view.names()) or 'none yet'})")
+            raise no_such_combatant(name, view.names())
         return found
 
     def _as_seen(self, exc: TrackerError, enc: Encounter) -> TrackerError:

@@ -84,7 +84,7 @@ from tracker.engine import bounds
 from tracker.engine import effects as fx
 from tracker.engine import table
 from tracker.engine.effects import Resolution
-from tracker.engine.errors import RuleRefusal, TrackerError
+from tracker.engine.errors import RuleRefusal, TrackerError, no_such_combatant
 from tracker.engine.model import (
     ABORTED,
     ACTIVE,
@@ -205,8 +205,7 @@ class Encounter:
         if found is None:
             found = self.combatants.get(self._folded.get(name.casefold(), ""))
         if found is None:
-            known = ", ".join(self.combatants) or "none yet"
-            raise TrackerError(f"no combatant named {name!r} (combatants: {known})")
+            raise no_such_combatant(name, list(self.combatants))
         return found
 
     def bearer(self, name: str) -> Combatant | None:

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+# A refusal names the combatants a reader may know, so a typo is fixed from the message;
+# past this many it names those that look like what was typed (then the first ones), and
+# how many more: forty goblins are not a message.
+NAMES_IN_A_REFUSAL = 8
+
 
 class TrackerError(Exception):
     """A problem with input that the person at the keyboard can fix."""
@@ -17,3 +24,15 @@ class RuleRefusal(TrackerError):
 
 class CommandError(TrackerError):
     """A command line that could not be understood."""
+
+
+def no_such_combatant(name: str, known: Sequence[str], prefix: str = "") -> TrackerError:
+    """The refusal for a name nobody in `known` (the names this reader may know) bears."""
+    if len(known) <= NAMES_IN_A_REFUSAL:
+        listed = ", ".join(known) or "none yet"
+    else:
+        typed = name.casefold().strip()
+        alike = [n for n in known if typed and (n.casefold().startswith(typed) or typed in n.casefold())]
+        shown = (alike + [n for n in known if n not in alike])[:NAMES_IN_A_REFUSAL]
+        listed = f"{', '.join(shown)} and {len(known) - len(shown)} more"
+    return TrackerError(f"{prefix}no combatant named {name!r} (combatants: {listed})")
