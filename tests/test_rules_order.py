@@ -103,6 +103,45 @@ def test_ore_gobble_dice_count_whichever_was_typed_first() -> None:
     assert state(first.encounter) == state(second.encounter)
 
 
+# ------------------------------------------------------------------ USOR
+USOR_ADDS = ["add A attack=16 damage=24", "add B attack=16 dodge=16 damage=24 side=foes"]
+
+
+def test_usor_damage_and_defense_are_rolled_at_declaration_even_for_a_miss() -> None:
+    """Seed 000: "Any roll (regardless of the number of sides of the die rolled) that is
+    4 or greater, counts as a Success" and "The character wins if his/her Number of
+    Successes is greater than the rival Event Roll's". A's strike 16 [1d8+1d12] 1,1: no
+    success; B's dodge 16 [1d8+1d12] 4,4: two; B dodges with NOST 2 - 0 = 2. A's damage
+    24 [2d20] 20,20 (two) against B's Defense 10 [1d4+1d12] 1,1 (none) would be 2 to the
+    chest: they are rolled at declaration all the same, and unused at landing, where the
+    strike still misses. B's strike at A (16 vs A's dodge 10 [1d4+1d12]): 4,4 against
+    1,1, NOST 2; damage 20,20 against A's Defense 1,1: 2 - 0 = 2 to A's chest (10 -> 8).
+    Typed in either order, the same dice are asked and the same state results."""
+    miss = "declare A strike target=B faces=1,1,4,4,20,20,1,1"
+    hit = "declare B strike target=A faces=4,4,1,1,20,20,1,1"
+    for s in both_orders(UsorRuleset, USOR_ADDS, miss, hit):
+        texts = [e.text for e in s.encounter.log]
+        assert "A's strike at B lands: B dodges (NOST 2)" in texts, texts
+        assert "B's strike at A lands: hit for 2 to the chest" in texts, texts
+        assert s.encounter.combatant("B").resources["chest"] == 10
+        assert s.encounter.combatant("A").resources["chest"] == 8
+        a = next(x for x in s.encounter.actions if x.actor == "A")
+        assert a.resolution.dice == (1, 1, 4, 4, 20, 20, 1, 1)
+        assert "damage rolled all the same, used only on a hit" in a.resolution.summary
+    first, second = both_orders(UsorRuleset, USOR_ADDS, miss, hit)
+    assert state(first.encounter) == state(second.encounter)
+
+
+def test_usor_a_strike_that_missed_at_declaration_lands_as_a_miss_unless_a_rating_changed() -> None:
+    """Whether the blow hits is read at landing from the ratings then: unchanged, the
+    faces decide (a miss); a GM's change to B's dodge (16 -> 20, other dice) before it
+    lands is named and left to the GM, since the faces were rolled for the old dice."""
+    s = session_for(UsorRuleset(), *USOR_ADDS, "declare A strike target=B faces=1,1,4,4,20,20,1,1", "set B dodge 20", "next")
+    texts = [e.text for e in s.encounter.log]
+    assert any(t.startswith("A's strike at B lands, but dodge 16 -> 20 since it was rolled") for t in texts), texts
+    assert s.encounter.combatant("B").resources["chest"] == 10
+
+
 # ------------------------------------------------------------------ the property
 # A declaration: (actor, template, targets, params, seed of its dice); a seed may carry
 # the first d10 faces the declaration reads, as (seed, (face, face)), so the search can
@@ -267,11 +306,13 @@ def _run(ruleset: Callable[[], Ruleset], adds: list[str], declares: list[Declara
     from tracker.engine import TrackerError
 
     s = session_for(ruleset(), *adds, **settings_)
+    s.asked = {}  # type: ignore[attr-defined]  # each declarer's dice groups, as a form asks them
     for actor, template, targets, params, seed in declares:
         seed, head = seed if isinstance(seed, tuple) else (seed, ())
         rng, first = random.Random(seed), list(head)
 
-        def pick(group: str, sides: int, first: list[int] = first, rng: random.Random = rng) -> int:
+        def pick(group: str, sides: int, first: list[int] = first, rng: random.Random = rng, actor: str = actor) -> int:
+            s.asked.setdefault(actor, []).append(group)  # type: ignore[attr-defined]
             return first.pop(0) if first and sides == 10 else rng.randint(1, sides)
 
         try:
@@ -296,6 +337,9 @@ def test_shuffling_a_segments_declarations_never_changes_the_outcome(game: str) 
         first = _run(ruleset, adds, declares, settings_)
         second = _run(ruleset, adds, shuffled, settings_)
         assert state(first.encounter) == state(second.encounter)
+        # Everything a landing may need is asked at declaration whatever the state then:
+        # the dice asked of each declarer never depend on what was typed before it.
+        assert first.asked == second.asked
         # What a landing reads is stored: the fight saves, loads and replays the same.
         saved = codec.loads(codec.dumps(first.encounter, len(first.encounter.events))).encounter
         assert state(saved) == state(first.encounter)

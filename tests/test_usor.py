@@ -62,9 +62,11 @@ def test_derived_rows_say_so_wherever_they_are_used() -> None:
     assert data["chart"] == "derived" and data["rival_chart"] == "official"
     assert "derived row" in data["text"]
     s = session("add A attack=17", "add B dodge=16")
-    out = s.execute("declare A strike target=B faces=4,1,5,5")
+    # strike 17 [2d10] 4,1 vs dodge 16 [1d8+1d12] 5,5: dodged; damage 15 and Defense 10
+    # are rolled all the same (1,1 and 1,1).
+    out = s.execute("declare A strike target=B faces=4,1,5,5,1,1,1,1")
     assert "[2d10, derived row]" in out.lines[0]
-    assert s.encounter.actions[0].resolution.details["chart"] == ["derived", "official"]
+    assert s.encounter.actions[0].resolution.details["chart"] == ["derived", "official", "derived", "derived"]
 
 
 def test_house_rules_replace_a_row_and_bad_rows_are_named(tmp_path: Path) -> None:
@@ -182,7 +184,7 @@ def test_a_strike_that_hits_rolls_damage_against_defense_and_hurts_the_location(
 
 def test_a_drawn_or_dodged_strike_does_nothing_and_stun_hits_take_stun() -> None:
     s = session("add A attack=16 damage=24", "add B dodge=16")
-    s.execute("declare A strike target=B faces=4,4,5,5")
+    s.execute("declare A strike target=B faces=4,4,5,5,20,20,1,1")  # damage dice rolled all the same
     assert s.encounter.actions[0].resolution.success is False
     assert "a draw: no hit" in s.encounter.actions[0].resolution.summary
     s.execute("next")
@@ -210,7 +212,7 @@ def test_action_time_is_bat_times_atm_in_seconds_and_move_is_fixed() -> None:
     rules = UsorRuleset()
     assert rules.action_time(10, 1.1) == 11 and rules.action_time(10, 0.9) == 9
     s = session("add Slow atm=1.1", "add Quick atm=0.5", "add T")
-    s.execute("declare Slow strike target=T faces=1,1,1,1")
+    s.execute("declare Slow strike target=T faces=1,1,1,1,1,1,1,1")
     s.execute("declare Quick move")
     slow, quick = s.encounter.actions
     assert (slow.pt, quick.pt) == (11, 5)
