@@ -103,6 +103,34 @@ def test_ore_gobble_dice_count_whichever_was_typed_first() -> None:
     assert state(first.encounter) == state(second.encounter)
 
 
+def test_ore_sets_of_equal_width_and_height_happen_at_once_whichever_was_typed_first() -> None:
+    """Seed 003: "the wider roll goes first and takes effect as normal"; "if width is a
+    tie, just look at the height of the rolls". A's and B's strikes both roll 10,10,3,2,1:
+    2x10, the head (height 10); width+2 killing = 4 Killing fills each 4-box head. Equal
+    width and equal height: neither goes first, so both land and both die, in either
+    order (before, the one typed first killed the other, whose strike was interrupted)."""
+    adds = ["add A body=3d melee=2d weapon='width+2 killing'", "add B body=3d melee=2d weapon='width+2 killing' side=foes"]
+    a, b = "declare A strike target=B faces=10,10,1,2,3", "declare B strike target=A faces=10,10,1,2,3"
+    for s in both_orders(OreRuleset, adds, a, b):
+        texts = [e.text for e in s.encounter.log]
+        assert "A's strike lands on B: 2x10 hits the head for 0 shock, 4 killing" in texts
+        assert "B's strike lands on A: 2x10 hits the head for 0 shock, 4 killing" in texts
+        assert not any("interrupted" in t for t in texts), texts
+        assert all(c.down and c.resources["head_k"] == 0 for c in s.encounter.combatants.values())
+    first, second = both_orders(OreRuleset, adds, a, b)
+    assert state(first.encounter) == state(second.encounter)
+    assert [e.text for e in first.encounter.log[4:]] == [e.text for e in second.encounter.log[4:]]
+
+
+def test_ore_a_wider_set_still_goes_first() -> None:
+    """"The wider roll goes first": A's 3x10 (10,10,10,1,2) against B's 2x10: A's lands
+    first and B, dead, loses its strike, typed in either order."""
+    adds = ["add A body=3d melee=2d weapon='width+2 killing'", "add B body=3d melee=2d weapon='width+2 killing' side=foes"]
+    for s in both_orders(OreRuleset, adds, "declare A strike target=B faces=10,10,10,1,2", "declare B strike target=A faces=10,10,1,2,3"):
+        assert s.encounter.combatant("B").down and not s.encounter.combatant("A").down
+        assert "B is down; strike interrupted" in [e.text for e in s.encounter.log]
+
+
 # ------------------------------------------------------------------ USOR
 USOR_ADDS = ["add A attack=16 damage=24", "add B attack=16 dodge=16 damage=24 side=foes"]
 
