@@ -1121,11 +1121,13 @@ class Encounter:
             if not c.upkeep:
                 continue
             parts = []
+            before = dict(c.resources)
             for name, (resource, amount) in c.upkeep.items():
                 total = amount * count
                 c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - total)
                 parts.append(f"{_fmt(total)} {resource} for {name}")
             self._say("upkeep", f"{span}: {c.name} pays {'; '.join(parts)}", c.name)
+            self._say_below_zero(c, before)
             self._check_down(c, last + 1)
         return True
 
@@ -1223,11 +1225,22 @@ class Encounter:
 
     def _pay(self, segment: int) -> None:
         for c in self.combatants.values():
+            before = dict(c.resources) if c.upkeep else {}
             for name, (resource, amount) in c.upkeep.items():
                 c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - amount)
                 self._say("upkeep", f"payment segment {segment}: {c.name} pays {_fmt(amount)} {resource} for {name}", c.name)
             if c.upkeep:
+                self._say_below_zero(c, before)
                 self._check_down(c, segment + 1)
+
+    def _say_below_zero(self, c: Combatant, before: dict[str, int | float]) -> None:
+        """The game's note for a resource that per-round payments left below 0."""
+        if not self.time.below_zero:
+            return
+        for resource in dict.fromkeys(r for r, _ in c.upkeep.values()):
+            note = self.time.below_zero_note(resource, c.name, before.get(resource, 0), c.resources.get(resource, 0))
+            if note is not None:
+                self._say("note", note, c.name)
 
     # ------------------------------------------------------------ reading
     def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
