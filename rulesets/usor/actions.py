@@ -60,7 +60,7 @@ STRIKE_PARAMS: tuple[Field, ...] = (
     Field("location", "choice", "chest", choices=LOCATIONS, role=PARAM, help="where the strike is aimed"),
     Field("modifier", "int", 0, role=PARAM, help="situational modifier to the strike rating"),
     Field("dodge_modifier", "int", 0, role=PARAM, help="situational modifier to the defender's Dodge rating"),
-    Field("damage_modifier", "int", 0, role=PARAM, help="modifier to the Damage Rating (e.g. a Critical Strike bonus)"),
+    Field("damage_modifier", "int", 0, role=PARAM, help="situational modifier to the Damage Rating (a Critical Strike adds its own bonus by NOST)"),
     Field("parry", "bool", True, role=PARAM, help="the defender's Parry Rating counts (a covered weapon in hand)"),
     Field("stun", "bool", False, role=PARAM, help="the blow deals stun damage instead of physical damage"),
 )
