@@ -283,6 +283,60 @@ def test_ep_below_zero_is_put_to_the_gm_when_it_happens() -> None:
     assert any("EP goes from -2 to -6" in e.text for e in s.encounter.log)
 
 
+def test_ep_below_zero_from_a_per_round_cost_is_put_to_the_gm_too() -> None:
+    """Seed: "EP cost for movement (at the end of each round) is always the cost of the
+    last Move Roll"; a passive power's upkeep is likewise paid each round. A power at PR
+    12 all to effect is on EP row 9: 5 EP as it starts and 5 EP a round. From 12 EP: 7
+    after the start; payment segment 50 leaves 2, segment 100 leaves -3 (the note, as
+    for any cost), segment 150 -8 (the note again). Stepped over in one go (segments
+    50-200, 4 payments: 20 EP), 7 -> -13, said once for the stretch."""
+    s = session()
+    s.execute("add A agility=22 learning=10 ep=12")
+    s.execute("declare A power pr=12 mode=passive upkeep=true")
+    for _ in range(4):
+        s.execute("next")
+    texts = [e.text for e in s.encounter.log]
+    assert res(s, "A")["ep"] == -8
+    notes = [t for t in texts if "EP goes from" in t]
+    assert notes == [
+        "A's EP goes from 2 to -3: the rules say nothing of EP below 0, so the GM decides what it costs A "
+        "(stop the action: `abort A`; or take it from VP or DP: `damage A N`)",
+        "A's EP goes from -3 to -8: the rules say nothing of EP below 0, so the GM decides what it costs A "
+        "(stop the action: `abort A`; or take it from VP or DP: `damage A N`)"]
+    assert texts.index(notes[0]) == texts.index("payment segment 100: A pays 5 ep for power") + 1
+    s = session()
+    s.execute("add A agility=22 learning=10 ep=12")
+    s.execute("declare A power pr=12 mode=passive upkeep=true")
+    s.execute("step 200")
+    texts = [e.text for e in s.encounter.log]
+    assert "payment segments 50-200 (4 payments): A pays 20 ep for power" in texts
+    assert [t for t in texts if "EP goes from" in t] == [
+        "A's EP goes from 7 to -13: the rules say nothing of EP below 0, so the GM decides what it costs A "
+        "(stop the action: `abort A`; or take it from VP or DP: `damage A N`)"]
+
+
+def test_the_chance_line_of_a_throw_at_a_target_adds_its_chance_to_hit() -> None:
+    """Seed: "The Throw roll [...] is vs. Strength minus 9. There is a bonus equal to the
+    character's Mass (Sphere Chart). The Q is used for the object's mass (Sphere Chart)",
+    and "When throwing something as an attack, an Attack Roll must still be made." By
+    hand: strength 12 - 9 = 3, Sphere(mass 70) 15: Throw Roll 18; a 50 kg object needs Q
+    Sphere(50) = 14, so the throw needs 18 - total >= 14: a total of 4 or less. Then the
+    Combat Roll 10 (combat_roll 10, no pool) must give Q >= 0 to meet B's Defense 0: a
+    total of 10 or less. The two rolls are independent: chance to hit = P(<= 4) x P(<= 10).
+    The line's first figure is still the Throw Roll's own chance (<= 4)."""
+    s = session()
+    s.execute("add A strength=12 mass=70 combat_roll=10 learning=0 ep=50")
+    s.execute("add B side=foes vp=50")
+    request, _ = s.request("A", "throw", ["B"], {"weight": "50", "damage": "5"})
+    assert s.ruleset.chance_of(request) == chance_at_most(4)
+    both = chance_at_most(4) * chance_at_most(10)
+    assert s.ruleset.chance_to_hit(request) == both
+    assert s.ruleset.chance_note(request) == f"to hit B (Defense +0 now): {float(both):.2%}"
+    # Thrown at no one, there is nothing to hit: no such line.
+    alone, _ = s.request("A", "throw", [], {"weight": "50"})
+    assert s.ruleset.chance_note(alone) == ""
+
+
 def test_the_chance_line_of_an_attack_adds_the_chance_to_hit_the_defense_as_things_stand() -> None:
     """Seed: "The character's Attack must be greater than or equal to the opponent's
     Defense"; "Attack: One point of Q adds 1 point to Attack"; a miss is "applied evenly

@@ -246,7 +246,10 @@ def test_contest_in_the_timeline_and_chance_of() -> None:
     assert session.chance("Michael", "contest", ["Guard"]) == OgsRuleset().chance("d4+d8+d8", vs="3d6")
     session.execute("declare Michael contest target=Guard faces=1,4,6,1,4,6")
     resolution = session.encounter.actions[-1].resolution
-    assert resolution.success is True and "die sizes" in resolution.summary
+    assert resolution.details["winner"] == "Michael" and "die sizes" in resolution.summary
+    session.execute("next")
+    assert any(e.text == "Michael's contest lands: Michael d4:1 + d8:4 + d8:6 = 11; Guard d6:1 + d6:4 + d6:6 = 11: "
+                         "Michael wins on die sizes" for e in session.encounter.log)
 
 
 def test_the_result_names_critical_stages_not_a_margin() -> None:

@@ -77,7 +77,9 @@ def test_d6_wild_die_explosions_damage_and_the_targets_resistance_are_groups_in_
     assert asked[-1].startswith("Trooper's resistance 2D roll")
 
 
-def test_usor_strike_names_the_defenders_dodge_and_asks_for_damage_only_on_a_hit() -> None:
+def test_usor_strike_names_the_defenders_dodge_and_asks_for_damage_whatever_the_strike_does() -> None:
+    """Every judgment at landing: damage and Defense are asked for at declaration even
+    when the strike misses as things stand, so the dice asked never depend on the state."""
     r = UsorRuleset()
     s = session_for(r, "add A attack=17 damage=20", "add B dodge=16")
     hit = prompts(r, s, "A", "strike", ["B"], lambda group: 6 if group.startswith("A's") else 1)
@@ -85,8 +87,8 @@ def test_usor_strike_names_the_defenders_dodge_and_asks_for_damage_only_on_a_hit
     assert hit[1].startswith("B's dodge (Event Chart row")
     assert hit[2].startswith("A's damage (Event Chart row")
     assert hit[3].startswith("B's Defense (Event Chart row")
-    missed = prompts(r, s, "A", "strike", ["B"], lambda group: 1 if group.startswith("A's") else 6)
-    assert len(missed) == 2
+    missed = prompts(r, s, "A", "strike", ["B"], lambda group: 6 if group.startswith("B's dodge") else 1)
+    assert [g.split(" (")[0] for g in missed] == ["A's strike", "B's dodge", "A's damage", "B's Defense"]
 
 
 def test_ogs_contest_names_the_rival() -> None:

@@ -103,6 +103,73 @@ def test_ore_gobble_dice_count_whichever_was_typed_first() -> None:
     assert state(first.encounter) == state(second.encounter)
 
 
+def test_ore_sets_of_equal_width_and_height_happen_at_once_whichever_was_typed_first() -> None:
+    """Seed 003: "the wider roll goes first and takes effect as normal"; "if width is a
+    tie, just look at the height of the rolls". A's and B's strikes both roll 10,10,3,2,1:
+    2x10, the head (height 10); width+2 killing = 4 Killing fills each 4-box head. Equal
+    width and equal height: neither goes first, so both land and both die, in either
+    order (before, the one typed first killed the other, whose strike was interrupted)."""
+    adds = ["add A body=3d melee=2d weapon='width+2 killing'", "add B body=3d melee=2d weapon='width+2 killing' side=foes"]
+    a, b = "declare A strike target=B faces=10,10,1,2,3", "declare B strike target=A faces=10,10,1,2,3"
+    for s in both_orders(OreRuleset, adds, a, b):
+        texts = [e.text for e in s.encounter.log]
+        assert "A's strike lands on B: 2x10 hits the head for 0 shock, 4 killing" in texts
+        assert "B's strike lands on A: 2x10 hits the head for 0 shock, 4 killing" in texts
+        assert not any("interrupted" in t for t in texts), texts
+        assert all(c.down and c.resources["head_k"] == 0 for c in s.encounter.combatants.values())
+    first, second = both_orders(OreRuleset, adds, a, b)
+    assert state(first.encounter) == state(second.encounter)
+    assert [e.text for e in first.encounter.log[4:]] == [e.text for e in second.encounter.log[4:]]
+
+
+def test_ore_a_wider_set_still_goes_first() -> None:
+    """"The wider roll goes first": A's 3x10 (10,10,10,1,2) against B's 2x10: A's lands
+    first and B, dead, loses its strike, typed in either order."""
+    adds = ["add A body=3d melee=2d weapon='width+2 killing'", "add B body=3d melee=2d weapon='width+2 killing' side=foes"]
+    for s in both_orders(OreRuleset, adds, "declare A strike target=B faces=10,10,10,1,2", "declare B strike target=A faces=10,10,1,2,3"):
+        assert s.encounter.combatant("B").down and not s.encounter.combatant("A").down
+        assert "B is down; strike interrupted" in [e.text for e in s.encounter.log]
+
+
+# ------------------------------------------------------------------ USOR
+USOR_ADDS = ["add A attack=16 damage=24", "add B attack=16 dodge=16 damage=24 side=foes"]
+
+
+def test_usor_damage_and_defense_are_rolled_at_declaration_even_for_a_miss() -> None:
+    """Seed 000: "Any roll (regardless of the number of sides of the die rolled) that is
+    4 or greater, counts as a Success" and "The character wins if his/her Number of
+    Successes is greater than the rival Event Roll's". A's strike 16 [1d8+1d12] 1,1: no
+    success; B's dodge 16 [1d8+1d12] 4,4: two; B dodges with NOST 2 - 0 = 2. A's damage
+    24 [2d20] 20,20 (two) against B's Defense 10 [1d4+1d12] 1,1 (none) would be 2 to the
+    chest: they are rolled at declaration all the same, and unused at landing, where the
+    strike still misses. B's strike at A (16 vs A's dodge 10 [1d4+1d12]): 4,4 against
+    1,1, NOST 2; damage 20,20 against A's Defense 1,1: 2 - 0 = 2 to A's chest (10 -> 8).
+    Typed in either order, the same dice are asked and the same state results."""
+    miss = "declare A strike target=B faces=1,1,4,4,20,20,1,1"
+    hit = "declare B strike target=A faces=4,4,1,1,20,20,1,1"
+    for s in both_orders(UsorRuleset, USOR_ADDS, miss, hit):
+        texts = [e.text for e in s.encounter.log]
+        assert "A's strike at B lands: B dodges (NOST 2)" in texts, texts
+        assert "B's strike at A lands: hit for 2 to the chest" in texts, texts
+        assert s.encounter.combatant("B").resources["chest"] == 10
+        assert s.encounter.combatant("A").resources["chest"] == 8
+        a = next(x for x in s.encounter.actions if x.actor == "A")
+        assert a.resolution.dice == (1, 1, 4, 4, 20, 20, 1, 1)
+        assert "damage rolled all the same, used only on a hit" in a.resolution.summary
+    first, second = both_orders(UsorRuleset, USOR_ADDS, miss, hit)
+    assert state(first.encounter) == state(second.encounter)
+
+
+def test_usor_a_strike_that_missed_at_declaration_lands_as_a_miss_unless_a_rating_changed() -> None:
+    """Whether the blow hits is read at landing from the ratings then: unchanged, the
+    faces decide (a miss); a GM's change to B's dodge (16 -> 20, other dice) before it
+    lands is named and left to the GM, since the faces were rolled for the old dice."""
+    s = session_for(UsorRuleset(), *USOR_ADDS, "declare A strike target=B faces=1,1,4,4,20,20,1,1", "set B dodge 20", "next")
+    texts = [e.text for e in s.encounter.log]
+    assert any(t.startswith("A's strike at B lands, but dodge 16 -> 20 since it was rolled") for t in texts), texts
+    assert s.encounter.combatant("B").resources["chest"] == 10
+
+
 # ------------------------------------------------------------------ the property
 # A declaration: (actor, template, targets, params, seed of its dice); a seed may carry
 # the first d10 faces the declaration reads, as (seed, (face, face)), so the search can
@@ -267,11 +334,13 @@ def _run(ruleset: Callable[[], Ruleset], adds: list[str], declares: list[Declara
     from tracker.engine import TrackerError
 
     s = session_for(ruleset(), *adds, **settings_)
+    s.asked = {}  # type: ignore[attr-defined]  # each declarer's dice groups, as a form asks them
     for actor, template, targets, params, seed in declares:
         seed, head = seed if isinstance(seed, tuple) else (seed, ())
         rng, first = random.Random(seed), list(head)
 
-        def pick(group: str, sides: int, first: list[int] = first, rng: random.Random = rng) -> int:
+        def pick(group: str, sides: int, first: list[int] = first, rng: random.Random = rng, actor: str = actor) -> int:
+            s.asked.setdefault(actor, []).append(group)  # type: ignore[attr-defined]
             return first.pop(0) if first and sides == 10 else rng.randint(1, sides)
 
         try:
@@ -296,6 +365,9 @@ def test_shuffling_a_segments_declarations_never_changes_the_outcome(game: str) 
         first = _run(ruleset, adds, declares, settings_)
         second = _run(ruleset, adds, shuffled, settings_)
         assert state(first.encounter) == state(second.encounter)
+        # Everything a landing may need is asked at declaration whatever the state then:
+        # the dice asked of each declarer never depend on what was typed before it.
+        assert first.asked == second.asked
         # What a landing reads is stored: the fight saves, loads and replays the same.
         saved = codec.loads(codec.dumps(first.encounter, len(first.encounter.events))).encounter
         assert state(saved) == state(first.encounter)

@@ -204,3 +204,61 @@ def test_reroll_ones_on_the_enhancement_die_by_hand() -> None:
     assert odds.success((6, 6, 4), 0, 14, reroll_from=2) == Fraction(25, 288)
     assert odds.success((6, 6, 4), 0, 14) == Fraction(5, 72)
     assert odds.success((), 5, 5) == 1 and odds.success((), 5, 6) == 0
+
+
+# ------------------------------------------------------------------ contests judged at landing
+def _contest(*lines: str) -> list[str]:
+    from rulesets.ogs import OgsRuleset
+
+    s = session_for(OgsRuleset(), "add A stat=d6 skill=d6 enhancement=", "add B stat=d6 skill=d6 enhancement=", *lines, "next")
+    return [e.text for e in s.encounter.log]
+
+
+def test_an_opposed_check_reads_the_sides_as_they_stand_when_it_lands() -> None:
+    """Seed: "both make appropriate Action Checks [...] and compare their totals. The
+    participant with the higher total wins", and a flat bonus "is added directly to the
+    total". By hand: A d6 3 + d6 4 = 7 against B d6 2 + d6 4 = 6: A wins on total as
+    declared. The GM gives B a flat +2 before it lands: B 6 + 2 = 8 beats 7, B wins. With
+    +1 instead, 7 against 7: die values (4, 3) beat (4, 2), A wins on die values."""
+    declared = "declare A contest target=B faces=3,4,2,4"
+    assert "A's contest lands: A d6:3 + d6:4 = 7; B d6:2 + d6:4 = 6: A wins on total" in _contest(declared)
+    assert "A's contest lands: A d6:3 + d6:4 = 7; B d6:2 + d6:4 + 2 = 8: B wins on total" in _contest(declared, "set B flat 2")
+    assert "A's contest lands: A d6:3 + d6:4 = 7; B d6:2 + d6:4 + 1 = 7: A wins on die values" in _contest(declared, "set B flat 1")
+
+
+def test_a_contest_whose_dice_changed_or_that_ties_past_the_rolled_d12s_goes_to_the_gm() -> None:
+    """The faces were rolled for the dice then. B's skill raised to d8 before it lands:
+    the GM settles it again. A flat +1 (3 + 3 + 1 = 7) against B 3 + 4 = 7 as declared:
+    A loses on die values (3, 3) < (4, 3); A's flat taken away before it lands leaves 6
+    against 7: B wins on total. With B 3, 3 instead (6 against 7 declared) and A's flat
+    gone, 6 against 6 with equal values and sizes needs "repeatedly rolling opposed
+    d12s", none rolled at declaration: the log asks the GM to roll them."""
+    changed = _contest("declare A contest target=B faces=3,4,2,4", "set B skill d8")
+    assert any(t.startswith("A's contest lands, but B's check is d6+d8 now, not the d6+d6 rolled for") for t in changed), changed
+    assert "A's contest lands: A d6:3 + d6:3 = 6; B d6:3 + d6:4 = 7: B wins on total" in _contest(
+        "set A flat 1", "declare A contest target=B faces=3,3,3,4", "set A flat 0")
+    tied = _contest("set A flat 1", "declare A contest target=B faces=3,3,3,3", "set A flat 0")
+    assert any("still tied after the die values and sizes" in t and "the GM rolls opposed d12s" in t for t in tied), tied
+
+
+def test_stages_past_those_rolled_for_are_put_to_the_gm_as_the_blow_lands() -> None:
+    """Seed: "Attack rolls, on the other hand, benefit greatly with every stage adding
+    another die to the damage roll." By hand: d6 6 + d8 8 + d4 2 = 16 against defense 12:
+    exceeded by 4, 2 stages, so the d6 damage rolls 1 + 2 dice: 3 + 4 + 5 = 12. The GM
+    lowers B's defense to 6 before it lands: exceeded by 10, 5 stages, 3 more than were
+    rolled for: the 12 lands and the log puts the 3d6 to the GM, with the commands."""
+    from rulesets.ogs import OgsRuleset
+
+    s = session_for(OgsRuleset(), "add A stat=d6 skill=d8 enhancement=d4 damage=d6", "add B defense=12",
+                    "declare A attack target=B faces=6,8,2,3,4,5", "set B defense 6", "next")
+    texts = [e.text for e in s.encounter.log]
+    assert "A's attack lands: 16 vs B's defense 6: hit, 5-stage critical; 12 damage" in texts
+    assert s.encounter.combatant("B").resources["hp"] == 20 - 12
+    assert ("A's attack: a 5-stage critical, 3 stages more than the 2 rolled for at declaration; each stage adds a "
+            "damage die, so the GM decides: roll 3d6 (`roll 3d6`) and deal it (`damage B N resource=hp`), or let the 12 stand") in texts
+    # Unchanged, the two stages rolled for are the ones that land, and nothing is put to the GM.
+    s = session_for(OgsRuleset(), "add A stat=d6 skill=d8 enhancement=d4 damage=d6", "add B defense=12",
+                    "declare A attack target=B faces=6,8,2,3,4,5", "next")
+    texts = [e.text for e in s.encounter.log]
+    assert "A's attack lands: 16 vs B's defense 12: hit, 2-stage critical; 12 damage" in texts
+    assert not any("the GM decides" in t for t in texts)

@@ -20,7 +20,7 @@ from rulesets.usor.rolls import DRAW, RIVAL, SELF, EventRoll, Exchange, count_su
 from tests.helpers import cli, cli_json, session_for
 
 ROOT = Path(__file__).resolve().parent.parent
-KNOWN = {11: (6, 8), 16: (8, 12), 18: (10, 12), 19: (8, 20), 20: (12, 12), 24: (20, 20), 31: (6, 6, 6, 8), 35: (20, 12, 12)}
+KNOWN = {16: (8, 12), 18: (10, 12), 19: (8, 20), 20: (12, 12), 24: (20, 20), 31: (6, 6, 6, 8), 35: (20, 12, 12)}
 
 
 def session(*lines: str) -> Session:
@@ -52,9 +52,30 @@ def test_expected_successes_never_fall_as_the_rating_rises() -> None:
 
 
 def test_dagger_12_plus_4_and_the_glossary_row() -> None:
-    # Event Rolls page: Dagger 12 with +4 is rating 16, rolled as 1d8 and 1d12; rating 11 is 1d6+1d8.
+    """Seed 000: "the Event Roll Rating is 16 (12 + 4 = 16). Looking up the Event Rating
+    on the Event Chart, we see the character would roll a 1d8 and a 1d12." Rating 11 =
+    1d6+1d8 is from the USOR glossary, not the seed: by default rating 11 rolls the
+    derived row (1d4+1d20: 1/4 + 17/20 = 1.1 expected successes, the nearest set to the
+    trend of the seed's rows); the setting `glossary_rows` puts the glossary's row in."""
     assert cli_json("roll", "usor", "12+4", "--faces", "3,8")["dice_sizes"] == [8, 12]
-    assert cli_json("roll", "usor", "11", "--faces", "3,8")["dice_sizes"] == [6, 8]
+    plain = cli_json("roll", "usor", "11", "--faces", "3,8")
+    assert plain["dice_sizes"] == [4, 20] and plain["chart"] == DERIVED
+    glossary = cli_json("roll", "usor", "11", "--faces", "3,8", "--set", "glossary_rows=true")
+    assert glossary["dice_sizes"] == [6, 8] and glossary["chart"] == "glossary"
+    assert "glossary row" in glossary["text"]
+    chart = UsorRuleset().glossary_chart
+    assert chart.row(11).source == "glossary" and chart.row(11).dice == (6, 8)
+    assert {r: row for r, row in chart.rows.items() if r != 11} == {r: row for r, row in UsorRuleset().chart.rows.items() if r != 11}
+
+
+def test_the_glossary_row_is_a_setting_off_by_default_that_says_where_it_is_from() -> None:
+    setting = next(f for f in UsorRuleset().settings if f.name == "glossary_rows")
+    assert setting.default is False and "not in the Event Rolls text" in setting.help
+    off = session_for(UsorRuleset(), "add A attack=16", "add B dodge=11")
+    on = session_for(UsorRuleset(), "add A attack=16", "add B dodge=11", glossary_rows=True)
+    # 16 [1d8+1d12] against 11: derived 1d4+1d20 by default, the glossary's 1d6+1d8 with the setting.
+    assert off.chance("A", "strike", ["B"]) == odds.outcome_chances((8, 12), (4, 20))[0]
+    assert on.chance("A", "strike", ["B"]) == Fraction(207, 512)
 
 
 def test_derived_rows_say_so_wherever_they_are_used() -> None:
@@ -62,9 +83,11 @@ def test_derived_rows_say_so_wherever_they_are_used() -> None:
     assert data["chart"] == "derived" and data["rival_chart"] == "official"
     assert "derived row" in data["text"]
     s = session("add A attack=17", "add B dodge=16")
-    out = s.execute("declare A strike target=B faces=4,1,5,5")
-    assert "[2d10, derived row]" in out.lines[0]
-    assert s.encounter.actions[0].resolution.details["chart"] == ["derived", "official"]
+    # strike 17 [1d8+1d12] 4,1 vs dodge 16 [1d8+1d12] 5,5: dodged; damage 15 and
+    # Defense 10 are rolled all the same (1,1 and 1,1).
+    out = s.execute("declare A strike target=B faces=4,1,5,5,1,1,1,1")
+    assert "[1d8+1d12, derived row]" in out.lines[0]
+    assert s.encounter.actions[0].resolution.details["chart"] == ["derived", "official", "derived", "derived"]
 
 
 def test_house_rules_replace_a_row_and_bad_rows_are_named(tmp_path: Path) -> None:
@@ -182,7 +205,7 @@ def test_a_strike_that_hits_rolls_damage_against_defense_and_hurts_the_location(
 
 def test_a_drawn_or_dodged_strike_does_nothing_and_stun_hits_take_stun() -> None:
     s = session("add A attack=16 damage=24", "add B dodge=16")
-    s.execute("declare A strike target=B faces=4,4,5,5")
+    s.execute("declare A strike target=B faces=4,4,5,5,20,20,1,1")  # damage dice rolled all the same
     assert s.encounter.actions[0].resolution.success is False
     assert "a draw: no hit" in s.encounter.actions[0].resolution.summary
     s.execute("next")
@@ -210,7 +233,7 @@ def test_action_time_is_bat_times_atm_in_seconds_and_move_is_fixed() -> None:
     rules = UsorRuleset()
     assert rules.action_time(10, 1.1) == 11 and rules.action_time(10, 0.9) == 9
     s = session("add Slow atm=1.1", "add Quick atm=0.5", "add T")
-    s.execute("declare Slow strike target=T faces=1,1,1,1")
+    s.execute("declare Slow strike target=T faces=1,1,1,1,1,1,1,1")
     s.execute("declare Quick move")
     slow, quick = s.encounter.actions
     assert (slow.pt, quick.pt) == (11, 5)
@@ -269,19 +292,22 @@ def test_odds_match_brute_force_enumeration(own: int, rival: int) -> None:
 
 def test_odds_match_the_reference_figures() -> None:
     rules = UsorRuleset()
-    win, draw, lose = odds.outcome_chances(rules.row(16).dice, rules.row(11).dice)
+    # The reference figures are for rating 11 as the glossary has it (1d6+1d8).
+    glossary = {"glossary_rows": True}
+    win, draw, lose = odds.outcome_chances(rules.row(16).dice, rules.row(11, settings=glossary).dice)
     assert (round(float(win), 4), round(float(draw), 4), round(float(lose), 4)) == (0.4043, 0.3828, 0.2129)
-    assert round(float(rules.chance("16", difficulty=11)), 4) == 0.6551
+    assert round(float(rules.chance("16", difficulty=11, options=glossary)), 4) == 0.6551
     assert [round(float(rules.chance(a, difficulty=b)), 4) for a, b in (("20", 19), ("24", 16), ("35", 31))] == [0.5245, 0.7445, 0.6065]
-    margins = odds.margin_distribution(rules.row(16).dice, rules.row(11).dice)
+    margins = odds.margin_distribution(rules.row(16).dice, rules.row(11, settings=glossary).dice)
     assert {m: round(float(p), 4) for m, p in margins.items()} == {-2: 0.0293, -1: 0.1836, 0: 0.3828, 1: 0.3164, 2: 0.0879}
 
 
 def test_odds_from_the_command_line_and_the_declare_form() -> None:
-    data = cli_json("odds", "usor", "16", "--vs", "11")
+    glossary = ("--set", "glossary_rows=true")
+    data = cli_json("odds", "usor", "16", "--vs", "11", *glossary)
     assert data["fraction"] == "207/512" and data["probability"] == pytest.approx(0.404296875)
-    assert cli_json("odds", "usor", "16", "--difficulty", "11")["fraction"] == "207/316"
-    s = session("add A attack=16", "add B dodge=11")
+    assert cli_json("odds", "usor", "16", "--difficulty", "11", *glossary)["fraction"] == "207/316"
+    s = session_for(UsorRuleset(), "add A attack=16", "add B dodge=11", glossary_rows=True)
     assert s.chance("A", "strike", ["B"]) == Fraction(207, 512)
     assert s.chance("A", "check", [], {"stat": "attack", "against": "11"}) == Fraction(207, 316)
 

@@ -27,14 +27,13 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, RollResult, Ruleset
 from rulesets.brandx import actions, combat
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
-from rulesets.brandx.common import Ctx, defense_of
+from rulesets.brandx.common import TIME, Ctx, defense_of
 from rulesets.brandx.ep import EpChart
 from rulesets.brandx.rolls import (
     ProbeHit,
@@ -51,7 +50,9 @@ from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field, staged
 
 ABILITY_NAMES = actions.ABILITIES
 HAND_ATTACKS = ("punch", "strike")
-ATTACKS = ("punch", "strike", "blast")  # a throw's first roll is the Throw Roll: its chance is that one's
+# Actions whose chance line adds the chance to hit their target. A throw's first roll is
+# the Throw Roll (its chance of success is that one's); its Combat Roll comes after.
+ATTACKS = ("punch", "strike", "blast", "throw")
 
 
 def _hits(resolution: Resolution) -> list[dict[str, Any]]:
@@ -290,10 +291,7 @@ class BrandXRuleset(Ruleset):
     id = "brandx"
     name = "Brand X"
     description = "Brand X superheroes: 2d10 roll-under Action Rolls, Q, Sphere charts, EP rows"
-    time = TimeMapping(
-        segments_per_round=50, segment_means="0.24 s (50 segments a 12-second round)",
-        payment_every=50, simultaneous=True,
-    )
+    time = TIME
     sheet = SHEET
     settings = SETTINGS
     down_when = ("vp", "dp")
@@ -387,12 +385,17 @@ class BrandXRuleset(Ruleset):
         says, unplaced Q to Attack) and the chances of the totals whose Attack meets the
         Defense are added up. Exact, never sampled."""
         quiet = replace(request, settings={**request.settings, "throwback": False})
+        # A throw rolls its Throw Roll first: the attack is made only if that succeeds,
+        # so each Throw Roll total weighs the Combat Roll's chance under it.
+        leads = [(faces_for_total(t), w) for t, w in total_chances()] if request.template.name == "throw" else [((), Fraction(1))]
         chance = Fraction(0)
-        for total, weight in total_chances():
-            resolution = self.resolve(quiet, TypedFaces(faces_for_total(total)))
-            hit = _hits(resolution)[0]
-            if int(hit["attack"]) >= int(hit["defense"]):
-                chance += weight
+        for lead, lead_weight in leads:
+            for total, weight in total_chances():
+                hits = _hits(self.resolve(quiet, TypedFaces(lead + faces_for_total(total))))
+                if not hits:
+                    break  # the throw failed: no attack, whatever the Combat Roll
+                if int(hits[0]["attack"]) >= int(hits[0]["defense"]):
+                    chance += lead_weight * weight
         return chance
 
     def chance_note(self, request: ActionRequest) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import INITIATE, Adjust, Effect, Note
 from tracker.engine.encounter import Encounter
 from tracker.engine.errors import TrackerError
@@ -28,6 +29,17 @@ from tracker.engine.model import COMPLETED, PASSIVE, Action, Combatant
 from rulesets.base import ActionRequest
 from rulesets.brandx.charts import Charts
 from rulesets.brandx.ep import EpBill, EpChart, bill
+
+# The rules give no consequence for EP below 0: whatever takes it there (an action's
+# cost, a maintained link, a per-round payment) puts it to the GM, in these words.
+EP_BELOW_ZERO = ("{name}'s EP goes from {before} to {after}: the rules say nothing of EP below 0, so the GM "
+                 "decides what it costs {name} (stop the action: `abort {name}`; or take it from VP or DP: "
+                 "`damage {name} N`)")
+# 50 segments a round; payment segments at every multiple of 50 (DESIGN 4.1).
+TIME = TimeMapping(
+    segments_per_round=50, segment_means="0.24 s (50 segments a 12-second round)",
+    payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO),),
+)
 
 # Defaults for stats a combatant may lack (the sheet's defaults, used when a stat was
 # added after the combatant was created).
@@ -103,11 +115,9 @@ class Ctx:
             return []
         effects: list[Effect] = [Adjust(payer.name, "ep", -total, why)]
         have = payer.resources.get("ep")
-        if have is not None and have - total < 0:
-            effects.append(Note(
-                f"{payer.name}'s EP goes from {have:g} to {have - total:g}: the rules say nothing of EP below 0, "
-                f"so the GM decides what it costs {payer.name} (stop the action: `abort {payer.name}`; "
-                f"or take it from VP or DP: `damage {payer.name} N`)", timing=INITIATE))
+        note = None if have is None else TIME.below_zero_note("ep", payer.name, have, have - total)
+        if note is not None:
+            effects.append(Note(note, timing=INITIATE))
         return effects
 
     def start_row(self, kind: str) -> int:

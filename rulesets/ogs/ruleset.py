@@ -17,8 +17,13 @@ Decisions where the seed is silent (nothing else is known of the game):
   (default 8, the seed's example difficulty). A miss does nothing. The damage dice
   are rolled at declaration, hit or miss, with one extra die per stage as things
   stand; the hit and its stages are judged when the blow lands (DESIGN 3), against
-  the target's defense then. Stages past those rolled for are named in the log for
-  the GM to roll.
+  the target's defense then. Stages past those rolled for (the defense fell in
+  between) are put to the GM in the log as the blow lands, with the dice to roll and
+  the commands that roll and deal them; the damage rolled lands meanwhile.
+- A `contest` is settled as it lands too: each side's check is read from its sheet
+  then; faces stand for a side whose dice are unchanged (its flat bonus is the one
+  then), the tie-breaks use the d12s rolled at declaration, and a side whose dice
+  changed, or a tie past those d12s, is left to the GM, named.
 - Damage (an Open Roll) comes off the target's `hp`; the seed has no soak or armour.
 - `contest` is an Opposed Check against the target's own stat + skill + enhancement
   + flat; in the timeline both sides' dice come from the one dice source, the actor's
@@ -51,11 +56,11 @@ from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landi
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, NotEnoughFaces, TypedFaces
 from rulesets.fields import PARAM, Field, coerce_all
 from rulesets.limits import limit_ogs_dice, limit_ogs_opposed, no_negative_difficulty
 from rulesets.ogs import odds
-from rulesets.ogs.check import StageRule, opposed, rank_many, roll
+from rulesets.ogs.check import Rolled, StageRule, opposed, rank_many, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
 from rulesets.ogs.sheet import ATTACK_PARAMS, CHECK_PARAMS, OPEN_PARAMS, SHEET, dice_of
 
@@ -79,6 +84,87 @@ def _cli_reroll(spec: DiceSpec, on: bool, label: str) -> int | None:
     return 2
 
 
+def build_check(who: Combatant, params: Mapping[str, Any], second: str, steps: DiceSteps) -> tuple[DiceSpec, int | None]:
+    """The Action Check a combatant rolls: stat + skill/force + enhancement + flat,
+    and the index of the first enhancement die when its ones are rerolled."""
+    stats = who.stats
+    stat = params.get("stat") or stats.get("stat", "")
+    other = (params.get("skill") or stats.get("skill", "")) if second == "skill" else stats.get("force", "")
+    enhancement = params["enhancement"] if params.get("enhancement") is not None else stats.get("enhancement", "")
+    if not stat:
+        raise TrackerError(f"{who.name} has no stat die")
+    if not other:
+        raise TrackerError(f"{who.name} has no {second} die (set {second}=d8 on the sheet)")
+    parts = [dice_of(p, steps, f"{who.name}.{n}") for n, p in (("stat", stat), (second, other), ("enhancement", enhancement))]
+    flat = int(stats.get("flat", 0)) + int(params.get("bonus") or 0)
+    sides: list[int] = []
+    groups: list[int] = []
+    for n, part in enumerate(parts):
+        sides.extend(part.sides)
+        groups.extend(g + 100 * n for g in part.groups)
+    spec = DiceSpec(tuple(sides), flat, tuple(groups))
+    stages = int(params.get("increase") or 0)
+    if stages:
+        which = params.get("increase_die")
+        if which is None:
+            lead = len(parts[0].sides) + len(parts[1].sides)
+            which = lead + 1 if parts[2].sides else len(sides)
+        spec = increase(spec, stages, steps, which - 1)
+    reroll = params.get("reroll_ones")
+    if reroll is None:
+        reroll = bool(stats.get("reroll_ones", False))
+    lead = len(parts[0].sides) + len(parts[1].sides)
+    # An increase on the stat or skill die adds dice before the enhancement pool.
+    shift = len(spec.sides) - len(sides) if stages and int(params.get("increase_die") or lead + 1) - 1 < lead else 0
+    start = lead + shift if reroll and parts[2].sides else None
+    limit_ogs_dice(spec.sides, f"{who.name}'s check")
+    return spec, start
+
+
+CONTEST_JUDGE = "ogs.contest"
+
+
+def judge_contest(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
+    """An Opposed Check settled as it lands (DESIGN 3): every side's check is read from
+    its sheet as it stands at the start of that segment. The faces were rolled at
+    declaration for the dice then: where a side's dice are the same now, its faces stand
+    and its total takes its flat bonus now; the seed's tie-breaks (die values, die sizes,
+    then the d12s rolled at declaration) settle a tie. A side whose dice changed, or a
+    tie past the d12s rolled, is left to the GM, named, never guessed."""
+    found = landing(encounter, action, blow, action.resolution.details.get("hits", []))
+    if isinstance(found, list):
+        return found
+    rec, _ = found
+    steps = DiceSteps.from_table(rec.get("steps", {}))
+    head = f"{action.actor}'s contest lands"
+    names = [str(side["name"]) for side in rec["sides"]]
+    rolls: list[Rolled] = []
+    for side in rec["sides"]:
+        who = encounter.combatants.get(side["name"])
+        if who is None:
+            return [Note(f"{head}: {side['name']} is no longer in the fight: no contest")]
+        spec, start = build_check(who, side.get("params", {}), "skill", steps)
+        was = [int(x) for x in side["sizes"]]
+        reroll_was = side.get("reroll_from", -1)
+        if list(spec.sides) != was or (start if start is not None else -1) != reroll_was:
+            now = DiceSpec(spec.sides).text()
+            return [Note(f"{head}, but {who.name}'s check is {now} now, not the {DiceSpec(tuple(was)).text()} rolled for: "
+                         f"the GM settles it again (`roll ogs DICE --vs DICE`)")]
+        rolls.append(Rolled(spec, [int(f) for f in side["faces"]]))
+    offs = TypedFaces([int(f) for off in rec.get("roll_off", []) for f in off], "d12 roll-off")
+    try:
+        (winner,), how, used = rank_many(rolls, offs, names)
+    except NotEnoughFaces:
+        return [Note(f"{head}: {'; '.join(f'{n} {r.shown()}' for n, r in zip(names, rolls))}: still tied after the die "
+                     f"values and sizes, past the d12s rolled at declaration: the GM rolls opposed d12s")]
+    shown = "; ".join(f"{n} {r.shown()}" for n, r in zip(names, rolls))
+    rolled_off = (" (" + "; ".join(", ".join(map(str, f)) for f in used) + ")") if used else ""
+    return [Note(f"{head}: {shown}: {names[winner]} wins on {how}{rolled_off}")]
+
+
+register_judge(CONTEST_JUDGE, judge_contest)
+
+
 BLOW_JUDGE = "ogs.blow"
 
 
@@ -100,9 +186,15 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     text = f"{head}: hit" + (f", {stages}-stage critical" if stages else "") + f"; {damage} damage"
     effects: list[Effect] = [Note(text), Damage(target.name, damage, "hp")]
     if stages > len(extra):
+        # The rules: "every stage adding another die to the damage roll". Dice for the
+        # stages as they stood were rolled at declaration; the defense has fallen since,
+        # so the rest are put to the GM now, with the commands that roll and deal them.
         more = stages - len(extra)
-        effects.append(Note(f"{action.actor}'s {action.template}: {more} more stage{'s' if more != 1 else ''} than were rolled "
-                            f"for at declaration: the GM rolls {more}d{int(rec['die'])} more damage"))
+        dice = f"{more}d{int(rec['die'])}"
+        effects.append(Note(f"{action.actor}'s {action.template}: a {stages}-stage critical, {more} stage{'s' if more != 1 else ''} "
+                            f"more than the {len(extra)} rolled for at declaration; each stage adds a damage die, so the GM "
+                            f"decides: roll {dice} (`roll {dice}`) and deal it (`damage {target.name} N resource=hp`), "
+                            f"or let the {damage} stand"))
     return effects
 
 
@@ -154,41 +246,17 @@ class OgsRuleset(Ruleset):
         return self.check(who, params, second)[0]
 
     def check(self, who: Combatant, params: Mapping[str, Any], second: str = "skill") -> tuple[DiceSpec, int | None]:
-        """The Action Check a combatant rolls: stat + skill/force + enhancement + flat,
-        and the index of the first enhancement die when its ones are rerolled."""
-        steps = self.steps
-        stats = who.stats
-        stat = params.get("stat") or stats.get("stat", "")
-        other = (params.get("skill") or stats.get("skill", "")) if second == "skill" else stats.get("force", "")
-        enhancement = params["enhancement"] if params.get("enhancement") is not None else stats.get("enhancement", "")
-        if not stat:
-            raise TrackerError(f"{who.name} has no stat die")
-        if not other:
-            raise TrackerError(f"{who.name} has no {second} die (set {second}=d8 on the sheet)")
-        parts = [dice_of(p, steps, f"{who.name}.{n}") for n, p in (("stat", stat), (second, other), ("enhancement", enhancement))]
-        flat = int(stats.get("flat", 0)) + int(params.get("bonus") or 0)
-        sides: list[int] = []
-        groups: list[int] = []
-        for n, part in enumerate(parts):
-            sides.extend(part.sides)
-            groups.extend(g + 100 * n for g in part.groups)
-        spec = DiceSpec(tuple(sides), flat, tuple(groups))
-        stages = int(params.get("increase") or 0)
-        if stages:
-            which = params.get("increase_die")
-            if which is None:
-                lead = len(parts[0].sides) + len(parts[1].sides)
-                which = lead + 1 if parts[2].sides else len(sides)
-            spec = increase(spec, stages, steps, which - 1)
-        reroll = params.get("reroll_ones")
-        if reroll is None:
-            reroll = bool(stats.get("reroll_ones", False))
-        lead = len(parts[0].sides) + len(parts[1].sides)
-        # An increase on the stat or skill die adds dice before the enhancement pool.
-        shift = len(spec.sides) - len(sides) if stages and int(params.get("increase_die") or lead + 1) - 1 < lead else 0
-        start = lead + shift if reroll and parts[2].sides else None
-        limit_ogs_dice(spec.sides, f"{who.name}'s check")
-        return spec, start
+        """The Action Check a combatant rolls (`build_check`) with this table's dice steps."""
+        return build_check(who, params, second, self.steps)
+
+    def _contest_record(self, request: ActionRequest, sides: list[tuple[Combatant, Mapping[str, Any], Rolled, int | None]],
+                        offs: list[list[int]]) -> dict[str, Any]:
+        """What the contest's landing reads: each side's dice, faces and the params its
+        check was built from; the d12s rolled; the dice steps."""
+        return {"target": request.targets[0].name, "steps": dict(self.tables.get("dice", {})), "roll_off": offs,
+                "sides": [{"name": c.name, "params": {k: v for k, v in p.items() if v is not None and k != "difficulty"},
+                           "sizes": list(r.spec.sides), "faces": list(r.faces),
+                           "reroll_from": -1 if start is None else start} for c, p, r, start in sides]}
 
     # ------------------------------------------------------------ resolve
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
@@ -272,31 +340,39 @@ class OgsRuleset(Ruleset):
         result = opposed(own, theirs, dice, dice, rival.name)
         faces = own.faces + theirs.faces + [f for pair in result.roll_off for f in pair]
         who = request.actor.name if result.winner == "self" else rival.name
-        summary = f"{own.shown()} vs {rival.name} {theirs.shown()}: {who} wins on {result.decided_by}"
+        summary = f"{own.shown()} vs {rival.name} {theirs.shown()}, as things stand: {who} wins on {result.decided_by}"
         if result.roll_off:
             summary += " (" + ", ".join(f"d12 {a} vs {b}" for a, b in result.roll_off) + ")"
-        return Resolution(pt=pt, success=result.winner == "self", margin=own.total - theirs.total,
-                          dice=tuple(faces), summary=summary, effects=(Note(summary),),
-                          details={"total": own.total, "rival_total": theirs.total, "decided_by": result.decided_by})
+        record = self._contest_record(request, [(request.actor, request.params, own, own_reroll), (rival, {}, theirs, rival_reroll)],
+                                      [list(pair) for pair in result.roll_off])
+        # Settled when it lands, against the sheets then (DESIGN 3): no verdict yet.
+        return Resolution(pt=pt, success=None, margin=own.total - theirs.total,
+                          dice=tuple(faces), summary=summary + "; judged when it lands", effects=(Blow(rival.name, 0),),
+                          details={"total": own.total, "rival_total": theirs.total, "winner": who,
+                                   "decided_by": result.decided_by, "judge": CONTEST_JUDGE, "hits": [record]})
 
     def _contest_many(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         sides = [request.actor, *request.targets]
         names = [c.name for c in sides]
         rolls = []
+        built = []
         for i, c in enumerate(sides):
-            spec, reroll_from = self.check(c, request.params if i == 0 else {})
+            params = request.params if i == 0 else {}
+            spec, reroll_from = self.check(c, params)
             rolls.append(roll(spec, dice, "Opposed Check", "" if i == 0 else c.name, reroll_from))
+            built.append((c, params, rolls[-1], reroll_from))
         (winner,), how, offs = rank_many(rolls, dice, names)
         shown = "; ".join(f"{n} {r.shown()}" for n, r in zip(names, rolls))
-        summary = f"{shown}: {names[winner]} wins on {how}"
+        summary = f"{shown}, as things stand: {names[winner]} wins on {how}"
         if offs:
             summary += " (" + "; ".join(", ".join(map(str, f)) for f in offs) + ")"
         faces = [f for r in rolls for f in r.faces] + [f for off in offs for f in off]
         best_other = max(r.total for i, r in enumerate(rolls) if i != 0)
-        return Resolution(pt=pt, success=winner == 0, margin=rolls[0].total - best_other, dice=tuple(faces),
-                          summary=summary, effects=(Note(summary),),
+        return Resolution(pt=pt, success=None, margin=rolls[0].total - best_other, dice=tuple(faces),
+                          summary=summary + "; judged when it lands", effects=(Blow(request.targets[0].name, 0),),
                           details={"total": rolls[0].total, "totals": {n: r.total for n, r in zip(names, rolls)},
-                                   "winner": names[winner], "decided_by": how})
+                                   "winner": names[winner], "decided_by": how, "judge": CONTEST_JUDGE,
+                                   "hits": [self._contest_record(request, built, offs)]})
 
     def _open(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         params = request.params

@@ -14,7 +14,10 @@ Decisions where the sources are silent:
   round completes on the first segment of the next round, where the engine resolves
   them one by one, widest set first, then highest (`order = (width, height)`,
   `TimeMapping(simultaneous=False)`): a combatant put down by a faster set loses its
-  own. The default performance time is "to the end of the round"; `pt=` overrides.
+  own. The seed orders sets by width, then height, and says no more; sets of the same
+  width and height happen at once (as Wild Talents resolves identical sets): neither
+  loses its action to the other, whichever was typed first, and their effects apply
+  by the acting character's name (then start, then action). The default performance time is "to the end of the round"; `pt=` overrides.
   A move is passive and takes 5 segments.
 - At most 12 normal dice are rolled (table data): the largest pool the rules text
   describes, a stat of "no more than 5d", a skill "from 0 dice to 5d" and a bonus for

@@ -4,11 +4,13 @@ Sources: seeds/000_b3433775ad955451.txt (Event Rolls, NOST, four worked examples
 reference/systems.md section 1 (the public blog pages: Action Time, striking, damage).
 
 Decisions where the sources are silent (DESIGN 4.1 and this adapter):
-- Event Chart: only eight rows are known (11, 16, 18, 19, 20, 24, 31, 35); they ship
-  as `official`. Ratings 1-100 without a known row are `derived` by the rule in
+- Event Chart: seven rows are known from seed 000 (16, 18, 19, 20, 24, 31, 35); they
+  ship as `official`. Ratings 1-100 without a known row are `derived` by the rule in
   `chart.py` (the dice set whose expected successes is nearest the least-squares trend
   of the official rows) and every summary, log line and JSON result that uses one says
-  "derived". Ratings off the chart are refused with a message saying how to add a row.
+  "derived". The USOR glossary's row 11 (1d6+1d8) is not in the seed: the table
+  setting `glossary_rows` (off by default; `--set glossary_rows=true`) puts it in place
+  of the derived row, shown as a "glossary" row. Ratings off the chart are refused with a message saying how to add a row.
   A GM replaces any row with a house-rules file (`[event_chart] 23 = { dice = [...] }`).
 - Ties: between two characters a draw is a win for neither (each must act again and
   pay the AT again); against an event the rolls repeat until one side wins. So `roll
@@ -47,12 +49,19 @@ from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
-from rulesets.fields import coerce_all
+from rulesets.fields import SETTING, Field, coerce_all
 from rulesets.usor.actions import Resolver, action_time, build_catalogue, critical_table
-from rulesets.usor.chart import OFFICIAL, ChartRow, EventChart
+from rulesets.usor.chart import GLOSSARY, OFFICIAL, ChartRow, EventChart
 from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, roll_row, contest, parse_rating
 from rulesets.usor.sheet import LOCATIONS, SHEET, STUN, starting_resources
+
+
+SETTINGS = (
+    Field("glossary_rows", "bool", False, role=SETTING,
+          help="the USOR glossary's Event Chart row 11 = 1d6+1d8 (not in the Event Rolls text: off by default, "
+               "rating 11 then rolls the derived row)"),
+)
 
 
 def _all_used(dice: DiceSource, label: str) -> None:
@@ -69,6 +78,7 @@ class UsorRuleset(Ruleset):
     description = "USOR Event Rolls: chart dice, successes on 4+, NOST; Action Time in seconds"
     time = TimeMapping(segments_per_round=60, segment_means="one second of Action Time", round_name="minute")
     sheet = SHEET
+    settings = SETTINGS
     down_when = (STUN, "head", "chest")
     tables_file = "tables.toml"
 
@@ -77,11 +87,19 @@ class UsorRuleset(Ruleset):
     def chart(self) -> EventChart:
         return EventChart.from_table(self.tables.get("event_chart", {}))
 
-    def row(self, rating: int, what: str = "") -> ChartRow:
-        return self.chart.row(rating, what)
+    @cached_property
+    def glossary_chart(self) -> EventChart:
+        """The chart with the rows from outside seed 000 (`[glossary_rows]`) in place."""
+        return self.chart.with_rows(self.tables.get("glossary_rows", {}), GLOSSARY, "glossary_rows")
 
-    def _resolver(self) -> Resolver:
-        return Resolver(self.chart, self.tables)
+    def chart_for(self, settings: Mapping[str, Any] | None) -> EventChart:
+        return self.glossary_chart if (settings or {}).get("glossary_rows") else self.chart
+
+    def row(self, rating: int, what: str = "", settings: Mapping[str, Any] | None = None) -> ChartRow:
+        return self.chart_for(settings).row(rating, what)
+
+    def _resolver(self, settings: Mapping[str, Any] | None = None) -> Resolver:
+        return Resolver(self.chart_for(settings), self.tables)
 
     # ----------------------------------------------------------- sheet
     def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -113,23 +131,25 @@ class UsorRuleset(Ruleset):
         return self._catalogue
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
-        return self._resolver().resolve(request, dice)
+        return self._resolver(request.settings).resolve(request, dice)
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
-        return self._resolver().chance_of(request)
+        return self._resolver(request.settings).chance_of(request)
 
     def action_time(self, bat: int, atm: float, scaled: bool = True) -> int:
         return action_time(bat, atm, scaled)
 
     # ----------------------------------------------------------- command line
-    def _sides(self, spec: str, vs: str | None, difficulty: int | None) -> tuple[ChartRow, ChartRow | None, bool]:
+    def _sides(self, spec: str, vs: str | None, difficulty: int | None,
+               options: Mapping[str, Any] | None) -> tuple[ChartRow, ChartRow | None, bool]:
         if vs is not None and difficulty is not None:
             raise TrackerError("give either --vs RATING (another character) or --difficulty RATING (an event), not both")
-        own = self.row(parse_rating(spec, "rating"), f"rating {spec}")
+        chart = self.chart_for(coerce_all(self.settings, dict(options or {}), "--set"))
+        own = chart.row(parse_rating(spec, "rating"), f"rating {spec}")
         if vs is not None:
-            return own, self.row(parse_rating(vs, "--vs"), f"--vs rating {vs}"), False
+            return own, chart.row(parse_rating(vs, "--vs"), f"--vs rating {vs}"), False
         if difficulty is not None:
-            return own, self.row(difficulty, f"--difficulty rating {difficulty}"), True
+            return own, chart.row(difficulty, f"--difficulty rating {difficulty}"), True
         return own, None, False
 
     def roll(
@@ -142,7 +162,7 @@ class UsorRuleset(Ruleset):
         difficulty: int | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> RollResult:
-        own, rival, against_event = self._sides(spec, vs, difficulty)
+        own, rival, against_event = self._sides(spec, vs, difficulty, options)
         fields: dict[str, Any] = {"rating": own.rating, "dice_sizes": list(own.dice), "chart": own.source}
         if rival is None:
             single = roll_row(own, dice)
@@ -181,7 +201,7 @@ class UsorRuleset(Ruleset):
         difficulty: int | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> Fraction:
-        own, rival, against_event = self._sides(spec, vs, difficulty)
+        own, rival, against_event = self._sides(spec, vs, difficulty, options)
         if rival is None:
             raise TrackerError("USOR rolls are always opposed: give --vs RATING (another character) or --difficulty RATING (an event)")
         return chance_to_win(own.dice, rival.dice, against_event=against_event)
@@ -189,7 +209,7 @@ class UsorRuleset(Ruleset):
     def chance_notes(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
                      options: Mapping[str, Any] | None = None) -> list[str]:
         """DESIGN 4.1: show "derived" wherever a derived (or house) row is used."""
-        own, rival, _ = self._sides(spec, vs, difficulty)
+        own, rival, _ = self._sides(spec, vs, difficulty, options)
         notes = [f"{row.source} row: rating {row.rating} = {row.dice_text()}" for row in (own, rival)
                  if row is not None and row.source != OFFICIAL]
         return list(dict.fromkeys(notes))

@@ -11,12 +11,16 @@ Strike (the "Striking an Opponent" and "Damage" pages):
    + Natural Armor. Damage = damage successes - Defense successes when positive, taken
    off the struck location (physical) or off `stun` with `stun=true` (the source does not
    say how an attack is designated stun or physical; the GM says so per strike).
-Faces typed for a strike are read: strike dice, dodge dice, then (on a hit) damage dice
-and Defense dice, each in chart order. The strike is judged when it lands (DESIGN 3,
-`judge_strike`): the faces stand if the four ratings, worked again from the sheets as
-they are then, are the ones they were rolled for (the damage taken off what the target
-has then); if a GM changed one in between, the log names it and leaves the blow to the
-GM, since the faces were rolled for other dice.
+Faces typed for a strike are read: strike dice, dodge dice, damage dice and Defense
+dice, each in chart order. Damage and Defense are rolled whether or not the strike hits
+as things stand at declaration (DESIGN 3: every judgment at landing), so the dice asked
+never depend on the state then; a strike that misses shows them as "rolled all the
+same". The strike is judged when it lands (`judge_strike`), against the state at the
+start of that segment: the strike and dodge ratings are worked again from the sheets as
+they are then and, unchanged, the faces decide the hit; only a hit then reads the damage
+and Defense ratings, and the damage is taken off what the target has then. If a GM
+changed a rating the landing needs in between, the faces were rolled for other dice:
+the log names the rating and leaves the blow to the GM.
 
 Check: an Event Roll against an event of rating `against` (the GM's number); draws are
 rolled again until one side wins. Faces: own dice then the event's, per exchange.
@@ -56,7 +60,7 @@ STRIKE_PARAMS: tuple[Field, ...] = (
     Field("location", "choice", "chest", choices=LOCATIONS, role=PARAM, help="where the strike is aimed"),
     Field("modifier", "int", 0, role=PARAM, help="situational modifier to the strike rating"),
     Field("dodge_modifier", "int", 0, role=PARAM, help="situational modifier to the defender's Dodge rating"),
-    Field("damage_modifier", "int", 0, role=PARAM, help="modifier to the Damage Rating (e.g. a Critical Strike bonus)"),
+    Field("damage_modifier", "int", 0, role=PARAM, help="situational modifier to the Damage Rating (a Critical Strike adds its own bonus by NOST)"),
     Field("parry", "bool", True, role=PARAM, help="the defender's Parry Rating counts (a covered weapon in hand)"),
     Field("stun", "bool", False, role=PARAM, help="the blow deals stun damage instead of physical damage"),
 )
@@ -201,22 +205,30 @@ def judge_strike(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     if attacker is None:
         return [Note(f"{action.actor}'s strike at {target.name} lapses: {action.actor} is not in the fight")]
     params, k = hit["params"], hit["constants"]
+    head = f"{action.actor}'s strike at {target.name} lands"
+    ratings: dict[str, int] = hit["ratings"]
     now = dict(zip(("strike", "dodge"), (r.value for r in strike_ratings(attacker, target, params, k))))
-    if "damage" in hit["ratings"]:
+    # Whether it hits is judged first; damage and Defense matter only to a hit.
+    changed = _changed(ratings, now, ("strike", "dodge"))
+    if not changed and not hit.get("hit"):
+        return [Note(f"{head}: {hit.get('outcome', 'no hit')}")]
+    if not changed and "damage" in ratings:
         critical = int(hit.get("critical", 0)) if attacker.stats.get("critical_strike") else 0
         now.update(zip(("damage", "Defense"), (r.value for r in damage_ratings(attacker, target, params, k, critical))))
-    changed = [f"{name} {was} -> {now[name]}" for name, was in hit["ratings"].items() if now.get(name) != was]
-    head = f"{action.actor}'s strike at {target.name} lands"
-    if changed:
-        return [Note(f"{head}, but {', '.join(changed)} since it was rolled: the faces were rolled for the old "
+        changed = _changed(ratings, now, ("damage", "Defense"))
+    if changed or "damage" not in ratings:
+        what = ", ".join(changed) if changed else "no damage dice were rolled (an older save)"
+        return [Note(f"{head}, but {what} since it was rolled: the faces were rolled for the old "
                      f"rating's dice, so the GM rolls it again (`roll usor RATING --vs RATING`) and applies "
                      f"the damage by hand (`damage {target.name} N resource={hit['resource']}`)")]
     amount = int(hit.get("damage", 0))
-    if not hit.get("hit"):
-        return [Note(f"{head}: {hit.get('outcome', 'no hit')}")]
     if amount <= 0:
         return [Note(f"{head}: hit, the Defense holds: no damage")]
     return [Note(f"{head}: hit for {amount} {hit['where']}"), Damage(target.name, amount, hit["resource"])]
+
+
+def _changed(was: Mapping[str, int], now: Mapping[str, int], names: tuple[str, ...]) -> list[str]:
+    return [f"{name} {was[name]} -> {now[name]}" for name in names if name in was and now.get(name) != was[name]]
 
 
 register_judge(STRIKE_JUDGE, judge_strike)
@@ -355,28 +367,33 @@ class Resolver:
             "constants": self.constants(request), "ratings": {"strike": strike_r.value, "dodge": dodge_r.value},
         }
         sources = [x.own.row.source, x.rival.row.source]
+        # Damage and Defense are rolled whatever the strike did (DESIGN 3: every judgment
+        # at landing): which dice are asked never depends on the state at declaration,
+        # and the landing uses them only if the blow hits as things stand then.
+        critical = self.critical_bonus(request.actor, hit.nost) if hit.winner == SELF else 0
+        dmg_r, def_r = self.damage_ratings(request, critical)
+        if critical:
+            details["critical_strike"] = critical
+            record["critical"] = critical
+        blow = contest(self._row(dmg_r, "damage"), self._row(def_r, "Defense"), dice, dice, against_event=False,
+                       own_label="damage", rival_label="Defense", rival_who=target.name)
+        y = blow.last
+        faces += [*y.own.faces, *y.rival.faces]
+        sources += [y.own.row.source, y.rival.row.source]
+        amount = max(0, blow.margin)
+        record["ratings"].update({"damage": dmg_r.value, "Defense": def_r.value})
+        record["damage"] = amount
+        rolled = f"{y.own.text(dmg_r.text('damage'))} vs {y.rival.text(def_r.text('Defense'))}"
         if hit.winner != SELF:
             outcome = "a draw: no hit" if hit.winner == DRAW else f"{target.name} dodges (NOST {hit.nost})"
             lines.append(outcome)
+            lines.append(f"damage rolled all the same, used only on a hit: {rolled}")
             record["outcome"] = outcome
             details["damage"] = 0
         else:
-            critical = self.critical_bonus(request.actor, hit.nost)
-            dmg_r, def_r = self.damage_ratings(request, critical)
-            if critical:
-                details["critical_strike"] = critical
-                record["critical"] = critical
-            blow = contest(self._row(dmg_r, "damage"), self._row(def_r, "Defense"), dice, dice, against_event=False,
-                           own_label="damage", rival_label="Defense", rival_who=target.name)
-            y = blow.last
-            faces += [*y.own.faces, *y.rival.faces]
-            sources += [y.own.row.source, y.rival.row.source]
-            amount = max(0, blow.margin)
-            record["ratings"].update({"damage": dmg_r.value, "Defense": def_r.value})
-            lines.append(f"hit, NOST {hit.nost}; {y.own.text(dmg_r.text('damage'))} vs {y.rival.text(def_r.text('Defense'))}")
+            lines.append(f"hit, NOST {hit.nost}; {rolled}")
             lines.append(f"{amount} {where}" if amount else "the Defense holds: no damage")
             details["damage"] = amount
-            record["damage"] = amount
         lines.append("judged when it lands")
         details["chart"] = sources
         details["hits"] = [record]

@@ -1,8 +1,12 @@
 """The USOR Event Chart: Event Rating -> the dice to roll.
 
-The full chart is not public (reference/systems.md 1.3). Eight rows are known from the
-rules text and its worked examples; they ship marked `official`. Every other rating
-from 1 to 100 ships marked `derived`, filled by this rule (DESIGN 4.1):
+The full chart is not public (reference/systems.md 1.3). Seven rows are known from the
+rules text of seed 000 and its worked examples (16, 18, 19, 20, 24, 31, 35); they ship
+marked `official`. An eighth, rating 11 = 1d6+1d8, is from the USOR glossary, outside
+the seed: it ships in `[glossary_rows]` and is used only with the table setting
+`glossary_rows` (off by default), marked `glossary`. Every other rating from 1 to 100
+(11 included) ships marked `derived`, filled by this rule (DESIGN 4.1), fitted to the
+seed's rows only:
 
 1. Fit a least-squares line E(R) = a + b*R through the official rows, where E is the
    row's expected number of successes (each die succeeds on 4+, so a dS contributes
@@ -32,7 +36,8 @@ from tracker.engine.errors import TrackerError
 OFFICIAL = "official"
 DERIVED = "derived"
 HOUSE = "house"
-SOURCES = (OFFICIAL, DERIVED, HOUSE)
+GLOSSARY = "glossary"  # a row from outside seed 000, used only with the `glossary_rows` setting
+SOURCES = (OFFICIAL, DERIVED, HOUSE, GLOSSARY)
 
 # Candidate dice for derived rows: the standard polyhedral set (the d4 included,
 # though no official row uses it: low ratings need fewer expected successes).
@@ -122,6 +127,11 @@ class EventChart:
                 f"add a row for it in a house-rules file ([event_chart] {rating} = {{ dice = [...] }})"
             )
         return found
+
+    def with_rows(self, table: Mapping[str, Any], source: str, where: str) -> "EventChart":
+        """This chart with the rows of `table` put in place, marked `source`."""
+        extra = EventChart.from_table(table, where).rows if table else {}
+        return EventChart({**self.rows, **{r: ChartRow(r, row.dice, source, row.note) for r, row in extra.items()}})
 
     def official(self) -> dict[int, tuple[int, ...]]:
         return {r: row.dice for r, row in self.rows.items() if row.source == OFFICIAL}

@@ -13,6 +13,9 @@ class TimeMapping:
     every multiple of it); 0 means the game has none. `simultaneous` says whether all
     completions on one segment land together (Brand X) or in the ruleset's order, where
     an actor put down earlier in the same segment no longer acts (ORE).
+    `below_zero` pairs a resource with the note said when a per-round payment leaves it
+    below 0 ({name}, {before} and {after} filled in), for a game whose rules give no
+    consequence there and leave it to the GM (Brand X's EP).
     """
 
     segments_per_round: int = 10
@@ -20,6 +23,17 @@ class TimeMapping:
     round_name: str = "round"
     payment_every: int = 0
     simultaneous: bool = True
+    below_zero: tuple[tuple[str, str], ...] = ()
+
+    def below_zero_note(self, resource: str, name: str, before: float, after: float) -> str | None:
+        """The note for a payment taking `name`'s `resource` from `before` to `after`, if
+        the game has one and `after` is below 0 (plain replacement: a name is data)."""
+        if after >= 0:
+            return None
+        for key, text in self.below_zero:
+            if key == resource:
+                return text.replace("{before}", f"{before:g}").replace("{after}", f"{after:g}").replace("{name}", name)
+        return None
 
     def round_of(self, segment: int) -> tuple[int, int]:
         """(round number from 1, segment within that round from 0)."""

@@ -37,7 +37,9 @@ Timing, as decided in DESIGN section 3:
 - Completions on one segment either all land together (`TimeMapping.simultaneous`,
   Brand X: a blow from a fighter knocked out on the same segment still lands) or one
   by one in the resolution's `order` key, largest first, where an actor put down or
-  thrown earlier in the segment loses its action (ORE).
+  thrown earlier in the segment loses its action (ORE). Completions with equal keys
+  happen at once (ORE's identical sets): none loses its action to another, and their
+  effects apply by actor name, start and template, never in typing order.
 - Initiation rules: (1) one initiation per combatant per segment, unless the templates
   name each other as companions; (2) no active action while an active one is in
   progress; (3) initiating a passive action pushes the initiator's own in-progress
@@ -74,6 +76,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import heapq
+import itertools
 import operator
 from dataclasses import replace
 import math
@@ -126,6 +129,11 @@ _REWRITES_HISTORY = frozenset({"rename"})
 
 
 _ORDER = operator.attrgetter("resolution.order")  # the ruleset's key inside a segment
+
+
+def _tied(action: Action) -> tuple[Any, ...]:
+    """Actions of one order key apply their effects by actor, start and template."""
+    return (action.actor, action.start, action.template, tuple(action.targets))
 
 
 def _fmt(value: int | float) -> str:
@@ -1112,11 +1120,13 @@ class Encounter:
             if not c.upkeep:
                 continue
             parts = []
+            before = dict(c.resources)
             for name, (resource, amount) in c.upkeep.items():
                 total = amount * count
                 c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - total)
                 parts.append(f"{_fmt(total)} {resource} for {name}")
             self._say("upkeep", f"{span}: {c.name} pays {'; '.join(parts)}", c.name)
+            self._say_below_zero(c, before)
             self._check_down(c, last + 1)
         return True
 
@@ -1183,11 +1193,16 @@ class Encounter:
                 if action.resolution.effects:  # most actions have none: no call
                     self._apply_effects(action, fx.COMPLETE, now + 1)
         else:
-            for action in completing:
-                if action.status != IN_PROGRESS:
-                    continue
-                self._complete(action)
-                self._apply_effects(action, fx.COMPLETE, now)
+            # Resolved one by one, but actions with the same order key (ORE: sets of the
+            # same width and height) happen at once: all of them complete before any of
+            # their effects apply, so one put down by a tied set still acts, and the
+            # effects go in a key of who acted, never of the order they were typed.
+            for _, same in itertools.groupby(completing, key=_ORDER):
+                tied = sorted((a for a in same if a.status == IN_PROGRESS), key=_tied)
+                for action in tied:
+                    self._complete(action)
+                for action in tied:
+                    self._apply_effects(action, fx.COMPLETE, now)
 
     def _complete(self, action: Action) -> None:
         # `_end(action, COMPLETED)` inlined (this runs for every action), then the chain.
@@ -1209,11 +1224,22 @@ class Encounter:
 
     def _pay(self, segment: int) -> None:
         for c in self.combatants.values():
+            before = dict(c.resources) if c.upkeep else {}
             for name, (resource, amount) in c.upkeep.items():
                 c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - amount)
                 self._say("upkeep", f"payment segment {segment}: {c.name} pays {_fmt(amount)} {resource} for {name}", c.name)
             if c.upkeep:
+                self._say_below_zero(c, before)
                 self._check_down(c, segment + 1)
+
+    def _say_below_zero(self, c: Combatant, before: dict[str, int | float]) -> None:
+        """The game's note for a resource that per-round payments left below 0."""
+        if not self.time.below_zero:
+            return
+        for resource in dict.fromkeys(r for r, _ in c.upkeep.values()):
+            note = self.time.below_zero_note(resource, c.name, before.get(resource, 0), c.resources.get(resource, 0))
+            if note is not None:
+                self._say("note", note, c.name)
 
     # ------------------------------------------------------------ reading
     def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
