@@ -557,7 +557,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         else:
             self.recent = recent.recent(live.encounter, live.ruleset, live.seen_as, found.name, live.session)
         label = self.query_one("#recent", Label)
-        label.update(Text(visible("\n".join(recent.labels(self.recent))), no_wrap=True, overflow="ellipsis"))
+        # One line each, names made visible one by one (a newline in a name stays a mark).
+        label.update(Text("\n".join(visible(line) for line in recent.labels(self.recent)), no_wrap=True, overflow="ellipsis"))
         label.display = bool(self.recent)
 
     def takes_again(self, character: str | None) -> bool:
