@@ -131,3 +131,20 @@ def test_every_shipped_game_offers_its_saves_declarations() -> None:
                 seen.setdefault(enc.setup.ruleset, []).append(choice)
                 assert choice.template in {a.template for a in enc.actions if a.actor == name}
     assert set(seen) == {"brandx", "d6", "ogs", "ore", "usor", "freeform"}
+
+
+def test_each_change_is_read_at_once() -> None:
+    s = freeform("declare Ann sword target=Bo")
+    assert offered(s, "Ann", remembered=True) == ["again: sword -> Bo"]
+    s.execute("step 10")
+    made = s.declare("Ann", "kick", ["Cy"], pt=3)
+    assert offered(s, "Ann", remembered=True) == ["again: kick -> Cy", "again: sword -> Bo"]
+    recent.remember(s, made.event.seq, recent.asked(3, {}, s.ruleset.template("kick")))
+    assert offered(s, "Ann", remembered=True)[0] == "again: kick -> Cy (PT 3)"
+    s.execute("step 10")
+    again = s.declare("Ann", "kick", ["Cy"], pt=4)
+    assert offered(s, "Ann", remembered=True)[0] == "again: kick -> Cy"  # not yet remembered
+    recent.remember(s, again.event.seq, recent.asked(4, {}, s.ruleset.template("kick")))
+    assert offered(s, "Ann", remembered=True)[:2] == ["again: kick -> Cy (PT 4)", "again: kick -> Cy (PT 3)"]
+    s.execute("undo")
+    assert offered(s, "Ann", remembered=True) == ["again: kick -> Cy (PT 3)", "again: sword -> Bo"]

@@ -103,6 +103,9 @@ def _text(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+_NOTHING: dict[int, Asked] = {}  # nothing asked: read-only, shared
+
+
 def remember(session: Any, seq: int, what: Asked) -> None:
     """Keep what declaration `seq` (made by `session`) asked for, for `recent`."""
     _ASKED.setdefault(session, {})[seq] = what
@@ -183,7 +186,23 @@ def _declared(event: Event, events: list[Event], made: Mapping[int, Asked]) -> t
     return args, Asked(pt if isinstance(pt, int) and not isinstance(pt, bool) else None, tuple(sorted((str(k), _text(v)) for k, v in params.items())))
 
 
+# The last reading of each encounter's declarations: the form asks on every opening and
+# every change of actor, and a long fight's log takes milliseconds to read. The log only
+# grows (an undo is an event too), so its length says whether the reading still holds.
+_READ: weakref.WeakKeyDictionary[Encounter, tuple[tuple[int, int, int], list[_Said], _Names]] = weakref.WeakKeyDictionary()
+
+
 def _history(encounter: Encounter, made: Mapping[int, Asked]) -> tuple[list[_Said], _Names]:
+    key = (len(encounter.events), id(made), len(made))  # what this session has asked counts too
+    found = _READ.get(encounter)
+    if found is not None and found[0] == key:
+        return found[1], found[2]
+    said, names = _read(encounter, made)
+    _READ[encounter] = (key, said, names)
+    return said, names
+
+
+def _read(encounter: Encounter, made: Mapping[int, Asked]) -> tuple[list[_Said], _Names]:
     names = _Names()
     said: list[_Said] = []
     events = encounter.events
@@ -208,7 +227,7 @@ def recent(encounter: Encounter, ruleset: Ruleset, role: Role, actor: str, sessi
     seen = sight(encounter, role)
     if actor not in encounter.combatants or not seen.knows_name(actor):
         return []
-    made = _ASKED.get(session, {}) if session is not None else {}
+    made = _ASKED.get(session, _NOTHING) if session is not None else _NOTHING
     said, names = _history(encounter, made)
     out: list[Recent] = []
     keys: set[tuple[Any, ...]] = set()
