@@ -141,3 +141,29 @@ async def test_a_player_is_never_offered_a_hidden_target(saves: Path, gamble: No
         screen = await open_form(pilot, player, "Ann")
         assert shown(screen) == "1 again: swing -> Bob"
         assert "Cy" not in "".join(str(w.render()) for w in screen.query(Label))
+
+
+async def test_a_proposal_being_edited_is_never_replaced_by_a_recent_action(saves: Path) -> None:
+    from tests.test_players import open_as
+    from tracker.engine import table
+    from tracker.ui.screens.approvals import ApprovalsScreen, EditProposalScreen
+
+    path = copy_save(saves, "seraph-vs-sphinx.toml")  # Seraph punched Sphinx before
+    open_as(path, "alice").execute("add Nyx")
+    open_as(path, "alice").setting(table.PLAYER_DECLARATIONS, table.APPROVAL)
+    seq = open_as(path, "bob", Role.player(["Seraph"])).execute("declare Seraph punch target=Nyx faces=5,4,10,10").event.seq  # type: ignore[union-attr]
+    gm = TrackerApp(saves, path, user="alice")
+    async with gm.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "p")
+        await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [seq], "the queue")
+        await press(pilot, "e")
+        await wait_for(pilot, lambda: isinstance(gm.screen, EditProposalScreen) and gm.screen.focused is not None, "the form, filled")
+        form = gm.screen
+        assert isinstance(form, EditProposalScreen)
+        assert form.recent == [] and not form.query_one("#recent", Label).display
+        form.query_one("#d-template", Input).focus()
+        await settle(pilot)
+        await press(pilot, "1")
+        assert form.stage == SETUP and field(form, "#d-targets") == "Nyx"
+        assert not gm.errors  # type: ignore[attr-defined]

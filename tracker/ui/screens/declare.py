@@ -185,6 +185,10 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         *(Binding(str(i + 1), f"again({i})", "Again", show=False, priority=True) for i in range(recent.MAX_RECENT)),
     ]
 
+    # A fresh declaration offers the actor's recent actions; a form filled with something
+    # else to decide (a player's proposal) does not: a digit must not replace it.
+    offers_recent = True
+
     def __init__(self, live: Live, actor: str | None = None, kind: str = DECLARE) -> None:
         super().__init__()
         self.live = live
@@ -552,7 +556,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 found = live.session.lookup(actor)
             except TrackerError:
                 found = None
-        if self.kind != DECLARE or found is None:
+        if self.kind != DECLARE or not self.offers_recent or found is None:
             self.recent = []
         else:
             self.recent = recent.recent(live.encounter, live.ruleset, live.seen_as, found.name, live.session)
