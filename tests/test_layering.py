@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE = ["tracker.engine", "tracker.session", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export", "tracker.persistence.store", "tracker.persistence.codec", "rulesets.registry"]
+PURE = ["tracker.engine", "tracker.session", "tracker.recent", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export", "tracker.persistence.store", "tracker.persistence.codec", "rulesets.registry"]
 
 
 def test_pure_packages_do_not_import_textual() -> None:

@@ -194,6 +194,8 @@ class ApprovalsScreen(Screen[None]):
 class EditProposalScreen(DeclareScreen):
     """The declare form filled with a player's proposal; committing approves it edited."""
 
+    offers_recent = False  # the proposal is what is decided here, not the actor's earlier actions
+
     def __init__(self, live: Live, proposal: Proposal) -> None:
         super().__init__(live, proposal.actor, MAINTAIN if proposal.action == "maintain" else DECLARE)
         self.proposal = proposal

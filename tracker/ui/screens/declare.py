@@ -32,6 +32,16 @@ Every step goes back one step without losing what was typed: ctrl+b, shift+tab b
 the step's first field, or Up there (from the dice or the result of an action that
 rolled none, back to the choices).
 
+**Again.** A declaration's form lists its actor's recent actions first, at most three,
+newest first, one per action, targets and options (`tracker.recent` chooses them, and
+which are left out: a target gone or hidden from this reader is never named). A digit
+typed in the action field while it holds no typing of one's own (as the form opened
+it, or emptied) takes that entry: the form fills with its action, targets, PT, modifiers
+and secret mark, then asks for the dice as ctrl+s would. So the same blow again is one
+key plus the dice; ctrl+b goes back to the filled choices to change any of them. The
+PT and modifiers kept are those asked (not what the roll made of them) and never the
+choices made after the dice.
+
 Escape at any step closes the form and changes nothing (rolling dice in the form
 changes no encounter state). A refusal (unknown name, a rule such as one initiation
 per segment) stays in the form under it, naming the rule, until a field changes (the
@@ -69,6 +79,7 @@ from textual.widgets import Input, Label
 from rulesets.base import ActionTemplate
 from rulesets.dice import parse_faces
 from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
+from tracker import recent
 from tracker.engine import TrackerError
 from tracker.session import Outcome, Session
 from tracker.text import visible
@@ -125,6 +136,17 @@ def _param_field(p: Field) -> FormField:
     return FormField(p.name, _label(p.name), default, p.help or p.expected(), partial(p.coerce, where=p.name), words)
 
 
+class ActionField(Input):
+    """The action field: a digit that takes a recent entry (`DeclareScreen.takes_again`)
+    is left to the form's binding instead of being typed."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        screen = self.screen if self.is_attached else None
+        if isinstance(screen, DeclareScreen) and screen.takes_again(character):
+            return False
+        return super().check_consume_key(key, character)
+
+
 class ChanceReady(Message):
     """The chance of success computed for the form's `gen`-th state (from the worker)."""
 
@@ -143,6 +165,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     DeclareScreen #dice-done { height: auto; max-height: 8; width: 100%; }
     DeclareScreen #result { height: auto; width: 100%; }
     DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; }
+    DeclareScreen #recent { height: auto; width: 100%; }
     DeclareScreen .hidden-stage { display: none; }
     """
     BINDINGS = [
@@ -158,7 +181,13 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         # Up is not an Input key: it reaches the form, which moves to the previous field,
         # or from the first field of the dice or the result goes back one step.
         Binding("up", "previous", "Previous field", show=False),
+        # A recent action, one key each: taken only where a digit is no typing (check_action).
+        *(Binding(str(i + 1), f"again({i})", "Again", show=False, priority=True) for i in range(recent.MAX_RECENT)),
     ]
+
+    # A fresh declaration offers the actor's recent actions; a form filled with something
+    # else to decide (a player's proposal) does not: a digit must not replace it.
+    offers_recent = True
 
     def __init__(self, live: Live, actor: str | None = None, kind: str = DECLARE) -> None:
         super().__init__()
@@ -192,6 +221,10 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._form_closed = False  # dismissed: late messages (a key, a chance) are let go
         self.params: tuple[Field, ...] = ()  # the current action's modifier fields
         self.template: ActionTemplate | None = None
+        self.recent: list[recent.Recent] = []  # the actor's recent actions, offered first
+        # The action field's text as the form last put it (opened, or an entry taken):
+        # a digit typed while it still holds that, or nothing, takes a recent entry.
+        self._template_put = self.catalogue[0] if self.catalogue else ""
 
     # ----------------------------------------------------------------- layout
     def _base_fields(self) -> list[FormField]:
@@ -212,8 +245,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             yield Label(self._title(), classes="title", id="declare-title")
             yield Label("chance of success: …", id="chance", classes="chance")
             with VerticalScroll(id="setup"):
+                yield Label("", id="recent", classes="hint")
                 for f in self._base_fields():
-                    row, entry, error = field_parts(f, "d", LABEL_WIDTH + 1)
+                    row, entry, error = field_parts(f, "d", LABEL_WIDTH + 1, ActionField if f.name == "template" else Input)
                     self._error_labels[entry] = error
                     yield from row
                 yield Label("", id="template-info", classes="hint")
@@ -259,6 +293,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self._form_closed:  # escape arrived before the form was up
             return
         set_error(self.query_one("#declare-error", Label), "")
+        self._show_recent()
         self._template_changed()
         first = "#d-actor" if self.kind == MAINTAIN else "#d-template"
         self.query_one(first, Input).focus()
@@ -456,6 +491,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         error_label = self._error_labels.get(event.input)
         if error_label is not None:
             set_error(error_label, visible(error))
+        if name == "actor" and prefix == "d":
+            self._show_recent()
         if name in ("template", "actor") and prefix == "d":
             self._template_changed()
         if name == "secret" and prefix == "d":
@@ -507,6 +544,79 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self.stage == SETUP and chain and self.focused is chain[0]:
             return
         self.action_focus_step(-1)
+
+    # ----------------------------------------------------------- again
+    def _show_recent(self) -> None:
+        """The actor in the actor field: their recent actions, one key each."""
+        live = self.live
+        actor = self._value("actor") if self.is_mounted else self.actor
+        found = live.encounter.combatants.get(actor)
+        if found is None:  # typed another way ("seraph"): the name as the session knows it
+            try:
+                found = live.session.lookup(actor)
+            except TrackerError:
+                found = None
+        if self.kind != DECLARE or not self.offers_recent or found is None:
+            self.recent = []
+        else:
+            self.recent = recent.recent(live.encounter, live.ruleset, live.seen_as, found.name, live.session)
+        label = self.query_one("#recent", Label)
+        # One line each, names made visible one by one (a newline in a name stays a mark).
+        label.update(Text("\n".join(visible(line) for line in recent.labels(self.recent)), no_wrap=True, overflow="ellipsis"))
+        label.display = bool(self.recent)
+
+    def takes_again(self, character: str | None) -> bool:
+        """Whether `character` typed now takes a recent entry: a digit naming one, in the
+        action field while it holds no typing of one's own (as the form put it, or
+        emptied). Anywhere else (a PT, a target, a modifier) a digit is typed as usual."""
+        if character is None or len(character) != 1 or not "1" <= character <= "9":
+            return False
+        if self._form_closed or self.stage != SETUP or int(character) > len(self.recent):
+            return False
+        focused = self.focused
+        if not isinstance(focused, ActionField):
+            return False
+        return focused.value.strip() in ("", self._template_put)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action != "again":
+            return True
+        index = parameters[0] if parameters else -1
+        return isinstance(index, int) and self.takes_again(str(index + 1))
+
+    def action_again(self, index: int) -> None:
+        """Take recent entry `index`: fill the form with it and ask for the dice."""
+        if self._form_closed or self.stage != SETUP or not 0 <= index < len(self.recent):
+            return
+        choice = self.recent[index]
+        self._template_put = choice.template
+        self.query_one("#d-template", Input).value = choice.template
+        self.query_one("#d-targets", Input).value = ", ".join(choice.targets)
+        self.query_one("#d-pt", Input).value = "" if choice.pt is None else str(choice.pt)
+        if self._offers_secret():
+            self.query_one("#d-secret", Input).value = "true" if choice.secret else "false"
+        self._template_changed()  # at once: the Changed messages come after the dice are asked for
+        template = self.template
+        if template is not None:
+            given = dict(choice.params)
+            for p in template.params:
+                entry = self.param_inputs.get(template.name, {}).get(p.name)
+                if entry is not None and p.stage != AFTER_ROLL:
+                    entry.value = given.get(p.name, _param_field(p).value)
+        self.query_one("#declare-title", Label).update(self._title())
+        self._update_chance()  # the chance of this choice, shown over the dice
+        self._advance()
+
+    def _remember(self, outcome: Outcome) -> None:
+        """Keep what this declaration asked for (the save does not): `tracker.recent`."""
+        event = outcome.event
+        template = self.template
+        if self.kind != DECLARE or event is None or event.kind != "declare" or template is None:
+            return
+        inputs = self.param_inputs.get(template.name, {})
+        params = {p.name: inputs[p.name].value for p in template.params if p.stage != AFTER_ROLL and p.name in inputs}
+        pt = self._value("pt")
+        recent.remember(self.live.session, event.seq, recent.asked(int(pt) if pt.isdigit() else None, params, template))
 
     def action_more(self) -> None:
         if self._form_closed:
@@ -733,6 +843,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         except TrackerError as exc:
             self._error(str(exc))
             return
+        self._remember(outcome)
         self._form_closed = True
         self.dismiss(outcome)
 

@@ -122,10 +122,13 @@ def field_row(f: FormField, prefix: str = "f") -> list[Widget]:
     return row
 
 
-def field_parts(f: FormField, prefix: str = "f", label_width: int | None = None) -> tuple[list[Widget], Input, Label]:
-    """`field_row`, also handing back its input and its message label."""
+def field_parts(
+    f: FormField, prefix: str = "f", label_width: int | None = None, entry_type: type[Input] = Input
+) -> tuple[list[Widget], Input, Label]:
+    """`field_row`, also handing back its input and its message label (`entry_type`: an
+    Input that answers some keys its own way, as the declare form's action field)."""
     suggester = ListSuggester(f.suggestions, f.multiple, f.listed) if f.suggestions else None
-    entry = Input(f.value, placeholder=f.help, id=f"{prefix}-{f.name}", suggester=suggester)
+    entry = entry_type(f.value, placeholder=f.help, id=f"{prefix}-{f.name}", suggester=suggester)
     entry.cursor_blink = False
     error = Label("", id=f"{prefix}-{f.name}-error", classes="error")
     # Cut to leave one free cell before the value: "active_charis10" never happens.
