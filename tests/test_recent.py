@@ -19,8 +19,8 @@ def freeform(*lines: str) -> Any:
     return session_for(registry.get("freeform"), "add Ann hp=10", "add Bo hp=10", "add Cy hp=10", *lines)
 
 
-def offered(session: Any, actor: str, role: Role | None = None, remembered: bool = False) -> list[str]:
-    found = recent.recent(session.encounter, session.ruleset, role or Role.gm(), actor, session if remembered else None)
+def offered(session: Any, actor: str, role: Role | None = None) -> list[str]:
+    found = recent.recent(session.encounter, session.ruleset, role or Role.gm(), actor)
     return [r.label() for r in found]
 
 
@@ -37,7 +37,7 @@ def test_newest_first_one_per_choice_at_most_three() -> None:
         "step 10",
         "declare Ann kick target=Cy",
     )
-    assert offered(s, "Ann") == ["again: kick -> Cy", "again: dodge", "again: sword -> Bo"]
+    assert offered(s, "Ann") == ["again: kick -> Cy", "again: dodge (mode=passive)", "again: sword -> Bo"]
     assert offered(s, "Bo") == ["again: club -> Ann"]
     assert offered(s, "Cy") == []
     assert recent.labels(recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann"))[0] == "1 again: kick -> Cy"
@@ -72,17 +72,23 @@ def test_a_hidden_target_is_never_named_to_a_player() -> None:
     assert offered(s, "Ann", Role.viewer()) == []
 
 
-def test_options_asked_in_this_session_are_kept_and_tell_choices_apart() -> None:
-    s = freeform()
-    ruleset = s.ruleset
-    first = s.declare("Ann", "sword", ["Bo"], pt=8, params={"damage": "4"})
-    recent.remember(s, first.event.seq, recent.asked(8, {"damage": "4", "note": ""}, ruleset.template("sword")))
+def test_options_asked_are_kept_in_the_save_and_tell_choices_apart(tmp_path: Any) -> None:
+    from rulesets.dice import RandomDice
+    from tracker.persistence.store import EncounterFile
+    from tracker.session import Session
+
+    store, loaded = EncounterFile.create(tmp_path / "fight.toml", "fight", "freeform")
+    s = Session(loaded.encounter, loaded.ruleset, RandomDice(1), store)
+    for line in ("add Ann hp=10", "add Bo hp=10"):
+        s.execute(line)
+    s.declare("Ann", "sword", ["Bo"], pt=8, params={"damage": "4", "note": ""})
     s.execute("step 10")
-    second = s.declare("Ann", "sword", ["Bo"])
-    recent.remember(s, second.event.seq, recent.asked(None, {}, ruleset.template("sword")))
-    assert offered(s, "Ann", remembered=True) == ["again: sword -> Bo", "again: sword -> Bo (PT 8, damage=4)"]
-    # Another session (or one that did not make them) knows only what the save keeps.
-    assert offered(s, "Ann") == ["again: sword -> Bo"]
+    s.execute("declare Ann sword target=Bo")  # the : line and `tracker play` alike
+    expected = ["again: sword -> Bo", "again: sword -> Bo (PT 8, damage=4)"]
+    assert offered(s, "Ann") == expected
+    # Another session, on another day: the save keeps what was asked.
+    again = EncounterFile(tmp_path / "fight.toml").load()
+    assert [c.label() for c in recent.recent(again.encounter, again.ruleset, Role.gm(), "Ann")] == expected
 
 
 def test_asked_leaves_out_defaults_and_after_roll_choices() -> None:
@@ -135,16 +141,12 @@ def test_every_shipped_game_offers_its_saves_declarations() -> None:
 
 def test_each_change_is_read_at_once() -> None:
     s = freeform("declare Ann sword target=Bo")
-    assert offered(s, "Ann", remembered=True) == ["again: sword -> Bo"]
+    assert offered(s, "Ann") == ["again: sword -> Bo"]
     s.execute("step 10")
-    made = s.declare("Ann", "kick", ["Cy"], pt=3)
-    assert offered(s, "Ann", remembered=True) == ["again: kick -> Cy", "again: sword -> Bo"]
-    recent.remember(s, made.event.seq, recent.asked(3, {}, s.ruleset.template("kick")))
-    assert offered(s, "Ann", remembered=True)[0] == "again: kick -> Cy (PT 3)"
+    s.declare("Ann", "kick", ["Cy"], pt=3)
+    assert offered(s, "Ann") == ["again: kick -> Cy (PT 3)", "again: sword -> Bo"]
     s.execute("step 10")
-    again = s.declare("Ann", "kick", ["Cy"], pt=4)
-    assert offered(s, "Ann", remembered=True)[0] == "again: kick -> Cy"  # not yet remembered
-    recent.remember(s, again.event.seq, recent.asked(4, {}, s.ruleset.template("kick")))
-    assert offered(s, "Ann", remembered=True)[:2] == ["again: kick -> Cy (PT 4)", "again: kick -> Cy (PT 3)"]
+    s.declare("Ann", "kick", ["Cy"], pt=4)
+    assert offered(s, "Ann")[:2] == ["again: kick -> Cy (PT 4)", "again: kick -> Cy (PT 3)"]
     s.execute("undo")
-    assert offered(s, "Ann", remembered=True) == ["again: kick -> Cy (PT 3)", "again: sword -> Bo"]
+    assert offered(s, "Ann") == ["again: kick -> Cy (PT 3)", "again: sword -> Bo"]

@@ -17,15 +17,12 @@ Decisions where the brief is silent:
   (`tracker.viewing.sight`: a player never sees a hidden combatant's name), is not
   offered; nor is one whose action the ruleset no longer has.
 - The options are what was asked, not what the roll made of them: a Brand X PT cut by
-  Q placed in speed is not the PT asked for. A declaration keeps its action, targets
-  and secret mark in the save; the PT and modifiers asked are not part of a `declare`
-  event (the save format stays as it is), so they are known for a player's approved
-  proposal (it carries them) and for the declarations this session made (`remember`,
-  called by the form on commit). Any other declaration (another session's, the `:`
-  line's, one from before the file was opened) is offered with its action's own PT and
-  modifiers. Modifiers equal to the field's default are left out of the label and of
-  the comparison; choices made after seeing the dice (a Q split) are never kept: they
-  belong to that roll.
+  Q placed in speed is not the PT asked for. A declaration keeps them in the save
+  (`params`, `pt`: what the form, the `:` line or `tracker play` asked), as a proposal
+  does; a declaration saved before they were kept is offered with its action's own PT
+  and modifiers. Modifiers equal to the field's default are left out of the label and
+  of the comparison; choices made after seeing the dice (a Q split) are never kept:
+  they belong to that roll.
 """
 
 from __future__ import annotations
@@ -78,11 +75,6 @@ class Recent:
         return f"again: {self.template}{aim}" + (f" ({', '.join(options)})" if options else "")
 
 
-# What each session asked for in the declarations it made: {session: {event seq: Asked}}.
-# Held here, weakly, as the save does not keep it (see the module docstring).
-_ASKED: weakref.WeakKeyDictionary[Any, dict[int, Asked]] = weakref.WeakKeyDictionary()
-
-
 def asked(pt: int | None, params: Mapping[str, Any], template: ActionTemplate | None = None) -> Asked:
     """The options worth keeping: PT and the modifiers that differ from their default
     (after-roll choices are the roll's, never kept)."""
@@ -101,14 +93,6 @@ def asked(pt: int | None, params: Mapping[str, Any], template: ActionTemplate | 
 
 def _text(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-_NOTHING: dict[int, Asked] = {}  # nothing asked: read-only, shared
-
-
-def remember(session: Any, seq: int, what: Asked) -> None:
-    """Keep what declaration `seq` (made by `session`) asked for, for `recent`."""
-    _ASKED.setdefault(session, {})[seq] = what
 
 
 def _template(ruleset: Ruleset, name: str) -> ActionTemplate | None:
@@ -168,19 +152,20 @@ class _Said:
     secret: bool
 
 
-def _declared(event: Event, events: list[Event], made: Mapping[int, Asked]) -> tuple[dict[str, Any], Asked] | None:
+def _declared(event: Event, events: list[Event]) -> tuple[dict[str, Any], Asked] | None:
     """A declaration put in force by `event` (its arguments and what it asked), or None."""
     if event.kind == "declare":
-        return event.args, made.get(event.seq, Asked())
-    if event.kind != "approve":
+        args = event.args
+    elif event.kind == "approve":
+        target = event.args.get("target")
+        if not isinstance(target, int) or not 0 < target <= len(events):
+            return None
+        proposal = events[target - 1]
+        if proposal.kind != "propose" or proposal.args.get("action") != "declare":
+            return None
+        args = event.args if "actor" in event.args else proposal.args
+    else:
         return None
-    target = event.args.get("target")
-    if not isinstance(target, int) or not 0 < target <= len(events):
-        return None
-    proposal = events[target - 1]
-    if proposal.kind != "propose" or proposal.args.get("action") != "declare":
-        return None
-    args = event.args if "actor" in event.args else proposal.args
     pt = args.get("pt")
     params = args.get("params") or {}
     return args, Asked(pt if isinstance(pt, int) and not isinstance(pt, bool) else None, tuple(sorted((str(k), _text(v)) for k, v in params.items())))
@@ -189,25 +174,25 @@ def _declared(event: Event, events: list[Event], made: Mapping[int, Asked]) -> t
 # The last reading of each encounter's declarations: the form asks on every opening and
 # every change of actor, and a long fight's log takes milliseconds to read. The log only
 # grows (an undo is an event too), so its length says whether the reading still holds.
-_READ: weakref.WeakKeyDictionary[Encounter, tuple[tuple[int, int, int], list[_Said], _Names]] = weakref.WeakKeyDictionary()
+_READ: weakref.WeakKeyDictionary[Encounter, tuple[int, list[_Said], _Names]] = weakref.WeakKeyDictionary()
 
 
-def _history(encounter: Encounter, made: Mapping[int, Asked]) -> tuple[list[_Said], _Names]:
-    key = (len(encounter.events), id(made), len(made))  # what this session has asked counts too
+def _history(encounter: Encounter) -> tuple[list[_Said], _Names]:
+    key = len(encounter.events)
     found = _READ.get(encounter)
     if found is not None and found[0] == key:
         return found[1], found[2]
-    said, names = _read(encounter, made)
+    said, names = _read(encounter)
     _READ[encounter] = (key, said, names)
     return said, names
 
 
-def _read(encounter: Encounter, made: Mapping[int, Asked]) -> tuple[list[_Said], _Names]:
+def _read(encounter: Encounter) -> tuple[list[_Said], _Names]:
     names = _Names()
     said: list[_Said] = []
     events = encounter.events
     for event in encounter.effective_events():
-        found = _declared(event, events, made)
+        found = _declared(event, events)
         if found is None:
             names.follow(event)
             continue
@@ -221,14 +206,13 @@ def _read(encounter: Encounter, made: Mapping[int, Asked]) -> tuple[list[_Said],
     return said, names
 
 
-def recent(encounter: Encounter, ruleset: Ruleset, role: Role, actor: str, session: Any = None, limit: int = MAX_RECENT) -> list[Recent]:
+def recent(encounter: Encounter, ruleset: Ruleset, role: Role, actor: str, limit: int = MAX_RECENT) -> list[Recent]:
     """`actor`'s recent choices, newest first, at most `limit`, each offered once (see
     the module docstring for which are left out)."""
     seen = sight(encounter, role)
     if actor not in encounter.combatants or not seen.knows_name(actor):
         return []
-    made = _ASKED.get(session, _NOTHING) if session is not None else _NOTHING
-    said, names = _history(encounter, made)
+    said, names = _history(encounter)
     out: list[Recent] = []
     keys: set[tuple[Any, ...]] = set()
     for item in reversed(said):

@@ -187,7 +187,8 @@ def _copies(word: str) -> int | None:
 
 
 def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
-    """A declaration's modifiers and pt as plain data, kept in a proposal so the GM can
+    """A declaration's modifiers and pt as plain data, kept in the declaration (the form
+    offers "the same again" from it: tracker.recent) and in a proposal, so the GM can
     approve it edited (re-resolved with the player's dice)."""
     out: dict[str, Any] = {}
     kept = {k: v for k, v in (params or {}).items() if isinstance(v, (str, int, float, bool))}
@@ -908,6 +909,7 @@ class Session:
                 "chance": chance,
                 "dice": mark,
                 "resolution": resolution,
+                **self._asked,  # what was asked (modifiers, PT): "the same again" reads it
             },
         )
 

@@ -217,7 +217,7 @@ EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
     "declare": {
         "actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False),
         "maintainable": (_BOOL, False), "secret": (_BOOL, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True),
-        "dice": (_DICE_MARK, False),
+        "dice": (_DICE_MARK, False), "params": (_TABLE, False), "pt": (_INT, False),
     },
     "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True), "dice": (_DICE_MARK, False)},
     "abort": {"actor": (_STR, True), "template": (_STR, False)},

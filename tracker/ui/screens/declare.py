@@ -559,7 +559,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self.kind != DECLARE or not self.offers_recent or found is None:
             self.recent = []
         else:
-            self.recent = recent.recent(live.encounter, live.ruleset, live.seen_as, found.name, live.session)
+            self.recent = recent.recent(live.encounter, live.ruleset, live.seen_as, found.name)
         label = self.query_one("#recent", Label)
         # One line each, names made visible one by one (a newline in a name stays a mark).
         label.update(Text("\n".join(visible(line) for line in recent.labels(self.recent)), no_wrap=True, overflow="ellipsis"))
@@ -606,17 +606,6 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.query_one("#declare-title", Label).update(self._title())
         self._update_chance()  # the chance of this choice, shown over the dice
         self._advance()
-
-    def _remember(self, outcome: Outcome) -> None:
-        """Keep what this declaration asked for (the save does not): `tracker.recent`."""
-        event = outcome.event
-        template = self.template
-        if self.kind != DECLARE or event is None or event.kind != "declare" or template is None:
-            return
-        inputs = self.param_inputs.get(template.name, {})
-        params = {p.name: inputs[p.name].value for p in template.params if p.stage != AFTER_ROLL and p.name in inputs}
-        pt = self._value("pt")
-        recent.remember(self.live.session, event.seq, recent.asked(int(pt) if pt.isdigit() else None, params, template))
 
     def action_more(self) -> None:
         if self._form_closed:
@@ -843,7 +832,6 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         except TrackerError as exc:
             self._error(str(exc))
             return
-        self._remember(outcome)
         self._form_closed = True
         self.dismiss(outcome)
 
