@@ -70,3 +70,62 @@ async def test_a_form_field_shows_what_textuals_input_shows_key_by_key_without_a
     # Textual's Input lays the screen out on nearly every key; the field on none.
     assert plain_layouts[0] >= len(KEYS) // 2, plain_layouts
     assert field_layouts[0] <= 1, field_layouts  # never one per key
+
+
+class Message(App[None]):
+    CSS = "Label.error { width: 40; height: auto; display: none; }"
+
+    def compose(self) -> ComposeResult:
+        yield Label("above")
+        yield Label("", classes="error")
+        yield Label("below")
+
+
+@pytest.mark.ui
+async def test_a_fields_message_that_keeps_its_lines_repaints_without_a_layout() -> None:
+    from tracker.ui.screens.form import set_error
+
+    app = Message()
+    layouts = [0]
+    frames = [0]
+    original = Screen._refresh_layout
+    drawn = Screen._compositor_refresh
+
+    def counting(screen: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        if screen._layout_required:
+            layouts[0] += 1
+        original(screen, *args, **kwargs)
+
+    def drawing(screen: Screen[Any]) -> None:
+        drawn(screen)
+        frames[0] += 1
+
+    def after(what: str) -> Any:
+        """Wait for a frame drawn after this point (what the screen shows, not just the widget)."""
+        seen = frames[0]
+        return wait_for(pilot, lambda: frames[0] > seen, f"a frame after {what}")
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        label = app.query(Label)[1]
+        shows = lambda text: " ".join(label.render_line(y).text.strip() for y in range(label.size.height)).strip() == text  # noqa: E731
+        Screen._refresh_layout = counting  # type: ignore[method-assign]
+        Screen._compositor_refresh = drawing  # type: ignore[method-assign]
+        try:
+            set_error(label, "amount: expected a number, got 'x'")  # appears: a layout
+            await wait_for(pilot, lambda: label.display and shows("amount: expected a number, got 'x'"), "the message shown")
+            assert layouts[0] >= 1
+            layouts[0] = 0
+            set_error(label, "amount: expected a number, got 'xy'")  # one line still: a repaint
+            await after("the longer message")
+            await wait_for(pilot, lambda: shows("amount: expected a number, got 'xy'"), "the longer message shown")
+            assert layouts[0] == 0
+            two_lines = "amount: expected a number (negative heals), got 'xyz'"
+            set_error(label, two_lines)  # two lines at 40 cells: laid out again
+            await wait_for(pilot, lambda: label.size.height == 2 and shows(two_lines), "two lines")
+            assert layouts[0] >= 1
+            set_error(label, "")
+            below = app.query(Label)[2]
+            await wait_for(pilot, lambda: not label.display and below.region.y == 1, "the message gone, taking no room")
+        finally:
+            Screen._refresh_layout = original  # type: ignore[method-assign]
+            Screen._compositor_refresh = drawn  # type: ignore[method-assign]

@@ -141,9 +141,26 @@ class FieldInput(Input):
 
 def set_error(label: Label, text: str | Text) -> None:
     """Show a validation message under its field; an empty message takes no room.
-    Messages quote what was typed: plain text, never markup."""
-    label.update(Text(visible(text)) if isinstance(text, str) else text)
-    label.display = bool(text)
+    Messages quote what was typed: plain text, never markup.
+
+    Checked on every key: a message that keeps its number of lines (or a hidden label
+    that stays hidden) repaints the label alone, without a layout of the whole screen
+    (the dialog, its rows, the screen under it), so the key's echo is not held up."""
+    shown = Text(visible(text)) if isinstance(text, str) else text
+    display = bool(text)
+    layout = True
+    if not display and not label.display:
+        layout = False
+    elif display and label.display and label.content_region.width > 0:
+        width = label.content_region.width
+        console = label.app.console
+        old = label.content
+        before = Text(old) if isinstance(old, str) else old
+        if isinstance(before, Text):
+            layout = len(before.wrap(console, width)) != len(shown.wrap(console, width))
+    label.update(shown, layout=layout)
+    if label.display != display:
+        label.display = display
 
 
 def field_row(f: FormField, prefix: str = "f") -> list[Widget]:
