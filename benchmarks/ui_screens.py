@@ -1,5 +1,6 @@
 """Screens and keys against bare Textual apps, as ratios measured in one run
-(python benchmarks/ui_screens.py [--quick] [--no-busy] [--rounds N] [--only a,b]).
+(python benchmarks/ui_screens.py [--quick] [--no-busy] [--rounds N]
+[--only screens,pty,echo] [--screens WORD,...]).
 
 1. Each dialog and screen of the app opens in at most 2x the same screen built in a bare
    Textual app. Ours: a D6 fight of 6 combatants (`tracker open`, as the GM), a key is
