@@ -17,12 +17,14 @@ clipped in cells, never markup.
 
 from __future__ import annotations
 
-import html
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tracker.stats import Bar, FightStats, Luck, Row, Tally
 from tracker.text import clip, fit, visible
+
+if TYPE_CHECKING:  # names for the annotations: the encounter screen draws the glyphs and
+    # legend at start-up, and needs neither the figures' module nor html (start-up time)
+    from tracker.stats import Bar, FightStats, Luck, Row, Tally
 
 ACTIVE_GLYPH, PASSIVE_GLYPH, MAINTAINED_GLYPH = "▀", "▄", "▒"
 # What a cell shows when an active bar is drawn over a passive one.
@@ -224,6 +226,8 @@ def report_text(stats: FightStats, width: int = 80) -> str:
 
 # ------------------------------------------------------------------ SVG
 def _e(value: Any) -> str:
+    import html  # only the exports' SVG escapes (not loaded for the terminal)
+
     return html.escape(visible(str(value)), quote=True)
 
 

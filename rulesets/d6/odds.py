@@ -24,11 +24,17 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import icepool
+from rulesets.lazy import lazy_module
 
 from rulesets.d6.codes import DieCode
 from rulesets.d6.rolls import CANCEL, PLAIN
+
+if TYPE_CHECKING:
+    import icepool
+else:
+    icepool = lazy_module("icepool")  # loaded at the first chance asked for (rulesets/lazy.py)
 
 Q = Fraction(1, 6)
 P_EXPLODE = Fraction(1, 6)

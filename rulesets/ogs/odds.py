@@ -19,9 +19,16 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 
-import icepool
+from typing import TYPE_CHECKING
+
+from rulesets.lazy import lazy_module
 
 from rulesets.ogs.check import compare_sizes
+
+if TYPE_CHECKING:
+    import icepool
+else:
+    icepool = lazy_module("icepool")  # loaded at the first chance asked for (rulesets/lazy.py)
 
 
 def _dice(sides: tuple[int, ...], reroll_from: int | None) -> list[icepool.Die]:

@@ -13,10 +13,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import icepool
+from rulesets.lazy import lazy_module
 
 from tracker.engine.errors import TrackerError
+
+if TYPE_CHECKING:
+    import icepool
+else:
+    icepool = lazy_module("icepool")  # loaded at the first chance asked for (rulesets/lazy.py)
 
 
 @lru_cache(maxsize=64)

@@ -47,7 +47,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -377,7 +376,7 @@ def write_at(spot: Spot, data: bytes, *, mode: int | None = None, what: str = ""
     tmp = ""
     fd = -1
     for _ in range(100):
-        tmp = f".{spot.leaf}.{secrets.token_hex(4)}.tmp"
+        tmp = f".{spot.leaf}.{os.urandom(4).hex()}.tmp"  # as secrets.token_hex, without loading hashlib at start-up
         try:
             fd = os.open(spot.beside(tmp), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _NEW, 0o600, dir_fd=spot.fd_arg)
             break

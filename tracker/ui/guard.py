@@ -154,10 +154,17 @@ def lenient_decoder(encoding: str) -> "Callable[[], codecs.IncrementalDecoder]":
 
 def install_key_readers() -> None:
     """Make Textual's drivers read keys with `EscapeParser`, and bytes that are not UTF-8
-    as U+FFFD (`lenient_decoder`); once, idempotent."""
+    as U+FFFD (`lenient_decoder`); idempotent. The terminal's driver is loaded here (a
+    terminal app uses it); the web and inline drivers only if loaded already: the web
+    driver is imported by the App's constructor when the environment names it (`tracker
+    web`), before this runs, and the tracker never runs inline. (Loading both on every
+    start cost start-up time.)"""
     import importlib
+    import sys
 
     for name in ("textual.drivers.linux_driver", "textual.drivers.linux_inline_driver", "textual.drivers.web_driver"):
+        if name != "textual.drivers.linux_driver" and name not in sys.modules:
+            continue
         try:
             module = importlib.import_module(name)
         except ImportError:  # a platform without it

@@ -87,7 +87,7 @@ from tracker.viewing import sight
 from tracker.ui.live import Live
 from tracker.ui.screens import dice_plan
 from tracker.ui.screens.dice_plan import DECLARE, MAINTAIN, Attempt, Step
-from tracker.ui.screens.form import FormField, field_parts, set_error
+from tracker.ui.screens.form import FieldInput, FormField, field_parts, set_error
 
 SETUP, DICE, RESULT = "setup", "dice", "result"
 LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis
@@ -136,7 +136,7 @@ def _param_field(p: Field) -> FormField:
     return FormField(p.name, _label(p.name), default, p.help or p.expected(), partial(p.coerce, where=p.name), words)
 
 
-class ActionField(Input):
+class ActionField(FieldInput):
     """The action field: a digit that takes a recent entry (`DeclareScreen.takes_again`)
     is left to the form's binding instead of being typed."""
 
@@ -247,7 +247,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             with VerticalScroll(id="setup"):
                 yield Label("", id="recent", classes="hint")
                 for f in self._base_fields():
-                    row, entry, error = field_parts(f, "d", LABEL_WIDTH + 1, ActionField if f.name == "template" else Input)
+                    row, entry, error = field_parts(f, "d", LABEL_WIDTH + 1, ActionField if f.name == "template" else FieldInput)
                     self._error_labels[entry] = error
                     yield from row
                 yield Label("", id="template-info", classes="hint")

@@ -164,8 +164,10 @@ class EncounterScreen(Screen[None]):
         update_if_changed(self.query_one("#roster-title", Static), Text("Roster: glance" if on else "Roster"))
 
     def on_screen_resume(self) -> None:
-        # Back from a dialog or the roster editor: show what it changed.
-        if self.is_mounted:
+        # Back from a dialog or the roster editor: show what it changed. One that changed
+        # nothing (help, a form cancelled) redraws no pane, nor does the first showing:
+        # on_mount has drawn it (every change bumps `live.version`, see tracker.ui.live).
+        if self.is_mounted and self.live.version != self._drawn_version:
             self.redraw()
 
     # ------------------------------------------------------------ state

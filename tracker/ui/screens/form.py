@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
+from textual.geometry import Size
 from textual.suggester import Suggester
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList
@@ -109,11 +110,57 @@ class ChoiceList(OptionList):
         self.typed = ""
 
 
+class FieldInput(Input):
+    """Textual's Input, less a layout of the whole screen on every key typed.
+
+    Textual's Input sets its virtual size (the width of its text) as each key changes
+    the value, and the virtual size is a reactive that lays out the whole screen: the
+    declare form, its rows and the encounter screen's dialog background, for a key that
+    changes one line. A field's size never depends on its text (`width: auto` aside,
+    laid out as before), and the virtual size matters only to the field's own
+    horizontal scrolling, which reads it from the widget. So the virtual size is set
+    without the layout, and the field repaints; everything else is as Textual 8.2's
+    `Input._watch_value` does it (the version pinned in pyproject.toml). Measured with
+    `benchmarks/ui_screens.py` (a key's echo in the declare form)."""
+
+    def _watch_value(self, value: str) -> None:
+        self.set_reactive(Widget.virtual_size, Size(self.content_width, 1))  # Textual: `self.virtual_size = ...`
+        self.refresh()
+        self._suggestion = ""
+        if self.suggester and value:
+            self.run_worker(self.suggester._get_suggestion(self, value))
+        if self.styles.auto_dimensions:
+            self.refresh(layout=True)
+        validation_result = self.validate(value) if "changed" in self.validate_on else None
+        self.post_message(self.Changed(self, value, validation_result))
+        # The first time the value is set, the cursor goes to its end.
+        if self._initial_value:
+            self.cursor_position = len(self.value)
+            self._initial_value = False
+
+
 def set_error(label: Label, text: str | Text) -> None:
     """Show a validation message under its field; an empty message takes no room.
-    Messages quote what was typed: plain text, never markup."""
-    label.update(Text(visible(text)) if isinstance(text, str) else text)
-    label.display = bool(text)
+    Messages quote what was typed: plain text, never markup.
+
+    Checked on every key: a message that keeps its number of lines (or a hidden label
+    that stays hidden) repaints the label alone, without a layout of the whole screen
+    (the dialog, its rows, the screen under it), so the key's echo is not held up."""
+    shown = Text(visible(text)) if isinstance(text, str) else text
+    display = bool(text)
+    layout = True
+    if not display and not label.display:
+        layout = False
+    elif display and label.display and label.content_region.width > 0:
+        width = label.content_region.width
+        console = label.app.console
+        old = label.content
+        before = Text(old) if isinstance(old, str) else old
+        if isinstance(before, Text):
+            layout = len(before.wrap(console, width)) != len(shown.wrap(console, width))
+    label.update(shown, layout=layout)
+    if label.display != display:
+        label.display = display
 
 
 def field_row(f: FormField, prefix: str = "f") -> list[Widget]:
@@ -123,7 +170,7 @@ def field_row(f: FormField, prefix: str = "f") -> list[Widget]:
 
 
 def field_parts(
-    f: FormField, prefix: str = "f", label_width: int | None = None, entry_type: type[Input] = Input
+    f: FormField, prefix: str = "f", label_width: int | None = None, entry_type: type[FieldInput] = FieldInput
 ) -> tuple[list[Widget], Input, Label]:
     """`field_row`, also handing back its input and its message label (`entry_type`: an
     Input that answers some keys its own way, as the declare form's action field)."""
