@@ -1,16 +1,23 @@
 """USOR (seed 000): each core sentence of the Event Roll rules, quoted, with numbers worked
 by hand from the sentence. The seed's four worked examples are in tests/test_usor.py
-(`test_example_1_...` to `test_example_4_...`), number for number."""
+(`test_example_1_...` to `test_example_4_...`), number for number.
+
+The later sections check that the lines a GM reads (a roll's line, each dice prompt, a
+strike's summary and landing) carry the seed's numbers: the rating, the chart row's dice,
+every face beside its die, the successes, the winner and the NOST. A line that showed
+another count, die or NOST would mislead the table."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rulesets.dice import NotEnoughFaces, TypedFaces
+from rulesets.dice import DiceGroup, NotEnoughFaces, TypedFaces, for_actor
 from rulesets.usor import UsorRuleset
+from rulesets.usor.chart import ChartRow, render_toml
 from rulesets.usor.odds import chance_to_win, outcome_chances
 from rulesets.usor.rolls import (
     DRAW,
@@ -20,8 +27,12 @@ from rulesets.usor.rolls import (
     Exchange,
     contest,
     count_successes,
+    parse_rating,
 )
-from tests.helpers import cli_json, session_for
+from rulesets.usor.sheet import defense, starting_resources
+from rulesets.usor.sheet import rating as sheet_rating
+from tracker.engine.errors import TrackerError
+from tests.helpers import cli, cli_json, session_for
 
 
 def row(rating: int) -> Any:
@@ -166,3 +177,493 @@ def test_critical_strike_adds_its_nost_2_damage_to_the_strike() -> None:
     assert extra > 0 and hit.details["critical_strike"] == extra and "critical_strike" not in plain.details
     assert f"damage {20 + extra} (damage 20, Critical Strike +{extra})" in hit.summary
     assert "damage 20 [" in plain.summary
+
+
+# ------------------------------------------------------------------ the lines a GM reads
+class Listening(TypedFaces):
+    """Typed faces that also keep each dice group the roll announces, as a form shows it."""
+
+    def __init__(self, faces: list[int]) -> None:
+        super().__init__(faces)
+        self.groups: list[str] = []
+
+    def begin(self, group: DiceGroup) -> None:
+        self.groups.append(group.text())
+
+
+def test_example_1_the_boulder_line_shows_each_face_and_the_nost() -> None:
+    """Seed example 1: "Max rolls 1d10 and 1d12 [...] a 3 and an 8. Since only one of
+    these numbers is 4 or higher, he has rolled one Success. The boulder rolls 2d20 [...]
+    a 15 and a 9 [...] two Successes. The boulder has a NOST of 1 (2 – 1 = 1)." """
+    data = cli_json("roll", "usor", "18", "--difficulty", "24", "--faces", "3,8", "--vs-faces", "15,9")
+    assert data["text"] == (
+        "self rating 18 (1d10+1d12): d10 3, d12 8 -> 1 success vs "
+        "event rating 24 (2d20): d20 15, d20 9 -> 2 successes; event wins, NOST 1"
+    )
+
+
+def test_example_2_carla_wins_against_the_corner() -> None:
+    """Seed example 2: "Carla rolls 2d12 [...] a 4 and an 11. This gives her two
+    successes. The opposing Event Roll rolls a 1d8 and 1d20 resulting in rolls of 1 and
+    17. Carla has a NOST of 1 for this roll (2 – 1 = 1)." """
+    data = cli_json("roll", "usor", "20", "--difficulty", "19", "--faces", "4,11", "--vs-faces", "1,17")
+    assert data["text"] == (
+        "self rating 20 (2d12): d12 4, d12 11 -> 2 successes vs "
+        "event rating 19 (1d8+1d20): d8 1, d20 17 -> 1 success; self wins, NOST 1"
+    )
+    assert data["rounds"] == [{"dice": [4, 11], "rival_dice": [1, 17], "successes": 2, "rival_successes": 1}]
+
+
+def test_example_3_the_drawn_dance_says_two_each_and_no_winner() -> None:
+    """Seed example 3: "This gives him two successes. [...] This gives her two successes.
+    Since both Juan and Heather rolled two successes, there is a draw." Juan's 1d20+2d12
+    typed d20 first (20, 2, 12: the seed's 2, 13, 20 cannot come from two d12s);
+    Heather's 1d8+1d20: 6 and 14."""
+    data = cli_json("roll", "usor", "35", "--vs", "19", "--faces", "20,2,12", "--vs-faces", "6,14")
+    assert data["text"] == (
+        "self rating 35 (1d20+2d12): d20 20, d12 2, d12 12 -> 2 successes vs "
+        "rival rating 19 (1d8+1d20): d8 6, d20 14 -> 2 successes; draw (2 each): neither side wins"
+    )
+    # Heather wins the re-dance if Juan's dice fail: she is the rival, NOST 1.
+    data = cli_json("roll", "usor", "35", "--vs", "19", "--faces", "1,2,3", "--vs-faces", "2,19")
+    assert data["text"].endswith("-> 0 successes vs rival rating 19 (1d8+1d20): d8 2, d20 19 -> 1 success; rival wins, NOST 1")
+    assert data["rival_dice"] == [2, 19] and data["margin"] == -1
+
+
+def test_a_roll_against_an_event_lists_each_repeat() -> None:
+    """Seed: "If one character is rolling against an event [...] both opposing rolls
+    must be made continuously until one is victorious." Max (18: 1d10+1d12) first rolls
+    1 and 2, the boulder (24: 2d20) 3 and 1: no success each, a draw; then the seed's
+    3, 8 against 15, 9: one success to two, the boulder wins, NOST 1."""
+    data = cli_json("roll", "usor", "18", "--difficulty", "24", "--faces", "1,2,3,8", "--vs-faces", "3,1,15,9")
+    assert data["text"] == (
+        "roll 1: self rating 18 (1d10+1d12): d10 1, d12 2 -> 0 successes vs "
+        "event rating 24 (2d20): d20 3, d20 1 -> 0 successes; "
+        "roll 2: self rating 18 (1d10+1d12): d10 3, d12 8 -> 1 success vs "
+        "event rating 24 (2d20): d20 15, d20 9 -> 2 successes; event wins, NOST 1"
+    )
+    assert data["dice"] == [1, 2, 3, 8] and data["rival_dice"] == [3, 1, 15, 9]
+    assert [(r["successes"], r["rival_successes"]) for r in data["rounds"]] == [(0, 0), (1, 2)]
+
+
+def test_a_check_in_the_tracker_asks_for_each_repeat_by_name() -> None:
+    """The same boulder in a fight: the check's prompts name Max's roll and the GM's roll
+    for the event with their chart rows, and the repeat after the draw says "roll 2";
+    the summary shows the rating each side rolled."""
+    r = UsorRuleset()
+    s = session_for(r, "add Max agility=18")
+    request, _ = s.request("Max", "check", [], {"against": "24"})
+    dice = Listening([1, 2, 3, 1, 3, 8, 15, 9])
+    res = r.resolve(request, for_actor(dice, "Max"))
+    assert dice.groups == [
+        "Max's agility 18 roll (Event Chart row 18): 1d10+1d12",
+        "the GM's roll for the event (Event Chart row 24): 2d20",
+        "Max's agility 18 roll (roll 2) (Event Chart row 18): 1d10+1d12",
+        "the GM's roll for the event (roll 2) (Event Chart row 24): 2d20",
+    ]
+    assert res.summary == (
+        "roll 1: Max agility 18 [1d10+1d12]: d10 1, d12 2 -> 0 successes vs "
+        "the event rating 24 [2d20]: d20 3, d20 1 -> 0 successes; "
+        "roll 2: Max agility 18 [1d10+1d12]: d10 3, d12 8 -> 1 success vs "
+        "the event rating 24 [2d20]: d20 15, d20 9 -> 2 successes; the event wins, NOST 1"
+    )
+    assert res.details == {"rating": 18, "rival_rating": 24, "winner": "rival", "nost": 1, "exchanges": 2,
+                           "chart": ["official", "official"]}
+    assert res.margin == -1 and res.success is False and res.dice == (1, 2, 3, 1, 3, 8, 15, 9)
+
+
+def test_a_contest_names_the_rival_and_a_draw_tells_the_gm_to_act_again() -> None:
+    """Seed example 4 in a fight: Juan's Dancing 35 less 4 for the slippery floor is 31
+    (3d6+1d8); Heather's 19 (1d8+1d20). Juan 2, 5, 5, 3 (two successes) against 6, 14 (two):
+    "If two characters are rolling against each other, neither was successful against the
+    other and if the two wish to roll against each other again, each must perform the
+    action again and spend the appropriate amount of AT." """
+    r = UsorRuleset()
+    s = session_for(r, "add Juan agility=35", "add Heather agility=19")
+    request, _ = s.request("Juan", "contest", ["Heather"], {"modifier": "-4"})
+    dice = Listening([2, 5, 5, 3, 6, 14])
+    res = r.resolve(request, for_actor(dice, "Juan"))
+    assert dice.groups == [
+        "Juan's opposed roll (Event Chart row 31): 3d6+1d8",
+        "Heather's opposed roll (Event Chart row 19): 1d8+1d20",
+    ]
+    assert res.summary == (
+        "Juan 31 (agility 35, modifier -4) [3d6+1d8]: d6 2, d6 5, d6 5, d8 3 -> 2 successes vs "
+        "Heather agility 19 [1d8+1d20]: d8 6, d20 14 -> 2 successes; draw (2 each): neither side wins"
+    )
+    assert [e.text for e in res.effects] == [
+        "Juan and Heather draw: neither wins; trying again means acting again and paying the time again"]
+    assert res.success is False and res.margin == 0
+    assert res.details == {"rating": 31, "rival_rating": 19, "winner": "draw", "nost": 0, "exchanges": 1,
+                           "chart": ["official", "official"]}
+
+
+def test_a_won_contest_has_no_draw_note_and_the_rivals_own_stat_and_modifier() -> None:
+    """Seed: "The character wins if his/her Number of Successes is greater than the rival
+    Event Roll's". Juan's Dancing (agility) 35 against Heather's perception 15 with +4:
+    rating 19, 1d8+1d20. Juan 14, 1, 6 (two successes) against 2, 19 (one): Juan wins,
+    NOST 1."""
+    r = UsorRuleset()
+    s = session_for(r, "add Juan agility=35", "add Heather perception=15")
+    request, _ = s.request("Juan", "contest", ["Heather"], {"rival_stat": "perception", "rival_modifier": "4"})
+    res = r.resolve(request, TypedFaces([14, 1, 6, 2, 19]))
+    assert res.summary.endswith(
+        "Heather 19 (perception 15, modifier +4) [1d8+1d20]: d8 2, d20 19 -> 1 success; Juan wins, NOST 1")
+    assert res.effects == () and res.success is True and res.margin == 1
+    assert res.details["rival_rating"] == 19 and res.details["winner"] == "self"
+    # Without rival_stat both roll the same stat: Juan's perception 20 against Heather's 15.
+    s.execute("set Juan perception 20")
+    request, _ = s.request("Juan", "contest", ["Heather"], {"stat": "perception"})
+    res = r.resolve(request, TypedFaces([4, 4, 1, 1]))
+    assert (res.details["rating"], res.details["rival_rating"]) == (20, 15)
+    assert "Heather perception 15 [" in res.summary
+
+
+# ------------------------------------------------------------------ the Event Rating
+@pytest.mark.parametrize("spec,rating", [
+    ("12+4", 16), ("12 + 4", 16), ("35-4", 31), ("35 - 4", 31), ("12+4-2", 14), ("16", 16), ("-4+20", 16),
+])
+def test_the_rating_adds_its_modifications_before_the_roll(spec: str, rating: int) -> None:
+    """Seed: "a Dagger Skill of 12 [...] has a +4 modification to the Rating, his/her
+    Event Roll Rating is 16" and example 4: 35 reduced "by -4" is 31. By hand: 12 + 4 =
+    16, 35 - 4 = 31, injured and enhanced at once 12 + 4 - 2 = 14, -4 + 20 = 16."""
+    assert parse_rating(spec) == rating
+
+
+@pytest.mark.parametrize("spec", ["16-", "12++4", "12+-4", "+16", "1 6x", "sixteen"])
+def test_a_rating_that_is_not_a_sum_of_whole_numbers_is_refused_by_name(spec: str) -> None:
+    with pytest.raises(TrackerError, match=rf"^--vs: expected an Event Rating such as 16 or 35-4, got '{spec}'$".replace("+", r"\+")):
+        parse_rating(spec, "--vs")
+
+
+def test_an_empty_rating_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(TrackerError, match=r"^rating: expected an Event Rating such as 16 or 35-4$"):
+        parse_rating(" ")
+    assert cli("roll", "usor", "12+", "--faces", "3,8")[0] == 1
+    assert "rating: expected an Event Rating such as 16 or 35-4, got '12+'" in capsys.readouterr().err
+    assert cli("roll", "usor", "16", "--vs", "1x", "--faces", "3,8")[0] == 1
+    assert "--vs: expected an Event Rating such as 16 or 35-4, got '1x'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the chart's dice
+def test_a_rows_dice_are_named_in_the_rows_order_with_equal_neighbours_counted() -> None:
+    """Seed: "Juan rolls a 1d20 and 2d12" (rating 35) and "must roll 3d6 + 1d8" (31).
+    A house row written 12, 20, 12 is read in that order: 1d12+1d20+1d12."""
+    chart = UsorRuleset().chart
+    assert chart.row(35).dice_text() == "1d20+2d12"
+    assert chart.row(31).dice_text() == "3d6+1d8"
+    assert chart.row(24).dice_text() == "2d20"
+    assert ChartRow(40, (12, 20, 12), "house").dice_text() == "1d12+1d20+1d12"
+    assert ChartRow(0, (), "house").dice_text() == "no dice"
+    assert ChartRow(0, (), "house").label() == "rating 0 (house row: no dice)"
+
+
+def test_rows_without_dice_against_an_event_are_refused() -> None:
+    """Against an event "both opposing rolls must be made continuously until one is
+    victorious": with no dice on either side nobody ever wins, so the roll is refused;
+    one side with dice always wins in the end (a d6 shows 4 or more within a few rolls)."""
+    empty = ChartRow(0, (), "house")
+    with pytest.raises(TrackerError, match="both rows have no dice"):
+        contest(empty, empty, TypedFaces([]), TypedFaces([]), against_event=True)
+    one = ChartRow(3, (6,), "house")
+    won = contest(one, empty, TypedFaces([1, 2, 4]), TypedFaces([]), against_event=True)
+    assert len(won.exchanges) == 3 and won.winner == "self" and won.nost == 1
+    lost = contest(empty, one, TypedFaces([]), TypedFaces([3, 6]), against_event=True)
+    assert len(lost.exchanges) == 2 and lost.winner == "rival" and lost.nost == 1
+    # Between characters, two empty rows simply draw.
+    assert contest(empty, empty, TypedFaces([]), TypedFaces([]), against_event=False).winner == "draw"
+
+
+
+def test_the_shipped_event_chart_is_the_documented_rule_written_out() -> None:
+    """The eight rows the seed and the public pages give (seed: "the Event Roll Rating is
+    16 [...] the character would roll a 1d8 and a 1d12", example 1's 1d10 and 1d12 at 18
+    and 2d20 at 24, ...) written out with every derived row from 1 to 100 is, line for
+    line, the `[event_chart]` table shipped in tables.toml (so regenerating it changes
+    nothing)."""
+    chart = UsorRuleset().chart
+    official = {r: (row.dice, row.note) for r, row in chart.rows.items() if row.source == "official"}
+    assert sorted(official) == [11, 16, 18, 19, 20, 24, 31, 35]
+    shipped = (Path(__file__).resolve().parent.parent / "rulesets" / "usor" / "tables.toml").read_text()
+    table = shipped[shipped.index("[event_chart]\n"):]
+    assert render_toml(official) == table
+    assert '16 = { dice = [8, 12], source = "official", note = "Event Rolls page: Dagger 12 +4 = 16 rolls 1d8 and 1d12" }' in table
+    assert '17 = { dice = [10, 10], source = "derived" }' in table
+
+
+# ------------------------------------------------------------------ strikes
+# USOR strikes: the Event Rolls of a strike (seed 000: "Event Rolls are always made
+# against other Event Rolls") and how the blow lands (reference/systems.md 1.5, the
+# "Striking an Opponent" and "Damage" pages; the tracker's decisions in
+# rulesets/usor/actions.py).
+#
+# Strike rating = attack + the location's penalty + 1 per Size Level the attacker is
+# below the defender; Dodge = dodge + parry; Damage Rating = damage + 5 per Size Level the
+# weapon is above the defender; Defense = Vitality + Armor + Natural Armor. Every figure
+# below is worked by hand from those sums and the chart rows the seed gives (16: 1d8+1d12,
+# 18: 1d10+1d12, 20: 2d12, 24: 2d20) or the shipped derived rows (14: 1d6+1d12).
+
+
+def strike(lines: tuple[str, ...], params: dict[str, Any], faces: list[int], actor: str = "Jennie",
+           target: str = "Steve") -> tuple[Any, Listening]:
+    r = UsorRuleset()
+    s = session_for(r, *lines)
+    request, _ = s.request(actor, "strike", [target], params)
+    dice = Listening(faces)
+    return r.resolve(request, for_actor(dice, actor)), dice
+
+
+def log_texts(s: Any) -> list[str]:
+    return [e.text for e in s.encounter.log]
+
+
+JENNIE = "add Jennie attack=20 damage=24"
+STEVE = "add Steve dodge=16 parry=2 vitality=10 armor=1 natural_armor=3"
+
+
+def test_a_hit_shows_all_four_rolls_and_takes_the_damage_off_the_location() -> None:
+    """Jennie (attack 20, damage 24) strikes Steve's right arm (-6): strike 14, 1d6+1d12,
+    5 and 9: two successes. Steve's dodge 16 + parry 2 = 18, 1d10+1d12, 2 and 7: one. Hit,
+    NOST 2 - 1 = 1. Damage 24 (2d20) 15 and 9: two; Defense 10 + 1 + 3 = 14 (1d6+1d12),
+    1 and 2: none. 2 - 0 = 2 points off the right arm's 6: 4 left."""
+    res, dice = strike((JENNIE, STEVE), {"location": "right_arm"}, [5, 9, 2, 7, 15, 9, 1, 2])
+    assert dice.groups == [
+        "Jennie's strike (Event Chart row 14): 1d6+1d12",
+        "Steve's dodge (Event Chart row 18): 1d10+1d12",
+        "Jennie's damage (Event Chart row 24): 2d20",
+        "Steve's Defense (Event Chart row 14): 1d6+1d12",
+    ]
+    assert res.summary == (
+        "strike 14 (attack 20, right arm -6) [1d6+1d12, derived row]: d6 5, d12 9 -> 2 successes vs "
+        "dodge 18 (dodge 16, parry +2) [1d10+1d12]: d10 2, d12 7 -> 1 success; "
+        "hit, NOST 1; damage 24 [2d20]: d20 15, d20 9 -> 2 successes vs "
+        "Defense 14 (vitality 10, armor +1, natural armor +3) [1d6+1d12, derived row]: d6 1, d12 2 -> 0 successes; "
+        "2 to the right arm; judged when it lands"
+    )
+    assert (res.success, res.margin, res.dice, res.pt) == (True, 1, (5, 9, 2, 7, 15, 9, 1, 2), 10)
+    hit = res.details["hits"][0]
+    assert res.details["nost"] == 1 and res.details["winner"] == "self" and res.details["damage"] == 2
+    assert res.details["location"] == "right_arm" and res.details["chart"] == ["derived", "official", "official", "derived"]
+    assert hit["ratings"] == {"strike": 14, "dodge": 18, "damage": 24, "Defense": 14}
+    assert hit["constants"] == {"penalty": -6, "strike_per_size": 1, "damage_per_size": 5}
+    assert (hit["target"], hit["hit"], hit["resource"], hit["where"], hit["damage"]) == (
+        "Steve", True, "right_arm", "to the right arm", 2)
+    assert hit["params"]["location"] == "right_arm" and "critical" not in hit
+
+    s = session_for(UsorRuleset(), JENNIE, STEVE)
+    s.execute("declare Jennie strike target=Steve location=right_arm faces=5,9,2,7,15,9,1,2")
+    s.execute("next")
+    assert s.encounter.combatants["Steve"].resources["right_arm"] == 6 - 2
+    assert "Jennie's strike at Steve lands: hit for 2 to the right arm" in log_texts(s)
+
+
+def test_a_stun_strike_takes_stun_and_says_so() -> None:
+    """The same rolls with stun=true: the 2 points come off Steve's 20 stun: 18."""
+    res, _ = strike((JENNIE, STEVE), {"location": "right_arm", "stun": "true"}, [5, 9, 2, 7, 15, 9, 1, 2])
+    assert res.summary.endswith("-> 0 successes; 2 stun; judged when it lands")
+    assert res.details["hits"][0]["resource"] == "stun" and res.details["hits"][0]["where"] == "stun"
+    s = session_for(UsorRuleset(), JENNIE, STEVE)
+    s.execute("declare Jennie strike target=Steve location=right_arm stun=true faces=5,9,2,7,15,9,1,2")
+    s.execute("next")
+    assert s.encounter.combatants["Steve"].resources["stun"] == 18
+    assert s.encounter.combatants["Steve"].resources["right_arm"] == 6
+    assert "Jennie's strike at Steve lands: hit for 2 stun" in log_texts(s)
+
+
+def test_a_dodged_strike_names_the_dodger_and_the_nost() -> None:
+    """Seed: "The character loses if his/her Number of Successes is less than the rival
+    Event Roll's". Strike 14 shows 1 and 9 (one success), dodge 18 shows 5 and 7 (two):
+    Steve dodges with NOST 1; no damage dice are asked for."""
+    res, dice = strike((JENNIE, STEVE), {"location": "right_arm"}, [1, 9, 5, 7])
+    assert len(dice.groups) == 2
+    assert res.summary.endswith("-> 2 successes; Steve dodges (NOST 1); judged when it lands")
+    assert (res.success, res.margin, res.details["damage"], res.details["winner"]) == (False, -1, 0, "rival")
+    assert res.details["hits"][0]["outcome"] == "Steve dodges (NOST 1)" and res.details["hits"][0]["hit"] is False
+    assert res.details["chart"] == ["derived", "official"]
+    s = session_for(UsorRuleset(), JENNIE, STEVE)
+    s.execute("declare Jennie strike target=Steve location=right_arm faces=1,9,5,7")
+    s.execute("next")
+    assert "Jennie's strike at Steve lands: Steve dodges (NOST 1)" in log_texts(s)
+    assert s.encounter.combatants["Steve"].resources == starting_resources(UsorRuleset().tables)
+
+
+def test_a_hit_the_defense_holds_against_does_no_damage() -> None:
+    """Damage is the damage roll's successes over the Defense roll's, when positive:
+    damage 24 shows 1 and 9 (one success), Defense 14 shows 4 and 5 (two): no damage."""
+    res, _ = strike((JENNIE, STEVE), {"location": "right_arm"}, [5, 9, 2, 7, 1, 9, 4, 5])
+    assert res.summary.endswith("-> 2 successes; the Defense holds: no damage; judged when it lands")
+    assert res.details["damage"] == 0 and res.success is True
+    s = session_for(UsorRuleset(), JENNIE, STEVE)
+    s.execute("declare Jennie strike target=Steve location=right_arm faces=5,9,2,7,1,9,4,5")
+    s.execute("next")
+    assert "Jennie's strike at Steve lands: hit, the Defense holds: no damage" in log_texts(s)
+    assert s.encounter.combatants["Steve"].resources["right_arm"] == 6
+
+
+def test_size_and_every_modifier_show_in_the_ratings() -> None:
+    """Small (size 3, attack 20) strikes Big (size 5) in the chest with modifier -2: 20 + 0
+    + (5 - 3) x 1 - 2 = 20 (2d12). Big's dodge 10 + parry 2 + dodge_modifier 4 = 16
+    (1d8+1d12). Small's weapon (size 1) is 4 Size Levels below Big: damage 35 - 20 + 9
+    (damage_modifier) = 24 (2d20) against Defense 10 + 0 + 0 = 10."""
+    lines = ("add Small attack=20 size=3 weapon_size=1 damage=35", "add Big dodge=10 parry=2 size=5 vitality=10")
+    params = {"modifier": "-2", "dodge_modifier": "4", "damage_modifier": "9"}
+    res, dice = strike(lines, params, [4, 4, 1, 1, 4, 4, 1, 1], "Small", "Big")
+    assert res.summary.startswith(
+        "strike 20 (attack 20, size +2, modifier -2) [2d12]: d12 4, d12 4 -> 2 successes vs "
+        "dodge 16 (dodge 10, parry +2, modifier +4) [1d8+1d12]: d8 1, d12 1 -> 0 successes; "
+        "hit, NOST 2; damage 24 (damage 35, size -20, modifier +9) [2d20]: d20 4, d20 4 -> 2 successes vs "
+        "Defense 10 [1d4+1d12, derived row]: d4 1, d12 1 -> 0 successes; 2 to the chest")
+    assert res.details["hits"][0]["ratings"] == {"strike": 20, "dodge": 16, "damage": 24, "Defense": 10}
+    # parry=false: the covered weapon is not in hand, so the dodge is 10 + 4 = 14.
+    res, _ = strike(lines, {**params, "parry": "false"}, [4, 4, 1, 1, 4, 4, 1, 1], "Small", "Big")
+    assert res.details["hits"][0]["ratings"]["dodge"] == 14
+
+
+def test_a_rating_changed_before_the_blow_lands_leaves_it_to_the_gm() -> None:
+    """DESIGN 3: the faces were rolled for the Defense's dice at declaration; if Steve's
+    armour goes from 1 to 2 before the blow lands (Defense 14 -> 15), the log says so and
+    nothing is taken off."""
+    s = session_for(UsorRuleset(), JENNIE, STEVE)
+    s.execute("declare Jennie strike target=Steve location=right_arm faces=5,9,2,7,15,9,1,2")
+    s.execute("set Steve armor 2")
+    s.execute("next")
+    assert s.encounter.combatants["Steve"].resources["right_arm"] == 6
+    note = next(t for t in log_texts(s) if t.startswith("Jennie's strike at Steve lands"))
+    assert note == (
+        "Jennie's strike at Steve lands, but Defense 14 -> 15 since it was rolled: the faces were rolled for "
+        "the old rating's dice, so the GM rolls it again (`roll usor RATING --vs RATING`) and applies the damage "
+        "by hand (`damage Steve N resource=right_arm`)")
+
+
+def test_a_critical_strike_lands_with_its_bonus_rechecked() -> None:
+    """Seed: "a NOST of 2 adds additional damage to the attack". A strike of 20 (2d12: 4,
+    4) against dodge 11 (1d6+1d8: 1, 1) is NOST 2: the shipped table's NOST-2 row adds 2,
+    so the Damage Rating is 20 + 2 = 22 (derived row 22: 1d4+2d10). 4, 4, 4 is three
+    successes against Defense 10 (1d4+1d12: 1, 1): 3 to the chest when it lands."""
+    s = session_for(UsorRuleset(), "add A attack=20 damage=20 critical_strike=true", "add B dodge=11 vitality=10")
+    s.execute("declare A strike target=B faces=4,4,1,1,4,4,4,1,1")
+    res = s.encounter.actions[-1].resolution
+    assert "hit, NOST 2; damage 22 (damage 20, Critical Strike +2) [1d4+2d10, derived row]" in res.summary
+    assert res.details["critical_strike"] == 2 and res.details["hits"][0]["critical"] == 2
+    assert res.details["hits"][0]["ratings"]["damage"] == 22
+    s.execute("next")
+    assert "A's strike at B lands: hit for 3 to the chest" in log_texts(s)
+    assert s.encounter.combatants["B"].resources["chest"] == 10 - 3
+
+
+# ------------------------------------------------------------------ the sheet's sums
+def test_defense_is_vitality_armor_and_natural_armor_and_reaction_agility_and_perception() -> None:
+    """Defense = Vitality + Armor Rating + Natural Armor (the Damage page): 10 + 1 + 3 = 14;
+    a sheet missing a part counts it as 0. Reaction = Agility + Perception: 18 + 12 = 30."""
+    assert defense({"vitality": 10, "armor": 1, "natural_armor": 3}) == 14
+    assert defense({"armor": 1}) == 1 and defense({"natural_armor": 3}) == 3 and defense({}) == 0
+    stats = {"agility": 18, "perception": 12, "dodge": 15, "vitality": 10, "armor": 1, "natural_armor": 3}
+    assert sheet_rating(stats, "reaction") == 30 and sheet_rating(stats, "defense") == 14 and sheet_rating(stats, "dodge") == 15
+    assert sheet_rating({"perception": 12}, "reaction") == 12 and sheet_rating({"agility": 18}, "reaction") == 18
+    assert sheet_rating({}, "dodge") == 0
+
+
+def test_a_check_of_reaction_or_defense_rolls_the_sum() -> None:
+    """A check rolls the rating named by `stat`: reaction 9 + 9 = 18 (1d10+1d12),
+    defense 10 + 4 + 2 = 16 (1d8+1d12); `rating=N` rolls N instead, with the modifier."""
+    r = UsorRuleset()
+    s = session_for(r, "add Max agility=9 perception=9 vitality=10 armor=4 natural_armor=2")
+    for params, own in (({"stat": "reaction"}, 18), ({"stat": "defense"}, 16), ({"rating": "12", "modifier": "4"}, 16)):
+        request, _ = s.request("Max", "check", [], {**params, "against": "24"})
+        res = r.resolve(request, TypedFaces([4, 4, 1, 1]))
+        assert res.details["rating"] == own and res.details["rival_rating"] == 24 and res.success is True
+    request, _ = s.request("Max", "check", [], {"rating": "12", "modifier": "4", "against": "24"})
+    assert r.resolve(request, TypedFaces([4, 4, 1, 1])).summary.startswith(
+        "Max 16 (rating 12, modifier +4) [1d8+1d12]: d8 4, d12 4 -> 2 successes vs the event rating 24 [2d20]")
+
+
+def test_starting_resources_follow_the_tables_and_default_to_the_damage_page() -> None:
+    """The Damage page: 20 stun damage points knock a character out; legs take 8, arms 6,
+    head 4, chest 10 before they are destroyed. A GM's table changes them."""
+    shipped = {"stun": 20, "chest": 10, "head": 4, "right_arm": 6, "left_arm": 6, "right_leg": 8, "left_leg": 8}
+    assert starting_resources({}) == shipped
+    assert starting_resources(UsorRuleset().tables) == shipped
+    house = starting_resources({"damage": {"stun_knockout": 25}, "locations": {"head": {"points": 5}}})
+    assert house == {**shipped, "stun": 25, "head": 5}
+
+
+@pytest.mark.parametrize("template,targets,params,faces", [
+    ("strike", ["Steve"], {}, [5, 9, 2, 7, 15, 9, 1, 2]),
+    ("check", [], {"against": "24"}, [1, 2, 3, 1, 3, 8, 15, 9]),
+    ("contest", ["Steve"], {}, [4, 4, 1, 1]),
+])
+def test_a_request_that_leaves_a_parameter_out_resolves_as_its_declared_default(
+        template: str, targets: list[str], params: dict[str, Any], faces: list[int]) -> None:
+    """The adapter contract lets a request carry only the parameters given (ActionRequest's
+    params default to none): each one left out must count as the default its field
+    declares (chest, modifiers 0, parry on, physical damage, agility), the same as a
+    declaration that fills them in."""
+    from rulesets.base import ActionRequest
+
+    r = UsorRuleset()
+    s = session_for(r, "add Jennie attack=20 damage=24 agility=18 perception=7", STEVE)
+    filled, _ = s.request("Jennie", template, targets, params)
+    assert set(filled.params) > set(params)
+    bare = ActionRequest(filled.template, filled.actor, filled.targets, {k: v for k, v in filled.params.items() if k in params},
+                         filled.segment, filled.settings)
+    got, want = r.resolve(bare, TypedFaces(faces)), r.resolve(filled, TypedFaces(faces))
+    for hit in (*got.details.get("hits", ()), *want.details.get("hits", ())):
+        hit.pop("params")  # each keeps the parameters it was given
+    assert got == want
+    assert r.chance_of(bare) == r.chance_of(filled)
+
+
+# ------------------------------------------------------------------ the command line
+def test_a_single_roll_reports_its_successes_and_no_winner() -> None:
+    """Seed: "Any roll [...] that is 4 or greater, counts as a Success." Rating 24 is 2d20
+    (example 1's boulder): 20 and 3 are one success. Alone it has no rival, so no winner
+    and no NOST ("Event Rolls are always made against other Event Rolls")."""
+    assert cli_json("roll", "usor", "24", "--faces", "20,3") == {
+        "ruleset": "usor", "dice": [20, 3], "success": None, "margin": 1, "rating": 24, "dice_sizes": [20, 20],
+        "chart": "official", "successes": 1, "rival_successes": None, "winner": None, "nost": None,
+        "text": "rating 24 (2d20): d20 20, d20 3 -> 1 success",
+    }
+
+
+def test_an_opposed_roll_reports_both_sides() -> None:
+    """A derived row 17 (2d10: 4, 1 -> one success) against Juan's 35 (1d20+2d12: 1, 2, 3
+    -> none): the character wins with NOST 1 - 0 = 1; between characters `success` stays
+    empty (the roll is opposed: see `winner`)."""
+    assert cli_json("roll", "usor", "17", "--vs", "35", "--faces", "4,1", "--vs-faces", "1,2,3") == {
+        "ruleset": "usor", "dice": [4, 1], "success": None, "margin": 1, "rating": 17, "dice_sizes": [10, 10],
+        "chart": "derived", "successes": 1, "rival_successes": 0, "winner": "self", "nost": 1, "rival_rating": 35,
+        "rival_dice": [1, 2, 3], "rival_dice_sizes": [20, 12, 12], "rival_chart": "official", "against": "character",
+        "rounds": [{"dice": [4, 1], "rival_dice": [1, 2, 3], "successes": 1, "rival_successes": 0}],
+        "text": "self rating 17 (derived row: 2d10): d10 4, d10 1 -> 1 success vs "
+                "rival rating 35 (1d20+2d12): d20 1, d12 2, d12 3 -> 0 successes; self wins, NOST 1",
+    }
+    event = cli_json("roll", "usor", "17", "--difficulty", "35", "--faces", "4,1", "--vs-faces", "1,2,3")
+    assert event["against"] == "event" and event["success"] is True
+
+
+@pytest.mark.parametrize("argv,message", [
+    (("roll", "usor", "16", "--faces", "3,8,9"), "--faces: more faces typed than the roll used (unused: 9)"),
+    (("roll", "usor", "16", "--vs", "16", "--faces", "3,8", "--vs-faces", "1,1,5"),
+     "--vs-faces: more faces typed than the roll used (unused: 5)"),
+    (("roll", "usor", "16", "--vs", "12", "--difficulty", "12"),
+     "give either --vs RATING (another character) or --difficulty RATING (an event), not both"),
+    (("odds", "usor", "16"),
+     "USOR rolls are always opposed: give --vs RATING (another character) or --difficulty RATING (an event)"),
+    (("roll", "usor", "101"), "rating 101 is not on the Event Chart (rows 1 to 100); add a row for it in a "
+                              "house-rules file ([event_chart] 101 = { dice = [...] })"),
+    (("roll", "usor", "16", "--vs", "0"), "--vs rating 0 is not on the Event Chart (rows 1 to 100)"),
+    (("odds", "usor", "16", "--difficulty", "150"), "--difficulty rating 150 is not on the Event Chart (rows 1 to 100)"),
+])
+def test_command_line_refusals_name_what_is_wrong(argv: tuple[str, ...], message: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(*argv)[0] == 1
+    assert message in capsys.readouterr().err
+
+
+def test_odds_name_each_derived_row_once() -> None:
+    """DESIGN 4.1: "show 'derived' wherever such a row is used": 17 (2d10) against 22
+    (1d4+2d10), both derived, gives two notes; 17 against itself one; the seed's rows none."""
+    assert cli_json("odds", "usor", "17", "--vs", "22")["notes"] == [
+        "derived row: rating 17 = 2d10", "derived row: rating 22 = 1d4+2d10"]
+    assert cli_json("odds", "usor", "17", "--difficulty", "17")["notes"] == ["derived row: rating 17 = 2d10"]
+    assert cli_json("odds", "usor", "18", "--difficulty", "24")["notes"] == []
