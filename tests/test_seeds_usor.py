@@ -667,3 +667,174 @@ def test_odds_name_each_derived_row_once() -> None:
         "derived row: rating 17 = 2d10", "derived row: rating 22 = 1d4+2d10"]
     assert cli_json("odds", "usor", "17", "--difficulty", "17")["notes"] == ["derived row: rating 17 = 2d10"]
     assert cli_json("odds", "usor", "18", "--difficulty", "24")["notes"] == []
+
+
+# ------------------------------------------------------------------ the derivation rule and house rows
+def test_a_die_that_cannot_show_4_never_succeeds() -> None:
+    """Seed: "Any roll (regardless of the number of sides of the die rolled) that is 4 or
+    greater, counts as a Success." So a d3 (or d2) never succeeds, a d4 only on its 4
+    (1/4), a d20 on 4-20 (17/20); a row's expected successes add up die by die."""
+    from rulesets.usor.chart import expected_successes, success_chance
+
+    assert success_chance(2) == 0 and success_chance(3) == 0
+    assert success_chance(4) == Fraction(1, 4) and success_chance(20) == Fraction(17, 20)
+    assert expected_successes((3, 3)) == 0
+    assert expected_successes((6, 8)) == Fraction(1, 2) + Fraction(5, 8)
+
+
+def test_the_trend_through_two_official_rows_by_hand() -> None:
+    """The rule in chart.py fits a least-squares line of expected successes against rating.
+    Through two rows it is the line through both: rating 11 is 1d6+1d8 (1/2 + 5/8 = 9/8),
+    16 is 1d8+1d12 (5/8 + 3/4 = 11/8, the seed's Dagger 12 + 4); slope (11/8 - 9/8) / 5 =
+    1/20, intercept 9/8 - 11/20 = 23/40. One row is not enough to draw a line."""
+    from rulesets.usor.chart import derive_rows, trend
+
+    assert trend({11: (6, 8), 16: (8, 12)}) == (Fraction(23, 40), Fraction(1, 20))
+    with pytest.raises(TrackerError, match="needs at least two official rows"):
+        trend({16: (8, 12)})
+    # Derived rows fill exactly the ratings asked for that have no official row: at 13 the
+    # line gives 23/40 + 13/20 = 49/40, nearest 1d6+1d10 (1/2 + 7/10 = 48/40).
+    rows = derive_rows({11: (6, 8), 16: (8, 12)}, 13, 16)
+    assert sorted(rows) == [13, 14, 15] and rows[13] == (6, 10)
+
+
+@pytest.mark.parametrize("table,message", [
+    ({}, r"^event_chart: expected a table of rows such as 16 = \{ dice = \[8, 12\] \}$"),
+    ({"x": [6]}, r"^event_chart\.x: expected a whole-number Event Rating as the key$"),
+    ({"17": 6}, r"^event_chart\.17: expected a row such as \{ dice = \[8, 12\] \}, got 6$"),
+    ({"17": {"dice": [6, 1]}}, r"^event_chart\.17\.dice: expected a list of die sizes such as \[8, 12\], got \[6, 1\]$"),
+    ({"17": {"dice": [6, True]}}, r"^event_chart\.17\.dice: expected a list of die sizes"),
+    ({"17": {"dice": [6, "8"]}}, r"^event_chart\.17\.dice: expected a list of die sizes"),
+    ({"17": {}}, r"^event_chart\.17\.dice: expected a list of die sizes such as \[8, 12\], got None$"),
+    ({"17": {"dice": [6], "source": "blog"}}, r"^event_chart\.17\.source: expected one of official, derived, house, got 'blog'$"),
+    ({"17": {"dice": [6], "note": 3}}, r"^event_chart\.17\.note: expected text, got 3$"),
+])
+def test_a_bad_house_row_is_refused_naming_the_field(table: dict[str, Any], message: str) -> None:
+    from rulesets.usor.chart import EventChart
+
+    with pytest.raises(TrackerError, match=message):
+        EventChart.from_table(table)
+
+
+def test_house_rows_are_read_in_order_with_their_source_and_note() -> None:
+    """A GM's rows: a bare list is the dice; without `source` a row is "house"; a d2 is a
+    die (it simply never succeeds)."""
+    from rulesets.usor.chart import EventChart
+
+    chart = EventChart.from_table({" 17 ": [12, 6], "5": {"dice": [2, 4], "source": "derived", "note": "mine"}})
+    assert list(chart.rows) == [5, 17]
+    assert chart.row(17) == ChartRow(17, (12, 6), "house", "")
+    assert chart.row(5) == ChartRow(5, (2, 4), "derived", "mine")
+    assert chart.official() == {}
+    assert EventChart.from_table({"16": {"dice": [8, 12], "source": "official"}}).official() == {16: (8, 12)}
+
+
+# ------------------------------------------------------------------ Critical Strike, time and odds
+def test_a_one_row_critical_table_keeps_adding_its_row_past_it() -> None:
+    """Seed: "A NOST of 3 would add even more and a NOST of 4 would be even greater still,
+    and so on and so forth." A GM's table with only NOST 2 = 3: NOST 3 adds 3 + 3 = 6,
+    NOST 4 adds 9 (the step from NOST 1's 0 to 3, again and again); with 2 = 3 and 3 = 5
+    the step is 2: NOST 4 adds 7, NOST 5 adds 9. NOST 1 and 0 add nothing."""
+    from rulesets.usor.actions import critical_table
+
+    one = critical_table({"critical_strike": {"2": 3}})
+    assert [one.bonus(n) for n in range(0, 5)] == [0, 0, 3, 6, 9]
+    two = critical_table({"critical_strike": {"3": 5, "2": 3}})
+    assert two.rows == (3, 5) and [two.bonus(n) for n in range(1, 6)] == [0, 3, 5, 7, 9]
+
+
+@pytest.mark.parametrize("table,message", [
+    ({}, r"^critical_strike: expected rows by NOST such as 2 = 2, 3 = 4 \(the Damage Rating each NOST adds\)$"),
+    ({"critical_strike": [2, 4]}, r"^critical_strike: expected rows by NOST"),
+    ({"critical_strike": {"two": 2}}, r"^critical_strike\.two: expected a NOST of 2 or more as the key$"),
+    ({"critical_strike": {"1": 1, "2": 2}}, r"^critical_strike\.1: expected a NOST of 2 or more \(a NOST of 1 only strikes\)$"),
+    ({"critical_strike": {"2": True}}, r"^critical_strike\.2: expected a whole Damage Rating, got True$"),
+    ({"critical_strike": {"2": 2.5}}, r"^critical_strike\.2: expected a whole Damage Rating, got 2\.5$"),
+    ({"critical_strike": {"3": 4}}, r"^critical_strike: expected a row for every NOST from 2 to 3; NOST 2 has none$"),
+    ({"critical_strike": {"2": 2, "5": 8}}, r"^critical_strike: expected a row for every NOST from 2 to 5; NOST 3 has none$"),
+    ({"critical_strike": {"2": 0}}, r'^critical_strike\.2: a Critical Strike must add more with every NOST \("the higher the NOST, '
+                                    r'the better"\); 0 is not more than 0 \(NOST 1 adds 0\)$'),
+    ({"critical_strike": {"2": 3, "3": 2}}, r"^critical_strike\.3: .* 2 is not more than 3 \(NOST 2 adds 3\)$"),
+])
+def test_a_critical_table_that_does_not_grow_is_refused_naming_the_row(table: dict[str, Any], message: str) -> None:
+    """Seed: "a NOST of 2 adds additional damage [...] Simply put, the higher the NOST, the
+    better": NOST 2 must add more than NOST 1 (nothing), and each row more than the last."""
+    from rulesets.usor.actions import critical_table
+
+    with pytest.raises(TrackerError, match=message):
+        critical_table(table)
+
+
+def test_action_time_is_bat_times_atm_rounded_half_up_and_at_least_one_second() -> None:
+    """AT = BAT x ATM rounded half up, at least 1 (the action-time page; rulesets/usor):
+    10 x 0.25 = 2.5 -> 3; 10 x 0.15 = 1.5 -> 2; 10 x 0.14 = 1.4 -> 1; 10 x 0.04 = 0.4 -> 1
+    (never 0); 1 x 1.0 = 1; 7 x 1.5 = 10.5 -> 11. A fixed time ignores the ATM: 5 stays 5,
+    1 stays 1."""
+    from rulesets.usor.actions import action_time
+
+    assert [action_time(10, atm, True) for atm in (0.25, 0.15, 0.14, 0.04)] == [3, 2, 1, 1]
+    assert action_time(1, 1.0, True) == 1 and action_time(7, 1.5, True) == 11
+    assert action_time(5, 2.0, False) == 5 and action_time(1, 2.0, False) == 1
+    assert UsorRuleset().action_time(10, 1.5) == 15 and UsorRuleset().action_time(10, 1.5, False) == 10
+
+
+def test_each_actions_time_follows_its_table_row_and_a_typed_pt_wins() -> None:
+    """tables.toml: strike, check and contest take 10 s scaled by the ATM; the move's 5 s is
+    fixed. With ATM 1.5: strike 15, check 15, move 5; a GM's pt=4 is taken as typed."""
+    r = UsorRuleset()
+    s = session_for(r, "add A atm=1.5", "add B")
+    resolver = r._resolver()
+    assert [resolver.pt(s.request("A", name, targets, params)[0]) for name, targets, params in (
+        ("strike", ["B"], {}), ("check", [], {"against": "10"}), ("contest", ["B"], {}), ("move", [], {}))] == [15, 15, 15, 5]
+    assert resolver.pt(s.request("A", "strike", ["B"], {}, pt=4)[0]) == 4
+    catalogue = r.catalogue()
+    assert catalogue["strike"].description == (
+        "strike a target: weapon skill against Dodge, then Damage against Defense; 10 s (BAT x ATM)")
+    assert catalogue["move"].description == "move (distance by Agility); 5 s (fixed)"
+    assert [(t.pt, t.targets, t.mode) for t in catalogue.values()] == [(10, 1, "active"), (10, 0, "active"), (10, 1, "active"), (5, 0, "active")]
+    assert catalogue["strike"].rolls == "Event Rolls: attack vs dodge, damage vs Defense"
+    assert [f.name for f in catalogue["contest"].params][:2] == ["stat", "modifier"]
+
+
+@pytest.mark.parametrize("row,message", [
+    ({"bat": 0}, r"^actions\.strike\.bat: expected a whole number of seconds of at least 1, got 0$"),
+    ({"bat": True}, r"^actions\.strike\.bat: expected a whole number of seconds of at least 1, got True$"),
+    ({"bat": "10"}, r"^actions\.strike\.bat: expected a whole number of seconds of at least 1, got '10'$"),
+    ({"scaled": "yes"}, r"^actions\.strike\.scaled: expected true or false, got 'yes'$"),
+])
+def test_a_bad_action_time_row_is_refused_naming_the_field(row: dict[str, Any], message: str) -> None:
+    from rulesets.usor.actions import build_catalogue
+
+    with pytest.raises(TrackerError, match=message):
+        build_catalogue({"actions": {"strike": row}})
+
+
+def test_an_action_time_row_may_leave_out_bat_or_scaled() -> None:
+    """A row without `bat` takes 10 s, without `scaled` it is scaled; 1 s is allowed."""
+    from rulesets.usor.actions import build_catalogue
+
+    catalogue = build_catalogue({"actions": {"strike": {"scaled": False}, "check": {"bat": 1}}})
+    assert catalogue["strike"].pt == 10 and catalogue["strike"].description.endswith("; 10 s (fixed)")
+    assert catalogue["check"].pt == 1 and catalogue["check"].description.endswith("; 1 s (BAT x ATM)")
+    assert build_catalogue({})["move"].pt == 10
+
+
+def test_the_chance_of_each_action_by_hand() -> None:
+    """Rating 1 is the derived row 1d8 (5/8 to succeed), 3 is 1d10 (7/10). One die each:
+    win 5/8 x 3/10 = 15/80 = 3/16; draw 5/8 x 7/10 + 3/8 x 3/10 = 44/80. Between
+    characters (strike, contest) a draw is no win: 3/16. Against an event the draws are
+    rolled again: (15/80) / (1 - 44/80) = 15/36 = 5/12."""
+    r = UsorRuleset()
+    s = session_for(r, "add A attack=1 agility=1", "add B dodge=3 agility=3")
+    assert s.chance("A", "strike", ["B"]) == Fraction(3, 16)
+    assert s.chance("A", "contest", ["B"]) == Fraction(3, 16)
+    assert s.chance("B", "contest", ["A"]) == Fraction(21, 80)  # 7/10 x 3/8
+    assert s.chance("A", "check", [], {"against": "3"}) == Fraction(5, 12)
+    assert s.chance("A", "check", []) is None  # no event rating yet
+    assert s.chance("A", "move", []) is None
+    from rulesets.base import ActionRequest
+
+    request, _ = s.request("A", "strike", ["B"])
+    for name in ("strike", "contest"):
+        untargeted = ActionRequest(r.template(name), request.actor, (), request.params)
+        assert r.chance_of(untargeted) is None
