@@ -838,3 +838,47 @@ def test_the_chance_of_each_action_by_hand() -> None:
     for name in ("strike", "contest"):
         untargeted = ActionRequest(r.template(name), request.actor, (), request.params)
         assert r.chance_of(untargeted) is None
+
+
+def test_a_critical_striker_with_nost_1_adds_nothing_and_one_point_still_lands() -> None:
+    """Seed: "A NOST of 1 is sufficient to strike an opponent but a NOST of 2 adds
+    additional damage". Strike 20 (2d12: 4, 4: two) against dodge 11 (1d6+1d8: 4, 1: one)
+    is NOST 1: no bonus, so the Damage Rating stays 20 (2d12); 4, 1 (one success) against
+    Defense 10 (1d4+1d12: 1, 1: none) is 1 point off the chest's 10 when it lands."""
+    s = session_for(UsorRuleset(), "add A attack=20 damage=20 critical_strike=true", "add B dodge=11 vitality=10")
+    s.execute("declare A strike target=B faces=4,4,4,1,4,1,1,1")
+    res = s.encounter.actions[-1].resolution
+    assert "hit, NOST 1; damage 20 [2d12]: d12 4, d12 1 -> 1 success" in res.summary
+    assert "critical_strike" not in res.details and "critical" not in res.details["hits"][0]
+    s.execute("next")
+    assert "A's strike at B lands: hit for 1 to the chest" in log_texts(s)
+    assert s.encounter.combatants["B"].resources["chest"] == 9
+
+
+@pytest.mark.parametrize("lines,template,params,message", [
+    (("add A attack=120", "add B"), "strike", {}, "strike rating attack 120 "),
+    (("add A attack=20", "add B dodge=120"), "strike", {}, "dodge rating dodge 120 "),
+    (("add A attack=20 damage=120", "add B dodge=1"), "strike", {}, "damage rating damage 120 "),
+    (("add A attack=20", "add B dodge=1 vitality=120"), "strike", {}, "Defense rating vitality 120 "),
+    (("add A agility=120", "add B"), "check", {"against": "24"}, "check rating agility 120 "),
+    (("add A agility=20", "add B"), "check", {"against": "150"}, "event rating rating 150 "),
+    (("add A agility=120", "add B"), "contest", {}, "contest rating agility 120 "),
+    (("add A agility=20", "add B agility=0"), "contest", {"rival_modifier": "-3"}, "rival rating -3 (agility 0, modifier -3) "),
+])
+def test_a_rating_off_the_chart_is_refused_naming_the_roll(lines: tuple[str, ...], template: str, params: dict[str, Any],
+                                                           message: str) -> None:
+    """Seed: "Once the adjusted Event Rating is determined, look it up on the Event Chart
+    to determine what dice to roll": a rating the chart has no row for cannot be rolled,
+    and the refusal says which of the action's rolls it was (strike 20 against dodge 1,
+    1d8, with 4, 4 against 1 is a hit, so the damage and Defense rows are looked up)."""
+    r = UsorRuleset()
+    s = session_for(r, *lines)
+    request, _ = s.request("A", template, [] if template == "check" else ["B"], params)
+    full = message + "is not on the Event Chart (rows 1 to 100); add a row for it in a house-rules file"
+    with pytest.raises(TrackerError) as refused:
+        r.resolve(request, TypedFaces([4, 4, 1]))
+    assert str(refused.value).startswith(full)
+    if not message.startswith(("damage", "Defense")):  # the odds are of the first roll only
+        with pytest.raises(TrackerError) as refused:
+            r.chance_of(request)
+        assert str(refused.value).startswith(full)
