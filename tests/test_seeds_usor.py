@@ -30,6 +30,7 @@ from rulesets.usor.rolls import (
     parse_rating,
 )
 from rulesets.usor.sheet import defense, starting_resources
+from tracker.engine.effects import Blow
 from rulesets.usor.sheet import rating as sheet_rating
 from tracker.engine.errors import TrackerError
 from tests.helpers import cli, cli_json, session_for
@@ -441,6 +442,7 @@ def test_a_hit_shows_all_four_rolls_and_takes_the_damage_off_the_location() -> N
         "2 to the right arm; judged when it lands"
     )
     assert (res.success, res.margin, res.dice, res.pt) == (True, 1, (5, 9, 2, 7, 15, 9, 1, 2), 10)
+    assert res.effects == (Blow("Steve", 0),)  # judged when it lands
     hit = res.details["hits"][0]
     assert res.details["nost"] == 1 and res.details["winner"] == "self" and res.details["damage"] == 2
     assert res.details["location"] == "right_arm" and res.details["chart"] == ["derived", "official", "official", "derived"]
@@ -882,3 +884,20 @@ def test_a_rating_off_the_chart_is_refused_naming_the_roll(lines: tuple[str, ...
         with pytest.raises(TrackerError) as refused:
             r.chance_of(request)
         assert str(refused.value).startswith(full)
+
+
+def test_an_action_missing_its_target_or_event_rating_is_refused_by_name() -> None:
+    """A strike or contest is against one character; a check needs the event's rating
+    (seed: "the GM determines that the boulder's Event Roll is 24")."""
+    from rulesets.base import ActionRequest
+
+    r = UsorRuleset()
+    s = session_for(r, "add A", "add B")
+    request, _ = s.request("A", "strike", ["B"])
+    for name in ("strike", "contest"):
+        with pytest.raises(TrackerError, match=rf"^{name} needs one target \(target=NAME\)$"):
+            r.resolve(ActionRequest(r.template(name), request.actor, (), {}), TypedFaces([4, 4, 4, 4]))
+    with pytest.raises(TrackerError, match=r"^check needs the event's rating: against=N \(e\.g\. against=24 for a falling boulder\)$"):
+        r.resolve(ActionRequest(r.template("check"), request.actor, (), {}), TypedFaces([4, 4, 4, 4]))
+    move = r.resolve(ActionRequest(r.template("move"), request.actor, (), {}), TypedFaces([]))
+    assert move.summary == "AT 5 s" and move.pt == 5 and move.dice == ()
