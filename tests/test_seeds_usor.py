@@ -357,6 +357,7 @@ def test_a_rows_dice_are_named_in_the_rows_order_with_equal_neighbours_counted()
     assert ChartRow(40, (12, 20, 12), "house").dice_text() == "1d12+1d20+1d12"
     assert ChartRow(0, (), "house").dice_text() == "no dice"
     assert ChartRow(0, (), "house").label() == "rating 0 (house row: no dice)"
+    assert EventRoll(ChartRow(0, (), "house"), ()).text() == "rating 0 (house row: no dice): no dice -> 0 successes"
 
 
 def test_rows_without_dice_against_an_event_are_refused() -> None:
@@ -364,8 +365,11 @@ def test_rows_without_dice_against_an_event_are_refused() -> None:
     victorious": with no dice on either side nobody ever wins, so the roll is refused;
     one side with dice always wins in the end (a d6 shows 4 or more within a few rolls)."""
     empty = ChartRow(0, (), "house")
-    with pytest.raises(TrackerError, match="both rows have no dice"):
+    with pytest.raises(TrackerError, match=r"^both rows have no dice, so the roll against the event could never be decided$"):
         contest(empty, empty, TypedFaces([]), TypedFaces([]), against_event=True)
+    with pytest.raises(TrackerError, match=r"^neither side has any dice, so the roll against the event could never be decided$"):
+        chance_to_win((), (), against_event=True)
+    assert chance_to_win((), (), against_event=False) == 0  # between characters: always a draw
     one = ChartRow(3, (6,), "house")
     won = contest(one, empty, TypedFaces([1, 2, 4]), TypedFaces([]), against_event=True)
     assert len(won.exchanges) == 3 and won.winner == "self" and won.nost == 1
@@ -643,23 +647,28 @@ def test_an_opposed_roll_reports_both_sides() -> None:
     assert event["against"] == "event" and event["success"] is True
 
 
+OFF_CHART = " is not on the Event Chart (rows 1 to 100); add a row for it in a house-rules file ([event_chart] {} = {{ dice = [...] }})"
+
+
 @pytest.mark.parametrize("argv,message", [
-    (("roll", "usor", "16", "--faces", "3,8,9"), "--faces: more faces typed than the roll used (unused: 9)"),
+    (("roll", "usor", "16", "--faces", "3,8,9,9"), "--faces: more faces typed than the roll used (unused: 9, 9)"),
+    (("roll", "usor", "16", "--vs", "16", "--faces", "3,8,9", "--vs-faces", "1,1"),
+     "--faces: more faces typed than the roll used (unused: 9)"),
     (("roll", "usor", "16", "--vs", "16", "--faces", "3,8", "--vs-faces", "1,1,5"),
      "--vs-faces: more faces typed than the roll used (unused: 5)"),
     (("roll", "usor", "16", "--vs", "12", "--difficulty", "12"),
      "give either --vs RATING (another character) or --difficulty RATING (an event), not both"),
     (("odds", "usor", "16"),
      "USOR rolls are always opposed: give --vs RATING (another character) or --difficulty RATING (an event)"),
-    (("roll", "usor", "101"), "rating 101 is not on the Event Chart (rows 1 to 100); add a row for it in a "
-                              "house-rules file ([event_chart] 101 = { dice = [...] })"),
-    (("roll", "usor", "16", "--vs", "0"), "--vs rating 0 is not on the Event Chart (rows 1 to 100)"),
-    (("odds", "usor", "16", "--difficulty", "150"), "--difficulty rating 150 is not on the Event Chart (rows 1 to 100)"),
+    (("roll", "usor", "101"), "rating 101" + OFF_CHART.format(101)),
+    (("roll", "usor", "100+1"), "rating 100+1" + OFF_CHART.format(101)),
+    (("roll", "usor", "16", "--vs", "0"), "--vs rating 0" + OFF_CHART.format(0)),
+    (("odds", "usor", "16", "--difficulty", "150"), "--difficulty rating 150" + OFF_CHART.format(150)),
 ])
 def test_command_line_refusals_name_what_is_wrong(argv: tuple[str, ...], message: str,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(*argv)[0] == 1
-    assert message in capsys.readouterr().err
+    assert capsys.readouterr().err == f"tracker: {message}\n"
 
 
 def test_odds_name_each_derived_row_once() -> None:
@@ -668,6 +677,7 @@ def test_odds_name_each_derived_row_once() -> None:
     assert cli_json("odds", "usor", "17", "--vs", "22")["notes"] == [
         "derived row: rating 17 = 2d10", "derived row: rating 22 = 1d4+2d10"]
     assert cli_json("odds", "usor", "17", "--difficulty", "17")["notes"] == ["derived row: rating 17 = 2d10"]
+    assert cli_json("odds", "usor", "18", "--difficulty", "17")["notes"] == ["derived row: rating 17 = 2d10"]
     assert cli_json("odds", "usor", "18", "--difficulty", "24")["notes"] == []
 
 
@@ -901,3 +911,56 @@ def test_an_action_missing_its_target_or_event_rating_is_refused_by_name() -> No
         r.resolve(ActionRequest(r.template("check"), request.actor, (), {}), TypedFaces([4, 4, 4, 4]))
     move = r.resolve(ActionRequest(r.template("move"), request.actor, (), {}), TypedFaces([]))
     assert move.summary == "AT 5 s" and move.pt == 5 and move.dice == ()
+
+
+def test_a_bare_roll_names_its_chart_row_in_each_prompt_and_each_repeat() -> None:
+    """Seed example 1 rolled with no names: Max's 18 (1d10+1d12) against the boulder's 24
+    (2d20). The prompts name the chart rows; a draw (1, 2 against 3, 1: none each) is
+    rolled again and the repeat is asked for as "roll 2" only where the roll has a name."""
+    from rulesets.usor.rolls import roll_row
+
+    chart = UsorRuleset().chart
+    own, rival = Listening([1, 2, 3, 8]), Listening([3, 1, 15, 9])
+    result = contest(chart.row(18), chart.row(24), own, rival, against_event=True)
+    assert own.groups == ["Event Chart row 18: 1d10+1d12"] * 2
+    assert rival.groups == ["Event Chart row 24: 2d20"] * 2
+    assert (len(result.exchanges), result.winner, result.nost) == (2, "rival", 1)
+    named_own, named_rival = Listening([1, 2, 3, 8]), Listening([3, 1, 15, 9])
+    contest(chart.row(18), chart.row(24), named_own, named_rival, against_event=True,
+            own_label="dodge", rival_label="boulder", rival_who="the GM")
+    assert named_own.groups == ["dodge (Event Chart row 18): 1d10+1d12", "dodge (roll 2) (Event Chart row 18): 1d10+1d12"]
+    assert named_rival.groups == ["the GM's boulder (Event Chart row 24): 2d20", "the GM's boulder (roll 2) (Event Chart row 24): 2d20"]
+    single = Listening([20, 3])
+    assert roll_row(chart.row(24), single).successes == 1 and single.groups == ["Event Chart row 24: 2d20"]
+
+
+def test_against_an_event_the_rolls_stop_after_a_thousand_draws() -> None:
+    """Seed: against an event "both opposing rolls must be made continuously until one is
+    victorious". A source that only ever shows 1 never lets either side win: the roll
+    stops with a message rather than running for ever."""
+
+    class Ones:
+        def roll(self, sides: int) -> int:
+            return 1
+
+    chart = UsorRuleset().chart
+    with pytest.raises(TrackerError, match=r"^no winner after 1000 repeated rolls against the event$"):
+        contest(chart.row(18), chart.row(24), Ones(), Ones(), against_event=True)
+
+
+def test_a_rating_without_its_make_up_shows_the_bare_number() -> None:
+    from rulesets.usor.rolls import Rating, rating_of
+
+    assert Rating(16).text() == "16" and Rating(16).text("event") == "event 16"
+    assert rating_of(("dagger", 12), ("situation", 4)).text() == "16 (dagger 12, situation +4)"
+    assert rating_of(("dagger", 12), ("situation", 0)).text("strike") == "strike 12"
+
+
+def test_a_house_table_sets_a_new_combatants_stun_and_location_points(tmp_path: Path) -> None:
+    """tables.toml: "A GM overrides any row with a house-rules file": with 25 stun points
+    and a head of 5, a new combatant starts with those; what the GM types on `add` wins."""
+    rules = tmp_path / "house.toml"
+    rules.write_text("[damage]\nstun_knockout = 25\n\n[locations]\nhead = { penalty = -10, points = 5 }\n")
+    stats, resources = UsorRuleset(rules).build_sheet({"chest": 12}, "add X")
+    assert resources == {"stun": 25, "chest": 12, "head": 5, "right_arm": 6, "left_arm": 6, "right_leg": 8, "left_leg": 8}
+    assert stats["agility"] == 20 and stats["critical_strike"] is False
