@@ -596,6 +596,7 @@ def test_starting_resources_follow_the_tables_and_default_to_the_damage_page() -
 @pytest.mark.parametrize("template,targets,params,faces", [
     ("strike", ["Steve"], {}, [5, 9, 2, 7, 15, 9, 1, 2]),
     ("check", [], {"against": "24"}, [1, 2, 3, 1, 3, 8, 15, 9]),
+    ("check", [], {"against": "24", "rating": "12"}, [4, 4, 1, 1]),
     ("contest", ["Steve"], {}, [4, 4, 1, 1]),
 ])
 def test_a_request_that_leaves_a_parameter_out_resolves_as_its_declared_default(
@@ -964,3 +965,40 @@ def test_a_house_table_sets_a_new_combatants_stun_and_location_points(tmp_path: 
     stats, resources = UsorRuleset(rules).build_sheet({"chest": 12}, "add X")
     assert resources == {"stun": 25, "chest": 12, "head": 5, "right_arm": 6, "left_arm": 6, "right_leg": 8, "left_leg": 8}
     assert stats["agility"] == 20 and stats["critical_strike"] is False
+
+
+def test_a_checks_stat_takes_its_modifier_before_the_roll() -> None:
+    """Seed: "these modifications will temporarily adjust the Event Rating of an Event
+    Roll before the roll is made": Max's Agility 18 with -2 for the loose scree is 16,
+    rolled as 1d8+1d12 against the boulder's 24."""
+    r = UsorRuleset()
+    s = session_for(r, "add Max agility=18")
+    request, _ = s.request("Max", "check", [], {"against": "24", "modifier": "-2"})
+    res = r.resolve(request, TypedFaces([4, 4, 1, 1]))
+    assert res.summary.startswith("Max 16 (agility 18, modifier -2) [1d8+1d12]: d8 4, d12 4 -> 2 successes vs ")
+    assert res.details["rating"] == 16
+
+
+def test_a_blow_whose_ratings_changed_names_each_change() -> None:
+    """DESIGN 3: Steve's dodge goes from 16 to 17 and his armour from 1 to 2 before
+    Jennie's blow lands: dodge 18 -> 19 and Defense 14 -> 15, both named."""
+    s = session_for(UsorRuleset(), JENNIE, STEVE)
+    s.execute("declare Jennie strike target=Steve location=right_arm faces=5,9,2,7,15,9,1,2")
+    s.execute("set Steve dodge 17")
+    s.execute("set Steve armor 2")
+    s.execute("next")
+    assert any(t.startswith("Jennie's strike at Steve lands, but dodge 18 -> 19, Defense 14 -> 15 since it was rolled")
+               for t in log_texts(s))
+    assert s.encounter.combatants["Steve"].resources["right_arm"] == 6
+
+
+def test_a_striker_who_loses_critical_strike_before_the_blow_lands_leaves_it_to_the_gm() -> None:
+    """The Critical Strike bonus was rolled into the damage dice (NOST 2: damage 20 + 2 =
+    22, 1d4+2d10). If the GM takes the ability away before the blow lands, the Damage
+    Rating worked again is 20, not 22: the faces were rolled for other dice."""
+    s = session_for(UsorRuleset(), "add A attack=20 damage=20 critical_strike=true", "add B dodge=11 vitality=10")
+    s.execute("declare A strike target=B faces=4,4,1,1,4,4,4,1,1")
+    s.execute("set A critical_strike false")
+    s.execute("next")
+    assert any(t.startswith("A's strike at B lands, but damage 22 -> 20 since it was rolled") for t in log_texts(s))
+    assert s.encounter.combatants["B"].resources["chest"] == 10
