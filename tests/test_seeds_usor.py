@@ -331,7 +331,7 @@ def test_the_rating_adds_its_modifications_before_the_roll(spec: str, rating: in
     assert parse_rating(spec) == rating
 
 
-@pytest.mark.parametrize("spec", ["16-", "12++4", "12+-4", "+16", "1 6x", "sixteen"])
+@pytest.mark.parametrize("spec", ["16-", "12++4", "12+-4", "+16", "1 6x", "12X4", "sixteen"])
 def test_a_rating_that_is_not_a_sum_of_whole_numbers_is_refused_by_name(spec: str) -> None:
     with pytest.raises(TrackerError, match=rf"^--vs: expected an Event Rating such as 16 or 35-4, got '{spec}'$".replace("+", r"\+")):
         parse_rating(spec, "--vs")
@@ -703,7 +703,7 @@ def test_the_trend_through_two_official_rows_by_hand() -> None:
     from rulesets.usor.chart import derive_rows, trend
 
     assert trend({11: (6, 8), 16: (8, 12)}) == (Fraction(23, 40), Fraction(1, 20))
-    with pytest.raises(TrackerError, match="needs at least two official rows"):
+    with pytest.raises(TrackerError, match=r"^the Event Chart needs at least two official rows to derive the others$"):
         trend({16: (8, 12)})
     # Derived rows fill exactly the ratings asked for that have no official row: at 13 the
     # line gives 23/40 + 13/20 = 49/40, nearest 1d6+1d10 (1/2 + 7/10 = 48/40).
@@ -1002,3 +1002,11 @@ def test_a_striker_who_loses_critical_strike_before_the_blow_lands_leaves_it_to_
     s.execute("next")
     assert any(t.startswith("A's strike at B lands, but damage 22 -> 20 since it was rolled") for t in log_texts(s))
     assert s.encounter.combatants["B"].resources["chest"] == 10
+
+
+def test_an_opposed_roll_without_the_other_sides_dice_and_an_unnamed_row_off_the_chart_are_refused() -> None:
+    r = UsorRuleset()
+    with pytest.raises(TrackerError, match=r"^an opposed roll needs dice for the other side$"):
+        r.roll("16", TypedFaces([4, 4]), vs="16")
+    with pytest.raises(TrackerError, match=r"^rating 101 is not on the Event Chart \(rows 1 to 100\)"):
+        r.chart.row(101)
