@@ -1010,3 +1010,19 @@ def test_an_opposed_roll_without_the_other_sides_dice_and_an_unnamed_row_off_the
         r.roll("16", TypedFaces([4, 4]), vs="16")
     with pytest.raises(TrackerError, match=r"^rating 101 is not on the Event Chart \(rows 1 to 100\)"):
         r.chart.row(101)
+
+
+def test_a_house_table_changes_the_location_penalty_and_the_size_steps(tmp_path: Path) -> None:
+    """tables.toml: "A GM overrides any row with a house-rules file". With a head penalty of
+    -8, 2 strike points and 3 damage points per Size Level: Small (size 3, attack 20,
+    weapon size 1, damage 35) striking Big (size 5) in the head has strike 20 - 8 + 2 x 2 =
+    16 and Damage Rating 35 + 3 x (1 - 5) = 23."""
+    rules = tmp_path / "house.toml"
+    rules.write_text("[damage]\nstrike_per_size = 2\ndamage_per_size = 3\n\n[locations]\nhead = { penalty = -8, points = 4 }\n")
+    r = UsorRuleset(rules)
+    s = session_for(r, "add Small attack=20 size=3 weapon_size=1 damage=35", "add Big dodge=1 size=5")
+    request, _ = s.request("Small", "strike", ["Big"], {"location": "head"})
+    res = r.resolve(request, TypedFaces([4, 4, 1, 4, 4, 4, 1, 1]))
+    assert res.details["hits"][0]["constants"] == {"penalty": -8, "strike_per_size": 2, "damage_per_size": 3}
+    assert res.details["hits"][0]["ratings"]["strike"] == 16 and res.details["hits"][0]["ratings"]["damage"] == 23
+    assert res.summary.startswith("strike 16 (attack 20, head -8, size +4) [")
