@@ -1026,3 +1026,13 @@ def test_a_house_table_changes_the_location_penalty_and_the_size_steps(tmp_path:
     assert res.details["hits"][0]["constants"] == {"penalty": -8, "strike_per_size": 2, "damage_per_size": 3}
     assert res.details["hits"][0]["ratings"]["strike"] == 16 and res.details["hits"][0]["ratings"]["damage"] == 23
     assert res.summary.startswith("strike 16 (attack 20, head -8, size +4) [")
+
+
+def test_a_blow_whose_target_left_the_fight_lapses() -> None:
+    """Steve leaves the fight before Jennie's strike lands: nothing is taken off anyone and
+    the log says the strike lapsed."""
+    s = session_for(UsorRuleset(), JENNIE, STEVE, "add X")
+    s.execute("declare Jennie strike target=Steve location=right_arm faces=5,9,2,7,15,9,1,2")
+    s.execute("remove Steve")
+    s.execute("next")
+    assert log_texts(s)[-1] == "Jennie's strike at Steve lapses: not in the fight"
