@@ -1,0 +1,53 @@
+"""Brand X rolls (seed 004): which dice a roll asks for and what it keeps of them.
+
+Seed: "Knowledge Rolls use d100. Ones do not reduce the die roll for Knowledge Rolls."
+The Action Roll is 2d10 with each 1 rerolled once and the new face subtracted
+(rulesets/brandx/rolls.py, DESIGN 4.1).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rulesets.brandx.rolls import action_roll, faces_for_total, roll_d100, total_chances
+from rulesets.dice import DiceNeeded, PromptingFaces, TypedFaces
+from tracker.engine.errors import TrackerError
+
+
+def test_a_knowledge_roll_asks_for_two_d10_tens_then_units_and_keeps_both() -> None:
+    """Seed: "Knowledge Rolls use d100": two d10 read as tens, then units. The dice
+    prompt names the roll and asks for two d10 (faces 1-10, a 10 reading 0). By hand:
+    tens 5, units 10 read 5 and 0: 50; the roll keeps both faces as typed."""
+    with pytest.raises(DiceNeeded) as asked:
+        roll_d100(PromptingFaces([]), 75)
+    assert asked.value.group.sides == (10, 10)
+    assert asked.value.group.label == "Knowledge Roll (tens, then units)"
+    history = roll_d100(TypedFaces([5, 10]), 75)
+    assert history.dice == (5, 10) and history.total == 50 and history.q == 25
+
+
+def test_a_knowledge_roll_refuses_a_face_a_d10_cannot_show() -> None:
+    """A d10 shows 1-10: a typed 11 for either the tens or the units die is refused,
+    naming the die."""
+    with pytest.raises(TrackerError, match="die 1 is a d10; 11 is not one of its faces"):
+        roll_d100(TypedFaces([11, 3]), 75)
+    with pytest.raises(TrackerError, match="die 2 is a d10; 11 is not one of its faces"):
+        roll_d100(TypedFaces([3, 11]), 75)
+
+
+def test_the_faces_read_for_each_total_make_that_total() -> None:
+    """The chance to hit reads a resolution at every total of the Action Roll, with
+    faces that make it. By hand, the totals run from 1 + 1 - 10 - 10 = -18 (two 1s,
+    both rerolled to 10) to 10 + 10 = 20; each set of faces must be d10 faces, with one
+    reroll after each 1 of the two dice and none otherwise, and must add up (the
+    rerolls subtracted) to its total."""
+    totals = [total for total, _ in total_chances()]
+    assert totals[0] == -18 and totals[-1] == 20
+    for total in totals:
+        faces = faces_for_total(total)
+        assert all(1 <= face <= 10 for face in faces), (total, faces)
+        ones = faces[:2].count(1)
+        assert len(faces) == 2 + ones, (total, faces)
+        roll = action_roll(TypedFaces(faces), 0)
+        assert roll.total == total, (total, faces)
+        assert faces[0] + faces[1] - sum(faces[2:]) == total
