@@ -16,6 +16,8 @@ import pytest
 
 from rulesets.brandx import BrandXRuleset
 from rulesets.brandx.charts import CHART_NAMES, Chart
+from tests.helpers import cli
+from tracker.engine.errors import TrackerError
 
 # The printed chart (reference/brandx.md 2.1), copied by hand: row -> fractional entry
 # for rows 0, -1, -2, -3 and -13, and the parenthetical negative entry of rows -1, -9
@@ -75,3 +77,23 @@ def test_a_negative_value_below_the_printed_rows_reads_the_mirrored_entry() -> N
     assert square["row"] == -14 and square["entry"] == -196
     # Within the printed rows the printed negative entry stands: -10 reads Sphere row -9 (-10).
     assert rs.chart_lookup("sphere", "-10")["entry"] == -10
+
+
+def test_the_reverse_lookup_of_row_1_prints_the_whole_entry() -> None:
+    """Row 1 is the first whole row of every chart (Square 1, Sphere 1, Doubles 1,
+    Result 1): `tracker chart NAME 1 --reverse` prints 1, not a fraction such as 1.0."""
+    for name in CHART_NAMES:
+        assert cli("chart", name, "1", "--reverse") == (0, "1\n"), name
+
+
+def test_a_chart_value_is_read_as_typed_and_a_non_finite_one_is_refused() -> None:
+    """The command line reads a value as the GM types it. By hand on the Sphere chart:
+    0.5 lies between .42 (row -2) and .56 (row -1), so it reads row -2; "1,329" is the
+    printed entry of row 26. "inf" and "nan" are no numbers a chart holds: refused,
+    naming the value."""
+    rs = BrandXRuleset()
+    assert rs.chart_lookup("sphere", "0.5")["row"] == -2
+    assert rs.chart_lookup("sphere", "1,329")["row"] == 26
+    for text in ("inf", "nan"):
+        with pytest.raises(TrackerError, match="chart sphere VALUE: expected a finite number"):
+            rs.chart_lookup("sphere", text)
