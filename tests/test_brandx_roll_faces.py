@@ -51,3 +51,13 @@ def test_the_faces_read_for_each_total_make_that_total() -> None:
         roll = action_roll(TypedFaces(faces), 0)
         assert roll.total == total, (total, faces)
         assert faces[0] + faces[1] - sum(faces[2:]) == total
+
+
+def test_the_roll_says_its_quality_or_how_far_it_missed() -> None:
+    """Seed: "He rolls a 5 and a 1, for 6. The 1 is re-rolled, getting a 4, bringing the
+    result to 2. The Quality of the Move Roll is 28-2, or 26." and "If the roll is missed
+    by more than 5 [...]". By hand: Seraph's faces 5, 1, reroll 4 against 28 read "Q 26";
+    10 + 10 = 20 against 12 is missed by 8."""
+    seraph = action_roll(TypedFaces([5, 1, 4]), 28)
+    assert seraph.total == 2 and seraph.outcome() == "Q 26"
+    assert action_roll(TypedFaces([10, 10]), 12).outcome() == "missed by 8"
