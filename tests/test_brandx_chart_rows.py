@@ -12,6 +12,8 @@ of the mirrored positive row.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rulesets.brandx import BrandXRuleset
@@ -97,3 +99,39 @@ def test_a_chart_value_is_read_as_typed_and_a_non_finite_one_is_refused() -> Non
     for text in ("inf", "nan"):
         with pytest.raises(TrackerError, match="chart sphere VALUE: expected a finite number"):
             rs.chart_lookup("sphere", text)
+
+
+def test_a_negative_value_above_minus_one_reads_row_0() -> None:
+    """DESIGN 4.1 (rulesets/brandx/charts.py): negative values are mirrored, and "a
+    negative value between -1 and 0 reads row 0", as 0 itself does (its parenthetical is
+    0). By hand: -0.5 and -0.99 read row 0 on every chart; -1 reads row -1."""
+    charts = BrandXRuleset().charts
+    for name in CHART_NAMES:
+        assert [charts.row(name, v) for v in (-0.5, -0.99, 0, -1)] == [0, 0, 0, -1], name
+
+
+def test_a_house_fraction_row_without_its_negative_entry_mirrors_the_positive_row(tmp_path: Path) -> None:
+    """tables.toml: a GM overrides any row with a house-rules file of the same shape. A
+    fraction row that gives no `negative` takes the mirror of its positive row. By hand:
+    Square row -3 set to { fraction = 0.1 } keeps the negative entry -9 (row 3 is 9);
+    Sphere row -10 set to { fraction = 0.04 } gets -14 (row 10 is 14)."""
+    rules = tmp_path / "house.toml"
+    rules.write_text("[square]\n-3 = { fraction = 0.1 }\n[sphere]\n-10 = { fraction = 0.04 }\n", encoding="utf-8")
+    charts = BrandXRuleset(rules).charts
+    assert charts.value("square", -3) == 0.1 and charts.chart("square").negative_of(-3) == -9
+    assert charts.chart("sphere").negative_of(-10) == -14
+
+
+@pytest.mark.parametrize("row,text,message", [
+    ("5", '"lots"', r"tables: \[sphere\] row 5: expected a number, got 'lots'"),
+    ("5", "true", r"tables: \[sphere\] row 5: expected a number, got True"),
+    ("-3", "0.3", r"tables: \[sphere\] row -3: expected \{ fraction = \.\.\., negative = \.\.\. \}, got 0\.3"),
+    ("-3", "{ negative = -3 }", r"tables: \[sphere\] row -3: expected \{ fraction = \.\.\., negative = \.\.\. \}"),
+])
+def test_a_bad_house_chart_row_is_refused_naming_chart_and_row(tmp_path: Path, row: str, text: str, message: str) -> None:
+    """A house row >= 1 is a number; a row <= 0 is { fraction = ..., negative = ... }
+    with at least the fraction. Anything else is refused, naming the chart and row."""
+    rules = tmp_path / "house.toml"
+    rules.write_text(f"[sphere]\n{row} = {text}\n", encoding="utf-8")
+    with pytest.raises(TrackerError, match=message):
+        _ = BrandXRuleset(rules).charts
