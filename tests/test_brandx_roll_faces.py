@@ -61,3 +61,22 @@ def test_the_roll_says_its_quality_or_how_far_it_missed() -> None:
     seraph = action_roll(TypedFaces([5, 1, 4]), 28)
     assert seraph.total == 2 and seraph.outcome() == "Q 26"
     assert action_roll(TypedFaces([10, 10]), 12).outcome() == "missed by 8"
+
+
+def test_the_action_roll_asks_for_2d10_then_a_d10_for_each_1_and_shows_the_subtraction() -> None:
+    """Seed: "He rolls a 5 and a 1, for 6. The 1 is re-rolled, getting a 4, bringing the
+    result to 2." The dice prompt asks for the roll's two d10 under its name, then one
+    d10 for the reroll of the 1 (subtracted); the roll line shows the same steps:
+    5+1, reroll 4 subtracted = 2. Without a 1 there is no reroll: 7+8 = 15."""
+    with pytest.raises(DiceNeeded) as first:
+        action_roll(PromptingFaces([]), 28, label="Move Roll")
+    assert first.value.group.label == "Move Roll" and first.value.group.sides == (10, 10)
+    with pytest.raises(DiceNeeded) as again:
+        action_roll(PromptingFaces([5, 1]), 28, label="Move Roll")
+    assert again.value.group.label == "Move Roll: reroll of a 1 (subtracted)" and again.value.group.sides == (10,)
+    with pytest.raises(DiceNeeded) as plain:
+        action_roll(PromptingFaces([]), 28)
+    assert plain.value.group.label == "Action Roll"
+    assert action_roll(TypedFaces([5, 1, 4]), 28).shown() == "5+1, reroll 4 subtracted = 2"
+    assert action_roll(TypedFaces([1, 1, 9, 8]), 0).shown() == "1+1, reroll 9, 8 subtracted = -15"
+    assert action_roll(TypedFaces([7, 8]), 15).shown() == "7+8 = 15"
