@@ -114,12 +114,14 @@ def test_a_house_fraction_row_without_its_negative_entry_mirrors_the_positive_ro
     """tables.toml: a GM overrides any row with a house-rules file of the same shape. A
     fraction row that gives no `negative` takes the mirror of its positive row. By hand:
     Square row -3 set to { fraction = 0.1 } keeps the negative entry -9 (row 3 is 9);
-    Sphere row -10 set to { fraction = 0.04 } gets -14 (row 10 is 14)."""
+    Sphere row -10 set to { fraction = 0.04 } gets -14 (row 10 is 14); row 0 set to
+    { fraction = 0.8 } keeps 0 (the mirror of 0)."""
     rules = tmp_path / "house.toml"
-    rules.write_text("[square]\n-3 = { fraction = 0.1 }\n[sphere]\n-10 = { fraction = 0.04 }\n", encoding="utf-8")
+    rules.write_text("[square]\n-3 = { fraction = 0.1 }\n0 = { fraction = 0.8 }\n[sphere]\n-10 = { fraction = 0.04 }\n", encoding="utf-8")
     charts = BrandXRuleset(rules).charts
     assert charts.value("square", -3) == 0.1 and charts.chart("square").negative_of(-3) == -9
     assert charts.chart("sphere").negative_of(-10) == -14
+    assert charts.value("square", 0) == 0.8 and charts.chart("square").negative_of(0) == 0
 
 
 @pytest.mark.parametrize("row,text,message", [
