@@ -1,0 +1,109 @@
+"""D6 actions (rulesets/d6/actions.py, after seed 001): several actions in a round, which
+active defence stands, the last wound level, and resistance under Body Points.
+
+Seed: "All Modifiers apply to the roll. No modifiers are applied to the difficulty." and
+"One-fifth of the result points from an attack roll can be included as bonus to damage.
+(Round fractions up.)" The module's choices (its docstring): a round is 10 segments; N
+actions take 10 // N segments each and every roll that round is at -(N-1)D; a dodge or
+parry replaces the difficulty to hit for one round from its start; damage over
+resistance sets the wound level, a further wound raising it by one.
+
+The faces below avoid the Wild Die (off by default), so each roll is the plain sum.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rulesets.d6 import D6Ruleset
+from tests.helpers import session_for
+from tracker.engine.errors import TrackerError
+
+
+def d6(*lines: str, **settings: Any) -> Any:
+    return session_for(D6Ruleset(), *lines, **settings)
+
+
+@pytest.mark.parametrize("actions,segments,dice", [(3, 3, 3), (4, 2, 2)])
+def test_several_actions_share_the_round_and_each_roll_loses_a_die_per_extra_action(actions: int, segments: int, dice: int) -> None:
+    """By hand, Reflexes 5D: three actions take 10 // 3 = 3 segments each and roll
+    5D - 2D = 3D; four take 10 // 4 = 2 segments and roll 5D - 3D = 2D. The dice typed
+    are 2s: 3D is 6, 2D is 4, against Very Easy (1)."""
+    s = d6("add A reflexes=5D")
+    s.execute(f"declare A check difficulty=1 actions={actions} faces={','.join(['2'] * dice)}")
+    action = s.encounter.actions[-1]
+    assert action.pt == segments
+    assert action.resolution.details["total"] == 2 * dice
+    assert f"{actions} actions -{actions - 1}D = {5 - (actions - 1)}D" in action.resolution.summary
+
+
+def test_the_latest_active_defence_is_the_one_that_stands() -> None:
+    """A dodge replaces the difficulty to hit for a round from its start; a later dodge
+    within that round replaces the earlier one. By hand: Merc (dodge 3D, two actions:
+    2D, 5 segments each) dodges on segment 0 with 3 + 4 = 7, and again on segment 5
+    with 6 + 6 = 12: Hero's shot on segment 5 needs 12, not 7."""
+    s = d6("add Hero marksmanship=3D weapon=4D", "add Merc dodge=3D")
+    s.execute("declare Merc dodge actions=2 faces=3,4")
+    s.execute("step 5")
+    s.execute("declare Merc dodge actions=2 faces=6,6")
+    s.execute("declare Hero shoot target=Merc faces=5,5,5,1,1,1,1,1,1,1")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["difficulty"] == 12 and "Merc's active dodge 12 (segment 5)" in res.summary
+
+
+def test_an_active_defence_still_stands_on_the_last_segment_of_its_round() -> None:
+    """A full dodge of 3 + 4 + 10 = 17 on segment 0 stands for segments 0-9: a shot
+    declared on segment 9 needs 17; on segment 10 (tests/test_d6.py) the passive 10."""
+    s = d6("add Hero marksmanship=3D weapon=4D", "add Merc dodge=2D")
+    s.execute("declare Merc dodge full=true faces=3,4")
+    s.execute("step 9")
+    s.execute("declare Hero shoot target=Merc faces=5,5,5,1,1,1,1,1,1,1")
+    assert s.encounter.actions[-1].resolution.details["difficulty"] == 17
+
+
+def test_a_further_wound_past_mortally_wounded_is_dead_and_dead_is_the_last_level() -> None:
+    """tables.toml: "Later damage that would give the same or a lower level raises it by
+    one"; Dead (rank 6) is the last level. By hand: A (brawling 3D, no weapon: Strength
+    Damage of Physique 3D is 2D) hits B (Physique 1D, Mortally Wounded: wounds -1) with
+    4 + 4 + 4 = 12 against 10: 2 result points, +1 damage. Damage 1 + 1 + 1 = 3 against
+    B's 2: 1 over, Stunned on its own, so Mortally Wounded goes up one: Dead (wounds -2).
+    The same blow again finds nothing past Dead: B stays Dead, wounds -2."""
+    s = d6("add A brawling=3D", "add B physique=1D wounds=-1")
+    s.execute("declare A strike skill=brawling target=B faces=4,4,4,1,1,2")
+    assert "1 over: B is Dead (a further wound raises the level by one)" in s.encounter.actions[-1].resolution.summary
+    s.execute("next")
+    assert s.encounter.combatants["B"].resources["wounds"] == -2
+    assert any("B is Dead (a further wound raises the level by one)" in e.text for e in s.encounter.log)
+    s.execute("declare A strike skill=brawling target=B faces=4,4,4,1,1,2")
+    assert "1 over: B is Dead" in s.encounter.actions[-1].resolution.summary
+    s.execute("next")
+    assert s.encounter.combatants["B"].resources["wounds"] == -2
+    assert s.encounter.log[-1].text == "B is Dead"
+
+
+def test_under_body_points_resistance_is_the_armour_alone_and_none_without_it() -> None:
+    """The module: "with Body Points, the armour dice only (0 without armour)". By hand:
+    Hero's 4D shot 4 + 4 + 4 + 4 = 16 against 10: 6 result points, +2 damage (6 / 5
+    rounded up); damage 3D 3 + 3 + 3 = 9 + 2 = 11; the Orc has no armour: resistance 0,
+    11 Body Points of 20 lost, 9 left."""
+    s = d6("add Hero marksmanship=4D weapon=3D", "add Orc body_points=20", damage_system="body_points")
+    s.execute("declare Hero shoot target=Orc faces=4,4,4,4,3,3,3")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["resistance"] == 0 and "resistance no armour: 0" in res.summary
+    s.execute("next")
+    assert s.encounter.combatants["Orc"].resources["body_points"] == 9
+
+
+def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
+    """The sheet: a weapon written "4D" is the damage itself (a "+" code adds to
+    Strength Damage); shooting needs a weapon. By hand: Hero (Physique 4D, weapon 2D)
+    hits 4 + 4 + 4 = 12 against 10: 2 result points, +1; damage 2D 3 + 3 = 6 + 1 = 7,
+    not Strength Damage 2D more."""
+    s = d6("add Hero marksmanship=3D physique=4D weapon=2D", "add Merc physique=1D")
+    s.execute("declare Hero shoot target=Merc faces=4,4,4,3,3,1")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["damage"] == 7 and "damage weapon 2D" in res.summary
+    with pytest.raises(TrackerError, match="Merc has no weapon to shoot with"):
+        s.execute("declare Merc shoot target=Hero faces=4,4,4,3,3,1")
