@@ -19,6 +19,7 @@ import pytest
 
 from rulesets.d6 import D6Ruleset
 from tests.helpers import session_for
+from tests.test_rules_seeds import faces_for
 from tracker.engine.errors import TrackerError
 
 
@@ -107,3 +108,38 @@ def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
     assert res.details["damage"] == 7 and "damage weapon 2D" in res.summary
     with pytest.raises(TrackerError, match="Merc has no weapon to shoot with"):
         s.execute("declare Merc shoot target=Hero faces=4,4,4,3,3,1")
+
+
+def test_a_dodge_or_parry_rolls_its_skill_and_holds_for_a_round() -> None:
+    """The module: "the roll (+10 for `full=true` [...]) replaces the combat difficulty
+    for attacks against this combatant for one round from its initiation"; a parry rolls
+    melee or brawling. By hand: A (melee 4D, dodge 1D) parries on segment 0 with melee
+    2 + 2 + 2 + 2 = 8: attacks need 8 until segment 10; the dice prompt asks for
+    "parry (melee)". B dodges with 3 + 4 = 7 (dodge 2D, not full): 7, "dodge"."""
+    s = d6("add A melee=4D dodge=1D", "add B dodge=2D")
+    labels: list[str] = []
+    faces_for(s, "A", "parry", [], lambda group, sides: labels.append(group) or 2)
+    assert len(labels) == 4 and all(label.startswith("A's parry (melee) 4D") for label in labels)
+    s.execute("declare A parry faces=2,2,2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["defense"] == 8 and res.summary.endswith("attacks on A need 8 until segment 10")
+    labels.clear()
+    faces_for(s, "B", "dodge", [], lambda group, sides: labels.append(group) or 3)
+    assert len(labels) == 2 and all(label.startswith("B's dodge 2D") for label in labels)
+    s.execute("declare B dodge faces=3,4")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["defense"] == 7 and res.summary.endswith("attacks on B need 7 until segment 10")
+
+
+def test_a_single_result_point_carries_one_and_none_carry_without_an_earlier_roll() -> None:
+    """Seed: "The gamemaster may allow a player to add one-half of the result points
+    (rounded up) as a bonus to another skill roll". By hand: 2 + 2 + 3 = 7 against 6 is
+    1 result point; half of 1 rounded up is 1: the next roll 2 + 2 + 2 = 6 + 1 = 7. With
+    no earlier roll there is nothing to carry: refused, naming carry."""
+    s = d6("add Han reflexes=3D", "add Leia")
+    s.execute("declare Han check difficulty=6 faces=2,2,3")
+    s.execute("next")
+    s.execute("declare Han check difficulty=20 carry=true faces=2,2,2")
+    assert s.encounter.actions[-1].resolution.details["total"] == 7
+    with pytest.raises(TrackerError, match="carry: Leia has no earlier roll whose result points could carry over"):
+        s.execute("declare Leia check difficulty=6 carry=true faces=2,2,2")
