@@ -143,3 +143,15 @@ def test_a_single_result_point_carries_one_and_none_carry_without_an_earlier_rol
     assert s.encounter.actions[-1].resolution.details["total"] == 7
     with pytest.raises(TrackerError, match="carry: Leia has no earlier roll whose result points could carry over"):
         s.execute("declare Leia check difficulty=6 carry=true faces=2,2,2")
+
+
+def test_a_dodge_under_the_wild_die_records_a_critical_failure() -> None:
+    """With the table setting `wild_die`, "one die of every roll" is the Wild Die; a 1 on
+    it is a Critical Failure (rulesets/d6/rolls.py), under the default "cancel" the 1 and
+    the highest other die are dropped. By hand: dodge 3D with the Wild Die 1 and dice 4,
+    2: 1 and 4 dropped, 2 left: attacks need 2, and the action records the Critical
+    Failure for the log."""
+    s = d6("add B dodge=3D", wild_die=True)
+    s.execute("declare B dodge faces=1,4,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["defense"] == 2 and res.details["wild"] == "critical_failure"
