@@ -165,3 +165,46 @@ def test_a_blow_at_a_target_that_has_left_the_fight_lapses() -> None:
     s.execute("remove Merc")
     s.execute("next")
     assert s.encounter.log[-1].text == "Hero's shoot at Merc lapses: not in the fight"
+
+
+def _landing(s: Any) -> str:
+    """The judge's line for the blow that has just landed."""
+    return next(e.text for e in reversed(s.encounter.log) if " lands: " in e.text)
+
+
+def test_one_fifth_of_the_result_points_rounded_up_is_added_when_the_blow_lands() -> None:
+    """Seed: "One-fifth of the result points from an attack roll can be included as bonus
+    to damage. (Round fractions up.)" By hand, Hero (marksmanship 3D, weapon 3D) at Merc
+    (Physique 1D):
+    - 3 + 4 + 4 = 11 against 10: 1 result point, one fifth rounded up is 1: damage
+      2 + 2 + 2 = 6 + 1 = 7 against 6: 1 over, Stunned;
+    - 4 + 3 + 3 = 10 against 10: no result points, no bonus: damage 6 against 6 is
+      resisted, no wound."""
+    s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D")
+    s.execute("declare Hero shoot target=Merc faces=3,4,4,2,2,2,6")
+    s.execute("next")
+    assert "hit, result points 1; damage 7 (+1 from the result points)" in _landing(s)
+    assert s.encounter.combatants["Merc"].resources["wounds"] == 3
+    s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D")
+    s.execute("declare Hero shoot target=Merc faces=4,3,3,2,2,2,6")
+    s.execute("next")
+    assert _landing(s).endswith("hit, result points 0; damage 6; Merc resists: no damage")
+    assert s.encounter.combatants["Merc"].resources["wounds"] == 4
+
+
+def test_the_damage_bonus_is_optional_and_its_divisor_is_the_gms(tmp_path: Any) -> None:
+    """Seed: "can be included" -- the encounter setting damage_bonus (on by default)
+    turns it off; tables.toml [defense] damage_bonus_divisor (5) may be a house rule. By
+    hand: 5 + 5 + 5 = 15 against 10 is 5 result points: +1, but with damage_bonus off
+    damage 6 against 6 is resisted. With a divisor of 2, 4 + 4 + 5 = 13 is 3 result
+    points, 3 / 2 rounded up = +2: damage 6 + 2 = 8."""
+    s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D", damage_bonus=False)
+    s.execute("declare Hero shoot target=Merc faces=5,5,5,2,2,2,6")
+    s.execute("next")
+    assert _landing(s).endswith("hit, result points 5; damage 6; Merc resists: no damage")
+    rules = tmp_path / "house.toml"
+    rules.write_text("[defense]\ndamage_bonus_divisor = 2\n", encoding="utf-8")
+    s = session_for(D6Ruleset(rules), "add Hero marksmanship=3D weapon=3D", "add Merc physique=1D")
+    s.execute("declare Hero shoot target=Merc faces=4,4,5,2,2,2,6")
+    s.execute("next")
+    assert "hit, result points 3; damage 8 (+2 from the result points)" in _landing(s)
