@@ -95,6 +95,7 @@ def test_under_body_points_resistance_is_the_armour_alone_and_none_without_it() 
     assert res.details["resistance"] == 0 and "resistance no armour: 0" in res.summary
     s.execute("next")
     assert s.encounter.combatants["Orc"].resources["body_points"] == 9
+    assert _landing(s).endswith("hit, result points 6; damage 11 (+2 from the result points); 11 over: 11 Body Points")
 
 
 def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
@@ -208,3 +209,14 @@ def test_the_damage_bonus_is_optional_and_its_divisor_is_the_gms(tmp_path: Any) 
     s.execute("declare Hero shoot target=Merc faces=4,4,5,2,2,2,6")
     s.execute("next")
     assert "hit, result points 3; damage 8 (+2 from the result points)" in _landing(s)
+
+
+def test_an_excess_of_exactly_4_when_the_blow_lands_is_wounded() -> None:
+    """tables.toml [wound_levels]: Wounded from an excess of 4 (Stunned 1-3). By hand:
+    Hero's 3D shot 4 + 3 + 3 = 10 against 10, no bonus; damage 3D 3 + 3 + 3 = 9 against
+    Merc's Physique 1D showing 5: 4 over, Wounded (wounds 2)."""
+    s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D")
+    s.execute("declare Hero shoot target=Merc faces=4,3,3,3,3,3,5")
+    s.execute("next")
+    assert _landing(s).endswith("4 over: Merc is Wounded")
+    assert s.encounter.combatants["Merc"].resources["wounds"] == 2
