@@ -188,6 +188,7 @@ def test_one_fifth_of_the_result_points_rounded_up_is_added_when_the_blow_lands(
     assert s.encounter.combatants["Merc"].resources["wounds"] == 3
     s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D")
     s.execute("declare Hero shoot target=Merc faces=4,3,3,2,2,2,6")
+    assert "Merc resists: no damage" in s.encounter.actions[-1].resolution.summary  # as things stand
     s.execute("next")
     assert _landing(s).endswith("hit, result points 0; damage 6; Merc resists: no damage")
     assert s.encounter.combatants["Merc"].resources["wounds"] == 4
