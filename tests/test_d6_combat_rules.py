@@ -218,6 +218,22 @@ def test_an_excess_of_exactly_4_when_the_blow_lands_is_wounded() -> None:
     Merc's Physique 1D showing 5: 4 over, Wounded (wounds 2)."""
     s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D")
     s.execute("declare Hero shoot target=Merc faces=4,3,3,3,3,3,5")
+    assert s.encounter.actions[-1].resolution.summary.endswith("4 over: Merc is Wounded; judged when it lands")
     s.execute("next")
     assert _landing(s).endswith("4 over: Merc is Wounded")
     assert s.encounter.combatants["Merc"].resources["wounds"] == 2
+
+
+def test_a_blow_landing_after_the_round_of_a_dodge_meets_the_passive_defence() -> None:
+    """A dodge holds for one round from its start: Merc's full dodge of 3 + 4 + 10 = 17
+    on segment 0 holds for segments 0-9 (and a blow landing at the start of segment 10,
+    before the dodge's completion takes effect). Hero's shot declared on segment 1 takes
+    10 segments and lands on segment 11: the dodge is over, the passive 10 stands. By
+    hand: 5 + 5 + 5 = 15 is short of 17 as things stand, a hit by 5 when it lands."""
+    s = d6("add Hero marksmanship=3D weapon=4D", "add Merc dodge=2D")
+    s.execute("declare Merc dodge full=true faces=3,4")
+    s.execute("step 1")
+    s.execute("declare Hero shoot target=Merc faces=5,5,5,1,1,1,1,1,1,1")
+    assert s.encounter.actions[-1].resolution.details["difficulty"] == 17
+    s.execute("step 10")
+    assert "lands: 15 vs Merc's passive defence 10: hit, result points 5" in _landing(s)
