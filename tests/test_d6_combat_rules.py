@@ -237,3 +237,33 @@ def test_a_blow_landing_after_the_round_of_a_dodge_meets_the_passive_defence() -
     assert s.encounter.actions[-1].resolution.details["difficulty"] == 17
     s.execute("step 10")
     assert "lands: 15 vs Merc's passive defence 10: hit, result points 5" in _landing(s)
+
+
+def test_armour_adds_its_dice_to_physique_to_resist_damage() -> None:
+    """The module: "Resistance: with wound levels, Physique + armour dice". By hand:
+    Hero's 3D shot 4 + 3 + 3 = 10 against 10, no bonus; damage 3D 3 + 3 + 3 = 9. Merc
+    (Physique 1D, armour 1D) resists with 2D, 2 + 3 = 5: 4 over, Wounded. Without
+    armour, Merc's Physique 1D alone shows 5: the same 4 over."""
+    s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D armor=1D")
+    s.execute("declare Hero shoot target=Merc faces=4,3,3,3,3,3,2,3")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["resistance"] == 5 and "resistance Physique 1D + armour 1D = 2D: dice 2, 3 = 5" in res.summary
+    s = d6("add Hero marksmanship=3D weapon=3D", "add Merc physique=1D")
+    s.execute("declare Hero shoot target=Merc faces=4,3,3,3,3,3,5")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["resistance"] == 5 and "resistance Physique 1D: dice 5 = 5" in res.summary
+
+
+def test_a_check_reports_its_level_and_an_automatic_one_says_no_roll_is_needed() -> None:
+    """Seed: "Solid (1-4): The action was performed completely" and "Automatic (0):
+    Almost anyone can perform this action; there is no need to roll." By hand: 3D
+    showing 3, 4, 5 = 12 against Moderate (11) is 1 result point: Solid; a failed check
+    (2, 2, 2 = 6) is a Failure; level=automatic rolls nothing and succeeds."""
+    s = d6("add Han reflexes=3D", "add Leia", "add Luke")
+    s.execute("declare Han check level=moderate faces=3,4,5")
+    assert s.encounter.actions[-1].resolution.details["level"] == "solid"
+    s.execute("declare Leia check level=moderate faces=2,2,2")
+    assert s.encounter.actions[-1].resolution.details["level"] == "failure"
+    s.execute("declare Luke check level=automatic")
+    res = s.encounter.actions[-1].resolution
+    assert res.details == {"difficulty": 0, "automatic": True} and res.summary == "Automatic (0): no need to roll"
