@@ -267,3 +267,27 @@ def test_a_check_reports_its_level_and_an_automatic_one_says_no_roll_is_needed()
     s.execute("declare Luke check level=automatic")
     res = s.encounter.actions[-1].resolution
     assert res.details == {"difficulty": 0, "automatic": True} and res.summary == "Automatic (0): no need to roll"
+
+
+@pytest.mark.parametrize("wounds,level,dice", [(3, "Stunned -1D", 2), (1, "Severely Wounded -2D", 1)])
+def test_a_wounded_character_rolls_with_its_levels_penalty(wounds: int, level: str, dice: int) -> None:
+    """rulesets/d6/sheet.py: "The level's penalty (tables.toml [wound_levels]) applies to
+    the combatant's rolls until the GM heals it": Stunned -1D, Severely Wounded -2D. By
+    hand: Reflexes 3D Stunned rolls 2D, 2 + 2 = 4; Severely Wounded rolls 1D, 2."""
+    s = d6(f"add B reflexes=3D wounds={wounds}")
+    s.execute(f"declare B check difficulty=1 faces={','.join(['2'] * dice)}")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["total"] == 2 * dice and f"{level} = {dice}D" in res.summary
+
+
+def test_a_plus_weapon_adds_to_strength_damage_and_a_bad_modifier_is_named() -> None:
+    """The sheet: "one written with a leading "+" (a knife's "+1D") adds to the wielder's
+    Strength Damage". By hand: Physique 3D gives Strength Damage 2D; with a +1D knife,
+    3D: the strike 4 + 4 + 4 = 12 against 10 (+1), damage 2 + 2 + 2 = 6 + 1 = 7. A
+    modifier that is no die code is refused, naming the modifier."""
+    s = d6("add A melee=3D weapon=+1D", "add B physique=1D")
+    s.execute("declare A strike target=B faces=4,4,4,2,2,2,1")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["damage"] == 7 and "Strength Damage 2D (physique 3D) +1D" in res.summary
+    with pytest.raises(TrackerError, match=r"^modifier: expected a die code such as 3D, 4D\+2 or 2D-1, got .lots.$"):
+        s.execute("declare B check difficulty=5 modifier=lots faces=2,2,2")
