@@ -27,6 +27,13 @@ def d6(*lines: str, **settings: Any) -> Any:
     return session_for(D6Ruleset(), *lines, **settings)
 
 
+def test_ten_actions_take_one_segment_each() -> None:
+    """By hand: ten actions in a 10-segment round take 10 // 10 = 1 segment each."""
+    s = d6("add A")
+    s.execute("declare A move actions=10")
+    assert s.encounter.actions[-1].pt == 1
+
+
 @pytest.mark.parametrize("actions,segments,dice", [(3, 3, 3), (4, 2, 2)])
 def test_several_actions_share_the_round_and_each_roll_loses_a_die_per_extra_action(actions: int, segments: int, dice: int) -> None:
     """By hand, Reflexes 5D: three actions take 10 // 3 = 3 segments each and roll
@@ -76,7 +83,7 @@ def test_a_further_wound_past_mortally_wounded_is_dead_and_dead_is_the_last_leve
     assert "1 over: B is Dead (a further wound raises the level by one)" in s.encounter.actions[-1].resolution.summary
     s.execute("next")
     assert s.encounter.combatants["B"].resources["wounds"] == -2
-    assert any("B is Dead (a further wound raises the level by one)" in e.text for e in s.encounter.log)
+    assert _landing(s).endswith("1 over: B is Dead (a further wound raises the level by one)")
     s.execute("declare A strike skill=brawling target=B faces=4,4,4,1,1,2")
     assert "1 over: B is Dead" in s.encounter.actions[-1].resolution.summary
     s.execute("next")

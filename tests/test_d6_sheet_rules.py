@@ -44,9 +44,9 @@ def test_a_weapon_code_does_damage_and_keeps_its_plus() -> None:
     """A weapon is a damage code: "4D+1" does 4D+1 itself, "+1D+1" and "+2" add to
     Strength Damage and keep their sign on the sheet. A code that does no damage (0D)
     or takes it away (-1D) is refused, naming the field."""
-    s = d6("add A weapon=4d+1", "add B weapon=+1d+1", "add C weapon=+2")
+    s = d6("add A weapon=4d+1", "add B weapon=+1d+1", "add C weapon=+2", "add D weapon=+1")
     stats = {name: c.stats["weapon"] for name, c in s.encounter.combatants.items()}
-    assert stats == {"A": "4D+1", "B": "+1D+1", "C": "+2"}
+    assert stats == {"A": "4D+1", "B": "+1D+1", "C": "+2", "D": "+1"}
     for bad in ("0D", "-1D"):
         with pytest.raises(FieldError, match=rf"add X\.weapon: expected a damage code such as 4D or \+1D, got '{bad}'"):
             d6(f"add X weapon={bad}")

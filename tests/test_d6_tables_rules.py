@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+from pathlib import Path
+
 from rulesets.d6 import D6Ruleset
 from rulesets.d6.codes import DieCode
+from tracker.engine.errors import TrackerError
 
 
 @pytest.mark.parametrize("number,name", [
@@ -52,3 +55,20 @@ def test_the_penalty_of_each_wound_level_by_the_levels_left() -> None:
     }
     assert data.rank_name(3) == "Severely Wounded" and data.rank_name(7) == "wound rank 7"
     assert data.rank_name(-1) == "Healthy"
+
+
+def test_a_house_modifier_may_be_a_plain_number_and_a_bad_house_row_is_named(tmp_path: Path) -> None:
+    """Seed: "If the bonus is in the form of a number (such as +2), then you add the
+    amount to the total". A house table may write a situation as a number: advantaged
+    = 4 adds 4 pips (0D+4). A difficulty that is no whole number, or a table that is
+    not a table of rows, is refused naming it. Below Minimal (0) a roll is a Failure."""
+    rules = tmp_path / "house.toml"
+    rules.write_text("[situations]\nadvantaged = 4\n", encoding="utf-8")
+    assert D6Ruleset(rules).data.situations["advantaged"] == DieCode(0, 4)
+    rules.write_text('[difficulties]\neasy = { name = "Easy", number = "six" }\n', encoding="utf-8")
+    with pytest.raises(TrackerError, match=r"difficulties\.easy\.number: expected a whole number, got 'six'"):
+        _ = D6Ruleset(rules).data
+    rules.write_text('cover = "none"\n', encoding="utf-8")
+    with pytest.raises(TrackerError, match=r"cover: expected a table of rows in the D6 tables"):
+        _ = D6Ruleset(rules).data
+    assert D6Ruleset().data.level_name(-1) == "Failure"
