@@ -36,12 +36,12 @@ PRINTED_NEGATIVES = {
     "sphere": {-1: -1, -9: -10, -13: -32},
     "doubles": {-1: -1, -9: -256, -13: -4096},
 }
-# Rows 1, 8, 9, 13, 36 as printed (Sphere row 18 = 133 is printed data, not the pattern).
+# Rows 1, 4, 8, 9, 13, 36 as printed (Sphere row 18 = 133 is printed data, not the pattern).
 PRINTED_ENTRIES = {
-    "result": {1: 1, 8: 8, 9: 9, 13: 13, 36: 36},
-    "square": {1: 1, 8: 64, 9: 81, 13: 169, 36: 1296},
-    "sphere": {1: 1, 8: 8, 9: 10, 13: 32, 36: 23597},
-    "doubles": {1: 1, 8: 128, 9: 256, 13: 4096, 36: 2**35},
+    "result": {1: 1, 4: 4, 8: 8, 9: 9, 13: 13, 36: 36},
+    "square": {1: 1, 4: 16, 8: 64, 9: 81, 13: 169, 36: 1296},
+    "sphere": {1: 1, 4: 4, 8: 8, 9: 10, 13: 32, 36: 23597},
+    "doubles": {1: 1, 4: 8, 8: 128, 9: 256, 13: 4096, 36: 2**35},
 }
 
 
