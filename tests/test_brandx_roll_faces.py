@@ -7,6 +7,8 @@ The Action Roll is 2d10 with each 1 rerolled once and the new face subtracted
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from rulesets.brandx.rolls import action_roll, faces_for_total, roll_d100, total_chances
@@ -80,3 +82,17 @@ def test_the_action_roll_asks_for_2d10_then_a_d10_for_each_1_and_shows_the_subtr
     assert action_roll(TypedFaces([5, 1, 4]), 28).shown() == "5+1, reroll 4 subtracted = 2"
     assert action_roll(TypedFaces([1, 1, 9, 8]), 0).shown() == "1+1, reroll 9, 8 subtracted = -15"
     assert action_roll(TypedFaces([7, 8]), 15).shown() == "7+8 = 15"
+
+
+def test_the_chance_to_lift_counts_only_rolls_that_reach_the_objects_mass() -> None:
+    """Seed: "The Lift roll is vs. Strength minus 9, plus the character's Mass on the
+    Sphere Chart. The Quality must be the object's mass (Sphere Chart)." By hand:
+    strength 17 - 9 + Sphere(100 kg) 17 = 25, and Q must reach 17 (100 kg on the Sphere
+    chart), so the roll must be at most 25 - 17 = 8: the chance is the share of the 10^4
+    equally likely face sequences (two d10 and their rerolls) whose total is 8 or less."""
+    from tests.test_brandx_charts import _brute_force
+    from tests.test_seeds_brandx import bx
+
+    s = bx("add A strength=17 mass=100 ep=100")
+    at_most_8 = sum(n for total, n in _brute_force().items() if total <= 8)
+    assert s.chance("A", "lift", [], {"weight": "100"}) == Fraction(at_most_8, 10**4)
