@@ -134,3 +134,25 @@ def test_a_stated_wiggle_die_must_be_a_face_of_a_d10() -> None:
     for bad in (0, 11):
         with pytest.raises(TrackerError, match="wiggle"):
             roll(parse("1d+1wd"), TypedFaces([5]), wiggle=[bad])
+
+
+def test_the_odds_of_the_set_wiggle_dice_make_with_the_rolled_dice() -> None:
+    """Seed: "A wiggle die can be set to whatever number you want, after you roll your
+    other dice. That means you can have a matching set whenever you want, even with only
+    one other die."
+
+    By hand, the best (highest) set:
+    - 1d+1wd: the wiggle die matches the rolled die: 2 wide at its face, each face 1/10.
+    - 1d+2wd: the two wiggle dice make 2x10 whatever shows; a rolled 10 joins them
+      (3x10, 1/10), any other face leaves 2x10 (9/10); a hard die (always 10) adds one.
+    The widest set of 2d (no hard or wiggle dice): a pair, 2 wide at each face with
+    1/100 each; no set at all 90/100, read as (0, 0)."""
+    from rulesets.ore.pool import Pool
+
+    assert odds.highest_set(Pool(1, 0, 1)) == {(face, 2): Fraction(1, 10) for face in range(1, 11)}
+    assert odds.highest_set(Pool(1, 0, 2)) == {(10, 3): Fraction(1, 10), (10, 2): Fraction(9, 10)}
+    # A hard die always shows 10: 1d+1hd+2wd is 4x10 with a rolled 10, else 3x10.
+    assert odds.highest_set(Pool(1, 1, 2)) == {(10, 4): Fraction(1, 10), (10, 3): Fraction(9, 10)}
+    widest = {(2, face): Fraction(1, 100) for face in range(1, 11)}
+    widest[(0, 0)] = Fraction(90, 100)
+    assert odds.widest_set(Pool(2)) == widest

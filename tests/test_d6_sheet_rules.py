@@ -1,0 +1,84 @@
+"""D6 sheet (seed 001 and rulesets/d6/sheet.py): what a die code on the sheet may be,
+which code a roll uses, and where Strength Damage comes from.
+
+Seed: "Each die code (also known as a value) indicates the number of six-sided dice you
+roll (1D, 2D, 3D, 4D, 5D, etc.), and sometimes an added bonus of "+1" or "+2" [...]".
+The sheet (rulesets/d6/sheet.py): attributes default to 3D; a skill left off the sheet
+is rolled on its attribute; a weapon written "+1D" adds to Strength Damage (half the
+Physique or lifting dice, rounded up), any other is the damage itself; armour adds dice
+to resist damage and may be none (0D).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rulesets.d6 import D6Ruleset
+from rulesets.d6.codes import DieCode
+from rulesets.d6.sheet import code_of, strength_source
+from rulesets.fields import FieldError
+from tests.helpers import session_for
+from tracker.engine.errors import TrackerError
+
+
+def d6(*lines: str, **settings: Any) -> Any:
+    return session_for(D6Ruleset(), *lines, **settings)
+
+
+def test_an_attribute_or_skill_needs_a_die_armour_may_be_none() -> None:
+    """A roll needs at least one die ("1D, 2D, 3D, ..."): a 1D attribute is kept as
+    typed, a 0D+2 one is refused naming the field and "at least 1D". Armour only adds
+    dice: 0D is no armour, -1D is refused ("at least 0D")."""
+    s = d6("add A physique=1D armor=0D")
+    assert s.encounter.combatants["A"].stats["physique"] == "1D"
+    assert s.encounter.combatants["A"].stats["armor"] == "0D"
+    with pytest.raises(FieldError, match=r"add B\.physique: expected .*\(at least 1D\), got '0D\+2'"):
+        d6("add B physique=0D+2")
+    with pytest.raises(FieldError, match=r"add C\.armor: expected .*\(at least 0D\), got '-1D'"):
+        d6("add C armor=-1D")
+
+
+def test_a_weapon_code_does_damage_and_keeps_its_plus() -> None:
+    """A weapon is a damage code: "4D+1" does 4D+1 itself, "+1D+1" and "+2" add to
+    Strength Damage and keep their sign on the sheet. A code that does no damage (0D)
+    or takes it away (-1D) is refused, naming the field."""
+    s = d6("add A weapon=4d+1", "add B weapon=+1d+1", "add C weapon=+2", "add D weapon=+1")
+    stats = {name: c.stats["weapon"] for name, c in s.encounter.combatants.items()}
+    assert stats == {"A": "4D+1", "B": "+1D+1", "C": "+2", "D": "+1"}
+    for bad in ("0D", "-1D"):
+        with pytest.raises(FieldError, match=rf"add X\.weapon: expected a damage code such as 4D or \+1D, got '{bad}'"):
+            d6(f"add X weapon={bad}")
+
+
+def test_a_skill_left_off_the_sheet_is_rolled_on_its_attribute() -> None:
+    """The sheet: "A skill left off the sheet is rolled on its attribute (the [skills]
+    table says which)"; attributes default to 3D. By hand: dodge falls back on Reflexes,
+    so Reflexes 4D gives 4D; with no Reflexes either, 3D; a dodge of 2D on the sheet is
+    2D whatever the Reflexes. Rolled: 4D showing 2, 3, 4, 5 is 14."""
+    skills = D6Ruleset().data.raw
+    assert code_of({"reflexes": "4D"}, "dodge", skills) == DieCode(4, 0)
+    assert code_of({}, "dodge", skills) == DieCode(3, 0)
+    assert code_of({"reflexes": "4D", "dodge": "2D+1"}, "dodge", skills) == DieCode(2, 1)
+    assert code_of({"perception": "5D"}, "search", skills) == DieCode(5, 0)
+    s = d6("add A reflexes=4D")
+    s.execute("declare A dodge faces=2,3,4,5")
+    assert s.encounter.actions[-1].resolution.details["total"] == 14
+    with pytest.raises(TrackerError, match=r"skills\.dodge: expected one of reflexes, .*got 'luck'"):
+        code_of({}, "dodge", {"skills": {"dodge": "luck"}})
+
+
+def test_strength_damage_comes_from_lifting_if_listed_else_physique() -> None:
+    """The sheet: Strength Damage is "half the Physique or lifting dice, rounded up".
+    Lifting wins when the sheet lists it; else Physique, 3D by default. By hand: lifting
+    5D gives 3D; Physique 2D gives 1D. A strike without a weapon with lifting 5D (Physique
+    2D) rolls 3D: against a 1D target's resistance the faces are attack 4,4,4 (12 vs
+    10), damage 3, 3, 3 = 9 + 1 (2 result points / 5, rounded up) = 10."""
+    assert strength_source({"lifting": "5D", "physique": "2D"}) == ("lifting", DieCode(5, 0))
+    assert strength_source({"physique": "2D"}) == ("physique", DieCode(2, 0))
+    assert strength_source({}) == ("physique", DieCode(3, 0))
+    s = d6("add A brawling=3D lifting=5D physique=2D", "add B physique=1D")
+    s.execute("declare A strike skill=brawling target=B faces=4,4,4,3,3,3,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.details["damage"] == 10 and "Strength Damage 3D (lifting 5D)" in res.summary
