@@ -114,6 +114,10 @@ async def test_a_fields_message_that_keeps_its_lines_repaints_without_a_layout()
             set_error(label, "amount: expected a number, got 'x'")  # appears: a layout
             await wait_for(pilot, lambda: label.display and shows("amount: expected a number, got 'x'"), "the message shown")
             assert layouts[0] >= 1
+            # Counting starts once the layout the message set off is done and drawn (on a
+            # busy host the label can show the text a frame before the screen is laid out).
+            screen = app.screen
+            await wait_for(pilot, lambda: not (screen._layout_required or screen._repaint_required or screen._dirty_widgets), "the message's layout drawn")
             layouts[0] = 0
             set_error(label, "amount: expected a number, got 'xy'")  # one line still: a repaint
             await after("the longer message")
