@@ -10,7 +10,8 @@ seed's rows only:
 
 1. Fit a least-squares line E(R) = a + b*R through the official rows, where E is the
    row's expected number of successes (each die succeeds on 4+, so a dS contributes
-   (S-3)/S). The fit is done in exact fractions (a ~ 0.5240, b ~ 0.05119).
+   (S-3)/S). The fit is done in exact fractions (a = 41611/86080 ~ 0.4834,
+   b = 4537/86080 ~ 0.05271).
 2. For rating R pick, among all sets of 1 to 8 dice drawn from d4, d6, d8, d10, d12 and
    d20, the set whose expected successes is nearest a + b*R.
 3. Ties go to the set with fewer dice, then to the set whose sizes, listed from small
