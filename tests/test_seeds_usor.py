@@ -331,7 +331,7 @@ def test_the_rating_adds_its_modifications_before_the_roll(spec: str, rating: in
     assert parse_rating(spec) == rating
 
 
-@pytest.mark.parametrize("spec", ["16-", "12++4", "12+-4", "+16", "1 6x", "12X4", "sixteen"])
+@pytest.mark.parametrize("spec", ["16-", "12++4", "12+-4", "+16", "--4", "-+4", "1 6x", "12X4", "sixteen"])
 def test_a_rating_that_is_not_a_sum_of_whole_numbers_is_refused_by_name(spec: str) -> None:
     with pytest.raises(TrackerError, match=rf"^--vs: expected an Event Rating such as 16 or 35-4, got '{spec}'$".replace("+", r"\+")):
         parse_rating(spec, "--vs")

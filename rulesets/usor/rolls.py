@@ -170,7 +170,7 @@ def parse_rating(spec: str, what: str = "rating") -> int:
     text = spec.replace(" ", "")
     if not text:
         raise TrackerError(f"{what}: expected an Event Rating such as 16 or 35-4")
-    total, number, sign, seen = 0, "", 1, False
+    total, number, sign, seen, signed = 0, "", 1, False, False
     for ch in text + "+":
         if ch.isdigit():
             number += ch
@@ -178,9 +178,11 @@ def parse_rating(spec: str, what: str = "rating") -> int:
         if ch in "+-":
             if number:
                 total += sign * int(number)
-                number, seen = "", True
-            elif seen or ch == "+":
+                number, seen, signed = "", True, False
+            elif seen or signed or ch == "+":  # "12++4", "--4": a sign with no number
                 raise TrackerError(f"{what}: expected an Event Rating such as 16 or 35-4, got {spec!r}")
+            else:
+                signed = True  # a leading minus
             sign = 1 if ch == "+" else -1
             continue
         raise TrackerError(f"{what}: expected an Event Rating such as 16 or 35-4, got {spec!r}")
