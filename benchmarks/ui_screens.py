@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import fcntl
 import os
 import pty
@@ -457,7 +458,7 @@ class PtyApp:
         """Read until nothing has come for `quiet` seconds."""
         give_up = time.monotonic() + timeout
         while time.monotonic() < give_up and self._read(quiet):
-            pass
+            continue  # each read keeps what came; a quiet spell (or the timeout) ends it
 
     def _read(self, wait: float) -> bool:
         ready, _, _ = select.select([self.master], [], [], wait)
@@ -481,10 +482,8 @@ class PtyApp:
         os.write(self.master, data)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):  # it may have ended already
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.proc.wait()
         os.close(self.master)
 
