@@ -169,3 +169,15 @@ def test_a_name_nobody_bears_is_answered_with_the_names_like_it_not_forty() -> N
     small = session_for(registry.get("freeform"), "add Ann", "add Bo")
     with pytest.raises(TrackerError, match=r"^no combatant named 'Cy' \(combatants: Ann, Bo\)$"):
         small.execute("damage Cy 1")
+
+
+def test_a_player_in_a_big_fight_is_given_the_names_they_know_eight_at_most() -> None:
+    """The same refusal for a player: the engine's list (which knows the hidden Wraith)
+    is replaced by the names the player may know, capped the same way."""
+    s = session_for(registry.get("freeform"), "add Ann", "add Wraith hidden=true", "add Goblin x38")
+    s.role = Role.player(["Ann"])
+    with pytest.raises(TrackerError) as refused:
+        s.execute("declare Ann attack target=Wr")
+    text = str(refused.value)
+    assert "Wraith" not in text
+    assert text.endswith("(combatants: Ann, Goblin 1, Goblin 2, Goblin 3, Goblin 4, Goblin 5, Goblin 6, Goblin 7 and 31 more)"), text

@@ -80,6 +80,7 @@ from tracker.engine import (
     TrackerError,
     no_such_combatant,
 )
+from tracker.engine.errors import listed
 from tracker.engine.model import PENDING, Proposal
 from tracker.engine import table
 from tracker.library import Library, library_path, sheet_of
@@ -491,8 +492,7 @@ class Session:
         if self.role.is_gm or type(exc) is not TrackerError or "(combatants: " not in text:
             return exc
         head = text[: text.rindex("(combatants: ")]
-        known = ", ".join(sight(enc, self.role).names()) or "none yet"
-        return TrackerError(f"{head}(combatants: {known})")
+        return TrackerError(f"{head}(combatants: {listed(sight(enc, self.role).names())})")
 
     def _early(self, kind: str, actor: str = "") -> None:
         role = self.role

@@ -26,13 +26,17 @@ class CommandError(TrackerError):
     """A command line that could not be understood."""
 
 
+def listed(known: Sequence[str], typed: str = "") -> str:
+    """The names a refusal gives (those this reader may know): all of a few; of more, the
+    ones like `typed` first, `NAMES_IN_A_REFUSAL` at most, and how many more."""
+    if len(known) <= NAMES_IN_A_REFUSAL:
+        return ", ".join(known) or "none yet"
+    folded = typed.casefold().strip()
+    alike = [n for n in known if folded and (n.casefold().startswith(folded) or folded in n.casefold())]
+    shown = (alike + [n for n in known if n not in alike])[:NAMES_IN_A_REFUSAL]
+    return f"{', '.join(shown)} and {len(known) - len(shown)} more"
+
+
 def no_such_combatant(name: str, known: Sequence[str], prefix: str = "") -> TrackerError:
     """The refusal for a name nobody in `known` (the names this reader may know) bears."""
-    if len(known) <= NAMES_IN_A_REFUSAL:
-        listed = ", ".join(known) or "none yet"
-    else:
-        typed = name.casefold().strip()
-        alike = [n for n in known if typed and (n.casefold().startswith(typed) or typed in n.casefold())]
-        shown = (alike + [n for n in known if n not in alike])[:NAMES_IN_A_REFUSAL]
-        listed = f"{', '.join(shown)} and {len(known) - len(shown)} more"
-    return TrackerError(f"{prefix}no combatant named {name!r} (combatants: {listed})")
+    return TrackerError(f"{prefix}no combatant named {name!r} (combatants: {listed(known, name)})")
