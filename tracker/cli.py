@@ -637,6 +637,7 @@ _OWN = {"config": _config, "completion": _completion}
 def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
     from tracker import report
     from tracker.persistence.store import EncounterFile
+    from tracker.library import Library
     from tracker.roles import account
     from tracker.session import Session
 
@@ -645,7 +646,8 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
     loaded = store.load()
     role = _role(args, path, loaded)
     user = account() if role is not None else ""
-    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role)
+    library = Library.in_folder(path.parent, loaded.encounter.setup.ruleset)
+    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role, library)
     if args.script:
         try:
             data: bytes | str = Path(args.script).read_bytes()

@@ -65,7 +65,6 @@ from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, ContextManager, Protocol
 
 from tracker.engine import bounds
@@ -83,7 +82,7 @@ from tracker.engine import (
 from tracker.engine.errors import listed
 from tracker.engine.model import PENDING, Proposal
 from tracker.engine import table
-from tracker.library import Library, library_path, sheet_of
+from tracker.library import Library, sheet_of
 from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
@@ -96,9 +95,11 @@ MAX_COPIES = 100
 
 
 class Store(Protocol):
-    """What a session needs from persistence (see tracker.persistence.store)."""
+    """What a session needs from persistence (see tracker.persistence.store): a change
+    to the encounter it holds, under the file's lock; `install` is told the encounter
+    to hold from now on (others' changes folded in, or the file read again)."""
 
-    def transaction(self, session: "Session") -> ContextManager[None]: ...
+    def transaction(self, encounter: Encounter, install: Callable[[Encounter], None]) -> ContextManager[Encounter]: ...
 
 
 class _Replay:
@@ -377,11 +378,15 @@ class Session:
         store: Store | None = None,
         user: str = "",
         role: Role | None = None,
+        library: Library | None = None,
     ) -> None:
         self.encounter = encounter
         self.ruleset = ruleset
         self.dice: DiceSource = dice if dice is not None else RandomDice()
         self.store = store
+        # The ruleset's sheets, handed in by whoever opened the save (they know its
+        # folder: `Library.in_folder`); None for an encounter not saved in a file.
+        self.sheet_library = library
         self.user = user
         # Decided by whoever starts the session, never by a command (tracker.roles).
         self._role: Role = Role.gm()
@@ -529,7 +534,7 @@ class Session:
         self._early(kind, actor)
         if actor and not self.role.is_gm:
             self.lookup(actor)  # a hidden combatant's name is not confirmed to a player
-        context = self.store.transaction(self) if self.store is not None else nullcontext()
+        context = self.store.transaction(self.encounter, self._hold) if self.store is not None else nullcontext()
         with context:
             encounter = self.encounter
             before = len(encounter.log)
@@ -553,6 +558,11 @@ class Session:
         if event.kind in ("undo", "redo"):
             lines = [f"{event.kind}: {told}" if told else f"{event.kind} of change {event.args['target']}"]
         return Outcome(event, lines)
+
+    def _hold(self, encounter: Encounter) -> None:
+        """Hold the encounter the store read (others' changes folded in, or the file
+        read again after a change that was not saved)."""
+        self.encounter = encounter
 
     def execute(self, line: str) -> Outcome:
         """Run one line of the command language."""
@@ -667,20 +677,13 @@ class Session:
         return self.reorder(args[0], _int(args[1], "position"))
 
     # ----------------------------------------------------------------- library
-    library_folder: Path | None = None
-
     def library(self) -> Library:
-        """The ruleset's sheet library in the saves folder (the save file's folder)."""
+        """The ruleset's sheet library in the saves folder (handed in at the start)."""
         if not self.role.is_gm:
             raise self.role.refuse("library")
-        folder = self.library_folder
-        if folder is None:
-            store = self.store
-            path = getattr(store, "path", None) or getattr(getattr(store, "file", None), "path", None)
-            if path is None:
-                raise CommandError("library: this encounter has no saves folder (it is not saved in a file)")
-            folder = Path(path).parent
-        return Library(library_path(folder, self.encounter.setup.ruleset))
+        if self.sheet_library is None:
+            raise CommandError("library: this encounter has no saves folder (it is not saved in a file)")
+        return self.sheet_library
 
     def save_sheet(self, name: str, entry: str | None = None) -> Outcome:
         sheet = sheet_of(self.encounter, name, entry)
