@@ -414,8 +414,9 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         saves = paths.prepare(paths.locate(saves_option))
     if command is None or command == "open":
         from tracker import config
+        from tracker.ui import commands
 
-        config.load_checked()  # a bad config file is named here, before the screen takes over
+        config.load_checked(commands.tables())  # a bad config file is named here, before the screen takes over
         file = paths.resolve(args.file, saves) if command == "open" and args.file else None
         from tracker.ui.app import run
 
@@ -436,9 +437,10 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         return export(args, saves, out)
     if command == "web":
         from tracker import config
+        from tracker.ui import commands
         from tracker.web import web
 
-        config.load_checked()  # every tab's app reads it: a bad file is named here, once
+        config.load_checked(commands.tables())  # every tab's app reads it: a bad file is named here, once
 
         return web(args, saves)
     if command == "new":
@@ -591,16 +593,18 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
 
 def _config(args: argparse.Namespace, out: TextIO) -> int:
     from tracker import config
+    from tracker.ui import commands
 
+    tables = commands.tables()
     path = config.config_path()
     for item in args.set:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise TrackerError(f"--set {item}: expected KEY=VALUE (e.g. theme=nord, keys.next=n,space)")
-        config.remember(key.strip(), value.strip(), path)  # refused whole, file untouched, if it would not load
+        config.remember(key.strip(), value.strip(), path, tables)  # refused whole, file untouched, if it would not load
         sys.stderr.write(f"set {key.strip()} in {path}\n")
     try:
-        loaded = config.check_ruleset(config.check_ui(config.load(path)))
+        loaded = config.check_ruleset(config.check_ui(config.load(path), tables))
     except config.ConfigError as exc:
         if args.json:
             _out({"path": str(path), "exists": path.exists(), "error": str(exc)}, True, "", out)

@@ -393,15 +393,16 @@ class TableServer:
             str(self.options.saves),
         )
 
-    def runner(self, info: SeatInfo, sock: socket.socket | None) -> "Callable[[list[str]], int] | None":
-        """What a forked child runs (None: exec a new program)."""
+    def runner(self, info: SeatInfo, sock: socket.socket | None) -> "Callable[[], int] | None":
+        """What a forked child runs: the seat's app, started directly (None: exec a new
+        program, `python -m tracker.serve.seat`)."""
         if self.options.spawn != "fork":
             return None
         from tracker.serve import seat
 
         preloaded = self.preloaded
         live = preloaded.usable(Path(info.fight)) if preloaded is not None and info.fight else None
-        return lambda _argv: seat.run(info, live, sock)
+        return lambda: seat.run(info, live, sock)
 
     def host_viewer(self, info: SeatInfo, env: dict[str, str]) -> "Callable[[int], Any] | None":
         """Where a viewer's app runs when viewers share processes: a function given the

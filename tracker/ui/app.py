@@ -49,6 +49,7 @@ from tracker.engine import TrackerError
 from tracker.text import visible
 from tracker.ui import guard
 from tracker.roles import GM, Role, account
+from tracker.ui import commands
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
 from tracker.ui.screens.encounter import EncounterScreen
@@ -100,7 +101,7 @@ class TrackerApp(App[int]):
         self._told_where = -WHERE_SHOWN  # when Esc last said where a seat is
         from tracker import config
 
-        config.apply(self, viewer)  # theme and key bindings from the user's config file
+        config.apply(self, viewer, commands.tables())  # theme and key bindings from the user's config file
         self.saves = saves
         self.file = file
         self.viewer = viewer
@@ -224,7 +225,7 @@ class TrackerApp(App[int]):
         from tracker import config
 
         # A theme picked in the palette is remembered, never by a seat at a served table.
-        config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None)
+        config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None, commands.tables())
 
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""

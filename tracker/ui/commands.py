@@ -214,3 +214,12 @@ class CommandTable(Provider):
             score = max(matcher.match(text), matcher.match(command.help) * 0.8 if in_help else 0)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._run, command.name), help=command.help)
+
+
+def tables() -> list[tuple[Command, ...]]:
+    """Every screen's command table: the rows a key can be bound to (tracker.config
+    checks a config file's `[keys]` against them)."""
+    return [
+        value for value in globals().values()
+        if isinstance(value, tuple) and value and all(isinstance(c, Command) for c in value)
+    ]

@@ -464,10 +464,11 @@ class EncounterScreen(Screen[None]):
         self.query_one(DetailView).show(roster.current)
         self.app.roster_mode = mode  # type: ignore[attr-defined]  # set by tracker.config.apply
         from tracker import config
+        from tracker.ui.commands import tables
 
         app = self.app
         local = not (self.live.viewer or getattr(app, "seat", None) is not None)
-        self.run_worker(lambda: config.roster_mode_changed(app, mode, not local), thread=True, group="remember")
+        self.run_worker(lambda: config.roster_mode_changed(app, mode, not local, tables()), thread=True, group="remember")
 
     def do_viewers(self) -> None:
         from tracker.viewing import MODES, mode_of
