@@ -11,7 +11,7 @@ the client's pty request, with the seat's app on it (pty_bridge, seat).
   saves folder's group cannot forge it, as they could a file. The server checks the
   path (a fight in the saves folder) and loads it.
 - Players and viewers are on the table's fight and nothing else: no start screen, no
-  other file, no Esc out (tracker.ui.app.Seat). When the GM moves the table, the server
+  other file, no Esc out (tracker.ui.seat.Seat). When the GM moves the table, the server
   starts each player's and viewer's app again on the new fight, on the same connection,
   and the app says "The GM moved the table to NAME" (a form a player had open is dropped
   with the fight it was for). Until the GM has opened a fight
