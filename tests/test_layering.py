@@ -44,6 +44,7 @@ def test_pure_packages_do_not_import_textual() -> None:
 # arrow to that `__init__`, and would be a circle from inside the package.
 # `import a.b.c` is an arrow to `a.b.c`.
 #
+# A flow (DESIGN 9, "flows without screens") stands on the session and under the UI.
 # Within the top floors the front ends stand on the UI and the CLI on them all: nothing
 # but `python -m tracker` imports the CLI (a served seat starts its app directly).
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -53,10 +54,12 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "session",
         (
-            "tracker.session", "tracker.verbs", "tracker.roles", "tracker.viewing", "tracker.recent",
-            "tracker.report", "tracker.stats", "tracker.charts", "tracker.export", "tracker.completion",
+            "tracker.session", "tracker.verbs", "tracker.roles", "tracker.viewing", "tracker.wording",
+            "tracker.recent", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export",
+            "tracker.completion",
         ),
     ),
+    ("flows", ("tracker.declaring", "tracker.dice_plan")),  # steps over a session, no screen
     ("ui", ("tracker.ui",)),
     ("front ends", ("tracker.serve", "tracker.web")),
     ("cli", ("tracker.cli", "tracker.__main__")),
