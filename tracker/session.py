@@ -59,7 +59,6 @@ against the fresh state, and save before the lock is released.
 
 from __future__ import annotations
 
-import shlex
 from fnmatch import fnmatchcase
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
@@ -88,11 +87,11 @@ from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from rulesets.fields import yes_no
 from tracker.text import check_name, refuse_controls, visible
 from tracker.viewing import DICE_WORDS, sight
+from tracker import verbs
+from tracker.verbs import MAX_COPIES, split_command  # noqa: F401 - also read from here (the roster screen)
 
-MAX_COPIES = 100
 
 
 class Store(Protocol):
@@ -128,63 +127,8 @@ class Outcome:
     lines: list[str]
 
 
-def split_command(line: str) -> tuple[str, list[str], dict[str, str]]:
-    """'declare Seraph punch target=Sphinx' -> ('declare', ['Seraph', 'punch'], {'target': 'Sphinx'})."""
-    try:
-        words = shlex.split(line, comments=False)
-    except ValueError as exc:
-        raise CommandError(f"cannot read the command: {exc}") from None
-    if not words:
-        raise CommandError("empty command")
-    verb, rest = words[0].lower(), words[1:]
-    positional: list[str] = []
-    options: dict[str, str] = {}
-    for word in rest:
-        key, eq, value = word.partition("=")
-        if eq and key and key.replace("_", "").replace("-", "").isalnum() and not key[0].isdigit():
-            options[key.lower()] = value
-        else:
-            positional.append(word)
-    return verb, positional, options
-
-
 def _fmt_amount(value: int | float) -> str:
     return f"{value:g}"
-
-
-def _int(text: str, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise CommandError(f"{what}: expected a whole number, got {text!r}") from None
-    if abs(value) > bounds.MAX_SEGMENT:
-        raise CommandError(f"{what}: expected a whole number of at most {bounds.MAX_SEGMENT:,} in size, got {text}")
-    return value
-
-
-def _number(text: str, what: str) -> int | float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise CommandError(f"{what}: expected a number, got {text!r}") from None
-    bounds.number(value, what)
-    if value.is_integer():
-        # Whole numbers typed as such stay exact (float() would round 2**60 + 1).
-        try:
-            return int(text)
-        except ValueError:
-            return int(value)
-    return value
-
-
-def _copies(word: str) -> int | None:
-    """'x4' or '×4' -> 4; None if the word is not a count of copies."""
-    if len(word) > 1 and word[0] in "x×" and word[1:].isdigit():
-        count = int(word[1:])
-        if not 1 <= count <= MAX_COPIES:
-            raise CommandError(f"copies: expected x1 to x{MAX_COPIES}, got {word}")
-        return count
-    return None
 
 
 def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
@@ -328,44 +272,8 @@ def history(encounter: Encounter) -> list[HistoryLine]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class CommandHelp:
-    verb: str
-    usage: str
-    help: str
-
-
-COMMANDS: tuple[CommandHelp, ...] = (
-    CommandHelp("add", "add NAME [xN] key=value ...", "add a combatant, or N numbered copies (side=, hidden=true, surprised=N, sheet keys)"),
-    CommandHelp("declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]", "initiate an action (secret: the roll is hidden from viewers)"),
-    CommandHelp("maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed"),
-    CommandHelp("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress"),
-    CommandHelp("damage", "damage NAME[,NAME|GLOB*] AMOUNT [resource=R]", "deal damage (negative heals)"),
-    CommandHelp("heal", "heal NAME[,NAME|GLOB*] AMOUNT [resource=R]", "restore a resource"),
-    CommandHelp("set", "set NAME KEY VALUE", "adjust a resource or stat by hand"),
-    CommandHelp("condition", "condition NAME[,NAME|GLOB*] CONDITION SEGMENTS", "a condition that expires on an exact segment"),
-    CommandHelp("schedule", "schedule SEGMENT TEXT", "an event on a future segment"),
-    CommandHelp("surprise", "surprise NAME SEGMENT", "may not initiate before SEGMENT"),
-    CommandHelp("hide", "hide NAME", "hide a combatant from viewers"),
-    CommandHelp("unhide", "unhide NAME", "show a hidden combatant to viewers"),
-    CommandHelp("keep", "keep NAME", "let an action interrupted by throwback stand"),
-    CommandHelp("remove", "remove NAME", "take a combatant out of the encounter"),
-    CommandHelp("rename", "rename NAME NEW-NAME", "rename a combatant"),
-    CommandHelp("side", "side NAME SIDE", "change a combatant's side (\"\" for none)"),
-    CommandHelp("reorder", "reorder NAME POSITION", "move a combatant to a place in the roster (1 = top)"),
-    CommandHelp("library", "library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]", "the ruleset's library of sheets in the saves folder"),
-    CommandHelp("next", "next", "jump to the next segment where anything happens"),
-    CommandHelp("step", "step [N]", "move N segments (default 1)"),
-    CommandHelp("undo", "undo", "take back the latest change"),
-    CommandHelp("redo", "redo", "bring back the latest undone change"),
-    CommandHelp("note", "note TEXT", "write a note in the combat log"),
-    CommandHelp("roll", "roll DICE [secret=true]", "roll dice in the game's notation (2d10, ORE 5d+1wd, D6 3D+1) for everyone's log"),
-    CommandHelp("proposals", "proposals", "players' declarations waiting for the GM (setting player_declarations approval)"),
-    CommandHelp("approve", "approve N [target=NAME] [pt=N] [faces=N,N] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)"),
-    CommandHelp("refuse", "refuse N REASON", "refuse proposal N; the player sees the reason"),
-    CommandHelp("takeback", "takeback", "a player takes back their own last declaration (before anything else happens)"),
-    CommandHelp("setting", "setting KEY VALUE", "a table setting: player_declarations at_once|approval; viewer_resources exact|label|hidden"),
-)
+# The command language's verbs (tracker.verbs), under the name the help and tests know.
+COMMANDS = verbs.VERBS
 
 
 class Session:
@@ -555,18 +463,12 @@ class Session:
         return Outcome(event, lines)
 
     def execute(self, line: str) -> Outcome:
-        """Run one line of the command language."""
+        """Run one line of the command language: the verb's row (tracker.verbs) reads the
+        words, then its typed method here does the rest, through the role guard."""
         refuse_controls(line.replace("\t", " "), "command")
-        line = line.replace("\t", " ")
-        if line.split(None, 1)[:1] == ["note"]:
-            # A note is free text: take it as typed, quotes and `=` included.
-            return self.note(line.strip()[len("note") :].strip())
-        verb, args, opts = split_command(line)
-        handler = getattr(self, f"_cmd_{verb}", None)
-        if handler is None:
-            known = ", ".join(c.verb for c in COMMANDS)
-            raise CommandError(f"unknown command {verb!r} (commands: {known})")
-        return handler(args, opts)
+        call = verbs.read(line)
+        outcome: Outcome = getattr(self, call.method)(*call.args, **call.kwargs)
+        return outcome
 
     # ----------------------------------------------------------------- roster
     def add(self, name: str, values: dict[str, Any], *, side: str = "", hidden: bool = False, surprised_until: int = 0, copies: int = 1) -> Outcome:
@@ -611,17 +513,6 @@ class Session:
             number += 1
         return names
 
-    def _cmd_add(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        copies = _copies(args[-1]) if len(args) == 2 else None
-        if copies is not None:
-            args = args[:1]
-        if len(args) != 1:
-            raise CommandError("usage: add NAME [xN] key=value ... (quote a name with spaces)")
-        side = opts.pop("side", "")
-        hidden = yes_no(opts.pop("hidden", "false"), "hidden")
-        surprised = _int(opts.pop("surprised", "0"), "surprised")
-        return self.add(args[0], opts, side=side, hidden=hidden, surprised_until=surprised, copies=copies or 1)
-
     def rename(self, name: str, new: str) -> Outcome:
         new = new.strip()
         if not new:
@@ -637,20 +528,10 @@ class Session:
 
         return self.submit(build, kind="rename")
 
-    def _cmd_rename(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: rename NAME NEW-NAME (quote names with spaces)")
-        return self.rename(args[0], args[1])
-
     def set_side(self, name: str, side: str) -> Outcome:
         side = side.strip()
         refuse_controls(side, "side")
         return self.submit(lambda enc: Event("side", {"target": enc.combatant(name).name, "side": side}), kind="side")
-
-    def _cmd_side(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) not in (1, 2):
-            raise CommandError('usage: side NAME SIDE (side "" for none)')
-        return self.set_side(args[0], args[1] if len(args) == 2 else "")
 
     def reorder(self, name: str, position: int) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -660,11 +541,6 @@ class Session:
             return Event("reorder", {"target": c.name, "position": position})
 
         return self.submit(build, kind="reorder")
-
-    def _cmd_reorder(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: reorder NAME POSITION (1 = top)")
-        return self.reorder(args[0], _int(args[1], "position"))
 
     # ----------------------------------------------------------------- library
     library_folder: Path | None = None
@@ -692,34 +568,19 @@ class Session:
         sheet = self.library().get(entry)
         return self.add(name or sheet.name, sheet.values(), side=sheet.side if side is None else side, hidden=hidden, copies=copies)
 
-    def _cmd_library(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        usage = "usage: library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]"
-        if not args:
-            library = self.library()
-            names = library.names()
-            return Outcome(None, [visible(f"{library.path.name}: {', '.join(names) if names else 'no sheets yet (library save NAME)'}")])
-        action, rest = args[0].lower(), args[1:]
-        if action == "save" and len(rest) == 1:
-            return self.save_sheet(rest[0], opts.get("as"))
-        if action == "add" and rest:
-            copies = _copies(rest[-1]) if len(rest) > 1 else None
-            if copies is not None:
-                rest = rest[:-1]
-            if len(rest) > 2:
-                raise CommandError(usage)
-            hidden = yes_no(opts.get("hidden", "false"), "hidden")
-            return self.add_from_library(rest[0], rest[1] if len(rest) == 2 else None, copies=copies or 1, side=opts.get("side"), hidden=hidden)
-        if action == "delete" and len(rest) == 1:
-            library = self.library()
-            library.delete(rest[0])
-            return Outcome(None, [visible(f"{rest[0]}: sheet deleted from {library.path.name}")])
-        raise CommandError(usage)
+    def library_sheets(self) -> Outcome:
+        """`library`: the sheets kept in the library."""
+        library = self.library()
+        names = library.names()
+        return Outcome(None, [visible(f"{library.path.name}: {', '.join(names) if names else 'no sheets yet (library save NAME)'}")])
+
+    def delete_sheet(self, entry: str) -> Outcome:
+        library = self.library()
+        library.delete(entry)
+        return Outcome(None, [visible(f"{entry}: sheet deleted from {library.path.name}")])
 
     def remove(self, name: str) -> Outcome:
         return self.submit(lambda enc: Event("remove", {"name": enc.combatant(name).name}), kind="remove")
-
-    def _cmd_remove(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.remove(self._one_name(args, "remove NAME"))
 
     # ----------------------------------------------------------------- actions
     def request(
@@ -913,16 +774,6 @@ class Session:
             },
         )
 
-    def _cmd_declare(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) < 2:
-            raise CommandError("usage: declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [key=value ...]")
-        actor, template = args[0], " ".join(args[1:])
-        targets = [t for t in opts.pop("target", opts.pop("targets", "")).split(",") if t]
-        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
-        faces = opts.pop("faces", None)
-        secret = yes_no(opts.pop("secret", "false"), "secret")
-        return self.declare(actor, template, targets, pt=pt, faces=faces, params=opts, secret=secret)
-
     def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
         return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params), kind="maintain", actor=actor)
 
@@ -953,12 +804,6 @@ class Session:
         mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
         return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark})
 
-    def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")
-        faces = opts.pop("faces", None)
-        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
-        return self.maintain(name, pt=pt, faces=faces, params=opts)
-
     def abort(self, actor: str, template: str | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:
             args: dict[str, Any] = {"actor": enc.combatant(actor).name}
@@ -967,11 +812,6 @@ class Session:
             return Event("abort", args)
 
         return self.submit(build, kind="abort", actor=actor)
-
-    def _cmd_abort(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if not args:
-            raise CommandError("usage: abort ACTOR [TEMPLATE]")
-        return self.abort(args[0], " ".join(args[1:]) or None)
 
     # ----------------------------------------------------------------- changes
     def default_resource(self, name: str, encounter: Encounter | None = None) -> str:
@@ -1043,18 +883,9 @@ class Session:
 
         return self.submit(build, kind="damage")
 
-    def _cmd_damage(self, args: list[str], opts: dict[str, str], sign: int = 1) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: damage NAME[,NAME|GLOB] AMOUNT [resource=R]")
-        return self.damage(args[0], sign * _number(args[1], "amount"), opts.get("resource"))
-
-    def _cmd_heal(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self._cmd_damage(args, opts, -1)
-
-    def _cmd_set(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 3:
-            raise CommandError("usage: set NAME KEY VALUE")
-        return self.set_value(*args)
+    def heal(self, name: str, amount: int | float, resource: str | None = None) -> Outcome:
+        """`damage` by a negative amount."""
+        return self.damage(name, -amount, resource)
 
     def set_value(self, name: str, key: str, raw: str) -> Outcome:
         """`set NAME KEY VALUE`: `raw` as typed, checked against the sheet."""
@@ -1069,12 +900,12 @@ class Session:
         is_resource = key in c.resources or (key not in c.stats and key in {f.name for f in self.ruleset.resource_fields()})
         value: Any
         if is_resource:
-            value = _number(raw, where)
+            value = verbs.number(raw, where)
             _, checked = self.ruleset.check_sheet({}, {key: value}, where)
             value = checked[key]
         else:
             try:
-                value = _number(raw, where)
+                value = verbs.number(raw, where)
             except TrackerError:
                 value = raw
             if key in {f.name for f in self.ruleset.stat_fields()}:
@@ -1091,12 +922,6 @@ class Session:
         bounds.value(value, where)
         return Event("set", {"target": c.name, "key": key, "value": value})
 
-    def _cmd_condition(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 3:
-            raise CommandError("usage: condition NAME CONDITION SEGMENTS")
-        name, condition, duration = args[0], args[1], _int(args[2], "segments")
-        return self.condition(name, condition, duration)
-
     def condition(self, names: str, condition: str, duration: int) -> Outcome:
         """A condition on one combatant or several (`chosen`), as one change."""
         refuse_controls(condition, "condition")
@@ -1110,33 +935,23 @@ class Session:
 
         return self.submit(build, kind="condition")
 
-    def _cmd_schedule(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) < 2:
-            raise CommandError("usage: schedule SEGMENT TEXT")
-        at, text = _int(args[0], "segment"), " ".join(args[1:])
-        refuse_controls(text, "schedule: text")
-        return self.submit(lambda enc: Event("schedule", {"at": at, "text": text}), kind="schedule")
-
-    def _cmd_surprise(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: surprise NAME SEGMENT")
-        return self.surprise(args[0], _int(args[1], "segment"))
-
     def surprise(self, name: str, until: int) -> Outcome:
         return self.submit(lambda enc: Event("surprise", {"target": enc.combatant(name).name, "until": until}), kind="surprise")
 
     def hide(self, name: str, hidden: bool = True) -> Outcome:
         return self.submit(lambda enc: Event("hide", {"target": enc.combatant(name).name, "hidden": hidden}), kind="hide")
 
-    def _cmd_hide(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.hide(self._one_name(args, "hide NAME"))
+    def unhide(self, name: str) -> Outcome:
+        return self.hide(name, False)
 
-    def _cmd_unhide(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.hide(self._one_name(args, "unhide NAME"), False)
-
-    def _cmd_keep(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        name = self._one_name(args, "keep NAME")
+    def keep(self, name: str) -> Outcome:
+        """Let `name`'s action interrupted by throwback stand."""
         return self.submit(lambda enc: Event("keep", {"target": enc.combatant(name).name}), kind="keep")
+
+    def schedule(self, at: int, text: str) -> Outcome:
+        """Something that happens on segment `at`, said in the log then."""
+        refuse_controls(text, "schedule: text")
+        return self.submit(lambda enc: Event("schedule", {"at": at, "text": text}), kind="schedule")
 
     def note(self, text: str) -> Outcome:
         if not text:
@@ -1176,12 +991,6 @@ class Session:
 
         return self.submit(build, kind="roll")
 
-    def _cmd_roll(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        secret = yes_no(opts.pop("secret", "false"), "secret")
-        if opts:
-            raise CommandError(f"roll: unknown option {next(iter(opts))!r} (only secret=true)")
-        return self.roll(" ".join(args), secret=secret)
-
     # ----------------------------------------------------------------- time
     def next(self) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -1203,12 +1012,6 @@ class Session:
 
         return self.submit(build, kind="advance")
 
-    def _cmd_next(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.next()
-
-    def _cmd_step(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.step(_int(args[0], "segments") if args else 1)
-
     def undo(self) -> Outcome:
         def build(enc: Encounter) -> Event:
             target = enc.undo_target()
@@ -1226,12 +1029,6 @@ class Session:
             return Event("redo", {"target": target.seq})
 
         return self.submit(build, kind="redo")
-
-    def _cmd_undo(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.undo()
-
-    def _cmd_redo(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.redo()
 
     # ----------------------------------------------------------------- players
     def _by_of(self, enc: Encounter, seq: int) -> str:
@@ -1254,15 +1051,6 @@ class Session:
         by = self._by_of(self.encounter, p.seq)
         signed = f" ({who(by)})" if by else ""
         return visible(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")
-
-    def _cmd_proposals(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if self.role.is_viewer:
-            raise self.role.refuse("proposals")
-        found = self.proposals()
-        if not found:
-            mode = self.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
-            return Outcome(None, [f"no proposals waiting (player_declarations is {mode})"])
-        return Outcome(None, [self.proposal_line(p) for p in found])
 
     def approve(
         self,
@@ -1297,26 +1085,21 @@ class Session:
 
         return self.submit(build, kind="approve")
 
-    def _cmd_approve(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 1:
-            raise CommandError("usage: approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] (N: the proposal's number)")
-        seq = _int(args[0], "approve: proposal")
-        targets = [t for t in opts.pop("target").split(",") if t] if "target" in opts else None
-        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
-        faces = opts.pop("faces", None)
-        return self.approve(seq, targets=targets, pt=pt, faces=faces, params=opts or None)
+    def show_proposals(self) -> Outcome:
+        """`proposals`: the waiting ones this session may see, one line each."""
+        if self.role.is_viewer:
+            raise self.role.refuse("proposals")
+        found = self.proposals()
+        if not found:
+            mode = self.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
+            return Outcome(None, [f"no proposals waiting (player_declarations is {mode})"])
+        return Outcome(None, [self.proposal_line(p) for p in found])
 
     def refuse(self, seq: int, reason: str = "") -> Outcome:
         """Refuse proposal `seq`; the player sees the reason."""
         reason = reason.strip()
         refuse_controls(reason, "refuse: reason")
         return self.submit(lambda enc: Event("refuse", {"target": seq, "reason": reason or None}), kind="refuse")
-
-    def _cmd_refuse(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if not args:
-            raise CommandError("usage: refuse N REASON (N: the proposal's number)")
-        reason = " ".join(args[1:] + [f"{k}={v}" for k, v in opts.items()])
-        return self.refuse(_int(args[0], "refuse: proposal"), reason)
 
     def takeback(self) -> Outcome:
         """Take back this session's own last declaration: a pending proposal is withdrawn;
@@ -1342,22 +1125,6 @@ class Session:
 
         return self.submit(build, kind="withdraw")
 
-    def _cmd_takeback(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if args:
-            raise CommandError("usage: takeback")
-        return self.takeback()
-
     def setting(self, key: str, value: str) -> Outcome:
         """Change a table setting (tracker.engine.table) during the fight."""
         return self.submit(lambda enc: Event("setting", {"key": key, "value": table.check(key, value, "setting")}), kind="setting")
-
-    def _cmd_setting(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: setting KEY VALUE (player_declarations at_once|approval; viewer_resources exact|label|hidden)")
-        return self.setting(args[0], args[1])
-
-    @staticmethod
-    def _one_name(args: list[str], usage: str) -> str:
-        if len(args) != 1:
-            raise CommandError(f"usage: {usage}")
-        return args[0]
