@@ -1,7 +1,9 @@
 """A session: one encounter, its ruleset adapter, a dice source, and the command language.
 
 The commands are the same whether they come from `tracker play`, the TUI's `:` line or a
-key binding (the TUI calls the same methods):
+key binding (the TUI calls the same methods). Each verb is one row of `tracker.verbs`,
+which reads a line's words and names the typed method here that it calls; this list is
+checked against that table (tests/test_verbs.py):
 
     add NAME key=value ...            side=, hidden=true, surprised=SEGMENT, then sheet keys
     declare ACTOR TEMPLATE [target=NAME[,NAME]] [pt=N] [faces=N,N] [secret=true] [key=value ...]
@@ -19,6 +21,7 @@ key binding (the TUI calls the same methods):
     rename NAME NEW-NAME / side NAME SIDE / reorder NAME POSITION
     library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]
     next | step [N] | undo | redo | note TEXT
+    roll DICE [secret=true]           a table roll in the game's notation, or dice such as 2d10
     setting player_declarations at_once|approval
     proposals | approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] | refuse N REASON
     takeback
