@@ -223,3 +223,18 @@ def test_an_unknown_verb_is_refused_with_the_list_from_the_table() -> None:
     with pytest.raises(CommandError) as refused:
         verbs.read("Frobnicate Ann")
     assert str(refused.value) == f"unknown command 'frobnicate' (commands: {', '.join(NAMES)})"
+
+
+def test_the_rest_of_the_line_is_passed_as_typed_even_when_empty() -> None:
+    """A required text argument typed as '' reaches the method as '' (the method says
+    what is wrong with it); an optional one left empty takes its default."""
+    assert verbs.read("declare Ann ''").args == ("Ann", "")
+    assert verbs.read("declare Ann big  swing").args == ("Ann", "big swing")
+    assert verbs.read("abort Ann ''").args == ("Ann", None)
+    assert verbs.read("schedule 5 ''").args == (5, "")
+    assert verbs.read("roll").args == ("",)
+
+
+def test_a_note_is_taken_as_typed_in_any_case() -> None:
+    assert verbs.read('note  a "quoted" x=1 ').args == ('a "quoted" x=1',)
+    assert verbs.read('NOTE the "gate" holds x=1').args == ('the "gate" holds x=1',)

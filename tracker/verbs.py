@@ -20,8 +20,10 @@ its sub-commands, `refuse` whose reason may hold `=`, `roll` refusing unknown op
 name a small parser function of their own. A usage refusal keeps each verb's own wording
 (`misuse`), as users and tests know it.
 
-Decision: `note` takes the rest of the line as typed (quotes and `=` included), so it is
-read before the line is split into words (`raw`). No Textual here: the CLI reads it.
+Decisions: `note` takes the rest of the line as typed (quotes and `=` included), so it
+is read before the line is split into words (`raw`). A verb is read in any case: `NOTE
+hi` is a note (it used to be refused as an unknown command while the refusal listed
+`note`). No Textual here: the CLI reads it.
 """
 
 from __future__ import annotations
@@ -205,7 +207,8 @@ class Verb:
         for i, arg in enumerate(fixed):
             out.append(_value(arg.kind, args[i], arg.label or arg.name.lower()) if i < len(args) else arg.default)
         if text is not None:
-            out.append(" ".join(args[len(fixed) :]) or text.default)
+            joined = " ".join(args[len(fixed) :])
+            out.append(text.default if text.optional and not joined else joined)
         return tuple(out)
 
     def keywords(self, opts: dict[str, str]) -> dict[str, Any]:
