@@ -160,6 +160,9 @@ Parser = Callable[["Verb", list[str], dict[str, str]], Call]
 
 @dataclass(frozen=True, slots=True)
 class Verb:
+    """One verb of the command language. `roles` says who may use it, for what is offered
+    and documented; the session's guard is what refuses (the tests hold the two equal)."""
+
     name: str
     usage: str  # as the help lists it
     help: str
@@ -176,6 +179,7 @@ class Verb:
 
     @property
     def verb(self) -> str:
+        """The name, as the rows of `tracker.session.COMMANDS` have always called it."""
         return self.name
 
     @property
