@@ -238,3 +238,13 @@ def test_the_rest_of_the_line_is_passed_as_typed_even_when_empty() -> None:
 def test_a_note_is_taken_as_typed_in_any_case() -> None:
     assert verbs.read('note  a "quoted" x=1 ').args == ('a "quoted" x=1',)
     assert verbs.read('NOTE the "gate" holds x=1').args == ('the "gate" holds x=1',)
+
+
+def test_only_the_command_line_runs_a_line_of_the_language_in_the_app() -> None:
+    """Keys, forms and the palette call typed Session methods; the `:` line is the one
+    place the app hands the session a line to parse."""
+    found = []
+    for path in sorted((ROOT / "tracker" / "ui").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.name}: {line.strip()}" for line in text.splitlines() if ".execute(" in line or "shlex" in line]
+    assert len(found) == 1 and 's.execute(values["line"])' in found[0], found
