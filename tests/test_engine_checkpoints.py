@@ -1,7 +1,7 @@
 """Undo through checkpoints gives exactly the state a fold from scratch gives.
 
 A checkpoint keeps the state as values and puts the fields of the actions still in
-progress back on restore (tracker/engine/encounter.py, `_snapshot`). These tests walk
+progress back on restore (tracker/engine/checkpoints.py, `_snapshot`). These tests walk
 random fights with checkpoints taken as often as the policy allows, undoing and redoing
 at random, and after every step compare the whole state (every combatant field, every
 action field, the queue, proposals, settings, the log) with a fresh fold of the
@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tracker.engine import Encounter, Event, Resolution
+from tracker.engine import checkpoints
 from tracker.engine import encounter as engine
 from tracker.engine.effects import Condition, Damage, Throwback
 from tracker.engine.errors import TrackerError
@@ -123,7 +124,7 @@ def _step(enc: Encounter, rng: random.Random, step: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_undo_from_checkpoints_matches_a_fold_from_scratch(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 2)
     rng = random.Random(seed)
     enc = make("Ann", "Bo", "Cy", "Di", hp=40)
     taken = 0
@@ -137,7 +138,7 @@ def test_undo_from_checkpoints_matches_a_fold_from_scratch(seed: int, monkeypatc
 def test_undoing_an_approval_right_after_a_checkpoint_reopens_the_proposal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A proposal's status changes in place when the GM approves it: a checkpoint taken
     while it was pending must keep it pending."""
-    monkeypatch.setattr(engine, "CHECKPOINT_EVERY", 1)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 1)
     monkeypatch.setattr(engine.Encounter, "_interval", lambda self: 1)
     enc = make("Ann", "Bo")
     enc.apply(Event("setting", {"key": "player_declarations", "value": "approval"}))
