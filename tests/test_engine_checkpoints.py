@@ -10,6 +10,7 @@ effective events.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -161,3 +162,16 @@ def test_a_checkpoint_shares_no_container_with_the_live_state() -> None:
     for name in Combatant.__dataclass_fields__:
         if isinstance(getattr(c, name), (dict, list, set)):
             assert name in engine._FLAT, name
+
+
+def test_the_checkpoint_record_names_every_piece_of_the_fold() -> None:
+    """Everything `_reset` gives a fresh fold is a field of `Checkpoint` (its name without
+    the leading underscore), so no piece of state can be left out of an undo by omission."""
+    enc = make("Ann")
+    bare = object.__new__(Encounter)
+    bare.setup, bare.time, bare._checkpoints, bare._keep_from = enc.setup, enc.time, {}, 0
+    before = set(vars(bare))
+    bare._reset()
+    folded = {name.lstrip("_") for name in set(vars(bare)) - before}
+    record = {f.name for f in dataclasses.fields(checkpoints.Checkpoint)} - {"live", "live_values"}
+    assert folded == record

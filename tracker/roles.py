@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tracker.engine.errors import RuleRefusal
+from tracker.engine.kinds import PLAYER_KINDS as PLAYER_KINDS  # re-exported: other layers read it here
 from tracker.engine.model import LogEntry
 
 if TYPE_CHECKING:
@@ -53,8 +54,8 @@ VIEWER = "viewer"
 PLAYER_TAG = "player:"
 GM_TAG = "gm:"
 
-# What a player may do, by event kind (each still limited to its own combatants).
-PLAYER_KINDS = ("declare", "maintain", "abort", "propose", "withdraw")
+# What a player may do, by event kind (each still limited to its own combatants), is
+# PLAYER_KINDS: the `player` column of the table of kinds (tracker.engine.kinds).
 
 
 @dataclass(frozen=True, slots=True)
