@@ -178,3 +178,18 @@ def test_the_parts_import_the_core_and_never_each_other() -> None:
         assert not imports & (PARTS | {"encounter"}), (part, imports & PARTS)
     assert PARTS <= _engine_imports("encounter")
     assert not _engine_imports("kinds") & (PARTS | {"core", "encounter"})
+
+
+def test_a_refusal_names_the_kind_in_the_tables_words() -> None:
+    assert {name: row.refused_as for name, row in KINDS.items() if row.refused_as} == {
+        "set": "set (a resource or stat)",
+        "advance": "moving time (next, step)",
+        "approve": "approving a proposal",
+        "refuse": "refusing a proposal",
+    }
+    assert str(SERAPH.refuse("advance")).startswith(
+        "moving time (next, step): a player declares, maintains and aborts actions for their own combatants (Ann) "
+        "and takes back their own last declaration; everything else is the GM's"
+    )
+    assert str(Role.viewer().refuse("approve")).startswith("approving a proposal: a viewer's session is read-only; changes are made by the GM")
+    assert str(Role.viewer().refuse("library")).startswith("library: a viewer's session is read-only; changes are made by the GM")

@@ -16,7 +16,9 @@ A row says:
   (`GM_ONLY`); a viewer makes none;
 - `rewrites_history`: folding it rewrites earlier actions and log lines (a rename), so
   the checkpoints taken before it are dropped (tracker.engine.checkpoints);
-- `proposable`: a player's proposal may stand for it (`propose`'s `action`).
+- `proposable`: a player's proposal may stand for it (`propose`'s `action`);
+- `refused_as`: how a refusal to a player or viewer names it, where the kind's own name
+  would not say it ("moving time (next, step)" for `advance`; `tracker.roles.Role.refuse`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class Kind:
     guard: str = GM_ONLY
     rewrites_history: bool = False
     proposable: bool = False
+    refused_as: str = ""
 
 
 def fmt(value: Any) -> str:
@@ -131,9 +134,9 @@ def _rows() -> dict[str, Kind]:
         Kind("damage", {"target": (STR, True), "amount": (NUM, True), "resource": (STR, True), "overflow": (STR, False), "also": (DAMAGE_ALSO, False)},
              _damage, "_damage"),
         Kind("set", {"target": (STR, True), "key": (STR, True), "value": (ANY, True)},
-             lambda a: f"{a.get('target')}: {a.get('key')} set to {fmt(a.get('value'))}", "_set"),
+             lambda a: f"{a.get('target')}: {a.get('key')} set to {fmt(a.get('value'))}", "_set", refused_as="set (a resource or stat)"),
         Kind("advance", {"to": (INT, True)},
-             lambda a: f"time moves on to segment {a.get('to')}", "_advance"),
+             lambda a: f"time moves on to segment {a.get('to')}", "_advance", refused_as="moving time (next, step)"),
         Kind("condition", {"target": (STR, True), "name": (STR, True), "duration": (INT, True), "also": (STRS, False)},
              lambda a: f"{_and_others(a)} {'is' if not a.get('also') else 'are'} {a.get('name')} for {a.get('duration')} segments", "_condition"),
         Kind("schedule", {"at": (INT, True), "text": (STR, True)},
@@ -161,9 +164,10 @@ def _rows() -> dict[str, Kind]:
         Kind("propose", {"action": (("declare, maintain or abort", lambda v: v in PROPOSABLE), True), **PROPOSED},
              _propose, "_propose", player=True, guard=OWN_ACTOR),
         Kind("approve", {"target": (INT, True), **PROPOSED},
-             lambda a: f"the GM approves proposal {a.get('target')}" + (" (edited)" if a.get("actor") else ""), "_approve"),
+             lambda a: f"the GM approves proposal {a.get('target')}" + (" (edited)" if a.get("actor") else ""), "_approve",
+             refused_as="approving a proposal"),
         Kind("refuse", {"target": (INT, True), "reason": (STR, False)},
-             _refuse, "_refuse"),
+             _refuse, "_refuse", refused_as="refusing a proposal"),
         Kind("withdraw", {"target": (INT, True)},
              lambda a: f"proposal {a.get('target')} is taken back", "_withdraw", player=True, guard=OWN_PROPOSAL),
         Kind("setting", {"key": (STR, True), "value": (ANY, True)},
@@ -178,6 +182,13 @@ KINDS: Mapping[str, Kind] = _rows()
 PLAYER_KINDS = tuple(name for name, row in KINDS.items() if row.player)
 PROPOSABLE = tuple(name for name, row in KINDS.items() if row.proposable)
 REWRITES_HISTORY = frozenset(name for name, row in KINDS.items() if row.rewrites_history)
+
+
+def refused_as(what: str) -> str:
+    """How a refusal names `what`: its row's words, else `what` itself (a kind without
+    words of its own, or a change that is not an event, such as the sheet library)."""
+    row = KINDS.get(what)
+    return what if row is None or not row.refused_as else row.refused_as
 
 
 def guard_of(kind: str) -> str:
