@@ -84,16 +84,19 @@ from tracker.engine import (
 )
 from tracker.engine.errors import listed
 from tracker.engine.model import PENDING, Proposal
-from tracker.engine import table
+from tracker.engine import kinds, table
 from tracker.library import Library, library_path, sheet_of
 from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from tracker.text import check_name, refuse_controls, visible
-from tracker.viewing import DICE_WORDS, sight
+from tracker.viewing import sight
 from tracker import verbs
 from tracker.verbs import MAX_COPIES, split_command  # noqa: F401 - also read from here (the roster screen)
+# The description functions live in tracker.wording; re-exported for their readers.
+from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
+from tracker.wording import history as history, said as said, segment_of as segment_of
 
 
 
@@ -144,134 +147,6 @@ def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
         out["params"] = kept
     if pt is not None:
         out["pt"] = pt
-    return out
-
-
-def _fmt(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def describe(event: Event, *, by: bool = True) -> str:
-    """One event in words, as `undo`, `redo` and the history view say it, with who made
-    it ("(player bob)", "(GM alice)") when the event is signed and `by` is true."""
-    text = _describe(event)
-    return f"{text} ({who(event.by)})" if by and event.by else text
-
-
-def _and_others(a: dict[str, Any]) -> str:
-    """The target of a damage or condition event and those it also reaches."""
-    also = [x.get("target", "?") if isinstance(x, dict) else x for x in a.get("also") or ()]
-    return ", ".join([str(a.get("target"))] + [str(x) for x in also])
-
-
-def _describe(event: Event) -> str:
-    a = event.args
-    kind = event.kind
-    if kind == "add":
-        names = a.get("names") or [a.get("name", "?")]
-        return f"{', '.join(names)} {'joins' if len(names) == 1 else 'join'} the fight"
-    if kind == "remove":
-        return f"{a.get('name')} leaves the fight"
-    if kind == "declare":
-        aim = f" against {', '.join(a['targets'])}" if a.get("targets") else ""
-        return f"{a.get('actor')} declares {a.get('template')}{aim}"
-    if kind == "maintain":
-        return f"{a.get('actor')} maintains the attack"
-    if kind == "abort":
-        return f"{a.get('actor')} aborts {a.get('template') or 'an action'}"
-    if kind == "damage":
-        amount = a.get("amount", 0)
-        verb = "takes" if not isinstance(amount, (int, float)) or amount >= 0 else "heals"
-        shown = amount if verb == "takes" else -amount
-        return f"{_and_others(a)} {verb} {_fmt(shown)} {a.get('resource')}"
-    if kind == "set":
-        return f"{a.get('target')}: {a.get('key')} set to {_fmt(a.get('value'))}"
-    if kind == "advance":
-        return f"time moves on to segment {a.get('to')}"
-    if kind == "condition":
-        return f"{_and_others(a)} {'is' if not a.get('also') else 'are'} {a.get('name')} for {a.get('duration')} segments"
-    if kind == "schedule":
-        return f"scheduled for segment {a.get('at')}: {a.get('text')}"
-    if kind == "surprise":
-        return f"{a.get('target')} is surprised until segment {a.get('until')}"
-    if kind == "hide":
-        return f"{a.get('target')} is {'hidden from' if a.get('hidden', True) else 'shown to'} viewers"
-    if kind == "keep":
-        return f"the GM keeps {a.get('target')}'s interrupted action"
-    if kind == "note":
-        return f"note: {a.get('text')}"
-    if kind == "roll":
-        return f"roll {a.get('text')}" + (" (secret)" if a.get("secret") else "")
-    if kind == "rename":
-        return f"{a.get('target')} is renamed {a.get('name')}"
-    if kind == "side":
-        return f"{a.get('target')} joins side {a.get('side')}" if a.get("side") else f"{a.get('target')} leaves its side"
-    if kind == "reorder":
-        return f"{a.get('target')} moves to place {a.get('position')} in the roster"
-    if kind in ("undo", "redo"):
-        return f"{kind} of change {a.get('target')}"
-    if kind == "propose":
-        proposed = _describe(Event(a.get("action", "declare"), a))
-        return f"proposal: {proposed}"
-    if kind == "approve":
-        return f"the GM approves proposal {a.get('target')}" + (" (edited)" if a.get("actor") else "")
-    if kind == "refuse":
-        why = f": {a.get('reason')}" if a.get("reason") else ""
-        return f"the GM refuses proposal {a.get('target')}{why}"
-    if kind == "withdraw":
-        return f"proposal {a.get('target')} is taken back"
-    if kind == "setting":
-        return f"setting: {a.get('key')} is now {a.get('value')}"
-    return kind
-
-
-def dice_words(args: dict[str, Any]) -> str:
-    """' (dice typed by the player)': who decided a declaration's faces, as the GM and
-    the table read it (the proposal, the approval screen, the log); '' when not recorded."""
-    words = DICE_WORDS.get(str(args.get("dice", "")))
-    return f" ({words})" if words else ""
-
-
-def segment_of(encounter: Encounter, event: Event) -> int | None:
-    """The segment an effective event was made on (from its first log line), if known.
-
-    The log is in the order of the changes, so this reads back from the end: an undo
-    (of the latest change) costs a few steps however long the fight."""
-    found: int | None = None
-    for entry in reversed(encounter.log):
-        if entry.seq == event.seq:
-            found = entry.segment
-        elif found is not None or entry.seq < event.seq:
-            break
-    return found
-
-
-def said(encounter: Encounter, event: Event, me: str = "") -> str:
-    """`describe` plus the segment, with control characters made visible; who made the
-    change is named unless it was `me` (the session saying it)."""
-    at = segment_of(encounter, event) if event.kind != "advance" else None
-    where = f" at segment {at}" if at is not None else ""
-    signed = f" ({who(event.by)})" if event.by and event.by != me else ""
-    return visible(describe(event, by=False) + where + signed)
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryLine:
-    seq: int
-    segment: int | None
-    text: str
-    by: str
-
-
-def history(encounter: Encounter) -> list[HistoryLine]:
-    """The effective changes, newest first (what undo would take back, in order)."""
-    first: dict[int, int] = {}
-    for entry in encounter.log:
-        first.setdefault(entry.seq, entry.segment)
-    out = []
-    for event in reversed(encounter.effective_events()):
-        at = event.args.get("to") if event.kind == "advance" else first.get(event.seq)
-        out.append(HistoryLine(event.seq, at, visible(describe(event, by=False)), visible(who(event.by)) if event.by else ""))
     return out
 
 
@@ -344,7 +219,8 @@ class Session:
         kind, args = event.kind, event.args
         if role.is_viewer:
             raise role.refuse(kind)
-        if kind in ("declare", "maintain", "abort", "propose"):
+        check = kinds.guard_of(kind)  # what the table of kinds says a player's event needs
+        if check == kinds.OWN_ACTOR:
             actor = str(args.get("actor", ""))
             for target in args.get("targets") or ():
                 self.lookup(str(target), enc)  # a hidden one is unknown to a player
@@ -357,16 +233,16 @@ class Session:
             if args.get("secret"):
                 raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
             return
-        if kind == "roll":  # anyone at the table rolls; only the GM in secret
+        if check == kinds.NOT_SECRET:  # anyone at the table rolls; only the GM in secret
             if args.get("secret"):
                 raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
             return
-        if kind == "withdraw":
+        if check == kinds.OWN_PROPOSAL:
             p = enc.proposal(args.get("target", 0))
             if not role.owns(p.actor) or enc.events[p.seq - 1].by != self.by:
                 raise RuleRefusal("player", f"takeback: proposal {p.seq} is not yours")
             return
-        if kind in ("undo", "redo"):
+        if check == kinds.OWN_LAST:
             target = enc.undo_target() if kind == "undo" else enc.redo_target()
             if target is None:
                 return  # the engine says "nothing to undo"
@@ -411,7 +287,7 @@ class Session:
             return
         if role.is_viewer:
             raise role.refuse(kind or "change")
-        if kind and kind not in PLAYER_KINDS + ("undo", "redo", "roll"):
+        if kind and kinds.guard_of(kind) == kinds.GM_ONLY:
             raise role.refuse(kind)
         if actor and kind in PLAYER_KINDS and not role.owns(actor):
             raise RuleRefusal(
@@ -422,7 +298,7 @@ class Session:
         """Under `player_declarations = "approval"`, a player's declaration waits for the GM."""
         if (
             not self.role.is_player
-            or event.kind not in ("declare", "maintain", "abort")
+            or event.kind not in kinds.PROPOSABLE
             or enc.table.get(table.PLAYER_DECLARATIONS) != table.APPROVAL
         ):
             return event
@@ -1114,9 +990,9 @@ class Session:
             if mine:
                 return Event("withdraw", {"target": mine[-1].seq})
             top = enc.undo_target()
-            if top is not None and top.by == self.by and top.kind in ("declare", "maintain", "abort"):
+            if top is not None and top.by == self.by and top.kind in kinds.PROPOSABLE:
                 return Event("undo", {"target": top.seq})
-            own = [e for e in enc.effective_events() if e.by == self.by and e.kind in ("declare", "maintain", "abort")]
+            own = [e for e in enc.effective_events() if e.by == self.by and e.kind in kinds.PROPOSABLE]
             if not own:
                 raise RuleRefusal("take back", "nothing of yours to take back")
             # The latest change by whose and its number only: it may be the GM's secret.
