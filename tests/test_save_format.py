@@ -378,10 +378,10 @@ def test_undo_and_redo_from_checkpoints_match_a_full_replay(monkeypatch: pytest.
     import random
 
     from tracker.engine import Encounter, Event
-    from tracker.engine import encounter as engine
+    from tracker.engine import checkpoints
     from tests.helpers import encounter as make
 
-    monkeypatch.setattr(engine, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 3)
     rng = random.Random(7)
     enc = make("Ann", "Bo", "Cy", hp=500)
     for step in range(120):

@@ -8,7 +8,10 @@ prints them, so the three can never disagree.
 
 Every binding runs the screen action `cmd('<name>')`; the screen's `action_cmd`
 refuses commands the session's role may not use (with a message), then calls
-`do_<name>` and turns any TrackerError into a notification.
+`do_<name>` and turns any TrackerError into a notification. A `do_<name>` that changes
+the encounter calls a typed `Session` method, never a command line; the command
+language itself (the `:` line) is the table in tracker.verbs, and a row here named like
+a verb offers players only what that verb's roles allow (tests/test_verbs.py).
 
 Roles (tracker.roles): the GM is offered every row marked `gm`; a viewer only the rows
 that change nothing; a player those plus the rows marked `player` (declare, maintain,
