@@ -60,7 +60,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
+from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.charts import Charts
@@ -313,9 +313,6 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
             effects.append(Adjust(target.name, "pushback", int(reading["pushback"]), "the Throwback penalty Q added to Pushback",
                                   timing=COMPLETE))
     return effects
-
-
-register_judge(JUDGE, judge_blow)
 
 
 def place_attacks(ctx: Ctx, attack_q: int, targets: tuple[Combatant, ...], notes: list[str]) -> list[int]:

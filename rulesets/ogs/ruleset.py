@@ -52,7 +52,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
@@ -162,9 +162,6 @@ def judge_contest(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     return [Note(f"{head}: {shown}: {names[winner]} wins on {how}{rolled_off}")]
 
 
-register_judge(CONTEST_JUDGE, judge_contest)
-
-
 BLOW_JUDGE = "ogs.blow"
 
 
@@ -198,9 +195,6 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     return effects
 
 
-register_judge(BLOW_JUDGE, judge_blow)
-
-
 class OgsRuleset(Ruleset):
     id = "ogs"
     name = "OGS"
@@ -209,6 +203,7 @@ class OgsRuleset(Ruleset):
     sheet = SHEET
     down_when = ("hp",)
     tables_file = "tables.toml"
+    judges = {CONTEST_JUDGE: judge_contest, BLOW_JUDGE: judge_blow}
 
     # ------------------------------------------------------------ tables
     @property
@@ -261,7 +256,7 @@ class OgsRuleset(Ruleset):
     # ------------------------------------------------------------ resolve
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         name = request.template.name
-        pt = request.pt if request.pt is not None else request.template.pt
+        pt = request.performance_time
         params = request.params
         if name == "move":
             return Resolution(pt=pt)

@@ -73,7 +73,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
@@ -235,9 +235,6 @@ def judge_wound(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
                            dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))]
 
 
-register_judge(WOUND_JUDGE, judge_wound)
-
-
 def worse_failure(outcome: Outcome) -> bool:
     """No set meets the difficulty and every rolled die is low (1-5)."""
     valid = [s for s in outcome.sets() if s[1] >= outcome.difficulty]
@@ -271,6 +268,7 @@ class OreRuleset(Ruleset):
     settings = SETTINGS
     down_when = ("head", "torso")
     tables_file = "tables.toml"
+    judges = {WOUND_JUDGE: judge_wound}
 
     # ------------------------------------------------------------ tables
     def _dice_rules(self) -> tuple[int, tuple[str, ...]]:
@@ -340,9 +338,8 @@ class OreRuleset(Ruleset):
                 pool = pool + parse_pool(str(who.stats.get(skill, "0d")), f"{who.name}.{skill}")
         return pool + Pool(int(params.get("bonus") or 0))
 
-    def _pt(self, request: ActionRequest) -> int:
-        if request.pt is not None:
-            return request.pt
+    def default_pt(self, request: ActionRequest) -> int:
+        """To the end of the round (a passive action: its template's time)."""
         if request.template.mode == PASSIVE:
             return request.template.pt
         spr = self.time.segments_per_round
@@ -351,7 +348,7 @@ class OreRuleset(Ruleset):
     # ------------------------------------------------------------ resolve
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         name = request.template.name
-        pt = self._pt(request)
+        pt = request.performance_time
         if name == "move":
             return Resolution(pt=pt)
         params = request.params
