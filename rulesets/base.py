@@ -13,7 +13,7 @@ Every hook is declared on `Ruleset` below with its docstring; only `catalogue` a
   as `request.performance_time`;
 - asks for typed dice group by group, re-resolving with the faces typed so far;
 - applies the `Resolution`'s effects at their timing, judges each `Blow` when it lands
-  with the judge named in `details[JUDGE]` (registered from `judges`), saves the
+  with the judge named in `details[JUDGE_KEY]` (registered from `judges`), saves the
   resolution (its `details` must be `Details`: see `check_details`) and replays it
   without rolling again.
 """
@@ -50,7 +50,7 @@ Detail: TypeAlias = Union[str, bool, int, float, list["Detail"], dict[str, "Deta
 Details: TypeAlias = dict[str, Detail]
 
 # Keys of `details` the tracker itself reads (the rest are the game's own figures):
-JUDGE = "judge"  # the name of the judge (from `Ruleset.judges`) for the resolution's Blows
+JUDGE_KEY = "judge"  # the name of the judge (from `Ruleset.judges`) for the resolution's Blows
 MARGIN_NAME = "margin_name"  # the margin's name in the game's terms ("result points")
 # The figures the declare form shows after the roll, when the details hold them (a
 # scalar or a list of scalars), beside success, the margin and the PT.
@@ -205,7 +205,7 @@ class Ruleset(ABC):
     # outcome (freeform's damage and note), so `m` must ask for it.
     maintain_asks: ClassVar[bool] = False
     # Judges for blows judged when they land (DESIGN 3), by name. A resolution whose
-    # effects hold `Blow`s names its judge in `details[JUDGE]`; on the segment a blow
+    # effects hold `Blow`s names its judge in `details[JUDGE_KEY]`; on the segment a blow
     # lands the engine calls `judge(encounter, action, blow)`, which reads the state as
     # it is then (`effects.landing` finds the blow's record and its target) and returns
     # the effects that land (never another Blow), changing nothing itself. The names
@@ -431,6 +431,6 @@ class Ruleset(ABC):
 
 
 __all__ = [
-    "JUDGE", "MARGIN_NAME", "SHOWN_DETAILS", "ActionRequest", "ActionTemplate", "Detail", "Details", "DiceSource", "Field",
+    "JUDGE_KEY", "MARGIN_NAME", "SHOWN_DETAILS", "ActionRequest", "ActionTemplate", "Detail", "Details", "DiceSource", "Field",
     "FieldError", "ManualDamage", "Resolution", "RollResult", "Ruleset", "TimeMapping", "check_details", "roll_group",
 ]

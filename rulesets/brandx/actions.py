@@ -68,7 +68,7 @@ from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land
 from rulesets.brandx.common import Ctx, latest_action, passive_defense
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
-from rulesets.base import ActionRequest
+from rulesets.base import JUDGE_KEY, ActionRequest
 from rulesets.dice import DiceSource
 
 ABILITIES = (
@@ -644,7 +644,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
         parts.extend(texts)
         faces += attack_faces
         details["attack"] = attack_details
-        details["judge"] = JUDGE
+        details[JUDGE_KEY] = JUDGE
     elif ctx.request.targets:
         parts.append("no attack: the throw failed")
     return Resolution(pt=pt, success=success, margin=margin, dice=faces, summary="; ".join(parts + notes),

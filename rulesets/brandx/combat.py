@@ -63,6 +63,7 @@ from typing import Any
 from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
+from rulesets.base import JUDGE_KEY
 from rulesets.brandx.charts import Charts
 from rulesets.brandx.common import Ctx, defense_of, passive_defense
 from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_pt
@@ -418,7 +419,7 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
          f"PT {pt}", bill.text()] + blow_texts + notes
     )
     details: dict[str, Any] = {
-        "kind": kind, "judge": JUDGE, "q": q, "roll": target_number, "total": roll.total, **target_details,
+        "kind": kind, JUDGE_KEY: JUDGE, "q": q, "roll": target_number, "total": roll.total, **target_details,
         "attack": attacks[0], "attack_base": attacks[0], "attacks": attacks, "defense": defense,
         "damage": damage, "damage_mod": damage_mod, "base_pt": ctx.base_pt(),
         "ep_uses": bill.uses, "ep_rows": [{"what": w, "row": r} for w, r in ep_items], "hits": hits,

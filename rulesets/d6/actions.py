@@ -51,7 +51,7 @@ from typing import Any
 from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ABORTED, ACTIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate
+from rulesets.base import JUDGE_KEY, MARGIN_NAME, ActionRequest, ActionTemplate
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
 from rulesets.d6.odds import chance_at_least
 from rulesets.d6.rolls import D6Roll, roll_code, roll_mode
@@ -396,7 +396,7 @@ class Resolver:
     @staticmethod
     def _roll_details(roll: D6Roll, difficulty: int, rp: int, level: str) -> dict[str, Any]:
         details: dict[str, Any] = {"total": roll.total, "difficulty": difficulty, "result_points": rp, "level": level.lower().replace(" ", "_"),
-                                   "margin_name": "result points"}
+                                   MARGIN_NAME: "result points"}
         if roll.status:
             details["wild"] = roll.status
         return details
@@ -469,7 +469,7 @@ class Resolver:
             self.injury(target, damage - resistance, system, lines)  # as things stand: the judge decides at landing
         lines.append("judged when it lands")
         details["hits"] = [record]
-        details["judge"] = BLOW_JUDGE
+        details[JUDGE_KEY] = BLOW_JUDGE
         effects.append(Blow(target.name, 0))
         # No success at initiation: whether it hits is the landing's judgment (the judge's
         # "lands: hit/miss" line), so completion does not announce one first.

@@ -76,7 +76,7 @@ from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from rulesets.base import JUDGE_KEY, ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, parse_faces
 from rulesets.fields import PARAM, SETTING, Field, coerce_all
 from rulesets.ore import odds
@@ -176,7 +176,7 @@ def gobbled_at_landing(encounter: Any, action: Any, index: int) -> list[tuple[An
     left = {d.id: int(d.resolution.details["gobble"][0]) for d in defences}
     blows = sorted(
         ((a, i) for a in encounter.actions if a.completes == now and a.status in (IN_PROGRESS, COMPLETED)
-         and a.resolution.details.get("judge") == WOUND_JUDGE
+         and a.resolution.details.get(JUDGE_KEY) == WOUND_JUDGE
          for i, r in enumerate(a.resolution.details.get("hits", []))
          if r.get("target") == target and r.get("gobble") is None),
         key=lambda pair: _blow_key(*pair))
@@ -391,7 +391,7 @@ class OreRuleset(Ruleset):
                 effects.append(Blow(target.name, len(landing) - 1))
             if landing:
                 details["hits"] = landing
-                details["judge"] = WOUND_JUDGE
+                details[JUDGE_KEY] = WOUND_JUDGE
                 summary += "; gobble dice, armour and wounds judged when it lands"
             # Whether a set gets through (gobble dice, armour) is the landing's judgment:
             # the completion announces no success first.
@@ -401,7 +401,7 @@ class OreRuleset(Ruleset):
             spare = self._also(request, pool, spare, details, effects)
             summary += f"; {details['also_text']}"
             if name not in _ATTACKS and effects:
-                details["judge"] = WOUND_JUDGE
+                details[JUDGE_KEY] = WOUND_JUDGE
         if spare:
             summary += f"; extra set {', '.join(map(_set_text, spare))} free for another action with a pool of {pool.size}+ dice"
         return Resolution(pt=pt, success=success, margin=_set_text(best) if best else None,

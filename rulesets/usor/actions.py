@@ -48,7 +48,7 @@ from typing import Any
 from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate
+from rulesets.base import JUDGE_KEY, ActionRequest, ActionTemplate
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, staged
 from rulesets.usor.chart import ChartRow, EventChart
@@ -349,7 +349,7 @@ class Resolver:
         location = request.params.get("location", "chest")
         resource = STUN if request.params.get("stun") else location
         where = "stun" if resource == STUN else f"to the {location.replace('_', ' ')}"
-        details: dict[str, Any] = {"nost": hit.nost, "winner": hit.winner, "location": location, "judge": STRIKE_JUDGE}
+        details: dict[str, Any] = {"nost": hit.nost, "winner": hit.winner, "location": location, JUDGE_KEY: STRIKE_JUDGE}
         # What the judge needs when the blow lands (the faces decide; the ratings are checked).
         record: dict[str, Any] = {
             "target": target.name, "hit": hit.winner == SELF, "resource": resource, "where": where,
