@@ -36,7 +36,7 @@ import pytest
 
 from rulesets import registry
 from rulesets.base import Ruleset, check_details
-from rulesets.dice import RandomDice
+from rulesets.dice import RandomDice, TypedFaces
 from rulesets.fields import AFTER_ROLL, MAIN, MORE, PARAM
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
@@ -253,6 +253,45 @@ def test_a_save_and_reload(ruleset: Ruleset, tmp_path: Path) -> None:
     assert {n: (c.stats, c.resources) for n, c in again.combatants.items()} == {n: (c.stats, c.resources) for n, c in live.combatants.items()}
     assert [a.resolution for a in again.actions] == [a.resolution for a in live.actions]
     assert again.now == live.now == 12
+
+
+def test_the_example_game_plays_by_its_rules(installed: Path) -> None:
+    """tests/data/tablesaw_rpg's rules (its docstring), numbers worked by hand: "it hits
+    when the total reaches the target's AC as it is when the swing lands ... a braced
+    target has AC +2"; "A hit costs the target 1 wound; a natural 20 also rolls a d4 of
+    extra wounds"; "spend 1 grit for +2 to the total"; "A brace lasts to the end of the
+    round unless the GM types a PT" (6 segments a round)."""
+    from tests.helpers import session_for
+
+    saw = registry.get(THIRD_PARTY)
+    s = session_for(saw, "add Ann", "add Bo side=foes")  # skill 3, AC 12, 1 grit, 6 wounds each
+    s.execute("declare Ann swing target=Bo faces=9")  # 9 + 3 = 12: AC 12 reached as things stand
+    assert s.encounter.actions[-1].resolution.margin == 0
+    s.execute("declare Bo brace")  # on segment 0: to the end of the round, 6 segments
+    assert s.encounter.actions[-1].pt == 6
+    s.execute("next")  # segment 4: the swing lands on a braced Bo, AC 14
+    assert s.encounter.now == 4 and s.encounter.combatant("Bo").resources["wounds"] == 6
+    assert any(e.text == "Ann's swing lands: 12 vs AC 14: a miss" for e in s.encounter.log)
+    s.execute("declare Ann swing target=Bo faces=8 grit=true")  # 8 + 3 + 2 = 13; the brace is over at 6
+    assert s.encounter.combatant("Ann").resources["grit"] == 0  # paid as it starts
+    s.execute("next")  # 6: the brace ends
+    s.execute("next")
+    assert s.encounter.now == 8 and s.encounter.combatant("Bo").resources["wounds"] == 5
+    with pytest.raises(TrackerError, match="grit: Ann has no grit left"):
+        s.execute("declare Ann swing target=Bo faces=8 grit=true")
+    s.execute("declare Bo brace")  # on segment 8: to the end of the round at 12, 4 segments
+    assert s.encounter.actions[-1].pt == 4
+    s.execute("declare Ann swing target=Bo faces=20,3")  # a natural 20: 1 + d4 3 = 4 wounds
+    s.execute("next")
+    assert s.encounter.combatant("Bo").resources["wounds"] == 1
+    plain = session_for(saw, "add Ann", "add Bo", crits=False)
+    plain.execute("declare Ann swing target=Bo faces=20")  # no crit die asked for
+    assert plain.encounter.actions[-1].resolution.dice == (20,)
+    request, _ = plain.request("Ann", "swing", ["Bo"])
+    # Grit offered after the roll when it turns a miss into a hit: 8 + 3 = 11, 1 short.
+    assert saw.after_roll_defaults(request, saw.resolve(request, TypedFaces([8]))) == {"grit": True}
+    assert saw.after_roll_defaults(request, saw.resolve(request, TypedFaces([5]))) == {"grit": False}
+    assert saw.chance_of(request) == Fraction(12, 20)  # faces 9 to 20 reach AC 12
 
 
 @pytest.mark.slow
