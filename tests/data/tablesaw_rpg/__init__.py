@@ -24,7 +24,7 @@ from rulesets.base import JUDGE_KEY, ActionRequest, ActionTemplate, Details, Rol
 from rulesets.dice import DiceSource, roll_group
 from rulesets.fields import PARAM, RESOURCE, SETTING, STAT, Field, staged
 from tracker.engine import ACTIVE, PASSIVE, Damage, Resolution, TimeMapping, TrackerError
-from tracker.engine.effects import INITIATE, Blow, Effect, Note, landing
+from tracker.engine.effects import Adjust, Blow, Effect, Note, landing
 
 SWING_JUDGE = "tablesaw.swing"  # saved with each swing: keep it stable
 BRACED = 2  # AC while a brace lasts
@@ -104,7 +104,7 @@ class TablesawRuleset(Ruleset):
         if request.params.get("grit"):
             if request.actor.resources.get("grit", 0) < 1:
                 raise TrackerError(f"grit: {request.actor.name} has no grit left to spend")
-            effects.append(Damage(request.actor.name, 1, "grit", timing=INITIATE))
+            effects.append(Adjust(request.actor.name, "grit", -1, "grit spent for +2"))  # paid as it starts
         (face,) = roll_group(dice, "Swing", (20,))
         wounds = 1
         faces = [face]
