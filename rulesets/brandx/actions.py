@@ -96,6 +96,8 @@ def default_pt(request: ActionRequest) -> int:
     if template.name == "power" and p("mode", template.mode) == "passive":
         return max(1, round_half_up(Fraction(template.pt, 2)))
     return template.pt
+
+
 # Where a Healing Roll's Q goes, in order (seed: "Physical Healing Roll Q is
 # automatically applied to healing DP, strength, agility, constitution, and EP";
 # "Mental Healing Roll Q is automatically applied to healing EP (Astral Form),
