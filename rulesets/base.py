@@ -231,6 +231,8 @@ class Ruleset(ABC):
     # -- data tables ---------------------------------------------------------
     @property
     def tables(self) -> dict[str, Any]:
+        """The data tables of `tables_file` (next to the adapter's module), with the
+        GM's house-rules file, if any, laid over them row by row; read once."""
         if self._tables is None:
             if self.tables_file is None:
                 self._tables = {}
@@ -244,9 +246,11 @@ class Ruleset(ABC):
 
     # -- sheet ---------------------------------------------------------------
     def stat_fields(self) -> tuple[Field, ...]:
+        """The sheet's STAT fields."""
         return tuple(f for f in self.sheet if f.role == STAT)
 
     def resource_fields(self) -> tuple[Field, ...]:
+        """The sheet's RESOURCE fields (tracked, with a maximum: the starting value)."""
         return tuple(f for f in self.sheet if f.role == RESOURCE)
 
     def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -275,6 +279,7 @@ class Ruleset(ABC):
         return stats, checked
 
     def validate_settings(self, values: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """The table's settings checked against `settings`, defaults filled in."""
         # The table's own settings (tracker.engine.table) are accepted beside the
         # ruleset's, and written only when set (no default fills them in).
         fields = self.settings + tuple(
@@ -289,9 +294,13 @@ class Ruleset(ABC):
 
     # -- catalogue -----------------------------------------------------------
     @abstractmethod
-    def catalogue(self) -> Mapping[str, ActionTemplate]: ...
+    def catalogue(self) -> Mapping[str, ActionTemplate]:
+        """The actions, by name: what the declare form lists and `declare` accepts."""
 
     def template(self, name: str) -> ActionTemplate:
+        """The template `name` names (any case), or a refusal listing the actions.
+        Override for other spellings (Brand X "hold breath") or to accept any name
+        (freeform)."""
         found = self.catalogue().get(name)
         if found is None:
             folded = {k.casefold(): v for k, v in self.catalogue().items()}
@@ -303,6 +312,7 @@ class Ruleset(ABC):
         return found
 
     def params(self, template: ActionTemplate, raw: Mapping[str, Any], where: str = "declare") -> dict[str, Any]:
+        """The modifiers typed for `template` checked against its params, defaults filled in."""
         return coerce_all(template.params, dict(raw), where)
 
     # -- resolution ----------------------------------------------------------
