@@ -21,7 +21,6 @@ Every hook is declared on `Ruleset` below with its docstring; only `catalogue` a
 from __future__ import annotations
 
 import functools
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -34,6 +33,7 @@ from tracker.engine.effects import Judge, Resolution, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.encounter import Encounter
 from tracker.engine.model import ACTIVE, Action, Combatant
+from tracker.engine.shapes import fits
 from tracker.engine.table import TABLE_SETTINGS
 from tracker.engine.table import check as table_check
 from rulesets.dice import DiceSource, roll_group
@@ -56,9 +56,6 @@ MARGIN_NAME = "margin_name"  # the margin's name in the game's terms ("result po
 # scalar or a list of scalars), beside success, the margin and the PT.
 SHOWN_DETAILS = ("total", "q", "sets", "width", "height", "nost", "result", "rp", "roll", "target")
 
-_INT64 = 2**63
-
-
 def check_details(details: Mapping[str, Any], where: str = "details") -> None:
     """Refuse a `details` value a save could not hold as it is, naming the key
     ("details.hits[0].attack: None cannot be saved")."""
@@ -74,12 +71,10 @@ def check_details(details: Mapping[str, Any], where: str = "details") -> None:
             stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
         elif isinstance(item, bool) or isinstance(item, str):
             continue
-        elif isinstance(item, int):
-            if not -_INT64 <= item < _INT64:
-                raise TrackerError(f"{at}: {item} cannot be saved (integers must fit 64 bits)")
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                raise TrackerError(f"{at}: {item!r} cannot be saved (numbers must be finite)")
+        elif isinstance(item, (int, float)):
+            if not fits(item):  # the one rule for numbers a save holds (tracker.engine.shapes)
+                why = "integers must fit 64 bits" if isinstance(item, int) else "numbers must be finite"
+                raise TrackerError(f"{at}: {item!r} cannot be saved ({why})")
         else:
             raise TrackerError(f"{at}: {item!r} cannot be saved (a {type(item).__name__}; details hold text, "
                                "numbers, truth values, lists and tables)")
