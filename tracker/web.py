@@ -305,7 +305,8 @@ def web(args: argparse.Namespace, saves: Path) -> int:
 
 def tab(saves: Path, fight: Path) -> int:
     """One browser tab's app: a viewer's seat on the fight (see the module docstring)."""
-    from tracker.ui.app import Seat, TrackerApp
+    from tracker.ui.app import TrackerApp
+    from tracker.ui.seat import Seat
     from tracker.ui.live import Live
 
     try:
