@@ -1,162 +1,22 @@
-"""Which dice an action needs next, and what they meant: the declare form's dry run.
+"""Moved to `tracker.dice_plan` (it has no Textual in it); kept so older imports work."""
 
-The adapter's resolve is pure, so the form resolves again and again with the faces
-typed (or rolled) so far through a `PromptingFaces` source. When the faces run out the
-adapter stops with `DiceNeeded`, naming the group it wants next ("Seraph's Combat Roll:
-2d10", "reroll of a 1: 1d10", "Wild Die explosion: 1d6", "damage: 3d6"); conditional
-groups appear only when the rule calls for them, because only then does the adapter
-ask. When the resolve finishes, the `Resolution` is what the action will commit with
-those same faces. Nothing here changes the encounter: the change itself is made later
-by `Session.declare` / `Session.maintain` with the faces gathered here.
+from tracker.dice_plan import (
+    DECLARE,
+    MAINTAIN,
+    Attempt,
+    Step,
+    accept,
+    dry_run,
+    group_lines,
+    maintain_takes_dice,
+    prompt,
+    remaining,
+    request_for,
+    result_figures,
+    roll,
+)
 
-No Textual here: the form, tests and the benchmark share it.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from rulesets.base import ActionRequest, ActionTemplate
-from rulesets.dice import DiceGroup, DiceNeeded, DiceSource, PromptingFaces, Recorder, check_faces, for_actor
-from tracker.engine import ACTIVE, Encounter, Resolution, TrackerError
-from tracker.session import Session
-
-DECLARE = "declare"
-MAINTAIN = "maintain"
-
-# Figures from `Resolution.details` worth a line of their own after the roll, in order.
-# (Each adapter keeps its own keys; these are the ones a player asks about.)
-_SHOWN_DETAILS = ("total", "q", "sets", "width", "height", "nost", "result", "rp", "roll", "target")
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """What the form would do: declare (or maintain) with these choices."""
-
-    kind: str
-    actor: str
-    template: str = ""
-    targets: tuple[str, ...] = ()
-    pt: int | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Step:
-    """One dry run: either the next group of dice wanted, or the finished resolution."""
-
-    groups: list[tuple[DiceGroup, list[int]]]
-    need: DiceNeeded | None = None
-    resolution: Resolution | None = None
-    request: ActionRequest | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.resolution is not None
-
-
-def request_for(session: Session, attempt: Attempt, encounter: Encounter | None = None) -> tuple[ActionRequest, ActionTemplate]:
-    """The adapter request `Session.declare` / `Session.maintain` would build, refusals included."""
-    enc = encounter or session.encounter
-    if attempt.kind == MAINTAIN:
-        c = enc.combatant(attempt.actor)
-        prev = enc.maintainable_action(c)
-        enc.check_initiation(c, prev.template, ACTIVE)
-        template = session.ruleset.template(prev.template)
-        coerced = session.ruleset.params(template, dict(attempt.params), f"maintain {template.name}")
-        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        return ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, attempt.pt, enc), template
-    request, template = session.request(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params), attempt.pt, enc)
-    mode = attempt.params.get("mode") or template.mode
-    enc.check_initiation(request.actor, template.name, mode, template.companions)
-    return request, template
-
-
-def dry_run(session: Session, attempt: Attempt, faces: Sequence[int]) -> Step:
-    """Resolve with `faces`; raises TrackerError for a refusal (unknown name, a rule)."""
-    request, _ = request_for(session, attempt)
-    recorder = Recorder(PromptingFaces(faces))
-    dice = for_actor(recorder, request.actor.name)
-    try:
-        if attempt.kind == MAINTAIN:
-            resolution = session.ruleset.maintain(request, dice)
-        else:
-            resolution = session.ruleset.resolve(request, dice)
-    except DiceNeeded as need:
-        return Step(recorder.groups, need=need, request=request)
-    if len(recorder.faces) < len(faces):
-        unused = ", ".join(map(str, faces[len(recorder.faces) :]))
-        raise TrackerError(f"faces: {len(faces)} typed but the roll used {len(recorder.faces)}; unused: {unused}")
-    return Step(recorder.groups, resolution=resolution, request=request)
-
-
-def maintain_takes_dice(session: Session, actor: str) -> bool:
-    """Whether maintaining `actor`'s action needs the form: it rolls dice, or the game
-    has the GM state each link's outcome (`Ruleset.maintain_asks`, freeform's damage).
-
-    A refusal is False: the caller maintains at once and shows the refusal as before."""
-    try:
-        need = dry_run(session, Attempt(MAINTAIN, actor), ()).need
-    except TrackerError:
-        return False
-    return need is not None or session.ruleset.maintain_asks
-
-
-def remaining(need: DiceNeeded) -> tuple[int, ...]:
-    """The sides of the dice of the wanted group not typed yet."""
-    return need.group.sides[len(need.have) :]
-
-
-def accept(need: DiceNeeded, typed: Sequence[int]) -> list[int]:
-    """Check faces typed for the wanted group (same words as the CLI); returns them."""
-    check_faces(need.group, [*need.have, *typed], first=need.index + 1)
-    return list(typed)
-
-
-def roll(need: DiceNeeded, dice: DiceSource) -> list[int]:
-    """Roll the rest of the wanted group."""
-    return [dice.roll(s) for s in remaining(need)]
-
-
-def prompt(need: DiceNeeded) -> str:
-    """'Seraph's Combat Roll: 2d10', and what is still missing when part is typed."""
-    text = need.group.text()
-    if need.have:
-        rest = DiceGroup("", remaining(need)).dice_text()
-        text += f" (have {', '.join(map(str, need.have))}; {rest} to go)"
-    return text
-
-
-def group_lines(groups: Sequence[tuple[DiceGroup, list[int]]]) -> list[str]:
-    """'Seraph's Combat Roll: 2d10 -> 7, 3' for every group rolled so far (complete ones)."""
-    return [f"{g.text()} -> {', '.join(map(str, faces))}" for g, faces in groups if len(faces) == len(g.sides)]
-
-
-def _figure(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, (list, tuple)):
-        return " ".join(_figure(v) for v in value)
-    return str(value)
-
-
-def result_figures(resolution: Resolution) -> list[str]:
-    """'success: yes', 'margin: 3', 'total: 14', 'q: 3' ... from the resolution."""
-    bits = []
-    if resolution.success is not None:
-        bits.append(f"success: {'yes' if resolution.success else 'no'}")
-    if resolution.margin is not None:
-        # The margin in the game's own terms, under the game's own name when it gives
-        # one (OGS: critical stages, not the points over the difficulty).
-        name = resolution.details.get("margin_name")
-        bits.append(f"{name if isinstance(name, str) and name else 'margin'}: {_figure(resolution.margin)}")
-    for key in _SHOWN_DETAILS:
-        value = resolution.details.get(key)
-        if value is not None and not isinstance(value, dict) and value not in ("", [], ()):
-            bits.append(f"{key}: {_figure(value)}")
-    bits.append(f"PT {resolution.pt}")
-    return bits
+__all__ = [
+    "DECLARE", "MAINTAIN", "Attempt", "Step", "accept", "dry_run", "group_lines", "maintain_takes_dice",
+    "prompt", "remaining", "request_for", "result_figures", "roll",
+]
