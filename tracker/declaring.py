@@ -28,7 +28,7 @@ from rulesets.base import ActionTemplate
 from rulesets.dice import DiceNeeded, parse_faces
 from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker import recent
-from tracker.dice_plan import DECLARE, MAINTAIN, Attempt, Step, accept, dry_run, group_lines, remaining, request_for, result_figures
+from tracker.dice_plan import DECLARE, MAINTAIN, Attempt, Step, accept, dry_run, group_lines, prompt, remaining, request_for, result_figures
 from tracker.engine import TrackerError
 from tracker.engine.model import Proposal
 from tracker.roles import Role
@@ -225,6 +225,15 @@ class DeclareFlow:
 
     def after_fields(self) -> list[Field]:
         return [p for p in self.params if p.stage == AFTER_ROLL]
+
+    def dice_done(self) -> list[str]:
+        """Every group of dice rolled so far, as shown over the dice asked for."""
+        return group_lines(self.step.groups) if self.step is not None else []
+
+    def dice_prompt(self) -> str:
+        """'next: Seraph's Combat Roll: 2d10': the group of dice asked for."""
+        need = self.step.need if self.step is not None else None
+        return f"next: {prompt(need)}" if need is not None else ""
 
     def result_lines(self) -> list[str]:
         """The result shown: every group of dice, the figures, the adapter's summary and
@@ -552,6 +561,12 @@ class DeclareFlow:
             defaults = self.after_defaults(step)
             self.after_values[template.name] = {p.name: str(defaults.get(p.name, default_text(p))) for p in self.after_fields()}
             self.after_active = True
+            self.stage = RESULT
+            # The same dice with the choices' defaults: a push that turns a miss into a
+            # hit wants the damage die next.
+            if self.after_changed() == ASKED:
+                return ASKED
+            return RESULT_SHOWN
         self.stage = RESULT
         return RESULT_SHOWN
 

@@ -535,12 +535,10 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._show(self.flow.go(self.query_one("#dice-faces", Input).value))
 
     def _ask(self) -> None:
-        step = self.flow.step
-        assert step is not None and step.need is not None
-        done = dice_plan.group_lines(step.groups)
+        done = self.flow.dice_done()
         self.query_one("#dice-done", Label).update(Text("\n".join(visible(line) for line in done)))
         self.query_one("#dice-done", Label).display = bool(done)
-        self.query_one("#dice-prompt", Label).update(Text(visible(f"next: {dice_plan.prompt(step.need)}")))
+        self.query_one("#dice-prompt", Label).update(Text(visible(self.flow.dice_prompt())))
         entry = self.query_one("#dice-faces", Input)
         entry.value = ""
         self._show_stage(DICE)
