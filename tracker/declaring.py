@@ -290,14 +290,16 @@ class DeclareFlow:
             return str(exc)
         return ""
 
-    def set(self, group: str, name: str, text: str) -> Changed | None:
+    def set(self, group: str, name: str, text: str, hold: bool = True) -> Changed | None:
         """A field changed (as typed): its own message (see `check`), and the flow follows
         it (the actor's recent actions, the action's modifiers, the result). None: the
-        flow has no such field."""
+        flow has no such field. `hold=False`: the caller has handed over every field
+        already (`put`), `text` may be older than what it holds now."""
         error = self.check(group, name, text)
         if error is None:
             return None
-        self.put(group, name, text)
+        if hold:
+            self.put(group, name, text)
         if group == "d" and name == "actor":
             self.show_recent()
         if group == "d" and name in ("template", "actor"):

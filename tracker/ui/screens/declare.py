@@ -389,8 +389,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if ident == "dice-faces":
             self._error("")
             return
-        self._sync()
-        changed = self.flow.set(prefix, name, event.value)
+        self._sync()  # the fields as they are now (the event's value may be older)
+        changed = self.flow.set(prefix, name, event.value, hold=False)
         if changed is None:
             return
         error_label = self._error_labels.get(event.input)
