@@ -9,20 +9,24 @@ written is loaded again and compared.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rulesets.dice import RandomDice
+from rulesets.fields import AFTER_ROLL
 from tracker import dice_plan
 from tracker.declaring import ASKED, COMMITTED, DICE, REFUSED, RESULT, RESULT_SHOWN, SETUP, SETUP_AGAIN, UPDATED, DeclareFlow
 from tracker.dice_plan import DECLARE, MAINTAIN
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
 from tracker.session import Session
-from tests.test_ui_declare import CASES, copy_save, faces_for, gamble, gamble_file  # noqa: F401 (gamble: a fixture)
+from tests.test_ui_declare import CASES, SAVES, copy_save, faces_for, gamble, gamble_file  # noqa: F401 (gamble: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -509,3 +513,62 @@ def test_back_drops_a_proposals_dice_for_new_ones(saves: Path) -> None:
     assert flow.go() == RESULT_SHOWN
     assert flow.back() == ASKED and flow.faces == [] and flow.stage == DICE
     assert flow.dice_prompt() == "next: Seraph's Combat Roll: 2d10"
+
+
+# ------------------------------------------------------------------ any order of steps
+STEPS = st.sampled_from(["go", "go-typed", "go-roll", "roll_rest", "back", "again", "template", "targets", "pt", "param", "after", "submit"])
+
+
+@pytest.mark.parametrize("game", sorted(CASES))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.tuples(STEPS, st.sampled_from(["", "1", "3", "x", "2,2", "99", "true"])), max_size=25))
+def test_any_order_of_steps_leaves_the_flow_whole(saves: Path, game: str, steps: list[tuple[str, str]]) -> None:
+    """Whatever is called in whatever order, a step either does what it says or leaves a
+    refusal in `error`; nothing changes the encounter until a commit; the save loads."""
+    save, actor, action, target = CASES[game]
+    path = saves / save
+    shutil.copy(SAVES / save, path)
+    flow = open_flow(path)
+    fill(flow, actor, action, target)
+    events = len(flow.session.encounter.events)
+    for step, text in steps:
+        template = flow.template
+        if step == "go":
+            fitting = faces_for(flow.dice_prompt()) if flow.stage == DICE else []
+            shown = flow.go(",".join(map(str, fitting)))  # faces that fit (none: the app rolls)
+        elif step == "go-typed":
+            shown = flow.go(text)
+        elif step == "go-roll":
+            shown = flow.go("")
+        elif step == "roll_rest":
+            shown = flow.roll_rest(text) or ""
+        elif step == "back":
+            shown = flow.back() or ""
+        elif step == "again":
+            shown = flow.advance() if flow.take_recent(0) else ""
+        elif step == "submit":
+            shown = flow.submit()
+        elif step in ("template", "targets", "pt"):
+            flow.set("d", step, {"template": action, "targets": target}.get(step, text) if text != "x" else text)
+            shown = ""
+        else:
+            fields = [p for p in flow.params if (p.stage == AFTER_ROLL) == (step == "after")]
+            if template is None or not fields:
+                continue
+            flow.set("a" if step == "after" else "p", fields[0].name, text)
+            shown = ""
+        assert shown in ("", ASKED, RESULT_SHOWN, UPDATED, SETUP_AGAIN, REFUSED, COMMITTED), shown
+        assert (shown == REFUSED) <= bool(flow.error)
+        if shown == COMMITTED:
+            assert len(flow.session.encounter.events) == events + 1
+            break
+        assert len(flow.session.encounter.events) == events
+        assert flow.stage in (SETUP, DICE, RESULT)
+        # Every face belongs to one group, each group known as typed or rolled (back() takes one off).
+        assert sum(flow.group_sizes) == len(flow.faces) and len(flow.group_rolled) == len(flow.group_sizes)
+        assert flow.stage != SETUP or not flow.faces
+        if flow.stage == DICE:
+            assert flow.dice_prompt().startswith("next: ")
+        if flow.stage == RESULT:
+            assert flow.result_lines()
+    EncounterFile(path).load()  # the save still loads
