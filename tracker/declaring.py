@@ -11,8 +11,9 @@ faces. Each step method returns what the screen has to do next (`ASKED`, `RESULT
 
 A GM editing a player's proposal is the same flow configured with the proposal
 (`DeclareFlow(..., proposal=p)`): the actor and action are the player's and stay, the
-player's dice come first, the player's after-roll choices are the defaults, and the
-commit approves the proposal as edited.
+player's dice come first (one group, not this app's roll: `back` drops them all), the
+player's after-roll choices are the defaults, and the commit approves the proposal as
+edited.
 
 No Textual here: the flow is tested by calling it (tests/test_declaring.py).
 """
@@ -95,9 +96,14 @@ def secret_yes_no(text: str) -> bool:
     return yes_no(text.strip() or "false", "secret")  # an emptied field: not secret
 
 
+def field_text(value: Any) -> str:
+    """A value as typed in a field: "" for none, "true"/"false" for a yes or no."""
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def default_text(p: Field) -> str:
     """A modifier's starting text in the form ("" when it has no default)."""
-    return "" if p.default is None else str(p.default).lower() if isinstance(p.default, bool) else str(p.default)
+    return field_text(p.default)
 
 
 def split_names(text: str) -> list[str]:
@@ -170,8 +176,7 @@ class DeclareFlow:
             values = self.param_values[self.template.name]
             for name in values:
                 if name in self._proposed_params:
-                    value = self._proposed_params[name]
-                    values[name] = str(value).lower() if isinstance(value, bool) else str(value)
+                    values[name] = field_text(self._proposed_params[name])
 
     def _configure_for(self, proposal: Proposal) -> None:
         """A player's proposal to edit: their actor, action, targets, PT and dice first."""

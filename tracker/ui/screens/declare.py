@@ -81,7 +81,7 @@ from rulesets.fields import AFTER_ROLL, MORE, Field
 from tracker import dice_plan, recent
 from tracker.declaring import (
     ASKED, COMMITTED, DICE, RESULT, RESULT_SHOWN, SETUP, SETUP_AGAIN, UPDATED,
-    DeclareFlow, chance_text, default_text, int_at_least_1, secret_yes_no, template_text,
+    DeclareFlow, default_text, int_at_least_1, secret_yes_no,
 )
 from tracker.dice_plan import DECLARE, MAINTAIN, Step
 from tracker.engine.model import Proposal
@@ -91,7 +91,7 @@ from tracker.ui.live import Live
 from tracker.ui.screens.form import FieldInput, FormField, field_parts, set_error
 
 # Names the tests, the approvals screen and the encounter screen import from here.
-__all__ = ["DECLARE", "DICE", "MAINTAIN", "RESULT", "SETUP", "DeclareScreen", "chance_text", "dice_plan", "template_text"]
+__all__ = ["DECLARE", "DICE", "MAINTAIN", "RESULT", "SETUP", "DeclareScreen", "dice_plan"]
 
 LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis
 
