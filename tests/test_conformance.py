@@ -41,8 +41,8 @@ from rulesets.fields import AFTER_ROLL, MAIN, MORE, PARAM
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
-from tracker.ui.screens import dice_plan
-from tracker.ui.screens.dice_plan import DECLARE, Attempt
+from tracker import dice_plan
+from tracker.dice_plan import DECLARE, Attempt
 
 THIRD_PARTY = "tablesaw"
 # The third-party game (rulesets/README.md's example): a package and its `.dist-info`,

@@ -256,7 +256,7 @@ def test_the_result_names_critical_stages_not_a_margin() -> None:
     """Seed 002: "Every additional two the difficulty is exceeded by adds another level
     of critical success." d4 4 + d8 8 + d12 12 = 24 against 12: exceeded by 12, so
     12 / 2 = 6 stages; the form's result says "critical stages: 6", not "margin: 6"."""
-    from tracker.ui.screens.dice_plan import result_figures
+    from tracker.dice_plan import result_figures
 
     s = session_for(OgsRuleset(), "add A stat=d4 skill=d8 enhancement=d12")
     s.execute("declare A check difficulty=12 faces=4,8,12")

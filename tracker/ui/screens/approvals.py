@@ -28,7 +28,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from rulesets.fields import AFTER_ROLL
 from tracker.engine import TrackerError, table
 from tracker.engine.model import Proposal
 from tracker.roles import Role
@@ -192,74 +191,9 @@ class ApprovalsScreen(Screen[None]):
 
 
 class EditProposalScreen(DeclareScreen):
-    """The declare form filled with a player's proposal; committing approves it edited."""
-
-    offers_recent = False  # the proposal is what is decided here, not the actor's earlier actions
+    """The declare form filled with a player's proposal; committing approves it edited
+    (the flow configured with the proposal: `tracker.declaring.DeclareFlow`)."""
 
     def __init__(self, live: Live, proposal: Proposal) -> None:
-        super().__init__(live, proposal.actor, MAINTAIN if proposal.action == "maintain" else DECLARE)
+        super().__init__(live, proposal.actor, MAINTAIN if proposal.action == "maintain" else DECLARE, proposal=proposal)
         self.proposal = proposal
-        self.actors = [proposal.actor]
-        events = live.encounter.events
-        self.faces = [int(f) for f in events[proposal.seq - 1].args.get("faces", [])] if 0 < proposal.seq <= len(events) else []
-        # ctrl+b drops the player's dice at once: the GM then rolls or types new ones.
-        self.group_sizes = [len(self.faces)] if self.faces else []
-        self._proposed_params: dict[str, Any] = dict(proposal.args.get("params") or {})
-
-    def _base_fields(self) -> list[FormField]:
-        fields = super()._base_fields()
-        args = self.proposal.args
-        values = {
-            "template": str(args.get("template") or ""),
-            "targets": ", ".join(args.get("targets") or ()),
-            "pt": "" if args.get("pt") is None else str(args["pt"]),
-        }
-        for f in fields:
-            if f.name in values:
-                f.value = values[f.name]
-        return fields
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        if self._form_closed:
-            return
-        p = self.proposal
-        self.query_one(".title", Label).update(Text(visible(f"Edit proposal {p.seq} ({p.actor}, {p.what()}), then approve")))
-        template = self.template
-        if template is not None:
-            for name, entry in self.param_inputs.get(template.name, {}).items():
-                if name in self._proposed_params:
-                    entry.value = str(self._proposed_params[name]).lower() if isinstance(self._proposed_params[name], bool) else str(self._proposed_params[name])
-
-    def _check_actor(self, text: str) -> None:
-        found = self.live.encounter.combatant(text)
-        if found.name != self.proposal.actor:
-            raise TrackerError(f"actor: proposal {self.proposal.seq} is {self.proposal.actor}'s; refuse it instead")
-
-    def _check_template(self, text: str) -> Any:
-        found = self.live.ruleset.template(text)
-        wanted = str(self.proposal.args.get("template") or "")
-        if self.kind == DECLARE and found.name != wanted:
-            raise TrackerError(f"action: the player proposed {wanted}; refuse it (r) to have them declare another")
-        return found
-
-    def _after_defaults(self, step: Any) -> dict[str, Any]:
-        # The player's own after-roll choices (Q placement, wiggle dice) first.
-        defaults = super()._after_defaults(step)
-        for p in self.params:
-            if p.stage == AFTER_ROLL and p.name in self._proposed_params:
-                defaults[p.name] = self._proposed_params[p.name]
-        return defaults
-
-    def _commit(self) -> None:
-        try:
-            attempt = self._attempt(after=True)
-            faces = list(self.faces) or None
-            seq = self.proposal.seq
-            targets = list(attempt.targets) if self.kind == DECLARE else None
-            outcome = self.live.run(lambda s: s.approve(seq, targets=targets, pt=attempt.pt, faces=faces, params=attempt.params))
-        except TrackerError as exc:
-            self._error(str(exc))
-            return
-        self._form_closed = True
-        self.dismiss(outcome)

@@ -9,7 +9,7 @@ ask. When the resolve finishes, the `Resolution` is what the action will commit 
 those same faces. Nothing here changes the encounter: the change itself is made later
 by `Session.declare` / `Session.maintain` with the faces gathered here.
 
-No Textual here: the form, tests and the benchmark share it.
+No Textual here: the declare flow (`tracker.declaring`), tests and the benchmark share it.
 """
 
 from __future__ import annotations
