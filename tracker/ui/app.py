@@ -204,9 +204,15 @@ class TrackerApp(App[int]):
             loop.call_soon_threadsafe(self._fold_news)
 
     def _fold_news(self) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, EncounterScreen) and screen.is_mounted:
-                screen.poll()
+        """Fold in what the followers read; the screens showing an encounter hear of it
+        through its listeners (tracker.ui.live, `Changed`). Apps sharing an encounter
+        (viewers in one process) share its listeners: whichever folds it in first tells
+        them all."""
+        for live in self._attached:
+            try:
+                live.poll()
+            except TrackerError as exc:
+                self.notify(f"the file changed but cannot be read: {exc}", severity="error", timeout=4)
 
     def _report_save_error(self, message: str) -> None:
         try:
