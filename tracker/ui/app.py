@@ -32,6 +32,7 @@ A seat at a served table (`Seat`: `tracker serve`, `tracker web`) is not a local
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -40,8 +41,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App, SystemCommand
-from textual.message import Message
-from textual.notifications import Notify, SeverityLevel
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
@@ -52,6 +52,7 @@ from tracker.roles import GM, Role, account
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
 from tracker.ui.screens.encounter import EncounterScreen
+from tracker.ui.textual_private import MergedNotifications
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
@@ -85,7 +86,7 @@ def unsaved_input(screen: Screen[object]) -> bool:
     return any(hasattr(w, "tracker_initial") and w.value != w.tracker_initial for w in screen.query(Input))
 
 
-class TrackerApp(App[int]):
+class TrackerApp(MergedNotifications[int]):
     CSS_PATH = str(Path(__file__).with_name("tracker.tcss"))
     TITLE = "tracker"
     COMMANDS = App.COMMANDS | {CommandTable}
@@ -110,18 +111,11 @@ class TrackerApp(App[int]):
         self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
         self.key_hold = guard.KeyHold(self, self._forward_key)
         self._attached: list[Live] = []  # every encounter this app opened (see on_unmount)
+        self._news_loop: asyncio.AbstractEventLoop | None = None  # where followers' news goes (on_mount)
         guard.install_key_readers()  # Esc then a key, read together, is not lost; nor is the app on a bad byte
+        guard.protect(self)  # a bug in a handler is a message, not the end of the app
 
     # ------------------------------------------------------------ guard and key hold
-    async def _dispatch_message(self, message: Message) -> None:
-        await guard.guarded_dispatch(self, super()._dispatch_message, message)
-
-    def _handle_exception(self, error: Exception) -> None:
-        # Textual's last resort ends the app; once running, a bug is a message instead.
-        if self.is_running and self._exit_renderables == [] and not isinstance(error, (KeyboardInterrupt, SystemExit)):
-            guard.report(self, error)
-            return
-        super()._handle_exception(error)
 
     def push_screen(self, screen, *args, **kwargs):  # Textual's overloads, as they are
         return super().push_screen(guard.protect(screen), *args, **kwargs)
@@ -155,16 +149,8 @@ class TrackerApp(App[int]):
         and widgets' `notify` pass markup=True by default; it is ignored here)."""
         super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
-    def _on_notify(self, event: Notify) -> None:
-        """One of each: a notification the same as one still shown (a held key repeating
-        a refusal) replaces it, with a fresh timeout, instead of stacking over the log."""
-        new = event.notification
-        for shown in list(self._notifications):
-            if (shown.message, shown.title, shown.severity) == (new.message, new.title, new.severity):
-                self._unnotify(shown, refresh=False)
-        super()._on_notify(event)
-
     def on_mount(self) -> None:
+        self._news_loop = asyncio.get_running_loop()
         if self.live is None and self.file is not None:
             self.live = Live.open(self.file, self.viewer, self.user, self.role)
         if self.live is not None:
@@ -199,7 +185,7 @@ class TrackerApp(App[int]):
 
     def _news(self) -> None:
         """On the follower's thread: another session's change was read; fold it in now."""
-        loop = self._loop
+        loop = self._news_loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._fold_news)
 
