@@ -1,9 +1,9 @@
 """Nothing ends the app but quitting: the guard and the key hold.
 
 Guard. Textual ends the app on any exception raised in a message handler (and stops
-that widget's message loop first). The app and its screens dispatch through
-`guarded_dispatch` (the app by its own override, every screen through `protect` as it is
-pushed), which turns an exception into a notification naming what failed
+that widget's message loop first). The app and its screens are guarded (`protect`: the
+app as it is made, every screen as it is pushed), which turns an exception in a handler
+into a notification naming what failed
 (`describe`), so the GM keeps the table and the file keeps the last saved change. A
 TrackerError is a refusal with a message of its own; anything else is a bug, shown as
 "internal error: ..." and kept in `app.errors` for the tests (which assert it stays
