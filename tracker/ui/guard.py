@@ -112,7 +112,11 @@ def protect(pump: Any) -> Any:
     """Make exceptions in `pump`'s handlers (the app's, a screen's) messages; returns
     `pump`. Done per instance, the app as it is made and each screen as it is pushed, so
     every screen is covered, whoever wrote it."""
-    return guard_messages(pump, lambda error: report(pump.app, error))
+    from textual.app import App
+
+    app = pump if isinstance(pump, App) else None  # the app reports on itself, whichever is active
+
+    return guard_messages(pump, lambda error: report(app or pump.app, error))
 
 
 def split_escape(event: events.Key, bound: "Callable[[str], bool]") -> list[events.Key] | None:
