@@ -124,3 +124,26 @@ async def test_a_note_redraws_the_log_alone(saves: Path, monkeypatch: pytest.Mon
         assert {"ClockBar", "UpcomingView", "RosterView", "DetailView", "TimelineView", "CombatLog"} <= set(drawn), drawn
         assert "7/10" in str(screen.query_one(DetailView).render())
         assert not app.errors
+
+
+@pytest.mark.ui
+async def test_a_bug_in_one_pane_is_reported_and_the_others_still_redraw(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual's signal drops a subscriber's exception silently; the screen reports it
+    as any handler's (tracker.ui.guard), and the panes after it still hear of the change."""
+    from tracker.ui.widgets.clock import ClockBar
+    from tracker.ui.widgets.log import CombatLog
+
+    def broken(self: ClockBar, change: Changed) -> None:
+        raise RuntimeError("the clock cannot draw")
+
+    monkeypatch.setattr(ClockBar, "changed", broken)
+    path = make_file(saves, "freeform", ["add Seraph hp=10"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        burst(app, ":note still logged\r")
+        await settle(pilot)
+        log = encounter_screen(app).query_one(CombatLog)
+        assert any("still logged" in e.text for e in log._entries)
+        assert [str(e) for e in app.errors] == ["the clock cannot draw"]
+        assert any("internal error: RuntimeError: the clock cannot draw" in n.message for n in app._notifications)
