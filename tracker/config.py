@@ -170,27 +170,44 @@ KEY_FORM = (
 MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
 
 
+def character_key(character: str) -> str:
+    """The name Textual gives the key that types a printable `character`: a letter or
+    digit itself, anything else its Unicode name in lower case with underscores (`?` ->
+    question_mark), shortened as Textual's public KEY_NAME_REPLACEMENTS say (`/` ->
+    slash). tests/test_textual_private.py checks it against the names Textual's key
+    parser gives."""
+    import unicodedata
+
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
+    if character.isalnum():
+        return character
+    try:
+        name = unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
+    except ValueError:  # no Unicode name
+        return character
+    return KEY_NAME_REPLACEMENTS.get(name, name)
+
+
 def _named_keys() -> frozenset[str]:
     """Key names Textual sends: its Keys (without modifiers), and the names it gives
     printable characters (`?` arrives as question_mark)."""
-    from textual.keys import Keys, _character_to_key
+    from textual.keys import Keys
 
     names = {k.value.rpartition("+")[2] for k in Keys} | {"space"}
-    names |= {_character_to_key(chr(c)) for c in range(33, 127)}
+    names |= {character_key(chr(c)) for c in range(33, 127)}
     return frozenset(n for n in names if len(n) > 1)
 
 
 def key_name(key: str) -> str | None:
     """`key` as Textual names it (`?` -> question_mark, `ctrl+a` as it is), None if it is not a key."""
-    from textual.keys import _character_to_key
-
     *mods, base = key.strip().split("+")
     if any(m not in MODIFIERS for m in mods) or len(set(mods)) != len(mods) or not base:
         return None
     if len(base) == 1:
         if not base.isprintable() or base.isspace():
             return None
-        base = _character_to_key(base)
+        base = character_key(base)
     elif base not in _named_keys():
         return None
     return "+".join([*mods, base])

@@ -32,6 +32,7 @@ A seat at a served table (`Seat`: `tracker serve`, `tracker web`) is not a local
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Iterable
@@ -39,8 +40,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App, SystemCommand
-from textual.message import Message
-from textual.notifications import Notify, SeverityLevel
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
@@ -53,6 +53,7 @@ from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
 from tracker.ui.seat import Seat
 from tracker.ui.screens.encounter import EncounterScreen
+from tracker.ui.textual_private import MergedNotifications
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
@@ -68,7 +69,7 @@ def unsaved_input(screen: Screen[object]) -> bool:
     return any(hasattr(w, "tracker_initial") and w.value != w.tracker_initial for w in screen.query(Input))
 
 
-class TrackerApp(App[int]):
+class TrackerApp(MergedNotifications[int]):
     CSS_PATH = str(Path(__file__).with_name("tracker.tcss"))
     TITLE = "tracker"
     COMMANDS = App.COMMANDS | {CommandTable}
@@ -93,18 +94,11 @@ class TrackerApp(App[int]):
         self.errors: list[BaseException] = []  # bugs turned into messages (tests check it stays empty)
         self.key_hold = guard.KeyHold(self, self._forward_key)
         self._attached: list[Live] = []  # every encounter this app opened (see on_unmount)
+        self._news_loop: asyncio.AbstractEventLoop | None = None  # where followers' news goes (on_mount)
         guard.install_key_readers()  # Esc then a key, read together, is not lost; nor is the app on a bad byte
+        guard.protect(self)  # a bug in a handler is a message, not the end of the app
 
     # ------------------------------------------------------------ guard and key hold
-    async def _dispatch_message(self, message: Message) -> None:
-        await guard.guarded_dispatch(self, super()._dispatch_message, message)
-
-    def _handle_exception(self, error: Exception) -> None:
-        # Textual's last resort ends the app; once running, a bug is a message instead.
-        if self.is_running and self._exit_renderables == [] and not isinstance(error, (KeyboardInterrupt, SystemExit)):
-            guard.report(self, error)
-            return
-        super()._handle_exception(error)
 
     def push_screen(self, screen, *args, **kwargs):  # Textual's overloads, as they are
         return super().push_screen(guard.protect(screen), *args, **kwargs)
@@ -138,16 +132,8 @@ class TrackerApp(App[int]):
         and widgets' `notify` pass markup=True by default; it is ignored here)."""
         super().notify(visible(str(message)), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
-    def _on_notify(self, event: Notify) -> None:
-        """One of each: a notification the same as one still shown (a held key repeating
-        a refusal) replaces it, with a fresh timeout, instead of stacking over the log."""
-        new = event.notification
-        for shown in list(self._notifications):
-            if (shown.message, shown.title, shown.severity) == (new.message, new.title, new.severity):
-                self._unnotify(shown, refresh=False)
-        super()._on_notify(event)
-
     def on_mount(self) -> None:
+        self._news_loop = asyncio.get_running_loop()
         if self.live is None and self.file is not None:
             self.live = Live.open(self.file, self.viewer, self.user, self.role)
         if self.live is not None:
@@ -182,14 +168,20 @@ class TrackerApp(App[int]):
 
     def _news(self) -> None:
         """On the follower's thread: another session's change was read; fold it in now."""
-        loop = self._loop
+        loop = self._news_loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._fold_news)
 
     def _fold_news(self) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, EncounterScreen) and screen.is_mounted:
-                screen.poll()
+        """Fold in what the followers read; the screens showing an encounter hear of it
+        through its listeners (tracker.ui.live, `Changed`). Apps sharing an encounter
+        (viewers in one process) share its listeners: whichever folds it in first tells
+        them all."""
+        for live in self._attached:
+            try:
+                live.poll()
+            except TrackerError as exc:
+                self.notify(f"the file changed but cannot be read: {exc}", severity="error", timeout=4)
 
     def _report_save_error(self, message: str) -> None:
         try:

@@ -1,9 +1,9 @@
 """Nothing ends the app but quitting: the guard and the key hold.
 
 Guard. Textual ends the app on any exception raised in a message handler (and stops
-that widget's message loop first). The app and its screens dispatch through
-`guarded_dispatch` (the app by its own override, every screen through `protect` as it is
-pushed), which turns an exception into a notification naming what failed
+that widget's message loop first). The app and its screens are guarded (`protect`: the
+app as it is made, every screen as it is pushed), which turns an exception in a handler
+into a notification naming what failed
 (`describe`), so the GM keeps the table and the file keeps the last saved change. A
 TrackerError is a refusal with a message of its own; anything else is a bug, shown as
 "internal error: ..." and kept in `app.errors` for the tests (which assert it stays
@@ -50,24 +50,27 @@ ESC then Tab is Textual's own shift+tab: those pairs are not recovered.
 Bytes that are not UTF-8. Textual's drivers decoded input strictly, so one stray byte
 from a client ended the app; they now read it as U+FFFD (`lenient_decoder`), a key
 nothing binds.
+
+What this needs of Textual's internals (the parser, the decoder, the message dispatch
+and queue) is in tracker.ui.textual_private, with its tests and upstream issues.
 """
 
 from __future__ import annotations
 
 import asyncio
-import codecs
-import functools
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.widget import Widget
-from textual._xterm_parser import XTermParser
 from textual.containers import ScrollableContainer
 
 from tracker.engine import TrackerError
+from tracker.ui.textual_private import ALT, EscapeParser, guard_messages, install_key_readers, lenient_decoder, queued
+
+__all__ = ["EscapeParser", "install_key_readers", "lenient_decoder"]  # what tests and the app take from here
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -105,74 +108,15 @@ def report(app: "App[Any]", error: BaseException) -> None:
         pass
 
 
-async def guarded_dispatch(pump: Any, dispatch: Callable[[Any], Awaitable[Any]], message: Any) -> Any:
-    try:
-        return await dispatch(message)
-    except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
-        raise
-    except Exception as error:
-        report(pump.app, error)
-        return None
-
-
 def protect(pump: Any) -> Any:
-    """Make exceptions in `pump`'s handlers (a screen's) messages; returns `pump`.
+    """Make exceptions in `pump`'s handlers (the app's, a screen's) messages; returns
+    `pump`. Done per instance, the app as it is made and each screen as it is pushed, so
+    every screen is covered, whoever wrote it."""
+    from textual.app import App
 
-    Done per instance, as screens are pushed, so every screen is covered, whoever wrote it."""
-    if hasattr(pump, "_dispatch_message") and not getattr(pump, "_tracker_guarded", False):
-        dispatch = pump._dispatch_message
+    app = pump if isinstance(pump, App) else None  # the app reports on itself, whichever is active
 
-        async def guarded(message: Any) -> Any:
-            return await guarded_dispatch(pump, dispatch, message)
-
-        pump._dispatch_message = guarded
-        pump._tracker_guarded = True
-    return pump
-
-
-ALT = "alt+"
-
-
-class EscapeParser(XTermParser):
-    """Textual's parser, but ESC then any key is alt+KEY (not the bare key, Esc lost)."""
-
-    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
-        for key in super()._sequence_to_key_events(sequence, alt):
-            if alt and not key.key.startswith(ALT) and key.key != "escape":
-                key = events.Key(ALT + key.key, key.character)
-            yield key
-
-
-def lenient_decoder(encoding: str) -> "Callable[[], codecs.IncrementalDecoder]":
-    """An incremental decoder that reads bytes not valid in `encoding` as U+FFFD.
-
-    Textual's drivers decode what the terminal sends as strict UTF-8: one byte that is
-    not (a Latin-1 terminal, a client sending garbage over SSH) raised in the input
-    thread and ended the app."""
-    return functools.partial(codecs.getincrementaldecoder(encoding), errors="replace")
-
-
-def install_key_readers() -> None:
-    """Make Textual's drivers read keys with `EscapeParser`, and bytes that are not UTF-8
-    as U+FFFD (`lenient_decoder`); idempotent. The terminal's driver is loaded here (a
-    terminal app uses it); the web and inline drivers only if loaded already: the web
-    driver is imported by the App's constructor when the environment names it (`tracker
-    web`), before this runs, and the tracker never runs inline. (Loading both on every
-    start cost start-up time.)"""
-    import importlib
-    import sys
-
-    for name in ("textual.drivers.linux_driver", "textual.drivers.linux_inline_driver", "textual.drivers.web_driver"):
-        if name != "textual.drivers.linux_driver" and name not in sys.modules:
-            continue
-        try:
-            module = importlib.import_module(name)
-        except ImportError:  # a platform without it
-            continue
-        if getattr(module, "XTermParser", None) is XTermParser:
-            module.XTermParser = EscapeParser  # type: ignore[attr-defined]
-        if getattr(module, "getincrementaldecoder", None) is codecs.getincrementaldecoder:
-            module.getincrementaldecoder = lenient_decoder  # type: ignore[attr-defined]
+    return guard_messages(pump, lambda error: report(app or pump.app, error))
 
 
 def split_escape(event: events.Key, bound: "Callable[[str], bool]") -> list[events.Key] | None:
@@ -199,18 +143,14 @@ def settled_focus(screen: "Screen[Any]") -> bool:
     return focused is not None and not isinstance(focused, ScrollableContainer)
 
 
-def _unfinished(pump: Any) -> int:
-    # Messages waiting in the pump's queue. (A message being handled is out of the queue,
-    # but handlers here do not yield to the loop midway, so it is never seen half-done.)
-    return pump._message_queue.qsize()
-
-
 def busy(app: "App[Any]") -> bool:
-    """A message is queued on the app or anywhere on its top screen."""
-    if _unfinished(app):
+    """A message is queued on the app or anywhere on its top screen. (A message being
+    handled is out of the queue, but handlers here do not yield to the loop midway, so
+    it is never seen half-done.)"""
+    if queued(app):
         return True
     screen = app.screen
-    return any(_unfinished(node) for node in (screen, *screen.walk_children()))
+    return any(queued(node) for node in (screen, *screen.walk_children()))
 
 
 class KeyHold:

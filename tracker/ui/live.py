@@ -23,8 +23,17 @@ waits for the queue.
 Following another session's changes runs off the event loop too: a follower thread
 probes the file (only the bytes appended since the last read; a whole read if the file
 was replaced) and leaves what it parsed for `Live.poll`, which runs on the event loop to
-apply it (applying an event costs microseconds): at once when the follower says it found
-something (the app's `notify`), else at the screen's next timer tick.
+apply it (applying an event costs microseconds) as soon as the follower says it found
+something (the app's `notify`). The follower's probe every `every` seconds is the one
+timer left: another process's write to the file sends no message, so it has to be
+looked for. A change the event loop did not take (it arrived while this session's own
+writes were going out, when `poll` leaves it) is announced again at the next probe.
+
+Fan-out: every change seen (one made through `run`, or one folded in by `poll`) goes to
+the `listeners` as one `Changed`: the events appended since the last one, or `whole`
+when the encounter may differ beyond them (the file was read again). The encounter
+screen publishes it as a Textual signal to its panes, and each pane redraws only if
+what it shows may have changed (tracker.ui.widgets.redraw.touches).
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracker.engine import Encounter, TrackerError
+from tracker.engine import Encounter, Event, TrackerError
 from tracker.library import Library
 from tracker.persistence.store import Change, EncounterFile, reason
 from tracker.roles import Role
@@ -205,8 +214,12 @@ class Follower:
             if self._stop.is_set():
                 return
             with self._lock:
-                if self._found is not None:
-                    continue  # not yet taken by the event loop
+                untaken = self._found is not None
+            if untaken:
+                # Not yet taken by the event loop (`poll` leaves a change while this
+                # session's own writes go out): say so again, as nothing else will.
+                self._tell()
+                continue
             if self.store.pending:
                 continue  # our own writes are going out; they are not news
             try:
@@ -219,9 +232,12 @@ class Follower:
             with self._lock:
                 self._found, self._error = found, error
             if found is not None or error:
-                for notify in list(self.listeners):
-                    with suppress(Exception):  # that app may be closing; its timer still polls
-                        notify()
+                self._tell()
+
+    def _tell(self) -> None:
+        for notify in list(self.listeners):
+            with suppress(Exception):  # that app may be closing
+                notify()
 
     def take(self) -> tuple[Change | None, str]:
         with self._lock:
@@ -231,6 +247,21 @@ class Follower:
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """One change as the panes hear of it (see the module docstring)."""
+
+    events: tuple[Event, ...]  # appended since the last Changed, oldest first
+    whole: bool = False  # the encounter may differ beyond `events` (the file was read again)
+
+    def only(self, kinds: frozenset[str]) -> bool:
+        """Nothing changed but events of these kinds were appended."""
+        return not self.whole and all(event.kind in kinds for event in self.events)
+
+
+Listener = Callable[[Changed], None]
 
 
 @dataclass
@@ -251,6 +282,30 @@ class Live:
     # actions by actor), kept with the encounter: a viewer forked from `tracker serve`
     # inherits it built instead of walking (and so copying) every action again.
     cache: dict[str, object] = field(default_factory=dict, repr=False)
+    # Who hears of every change (`Changed`), on the event loop: the encounter screens
+    # showing this encounter (several apps' in tracker serve's viewer host).
+    listeners: list[Listener] = field(default_factory=list, repr=False)
+    # What the last Changed reached: the encounter, its number of events and its last one.
+    _mark: tuple[object, int, object] = field(default=(None, 0, None), init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._mark = self._reached()
+
+    def _reached(self) -> tuple[object, int, object]:
+        events = self.encounter.events
+        return (self.encounter, len(events), events[-1] if events else None)
+
+    def publish(self) -> None:
+        """Tell the listeners what changed since the last time (nothing: say nothing)."""
+        encounter, count, last = self._mark
+        events = self.encounter.events
+        appended = encounter is self.encounter and len(events) >= count and (count == 0 or events[count - 1] is last)
+        self._mark = self._reached()
+        if appended and len(events) == count:
+            return
+        change = Changed(tuple(events[count:]), False) if appended else Changed(tuple(events), True)
+        for listener in list(self.listeners):
+            listener(change)
 
     @classmethod
     def open(cls, path: Path, viewer: bool = False, user: str = "", role: Role | None = None) -> "Live":
@@ -295,16 +350,21 @@ class Live:
             self.session.role = Role.viewer() if self.viewer else Role.gm()
         if self.session.role.is_viewer:
             raise self.session.role.refuse("change")
-        outcome = change(self.session)  # the session's guard refuses what a player may not do
+        try:
+            outcome = change(self.session)  # the session's guard refuses what a player may not do
+        finally:
+            # A refused change may still have brought in others' changes (read under the
+            # lock) or read the file again: the panes hear of whatever happened.
+            self.publish()
         self.version += 1
         return outcome
 
     def follow(self, every: float = 0.05, notify: Callable[[], None] | None = None) -> None:
         """Probe the file on a thread from now on (the app calls this once mounted).
 
-        `notify`, called on the follower's thread when it has read a change, lets the app
-        fold the change in at once instead of at its next timer tick (a viewer then
-        shows the GM's change a timer period sooner)."""
+        `notify`, called on the follower's thread when it has read a change (and again
+        at each probe until it is taken), is how the app hears of it: it then calls
+        `poll` on its event loop."""
         if self.follower is None or not self.follower.alive:
             self.follower = Follower(self.store, every, notify)
         elif notify is not None and notify not in self.follower.listeners:
@@ -343,4 +403,5 @@ class Live:
             return False
         self.session.encounter = found
         self.version += 1
+        self.publish()
         return True

@@ -19,8 +19,14 @@ approvals screen; the clock bar counts them); to a player, the GM's answer to th
 with the reason of a refusal.
 
 Changes go through `Live.run` (Session methods on a write-behind store) and refusals
-become notifications naming the rule. A 0.2 s timer folds in changes other sessions
-saved to the file (a second GM, or the GM as seen by a viewer) and redraws.
+become notifications naming the rule. Every change, this screen's or one another
+session saved to the file (a second GM, or the GM as seen by a viewer; the app folds it
+in when the follower thread reads it), reaches the screen as one `Changed` carrying the
+appended events, published as a Textual signal (`changes`). Each pane subscribes and
+redraws only when the events may change what it shows (a note: the log alone), in a
+fixed order: the roster first, as the detail panel and the timeline show its selection;
+the screen's own titles and proposal notices last. No timer: the panes are drawn when
+mounted and then kept current by the signal, under a dialog too.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.signal import Signal
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from rulesets.fields import yes_no
@@ -44,16 +52,15 @@ from tracker import verbs
 from tracker.text import visible, wrap
 from tracker.viewing import sight
 from tracker.roles import Role, who
+from tracker.ui import guard
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
-from tracker.ui.live import Live
+from tracker.ui.live import Changed, Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
-from tracker.ui.widgets.redraw import update_if_changed
+from tracker.ui.widgets.redraw import touches, update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import TimelineView
-
-POLL_SECONDS = 0.2
 
 
 def _int(what: str) -> Callable[[str], int]:
@@ -86,6 +93,10 @@ class UpcomingView(Static):
 
     def on_resize(self) -> None:
         self.show()
+
+    def changed(self, change: Changed) -> None:
+        if touches(change):
+            self.show()
 
     def show(self) -> None:
         enc = self.live.encounter
@@ -123,10 +134,10 @@ class EncounterScreen(Screen[None]):
     def __init__(self, live: Live) -> None:
         super().__init__()
         self.live = live
-        self._drawn_version = live.version  # the widgets draw what is there when mounted
+        # Every change to the encounter, for the panes (see the module docstring).
+        self.changes: Signal[Changed] = Signal(self, "encounter-changed")
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
-        self._events_seen = len(live.encounter.events)  # renames after these move the log filter
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
@@ -153,7 +164,47 @@ class EncounterScreen(Screen[None]):
                 roster.select_name(mine[0])
         self._show_glance(getattr(self.app, "roster_mode", "detail") == "glance")
         self.redraw()
-        self.set_interval(POLL_SECONDS, self.poll, name="follow-file")
+        self._subscribe()
+        self.live.listeners.append(self.changes.publish)
+
+    def on_unmount(self) -> None:
+        if self.changes.publish in self.live.listeners:
+            self.live.listeners.remove(self.changes.publish)
+
+    def _subscribe(self) -> None:
+        """Each pane hears of every change, in this order (see the module docstring).
+        Subscribed immediate: the panes are current when the change's handler returns,
+        as a key after it expects. Textual's signal logs and drops a subscriber's
+        exception; `_guarded` reports it as every handler's is (tracker.ui.guard)."""
+        roster = self.query_one(RosterView)
+        detail = self.query_one(DetailView)
+        timeline = self.query_one(TimelineView)
+        panes: list[tuple[Widget, Callable[[Changed], None]]] = [
+            (roster, roster.changed),
+            (detail, lambda change: detail.changed(change, roster.current)),
+            (timeline, lambda change: timeline.changed(change, self.selected)),
+            (self.query_one(UpcomingView), self.query_one(UpcomingView).changed),
+            (self.query_one(ClockBar), self.query_one(ClockBar).changed),
+            (self.query_one(CombatLog), self.query_one(CombatLog).changed),
+            (self, self._changed),
+        ]
+        for pane, callback in panes:
+            self.changes.subscribe(pane, self._guarded(callback), immediate=True)
+
+    def _guarded(self, callback: Callable[[Changed], None]) -> Callable[[Changed], None]:
+        def call(change: Changed) -> None:
+            try:
+                callback(change)
+            except Exception as error:  # noqa: BLE001 - a bug in a pane is a message, as in any handler
+                guard.report(self.app, error)
+
+        return call
+
+    def _changed(self, change: Changed) -> None:
+        """The screen's own part of a change: the log's title (a rename may move its
+        filter) and what became of proposals."""
+        self._log_title()
+        self._tell_proposals()
 
     def _show_glance(self, on: bool) -> None:
         """Glance mode: the roster over the full width, every combatant's figures in one
@@ -162,13 +213,6 @@ class EncounterScreen(Screen[None]):
         self.query_one(RosterView).set_glance(on)
         update_if_changed(self.query_one("#roster-title", Static), Text("Roster: glance" if on else "Roster"))
 
-    def on_screen_resume(self) -> None:
-        # Back from a dialog or the roster editor: show what it changed. One that changed
-        # nothing (help, a form cancelled) redraws no pane, nor does the first showing:
-        # on_mount has drawn it (every change bumps `live.version`, see tracker.ui.live).
-        if self.is_mounted and self.live.version != self._drawn_version:
-            self.redraw()
-
     # ------------------------------------------------------------ state
     @property
     def selected(self) -> str | None:
@@ -176,7 +220,7 @@ class EncounterScreen(Screen[None]):
         return c.name if c else None
 
     def redraw(self) -> None:
-        self._drawn_version = self.live.version
+        """Draw every pane from the encounter (when mounted; after that, the signal)."""
         self.query_one(ClockBar).show()
         roster = self.query_one(RosterView)
         roster.reload()
@@ -184,21 +228,10 @@ class EncounterScreen(Screen[None]):
         timeline.reload()
         timeline.follow(self.selected)
         self.query_one(UpcomingView).show()
-        self._follow_renames()
         self.query_one(CombatLog).reload()
         self.query_one(DetailView).show(roster.current)
         self._log_title()
         self._tell_proposals()
-
-    def _follow_renames(self) -> None:
-        """A log filtered on a combatant follows it through a rename (a newcomer under the
-        old name is somebody else); after an undo the filter stays as it was."""
-        events = self.live.encounter.events
-        log = self.query_one(CombatLog)
-        for event in events[min(self._events_seen, len(events)) :]:
-            if event.kind == "rename" and log.only is not None and event.args.get("target") == log.only:
-                log.only = str(event.args.get("name"))
-        self._events_seen = len(events)
 
     def _tell_proposals(self) -> None:
         """Say what became of proposals: to a player, the GM's answer to their own (the
@@ -251,17 +284,6 @@ class EncounterScreen(Screen[None]):
         self.query_one(TimelineView).follow(self.selected)
         self.query_one(DetailView).show(self.query_one(RosterView).current)
 
-    def poll(self) -> None:
-        try:
-            changed = self.live.poll()
-        except TrackerError as exc:
-            self.notify(f"the file changed but cannot be read: {exc}", severity="error", timeout=4)
-            return
-        # Another app sharing this encounter (viewers in one process) may have folded the
-        # change in first: what was drawn is compared with the encounter's version.
-        if changed or self.live.version != self._drawn_version:
-            self.redraw()
-
     # ------------------------------------------------------------ dispatch
     @property
     def role(self) -> Role:
@@ -284,10 +306,9 @@ class EncounterScreen(Screen[None]):
             getattr(self, f"do_{name}")()
         except TrackerError as exc:
             self.notify(str(exc), severity="error", timeout=6)
-            self.redraw()
 
     def change(self, run: Callable[[Session], Outcome], quiet: bool = True) -> Outcome | None:
-        """Apply a change, redraw, and let the write happen after the frame."""
+        """Apply a change (the panes hear of it) and let the write happen after the frame."""
         try:
             outcome = self.live.run(run)
         except TrackerError as exc:
@@ -297,7 +318,7 @@ class EncounterScreen(Screen[None]):
         return outcome
 
     def after_change(self, outcome: Outcome | None, quiet: bool = True) -> None:
-        self.redraw()
+        """Say what a change did unless `quiet` (the panes drew it as it was made)."""
         if outcome is not None and not quiet and outcome.lines:
             self.notify("\n".join(visible(line) for line in outcome.lines[-4:]), timeout=4, markup=False)
 

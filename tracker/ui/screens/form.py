@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.suggester import Suggester
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList
@@ -117,26 +118,12 @@ class FieldInput(Input):
     the value, and the virtual size is a reactive that lays out the whole screen: the
     declare form, its rows and the encounter screen's dialog background, for a key that
     changes one line. A field's size never depends on its text (`width: auto` aside,
-    laid out as before), and the virtual size matters only to the field's own
-    horizontal scrolling, which reads it from the widget. So the virtual size is set
-    without the layout, and the field repaints; everything else is as Textual 8.2's
-    `Input._watch_value` does it (the version pinned in pyproject.toml). Measured with
-    `benchmarks/ui_screens.py` (a key's echo in the declare form)."""
+    which Input lays out itself), and the virtual size matters only to the field's own
+    horizontal scrolling, which reads it from the widget. So a field declares its own
+    `virtual_size` reactive, the same but for the layout: a change repaints the field.
+    Measured with `benchmarks/ui_screens.py` (a key's echo in the declare form)."""
 
-    def _watch_value(self, value: str) -> None:
-        self.set_reactive(Widget.virtual_size, Size(self.content_width, 1))  # Textual: `self.virtual_size = ...`
-        self.refresh()
-        self._suggestion = ""
-        if self.suggester and value:
-            self.run_worker(self.suggester._get_suggestion(self, value))
-        if self.styles.auto_dimensions:
-            self.refresh(layout=True)
-        validation_result = self.validate(value) if "changed" in self.validate_on else None
-        self.post_message(self.Changed(self, value, validation_result))
-        # The first time the value is set, the cursor goes to its end.
-        if self._initial_value:
-            self.cursor_position = len(self.value)
-            self._initial_value = False
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
 
 def set_error(label: Label, text: str | Text) -> None:

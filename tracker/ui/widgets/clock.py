@@ -12,8 +12,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracker.text import visible
-from tracker.ui.live import Live
-from tracker.ui.widgets.redraw import update_if_changed
+from tracker.ui.live import Changed, Live
+from tracker.ui.widgets.redraw import touches, update_if_changed
 
 
 class ClockBar(Static):
@@ -25,6 +25,10 @@ class ClockBar(Static):
 
     def on_mount(self) -> None:
         self.show()
+
+    def changed(self, change: Changed) -> None:
+        if touches(change):
+            self.show()
 
     def show(self) -> None:
         enc = self.live.encounter

@@ -49,7 +49,7 @@ from textual.strip import Strip
 from tracker.engine import Encounter, Event, LogEntry
 from tracker.roles import Role, visible_to, who
 from tracker.text import visible, wrap
-from tracker.ui.live import Live
+from tracker.ui.live import Changed, Live
 from tracker.viewing import mode_of, sight
 
 PREFIX = 6  # "[137] "
@@ -189,6 +189,15 @@ class CombatLog(ScrollView, can_focus=False):
 
     def _restack(self) -> None:
         self._rows = list(accumulate(len(lines) for lines in self._lines))
+
+    def changed(self, change: Changed) -> None:
+        """Every change may add lines. A log filtered on a combatant follows it through a
+        rename (a newcomer under the old name is somebody else); after an undo, or the
+        file read again, the filter stays as it was."""
+        for event in () if change.whole else change.events:
+            if event.kind == "rename" and self.only is not None and event.args.get("target") == self.only:
+                self.only = str(event.args.get("name"))
+        self.reload()
 
     def reload(self) -> None:
         """Bring the view up to the encounter: new entries appended at the end (only

@@ -1,11 +1,13 @@
 """Redraw a widget after a change only when what it shows changed.
 
-Every change (the GM's own, or one a viewer follows) redraws the encounter screen, and
-most changes touch one or two panes: a note changes the log, not the roster, the
-timeline, the clock or the detail panel. Repainting a pane costs Textual a render of
-each of its lines (and a `Static.update` a layout of the whole screen), times every
-viewer on the table, so each pane compares what it would show with what it showed and
-repaints only on a difference (issue 10 item 7: a change on 20 viewers' screens).
+Every change (the GM's own, or one a viewer follows) reaches the encounter screen's
+panes as one signal (`tracker.ui.live.Changed`), and most changes touch one or two
+panes: a note changes the log, not the roster, the timeline, the clock or the detail
+panel. Repainting a pane costs Textual a render of each of its lines (and a
+`Static.update` a layout of the whole screen), times every viewer on the table. So a
+pane first asks whether the events could change it at all (`touches`), and then
+compares what it would show with what it showed and repaints only on a difference
+(issue 10 item 7: a change on 20 viewers' screens).
 """
 
 from __future__ import annotations
@@ -15,6 +17,18 @@ from typing import Any
 from rich.text import Text
 from textual.strip import Strip
 from textual.widgets import Static
+
+from tracker.ui.live import Changed
+
+# Event kinds that only add a line to the combat log: a note and a table roll change no
+# combatant, action, clock or proposal, so no pane but the log shows them.
+LOG_ONLY = frozenset({"note", "roll"})
+
+
+def touches(change: Changed) -> bool:
+    """Whether `change` may alter a pane other than the log (which takes every change,
+    reading only the entries it has not shown)."""
+    return not change.only(LOG_ONLY)
 
 
 def update_if_changed(widget: Static, text: Text) -> None:

@@ -42,8 +42,8 @@ from textual.widgets import Static
 
 from tracker.engine import Combatant
 from tracker.text import cells, fit, visible
-from tracker.ui.live import Live
-from tracker.ui.widgets.redraw import refresh_if_changed, update_if_changed
+from tracker.ui.live import Changed, Live
+from tracker.ui.widgets.redraw import refresh_if_changed, touches, update_if_changed
 from tracker.viewing import Shown, shown, sight
 
 ROWS = 1
@@ -141,6 +141,10 @@ class RosterView(ScrollView, can_focus=False):
         if 0 <= self.selected < len(self.combatants):
             return self.combatants[self.selected]
         return None
+
+    def changed(self, change: Changed) -> None:
+        if touches(change):
+            self.reload()
 
     def reload(self) -> None:
         """Take the roster from the encounter again (after any change)."""
@@ -328,6 +332,11 @@ class DetailView(Static):
     def __init__(self, live: Live, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.live = live
+
+    def changed(self, change: Changed, current: Combatant | None) -> None:
+        """`current`: the roster's selection, taken after the roster heard of the change."""
+        if touches(change):
+            self.show(current)
 
     def show(self, c: Combatant | None) -> None:
         if c is None:

@@ -30,8 +30,8 @@ from textual.strip import Strip
 from tracker.charts import CONDITION_GLYPH, OVER_PASSIVE, PASSIVE_GLYPH, bar_glyph
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
 from tracker.text import clip, fit
-from tracker.ui.live import Live
-from tracker.ui.widgets.redraw import refresh_if_changed
+from tracker.ui.live import Changed, Live
+from tracker.ui.widgets.redraw import refresh_if_changed, touches
 from tracker.ui.widgets.roster import visible_combatants
 
 NAME = 12
@@ -101,6 +101,12 @@ class TimelineView(ScrollView, can_focus=False):
 
     def on_mount(self) -> None:
         self.reload()
+
+    def changed(self, change: Changed, selected: str | None) -> None:
+        """`selected`: the roster's selection, taken after the roster heard of the change."""
+        if touches(change):
+            self.reload()
+            self.follow(selected)
 
     def reload(self) -> None:
         self.index.update(self.live.encounter.actions, self.live.encounter.combatants)

@@ -1,0 +1,154 @@
+"""Every use of Textual's private internals, in one place (Textual is pinned <8.3).
+
+Nothing else in the tracker names a private Textual attribute: what could be done with
+public API was (a form field's value no longer relays out the screen through a
+subclass's own `virtual_size` reactive, tracker.ui.screens.form; key names in the
+config come from Unicode names and Textual's public KEY_NAME_REPLACEMENTS,
+tracker.config). What is left has no public way, and each use below names what it relies
+on and the upstream issue that would make it unnecessary.
+
+tests/test_textual_private.py checks each one against the installed Textual: that the
+private name still exists with the signature assumed here, and that the behaviour relied
+on still holds. On a Textual release that changes one of them, that test fails first
+and says which; raise the pin only once it passes.
+
+1. `EscapeParser` (subclasses `textual._xterm_parser.XTermParser`, overrides
+   `_sequence_to_key_events(sequence, alt)`), installed by replacing the module
+   attribute `XTermParser` in the drivers (`install_key_readers`): ESC then `?`, `:` or
+   Enter comes out as alt+question_mark (not the bare key with the Esc lost), so
+   tracker.ui.guard.split_escape can give back Esc then the key.
+   Upstream: Textualize/textual#6663 "Alt modifier dropped on named keys (Alt+Enter
+   arrives as plain `enter`)".
+2. `lenient_decoder`, installed by replacing the drivers' module attribute
+   `getincrementaldecoder`: a byte that is not UTF-8 is U+FFFD, not the end of the
+   input thread. Upstream: Textualize/textual#6456 "UnicodeDecodeError in input thread
+   crashes application when invalid UTF-8 bytes are received" (PR #6498).
+3. `guard_messages` wraps a message pump's `_dispatch_message(message)` (the app's and
+   every screen's) and the app's `_handle_exception(error)`, reading `_exit_renderables`:
+   an exception in a handler becomes a message instead of ending the app.
+   Upstream: Textualize/textual#2818 "Hook to exception handling / App hangs when
+   _handle_exception is overriden" (closed without a public hook).
+4. `queued(pump)` reads `MessagePump._message_queue.qsize()`: the key hold hands a key on
+   only when nothing is waiting to be handled (tracker.ui.guard.busy).
+   Upstream: to file, "A public way to ask whether a MessagePump has messages waiting".
+5. `MergedNotifications`, the app's base class, overrides the Notify handler
+   `App._on_notify(event)`, reads `App._notifications` and calls
+   `App._unnotify(notification, refresh=False)`: a notification the same as one still
+   shown (a held key repeating a refusal) replaces it, with a fresh timeout, instead of
+   stacking over the log. Upstream: to file, "App.notify: an option to
+   replace an identical notification still shown instead of stacking it".
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import importlib
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.app import App
+from textual.notifications import Notify
+
+ALT = "alt+"
+
+# The drivers whose module names the parser class and the decoder factory (Textual 8.2).
+DRIVERS = ("textual.drivers.linux_driver", "textual.drivers.linux_inline_driver", "textual.drivers.web_driver")
+
+
+# 1 ---------------------------------------------------------------- the key parser
+class EscapeParser(XTermParser):
+    """Textual's parser, but ESC then any key is alt+KEY (not the bare key, Esc lost)."""
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        for key in super()._sequence_to_key_events(sequence, alt):
+            if alt and not key.key.startswith(ALT) and key.key != "escape":
+                key = events.Key(ALT + key.key, key.character)
+            yield key
+
+
+# 2 ---------------------------------------------------------------- the decoder
+def lenient_decoder(encoding: str) -> "Callable[[], codecs.IncrementalDecoder]":
+    """An incremental decoder that reads bytes not valid in `encoding` as U+FFFD.
+
+    Textual's drivers decode what the terminal sends as strict UTF-8: one byte that is
+    not (a Latin-1 terminal, a client sending garbage over SSH) raised in the input
+    thread and ended the app."""
+    return functools.partial(codecs.getincrementaldecoder(encoding), errors="replace")
+
+
+def install_key_readers() -> None:
+    """Make Textual's drivers read keys with `EscapeParser`, and bytes that are not UTF-8
+    as U+FFFD (`lenient_decoder`); idempotent. The terminal's driver is loaded here (a
+    terminal app uses it); the web and inline drivers only if loaded already: the web
+    driver is imported by the App's constructor when the environment names it (`tracker
+    web`), before this runs, and the tracker never runs inline. (Loading both on every
+    start cost start-up time.)"""
+    for name in DRIVERS:
+        if name != DRIVERS[0] and name not in sys.modules:
+            continue
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # a platform without it
+            continue
+        if getattr(module, "XTermParser", None) is XTermParser:
+            module.XTermParser = EscapeParser  # type: ignore[attr-defined]
+        if getattr(module, "getincrementaldecoder", None) is codecs.getincrementaldecoder:
+            module.getincrementaldecoder = lenient_decoder  # type: ignore[attr-defined]
+
+
+# 3 ---------------------------------------------------------------- handler errors
+def guard_messages(pump: Any, report: Callable[[BaseException], None]) -> Any:
+    """Make an exception in `pump`'s message handlers a call of `report` instead of the
+    end of the app; for the app itself, also the exceptions Textual hands to its last
+    resort once running. Per instance (each screen as it is pushed), idempotent;
+    returns `pump`."""
+    if getattr(pump, "_tracker_guarded", False) or not hasattr(pump, "_dispatch_message"):
+        return pump
+    dispatch: Callable[[Any], Awaitable[Any]] = pump._dispatch_message
+
+    async def guarded(message: Any) -> Any:
+        try:
+            return await dispatch(message)
+        except Exception as error:  # CancelledError, KeyboardInterrupt, SystemExit go on
+            report(error)
+            return None
+
+    pump._dispatch_message = guarded
+    pump._tracker_guarded = True
+    last_resort = getattr(pump, "_handle_exception", None)
+    if last_resort is not None and hasattr(pump, "_exit_renderables"):  # the app
+
+        def handle(error: Exception) -> None:
+            # Textual's last resort ends the app; once running, a bug is a message instead.
+            if pump.is_running and pump._exit_renderables == [] and not isinstance(error, (KeyboardInterrupt, SystemExit)):
+                report(error)
+                return
+            last_resort(error)
+
+        pump._handle_exception = handle
+    return pump
+
+
+# 4 ---------------------------------------------------------------- queued messages
+def queued(pump: Any) -> int:
+    """Messages waiting in `pump`'s queue (one being handled is out of it)."""
+    return int(pump._message_queue.qsize())
+
+
+# 5 ---------------------------------------------------------------- notifications
+ReturnType = TypeVar("ReturnType")
+
+
+class MergedNotifications(App[ReturnType]):
+    """An App whose notifications are one of each (see the module docstring, 5)."""
+
+    def _on_notify(self, event: Notify) -> None:
+        new = event.notification
+        for shown in list(self._notifications):
+            if (shown.message, shown.title, shown.severity) == (new.message, new.title, new.severity):
+                self._unnotify(shown, refresh=False)
+        super()._on_notify(event)
