@@ -20,6 +20,7 @@ and the config file is read only by commands that use it.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import shutil
 import os
@@ -419,6 +420,12 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         file = paths.resolve(args.file, saves) if command == "open" and args.file else None
         from tracker.ui.app import run
 
+        # What the imports made (modules, classes, Textual's tables) lives as long as the
+        # process: out of the collector's sight, the full collection that falls due while
+        # the first screen is built (the largest single cost the app adds to its start)
+        # walks only what was made since, and so does every later one. Done before the
+        # encounter is read: its objects are replaced as it changes, and stay collectable.
+        gc.freeze()
         role = _role(args, file)
         return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
     if command == "examples":
