@@ -414,18 +414,25 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         # after installing), not only the app.
         saves = paths.prepare(paths.locate(saves_option))
     if command is None or command == "open":
-        from tracker import config
+        # The app's modules (Textual's and ours) live as long as the process: collecting
+        # while they load is wasted work, and once loaded they are moved out of the
+        # collector's sight, so the full collection that falls due while the first screen
+        # is built (the largest single cost the app adds to its start) walks only what
+        # was made since, as every later one does. The encounter is read after: its
+        # objects are replaced as it changes, and stay collectable.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            from tracker import config
 
-        config.load_checked()  # a bad config file is named here, before the screen takes over
-        file = paths.resolve(args.file, saves) if command == "open" and args.file else None
-        from tracker.ui.app import run
+            config.load_checked()  # a bad config file is named here, before the screen takes over
+            file = paths.resolve(args.file, saves) if command == "open" and args.file else None
+            from tracker.ui.app import run
 
-        # What the imports made (modules, classes, Textual's tables) lives as long as the
-        # process: out of the collector's sight, the full collection that falls due while
-        # the first screen is built (the largest single cost the app adds to its start)
-        # walks only what was made since, and so does every later one. Done before the
-        # encounter is read: its objects are replaced as it changes, and stay collectable.
-        gc.freeze()
+            gc.freeze()
+        finally:
+            if collecting:
+                gc.enable()
         role = _role(args, file)
         return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
     if command == "examples":
