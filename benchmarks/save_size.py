@@ -17,14 +17,14 @@ import random
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tracker.engine import TrackerError  # noqa: E402
+from tracker.engine import Encounter, TrackerError  # noqa: E402
 from tracker.persistence import codec  # noqa: E402
 from tracker.persistence.store import EncounterFile  # noqa: E402
 from tracker.session import Session  # noqa: E402
@@ -41,11 +41,11 @@ class Meter:
         self.chunks: list[bytes] = []
 
     @contextmanager
-    def transaction(self, session: Session) -> Iterator[None]:
-        before = len(session.encounter.events)
-        yield
-        if len(session.encounter.events) > before:
-            self.chunks.append(codec.chunk(session.encounter, before, len(self.chunks) + 1))
+    def transaction(self, encounter: Encounter, install: Callable[[Encounter], None]) -> Iterator[Encounter]:
+        before = len(encounter.events)
+        yield encounter
+        if len(encounter.events) > before:
+            self.chunks.append(codec.chunk(encounter, before, len(self.chunks) + 1))
 
 
 def play(example: Path, changes: int, seed: int = 1) -> tuple[str, Meter, int]:

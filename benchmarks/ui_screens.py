@@ -70,6 +70,7 @@ from startup import BARE as BARE_PTY  # noqa: E402
 from startup import _ANSI, _env, interleaved, pty_time  # noqa: E402
 
 from rulesets.dice import RandomDice  # noqa: E402
+from tracker.library import Library  # noqa: E402
 from tracker.persistence.store import EncounterFile  # noqa: E402
 from tracker.session import Session  # noqa: E402
 
@@ -84,8 +85,7 @@ def build_fight(saves: Path) -> Path:
     """A D6 fight of 6 combatants, one of them saved in the library (for `l`)."""
     path = saves / f"{FIGHT}.toml"
     store, loaded = EncounterFile.create(path, FIGHT, "d6")
-    s = Session(loaded.encounter, loaded.ruleset, RandomDice(7), None, "bench")
-    s.library_folder = saves
+    s = Session(loaded.encounter, loaded.ruleset, RandomDice(7), None, "bench", library=Library.in_folder(saves, "d6"))
     for i in range(6):
         s.add(f"C{i:03d}", {"marksmanship": "4D+1", "dodge": "3D+2"}, side="PC" if i < 3 else "foe")
     s.save_sheet("C000")

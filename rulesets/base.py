@@ -1,50 +1,83 @@
-"""The ruleset adapter contract.
+"""The ruleset adapter contract: what a game module defines, and what the tracker does for it.
 
-An adapter is a class registered in the `tracker.rulesets` entry-point group. It is
-pure: no Textual, no file writes, no `random` module functions; every die comes from
-the `DiceSource` it is handed, so a roll can be random, seeded, or typed in by hand.
+An adapter is a `Ruleset` subclass registered in the `tracker.rulesets` entry-point group
+(`rulesets/README.md` walks through a whole game). It is pure: no Textual, no file
+writes, no `random` module functions; every die comes from the `DiceSource` it is handed
+(random, seeded, or faces typed in by the GM), one `roll_group` per handful of dice.
 
-It declares its identity, time mapping, the combatant sheet (stats and resources as
-typed `Field`s), settings, an action catalogue of `ActionTemplate`s, and implements:
-
-- `resolve(request, dice) -> Resolution`: the roll made when an action is initiated,
-  its performance time after the roll, and its effects (engine data types).
-- `maintain(request, dice) -> Resolution`: the next link of a maintained attack.
-- `roll(spec, dice, ...) -> RollResult`: a bare check from the command line.
-- `chance(spec, ...) -> Fraction`: the exact probability of success (or of winning an
-  opposed roll), computed, never simulated.
-- `after_roll(request, resolution) -> str`: the choices a game makes after seeing the
-  dice (Brand X Q, ORE wiggle dice), as the budget a form shows ("Q 6 to place ...");
-  "" when there is nothing to choose. The choices themselves are the template's params
-  whose `Field.stage` is AFTER_ROLL: a form shows the resolution made with the typed
-  faces, offers those fields, then resolves again with the same faces plus the chosen
-  values and commits that resolution. Scripts state them up front (`q_*=`, `wiggle=`).
-- `chance_notes(spec, ...) -> list[str]`: what `odds` says beside the figure (USOR: a
-  derived chart row was used), as `roll` does in its text.
-- `damage_rule(target, amount, resource) -> ManualDamage`: how a GM's `damage`/`heal`
-  lands (which resource, what it overflows to, whether it may pass the maximum), so
-  manual damage follows the game's rule as an action's damage does.
+Every hook is declared on `Ruleset` below with its docstring; only `catalogue` and
+`resolve` must be written. The tracker, not the adapter:
+- validates the sheet, settings and action modifiers from the `Field`s declared;
+- honours a performance time the GM typed (`pt=`): `resolve` and `maintain` receive
+  `request.pt` already set, to the typed PT or else `default_pt(request)`, and read it
+  as `request.performance_time`;
+- asks for typed dice group by group, re-resolving with the faces typed so far;
+- applies the `Resolution`'s effects at their timing, judges each `Blow` when it lands
+  with the judge named in `details[JUDGE_KEY]` (registered from `judges`), saves the
+  resolution (its `details` must be `Details`: see `check_details`) and replays it
+  without rolling again.
 """
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias, Union
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Resolution
+from tracker.engine.effects import Judge, Resolution, register_judge
 from tracker.engine.errors import TrackerError
 from tracker.engine.encounter import Encounter
 from tracker.engine.model import ACTIVE, Action, Combatant
+from tracker.engine.shapes import fits
 from tracker.engine.table import TABLE_SETTINGS
 from tracker.engine.table import check as table_check
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, roll_group
 from rulesets.fields import AFTER_ROLL, RESOURCE, SETTING, STAT, Field, FieldError, coerce_all
 from rulesets.tables import load_tables
+
+
+# -- what a resolution's `details` may hold ---------------------------------------------
+# A save keeps each resolution as TOML and replays it without rolling again, so `details`
+# holds only what TOML writes and reads back unchanged: text, truth values, integers
+# that fit 64 bits, finite floats, lists and tables (str keys) of these. No None, no
+# tuples (they come back as lists, and the reloaded fight would differ), no objects.
+Detail: TypeAlias = Union[str, bool, int, float, list["Detail"], dict[str, "Detail"]]
+Details: TypeAlias = dict[str, Detail]
+
+# Keys of `details` the tracker itself reads (the rest are the game's own figures):
+JUDGE_KEY = "judge"  # the name of the judge (from `Ruleset.judges`) for the resolution's Blows
+MARGIN_NAME = "margin_name"  # the margin's name in the game's terms ("result points")
+# The figures the declare form shows after the roll, when the details hold them (a
+# scalar or a list of scalars), beside success, the margin and the PT.
+SHOWN_DETAILS = ("total", "q", "sets", "width", "height", "nost", "result", "rp", "roll", "target")
+
+def check_details(details: Mapping[str, Any], where: str = "details") -> None:
+    """Refuse a `details` value a save could not hold as it is, naming the key
+    ("details.hits[0].attack: None cannot be saved")."""
+    stack: list[tuple[Any, str]] = [(details, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if not isinstance(key, str):
+                    raise TrackerError(f"{at}: key {key!r} cannot be saved (keys are text)")
+                stack.append((value, f"{at}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
+        elif isinstance(item, bool) or isinstance(item, str):
+            continue
+        elif isinstance(item, (int, float)):
+            if not fits(item):  # the one rule for numbers a save holds (tracker.engine.shapes)
+                why = "integers must fit 64 bits" if isinstance(item, int) else "numbers must be finite"
+                raise TrackerError(f"{at}: {item!r} cannot be saved ({why})")
+        else:
+            raise TrackerError(f"{at}: {item!r} cannot be saved (a {type(item).__name__}; details hold text, "
+                               "numbers, truth values, lists and tables)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +112,18 @@ class ActionRequest:
     segment: int = 0
     settings: Mapping[str, Any] = field(default_factory=dict)
     previous: Action | None = None  # for maintain: the link being continued
-    pt: int | None = None  # a performance time the GM typed, overriding the template
+    # The performance time before anything the roll changes. Built with the PT the GM
+    # typed, or None; `Ruleset.resolve`/`maintain` receive it set (see `default_pt`).
+    pt: int | None = None
     # The whole encounter, read-only, for rules that look at history (saving Q, chains).
     encounter: Encounter | None = None
+
+    @property
+    def performance_time(self) -> int:
+        """`pt` inside `resolve`/`maintain`, where the base class has always set it."""
+        if self.pt is None:
+            raise TrackerError(f"{self.template.name}: no performance time (a request not passed through Ruleset.resolve)")
+        return self.pt
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +160,31 @@ class RollResult:
         return data
 
 
+def _timed(hook: Callable[[Ruleset, ActionRequest, DiceSource], Resolution]) -> Callable[[Ruleset, ActionRequest, DiceSource], Resolution]:
+    """`hook` given its request with `pt` set: the GM's typed PT, else `default_pt`."""
+    if getattr(hook, "_timed", False):
+        return hook
+
+    @functools.wraps(hook)
+    def timed(self: Ruleset, request: ActionRequest, dice: DiceSource) -> Resolution:
+        if request.pt is None:
+            request = replace(request, pt=self.default_pt(request))
+        return hook(self, request, dice)
+
+    timed._timed = True  # type: ignore[attr-defined]
+    return timed
+
+
 class Ruleset(ABC):
+    """A game. Class attributes describe it; methods are the hooks the tracker calls.
+
+    `id` is the name saves and `--ruleset` use (the entry point's name); `name` and
+    `description` are shown when choosing a game. `time` maps segments to the game's
+    time (segments a round, payment segments). `sheet` holds the combatant's STAT and
+    RESOURCE `Field`s (types, defaults, limits: the forms and the loader come from
+    them); `settings` the table's SETTING fields (`tracker new --set`, `setting`).
+    """
+
     id: ClassVar[str]
     name: ClassVar[str]
     description: ClassVar[str]
@@ -127,11 +193,31 @@ class Ruleset(ABC):
     settings: ClassVar[tuple[Field, ...]] = ()
     # Resources that put a combatant down when they reach 0 or less.
     down_when: ClassVar[tuple[str, ...]] = ()
-    # A TOML file of data tables next to the adapter module, if it has one.
+    # A TOML file of data tables next to the adapter module, if it has one; a GM's
+    # house-rules file overrides it row by row (`tables`).
     tables_file: ClassVar[str | None] = None
     # Maintaining opens the form even with no dice to roll: the GM states each link's
     # outcome (freeform's damage and note), so `m` must ask for it.
     maintain_asks: ClassVar[bool] = False
+    # Judges for blows judged when they land (DESIGN 3), by name. A resolution whose
+    # effects hold `Blow`s names its judge in `details[JUDGE_KEY]`; on the segment a blow
+    # lands the engine calls `judge(encounter, action, blow)`, which reads the state as
+    # it is then (`effects.landing` finds the blow's record and its target) and returns
+    # the effects that land (never another Blow), changing nothing itself. The names
+    # are saved with the fight, so keep them stable ("d6.blow"); they are registered
+    # when the class is made.
+    judges: ClassVar[Mapping[str, Judge]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # The tracker, not each adapter, honours a typed PT: every `resolve`/`maintain`
+        # an adapter writes receives its request with `pt` set (see `default_pt`).
+        super().__init_subclass__(**kwargs)
+        for name in ("resolve", "maintain"):
+            hook = cls.__dict__.get(name)
+            if hook is not None and not getattr(hook, "__isabstractmethod__", False):
+                setattr(cls, name, _timed(hook))
+        for name, judge in cls.__dict__.get("judges", {}).items():
+            register_judge(name, judge)
 
     def __init__(self, house_rules: Path | Mapping[str, Any] | None = None) -> None:
         self.house_rules = house_rules
@@ -140,6 +226,8 @@ class Ruleset(ABC):
     # -- data tables ---------------------------------------------------------
     @property
     def tables(self) -> dict[str, Any]:
+        """The data tables of `tables_file` (next to the adapter's module), with the
+        GM's house-rules file, if any, laid over them row by row; read once."""
         if self._tables is None:
             if self.tables_file is None:
                 self._tables = {}
@@ -153,9 +241,11 @@ class Ruleset(ABC):
 
     # -- sheet ---------------------------------------------------------------
     def stat_fields(self) -> tuple[Field, ...]:
+        """The sheet's STAT fields."""
         return tuple(f for f in self.sheet if f.role == STAT)
 
     def resource_fields(self) -> tuple[Field, ...]:
+        """The sheet's RESOURCE fields (tracked, with a maximum: the starting value)."""
         return tuple(f for f in self.sheet if f.role == RESOURCE)
 
     def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -184,6 +274,7 @@ class Ruleset(ABC):
         return stats, checked
 
     def validate_settings(self, values: Mapping[str, Any], where: str) -> dict[str, Any]:
+        """The table's settings checked against `settings`, defaults filled in."""
         # The table's own settings (tracker.engine.table) are accepted beside the
         # ruleset's, and written only when set (no default fills them in).
         fields = self.settings + tuple(
@@ -198,9 +289,13 @@ class Ruleset(ABC):
 
     # -- catalogue -----------------------------------------------------------
     @abstractmethod
-    def catalogue(self) -> Mapping[str, ActionTemplate]: ...
+    def catalogue(self) -> Mapping[str, ActionTemplate]:
+        """The actions, by name: what the declare form lists and `declare` accepts."""
 
     def template(self, name: str) -> ActionTemplate:
+        """The template `name` names (any case), or a refusal listing the actions.
+        Override for other spellings (Brand X "hold breath") or to accept any name
+        (freeform)."""
         found = self.catalogue().get(name)
         if found is None:
             folded = {k.casefold(): v for k, v in self.catalogue().items()}
@@ -212,11 +307,34 @@ class Ruleset(ABC):
         return found
 
     def params(self, template: ActionTemplate, raw: Mapping[str, Any], where: str = "declare") -> dict[str, Any]:
+        """The modifiers typed for `template` checked against its params, defaults filled in."""
         return coerce_all(template.params, dict(raw), where)
 
     # -- resolution ----------------------------------------------------------
+    def default_pt(self, request: ActionRequest) -> int:
+        """The performance time when the GM typed none: the template's `pt`. A game whose
+        time depends on the request says so here (D6: a round shared by the actions
+        declared; ORE: to the end of the round; USOR: scaled by the actor's ATM); the PT
+        a roll changes afterwards (Brand X Q on speed) is `resolve`'s business."""
+        return request.template.pt
+
     @abstractmethod
-    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution: ...
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        """Roll (or state) the action as it is initiated and say what it does.
+
+        `request.performance_time` is the PT to start from (typed or `default_pt`).
+        Every die comes from `dice` through `roll_group(dice, label, sides)`, one call
+        per group a person would throw together; a die that is rolled only on some
+        outcome (a reroll, damage on a hit) is its own group, rolled only then. The
+        declare form resolves again with the faces typed so far, so the adapter itself
+        says which group comes next, and the same faces must give the same Resolution.
+        Refuse what the rules forbid with a `TrackerError` that says why.
+
+        The `Resolution`: `pt` after anything the roll did to it, `success` (None: no
+        pass/fail), `margin` in the game's terms (name it with `details[MARGIN_NAME]`),
+        `dice`, a `summary` for the log, `effects` (engine data: `Damage`, `Adjust`,
+        `Condition`, `Throwback`, `Upkeep`, `Note`, `Blow`), and `details`: `Details`
+        (see `check_details`), where `SHOWN_DETAILS` keys are shown by the form."""
 
     def maintainable(self, template: ActionTemplate, settings: Mapping[str, Any]) -> bool:
         """Whether an action of `template` may be maintained at a table with `settings`
@@ -224,10 +342,15 @@ class Ruleset(ABC):
         return template.maintainable
 
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        """The next link of a maintained action: `request.previous` is the link being
+        continued, `request.performance_time` the typed PT or `default_pt` (which
+        sees `previous`). Refused unless the game has a rule for it."""
         raise TrackerError(f"{self.name} has no rule for maintaining {request.template.name}")
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
-        """Exact chance the declared action succeeds, for the declare form; None if no roll."""
+        """Exact chance the declared action succeeds, for the declare form and the odds
+        kept with the event; None if it rolls nothing. A Fraction, computed (icepool
+        where it fits), never simulated; refuse by name what cannot be computed."""
         return None
 
     def chance_note(self, request: ActionRequest) -> str:
@@ -237,12 +360,24 @@ class Ruleset(ABC):
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """What may still be chosen now the dice are known, as a short budget for the
-        form ("Q 6 to place: speed, Attack ..."), or "" when nothing is. The choices are
-        the template's AFTER_ROLL fields (see the module docstring)."""
+        form ("Q 6 to place: speed, Attack ..."), or "" when nothing is.
+
+        The choices are `after_roll_fields` (Brand X Q, ORE wiggle dice): the form shows
+        the resolution made with the typed faces, offers those fields (starting from
+        `after_roll_defaults`), then resolves again with the same faces plus the chosen
+        values and commits that resolution. Scripts state them up front (`q_*=`,
+        `wiggle=`), so `resolve` reads them from `request.params` like any other."""
         return ""
 
     def after_roll_fields(self, request: ActionRequest) -> tuple[Field, ...]:
+        """The choices offered once the dice are known: the template's AFTER_ROLL params
+        (`fields.staged(..., after_roll=...)`). Choosing them must roll no more dice."""
         return tuple(f for f in request.template.params if f.stage == AFTER_ROLL)
+
+    def after_roll_defaults(self, request: ActionRequest, resolution: Resolution) -> Mapping[str, Any]:
+        """Starting values for the after-roll choices, given the roll (the form fills
+        them in for the GM to change); the fields' own defaults when empty."""
+        return {}
 
     # -- manual damage -------------------------------------------------------
     def damage_rule(self, target: Combatant, amount: int | float, resource: str | None = None) -> ManualDamage:
@@ -259,6 +394,10 @@ class Ruleset(ABC):
         return ManualDamage(resource)
 
     # -- command line checks -------------------------------------------------
+    # `tracker roll`/`odds` and the `roll` verb: a bare check from a spec in the game's
+    # notation ("4D+2", "d4+d8+2"), against `difficulty` or an opposing `vs` spec;
+    # `options` are `--set key=value` (validated against `settings`). A game without
+    # dice keeps these defaults, which refuse by name.
     def roll(
         self,
         spec: str,
@@ -269,6 +408,7 @@ class Ruleset(ABC):
         difficulty: int | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> RollResult:
+        """Roll `spec` with `dice` (`vs_dice` for the opponent), through `roll_group`."""
         raise TrackerError(f"{self.id} has no dice to roll from the command line")
 
     def chance(
@@ -279,6 +419,7 @@ class Ruleset(ABC):
         difficulty: int | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> Fraction:
+        """The exact chance `roll` succeeds (or wins), computed, never sampled."""
         raise TrackerError(f"{self.id} has no dice, so no odds")
 
     def chance_notes(
@@ -295,6 +436,6 @@ class Ruleset(ABC):
 
 
 __all__ = [
-    "ActionRequest", "ActionTemplate", "DiceSource", "Field", "FieldError", "ManualDamage", "Resolution",
-    "RollResult", "Ruleset", "TimeMapping",
+    "JUDGE_KEY", "MARGIN_NAME", "SHOWN_DETAILS", "ActionRequest", "ActionTemplate", "Detail", "Details", "DiceSource", "Field",
+    "FieldError", "ManualDamage", "Resolution", "RollResult", "Ruleset", "TimeMapping", "check_details", "roll_group",
 ]

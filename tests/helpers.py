@@ -103,6 +103,16 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = DEADL
         await asyncio.sleep(0.05)
 
 
+def refresh(session: Any) -> bool:
+    """Fold what others saved into `session` from its file store; True if anything
+    changed (the store returns the encounter to hold, the session holds it)."""
+    found = session.store.refresh(session.encounter)
+    if found is None:
+        return False
+    session.encounter = found
+    return True
+
+
 def pty_session(argv: list[str], env: dict[str, str], steps: list[tuple[bytes, bytes]], seconds: float = 30.0, to_the_end: bool = False) -> bytes:
     """Run `argv` on an 80x24 pseudo-terminal; for each (wait for, then write) step, wait
     until the screen has drawn `wait for` since the last write, then write (one write:

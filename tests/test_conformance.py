@@ -1,16 +1,20 @@
 """One contract for every registered ruleset, a third-party game's included.
 
-A small third-party package (`tablesaw_rpg`, written here into a temporary folder with a
-`.dist-info` declaring its entry point in the `tracker.rulesets` group, the way pip would
-install it) is put on `sys.path`; the registry then finds it beside the built-in games,
-and `tracker` in another process finds it too. Every ruleset, each the same way:
+A small third-party package (`tests/data/tablesaw_rpg`, the example game of
+`rulesets/README.md`, with a `.dist-info` declaring its entry point in the
+`tracker.rulesets` group, the way pip would install it) is put on `sys.path`; the
+registry then finds it beside the built-in games, and `tracker` in another process finds
+it too. Every ruleset, each the same way (`rulesets/base.py` is the contract):
 
 - templates: a catalogue whose names find their templates, with sane times and targets,
   and every modifier staged for the declare form;
 - sheet: the defaults make a combatant, and what the sheet keeps checks again;
 - dice prompts: every template, driven as the declare form drives it (faces typed group
   by group), either resolves or is refused with a TrackerError; each group it asks for
-  is named with its dice; and declaring with the same faces commits that same resolution;
+  is named with its dice; and declaring with the same faces commits that same resolution,
+  whose `details` a save holds as they are (`check_details`);
+- performance time: with none typed, the action takes the game's `default_pt`; a PT the
+  GM types is the action's PT, in every game, with no code for it in the adapter;
 - after-roll choices: only AFTER_ROLL fields, choosing them asks for no further dice;
 - odds: exact (a Fraction from 0 to 1) for the declare form and for `tracker odds`, and
   agreeing with the game's own rolls (fixed seeds: the same 400 rolls every run);
@@ -23,7 +27,6 @@ import math
 import os
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -32,8 +35,8 @@ from typing import Any
 import pytest
 
 from rulesets import registry
-from rulesets.base import Ruleset
-from rulesets.dice import RandomDice
+from rulesets.base import Ruleset, check_details
+from rulesets.dice import RandomDice, TypedFaces
 from rulesets.fields import AFTER_ROLL, MAIN, MORE, PARAM
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
@@ -42,83 +45,10 @@ from tracker.ui.screens import dice_plan
 from tracker.ui.screens.dice_plan import DECLARE, Attempt
 
 THIRD_PARTY = "tablesaw"
-
-# The third-party game: a d20 plus a bonus against a target number, with a choice made
-# after the roll (spend grit for +2), and dice from the command line.
-PACKAGE = '''
-from fractions import Fraction
-
-from rulesets.base import ActionTemplate, RollResult, Ruleset
-from rulesets.dice import roll_group
-from rulesets.fields import PARAM, RESOURCE, STAT, Field, staged
-from tracker.engine import ACTIVE, PASSIVE, Damage, Resolution, TimeMapping, TrackerError
-
-_SWING = staged((
-    Field("target", "int", 11, minimum=2, maximum=30, role=PARAM, help="roll this or more"),
-    Field("grit", "bool", False, role=PARAM, help="spend grit after the roll: +2"),
-), main=("target",), after_roll=("grit",))
-
-
-def _chance(bonus, target):
-    return Fraction(min(20, max(0, 21 - (target - bonus))), 20)
-
-
-class TablesawRuleset(Ruleset):
-    id = "tablesaw"
-    name = "Tablesaw"
-    description = "a d20 against a target number (a third-party game)"
-    time = TimeMapping(segments_per_round=6)
-    sheet = (
-        Field("skill", "int", 3, minimum=0, maximum=10, role=STAT, help="added to the d20"),
-        Field("grit", "int", 1, minimum=0, role=RESOURCE, help="spent for +2 after a roll"),
-        Field("wounds", "int", 6, minimum=1, role=RESOURCE, help="0 is down"),
-    )
-    down_when = ("wounds",)
-    _CATALOGUE = {
-        "swing": ActionTemplate("swing", ACTIVE, 4, "d20 + skill vs target", rolls="1d20", targets=1, params=_SWING),
-        "brace": ActionTemplate("brace", PASSIVE, 6, "no roll"),
-    }
-
-    def catalogue(self):
-        return self._CATALOGUE
-
-    def resolve(self, request, dice):
-        if request.template.name == "brace":
-            return Resolution(request.pt or request.template.pt, None, None, (), "braces")
-        skill = request.actor.stats["skill"]
-        (face,) = roll_group(dice, "Swing", (20,))
-        grit = 2 if request.params.get("grit") else 0
-        total = face + skill + grit
-        hit = total >= request.params["target"]
-        effects = tuple(Damage(t.name, 1, "wounds") for t in request.targets) if hit else ()
-        return Resolution(request.pt or request.template.pt, hit, total - request.params["target"], (face,),
-                          f"{face} + {skill} = {total} vs {request.params['target']}", effects, details={"total": total})
-
-    def chance_of(self, request):
-        if request.template.name == "brace":
-            return None
-        return _chance(request.actor.stats["skill"], request.params["target"])
-
-    def after_roll(self, request, resolution):
-        return "grit: +2 for 1 grit" if request.actor.resources.get("grit", 0) > 0 else ""
-
-    def _bonus(self, spec):
-        text = spec.replace(" ", "").lower()
-        if not text.startswith("d20"):
-            raise TrackerError(f"tablesaw spec {spec!r}: expected d20+N")
-        return int(text[3:] or 0)
-
-    def roll(self, spec, dice, *, vs=None, vs_dice=None, difficulty=None, options=None):
-        bonus, target = self._bonus(spec), difficulty or 11
-        (face,) = roll_group(dice, "d20", (20,))
-        return RollResult(self.id, [face], face + bonus >= target, face + bonus - target, f"{face} + {bonus} vs {target}")
-
-    def chance(self, spec, *, vs=None, difficulty=None, options=None):
-        return _chance(self._bonus(spec), difficulty or 11)
-'''
-
-METADATA = "Metadata-Version: 2.1\nName: tablesaw-rpg\nVersion: 1.0\n"
-ENTRY_POINTS = f"[tracker.rulesets]\n{THIRD_PARTY} = tablesaw_rpg:TablesawRuleset\n"
+# The third-party game (rulesets/README.md's example): a package and its `.dist-info`,
+# laid out as pip installs them, in a folder put on sys.path.
+SITE = Path(__file__).parent / "data"
+PACKAGE = SITE / "tablesaw_rpg"
 
 # What `tracker odds` is asked for each game (the README's examples).
 ODDS: dict[str, tuple[str, str | None, int | None]] = {
@@ -133,22 +63,14 @@ NO_DICE = {"freeform"}  # states outcomes: no odds, no dice from the command lin
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The third-party package installed as pip would lay it out, on sys.path."""
-    site = tmp_path_factory.mktemp("site")
-    (site / "tablesaw_rpg").mkdir()
-    (site / "tablesaw_rpg" / "__init__.py").write_text(textwrap.dedent(PACKAGE), encoding="utf-8")
-    info = site / "tablesaw_rpg-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(METADATA, encoding="utf-8")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS, encoding="utf-8")
-    sys.path.insert(0, str(site))
+def installed() -> Iterator[Path]:
+    """The third-party package on sys.path, as if pip had installed it there."""
+    sys.path.insert(0, str(SITE))
     registry._classes.cache_clear()
     try:
-        yield site
+        yield SITE
     finally:
-        sys.path.remove(str(site))
-        sys.modules.pop("tablesaw_rpg", None)
+        sys.path.remove(str(SITE))
         registry._classes.cache_clear()
 
 
@@ -239,6 +161,7 @@ def test_dice_prompts_after_roll_choices_and_the_commit(ruleset: Ruleset) -> Non
         for text in asked:  # "Ann's Combat Roll: 2d10": whose, which, and the dice
             assert ": " in text and "d" in text.rsplit(": ", 1)[1], f"{ruleset.id} {name}: {text!r}"
         assert step.request is not None and step.resolution is not None
+        check_details(step.resolution.details, f"{ruleset.id} {name} details")
         # After-roll choices: AFTER_ROLL fields only, and choosing them rolls nothing more.
         later = ruleset.after_roll_fields(step.request)
         assert all(f.stage == AFTER_ROLL for f in later)
@@ -253,6 +176,28 @@ def test_dice_prompts_after_roll_choices_and_the_commit(ruleset: Ruleset) -> Non
         session.declare("Ann", name, list(_targets(template)), faces=faces)
         action = session.encounter.actions[before]
         assert action.resolution == step.resolution, f"{ruleset.id} {name}"
+    assert resolved, f"{ruleset.id}: no action could be declared with a default sheet"
+
+
+def test_a_typed_pt_and_the_default_pt(ruleset: Ruleset) -> None:
+    """A typed PT reaches every game's resolution (and the action) through the base
+    class; with none typed the action takes the game's own `default_pt`. (With no
+    after-roll choice made, nothing the roll does changes the PT.)"""
+    resolved = 0
+    for name, template in ruleset.catalogue().items():
+        session = _session(ruleset)
+        try:
+            default, faces, _ = _drive(session, Attempt(DECLARE, "Ann", name, _targets(template)))
+            typed, _, _ = _drive(session, Attempt(DECLARE, "Ann", name, _targets(template), pt=7))
+        except TrackerError:
+            continue  # refused by the rules with a default sheet (see the test above)
+        assert default.request is not None and default.resolution is not None and typed.resolution is not None
+        assert default.request.pt is None  # as the form builds it: the base class fills it in
+        assert default.resolution.pt == ruleset.default_pt(default.request), f"{ruleset.id} {name}"
+        assert typed.resolution.pt == 7, f"{ruleset.id} {name}: typed PT 7, took {typed.resolution.pt}"
+        session.declare("Ann", name, list(_targets(template)), pt=7, faces=faces)
+        assert session.encounter.actions[-1].pt == 7
+        resolved += 1
     assert resolved, f"{ruleset.id}: no action could be declared with a default sheet"
 
 
@@ -310,6 +255,45 @@ def test_a_save_and_reload(ruleset: Ruleset, tmp_path: Path) -> None:
     assert again.now == live.now == 12
 
 
+def test_the_example_game_plays_by_its_rules(installed: Path) -> None:
+    """tests/data/tablesaw_rpg's rules (its docstring), numbers worked by hand: "it hits
+    when the total reaches the target's AC as it is when the swing lands ... a braced
+    target has AC +2"; "A hit costs the target 1 wound; a natural 20 also rolls a d4 of
+    extra wounds"; "spend 1 grit for +2 to the total"; "A brace lasts to the end of the
+    round unless the GM types a PT" (6 segments a round)."""
+    from tests.helpers import session_for
+
+    saw = registry.get(THIRD_PARTY)
+    s = session_for(saw, "add Ann", "add Bo side=foes")  # skill 3, AC 12, 1 grit, 6 wounds each
+    s.execute("declare Ann swing target=Bo faces=9")  # 9 + 3 = 12: AC 12 reached as things stand
+    assert s.encounter.actions[-1].resolution.margin == 0
+    s.execute("declare Bo brace")  # on segment 0: to the end of the round, 6 segments
+    assert s.encounter.actions[-1].pt == 6
+    s.execute("next")  # segment 4: the swing lands on a braced Bo, AC 14
+    assert s.encounter.now == 4 and s.encounter.combatant("Bo").resources["wounds"] == 6
+    assert any(e.text == "Ann's swing lands: 12 vs AC 14: a miss" for e in s.encounter.log)
+    s.execute("declare Ann swing target=Bo faces=8 grit=true")  # 8 + 3 + 2 = 13; the brace is over at 6
+    assert s.encounter.combatant("Ann").resources["grit"] == 0  # paid as it starts
+    s.execute("next")  # 6: the brace ends
+    s.execute("next")
+    assert s.encounter.now == 8 and s.encounter.combatant("Bo").resources["wounds"] == 5
+    with pytest.raises(TrackerError, match="grit: Ann has no grit left"):
+        s.execute("declare Ann swing target=Bo faces=8 grit=true")
+    s.execute("declare Bo brace")  # on segment 8: to the end of the round at 12, 4 segments
+    assert s.encounter.actions[-1].pt == 4
+    s.execute("declare Ann swing target=Bo faces=20,3")  # a natural 20: 1 + d4 3 = 4 wounds
+    s.execute("next")
+    assert s.encounter.combatant("Bo").resources["wounds"] == 1
+    plain = session_for(saw, "add Ann", "add Bo", crits=False)
+    plain.execute("declare Ann swing target=Bo faces=20")  # no crit die asked for
+    assert plain.encounter.actions[-1].resolution.dice == (20,)
+    request, _ = plain.request("Ann", "swing", ["Bo"])
+    # Grit offered after the roll when it turns a miss into a hit: 8 + 3 = 11, 1 short.
+    assert saw.after_roll_defaults(request, saw.resolve(request, TypedFaces([8]))) == {"grit": True}
+    assert saw.after_roll_defaults(request, saw.resolve(request, TypedFaces([5]))) == {"grit": False}
+    assert saw.chance_of(request) == Fraction(12, 20)  # faces 9 to 20 reach AC 12
+
+
 @pytest.mark.slow
 def test_tracker_itself_finds_the_third_party_game(installed: Path, tmp_path: Path) -> None:
     """In another process, through the installed entry point alone."""
@@ -322,7 +306,7 @@ def test_tracker_itself_finds_the_third_party_game(installed: Path, tmp_path: Pa
     listed = run("rulesets")
     assert listed.returncode == 0 and THIRD_PARTY in listed.stdout, listed.stderr
     assert run("new", "saw", "--ruleset", THIRD_PARTY).returncode == 0
-    played = run("play", "saw", stdin="add Ann skill=5\nadd Bo side=foes\ndeclare Ann swing target=Bo faces=20\nnext\n")
+    played = run("play", "saw", stdin="add Ann skill=5\nadd Bo side=foes\ndeclare Ann swing target=Bo faces=19\nnext\n")
     assert played.returncode == 0, played.stderr
     shown = run("show", "saw", "--json")
     assert shown.returncode == 0, shown.stderr

@@ -1,7 +1,7 @@
 """Undo through checkpoints gives exactly the state a fold from scratch gives.
 
 A checkpoint keeps the state as values and puts the fields of the actions still in
-progress back on restore (tracker/engine/encounter.py, `_snapshot`). These tests walk
+progress back on restore (tracker/engine/checkpoints.py, `_snapshot`). These tests walk
 random fights with checkpoints taken as often as the policy allows, undoing and redoing
 at random, and after every step compare the whole state (every combatant field, every
 action field, the queue, proposals, settings, the log) with a fresh fold of the
@@ -10,12 +10,14 @@ effective events.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
 import pytest
 
 from tracker.engine import Encounter, Event, Resolution
+from tracker.engine import checkpoints
 from tracker.engine import encounter as engine
 from tracker.engine.effects import Condition, Damage, Throwback
 from tracker.engine.errors import TrackerError
@@ -123,7 +125,7 @@ def _step(enc: Encounter, rng: random.Random, step: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_undo_from_checkpoints_matches_a_fold_from_scratch(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 2)
     rng = random.Random(seed)
     enc = make("Ann", "Bo", "Cy", "Di", hp=40)
     taken = 0
@@ -137,7 +139,7 @@ def test_undo_from_checkpoints_matches_a_fold_from_scratch(seed: int, monkeypatc
 def test_undoing_an_approval_right_after_a_checkpoint_reopens_the_proposal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A proposal's status changes in place when the GM approves it: a checkpoint taken
     while it was pending must keep it pending."""
-    monkeypatch.setattr(engine, "CHECKPOINT_EVERY", 1)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 1)
     monkeypatch.setattr(engine.Encounter, "_interval", lambda self: 1)
     enc = make("Ann", "Bo")
     enc.apply(Event("setting", {"key": "player_declarations", "value": "approval"}))
@@ -160,3 +162,16 @@ def test_a_checkpoint_shares_no_container_with_the_live_state() -> None:
     for name in Combatant.__dataclass_fields__:
         if isinstance(getattr(c, name), (dict, list, set)):
             assert name in engine._FLAT, name
+
+
+def test_the_checkpoint_record_names_every_piece_of_the_fold() -> None:
+    """Everything `_reset` gives a fresh fold is a field of `Checkpoint` (its name without
+    the leading underscore), so no piece of state can be left out of an undo by omission."""
+    enc = make("Ann")
+    bare = object.__new__(Encounter)
+    bare.setup, bare.time, bare._checkpoints, bare._keep_from = enc.setup, enc.time, {}, 0
+    before = set(vars(bare))
+    bare._reset()
+    folded = {name.lstrip("_") for name in set(vars(bare)) - before}
+    record = {f.name for f in dataclasses.fields(checkpoints.Checkpoint)} - {"live", "live_values"}
+    assert folded == record

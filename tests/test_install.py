@@ -21,6 +21,7 @@ import pytest
 
 from tests.helpers import cli as run
 from tracker import config, paths
+from tracker.ui import commands
 from tests.ui import settle
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -296,7 +297,7 @@ def test_writing_a_setting_back_keeps_comments_order_and_layout(config_file: Pat
         'declare = "a"\n'
         'step = "ctrl+f"\n'
     )
-    assert config.load_checked().keys == {"next": "j, space", "declare": "a", "step": "ctrl+f"}
+    assert config.load_checked(commands.tables()).keys == {"next": "j, space", "declare": "a", "step": "ctrl+f"}
 
 
 def test_config_set_from_the_command_line(config_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -324,7 +325,7 @@ def test_good_keys_pass(config_file: Path) -> None:
     # another screen's key (start screen `n`: new), modifiers, characters by name, and
     # the default key two commands share by role (u: undo for the GM, take back for a player)
     config_file.write_text('[keys]\nnext = "n,space"\nstep = "ctrl+f,full_stop"\nhelp = "?,f1"\nlog_search = "shift+tab"\nundo = "u"\n', encoding="utf-8")
-    assert config.load_checked().keys["help"] == "?,f1"
+    assert config.load_checked(commands.tables()).keys["help"] == "?,f1"
 
 
 @pytest.mark.ui

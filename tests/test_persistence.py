@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker.engine import TrackerError
+from tracker.engine import Event, TrackerError
 from tracker.persistence.codec import SaveError
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
@@ -156,3 +156,29 @@ def test_duplicate_copies_the_log_under_a_new_title(fight: Path) -> None:
     assert [e.to_dict() for e in loaded.encounter.events] == [e.to_dict() for e in original.encounter.events]
     with pytest.raises(TrackerError, match="already exists"):
         EncounterFile(fight).duplicate(copy, "Again")
+
+
+def test_the_store_returns_the_encounter_to_hold_and_never_touches_a_session(fight: Path) -> None:
+    """Persistence takes and returns data (DESIGN 9): handed the encounter its caller
+    holds, it gives back the one to hold from now on, or None when nothing changed."""
+    store = EncounterFile(fight)
+    held = store.load().encounter
+    assert store.refresh(held) is None  # nothing new on disk
+    other = EncounterFile(fight)
+    loaded = other.load()
+    Session(loaded.encounter, loaded.ruleset, RandomDice(1), other).note("appended")
+    assert store.refresh(held) is held  # appended events: replayed onto the same encounter
+    assert held.log[-1].text == "appended"
+    assert store.refresh(held) is None
+    replaced = fight.with_name("replaced.toml")
+    replaced.write_bytes(fight.read_bytes())
+    os.replace(replaced, fight)  # another file moved in: read whole, a new encounter
+    fresh = store.refresh(held)
+    assert fresh is not None and fresh is not held and fresh.log[-1].text == "appended"
+    # A change: `install` is told the encounter the body must change (after folding in).
+    installed = []
+    Session(loaded.encounter, loaded.ruleset, RandomDice(1), other).note("again")
+    with store.transaction(fresh, installed.append) as current:
+        assert installed == [current] and current.log[-1].text == "again"
+        current.apply(Event("note", {"text": "mine"}))
+    assert EncounterFile(fight).load().encounter.log[-1].text == "mine"

@@ -27,7 +27,7 @@ from tracker.persistence.lock import lock_path
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from rulesets.dice import RandomDice
-from tests.helpers import cli
+from tests.helpers import cli, refresh
 from tests.ui import post_keys, press, settle, wait_for
 
 FIRST = Path(__file__).resolve().parent / "data" / "first-format.toml"
@@ -116,10 +116,10 @@ def test_a_follower_never_applies_half_a_change(tmp_path: Path) -> None:
     for cut in range(1, len(change)):
         with open(path, "r+b") as handle:
             handle.truncate(size + cut)
-        assert not watcher.store.refresh(watcher)  # type: ignore[union-attr]
+        assert not refresh(watcher)
         assert watcher.encounter.combatant("Ann").resources["hp"] == 12
     path.write_bytes(full)
-    assert watcher.store.refresh(watcher)  # type: ignore[union-attr]
+    assert refresh(watcher)
     assert watcher.encounter.combatant("Ann").resources["hp"] == 7
 
 
@@ -181,7 +181,7 @@ def test_a_save_edited_on_windows_loads_and_takes_changes(tmp_path: Path) -> Non
     # A follower that read the CRLF file reads only what is appended after it.
     follower = _session(path)
     _session(path).execute("damage Ann 1")
-    assert follower.store.refresh(follower) and follower.encounter.combatant("Ann").resources["hp"] == 9  # type: ignore[union-attr]
+    assert refresh(follower) and follower.encounter.combatant("Ann").resources["hp"] == 9
     follower.execute("damage Ann 1")
     data = path.read_bytes()
     assert tomllib.loads(data.decode())["events"][-1]["seq"] == 5
@@ -216,7 +216,7 @@ def test_an_append_torn_inside_its_commit_mark_is_still_caught(tmp_path: Path, c
     assert loaded.revision == (12 if complete else 11)
     assert loaded.encounter.combatant("Ann").resources["hp"] == (85 if complete else 90)
     # A follower holding revision 11 reads the same from the appended bytes alone.
-    assert session.store.refresh(session) is complete  # type: ignore[union-attr]
+    assert refresh(session) is complete
     _session(path).execute("damage Ann 1")
     final = EncounterFile(path).load()
     assert final.revision == (13 if complete else 12)
@@ -378,10 +378,10 @@ def test_undo_and_redo_from_checkpoints_match_a_full_replay(monkeypatch: pytest.
     import random
 
     from tracker.engine import Encounter, Event
-    from tracker.engine import encounter as engine
+    from tracker.engine import checkpoints
     from tests.helpers import encounter as make
 
-    monkeypatch.setattr(engine, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 3)
     rng = random.Random(7)
     enc = make("Ann", "Bo", "Cy", hp=500)
     for step in range(120):

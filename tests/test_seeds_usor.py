@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rulesets.dice import DiceGroup, NotEnoughFaces, TypedFaces, for_actor
+from rulesets.dice import DiceGroup, NotEnoughFaces, RandomDice, TypedFaces, for_actor
 from rulesets.usor import UsorRuleset
 from rulesets.usor.chart import ChartRow, render_toml
 from rulesets.usor.odds import chance_to_win, outcome_chances
@@ -832,10 +832,9 @@ def test_each_actions_time_follows_its_table_row_and_a_typed_pt_wins() -> None:
     fixed. With ATM 1.5: strike 15, check 15, move 5; a GM's pt=4 is taken as typed."""
     r = UsorRuleset()
     s = session_for(r, "add A atm=1.5", "add B")
-    resolver = r._resolver()
-    assert [resolver.pt(s.request("A", name, targets, params)[0]) for name, targets, params in (
+    assert [r.default_pt(s.request("A", name, targets, params)[0]) for name, targets, params in (
         ("strike", ["B"], {}), ("check", [], {"against": "10"}), ("contest", ["B"], {}), ("move", [], {}))] == [15, 15, 15, 5]
-    assert resolver.pt(s.request("A", "strike", ["B"], {}, pt=4)[0]) == 4
+    assert r.resolve(s.request("A", "strike", ["B"], {}, pt=4)[0], RandomDice(1)).pt == 4
     catalogue = r.catalogue()
     assert catalogue["strike"].description == (
         "strike a target: weapon skill against Dodge, then Damage against Defense; 10 s (BAT x ATM)")

@@ -11,6 +11,7 @@ import tomllib
 from rulesets import registry
 from rulesets.dice import RandomDice
 from tracker.engine import TrackerError
+from tracker.library import Library
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session, history
 from tests.helpers import cli as run
@@ -167,7 +168,7 @@ def test_history_lists_effective_changes_newest_first() -> None:
 
 def test_library_save_and_add_in_one_step(tmp_path: Path) -> None:
     store = EncounterFile.create(tmp_path / "fight.toml", "fight", "freeform")[0]
-    s = Session(store.load().encounter, registry.get("freeform"), RandomDice(1), store)
+    s = Session(store.load().encounter, registry.get("freeform"), RandomDice(1), store, library=Library.in_folder(tmp_path, "freeform"))
     s.execute("add Ogre hp=30 club=big side=foe")
     s.execute("damage Ogre 10")
     s.execute("library save Ogre")
@@ -247,7 +248,7 @@ def test_an_internal_error_exits_non_zero(saves: Path, monkeypatch: pytest.Monke
 def test_a_sheet_saved_in_the_library_adds_back_the_same_in_every_ruleset(ruleset_id: str, tmp_path: Path) -> None:
     store = EncounterFile.create(tmp_path / "fight.toml", "fight", ruleset_id)[0]
     ruleset = registry.get(ruleset_id)
-    s = Session(store.load().encounter, ruleset, RandomDice(1), store)
+    s = Session(store.load().encounter, ruleset, RandomDice(1), store, library=Library.in_folder(tmp_path, ruleset_id))
     s.execute("add Kestrel side=PC")
     s.execute("library save Kestrel as=Hero")
     s.execute("library add Hero x2")

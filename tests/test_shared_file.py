@@ -21,7 +21,7 @@ from tracker.persistence import store as store_module
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from rulesets.dice import RandomDice
-from tests.helpers import DEADLINE
+from tests.helpers import DEADLINE, refresh
 
 ROOT = Path(__file__).resolve().parent.parent
 CHANGES = 200
@@ -165,7 +165,7 @@ def test_other_sessions_change_is_seen_within_half_a_second(tmp_path: Path) -> N
     # seen_at can precede the writer's own report (it prints after writing); what must
     # not happen is seeing it long after.
     assert seen_at - written_at < 0.5
-    assert store.refresh(watcher)
+    assert refresh(watcher)
     assert watcher.encounter.combatant("Seraph").resources["hp"] == 6
     assert not store.changed_on_disk()
 
@@ -208,12 +208,12 @@ def test_follower_reads_only_what_was_appended(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setattr(store_module, "_read_range", spy)
     monkeypatch.setattr(store_module.EncounterFile, "_read_file", lambda self: pytest.fail("whole reload"))
-    assert store.refresh(watcher)
+    assert refresh(watcher)
     assert watcher.encounter.combatant("Seraph").resources["hp"] == 7
     # The commit mark before the new bytes, then exactly the appended bytes.
     assert max(length for _, length in reads) == path.stat().st_size - size
     assert all(start >= size - 20 for start, _ in reads)
-    assert not store.refresh(watcher)
+    assert not refresh(watcher)
 
 
 def test_failed_write_is_reported_and_never_written_later(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,6 +28,7 @@ from tracker import config, paths
 from tracker.engine import TrackerError
 from tracker.persistence import codec, folder
 from tracker.persistence.folder import Refused
+from tracker.library import Library
 from tracker.persistence.store import EncounterFile, RefusedSave
 from tracker.session import Session
 from rulesets.dice import RandomDice
@@ -86,7 +87,7 @@ def home(tmp_path: Path) -> Path:
 def _session(path: Path) -> Session:
     store = EncounterFile(path)
     loaded = store.load()
-    return Session(loaded.encounter, loaded.ruleset, RandomDice(1), store)
+    return Session(loaded.encounter, loaded.ruleset, RandomDice(1), store, library=Library.in_folder(path.parent, loaded.encounter.setup.ruleset))
 
 
 def _fight(table: Path, *lines: str) -> Path:

@@ -14,6 +14,7 @@ from rulesets import registry
 from rulesets.dice import RandomDice
 from rulesets.fields import Field, FieldError
 from tracker.engine import TrackerError
+from tracker.library import Library
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
 from tracker.session import COMMANDS, Session
@@ -101,7 +102,7 @@ def test_every_rulesets_true_false_field_refuses_other_words() -> None:
 
 def test_library_add_hidden_refuses_other_words(tmp_path: Path) -> None:
     s = freeform("add Ogre hp=30")
-    s.library_folder = tmp_path
+    s.sheet_library = Library.in_folder(tmp_path, "freeform")
     s.execute("library save Ogre")
     before = snapshot(s)
     with pytest.raises(FieldError, match=re.escape(f"hidden: {WORDS}, got 'yes-please'")):
@@ -136,7 +137,7 @@ def test_new_set_refuses_other_words_for_a_setting(saves: Path, capsys: pytest.C
 def test_names_are_refused_at_every_door(kind: str, tmp_path: Path) -> None:
     bad = f"Ann{HOSTILE[kind]}X"
     s = freeform("add Ann hp=3", "add Bo hp=3")
-    s.library_folder = tmp_path
+    s.sheet_library = Library.in_folder(tmp_path, "freeform")
     s.execute("library save Ann")
     before = snapshot(s)
     for line, what in [

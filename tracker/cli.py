@@ -158,10 +158,10 @@ def play_language() -> str:
     """The commands `play` reads, and the action templates `declare` takes per ruleset."""
     import textwrap
 
-    from tracker.session import COMMANDS
+    from tracker.verbs import VERBS
 
     lines = ["commands (one per line; # starts a comment):"]
-    lines += [f"  {c.usage}\n      {c.help}" for c in COMMANDS]
+    lines += [f"  {c.usage}\n      {c.help}" for c in VERBS]
     lines.append("")
     lines.append("actions for declare ACTOR TEMPLATE, by ruleset:")
     for rid in sorted(registry.available()):
@@ -424,8 +424,9 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         gc.disable()
         try:
             from tracker import config
+            from tracker.ui import commands
 
-            config.load_checked()  # a bad config file is named here, before the screen takes over
+            config.load_checked(commands.tables())  # a bad config file is named here, before the screen takes over
             file = paths.resolve(args.file, saves) if command == "open" and args.file else None
             from tracker.ui.app import run
 
@@ -450,9 +451,10 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         return export(args, saves, out)
     if command == "web":
         from tracker import config
+        from tracker.ui import commands
         from tracker.web import web
 
-        config.load_checked()  # every tab's app reads it: a bad file is named here, once
+        config.load_checked(commands.tables())  # every tab's app reads it: a bad file is named here, once
 
         return web(args, saves)
     if command == "new":
@@ -605,16 +607,18 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
 
 def _config(args: argparse.Namespace, out: TextIO) -> int:
     from tracker import config
+    from tracker.ui import commands
 
+    tables = commands.tables()
     path = config.config_path()
     for item in args.set:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise TrackerError(f"--set {item}: expected KEY=VALUE (e.g. theme=nord, keys.next=n,space)")
-        config.remember(key.strip(), value.strip(), path)  # refused whole, file untouched, if it would not load
+        config.remember(key.strip(), value.strip(), path, tables)  # refused whole, file untouched, if it would not load
         sys.stderr.write(f"set {key.strip()} in {path}\n")
     try:
-        loaded = config.check_ruleset(config.check_ui(config.load(path)))
+        loaded = config.check_ruleset(config.check_ui(config.load(path), tables))
     except config.ConfigError as exc:
         if args.json:
             _out({"path": str(path), "exists": path.exists(), "error": str(exc)}, True, "", out)
@@ -651,6 +655,7 @@ _OWN = {"config": _config, "completion": _completion}
 def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
     from tracker import report
     from tracker.persistence.store import EncounterFile
+    from tracker.library import Library
     from tracker.roles import account
     from tracker.session import Session
 
@@ -659,7 +664,8 @@ def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> 
     loaded = store.load()
     role = _role(args, path, loaded)
     user = account() if role is not None else ""
-    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role)
+    library = Library.in_folder(path.parent, loaded.encounter.setup.ruleset)
+    session = Session(loaded.encounter, loaded.ruleset, RandomDice(args.seed), store, user, role, library)
     if args.script:
         try:
             data: bytes | str = Path(args.script).read_bytes()

@@ -40,12 +40,17 @@ Decisions where the issue is silent:
   elsewhere (a dotfiles repository) is named by `TRACKER_CONFIG` instead of linked.
 - Checking theme names and command names needs Textual; `load` checks the shape only,
   `check_ui` the names, so commands that print dice never import Textual.
+- The commands a key can be bound to are the UI's (`tracker.ui.commands.tables()`), and
+  this module sits below the UI (DESIGN 9: `tracker.viewing` reads it): whoever checks
+  the names hands the tables in. `remember` without them (a caller below the UI) checks
+  each bound key is a key name, not which command it runs.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +63,10 @@ VIEWER_RESOURCES = ("exact", "label", "hidden")
 MAX_BYTES = 1024 * 1024  # a page of settings; anything bigger is not a config file
 ROSTER_MODES = ("detail", "glance")
 KNOWN = ("theme", "default_ruleset", "viewer_resources", "roster_mode", "keys")
+
+Tables = Sequence[Sequence[Any]]
+"""The UI's command tables, one a screen (`tracker.ui.commands.tables()`): rows with a
+`name` and default `keys`, the commands a key can be bound to."""
 
 
 class ConfigError(TrackerError):
@@ -149,19 +158,9 @@ def parse(path: Path, text: str) -> Config:
     return Config(path, True, strings["theme"], strings["default_ruleset"], strings["viewer_resources"], dict(keys), strings["roster_mode"])
 
 
-def command_tables() -> list[tuple[Any, ...]]:
-    """The UI's command tables (one a screen): the rows a key can be bound to."""
-    from tracker.ui import commands
-
-    return [
-        value for value in vars(commands).values()
-        if isinstance(value, tuple) and value and all(isinstance(c, commands.Command) for c in value)
-    ]
-
-
-def command_names() -> set[str]:
+def command_names(tables: Tables) -> set[str]:
     """Every command a key can be bound to: the rows of the UI's command tables."""
-    return {c.name for table in command_tables() for c in table}
+    return {c.name for table in tables for c in table}
 
 
 KEY_FORM = (
@@ -197,14 +196,14 @@ def key_name(key: str) -> str | None:
     return "+".join([*mods, base])
 
 
-def check_keys(config: Config) -> Config:
+def check_keys(config: Config, tables: Tables) -> Config:
     """Every bound key is a key name, and no key runs two commands of one screen."""
-    defaults = {c.name: c.keys for table in command_tables() for c in table}
+    defaults = {c.name: c.keys for table in tables for c in table}
     for name, value in config.keys.items():
         for key in value.split(","):
             if key_name(key) is None:
                 raise ConfigError(f"{config.path}: keys.{name}: {key.strip()!r} is not a key name; expected {KEY_FORM}")
-    for table in command_tables():
+    for table in tables:
         rows = [c for c in table if c.name in config.keys] + [c for c in table if c.name not in config.keys]
         owner: dict[str, str] = {}
         for command in rows:
@@ -237,16 +236,18 @@ def theme_names() -> set[str]:
     return set(BUILTIN_THEMES)
 
 
-def check_ui(config: Config) -> Config:
-    """Names the UI must know: the theme and each bound command."""
+def check_ui(config: Config, tables: Tables | None) -> Config:
+    """Names the UI must know: the theme and each bound command (of `tables`; None: a
+    caller below the UI, which checks only that each bound key is a key name)."""
     if config.theme is not None and config.theme not in theme_names():
         raise _expect(config.path, "theme", config.theme, "one of " + ", ".join(sorted(theme_names())))
     if config.keys:
-        known = command_names()
-        for name in config.keys:
-            if name not in known:
-                raise ConfigError(f"{config.path}: keys.{name}: unknown command (known: {', '.join(sorted(known))})")
-        check_keys(config)
+        if tables is not None:
+            known = command_names(tables)
+            for name in config.keys:
+                if name not in known:
+                    raise ConfigError(f"{config.path}: keys.{name}: unknown command (known: {', '.join(sorted(known))})")
+        check_keys(config, tables or ())
     return config
 
 
@@ -259,13 +260,14 @@ def check_ruleset(config: Config) -> Config:
     return config
 
 
-def load_checked() -> Config:
-    return check_ruleset(check_ui(load()))
+def load_checked(tables: Tables) -> Config:
+    return check_ruleset(check_ui(load(), tables))
 
 
-def remember(key: str, value: str, path: Path | None = None) -> Config:
+def remember(key: str, value: str, path: Path | None = None, tables: Tables | None = None) -> Config:
     """Set one setting (`theme`, `keys.next`, ...) in the config file, keeping its
-    comments, order and layout (tomlkit); returns the config as it now reads."""
+    comments, order and layout (tomlkit); returns the config as it now reads. With the
+    UI's command `tables`, key bindings are checked against them as `check_ui` does."""
     import tomlkit
 
     path = path or config_path()
@@ -282,15 +284,15 @@ def remember(key: str, value: str, path: Path | None = None) -> Config:
     else:
         document[name] = value
     updated = tomlkit.dumps(document)
-    written = check_ruleset(check_ui(parse(path, updated)))  # never write what would not load
+    written = check_ruleset(check_ui(parse(path, updated), tables))  # never write what would not load
     _write_atomic(path, updated)
     return written
 
 
-def remember_theme(theme: str, path: Path | None = None) -> None:
+def remember_theme(theme: str, path: Path | None = None, tables: Tables | None = None) -> None:
     """Write `theme = "..."` into the config file, keeping everything else as written."""
     if load(path or config_path()).theme != theme:
-        remember("theme", theme, path)
+        remember("theme", theme, path, tables)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -308,12 +310,12 @@ def may_remember(viewer: bool) -> bool:
     return not (viewer or os.environ.get("TRACKER_READ_ONLY"))
 
 
-def apply(app: Any, viewer: bool) -> None:
+def apply(app: Any, viewer: bool, tables: Tables) -> None:
     """Theme, key bindings and roster mode from the config onto a new app (the CLI has
     checked it)."""
     app.roster_mode = "detail"
     try:
-        config = check_ui(load())
+        config = check_ui(load(), tables)
     except ConfigError:
         return  # the CLI refused it before the app started; the app keeps its defaults
     app.roster_mode = config.roster_mode or "detail"
@@ -323,24 +325,24 @@ def apply(app: Any, viewer: bool) -> None:
         app.update_keymap(config.keys)
 
 
-def roster_mode_changed(app: Any, mode: str, viewer: bool) -> None:
+def roster_mode_changed(app: Any, mode: str, viewer: bool, tables: Tables) -> None:
     """The roster mode was switched (`g`): remember it, or say why not. Called off the
     event loop (it writes the file)."""
     if not may_remember(viewer):
         return
     try:
         if load().roster_mode != mode:
-            remember("roster_mode", mode)
+            remember("roster_mode", mode, tables=tables)
     except (ConfigError, OSError) as exc:
         app.call_from_thread(app.notify, f"roster mode not saved: {exc}", severity="warning")
 
 
-def theme_changed(app: Any, theme: str, viewer: bool) -> None:
+def theme_changed(app: Any, theme: str, viewer: bool, tables: Tables) -> None:
     """The app's theme changed (the palette): remember it, or say why not."""
     if not may_remember(viewer):
         return
     try:
-        remember_theme(theme)
+        remember_theme(theme, tables=tables)
     except (ConfigError, OSError) as exc:
         app.notify(f"theme not saved: {exc}", severity="warning")
 

@@ -74,6 +74,11 @@ class Library:
     def __init__(self, path: Path) -> None:
         self.path = path
 
+    @classmethod
+    def in_folder(cls, folder: Path, ruleset_id: str) -> "Library":
+        """The library of `ruleset_id` in a saves folder (a save's `path.parent`)."""
+        return cls(library_path(folder, ruleset_id))
+
     def _read(self) -> dict[str, Any]:
         try:
             data = folder.read_bytes(self.path, MAX_BYTES, what="library", missing_ok=True)

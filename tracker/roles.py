@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tracker.engine.errors import RuleRefusal
+from tracker.engine import kinds
+from tracker.engine.kinds import PLAYER_KINDS as PLAYER_KINDS  # re-exported: other layers read it here
 from tracker.engine.model import LogEntry
 
 if TYPE_CHECKING:
@@ -53,8 +55,8 @@ VIEWER = "viewer"
 PLAYER_TAG = "player:"
 GM_TAG = "gm:"
 
-# What a player may do, by event kind (each still limited to its own combatants).
-PLAYER_KINDS = ("declare", "maintain", "abort", "propose", "withdraw")
+# What a player may do, by event kind (each still limited to its own combatants), is
+# PLAYER_KINDS: the `player` column of the table of kinds (tracker.engine.kinds).
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +145,7 @@ class Role:
 
     def refuse(self, what: str) -> RuleRefusal:
         """The refusal for something this role may not do."""
-        what = _WORDS.get(what, what)
+        what = kinds.refused_as(what)
         if self.kind == VIEWER:
             return RuleRefusal("viewer", f"{what}: a viewer's session is read-only; changes are made by the GM")
         mine = ", ".join(self.combatants)
@@ -152,9 +154,6 @@ class Role:
             f"{what}: a player declares, maintains and aborts actions for their own combatants ({mine}) "
             f"and takes back their own last declaration; everything else is the GM's",
         )
-
-
-_WORDS = {"advance": "moving time (next, step)", "set": "set (a resource or stat)", "refuse": "refusing a proposal", "approve": "approving a proposal"}
 
 
 def is_players(by: str) -> bool:

@@ -1,7 +1,9 @@
 """A session: one encounter, its ruleset adapter, a dice source, and the command language.
 
 The commands are the same whether they come from `tracker play`, the TUI's `:` line or a
-key binding (the TUI calls the same methods):
+key binding (the TUI calls the same methods). Each verb is one row of `tracker.verbs`,
+which reads a line's words and names the typed method here that it calls; this list is
+checked against that table (tests/test_verbs.py):
 
     add NAME key=value ...            side=, hidden=true, surprised=SEGMENT, then sheet keys
     declare ACTOR TEMPLATE [target=NAME[,NAME]] [pt=N] [faces=N,N] [secret=true] [key=value ...]
@@ -19,6 +21,7 @@ key binding (the TUI calls the same methods):
     rename NAME NEW-NAME / side NAME SIDE / reorder NAME POSITION
     library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]
     next | step [N] | undo | redo | note TEXT
+    roll DICE [secret=true]           a table roll in the game's notation, or dice such as 2d10
     setting player_declarations at_once|approval
     proposals | approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] | refuse N REASON
     takeback
@@ -59,13 +62,11 @@ against the fresh state, and save before the lock is released.
 
 from __future__ import annotations
 
-import shlex
 from fnmatch import fnmatchcase
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, ContextManager, Protocol
 
 from tracker.engine import bounds
@@ -82,23 +83,28 @@ from tracker.engine import (
 )
 from tracker.engine.errors import listed
 from tracker.engine.model import PENDING, Proposal
-from tracker.engine import table
-from tracker.library import Library, library_path, sheet_of
+from tracker.engine import kinds, table
+from tracker.library import Library, sheet_of
 from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from rulesets.fields import yes_no
 from tracker.text import check_name, refuse_controls, visible
-from tracker.viewing import DICE_WORDS, sight
+from tracker.viewing import sight
+from tracker import verbs
+from tracker.verbs import MAX_COPIES, split_command  # noqa: F401 - also read from here (the roster screen)
+# The description functions live in tracker.wording; re-exported for their readers.
+from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
+from tracker.wording import history as history, said as said, segment_of as segment_of
 
-MAX_COPIES = 100
 
 
 class Store(Protocol):
-    """What a session needs from persistence (see tracker.persistence.store)."""
+    """What a session needs from persistence (see tracker.persistence.store): a change
+    to the encounter it holds, under the file's lock; `install` is told the encounter
+    to hold from now on (others' changes folded in, or the file read again)."""
 
-    def transaction(self, session: "Session") -> ContextManager[None]: ...
+    def transaction(self, encounter: Encounter, install: Callable[[Encounter], None]) -> ContextManager[Encounter]: ...
 
 
 class _Replay:
@@ -128,63 +134,8 @@ class Outcome:
     lines: list[str]
 
 
-def split_command(line: str) -> tuple[str, list[str], dict[str, str]]:
-    """'declare Seraph punch target=Sphinx' -> ('declare', ['Seraph', 'punch'], {'target': 'Sphinx'})."""
-    try:
-        words = shlex.split(line, comments=False)
-    except ValueError as exc:
-        raise CommandError(f"cannot read the command: {exc}") from None
-    if not words:
-        raise CommandError("empty command")
-    verb, rest = words[0].lower(), words[1:]
-    positional: list[str] = []
-    options: dict[str, str] = {}
-    for word in rest:
-        key, eq, value = word.partition("=")
-        if eq and key and key.replace("_", "").replace("-", "").isalnum() and not key[0].isdigit():
-            options[key.lower()] = value
-        else:
-            positional.append(word)
-    return verb, positional, options
-
-
 def _fmt_amount(value: int | float) -> str:
     return f"{value:g}"
-
-
-def _int(text: str, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise CommandError(f"{what}: expected a whole number, got {text!r}") from None
-    if abs(value) > bounds.MAX_SEGMENT:
-        raise CommandError(f"{what}: expected a whole number of at most {bounds.MAX_SEGMENT:,} in size, got {text}")
-    return value
-
-
-def _number(text: str, what: str) -> int | float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise CommandError(f"{what}: expected a number, got {text!r}") from None
-    bounds.number(value, what)
-    if value.is_integer():
-        # Whole numbers typed as such stay exact (float() would round 2**60 + 1).
-        try:
-            return int(text)
-        except ValueError:
-            return int(value)
-    return value
-
-
-def _copies(word: str) -> int | None:
-    """'x4' or '×4' -> 4; None if the word is not a count of copies."""
-    if len(word) > 1 and word[0] in "x×" and word[1:].isdigit():
-        count = int(word[1:])
-        if not 1 <= count <= MAX_COPIES:
-            raise CommandError(f"copies: expected x1 to x{MAX_COPIES}, got {word}")
-        return count
-    return None
 
 
 def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
@@ -200,172 +151,8 @@ def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
     return out
 
 
-def _fmt(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def describe(event: Event, *, by: bool = True) -> str:
-    """One event in words, as `undo`, `redo` and the history view say it, with who made
-    it ("(player bob)", "(GM alice)") when the event is signed and `by` is true."""
-    text = _describe(event)
-    return f"{text} ({who(event.by)})" if by and event.by else text
-
-
-def _and_others(a: dict[str, Any]) -> str:
-    """The target of a damage or condition event and those it also reaches."""
-    also = [x.get("target", "?") if isinstance(x, dict) else x for x in a.get("also") or ()]
-    return ", ".join([str(a.get("target"))] + [str(x) for x in also])
-
-
-def _describe(event: Event) -> str:
-    a = event.args
-    kind = event.kind
-    if kind == "add":
-        names = a.get("names") or [a.get("name", "?")]
-        return f"{', '.join(names)} {'joins' if len(names) == 1 else 'join'} the fight"
-    if kind == "remove":
-        return f"{a.get('name')} leaves the fight"
-    if kind == "declare":
-        aim = f" against {', '.join(a['targets'])}" if a.get("targets") else ""
-        return f"{a.get('actor')} declares {a.get('template')}{aim}"
-    if kind == "maintain":
-        return f"{a.get('actor')} maintains the attack"
-    if kind == "abort":
-        return f"{a.get('actor')} aborts {a.get('template') or 'an action'}"
-    if kind == "damage":
-        amount = a.get("amount", 0)
-        verb = "takes" if not isinstance(amount, (int, float)) or amount >= 0 else "heals"
-        shown = amount if verb == "takes" else -amount
-        return f"{_and_others(a)} {verb} {_fmt(shown)} {a.get('resource')}"
-    if kind == "set":
-        return f"{a.get('target')}: {a.get('key')} set to {_fmt(a.get('value'))}"
-    if kind == "advance":
-        return f"time moves on to segment {a.get('to')}"
-    if kind == "condition":
-        return f"{_and_others(a)} {'is' if not a.get('also') else 'are'} {a.get('name')} for {a.get('duration')} segments"
-    if kind == "schedule":
-        return f"scheduled for segment {a.get('at')}: {a.get('text')}"
-    if kind == "surprise":
-        return f"{a.get('target')} is surprised until segment {a.get('until')}"
-    if kind == "hide":
-        return f"{a.get('target')} is {'hidden from' if a.get('hidden', True) else 'shown to'} viewers"
-    if kind == "keep":
-        return f"the GM keeps {a.get('target')}'s interrupted action"
-    if kind == "note":
-        return f"note: {a.get('text')}"
-    if kind == "roll":
-        return f"roll {a.get('text')}" + (" (secret)" if a.get("secret") else "")
-    if kind == "rename":
-        return f"{a.get('target')} is renamed {a.get('name')}"
-    if kind == "side":
-        return f"{a.get('target')} joins side {a.get('side')}" if a.get("side") else f"{a.get('target')} leaves its side"
-    if kind == "reorder":
-        return f"{a.get('target')} moves to place {a.get('position')} in the roster"
-    if kind in ("undo", "redo"):
-        return f"{kind} of change {a.get('target')}"
-    if kind == "propose":
-        proposed = _describe(Event(a.get("action", "declare"), a))
-        return f"proposal: {proposed}"
-    if kind == "approve":
-        return f"the GM approves proposal {a.get('target')}" + (" (edited)" if a.get("actor") else "")
-    if kind == "refuse":
-        why = f": {a.get('reason')}" if a.get("reason") else ""
-        return f"the GM refuses proposal {a.get('target')}{why}"
-    if kind == "withdraw":
-        return f"proposal {a.get('target')} is taken back"
-    if kind == "setting":
-        return f"setting: {a.get('key')} is now {a.get('value')}"
-    return kind
-
-
-def dice_words(args: dict[str, Any]) -> str:
-    """' (dice typed by the player)': who decided a declaration's faces, as the GM and
-    the table read it (the proposal, the approval screen, the log); '' when not recorded."""
-    words = DICE_WORDS.get(str(args.get("dice", "")))
-    return f" ({words})" if words else ""
-
-
-def segment_of(encounter: Encounter, event: Event) -> int | None:
-    """The segment an effective event was made on (from its first log line), if known.
-
-    The log is in the order of the changes, so this reads back from the end: an undo
-    (of the latest change) costs a few steps however long the fight."""
-    found: int | None = None
-    for entry in reversed(encounter.log):
-        if entry.seq == event.seq:
-            found = entry.segment
-        elif found is not None or entry.seq < event.seq:
-            break
-    return found
-
-
-def said(encounter: Encounter, event: Event, me: str = "") -> str:
-    """`describe` plus the segment, with control characters made visible; who made the
-    change is named unless it was `me` (the session saying it)."""
-    at = segment_of(encounter, event) if event.kind != "advance" else None
-    where = f" at segment {at}" if at is not None else ""
-    signed = f" ({who(event.by)})" if event.by and event.by != me else ""
-    return visible(describe(event, by=False) + where + signed)
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryLine:
-    seq: int
-    segment: int | None
-    text: str
-    by: str
-
-
-def history(encounter: Encounter) -> list[HistoryLine]:
-    """The effective changes, newest first (what undo would take back, in order)."""
-    first: dict[int, int] = {}
-    for entry in encounter.log:
-        first.setdefault(entry.seq, entry.segment)
-    out = []
-    for event in reversed(encounter.effective_events()):
-        at = event.args.get("to") if event.kind == "advance" else first.get(event.seq)
-        out.append(HistoryLine(event.seq, at, visible(describe(event, by=False)), visible(who(event.by)) if event.by else ""))
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class CommandHelp:
-    verb: str
-    usage: str
-    help: str
-
-
-COMMANDS: tuple[CommandHelp, ...] = (
-    CommandHelp("add", "add NAME [xN] key=value ...", "add a combatant, or N numbered copies (side=, hidden=true, surprised=N, sheet keys)"),
-    CommandHelp("declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]", "initiate an action (secret: the roll is hidden from viewers)"),
-    CommandHelp("maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed"),
-    CommandHelp("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress"),
-    CommandHelp("damage", "damage NAME[,NAME|GLOB*] AMOUNT [resource=R]", "deal damage (negative heals)"),
-    CommandHelp("heal", "heal NAME[,NAME|GLOB*] AMOUNT [resource=R]", "restore a resource"),
-    CommandHelp("set", "set NAME KEY VALUE", "adjust a resource or stat by hand"),
-    CommandHelp("condition", "condition NAME[,NAME|GLOB*] CONDITION SEGMENTS", "a condition that expires on an exact segment"),
-    CommandHelp("schedule", "schedule SEGMENT TEXT", "an event on a future segment"),
-    CommandHelp("surprise", "surprise NAME SEGMENT", "may not initiate before SEGMENT"),
-    CommandHelp("hide", "hide NAME", "hide a combatant from viewers"),
-    CommandHelp("unhide", "unhide NAME", "show a hidden combatant to viewers"),
-    CommandHelp("keep", "keep NAME", "let an action interrupted by throwback stand"),
-    CommandHelp("remove", "remove NAME", "take a combatant out of the encounter"),
-    CommandHelp("rename", "rename NAME NEW-NAME", "rename a combatant"),
-    CommandHelp("side", "side NAME SIDE", "change a combatant's side (\"\" for none)"),
-    CommandHelp("reorder", "reorder NAME POSITION", "move a combatant to a place in the roster (1 = top)"),
-    CommandHelp("library", "library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]", "the ruleset's library of sheets in the saves folder"),
-    CommandHelp("next", "next", "jump to the next segment where anything happens"),
-    CommandHelp("step", "step [N]", "move N segments (default 1)"),
-    CommandHelp("undo", "undo", "take back the latest change"),
-    CommandHelp("redo", "redo", "bring back the latest undone change"),
-    CommandHelp("note", "note TEXT", "write a note in the combat log"),
-    CommandHelp("roll", "roll DICE [secret=true]", "roll dice in the game's notation (2d10, ORE 5d+1wd, D6 3D+1) for everyone's log"),
-    CommandHelp("proposals", "proposals", "players' declarations waiting for the GM (setting player_declarations approval)"),
-    CommandHelp("approve", "approve N [target=NAME] [pt=N] [faces=N,N] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)"),
-    CommandHelp("refuse", "refuse N REASON", "refuse proposal N; the player sees the reason"),
-    CommandHelp("takeback", "takeback", "a player takes back their own last declaration (before anything else happens)"),
-    CommandHelp("setting", "setting KEY VALUE", "a table setting: player_declarations at_once|approval; viewer_resources exact|label|hidden"),
-)
+# The command language's verbs (tracker.verbs), under the name the help and tests know.
+COMMANDS = verbs.VERBS
 
 
 class Session:
@@ -377,11 +164,15 @@ class Session:
         store: Store | None = None,
         user: str = "",
         role: Role | None = None,
+        library: Library | None = None,
     ) -> None:
         self.encounter = encounter
         self.ruleset = ruleset
         self.dice: DiceSource = dice if dice is not None else RandomDice()
         self.store = store
+        # The ruleset's sheets, handed in by whoever opened the save (they know its
+        # folder: `Library.in_folder`); None for an encounter not saved in a file.
+        self.sheet_library = library
         self.user = user
         # Decided by whoever starts the session, never by a command (tracker.roles).
         self._role: Role = Role.gm()
@@ -433,7 +224,8 @@ class Session:
         kind, args = event.kind, event.args
         if role.is_viewer:
             raise role.refuse(kind)
-        if kind in ("declare", "maintain", "abort", "propose"):
+        check = kinds.guard_of(kind)  # what the table of kinds says a player's event needs
+        if check == kinds.OWN_ACTOR:
             actor = str(args.get("actor", ""))
             for target in args.get("targets") or ():
                 self.lookup(str(target), enc)  # a hidden one is unknown to a player
@@ -446,16 +238,16 @@ class Session:
             if args.get("secret"):
                 raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
             return
-        if kind == "roll":  # anyone at the table rolls; only the GM in secret
+        if check == kinds.NOT_SECRET:  # anyone at the table rolls; only the GM in secret
             if args.get("secret"):
                 raise RuleRefusal("player", "secret rolls are the GM's: a player's roll is seen by the table")
             return
-        if kind == "withdraw":
+        if check == kinds.OWN_PROPOSAL:
             p = enc.proposal(args.get("target", 0))
             if not role.owns(p.actor) or enc.events[p.seq - 1].by != self.by:
                 raise RuleRefusal("player", f"takeback: proposal {p.seq} is not yours")
             return
-        if kind in ("undo", "redo"):
+        if check == kinds.OWN_LAST:
             target = enc.undo_target() if kind == "undo" else enc.redo_target()
             if target is None:
                 return  # the engine says "nothing to undo"
@@ -500,7 +292,7 @@ class Session:
             return
         if role.is_viewer:
             raise role.refuse(kind or "change")
-        if kind and kind not in PLAYER_KINDS + ("undo", "redo", "roll"):
+        if kind and kinds.guard_of(kind) == kinds.GM_ONLY:
             raise role.refuse(kind)
         if actor and kind in PLAYER_KINDS and not role.owns(actor):
             raise RuleRefusal(
@@ -511,7 +303,7 @@ class Session:
         """Under `player_declarations = "approval"`, a player's declaration waits for the GM."""
         if (
             not self.role.is_player
-            or event.kind not in ("declare", "maintain", "abort")
+            or event.kind not in kinds.PROPOSABLE
             or enc.table.get(table.PLAYER_DECLARATIONS) != table.APPROVAL
         ):
             return event
@@ -529,7 +321,7 @@ class Session:
         self._early(kind, actor)
         if actor and not self.role.is_gm:
             self.lookup(actor)  # a hidden combatant's name is not confirmed to a player
-        context = self.store.transaction(self) if self.store is not None else nullcontext()
+        context = self.store.transaction(self.encounter, self._hold) if self.store is not None else nullcontext()
         with context:
             encounter = self.encounter
             before = len(encounter.log)
@@ -554,19 +346,18 @@ class Session:
             lines = [f"{event.kind}: {told}" if told else f"{event.kind} of change {event.args['target']}"]
         return Outcome(event, lines)
 
+    def _hold(self, encounter: Encounter) -> None:
+        """Hold the encounter the store read (others' changes folded in, or the file
+        read again after a change that was not saved)."""
+        self.encounter = encounter
+
     def execute(self, line: str) -> Outcome:
-        """Run one line of the command language."""
+        """Run one line of the command language: the verb's row (tracker.verbs) reads the
+        words, then its typed method here does the rest, through the role guard."""
         refuse_controls(line.replace("\t", " "), "command")
-        line = line.replace("\t", " ")
-        if line.split(None, 1)[:1] == ["note"]:
-            # A note is free text: take it as typed, quotes and `=` included.
-            return self.note(line.strip()[len("note") :].strip())
-        verb, args, opts = split_command(line)
-        handler = getattr(self, f"_cmd_{verb}", None)
-        if handler is None:
-            known = ", ".join(c.verb for c in COMMANDS)
-            raise CommandError(f"unknown command {verb!r} (commands: {known})")
-        return handler(args, opts)
+        call = verbs.read(line)
+        outcome: Outcome = getattr(self, call.method)(*call.args, **call.kwargs)
+        return outcome
 
     # ----------------------------------------------------------------- roster
     def add(self, name: str, values: dict[str, Any], *, side: str = "", hidden: bool = False, surprised_until: int = 0, copies: int = 1) -> Outcome:
@@ -611,17 +402,6 @@ class Session:
             number += 1
         return names
 
-    def _cmd_add(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        copies = _copies(args[-1]) if len(args) == 2 else None
-        if copies is not None:
-            args = args[:1]
-        if len(args) != 1:
-            raise CommandError("usage: add NAME [xN] key=value ... (quote a name with spaces)")
-        side = opts.pop("side", "")
-        hidden = yes_no(opts.pop("hidden", "false"), "hidden")
-        surprised = _int(opts.pop("surprised", "0"), "surprised")
-        return self.add(args[0], opts, side=side, hidden=hidden, surprised_until=surprised, copies=copies or 1)
-
     def rename(self, name: str, new: str) -> Outcome:
         new = new.strip()
         if not new:
@@ -637,20 +417,10 @@ class Session:
 
         return self.submit(build, kind="rename")
 
-    def _cmd_rename(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: rename NAME NEW-NAME (quote names with spaces)")
-        return self.rename(args[0], args[1])
-
     def set_side(self, name: str, side: str) -> Outcome:
         side = side.strip()
         refuse_controls(side, "side")
         return self.submit(lambda enc: Event("side", {"target": enc.combatant(name).name, "side": side}), kind="side")
-
-    def _cmd_side(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) not in (1, 2):
-            raise CommandError('usage: side NAME SIDE (side "" for none)')
-        return self.set_side(args[0], args[1] if len(args) == 2 else "")
 
     def reorder(self, name: str, position: int) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -661,26 +431,14 @@ class Session:
 
         return self.submit(build, kind="reorder")
 
-    def _cmd_reorder(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: reorder NAME POSITION (1 = top)")
-        return self.reorder(args[0], _int(args[1], "position"))
-
     # ----------------------------------------------------------------- library
-    library_folder: Path | None = None
-
     def library(self) -> Library:
-        """The ruleset's sheet library in the saves folder (the save file's folder)."""
+        """The ruleset's sheet library in the saves folder (handed in at the start)."""
         if not self.role.is_gm:
             raise self.role.refuse("library")
-        folder = self.library_folder
-        if folder is None:
-            store = self.store
-            path = getattr(store, "path", None) or getattr(getattr(store, "file", None), "path", None)
-            if path is None:
-                raise CommandError("library: this encounter has no saves folder (it is not saved in a file)")
-            folder = Path(path).parent
-        return Library(library_path(folder, self.encounter.setup.ruleset))
+        if self.sheet_library is None:
+            raise CommandError("library: this encounter has no saves folder (it is not saved in a file)")
+        return self.sheet_library
 
     def save_sheet(self, name: str, entry: str | None = None) -> Outcome:
         sheet = sheet_of(self.encounter, name, entry)
@@ -692,34 +450,19 @@ class Session:
         sheet = self.library().get(entry)
         return self.add(name or sheet.name, sheet.values(), side=sheet.side if side is None else side, hidden=hidden, copies=copies)
 
-    def _cmd_library(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        usage = "usage: library [save NAME [as=ENTRY] | add ENTRY [NAME] [xN] [side=S] | delete ENTRY]"
-        if not args:
-            library = self.library()
-            names = library.names()
-            return Outcome(None, [visible(f"{library.path.name}: {', '.join(names) if names else 'no sheets yet (library save NAME)'}")])
-        action, rest = args[0].lower(), args[1:]
-        if action == "save" and len(rest) == 1:
-            return self.save_sheet(rest[0], opts.get("as"))
-        if action == "add" and rest:
-            copies = _copies(rest[-1]) if len(rest) > 1 else None
-            if copies is not None:
-                rest = rest[:-1]
-            if len(rest) > 2:
-                raise CommandError(usage)
-            hidden = yes_no(opts.get("hidden", "false"), "hidden")
-            return self.add_from_library(rest[0], rest[1] if len(rest) == 2 else None, copies=copies or 1, side=opts.get("side"), hidden=hidden)
-        if action == "delete" and len(rest) == 1:
-            library = self.library()
-            library.delete(rest[0])
-            return Outcome(None, [visible(f"{rest[0]}: sheet deleted from {library.path.name}")])
-        raise CommandError(usage)
+    def library_sheets(self) -> Outcome:
+        """`library`: the sheets kept in the library."""
+        library = self.library()
+        names = library.names()
+        return Outcome(None, [visible(f"{library.path.name}: {', '.join(names) if names else 'no sheets yet (library save NAME)'}")])
+
+    def delete_sheet(self, entry: str) -> Outcome:
+        library = self.library()
+        library.delete(entry)
+        return Outcome(None, [visible(f"{entry}: sheet deleted from {library.path.name}")])
 
     def remove(self, name: str) -> Outcome:
         return self.submit(lambda enc: Event("remove", {"name": enc.combatant(name).name}), kind="remove")
-
-    def _cmd_remove(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.remove(self._one_name(args, "remove NAME"))
 
     # ----------------------------------------------------------------- actions
     def request(
@@ -913,16 +656,6 @@ class Session:
             },
         )
 
-    def _cmd_declare(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) < 2:
-            raise CommandError("usage: declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [key=value ...]")
-        actor, template = args[0], " ".join(args[1:])
-        targets = [t for t in opts.pop("target", opts.pop("targets", "")).split(",") if t]
-        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
-        faces = opts.pop("faces", None)
-        secret = yes_no(opts.pop("secret", "false"), "secret")
-        return self.declare(actor, template, targets, pt=pt, faces=faces, params=opts, secret=secret)
-
     def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
         return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params), kind="maintain", actor=actor)
 
@@ -953,12 +686,6 @@ class Session:
         mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
         return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark})
 
-    def _cmd_maintain(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        name = self._one_name(args, "maintain ACTOR [pt=N] [faces=N,N]")
-        faces = opts.pop("faces", None)
-        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
-        return self.maintain(name, pt=pt, faces=faces, params=opts)
-
     def abort(self, actor: str, template: str | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:
             args: dict[str, Any] = {"actor": enc.combatant(actor).name}
@@ -967,11 +694,6 @@ class Session:
             return Event("abort", args)
 
         return self.submit(build, kind="abort", actor=actor)
-
-    def _cmd_abort(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if not args:
-            raise CommandError("usage: abort ACTOR [TEMPLATE]")
-        return self.abort(args[0], " ".join(args[1:]) or None)
 
     # ----------------------------------------------------------------- changes
     def default_resource(self, name: str, encounter: Encounter | None = None) -> str:
@@ -1043,18 +765,9 @@ class Session:
 
         return self.submit(build, kind="damage")
 
-    def _cmd_damage(self, args: list[str], opts: dict[str, str], sign: int = 1) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: damage NAME[,NAME|GLOB] AMOUNT [resource=R]")
-        return self.damage(args[0], sign * _number(args[1], "amount"), opts.get("resource"))
-
-    def _cmd_heal(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self._cmd_damage(args, opts, -1)
-
-    def _cmd_set(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 3:
-            raise CommandError("usage: set NAME KEY VALUE")
-        return self.set_value(*args)
+    def heal(self, name: str, amount: int | float, resource: str | None = None) -> Outcome:
+        """`damage` by a negative amount."""
+        return self.damage(name, -amount, resource)
 
     def set_value(self, name: str, key: str, raw: str) -> Outcome:
         """`set NAME KEY VALUE`: `raw` as typed, checked against the sheet."""
@@ -1069,12 +782,12 @@ class Session:
         is_resource = key in c.resources or (key not in c.stats and key in {f.name for f in self.ruleset.resource_fields()})
         value: Any
         if is_resource:
-            value = _number(raw, where)
+            value = verbs.number(raw, where)
             _, checked = self.ruleset.check_sheet({}, {key: value}, where)
             value = checked[key]
         else:
             try:
-                value = _number(raw, where)
+                value = verbs.number(raw, where)
             except TrackerError:
                 value = raw
             if key in {f.name for f in self.ruleset.stat_fields()}:
@@ -1091,12 +804,6 @@ class Session:
         bounds.value(value, where)
         return Event("set", {"target": c.name, "key": key, "value": value})
 
-    def _cmd_condition(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 3:
-            raise CommandError("usage: condition NAME CONDITION SEGMENTS")
-        name, condition, duration = args[0], args[1], _int(args[2], "segments")
-        return self.condition(name, condition, duration)
-
     def condition(self, names: str, condition: str, duration: int) -> Outcome:
         """A condition on one combatant or several (`chosen`), as one change."""
         refuse_controls(condition, "condition")
@@ -1110,33 +817,23 @@ class Session:
 
         return self.submit(build, kind="condition")
 
-    def _cmd_schedule(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) < 2:
-            raise CommandError("usage: schedule SEGMENT TEXT")
-        at, text = _int(args[0], "segment"), " ".join(args[1:])
-        refuse_controls(text, "schedule: text")
-        return self.submit(lambda enc: Event("schedule", {"at": at, "text": text}), kind="schedule")
-
-    def _cmd_surprise(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: surprise NAME SEGMENT")
-        return self.surprise(args[0], _int(args[1], "segment"))
-
     def surprise(self, name: str, until: int) -> Outcome:
         return self.submit(lambda enc: Event("surprise", {"target": enc.combatant(name).name, "until": until}), kind="surprise")
 
     def hide(self, name: str, hidden: bool = True) -> Outcome:
         return self.submit(lambda enc: Event("hide", {"target": enc.combatant(name).name, "hidden": hidden}), kind="hide")
 
-    def _cmd_hide(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.hide(self._one_name(args, "hide NAME"))
+    def unhide(self, name: str) -> Outcome:
+        return self.hide(name, False)
 
-    def _cmd_unhide(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.hide(self._one_name(args, "unhide NAME"), False)
-
-    def _cmd_keep(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        name = self._one_name(args, "keep NAME")
+    def keep(self, name: str) -> Outcome:
+        """Let `name`'s action interrupted by throwback stand."""
         return self.submit(lambda enc: Event("keep", {"target": enc.combatant(name).name}), kind="keep")
+
+    def schedule(self, at: int, text: str) -> Outcome:
+        """Something that happens on segment `at`, said in the log then."""
+        refuse_controls(text, "schedule: text")
+        return self.submit(lambda enc: Event("schedule", {"at": at, "text": text}), kind="schedule")
 
     def note(self, text: str) -> Outcome:
         if not text:
@@ -1176,12 +873,6 @@ class Session:
 
         return self.submit(build, kind="roll")
 
-    def _cmd_roll(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        secret = yes_no(opts.pop("secret", "false"), "secret")
-        if opts:
-            raise CommandError(f"roll: unknown option {next(iter(opts))!r} (only secret=true)")
-        return self.roll(" ".join(args), secret=secret)
-
     # ----------------------------------------------------------------- time
     def next(self) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -1203,12 +894,6 @@ class Session:
 
         return self.submit(build, kind="advance")
 
-    def _cmd_next(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.next()
-
-    def _cmd_step(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.step(_int(args[0], "segments") if args else 1)
-
     def undo(self) -> Outcome:
         def build(enc: Encounter) -> Event:
             target = enc.undo_target()
@@ -1226,12 +911,6 @@ class Session:
             return Event("redo", {"target": target.seq})
 
         return self.submit(build, kind="redo")
-
-    def _cmd_undo(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.undo()
-
-    def _cmd_redo(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        return self.redo()
 
     # ----------------------------------------------------------------- players
     def _by_of(self, enc: Encounter, seq: int) -> str:
@@ -1254,15 +933,6 @@ class Session:
         by = self._by_of(self.encounter, p.seq)
         signed = f" ({who(by)})" if by else ""
         return visible(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")
-
-    def _cmd_proposals(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if self.role.is_viewer:
-            raise self.role.refuse("proposals")
-        found = self.proposals()
-        if not found:
-            mode = self.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
-            return Outcome(None, [f"no proposals waiting (player_declarations is {mode})"])
-        return Outcome(None, [self.proposal_line(p) for p in found])
 
     def approve(
         self,
@@ -1297,26 +967,21 @@ class Session:
 
         return self.submit(build, kind="approve")
 
-    def _cmd_approve(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 1:
-            raise CommandError("usage: approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] (N: the proposal's number)")
-        seq = _int(args[0], "approve: proposal")
-        targets = [t for t in opts.pop("target").split(",") if t] if "target" in opts else None
-        pt = _int(opts.pop("pt"), "pt") if "pt" in opts else None
-        faces = opts.pop("faces", None)
-        return self.approve(seq, targets=targets, pt=pt, faces=faces, params=opts or None)
+    def show_proposals(self) -> Outcome:
+        """`proposals`: the waiting ones this session may see, one line each."""
+        if self.role.is_viewer:
+            raise self.role.refuse("proposals")
+        found = self.proposals()
+        if not found:
+            mode = self.encounter.table.get(table.PLAYER_DECLARATIONS, table.AT_ONCE)
+            return Outcome(None, [f"no proposals waiting (player_declarations is {mode})"])
+        return Outcome(None, [self.proposal_line(p) for p in found])
 
     def refuse(self, seq: int, reason: str = "") -> Outcome:
         """Refuse proposal `seq`; the player sees the reason."""
         reason = reason.strip()
         refuse_controls(reason, "refuse: reason")
         return self.submit(lambda enc: Event("refuse", {"target": seq, "reason": reason or None}), kind="refuse")
-
-    def _cmd_refuse(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if not args:
-            raise CommandError("usage: refuse N REASON (N: the proposal's number)")
-        reason = " ".join(args[1:] + [f"{k}={v}" for k, v in opts.items()])
-        return self.refuse(_int(args[0], "refuse: proposal"), reason)
 
     def takeback(self) -> Outcome:
         """Take back this session's own last declaration: a pending proposal is withdrawn;
@@ -1328,9 +993,9 @@ class Session:
             if mine:
                 return Event("withdraw", {"target": mine[-1].seq})
             top = enc.undo_target()
-            if top is not None and top.by == self.by and top.kind in ("declare", "maintain", "abort"):
+            if top is not None and top.by == self.by and top.kind in kinds.PROPOSABLE:
                 return Event("undo", {"target": top.seq})
-            own = [e for e in enc.effective_events() if e.by == self.by and e.kind in ("declare", "maintain", "abort")]
+            own = [e for e in enc.effective_events() if e.by == self.by and e.kind in kinds.PROPOSABLE]
             if not own:
                 raise RuleRefusal("take back", "nothing of yours to take back")
             # The latest change by whose and its number only: it may be the GM's secret.
@@ -1342,22 +1007,6 @@ class Session:
 
         return self.submit(build, kind="withdraw")
 
-    def _cmd_takeback(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if args:
-            raise CommandError("usage: takeback")
-        return self.takeback()
-
     def setting(self, key: str, value: str) -> Outcome:
         """Change a table setting (tracker.engine.table) during the fight."""
         return self.submit(lambda enc: Event("setting", {"key": key, "value": table.check(key, value, "setting")}), kind="setting")
-
-    def _cmd_setting(self, args: list[str], opts: dict[str, str]) -> Outcome:
-        if len(args) != 2:
-            raise CommandError("usage: setting KEY VALUE (player_declarations at_once|approval; viewer_resources exact|label|hidden)")
-        return self.setting(args[0], args[1])
-
-    @staticmethod
-    def _one_name(args: list[str], usage: str) -> str:
-        if len(args) != 1:
-            raise CommandError(f"usage: {usage}")
-        return args[0]

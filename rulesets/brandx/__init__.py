@@ -296,6 +296,7 @@ class BrandXRuleset(Ruleset):
     settings = SETTINGS
     down_when = ("vp", "dp")
     tables_file = "tables.toml"
+    judges = {combat.JUDGE: combat.judge_blow}
 
     def __init__(self, house_rules: Any = None) -> None:
         super().__init__(house_rules)
@@ -324,6 +325,9 @@ class BrandXRuleset(Ruleset):
     def template(self, name: str) -> ActionTemplate:
         # "hold breath", "hold_breath" and "hold-breath" all name the same action.
         return super().template(name.strip().replace(" ", "-").replace("_", "-"))
+
+    def default_pt(self, request: ActionRequest) -> int:
+        return actions.default_pt(request)
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         resolver = _RESOLVERS.get(request.template.name)

@@ -68,6 +68,7 @@ from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land
 from rulesets.brandx.common import Ctx, latest_action, passive_defense
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
+from rulesets.base import JUDGE_KEY, ActionRequest
 from rulesets.dice import DiceSource
 
 ABILITIES = (
@@ -75,6 +76,28 @@ ABILITIES = (
     "normal_charisma", "sight", "hearing", "build", "beauty",
 )
 SEGMENTS = {"round": 50, "hour": 15000, "day": 360000, "month": 10800000}
+
+
+def default_pt(request: ActionRequest) -> int:
+    """The PT an action starts from when the GM typed none; Q or PR spent on speed then
+    shortens it (`speed_pt`), a typed PT included. A healing period takes its length
+    (`SEGMENTS`); a power, or a lift by power, 20 segments (seed: "For powers, the
+    Performance Time is 20 segments"), half that, rounded half up, for a passive power."""
+    params, template = request.params, request.template
+
+    def p(name: str, default: Any) -> Any:
+        value = params.get(name)
+        return default if value is None else value
+
+    if template.name == "heal":
+        return SEGMENTS[str(p("period", "hour"))]
+    if template.name == "lift" and p("power", False) and not p("inanimate", False):  # a web holding is no power's act
+        return 20
+    if template.name == "power" and p("mode", template.mode) == "passive":
+        return max(1, round_half_up(Fraction(template.pt, 2)))
+    return template.pt
+
+
 # Where a Healing Roll's Q goes, in order (seed: "Physical Healing Roll Q is
 # automatically applied to healing DP, strength, agility, constitution, and EP";
 # "Mental Healing Roll Q is automatically applied to healing EP (Astral Form),
@@ -179,7 +202,7 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
     if mental:
         pool += int(ctx.stat("newoen") // 4)
     target, text, costs, tdetails = ctx.target(base, f"Sphere(constitution {con:g}) {base}", pool)
-    pt = ctx.request.pt if ctx.request.pt is not None else SEGMENTS[period]
+    pt = ctx.base_pt()
     effects: list[Effect] = list(costs)
     if period == "round":
         vp_gain, ep_gain = ceil(target / 2), target // 2
@@ -477,8 +500,7 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     roll = action_roll(dice, target, need, label="Lift Roll")
     q = roll.q
     margin = q - need
-    # Seed: "For powers, the Performance Time is 20 segments."
-    pt = ctx.request.pt if ctx.request.pt is not None else (20 if power else ctx.base_pt())
+    pt = ctx.base_pt()  # 20 segments for a lift by power (`default_pt`)
     notes: list[str] = []
     if margin >= 0:
         amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep"), "q_ep")
@@ -624,7 +646,7 @@ def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
         parts.extend(texts)
         faces += attack_faces
         details["attack"] = attack_details
-        details["judge"] = JUDGE
+        details[JUDGE_KEY] = JUDGE
     elif ctx.request.targets:
         parts.append("no attack: the throw failed")
     return Resolution(pt=pt, success=success, margin=margin, dice=faces, summary="; ".join(parts + notes),
@@ -739,10 +761,7 @@ def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
         pr += effort
     effect, pr_ep, pr_speed = power_budget(ctx, pr)
     passive = ctx.p("mode", ctx.request.template.mode) == "passive"
-    base = ctx.base_pt()
-    if passive and ctx.request.pt is None:
-        base = max(1, round_half_up(Fraction(base, 2)))
-    pt = speed_pt(base, pr_speed)
+    pt = speed_pt(ctx.base_pt(), pr_speed)  # a passive power starts from half its PT (`default_pt`)
     row = ctx.start_row("power") - pr_ep
     bill = ctx.bill([(label, row)])
     effects: list[Effect] = _ep_effects(ctx, bill.text(), bill.total, label)

@@ -60,9 +60,10 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing, register_judge
+from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
+from rulesets.base import JUDGE_KEY
 from rulesets.brandx.charts import Charts
 from rulesets.brandx.common import Ctx, defense_of, passive_defense
 from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_pt
@@ -315,9 +316,6 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     return effects
 
 
-register_judge(JUDGE, judge_blow)
-
-
 def place_attacks(ctx: Ctx, attack_q: int, targets: tuple[Combatant, ...], notes: list[str]) -> list[int]:
     """Attack Q per opponent: as placed by `q_attacks`, else shared out evenly."""
     placed = ctx.p("q_attacks")
@@ -421,7 +419,7 @@ def resolve_attack(ctx: Ctx, dice: DiceSource, kind: str) -> Resolution:
          f"PT {pt}", bill.text()] + blow_texts + notes
     )
     details: dict[str, Any] = {
-        "kind": kind, "judge": JUDGE, "q": q, "roll": target_number, "total": roll.total, **target_details,
+        "kind": kind, JUDGE_KEY: JUDGE, "q": q, "roll": target_number, "total": roll.total, **target_details,
         "attack": attacks[0], "attack_base": attacks[0], "attacks": attacks, "defense": defense,
         "damage": damage, "damage_mod": damage_mod, "base_pt": ctx.base_pt(),
         "ep_uses": bill.uses, "ep_rows": [{"what": w, "row": r} for w, r in ep_items], "hits": hits,

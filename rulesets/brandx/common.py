@@ -101,7 +101,8 @@ class Ctx:
         return value
 
     def base_pt(self) -> int:
-        return self.request.pt if self.request.pt is not None else self.request.template.pt
+        """The PT before Q or PR on speed: typed, or `actions.default_pt`."""
+        return self.request.performance_time
 
     def bill(self, items: Sequence[tuple[str, int]] = ()) -> EpBill:
         return bill(self.ep_chart, self.encounter, self.actor.name, items)

@@ -42,7 +42,7 @@ from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
-from rulesets.d6.actions import SEGMENTS_PER_ROUND, Resolver, build_catalogue
+from rulesets.d6.actions import BLOW_JUDGE, SEGMENTS_PER_ROUND, Resolver, build_catalogue, judge_blow
 from rulesets.d6.codes import DieCode, DieCodeError, parse, parse_pool
 from rulesets.limits import limit_d6_dice, limit_d6_difficulty, no_negative_difficulty
 from rulesets.d6.odds import chance_at_least, chance_opposed
@@ -77,6 +77,7 @@ class D6Ruleset(Ruleset):
     settings = SETTINGS
     down_when = (WOUNDS, BODY_POINTS)
     tables_file = "tables.toml"
+    judges = {BLOW_JUDGE: judge_blow}
 
     # ----------------------------------------------------------- tables
     @cached_property
@@ -105,6 +106,9 @@ class D6Ruleset(Ruleset):
 
     def catalogue(self) -> Mapping[str, ActionTemplate]:
         return self._catalogue
+
+    def default_pt(self, request: ActionRequest) -> int:
+        return Resolver.default_pt(request)
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         return self._resolver().resolve(request, dice)

@@ -48,10 +48,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ABORTED, ACTIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate
+from rulesets.base import JUDGE_KEY, MARGIN_NAME, ActionRequest, ActionTemplate
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage
 from rulesets.d6.odds import chance_at_least
 from rulesets.d6.rolls import D6Roll, roll_code, roll_mode
@@ -223,9 +223,6 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
             Damage(target.name, new - before, WOUNDS), Note(f"{target.name} is {name}")]
 
 
-register_judge(BLOW_JUDGE, judge_blow)
-
-
 class Resolver:
     def __init__(self, tables: D6Tables) -> None:
         self.tables = tables
@@ -271,9 +268,9 @@ class Resolver:
             raise TrackerError(f"{actor.name} cannot roll {pool.text()}: {code.dice}D left, and a roll needs at least 1D")
         return pool
 
-    def pt(self, request: ActionRequest) -> int:
-        if request.pt is not None:
-            return request.pt
+    @staticmethod
+    def default_pt(request: ActionRequest) -> int:
+        """A round shared by the actions the character declares for it (`actions=`)."""
         return max(1, SEGMENTS_PER_ROUND // int(request.params.get("actions", 1) or 1))
 
     @staticmethod
@@ -310,7 +307,7 @@ class Resolver:
     # ----------------------------------------------------------- resolution
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         name = request.template.name
-        pt = self.pt(request)
+        pt = request.performance_time
         if name in ATTACKS:
             return self._attack(request, dice, pt)
         if name in DEFENSES:
@@ -399,7 +396,7 @@ class Resolver:
     @staticmethod
     def _roll_details(roll: D6Roll, difficulty: int, rp: int, level: str) -> dict[str, Any]:
         details: dict[str, Any] = {"total": roll.total, "difficulty": difficulty, "result_points": rp, "level": level.lower().replace(" ", "_"),
-                                   "margin_name": "result points"}
+                                   MARGIN_NAME: "result points"}
         if roll.status:
             details["wild"] = roll.status
         return details
@@ -472,7 +469,7 @@ class Resolver:
             self.injury(target, damage - resistance, system, lines)  # as things stand: the judge decides at landing
         lines.append("judged when it lands")
         details["hits"] = [record]
-        details["judge"] = BLOW_JUDGE
+        details[JUDGE_KEY] = BLOW_JUDGE
         effects.append(Blow(target.name, 0))
         # No success at initiation: whether it hits is the landing's judgment (the judge's
         # "lands: hit/miss" line), so completion does not announce one first.

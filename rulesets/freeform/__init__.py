@@ -12,7 +12,6 @@ A round is 10 segments; per-round costs are charged on the last segment of each 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -74,9 +73,13 @@ class FreeformRuleset(Ruleset):
                 raise FieldError(f"{where}.resources.{key}", "a number", value)
         return dict(stats), dict(resources)
 
+    def default_pt(self, request: ActionRequest) -> int:
+        """A maintained link takes as long as the last one unless pt= says otherwise."""
+        return request.previous.pt if request.previous is not None else request.template.pt
+
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         params = request.params
-        pt = request.pt if request.pt is not None else request.template.pt
+        pt = request.performance_time
         effects: list[Effect] = []
         amount = params.get("damage")
         if amount is not None:
@@ -91,7 +94,5 @@ class FreeformRuleset(Ruleset):
         return Resolution(pt=pt, summary=summary, effects=tuple(effects))
 
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
-        """The GM states each link; it takes as long as the last one unless pt= says otherwise."""
-        if request.pt is None and request.previous is not None:
-            request = replace(request, pt=request.previous.pt)
+        """The GM states each link, as for a new action (its time: `default_pt`)."""
         return self.resolve(request, dice)

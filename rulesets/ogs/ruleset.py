@@ -52,10 +52,10 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from rulesets.base import JUDGE_KEY, MARGIN_NAME, ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, NotEnoughFaces, TypedFaces
 from rulesets.fields import PARAM, Field, coerce_all
 from rulesets.limits import limit_ogs_dice, limit_ogs_opposed, no_negative_difficulty
@@ -162,9 +162,6 @@ def judge_contest(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     return [Note(f"{head}: {shown}: {names[winner]} wins on {how}{rolled_off}")]
 
 
-register_judge(CONTEST_JUDGE, judge_contest)
-
-
 BLOW_JUDGE = "ogs.blow"
 
 
@@ -198,9 +195,6 @@ def judge_blow(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
     return effects
 
 
-register_judge(BLOW_JUDGE, judge_blow)
-
-
 class OgsRuleset(Ruleset):
     id = "ogs"
     name = "OGS"
@@ -209,6 +203,7 @@ class OgsRuleset(Ruleset):
     sheet = SHEET
     down_when = ("hp",)
     tables_file = "tables.toml"
+    judges = {CONTEST_JUDGE: judge_contest, BLOW_JUDGE: judge_blow}
 
     # ------------------------------------------------------------ tables
     @property
@@ -261,7 +256,7 @@ class OgsRuleset(Ruleset):
     # ------------------------------------------------------------ resolve
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         name = request.template.name
-        pt = request.pt if request.pt is not None else request.template.pt
+        pt = request.performance_time
         params = request.params
         if name == "move":
             return Resolution(pt=pt)
@@ -282,7 +277,7 @@ class OgsRuleset(Ruleset):
             summary += f", {stages}-stage critical"
         effects: list[Effect] = []
         details: dict[str, Any] = {"total": total, "difficulty": difficulty, "stages": stages, "sizes": list(spec.sides),
-                                   "margin_name": "critical stages"}
+                                   MARGIN_NAME: "critical stages"}
         if name in ("attack", "power") and request.targets:
             return self._attack(request, dice, pt, rolled, spec, difficulty, stages, summary, details)
         return Resolution(pt=pt, success=success, margin=stages, dice=tuple(faces), summary=summary,
@@ -349,7 +344,7 @@ class OgsRuleset(Ruleset):
         return Resolution(pt=pt, success=None, margin=own.total - theirs.total,
                           dice=tuple(faces), summary=summary + "; judged when it lands", effects=(Blow(rival.name, 0),),
                           details={"total": own.total, "rival_total": theirs.total, "winner": who,
-                                   "decided_by": result.decided_by, "judge": CONTEST_JUDGE, "hits": [record]})
+                                   "decided_by": result.decided_by, JUDGE_KEY: CONTEST_JUDGE, "hits": [record]})
 
     def _contest_many(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         sides = [request.actor, *request.targets]
@@ -371,7 +366,7 @@ class OgsRuleset(Ruleset):
         return Resolution(pt=pt, success=None, margin=rolls[0].total - best_other, dice=tuple(faces),
                           summary=summary + "; judged when it lands", effects=(Blow(request.targets[0].name, 0),),
                           details={"total": rolls[0].total, "totals": {n: r.total for n, r in zip(names, rolls)},
-                                   "winner": names[winner], "decided_by": how, "judge": CONTEST_JUDGE,
+                                   "winner": names[winner], "decided_by": how, JUDGE_KEY: CONTEST_JUDGE,
                                    "hits": [self._contest_record(request, built, offs)]})
 
     def _open(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:

@@ -73,10 +73,10 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, PASSIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
+from rulesets.base import JUDGE_KEY, ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, parse_faces
 from rulesets.fields import PARAM, SETTING, Field, coerce_all
 from rulesets.ore import odds
@@ -176,7 +176,7 @@ def gobbled_at_landing(encounter: Any, action: Any, index: int) -> list[tuple[An
     left = {d.id: int(d.resolution.details["gobble"][0]) for d in defences}
     blows = sorted(
         ((a, i) for a in encounter.actions if a.completes == now and a.status in (IN_PROGRESS, COMPLETED)
-         and a.resolution.details.get("judge") == WOUND_JUDGE
+         and a.resolution.details.get(JUDGE_KEY) == WOUND_JUDGE
          for i, r in enumerate(a.resolution.details.get("hits", []))
          if r.get("target") == target and r.get("gobble") is None),
         key=lambda pair: _blow_key(*pair))
@@ -235,9 +235,6 @@ def judge_wound(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
                            dict(hit.get("sizes", {})), dict(hit.get("overflow", {})))]
 
 
-register_judge(WOUND_JUDGE, judge_wound)
-
-
 def worse_failure(outcome: Outcome) -> bool:
     """No set meets the difficulty and every rolled die is low (1-5)."""
     valid = [s for s in outcome.sets() if s[1] >= outcome.difficulty]
@@ -271,6 +268,7 @@ class OreRuleset(Ruleset):
     settings = SETTINGS
     down_when = ("head", "torso")
     tables_file = "tables.toml"
+    judges = {WOUND_JUDGE: judge_wound}
 
     # ------------------------------------------------------------ tables
     def _dice_rules(self) -> tuple[int, tuple[str, ...]]:
@@ -340,9 +338,8 @@ class OreRuleset(Ruleset):
                 pool = pool + parse_pool(str(who.stats.get(skill, "0d")), f"{who.name}.{skill}")
         return pool + Pool(int(params.get("bonus") or 0))
 
-    def _pt(self, request: ActionRequest) -> int:
-        if request.pt is not None:
-            return request.pt
+    def default_pt(self, request: ActionRequest) -> int:
+        """To the end of the round (a passive action: its template's time)."""
         if request.template.mode == PASSIVE:
             return request.template.pt
         spr = self.time.segments_per_round
@@ -351,7 +348,7 @@ class OreRuleset(Ruleset):
     # ------------------------------------------------------------ resolve
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         name = request.template.name
-        pt = self._pt(request)
+        pt = request.performance_time
         if name == "move":
             return Resolution(pt=pt)
         params = request.params
@@ -394,7 +391,7 @@ class OreRuleset(Ruleset):
                 effects.append(Blow(target.name, len(landing) - 1))
             if landing:
                 details["hits"] = landing
-                details["judge"] = WOUND_JUDGE
+                details[JUDGE_KEY] = WOUND_JUDGE
                 summary += "; gobble dice, armour and wounds judged when it lands"
             # Whether a set gets through (gobble dice, armour) is the landing's judgment:
             # the completion announces no success first.
@@ -404,7 +401,7 @@ class OreRuleset(Ruleset):
             spare = self._also(request, pool, spare, details, effects)
             summary += f"; {details['also_text']}"
             if name not in _ATTACKS and effects:
-                details["judge"] = WOUND_JUDGE
+                details[JUDGE_KEY] = WOUND_JUDGE
         if spare:
             summary += f"; extra set {', '.join(map(_set_text, spare))} free for another action with a pool of {pool.size}+ dice"
         return Resolution(pt=pt, success=success, margin=_set_text(best) if best else None,

@@ -50,7 +50,7 @@ from tracker.engine.errors import TrackerError
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import SETTING, Field, coerce_all
-from rulesets.usor.actions import Resolver, action_time, build_catalogue, critical_table
+from rulesets.usor.actions import STRIKE_JUDGE, Resolver, action_time, build_catalogue, critical_table, judge_strike
 from rulesets.usor.chart import GLOSSARY, OFFICIAL, ChartRow, EventChart
 from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, roll_row, contest, parse_rating
@@ -81,6 +81,7 @@ class UsorRuleset(Ruleset):
     settings = SETTINGS
     down_when = (STUN, "head", "chest")
     tables_file = "tables.toml"
+    judges = {STRIKE_JUDGE: judge_strike}
 
     # ----------------------------------------------------------- tables
     @cached_property
@@ -129,6 +130,12 @@ class UsorRuleset(Ruleset):
 
     def catalogue(self) -> Mapping[str, ActionTemplate]:
         return self._catalogue
+
+    def default_pt(self, request: ActionRequest) -> int:
+        """The action's time in seconds (a segment each): its base time from the tables,
+        scaled by the actor's ATM unless the row says `scaled = false`."""
+        row = self.tables.get("actions", {}).get(request.template.name, {})
+        return action_time(request.template.pt, request.actor.stats.get("atm", 1.0), bool(row.get("scaled", True)))
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         return self._resolver(request.settings).resolve(request, dice)

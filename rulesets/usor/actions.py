@@ -45,10 +45,10 @@ from fractions import Fraction
 from math import floor
 from typing import Any
 
-from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing, register_judge
+from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate
+from rulesets.base import JUDGE_KEY, ActionRequest, ActionTemplate
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, Field, staged
 from rulesets.usor.chart import ChartRow, EventChart
@@ -231,22 +231,12 @@ def _changed(was: Mapping[str, int], now: Mapping[str, int], names: tuple[str, .
     return [f"{name} {was[name]} -> {now[name]}" for name in names if name in was and now.get(name) != was[name]]
 
 
-register_judge(STRIKE_JUDGE, judge_strike)
-
-
 class Resolver:
     """Resolves USOR actions against one chart and its tables."""
 
     def __init__(self, chart: EventChart, tables: Mapping[str, Any]) -> None:
         self.chart = chart
         self.tables = tables
-
-    # ----------------------------------------------------------- time
-    def pt(self, request: ActionRequest) -> int:
-        if request.pt is not None:
-            return request.pt
-        row = self.tables.get("actions", {}).get(request.template.name, {})
-        return action_time(request.template.pt, request.actor.stats.get("atm", 1.0), bool(row.get("scaled", True)))
 
     # ----------------------------------------------------------- ratings
     def constants(self, request: ActionRequest) -> dict[str, int]:
@@ -304,7 +294,7 @@ class Resolver:
     # ----------------------------------------------------------- resolution
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         name = request.template.name
-        pt = self.pt(request)
+        pt = request.performance_time
         if name == "strike":
             return self._strike(request, dice, pt)
         if name == "check":
@@ -359,7 +349,7 @@ class Resolver:
         location = request.params.get("location", "chest")
         resource = STUN if request.params.get("stun") else location
         where = "stun" if resource == STUN else f"to the {location.replace('_', ' ')}"
-        details: dict[str, Any] = {"nost": hit.nost, "winner": hit.winner, "location": location, "judge": STRIKE_JUDGE}
+        details: dict[str, Any] = {"nost": hit.nost, "winner": hit.winner, "location": location, JUDGE_KEY: STRIKE_JUDGE}
         # What the judge needs when the blow lands (the faces decide; the ratings are checked).
         record: dict[str, Any] = {
             "target": target.name, "hit": hit.winner == SELF, "resource": resource, "where": where,

@@ -9,7 +9,7 @@ stored in the event log, so replaying a fight never re-rolls or re-consults a ta
 A `Blow` is an effect judged when it lands (DESIGN 3: the dice are rolled at
 initiation; whether a blow hits and what its damage does depend on the target's state
 at the start of the segment it lands on). The resolution's `details["judge"]` names a
-judge registered with `register_judge` by the adapter: a pure function of the
+judge an adapter declares in `Ruleset.judges` (registered here for it): a pure function of the
 encounter's state, the action and the blow, returning the effects that land. All blows
 landing on one segment are judged before any effect of that segment applies, so the
 outcome never depends on the order the declarations were typed.

@@ -51,7 +51,6 @@ screen to replay anyway. Replaying the checked log measured cheaper than either.
 from __future__ import annotations
 
 import gc
-import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,7 +63,10 @@ from typing import Any
 import tomli_w
 
 from tracker.engine import CombatantSetup, Encounter, Event, Resolution, Setup, TrackerError
+from tracker.engine import shapes
 from tracker.engine.effects import EFFECT_TYPES
+from tracker.engine.kinds import KINDS
+from tracker.engine.shapes import INT_MAX, INT_MIN, fits
 from tracker.persistence import folder
 from tracker.text import visible
 from rulesets import registry
@@ -82,7 +84,6 @@ FIRST_SCHEMA = 1
 MAX_SAVE_BYTES = 24 * 1024 * 1024  # 100,000 freeform events take 21.7 MB (benchmarks/save_size.py)
 MAX_DEPTH = 64
 MAX_HOUSE_RULES_BYTES = 1024 * 1024
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 # The commit mark that ends every whole write and every appended change. A file edited
 # on Windows ends its lines with CRLF; an editor may drop the last line's newline (see
@@ -94,154 +95,12 @@ class SaveError(TrackerError):
     """A save file that cannot be used; the message names the file, table and key."""
 
 
-def fits(value: Any) -> bool:
-    """A number TOML can hold: a 64-bit integer or a finite float (bools are fine)."""
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return INT_MIN <= value <= INT_MAX
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return True
+# The shapes of values in a save (tracker.engine.shapes), under the names this module
+# has always used; each event kind's arguments come from the table of kinds.
+_int, _is_ints, _is_tables = shapes.is_int, shapes.is_ints, shapes.is_tables
+_STR, _INT, _BOOL, _TABLE, _ANY = shapes.STR, shapes.INT, shapes.BOOL, shapes.TABLE, shapes.ANY
 
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and INT_MIN <= v <= INT_MAX
-
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and fits(v)
-
-
-# Expected shapes of event arguments: key -> (type description, checker, required).
-# The checkers are plain loops rather than `all(...)` over a generator: they run for
-# every key of every event when a long fight is opened.
-def _is_str(v: Any) -> bool:
-    return isinstance(v, str)
-
-
-def _is_bool(v: Any) -> bool:
-    return isinstance(v, bool)
-
-
-def _is_table(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
-def _is_strs(v: Any) -> bool:
-    if not isinstance(v, list):
-        return False
-    for x in v:
-        if not isinstance(x, str):
-            return False
-    return True
-
-
-def _is_ints(v: Any) -> bool:
-    if not isinstance(v, list):
-        return False
-    for x in v:
-        if x.__class__ is not int and not _int(x):
-            return False
-        if not INT_MIN <= x <= INT_MAX:
-            return False
-    return True
-
-
-def _is_tables(v: Any) -> bool:
-    if not isinstance(v, list):
-        return False
-    for x in v:
-        if not isinstance(x, dict):
-            return False
-    return True
-
-
-_STR = ("text", _is_str)
-_INT = ("an integer", _int)  # within 64 bits
-_NUM = ("a finite number", _num)
-_BOOL = ("true or false", _is_bool)
-_TABLE = ("a table", _is_table)
-_STRS = ("a list of names", _is_strs)
-_ANY = ("a value", lambda v: True)
-_MODE = ("active or passive", lambda v: v == "active" or v == "passive")
-# Who decided a declaration's faces (tracker.session.Session._dice_mark): typed at the
-# table, rolled by the app, or some of each.
-_DICE_MARK = ("typed, app or typed+app", lambda v: v in ("typed", "app", "typed+app"))
-
-
-_CHANCE_FORM = re.compile(r"[0-9]{1,400}/[1-9][0-9]{0,400}")
-
-
-def _is_chance(v: Any) -> bool:
-    """A chance of success as the declare form showed it: "n/d", from 0 to 1."""
-    if v.__class__ is not str or not _CHANCE_FORM.fullmatch(v):
-        return False
-    numerator, denominator = v.split("/")
-    return int(numerator) <= int(denominator)
-
-
-_CHANCE = ('a chance written "n/d", from 0 to 1', _is_chance)
-
-# A player's proposed change (and the GM's approval of it, possibly edited): the
-# arguments of the declare, maintain or abort it stands for, and the faces rolled.
-_PROPOSED: dict[str, tuple[tuple[str, Any], bool]] = {
-    "actor": (_STR, False),
-    "params": (_TABLE, False),
-    "pt": (_INT, False),
-    "template": (_STR, False),
-    "mode": (_MODE, False),
-    "targets": (_STRS, False),
-    "companions": (_STRS, False),
-    "maintainable": (_BOOL, False),
-    "secret": (_BOOL, False),
-    "chance": (_CHANCE, False),
-    "resolution": (_TABLE, False),
-    "dice": (_DICE_MARK, False),
-    "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False),
-}
-
-# The further targets of one damage event on several combatants: each its own resource.
-_DAMAGE_ALSO = (
-    "a list of tables with a target, a resource and maybe an overflow (strings)",
-    lambda v: isinstance(v, list)
-    and all(
-        isinstance(x, dict) and set(x) <= {"target", "resource", "overflow"} and {"target", "resource"} <= set(x) and all(isinstance(y, str) for y in x.values())
-        for x in v
-    ),
-)
-
-EVENT_ARGS: dict[str, dict[str, tuple[tuple[str, Any], bool]]] = {
-    "add": {"name": (_STR, True), "stats": (_TABLE, False), "resources": (_TABLE, False), "side": (_STR, False), "hidden": (_BOOL, False), "surprised_until": (_INT, False), "names": (_STRS, False)},
-    "remove": {"name": (_STR, True)},
-    "declare": {
-        "actor": (_STR, True), "template": (_STR, True), "mode": (_MODE, True), "targets": (_STRS, False), "companions": (_STRS, False),
-        "maintainable": (_BOOL, False), "secret": (_BOOL, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True),
-        "dice": (_DICE_MARK, False), "params": (_TABLE, False), "pt": (_INT, False),
-    },
-    "maintain": {"actor": (_STR, True), "targets": (_STRS, False), "chance": (_CHANCE, False), "resolution": (_TABLE, True), "dice": (_DICE_MARK, False)},
-    "abort": {"actor": (_STR, True), "template": (_STR, False)},
-    "damage": {"target": (_STR, True), "amount": (_NUM, True), "resource": (_STR, True), "overflow": (_STR, False), "also": (_DAMAGE_ALSO, False)},
-    "set": {"target": (_STR, True), "key": (_STR, True), "value": (_ANY, True)},
-    "advance": {"to": (_INT, True)},
-    "condition": {"target": (_STR, True), "name": (_STR, True), "duration": (_INT, True), "also": (_STRS, False)},
-    "schedule": {"at": (_INT, True), "text": (_STR, True)},
-    "surprise": {"target": (_STR, True), "until": (_INT, True)},
-    "hide": {"target": (_STR, True), "hidden": (_BOOL, False)},
-    "keep": {"target": (_STR, True)},
-    "note": {"text": (_STR, True), "about": (_STRS, False)},
-    "roll": {"spec": (_STR, True), "dice": (("a list of integers", _is_ints), True), "text": (_STR, True), "secret": (_BOOL, False)},
-    "rename": {"target": (_STR, True), "name": (_STR, True)},
-    "side": {"target": (_STR, True), "side": (_STR, True)},
-    "reorder": {"target": (_STR, True), "position": (_INT, True)},
-    "undo": {"target": (_INT, True)},
-    "redo": {"target": (_INT, True)},
-    "propose": {"action": (("declare, maintain or abort", lambda v: v in ("declare", "maintain", "abort")), True), **_PROPOSED},
-    "approve": {"target": (_INT, True), **_PROPOSED},
-    "refuse": {"target": (_INT, True), "reason": (_STR, False)},
-    "withdraw": {"target": (_INT, True)},
-    "setting": {"key": (_STR, True), "value": (_ANY, True)},
-}
+EVENT_ARGS: dict[str, dict[str, shapes.Arg]] = {name: row.args for name, row in KINDS.items()}
 
 _RESOLUTION = {"pt": _INT, "success": _BOOL, "margin": _ANY, "dice": ("a list of integers", _is_ints), "summary": _STR, "effects": ("a list of tables", _is_tables), "order": ("a list of integers", _is_ints), "details": _TABLE}
 

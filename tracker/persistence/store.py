@@ -7,6 +7,10 @@ validated and applied on top of theirs; then append the new `[[events]]` tables 
 for a change, so a change costs the same on the first segment and the thousandth.
 If the event is refused, nothing is written. A file that fails to load is never written.
 
+The store takes and returns data (DESIGN 9): it is handed the `Encounter` its caller
+holds and returns the encounter to hold from now on (`transaction` tells its `install`
+callback); it never holds or reaches into a session.
+
 Following (`refresh`, or `probe` + `commit` from another thread): the session keeps
 the file open, so its inode cannot be reused behind its back. If the path still names
 that inode and the commit mark it last read is still in place, only the bytes after it
@@ -55,7 +59,9 @@ from rulesets import registry
 
 if TYPE_CHECKING:
     from rulesets.base import Ruleset
-    from tracker.session import Session
+
+Install = Callable[[Encounter], None]
+"""Told the encounter its caller must hold from now on (see `transaction`)."""
 
 
 class _Handle:
@@ -287,31 +293,33 @@ class EncounterFile:
         events = codec.events_from(ruleset, raws, count, str(self.path))
         return Change(base, events=events, offset=offset + len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=cut.revision, mark=cut.mark)
 
-    def commit(self, session: "Session", change: Change) -> bool:
-        """Apply a probed change to `session`; False if it was read against a state this
-        store has since moved past (the next probe reads it again)."""
+    def commit(self, encounter: Encounter, change: Change) -> Encounter | None:
+        """Apply a probed change on top of `encounter` (the one this store last read or
+        wrote): the encounter to hold from now on (a new one if the file was read whole,
+        else `encounter` itself with the others' events replayed), or None if nothing
+        changed or it was read against a state this store has since moved past (the next
+        probe reads it again)."""
         with self._mutex:
             if change.base != self._generation:
-                return False  # read against a state this store has since moved past
+                return None  # read against a state this store has since moved past
             if change.loaded is not None:
-                session.encounter = change.loaded.encounter
                 self._install(change)
-                return True
-            encounter = session.encounter
+                return change.loaded.encounter
             try:
                 codec.replay(encounter, change.events, str(self.path))
             except SaveError:
                 self._stale = True  # read it whole next time (and refuse to write meanwhile)
                 raise
             self._install(change)
-            return bool(change.events)
+            return encounter if change.events else None
 
-    def refresh(self, session: "Session") -> bool:
-        """Fold in what others appended (or reload a replaced file); True if anything changed."""
+    def refresh(self, encounter: Encounter) -> Encounter | None:
+        """Fold in what others appended (or reload a replaced file): the encounter to
+        hold from now on, or None if nothing changed (see `commit`)."""
         change = self.probe()
         if change is None:
-            return False
-        return self.commit(session, change)
+            return None
+        return self.commit(encounter, change)
 
     # -------------------------------------------------------------- writing
     @classmethod
@@ -396,46 +404,49 @@ class EncounterFile:
             self._mark = codec.split(data).mark
             self._generation += 1
 
-    def restore(self, session: Session) -> None:
-        """Read the whole file again into `session` (lock held): memory as saved."""
+    def restore(self) -> Encounter:
+        """Read the whole file again (lock held): the encounter as saved, to hold from now on."""
         change = self._read_file()
         with self._mutex:
             assert change.loaded is not None
-            session.encounter = change.loaded.encounter
             self._install(change)
+        return change.loaded.encounter
 
-    def abandon(self, session: Session, before: int, error: BaseException) -> BaseException:
-        """A change failed (`error`) with the lock held, `before` being the number of
-        events the session had when it began. If the session's memory went ahead of the
-        file, read the file again so memory is what is saved; return the error to raise,
-        saying what was and was not saved."""
-        if not self.ahead(session, before):
-            return error  # refused before anything changed: memory and file as they were
-        kinds = ", ".join(e.kind for e in session.encounter.events[before:])
+    def abandon(self, encounter: Encounter, before: int, error: BaseException) -> tuple[BaseException, Encounter | None]:
+        """A change to `encounter` failed (`error`) with the lock held, `before` being the
+        number of events it had when the change began. If memory went ahead of the file,
+        read the file again so memory is what is saved. Return the error to raise, saying
+        what was and was not saved, and the encounter to hold from now on (None: keep
+        `encounter`, nothing changed or the file could not be read again)."""
+        if not self.ahead(encounter, before):
+            return error, None  # refused before anything changed: memory and file as they were
+        kinds = ", ".join(e.kind for e in encounter.events[before:])
         self._stale = True
-        held = self.recover(session)
+        fresh, held = self.recover()
         if not isinstance(error, Exception):
-            return error  # Ctrl+C and the like go on as they are, memory as saved
+            return error, fresh  # Ctrl+C and the like go on as they are, memory as saved
         what = f"the change ({kinds})" if kinds else "the change"
-        return TrackerError(f"{self.path}: {what} was not saved: {reason(error)}; {held}")
+        return TrackerError(f"{self.path}: {what} was not saved: {reason(error)}; {held}"), fresh
 
-    def ahead(self, session: Session, before: int) -> bool:
-        """Whether the session's memory may hold events the file does not (after a
+    def ahead(self, encounter: Encounter, before: int) -> bool:
+        """Whether memory (`encounter`) may hold events the file does not (after a
         failure): it gained events since `before`, or an earlier write failed."""
-        return len(session.encounter.events) != before or self._stale
+        return len(encounter.events) != before or self._stale
 
-    def recover(self, session: Session) -> str:
-        """Make memory what the file holds after a change was not saved (lock held, or
-        nobody writing for this session); say what the file holds."""
+    def recover(self) -> tuple[Encounter | None, str]:
+        """Read what the file holds after a change was not saved (lock held, or nobody
+        writing for this store): the encounter to hold (None if the file could not be
+        read) and what the file holds, in words."""
         try:
-            self.restore(session)
+            fresh = self.restore()
         except Exception as exc:  # noqa: BLE001 - say so; the next change reads it again
-            return f"the file could not be read again ({reason(exc)}), so nothing more is saved until it can be"
-        return f"the file holds every change up to revision {self.revision}, and the fight is shown as saved there"
+            return None, f"the file could not be read again ({reason(exc)}), so nothing more is saved until it can be"
+        return fresh, f"the file holds every change up to revision {self.revision}, and the fight is shown as saved there"
 
-    def begin(self, session: "Session") -> ExitStack:
-        """Take the lock and fold in others' changes; the caller closes the returned stack
-        (releasing the lock) once its write is on disk."""
+    def begin(self, encounter: Encounter) -> tuple[ExitStack, Encounter]:
+        """Take the lock and fold in others' changes on top of `encounter`: the lock (the
+        caller closes the stack, releasing it, once its write is on disk) and the
+        encounter to change and hold from now on (`encounter`, or the file read whole)."""
         self._refuse_if_read_only()
         hold = ExitStack()
         hold.enter_context(locked(self.path))
@@ -446,21 +457,20 @@ class EncounterFile:
             if self.changed_on_disk() or self._stale:
                 change = self.probe()
                 if change is not None:
-                    self.commit(session, change)
+                    encounter = self.commit(encounter, change) or encounter
             with self._mutex:
                 self._planned, self._planned_end = self.revision, self._offset
         except BaseException:
             hold.close()
             raise
-        return hold
+        return hold, encounter
 
-    def prepare(self, session: "Session", before: int) -> Callable[[], None] | None:
-        """Encode the events the session added since `before` (lock held): a function that
+    def prepare(self, encounter: Encounter, before: int) -> Callable[[], None] | None:
+        """Encode the events `encounter` gained since `before` (lock held): a function that
         writes them (append, or a whole write for a first-format file), or None if there
         are none. Encoding happens now, on the caller's thread, so the write can run later
-        on another thread while the session moves on. Any failure raises (the caller then
+        on another thread while the caller moves on. Any failure raises (the caller then
         calls `abandon`)."""
-        encounter = session.encounter
         after = len(encounter.events)
         if after == before:
             return None
@@ -498,20 +508,28 @@ class EncounterFile:
         return write
 
     @contextmanager
-    def transaction(self, session: "Session", later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[None]:
+    def transaction(self, encounter: Encounter, install: Install, later: Callable[[Callable[[], None]], object] | None = None) -> Iterator[Encounter]:
         """Lock, fold in others' changes, let the body apply events, append them, unlock.
+
+        `encounter` is the one the caller holds; `install` is told the encounter to hold
+        from now on: once others' changes are folded in (before the body runs, it is also
+        what the `with` yields) and again if the change fails after memory went ahead of
+        the file (the file read again). The body changes the installed encounter.
 
         With `later`, the write (and the unlock) is handed to `later` to run soon after,
         still under the lock.
         """
-        hold = self.begin(session)
-        before = len(session.encounter.events)
+        hold, encounter = self.begin(encounter)
+        install(encounter)
+        before = len(encounter.events)
         try:
-            yield
-            write = self.prepare(session, before)
+            yield encounter
+            write = self.prepare(encounter, before)
         except BaseException as exc:
             try:
-                error = self.abandon(session, before, exc)
+                error, fresh = self.abandon(encounter, before, exc)
+                if fresh is not None:
+                    install(fresh)
             finally:
                 hold.close()
             if error is exc:
@@ -525,7 +543,9 @@ class EncounterFile:
             try:
                 write()
             except BaseException as exc:
-                error = self.abandon(session, before, exc)
+                error, fresh = self.abandon(encounter, before, exc)
+                if fresh is not None:
+                    install(fresh)
                 if error is exc:
                     raise
                 raise error from exc

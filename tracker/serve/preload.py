@@ -30,7 +30,6 @@ def preload() -> None:
     import pkgutil
 
     import rulesets
-    import tracker.cli  # noqa: F401
     import tracker.serve.seat  # noqa: F401
     import tracker.ui.app  # noqa: F401
     import tracker.ui.screens

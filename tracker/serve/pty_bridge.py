@@ -17,7 +17,8 @@ Three ways to start the child:
 - exec (`argv` run as a new program): a whole new Python, importing Textual and the app
   again (about 45 MB and a second or more per connection);
 - fork (`in_process` given): the server, which imported the app once at start, forks and
-  the child calls `in_process(argv)` on its pty. The child shares every page it does not
+  the child calls `in_process()` on its pty: a function that starts the seat's app
+  directly (seat.run), never a command line parsed again. The child shares every page it does not
   write with the server and its siblings (copy-on-write); `gc.freeze()` right after the
   fork keeps the child's garbage collector from writing to the inherited objects (which
   would copy their pages). The child drops everything of the server's: its file
@@ -141,7 +142,7 @@ def leave_server(keep: int = -1) -> None:
     asyncio.set_event_loop_policy(None)
 
 
-def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Callable[[list[str]], int], argv: list[str], keep: int = -1) -> None:
+def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Callable[[], int], keep: int = -1) -> None:
     """In the child, right after os.fork: become the pty's session, run, never return.
     `keep`: a descriptor of the server's the child keeps (its control socket)."""
     code = 1
@@ -157,8 +158,8 @@ def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Ca
         os.environ.clear()
         os.environ.update(env)
         _reopen_std()
-        sys.argv = ["tracker", *argv]
-        code = in_process(argv)
+        sys.argv = ["tracker"]  # not the server's command line
+        code = in_process()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException as exc:  # anything else: say so on the player's terminal, then leave
@@ -195,7 +196,7 @@ class PtyChild:
         size: tuple[int, int, int, int],
         on_output: Callable[[bytes], None],
         cwd: str | None = None,
-        in_process: Callable[[list[str]], int] | None = None,
+        in_process: Callable[[], int] | None = None,
         on_input_room: Callable[[], None] | None = None,
         attach: Callable[[int], HostedApp] | None = None,
         control_fd: int | None = None,
@@ -259,7 +260,7 @@ class PtyChild:
         assert self.in_process is not None
         pid = fork_flushed()
         if pid == 0:
-            _run_forked(slave, self.env, self.cwd, self.in_process, self.argv, -1 if self.control_fd is None else self.control_fd)  # never returns
+            _run_forked(slave, self.env, self.cwd, self.in_process, -1 if self.control_fd is None else self.control_fd)  # never returns
         return ForkedProcess(pid)
 
     # ------------------------------------------------------------ output

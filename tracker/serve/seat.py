@@ -89,8 +89,9 @@ def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None) -> 
     else it is opened here. Raises TrackerError if the fight cannot be opened."""
     from rulesets.dice import RandomDice
     from tracker.roles import Role
-    from tracker.ui.app import Seat, TrackerApp
+    from tracker.ui.app import TrackerApp
     from tracker.ui.live import Live
+    from tracker.ui.seat import Seat
 
     notices = [info.notice] if info.notice else []
     role: Role | None = None

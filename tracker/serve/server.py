@@ -11,7 +11,7 @@ the client's pty request, with the seat's app on it (pty_bridge, seat).
   saves folder's group cannot forge it, as they could a file. The server checks the
   path (a fight in the saves folder) and loads it.
 - Players and viewers are on the table's fight and nothing else: no start screen, no
-  other file, no Esc out (tracker.ui.app.Seat). When the GM moves the table, the server
+  other file, no Esc out (tracker.ui.seat.Seat). When the GM moves the table, the server
   starts each player's and viewer's app again on the new fight, on the same connection,
   and the app says "The GM moved the table to NAME" (a form a player had open is dropped
   with the fight it was for). Until the GM has opened a fight
@@ -393,15 +393,16 @@ class TableServer:
             str(self.options.saves),
         )
 
-    def runner(self, info: SeatInfo, sock: socket.socket | None) -> "Callable[[list[str]], int] | None":
-        """What a forked child runs (None: exec a new program)."""
+    def runner(self, info: SeatInfo, sock: socket.socket | None) -> "Callable[[], int] | None":
+        """What a forked child runs: the seat's app, started directly (None: exec a new
+        program, `python -m tracker.serve.seat`)."""
         if self.options.spawn != "fork":
             return None
         from tracker.serve import seat
 
         preloaded = self.preloaded
         live = preloaded.usable(Path(info.fight)) if preloaded is not None and info.fight else None
-        return lambda _argv: seat.run(info, live, sock)
+        return lambda: seat.run(info, live, sock)
 
     def host_viewer(self, info: SeatInfo, env: dict[str, str]) -> "Callable[[int], Any] | None":
         """Where a viewer's app runs when viewers share processes: a function given the

@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import events
@@ -49,30 +48,14 @@ from tracker.engine import TrackerError
 from tracker.text import visible
 from tracker.ui import guard
 from tracker.roles import GM, Role, account
+from tracker.ui import commands
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
+from tracker.ui.seat import Seat
 from tracker.ui.screens.encounter import EncounterScreen
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """This app is a seat at a served table (see the module docstring)."""
-
-    kind: str = "viewer"  # gm, player or viewer (tracker.roles): who sits here
-    fight: str = ""  # the table's fight by its name, for what Esc says
-    notice: str = ""  # said once the first screen is up, a line each ("the GM moved the table to ...")
-    moved: Callable[[Path], None] | None = None  # the GM's: tell the server the table moved
-    web: bool = False  # a browser tab
-
-    def where(self) -> str:
-        """What Esc says to a player or viewer: where they are, and who chooses."""
-        leave = "close the tab to leave" if self.web else "q leaves"
-        if not self.fight:
-            return f"No fight yet: this screen changes when the GM opens one ({leave})"
-        return f"The GM chooses the table's fight: this is {self.fight} ({leave})"
 
 
 def unsaved_input(screen: Screen[object]) -> bool:
@@ -100,7 +83,7 @@ class TrackerApp(App[int]):
         self._told_where = -WHERE_SHOWN  # when Esc last said where a seat is
         from tracker import config
 
-        config.apply(self, viewer)  # theme and key bindings from the user's config file
+        config.apply(self, viewer, commands.tables())  # theme and key bindings from the user's config file
         self.saves = saves
         self.file = file
         self.viewer = viewer
@@ -224,7 +207,7 @@ class TrackerApp(App[int]):
         from tracker import config
 
         # A theme picked in the palette is remembered, never by a seat at a served table.
-        config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None)
+        config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None, commands.tables())
 
     def open_encounter(self, path: Path, roster: bool = False) -> None:
         """Open a save from the start screen (and the roster editor for a new one)."""

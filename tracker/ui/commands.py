@@ -8,7 +8,10 @@ prints them, so the three can never disagree.
 
 Every binding runs the screen action `cmd('<name>')`; the screen's `action_cmd`
 refuses commands the session's role may not use (with a message), then calls
-`do_<name>` and turns any TrackerError into a notification.
+`do_<name>` and turns any TrackerError into a notification. A `do_<name>` that changes
+the encounter calls a typed `Session` method, never a command line; the command
+language itself (the `:` line) is the table in tracker.verbs, and a row here named like
+a verb offers players only what that verb's roles allow (tests/test_verbs.py).
 
 Roles (tracker.roles): the GM is offered every row marked `gm`; a viewer only the rows
 that change nothing; a player those plus the rows marked `player` (declare, maintain,
@@ -214,3 +217,12 @@ class CommandTable(Provider):
             score = max(matcher.match(text), matcher.match(command.help) * 0.8 if in_help else 0)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._run, command.name), help=command.help)
+
+
+def tables() -> list[tuple[Command, ...]]:
+    """Every screen's command table: the rows a key can be bound to (tracker.config
+    checks a config file's `[keys]` against them)."""
+    return [
+        value for value in globals().values()
+        if isinstance(value, tuple) and value and all(isinstance(c, Command) for c in value)
+    ]

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracker.engine import Encounter, TrackerError
+from tracker.library import Library
 from tracker.persistence.store import Change, EncounterFile, reason
 from tracker.roles import Role
 from tracker.session import Outcome, Session
@@ -69,26 +70,29 @@ class WriteBehindStore:
             return bool(self._queue) or self._busy or self._hold is not None
 
     @contextmanager
-    def transaction(self, session: Session) -> Iterator[None]:
+    def transaction(self, encounter: Encounter, install: Callable[[Encounter], None]) -> Iterator[Encounter]:
         with self._cond:
             hold, self._in_change = self._hold, True
         try:
             fresh = hold is None
             if fresh:
-                hold = self.file.begin(session)
+                hold, encounter = self.file.begin(encounter)
+                install(encounter)
             assert hold is not None
-            before = len(session.encounter.events)
+            before = len(encounter.events)
             try:
-                yield
-                write = self.file.prepare(session, before)
+                yield encounter
+                write = self.file.prepare(encounter, before)
             except BaseException as exc:
                 error: BaseException = exc
                 try:
-                    if self.file.ahead(session, before):
+                    if self.file.ahead(encounter, before):
                         # Memory went ahead of the file: let the changes queued before
                         # this one land (the lock is ours), then read the file again.
                         self._wait_idle()
-                        error = self.file.abandon(session, before, exc)
+                        error, restored = self.file.abandon(encounter, before, exc)
+                        if restored is not None:
+                            install(restored)
                 finally:
                     if fresh:
                         hold.close()
@@ -254,7 +258,8 @@ class Live:
         loaded = file.load()
         store = WriteBehindStore(file)
         role = Role.viewer() if viewer else (role or Role.gm())
-        session = Session(loaded.encounter, loaded.ruleset, RandomDice(), store, user, role)
+        library = Library.in_folder(path.parent, loaded.encounter.setup.ruleset)
+        session = Session(loaded.encounter, loaded.ruleset, RandomDice(), store, user, role, library)
         return cls(path, session, store, viewer or role.is_player)
 
     @property
@@ -331,9 +336,11 @@ class Live:
             change, error = self.follower.take()
             if error:
                 raise TrackerError(error)
-            if change is None or not self.store.file.commit(self.session, change):
-                return False
-        elif not self.store.file.refresh(self.session):
+            found = self.store.file.commit(self.session.encounter, change) if change is not None else None
+        else:
+            found = self.store.file.refresh(self.session.encounter)
+        if found is None:
             return False
+        self.session.encounter = found
         self.version += 1
         return True

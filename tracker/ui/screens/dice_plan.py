@@ -18,17 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rulesets.base import ActionRequest, ActionTemplate
+from rulesets.base import MARGIN_NAME, SHOWN_DETAILS, ActionRequest, ActionTemplate
 from rulesets.dice import DiceGroup, DiceNeeded, DiceSource, PromptingFaces, Recorder, check_faces, for_actor
 from tracker.engine import ACTIVE, Encounter, Resolution, TrackerError
 from tracker.session import Session
 
 DECLARE = "declare"
 MAINTAIN = "maintain"
-
-# Figures from `Resolution.details` worth a line of their own after the roll, in order.
-# (Each adapter keeps its own keys; these are the ones a player asks about.)
-_SHOWN_DETAILS = ("total", "q", "sets", "width", "height", "nost", "result", "rp", "roll", "target")
 
 
 @dataclass(frozen=True)
@@ -152,9 +148,9 @@ def result_figures(resolution: Resolution) -> list[str]:
     if resolution.margin is not None:
         # The margin in the game's own terms, under the game's own name when it gives
         # one (OGS: critical stages, not the points over the difficulty).
-        name = resolution.details.get("margin_name")
+        name = resolution.details.get(MARGIN_NAME)
         bits.append(f"{name if isinstance(name, str) and name else 'margin'}: {_figure(resolution.margin)}")
-    for key in _SHOWN_DETAILS:
+    for key in SHOWN_DETAILS:  # the contract's keys (rulesets.base)
         value = resolution.details.get(key)
         if value is not None and not isinstance(value, dict) and value not in ("", [], ()):
             bits.append(f"{key}: {_figure(value)}")

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import shlex
 from collections.abc import Callable
 
 from rich.text import Text
@@ -40,8 +39,8 @@ from textual.widgets import Footer, Static
 from rulesets.fields import yes_no
 from tracker.charts import LEGEND
 from tracker.engine import TrackerError
-from tracker.session import COMMANDS as PLAY_COMMANDS
 from tracker.session import Outcome, Session
+from tracker import verbs
 from tracker.text import visible, wrap
 from tracker.viewing import sight
 from tracker.roles import Role, who
@@ -421,7 +420,7 @@ class EncounterScreen(Screen[None]):
             FormField("segments", "segments", "", "how long it lasts", _int("segments")),
         ]
         fields.insert(0, FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
-        run = lambda v: lambda s: s.execute(shlex.join(["condition", v.get("who", "").strip() or name, v["condition"], v["segments"]]))  # noqa: E731
+        run = lambda v: lambda s: s.condition(v.get("who", "").strip() or name, v["condition"], verbs.whole(v["segments"], "segments"))  # noqa: E731
         self._form(f"Condition on {name} (shift+tab: others too)", fields, run, start=1)
 
     def do_schedule(self) -> None:
@@ -430,12 +429,12 @@ class EncounterScreen(Screen[None]):
             FormField("segment", "segment", str(now + 1), f"after {now}", _int("segment")),
             FormField("text", "what", "", "what happens then"),
         ]
-        self._form("Schedule an event", fields, lambda v: lambda s: s.execute(shlex.join(["schedule", v["segment"], v["text"]])))
+        self._form("Schedule an event", fields, lambda v: lambda s: s.schedule(verbs.whole(v["segment"], "segment"), v["text"]))
 
     def do_surprise(self) -> None:
         name = self._need_selected()
         fields = [FormField("until", "until", str(self.live.encounter.now + 1), "may not initiate before this segment", _int("segment"))]
-        self._form(f"Surprise {name}", fields, lambda v: lambda s: s.execute(shlex.join(["surprise", name, v["until"]])))
+        self._form(f"Surprise {name}", fields, lambda v: lambda s: s.surprise(name, verbs.whole(v["until"], "segment")))
 
     def do_hide(self) -> None:
         name = self._need_selected()
@@ -451,7 +450,7 @@ class EncounterScreen(Screen[None]):
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.change(lambda s: s.execute(shlex.join(["keep", name])), quiet=False)
+                self.change(lambda s: s.keep(name), quiet=False)
 
         from tracker.ui.screens.confirm import ConfirmScreen
 
@@ -464,10 +463,11 @@ class EncounterScreen(Screen[None]):
         self.query_one(DetailView).show(roster.current)
         self.app.roster_mode = mode  # type: ignore[attr-defined]  # set by tracker.config.apply
         from tracker import config
+        from tracker.ui.commands import tables
 
         app = self.app
         local = not (self.live.viewer or getattr(app, "seat", None) is not None)
-        self.run_worker(lambda: config.roster_mode_changed(app, mode, not local), thread=True, group="remember")
+        self.run_worker(lambda: config.roster_mode_changed(app, mode, not local, tables()), thread=True, group="remember")
 
     def do_viewers(self) -> None:
         from tracker.viewing import MODES, mode_of
@@ -491,9 +491,8 @@ class EncounterScreen(Screen[None]):
         self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
 
     def do_command_line(self) -> None:
-        verbs = [c.usage for c in PLAY_COMMANDS]
         names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
-        words = [c.verb + " " for c in PLAY_COMMANDS] + [f"{c.verb} {shlex.quote(n)} " for c in PLAY_COMMANDS for n in names[:50]]
+        words = verbs.completions(names[:50])
         field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words, listed=names)
         outcome: list[Outcome] = []
 
@@ -505,7 +504,7 @@ class EncounterScreen(Screen[None]):
             if outcome:
                 self.after_change(outcome[0], quiet=False)
 
-        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(verbs[:4]) + "; ... (? lists all)"), done)
+        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage for v in verbs.VERBS[:4]) + "; ... (? lists all)"), done)
 
     def do_history(self) -> None:
         from tracker.ui.screens.history import HistoryScreen

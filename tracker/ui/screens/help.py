@@ -1,5 +1,5 @@
 """The help screen: every key of the screen it was opened over, from the command table,
-then the `:` command language from the session's own list."""
+then the `:` command language from its table of verbs (tracker.verbs)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from tracker.session import COMMANDS as PLAY_COMMANDS
+from tracker.verbs import VERBS
 from tracker.ui.commands import Command, keymap_of
 
 
@@ -32,7 +32,7 @@ def help_table(commands: Sequence[Command], play: bool, keymap: Mapping[str, str
     if play:
         table.add_row(Text(""), Text(""), Text(""))
         table.add_row(Text(""), Text(""), Text("The : line takes these commands:"))
-        for c in PLAY_COMMANDS:
+        for c in VERBS:
             table.add_row(Text(""), Text(""), Text(f"{c.usage}  ({c.help})"))
     return table
 

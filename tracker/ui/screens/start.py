@@ -44,7 +44,7 @@ from tracker.ui.screens.form import FormField, FormScreen, set_error
 from tracker.ui.screens.help import HelpScreen
 
 if TYPE_CHECKING:
-    from tracker.ui.app import Seat
+    from tracker.ui.seat import Seat
 from rulesets import registry
 
 

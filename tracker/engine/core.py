@@ -1,0 +1,202 @@
+"""The state an encounter folds from its events, and what every part of the engine does
+with it: look combatants up, write log lines, queue what falls due, end an action.
+
+`Encounter` (tracker.engine.encounter) is assembled from parts, each a mixin over this
+core with one job: the roster (roster.py), the action queue (actions.py), resolution and
+judging (resolving.py), the GM's changes by hand (changes.py), the timeline and clock
+(timeline.py), proposals (proposals.py) and checkpoints (checkpoints.py). A part reads and
+changes the state kept here and reaches what another part provides through `self`; those
+methods are declared below for the type checker only, so every part imports this core
+and no part imports another.
+
+The state is the set of attributes `_reset` gives a fresh fold; a checkpoint
+(tracker.engine.checkpoints.Checkpoint) names each of them, and a test holds the two
+lists equal.
+"""
+
+from __future__ import annotations
+
+import heapq
+from abc import abstractmethod
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tracker.engine import effects as fx
+from tracker.engine import table
+from tracker.engine.clock import TimeMapping
+from tracker.engine.effects import Resolution
+from tracker.engine.errors import no_such_combatant
+from tracker.engine.kinds import fmt as _fmt
+from tracker.engine.model import (
+    Action,
+    Combatant,
+    CombatantSetup,
+    Event,
+    LogEntry,
+    Proposal,
+    Setup,
+    _LogEntryDraft,
+)
+
+__all__ = ["Core", "_fmt", "_resolution"]
+
+# Kinds of queue entry, in the order they are handled on one segment.
+_COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(6)
+
+
+class Core:
+    """An encounter's folded state and the operations every part shares."""
+
+    setup: Setup
+    time: TimeMapping
+    events: list[Event]
+    _handlers: dict[str, Callable[[dict[str, Any]], None]]
+    _checkpoints: dict[int, Any]
+    _keep_from: int
+    _applied: list[int]  # indexes into self.events of effective changes
+    _redo: list[int]
+
+    if TYPE_CHECKING:
+        # Provided by the other parts (see the module docstring).
+        @abstractmethod
+        def _enter(self, entry: CombatantSetup) -> Combatant: ...
+
+        @abstractmethod
+        def check_initiation(self, c: Combatant, template: str, mode: str, companions: Any = ()) -> None: ...
+
+        @abstractmethod
+        def maintainable_action(self, c: Combatant) -> Action: ...
+
+        @abstractmethod
+        def _checked(self, value: Resolution | dict[str, Any]) -> Resolution: ...
+
+        @abstractmethod
+        def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None: ...
+
+        @abstractmethod
+        def _apply_one(self, action: Action, effect: fx.Effect, interrupt_from: int) -> None: ...
+
+        @abstractmethod
+        def _judge_due(self, completing: list[Action], early: list[tuple[Action, fx.Effect]]) -> None: ...
+
+        @abstractmethod
+        def _complete_all(self, completing: list[Action]) -> None: ...
+
+        @abstractmethod
+        def _hurt(self, effect: fx.Damage, interrupt_from: int) -> None: ...
+
+        @abstractmethod
+        def _check_down(self, c: Combatant, interrupt_from: int) -> None: ...
+
+        @abstractmethod
+        def _add_condition(self, c: Combatant, name: str, duration: int) -> None: ...
+
+        @abstractmethod
+        def _lapse(self) -> None: ...
+
+        @abstractmethod
+        def _rebuild(self) -> None: ...
+
+    def _reset(self) -> None:
+        self.now = 0
+        self.combatants: dict[str, Combatant] = {}
+        self._folded: dict[str, str] = {}  # casefolded name -> name, for lookups ignoring case
+        # casefolded name -> the identity of the first combatant to carry it (`bearer`);
+        # kept when that combatant is renamed or leaves, so the name stays theirs.
+        self._first: dict[str, tuple[str, int]] = {}
+        self.actions: list[Action] = []
+        self.log: list[LogEntry] = []
+        self.scheduled: dict[int, list[str]] = {}
+        self._queue: list[tuple[int, int, int, Any]] = []
+        self._tick = 0  # the last tie-breaker handed out: queue entries never compare payloads
+        self._current_seq = 0
+        self._upkeep_count = 0
+        self._verdicts: dict[tuple[int, str, int], list[fx.Effect]] = {}
+        self.proposals: dict[int, Proposal] = {}  # by the seq of the propose event
+        # Table settings (tracker.engine.table) the GM chose: the setup's, then `setting`
+        # events. A key left unchosen is absent, so a reader can fall back on its own
+        # default (the user's config for `viewer_resources`) before the built-in one.
+        self.table = {k: self.setup.settings[k] for k in table.TABLE_SETTINGS if k in self.setup.settings}
+        for entry in self.setup.roster:
+            self._enter(entry)
+
+    @property
+    def revision_events(self) -> int:
+        return len(self.events)
+
+    def combatant(self, name: str) -> Combatant:
+        found = self.combatants.get(name)
+        if found is None:
+            found = self.combatants.get(self._folded.get(name.casefold(), ""))
+        if found is None:
+            raise no_such_combatant(name, list(self.combatants))
+        return found
+
+    def bearer(self, name: str) -> Combatant | None:
+        """The combatant that first carried `name` in this fight (ignoring case), under
+        whatever name it has now; None if it has left, or nobody ever carried the name.
+        A newcomer given a name someone else carried before is not its bearer."""
+        first = self._first.get(name.casefold())
+        if first is None:
+            return None
+        for c in self.combatants.values():
+            if c.identity == first:
+                return c
+        return None
+
+    def in_progress(self) -> list[Action]:
+        return [a for c in self.combatants.values() for a in c.in_progress]
+
+    def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
+        # Called for every log line of a replayed fight: a plain loop, positional fields.
+        unseen = False
+        if about:
+            combatants = self.combatants
+            for name in about:
+                c = combatants.get(name)
+                if c is not None and c.hidden:
+                    unseen = True
+                    break
+        # `model.log_entry`, inlined: a LogEntry at the cost of an unfrozen dataclass.
+        entry: Any = _LogEntryDraft(self.now, kind, text, about, self._current_seq, secret, unseen, private)
+        entry.__class__ = LogEntry
+        self.log.append(entry)
+
+    def author(self, entry: LogEntry) -> str:
+        """The `by` of the change that wrote a log line ("" for the opening roster)."""
+        return self.events[entry.seq - 1].by if 0 < entry.seq <= len(self.events) else ""
+
+    def _push(self, segment: int, kind: int, payload: Any) -> None:
+        self._tick += 1
+        heapq.heappush(self._queue, (segment, kind, self._tick, payload))
+
+    @staticmethod
+    def _early_segment(action: Action, effect: fx.Effect) -> int:
+        return max(action.start + 1, action.completes - getattr(effect, "lead", 0))
+
+    def _push_early(self, action: Action) -> None:
+        """Queue the effects that land `lead` segments before the action completes."""
+        for effect in action.resolution.effects:
+            if getattr(effect, "lead", 0) > 0 and effect.timing == fx.COMPLETE:
+                segment = self._early_segment(action, effect)
+                if segment > self.now:
+                    self._push(segment, _EARLY, (action, effect))
+
+    def _end(self, action: Action, status: str) -> None:
+        action.status = status
+        action.ended = self.now
+        c = self.combatants.get(action.actor)
+        if c is not None:
+            if action in c.in_progress:
+                c.in_progress.remove(action)
+            if c.active is action:
+                c.active = None
+
+    def visible_to_viewers(self, entry: LogEntry) -> bool:
+        if entry.secret or entry.private or entry.while_hidden:
+            return False
+        return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
+
+
+def _resolution(value: Resolution | dict[str, Any]) -> Resolution:
+    return value if isinstance(value, Resolution) else Resolution.from_dict(value)
