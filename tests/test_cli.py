@@ -217,3 +217,23 @@ def test_an_argument_that_is_not_utf8_is_refused_by_number(saves: Path, argv: li
     assert done.stderr.startswith(f"tracker: argument {number} (".encode()) and b"is not UTF-8 text" in done.stderr
     assert b"<0xFF>" in done.stderr or b"<0xE9>" in done.stderr
     assert list(saves.iterdir()) == []  # nothing was created, not even a lock
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_an_app_that_does_not_start_leaves_the_collector_as_it_found_it(saves: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collecting: bool) -> None:
+    """`tracker` and `tracker open` pause the cyclic garbage collector while the app's
+    modules load (tracker.cli); a start refused on the way (here a bad config file) turns
+    it back on, and leaves it off for a caller that had turned it off."""
+    import gc
+
+    config = tmp_path / "conf" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("theme = 3\n", encoding="utf-8")
+    monkeypatch.setenv("TRACKER_CONFIG", str(config))
+    if not collecting:
+        gc.disable()
+    try:
+        assert run("open", "--saves", str(saves))[0] == 1
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable()

@@ -20,6 +20,7 @@ and the config file is read only by commands that use it.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import shutil
 import os
@@ -413,13 +414,26 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         # after installing), not only the app.
         saves = paths.prepare(paths.locate(saves_option))
     if command is None or command == "open":
-        from tracker import config
-        from tracker.ui import commands
+        # The app's modules (Textual's and ours) live as long as the process: collecting
+        # while they load is wasted work, and once loaded they are moved out of the
+        # collector's sight, so the full collection that falls due while the first screen
+        # is built (the largest single cost the app adds to its start) walks only what
+        # was made since, as every later one does. The encounter is read after: its
+        # objects are replaced as it changes, and stay collectable.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            from tracker import config
+            from tracker.ui import commands
 
-        config.load_checked(commands.tables())  # a bad config file is named here, before the screen takes over
-        file = paths.resolve(args.file, saves) if command == "open" and args.file else None
-        from tracker.ui.app import run
+            config.load_checked(commands.tables())  # a bad config file is named here, before the screen takes over
+            file = paths.resolve(args.file, saves) if command == "open" and args.file else None
+            from tracker.ui.app import run
 
+            gc.freeze()
+        finally:
+            if collecting:
+                gc.enable()
         role = _role(args, file)
         return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
     if command == "examples":

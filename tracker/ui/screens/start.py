@@ -130,7 +130,10 @@ class StartScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("name", "ruleset", "segment", "last change")
-        self.reload()
+        # The files are read once the screen is up: the reading thread (every save
+        # replayed, each ruleset and the dice library imported) would otherwise hold the
+        # interpreter while the first frame is built, and the screen would come later.
+        self.call_after_refresh(self.reload)
 
     def on_screen_resume(self) -> None:
         if self.is_mounted and self.listings:
