@@ -298,3 +298,51 @@ def test_a_plus_weapon_adds_to_strength_damage_and_a_bad_modifier_is_named() -> 
     assert res.details["damage"] == 7 and "Strength Damage 2D (physique 3D) +1D" in res.summary
     with pytest.raises(TrackerError, match=r"^modifier: expected a die code such as 3D, 4D\+2 or 2D-1, got .lots.$"):
         s.execute("declare B check difficulty=5 modifier=lots faces=2,2,2")
+
+
+def test_an_effect_rolls_its_own_code_and_a_difficulty_judges_it_like_a_check() -> None:
+    """Seed: "The gamemaster may allow a player to add one-half of the result points
+    (rounded up) as a bonus to another skill roll or Supernatural or Special Ability
+    effect"; "Result points refer to the difference between the skill roll and the
+    difficulty"; "Moderate (11)", "Solid (1–4)". The module: an effect rolls its own die
+    code; "With a difficulty it is judged like a check; without one its total is the
+    effect." By hand: Adept's 2D+1 rolling 3, 2 is 3 + 2 + 1 = 6, the effect's total (no
+    success or failure). Mystic's 3D at Moderate rolling 5, 5, 4 is 14 - 11 = 3 result
+    points, Solid; at difficulty 12 rolling 4, 4, 3 is 11: a failure by 1. The dice
+    prompt names the effect's roll."""
+    s = d6("add Adept", "add Mystic")
+    s.execute("declare Adept effect code=2D+1 faces=3,2")
+    res = s.encounter.actions[-1].resolution
+    assert (res.details["total"], res.margin, res.success) == (6, 6, None)
+    assert res.summary == "effect 2D+1: dice 3, 2 = 6: the effect's total"
+    labels: list[str] = []
+    faces_for(s, "Mystic", "effect", [], lambda group, sides: labels.append(group) or 2, {"code": "2D"})
+    assert labels == ["Mystic's effect 2D roll: 2d6"] * 2
+    s.execute("declare Mystic effect code=3D level=moderate faces=5,5,4")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin, res.details["result_points"], res.details["level"]) == (True, 3, 3, "solid")
+    assert res.summary.endswith("= 14 vs Moderate (11): success, result points 3 (Solid)")
+    s.execute("next")
+    s.execute("declare Mystic effect code=3D difficulty=12 faces=4,4,3")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin, res.details["difficulty"]) == (False, -1, 12)
+    assert res.summary.endswith("= 11 vs difficulty 12 (Moderate): failure, result points -1 (Failure)")
+
+
+def test_an_effect_uses_the_wild_die_and_a_bad_code_is_refused_naming_code() -> None:
+    """The module: "With the table setting `wild_die`, every roll [...] uses the Wild
+    Die", so an effect does too: a 1 on it is a Critical Failure that under "cancel"
+    drops the 1 and the highest other die. By hand: 3D showing wild 1, dice 4, 2 keeps
+    2: against difficulty 5 a failure by 3. An effect with no code, a code that is not a
+    die code, or more dice than one roll may have (40D) is refused, saying which."""
+    s = d6("add Mystic", wild_die=True)
+    s.execute("declare Mystic effect code=3D difficulty=5 faces=1,4,2")
+    res = s.encounter.actions[-1].resolution
+    assert (res.details["total"], res.margin, res.details["wild"]) == (2, -3, "critical_failure")
+    s.execute("next")
+    with pytest.raises(TrackerError, match=r"^effect needs its die code: code=4D \(the Supernatural or Special Ability effect's value\)$"):
+        s.execute("declare Mystic effect faces=3,2")
+    with pytest.raises(TrackerError, match=r"^code: expected a die code such as 3D, 4D\+2 or 2D-1, got 'x'$"):
+        s.execute("declare Mystic effect code=x faces=3,2")
+    with pytest.raises(TrackerError, match=r"^Mystic's effect roll: 41D is more than the 40D limit on one roll$"):
+        s.execute("declare Mystic effect code=41D")
