@@ -346,3 +346,36 @@ def test_an_effect_uses_the_wild_die_and_a_bad_code_is_refused_naming_code() -> 
         s.execute("declare Mystic effect code=x faces=3,2")
     with pytest.raises(TrackerError, match=r"^Mystic's effect roll: 41D is more than the 40D limit on one roll$"):
         s.execute("declare Mystic effect code=41D")
+
+
+@pytest.mark.parametrize("template,targets,params,faces", [
+    ("check", [], {"difficulty": 6}, [2, 2, 2, 2]),
+    ("dodge", [], {}, [3, 4]),
+    ("parry", [], {}, [3, 4, 5, 6]),
+    ("shoot", ["Merc"], {}, [5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1]),
+    ("strike", ["Merc"], {}, [5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1]),
+    ("effect", [], {"code": "2D", "difficulty": 6}, [3, 2]),
+    ("move", [], {}, []),
+])
+def test_a_request_that_leaves_a_parameter_out_resolves_as_its_declared_default(
+        template: str, targets: list[str], params: dict[str, Any], faces: list[int]) -> None:
+    """The adapter contract lets a request carry only the parameters given (ActionRequest's
+    params default to none): each one left out counts as the default its field declares
+    (a check rolls Reflexes, a dodge dodge, a parry melee, a shot marksmanship at short
+    range, a strike melee, no cover, one action this round: 10 segments, no -1D), the
+    same as a declaration that fills them in. Hero's parry rolls melee 4D (3 + 4 + 5 +
+    6 = 18), not dodge 2D."""
+    from rulesets.base import ActionRequest
+    from rulesets.dice import TypedFaces
+
+    r = D6Ruleset()
+    s = session_for(r, "add Hero marksmanship=4D melee=4D dodge=2D reflexes=4D weapon=4D", "add Merc")
+    filled, _ = s.request("Hero", template, targets, params)
+    assert set(filled.params) > set(params)
+    bare = ActionRequest(filled.template, filled.actor, filled.targets, dict(params), filled.segment, filled.settings)
+    got, want = r.resolve(bare, TypedFaces(faces)), r.resolve(filled, TypedFaces(faces))
+    assert got == want
+    assert got.pt == 10
+    assert r.chance_of(bare) == r.chance_of(filled)
+    if template == "parry":
+        assert got.details["defense"] == 18
