@@ -379,3 +379,57 @@ def test_a_request_that_leaves_a_parameter_out_resolves_as_its_declared_default(
     assert r.chance_of(bare) == r.chance_of(filled)
     if template == "parry":
         assert got.details["defense"] == 18
+
+
+def test_the_check_line_names_each_part_of_the_pool_and_says_success_or_failure() -> None:
+    """Seed: "All Modifiers apply to the roll"; "Result points refer to the difference
+    between the skill roll and the difficulty"; "Moderate (11)", "Good (5–8)". By hand:
+    Han (Reflexes 3D) with a +1D modifier, slightly advantaged (+3): 4D+3, dice 3, 4, 5, 2
+    = 14 + 3 = 17 against 12 (a Moderate number): success, 5 result points, Good. Leia has
+    no dodge on her sheet, so it is rolled on Reflexes (3D by default) and the line says
+    so: 2 + 2 + 2 = 6 against 11, a failure by 5, and her dice prompt asks for "dodge 3D".
+    An automatic check succeeds with 0 result points. A check with no difficulty is
+    refused, listing the levels."""
+    s = d6("add Han reflexes=3D", "add Leia", "add Luke", "add Obi")
+    s.execute("declare Han check difficulty=12 modifier=+1D situation=slightly_advantaged faces=3,4,5,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == ("reflexes 3D, modifier +1D, slightly advantaged +3 = 4D+3: dice 3, 4, 5, 2 = 17"
+                           " vs difficulty 12 (Moderate): success, result points 5 (Good)")
+    assert (res.success, res.margin, res.dice) == (True, 5, (3, 4, 5, 2))
+    labels: list[str] = []
+    faces_for(s, "Leia", "check", [], lambda group, sides: labels.append(group) or 2, {"skill": "dodge", "difficulty": 11})
+    assert labels == ["Leia's dodge 3D roll: 3d6"] * 3
+    s.execute("declare Leia check skill=dodge difficulty=11 faces=2,2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == "dodge (reflexes) 3D: dice 2, 2, 2 = 6 vs difficulty 11 (Moderate): failure, result points -5 (Failure)"
+    assert (res.success, res.margin) == (False, -5)
+    s.execute("declare Luke check level=automatic")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin) == (True, 0)
+    with pytest.raises(TrackerError, match=r"^check needs a difficulty: difficulty=N or level=moderate \(levels: automatic, "
+                                           r"very_easy, easy, moderate, difficult, very_difficult, heroic, legendary\)$"):
+        s.execute("declare Obi check faces=2,2,2")
+
+
+def test_the_full_defence_and_attack_lines_show_each_number() -> None:
+    """The module: a full defence adds 10 and "replaces the combat difficulty for attacks
+    against this combatant for one round"; range raises or lowers the roll ("point_blank
+    = +5"); "One-fifth of the result points from an attack roll can be included as bonus
+    to damage. (Round fractions up.)" By hand: Merc's full dodge (2D) 3 + 4 = 7 + 10 = 17,
+    until segment 10. Hero shoots at point-blank range: marksmanship 3D + 5, dice 6, 6, 6 =
+    23 against 17: 6 result points (Good); damage 4D 1, 1, 1, 1 = 4 + 2 (6 / 5 rounded
+    up) = 6; Merc's resistance Physique 3D 1, 1, 1 = 3; 3 over: Stunned (1 over or more)."""
+    s = d6("add Merc dodge=2D", "add Hero marksmanship=3D weapon=4D")
+    s.execute("declare Merc dodge full=true faces=3,4")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == "dodge 2D: dice 3, 4 = 7 + 10 full defence; attacks on Merc need 17 until segment 10"
+    assert (res.margin, res.dice, res.details) == (17, (3, 4), {"defense": 17, "total": 7})
+    s.execute("declare Hero shoot target=Merc range=point_blank faces=6,6,6,1,1,1,1,1,1,1")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == (
+        "marksmanship 3D, point blank range +5 = 3D+5: dice 6, 6, 6 = 23 vs Merc's active dodge 17 (segment 0),"
+        " as things stand: hit, result points 6 (Good); damage weapon 4D: dice 1, 1, 1, 1 = 4 + 2 (result points"
+        " 6 / 5, rounded up) = 6; resistance Physique 3D: dice 1, 1, 1 = 3; 3 over: Merc is Stunned; judged when it lands")
+    assert (res.success, res.margin, res.dice) == (None, 6, (6, 6, 6, 1, 1, 1, 1, 1, 1, 1))
+    assert {k: res.details[k] for k in ("total", "difficulty", "result_points", "level", "damage", "resistance")} == {
+        "total": 23, "difficulty": 17, "result_points": 6, "level": "good", "damage": 6, "resistance": 3}
