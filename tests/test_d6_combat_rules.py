@@ -308,8 +308,9 @@ def test_an_effect_rolls_its_own_code_and_a_difficulty_judges_it_like_a_check() 
     code; "With a difficulty it is judged like a check; without one its total is the
     effect." By hand: Adept's 2D+1 rolling 3, 2 is 3 + 2 + 1 = 6, the effect's total (no
     success or failure). Mystic's 3D at Moderate rolling 5, 5, 4 is 14 - 11 = 3 result
-    points, Solid; at difficulty 12 rolling 4, 4, 3 is 11: a failure by 1. The dice
-    prompt names the effect's roll."""
+    points, Solid; at difficulty 12 rolling 4, 4, 3 is 11: a failure by 1. "Minimal (0):
+    The total was just barely enough": Adept's 2D+1 rolling 3, 2 again is 6 against Easy
+    (6), a success with 0 result points. The dice prompt names the effect's roll."""
     s = d6("add Adept", "add Mystic")
     s.execute("declare Adept effect code=2D+1 faces=3,2")
     res = s.encounter.actions[-1].resolution
@@ -327,6 +328,9 @@ def test_an_effect_rolls_its_own_code_and_a_difficulty_judges_it_like_a_check() 
     res = s.encounter.actions[-1].resolution
     assert (res.success, res.margin, res.details["difficulty"]) == (False, -1, 12)
     assert res.summary.endswith("= 11 vs difficulty 12 (Moderate): failure, result points -1 (Failure)")
+    s.execute("declare Adept effect code=2D+1 level=easy faces=3,2")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin, res.details["level"]) == (True, 0, "minimal")
 
 
 def test_an_effect_uses_the_wild_die_and_a_bad_code_is_refused_naming_code() -> None:
