@@ -13,6 +13,7 @@ The faces below avoid the Wild Die (off by default), so each roll is the plain s
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -437,3 +438,31 @@ def test_the_full_defence_and_attack_lines_show_each_number() -> None:
     assert (res.success, res.margin, res.dice) == (None, 6, (6, 6, 6, 1, 1, 1, 1, 1, 1, 1))
     assert {k: res.details[k] for k in ("total", "difficulty", "result_points", "level", "damage", "resistance")} == {
         "total": 23, "difficulty": 17, "result_points": 6, "level": "good", "damage": 6, "resistance": 3}
+
+
+def test_the_chance_shown_for_each_action_is_worked_from_its_pool_and_difficulty() -> None:
+    """The chance the declare form shows: the roll's pool (skill, modifiers, range, -1D per
+    extra action) reaching the difficulty, or the target's defence for an attack. By
+    hand: Reflexes 1D against 4: faces 4, 5, 6, 1/2. Melee 2D against 10: (4,6), (5,5),
+    (5,6), (6,4), (6,5), (6,6), 6/36 = 1/6, and so is a strike at Merc's passive 10.
+    An effect of 1D+2 against 7: faces 5, 6, 1/3. A shot with marksmanship 2D at point
+    blank (+5) against 10 needs 5 on 2D: all but the six sums of 4 or less, 30/36 = 5/6.
+    Two actions take 1D from melee 2D: 1D against 4 is 1/2. "Automatic (0): [...] there is
+    no need to roll": 1. No difficulty, no target, a defence or a move: no chance to show.
+    With the Wild Die, 1D against 7 needs a 6 and its explosion (any face): 1/6, where
+    the plain die cannot reach 7 at all."""
+    s = d6("add Han reflexes=1D marksmanship=2D melee=2D weapon=4D", "add Merc")
+    assert s.chance("Han", "check", [], {"difficulty": 4}) == Fraction(1, 2)
+    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 10}) == Fraction(1, 6)
+    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 4, "actions": 2}) == Fraction(1, 2)
+    assert s.chance("Han", "strike", ["Merc"]) == Fraction(1, 6)
+    assert s.chance("Han", "effect", [], {"code": "1D+2", "difficulty": 7}) == Fraction(1, 3)
+    assert s.chance("Han", "shoot", ["Merc"], {"range": "point_blank"}) == Fraction(5, 6)
+    assert s.chance("Han", "check", [], {"level": "automatic"}) == 1
+    assert s.chance("Han", "check", [], {"difficulty": 7}) == 0
+    for template, targets, params in [("check", [], {}), ("effect", [], {"code": "1D+2"}), ("shoot", [], {}),
+                                      ("dodge", [], {}), ("move", [], {})]:
+        assert s.chance("Han", template, targets, params) is None
+    wild = d6("add Han reflexes=1D", wild_die=True)
+    assert wild.chance("Han", "check", [], {"difficulty": 7}) == Fraction(1, 6)
+    assert wild.chance("Han", "effect", [], {"code": "1D", "difficulty": 7}) == Fraction(1, 6)
