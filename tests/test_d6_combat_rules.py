@@ -466,3 +466,21 @@ def test_the_chance_shown_for_each_action_is_worked_from_its_pool_and_difficulty
     wild = d6("add Han reflexes=1D", wild_die=True)
     assert wild.chance("Han", "check", [], {"difficulty": 7}) == Fraction(1, 6)
     assert wild.chance("Han", "effect", [], {"code": "1D", "difficulty": 7}) == Fraction(1, 6)
+
+
+def test_a_blow_that_hits_only_when_it_lands_at_a_target_without_body_points_says_so() -> None:
+    """With Body Points the damage over resistance "comes off Body Points", which a
+    combatant added without `body_points` does not have. Merc's full dodge of 3 + 4 + 10
+    = 17 holds for segments 0-9; Hero's shot on segment 1, 5 + 5 + 5 = 15, misses as things
+    stand (so nothing is asked of Merc then) and lands on segment 11 against the passive
+    10: 5 result points, +1 damage (5 / 5); damage 1 + 1 + 1 + 1 = 4 + 1 = 5 against no
+    armour (0): 5 over, which the landing reports and takes from nothing: Merc's wounds
+    stay at 4."""
+    s = d6("add Hero marksmanship=3D weapon=4D", "add Merc dodge=2D", damage_system="body_points")
+    s.execute("declare Merc dodge full=true faces=3,4")
+    s.execute("step 1")
+    s.execute("declare Hero shoot target=Merc faces=5,5,5,1,1,1,1")
+    s.execute("step 10")
+    assert _landing(s) == ("Hero's shoot lands: 15 vs Merc's passive defence 10: hit, result points 5; damage 5"
+                           " (+1 from the result points); Merc has no body_points to take 5 from")
+    assert s.encounter.combatants["Merc"].resources == {"wounds": 4}
