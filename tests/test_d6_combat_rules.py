@@ -108,7 +108,7 @@ def test_under_body_points_resistance_is_the_armour_alone_and_none_without_it() 
 
 def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
     """The sheet: a weapon written "4D" is the damage itself (a "+" code adds to
-    Strength Damage); shooting needs a weapon. By hand: Hero (Physique 4D, weapon 2D)
+    Strength Damage); shooting needs a weapon and one target. By hand: Hero (Physique 4D, weapon 2D)
     hits 4 + 4 + 4 = 12 against 10: 2 result points, +1; damage 2D 3 + 3 = 6 + 1 = 7,
     not Strength Damage 2D more."""
     s = d6("add Hero marksmanship=3D physique=4D weapon=2D", "add Merc physique=1D")
@@ -117,6 +117,8 @@ def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
     assert res.details["damage"] == 7 and "damage weapon 2D" in res.summary
     with pytest.raises(TrackerError, match="Merc has no weapon to shoot with"):
         s.execute("declare Merc shoot target=Hero faces=4,4,4,3,3,1")
+    with pytest.raises(TrackerError, match=r"^shoot needs one target \(target=NAME\)$"):
+        s.execute("declare Merc shoot faces=4,4,4,3,3,1")
 
 
 def test_a_dodge_or_parry_rolls_its_skill_and_holds_for_a_round() -> None:
