@@ -360,7 +360,7 @@ def test_an_effect_uses_the_wild_die_and_a_bad_code_is_refused_naming_code() -> 
     ("dodge", [], {}, [3, 4]),
     ("parry", [], {}, [3, 4, 5, 6]),
     ("shoot", ["Merc"], {}, [5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1]),
-    ("strike", ["Merc"], {}, [5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1]),
+    ("strike", ["Merc"], {}, [5, 5, 5, 1, 1, 1, 1, 1, 1, 1]),
     ("effect", [], {"code": "2D", "difficulty": 6}, [3, 2]),
     ("move", [], {}, []),
 ])
@@ -370,13 +370,13 @@ def test_a_request_that_leaves_a_parameter_out_resolves_as_its_declared_default(
     params default to none): each one left out counts as the default its field declares
     (a check rolls Reflexes, a dodge dodge, a parry melee, a shot marksmanship at short
     range, a strike melee, no cover, one action this round: 10 segments, no -1D), the
-    same as a declaration that fills them in. Hero's parry rolls melee 4D (3 + 4 + 5 +
-    6 = 18), not dodge 2D."""
+    same as a declaration that fills them in. Hero's parry rolls melee 3D (3 + 4 + 5 =
+    12), not dodge 2D; the chance of a strike is melee 3D's, not marksmanship 4D's."""
     from rulesets.base import ActionRequest
     from rulesets.dice import TypedFaces
 
     r = D6Ruleset()
-    s = session_for(r, "add Hero marksmanship=4D melee=4D dodge=2D reflexes=4D weapon=4D", "add Merc")
+    s = session_for(r, "add Hero marksmanship=4D melee=3D dodge=2D reflexes=4D weapon=4D", "add Merc")
     filled, _ = s.request("Hero", template, targets, params)
     assert set(filled.params) > set(params)
     bare = ActionRequest(filled.template, filled.actor, filled.targets, dict(params), filled.segment, filled.settings)
@@ -385,7 +385,7 @@ def test_a_request_that_leaves_a_parameter_out_resolves_as_its_declared_default(
     assert got.pt == 10
     assert r.chance_of(bare) == r.chance_of(filled)
     if template == "parry":
-        assert got.details["defense"] == 18
+        assert got.details["defense"] == 12
 
 
 def test_the_check_line_names_each_part_of_the_pool_and_says_success_or_failure() -> None:
@@ -445,19 +445,22 @@ def test_the_full_defence_and_attack_lines_show_each_number() -> None:
 def test_the_chance_shown_for_each_action_is_worked_from_its_pool_and_difficulty() -> None:
     """The chance the declare form shows: the roll's pool (skill, modifiers, range, -1D per
     extra action) reaching the difficulty, or the target's defence for an attack. By
-    hand: Reflexes 1D against 4: faces 4, 5, 6, 1/2. Melee 2D against 10: (4,6), (5,5),
-    (5,6), (6,4), (6,5), (6,6), 6/36 = 1/6, and so is a strike at Merc's passive 10.
+    hand: Reflexes 1D against 4: faces 4, 5, 6, 1/2. Melee 2D+1 against 10 needs 9 on 2D:
+    4 + 3 + 2 + 1 = 10 of 36 sums, 5/18, and so does a strike at Merc's passive 10; a
+    strike with brawling 1D cannot reach 10: 0.
     An effect of 1D+2 against 7: faces 5, 6, 1/3. A shot with marksmanship 2D at point
     blank (+5) against 10 needs 5 on 2D: all but the six sums of 4 or less, 30/36 = 5/6.
-    Two actions take 1D from melee 2D: 1D against 4 is 1/2. "Automatic (0): [...] there is
+    Two actions take 1D from melee 2D+1: 1D+1 against 4 needs 3 or more, 2/3. "Automatic (0): [...] there is
     no need to roll": 1. No difficulty, no target, a defence or a move: no chance to show.
     With the Wild Die, 1D against 7 needs a 6 and its explosion (any face): 1/6, where
-    the plain die cannot reach 7 at all."""
-    s = d6("add Han reflexes=1D marksmanship=2D melee=2D weapon=4D", "add Merc")
+    the plain die cannot reach 7 at all; a shot with marksmanship 1D at Merc's passive 10
+    needs the 6 and then 4 or more on the explosion: 1/6 x 3/6 = 1/12."""
+    s = d6("add Han reflexes=1D marksmanship=2D melee=2D+1 brawling=1D weapon=4D", "add Merc")
     assert s.chance("Han", "check", [], {"difficulty": 4}) == Fraction(1, 2)
-    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 10}) == Fraction(1, 6)
-    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 4, "actions": 2}) == Fraction(1, 2)
-    assert s.chance("Han", "strike", ["Merc"]) == Fraction(1, 6)
+    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 10}) == Fraction(5, 18)
+    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 4, "actions": 2}) == Fraction(2, 3)
+    assert s.chance("Han", "strike", ["Merc"]) == Fraction(5, 18)
+    assert s.chance("Han", "strike", ["Merc"], {"skill": "brawling"}) == 0
     assert s.chance("Han", "effect", [], {"code": "1D+2", "difficulty": 7}) == Fraction(1, 3)
     assert s.chance("Han", "shoot", ["Merc"], {"range": "point_blank"}) == Fraction(5, 6)
     assert s.chance("Han", "check", [], {"level": "automatic"}) == 1
@@ -465,7 +468,8 @@ def test_the_chance_shown_for_each_action_is_worked_from_its_pool_and_difficulty
     for template, targets, params in [("check", [], {}), ("effect", [], {"code": "1D+2"}), ("shoot", [], {}),
                                       ("dodge", [], {}), ("move", [], {})]:
         assert s.chance("Han", template, targets, params) is None
-    wild = d6("add Han reflexes=1D", wild_die=True)
+    wild = d6("add Han reflexes=1D marksmanship=1D weapon=4D", "add Merc", wild_die=True)
+    assert wild.chance("Han", "shoot", ["Merc"]) == Fraction(1, 12)
     assert wild.chance("Han", "check", [], {"difficulty": 7}) == Fraction(1, 6)
     assert wild.chance("Han", "effect", [], {"code": "1D", "difficulty": 7}) == Fraction(1, 6)
 
