@@ -317,7 +317,7 @@ def test_an_effect_rolls_its_own_code_and_a_difficulty_judges_it_like_a_check() 
     s = d6("add Adept", "add Mystic")
     s.execute("declare Adept effect code=2D+1 faces=3,2")
     res = s.encounter.actions[-1].resolution
-    assert (res.details["total"], res.margin, res.success) == (6, 6, None)
+    assert (res.details["total"], res.margin, res.success, res.dice) == (6, 6, None, (3, 2))
     assert res.summary == "effect 2D+1: dice 3, 2 = 6: the effect's total"
     labels: list[str] = []
     faces_for(s, "Mystic", "effect", [], lambda group, sides: labels.append(group) or 2, {"code": "2D"})
@@ -329,7 +329,7 @@ def test_an_effect_rolls_its_own_code_and_a_difficulty_judges_it_like_a_check() 
     s.execute("next")
     s.execute("declare Mystic effect code=3D difficulty=12 faces=4,4,3")
     res = s.encounter.actions[-1].resolution
-    assert (res.success, res.margin, res.details["difficulty"]) == (False, -1, 12)
+    assert (res.success, res.margin, res.details["difficulty"], res.dice) == (False, -1, 12, (4, 4, 3))
     assert res.summary.endswith("= 11 vs difficulty 12 (Moderate): failure, result points -1 (Failure)")
     s.execute("declare Adept effect code=2D+1 level=easy faces=3,2")
     res = s.encounter.actions[-1].resolution
@@ -490,3 +490,14 @@ def test_a_blow_that_hits_only_when_it_lands_at_a_target_without_body_points_say
     assert _landing(s) == ("Hero's shoot lands: 15 vs Merc's passive defence 10: hit, result points 5; damage 5"
                            " (+1 from the result points); Merc has no body_points to take 5 from")
     assert s.encounter.combatants["Merc"].resources == {"wounds": 4}
+
+
+def test_a_parry_with_brawling_rolls_brawling() -> None:
+    """The declare form: a parry rolls "melee or brawling". By hand: A (melee 4D,
+    brawling 2D) parries with brawling, 3 + 4 = 7: attacks on A need 7 until segment 10,
+    and the roll's faces are kept on the action."""
+    s = d6("add A melee=4D brawling=2D")
+    s.execute("declare A parry skill=brawling faces=3,4")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == "brawling 2D: dice 3, 4 = 7; attacks on A need 7 until segment 10"
+    assert (res.details["defense"], res.dice) == (7, (3, 4))
