@@ -291,6 +291,7 @@ def test_either_side_wins_a_tie_on_die_sizes_or_the_d12_roll_off_and_both_rolls_
     g = roll(parse("3d6", STEPS), TypedFaces([1, 4, 6]))
     result = opposed(g, m, TypedFaces([]), TypedFaces([]))
     assert (result.winner, result.decided_by, result.own, result.rival) == ("rival", "die sizes", g, m)
+    assert result.text() == "rival wins on die sizes"
     a = roll(parse("2d6", STEPS), TypedFaces([3, 4]))
     b = roll(parse("2d6", STEPS), TypedFaces([4, 3]))
     own, theirs = _Groups([5, 9]), _Groups([5, 2])
