@@ -13,6 +13,7 @@ The faces below avoid the Wild Die (off by default), so each roll is the plain s
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -107,7 +108,7 @@ def test_under_body_points_resistance_is_the_armour_alone_and_none_without_it() 
 
 def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
     """The sheet: a weapon written "4D" is the damage itself (a "+" code adds to
-    Strength Damage); shooting needs a weapon. By hand: Hero (Physique 4D, weapon 2D)
+    Strength Damage); shooting needs a weapon and one target. By hand: Hero (Physique 4D, weapon 2D)
     hits 4 + 4 + 4 = 12 against 10: 2 result points, +1; damage 2D 3 + 3 = 6 + 1 = 7,
     not Strength Damage 2D more."""
     s = d6("add Hero marksmanship=3D physique=4D weapon=2D", "add Merc physique=1D")
@@ -116,6 +117,8 @@ def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
     assert res.details["damage"] == 7 and "damage weapon 2D" in res.summary
     with pytest.raises(TrackerError, match="Merc has no weapon to shoot with"):
         s.execute("declare Merc shoot target=Hero faces=4,4,4,3,3,1")
+    with pytest.raises(TrackerError, match=r"^shoot needs one target \(target=NAME\)$"):
+        s.execute("declare Merc shoot faces=4,4,4,3,3,1")
 
 
 def test_a_dodge_or_parry_rolls_its_skill_and_holds_for_a_round() -> None:
@@ -298,3 +301,203 @@ def test_a_plus_weapon_adds_to_strength_damage_and_a_bad_modifier_is_named() -> 
     assert res.details["damage"] == 7 and "Strength Damage 2D (physique 3D) +1D" in res.summary
     with pytest.raises(TrackerError, match=r"^modifier: expected a die code such as 3D, 4D\+2 or 2D-1, got .lots.$"):
         s.execute("declare B check difficulty=5 modifier=lots faces=2,2,2")
+
+
+def test_an_effect_rolls_its_own_code_and_a_difficulty_judges_it_like_a_check() -> None:
+    """Seed: "The gamemaster may allow a player to add one-half of the result points
+    (rounded up) as a bonus to another skill roll or Supernatural or Special Ability
+    effect"; "Result points refer to the difference between the skill roll and the
+    difficulty"; "Moderate (11)", "Solid (1–4)". The module: an effect rolls its own die
+    code; "With a difficulty it is judged like a check; without one its total is the
+    effect." By hand: Adept's 2D+1 rolling 3, 2 is 3 + 2 + 1 = 6, the effect's total (no
+    success or failure). Mystic's 3D at Moderate rolling 5, 5, 4 is 14 - 11 = 3 result
+    points, Solid; at difficulty 12 rolling 4, 4, 3 is 11: a failure by 1. "Minimal (0):
+    The total was just barely enough": Adept's 2D+1 rolling 3, 2 again is 6 against Easy
+    (6), a success with 0 result points. The dice prompt names the effect's roll."""
+    s = d6("add Adept", "add Mystic")
+    s.execute("declare Adept effect code=2D+1 faces=3,2")
+    res = s.encounter.actions[-1].resolution
+    assert (res.details["total"], res.margin, res.success, res.dice) == (6, 6, None, (3, 2))
+    assert res.summary == "effect 2D+1: dice 3, 2 = 6: the effect's total"
+    labels: list[str] = []
+    faces_for(s, "Mystic", "effect", [], lambda group, sides: labels.append(group) or 2, {"code": "2D"})
+    assert labels == ["Mystic's effect 2D roll: 2d6"] * 2
+    s.execute("declare Mystic effect code=3D level=moderate faces=5,5,4")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin, res.details["result_points"], res.details["level"]) == (True, 3, 3, "solid")
+    assert res.summary.endswith("= 14 vs Moderate (11): success, result points 3 (Solid)")
+    s.execute("next")
+    s.execute("declare Mystic effect code=3D difficulty=12 faces=4,4,3")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin, res.details["difficulty"], res.dice) == (False, -1, 12, (4, 4, 3))
+    assert res.summary.endswith("= 11 vs difficulty 12 (Moderate): failure, result points -1 (Failure)")
+    s.execute("declare Adept effect code=2D+1 level=easy faces=3,2")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin, res.details["level"]) == (True, 0, "minimal")
+
+
+def test_an_effect_uses_the_wild_die_and_a_bad_code_is_refused_naming_code() -> None:
+    """The module: "With the table setting `wild_die`, every roll [...] uses the Wild
+    Die", so an effect does too: a 1 on it is a Critical Failure that under "cancel"
+    drops the 1 and the highest other die. By hand: 3D showing wild 1, dice 4, 2 keeps
+    2: against difficulty 5 a failure by 3. An effect with no code, a code that is not a
+    die code, or more dice than one roll may have (40D) is refused, saying which."""
+    s = d6("add Mystic", wild_die=True)
+    s.execute("declare Mystic effect code=3D difficulty=5 faces=1,4,2")
+    res = s.encounter.actions[-1].resolution
+    assert (res.details["total"], res.margin, res.details["wild"]) == (2, -3, "critical_failure")
+    s.execute("next")
+    with pytest.raises(TrackerError, match=r"^effect needs its die code: code=4D \(the Supernatural or Special Ability effect's value\)$"):
+        s.execute("declare Mystic effect faces=3,2")
+    with pytest.raises(TrackerError, match=r"^code: expected a die code such as 3D, 4D\+2 or 2D-1, got 'x'$"):
+        s.execute("declare Mystic effect code=x faces=3,2")
+    with pytest.raises(TrackerError, match=r"^Mystic's effect roll: 41D is more than the 40D limit on one roll$"):
+        s.execute("declare Mystic effect code=41D")
+
+
+@pytest.mark.parametrize("template,targets,params,faces", [
+    ("check", [], {"difficulty": 6}, [2, 2, 2, 2]),
+    ("dodge", [], {}, [3, 4]),
+    ("parry", [], {}, [3, 4, 5, 6]),
+    ("shoot", ["Merc"], {}, [5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1]),
+    ("strike", ["Merc"], {}, [5, 5, 5, 1, 1, 1, 1, 1, 1, 1]),
+    ("effect", [], {"code": "2D", "difficulty": 6}, [3, 2]),
+    ("move", [], {}, []),
+])
+def test_a_request_that_leaves_a_parameter_out_resolves_as_its_declared_default(
+        template: str, targets: list[str], params: dict[str, Any], faces: list[int]) -> None:
+    """The adapter contract lets a request carry only the parameters given (ActionRequest's
+    params default to none): each one left out counts as the default its field declares
+    (a check rolls Reflexes, a dodge dodge, a parry melee, a shot marksmanship at short
+    range, a strike melee, no cover, one action this round: 10 segments, no -1D), the
+    same as a declaration that fills them in. Hero's parry rolls melee 3D (3 + 4 + 5 =
+    12), not dodge 2D; the chance of a strike is melee 3D's, not marksmanship 4D's."""
+    from rulesets.base import ActionRequest
+    from rulesets.dice import TypedFaces
+
+    r = D6Ruleset()
+    s = session_for(r, "add Hero marksmanship=4D melee=3D dodge=2D reflexes=4D weapon=4D", "add Merc")
+    filled, _ = s.request("Hero", template, targets, params)
+    assert set(filled.params) > set(params)
+    bare = ActionRequest(filled.template, filled.actor, filled.targets, dict(params), filled.segment, filled.settings)
+    got, want = r.resolve(bare, TypedFaces(faces)), r.resolve(filled, TypedFaces(faces))
+    assert got == want
+    assert got.pt == 10
+    assert r.chance_of(bare) == r.chance_of(filled)
+    if template == "parry":
+        assert got.details["defense"] == 12
+
+
+def test_the_check_line_names_each_part_of_the_pool_and_says_success_or_failure() -> None:
+    """Seed: "All Modifiers apply to the roll"; "Result points refer to the difference
+    between the skill roll and the difficulty"; "Moderate (11)", "Good (5–8)". By hand:
+    Han (Reflexes 3D) with a +1D modifier, slightly advantaged (+3): 4D+3, dice 3, 4, 5, 2
+    = 14 + 3 = 17 against 12 (a Moderate number): success, 5 result points, Good. Leia has
+    no dodge on her sheet, so it is rolled on Reflexes (3D by default) and the line says
+    so: 2 + 2 + 2 = 6 against 11, a failure by 5, and her dice prompt asks for "dodge 3D".
+    An automatic check succeeds with 0 result points. A check with no difficulty is
+    refused, listing the levels."""
+    s = d6("add Han reflexes=3D", "add Leia", "add Luke", "add Obi")
+    s.execute("declare Han check difficulty=12 modifier=+1D situation=slightly_advantaged faces=3,4,5,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == ("reflexes 3D, modifier +1D, slightly advantaged +3 = 4D+3: dice 3, 4, 5, 2 = 17"
+                           " vs difficulty 12 (Moderate): success, result points 5 (Good)")
+    assert (res.success, res.margin, res.dice) == (True, 5, (3, 4, 5, 2))
+    labels: list[str] = []
+    faces_for(s, "Leia", "check", [], lambda group, sides: labels.append(group) or 2, {"skill": "dodge", "difficulty": 11})
+    assert labels == ["Leia's dodge 3D roll: 3d6"] * 3
+    s.execute("declare Leia check skill=dodge difficulty=11 faces=2,2,2")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == "dodge (reflexes) 3D: dice 2, 2, 2 = 6 vs difficulty 11 (Moderate): failure, result points -5 (Failure)"
+    assert (res.success, res.margin) == (False, -5)
+    s.execute("declare Luke check level=automatic")
+    res = s.encounter.actions[-1].resolution
+    assert (res.success, res.margin) == (True, 0)
+    with pytest.raises(TrackerError, match=r"^check needs a difficulty: difficulty=N or level=moderate \(levels: automatic, "
+                                           r"very_easy, easy, moderate, difficult, very_difficult, heroic, legendary\)$"):
+        s.execute("declare Obi check faces=2,2,2")
+
+
+def test_the_full_defence_and_attack_lines_show_each_number() -> None:
+    """The module: a full defence adds 10 and "replaces the combat difficulty for attacks
+    against this combatant for one round"; range raises or lowers the roll ("point_blank
+    = +5"); "One-fifth of the result points from an attack roll can be included as bonus
+    to damage. (Round fractions up.)" By hand: Merc's full dodge (2D) 3 + 4 = 7 + 10 = 17,
+    until segment 10. Hero shoots at point-blank range: marksmanship 3D + 5, dice 6, 6, 6 =
+    23 against 17: 6 result points (Good); damage 4D 1, 1, 1, 1 = 4 + 2 (6 / 5 rounded
+    up) = 6; Merc's resistance Physique 3D 1, 1, 1 = 3; 3 over: Stunned (1 over or more)."""
+    s = d6("add Merc dodge=2D", "add Hero marksmanship=3D weapon=4D")
+    s.execute("declare Merc dodge full=true faces=3,4")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == "dodge 2D: dice 3, 4 = 7 + 10 full defence; attacks on Merc need 17 until segment 10"
+    assert (res.margin, res.dice, res.details) == (17, (3, 4), {"defense": 17, "total": 7})
+    s.execute("declare Hero shoot target=Merc range=point_blank faces=6,6,6,1,1,1,1,1,1,1")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == (
+        "marksmanship 3D, point blank range +5 = 3D+5: dice 6, 6, 6 = 23 vs Merc's active dodge 17 (segment 0),"
+        " as things stand: hit, result points 6 (Good); damage weapon 4D: dice 1, 1, 1, 1 = 4 + 2 (result points"
+        " 6 / 5, rounded up) = 6; resistance Physique 3D: dice 1, 1, 1 = 3; 3 over: Merc is Stunned; judged when it lands")
+    assert (res.success, res.margin, res.dice) == (None, 6, (6, 6, 6, 1, 1, 1, 1, 1, 1, 1))
+    assert {k: res.details[k] for k in ("total", "difficulty", "result_points", "level", "damage", "resistance")} == {
+        "total": 23, "difficulty": 17, "result_points": 6, "level": "good", "damage": 6, "resistance": 3}
+
+
+def test_the_chance_shown_for_each_action_is_worked_from_its_pool_and_difficulty() -> None:
+    """The chance the declare form shows: the roll's pool (skill, modifiers, range, -1D per
+    extra action) reaching the difficulty, or the target's defence for an attack. By
+    hand: Reflexes 1D against 4: faces 4, 5, 6, 1/2. Melee 2D+1 against 10 needs 9 on 2D:
+    4 + 3 + 2 + 1 = 10 of 36 sums, 5/18, and so does a strike at Merc's passive 10; a
+    strike with brawling 1D cannot reach 10: 0.
+    An effect of 1D+2 against 7: faces 5, 6, 1/3. A shot with marksmanship 2D at point
+    blank (+5) against 10 needs 5 on 2D: all but the six sums of 4 or less, 30/36 = 5/6.
+    Two actions take 1D from melee 2D+1: 1D+1 against 4 needs 3 or more, 2/3. "Automatic (0): [...] there is
+    no need to roll": 1. No difficulty, no target, a defence or a move: no chance to show.
+    With the Wild Die, 1D against 7 needs a 6 and its explosion (any face): 1/6, where
+    the plain die cannot reach 7 at all; a shot with marksmanship 1D at Merc's passive 10
+    needs the 6 and then 4 or more on the explosion: 1/6 x 3/6 = 1/12."""
+    s = d6("add Han reflexes=1D marksmanship=2D melee=2D+1 brawling=1D weapon=4D", "add Merc")
+    assert s.chance("Han", "check", [], {"difficulty": 4}) == Fraction(1, 2)
+    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 10}) == Fraction(5, 18)
+    assert s.chance("Han", "check", [], {"skill": "melee", "difficulty": 4, "actions": 2}) == Fraction(2, 3)
+    assert s.chance("Han", "strike", ["Merc"]) == Fraction(5, 18)
+    assert s.chance("Han", "strike", ["Merc"], {"skill": "brawling"}) == 0
+    assert s.chance("Han", "effect", [], {"code": "1D+2", "difficulty": 7}) == Fraction(1, 3)
+    assert s.chance("Han", "shoot", ["Merc"], {"range": "point_blank"}) == Fraction(5, 6)
+    assert s.chance("Han", "check", [], {"level": "automatic"}) == 1
+    assert s.chance("Han", "check", [], {"difficulty": 7}) == 0
+    for template, targets, params in [("check", [], {}), ("effect", [], {"code": "1D+2"}), ("shoot", [], {}),
+                                      ("dodge", [], {}), ("move", [], {})]:
+        assert s.chance("Han", template, targets, params) is None
+    wild = d6("add Han reflexes=1D marksmanship=1D weapon=4D", "add Merc", wild_die=True)
+    assert wild.chance("Han", "shoot", ["Merc"]) == Fraction(1, 12)
+    assert wild.chance("Han", "check", [], {"difficulty": 7}) == Fraction(1, 6)
+    assert wild.chance("Han", "effect", [], {"code": "1D", "difficulty": 7}) == Fraction(1, 6)
+
+
+def test_a_blow_that_hits_only_when_it_lands_at_a_target_without_body_points_says_so() -> None:
+    """With Body Points the damage over resistance "comes off Body Points", which a
+    combatant added without `body_points` does not have. Merc's full dodge of 3 + 4 + 10
+    = 17 holds for segments 0-9; Hero's shot on segment 1, 5 + 5 + 5 = 15, misses as things
+    stand (so nothing is asked of Merc then) and lands on segment 11 against the passive
+    10: 5 result points, +1 damage (5 / 5); damage 1 + 1 + 1 + 1 = 4 + 1 = 5 against no
+    armour (0): 5 over, which the landing reports and takes from nothing: Merc's wounds
+    stay at 4."""
+    s = d6("add Hero marksmanship=3D weapon=4D", "add Merc dodge=2D", damage_system="body_points")
+    s.execute("declare Merc dodge full=true faces=3,4")
+    s.execute("step 1")
+    s.execute("declare Hero shoot target=Merc faces=5,5,5,1,1,1,1")
+    s.execute("step 10")
+    assert _landing(s) == ("Hero's shoot lands: 15 vs Merc's passive defence 10: hit, result points 5; damage 5"
+                           " (+1 from the result points); Merc has no body_points to take 5 from")
+    assert s.encounter.combatants["Merc"].resources == {"wounds": 4}
+
+
+def test_a_parry_with_brawling_rolls_brawling() -> None:
+    """The declare form: a parry rolls "melee or brawling". By hand: A (melee 4D,
+    brawling 2D) parries with brawling, 3 + 4 = 7: attacks on A need 7 until segment 10,
+    and the roll's faces are kept on the action."""
+    s = d6("add A melee=4D brawling=2D")
+    s.execute("declare A parry skill=brawling faces=3,4")
+    res = s.encounter.actions[-1].resolution
+    assert res.summary == "brawling 2D: dice 3, 4 = 7; attacks on A need 7 until segment 10"
+    assert (res.details["defense"], res.dice) == (7, (3, 4))

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from rulesets.d6 import D6Ruleset
-from rulesets.d6.codes import DieCode
-from rulesets.d6.sheet import code_of, strength_source
+from rulesets.d6.codes import DieCode, DieCodeError
+from rulesets.d6.sheet import canonical, code_of, strength_source
 from rulesets.fields import FieldError
 from tests.helpers import session_for
 from tracker.engine.errors import TrackerError
@@ -82,3 +82,33 @@ def test_strength_damage_comes_from_lifting_if_listed_else_physique() -> None:
     s.execute("declare A strike skill=brawling target=B faces=4,4,4,3,3,3,2")
     res = s.encounter.actions[-1].resolution
     assert res.details["damage"] == 10 and "Strength Damage 3D (lifting 5D)" in res.summary
+
+
+def test_an_attribute_off_the_sheet_is_3d_and_a_skills_table_must_name_its_attribute() -> None:
+    """The sheet: "Attributes (D6 Adventure names) default to 3D. A skill left off the
+    sheet is rolled on its attribute (the `[skills]` table says which)." By hand: an empty
+    sheet rolls Reflexes and Presence at 3D, and a dodge on a sheet with Reflexes 2D+1
+    rolls 2D+1. A table with no `[skills]` at all names no attribute for dodge: the roll
+    is refused naming `skills.dodge` rather than guessed."""
+    skills = D6Ruleset().data.raw
+    assert code_of({}, "reflexes", skills) == DieCode(3, 0)
+    assert code_of({"physique": "4D"}, "presence", skills) == DieCode(3, 0)
+    assert code_of({"reflexes": "2D+1"}, "dodge", skills) == DieCode(2, 1)
+    with pytest.raises(TrackerError, match=r"^skills\.dodge: expected one of reflexes, coordination, .*, got None$"):
+        code_of({}, "dodge", {})
+
+
+def test_a_bad_code_reaching_a_roll_names_its_stat() -> None:
+    """Die codes "are checked by the die-code parser, so a bad value is reported by name"
+    (the sheet's docstring). The codes a roll reads (a skill, lifting, Physique) name
+    their stat when they cannot be read, and a code given as a number, not text (a file's
+    `physique = 3`), is refused naming the combatant and field and showing the value."""
+    skills = D6Ruleset().data.raw
+    with pytest.raises(DieCodeError, match=r"^dodge: expected a die code such as 3D, .*got '2X'$"):
+        code_of({"dodge": "2X"}, "dodge", skills)
+    with pytest.raises(DieCodeError, match=r"^lifting: expected a die code .*got 'x'$"):
+        strength_source({"lifting": "x"})
+    with pytest.raises(DieCodeError, match=r"^physique: expected a die code .*got 'y'$"):
+        strength_source({"physique": "y"})
+    with pytest.raises(FieldError, match=r"^party A\.physique: expected a die code such as 3D, 4D\+2 or 2D-1, got 3$"):
+        canonical("physique", 3, "party A")

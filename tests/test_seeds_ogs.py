@@ -5,6 +5,7 @@ level Fireball, die increases past d12) are in tests/test_ogs.py, number for num
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -262,3 +263,46 @@ def test_stages_past_those_rolled_for_are_put_to_the_gm_as_the_blow_lands() -> N
     texts = [e.text for e in s.encounter.log]
     assert "A's attack lands: 16 vs B's defense 12: hit, 2-stage critical; 12 damage" in texts
     assert not any("the GM decides" in t for t in texts)
+
+
+class _Groups(TypedFaces):
+    """Typed faces that also keep each group of dice the roll announces."""
+
+    def __init__(self, faces: list[int]) -> None:
+        super().__init__(faces)
+        self.groups: list[tuple[str, tuple[int, ...], str]] = []
+
+    def begin(self, group: Any) -> None:
+        self.groups.append((group.label, group.sides, group.who))
+
+
+def test_either_side_wins_a_tie_on_die_sizes_or_the_d12_roll_off_and_both_rolls_are_kept() -> None:
+    """Seed: "the resulting tie is broken by comparing the following factors: Individual
+    die values from largest to smallest, individual die sizes from largest to smallest,
+    and finally by repeatedly rolling opposed d12s to see who rolls highest." By hand:
+    the guard's 3d6 (1, 4, 6) against Michael's d4+d8+d8 (1, 4, 6): total 11 and values
+    6, 4, 1 both; the guard's largest die is a d6 to Michael's d8, so the guard loses on
+    die sizes from either side. Two 2d6 rolls of 3 + 4 tie on everything: the d12s 5 vs 5
+    tie again, then 9 vs 2: the first side wins the roll-off. Each side rolls one d12 a
+    time, the rival's named as the rival's; both rolls stay on the outcome. 4 + 3 against
+    2 + 5 ties on 7; the largest values are 4 and 5: the rival wins on die values. A
+    roll-off still tied after 1000 pairs of d12s is refused (the dice source is wrong)."""
+    m = roll(parse("d4+d8+d8", STEPS), TypedFaces([1, 4, 6]))
+    g = roll(parse("3d6", STEPS), TypedFaces([1, 4, 6]))
+    result = opposed(g, m, TypedFaces([]), TypedFaces([]))
+    assert (result.winner, result.decided_by, result.own, result.rival) == ("rival", "die sizes", g, m)
+    assert result.text() == "rival wins on die sizes"
+    a = roll(parse("2d6", STEPS), TypedFaces([3, 4]))
+    b = roll(parse("2d6", STEPS), TypedFaces([4, 3]))
+    own, theirs = _Groups([5, 9]), _Groups([5, 2])
+    result = opposed(a, b, own, theirs, "Guard")
+    assert (result.winner, result.decided_by, result.roll_off, result.own, result.rival) == ("self", "d12 roll-off", [(5, 5), (9, 2)], a, b)
+    assert result.text() == "self wins on d12 roll-off (5 vs 5, 9 vs 2)"
+    assert own.groups == [("d12 roll-off", (12,), "")] * 2
+    assert theirs.groups == [("d12 roll-off", (12,), "Guard")] * 2
+    assert opposed(a, b, _Groups([5, 2]), _Groups([5, 9])).own == a
+    c = roll(parse("2d6", STEPS), TypedFaces([2, 5]))
+    by_values = opposed(b, c, TypedFaces([]), TypedFaces([]))
+    assert (by_values.winner, by_values.decided_by, by_values.own, by_values.rival) == ("rival", "die values", b, c)
+    with pytest.raises(TrackerError, match=r"^the d12 roll-off tied 1000 times; check the dice source$"):
+        opposed(a, b, TypedFaces([7] * 1000), TypedFaces([7] * 1000))

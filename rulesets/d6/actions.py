@@ -76,6 +76,11 @@ def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     return staged(_all_params(tables, name), _MAIN.get(name, ()))
 
 
+def _defence_skill(name: str) -> str:
+    """The skill a dodge or parry rolls unless told otherwise (a parry: melee)."""
+    return "dodge" if name == "dodge" else "melee"
+
+
 def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     common = (
         Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
@@ -99,7 +104,7 @@ def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
         )
     if name in DEFENSES:
         return (
-            Field("skill", "choice", "dodge" if name == "dodge" else "melee", choices=ROLLABLE, role=PARAM, help="the skill rolled"),
+            Field("skill", "choice", _defence_skill(name), choices=ROLLABLE, role=PARAM, help="the skill rolled"),
             Field("full", "bool", False, role=PARAM, help="full defence: +10, no other action this round"),
             *common,
         )
@@ -376,7 +381,7 @@ class Resolver:
         return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=details)
 
     def _defend(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
-        skill = request.params.get("skill", "dodge")
+        skill = request.params.get("skill", _defence_skill(request.template.name))
         pool = self.pool(request, skill)
         roll = roll_code(pool.code, dice, self.mode(request), f"{request.template.name} ({skill})" if skill != request.template.name else skill)
         full = bool(request.params.get("full"))
