@@ -45,7 +45,7 @@ def _only_text(diff: str) -> bool:
 
 # Words that mark a line as building what the GM reads (a summary, a label, an error
 # message) rather than deciding an outcome.
-_MESSAGE = re.compile(r"summary|text|label|shown|TrackerError|FieldError|raise |help=|notes|parts\\.append|head =|f\"|f'")
+_MESSAGE = re.compile(r"""summary|text|label|shown|TrackerError|FieldError|raise |help=|notes|parts\.append|head =|(?<!\w)f["']""")
 
 
 def _kind(diff: str) -> str:
