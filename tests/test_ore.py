@@ -121,6 +121,14 @@ def test_dynamic_contest_wider_first_narrower_must_beat_its_height() -> None:
     assert contest((2, 8), (2, 8)) == "draw"
     assert contest((2, 1), None) == "self" and contest(None, None) == "draw"
     assert contest((3, 7), (2, 7), first_matters=False) == "draw"
+    # The same from the other side: the rival's wider set goes first and wins, a set
+    # beats none whichever side has it, and on tied widths the higher height wins.
+    assert contest((2, 7), (3, 4)) == "rival" and contest((2, 9), (4, 1)) == "rival"
+    assert contest(None, (2, 1)) == "rival"
+    assert contest((2, 8), (2, 5)) == "self"
+    # "If it doesn't matter who goes first [...] just look at the height": width aside.
+    assert contest((2, 9), (3, 4), first_matters=False) == "self"
+    assert contest((3, 4), (2, 9), first_matters=False) == "rival"
 
 
 def test_cli_contest_and_json_keys() -> None:
