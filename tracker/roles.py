@@ -5,7 +5,6 @@ The role is decided by whoever starts the session (the account on a shared host 
 with), never by anything typed into the session. `Session` checks every change against
 its role in one place (`Session.guard`), so a command that slips past a screen is
 refused all the same.
-
 - GM: everything.
 - Player: declares, maintains and aborts actions for its own combatants only, and takes
   back its own last declaration while nothing has happened since. Everything else
@@ -13,24 +12,7 @@ refused all the same.
   the sheet library) is refused with a message naming the rule.
 - Viewer: nothing at all.
 
-A player's combatants are named when the session starts (`--player Seraph,Nyx`, or the
-`combatant=` of a key at `tracker serve`) and held by identity from then on
-(`Combatant.identity`, `Role.of`): a name means the combatant that first carried it in
-the fight, under whatever name it has now. So when the GM renames Seraph to "Seraph the
-Bold", the player's open app follows the rename (`Role.following`, which the session
-applies to every state it holds) and a later `--player Seraph` still finds them; a
-hidden monster the GM then names "Seraph" is someone else's, to the open app and to a
-new session alike. A name whose first bearer has left the fight names nobody.
-
-Take-back (decided here, the issue leaving the mechanism open): a pending proposal is
-withdrawn whatever came after it, since it changed nothing; a declaration applied at
-once is undone only while it is still the latest change, as undo works on the latest
-change: once time moves, or the GM or another player changes the fight, the player
-asks the GM (who can undo it like any other change).
-
-Who made a change is kept in each event's `by`: a GM's events carry the account name
-as before (saves written before roles existed hold only GMs' changes); a player's carry
-`player:ACCOUNT`. `who(by)` says it in words for the log and the history.
+Decisions: docs/decisions/0016-roles-identity.md
 """
 
 from __future__ import annotations
