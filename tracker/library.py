@@ -158,7 +158,7 @@ def sheet_of(encounter: Encounter, name: str, entry: str | None = None) -> Sheet
 
 
 def roster_of(encounter: Encounter) -> list[CombatantSetup]:
-    """The combatants present now, as a fresh roster (see the module docstring)."""
+    """The combatants present now, as a fresh roster (docs/decisions/0026-sheet-library.md)."""
     return [CombatantSetup(c.name, dict(c.stats), dict(c.maxima), c.side, c.hidden) for c in encounter.combatants.values()]
 
 

@@ -192,7 +192,7 @@ def _read(encounter: Encounter) -> tuple[list[_Said], _Names]:
 
 def recent(encounter: Encounter, ruleset: Ruleset, role: Role, actor: str, limit: int = MAX_RECENT) -> list[Recent]:
     """`actor`'s recent choices, newest first, at most `limit`, each offered once (see
-    the module docstring for which are left out)."""
+    docs/decisions/0024-recent-actions.md for which are left out)."""
     seen = sight(encounter, role)
     if actor not in encounter.combatants or not seen.knows_name(actor):
         return []

@@ -118,7 +118,7 @@ class Role:
         return "GM" if self.kind == GM else "viewer"
 
     def signature(self, user: str) -> str:
-        """The `by` this role's changes carry (see the module docstring)."""
+        """The `by` this role's changes carry (docs/decisions/0016-roles-identity.md)."""
         if self.kind == PLAYER:
             return PLAYER_TAG + (user or ",".join(self.combatants))
         if user.startswith(PLAYER_TAG) or user.startswith(GM_TAG):

@@ -430,7 +430,7 @@ def side_of(c: Combatant) -> str:
 
 
 def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None = None) -> FightStats:
-    """The figures of the fight so far (module docstring: what counts, what viewers see).
+    """The figures of the fight so far (docs/decisions/0009-fight-stats.md: what counts, what viewers see).
     `role`: a player's view, what a viewer sees plus its own combatants in full (as
     `tracker.report.to_json` shows them)."""
     player = role is not None and role.is_player

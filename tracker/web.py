@@ -62,7 +62,7 @@ def origin_of(url: str) -> str:
 
 
 def allowed_origins(host: str, port: int, public: str, extra: list[str]) -> set[str]:
-    """The Origins whose pages may open a tab (see the module docstring)."""
+    """The Origins whose pages may open a tab (docs/decisions/0011-web-viewer.md)."""
     allowed = {origin_of(public)}
     if host in LOOPBACK:
         allowed |= {origin_of(f"http://{name}:{port}") for name in ("127.0.0.1", "localhost", "[::1]")}

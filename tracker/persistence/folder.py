@@ -29,7 +29,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
 _OPEN = getattr(os, "O_NONBLOCK", 0) | _NOCTTY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _NEW = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-# Descriptor-relative calls (POSIX); False: the path fallback (see the docstring).
+# Descriptor-relative calls (POSIX); False: the path fallback (docs/decisions/0010-shared-folder-files.md).
 AT = {os.open, os.stat, os.readlink, os.rename, os.unlink} <= os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
@@ -96,7 +96,7 @@ def _under(root_real: str, target: str) -> list[str] | None:
 
 @contextlib.contextmanager
 def locate(folder: Path, name: str, *, follow: bool = True) -> Iterator[Spot]:
-    """The place of `name` (a relative path) inside `folder`; see the module docstring.
+    """The place of `name` (a relative path) inside `folder`; see docs/decisions/0010-shared-folder-files.md.
 
     A missing last component is fine (the file is about to be created); a missing folder
     on the way is not. `follow=False` keeps a link at the last component as it is."""

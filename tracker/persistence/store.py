@@ -70,7 +70,7 @@ class RefusedSave(SaveError, Refused):
 
 
 def _open_fd(path: Path, flags: int = os.O_RDONLY) -> int:
-    """A descriptor of the save, opened through its folder (see the module docstring)."""
+    """A descriptor of the save, opened through its folder (docs/decisions/0012-store-following.md)."""
     try:
         return folder.open_file(path, flags, limit=codec.MAX_SAVE_BYTES if flags == os.O_RDONLY else None, what="save")
     except Refused as exc:

@@ -51,7 +51,7 @@ def _who(bits: int, group: int, others: int) -> str:
 
 def folder_problem(path: Path, what: str) -> str:
     """Why someone other than this account (or root) could replace `path` through a folder
-    above it, or "" (see the module docstring: StrictModes, sticky folders)."""
+    above it, or "" (docs/decisions/0006-ssh-keys.md: strict modes, sticky folders)."""
     uid = os.getuid()
     seen: set[Path] = set()
     chains = [Path(os.path.abspath(path)).parents]
@@ -156,7 +156,7 @@ def _entries(text: str) -> dict[bytes, Entry]:
 
 
 def clean_name(text: str) -> str:
-    """A name as the log will show it, or "" if it cannot be one (see the module docstring)."""
+    """A name as the log will show it, or "" if it cannot be one (docs/decisions/0006-ssh-keys.md)."""
     text = " ".join(text.split())
     if not text or not text.isprintable():
         return ""
@@ -316,7 +316,7 @@ class KeyRing:
         return {GM: self.gm, PLAYER: self.player}.get(role, self.viewer)
 
     def identity(self, key: asyncssh.SSHKey, role: str) -> str:
-        """Who holds `key`, from its line in the file that gave it `role` (see the module docstring)."""
+        """Who holds `key`, from its line in the file that gave it `role` (docs/decisions/0006-ssh-keys.md)."""
         entry = self._file(role).entries.get(key.public_data, Entry())
         name = clean_name(entry.name)
         if name:

@@ -215,7 +215,7 @@ class TrackerApp(MergedNotifications[int]):
             if writes_host and (self.viewer or (self.role is not None and self.role.is_player)):
                 continue
             if command.title == "Quit" and self.seat is not None and self.seat.web:
-                continue  # a tab is left by closing it (see the module docstring)
+                continue  # a tab is left by closing it (docs/decisions/0018-app-navigation-seats.md)
             yield command
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

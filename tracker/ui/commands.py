@@ -138,7 +138,7 @@ def viewer_may(table: Iterable[Command], name: str) -> bool:
 
 
 def offered(command: Command, role: Role) -> bool:
-    """Whether `role` is offered `command` (see the module docstring)."""
+    """Whether `role` is offered `command` (docs/decisions/0028-ui-commands-roles.md)."""
     if role.is_gm:
         return command.gm
     if not command.edits:

@@ -156,7 +156,7 @@ class KeyHold:
 
     def _refuse(self, now: float) -> None:
         """A burst longer than `MAX_HELD` keys: none of what is still held is used, nor the
-        rest of the burst; the GM is told once (see the module docstring)."""
+        rest of the burst; the GM is told once (docs/decisions/0005-key-hold.md)."""
         dropped = sum(isinstance(k, events.Key) for k in self.keys) + 1
         self.keys = [k for k in self.keys if isinstance(k, events.Paste)]
         self.refused, self._refused_at = dropped, now

@@ -222,7 +222,7 @@ class Follower:
 
 @dataclass(frozen=True, slots=True)
 class Changed:
-    """One change as the panes hear of it (see the module docstring)."""
+    """One change as the panes hear of it (docs/decisions/0014-write-behind.md, fan-out)."""
 
     events: tuple[Event, ...]  # appended since the last Changed, oldest first
     whole: bool = False  # the encounter may differ beyond `events` (the file was read again)

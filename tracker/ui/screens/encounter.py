@@ -117,7 +117,7 @@ class EncounterScreen(Screen[None]):
     def __init__(self, live: Live) -> None:
         super().__init__()
         self.live = live
-        # Every change to the encounter, for the panes (see the module docstring).
+        # Every change to the encounter, for the panes (docs/decisions/0019-encounter-screen.md).
         self.changes: Signal[Changed] = Signal(self, "encounter-changed")
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
@@ -155,7 +155,7 @@ class EncounterScreen(Screen[None]):
             self.live.listeners.remove(self.changes.publish)
 
     def _subscribe(self) -> None:
-        """Each pane hears of every change, in this order (see the module docstring).
+        """Each pane hears of every change, in this order (docs/decisions/0019-encounter-screen.md).
         Subscribed immediate: the panes are current when the change's handler returns,
         as a key after it expects. Textual's signal logs and drops a subscriber's
         exception; `_guarded` reports it as every handler's is (tracker.ui.guard)."""
