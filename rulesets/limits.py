@@ -1,5 +1,6 @@
 """Input the command-line checks refuse rather than take silently, and the named
 limits that keep an exact answer within a second.
+
 - Size limits (`MAX_*`) are named in the refusal; below them every exact answer is
   computed in well under a second. The same checks (the `limit_*` functions) guard the
   command line (`roll`, `odds`), the timeline (`declare` in `play`, the `:` line, the

@@ -5,6 +5,7 @@ The role is decided by whoever starts the session (the account on a shared host 
 with), never by anything typed into the session. `Session` checks every change against
 its role in one place (`Session.guard`), so a command that slips past a screen is
 refused all the same.
+
 - GM: everything.
 - Player: declares, maintains and aborts actions for its own combatants only, and takes
   back its own last declaration while nothing has happened since. Everything else

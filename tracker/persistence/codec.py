@@ -1,6 +1,7 @@
 """Encounter <-> TOML document, with every bad value reported by file, table and key.
 
-The current state is always rebuilt by replaying `events` over `roster`. Every change
+The current state is always rebuilt by replaying `events` over `roster` (the layout of
+a save: docs/decisions/0007-save-format.md). Every change
 appends its `[[events]]` tables and a `# revision N` line, then fsyncs; nothing already
 written is rewritten. The `# revision N` line is the commit mark: bytes after the last
 one are a write that never finished (a crash mid-append), and are never parsed; the next
