@@ -1,6 +1,7 @@
 """Who may connect to `tracker serve`, as what and as whom, and the server's own host key.
 
-Decisions: docs/decisions/0006-ssh-keys.md
+Decisions: docs/decisions/0006-ssh-keys.md, docs/decisions/0039-ssh-key-names.md,
+docs/decisions/0040-ssh-keys-strict-modes.md
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _who(bits: int, group: int, others: int) -> str:
 
 def folder_problem(path: Path, what: str) -> str:
     """Why someone other than this account (or root) could replace `path` through a folder
-    above it, or "" (docs/decisions/0006-ssh-keys.md: strict modes, sticky folders)."""
+    above it, or "" (docs/decisions/0040-ssh-keys-strict-modes.md: sticky folders)."""
     uid = os.getuid()
     seen: set[Path] = set()
     chains = [Path(os.path.abspath(path)).parents]
@@ -156,7 +157,7 @@ def _entries(text: str) -> dict[bytes, Entry]:
 
 
 def clean_name(text: str) -> str:
-    """A name as the log will show it, or "" if it cannot be one (docs/decisions/0006-ssh-keys.md)."""
+    """A name as the log will show it, or "" if it cannot be one (docs/decisions/0039-ssh-key-names.md)."""
     text = " ".join(text.split())
     if not text or not text.isprintable():
         return ""
@@ -316,7 +317,7 @@ class KeyRing:
         return {GM: self.gm, PLAYER: self.player}.get(role, self.viewer)
 
     def identity(self, key: asyncssh.SSHKey, role: str) -> str:
-        """Who holds `key`, from its line in the file that gave it `role` (docs/decisions/0006-ssh-keys.md)."""
+        """Who holds `key`, from its line in the file that gave it `role` (docs/decisions/0039-ssh-key-names.md)."""
         entry = self._file(role).entries.get(key.public_data, Entry())
         name = clean_name(entry.name)
         if name:

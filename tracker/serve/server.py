@@ -5,7 +5,8 @@ table's: the one named by `--encounter`, or the one the GM opens from the GM's s
 screen. Each SSH connection gets one interactive session: a pseudo-terminal sized from
 the client's pty request, with the seat's app on it (pty_bridge, seat).
 
-Decisions: docs/decisions/0003-ssh-server.md
+Decisions: docs/decisions/0003-ssh-server.md, docs/decisions/0036-serve-processes.md,
+docs/decisions/0037-serve-client-limits.md, docs/decisions/0038-serve-logs-signals.md
 """
 
 from __future__ import annotations
