@@ -26,7 +26,8 @@ checked against that table (tests/test_verbs.py):
     proposals | approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] | refuse N REASON
     takeback
 
-Decisions: docs/decisions/0002-session-commands.md
+Decisions: docs/decisions/0002-session-commands.md,
+docs/decisions/0043-session-checks-at-the-door.md
 """
 
 from __future__ import annotations

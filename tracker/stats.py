@@ -8,7 +8,7 @@ spent acting, idle and down; costs paid (EP, upkeep); luck; and the series the c
 draw (tracker.charts: the terminal's `tracker stats` and stats screen, and the SVG of
 `tracker export --format html`). No Textual here: the screen and the export render it.
 
-Decisions: docs/decisions/0009-fight-stats.md
+Decisions: docs/decisions/0009-fight-stats.md, docs/decisions/0046-fight-luck.md
 """
 
 from __future__ import annotations

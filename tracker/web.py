@@ -8,7 +8,7 @@ no GM mode here: a GM runs the terminal app (or `tracker serve`). In a tab, Esc 
 fight says where the tab is, and `q` (or the palette's Quit) says to close the tab: a tab
 is left by closing it, so none is ever left showing a dead session.
 
-Decisions: docs/decisions/0011-web-viewer.md
+Decisions: docs/decisions/0011-web-viewer.md, docs/decisions/0047-web-textual-serve.md
 """
 
 from __future__ import annotations

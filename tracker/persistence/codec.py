@@ -8,7 +8,8 @@ one are a write that never finished (a crash mid-append), and are never parsed; 
 write cuts them off. Because a change is only ever a whole number of `[[events]]` tables,
 a reader that already holds revision N parses just the bytes after N's line.
 
-Decisions: docs/decisions/0007-save-format.md
+Decisions: docs/decisions/0007-save-format.md, docs/decisions/0044-save-limits.md,
+docs/decisions/0045-opening-fast.md
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 inside `Live.run`, which turns a refused change (TrackerError / RuleRefusal) into a
 message for the screen instead of an exception.
 
-Decisions: docs/decisions/0014-write-behind.md
+Decisions: docs/decisions/0014-write-behind.md,
+docs/decisions/0048-follow-and-fan-out.md
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ class Follower:
 
 @dataclass(frozen=True, slots=True)
 class Changed:
-    """One change as the panes hear of it (docs/decisions/0014-write-behind.md, fan-out)."""
+    """One change as the panes hear of it (docs/decisions/0048-follow-and-fan-out.md)."""
 
     events: tuple[Event, ...]  # appended since the last Changed, oldest first
     whole: bool = False  # the encounter may differ beyond `events` (the file was read again)

@@ -3,7 +3,8 @@
 The state and the steps are `tracker.declaring.DeclareFlow`'s (no Textual there, tested by
 calling it); this screen renders the flow and hands it what is typed.
 
-Decisions: docs/decisions/0001-declare-form.md
+Decisions: docs/decisions/0001-declare-form.md, docs/decisions/0041-declare-again.md,
+docs/decisions/0042-declare-secret-roll.md
 """
 
 from __future__ import annotations
