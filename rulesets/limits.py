@@ -1,16 +1,13 @@
 """Input the command-line checks refuse rather than take silently, and the named
 limits that keep an exact answer within a second.
 
-- `--faces ""` is refused (it used to roll random dice without saying so); leave the
-  option out to roll. `--vs-faces` without `--vs` is refused.
-- Faces typed but not used by the roll are refused, naming them.
-- Pools with no dice, a term of zero dice ("0d"), and negative difficulties are refused
-  by each adapter where its game has no such thing.
 - Size limits (`MAX_*`) are named in the refusal; below them every exact answer is
   computed in well under a second. The same checks (the `limit_*` functions) guard the
   command line (`roll`, `odds`), the timeline (`declare` in `play`, the `:` line, the
   approvals screen) and the declare form's chance line: a roll or chance refused in
   one is refused in all, with the same words.
+
+Decisions: docs/decisions/0032-cli-refusals.md
 """
 
 from __future__ import annotations

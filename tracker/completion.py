@@ -1,23 +1,13 @@
 """Shell completion for bash, zsh and fish, through argcomplete.
 
-Decision: argcomplete rather than a generated script (shtab, or the hand-written
-generator this replaced). At each TAB the shell runs `tracker` itself with the line
-typed so far; the real parser reads it, so completion is never out of step with the
-commands, and values come from the state in force at that moment: the encounters in
-the saves folder the line names (`--saves DIR` before or after the command, else
-$TRACKER_SAVES, else ./saves by its marker, else the user's folder), the ruleset ids
-installed (third-party ones too), the choices of every option. A static script can
-list only what was known when it was written. The price is one Python start per TAB
-(benchmarks/startup.py: about 150 ms, 1.3x a bare `import argcomplete`);
-argcomplete is small, pure Python and maintained, and writes the shell code for all
-three shells, descriptions included (zsh and fish show each option's help).
-
     eval "$(tracker completion bash)"                                   # ~/.bashrc
     eval "$(tracker completion zsh)"                                    # ~/.zshrc
     tracker completion fish > ~/.config/fish/completions/tracker.fish
 
 Completing never changes anything: a user data folder that does not exist yet is not
 made (its worked examples are offered by name, as the first command will make them).
+
+Decisions: docs/decisions/0030-completion-argcomplete.md
 """
 
 from __future__ import annotations

@@ -2,48 +2,9 @@
 
 Where: `$TRACKER_CONFIG`, else `config.toml` in the platformdirs user config folder
 (`~/.config/segment-tracker/config.toml` on Linux). `tracker config` prints the path and
-what is set. Every key is optional:
+what is set. Every key is optional; README, "Configuration", lists them.
 
-    theme = "nord"                 # any Textual theme; a theme picked in the palette is saved here
-    default_ruleset = "brandx"     # `tracker new FILE` without --ruleset, and the start screen's new
-    viewer_resources = "label"     # how enemies' resources show to viewers until the GM sets it
-                                   # per encounter: exact | label | hidden
-    roster_mode = "glance"         # the encounter screen's roster: glance (the whole table,
-                                   # full width) or detail (beside the log); `g` switches and
-                                   # remembers it
-    [keys]                         # key bindings by command name (the names `?` lists)
-    next = "n,space"
-    declare = "a,ctrl+a"
-
-Decisions where the issue is silent:
-- A missing file is an empty config. A file that does not parse, an unknown key or a
-  value of the wrong kind is an error naming the file, the key and what was expected:
-  the app does not start on it (no guessing what was meant), and the file is never
-  written over; `tracker config` shows the error.
-- A theme is remembered only by a local app that may write (never for a viewer, a
-  read-only app, or an app run by `tracker serve` or `tracker web` for someone else).
-  Any setting is written back through tomlkit (`remember`): the file keeps its comments,
-  its order and its layout, only the value changes (a new key goes at the end of the
-  top level); what would be written is checked as `load` checks a file first, and the
-  file is written atomically.
-- `[keys]`: each key must be a Textual key name (a character such as `a`, `N` or `?`,
-  a named key such as `space`, `enter`, `f5`, `pageup`, `question_mark`, with optional
-  modifiers: `ctrl+a`, `shift+tab`, `alt+x`), and no key may run two commands of the
-  same screen, counting the keys the commands not set in the file keep by default (a
-  key reused on another screen, such as `n` on the start screen and in a fight, is
-  fine; two commands the tables themselves give one key, one for the GM and one for a
-  player, keep it). The message names the command, the key, and the valid form.
-- The file is read and written as a file in a folder others might write
-  (tracker.persistence.folder): a `config.toml` that is a link leading out of its folder
-  is refused, reading and writing (its target is never wiped), as are a FIFO (which
-  would otherwise freeze the app), a device, and a file over MAX_BYTES. A config kept
-  elsewhere (a dotfiles repository) is named by `TRACKER_CONFIG` instead of linked.
-- Checking theme names and command names needs Textual; `load` checks the shape only,
-  `check_ui` the names, so commands that print dice never import Textual.
-- The commands a key can be bound to are the UI's (`tracker.ui.commands.tables()`), and
-  this module sits below the UI (DESIGN 9: `tracker.viewing` reads it): whoever checks
-  the names hands the tables in. `remember` without them (a caller below the UI) checks
-  each bound key is a key name, not which command it runs.
+Decisions: docs/decisions/0008-config-file.md
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 `DeclareFlow` holds what the declare form holds (the fields as typed, the faces so far,
 the dry run's step, the after-roll choices, the actor's recent actions) and does each
 step; `tracker.ui.screens.declare.DeclareScreen` renders it and hands it the keys. The
-steps are those its docstring describes: choose (SETUP), dice (DICE, one named group at
-a time, typed or rolled by the app), result (RESULT, with the choices made after seeing
-the dice), then commit through `Session.declare` / `Session.maintain` with exactly those
+steps are those docs/decisions/0001-declare-form.md describes: choose (SETUP), dice
+(DICE, one named group at a time, typed or rolled by the app), result (RESULT, with the
+choices made after seeing the dice), then commit through `Session.declare` / `Session.maintain` with exactly those
 faces. Each step method returns what the screen has to do next (`ASKED`, `RESULT`,
 `UPDATED`, `SETUP_AGAIN`, `REFUSED`, `COMMITTED`); the form's refusal line is `error`.
 

@@ -8,19 +8,7 @@ charts as inline SVG (tracker.charts: no script, no external reference). The dat
 exactly what a viewer may see there: no hidden combatants, no secret dice, no log line
 about a hidden combatant or a secret roll.
 
-Text from the save (names, notes, log lines) is data: every string goes through
-`tracker.text.visible` (control characters made printable), then is escaped for the
-format: HTML-escaped in HTML (quotes too), and in Markdown every character that could
-start markup (`* _ [ ] < > | # ~ &` and backquote) is backslash-escaped (no line starts
-with saved text, so `-` and `+` cannot start a list), so a name such as
-`<script>` or `[x](javascript:...)` reads literally in any renderer.
-
-Decisions: the format follows `--format`, else OUT's suffix (.html/.htm -> HTML), else
-Markdown. OUT is written atomically inside its folder (tracker.persistence.folder: a
-fresh temporary file beside it, created so no planted link can stand for it, then
-renamed), and an existing OUT is replaced: it is an output, like a compiler's. A
-symbolic link at OUT is replaced by the document itself; whatever it pointed to is never
-written (the folder may be shared with people who could plant one).
+Decisions: docs/decisions/0027-export-escaping.md
 """
 
 from __future__ import annotations

@@ -10,18 +10,7 @@ pattern: the start screen and `tracker open` skip files starting with `library-`
     stats = { ... }              # as the ruleset's sheet holds them
     resources = { ... }          # starting values (full health)
 
-Every entry is checked against the ruleset's sheet when it is used (the file may be
-edited by hand): a bad entry is refused naming the file, the entry and the key, and
-never stops the others from being used. Writes are atomic, under the same kind of
-sidecar lock as a save, so two GMs saving sheets at once lose neither. The file is read
-and written through the saves folder (tracker.persistence.folder): a `library-*.toml`
-that is a link leading out of the folder (say to the GM's `~/.bash_login`), a FIFO or
-a file over MAX_BYTES is refused, naming the file and why, and never read or written.
-
-A new encounter from another's roster takes every combatant present now, by its
-current name, side, hidden flag and stats, with resources back at their starting
-values: the usual next scene for the same party and foes. The log, conditions and
-surprise stay behind.
+Decisions: docs/decisions/0026-sheet-library.md
 """
 
 from __future__ import annotations
@@ -169,7 +158,7 @@ def sheet_of(encounter: Encounter, name: str, entry: str | None = None) -> Sheet
 
 
 def roster_of(encounter: Encounter) -> list[CombatantSetup]:
-    """The combatants present now, as a fresh roster (see the module docstring)."""
+    """The combatants present now, as a fresh roster (docs/decisions/0026-sheet-library.md)."""
     return [CombatantSetup(c.name, dict(c.stats), dict(c.maxima), c.side, c.hidden) for c in encounter.combatants.values()]
 
 

@@ -5,20 +5,7 @@ The saves folder is the first of: `--saves DIR` (before or after the command),
 `.tracker-saves` (a clone has one), else `saves` in the user's data folder
 (platformdirs: e.g. `~/.local/share/segment-tracker/saves` on Linux).
 
-Decision: a `./saves` is used only by its marker, never by its name alone. Any program
-may have left a `saves` folder where the GM happens to stand; silently listing (and
-writing) there would surprise, and a note on stderr would be noise on every command.
-The repository's `saves/` carries the marker, so a clone works as it is; a GM who wants
-a folder of their own names it (`--saves DIR`, `TRACKER_SAVES=DIR`) or drops the marker
-in it. A name that is not found says which folder was searched, how it was chosen, why
-a `./saves` here was passed over, and how to choose another.
-
-Decision: the worked examples are package data (`tracker/examples`, built from the
-repository's `saves/`). When the user's data folder is used and does not exist yet, it
-is created holding a copy of them, so the first `tracker` after `pipx install` lists
-fights to open; `tracker examples` copies them into any saves folder later (an existing
-file of the same name is left alone unless `--force`). Folders the user named are never
-filled without being asked.
+Decisions: docs/decisions/0029-saves-folder.md
 """
 
 from __future__ import annotations

@@ -6,23 +6,7 @@ most `MAX_RECENT` of `actor`'s, one per distinct choice (action, targets and opt
 PT, modifiers, secret roll). The form shows each one key away and fills itself with
 it; this module decides which, without the screen (no Textual).
 
-Decisions where the brief is silent:
-- A declaration counts once it is in force: the GM's or a player's `declare`, and a
-  player's proposal once the GM approves it (as approved, edits included). A waiting,
-  refused or withdrawn proposal is not offered; nor is a maintained continuation (that
-  is `m`).
-- Names follow renames: "punch -> Ann" made before `rename Ann Anna` is offered as
-  "punch -> Anna"; a newcomer given the old name is someone else. An entry whose actor
-  or any target has left the fight, or that this role may not know of
-  (`tracker.viewing.sight`: a player never sees a hidden combatant's name), is not
-  offered; nor is one whose action the ruleset no longer has.
-- The options are what was asked, not what the roll made of them: a Brand X PT cut by
-  Q placed in speed is not the PT asked for. A declaration keeps them in the save
-  (`params`, `pt`: what the form, the `:` line or `tracker play` asked), as a proposal
-  does; a declaration saved before they were kept is offered with its action's own PT
-  and modifiers. Modifiers equal to the field's default are left out of the label and
-  of the comparison; choices made after seeing the dice (a Q split) are never kept:
-  they belong to that roll.
+Decisions: docs/decisions/0024-recent-actions.md
 """
 
 from __future__ import annotations
@@ -208,7 +192,7 @@ def _read(encounter: Encounter) -> tuple[list[_Said], _Names]:
 
 def recent(encounter: Encounter, ruleset: Ruleset, role: Role, actor: str, limit: int = MAX_RECENT) -> list[Recent]:
     """`actor`'s recent choices, newest first, at most `limit`, each offered once (see
-    the module docstring for which are left out)."""
+    docs/decisions/0024-recent-actions.md for which are left out)."""
     seen = sight(encounter, role)
     if actor not in encounter.combatants or not seen.knows_name(actor):
         return []

@@ -13,24 +13,7 @@ refused all the same.
   the sheet library) is refused with a message naming the rule.
 - Viewer: nothing at all.
 
-A player's combatants are named when the session starts (`--player Seraph,Nyx`, or the
-`combatant=` of a key at `tracker serve`) and held by identity from then on
-(`Combatant.identity`, `Role.of`): a name means the combatant that first carried it in
-the fight, under whatever name it has now. So when the GM renames Seraph to "Seraph the
-Bold", the player's open app follows the rename (`Role.following`, which the session
-applies to every state it holds) and a later `--player Seraph` still finds them; a
-hidden monster the GM then names "Seraph" is someone else's, to the open app and to a
-new session alike. A name whose first bearer has left the fight names nobody.
-
-Take-back (decided here, the issue leaving the mechanism open): a pending proposal is
-withdrawn whatever came after it, since it changed nothing; a declaration applied at
-once is undone only while it is still the latest change, as undo works on the latest
-change: once time moves, or the GM or another player changes the fight, the player
-asks the GM (who can undo it like any other change).
-
-Who made a change is kept in each event's `by`: a GM's events carry the account name
-as before (saves written before roles existed hold only GMs' changes); a player's carry
-`player:ACCOUNT`. `who(by)` says it in words for the log and the history.
+Decisions: docs/decisions/0016-roles-identity.md
 """
 
 from __future__ import annotations
@@ -136,7 +119,7 @@ class Role:
         return "GM" if self.kind == GM else "viewer"
 
     def signature(self, user: str) -> str:
-        """The `by` this role's changes carry (see the module docstring)."""
+        """The `by` this role's changes carry (docs/decisions/0016-roles-identity.md)."""
         if self.kind == PLAYER:
             return PLAYER_TAG + (user or ",".join(self.combatants))
         if user.startswith(PLAYER_TAG) or user.startswith(GM_TAG):

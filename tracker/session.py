@@ -26,38 +26,8 @@ checked against that table (tests/test_verbs.py):
     proposals | approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] | refuse N REASON
     takeback
 
-Roles (tracker.roles): a session is a GM's, a player's (of named combatants) or a
-viewer's, decided when it is created, never by a command. `guard` checks every event
-before it is applied (and `_early` says no before any dice are rolled): a player may
-declare, maintain and abort for its own combatants and take back its own last
-declaration; a viewer may change nothing. Under `player_declarations = "approval"` a
-player's declaration is recorded as a `propose` event that changes nothing until the GM
-approves it (`approve`, possibly with edits: the action is resolved again with the
-player's dice in the order rolled) or refuses it with a reason the player sees; a
-proposal lapses when time moves on. Events are signed with `by` (a player's as
-`player:ACCOUNT`), and `describe`, undo messages, the history and `tracker show` name who
-made each change.
-
-`add Goblin x4 hp=10` adds Goblin 1 to Goblin 4 (numbers already taken are skipped), as
-one change that one undo takes back. The library is the per-ruleset sheet file in the
-saves folder (tracker.library).
-
-Text is checked at the door: a command line, a name, a side, a sheet value or a note
-holding a control character is refused (`refuse_controls`), so nothing typed can put an
-escape sequence in a save; names (`add`, `rename`, library sheets, a freeform action)
-follow the stricter rules of `tracker.text.check_name` (no format characters, no stacked
-marks, 40 cells). Yes/no options (`hidden=`, `secret=`) take only the words of
-`rulesets.fields.yes_no`. Numbers are finite and bounded (tracker.engine.bounds);
-`set` values are checked against the sheet's field types (an integer stat refuses
-"abc"; a resource takes only a number). Every command is checked in full before the
-encounter changes, so a refusal leaves memory and file as they were.
-
-Undo and redo say what they take back in words (`describe`): "undo: Seraph declares
-punch against Sphinx at segment 19"; `history` lists the effective changes, newest first.
-
-Names with spaces are quoted ("Sun Ruler"). Every change goes through `submit`, which
-lets the store (if any) lock the file, fold in changes made by others, apply the event
-against the fresh state, and save before the lock is released.
+Decisions: docs/decisions/0002-session-commands.md,
+docs/decisions/0043-session-checks-at-the-door.md
 """
 
 from __future__ import annotations

@@ -8,40 +8,7 @@ spent acting, idle and down; costs paid (EP, upkeep); luck; and the series the c
 draw (tracker.charts: the terminal's `tracker stats` and stats screen, and the SVG of
 `tracker export --format html`). No Textual here: the screen and the export render it.
 
-What counts, decided here where the issue is silent:
-- An action is a declaration or a maintained link (each is rolled). It succeeded or
-  missed by its roll (`success`); an action with no roll (a freeform action, a dodge)
-  is counted as declared with "no roll". Aborted and interrupted actions still count
-  as declared (the roll was made).
-- Damage is what a resource actually lost, per resource (VP, then DP for what went
-  through), read from the state before and after each blow, so a ruleset's overflow and
-  floors are counted as they happened. A blow's damage is dealt by the action's actor;
-  a GM's `damage` command is dealt "by hand". Healing is counted apart. An action's
-  resource change on its own actor (EP for a Brand X punch) and upkeep payments are
-  costs; on someone else it is damage dealt. Damage per round adds up every resource
-  lost (VP and DP; an ORE location's shock and killing), each side's own blows on its
-  own members included: the chart shows how hard each side hit, round by round.
-- Time: a combatant's segments from joining to the end of the log (or its removal);
-  acting while any of its actions is in progress (passive and active counted once),
-  down while a resource of the ruleset's `down_when` is at zero, idle the rest.
-- Sides: a combatant with no side is a side of its own (two unaligned duellists are
-  two sides, not one).
-- Luck: each rolled action whose event kept the chance the declare form showed (saves
-  written before chances were kept have none: counted as "no chance recorded"). A
-  side's successes are compared with the sum of those chances (the expectation), and
-  how unusual the difference is is the exact two-sided tail of the Poisson-binomial
-  distribution of the recorded chances: the probability of a count at least as far
-  from the expectation, in either direction, as the one seen. Computed with exact
-  fractions up to `MAX_LUCK_EXACT` rolls (rulesets/limits.py), in floating point beyond.
-
-Viewers (`viewer=True`, the `--viewer` variants; a player sees the same, and its own
-combatants in full): the project's one visibility rule,
-`tracker.viewing.shown` (and the engine's hidden flags) decides. Hidden combatants are
-left out, and so is everything a combatant did while hidden; a secret roll counts as
-declared with its outcome "rolled in secret" and is left out of luck; an enemy whose
-figures are withheld from viewers (`viewer_resources` label or hidden) shows no damage
-taken, costs or resource series, only the label, and damage dealt to it is withheld
-too (the totals say so). Nothing is hidden silently: each withheld figure is named.
+Decisions: docs/decisions/0009-fight-stats.md, docs/decisions/0046-fight-luck.md
 """
 
 from __future__ import annotations
@@ -463,7 +430,7 @@ def side_of(c: Combatant) -> str:
 
 
 def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None = None) -> FightStats:
-    """The figures of the fight so far (module docstring: what counts, what viewers see).
+    """The figures of the fight so far (docs/decisions/0009-fight-stats.md: what counts, what viewers see).
     `role`: a player's view, what a viewer sees plus its own combatants in full (as
     `tracker.report.to_json` shows them)."""
     player = role is not None and role.is_player

@@ -5,34 +5,7 @@ are never interpreted as markup, and never reach a terminal with control charact
 them (an ESC in a name could otherwise set a viewer's clipboard, move the cursor or
 make the terminal answer with injected input).
 
-Three rules, one per use:
-
-- `visible` (every output: the app, `tracker show`, exports, every CLI message through
-  `Shown`): C0 controls and DEL become their Unicode Control Pictures (ESC -> ␛); C1
-  controls, format characters (Unicode category Cf: bidi marks and embeddings, zero-width
-  characters, tag characters, the soft hyphen, ...) and the line and paragraph separators
-  become `<U+200B>`-style tags; a byte that was not UTF-8 (a lone surrogate, as Python
-  reads such a byte in an argument or a file name) becomes `<0xFF>`; a run of more than
-  `MAX_MARKS` combining marks on one character keeps the first `MAX_MARKS` and says how
-  many more there were (`<+196 marks>`). None of these can then reorder text, hide
-  text, stack glyphs over other rows or shift the app's columns.
-- `refuse_controls` (free text a person types: notes, sides, conditions, scheduled
-  text, sheet values, reasons, command lines): refuses controls, the bidi embeddings,
-  overrides and isolates (Trojan Source), line and paragraph separators (U+2028, U+2029)
-  and undecodable bytes. Other format characters (a zero-width joiner in an emoji, a
-  right-to-left mark in Hebrew text) are kept, and shown as tags by `visible`.
-- `check_name` (names: combatants, encounter titles, library sheets, templates a GM
-  types): everything `refuse_controls` refuses, plus every format character, a name
-  that begins with a combining mark, more than `MAX_MARKS` combining marks on one
-  character, and names longer than `NAME_CELLS` (40) terminal cells (a wide CJK character
-  is two) or twice as many code points (room for an accent typed as a combining mark on
-  every character). A name is a label in an 80-column roster: 40 cells leave room for
-  its resources. An encounter's title has a line of its own: `TITLE_CELLS` (80).
-
-Text that already holds any of these (an old or hand-edited save) is not refused when
-it is read: it is shown through `visible`, everywhere. Columns of names are measured in
-terminal cells, not characters (`cells`, `clip`, `fit`, `wrap`), and lines of commands end at
-"\n" alone (`command_lines`).
+Decisions: docs/decisions/0015-text-rules.md
 """
 
 from __future__ import annotations

@@ -9,25 +9,7 @@ enemies' resources as the table's `viewer_resources` setting says. A player sees
 viewer sees plus their own combatants in full (hidden or not) and the proposals and
 refusals about them.
 
-What a viewer may see of a combatant's resources (the app's viewer and `show --viewer`):
-
-The GM sets, per encounter, how enemies' resources show to viewers (the table setting
-`viewer_resources`: `setting viewer_resources label`, or `v` in the app; an event, so it
-is undoable and reaches every viewer following the file): `exact` figures, a `label`
-(Healthy / Bloodied / Down), or `hidden`. Until set, exact (what viewers saw before
-the setting existed).
-
-Decisions where the design is silent:
-- An enemy is a combatant whose side is not the players': a side named PC, PCs, player,
-  players, party, hero, heroes, ally or allies (any case) is the players'; every other
-  side, and no side at all, is an enemy. The players always see their own figures.
-- The label reads the resources that put a combatant down (the ruleset's `down_when`):
-  Down when down, Bloodied at or under `BLOODIED_AT` (one half) of the maximum of any
-  of them, Healthy above. A ruleset may set its own threshold as `bloodied_at`.
-- In label and hidden modes the log lines that state an enemy's figures (damage,
-  adjustments, `set`, upkeep payments, and an action's result lines on an enemy, such as
-  "hit for 6 VP") read "NAME: figures withheld" for viewers; the declaration and
-  completion lines stay: the players saw the blow land.
+Decisions: docs/decisions/0017-viewer-resources.md
 """
 
 from __future__ import annotations

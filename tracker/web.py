@@ -8,37 +8,7 @@ no GM mode here: a GM runs the terminal app (or `tracker serve`). In a tab, Esc 
 fight says where the tab is, and `q` (or the palette's Quit) says to close the tab: a tab
 is left by closing it, so none is ever left showing a dead session.
 
-It binds 127.0.0.1 unless `--host` says otherwise: the page has no log-in, so the way to
-reach it from elsewhere is an SSH tunnel (`ssh -L 8000:127.0.0.1:8000 HOST`, then
-http://127.0.0.1:8000 in the browser). `--port 0` takes any free port; the address is
-printed either way (`tracker web: listening on http://...`). The page loads its scripts
-and its websocket from `--public-url` (default `http://HOST:PORT`, or this machine's name
-when bound to every address), so a tunnel should use the same port on both ends.
-
-Hardening (DESIGN 8):
-- Origin: a page on another site must not open viewers in a visitor's browser. A
-  websocket whose Origin is not this server's own (the public URL's, and with a loopback
-  address `localhost`, `127.0.0.1` and `[::1]` on the same port) or one given with
-  `--allow-origin` is refused with 403 before any process starts. A client that sends
-  no Origin is no browser (so no page is driving it): it could reach the port anyway.
-- Sessions: at most `--max-sessions` tabs at once (default 20); one more is told
-  "the table is full" (websocket close 1013, try again later) and starts nothing.
-- Input: a websocket message over `FRAME_CAP` (64 KiB; a paste is a few kB) closes that
-  tab's socket (1009) before any of it is buffered (aiohttp checks the length first), and
-  keystrokes reach the app through a pipe whose writes wait when it is full, so the
-  server's memory stays flat whatever a tab sends. A size beyond 500x200 is clamped.
-- Ending: a tab's process (and anything it started: its own process group) ends with
-  the tab: the app is asked to quit, then after `STOP_GRACE` seconds SIGTERM, then
-  SIGKILL. SIGTERM or SIGINT to `tracker web` ends every tab's process the same way.
-
-What is reached inside textual-serve (1.1): the server is its `Server` subclassed, with
-our own aiohttp application and runner (`serve`: for port 0, which textual-serve cannot
-report) and websocket handler (its public handler methods `handle_index` and its
-templates and static files are kept; its download route is left out: nothing here offers
-a file). One private method is overridden: `AppService._open_app_process` (setting the
-two attributes it sets, `_process` and `_stdin`), to start the tab's process without a
-shell and in its own process group, so it can be ended with the tab; if a textual-serve
-release changes it, `tests/test_web.py` fails.
+Decisions: docs/decisions/0011-web-viewer.md, docs/decisions/0047-web-textual-serve.md
 """
 
 from __future__ import annotations
@@ -92,7 +62,7 @@ def origin_of(url: str) -> str:
 
 
 def allowed_origins(host: str, port: int, public: str, extra: list[str]) -> set[str]:
-    """The Origins whose pages may open a tab (see the module docstring)."""
+    """The Origins whose pages may open a tab (docs/decisions/0011-web-viewer.md)."""
     allowed = {origin_of(public)}
     if host in LOOPBACK:
         allowed |= {origin_of(f"http://{name}:{port}") for name in ("127.0.0.1", "localhost", "[::1]")}

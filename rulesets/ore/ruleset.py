@@ -29,8 +29,7 @@ Decisions where the sources are silent:
   An attack given several targets is one action per target with the same pool, so no
   die is lost; each target needs its own set (widest first); a target left without a
   set is not hit. A set left over is reported as free for an extra action whose pool
-  is at least as large. (The command line's old `--set actions=N`, one die less per
-  extra action, is withdrawn and refused as an unknown option.)
+  is at least as large.
 - A failed roll of all low dice (every rolled die 5 or less: the lower half of the
   d10) is flagged as the seed's worse failure ("A failed roll is worse than usual if
   you roll all low dice"); what goes wrong is the GM's call.
@@ -63,6 +62,8 @@ Decisions where the sources are silent:
   otherwise out. Excess Shock past a full location is lost; Killing from a limb goes
   to the torso (`overflow` table).
 - ORE has no payment segments.
+
+History: docs/decisions/0033-ore-extra-actions.md
 """
 
 from __future__ import annotations

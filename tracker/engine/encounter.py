@@ -13,17 +13,7 @@ the GM's changes by hand (changes.py), the timeline and clock (timeline.py), pro
 (proposals.py) and checkpoints (checkpoints.py). Timing, as decided in DESIGN section 3,
 is written where each rule lives.
 
-Undo and redo are events too: `undo` names the change it reverts, `redo` the change
-it brings back. The effective history is the stack of applied changes; a new change
-after an undo clears what could be redone, as in any editor. Because undo is appended
-rather than erasing, several people sharing one file can merge their logs, and the
-log keeps a record of what was taken back. Their cost does not grow with the log
-(tracker.engine.checkpoints).
-
-Validation: every event is checked in full before it changes anything (numbers through
-`tracker.engine.bounds`, names unique ignoring case, a resolution's effects before the
-first applies), so a refused event leaves the state as it was. Should a handler still
-fail part-way (a bug), the effective events are folded again and the event is refused.
+Decisions: docs/decisions/0023-undo-validation.md
 """
 
 from __future__ import annotations

@@ -1,51 +1,15 @@
 """Encounter <-> TOML document, with every bad value reported by file, table and key.
 
-Layout of a save (schema 2, append-only):
-
-    # comment lines saying what the file is
-    schema_version = 2
-    name = "Seraph vs Sphinx"
-    ruleset = "brandx"
-    house_rules = "..."      # optional: a GM's table overrides, a file beside the save
-    [settings]               # the ruleset's encounter settings
-    [[roster]]               # the combatants present at segment 0
-    [[events]]               # the log as it stood when the whole file was written
-    # revision 7             # the end of a whole write
-    [[events]]               # one change, appended
-    #   Seraph takes 5 hp    # what it did, for a person reading the file
-    # revision 8             # the end of that change
-
-The current state is always rebuilt by replaying `events` over `roster`. Every change
+The current state is always rebuilt by replaying `events` over `roster` (the layout of
+a save: docs/decisions/0007-save-format.md). Every change
 appends its `[[events]]` tables and a `# revision N` line, then fsyncs; nothing already
 written is rewritten. The `# revision N` line is the commit mark: bytes after the last
 one are a write that never finished (a crash mid-append), and are never parsed; the next
 write cuts them off. Because a change is only ever a whole number of `[[events]]` tables,
 a reader that already holds revision N parses just the bytes after N's line.
 
-Decisions the brief leaves open:
-- The first format (schema 1: `revision = N` at the head, a `[state]` table at the end,
-  the whole file rewritten on every change) is read unchanged; the first change made to
-  such a file writes it out whole in schema 2 (the only other whole write is creation).
-- Schema 2 has no `[state]` cache (it could not stay current without rewriting); a
-  person reading the file sees, under each appended change, the log lines it produced.
-- Limits: a save larger than MAX_SAVE_BYTES, or nested deeper than MAX_DEPTH, is refused
-  with a named error before any parse can run away; every integer must fit TOML's 64-bit
-  range and every number must be finite, on reading and on writing.
-- `house_rules` must name a regular file in the save's own folder (or below it): a
-  relative path without `..`, not a link leading out of the folder, no device or FIFO,
-  at most MAX_HOUSE_RULES_BYTES; it is read through the folder (tracker.persistence.folder).
-
-Opening fast (DESIGN 5): the file is read with the compiled reader rtoml, every event is
-checked by a fast path that builds no message (`_event_fast`; whatever it does not pass
-at a glance goes through the general check, `_event`, which names the problem, so both
-accept and refuse exactly the same events), and the whole log is replayed with the
-garbage collector paused (nothing built while opening is garbage; collecting meanwhile
-cost about a third of the time). There is no state snapshot in the file: the first
-screen shows the whole combat log and every action (the log pane wraps every line and
-reads each declaration's event for its dice; the timeline indexes every action), so a
-snapshot would either have to carry the log and the actions as well (a second copy of
-the fight in the file, for a person to keep consistent by hand) or leave the first
-screen to replay anyway. Replaying the checked log measured cheaper than either.
+Decisions: docs/decisions/0007-save-format.md, docs/decisions/0044-save-limits.md,
+docs/decisions/0045-opening-fast.md
 """
 
 from __future__ import annotations

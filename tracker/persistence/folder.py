@@ -7,39 +7,7 @@ gigabyte "save". The folder itself, as the user names it (`--saves`, `TRACKER_SA
 path typed on the command line), is trusted: it may be a link (`~/table -> /srv/table`).
 Nothing inside it is.
 
-So every file the tracker reads or writes in such a folder goes through this module:
-- `locate` walks the name from a descriptor of the folder, one component at a time
-  with `O_NOFOLLOW`. A symbolic link met on the way is followed only while where it
-  leads stays inside the folder (a relative target is walked the same way; an absolute
-  one must lie under the folder's real path; `..` may not climb out; at most
-  `MAX_LINKS` links). It yields a descriptor of the file's own folder and a leaf name
-  that is not a link, so the open that follows (again `O_NOFOLLOW`, relative to that
-  descriptor) cannot be sent elsewhere between the check and the use.
-- `open_file` opens with `O_NONBLOCK | O_NOCTTY` (a FIFO or a device neither blocks nor
-  becomes our terminal) and checks `fstat`: a regular file, of at most the caller's
-  limit, refused with its size before a byte is read.
-- `replace` writes a temporary file created with `O_CREAT | O_EXCL | O_NOFOLLOW` beside
-  the target (a random name: a planted `.x.tmp` link is never opened), fsyncs it, gives
-  it the target's mode and group, renames it over the target relative to the folder
-  descriptor (a rename replaces a link, never follows it) and fsyncs the folder. A
-  writer killed in between leaves `.NAME.XXXXXXXX.tmp`; the next writer of that file,
-  holding its lock, removes such leftovers (`remove_temporaries`: regular files only).
-
-Decisions, per kind of file (README, "Threat model"):
-- Saves, locks, library files, house rules, the config file: a link that stays inside
-  the folder is followed (a GM may keep `current.toml -> fight-3.toml`); one leading out
-  is refused, reading and writing, with a message naming the file and where it leads.
-- Outputs the user names (`export -o OUT`, `examples --force`): a link at OUT is
-  replaced by the file itself (`follow=False`); its target is never touched.
-
-Where there are no descriptor-relative calls (Windows: `os.supports_dir_fd` is empty
-and a folder cannot be opened as a file), `AT` is False and the same checks are made on
-paths: `locate` resolves the name with `os.path.realpath` and refuses a place outside
-the folder's real path; the open, the rename and the clean-up then take that path
-(a `Spot` with `dir_fd` -1). This leaves a window between the check and the use that
-the descriptors close on POSIX; on Windows making a symbolic link needs an
-administrator or developer mode, and a folder shared with a group is a POSIX set-up
-(README, "A shared table").
+Decisions: docs/decisions/0010-shared-folder-files.md
 """
 
 from __future__ import annotations
@@ -61,7 +29,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
 _OPEN = getattr(os, "O_NONBLOCK", 0) | _NOCTTY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _NEW = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-# Descriptor-relative calls (POSIX); False: the path fallback (see the docstring).
+# Descriptor-relative calls (POSIX); False: the path fallback (docs/decisions/0010-shared-folder-files.md).
 AT = {os.open, os.stat, os.readlink, os.rename, os.unlink} <= os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
@@ -128,7 +96,7 @@ def _under(root_real: str, target: str) -> list[str] | None:
 
 @contextlib.contextmanager
 def locate(folder: Path, name: str, *, follow: bool = True) -> Iterator[Spot]:
-    """The place of `name` (a relative path) inside `folder`; see the module docstring.
+    """The place of `name` (a relative path) inside `folder`; see docs/decisions/0010-shared-folder-files.md.
 
     A missing last component is fine (the file is about to be created); a missing folder
     on the way is not. `follow=False` keeps a link at the last component as it is."""

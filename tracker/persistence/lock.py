@@ -1,19 +1,6 @@
 """The sidecar lock: `NAME.toml.lock` beside the save, held with flock while changing it.
 
-The lock file is never deleted (deleting it would let two writers hold locks on two
-different inodes). Decisions (a group-shared folder, a hostile folder: tracker.persistence.folder):
-- It takes the save's group and permission bits whatever the writer's umask (for a new
-  save, the folder's group and the folder's read/write bits), so every member of a
-  shared table can take it; an existing lock file is opened read-only, which is all
-  flock needs, so one made with the wrong mode by an older version still works.
-- It is opened relative to the save's folder, never through a symbolic link
-  (O_NOFOLLOW) and never blocking (O_NONBLOCK): a `NAME.toml.lock` that is a link, a
-  FIFO or a device is refused with a message naming it.
-- A save that is a symbolic link leading to another file inside the folder is locked
-  at that file, so two people opening it by different names share one lock; a save
-  that leads outside the folder is refused before any lock is made.
-- The lock itself goes through a small shim (`_try_lock`/`_unlock`): flock on POSIX,
-  msvcrt's byte-range lock on Windows, so `show`, `play` and the app run there too.
+Decisions: docs/decisions/0031-sidecar-lock.md
 """
 
 from __future__ import annotations

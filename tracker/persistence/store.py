@@ -7,36 +7,7 @@ validated and applied on top of theirs; then append the new `[[events]]` tables 
 for a change, so a change costs the same on the first segment and the thousandth.
 If the event is refused, nothing is written. A file that fails to load is never written.
 
-The store takes and returns data (DESIGN 9): it is handed the `Encounter` its caller
-holds and returns the encounter to hold from now on (`transaction` tells its `install`
-callback); it never holds or reaches into a session.
-
-Following (`refresh`, or `probe` + `commit` from another thread): the session keeps
-the file open, so its inode cannot be reused behind its back. If the path still names
-that inode and the commit mark it last read is still in place, only the bytes after it
-are read and parsed; if the file was replaced (migration, another file moved in) or
-anything looks off, the whole file is read again. Bytes after the last commit mark are
-an append still under way (or one a crash cut short): readers leave them alone, and the
-next writer, holding the lock, cuts them off before appending.
-
-Whole writes (creation, duplication, migrating a first-format file on its first change)
-replace the file atomically inside its folder (`folder.replace`); the first write a
-session makes also removes temporary files a crashed writer left behind.
-
-The folder may be shared with people who should not be able to reach the GM's other
-files (tracker.persistence.folder): every open is relative to the save's folder, never
-through a link leading out of it, never blocking on a FIFO, and a file over
-`codec.MAX_SAVE_BYTES` is refused with its size before it is read (a follower checks
-the size before reading an appended tail too). A save that is a link to another file
-in the same folder is read and written at that file (and locked there); a link leading
-out of the folder is refused. A change that would take the file past the limit is
-refused before it is written, so a save never grows into one that cannot be opened.
-
-A change that fails anywhere after the session applied it (encoding, the size limit,
-writing, or a bug) never leaves memory ahead of the file: the file is read again, under
-the lock, so the session shows exactly what is saved, and the error says what was not
-saved and up to which revision the file holds (`abandon`). A later change can then never
-append with a number missing.
+Decisions: docs/decisions/0012-store-following.md
 """
 
 from __future__ import annotations
@@ -99,7 +70,7 @@ class RefusedSave(SaveError, Refused):
 
 
 def _open_fd(path: Path, flags: int = os.O_RDONLY) -> int:
-    """A descriptor of the save, opened through its folder (see the module docstring)."""
+    """A descriptor of the save, opened through its folder (docs/decisions/0012-store-following.md)."""
     try:
         return folder.open_file(path, flags, limit=codec.MAX_SAVE_BYTES if flags == os.O_RDONLY else None, what="save")
     except Refused as exc:

@@ -1,27 +1,6 @@
 """Who gets in when the table is busy: OpenSSH's MaxStartups before the log-in, seats after.
 
-Decisions (DESIGN 8, "the GM always gets in", hardened as OpenSSH is):
-- Connections that have not logged in yet are counted apart from the seats. Past
-  `--max-startups START:RATE:FULL` (default 10:30:100, OpenSSH's own) a new one is
-  refused at random: with RATE percent chance once START are logging in, rising linearly
-  to certain at FULL. `--max-startups N` means N:100:N (always refused from N on), as in
-  OpenSSH. So strangers who hold many connections open can slow the GM down, never keep
-  them out: at 10 stalling connections, 7 tries in 10 get in.
-- At most `--per-source-startups` (default 30) log in at once from one address, so one
-  address alone can push the chance of refusal to 45% at most (with 10:30:100), never to
-  certain. (OpenSSH has this too, as PerSourceMaxStartups, off by default.) Not lower:
-  a room of players behind one address (a venue's network) may all connect at once, and
-  measured with 30 at once, a limit of 10 turned 20 of them away, this one 5 to 10 (each
-  told to try again).
-- A refused client is told why: the refusal is an SSH disconnect with the reason, sent
-  once the key exchange is done (before it, OpenSSH's client would only say "connection
-  closed"); such a connection is ended after `REFUSAL_GRACE` seconds if it has not got
-  that far (a silent one). Past FULL connections waiting to hear a refusal, more are
-  closed at once, untold: that many is no honest table.
-- Seats (`--max-connections`, default 32) are taken once a key is accepted; `--gm-seats`
-  of them (default 2, but never more than half the seats unless given: a two-seat table
-  keeps one) are kept for GM keys: players and viewers take at most max-connections -
-  gm-seats, a GM any free seat. A client refused a seat is told so.
+Decisions: docs/decisions/0025-admission.md
 """
 
 from __future__ import annotations

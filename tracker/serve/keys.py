@@ -1,57 +1,7 @@
 """Who may connect to `tracker serve`, as what and as whom, and the server's own host key.
 
-Decisions (the brief says only "keys in an authorized-keys file decide who is GM"):
-
-- Roles: a key listed in the GM file (`--gm-keys`, default `gm_keys` in the tracker's
-  config folder, `~/.config/segment-tracker/` on Linux) is a GM; a key in the viewer file
-  (`--viewer-keys`, default `viewer_keys` there) is a viewer; with `--open-viewers` anyone
-  else is a viewer too, including a client with no key at all (keyboard-interactive with
-  no questions, tried by OpenSSH after its keys, so a GM's key is still recognised
-  first). Everything else is refused.
-- The files use OpenSSH's authorized_keys format (options such as `from="10.0.0.*"` are
-  honoured by asyncssh). They are re-read when they change on disk, so the GM can add a
-  player's key without restarting the server.
-- Players: a key in the players' file (`--players-keys`, default `players_keys` in the
-  config folder) is the player of the combatants its line names with the option
-  `combatant="Seraph"` or `combatant="Seraph,Nyx"` (several `combatant=` options add
-  up). A line without that option admits nobody (its key is refused and the file's
-  problem logged, naming the line). The names are the server's, from this file, never
-  from anything the client sends.
-- A key in several files is a GM if in the GM file, else a player if in the players'
-  file, else a viewer (the more capable role wins: the GM listed it on purpose).
-- Who a person is (the log's "· player bob", undo, take-back, the history) comes from
-  the key's line in the file that gave its role: a `name="Bob"` option, else the line's
-  comment (`ssh-ed25519 AAAA... bob@laptop` is "bob@laptop"), else, for a line with
-  neither, `key-` and the first 8 characters of the key's SHA256 fingerprint (stable as
-  long as the key is). Never the SSH user name (the client types any it likes) nor
-  anything the client sends. A name with characters that are not printable is not used
-  (the next source is); a name is cut at 64 characters. Two different keys whose lines
-  give the same name by `name=` are one person on purpose (a laptop and a desktop); two
-  that share only a comment (two `pi@raspberrypi`) are told apart by their fingerprints,
-  so two people are never one by accident.
-- Where keys live (DESIGN 8: "keys files live where only the GM can write"): by default
-  in the config folder, never in the saves folder, which a group may share and so any
-  member could rename one keys file into another (a viewer's into the GM's). A keys
-  file or host key still at its old place in the saves folder (`.tracker_gm_keys`,
-  `.tracker_viewer_keys`, `.tracker_player_keys`, `.tracker_host_key`) stops the server
-  with the command that moves it; one there that is not the GM's own (a link, or
-  another user's: planted) stops it with the advice to look and remove it, never move it.
-- Strict modes, as OpenSSH's StrictModes: a keys file that its group or others may write
-  (anyone who can write it can make themselves GM), or that belongs to another user, is
-  refused; and so is one whose folder, or any folder above it up to `/` (both the path
-  as given and the path its links lead to), is writable by its group or others or
-  belongs to another user than this account or root: whoever can write a folder can
-  rename or replace what is in it. A folder with the sticky bit (`/tmp`, mode 1777)
-  owned by root or this account is accepted although others may write it: there, only
-  an entry's owner may rename or remove it, and the entries below are checked in turn.
-  At start a refused file stops the server; while it runs, the file counts as empty
-  until it is fixed (logged). The message names the file or folder and the fix. A host
-  key that its group or others may read (or write), or in such a folder, is refused the
-  same way.
-- The host key is an Ed25519 key created on first start with mode 0600 (O_EXCL, so two
-  servers starting at once cannot both write it; missing folders are made 0700) and kept;
-  its fingerprint is logged on every start so players can check the warning their ssh
-  prints on first connection.
+Decisions: docs/decisions/0006-ssh-keys.md, docs/decisions/0039-ssh-key-names.md,
+docs/decisions/0040-ssh-keys-strict-modes.md
 """
 
 from __future__ import annotations
@@ -102,7 +52,7 @@ def _who(bits: int, group: int, others: int) -> str:
 
 def folder_problem(path: Path, what: str) -> str:
     """Why someone other than this account (or root) could replace `path` through a folder
-    above it, or "" (see the module docstring: StrictModes, sticky folders)."""
+    above it, or "" (docs/decisions/0040-ssh-keys-strict-modes.md: sticky folders)."""
     uid = os.getuid()
     seen: set[Path] = set()
     chains = [Path(os.path.abspath(path)).parents]
@@ -207,7 +157,7 @@ def _entries(text: str) -> dict[bytes, Entry]:
 
 
 def clean_name(text: str) -> str:
-    """A name as the log will show it, or "" if it cannot be one (see the module docstring)."""
+    """A name as the log will show it, or "" if it cannot be one (docs/decisions/0039-ssh-key-names.md)."""
     text = " ".join(text.split())
     if not text or not text.isprintable():
         return ""
@@ -367,7 +317,7 @@ class KeyRing:
         return {GM: self.gm, PLAYER: self.player}.get(role, self.viewer)
 
     def identity(self, key: asyncssh.SSHKey, role: str) -> str:
-        """Who holds `key`, from its line in the file that gave it `role` (see the module docstring)."""
+        """Who holds `key`, from its line in the file that gave it `role` (docs/decisions/0039-ssh-key-names.md)."""
         entry = self._file(role).entries.get(key.public_data, Entry())
         name = clean_name(entry.name)
         if name:

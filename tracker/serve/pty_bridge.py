@@ -6,26 +6,7 @@ master) and SIGHUP when the terminal goes away, exactly as under a real sshd. Ke
 are written to the master untouched (the app puts the terminal in raw mode itself);
 output is read from the master and handed to a callback.
 
-Back-pressure: when the SSH channel's buffer fills (a slow link), `pause()` stops
-reading the master; the pty's buffer then fills and the child blocks in write() instead
-of the server buffering an unbounded amount of screen updates.
-
-Stopping: SIGHUP then SIGTERM to the whole process group (anything the app started goes
-too), SIGKILL after a grace period, and the child is always waited for (no zombies).
-
-Three ways to start the child:
-- exec (`argv` run as a new program): a whole new Python, importing Textual and the app
-  again (about 45 MB and a second or more per connection);
-- fork (`in_process` given): the server, which imported the app once at start, forks and
-  the child calls `in_process()` on its pty: a function that starts the seat's app
-  directly (seat.run), never a command line parsed again. The child shares every page it does not
-  write with the server and its siblings (copy-on-write); `gc.freeze()` right after the
-  fork keeps the child's garbage collector from writing to the inherited objects (which
-  would copy their pages). The child drops everything of the server's: its file
-  descriptors (sockets, the event loop's selector, the keys), its signal handlers and its
-  event loop, and leaves with `os._exit` so no server clean-up runs twice;
-- hosted (`attach` given): the pty's slave goes to a process that already runs other
-  viewers' apps (viewer_host), which ends the app when asked; the relay is the same.
+Decisions: docs/decisions/0020-pty-bridge.md
 """
 
 from __future__ import annotations

@@ -1,29 +1,7 @@
 """What runs on one seat of `tracker serve`: the app for a GM, a player or a viewer, on the
 table's fight, signed with the name the seat's key gives.
 
-The server decides everything about a seat (`SeatInfo`: role, name, combatants, the fight)
-from the key that logged in, and hands it to the app it starts by a way nobody else can
-reach:
-- forked apps (`--spawn fork`, the default) inherit it in memory: the server builds the
-  `SeatInfo` before it forks, and the child builds the app from it (`build_app`);
-- `--spawn exec` runs `python -m tracker.serve.seat`, which reads the `SeatInfo` as the
-  first message on a socket it inherits from the server (tracker.serve.control; its
-  number in `TRACKER_SEAT_FD`). It cannot be forged by another local account: the
-  socket is a pair the server made, with no name in the file system, held by the server
-  and this child alone; and the child checks with SO_PEERCRED (the kernel's word) that
-  the other end is its parent process running as its own account, so a process that
-  another account started can never be it. (Whoever runs programs as the server's own
-  account can do anything that account can, such as edit the saves: that account is
-  the GM's.) No environment variable names anyone: the app reads no identity from one.
-
-A player whose key names no combatant in the fight watches it as a viewer and is told
-"No combatant of yours is in this fight" (never the fight's roster); their combatants
-are theirs again when the GM moves the table to a fight they are in. A fight that
-cannot be opened is reported in full to the GM only; players and viewers are told it
-could not be opened (no path, no file's contents).
-
-The GM's app tells the server where it moved the table on the same socket
-(`{"op": "move", "path": ...}`); the server checks the path itself.
+Decisions: docs/decisions/0022-seat-identity.md
 """
 
 from __future__ import annotations

@@ -5,58 +5,8 @@ table's: the one named by `--encounter`, or the one the GM opens from the GM's s
 screen. Each SSH connection gets one interactive session: a pseudo-terminal sized from
 the client's pty request, with the seat's app on it (pty_bridge, seat).
 
-- The GM's keys get the editing app: on the table's fight, with the start screen one Esc
-  away; opening a fight there (or a new one) moves the table. The GM's app says so on a
-  socket only it holds (tracker.serve.control): a player, a viewer or a member of the
-  saves folder's group cannot forge it, as they could a file. The server checks the
-  path (a fight in the saves folder) and loads it.
-- Players and viewers are on the table's fight and nothing else: no start screen, no
-  other file, no Esc out (tracker.ui.seat.Seat). When the GM moves the table, the server
-  starts each player's and viewer's app again on the new fight, on the same connection,
-  and the app says "The GM moved the table to NAME" (a form a player had open is dropped
-  with the fight it was for). Until the GM has opened a fight
-  (`tracker serve` without `--encounter`), they wait on a screen that says so, and get
-  the fight the moment there is one. Another GM connected stays where they are (they may
-  be preparing something) and may move the table too: the last move wins.
-- Who a person is comes from the key (keys.KeyRing.identity), never from the SSH user
-  name or the client's environment, and reaches the app in memory or on the seat's own
-  socket (seat.py); the user name is only logged, made harmless.
-- The server imports the app once at start and forks a child per connection (`--spawn
-  fork`, the default), so a viewer costs the pages it writes, not a whole Python and
-  Textual; `--spawn exec` runs `python -m tracker.serve.seat` per connection instead
-  (slower and heavier, kept as a fallback and for measuring). With a fight and `--spawn
-  fork`, viewers' apps share processes, up to `--viewers-per-process` (default 10) each
-  (viewer_host), one process per fight; the GM's and players' apps keep a process each.
-  The fight is loaded once in the server and inherited by every fork (preload.py);
-  before the first fork the server also draws it once, headless, so what Textual
-  caches is inherited too (measured with benchmarks/shared.py).
-- Admission (admission.py: OpenSSH's MaxStartups 10:30:100, per source address, login
-  grace, seats with some kept for GM keys; every refusal says why). The seat is decided
-  when a key is checked, so the refusal reaches the client while it still shows one.
-- A session without a pty (`ssh -T`), a command (`ssh host CMD`) and a subsystem (sftp)
-  are answered on the client's stderr with what to do instead, with exit status 1, and
-  the channel is closed; the connection's app slot stays free, so an asyncssh client may
-  open a proper session afterwards on the same connection. Port, agent and X11
-  forwarding are refused.
-- Window sizes are clamped to `MAX_COLUMNS` x `MAX_ROWS` (500x200: a 30000x30000 window
-  would make the app draw, and hold, a screen of 900 million cells), and resizes reach
-  the app at most every `RESIZE_EVERY` seconds (the last size always arrives).
-- Input is flow-controlled: keystrokes waiting for the app beyond 64 KiB stop the SSH
-  channel's reading, so the client's window closes and it waits (the server holds at
-  most that plus one window, 256 KiB, per connection, whatever a client sends).
-- Idle means nothing passed either way (no keystroke, no screen output) for
-  `--idle-timeout` seconds; a viewer watching a live fight is not idle, an abandoned
-  terminal on a finished fight is. SSH keepalives (every 30 s, 3 missed) drop dead links.
-- The child gets the server's environment plus TERM from the pty request (default
-  xterm-256color), LANG/LC_*/COLORTERM/NO_COLOR if the client sent them, TRACKER_SAVES,
-  the package root on PYTHONPATH (so it runs from a checkout without the console script),
-  and for viewers TRACKER_READ_ONLY=1, which the persistence layer enforces (nothing is
-  written even if a key slipped through). No identity travels in the environment.
-- Logs (stderr, one line each): start, connect (the user name typed, the seat's role,
-  address, key fingerprint and the name it gives), refusals, moves of the table,
-  disconnect with the session's length, shutdown.
-- SIGTERM / SIGINT: stop listening, end every child's process group (SIGHUP+SIGTERM, then
-  SIGKILL after 2 s), wait for all of them, close the connections, exit 0.
+Decisions: docs/decisions/0003-ssh-server.md, docs/decisions/0036-serve-processes.md,
+docs/decisions/0037-serve-client-limits.md, docs/decisions/0038-serve-logs-signals.md
 """
 
 from __future__ import annotations

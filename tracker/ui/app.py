@@ -7,27 +7,7 @@ following the file as the GM changes it, with hidden combatants left out.
 No animation and no blinking (a slow SSH link, and a table of people reading the same
 screen): the animation level is "none" and every text input's cursor is steady.
 
-Nothing ends the app but quitting (tracker/ui/guard.py): an exception in any handler
-becomes a notification, keys typed in a burst wait for the screen they were meant for,
-and escape goes back one screen: form -> encounter -> start screen. An encounter opened
-with `tracker open FILE` goes back to the start screen of the saves folder (the file's
-own folder when no saves folder was given). `q` quits, asking first when a form holds
-unsaved input. Esc then a key, read together as alt+KEY, is Esc followed by that key
-(guard.py, `split_escape`), unless a binding claims the alt key. Notifications are plain text (never markup): they quote names and notes.
-
-A seat at a served table (`Seat`: `tracker serve`, `tracker web`) is not a local session:
-- A player's or viewer's seat shows the table's fight and nothing else: no start screen
-  (Esc on the fight says where they are and who chooses the fight), no file to open. With
-  no fight yet (the GM has not opened one) it waits on a screen that says so; when the GM
-  moves the table, the server starts the seat's app again on the new fight, saying so.
-- The GM's seat keeps the start screen (Esc from the fight goes there), and opening a
-  fight from it (or a new one) moves the table: `Seat.moved` tells the server, over a
-  line only the GM's app holds (tracker.serve.control).
-- A browser tab's seat (`web`) is never ended from inside: q and the palette's Quit say
-  to close the tab instead, so no tab is left showing a dead session.
-- A seat never writes the server's config file (a theme picked in the palette is not
-  remembered), and signs changes with the name its key gives (`user`), never the OS
-  account the server runs as.
+Decisions: docs/decisions/0018-app-navigation-seats.md
 """
 
 from __future__ import annotations
@@ -235,7 +215,7 @@ class TrackerApp(MergedNotifications[int]):
             if writes_host and (self.viewer or (self.role is not None and self.role.is_player)):
                 continue
             if command.title == "Quit" and self.seat is not None and self.seat.web:
-                continue  # a tab is left by closing it (see the module docstring)
+                continue  # a tab is left by closing it (docs/decisions/0018-app-navigation-seats.md)
             yield command
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:

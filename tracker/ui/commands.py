@@ -6,20 +6,7 @@ shown on the help screen. Screens build their `BINDINGS` from these tables, the
 palette provider lists the rows of the screen it was opened over, and the help screen
 prints them, so the three can never disagree.
 
-Every binding runs the screen action `cmd('<name>')`; the screen's `action_cmd`
-refuses commands the session's role may not use (with a message), then calls
-`do_<name>` and turns any TrackerError into a notification. A `do_<name>` that changes
-the encounter calls a typed `Session` method, never a command line; the command
-language itself (the `:` line) is the table in tracker.verbs, and a row here named like
-a verb offers players only what that verb's roles allow (tests/test_verbs.py).
-
-Roles (tracker.roles): the GM is offered every row marked `gm`; a viewer only the rows
-that change nothing; a player those plus the rows marked `player` (declare, maintain,
-abort for their own combatants, take back their own last declaration, on `u` where the
-GM has undo, and the `:` line). `for_role` is the one place this is decided: the footer
-(through the screen's `check_action`), the palette and the help screen all ask it. What
-a command does is still checked by the session's guard, whatever the UI offered: a
-player's `:next` is refused there, as any change a player may not make.
+Decisions: docs/decisions/0028-ui-commands-roles.md
 """
 
 from __future__ import annotations
@@ -151,7 +138,7 @@ def viewer_may(table: Iterable[Command], name: str) -> bool:
 
 
 def offered(command: Command, role: Role) -> bool:
-    """Whether `role` is offered `command` (see the module docstring)."""
+    """Whether `role` is offered `command` (docs/decisions/0028-ui-commands-roles.md)."""
     if role.is_gm:
         return command.gm
     if not command.edits:

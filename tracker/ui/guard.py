@@ -9,50 +9,10 @@ TrackerError is a refusal with a message of its own; anything else is a bug, sho
 "internal error: ..." and kept in `app.errors` for the tests (which assert it stays
 empty), never as a traceback on the players' screens.
 
-Key hold. Keys typed in a burst (as they arrive over SSH) reach the app together, and
-Textual hands each on (to the focused widget, or the screen, whence a key nobody used
-comes back to the app for its binding) before the previous one has had its effect: `:`
-then `note x` loses the note (the letters reach the encounter screen before the `:`
-binding has pushed the command line), `Seraph`, Tab, `PC` types "SeraphPC" (the letters
-after Tab reach the name field before Tab comes back to move the focus), and keys just
-after `a` go to a form not yet mounted. `KeyHold` hands keys on one at a time: a key
-waits while any message is still being handled on the app or its top screen (the
-previous key, or what it set off: a Submitted, a pushed screen), and while the top
-screen is not set up (see `KeyHold._ready`). So a burst
-lands where slow typing would have put it. A key is never held longer than `MAX_HOLD`
-seconds after the previous one (a busy or unfocused screen still gets its keys).
-
-Pastes and long bursts. A paste the terminal brackets (Textual turns bracketed paste on)
-arrives as one Paste event: it waits in the hold like a key, so it lands after the keys
-typed before it, and reaches the field whole, however long. Keys are different: at most
-`MAX_HELD` (512) wait. A burst of keys beyond that (a paste the terminal did not bracket,
-a stuck key) is refused whole: the keys still held are let go, the rest of the burst
-(keys arriving less than `BURST_GAP` seconds apart) too, and one notification says how
-many keys were not used. Nothing of it is typed half-way: the final Enter of a long
-paste never commits the part that got through, and no tail turns up in the next field.
-
-Escape then a key. A terminal sends Esc as the single byte ESC, and alt+KEY as ESC
-followed by the key's byte; Textual can only tell them apart by timing, so an Esc
-pressed just before another key, or arriving with it in one read (over SSH, a GM
-pressing Esc then `a` quickly), is parsed as alt+a. The app binds no alt keys, so an
-alt+KEY that nothing on the screen binds (`Screen.active_bindings`, which includes a
-key a user's config binds) is taken as the two keys the GM pressed: escape, then KEY
-(`split_escape`), both handed on through the key hold so the second waits for what the
-first does (a form closing). A real alt binding, if one is ever made (a user's config
-may bind one), keeps its key. Textual's parser marks only letters and digits as alt:
-ESC then `?`, `:` or Enter came out as the bare key, the Esc lost (the form stayed
-open and `:` was typed into it). `EscapeParser` marks those alt too (alt+question_mark,
-alt+enter), so one rule covers every key; `install_key_readers` makes Textual's
-terminal and web drivers use it (Textual is pinned to 8.2, whose drivers name the
-parser class at module level). ESC then `[` or `O` starts a terminal sequence, and
-ESC then Tab is Textual's own shift+tab: those pairs are not recovered.
-
-Bytes that are not UTF-8. Textual's drivers decoded input strictly, so one stray byte
-from a client ended the app; they now read it as U+FFFD (`lenient_decoder`), a key
-nothing binds.
-
 What this needs of Textual's internals (the parser, the decoder, the message dispatch
 and queue) is in tracker.ui.textual_private, with its tests and upstream issues.
+
+Decisions: docs/decisions/0005-key-hold.md, docs/decisions/0004-escape-then-key.md
 """
 
 from __future__ import annotations
@@ -196,7 +156,7 @@ class KeyHold:
 
     def _refuse(self, now: float) -> None:
         """A burst longer than `MAX_HELD` keys: none of what is still held is used, nor the
-        rest of the burst; the GM is told once (see the module docstring)."""
+        rest of the burst; the GM is told once (docs/decisions/0005-key-hold.md)."""
         dropped = sum(isinstance(k, events.Key) for k in self.keys) + 1
         self.keys = [k for k in self.keys if isinstance(k, events.Paste)]
         self.refused, self._refused_at = dropped, now

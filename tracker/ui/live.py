@@ -4,36 +4,8 @@
 inside `Live.run`, which turns a refused change (TrackerError / RuleRefusal) into a
 message for the screen instead of an exception.
 
-The app never waits on the disk (DESIGN 5). A change is still validated against the
-freshest file: `WriteBehindStore.transaction` takes the sidecar lock and folds in what
-other sessions appended (a stat and a read of only the new bytes), the session applies
-the event in memory, the change is encoded (one event: constant cost), and the append
-and its fsync are handed to a writer thread. The lock stays held until that thread has
-written every queued change, so nobody else can write in between; a key pressed right
-after a change needs no lock of its own (this session already holds it) and is handled
-at once, its change queued behind the first. A write that fails drops the changes
-queued after it and marks the file to be read again: the follower (or the next change)
-does so, so the screen goes back to what is saved and nothing is ever appended out of
-order; the app is told how many changes were not saved and up to which revision the
-file holds. A change that fails before it is queued (it cannot be encoded, the save is
-full, a bug) waits for the changes queued before it, then reads the file again under
-the lock (`EncounterFile.abandon`): memory is never left ahead of the file. Quitting
-waits for the queue.
-
-Following another session's changes runs off the event loop too: a follower thread
-probes the file (only the bytes appended since the last read; a whole read if the file
-was replaced) and leaves what it parsed for `Live.poll`, which runs on the event loop to
-apply it (applying an event costs microseconds) as soon as the follower says it found
-something (the app's `notify`). The follower's probe every `every` seconds is the one
-timer left: another process's write to the file sends no message, so it has to be
-looked for. A change the event loop did not take (it arrived while this session's own
-writes were going out, when `poll` leaves it) is announced again at the next probe.
-
-Fan-out: every change seen (one made through `run`, or one folded in by `poll`) goes to
-the `listeners` as one `Changed`: the events appended since the last one, or `whole`
-when the encounter may differ beyond them (the file was read again). The encounter
-screen publishes it as a Textual signal to its panes, and each pane redraws only if
-what it shows may have changed (tracker.ui.widgets.redraw.touches).
+Decisions: docs/decisions/0014-write-behind.md,
+docs/decisions/0048-follow-and-fan-out.md
 """
 
 from __future__ import annotations
@@ -251,7 +223,7 @@ class Follower:
 
 @dataclass(frozen=True, slots=True)
 class Changed:
-    """One change as the panes hear of it (see the module docstring)."""
+    """One change as the panes hear of it (docs/decisions/0048-follow-and-fan-out.md)."""
 
     events: tuple[Event, ...]  # appended since the last Changed, oldest first
     whole: bool = False  # the encounter may differ beyond `events` (the file was read again)

@@ -3,63 +3,8 @@
 The state and the steps are `tracker.declaring.DeclareFlow`'s (no Textual there, tested by
 calling it); this screen renders the flow and hands it what is typed.
 
-Three steps in one dialog, nothing changed until the last:
-
-1. **Choose.** Actor, action, targets, then the modifiers that matter for that action
-   (the adapter's `Field.stage == MAIN`); the rest (`MORE`) are one key away (ctrl+o).
-   The exact chance of success (`Session.chance` -> the adapter's `chance_of`) stays on
-   the line under the title and follows every change; it is computed in a worker thread
-   (exclusive, the latest wins) so typing never waits for it.
-2. **Dice.** ctrl+s (or Enter on the last field) asks the adapter which dice it needs
-   first (`dice_plan.dry_run`: resolve with the faces so far through `PromptingFaces`);
-   the form names that group ("Seraph's Combat Roll: 2d10") and takes the faces rolled
-   at the table, or rolls them when Enter is pressed on an empty line; then it asks for
-   the next group, which may be a conditional one (a Brand X reroll of a 1, a D6 Wild
-   Die explosion, the defender's roll, damage on a hit), until the resolve finishes.
-   ctrl+r rolls all the remaining dice at once. A face that does not fit its die, or
-   one too many, is refused with the CLI's words (`check_faces`). ctrl+b takes back the
-   last group.
-
-3. **Result.** The roll's meaning (success, margin, total, Q, sets, the adapter's
-   summary) and the choices made after seeing the dice (`Field.stage == AFTER_ROLL`:
-   Brand X Q placement, ORE wiggle dice), each starting at its default; changing one
-   resolves again with the same faces. The choices are offered when the adapter's
-   `after_roll` names something to choose (its budget, "Q 8 to place on ...", "1 wiggle
-   die to set ...", is shown above them): a roll with no Q, or an ORE pool without
-   wiggle dice, offers none. Enter moves from choice to choice and commits from the
-   last one (or when there is none); ctrl+s commits from anywhere, through
-   `Session.declare` / `Session.maintain` with exactly those faces, so the action
-   committed is the one shown.
-
-Every step goes back one step without losing what was typed: ctrl+b, shift+tab before
-the step's first field, or Up there (from the dice or the result of an action that
-rolled none, back to the choices).
-
-**Again.** A declaration's form lists its actor's recent actions first, at most three,
-newest first, one per action, targets and options (`tracker.recent` chooses them, and
-which are left out: a target gone or hidden from this reader is never named). A digit
-typed in the action field while it holds no typing of one's own (as the form opened
-it, or emptied) takes that entry: the form fills with its action, targets, PT, modifiers
-and secret mark, then asks for the dice as ctrl+s would. So the same blow again is one
-key plus the dice; ctrl+b goes back to the filled choices to change any of them. The
-PT and modifiers kept are those asked (not what the roll made of them) and never the
-choices made after the dice.
-
-Escape at any step closes the form and changes nothing (rolling dice in the form
-changes no encounter state). A refusal (unknown name, a rule such as one initiation
-per segment) stays in the form under it, naming the rule, until a field changes (the
-field's own line then says what is wrong with it, and the chance line the rest).
-
-A secret roll (`:declare ... secret=true`) is one more choice under ctrl+o, "secret
-roll", offered to the GM only (a player's roll is seen by the table; the session refuses
-it too). Viewers then see that a roll was made, never its dice or totals. The title
-says "secret" while it is set.
-
-Each action's modifier fields are built once, the first time it is chosen, and kept
-(hidden) when another is chosen: changing one's mind keeps what was typed, and no
-widget is ever removed and re-added under the same id while the old one is going.
-Tab and shift+tab are handled as the key arrives (priority bindings), so keys typed
-right after a Tab go to the next field even in a burst.
+Decisions: docs/decisions/0001-declare-form.md, docs/decisions/0041-declare-again.md,
+docs/decisions/0042-declare-secret-roll.md
 """
 
 from __future__ import annotations

@@ -9,24 +9,7 @@ condition, surprise, hide and keep, and of the declare form. `f` shows only the
 selected combatant's log lines (again: all), `/` searches the log (empty: all).
 An empty encounter says what to do next.
 
-Roles (tracker.roles, tracker.ui.commands.for_role): the keys offered (footer, palette,
-help) are the GM's, a viewer's or a player's, from one table. A player declares,
-maintains and aborts for their own combatants (maintain and abort act on the selected
-combatant if it is theirs, else on their first), `u` takes back their own last
-declaration, and they start on their own combatant. Proposals (`player_declarations =
-approval`) are told as they change: to the GM, a new one waiting (`p` opens the
-approvals screen; the clock bar counts them); to a player, the GM's answer to their own,
-with the reason of a refusal.
-
-Changes go through `Live.run` (Session methods on a write-behind store) and refusals
-become notifications naming the rule. Every change, this screen's or one another
-session saved to the file (a second GM, or the GM as seen by a viewer; the app folds it
-in when the follower thread reads it), reaches the screen as one `Changed` carrying the
-appended events, published as a Textual signal (`changes`). Each pane subscribes and
-redraws only when the events may change what it shows (a note: the log alone), in a
-fixed order: the roster first, as the detail panel and the timeline show its selection;
-the screen's own titles and proposal notices last. No timer: the panes are drawn when
-mounted and then kept current by the signal, under a dialog too.
+Decisions: docs/decisions/0019-encounter-screen.md
 """
 
 from __future__ import annotations
@@ -134,7 +117,7 @@ class EncounterScreen(Screen[None]):
     def __init__(self, live: Live) -> None:
         super().__init__()
         self.live = live
-        # Every change to the encounter, for the panes (see the module docstring).
+        # Every change to the encounter, for the panes (docs/decisions/0019-encounter-screen.md).
         self.changes: Signal[Changed] = Signal(self, "encounter-changed")
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
@@ -172,7 +155,7 @@ class EncounterScreen(Screen[None]):
             self.live.listeners.remove(self.changes.publish)
 
     def _subscribe(self) -> None:
-        """Each pane hears of every change, in this order (see the module docstring).
+        """Each pane hears of every change, in this order (docs/decisions/0019-encounter-screen.md).
         Subscribed immediate: the panes are current when the change's handler returns,
         as a key after it expects. Textual's signal logs and drops a subscriber's
         exception; `_guarded` reports it as every handler's is (tracker.ui.guard)."""

@@ -1,19 +1,10 @@
 """The start screen: the encounters in the saves folder.
 
-Each file is loaded in a worker thread (a long fight takes a moment to replay), and
-listed with its name, ruleset, segment and last change (the file's modification time,
-local time). A file that fails to load is listed with its error (the loader's message
-names the file, table and key) and never stops the list. A file the tracker refuses to
-open at all (a symbolic link leading out of the saves folder, a FIFO, a device, a save
-over the size limit: tracker.persistence.folder) is listed as "refused", with the
-reason under the list when it is highlighted; it is never read, and cannot be opened
-or duplicated from here. New asks for a name and a
-ruleset (from the registry), creates the file and opens the roster editor; duplicate
-copies a save under a new name (revision restarted at 0); delete asks first.
-
 `WaitingScreen`: a player's or viewer's seat at a served table (`tracker serve` without
 `--encounter`) before the GM has opened a fight. It lists nothing and opens nothing; the
 server starts the seat's app again on the fight as soon as the GM opens one.
+
+Decisions: docs/decisions/0035-start-screen-files.md
 """
 
 from __future__ import annotations

@@ -5,35 +5,7 @@ event that made it), so the log shows both the faces and their meaning (the adap
 summary). Lines are word-wrapped to the widget's width; only the lines on screen are
 styled and cut into segments.
 
-What the widget holds does not grow with the fight: it loads (reads, filters, wraps)
-only the newest entries, a few screens' worth, and keeps at most a bounded tail of them
-while it follows the newest line (older ones are dropped again). A change appends just
-the new entries. Older lines are loaded a chunk at a time when the reader scrolls back
-near the oldest loaded row (keys, wheel or scrollbar); the view stays on the line it
-showed. A filter or a search starts again from the newest entries and scans back only
-until it has found a few screens of matches. The view follows the end of the log unless
-the reader has scrolled back; scrolling back to the end follows again; a new filter or
-search shows its newest matches. The scrollbar has its own column at all times (a
-stable gutter), so a wrapped line never loses its last letter under it. The scrollbar
-measures the loaded lines, not the whole fight (as a chat's history loads on scrolling).
-
-Filter and search: `only` keeps the entries about one combatant, `search` the entries
-whose text holds a string (any case); both at once narrow further.
-
-At a shared table (the file holds changes signed by more than one person), each
-change's first line names who made it (`tracker.roles.who`: "GM alice", "player bob";
-an approved proposal: the player's, approved by the GM); moving time (next, step) is
-not signed, being always the GM's. A file with one author has nobody to tell apart,
-so its lines stay as they were. Who wrote the file is read once per event and kept with
-the encounter (`Live.cache`), so a forked viewer inherits it instead of reading every
-event again; a change's first line is found by looking back only over its own lines.
-A player or a viewer sees the lines `tracker.roles.visible_to` allows: a player also sees the
-private lines about their own combatants (their proposals, the GM's refusal and why).
-
-Viewers never see a secret roll's dice (nor its outcome: those lines are secret in the
-engine), nor lines written while a combatant they concern was hidden, and see enemies'
-figures as the GM set (tracker/viewing.py). Text from the file is shown through
-`visible` and never read as markup.
+Decisions: docs/decisions/0013-combat-log.md
 """
 
 from __future__ import annotations

@@ -9,22 +9,7 @@ A wider terminal shows more of them. The detail panel (`DetailView`) shows every
 about the selected combatant: side, state, every resource and hit location, the
 conditions with their ends, the actions in progress.
 
-Bars and figures change colour as they fall (above one half, above one quarter, at or
-under a quarter); states are words as well as colours (acting, idle, airborne,
-surprised, down, hidden), so the roster reads in 256 colours and in monochrome alike.
-
-A viewer sees enemies' resources as the GM set for the encounter (tracker/viewing.py).
-Names, sides and conditions are shown through `visible` (files may hold anything).
-Rendered line by line, so a 500-combatant roster costs what the visible rows cost.
-
-Glance mode (`glance`, the encounter screen's `g`, remembered in the config as
-`roster_mode`): the whole table at once. The roster takes the full width (the detail
-panel and the log step aside) and each combatant gets one row, or two when any
-combatant's items do not fit in one: name, state, the down resource with its bar, the
-conditions, then every resource that has lost something (USOR's hit locations each
-with its figure: `right_arm 2/6`), then the rest while they fit. Every row of the
-table has the same height, so a click and the scroll still land on a combatant. What
-a viewer may not see stays out, as in the plain roster (`shown`, `sight`).
+Decisions: docs/decisions/0021-roster-rows.md
 """
 
 from __future__ import annotations

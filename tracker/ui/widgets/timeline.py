@@ -1,20 +1,10 @@
 """The timeline strip: one row per combatant over a window of segments around now.
 
-Each action is a bar from its start to its completion segment. Glyphs differ, not only
-colours: active `▀` (upper half), passive `▄` (lower half), so a passive action under
-an active one shows as `█` and neither hides the other; maintained `▒` (`▓` over a
-passive one); an action that was aborted or
-interrupted ends in `×`; the completion segment is capped with `┤`; completed actions
-are drawn dim. The "now" column is marked `▼` on the axis and `│` (or reversed glyph)
-in every row; where a tick label crosses the now column the label's digit is shown in
-the now colour instead, so the marker never hides a label. A condition is drawn `┄`
-from now to the segment it ends on, in the free cells of its combatant's row, and the
-name is marked `*` while any condition lasts. A click on a row selects its combatant.
-Left/right pan the window; home puts now back where it was.
-
 Rows are rendered on demand (line API) and each row looks only at its own actor's
 actions, found through an index kept incrementally, so the cost of a frame follows the
 rows on screen, not the length of the fight.
+
+Decisions: docs/decisions/0034-timeline-glyphs.md
 """
 
 from __future__ import annotations
