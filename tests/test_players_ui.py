@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, OptionList
 
 from tracker.engine import table
 from tracker.persistence.store import EncounterFile
@@ -206,6 +206,29 @@ async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path
     enc = fresh(fight)
     (action,) = enc.combatant("Seraph").in_progress
     assert action.resolution.dice[:2] == (5, 4) and enc.pending() == []
+
+
+async def test_the_open_queue_lists_a_proposal_as_it_arrives_and_drops_it_when_it_lapses(saves: Path, fight: Path) -> None:
+    """The queue hears of another session's changes as the panes do (no timer of its
+    own): a player's proposal appears while it is open, and time moved by a second GM
+    lapses it (engine.proposals: moving time lapses every pending one)."""
+    approval_mode(fight)
+    gm = TrackerApp(saves, fight, user="alice")
+    async with gm.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await press(pilot, "p")
+        await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen), "the approvals screen")
+        queue = gm.screen
+        assert isinstance(queue, ApprovalsScreen) and queue.shown == []
+        bob = open_as(fight, "bob", SERAPH)
+        seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4,10,10").event.seq  # type: ignore[union-attr]
+        await wait_for(pilot, lambda: queue.shown == [seq], "the proposal listed as it arrives")
+        assert "player bob" in str(queue.query_one(OptionList).get_option_at_index(0).prompt)
+        other_gm = open_as(fight, "carol")
+        other_gm.execute("step")
+        await wait_for(pilot, lambda: queue.shown == [], "the lapsed proposal gone from the list")
+        assert gm.screen is queue and not gm.errors
+    assert fresh(fight).proposals[seq].status == "lapsed"
 
 
 async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(saves: Path, fight: Path) -> None:
