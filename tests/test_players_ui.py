@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, OptionList
 
 from tracker.engine import table
 from tracker.persistence.store import EncounterFile
@@ -126,6 +126,54 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
         assert "player of Seraph" in shown and "Take back" in shown and "Damage:" not in shown
 
 
+# What each role may use of the command language (tracker.verbs, each verb's `roles`),
+# written out by hand: a player declares, maintains, aborts, takes back and rolls for the
+# table; a viewer changes nothing.
+PLAYER_VERBS = ["declare", "maintain", "abort", "undo", "redo", "roll", "proposals", "takeback"]
+
+
+def help_shown(app: TrackerApp) -> str:
+    """The help screen's table as text, wide enough that no usage wraps."""
+    from rich.console import Console
+    from textual.widgets import Static
+
+    console = Console(width=400, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(list(app.screen.query(Static))[-1].content)
+    return console.export_text()
+
+
+@pytest.mark.parametrize("who", ["gm", "player", "viewer"])
+async def test_help_and_the_command_line_offer_only_the_verbs_the_role_may_use(saves: Path, fight: Path, who: str) -> None:
+    from tracker import verbs
+    from tracker.ui.screens.help import HelpScreen
+
+    expected = {"gm": [v.name for v in verbs.VERBS], "player": PLAYER_VERBS, "viewer": []}[who]
+    app = {"gm": TrackerApp(saves, fight, user="alice"), "player": player_app(saves, fight), "viewer": TrackerApp(saves, fight, viewer=True)}[who]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await press(pilot, "question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        text = help_shown(app)
+        listed = [v.name for v in verbs.VERBS if f"{v.usage}  ({v.help})" in text]
+        assert listed == expected
+        assert ("The : line takes these commands:" in text) == bool(expected)
+        await press(pilot, "escape")
+        await wait_for(pilot, lambda: app.screen is screen, "the help closed")
+        await press(pilot, "colon")
+        if not expected:  # a viewer has no `:` line
+            assert app.screen is screen and not app.errors
+            return
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the command line")
+        form = app.screen
+        assert isinstance(form, FormScreen)
+        offered = list(form.fields[0].suggestions)
+        assert [w for w in offered if w.count(" ") == 1] == [f"{name} " for name in expected]
+        assert {w.split()[0] for w in offered} == set(expected)  # a name only after a verb it may use
+        assert "declare Seraph " in offered and ("damage Seraph " in offered) == (who == "gm")
+        assert not app.errors
+
+
 async def test_the_player_declares_for_their_own_only_through_the_form(saves: Path, fight: Path) -> None:
     app = player_app(saves, fight)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -206,6 +254,29 @@ async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path
     enc = fresh(fight)
     (action,) = enc.combatant("Seraph").in_progress
     assert action.resolution.dice[:2] == (5, 4) and enc.pending() == []
+
+
+async def test_the_open_queue_lists_a_proposal_as_it_arrives_and_drops_it_when_it_lapses(saves: Path, fight: Path) -> None:
+    """The queue hears of another session's changes as the panes do (no timer of its
+    own): a player's proposal appears while it is open, and time moved by a second GM
+    lapses it (engine.proposals: moving time lapses every pending one)."""
+    approval_mode(fight)
+    gm = TrackerApp(saves, fight, user="alice")
+    async with gm.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await press(pilot, "p")
+        await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen), "the approvals screen")
+        queue = gm.screen
+        assert isinstance(queue, ApprovalsScreen) and queue.shown == []
+        bob = open_as(fight, "bob", SERAPH)
+        seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4,10,10").event.seq  # type: ignore[union-attr]
+        await wait_for(pilot, lambda: queue.shown == [seq], "the proposal listed as it arrives")
+        assert "player bob" in str(queue.query_one(OptionList).get_option_at_index(0).prompt)
+        other_gm = open_as(fight, "carol")
+        other_gm.execute("step")
+        await wait_for(pilot, lambda: queue.shown == [], "the lapsed proposal gone from the list")
+        assert gm.screen is queue and not gm.errors
+    assert fresh(fight).proposals[seq].status == "lapsed"
 
 
 async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(saves: Path, fight: Path) -> None:

@@ -160,6 +160,68 @@ async def test_identical_notifications_still_merge() -> None:
         assert sorted(n.message for n in app._notifications) == ["refused: nothing to maintain", "something else"]
 
 
+# 6 ---------------------------------------------------------------- the app's driver
+@pytest.mark.ui
+async def test_the_apps_driver_is_still_where_the_viewer_host_finds_it() -> None:
+    """tracker serve's viewer host finds an app's driver to tell it of a new size; the
+    driver posts the Resize to its app."""
+    from textual.driver import Driver
+    from textual.drivers.headless_driver import HeadlessDriver
+
+    app = Bare()
+    assert private.driver_of(app) is None  # not running yet
+    async with app.run_test(size=(80, 24)):
+        driver = private.driver_of(app)
+        assert isinstance(driver, HeadlessDriver) and isinstance(driver, Driver)
+        assert driver._app is app
+
+
+# 7 ---------------------------------------------------------------- the input thread
+class Reported:
+    """An app as a driver's input thread reports to (`call_later(app.panic, ...)`)."""
+
+    def __init__(self) -> None:
+        self.later: list[Any] = []
+
+    def call_later(self, callback: Any, *args: Any) -> None:
+        self.later.append(callback)
+
+    def panic(self, *renderables: Any) -> None:
+        """Never called here: only scheduled."""
+
+
+def test_the_input_thread_runs_the_public_loop_and_a_hosted_terminal_ends_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Linux driver's input thread is `_run_input_thread`, which runs the public
+    `run_input_thread` once and reports what it raises; tracker serve's HostedDriver
+    overrides the public one so that the pty's end (OSError) ends its app quietly, and
+    anything else is still reported, the loop not run again."""
+    from textual.drivers.linux_driver import LinuxDriver
+
+    from tracker.serve.viewer_host import HostedDriver
+
+    assert "target=self._run_input_thread" in inspect.getsource(LinuxDriver.start_application_mode)
+    assert params(LinuxDriver._run_input_thread) == ["self"]
+    runs: list[str] = []
+    failure: list[BaseException] = []
+
+    def loop(self: Any) -> None:
+        runs.append(type(self).__name__)
+        raise failure[0]
+
+    monkeypatch.setattr(LinuxDriver, "run_input_thread", loop)
+    for error, ended, reported in ((OSError(5, "Input/output error"), 1, 0), (RuntimeError("a bug in the input loop"), 0, 1)):
+        runs.clear()
+        failure[:] = [error]
+        app = Reported()
+        driver = HostedDriver.__new__(HostedDriver)
+        driver._app = app  # type: ignore[assignment]
+        gone: list[bool] = []
+        monkeypatch.setattr(driver, "_terminal_gone", lambda: gone.append(True))
+        driver._run_input_thread()  # the thread's target: returns, never raises
+        assert runs == ["HostedDriver"], error  # the loop ran once
+        assert len(gone) == ended and app.later == [app.panic] * reported, error
+
+
 # Public now ---------------------------------------------------------------------------
 class OneField(App[None]):
     CSS = "Input { width: 14; }"
@@ -204,3 +266,16 @@ def test_key_names_in_the_config_are_the_parsers() -> None:
         assert [k.key for k in parsed(char)] == [character_key(char)], repr(char)
     for char in "éß€£§":
         assert [k.key for k in parsed(char)] == [character_key(char)], repr(char)
+
+
+def test_the_tests_keys_are_the_parsers() -> None:
+    """tests/ui.py posts, for each printable character, the event Textual's parser
+    makes of it (name and character), from tracker.config's public key names."""
+    from tests.ui import key_event
+
+    for code in range(32, 127):
+        char = chr(code)
+        assert [(k.key, k.character) for k in parsed(char)] == [(key_event(char).key, key_event(char).character)], repr(char)
+        name = character_key(char)
+        assert (key_event(name).key, key_event(name).character) == (name, char), name
+    assert (key_event("ctrl+s").key, key_event("ctrl+s").character) == ("ctrl+s", None)

@@ -203,6 +203,18 @@ def test_the_command_line_offers_names_only_after_verbs_that_take_one() -> None:
     assert [w for w in offered if "Sun" not in w] == [f"{n} " for n in NAMES]
 
 
+def test_each_role_is_offered_only_the_verbs_its_row_allows() -> None:
+    """The table's `roles` decide what the help and the `:` line offer: the GM every
+    verb, a player those a player may use, a viewer none (it changes nothing)."""
+    assert verbs.offered(GM) == verbs.VERBS
+    player = [v.name for v in verbs.offered(PLAYER)]
+    assert player == ["declare", "maintain", "abort", "undo", "redo", "roll", "proposals", "takeback"]
+    assert verbs.offered(VIEWER) == () and verbs.completions(["Sun Ruler"], VIEWER) == []
+    offered = verbs.completions(["Sun Ruler"], PLAYER)
+    assert [w for w in offered if "Sun" not in w] == [f"{n} " for n in player]
+    assert "declare 'Sun Ruler' " in offered and "damage 'Sun Ruler' " not in offered and "damage " not in offered
+
+
 def test_a_key_and_a_typed_line_make_the_same_change() -> None:
     """The app's keys call the typed methods; the `:` line reaches the same ones."""
     typed = session_for(registry.get("freeform"), "add Ann hp=10", "add Bob hp=10")

@@ -24,24 +24,31 @@ from textual import events
 
 # Textual's own key naming, as Pilot.press uses it: one event per key, named exactly as
 # the terminal driver names it (",": "comma"), so bindings and inputs see what they would.
-from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from textual.keys import REPLACED_KEYS
 
+from tracker.config import character_key
 from tracker.ui.guard import busy, screen_mounted
 
 DEADLINE = 30.0
 """Seconds any one wait may take before the test fails naming what never happened."""
 
 
+# The character each printable key types, by its name before Textual shortens it
+# ("plus_sign", not "plus"): the reverse of tracker.config.character_key.
+TYPED = {REPLACED_KEYS.get(character_key(chr(c)), character_key(chr(c))): chr(c) for c in range(32, 127)}
+
+
 def key_event(key: str) -> events.Key:
     """The event a terminal's driver posts for `key` (a name such as "ctrl+s", or one character)."""
     if len(key) == 1 and not key.isalnum():
-        key = _character_to_key(key)
+        key = character_key(key)
     original = REPLACED_KEYS.get(key, key)
-    char: str | None
-    try:
-        char = unicodedata.lookup(_get_unicode_name_from_key(original))
-    except KeyError:
-        char = key if len(key) == 1 else None
+    char = TYPED.get(original)
+    if char is None:
+        try:
+            char = unicodedata.lookup(original)  # a control key's alias: "escape", "tab"
+        except KeyError:
+            char = key if len(key) == 1 else None
     return events.Key(key, char)
 
 

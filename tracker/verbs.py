@@ -387,8 +387,15 @@ def read(line: str) -> Call:
     return find(name).call(args, opts)
 
 
-def completions(names: list[str]) -> list[str]:
-    """What the `:` line offers: each verb, and each verb taking a combatant followed by
-    each of `names` (quoted as the line needs them)."""
-    words = [f"{v.name} " for v in VERBS]
-    return words + [f"{v.name} {shlex.quote(n)} " for v in VERBS if v.takes_name for n in names]
+def offered(kind: str = GM) -> tuple[Verb, ...]:
+    """The verbs a role of `kind` (tracker.roles: gm, player, viewer) may use, in the
+    table's order: what the help and the `:` line offer it (a viewer: none)."""
+    return tuple(v for v in VERBS if kind in v.roles)
+
+
+def completions(names: list[str], kind: str = GM) -> list[str]:
+    """What the `:` line offers a role of `kind`: each verb it may use, and each such
+    verb taking a combatant followed by each of `names` (quoted as the line needs them)."""
+    mine = offered(kind)
+    words = [f"{v.name} " for v in mine]
+    return words + [f"{v.name} {shlex.quote(n)} " for v in mine if v.takes_name for n in names]

@@ -74,6 +74,7 @@ from textual.geometry import Size
 from tracker.serve.control import receive, send
 from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server
 from tracker.text import visible
+from tracker.ui.textual_private import driver_of
 
 log = logging.getLogger("tracker.serve")
 
@@ -173,13 +174,12 @@ class HostedDriver(LinuxDriver):
             with contextlib.suppress(RuntimeError):  # the loop is closing: the app is ending anyway
                 loop.call_soon_threadsafe(functools.partial(self._app.exit, return_code=1))
 
-    def _run_input_thread(self) -> None:
+    def run_input_thread(self) -> None:
+        # Anything but OSError goes on to Textual's report (tracker.ui.textual_private, 7).
         try:
-            self.run_input_thread()
+            super().run_input_thread()
         except OSError:  # end of file on the pty: the server closed the master
             self._terminal_gone()
-        except BaseException:
-            super()._run_input_thread()  # anything else is reported as Textual does
 
     def close(self) -> None:
         super().close()
@@ -254,8 +254,9 @@ async def _host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int
         if fd is not None:
             os.close(fd)
         app = apps.get(ident) if isinstance(ident, int) else None
-        if op == "size" and app is not None and isinstance(app._driver, HostedDriver):
-            app._driver.resized()
+        driver = driver_of(app) if app is not None else None
+        if op == "size" and isinstance(driver, HostedDriver):
+            driver.resized()
         elif op == "end" and app is not None:
             app.exit()
         elif op == "quit":

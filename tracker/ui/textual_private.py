@@ -37,6 +37,18 @@ and says which; raise the pin only once it passes.
    shown (a held key repeating a refusal) replaces it, with a fresh timeout, instead of
    stacking over the log. Upstream: to file, "App.notify: an option to
    replace an identical notification still shown instead of stacking it".
+6. `driver_of(app)` reads `App._driver`: tracker serve's viewer host tells the driver of
+   one of its apps that the server set a new size on its terminal (HostedDriver.resized).
+   Upstream: to file, "App: a public read-only `driver` property for the running driver".
+7. tracker serve's `HostedDriver` ends its app quietly when its terminal's input fails
+   with OSError (the server closed the pty master) by overriding the Linux driver's
+   public `run_input_thread`: that relies on the input thread's target being the
+   private `LinuxDriver._run_input_thread`, which runs `run_input_thread` and reports
+   (app.panic) whatever it raises. (Overriding `_run_input_thread` itself, as before,
+   ran the input loop a second time after an error other than OSError.) Related
+   upstream: Textualize/textual#6690 "Fix input thread busy-looping at 100% CPU when
+   stdin reaches EOF" (what a driver does when its input ends); to file, "LinuxDriver:
+   a hook for the end of input instead of a crash report".
 """
 
 from __future__ import annotations
@@ -152,3 +164,9 @@ class MergedNotifications(App[ReturnType]):
             if (shown.message, shown.title, shown.severity) == (new.message, new.title, new.severity):
                 self._unnotify(shown, refresh=False)
         super()._on_notify(event)
+
+
+# 6 ---------------------------------------------------------------- the app's driver
+def driver_of(app: App[Any]) -> Any:
+    """The driver running `app` (None before it runs)."""
+    return app._driver

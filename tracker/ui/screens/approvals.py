@@ -14,7 +14,8 @@ players' declarations at once and waiting here (an undoable `setting` event).
 
 Decisions: an abort proposal has nothing to edit (`e` says so; approve or refuse it);
 the list follows the file while open (players' proposals arrive, time moving lapses
-them), keeping the highlighted proposal highlighted when it is still waiting.
+them), keeping the highlighted proposal highlighted when it is still waiting: it hears
+of every change as the panes do (`Live.listeners`, tracker.ui.live.Changed), no timer.
 """
 
 from __future__ import annotations
@@ -34,11 +35,10 @@ from tracker.roles import Role
 from tracker.session import Outcome
 from tracker.text import visible
 from tracker.ui.commands import APPROVALS, Command, bindings, for_role, role_may, in_table_order
-from tracker.ui.live import Live
+from tracker.ui import guard
+from tracker.ui.live import Changed, Live
 from tracker.ui.screens.declare import DECLARE, MAINTAIN, DeclareScreen
 from tracker.ui.screens.form import FormField, FormScreen
-
-POLL_SECONDS = 0.25
 
 
 def mode_line(live: Live) -> str:
@@ -60,7 +60,6 @@ class ApprovalsScreen(Screen[None]):
         super().__init__()
         self.live = live
         self.shown: list[int] = []  # the seqs listed, in order
-        self._version = -1
 
     @property
     def role(self) -> Role:
@@ -77,23 +76,27 @@ class ApprovalsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.reload()
         self.query_one(OptionList).focus()
-        self.set_interval(POLL_SECONDS, self.poll, name="approvals-follow")
+        self.live.listeners.append(self.changed)
+
+    def on_unmount(self) -> None:
+        if self.changed in self.live.listeners:
+            self.live.listeners.remove(self.changed)
 
     def on_screen_resume(self) -> None:
         if self.is_mounted:
             self.reload()
 
-    def poll(self) -> None:
-        try:
-            self.live.poll()
-        except TrackerError as exc:
-            self.notify(f"the file changed but cannot be read: {exc}", severity="error", timeout=4)
+    def changed(self, change: Changed) -> None:
+        """Any change (this app's, or another session's folded in by the app) may add,
+        answer or lapse a proposal, or switch the setting: list them again."""
+        if not self.is_mounted:
             return
-        if self.live.version != self._version:
+        try:
             self.reload()
+        except Exception as error:  # noqa: BLE001 - a bug here is a message, as in any handler
+            guard.report(self.app, error)
 
     def reload(self) -> None:
-        self._version = self.live.version
         self.query_one("#approvals-mode", Label).update(mode_line(self.live))
         options = self.query_one(OptionList)
         current = self.current

@@ -496,7 +496,8 @@ class EncounterScreen(Screen[None]):
 
     def do_command_line(self) -> None:
         names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
-        words = verbs.completions(names[:50])
+        kind = self.role.kind
+        words = verbs.completions(names[:50], kind)  # only the verbs this role may use
         field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words, listed=names)
         outcome: list[Outcome] = []
 
@@ -508,7 +509,7 @@ class EncounterScreen(Screen[None]):
             if outcome:
                 self.after_change(outcome[0], quiet=False)
 
-        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage for v in verbs.VERBS[:4]) + "; ... (? lists all)"), done)
+        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
 
     def do_history(self) -> None:
         from tracker.ui.screens.history import HistoryScreen
@@ -579,7 +580,7 @@ class EncounterScreen(Screen[None]):
 
         role = self.role
         title = "Encounter" if role.is_gm else f"Encounter ({role.label()})"
-        self.app.push_screen(HelpScreen(title, for_role(ENCOUNTER, role), play=not role.is_viewer))
+        self.app.push_screen(HelpScreen(title, for_role(ENCOUNTER, role), play=verbs.offered(role.kind)))
 
     def do_close(self) -> None:
         self.flush_store()

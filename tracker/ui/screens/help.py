@@ -1,5 +1,5 @@
 """The help screen: every key of the screen it was opened over, from the command table,
-then the `:` command language from its table of verbs (tracker.verbs)."""
+then the verbs of the `:` command language the role may use (tracker.verbs.offered)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from tracker.verbs import VERBS
+from tracker.verbs import Verb
 from tracker.ui.commands import Command, keymap_of
 
 
-def help_table(commands: Sequence[Command], play: bool, keymap: Mapping[str, str] | None = None) -> Table:
+def help_table(commands: Sequence[Command], play: Sequence[Verb] = (), keymap: Mapping[str, str] | None = None) -> Table:
     """Every cell is a Text: usages such as `[target=NAME] [pt=N]` are shown literally.
     Keys as bound (the config's `[keys]` included), and each command's name, the one the
-    config's `[keys]` table takes."""
+    config's `[keys]` table takes; then `play`, the verbs the `:` line takes (if any)."""
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True, style="bold")
     table.add_column(no_wrap=True, style="dim")
@@ -32,7 +32,7 @@ def help_table(commands: Sequence[Command], play: bool, keymap: Mapping[str, str
     if play:
         table.add_row(Text(""), Text(""), Text(""))
         table.add_row(Text(""), Text(""), Text("The : line takes these commands:"))
-        for c in VERBS:
+        for c in play:
             table.add_row(Text(""), Text(""), Text(f"{c.usage}  ({c.help})"))
     return table
 
@@ -46,7 +46,7 @@ class HelpScreen(ModalScreen[None]):
         Binding("pageup", "scroll(-10)", "Page up", show=False),
     ]
 
-    def __init__(self, title: str, commands: Sequence[Command], play: bool = False) -> None:
+    def __init__(self, title: str, commands: Sequence[Command], play: Sequence[Verb] = ()) -> None:
         super().__init__()
         self.title_text = title
         self.commands = commands
