@@ -34,6 +34,7 @@ from tracker.engine import TrackerError
 from tracker.engine.model import Proposal
 from tracker.roles import Role
 from tracker.session import Outcome, Session
+from tracker.verbs import at_least
 from tracker.viewing import sight
 
 SETUP, DICE, RESULT = "setup", "dice", "result"
@@ -83,13 +84,7 @@ def template_text(t: ActionTemplate, maintainable: bool) -> str:
 
 
 def int_at_least_1(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise TrackerError(f"pt: expected a whole number of segments, got {text!r}") from None
-    if value < 1:
-        raise TrackerError(f"pt: expected at least 1 segment, got {value}")
-    return value
+    return at_least(text, "pt", 1, "a whole number of segments", "at least 1 segment")
 
 
 def secret_yes_no(text: str) -> bool:

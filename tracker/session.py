@@ -62,7 +62,7 @@ from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from tracker.text import check_name, refuse_controls, visible
 from tracker.viewing import sight
 from tracker import verbs
-from tracker.verbs import MAX_COPIES, split_command  # noqa: F401 - also read from here (the roster screen)
+from tracker.verbs import MAX_COPIES
 # The description functions live in tracker.wording; re-exported for their readers.
 from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
 from tracker.wording import history as history, said as said, segment_of as segment_of

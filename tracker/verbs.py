@@ -85,6 +85,18 @@ def whole(text: str, what: str) -> int:
     return value
 
 
+def at_least(text: str, what: str, least: int, expected: str, enough: str) -> int:
+    """A whole number typed in a form's field, `least` or more: "pt: expected a whole
+    number of segments" (`expected`), "pt: expected at least 1 segment" (`enough`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise CommandError(f"{what}: expected {expected}, got {text!r}") from None
+    if value < least:
+        raise CommandError(f"{what}: expected {enough}, got {value}")
+    return value
+
+
 def number(text: str, what: str) -> int | float:
     """A finite, bounded number typed for `what`; whole numbers stay `int`."""
     try:

@@ -32,7 +32,8 @@ from textual.widgets.option_list import Option
 
 from rulesets.fields import yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
-from tracker.session import MAX_COPIES, Outcome, Session, split_command
+from tracker.session import Outcome, Session
+from tracker.verbs import MAX_COPIES, at_least, split_command
 from tracker.text import check_name, visible
 from tracker.ui.commands import ROSTER, Command, bindings, in_table_order
 from tracker.ui.live import Live
@@ -42,13 +43,7 @@ from tracker.ui.screens.help import HelpScreen
 
 
 def _segment(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise TrackerError(f"surprised: expected a segment number, got {text!r}") from None
-    if value < 0:
-        raise TrackerError(f"surprised: expected a segment of at least 0, got {value}")
-    return value
+    return at_least(text, "surprised", 0, "a segment number", "a segment of at least 0")
 
 
 def _yes_no(text: str) -> bool:
