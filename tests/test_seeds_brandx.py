@@ -319,7 +319,7 @@ def test_brandx_ep_rows_1_to_4_per_round_are_the_fraction_and_row_0_is_free() ->
     chart = BrandXRuleset().ep_chart
     assert [chart.per_round(r) for r in (6, 5, 4, 3, 2, 1, 0, -1)] == [2, 1, 0.2, 0.1, 0.05, 0.02, 0, 0]
     assert [chart.per_use(r) for r in (4, 3, 2, 1)] == [Fraction(1, 5), Fraction(1, 10), Fraction(1, 20), Fraction(1, 50)]
-    assert [chart.describe(r) for r in (6, 3, 0)] == ["2 EP", "1 EP per 10 uses", "free"]
+    assert [chart.row_cost(r) for r in (6, 3, 0)] == ["2 EP", "1 EP per 10 uses", "free"]
 
 
 def test_brandx_the_use_count_is_per_combatant_per_row_and_follows_undo() -> None:

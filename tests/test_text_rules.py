@@ -1,4 +1,4 @@
-"""The rules for text, one per use (tracker.text): what every output shows (`visible`),
+"""The rules for text, one per use (tracker.text): what every output shows (`printable`),
 what typed free text may hold (`refuse_controls`), what a name may be (`check_name`),
 how command input is split into lines (`command_lines`), and the yes/no words
 (`rulesets.fields.yes_no`)."""
@@ -13,7 +13,7 @@ import pytest
 
 from rulesets.fields import FieldError, yes_no
 from tracker.engine import TrackerError
-from tracker.text import MAX_MARKS, NAME_CELLS, PLAIN_BLOCKS, Shown, cells, check_name, clip, fit, command_lines, refuse_controls, visible, visible_lines
+from tracker.text import MAX_MARKS, NAME_CELLS, PLAIN_BLOCKS, Shown, cells, check_name, clip, fit, command_lines, refuse_controls, printable, printable_lines
 
 # One of each kind the issue names, with the words the refusal uses for it.
 REFUSED_IN_NAMES = {
@@ -64,13 +64,13 @@ def test_every_control_format_and_separator_character_is_made_visible() -> None:
     """All of Unicode's Cc, Cf, Zl, Zp and Cs, not a list that could miss one."""
     hostile = _every(("Cc", "Cf", "Zl", "Zp", "Cs"))
     assert len(hostile) > 2000
-    shown = visible(hostile)
+    shown = printable(hostile)
     assert not any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs") for c in shown)
     assert "␛" in shown and "<U+200B>" in shown and "<U+E0041>" in shown and "<U+2028>" in shown and "<0xFF>" in shown
 
 
 def test_the_blocks_visible_passes_unread_hold_nothing_it_would_change() -> None:
-    """`visible` skips text made only of PLAIN_BLOCKS: none of them may hold a control,
+    """`printable` skips text made only of PLAIN_BLOCKS: none of them may hold a control,
     format or separator character or a combining mark in this Python's Unicode."""
     for low, high in PLAIN_BLOCKS:
         found = [f"U+{c:04X}" for c in range(low, high + 1) if unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Mn", "Me")]
@@ -79,25 +79,25 @@ def test_the_blocks_visible_passes_unread_hold_nothing_it_would_change() -> None
 
 @pytest.mark.parametrize("char", sorted(REFUSED_IN_NAMES), ids=lambda c: f"U+{ord(c):04X}")
 def test_each_refused_kind_is_shown_as_a_stand_in(char: str) -> None:
-    shown = visible(f"Ann{char}Lee")
+    shown = printable(f"Ann{char}Lee")
     assert char not in shown
     assert shown.startswith("Ann") and shown.endswith("Lee") and len(shown) > 6
 
 
 def test_stacked_combining_marks_are_cut_to_the_limit() -> None:
-    shown = visible(f"{STACKED} and {STACKED}")
+    shown = printable(f"{STACKED} and {STACKED}")
     assert shown == "Z" + "\u0301" * MAX_MARKS + "<+196 marks> and Z" + "\u0301" * MAX_MARKS + "<+196 marks>"
-    assert visible(STACKED[: 1 + MAX_MARKS]) == STACKED[: 1 + MAX_MARKS]
+    assert printable(STACKED[: 1 + MAX_MARKS]) == STACKED[: 1 + MAX_MARKS]
 
 
 @pytest.mark.parametrize("text", ["Seraph", "Nguyễn", "Nguye\u0302\u0303n", "กิ่ง", "Сфинкс", "鬼武者", "عنترة", "😀 x4", "segment 3 · round 1", "[bold]x[/]"])
 def test_plain_text_of_any_script_is_left_as_it_is(text: str) -> None:
-    assert visible(text) == text
+    assert printable(text) == text
 
 
 def test_visible_is_idempotent() -> None:
     text = "E\x1b]52;c;AA\x07 \u202e \u200b" + STACKED + "\udcff"
-    assert visible(visible(text)) == visible(text)
+    assert printable(printable(text)) == printable(text)
 
 
 def test_the_cli_writer_keeps_line_ends_and_escapes_the_rest() -> None:
@@ -105,7 +105,7 @@ def test_the_cli_writer_keeps_line_ends_and_escapes_the_rest() -> None:
     written = Shown(sink).write("a\x1b]52;c;AA\x07\nb\tc\r\n")
     assert written == len("a\x1b]52;c;AA\x07\nb\tc\r\n")
     assert sink.getvalue() == "a␛]52;c;AA␇\nb␉c␍\n"
-    assert visible_lines("x\n\u2028\n") == "x\n<U+2028>\n"
+    assert printable_lines("x\n\u2028\n") == "x\n<U+2028>\n"
 
 
 @pytest.mark.parametrize(

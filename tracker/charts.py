@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from tracker.text import clip, fit, visible
+from tracker.text import clip, fit, printable
 
 if TYPE_CHECKING:  # names for the annotations: the encounter screen draws the glyphs and
     # legend at start-up, and needs neither the figures' module nor html (start-up time)
@@ -88,7 +88,7 @@ def timeline_lines(stats: FightStats, width: int) -> list[str]:
     head = fit("segment" if per == 1 else f"seg (x{per})", NAME)
     lines = [head + "".join(axis)]
     for row in stats.rows:
-        lines.append(fit(clip(visible(row.name), NAME - 1), NAME) + _row_cells(row, per, columns))
+        lines.append(fit(clip(printable(row.name), NAME - 1), NAME) + _row_cells(row, per, columns))
     lines.append(f"{'':{NAME}}{LEGEND.replace(chr(10), ' ')} {THROWBACK_GLYPH}throwback ▼now")
     return lines
 
@@ -134,7 +134,7 @@ def resource_lines(stats: FightStats, width: int) -> list[str]:
     per = max(1, math.ceil((stats.now + 1) / cells))
     columns = min(cells, stats.now // per + 1)
     for row in stats.rows:
-        name = clip(visible(row.name), 11)
+        name = clip(printable(row.name), 11)
         if row.withheld:
             lines.append(fit(name, 12) + "figures withheld from viewers" + (f" ({row.label})" if row.label else ""))
             continue
@@ -148,7 +148,7 @@ def resource_lines(stats: FightStats, width: int) -> list[str]:
             share = 0.0 if v is None else max(0.0, min(1.0, float(v) / float(top)))
             spark.append(" " if v is None else SPARKS[min(len(SPARKS) - 1, int(share * (len(SPARKS) - 1) + 0.5))] if v > 0 else "_")
         first, last = row.series[0][1], row.series[-1][1]
-        label = fit(f"{name} {clip(visible(row.resource), 5)} {_num(first)}>{_num(last)}", label_cells)
+        label = fit(f"{name} {clip(printable(row.resource), 5)} {_num(first)}>{_num(last)}", label_cells)
         lines.append(label + " " + "".join(spark))
     lines.append(f"  one column a segment{'' if per == 1 else f' per {per}'}; full height: the starting value")
     return lines
@@ -173,7 +173,7 @@ def damage_lines(stats: FightStats, width: int) -> list[str]:
         for i, side in enumerate(sides):
             amount = totals[side][g]
             bar = "█" * (round(room * amount / top) if amount > 0 else 0)
-            lines.append(fit(head if i == 0 else "", 8) + fit(clip(visible(side), side_cells - 1), side_cells) + f"{bar} {_num(amount)}")
+            lines.append(fit(head if i == 0 else "", 8) + fit(clip(printable(side), side_cells - 1), side_cells) + f"{bar} {_num(amount)}")
     return lines
 
 
@@ -189,25 +189,25 @@ def report_text(stats: FightStats, width: int = 80) -> str:
     title = f"{stats.name} ({stats.ruleset}) after segment {stats.now}, {stats.round_name} {stats.rounds}"
     if stats.viewer:
         title += " (as viewers see it)"
-    lines = [clip(visible(title), width), ""]
+    lines = [clip(printable(title), width), ""]
     name_cells = max(10, min(16, width - 6 * len(_ACTION_HEAD)))
     head = fit("Actions", name_cells) + "".join(f"{h:>6}" for h in _ACTION_HEAD)
     lines.append(head)
     for group, tallies in (("", stats.combatants), ("side ", stats.sides)):
         for t in tallies:
-            lines.append(fit(clip(visible(group + t.name), name_cells - 1), name_cells) + "".join(f"{c:>6}" for c in _action_cells(t)))
+            lines.append(fit(clip(printable(group + t.name), name_cells - 1), name_cells) + "".join(f"{c:>6}" for c in _action_cells(t)))
     lines.append("  succ/miss: succeeded or missed by the roll; none: no roll; secr: secret;")
     lines.append("  cut: aborted or interrupted; act, idle, down: segments")
     lines += ["", "Damage and costs (per resource)"]
     for group, tallies in (("", stats.combatants), ("side ", stats.sides)):
         for t in tallies:
-            who = clip(visible(group + t.name), name_cells - 1)
+            who = clip(printable(group + t.name), name_cells - 1)
             parts = [f"dealt {amounts_text(t.dealt)}", f"taken {amounts_text(t.taken, t.withheld)}", f"costs {amounts_text(t.costs, t.withheld)}"]
             if t.healed and not t.withheld:
                 parts.append(f"healed {amounts_text(t.healed)}")
             if t.withheld and t.label:
                 parts.append(t.label)
-            lines.append(fit(who, name_cells) + visible("; ".join(parts)))
+            lines.append(fit(who, name_cells) + printable("; ".join(parts)))
     if "by hand" in stats.by_round:
         lines.append("  by hand: damage the GM entered with the damage command")
     lines += ["", "Luck: successes against the chances the declare form showed; the % is the",
@@ -215,9 +215,9 @@ def report_text(stats: FightStats, width: int = 80) -> str:
               "the expectation or further, either way"]
     for group, tallies in (("", stats.combatants), ("side ", stats.sides)):
         for t in tallies:
-            lines.append(fit(clip(visible(group + t.name), name_cells - 1), name_cells) + luck_line(t.luck))
+            lines.append(fit(clip(printable(group + t.name), name_cells - 1), name_cells) + luck_line(t.luck))
     if stats.withheld:
-        lines += ["", "Not shown to viewers:"] + [f"  {visible(w)}" for w in stats.withheld]
+        lines += ["", "Not shown to viewers:"] + [f"  {printable(w)}" for w in stats.withheld]
     lines += ["", "Timeline of the whole fight"] + timeline_lines(stats, width)
     lines += ["", "Main resource over the fight"] + resource_lines(stats, width)
     lines += ["", f"Damage dealt per {stats.round_name}, by side"] + damage_lines(stats, width)
@@ -228,7 +228,7 @@ def report_text(stats: FightStats, width: int = 80) -> str:
 def _e(value: Any) -> str:
     import html  # only the exports' SVG escapes (not loaded for the terminal)
 
-    return html.escape(visible(str(value)), quote=True)
+    return html.escape(printable(str(value)), quote=True)
 
 
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22")

@@ -21,16 +21,16 @@ from typing import Any, TextIO
 
 from tracker import paths
 from tracker.persistence import folder
-from tracker.text import visible
+from tracker.text import printable
 
 
 def _md(value: Any) -> str:
-    text = visible(str(value))
+    text = printable(str(value))
     return re.sub(r"([\\`*_\[\]<>#|~&])", r"\\\1", text)
 
 
 def _h(value: Any) -> str:
-    return html.escape(visible(str(value)), quote=True)
+    return html.escape(printable(str(value)), quote=True)
 
 
 def _number(v: Any) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from tracker.engine import Encounter
 from tracker.viewing import Sight, sight
 from tracker.roles import Role, who
-from tracker.text import visible
+from tracker.text import printable
 
 
 def _resources(view: Sight, c: Any) -> dict[str, Any]:
@@ -157,4 +157,4 @@ def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15, 
         signed = f"  ({who(entry['by'])})" if entry["by"] and entry["seq"] != previous else ""
         previous = entry["seq"]
         lines.append(f"  [{entry['segment']}] {entry['text']}{signed}")
-    return "\n".join(visible(line) for line in lines)
+    return "\n".join(printable(line) for line in lines)

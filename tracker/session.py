@@ -59,13 +59,13 @@ from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from tracker.text import check_name, refuse_controls, visible
+from tracker.text import check_name, refuse_controls, printable
 from tracker.viewing import sight
 from tracker import verbs
 from tracker.verbs import MAX_COPIES
 # The description functions live in tracker.wording; re-exported for their readers.
 from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
-from tracker.wording import history as history, said as said, segment_of as segment_of
+from tracker.wording import change_line, history as history, segment_of as segment_of
 
 
 
@@ -256,7 +256,7 @@ class Session:
         head = text[: text.rindex("(combatants: ")]
         return TrackerError(f"{head}(combatants: {listed(sight(enc, self.role).names())})")
 
-    def _early(self, kind: str, actor: str = "") -> None:
+    def _refuse_before_dice(self, kind: str, actor: str = "") -> None:
         role = self.role
         if role.is_gm:
             return
@@ -288,7 +288,7 @@ class Session:
 
         `kind` (and `actor`) say early what the change will be, so a role that may not
         make it hears why before any dice are rolled; `guard` checks the built event."""
-        self._early(kind, actor)
+        self._refuse_before_dice(kind, actor)
         if actor and not self.role.is_gm:
             self.lookup(actor)  # a hidden combatant's name is not confirmed to a player
         context = self.store.transaction(self.encounter, self._hold) if self.store is not None else nullcontext()
@@ -306,14 +306,14 @@ class Session:
             event.by = (event.by or self.by) if self.role.is_gm else self.by
             target = encounter.undo_target() if event.kind == "undo" else None
             # Undo: say it while the change's log lines still exist; redo: once they do again.
-            told = said(encounter, target, self.by) if target is not None else ""
+            taken = change_line(encounter, target, self.by) if target is not None else ""
             encounter.apply(event)
             if event.kind == "redo":
                 index = event.args.get("target", 0) - 1  # events are numbered from 1 in order
-                told = said(encounter, encounter.events[index], self.by) if 0 <= index < len(encounter.events) else ""
+                taken = change_line(encounter, encounter.events[index], self.by) if 0 <= index < len(encounter.events) else ""
             lines = [entry.text for entry in encounter.log[before:]]
         if event.kind in ("undo", "redo"):
-            lines = [f"{event.kind}: {told}" if told else f"{event.kind} of change {event.args['target']}"]
+            lines = [f"{event.kind}: {taken}" if taken else f"{event.kind} of change {event.args['target']}"]
         return Outcome(event, lines)
 
     def _hold(self, encounter: Encounter) -> None:
@@ -414,7 +414,7 @@ class Session:
         sheet = sheet_of(self.encounter, name, entry)
         library = self.library()
         library.put(sheet)
-        return Outcome(None, [visible(f"{sheet.name}: sheet saved in {library.path.name}")])
+        return Outcome(None, [printable(f"{sheet.name}: sheet saved in {library.path.name}")])
 
     def add_from_library(self, entry: str, name: str | None = None, *, copies: int = 1, side: str | None = None, hidden: bool = False) -> Outcome:
         sheet = self.library().get(entry)
@@ -424,12 +424,12 @@ class Session:
         """`library`: the sheets kept in the library."""
         library = self.library()
         names = library.names()
-        return Outcome(None, [visible(f"{library.path.name}: {', '.join(names) if names else 'no sheets yet (library save NAME)'}")])
+        return Outcome(None, [printable(f"{library.path.name}: {', '.join(names) if names else 'no sheets yet (library save NAME)'}")])
 
     def delete_sheet(self, entry: str) -> Outcome:
         library = self.library()
         library.delete(entry)
-        return Outcome(None, [visible(f"{entry}: sheet deleted from {library.path.name}")])
+        return Outcome(None, [printable(f"{entry}: sheet deleted from {library.path.name}")])
 
     def remove(self, name: str) -> Outcome:
         return self.submit(lambda enc: Event("remove", {"name": enc.combatant(name).name}), kind="remove")
@@ -902,7 +902,7 @@ class Session:
         detail += dice_words(p.args)
         by = self._by_of(self.encounter, p.seq)
         signed = f" ({who(by)})" if by else ""
-        return visible(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")
+        return printable(f"proposal {p.seq}: {p.actor}, {p.what()}{detail}{signed}")
 
     def approve(
         self,
@@ -972,7 +972,7 @@ class Session:
             latest = f"change {top.seq}, {who(top.by) if top.by else 'the GM'}'s" if top is not None else "?"
             raise RuleRefusal(
                 "take back",
-                f"{visible(describe(own[-1], by=False))}: the fight has changed since (latest: {visible(latest)}); ask the GM",
+                f"{printable(describe(own[-1], by=False))}: the fight has changed since (latest: {printable(latest)}); ask the GM",
             )
 
         return self.submit(build, kind="withdraw")

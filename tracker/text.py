@@ -26,7 +26,7 @@ TITLE_CELLS = 80  # an encounter's title has a line of its own
 _REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
 # Blocks that hold no control, format or separator character and no combining mark
 # (a test checks each against Python's Unicode database): text made only of these has
-# nothing `visible` would change, which a regex finds in C. Latin, Greek, Cyrillic,
+# nothing `printable` would change, which a regex finds in C. Latin, Greek, Cyrillic,
 # Armenian, punctuation, arrows and symbols, box drawing, kana, CJK, Hangul, fullwidth
 # forms, emoji. Other scripts (Hebrew, Arabic, Indic, Thai, ...) take the slower path.
 PLAIN_BLOCKS = (
@@ -55,7 +55,7 @@ def _more_marks(count: int) -> str:
     return f"<+{count - MAX_MARKS} marks>"
 
 
-def visible(text: str) -> str:
+def printable(text: str) -> str:
     """`text` with every control and format character replaced by a printable stand-in,
     and runs of combining marks cut to `MAX_MARKS`."""
     if _PLAIN.fullmatch(text):
@@ -78,15 +78,15 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
-def visible_lines(text: str) -> str:
-    """`visible` for output that is lines of text: the line ends are kept."""
+def printable_lines(text: str) -> str:
+    """`printable` for output that is lines of text: the line ends are kept."""
     if "\n" not in text:
-        return visible(text)
-    return "\n".join(visible(line) for line in text.split("\n"))
+        return printable(text)
+    return "\n".join(printable(line) for line in text.split("\n"))
 
 
 class Shown:
-    """A text stream whose every write passes through `visible_lines` first.
+    """A text stream whose every write passes through `printable_lines` first.
 
     The CLI writes all it prints (results, messages, argparse's usage errors) through
     one of these, so no message can forget to make quoted text harmless."""
@@ -95,7 +95,7 @@ class Shown:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        self.stream.write(visible_lines(text))
+        self.stream.write(printable_lines(text))
         return len(text)
 
     def writelines(self, lines: list[str]) -> None:
@@ -154,11 +154,11 @@ def cells(text: str) -> int:
 
 
 def clip(text: str, width: int) -> str:
-    """`visible(text)` in at most `width` cells, cut with "…" where it is wider.
+    """`printable(text)` in at most `width` cells, cut with "…" where it is wider.
 
     Columns of names (the roster, the timeline) are measured in cells, not characters:
     a wide character takes two, a combining mark none."""
-    shown = visible(text)
+    shown = printable(text)
     if cells(shown) <= width:
         return shown
     kept: list[str] = []

@@ -14,7 +14,7 @@ from typing import Any
 from tracker.engine import Encounter, Event
 from tracker.engine.kinds import describe_args
 from tracker.roles import who
-from tracker.text import visible
+from tracker.text import printable
 from tracker.viewing import DICE_WORDS
 
 
@@ -51,13 +51,13 @@ def segment_of(encounter: Encounter, event: Event) -> int | None:
     return found
 
 
-def said(encounter: Encounter, event: Event, me: str = "") -> str:
+def change_line(encounter: Encounter, event: Event, me: str = "") -> str:
     """`describe` plus the segment, with control characters made visible; who made the
     change is named unless it was `me` (the session saying it)."""
     at = segment_of(encounter, event) if event.kind != "advance" else None
     where = f" at segment {at}" if at is not None else ""
     signed = f" ({who(event.by)})" if event.by and event.by != me else ""
-    return visible(describe(event, by=False) + where + signed)
+    return printable(describe(event, by=False) + where + signed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,5 +76,5 @@ def history(encounter: Encounter) -> list[HistoryLine]:
     out = []
     for event in reversed(encounter.effective_events()):
         at = event.args.get("to") if event.kind == "advance" else first.get(event.seq)
-        out.append(HistoryLine(event.seq, at, visible(describe(event, by=False)), visible(who(event.by)) if event.by else ""))
+        out.append(HistoryLine(event.seq, at, printable(describe(event, by=False)), printable(who(event.by)) if event.by else ""))
     return out

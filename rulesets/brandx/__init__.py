@@ -471,7 +471,7 @@ class BrandXRuleset(Ruleset):
             if not isinstance(number, int):
                 raise TrackerError(f"chart ep ROW: expected a whole row number, got {value!r}")
             cost = self.ep_chart.per_use(number)
-            return {"chart": "ep", "value": number, "reverse": False, "result": self.ep_chart.describe(number),
+            return {"chart": "ep", "value": number, "reverse": False, "result": self.ep_chart.row_cost(number),
                     "ep_per_use": float(cost), "fraction": f"{cost.numerator}/{cost.denominator}"}
         if chart_name not in CHART_NAMES:
             raise TrackerError(f"chart {name!r}: expected one of {', '.join(CHART_NAMES)} or ep")

@@ -60,7 +60,7 @@ class EpChart:
         n = self.every(row)
         return Fraction(1, n) if n else Fraction(0)
 
-    def describe(self, row: int) -> str:
+    def row_cost(self, row: int) -> str:
         cost = self.per_use(row)
         if cost == 0:
             return "free"

@@ -32,7 +32,7 @@ from tracker.engine.effects import EFFECT_TYPES
 from tracker.engine.kinds import KINDS
 from tracker.engine.shapes import INT_MAX, INT_MIN, fits
 from tracker.persistence import folder
-from tracker.text import visible
+from tracker.text import printable
 from rulesets import registry
 from rulesets.base import Ruleset
 from rulesets.tables import parse_toml
@@ -77,7 +77,7 @@ def _check(where: str, value: Any, shape: tuple[str, Any]) -> None:
 
 def _show(value: Any) -> str:
     text = repr(value)
-    return visible(text if len(text) <= 80 else text[:77] + "...")
+    return printable(text if len(text) <= 80 else text[:77] + "...")
 
 
 def _at(where: str, key: str) -> str:
@@ -173,7 +173,7 @@ def chunk(encounter: Encounter, first: int, revision: int) -> bytes:
         said = [f"{e.kind} of change {e.args.get('target')}" for e in events if e.kind in ("undo", "redo")]
     for line in reversed(said):
         # Indented so no comment can ever read as a commit mark; controls made harmless.
-        text += "#   " + visible(line) + "\n"
+        text += "#   " + printable(line) + "\n"
     return (text + f"# revision {revision}\n").encode("utf-8")
 
 
@@ -348,7 +348,7 @@ def house_rules_tables(house_rules: str, base_dir: Path | None, source: str) -> 
     folder (a link may lead elsewhere in it, never out), a regular file of at most
     MAX_HOUSE_RULES_BYTES, read through the folder (tracker.persistence.folder)."""
     where = f"{source}: house_rules"
-    if "\x00" in house_rules or house_rules != visible(house_rules):
+    if "\x00" in house_rules or house_rules != printable(house_rules):
         raise SaveError(f"{where}: expected a file name, got {_show(house_rules)}")
     pure = PurePosixPath(house_rules)
     if pure.is_absolute() or "\\" in house_rules or (len(house_rules) > 1 and house_rules[1] == ":"):

@@ -332,7 +332,7 @@ class KeyRing:
                     return f"{comment} ({fingerprint_name(key)})"  # another key says the same: tell them apart
         return comment
 
-    def describe(self, key: asyncssh.SSHKey, role: str = VIEWER) -> str:
+    def key_line(self, key: asyncssh.SSHKey, role: str = VIEWER) -> str:
         """The key's fingerprint and who it names, for the server's log."""
         return f"{key.get_fingerprint('sha256')} ({self.identity(key, role)})"
 

@@ -36,7 +36,7 @@ from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, ke
 from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.seat import SEAT_FD, SeatInfo
-from tracker.text import visible
+from tracker.text import printable
 
 log = logging.getLogger("tracker.serve")
 
@@ -183,7 +183,7 @@ class Connection:
     session: "TableSession | None" = None
 
     def who(self) -> str:
-        user = visible(self.user)[:40] or "?"
+        user = printable(self.user)[:40] or "?"
         if self.role is None:
             return f"#{self.ident} {user}@{self.peer} unauthenticated"
         role = f"player of {','.join(self.combatants)}" if self.combatants else self.role
@@ -315,7 +315,7 @@ class TableServer:
         """A GM's app opened a fight: the table follows (players and viewers too)."""
         path = self.fight_path(text)
         if path is None:
-            log.warning("ignored a move of the table by %s: not a fight in %s: %s", by.who(), self.options.saves, visible(str(text))[:200])
+            log.warning("ignored a move of the table by %s: not a fight in %s: %s", by.who(), self.options.saves, printable(str(text))[:200])
             return
         async with self._moving:  # one move at a time, in the order they came
             if path == self.fight:
@@ -326,7 +326,7 @@ class TableServer:
                 log.warning("the table stays where it is: %s cannot be loaded: %s", path, exc)
                 return
             self.fight = path
-            log.info("%s moved the table to %s (%s)", by.who(), visible(self.fight_name), path)
+            log.info("%s moved the table to %s (%s)", by.who(), printable(self.fight_name), path)
             notice = f"The GM moved the table to {self.fight_name}"
             for record in list(self.connections.values()):
                 if record.role != GM and record.session is not None:
@@ -530,10 +530,10 @@ class TableSSHServer(asyncssh.SSHServer):
         for problem in self.table.keyring.new_problems():
             log.error("%s", problem)  # a keys file made unsafe (or unreadable) while running
         if role is None:
-            log.info("refused key %s for %s@%s", self.table.keyring.describe(key), visible(username)[:40], record.peer)
+            log.info("refused key %s for %s@%s", self.table.keyring.key_line(key), printable(username)[:40], record.peer)
             return False
         # Several keys may be offered; the last one accepted is the one that signed.
-        record.role, record.key = role, self.table.keyring.describe(key, role)
+        record.role, record.key = role, self.table.keyring.key_line(key, role)
         record.name = self.table.keyring.identity(key, role)
         record.combatants = self.table.keyring.combatants(key, addr, addr) if role == PLAYER else ()
         # The seat is decided now, while the client still shows a reason it is given
@@ -622,12 +622,12 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
     def exec_requested(self, command: str) -> bool:
         # Accepted only to be answered: a bare refusal leaves OpenSSH saying "exec request
         # failed" with no hint, and some clients waiting.
-        log.info("refused command %r from %s", visible(command)[:200], self.record.who())
+        log.info("refused command %r from %s", printable(command)[:200], self.record.who())
         self.refusal = NO_COMMAND
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        log.info("refused subsystem %r from %s", visible(subsystem)[:200], self.record.who())
+        log.info("refused subsystem %r from %s", printable(subsystem)[:200], self.record.who())
         return False
 
     def session_started(self) -> None:

@@ -73,7 +73,7 @@ from textual.geometry import Size
 
 from tracker.serve.control import receive, send
 from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server
-from tracker.text import visible
+from tracker.text import printable
 from tracker.ui.textual_private import driver_of
 
 log = logging.getLogger("tracker.serve")
@@ -439,7 +439,7 @@ class ViewerHosts:
         if host is None:
             host = self._fork(make_app, (fight, *profile_of(env)))
             self.hosts.append(host)
-            log.info("viewers' process %d started (up to %d viewers, TERM %s)", host.pid, self.per_host, visible(env.get("TERM", ""))[:40] or "unset")
+            log.info("viewers' process %d started (up to %d viewers, TERM %s)", host.pid, self.per_host, printable(env.get("TERM", ""))[:40] or "unset")
         self._ident += 1
         return host.attach(self._ident, slave, env, notice)
 

@@ -48,7 +48,7 @@ BURST_GAP = 0.3  # seconds between keys of one burst: a refused burst ends after
 CHECK_EVERY = 0.005
 
 
-def describe(error: BaseException) -> str:
+def error_line(error: BaseException) -> str:
     """The message a refusal or a bug becomes (the text is shown as plain text)."""
     if isinstance(error, TrackerError):
         return str(error)
@@ -63,7 +63,7 @@ def report(app: "App[Any]", error: BaseException) -> None:
         if isinstance(errors, list):
             errors.append(error)
     try:
-        app.notify(describe(error), severity="error", timeout=8, markup=False)
+        app.notify(error_line(error), severity="error", timeout=8, markup=False)
     except Exception:  # the app is closing: nothing left to show it on
         pass
 

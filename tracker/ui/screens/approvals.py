@@ -33,7 +33,7 @@ from tracker.engine import TrackerError, table
 from tracker.engine.model import Proposal
 from tracker.roles import Role
 from tracker.session import Outcome
-from tracker.text import visible
+from tracker.text import printable
 from tracker.ui.commands import APPROVALS, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui import guard
 from tracker.ui.live import Changed, Live
@@ -149,16 +149,16 @@ class ApprovalsScreen(Screen[None]):
 
     def _error(self, text: str) -> None:
         label = self.query_one("#approvals-error", Label)
-        label.update(Text(visible(text)))
+        label.update(Text(printable(text)))
         if text:
-            self.notify(visible(text), severity="error", timeout=6)
+            self.notify(printable(text), severity="error", timeout=6)
 
     def _run(self, change: Any) -> Outcome:
         outcome = self.live.run(change)
         self._error("")
         self.reload()
         if outcome.lines:
-            self.notify("\n".join(visible(line) for line in outcome.lines[-3:]), timeout=4)
+            self.notify("\n".join(printable(line) for line in outcome.lines[-3:]), timeout=4)
         return outcome
 
     # ------------------------------------------------------------ commands
@@ -176,7 +176,7 @@ class ApprovalsScreen(Screen[None]):
         p = self._need()
         seq = p.seq
         field = FormField("reason", "reason", "", "shown to the player, e.g. Seraph is still airborne")
-        note = visible(self.live.session.proposal_line(p))
+        note = printable(self.live.session.proposal_line(p))
         self.app.push_screen(FormScreen(f"Refuse proposal {seq}", [field], lambda v: self._run(lambda s: s.refuse(seq, v["reason"])), note=note), lambda _: self.reload())
 
     def do_mode(self) -> None:

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from tracker.text import visible
+from tracker.text import printable
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -27,7 +27,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(Text(visible(self.question)), classes="question")
+            yield Label(Text(printable(self.question)), classes="question")
             yield Label("y / enter: yes    n / esc: no", classes="hint")
 
     def action_answer(self, yes: bool) -> None:

@@ -31,7 +31,7 @@ from tracker.declaring import (
 from tracker.dice_plan import DECLARE, MAINTAIN, Step
 from tracker.engine.model import Proposal
 from tracker.session import Outcome
-from tracker.text import visible
+from tracker.text import printable
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FieldInput, FormField, field_parts, set_error
 
@@ -209,7 +209,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._show_hint()
         flow = self.flow
         if flow.proposal is not None:
-            self.query_one(".title", Label).update(Text(visible(flow.first_title())))
+            self.query_one(".title", Label).update(Text(printable(flow.first_title())))
             self._push_params()  # the player's modifiers, as the flow was filled with them
 
     # ----------------------------------------------------------- the flow and the widgets
@@ -239,7 +239,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 entry.value = values[name]
 
     def _error(self, text: str) -> None:
-        set_error(self.query_one("#declare-error", Label), visible(text))
+        set_error(self.query_one("#declare-error", Label), printable(text))
 
     def _title(self) -> Text:
         return Text(self.flow.title())
@@ -254,7 +254,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             for box in self.query("#params > .tpl"):
                 box.display = False
             return
-        info.update(Text(visible(self.flow.template_info()), no_wrap=True, overflow="ellipsis"))
+        info.update(Text(printable(self.flow.template_info()), no_wrap=True, overflow="ellipsis"))
         if template.name not in self._setup_boxes:
             self._build_setup_box(template)
         for box in self.query("#params > .tpl"):
@@ -322,7 +322,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if gen != self._chance_gen or self._form_closed or not self.is_mounted:
             return
         self.chance_shown = text
-        self.query_one("#chance", Label).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
+        self.query_one("#chance", Label).update(Text(printable(text), no_wrap=True, overflow="ellipsis"))
 
     # ----------------------------------------------------------- events
     @on(Input.Changed)
@@ -340,7 +340,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             return
         error_label = self._error_labels.get(event.input)
         if error_label is not None:
-            set_error(error_label, visible(changed.error))
+            set_error(error_label, printable(changed.error))
         if name == "actor" and prefix == "d":
             self._show_recent()
         if name in ("template", "actor") and prefix == "d":
@@ -398,7 +398,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         """The actor's recent actions, one key each (the flow found them)."""
         label = self.query_one("#recent", Label)
         # One line each, names made visible one by one (a newline in a name stays a mark).
-        label.update(Text("\n".join(visible(line) for line in recent.labels(self.flow.recent)), no_wrap=True, overflow="ellipsis"))
+        label.update(Text("\n".join(printable(line) for line in recent.labels(self.flow.recent)), no_wrap=True, overflow="ellipsis"))
         label.display = bool(self.flow.recent)
 
     def takes_again(self, character: str | None) -> bool:
@@ -481,9 +481,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def _ask(self) -> None:
         done = self.flow.dice_done()
-        self.query_one("#dice-done", Label).update(Text("\n".join(visible(line) for line in done)))
+        self.query_one("#dice-done", Label).update(Text("\n".join(printable(line) for line in done)))
         self.query_one("#dice-done", Label).display = bool(done)
-        self.query_one("#dice-prompt", Label).update(Text(visible(self.flow.dice_prompt())))
+        self.query_one("#dice-prompt", Label).update(Text(printable(self.flow.dice_prompt())))
         entry = self.query_one("#dice-faces", Input)
         entry.value = ""
         self._show_stage(DICE)
@@ -516,7 +516,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self.set_focus(None)
 
     def _show_resolution(self) -> None:
-        self.query_one("#result", Label).update(Text("\n".join(visible(line) for line in self.flow.result_lines())))
+        self.query_one("#result", Label).update(Text("\n".join(printable(line) for line in self.flow.result_lines())))
 
     def action_back(self) -> None:
         """Take back the last group of dice (from the result: back to the dice)."""

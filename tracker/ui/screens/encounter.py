@@ -32,7 +32,7 @@ from tracker.charts import LEGEND
 from tracker.engine import TrackerError
 from tracker.session import Outcome, Session
 from tracker import verbs
-from tracker.text import visible, wrap
+from tracker.text import printable, wrap
 from tracker.viewing import sight
 from tracker.roles import Role, who
 from tracker.ui import guard
@@ -89,7 +89,7 @@ class UpcomingView(Static):
         width = max(10, self.content_region.width - 5)
         for segment, what in sight(enc, self.live.seen_as).upcoming(limit=40):
             # Wrapped under itself, never cut: "  30 Sphinx's punch" / "     completes".
-            wrapped = wrap(visible(what), width)
+            wrapped = wrap(printable(what), width)
             if len(lines) + len(wrapped) > room:
                 if len(lines) < room:
                     lines.append(Text("     …", style="dim"))
@@ -229,7 +229,7 @@ class EncounterScreen(Screen[None]):
             self._told[p.seq] = p.status
             if role.is_gm and p.status == "pending":
                 by = self.live.encounter.events[p.seq - 1].by if 0 < p.seq <= len(self.live.encounter.events) else ""
-                self.notify(visible(f"{who(by)} proposes {p.actor}, {p.what()} (p: approve, edit or refuse)"), timeout=6)
+                self.notify(printable(f"{who(by)} proposes {p.actor}, {p.what()} (p: approve, edit or refuse)"), timeout=6)
             elif role.is_player and role.owns(p.actor) and p.status in ("approved", "refused", "lapsed"):
                 # (A withdrawal is the player's own: its line was shown when it was made.)
                 why = f": {p.reason}" if p.status == "refused" and p.reason else ""
@@ -237,15 +237,15 @@ class EncounterScreen(Screen[None]):
                 if p.status == "approved" and p.changes:
                     answer = f"approved by the GM with changes: {p.changes}"
                 severity: SeverityLevel = "information" if p.status == "approved" else "warning"
-                self.notify(visible(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
+                self.notify(printable(f"proposal {p.seq} ({p.actor}, {p.what()}): {answer}"), severity=severity, timeout=8)
 
     def _log_title(self) -> None:
         log = self.query_one(CombatLog)
         title = Text("Combat log")
         if log.only is not None:
-            title.append(f": {visible(log.only)}")
+            title.append(f": {printable(log.only)}")
         if log.search:
-            title.append(f" “{visible(log.search)}”")
+            title.append(f" “{printable(log.search)}”")
         title.no_wrap, title.overflow = True, "ellipsis"
         update_if_changed(self.query_one("#log-title", Static), title)
 
@@ -303,7 +303,7 @@ class EncounterScreen(Screen[None]):
     def after_change(self, outcome: Outcome | None, quiet: bool = True) -> None:
         """Say what a change did unless `quiet` (the panes drew it as it was made)."""
         if outcome is not None and not quiet and outcome.lines:
-            self.notify("\n".join(visible(line) for line in outcome.lines[-4:]), timeout=4, markup=False)
+            self.notify("\n".join(printable(line) for line in outcome.lines[-4:]), timeout=4, markup=False)
 
     def flush_store(self) -> None:
         try:
@@ -364,7 +364,7 @@ class EncounterScreen(Screen[None]):
         if event is not None and event.kind == "propose":
             p = self.live.encounter.proposals.get(event.seq)
             what = f"{p.actor}, {p.what()}" if p is not None else "your declaration"
-            self.notify(visible(f"proposal {event.seq} ({what}): waiting for the GM's approval; u takes it back"), timeout=6)
+            self.notify(printable(f"proposal {event.seq} ({what}): waiting for the GM's approval; u takes it back"), timeout=6)
 
     def do_redo(self) -> None:
         self.change(lambda s: s.redo(), quiet=False)

@@ -27,7 +27,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from tracker.engine import TrackerError
-from tracker.text import clip, visible
+from tracker.text import clip, printable
 
 
 LABEL_CELLS = 13  # a field's label column (`.dialog .label` in tracker.tcss)
@@ -84,7 +84,7 @@ class ChoiceList(OptionList):
     BINDINGS = [Binding("ctrl+u", "forget", show=False), Binding("backspace", "forget", show=False)]
 
     def __init__(self, choices: Sequence[str], value: str, **kwargs: object) -> None:
-        super().__init__(*[Option(Text(visible(c)), id=c) for c in choices], **kwargs)  # type: ignore[arg-type]
+        super().__init__(*[Option(Text(printable(c)), id=c) for c in choices], **kwargs)  # type: ignore[arg-type]
         self.choices = list(choices)
         self.typed = ""
         if value in self.choices:
@@ -133,7 +133,7 @@ def set_error(label: Label, text: str | Text) -> None:
     Checked on every key: a message that keeps its number of lines (or a hidden label
     that stays hidden) repaints the label alone, without a layout of the whole screen
     (the dialog, its rows, the screen under it), so the key's echo is not held up."""
-    shown = Text(visible(text)) if isinstance(text, str) else text
+    shown = Text(printable(text)) if isinstance(text, str) else text
     display = bool(text)
     layout = True
     if not display and not label.display:
@@ -193,9 +193,9 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog form"):
-            yield Label(Text(visible(str(self.title_text))), classes="title")
+            yield Label(Text(printable(str(self.title_text))), classes="title")
             if self.note:
-                yield Label(Text(visible(self.note)), classes="hint")
+                yield Label(Text(printable(self.note)), classes="hint")
             for f in self.fields:
                 if f.pick:
                     yield Label(Text(f"{f.label} (up/down or type its name; enter takes it)"), classes="hint")

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 from tracker.session import history
-from tracker.text import visible
+from tracker.text import printable
 from tracker.ui.live import Live
 from tracker.viewing import sight
 
@@ -35,7 +35,7 @@ def history_rows(live: Live) -> list[Text]:
         view = sight(enc, live.seen_as)
         shown = {}
         for e in view.log():
-            shown.setdefault(e.seq, visible(view.text(e)))
+            shown.setdefault(e.seq, printable(view.text(e)))
     for line in history(enc):
         if shown is not None and line.seq not in shown:
             continue
@@ -55,7 +55,7 @@ class HistoryScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history"):
-            yield Label(Text(visible(f"History · {self.live.encounter.setup.name}: newest first, what u takes back")), classes="title")
+            yield Label(Text(printable(f"History · {self.live.encounter.setup.name}: newest first, what u takes back")), classes="title")
             yield OptionList(id="history-list")
         yield Footer()
 

@@ -34,7 +34,7 @@ from rulesets.fields import yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.session import Outcome, Session
 from tracker.verbs import MAX_COPIES, at_least, split_command
-from tracker.text import check_name, visible
+from tracker.text import check_name, printable
 from tracker.ui.commands import ROSTER, Command, bindings, in_table_order
 from tracker.ui.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -167,7 +167,7 @@ class RosterScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="roster-editor"):
-            yield Label(Text(visible(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})")), classes="title")
+            yield Label(Text(printable(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})")), classes="title")
             yield OptionList(id="roster-list")
             yield Label(Text("a add  e edit  x remove  r rename  s side  [ ] move  l/w library  esc done"), classes="hint")
         yield Footer()
@@ -185,7 +185,7 @@ class RosterScreen(Screen[None]):
             res = ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in c.resources.items())
             side = f" [{c.side}]" if c.side else ""
             hidden = " (hidden)" if c.hidden else ""
-            options.add_option(Option(Text(visible(f"{c.name}{side}{hidden}: {res}")), id=c.name))
+            options.add_option(Option(Text(printable(f"{c.name}{side}{hidden}: {res}")), id=c.name))
         if not enc.combatants:
             options.add_option(Option("(no combatants yet: press a to add one)", disabled=True))
         names = list(enc.combatants)
@@ -231,7 +231,7 @@ class RosterScreen(Screen[None]):
                 try:
                     self.live.run(lambda s: s.remove(c.name))
                 except TrackerError as exc:
-                    self.notify(visible(str(exc)), severity="error", markup=False)
+                    self.notify(printable(str(exc)), severity="error", markup=False)
                 self.reload()
 
         self.app.push_screen(ConfirmScreen(f"Remove {c.name} from the fight?"), answer)
@@ -240,7 +240,7 @@ class RosterScreen(Screen[None]):
         try:
             self.live.run(change)  # type: ignore[arg-type]
         except TrackerError as exc:
-            self.notify(visible(str(exc)), severity="error", markup=False)
+            self.notify(printable(str(exc)), severity="error", markup=False)
         self.reload(select)
 
     def do_rename(self) -> None:
@@ -287,13 +287,13 @@ class RosterScreen(Screen[None]):
             library = self.live.session.library()
             names = library.names()
         except TrackerError as exc:
-            self.notify(visible(str(exc)), severity="error", markup=False)
+            self.notify(printable(str(exc)), severity="error", markup=False)
             return
         if not names:
             self.notify(f"{library.path.name} holds no sheets yet: highlight a combatant and press w to save one", severity="warning", markup=False)
             return
         fields = [
-            FormField("entry", "sheet", names[0], ", ".join(visible(n) for n in names[:12]), library.get, names),
+            FormField("entry", "sheet", names[0], ", ".join(printable(n) for n in names[:12]), library.get, names),
             FormField("name", "name", "", "default: the sheet's name"),
             FormField("copies", "copies", "1", f"more than 1: numbered copies, up to {MAX_COPIES}", _copies),
             FormField("side", "side", "", "default: the sheet's side"),

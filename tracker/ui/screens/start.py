@@ -28,7 +28,7 @@ from tracker.engine import TrackerError
 from tracker.library import new_from_roster
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
-from tracker.text import visible
+from tracker.text import printable
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
@@ -50,7 +50,7 @@ class Listing:
     refused: bool = False  # never opened: a link out of the folder, a FIFO, too big
 
 
-def describe(path: Path) -> Listing:
+def listing_of(path: Path) -> Listing:
     """One row of the list; never raises for a bad file."""
     try:
         # The entry itself (a link's own time): nothing outside the folder is looked at.
@@ -90,7 +90,7 @@ def _usual_ruleset(available: list[str]) -> str:
 
 def _cell(text: str) -> Text:
     """A table cell from a file: plain text, controls made visible (DataTable reads str as markup)."""
-    return Text(visible(text), no_wrap=True, overflow="ellipsis")
+    return Text(printable(text), no_wrap=True, overflow="ellipsis")
 
 
 def _check_what(text: str) -> None:
@@ -113,7 +113,7 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="start"):
-            yield Label(Text(visible(f"Encounters in {self.saves}")), classes="title", id="start-title")
+            yield Label(Text(printable(f"Encounters in {self.saves}")), classes="title", id="start-title")
             yield DataTable(id="encounters", cursor_type="row", zebra_stripes=False)
             yield Label("", id="start-error", classes="error")
         yield Footer()
@@ -144,7 +144,7 @@ class StartScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="start-list")
     def _load(self, select: Path | None) -> None:
-        listings = [describe(p) for p in paths.encounter_files(self.saves)]
+        listings = [listing_of(p) for p in paths.encounter_files(self.saves)]
         self.app.call_from_thread(self._show, listings, select)
 
     def _show(self, listings: list[Listing], select: Path | None) -> None:
@@ -158,9 +158,9 @@ class StartScreen(Screen[None]):
             else:
                 table.add_row(_cell(item.name), _cell(item.ruleset), _cell(item.segment), _cell(item.changed), key=str(item.path))
         if not listings:
-            self.query_one("#start-title", Label).update(Text(visible(f"Encounters in {self.saves}: none yet (n: new)")))
+            self.query_one("#start-title", Label).update(Text(printable(f"Encounters in {self.saves}: none yet (n: new)")))
         else:
-            self.query_one("#start-title", Label).update(Text(visible(f"Encounters in {self.saves}")))
+            self.query_one("#start-title", Label).update(Text(printable(f"Encounters in {self.saves}")))
         for i, item in enumerate(listings):
             if item.path == select:
                 table.move_cursor(row=i)
@@ -177,7 +177,7 @@ class StartScreen(Screen[None]):
     def _show_error(self) -> None:
         item = self._current()
         state = "refused" if item is not None and item.refused else "cannot load"
-        set_error(self.query_one("#start-error", Label), Text(visible(f"{state}: {item.error}")) if item and item.error else "")
+        set_error(self.query_one("#start-error", Label), Text(printable(f"{state}: {item.error}")) if item and item.error else "")
 
     @on(DataTable.RowSelected)
     def _selected(self) -> None:

@@ -22,7 +22,7 @@ from textual.widgets import Footer, Label, Static
 
 from tracker.charts import report_text
 from tracker.stats import FightStats, fight_stats
-from tracker.text import visible, visible_lines
+from tracker.text import printable, printable_lines
 from tracker.ui.live import Live
 
 
@@ -45,7 +45,7 @@ class StatsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         who = "as viewers see it" if self.live.viewer else "GM's view"
         with Vertical(id="stats"):
-            yield Label(Text(visible(f"After the fight · {self.live.encounter.setup.name} ({who})"), no_wrap=True, overflow="ellipsis"), classes="title")
+            yield Label(Text(printable(f"After the fight · {self.live.encounter.setup.name} ({who})"), no_wrap=True, overflow="ellipsis"), classes="title")
             with VerticalScroll(id="stats-scroll"):
                 yield Static(Text("computing…"), id="stats-body")
         yield Footer()
@@ -85,7 +85,7 @@ class StatsScreen(Screen[None]):
 
     def _show(self, text: str) -> None:
         self.shown_text = text
-        self.query_one("#stats-body", Static).update(Text(visible_lines(text), no_wrap=True, overflow="crop"))
+        self.query_one("#stats-body", Static).update(Text(printable_lines(text), no_wrap=True, overflow="crop"))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tracker.text import visible
+from tracker.text import printable
 from tracker.ui.live import Changed, Live
 from tracker.ui.widgets.redraw import touches, update_if_changed
 
@@ -42,9 +42,9 @@ class ClockBar(Static):
             mine = [p for p in pending if role.owns(p.actor)]
             if mine:
                 text.append(f"  {len(mine)} waiting for the GM", style="bold reverse")
-        text.append(Text(visible(f"  {enc.setup.name} ({enc.setup.ruleset})")))
+        text.append(Text(printable(f"  {enc.setup.name} ({enc.setup.ruleset})")))
         if role.is_player:
-            text.append(Text(visible(f"  [player: {', '.join(role.combatants)}]"), style="italic"))
+            text.append(Text(printable(f"  [player: {', '.join(role.combatants)}]"), style="italic"))
         elif role.is_viewer:
             text.append("  [viewer]", style="italic")
         # Which fight this is comes first (after a move of the table it is what a reader
@@ -61,8 +61,8 @@ class ClockBar(Static):
         # what the GM looks for; the next completion is also in the upcoming list.
         idle = [n for n, c in enc.combatants.items() if n not in hidden and c.state(enc.now) == "idle"]
         if idle:
-            text.append(Text(visible(f"  may act: {', '.join(idle)}")))
+            text.append(Text(printable(f"  may act: {', '.join(idle)}")))
         due = next(((s, what) for s, what in enc.upcoming(limit=10) if not any(n in what for n in hidden)), None)
         if due is not None:
-            text.append(Text(visible(f"  next {due[0]}: {due[1]}"), style="bold"))
+            text.append(Text(printable(f"  next {due[0]}: {due[1]}"), style="bold"))
         return text

@@ -20,7 +20,7 @@ from textual.strip import Strip
 
 from tracker.engine import Encounter, Event, LogEntry
 from tracker.roles import Role, visible_to, who
-from tracker.text import visible, wrap
+from tracker.text import printable, wrap
 from tracker.ui.live import Changed, Live
 from tracker.viewing import mode_of, sight
 
@@ -29,7 +29,7 @@ PREFIX = 6  # "[137] "
 
 def entry_text(entry: LogEntry, encounter: Encounter, reader: Role) -> str:
     """A log line as this reader sees it (`tracker.viewing.Sight.line`), safe to show."""
-    return visible(sight(encounter, reader).line(entry))
+    return printable(sight(encounter, reader).line(entry))
 
 
 class Authors:
@@ -112,8 +112,8 @@ class CombatLog(ScrollView, can_focus=False):
             target = event.args.get("target", 0)
             player = events[target - 1].by if isinstance(target, int) and 0 < target <= len(events) else ""
             if player:
-                return visible(f" · {who(player)}, approved by {who(event.by)}")
-        return visible(f" · {who(event.by)}")
+                return printable(f" · {who(player)}, approved by {who(event.by)}")
+        return printable(f" · {who(event.by)}")
 
     def _seen_by_reader(self, entry: LogEntry) -> bool:
         return not self.live.viewer or visible_to(self.live.seen_as, entry, self._hidden)

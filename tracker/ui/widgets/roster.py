@@ -26,7 +26,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from tracker.engine import Combatant
-from tracker.text import cells, fit, visible
+from tracker.text import cells, fit, printable
 from tracker.ui.live import Changed, Live
 from tracker.ui.widgets.redraw import refresh_if_changed, touches, update_if_changed
 from tracker.viewing import Shown, shown, sight
@@ -58,13 +58,13 @@ def level(value: object, maximum: object) -> str:
 
 
 def _num(value: object) -> str:
-    return f"{value:g}" if isinstance(value, (int, float)) else visible(str(value))
+    return f"{value:g}" if isinstance(value, (int, float)) else printable(str(value))
 
 
 def figure(key: str, value: object, maximum: object) -> str:
     if isinstance(value, (int, float)) and isinstance(maximum, (int, float)):
-        return f"{visible(key)} {_num(value)}/{_num(maximum)}"
-    return f"{visible(key)} {_num(value)}"
+        return f"{printable(key)} {_num(value)}/{_num(maximum)}"
+    return f"{printable(key)} {_num(value)}"
 
 
 def primary(c: Combatant) -> str | None:
@@ -142,7 +142,7 @@ class RosterView(ScrollView, can_focus=False):
                     break
         # Set without the reactive's repaint: the roster repaints below only if it changed.
         self.set_reactive(RosterView.selected, max(0, min(self.selected, len(self.combatants) - 1)))
-        self._name_width = min(NAME, max((cells(visible(c.name)) for c in self.combatants), default=4))
+        self._name_width = min(NAME, max((cells(printable(c.name)) for c in self.combatants), default=4))
         self._rows = self._glance_rows() if self.glance else ROWS
         self.virtual_size = Size(self.size.width, max(1, len(self.combatants) * self._rows))
         refresh_if_changed(self)
@@ -218,13 +218,13 @@ class RosterView(ScrollView, can_focus=False):
             tone = base + self.get_component_rich_style(f"roster--{level(value, maximum)}")
             numeric = isinstance(value, (int, float)) and isinstance(maximum, (int, float))
             if key == first and numeric:
-                head = [[Segment(f" {visible(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)]]
+                head = [[Segment(f" {printable(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)]]
             elif numeric and value < maximum:
                 damaged.append([Segment(" " + figure(key, value, maximum), tone)])
             else:
                 whole.append([Segment(" " + figure(key, value, maximum), tone)])
         cond_style = base + self.get_component_rich_style("roster--condition")
-        conditions = [[Segment(f" {visible(n)}→{until}", cond_style)] for n, until in c.conditions.items()]
+        conditions = [[Segment(f" {printable(n)}→{until}", cond_style)] for n, until in c.conditions.items()]
         return items + head + conditions + damaged + whole
 
     def _glance_rows(self) -> int:
@@ -268,10 +268,10 @@ class RosterView(ScrollView, can_focus=False):
             value, maximum = view.resources[key], view.maxima.get(key, view.resources[key])
             tone = base + self.get_component_rich_style(f"roster--{level(value, maximum)}")
             if key == first and isinstance(value, (int, float)) and isinstance(maximum, (int, float)):
-                with_bar = [Segment(f" {visible(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)]
+                with_bar = [Segment(f" {printable(key)} ", base), Segment(bar(value, maximum), tone), Segment(f" {_num(value)}/{_num(maximum)}", base)]
             figures.append([Segment(" " + figure(key, value, maximum), tone)])
         cond_style = base + self.get_component_rich_style("roster--condition")
-        conditions = [[Segment(f" {visible(n)}→{until}", cond_style)] for n, until in c.conditions.items()]
+        conditions = [[Segment(f" {printable(n)}→{until}", cond_style)] for n, until in c.conditions.items()]
         # The resource that puts the combatant down first, then conditions, then the rest;
         # the bar is drawn when the conditions still fit beside it.
         plain = items + figures[:1] + conditions + figures[1:]
@@ -332,9 +332,9 @@ class DetailView(Static):
         now = enc.now
         label_style = self.get_component_rich_style("detail--label")
         text = Text(no_wrap=False)
-        text.append(visible(c.name), style="bold")
+        text.append(printable(c.name), style="bold")
         if c.side:
-            text.append(f" ({visible(c.side)})")
+            text.append(f" ({printable(c.side)})")
         text.append(f"  {c.state(now)}")
         if c.airborne(now):
             text.append(f" until {c.airborne_until}")
@@ -352,9 +352,9 @@ class DetailView(Static):
             maximum = view.maxima.get(key, value)
             parts.append(Text(figure(key, value, maximum), style=self.get_component_rich_style(f"detail--{level(value, maximum)}")))
         for name, until in c.conditions.items():
-            parts.append(Text.assemble((visible(name), label_style), f" until {until}"))
+            parts.append(Text.assemble((printable(name), label_style), f" until {until}"))
         for action in c.in_progress:
-            parts.append(Text(f"{visible(action.template)} {action.start}→{action.completes}"))
+            parts.append(Text(f"{printable(action.template)} {action.start}→{action.completes}"))
         # Items are packed into lines here, so a line breaks between items, never inside one.
         width = max(20, self.content_region.width or 38)
         column = width
