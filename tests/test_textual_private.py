@@ -6,9 +6,11 @@ workaround can go. Also: what now uses public API instead keeps doing what it di
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import importlib
 import inspect
+import io
 from typing import Any
 
 import pytest
@@ -279,3 +281,37 @@ def test_the_tests_keys_are_the_parsers() -> None:
         name = character_key(char)
         assert (key_event(name).key, key_event(name).character) == (name, char), name
     assert (key_event("ctrl+s").key, key_event("ctrl+s").character) == ("ctrl+s", None)
+
+
+# 8 ---------------------------------------------------------- a driver on another terminal
+async def test_a_driver_on_its_own_terminal_still_finds_the_drivers_private_names() -> None:
+    """tracker serve runs each viewer's app on a pty of its own through the Linux driver's
+    private names: `_file` (where the writer thread writes, set in `__init__`),
+    `_get_terminal_size()` (read when the app starts), `_loop` and `_app` (Driver's),
+    `_in_band_window_resize`. DriverOnTerminal names them once; its public names must
+    reach them."""
+    from textual.driver import Driver
+    from textual.drivers.linux_driver import LinuxDriver
+
+    init = inspect.getsource(LinuxDriver.__init__)
+    assert "self._file = " in init and "self._in_band_window_resize = False" in init
+    start = inspect.getsource(LinuxDriver.start_application_mode)
+    assert "self._get_terminal_size()" in start and "WriterThread(self._file)" in start
+    assert params(LinuxDriver._get_terminal_size) == ["self"]
+    base = inspect.getsource(Driver.__init__)
+    assert "self._app = app" in base and "self._loop = asyncio.get_running_loop()" in base
+
+    class OnItsOwn(private.DriverOnTerminal):
+        def terminal_size(self) -> tuple[int, int]:
+            return 100, 30
+
+    app = Bare()
+    driver = OnItsOwn(app)
+    screen = io.StringIO()
+    driver.write_to(screen)
+    assert driver.output is screen and driver._file is screen
+    assert driver._get_terminal_size() == (100, 30)  # what the driver reads at start
+    assert driver.driven_app is app and driver.event_loop is asyncio.get_running_loop()
+    assert driver.sizes_in_band is False
+    driver._in_band_window_resize = True
+    assert driver.sizes_in_band is True

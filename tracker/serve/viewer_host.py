@@ -68,13 +68,12 @@ from typing import Any
 
 from textual import events
 from textual.app import App
-from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Size
 
 from tracker.serve.control import receive, send
 from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server
 from tracker.text import printable
-from tracker.ui.textual_private import driver_of
+from tracker.ui.textual_private import DriverOnTerminal, driver_of
 
 log = logging.getLogger("tracker.serve")
 
@@ -136,7 +135,7 @@ class TerminalFile:
             os.close(self._out)
 
 
-class HostedDriver(LinuxDriver):
+class HostedDriver(DriverOnTerminal):
     """Textual's Linux driver on one viewer's pty slave (the app's `terminal_fd`)."""
 
     def __init__(self, app: App[Any], *, debug: bool = False, mouse: bool = True, size: tuple[int, int] | None = None) -> None:
@@ -144,13 +143,13 @@ class HostedDriver(LinuxDriver):
         fd: int = getattr(app, "terminal_fd")
         self.fileno = fd
         self.input_tty = True
-        self._file = TerminalFile(fd, self._terminal_gone)  # type: ignore[assignment]
+        self.write_to(TerminalFile(fd, self._terminal_gone))
 
     @property
     def can_suspend(self) -> bool:
         return False  # a SIGTSTP would stop every viewer in the process
 
-    def _get_terminal_size(self) -> tuple[int, int]:
+    def terminal_size(self) -> tuple[int, int]:
         try:
             rows, cols, _x, _y = struct.unpack("HHHH", fcntl.ioctl(self.fileno, termios.TIOCGWINSZ, b"\0" * 8))
         except OSError:
@@ -158,21 +157,21 @@ class HostedDriver(LinuxDriver):
         return cols or 80, rows or 24
 
     def start_application_mode(self) -> None:
-        self._loop = asyncio.get_running_loop()
+        self.keep_loop()
         super().start_application_mode()
 
     def resized(self) -> None:
         """The server set a new size on the master (on the event loop)."""
-        if not self._in_band_window_resize:
-            size = Size(*self._get_terminal_size())
-            self._app.post_message(events.Resize(size, size))
+        if not self.sizes_in_band:
+            size = Size(*self.terminal_size())
+            self.driven_app.post_message(events.Resize(size, size))
 
     def _terminal_gone(self) -> None:
         """On a driver thread: the terminal went away or stopped reading; end the app."""
-        loop = self._loop
+        loop = self.event_loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop is closing: the app is ending anyway
-                loop.call_soon_threadsafe(functools.partial(self._app.exit, return_code=1))
+                loop.call_soon_threadsafe(functools.partial(self.driven_app.exit, return_code=1))
 
     def run_input_thread(self) -> None:
         # Anything but OSError goes on to Textual's report (tracker.ui.textual_private, 7).
@@ -183,7 +182,7 @@ class HostedDriver(LinuxDriver):
 
     def close(self) -> None:
         super().close()
-        file = self._file
+        file = self.output
         if isinstance(file, TerminalFile):
             file.close()
 

@@ -49,10 +49,18 @@ and says which; raise the pin only once it passes.
    upstream: Textualize/textual#6690 "Fix input thread busy-looping at 100% CPU when
    stdin reaches EOF" (what a driver does when its input ends); to file, "LinuxDriver:
    a hook for the end of input instead of a crash report".
+8. `DriverOnTerminal` (tracker serve's `HostedDriver` builds on it) runs Textual's Linux
+   driver on a terminal of its own (one pty per viewer's app in one process), through
+   names the driver keeps private: it writes to `_file` (set in `LinuxDriver.__init__`),
+   reads sizes through `_get_terminal_size()`, the app's event loop is `_loop` (set in
+   `Driver.__init__`), `_in_band_window_resize` says the terminal reports its own
+   sizes, and `_app` is the app driven. Upstream: to file, "Driver: public hooks for
+   the output file and the terminal size (a driver on a terminal other than stdout)".
 """
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import functools
 import importlib
@@ -170,3 +178,43 @@ class MergedNotifications(App[ReturnType]):
 def driver_of(app: App[Any]) -> Any:
     """The driver running `app` (None before it runs)."""
     return app._driver
+
+# 8 ------------------------------------------------------ a driver on another terminal
+if sys.platform != "win32":  # the Linux driver needs termios; tracker serve is POSIX only
+    from textual.drivers.linux_driver import LinuxDriver
+
+    class DriverOnTerminal(LinuxDriver):
+        """Textual's Linux driver on a terminal other than the process's own: the private
+        names it needs, under public ones a subclass uses."""
+
+        def write_to(self, file: Any) -> None:
+            """Where the driver's writer sends the screen (LinuxDriver `_file`)."""
+            self._file = file
+
+        @property
+        def output(self) -> Any:
+            return self._file
+
+        def terminal_size(self) -> tuple[int, int]:
+            """(columns, rows) of the terminal; a subclass reads its own terminal."""
+            return LinuxDriver._get_terminal_size(self)
+
+        def _get_terminal_size(self) -> tuple[int, int]:
+            return self.terminal_size()
+
+        def keep_loop(self) -> None:
+            """Remember the running loop as the app's (Driver `_loop`)."""
+            self._loop = asyncio.get_running_loop()
+
+        @property
+        def event_loop(self) -> asyncio.AbstractEventLoop | None:
+            return self._loop
+
+        @property
+        def sizes_in_band(self) -> bool:
+            """Whether the terminal reports its sizes itself (no resize to post)."""
+            return bool(self._in_band_window_resize)
+
+        @property
+        def driven_app(self) -> App[Any]:
+            return self._app
