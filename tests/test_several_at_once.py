@@ -181,3 +181,24 @@ def test_a_player_in_a_big_fight_is_given_the_names_they_know_eight_at_most() ->
     text = str(refused.value)
     assert "Wraith" not in text
     assert text.endswith("(combatants: Ann, Goblin 1, Goblin 2, Goblin 3, Goblin 4, Goblin 5, Goblin 6, Goblin 7 and 31 more)"), text
+
+
+@pytest.mark.ui
+async def test_a_change_to_several_is_told_a_line_each(saves: Path) -> None:
+    """Seen by hand (USOR): `:damage Ogre* 3` told both in one line joined by a visible
+    line-end mark ("... (stun 20 -> 17)␊Ogre 2 takes ..."): the log entry holds one line
+    per combatant, and each is a line of its own in the notice."""
+    from tests.test_ui_app import SIZE, make_file
+    from tests.ui import burst, settle, wait_for
+    from tracker.ui.app import TrackerApp
+
+    path = make_file(saves, "brandx", ['add "Goblin 1"', 'add "Goblin 2"'])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(app, ":damage Goblin* 1\r")
+        told = lambda: [n.message for n in app._notifications if "Goblin 2 takes 1" in n.message]  # noqa: E731
+        await wait_for(pilot, lambda: bool(told()), "the change told")
+        lines = told()[0].split("\n")
+        assert [line.split(" takes")[0] for line in lines] == ["Goblin 1", "Goblin 2"], lines
+        assert not any("\u240a" in line for line in lines)

@@ -25,7 +25,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
 from tracker.engine import TrackerError
-from tracker.text import printable
+from tracker.text import printable, printable_lines
 from tracker.ui import guard
 from tracker.roles import GM, Role, account
 from tracker.ui import commands
@@ -110,7 +110,7 @@ class TrackerApp(MergedNotifications[int]):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None, markup: bool = False) -> None:
         """Notifications quote names, notes and file contents: always plain text (screens'
         and widgets' `notify` pass markup=True by default; it is ignored here)."""
-        super().notify(printable(str(message)), title=printable(title), severity=severity, timeout=timeout, markup=False)
+        super().notify(printable_lines(str(message)), title=printable(title), severity=severity, timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         self._news_loop = asyncio.get_running_loop()
