@@ -202,3 +202,16 @@ async def test_a_change_to_several_is_told_a_line_each(saves: Path) -> None:
         lines = told()[0].split("\n")
         assert [line.split(" takes")[0] for line in lines] == ["Goblin 1", "Goblin 2"], lines
         assert not any("\u240a" in line for line in lines)
+
+
+def test_an_empty_action_is_refused_like_an_empty_name() -> None:
+    """Seen in a side-by-side run of the command language: `declare Ann ''` in freeform
+    started an action with no name ("Ann initiates active , PT 10")."""
+    from rulesets import registry
+
+    s = session_for(registry.available()["freeform"](), "add Ann")
+    for line in ("declare Ann ''", 'declare Ann "  "'):
+        with pytest.raises(TrackerError, match="^declare: the action is empty$"):
+            s.execute(line)
+    assert not s.encounter.actions
+    assert s.execute("declare Ann dodge").lines == ["Ann initiates active dodge, PT 10, completes on segment 10"]

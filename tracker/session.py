@@ -581,6 +581,8 @@ class Session:
         params: dict[str, Any] | None = None,
         secret: bool = False,
     ) -> Outcome:
+        if not template.strip():
+            raise CommandError("declare: the action is empty")
         check_name(template.strip(), "declare: action")  # freeform keeps any action name typed
         return self.submit(lambda enc: self._declare_event(enc, actor, template, targets, pt, faces, params, secret), kind="declare", actor=actor)
 
