@@ -171,3 +171,19 @@ async def close_table(server: Any, screens: list[Any]) -> None:
     for screen in screens:
         await screen.close()
     assert server.stop() == 0
+
+
+def check_declared(path: Any, before: int, made: Any, actor: str, action: str, shown: str, faces: list[int]) -> None:
+    """A declaration made through the form (its flow or its screen): the action is the
+    one asked for, its success as the result said, and the file holds exactly one more
+    event that reloads as the same resolution."""
+    from tracker.persistence.store import EncounterFile
+
+    assert made.actor == actor and made.template == action
+    assert made.resolution.success is None or ("success: yes" in shown) == made.resolution.success
+    saved = EncounterFile(path).load().encounter
+    assert len(saved.events) == before + 1
+    assert saved.events[-1].kind == "declare"
+    if faces:
+        assert list(saved.actions[-1].resolution.dice) or saved.actions[-1].resolution.summary
+        assert saved.actions[-1].resolution.to_dict() == made.resolution.to_dict()

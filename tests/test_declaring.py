@@ -26,6 +26,7 @@ from tracker.dice_plan import DECLARE, MAINTAIN
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
 from tracker.session import Session
+from tests.helpers import check_declared
 from tests.test_ui_declare import CASES, SAVES, copy_save, faces_for, gamble, gamble_file  # noqa: F401 (gamble: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,15 +94,7 @@ def test_declare_through_the_flow(saves: Path, game: str, typed: bool) -> None:
     shown = result(flow)
     faces = list(flow.faces)
     assert flow.commit() == COMMITTED
-    action_made = flow.session.encounter.actions[-1]
-    assert action_made.actor == actor and action_made.template == action
-    assert action_made.resolution.success is None or ("success: yes" in shown) == action_made.resolution.success
-    saved = EncounterFile(path).load().encounter
-    assert len(saved.events) == before + 1
-    assert saved.events[-1].kind == "declare"
-    if faces:
-        assert list(saved.actions[-1].resolution.dice) or saved.actions[-1].resolution.summary
-        assert saved.actions[-1].resolution.to_dict() == action_made.resolution.to_dict()
+    check_declared(path, before, flow.session.encounter.actions[-1], actor, action, shown, faces)
 
 
 def test_typed_group_refusals_use_the_cli_words(saves: Path) -> None:

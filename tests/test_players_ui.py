@@ -224,13 +224,19 @@ def approval_mode(path: Path) -> None:
     open_as(path, "alice").setting(table.PLAYER_DECLARATIONS, table.APPROVAL)
 
 
+async def open_queue(pilot: Any, gm: TrackerApp) -> ApprovalsScreen:
+    """The GM's approvals queue, opened with its key once the app has settled."""
+    await settle(pilot)
+    await press(pilot, "p")
+    await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen), "the approvals screen")
+    assert isinstance(gm.screen, ApprovalsScreen)
+    return gm.screen
+
+
 async def test_the_gm_switches_approval_on_from_the_app_and_approves(saves: Path, fight: Path) -> None:
     gm = TrackerApp(saves, fight, user="alice")
     async with gm.run_test(size=SIZE, notifications=True) as pilot:
-        await settle(pilot)
-        await press(pilot, "p")
-        await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen), "the approvals screen")
-        queue = gm.screen
+        queue = await open_queue(pilot, gm)
         assert "apply at once" in str(queue.query_one("#approvals-mode", Label).render())
         await press(pilot, "t")
         await wait_for(pilot, lambda: queue.live.encounter.table.get(table.PLAYER_DECLARATIONS) == table.APPROVAL, "approval on")
@@ -263,10 +269,7 @@ async def test_the_open_queue_lists_a_proposal_as_it_arrives_and_drops_it_when_i
     approval_mode(fight)
     gm = TrackerApp(saves, fight, user="alice")
     async with gm.run_test(size=SIZE, notifications=True) as pilot:
-        await settle(pilot)
-        await press(pilot, "p")
-        await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen), "the approvals screen")
-        queue = gm.screen
+        queue = await open_queue(pilot, gm)
         assert isinstance(queue, ApprovalsScreen) and queue.shown == []
         bob = open_as(fight, "bob", SERAPH)
         seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4,10,10").event.seq  # type: ignore[union-attr]

@@ -86,11 +86,11 @@ def test_the_decoder_replacement_still_applies() -> None:
 
 # 3 ---------------------------------------------------------------- handler errors
 class Boom(Message):
-    pass
+    """A message whose handler fails."""
 
 
 class Fine(Message):
-    pass
+    """A message whose handler counts it."""
 
 
 class Bare(App[None]):
@@ -143,7 +143,7 @@ async def test_the_message_queue_still_counts_what_waits() -> None:
 
 # 5 ---------------------------------------------------------------- notifications
 class Notifying(private.MergedNotifications[None]):
-    pass
+    """A bare app on the base class the tracker's app uses."""
 
 
 @pytest.mark.ui
