@@ -44,7 +44,7 @@ maneuvers, Character and Fate Points, the optional passive-defence bonus, stun w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -66,63 +66,53 @@ DEFENSES = ("dodge", "parry")
 ATTACKS = ("shoot", "strike")
 
 
-# The declare form's first fields per action (the rest one key away); D6 chooses
-# nothing after the roll.
+# The declare form's fields, as data (as every game declares them). A choice whose
+# choices are a table's rows (a GM's house table may add or drop rows) names the table
+# in _CHOICES_FROM and is given its rows when the catalogue is built.
+_SKILL_HELP = "the skill rolled"
+_COVER = Field("cover", "choice", "none", role=PARAM, help="the target's cover")
+_LEVEL = Field("level", "choice", None, role=PARAM, help="a standard difficulty")
+_ROLL_FIELDS = (
+    Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
+    Field("situation", "choice", None, role=PARAM, help="the D6 rules' scale of situation modifiers (slightly advantaged +3 ... extremely disadvantaged -10)"),
+    Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form where the D6 rules give one (advantaged: +5 or +1D)"),
+    Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll (to a skill roll or a Supernatural or Special Ability effect)"),
+    Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
+)
+_DEFENCE_FIELDS = (Field("full", "bool", False, role=PARAM, help="full defence: +10, no other action this round"), *_ROLL_FIELDS)
+_FIELDS: dict[str, tuple[Field, ...]] = {
+    "shoot": (Field("skill", "choice", "marksmanship", choices=ROLLABLE, role=PARAM, help=_SKILL_HELP),
+              Field("range", "choice", "short", role=PARAM, help="range band"), _COVER, *_ROLL_FIELDS),
+    "strike": (Field("skill", "choice", "melee", choices=ROLLABLE, role=PARAM, help="melee or brawling"), _COVER, *_ROLL_FIELDS),
+    # A parry names no skill: melee (its declared default), never dodge.
+    "dodge": (Field("skill", "choice", "dodge", choices=ROLLABLE, role=PARAM, help=_SKILL_HELP), *_DEFENCE_FIELDS),
+    "parry": (Field("skill", "choice", "melee", choices=ROLLABLE, role=PARAM, help=_SKILL_HELP), *_DEFENCE_FIELDS),
+    "effect": (Field("code", "str", None, role=PARAM, help="the effect's die code, e.g. 4D+1"),
+               Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="a difficulty, if the effect has one"),
+               _LEVEL, *_ROLL_FIELDS),
+    "check": (Field("skill", "choice", "reflexes", choices=ROLLABLE, role=PARAM, help="the skill or attribute rolled"),
+              Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="the difficulty number"),
+              _LEVEL, *_ROLL_FIELDS),
+    "move": (Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round"),),
+}
+_CHOICES_FROM = {"situation": "situations", "range": "range", "cover": "cover", "level": "difficulties"}
+# The first fields per action (the rest one key away); D6 chooses nothing after the roll.
 _MAIN = {"shoot": ("skill", "range", "cover"), "strike": ("skill", "cover"), "dodge": ("skill", "full"),
          "parry": ("skill", "full"), "check": ("skill", "difficulty", "level"), "effect": ("code", "carry", "difficulty"), "move": ("actions",)}
 
 
 def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
-    return staged(_all_params(tables, name), _MAIN.get(name, ()))
+    """The action's form fields, each table choice offering the rows of the GM's tables."""
+    fields = tuple(
+        replace(f, choices=tuple(getattr(tables, _CHOICES_FROM[f.name]))) if f.name in _CHOICES_FROM else f
+        for f in _FIELDS[name]
+    )
+    return staged(fields, _MAIN[name])
 
 
 def _defence_skill(name: str) -> str:
-    """The skill a dodge or parry rolls unless told otherwise (a parry: melee)."""
-    return "dodge" if name == "dodge" else "melee"
-
-
-def _all_params(tables: D6Tables, name: str) -> tuple[Field, ...]:
-    common = (
-        Field("modifier", "str", None, role=PARAM, help="a die code added to the roll: +1D, -2, +1D+1"),
-        Field("situation", "choice", None, choices=tuple(tables.situations), role=PARAM, help="the D6 rules' scale of situation modifiers (slightly advantaged +3 ... extremely disadvantaged -10)"),
-        Field("situation_dice", "bool", None, role=PARAM, help="the situation in its die-code form where the D6 rules give one (advantaged: +5 or +1D)"),
-        Field("carry", "bool", None, role=PARAM, help="add half the result points (rounded up) of this character's last successful roll (to a skill roll or a Supernatural or Special Ability effect)"),
-        Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round: -(N-1)D each, PT 10//N"),
-    )
-    if name == "shoot":
-        return (
-            Field("skill", "choice", "marksmanship", choices=ROLLABLE, role=PARAM, help="the skill rolled"),
-            Field("range", "choice", "short", choices=tuple(tables.range), role=PARAM, help="range band"),
-            Field("cover", "choice", "none", choices=tuple(tables.cover), role=PARAM, help="the target's cover"),
-            *common,
-        )
-    if name == "strike":
-        return (
-            Field("skill", "choice", "melee", choices=ROLLABLE, role=PARAM, help="melee or brawling"),
-            Field("cover", "choice", "none", choices=tuple(tables.cover), role=PARAM, help="the target's cover"),
-            *common,
-        )
-    if name in DEFENSES:
-        return (
-            Field("skill", "choice", _defence_skill(name), choices=ROLLABLE, role=PARAM, help="the skill rolled"),
-            Field("full", "bool", False, role=PARAM, help="full defence: +10, no other action this round"),
-            *common,
-        )
-    if name == "effect":
-        return (
-            Field("code", "str", None, role=PARAM, help="the effect's die code, e.g. 4D+1"),
-            Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="a difficulty, if the effect has one"),
-            Field("level", "choice", None, choices=tuple(tables.difficulties), role=PARAM, help="a standard difficulty"),
-            *common,
-        )
-    if name == "check":
-        return (
-            Field("skill", "choice", "reflexes", choices=ROLLABLE, role=PARAM, help="the skill or attribute rolled"),
-            Field("difficulty", "int", None, minimum=0, maximum=MAX_D6_DIFFICULTY, role=PARAM, help="the difficulty number"),
-            Field("level", "choice", None, choices=tuple(tables.difficulties), role=PARAM, help="a standard difficulty"),
-            *common,
-        )
-    return (Field("actions", "int", 1, minimum=1, maximum=10, role=PARAM, help="actions declared this round"),)
+    """The skill a dodge or parry rolls unless told otherwise (its form's default)."""
+    return str(_FIELDS[name][0].default)
 
 
 _TEMPLATES = {
