@@ -57,7 +57,7 @@ def test_a_skill_left_off_the_sheet_is_rolled_on_its_attribute() -> None:
     table says which)"; attributes default to 3D. By hand: dodge falls back on Reflexes,
     so Reflexes 4D gives 4D; with no Reflexes either, 3D; a dodge of 2D on the sheet is
     2D whatever the Reflexes. Rolled: 4D showing 2, 3, 4, 5 is 14."""
-    skills = D6Ruleset().data.raw
+    skills = D6Ruleset().data.skills
     assert code_of({"reflexes": "4D"}, "dodge", skills) == DieCode(4, 0)
     assert code_of({}, "dodge", skills) == DieCode(3, 0)
     assert code_of({"reflexes": "4D", "dodge": "2D+1"}, "dodge", skills) == DieCode(2, 1)
@@ -66,7 +66,7 @@ def test_a_skill_left_off_the_sheet_is_rolled_on_its_attribute() -> None:
     s.execute("declare A dodge faces=2,3,4,5")
     assert s.encounter.actions[-1].resolution.details["total"] == 14
     with pytest.raises(TrackerError, match=r"skills\.dodge: expected one of reflexes, .*got 'luck'"):
-        code_of({}, "dodge", {"skills": {"dodge": "luck"}})
+        code_of({}, "dodge", {"dodge": "luck"})
 
 
 def test_strength_damage_comes_from_lifting_if_listed_else_physique() -> None:
@@ -90,7 +90,7 @@ def test_an_attribute_off_the_sheet_is_3d_and_a_skills_table_must_name_its_attri
     sheet rolls Reflexes and Presence at 3D, and a dodge on a sheet with Reflexes 2D+1
     rolls 2D+1. A table with no `[skills]` at all names no attribute for dodge: the roll
     is refused naming `skills.dodge` rather than guessed."""
-    skills = D6Ruleset().data.raw
+    skills = D6Ruleset().data.skills
     assert code_of({}, "reflexes", skills) == DieCode(3, 0)
     assert code_of({"physique": "4D"}, "presence", skills) == DieCode(3, 0)
     assert code_of({"reflexes": "2D+1"}, "dodge", skills) == DieCode(2, 1)
@@ -103,7 +103,7 @@ def test_a_bad_code_reaching_a_roll_names_its_stat() -> None:
     (the sheet's docstring). The codes a roll reads (a skill, lifting, Physique) name
     their stat when they cannot be read, and a code given as a number, not text (a file's
     `physique = 3`), is refused naming the combatant and field and showing the value."""
-    skills = D6Ruleset().data.raw
+    skills = D6Ruleset().data.skills
     with pytest.raises(DieCodeError, match=r"^dodge: expected a die code such as 3D, .*got '2X'$"):
         code_of({"dodge": "2X"}, "dodge", skills)
     with pytest.raises(DieCodeError, match=r"^lifting: expected a die code .*got 'x'$"):

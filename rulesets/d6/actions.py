@@ -227,8 +227,8 @@ class Resolver:
         """The code rolled: the skill's (or `base`, an effect's own code) and the modifiers."""
         actor, p, t = request.actor, request.params, self.tables
         if base is None:
-            label = skill if actor.stats.get(skill) or skill not in t.raw.get("skills", {}) else f"{skill} ({t.raw['skills'][skill]})"
-            base = (label, code_of(actor.stats, skill, t.raw))
+            label = skill if actor.stats.get(skill) or skill not in t.skills else f"{skill} ({t.skills[skill]})"
+            base = (label, code_of(actor.stats, skill, t.skills))
         parts: list[tuple[str, DieCode]] = [base]
         if p.get("modifier"):
             try:

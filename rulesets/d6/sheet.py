@@ -65,11 +65,12 @@ def canonical(field: str, value: Any, where: str) -> str:
     return str(code)
 
 
-def code_of(stats: Mapping[str, Any], name: str, tables: Mapping[str, Any]) -> DieCode:
-    """The code rolled for a skill or attribute: the skill if listed, else its attribute."""
+def code_of(stats: Mapping[str, Any], name: str, skills: Mapping[str, str]) -> DieCode:
+    """The code rolled for a skill or attribute: the skill if listed, else its attribute
+    (`skills`: the attribute each skill falls back on, the tables' `[skills]`)."""
     value = stats.get(name)
     if value is None and name in SKILLS:
-        attribute = tables.get("skills", {}).get(name)
+        attribute = skills.get(name)
         if attribute not in ATTRIBUTES:
             raise TrackerError(f"skills.{name}: expected one of {', '.join(ATTRIBUTES)}, got {attribute!r}")
         value = stats.get(attribute, "3D")

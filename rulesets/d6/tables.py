@@ -8,7 +8,7 @@ from typing import Any
 
 from tracker.engine.errors import TrackerError
 from rulesets.d6.codes import DieCode, DieCodeError, parse
-from rulesets.d6.sheet import HEALTHY_WOUNDS
+from rulesets.d6.sheet import ATTRIBUTES, HEALTHY_WOUNDS, SKILLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +91,15 @@ class D6Tables:
             )
         self.wounds.sort(key=lambda w: w.rank)
         self.max_rank = max(w.rank for w in self.wounds)
+        # The attribute each skill falls back on; a skill the game does not know could
+        # never be rolled, so a house row naming one is refused rather than ignored.
+        self.skills: dict[str, str] = {}
+        for key, attribute in _table(raw, "skills").items():
+            if key not in SKILLS:
+                raise TrackerError(f"skills.{key}: expected one of the D6 skills ({', '.join(SKILLS)})")
+            if attribute not in ATTRIBUTES:
+                raise TrackerError(f"skills.{key}: expected one of {', '.join(ATTRIBUTES)}, got {attribute!r}")
+            self.skills[key] = attribute
 
     # ----------------------------------------------------------- lookups
     def difficulty_name(self, number: int) -> str:
