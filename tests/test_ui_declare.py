@@ -236,6 +236,37 @@ async def test_more_modifiers_one_key_away(saves: Path, gamble: None) -> None:
         no_bugs(app)
 
 
+async def test_more_modifiers_open_in_view_and_tab_never_lands_on_nothing(saves: Path) -> None:
+    """At 80x24 D6's shoot fills the form: ctrl+o opens its six more modifiers below the
+    fold. The GM must see them open (the cursor goes to the first, scrolled into view),
+    Tab from the last field goes back to the first (no stop on the scrolling box, where
+    typing does nothing), and ctrl+o again closes them with the cursor on the action."""
+    path = copy_save(saves, "d6-warehouse.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_form(pilot, app, "Hero", "shoot", "Merc")
+        setup = screen.query_one("#setup")
+
+        def in_view(widget: Any) -> bool:
+            return widget.region.height == 1 and setup.region.contains_region(widget.region)
+
+        await press(pilot, "ctrl+o")
+        modifier = screen.query_one("#p-modifier", Input)
+        await wait_for(pilot, lambda: screen.focused is modifier and in_view(modifier), "the first more modifier, in view")
+        seen = []
+        for _ in range(12):
+            await press(pilot, "tab")
+            seen.append(screen.focused)
+            await wait_for(pilot, lambda: isinstance(screen.focused, Input) and in_view(screen.focused), "the focused field, in view")
+        assert screen.query_one("#d-actor", Input) in seen
+        screen.query_one("#p-carry", Input).focus()
+        await settle(pilot)
+        await press(pilot, "ctrl+o")
+        await wait_for(pilot, lambda: screen.focused is screen.query_one("#d-template", Input), "the cursor back on the action")
+        assert not modifier.parent.parent.display  # type: ignore[union-attr]
+        no_bugs(app)
+
+
 # ------------------------------------------------------------------ changing one's mind
 async def test_changing_the_action_mid_form_keeps_the_app(saves: Path) -> None:
     path = copy_save(saves, "seraph-vs-sphinx.toml")

@@ -171,7 +171,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         with Vertical(classes="dialog form", id="declare"):
             yield Label(Text(self.flow.title()), classes="title", id="declare-title")
             yield Label("chance of success: …", id="chance", classes="chance")
-            with VerticalScroll(id="setup"):
+            # Not a Tab stop of its own: Tab past the last field would land on nothing
+            # the GM can see or type into; focusing a field scrolls it into view.
+            with VerticalScroll(id="setup", can_focus=False):
                 yield Label("", id="recent", classes="hint")
                 for f in self._base_fields():
                     row, entry, error = field_parts(f, "d", LABEL_WIDTH + 1, ActionField if f.name == "template" else FieldInput)
@@ -440,6 +442,18 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         for box in self.query("#params .more, #secret-box"):
             box.display = self.show_more
         self._show_hint()
+        # The fields open below the fold at 80x24: go to the first, so the GM sees them
+        # open; closing them with the cursor inside brings it back to the action.
+        template = self.flow.template
+        if self.show_more:
+            shown = f"#tpl-{self._setup_boxes[template.name]} .more Input, " if template and template.name in self._setup_boxes else ""
+            opened = self.query(f"{shown}#secret-box Input")
+            if opened:
+                first = opened.first()
+                first.focus(scroll_visible=False)  # at once: keys typed next go there
+                self.call_after_refresh(first.scroll_visible)  # once the opened fields are laid out
+        elif self.focused is not None and any(box in self.focused.ancestors for box in self.query("#params .more, #secret-box")):
+            self.query_one("#d-template", Input).focus()
 
     # ----------------------------------------------------------- stages
     def _show_stage(self, stage: str) -> None:
