@@ -671,7 +671,8 @@ class DeclareFlow:
         faces = list(self.faces) or None
         seq = self.proposal.seq
         targets = list(attempt.targets) if self.kind == DECLARE else None
-        return self.run(lambda s: s.approve(seq, targets=targets, pt=attempt.pt, faces=faces, params=attempt.params))
+        secret = self.secret  # offered for a declaration only (`offers_secret`)
+        return self.run(lambda s: s.approve(seq, targets=targets, pt=attempt.pt, faces=faces, params=attempt.params, secret=secret))
 
     def submit(self) -> str:
         """Roll whatever is still needed and commit: the quick path."""
