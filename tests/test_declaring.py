@@ -487,7 +487,7 @@ def test_a_proposal_is_approved_as_edited_with_the_players_dice(saves: Path) -> 
     enc = EncounterFile(path).load().encounter
     flow = open_flow(path, user="alice", proposal=enc.proposal(seq))
     assert flow.actors == ["Seraph"] and flow.faces == [5, 4, 10, 10]
-    assert flow.first_title().startswith(f"Edit proposal {seq} (Seraph, ")
+    assert flow.title().startswith(f"Edit proposal {seq} (Seraph, ")
     assert "the player proposed punch" in (flow.check("d", "template", "blast") or "")
     assert "refuse it instead" in (flow.check("d", "actor", "Sphinx") or "")
     flow.set("d", "targets", "Sphinx")
@@ -508,7 +508,7 @@ def test_a_proposal_marked_secret_in_the_form_is_approved_secret(saves: Path) ->
     flow = open_flow(path, user="alice", proposal=EncounterFile(path).load().encounter.proposal(seq))
     assert flow.template is not None and "secret" in flow.more_names(flow.template)
     flow.set("d", "secret", "yes")
-    assert "· secret ·" in flow.title()
+    assert flow.title() == f"Edit proposal {seq} (Seraph, punch against Nyx) · secret, then approve"
     assert flow.go() == RESULT_SHOWN and flow.go() == COMMITTED
     saved = EncounterFile(path).load().encounter
     assert saved.events[-1].kind == "approve" and saved.events[-1].args.get("secret") is True

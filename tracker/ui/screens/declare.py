@@ -169,7 +169,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog form", id="declare"):
-            yield Label(Text(self.flow.title()), classes="title", id="declare-title")
+            yield Label(self._title(), classes="title", id="declare-title")
             yield Label("chance of success: …", id="chance", classes="chance")
             with VerticalScroll(id="setup"):
                 yield Label("", id="recent", classes="hint")
@@ -209,7 +209,6 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._show_hint()
         flow = self.flow
         if flow.proposal is not None:
-            self.query_one(".title", Label).update(Text(printable(flow.first_title())))
             self._push_params()  # the player's modifiers, as the flow was filled with them
 
     # ----------------------------------------------------------- the flow and the widgets
@@ -242,7 +241,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         set_error(self.query_one("#declare-error", Label), printable(text))
 
     def _title(self) -> Text:
-        return Text(self.flow.title())
+        return Text(printable(self.flow.title()))  # names typed by users: data, shown as typed
 
     # ----------------------------------------------------------- the action's fields
     def _show_template(self) -> None:
