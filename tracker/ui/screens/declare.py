@@ -81,7 +81,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     DeclareScreen #dice-stage, DeclareScreen #result-stage { height: auto; max-height: 15; }
     DeclareScreen #dice-done { height: auto; max-height: 8; width: 100%; }
     DeclareScreen #result { height: auto; width: 100%; }
-    DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; }
+    /* One line each, cut with an ellipsis (the more modifiers are all one key away): a
+       Label renders through Content, which ignores a rich Text's no_wrap. */
+    DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     DeclareScreen #recent { height: auto; width: 100%; }
     DeclareScreen .hidden-stage { display: none; }
     """
@@ -253,7 +255,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             for box in self.query("#params > .tpl"):
                 box.display = False
             return
-        info.update(Text(printable(self.flow.template_info()), no_wrap=True, overflow="ellipsis"))
+        info.update(Text(printable(self.flow.template_info())))  # one line, cut with "…" (DEFAULT_CSS)
         if template.name not in self._setup_boxes:
             self._build_setup_box(template)
         for box in self.query("#params > .tpl"):
@@ -280,7 +282,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         more_names = self.flow.more_names(template)
         if more_names:
             names = ", ".join(more_names)
-            main.append(Label(Text(f"ctrl+o: {len(more_names)} more modifiers ({names})", no_wrap=True, overflow="ellipsis"), classes="hint more-hint"))
+            main.append(Label(Text(f"ctrl+o: {len(more_names)} more modifiers ({names})"), classes="hint more-hint"))
         more_box = Vertical(*more, classes="more")
         more_box.display = self.show_more
         self.param_inputs[template.name] = inputs
