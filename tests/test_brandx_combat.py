@@ -157,6 +157,31 @@ def test_maintained_blast_pt_quarter_attack_minus_2_ep_row_plus_1() -> None:
     assert res(s, "Target")["vp"] == 90
 
 
+def test_a_typed_pt_on_maintain_is_the_links_pt_as_on_declare() -> None:
+    """Seed: "The Performance Time is divided by 4 (usually meaning 5 segments)": the
+    blast's 20 segments make a 5-segment link when the GM types no PT. A PT typed on
+    `maintain` is the link's PT, as one typed on `declare` is the action's (rulesets.base:
+    the typed PT, else `default_pt`): pt=8 makes a link of 8 segments from the segment it
+    is maintained on (20 -> 28); the Attack (9 - 2) and EP row (+1) follow the chain as before."""
+    s = session()
+    s.execute("add Sun-Ruler agility=12 learning=10 ep=60")
+    s.execute("add Target vp=100 dp=50")
+    s.execute("declare Sun-Ruler blast target=Target pr=12 damage=5 faces=2,2,10,10 q_attack=3")
+    declared = s.encounter.actions[-1]
+    assert declared.pt == 20
+    s.execute("next")
+    now = s.encounter.now
+    assert now == declared.completes
+    s.execute("maintain Sun-Ruler pt=8")
+    link = s.encounter.actions[-1]
+    assert link.chain == 1 and link.pt == 8 and link.completes == now + 8
+    assert link.resolution.details["attack"] == 7 and res(s, "Sun-Ruler")["ep"] == 55 - 6
+    assert "PT 8 (as stated)" in link.resolution.summary
+    s.execute("undo")
+    s.execute("maintain Sun-Ruler")  # none typed: a quarter of 20
+    assert s.encounter.actions[-1].pt == 5 and "PT 5 (PT 20 / 4)" in s.encounter.actions[-1].resolution.summary
+
+
 def test_throwback_when_surprised_and_when_dp_is_lost() -> None:
     s = session()
     s.execute("add Hitter agility=22 mass=100 strength=20 ep=50")

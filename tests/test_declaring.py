@@ -26,6 +26,7 @@ from tracker.dice_plan import DECLARE, MAINTAIN
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
 from tracker.session import Session
+from tracker.viewing import sight
 from tests.helpers import check_declared
 from tests.test_ui_declare import CASES, SAVES, copy_save, faces_for, gamble, gamble_file  # noqa: F401 (gamble: a fixture)
 
@@ -486,7 +487,7 @@ def test_a_proposal_is_approved_as_edited_with_the_players_dice(saves: Path) -> 
     enc = EncounterFile(path).load().encounter
     flow = open_flow(path, user="alice", proposal=enc.proposal(seq))
     assert flow.actors == ["Seraph"] and flow.faces == [5, 4, 10, 10]
-    assert flow.first_title().startswith(f"Edit proposal {seq} (Seraph, ")
+    assert flow.title().startswith(f"Edit proposal {seq} (Seraph, ")
     assert "the player proposed punch" in (flow.check("d", "template", "blast") or "")
     assert "refuse it instead" in (flow.check("d", "actor", "Sphinx") or "")
     flow.set("d", "targets", "Sphinx")
@@ -497,6 +498,51 @@ def test_a_proposal_is_approved_as_edited_with_the_players_dice(saves: Path) -> 
     from tracker.engine.model import PENDING
 
     assert saved.proposal(seq).status != PENDING and saved.proposal(seq).changes
+
+
+def test_a_proposal_marked_secret_in_the_form_is_approved_secret(saves: Path) -> None:
+    """The form the GM edits a proposal in offers "secret" (and titles itself so): the
+    approval carries it, as a declaration's does. Issue 9: "Secret rolls show no dice
+    and no totals": the player who proposed it reads the roll as withheld."""
+    path, seq = _proposal(saves)
+    flow = open_flow(path, user="alice", proposal=EncounterFile(path).load().encounter.proposal(seq))
+    assert flow.template is not None and "secret" in flow.more_names(flow.template)
+    flow.set("d", "secret", "yes")
+    assert flow.title() == f"Edit proposal {seq} (Seraph, punch against Nyx) · secret, then approve"
+    assert flow.go() == RESULT_SHOWN and flow.go() == COMMITTED
+    saved = EncounterFile(path).load().encounter
+    assert saved.events[-1].kind == "approve" and saved.events[-1].args.get("secret") is True
+    assert saved.actions[-1].secret and list(saved.actions[-1].resolution.dice) == [5, 4, 10, 10]
+    initiated = [e.text for e in sight(saved, Role.player(["Seraph"])).log() if "initiates" in e.text]
+    assert initiated[-1] == "Seraph initiates active punch at Nyx, PT 15, completes on segment 34 (rolled in secret)"
+
+
+def test_approve_secret_true_on_the_command_line_approves_it_secret(saves: Path) -> None:
+    """The same edit typed: `approve N secret=true` (a player's proposal is never secret)."""
+    from tests.test_players import open_as
+
+    path, seq = _proposal(saves)
+    assert not EncounterFile(path).load().encounter.proposal(seq).args.get("secret")
+    open_as(path, "alice").execute(f"approve {seq} secret=true")
+    saved = EncounterFile(path).load().encounter
+    assert saved.actions[-1].secret and list(saved.actions[-1].resolution.dice) == [5, 4, 10, 10]
+
+
+def test_a_maintenance_is_not_made_secret_by_its_approval() -> None:
+    """A maintenance keeps its action's secrecy (the form offers "secret" to declare
+    only): `approve N secret=true` on one is refused, nothing changed."""
+    from rulesets import registry
+    from tracker.engine import CommandError
+    from tests.helpers import session_for
+
+    gm = session_for(registry.get("freeform"), "add Seraph hp=10", "add Sphinx hp=10", "declare Seraph attack target=Sphinx pt=3 damage=2", "step 3")
+    gm.execute("setting player_declarations approval")
+    player = Session(gm.encounter, gm.ruleset, RandomDice(1), user="bob", role=Role.player(["Seraph"]))
+    seq = player.execute("maintain Seraph damage=1").event.seq  # type: ignore[union-attr]
+    before = len(gm.encounter.events)
+    with pytest.raises(CommandError, match="secret: only a declaration's roll may be made secret, not a maintain's"):
+        gm.execute(f"approve {seq} secret=true")
+    assert len(gm.encounter.events) == before and gm.encounter.proposal(seq).status == "pending"
 
 
 def test_back_drops_a_proposals_dice_for_new_ones(saves: Path) -> None:

@@ -310,6 +310,40 @@ async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(sa
     assert action.resolution.dice[:2] == (5, 4) and enc.proposals[seq].status == "approved"
 
 
+async def test_the_edit_form_keeps_naming_the_proposal_and_approves_it_secret(saves: Path, fight: Path) -> None:
+    """The form's title names the proposal being decided for as long as it is open (a
+    field's change does not turn it into a plain declaration), and "secret" set in it
+    makes the approved action secret."""
+    approval_mode(fight)
+    bob = open_as(fight, "bob", SERAPH)
+    seq = bob.execute("declare Seraph punch target=Sphinx faces=5,4,10,10").event.seq  # type: ignore[union-attr]
+    gm = TrackerApp(saves, fight, user="alice")
+    async with gm.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await press(pilot, "p")
+        await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [seq], "the queue")
+        await press(pilot, "e")
+        await wait_for(pilot, lambda: isinstance(gm.screen, EditProposalScreen), "the form, filled")
+        form = gm.screen
+        await settle(pilot)
+
+        def title() -> str:
+            return str(form.query_one("#declare-title", Label).render())
+
+        assert title().startswith(f"Edit proposal {seq} (Seraph, punch")
+        await press(pilot, "ctrl+o")
+        await type_into(pilot, "#d-secret", "yes")
+        await wait_for(pilot, lambda: "· secret" in title(), "the title marked secret")
+        assert title().startswith(f"Edit proposal {seq} (Seraph, punch")
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: form.stage == "result", "the result with the player's dice")
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [], "approved")
+        assert not gm.errors
+    (action,) = fresh(fight).combatant("Seraph").in_progress
+    assert action.secret and action.resolution.dice[:2] == (5, 4)
+
+
 async def test_the_gm_refuses_with_a_reason_and_the_player_sees_it(saves: Path, fight: Path) -> None:
     approval_mode(fight)
     player = player_app(saves, fight)

@@ -618,6 +618,25 @@ def test_a_check_of_reaction_or_defense_rolls_the_sum() -> None:
         "Max 16 (rating 12, modifier +4) [1d8+1d12]: d8 4, d12 4 -> 2 successes vs the event rating 24 [2d20]")
 
 
+def test_a_check_of_a_given_rating_names_that_rating_in_its_dice_prompt() -> None:
+    """Seed: "Once the adjusted Event Rating is determined, look it up on the Event Chart
+    to determine what dice to roll." `rating=12` rolls 12 (row 12: 1d6+1d8), not Max's
+    agility 18: the prompt names the rating rolled, not the default stat; with
+    modifier=4 the adjusted rating is 16 (row 16: 1d8+1d12). A stat keeps its name."""
+    r = UsorRuleset()
+    s = session_for(r, "add Max agility=18")
+    cases = (
+        ({"rating": "12"}, "Max's rating 12 roll (Event Chart row 12): 1d6+1d8"),
+        ({"rating": "12", "modifier": "4"}, "Max's rating 16 (rating 12, modifier +4) roll (Event Chart row 16): 1d8+1d12"),
+        ({"modifier": "-2"}, "Max's agility 16 (agility 18, modifier -2) roll (Event Chart row 16): 1d8+1d12"),
+    )
+    for params, first in cases:
+        request, _ = s.request("Max", "check", [], {**params, "against": "24"})
+        dice = Listening([4, 4, 1, 1])
+        r.resolve(request, for_actor(dice, "Max"))
+        assert dice.groups[0] == first
+
+
 def test_starting_resources_follow_the_tables_and_default_to_the_damage_page() -> None:
     """The Damage page: 20 stun damage points knock a character out; legs take 8, arms 6,
     head 4, chest 10 before they are destroyed. A GM's table changes them."""

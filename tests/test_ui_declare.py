@@ -435,6 +435,29 @@ def test_random_keys_leave_the_app_alive(saves: Path, game: str, keys: list[list
     EncounterFile(path).load()  # the save still loads
 
 
+async def test_brandx_form_hints_fit_one_line_each_at_80_columns(saves: Path) -> None:
+    """The action's line and the ctrl+o line are one line each (the form gives them one):
+    Brand X's punch, whose description and 14 more modifiers ran to 3 lines each at 80x24,
+    shows the start of each, cut with an ellipsis (the more modifiers are all one key away)."""
+    from tests.test_ui_screen import screen_text
+
+    path = copy_save(saves, "seraph-vs-sphinx.toml")
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
+        await press(pilot, "a")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen) and app.screen.focused is not None, "the declare form")
+        screen = form(app)
+        info = screen.query_one("#template-info", Label)
+        (more,) = [w for w in screen.query(".more-hint") if w.parent is not None and w.parent.display]
+        await wait_for(pilot, lambda: info.region.height > 0 and more.region.height > 0, "the hints laid out")
+        width = info.region.width
+        for hint, start in ((info, "punch: active, PT 15, rolls Combat Roll"), (more, "ctrl+o: 14 more modifiers (roll, editing")):
+            lines = screen_text(hint)
+            assert len(lines) == 1 and lines[0].startswith(start) and lines[0].rstrip().endswith("…"), lines
+            assert len(lines[0].rstrip()) <= width
+
+
 async def test_a_secret_roll_from_the_form_shows_viewers_no_dice(saves: Path) -> None:
     """Issue 9: "Secret rolls show no dice and no totals." The GM marks the roll secret in
     the form (ctrl+o, "secret roll"); a viewer's log then says a roll was made and shows

@@ -190,17 +190,15 @@ class DeclareFlow:
 
     # ----------------------------------------------------------- what is shown
     def title(self) -> str:
-        verb = "Maintain" if self.kind == MAINTAIN else "Declare"
+        """The form's title: what is being done (a proposal's names the proposal decided,
+        for as long as the form is open) and whether the roll is secret."""
         secret = " · secret" if self.secret else ""
+        p = self.proposal
+        if p is not None:
+            return f"Edit proposal {p.seq} ({p.actor}, {p.what()}){secret}, then approve"
+        verb = "Maintain" if self.kind == MAINTAIN else "Declare"
         enc = self.session.encounter
         return f"{verb} an action{secret} · {enc.time.clock(enc.now)}"
-
-    def first_title(self) -> str:
-        """The title as the form opens (a proposal's names what is being decided)."""
-        p = self.proposal
-        if p is None:
-            return self.title()
-        return f"Edit proposal {p.seq} ({p.actor}, {p.what()}), then approve"
 
     @property
     def secret(self) -> bool:
@@ -671,7 +669,8 @@ class DeclareFlow:
         faces = list(self.faces) or None
         seq = self.proposal.seq
         targets = list(attempt.targets) if self.kind == DECLARE else None
-        return self.run(lambda s: s.approve(seq, targets=targets, pt=attempt.pt, faces=faces, params=attempt.params))
+        secret = self.secret  # offered for a declaration only (`offers_secret`)
+        return self.run(lambda s: s.approve(seq, targets=targets, pt=attempt.pt, faces=faces, params=attempt.params, secret=secret))
 
     def submit(self) -> str:
         """Roll whatever is still needed and commit: the quick path."""

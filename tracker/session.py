@@ -23,7 +23,7 @@ checked against that table (tests/test_verbs.py):
     next | step [N] | undo | redo | note TEXT
     roll DICE [secret=true]           a table roll in the game's notation, or dice such as 2d10
     setting player_declarations at_once|approval
-    proposals | approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] | refuse N REASON
+    proposals | approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value ...] | refuse N REASON
     takeback
 
 Decisions: docs/decisions/0002-session-commands.md,
@@ -914,11 +914,14 @@ class Session:
         pt: int | None = None,
         faces: str | list[int] | None = None,
         params: dict[str, Any] | None = None,
+        secret: bool = False,
     ) -> Outcome:
         """Apply proposal `seq`. With edits (targets, pt, modifiers) the action is resolved
         again with the player's dice, in the order they were rolled; dice the edited roll
-        needs beyond those are rolled by this session, unless `faces` gives them all."""
-        edited = targets is not None or pt is not None or bool(faces) or bool(params)
+        needs beyond those are rolled by this session, unless `faces` gives them all.
+        `secret`: the GM makes a declaration's roll secret, as in a declaration of their own
+        (a player proposes in the open: a secret roll is the GM's)."""
+        edited = targets is not None or pt is not None or bool(faces) or bool(params) or secret
 
         def build(enc: Encounter) -> Event:
             p = enc.proposal(seq)
@@ -926,12 +929,14 @@ class Session:
                 return Event("approve", {"target": seq})  # the engine says why, if it is not pending
             if p.action == "abort":
                 raise CommandError(f"approve {seq}: an abort has nothing to edit; approve it as it is")
+            if secret and p.action != "declare":
+                raise CommandError(f"approve {seq}: secret: only a declaration's roll may be made secret, not a {p.action}'s")
             merged = {**p.args.get("params", {}), **(params or {})}
             use_pt = pt if pt is not None else p.args.get("pt")
             source = None if faces else _Replay(enc.events[p.seq - 1].args.get("faces", []), self.dice, seq)
             if p.action == "declare":
                 aim = list(targets) if targets is not None else list(p.args.get("targets", ()))
-                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, bool(p.args.get("secret")), source)
+                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source)
             else:
                 event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source)
             args: dict[str, Any] = {"target": seq, **event.args, **_asked(merged, use_pt)}

@@ -360,9 +360,9 @@ VERBS: tuple[Verb, ...] = (
         "show_proposals", _PLAYERS, strict=False,
     ),
     Verb(
-        "approve", "approve N [target=NAME] [pt=N] [faces=N,N] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)",
-        "approve", _GM, (Arg("N", INT, "approve: proposal"),), (Opt("target", LIST, "targets"), *_DICE), params=True,
-        misuse="usage: approve N [target=NAME] [pt=N] [faces=N,N] [key=value ...] (N: the proposal's number)",
+        "approve", "approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)",
+        "approve", _GM, (Arg("N", INT, "approve: proposal"),), (Opt("target", LIST, "targets"), *_DICE, Opt("secret", YES_NO, default=False)), params=True,
+        misuse="usage: approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value ...] (N: the proposal's number)",
     ),
     Verb(
         "refuse", "refuse N REASON", "refuse proposal N; the player sees the reason", "refuse", _GM,

@@ -64,7 +64,7 @@ from typing import Any
 from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
-from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, miss_shares, place_attacks, power_budget
+from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, maintained_pt, miss_shares, place_attacks, power_budget
 from rulesets.brandx.common import Ctx, latest_action, passive_defense
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
@@ -82,13 +82,16 @@ def default_pt(request: ActionRequest) -> int:
     """The PT an action starts from when the GM typed none; Q or PR spent on speed then
     shortens it (`speed_pt`), a typed PT included. A healing period takes its length
     (`SEGMENTS`); a power, or a lift by power, 20 segments (seed: "For powers, the
-    Performance Time is 20 segments"), half that, rounded half up, for a passive power."""
+    Performance Time is 20 segments"), half that, rounded half up, for a passive power;
+    a maintained link a quarter of the first link's (`combat.maintained_pt`)."""
     params, template = request.params, request.template
 
     def p(name: str, default: Any) -> Any:
         value = params.get(name)
         return default if value is None else value
 
+    if request.previous is not None:  # a maintained link: a quarter of the first's
+        return maintained_pt(request)
     if template.name == "heal":
         return SEGMENTS[str(p("period", "hour"))]
     if template.name == "lift" and p("power", False) and not p("inanimate", False):  # a web holding is no power's act

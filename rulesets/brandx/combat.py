@@ -63,7 +63,7 @@ from typing import Any
 from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
-from rulesets.base import JUDGE_KEY
+from rulesets.base import JUDGE_KEY, ActionRequest
 from rulesets.brandx.charts import Charts
 from rulesets.brandx.common import Ctx, defense_of, passive_defense
 from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_pt
@@ -449,7 +449,8 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
     if "attack_base" not in d:
         raise TrackerError(f"{prev.template} has no Attack to maintain")
     link = prev.chain + 1
-    pt = _quarter(int(d.get("base_pt", request.template.pt)))
+    pt = ctx.base_pt()  # typed, or a quarter of the first link's (`maintained_pt`)
+    why = f"PT {d.get('base_pt')} / 4" if pt == maintained_pt(request) else "as stated"
     targets = request.targets
     if not targets:
         raise TrackerError(f"{prev.template}: the target is no longer in the fight")
@@ -470,7 +471,7 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
     effects.extend(blows)
     summary = "; ".join(
         [f"maintained link {link}: Attack {base_attacks[0]:+d} - {2 * link} = {attacks[0]:+d}, PT {pt} "
-         f"(PT {d.get('base_pt')} / 4), damage {damage}, EP rows +1", bill.text()] + texts
+         f"({why}), damage {damage}, EP rows +1", bill.text()] + texts
     )
     details = dict(d)
     details.update({
@@ -482,8 +483,12 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
                       summary=summary, effects=tuple(effects), details=details)
 
 
-def _quarter(pt: int) -> int:
-    return max(1, round_half_up(Fraction(pt, 4)))
+def maintained_pt(request: ActionRequest) -> int:
+    """A maintained link's PT when the GM types none: the first link's PT before Q on
+    speed, divided by 4, rounded half up (seed: "The Performance Time is divided by 4")."""
+    prev = request.previous
+    base = prev.resolution.details.get("base_pt", request.template.pt) if prev is not None else request.template.pt
+    return max(1, round_half_up(Fraction(int(base), 4)))
 
 
 def power_budget(ctx: Ctx, pr: int) -> tuple[int, int, int]:

@@ -300,7 +300,7 @@ class Resolver:
         if name == "check":
             own, event = self.check_ratings(request)
             result = contest(self._row(own, "check"), self._row(event, "event"), dice, dice, against_event=True,
-                             own_label=f"{own.text(str(request.params.get('stat', 'check')))} roll", rival_label="roll for the event", rival_who="the GM")
+                             own_label=f"{own.text(own.name)} roll", rival_label="roll for the event", rival_who="the GM")
             return self._contest_resolution(request, pt, result, own, event, "the event")
         if name == "contest":
             own, rival = self.contest_ratings(request)

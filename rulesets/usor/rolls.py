@@ -150,6 +150,11 @@ class Rating:
     value: int
     parts: tuple[tuple[str, int], ...] = field(default_factory=tuple)
 
+    @property
+    def name(self) -> str:
+        """What is rolled: the first part's name ('agility', or 'rating' for a number given)."""
+        return self.parts[0][0] if self.parts else ""
+
     def text(self, label: str | None = None) -> str:
         """'agility 18' when unmodified, 'strike 14 (attack 20, right arm -6)' otherwise."""
         if not self.parts:

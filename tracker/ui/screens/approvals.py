@@ -3,7 +3,8 @@
 Reached with `p` from the encounter screen (the clock bar says how many wait). One key
 each: `a` (or enter) approves the highlighted proposal as the player made it, with the
 player's dice; `e` opens the declare form filled with the proposal (the actor and the
-action are the player's and stay; targets, PT and modifiers may change) and approves
+action are the player's and stay; targets, PT and modifiers may change, and the GM
+may make a declaration's roll secret) and approves
 with the edited values when committed: the action is resolved again with the player's
 dice in the order they were rolled, and any dice the edited action needs beyond them
 are asked for (typed or rolled) as in any declaration (an edit that needs fewer dice

@@ -81,7 +81,9 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     DeclareScreen #dice-stage, DeclareScreen #result-stage { height: auto; max-height: 15; }
     DeclareScreen #dice-done { height: auto; max-height: 8; width: 100%; }
     DeclareScreen #result { height: auto; width: 100%; }
-    DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; }
+    /* One line each, cut with an ellipsis (the more modifiers are all one key away): a
+       Label renders through Content, which ignores a rich Text's no_wrap. */
+    DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     DeclareScreen #recent { height: auto; width: 100%; }
     DeclareScreen .hidden-stage { display: none; }
     """
@@ -169,7 +171,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog form", id="declare"):
-            yield Label(Text(self.flow.title()), classes="title", id="declare-title")
+            yield Label(self._title(), classes="title", id="declare-title")
             yield Label("chance of success: …", id="chance", classes="chance")
             # Not a Tab stop of its own: Tab past the last field would land on nothing
             # the GM can see or type into; focusing a field scrolls it into view.
@@ -211,7 +213,6 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._show_hint()
         flow = self.flow
         if flow.proposal is not None:
-            self.query_one(".title", Label).update(Text(printable(flow.first_title())))
             self._push_params()  # the player's modifiers, as the flow was filled with them
 
     # ----------------------------------------------------------- the flow and the widgets
@@ -244,7 +245,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         set_error(self.query_one("#declare-error", Label), printable(text))
 
     def _title(self) -> Text:
-        return Text(self.flow.title())
+        return Text(printable(self.flow.title()))  # names typed by users: data, shown as typed
 
     # ----------------------------------------------------------- the action's fields
     def _show_template(self) -> None:
@@ -256,7 +257,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             for box in self.query("#params > .tpl"):
                 box.display = False
             return
-        info.update(Text(printable(self.flow.template_info()), no_wrap=True, overflow="ellipsis"))
+        info.update(Text(printable(self.flow.template_info())))  # one line, cut with "…" (DEFAULT_CSS)
         if template.name not in self._setup_boxes:
             self._build_setup_box(template)
         for box in self.query("#params > .tpl"):
@@ -283,7 +284,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         more_names = self.flow.more_names(template)
         if more_names:
             names = ", ".join(more_names)
-            main.append(Label(Text(f"ctrl+o: {len(more_names)} more modifiers ({names})", no_wrap=True, overflow="ellipsis"), classes="hint more-hint"))
+            main.append(Label(Text(f"ctrl+o: {len(more_names)} more modifiers ({names})"), classes="hint more-hint"))
         more_box = Vertical(*more, classes="more")
         more_box.display = self.show_more
         self.param_inputs[template.name] = inputs
