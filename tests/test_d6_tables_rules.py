@@ -189,3 +189,10 @@ def test_a_divisor_of_one_is_the_smallest_accepted() -> None:
     is the smallest that means anything: accepted, where 0 is refused (above)."""
     tables = D6Tables(_with("defense", {**_shipped()["defense"], "damage_bonus_divisor": 1}))
     assert tables.bonus_divisor == 1
+
+
+def test_a_defence_table_without_the_passive_row_keeps_the_passive_defence_of_10() -> None:
+    """tables.toml: "passive = 10 # the combat difficulty without an active defence";
+    a house `[defense]` that leaves the row out keeps it."""
+    tables = D6Tables(_with("defense", {"full_defense_bonus": 8}))
+    assert (tables.passive, tables.full_bonus) == (10, 8)

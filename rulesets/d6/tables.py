@@ -13,7 +13,6 @@ from rulesets.d6.sheet import ATTRIBUTES, HEALTHY_WOUNDS, SKILLS
 
 @dataclass(frozen=True, slots=True)
 class WoundLevel:
-    key: str
     name: str
     rank: int
     over: int | None
@@ -50,7 +49,6 @@ def _code(value: Any, where: str) -> DieCode:
 
 class D6Tables:
     def __init__(self, raw: Mapping[str, Any]) -> None:
-        self.raw = raw
         self.difficulties: dict[str, tuple[int, str]] = {}
         for key, row in _table(raw, "difficulties").items():
             where = f"difficulties.{key}"
@@ -82,7 +80,6 @@ class D6Tables:
             over = row.get("over")
             self.wounds.append(
                 WoundLevel(
-                    key,
                     _text(row.get("name", key), f"{where}.name"),
                     _int(row.get("rank"), f"{where}.rank"),
                     None if over is None else _int(over, f"{where}.over"),
