@@ -110,9 +110,11 @@ def _params(tables: D6Tables, name: str) -> tuple[Field, ...]:
     return staged(fields, _MAIN[name])
 
 
-def _defence_skill(name: str) -> str:
-    """The skill a dodge or parry rolls unless told otherwise (its form's default)."""
-    return str(_FIELDS[name][0].default)
+def _skill(request: ActionRequest) -> str:
+    """The skill the action rolls: the one named, else its form's default (a parry's is
+    melee, a check's reflexes)."""
+    default = next(f.default for f in _FIELDS[request.template.name] if f.name == "skill")
+    return str(request.params.get("skill", default))
 
 
 _TEMPLATES = {
@@ -359,7 +361,7 @@ class Resolver:
             # Seed: "Automatic (0): Almost anyone can perform this action; there is no need to roll."
             return Resolution(pt=pt, success=True, margin=0, summary=f"{label}: no need to roll",
                               details={"difficulty": 0, "automatic": True})
-        skill = request.params.get("skill", "reflexes")
+        skill = _skill(request)
         pool = self.pool(request, skill)
         roll = roll_code(pool.code, dice, self.mode(request), skill)
         rp = roll.total - difficulty
@@ -371,7 +373,7 @@ class Resolver:
         return Resolution(pt=pt, success=success, margin=rp, dice=roll.faces, summary=summary, details=details)
 
     def _defend(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
-        skill = request.params.get("skill", _defence_skill(request.template.name))
+        skill = _skill(request)
         pool = self.pool(request, skill)
         roll = roll_code(pool.code, dice, self.mode(request), f"{request.template.name} ({skill})" if skill != request.template.name else skill)
         full = bool(request.params.get("full"))
@@ -417,8 +419,7 @@ class Resolver:
 
     def _attack(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         target = self._target(request)
-        default_skill = "marksmanship" if request.template.name == "shoot" else "melee"
-        skill = request.params.get("skill", default_skill)
+        skill = _skill(request)
         pool = self.pool(request, skill)
         difficulty, against = self.defense_of(request, target)
         mode = self.mode(request)
@@ -504,7 +505,7 @@ class Resolver:
         if name in ATTACKS:
             if len(request.targets) != 1:
                 return None
-            pool = self.pool(request, request.params.get("skill", "marksmanship" if name == "shoot" else "melee"))
+            pool = self.pool(request, _skill(request))
             difficulty, _ = self.defense_of(request, request.targets[0])
             return chance_at_least(pool.code, difficulty, mode)
         if name in ("check", "effect"):
@@ -517,5 +518,5 @@ class Resolver:
             if name == "effect":
                 code = self.effect_code(request)
                 return chance_at_least(self.pool(request, "effect", ("effect", code)).code, difficulty, mode)
-            return chance_at_least(self.pool(request, p.get("skill", "reflexes")).code, difficulty, mode)
+            return chance_at_least(self.pool(request, _skill(request)).code, difficulty, mode)
         return None
