@@ -82,7 +82,13 @@ def load_tables(shipped: Path, override: Path | Mapping[str, Any] | None = None)
     tables already read from one)."""
     tables = read_toml(shipped)
     if override is not None:
-        tables = merge(tables, dict(override) if isinstance(override, Mapping) else read_toml(override))
+        house = dict(override) if isinstance(override, Mapping) else read_toml(override)
+        for key in house:
+            # A misspelt table ([sphre]) would otherwise change nothing without a word.
+            if key not in tables:
+                where = "" if isinstance(override, Mapping) else f"{override}: "
+                raise TrackerError(f"{where}[{key}]: expected one of the tables {', '.join(tables)} (no such table is read)")
+        tables = merge(tables, house)
     return tables
 
 
@@ -104,12 +110,13 @@ def only(table: Mapping[str, Any], keys: tuple[str, ...], where: str) -> None:
             raise TrackerError(f"{where}.{key}: expected one of {', '.join(keys)} (no such row is read)")
 
 
-def whole(value: Any, where: str, minimum: int | None = None, maximum: int | None = None) -> int:
+def whole(value: Any, where: str, minimum: int | None = None, maximum: int | None = None, what: str = "a whole number") -> int:
     """A whole number within [minimum, maximum] (either end open when None); true/false,
-    text and fractions are refused by name rather than turned into a number."""
+    text and fractions are refused by name rather than turned into a number. `what`
+    names it in the refusal ("a die size")."""
     if isinstance(value, bool) or not isinstance(value, int) or not fits(value) or \
             (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise TrackerError(f"{where}: expected {_range('a whole number', minimum, maximum)}, got {value!r}")
+        raise TrackerError(f"{where}: expected {_range(what, minimum, maximum)}, got {value!r}")
     return value
 
 

@@ -793,7 +793,7 @@ def test_a_one_row_critical_table_keeps_adding_its_row_past_it() -> None:
 
 
 @pytest.mark.parametrize("table,message", [
-    ({}, r"^critical_strike: expected rows by NOST such as 2 = 2, 3 = 4 \(the Damage Rating each NOST adds\)$"),
+    ({}, r"^critical_strike: expected rows by NOST such as 2 = 2, 3 = 4 \(the Damage Rating each NOST adds\), got \{\}$"),
     ({"critical_strike": [2, 4]}, r"^critical_strike: expected rows by NOST"),
     ({"critical_strike": {"two": 2}}, r"^critical_strike\.two: expected a NOST of 2 or more as the key$"),
     ({"critical_strike": {"1": 1, "2": 2}}, r"^critical_strike\.1: expected a NOST of 2 or more \(a NOST of 1 only strikes\)$"),

@@ -37,7 +37,7 @@ def _sizes(value: Any, where: str) -> tuple[int, ...]:
     """A non-empty list of die sizes, each from 2 to MAX_TABLE_SIDES sides."""
     if not isinstance(value, list) or not value:
         raise TrackerError(f"{where}: expected a list of die sizes such as [4, 6, 8], got {value!r}")
-    return tuple(whole(s, f"{where}[{i}]: a die size", 2, MAX_TABLE_SIDES) for i, s in enumerate(value))
+    return tuple(whole(s, f"{where}[{i}]", 2, MAX_TABLE_SIDES, "a die size") for i, s in enumerate(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +61,8 @@ class DiceSteps:
         overflow = _sizes(table.get("overflow", list(_OVERFLOW)), f"{where}.overflow")
         if any(s not in steps for s in overflow):
             raise TrackerError(f"{where}.overflow: expected sizes from steps ({', '.join(map(str, steps))}), got {list(overflow)}")
-        target = whole(table.get("overflow_target", _OVERFLOW_TARGET), f"{where}.overflow_target (an index into overflow)",
-                       0, len(overflow) - 1)
+        target = whole(table.get("overflow_target", _OVERFLOW_TARGET), f"{where}.overflow_target", 0, len(overflow) - 1,
+                       "an index into overflow")
         return cls(steps, overflow, target)
 
     def names(self) -> str:

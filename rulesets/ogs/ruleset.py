@@ -228,7 +228,7 @@ class OgsRuleset(Ruleset):
 
     def _pt(self, name: str) -> int:
         value = section(self.tables, "time", "ogs tables [time]").get(name, 10)
-        return whole(value, f"ogs tables [time].{name} (segments)", 1, MAX_SEGMENT)
+        return whole(value, f"ogs tables [time].{name}", 1, MAX_SEGMENT, "a whole number of segments")
 
     def _default_difficulty(self) -> int:
         """The difficulty of an attack when neither the action nor the target gives one."""

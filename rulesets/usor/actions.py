@@ -140,7 +140,7 @@ def critical_table(tables: Mapping[str, Any], where: str = "critical_strike") ->
     whole number larger than the one before (the first more than 0)."""
     raw = tables.get("critical_strike", {})
     if not isinstance(raw, Mapping) or not raw:
-        raise TrackerError(f"{where}: expected rows by NOST such as 2 = 2, 3 = 4 (the Damage Rating each NOST adds)")
+        raise TrackerError(f"{where}: expected rows by NOST such as 2 = 2, 3 = 4 (the Damage Rating each NOST adds), got {raw!r}")
     rows: dict[int, int] = {}
     for key, value in raw.items():
         try:
