@@ -102,12 +102,12 @@ def section(tables: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any
     return value
 
 
-def only(table: Mapping[str, Any], keys: tuple[str, ...], where: str) -> None:
-    """Refuse a row the adapter would never read (a misspelt `stage_sise` would
-    otherwise leave the shipped value in force without a word)."""
+def only(table: Mapping[str, Any], keys: tuple[str, ...], where: str, what: str = "row") -> None:
+    """Refuse a row (or a row's field) the adapter would never read (a misspelt
+    `stage_sise` would otherwise leave the shipped value in force without a word)."""
     for key in table:
         if key not in keys:
-            raise TrackerError(f"{where}.{key}: expected one of {', '.join(keys)} (no such row is read)")
+            raise TrackerError(f"{where}.{key}: expected one of {', '.join(keys)} (no such {what} is read)")
 
 
 def whole(value: Any, where: str, minimum: int | None = None, maximum: int | None = None, what: str = "a whole number") -> int:

@@ -134,7 +134,13 @@ BAD_ROWS = [
     ("usor", "[actions]\nfly = { bat = 5 }\n", r"actions\.fly: expected one of the actions strike, check, contest, move$"),
     ("usor", "[glossary_rows]\n11 = { dice = [6, 1] }\n", r"glossary_rows\.11\.dice: expected a list of die sizes .*, got \[6, 1\]$"),
     ("usor", '[event_chart]\n16 = { dice = [8, 12], sorce = "official" }\n',
-     r"event_chart\.16\.sorce: expected one of dice, source, note \(no such row is read\)$"),
+     r"event_chart\.16\.sorce: expected one of dice, source, note \(no such field is read\)$"),
+    ("usor", "[actions]\nmove = { bat = 5, scaled = false, sclaed = true }\n",
+     r"actions\.move\.sclaed: expected one of bat, scaled \(no such field is read\)$"),
+    ("usor", "[locations]\nhead = { penalty = -10, pionts = 5 }\n",
+     r"locations\.head\.pionts: expected one of penalty, points \(no such field is read\)$"),
+    ("ore", '[actions.punch]\nstat = "body"\nskil = "brawling"\n',
+     r"ore tables \[actions\]\.punch\.skil: expected one of stat, skill, damage \(no such field is read\)$"),
     # Any game: a table the adapter never reads (a misspelt [sphre]).
     ("brandx", "[sphre]\n18 = 134\n", r"\[sphre\]: expected one of the tables square, sphere, doubles, result, ep, .* \(no such table is read\)$"),
 ]

@@ -75,7 +75,7 @@ class OreTables:
                 raise TrackerError(f"{where}: expected one of the actions {', '.join(actions)}")
             if not isinstance(row, Mapping):
                 raise TrackerError(f'{where}: expected a row such as {{ stat = "body", skill = "brawling", damage = "width shock" }}, got {row!r}')
-            only(row, ("stat", "skill", "damage"), where)
+            only(row, ("stat", "skill", "damage"), where, "field")
             checked = {}
             for key, known in (("stat", STATS), ("skill", SKILLS)):
                 if key in row:

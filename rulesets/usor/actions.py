@@ -99,7 +99,7 @@ def build_catalogue(tables: Mapping[str, Any]) -> dict[str, ActionTemplate]:
             raise TrackerError(f"actions.{name}: expected one of the actions {', '.join(_DESCRIPTIONS)}")
         if not isinstance(row, Mapping):
             raise TrackerError(f"actions.{name}: expected a row such as {{ bat = 10, scaled = true }}, got {row!r}")
-        only(row, ("bat", "scaled"), f"actions.{name}")
+        only(row, ("bat", "scaled"), f"actions.{name}", "field")
     catalogue = {}
     for name, (description, rolls, mode, targets, params) in _DESCRIPTIONS.items():
         row = times.get(name, {})

@@ -108,7 +108,7 @@ class EventChart:
                 raw = {"dice": raw}
             if not isinstance(raw, Mapping):
                 raise TrackerError(f"{here}: expected a row such as {{ dice = [8, 12] }}, got {raw!r}")
-            only(raw, ("dice", "source", "note"), here)
+            only(raw, ("dice", "source", "note"), here, "field")
             dice = raw.get("dice")
             if not isinstance(dice, list) or len(dice) > MAX_TABLE_DICE or \
                     not all(isinstance(d, int) and not isinstance(d, bool) and 2 <= d <= MAX_TABLE_SIDES for d in dice):

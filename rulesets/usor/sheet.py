@@ -81,7 +81,7 @@ def location_rows(tables: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
             raise TrackerError(f"{where}: expected a location ({', '.join(LOCATIONS)})")
         if not isinstance(row, Mapping):
             raise TrackerError(f"{where}: expected a row such as {{ penalty = -6, points = 6 }}, got {row!r}")
-        only(row, ("penalty", "points"), where)
+        only(row, ("penalty", "points"), where, "field")
         penalty, points = found[loc]
         found[loc] = (whole(row.get("penalty", penalty), f"{where}.penalty"),
                       whole(row.get("points", points), f"{where}.points", 1))
