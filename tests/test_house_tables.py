@@ -122,10 +122,11 @@ BAD_ROWS = [
     ("ore", "[actions]\npunch = 4\n", r"ore tables \[actions\]\.punch: expected a row such as .*, got 4$"),
     # USOR: "the physical damage points (PDP) the location takes before it is destroyed".
     ("usor", "[locations]\nhead = { penalty = -10, points = 0 }\n",
-     r"locations\.head\.points: expected a whole number of at least 1, got 0$"),
-    ("usor", '[locations]\nhead = { penalty = "-10" }\n', r"locations\.head\.penalty: expected a whole number, got '-10'$"),
+     r"locations\.head\.points: expected a whole number from 1 to 1,000,000,000,000, got 0$"),
+    ("usor", '[locations]\nhead = { penalty = "-10" }\n', r"locations\.head\.penalty: expected a whole number from -1,000 to 1,000, got '-10'$"),
+    ("usor", "[damage]\nstrike_per_size = -1\n", r"damage\.strike_per_size: expected a whole number from 0 to 1,000, got -1$"),
     ("usor", '[damage]\nstun_knockout = "twenty"\n',
-     r"damage\.stun_knockout: expected a whole number of at least 1, got 'twenty'$"),
+     r"damage\.stun_knockout: expected a whole number from 1 to 1,000,000,000,000, got 'twenty'$"),
     # "Every NOST from 2 needs a row, each larger than the one before": 2 = 7 over the
     # shipped 3 = 4 falls.
     ("usor", "[critical_strike]\n2 = 7\n", r"critical_strike\.3: a Critical Strike must add more with every NOST .*4 is not more than 7"),
@@ -171,6 +172,17 @@ def test_the_ogs_crash_at_first_use_is_now_a_named_refusal_at_load(tmp_path: Pat
     err = capsys.readouterr().err
     assert code == 1
     assert "house rules house.toml: ogs tables [dice]: expected a table of rows" in err and "internal error" not in err
+
+
+def test_the_start_screen_lists_the_save_with_the_message(tmp_path: Path) -> None:
+    """The start screen's row for such a save says why it cannot be loaded (the same
+    message as `tracker check`), rather than the list failing."""
+    from tracker.ui.screens.start import listing_of
+
+    path = save_with(tmp_path, "ore", "[wound_boxes]\nhead = 0\n")
+    row = listing_of(path)
+    assert row.error == (f"{path}: ruleset: house rules house.toml: ore tables [wound_boxes].head: "
+                         "expected a whole number from 1 to 50, got 0") and not row.refused
 
 
 def test_a_good_house_row_still_overrides_the_shipped_one(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tracker.engine.bounds import MAX_AMOUNT
 from tracker.engine.errors import TrackerError
 from rulesets.fields import RESOURCE, STAT, Field
 from rulesets.tables import only, section, whole
@@ -67,6 +68,9 @@ def rating(stats: Mapping[str, Any], name: str) -> int:
     return int(stats.get(name, 0))
 
 
+# The largest penalty or Size Level step a house table may give: ten times the Event
+# Chart's 100 ratings, past any rating a roll could use.
+MAX_FIGURE = 1000
 # [damage]: its figures and their values when a house table leaves one out.
 DAMAGE_DEFAULTS = {"stun_knockout": 20, "strike_per_size": 1, "damage_per_size": 5}
 
@@ -83,17 +87,17 @@ def location_rows(tables: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
             raise TrackerError(f"{where}: expected a row such as {{ penalty = -6, points = 6 }}, got {row!r}")
         only(row, ("penalty", "points"), where, "field")
         penalty, points = found[loc]
-        found[loc] = (whole(row.get("penalty", penalty), f"{where}.penalty"),
-                      whole(row.get("points", points), f"{where}.points", 1))
+        found[loc] = (whole(row.get("penalty", penalty), f"{where}.penalty", -MAX_FIGURE, MAX_FIGURE),
+                      whole(row.get("points", points), f"{where}.points", 1, MAX_AMOUNT))
     return found
 
 
 def damage_figures(tables: Mapping[str, Any]) -> dict[str, int]:
     """[damage] checked: the stun points that knock out (at least 1) and the two
-    Size Level steps (whole numbers)."""
+    Size Level steps (0 to MAX_FIGURE: a step that subtracts would turn the rule round)."""
     raw = section(tables, "damage", "damage")
     only(raw, tuple(DAMAGE_DEFAULTS), "damage")
-    return {key: whole(raw.get(key, default), f"damage.{key}", 1 if key == "stun_knockout" else None)
+    return {key: whole(raw.get(key, default), f"damage.{key}", *((1, MAX_AMOUNT) if key == "stun_knockout" else (0, MAX_FIGURE)))
             for key, default in DAMAGE_DEFAULTS.items()}
 
 
