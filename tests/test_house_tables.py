@@ -95,6 +95,7 @@ BAD_ROWS = [
     ("brandx", "[ep_uses_per_point]\n4 = 0\n",
      r"tables: \[ep_uses_per_point\] row 4: expected a whole number of at least 1, got 0$"),
     ("brandx", "[ep_start]\ncombat = 5.5\n", r"tables: \[ep_start\]\.combat: expected a whole number, got 5\.5$"),
+    ("brandx", "[ep_start]\nheal = 3\n", r"tables: \[ep_start\]\.heal: expected one of combat, hand_damage, .*, discernment \(no such row is read\)$"),
     # OGS: a die of fewer than 2 sides; a negative time; a difficulty that is text.
     ("ogs", "[dice]\nsteps = [4, 6, 8, 10, 1]\n",
      r"ogs tables \[dice\]\.steps\[4\]: expected a die size from 2 to 1,000, got 1$"),

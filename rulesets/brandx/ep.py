@@ -26,7 +26,13 @@ from typing import Any
 
 from tracker.engine.encounter import Encounter
 from tracker.engine.errors import TrackerError
-from rulesets.tables import section, whole
+from rulesets.tables import only, section, whole
+
+
+# The kinds of use whose start row `Ctx.start_row` reads (actions.py: the shipped
+# [ep_start] rows, and discernment, which starts on row 0 unless a GM's table says).
+EP_KINDS = ("combat", "hand_damage", "move", "jump", "lift", "throw", "hold_breath", "power", "skill", "ability",
+            "discernment")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +47,7 @@ class EpChart:
     @classmethod
     def from_tables(cls, tables: dict[str, Any]) -> "EpChart":
         ep = section(tables, "ep", "tables: [ep]")
+        only(ep, ("first_paid_row", "free_at_or_below"), "tables: [ep]")
         first = whole(ep.get("first_paid_row", 5), "tables: [ep].first_paid_row")
         free = whole(ep.get("free_at_or_below", 0), "tables: [ep].free_at_or_below", maximum=first - 1)
         pairs = []
@@ -52,8 +59,9 @@ class EpChart:
                 raise TrackerError(f"{where}: expected a whole row number") from None
             # "one EP per N uses": N of 0 or less would be no cost or a refund.
             pairs.append((row, whole(value, where, 1)))
-        starts = tuple((str(kind), whole(row, f"tables: [ep_start].{kind}"))
-                       for kind, row in section(tables, "ep_start", "tables: [ep_start]").items())
+        start_table = section(tables, "ep_start", "tables: [ep_start]")
+        only(start_table, EP_KINDS, "tables: [ep_start]")
+        starts = tuple((kind, whole(row, f"tables: [ep_start].{kind}")) for kind, row in start_table.items())
         return cls(first, free, tuple(sorted(pairs, reverse=True)), starts)
 
     def start(self, kind: str) -> int:
