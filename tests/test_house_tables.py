@@ -165,6 +165,20 @@ def test_every_table_has_a_malformed_row_case() -> None:
     assert {(g, k) for g, k in TOP_LEVEL} <= covered
 
 
+def test_an_ore_location_table_must_place_every_height() -> None:
+    """"Hit location by Height: 1 left leg; 2 right leg; 3-4 left arm; 5-6 right arm;
+    7-9 torso; 10 head" (O9). A house file cannot take a shipped row away, so this
+    guards the tables as a whole: with only heights 1 and 10 placed, height 2 has no
+    location and the tables are refused when read, not at the first 2-high set."""
+    from rulesets.ore.tables import OreTables
+
+    tables = shipped("ore")
+    assert OreTables.read(tables, tuple(tables["actions"])).hit_locations["10"] == "head"
+    tables["hit_locations"] = {"1": "left_leg", "10": "head"}
+    with pytest.raises(TrackerError, match=r"^ore tables \[hit_locations\]: no location for height 2$"):
+        OreTables.read(tables, tuple(tables["actions"]))
+
+
 def test_the_ogs_crash_at_first_use_is_now_a_named_refusal_at_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`dice = 3` in the OGS guard's house file once crashed `roll Michael 2d6` with an
     AttributeError; now `play` refuses the save by name before any line runs."""
