@@ -143,6 +143,17 @@ BAD_ROWS = [
      r"locations\.head\.pionts: expected one of penalty, points \(no such field is read\)$"),
     ("ore", '[actions.punch]\nstat = "body"\nskil = "brawling"\n',
      r"ore tables \[actions\]\.punch\.skil: expected one of stat, skill, damage \(no such field is read\)$"),
+    # More of each reader's checks: a row past the charts' 2000 rows; "a row at or below
+    # `free_at_or_below` costs nothing" and row 5 is the first paid row, so free up to 5
+    # leaves no row between; an overflow die not on the ladder; locations the sheet lacks.
+    ("brandx", "[sphere]\n5000 = 1e9\n", r"tables: \[sphere\] row 5000: expected a row from -2000 to 2000$"),
+    ("brandx", "[ep]\nfree_at_or_below = 5\n", r"tables: \[ep\]\.free_at_or_below: expected a row below first_paid_row \(5\), got 5$"),
+    ("ogs", "[dice]\noverflow = [8, 7]\n", r"ogs tables \[dice\]\.overflow: expected sizes from steps \(4, 6, 8, 10, 12\), got \[8, 7\]$"),
+    ("ogs", "[dice]\nsteps = [4, 8, 6]\n", r"ogs tables \[dice\]\.steps: expected increasing die sizes, got \[4, 8, 6\]$"),
+    ("ore", "[wound_boxes]\ntail = 3\n", r"ore tables \[wound_boxes\]\.tail: expected a location \(left_leg, .*\), got 'tail'$"),
+    ("ore", "[hit_locations]\n11 = \"head\"\n", r"ore tables \[hit_locations\]\.11: expected a height from 1 to 10 as the key$"),
+    ("usor", "[locations]\ntail = { penalty = -2, points = 3 }\n",
+     r"locations\.tail: expected a location \(chest, head, right_arm, left_arm, right_leg, left_leg\)$"),
     # Any game: a table the adapter never reads (a misspelt [sphre]).
     ("brandx", "[sphre]\n18 = 134\n", r"\[sphre\]: expected one of the tables square, sphere, doubles, result, ep, .* \(no such table is read\)$"),
 ]

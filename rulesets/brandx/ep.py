@@ -49,7 +49,9 @@ class EpChart:
         ep = section(tables, "ep", "tables: [ep]")
         only(ep, ("first_paid_row", "free_at_or_below"), "tables: [ep]")
         first = whole(ep.get("first_paid_row", 5), "tables: [ep].first_paid_row")
-        free = whole(ep.get("free_at_or_below", 0), "tables: [ep].free_at_or_below", maximum=first - 1)
+        free = whole(ep.get("free_at_or_below", 0), "tables: [ep].free_at_or_below")
+        if free >= first:  # a row both free and paid
+            raise TrackerError(f"tables: [ep].free_at_or_below: expected a row below first_paid_row ({first}), got {free}")
         pairs = []
         for key, value in section(tables, "ep_uses_per_point", "tables: [ep_uses_per_point]").items():
             where = f"tables: [ep_uses_per_point] row {key}"
