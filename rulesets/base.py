@@ -239,6 +239,17 @@ class Ruleset(ABC):
                 self._tables = load_tables(shipped, self.house_rules)
         return self._tables
 
+    def check_tables(self) -> None:
+        """Read every data table this adapter uses, shipped with the GM's rows laid over,
+        into its typed form; raise `TrackerError` naming the table, row and field and
+        what was expected. Called when a save is loaded (and by `registry.get` given a
+        house-rules path), so a bad house file is refused as the save's problem, not at
+        the table's first use. This default reads the tables and builds the catalogue
+        (where a game reads its tables if nothing else); an adapter with tables
+        overrides it to read each of them with its own readers."""
+        _ = self.tables
+        self.catalogue()
+
     # -- sheet ---------------------------------------------------------------
     def stat_fields(self) -> tuple[Field, ...]:
         """The sheet's STAT fields."""

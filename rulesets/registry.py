@@ -91,4 +91,13 @@ def get(ruleset_id: str, house_rules: Path | Mapping[str, Any] | None = None) ->
         cls = _classes().get(ruleset_id)
     if cls is None:
         raise TrackerError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(sorted(_classes()))})")
-    return cls(house_rules)
+    ruleset = cls(house_rules)
+    if house_rules is not None and not isinstance(house_rules, Mapping):
+        # A house-rules file named directly is read and checked whole now, as a save's is
+        # (a caller handing tables already read checks them itself: the save's loader).
+        _ = ruleset.tables  # a file that cannot be read or parsed is named by its reader
+        try:
+            ruleset.check_tables()
+        except TrackerError as exc:
+            raise TrackerError(f"house rules {house_rules}: {exc}") from None
+    return ruleset

@@ -5,6 +5,16 @@ the override replaces the adapter's rows key by key (a row given replaces that r
 not given stay as shipped). Where an encounter names a house-rules file, the save's
 loader reads it (through the save's folder, never through a link out of it) and hands
 the parsed tables over; a path given here directly is read when the tables are first used.
+
+Decision: house tables are checked whole when they are loaded. The save's loader (and
+`registry.get` given a house-rules path) calls the adapter's `Ruleset.check_tables`,
+which reads every table the adapter uses, shipped rows with the GM's laid over, into
+its typed form; the first table, row or field that is not what the rules need (a
+table that is not a table, a row of the wrong type, a missing field, a die of fewer
+than 2 sides, a negative time) refuses the whole file by name, so `tracker check`
+says so and a fight never starts on a table that would fail at its first use. The
+helpers below (`section`, `whole`, `number`) are the shared checks the adapters'
+readers use.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.engine.errors import TrackerError
+from tracker.engine.shapes import fits
 
 
 MAX_TABLES_BYTES = 1024 * 1024  # a house-rules file is a page of charts, not a disk
@@ -71,5 +82,64 @@ def load_tables(shipped: Path, override: Path | Mapping[str, Any] | None = None)
     tables already read from one)."""
     tables = read_toml(shipped)
     if override is not None:
-        tables = merge(tables, dict(override) if isinstance(override, Mapping) else read_toml(override))
+        house = dict(override) if isinstance(override, Mapping) else read_toml(override)
+        for key in house:
+            # A misspelt table ([sphre]) would otherwise change nothing without a word.
+            if key not in tables:
+                where = "" if isinstance(override, Mapping) else f"{override}: "
+                raise TrackerError(f"{where}[{key}]: expected one of the tables {', '.join(tables)} (no such table is read)")
+        tables = merge(tables, house)
     return tables
+
+
+# -- checks shared by the adapters' table readers ---------------------------------------
+def section(tables: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+    """The table `key` of `tables` ({} when absent: its defaults apply), or a named
+    error when the GM gave something else (`dice = 3` instead of `[dice]` rows)."""
+    value = tables.get(key, {})
+    if not isinstance(value, Mapping):
+        raise TrackerError(f"{where}: expected a table of rows ([{key}] with key = value lines), got {value!r}")
+    return value
+
+
+def only(table: Mapping[str, Any], keys: tuple[str, ...], where: str, what: str = "row") -> None:
+    """Refuse a row (or a row's field) the adapter would never read (a misspelt
+    `stage_sise` would otherwise leave the shipped value in force without a word)."""
+    for key in table:
+        if key not in keys:
+            raise TrackerError(f"{where}.{key}: expected one of {', '.join(keys)} (no such {what} is read)")
+
+
+def whole(value: Any, where: str, minimum: int | None = None, maximum: int | None = None, what: str = "a whole number") -> int:
+    """A whole number within [minimum, maximum] (either end open when None); true/false,
+    text and fractions are refused by name rather than turned into a number. `what`
+    names it in the refusal ("a die size")."""
+    if isinstance(value, bool) or not isinstance(value, int) or not fits(value) or \
+            (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise TrackerError(f"{where}: expected {_range(what, minimum, maximum)}, got {value!r}")
+    return value
+
+
+def number(value: Any, where: str, minimum: float | None = None, maximum: float | None = None) -> int | float:
+    """A finite number (whole or not) within [minimum, maximum], else a named error."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not fits(value) or \
+            (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise TrackerError(f"{where}: expected {_range('a number', minimum, maximum)}, got {value!r}")
+    return value
+
+
+def _range(what: str, minimum: float | None, maximum: float | None) -> str:
+    low, high = _shown(minimum), _shown(maximum)
+    if low and high:
+        return f"{what} from {low} to {high}"
+    if low:
+        return f"{what} of at least {low}"
+    if high:
+        return f"{what} of at most {high}"
+    return what
+
+
+def _shown(bound: float | None) -> str:
+    if bound is None:
+        return ""
+    return f"{bound:,}" if isinstance(bound, int) else f"{bound:g}"

@@ -191,7 +191,7 @@ def test_the_stage_figures_are_the_seeds_unless_the_gm_sets_others() -> None:
     assert [house.stages(t, 8) for t in (10, 11, 14)] == [0, 1, 2]
     assert StageRule.from_table({"first_stage": 1, "stage_size": 1}).stages(9, 8) == 1
     for bad in ({"first_stage": 0}, {"stage_size": 0}, {"first_stage": "two"}):
-        with pytest.raises(TrackerError, match="first_stage and stage_size"):
+        with pytest.raises(TrackerError, match=rf"^ogs tables \[check\]\.{next(iter(bad))}: expected a whole number of at least 1, got "):
             StageRule.from_table(bad)
 
 

@@ -767,13 +767,13 @@ def test_the_trend_through_two_official_rows_by_hand() -> None:
 
 
 @pytest.mark.parametrize("table,message", [
-    ({}, r"^event_chart: expected a table of rows such as 16 = \{ dice = \[8, 12\] \}$"),
+    ({}, r"^event_chart: expected a table of rows such as 16 = \{ dice = \[8, 12\] \}, got \{\}$"),
     ({"x": [6]}, r"^event_chart\.x: expected a whole-number Event Rating as the key$"),
     ({"17": 6}, r"^event_chart\.17: expected a row such as \{ dice = \[8, 12\] \}, got 6$"),
-    ({"17": {"dice": [6, 1]}}, r"^event_chart\.17\.dice: expected a list of die sizes such as \[8, 12\], got \[6, 1\]$"),
+    ({"17": {"dice": [6, 1]}}, r"^event_chart\.17\.dice: expected a list of die sizes such as \[8, 12\] \(at most 100 dice of 2 to 1000 sides\), got \[6, 1\]$"),
     ({"17": {"dice": [6, True]}}, r"^event_chart\.17\.dice: expected a list of die sizes"),
     ({"17": {"dice": [6, "8"]}}, r"^event_chart\.17\.dice: expected a list of die sizes"),
-    ({"17": {}}, r"^event_chart\.17\.dice: expected a list of die sizes such as \[8, 12\], got None$"),
+    ({"17": {}}, r"^event_chart\.17\.dice: expected a list of die sizes such as \[8, 12\] \(at most 100 dice of 2 to 1000 sides\), got None$"),
     ({"17": {"dice": [6], "source": "blog"}}, r"^event_chart\.17\.source: expected one of official, derived, house, glossary, got 'blog'$"),
     ({"17": {"dice": [6], "note": 3}}, r"^event_chart\.17\.note: expected text, got 3$"),
 ])
@@ -812,7 +812,7 @@ def test_a_one_row_critical_table_keeps_adding_its_row_past_it() -> None:
 
 
 @pytest.mark.parametrize("table,message", [
-    ({}, r"^critical_strike: expected rows by NOST such as 2 = 2, 3 = 4 \(the Damage Rating each NOST adds\)$"),
+    ({}, r"^critical_strike: expected rows by NOST such as 2 = 2, 3 = 4 \(the Damage Rating each NOST adds\), got \{\}$"),
     ({"critical_strike": [2, 4]}, r"^critical_strike: expected rows by NOST"),
     ({"critical_strike": {"two": 2}}, r"^critical_strike\.two: expected a NOST of 2 or more as the key$"),
     ({"critical_strike": {"1": 1, "2": 2}}, r"^critical_strike\.1: expected a NOST of 2 or more \(a NOST of 1 only strikes\)$"),
@@ -864,9 +864,9 @@ def test_each_actions_time_follows_its_table_row_and_a_typed_pt_wins() -> None:
 
 
 @pytest.mark.parametrize("row,message", [
-    ({"bat": 0}, r"^actions\.strike\.bat: expected a whole number of seconds of at least 1, got 0$"),
-    ({"bat": True}, r"^actions\.strike\.bat: expected a whole number of seconds of at least 1, got True$"),
-    ({"bat": "10"}, r"^actions\.strike\.bat: expected a whole number of seconds of at least 1, got '10'$"),
+    ({"bat": 0}, r"^actions\.strike\.bat: expected a whole number of seconds from 1 to 1,000,000,000,000, got 0$"),
+    ({"bat": True}, r"^actions\.strike\.bat: expected a whole number of seconds from 1 to 1,000,000,000,000, got True$"),
+    ({"bat": "10"}, r"^actions\.strike\.bat: expected a whole number of seconds from 1 to 1,000,000,000,000, got '10'$"),
     ({"scaled": "yes"}, r"^actions\.strike\.scaled: expected true or false, got 'yes'$"),
 ])
 def test_a_bad_action_time_row_is_refused_naming_the_field(row: dict[str, Any], message: str) -> None:

@@ -315,6 +315,10 @@ class BrandXRuleset(Ruleset):
             self._ep = EpChart.from_tables(self.tables)
         return self._ep
 
+    def check_tables(self) -> None:
+        """The four charts and the EP chart (with its start rows): every table read."""
+        _ = self.charts, self.ep_chart
+
     def ctx(self, request: ActionRequest) -> Ctx:
         return Ctx(self.charts, self.ep_chart, self.tables, request)
 

@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.errors import TrackerError
+from rulesets.tables import number, section
 
 CHART_NAMES = ("square", "sphere", "doubles", "result")
 # How far the computed rows reach; beyond this a lookup is an error, not a hang.
@@ -86,18 +87,39 @@ class Chart:
                 row = int(key)
             except ValueError:
                 raise TrackerError(f"tables: [{name}] row {key!r}: expected a whole row number") from None
+            if abs(row) > _MAX_ROW:
+                raise TrackerError(f"tables: [{name}] row {row}: expected a row from {-_MAX_ROW} to {_MAX_ROW}")
             if row >= 1:
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     raise TrackerError(f"tables: [{name}] row {row}: expected a number, got {value!r}")
-                chart.positive[row] = value
+                # Rows >= 1 read values of 1 and more; below 1 the fractional entries do.
+                chart.positive[row] = number(value, f"tables: [{name}] row {row}", 1)
             else:
                 if not isinstance(value, dict) or "fraction" not in value:
                     raise TrackerError(
                         f"tables: [{name}] row {row}: expected {{ fraction = ..., negative = ... }}, got {value!r}"
                     )
-                chart.fraction[row] = float(value["fraction"])
-                chart.negative[row] = value.get("negative", -_formula(name, -row) if row else 0)
+                extra = sorted(value.keys() - {"fraction", "negative"})
+                if extra:
+                    raise TrackerError(f"tables: [{name}] row {row}.{extra[0]}: expected only fraction and negative")
+                chart.fraction[row] = float(number(value["fraction"], f"tables: [{name}] row {row}.fraction", 0, 1))
+                negative = value.get("negative", -_formula(name, -row) if row else 0)
+                chart.negative[row] = number(negative, f"tables: [{name}] row {row}.negative", maximum=0)
+        chart._check_rising()
         return chart
+
+    def _check_rising(self) -> None:
+        """A value is read as the row of the largest entry at or below it, so entries may
+        not fall as the row rises (through the first computed row past the printed ones)."""
+        if not self.positive:
+            return
+        previous = self.entry(1)
+        for row in range(2, max(self.positive) + 2):
+            entry = self.entry(row)
+            if entry < previous:
+                raise TrackerError(f"tables: [{self.name}] row {row}: expected an entry of at least {previous:g} "
+                                   f"(row {row - 1}'s; entries may not fall as the row rises), got {entry:g}")
+            previous = entry
 
     # -------------------------------------------------------------- rows -> values
     def entry(self, row: int) -> int | float:
@@ -163,10 +185,9 @@ class Charts:
     def __init__(self, tables: dict[str, Any]) -> None:
         self.charts: dict[str, Chart] = {}
         for name in CHART_NAMES:
-            table = tables.get(name)
-            if not isinstance(table, dict):
+            if name not in tables:
                 raise TrackerError(f"tables: the [{name}] chart is missing")
-            self.charts[name] = Chart.from_table(name, table)
+            self.charts[name] = Chart.from_table(name, dict(section(tables, name, f"tables: [{name}]")))
 
     def chart(self, name: str) -> Chart:
         found = self.charts.get(name.casefold())

@@ -125,7 +125,7 @@ class Ctx:
         override = self.p("ep_row")
         if override is not None:
             return int(override)
-        return int(self.tables.get("ep_start", {}).get(kind, 0))
+        return self.ep_chart.start(kind)
 
     # ---------------------------------------------------------------- pools
     def saved_pool(self) -> tuple[int, str]:

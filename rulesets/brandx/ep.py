@@ -26,6 +26,13 @@ from typing import Any
 
 from tracker.engine.encounter import Encounter
 from tracker.engine.errors import TrackerError
+from rulesets.tables import only, section, whole
+
+
+# The kinds of use whose start row `Ctx.start_row` reads (actions.py: the shipped
+# [ep_start] rows, and discernment, which starts on row 0 unless a GM's table says).
+EP_KINDS = ("combat", "hand_damage", "move", "jump", "lift", "throw", "hold_breath", "power", "skill", "ability",
+            "discernment")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,15 +41,34 @@ class EpChart:
     free_at_or_below: int = 0
     uses_per_point: tuple[tuple[int, int], ...] = ((4, 5), (3, 10), (2, 20), (1, 50))
 
+    # The row each kind of use starts on before Q is spent on EP ([ep_start]).
+    start_rows: tuple[tuple[str, int], ...] = ()
+
     @classmethod
     def from_tables(cls, tables: dict[str, Any]) -> "EpChart":
-        ep = tables.get("ep", {})
-        uses = tables.get("ep_uses_per_point", {})
-        try:
-            pairs = tuple(sorted(((int(k), int(v)) for k, v in uses.items()), reverse=True))
-            return cls(int(ep.get("first_paid_row", 5)), int(ep.get("free_at_or_below", 0)), pairs)
-        except (TypeError, ValueError):
-            raise TrackerError("tables: [ep] and [ep_uses_per_point] expect whole numbers") from None
+        ep = section(tables, "ep", "tables: [ep]")
+        only(ep, ("first_paid_row", "free_at_or_below"), "tables: [ep]")
+        first = whole(ep.get("first_paid_row", 5), "tables: [ep].first_paid_row")
+        free = whole(ep.get("free_at_or_below", 0), "tables: [ep].free_at_or_below")
+        if free >= first:  # a row both free and paid
+            raise TrackerError(f"tables: [ep].free_at_or_below: expected a row below first_paid_row ({first}), got {free}")
+        pairs = []
+        for key, value in section(tables, "ep_uses_per_point", "tables: [ep_uses_per_point]").items():
+            where = f"tables: [ep_uses_per_point] row {key}"
+            try:
+                row = int(key)
+            except ValueError:
+                raise TrackerError(f"{where}: expected a whole row number") from None
+            # "one EP per N uses": N of 0 or less would be no cost or a refund.
+            pairs.append((row, whole(value, where, 1)))
+        start_table = section(tables, "ep_start", "tables: [ep_start]")
+        only(start_table, EP_KINDS, "tables: [ep_start]")
+        starts = tuple((kind, whole(row, f"tables: [ep_start].{kind}")) for kind, row in start_table.items())
+        return cls(first, free, tuple(sorted(pairs, reverse=True)), starts)
+
+    def start(self, kind: str) -> int:
+        """The EP row a use of this kind starts on ([ep_start]; 0, free, if not listed)."""
+        return dict(self.start_rows).get(kind, 0)
 
     def every(self, row: int) -> int | None:
         """For a fractional row, how many uses make one EP."""

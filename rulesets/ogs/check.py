@@ -16,12 +16,14 @@ Decisions where the seed is silent:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tracker.engine.errors import TrackerError
 from rulesets.dice import DiceSource, roll_group
 from rulesets.ogs.notation import DiceSpec
+from rulesets.tables import whole
 
 # A random roll-off ends long before this; typed faces run out first.
 _MAX_ROLL_OFF = 1000
@@ -33,14 +35,11 @@ class StageRule:
     stage_size: int = 2
 
     @classmethod
-    def from_table(cls, table: dict[str, Any]) -> "StageRule":
-        try:
-            rule = cls(int(table.get("first_stage", 2)), int(table.get("stage_size", 2)))
-        except (TypeError, ValueError):
-            raise TrackerError("ogs tables [check]: first_stage and stage_size must be whole numbers") from None
-        if rule.first_stage < 1 or rule.stage_size < 1:
-            raise TrackerError("ogs tables [check]: first_stage and stage_size must be at least 1")
-        return rule
+    def from_table(cls, table: Mapping[str, Any]) -> "StageRule":
+        if not isinstance(table, Mapping):
+            raise TrackerError(f"ogs tables [check]: expected a table of first_stage and stage_size, got {table!r}")
+        return cls(whole(table.get("first_stage", 2), "ogs tables [check].first_stage", 1),
+                   whole(table.get("stage_size", 2), "ogs tables [check].stage_size", 1))
 
     def stages(self, total: int, difficulty: int) -> int:
         margin = total - difficulty

@@ -13,11 +13,13 @@ enhancement die unless the effect says otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tracker.engine.errors import TrackerError
+from rulesets.limits import MAX_TABLE_SIDES
+from rulesets.tables import only, whole
 
 # A single SPEC may not hold more dice than this (a giant's strength check is "six
 # dice or more"; a 20th level Fireball is 20 dice): it keeps typos like 1000d6 out.
@@ -31,6 +33,13 @@ _OVERFLOW = (8, 6)
 _OVERFLOW_TARGET = 1
 
 
+def _sizes(value: Any, where: str) -> tuple[int, ...]:
+    """A non-empty list of die sizes, each from 2 to MAX_TABLE_SIDES sides."""
+    if not isinstance(value, list) or not value:
+        raise TrackerError(f"{where}: expected a list of die sizes such as [4, 6, 8], got {value!r}")
+    return tuple(whole(s, f"{where}[{i}]", 2, MAX_TABLE_SIDES, "a die size") for i, s in enumerate(value))
+
+
 @dataclass(frozen=True, slots=True)
 class DiceSteps:
     """The die-size ladder and what happens past its top (from tables.toml)."""
@@ -40,21 +49,20 @@ class DiceSteps:
     overflow_target: int = _OVERFLOW_TARGET
 
     @classmethod
-    def from_table(cls, table: dict[str, Any]) -> "DiceSteps":
+    def from_table(cls, table: Mapping[str, Any]) -> "DiceSteps":
         # The defaults by name: with slots, `cls.steps` is the slot, not the default.
-        try:
-            steps = tuple(int(s) for s in table.get("steps", _STEPS))
-            overflow = tuple(int(s) for s in table.get("overflow", _OVERFLOW))
-            target = int(table.get("overflow_target", _OVERFLOW_TARGET))
-        except (TypeError, ValueError):
-            raise TrackerError("ogs tables [dice]: steps and overflow must be lists of die sizes, overflow_target a number") from None
-        if not steps or any(s < 2 for s in steps) or list(steps) != sorted(set(steps)):
-            raise TrackerError(f"ogs tables [dice].steps: expected increasing die sizes, got {list(steps)}")
-        if not overflow or any(s not in steps for s in overflow) or not 0 <= target < len(overflow):
-            raise TrackerError(
-                f"ogs tables [dice]: overflow must be sizes from steps and overflow_target an index into it, "
-                f"got {list(overflow)} and {target}"
-            )
+        where = "ogs tables [dice]"
+        if not isinstance(table, Mapping):
+            raise TrackerError(f"{where}: expected a table of steps, overflow and overflow_target, got {table!r}")
+        only(table, ("steps", "overflow", "overflow_target"), where)
+        steps = _sizes(table.get("steps", list(_STEPS)), f"{where}.steps")
+        if list(steps) != sorted(set(steps)):
+            raise TrackerError(f"{where}.steps: expected increasing die sizes, got {list(steps)}")
+        overflow = _sizes(table.get("overflow", list(_OVERFLOW)), f"{where}.overflow")
+        if any(s not in steps for s in overflow):
+            raise TrackerError(f"{where}.overflow: expected sizes from steps ({', '.join(map(str, steps))}), got {list(overflow)}")
+        target = whole(table.get("overflow_target", _OVERFLOW_TARGET), f"{where}.overflow_target", 0, len(overflow) - 1,
+                       "an index into overflow")
         return cls(steps, overflow, target)
 
     def names(self) -> str:

@@ -51,6 +51,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from tracker.engine.bounds import MAX_SEGMENT
 from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
@@ -63,6 +64,7 @@ from rulesets.ogs import odds
 from rulesets.ogs.check import Rolled, StageRule, opposed, rank_many, roll
 from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
 from rulesets.ogs.sheet import ATTACK_PARAMS, CHECK_PARAMS, OPEN_PARAMS, SHEET, dice_of
+from rulesets.tables import only, section, whole
 
 _ROLL_OPTIONS: tuple[Field, ...] = (
     Field("increase", "int", 0, 0, 10, role=PARAM, help="Die Increase stages"),
@@ -121,6 +123,8 @@ def build_check(who: Combatant, params: Mapping[str, Any], second: str, steps: D
     return spec, start
 
 
+# The actions whose performance time is a row of [time].
+_TIMED = ("attack", "power", "check", "contest", "open", "move")
 CONTEST_JUDGE = "ogs.contest"
 
 
@@ -206,19 +210,30 @@ class OgsRuleset(Ruleset):
     judges = {CONTEST_JUDGE: judge_contest, BLOW_JUDGE: judge_blow}
 
     # ------------------------------------------------------------ tables
+    def check_tables(self) -> None:
+        """[dice], [check] (the stage rule and the default difficulty) and [time]."""
+        _ = self.steps, self.stage_rule, self._default_difficulty()
+        only(section(self.tables, "check", "ogs tables [check]"), ("first_stage", "stage_size", "default_difficulty"),
+             "ogs tables [check]")
+        only(section(self.tables, "time", "ogs tables [time]"), _TIMED, "ogs tables [time]")
+        self.catalogue()
+
     @property
     def steps(self) -> DiceSteps:
-        return DiceSteps.from_table(self.tables.get("dice", {}))
+        return DiceSteps.from_table(section(self.tables, "dice", "ogs tables [dice]"))
 
     @property
     def stage_rule(self) -> StageRule:
-        return StageRule.from_table(self.tables.get("check", {}))
+        return StageRule.from_table(section(self.tables, "check", "ogs tables [check]"))
 
     def _pt(self, name: str) -> int:
-        value = self.tables.get("time", {}).get(name, 10)
-        if not isinstance(value, int) or value < 1:
-            raise TrackerError(f"ogs tables [time].{name}: expected a whole number of segments of at least 1, got {value!r}")
-        return value
+        value = section(self.tables, "time", "ogs tables [time]").get(name, 10)
+        return whole(value, f"ogs tables [time].{name}", 1, MAX_SEGMENT, "a whole number of segments")
+
+    def _default_difficulty(self) -> int:
+        """The difficulty of an attack when neither the action nor the target gives one."""
+        value = section(self.tables, "check", "ogs tables [check]").get("default_difficulty", 8)
+        return whole(value, "ogs tables [check].default_difficulty", 0)
 
     # ------------------------------------------------------------ catalogue
     def catalogue(self) -> Mapping[str, ActionTemplate]:
@@ -248,7 +263,7 @@ class OgsRuleset(Ruleset):
                         offs: list[list[int]]) -> dict[str, Any]:
         """What the contest's landing reads: each side's dice, faces and the params its
         check was built from; the d12s rolled; the dice steps."""
-        return {"target": request.targets[0].name, "steps": dict(self.tables.get("dice", {})), "roll_off": offs,
+        return {"target": request.targets[0].name, "steps": dict(section(self.tables, "dice", "ogs tables [dice]")), "roll_off": offs,
                 "sides": [{"name": c.name, "params": {k: v for k, v in p.items() if v is not None and k != "difficulty"},
                            "sizes": list(r.spec.sides), "faces": list(r.faces),
                            "reroll_from": -1 if start is None else start} for c, p, r, start in sides]}
@@ -319,8 +334,7 @@ class OgsRuleset(Ruleset):
             return int(given)
         if request.targets and request.template.name in ("attack", "power"):
             return int(request.targets[0].stats.get("defense", 8))
-        value = self.tables.get("check", {}).get("default_difficulty", 8)
-        return int(value)
+        return self._default_difficulty()
 
     def _contest(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
         if not request.targets:

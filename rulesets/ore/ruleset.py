@@ -71,6 +71,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -86,6 +87,7 @@ from rulesets.ore.pool import (EQUAL_HEIGHT_READINGS, EQUAL_SUCCEEDS, Outcome, P
                                narrower_succeeds, penalise, roll, widest)
 from rulesets.ore.pool import parse as parse_pool
 from rulesets.ore.sheet import ATTACK_PARAMS, CHECK_PARAMS, CONTEST_PARAMS, DEFENCE_PARAMS, LOCATIONS, SHEET
+from rulesets.ore.tables import OreTables
 
 SETTINGS = (
     Field("narrower_equal_height", "choice", EQUAL_SUCCEEDS, choices=EQUAL_HEIGHT_READINGS, role=SETTING,
@@ -272,15 +274,16 @@ class OreRuleset(Ruleset):
     judges = {WOUND_JUDGE: judge_wound}
 
     # ------------------------------------------------------------ tables
+    @cached_property
+    def data(self) -> OreTables:
+        """Every table read and checked (`OreTables.read`), once."""
+        return OreTables.read(self.tables, _ATTACKS + _DEFENCES)
+
+    def check_tables(self) -> None:
+        _ = self.data
+
     def _dice_rules(self) -> tuple[int, tuple[str, ...]]:
-        table = self.tables.get("dice", {})
-        cap = table.get("max_rolled", 12)
-        order = tuple(table.get("penalty_order", ("hard", "normal", "wiggle")))
-        if not isinstance(cap, int) or cap < 1:
-            raise TrackerError(f"ore tables [dice].max_rolled: expected a whole number of at least 1, got {cap!r}")
-        if sorted(order) != ["hard", "normal", "wiggle"]:
-            raise TrackerError(f"ore tables [dice].penalty_order: expected hard, normal and wiggle in some order, got {list(order)}")
-        return cap, order
+        return self.data.max_rolled, self.data.penalty_order
 
     def penalise(self, pool: Pool, penalty: int) -> Penalised:
         cap, order = self._dice_rules()
@@ -289,7 +292,7 @@ class OreRuleset(Ruleset):
     def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
         """As the base, with wound boxes from the (possibly house-ruled) table, and
         each `<location>_k` starting equal to its location's boxes."""
-        boxes = self.tables.get("wound_boxes", {})
+        boxes = self.data.wound_boxes
         given = dict(values)
         for loc in LOCATIONS:
             if loc not in given and loc in boxes:
@@ -304,16 +307,15 @@ class OreRuleset(Ruleset):
 
     # ------------------------------------------------------------ catalogue
     def catalogue(self) -> Mapping[str, ActionTemplate]:
-        actions = self.tables.get("actions", {})
         out: dict[str, ActionTemplate] = {}
         for name in _ATTACKS:
-            row = actions.get(name, {})
+            row = self.data.action(name)
             out[name] = ActionTemplate(name, ACTIVE, self.time.segments_per_round,
                                        f"{row.get('stat', '?')} + {row.get('skill', '?')}; damage {row.get('damage', '?')}; "
                                        "several targets = several actions",
                                        rolls=f"{row.get('stat')} + {row.get('skill')}", targets=-1, params=ATTACK_PARAMS)
         for name in _DEFENCES:
-            row = actions.get(name, {})
+            row = self.data.action(name)
             out[name] = ActionTemplate(name, ACTIVE, self.time.segments_per_round,
                                        f"{row.get('stat', '?')} + {row.get('skill', '?')}: gobble dice against this round's attacks",
                                        rolls=f"{row.get('stat')} + {row.get('skill')}", params=DEFENCE_PARAMS)
@@ -331,7 +333,7 @@ class OreRuleset(Ruleset):
         if params.get("pool") is not None:
             pool = _stated_pool(str(params["pool"]), "pool")
         else:
-            row = self.tables.get("actions", {}).get(name, {})
+            row = self.data.action(name)
             stat = params.get("stat") or row.get("stat") or "body"
             skill = params.get("skill") or row.get("skill")
             pool = parse_pool(str(who.stats.get(stat, "0d")), f"{who.name}.{stat}")
@@ -502,8 +504,8 @@ class OreRuleset(Ruleset):
         action's): its record for the landing (DESIGN 3), and the text as things stand
         now (no gobble dice yet: those are counted when it lands)."""
         width, height = chosen
-        location = location_for(height, self.tables.get("hit_locations", {}))
-        row = self.tables.get("actions", {}).get(template or request.template.name, {})
+        location = location_for(height, self.data.hit_locations)
+        row = self.data.action(template or request.template.name)
         own = not template or template == request.template.name
         formula_text = (request.params.get("damage") if own else None) or row.get("damage", "width shock")
         if formula_text in ("weapon", "gun"):
@@ -515,8 +517,7 @@ class OreRuleset(Ruleset):
         shock, killing = formula.at(width)
         record = {"target": target.name, "set": [width, height], "location": location, "damage": formula_text,
                   "penetration": penetration,
-                  "sizes": {k: int(v) for k, v in self.tables.get("wound_boxes", {}).items()},
-                  "overflow": dict(self.tables.get("overflow", {}))}
+                  "sizes": dict(self.data.wound_boxes), "overflow": dict(self.data.overflow)}
         if manual not in (None, "", "0"):  # stated gobble dice (no None in a record: a save has no null)
             record["gobble"] = manual
         text = f"{_set_text(chosen)} at {target.name}'s {location.replace('_', ' ')} ({formula_text}: {shock} shock, {killing} killing before armour)"

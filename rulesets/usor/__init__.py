@@ -54,7 +54,7 @@ from rulesets.usor.actions import STRIKE_JUDGE, Resolver, action_time, build_cat
 from rulesets.usor.chart import GLOSSARY, OFFICIAL, ChartRow, EventChart
 from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, roll_row, contest, parse_rating
-from rulesets.usor.sheet import LOCATIONS, SHEET, STUN, starting_resources
+from rulesets.usor.sheet import LOCATIONS, SHEET, STUN, damage_figures, location_rows, starting_resources
 
 
 SETTINGS = (
@@ -84,6 +84,15 @@ class UsorRuleset(Ruleset):
     judges = {STRIKE_JUDGE: judge_strike}
 
     # ----------------------------------------------------------- tables
+    def check_tables(self) -> None:
+        """The Event Chart (with the glossary rows), [critical_strike], [actions],
+        [locations] and [damage]: every table read."""
+        _ = self.chart, self.glossary_chart
+        critical_table(self.tables)
+        location_rows(self.tables)
+        damage_figures(self.tables)
+        self.catalogue()
+
     @cached_property
     def chart(self) -> EventChart:
         return EventChart.from_table(self.tables.get("event_chart", {}))

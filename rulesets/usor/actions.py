@@ -45,6 +45,7 @@ from fractions import Fraction
 from math import floor
 from typing import Any
 
+from tracker.engine.bounds import MAX_SEGMENT
 from tracker.engine.effects import Blow, Damage, Effect, Note, Resolution, landing
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
@@ -54,7 +55,8 @@ from rulesets.fields import PARAM, Field, staged
 from rulesets.usor.chart import ChartRow, EventChart
 from rulesets.usor.odds import chance_to_win
 from rulesets.usor.rolls import DRAW, SELF, Contest, Rating, contest, rating_of
-from rulesets.usor.sheet import LOCATIONS, ROLLABLE, STUN, rating
+from rulesets.tables import only, section
+from rulesets.usor.sheet import LOCATIONS, ROLLABLE, STUN, damage_figures, location_rows, rating
 
 STRIKE_PARAMS: tuple[Field, ...] = (
     Field("location", "choice", "chest", choices=LOCATIONS, role=PARAM, help="where the strike is aimed"),
@@ -91,13 +93,19 @@ _DESCRIPTIONS = {
 
 
 def build_catalogue(tables: Mapping[str, Any]) -> dict[str, ActionTemplate]:
-    times = tables.get("actions", {})
+    times = section(tables, "actions", "actions")
+    for name, row in times.items():
+        if name not in _DESCRIPTIONS:
+            raise TrackerError(f"actions.{name}: expected one of the actions {', '.join(_DESCRIPTIONS)}")
+        if not isinstance(row, Mapping):
+            raise TrackerError(f"actions.{name}: expected a row such as {{ bat = 10, scaled = true }}, got {row!r}")
+        only(row, ("bat", "scaled"), f"actions.{name}", "field")
     catalogue = {}
     for name, (description, rolls, mode, targets, params) in _DESCRIPTIONS.items():
         row = times.get(name, {})
         bat = row.get("bat", 10)
-        if not isinstance(bat, int) or isinstance(bat, bool) or bat < 1:
-            raise TrackerError(f"actions.{name}.bat: expected a whole number of seconds of at least 1, got {bat!r}")
+        if not isinstance(bat, int) or isinstance(bat, bool) or not 1 <= bat <= MAX_SEGMENT:
+            raise TrackerError(f"actions.{name}.bat: expected a whole number of seconds from 1 to {MAX_SEGMENT:,}, got {bat!r}")
         scaled = row.get("scaled", True)
         if not isinstance(scaled, bool):
             raise TrackerError(f"actions.{name}.scaled: expected true or false, got {scaled!r}")
@@ -132,7 +140,7 @@ def critical_table(tables: Mapping[str, Any], where: str = "critical_strike") ->
     whole number larger than the one before (the first more than 0)."""
     raw = tables.get("critical_strike", {})
     if not isinstance(raw, Mapping) or not raw:
-        raise TrackerError(f"{where}: expected rows by NOST such as 2 = 2, 3 = 4 (the Damage Rating each NOST adds)")
+        raise TrackerError(f"{where}: expected rows by NOST such as 2 = 2, 3 = 4 (the Damage Rating each NOST adds), got {raw!r}")
     rows: dict[int, int] = {}
     for key, value in raw.items():
         try:
@@ -242,11 +250,11 @@ class Resolver:
     def constants(self, request: ActionRequest) -> dict[str, int]:
         """The table figures a strike's ratings use, kept with the blow for its landing."""
         location = request.params.get("location", "chest")
-        damage = self.tables.get("damage", {})
+        damage = damage_figures(self.tables)
         return {
-            "penalty": int(self.tables.get("locations", {}).get(location, {}).get("penalty", 0)),
-            "strike_per_size": int(damage.get("strike_per_size", 1)),
-            "damage_per_size": int(damage.get("damage_per_size", 5)),
+            "penalty": location_rows(self.tables).get(location, (0, 0))[0],
+            "strike_per_size": damage["strike_per_size"],
+            "damage_per_size": damage["damage_per_size"],
         }
 
     def strike_ratings(self, request: ActionRequest) -> tuple[Rating, Rating]:

@@ -33,6 +33,8 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 from tracker.engine.errors import TrackerError
+from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
+from rulesets.tables import only
 
 OFFICIAL = "official"
 DERIVED = "derived"
@@ -94,7 +96,7 @@ class EventChart:
     @classmethod
     def from_table(cls, table: Mapping[str, Any], where: str = "event_chart") -> "EventChart":
         if not isinstance(table, Mapping) or not table:
-            raise TrackerError(f"{where}: expected a table of rows such as 16 = {{ dice = [8, 12] }}")
+            raise TrackerError(f"{where}: expected a table of rows such as 16 = {{ dice = [8, 12] }}, got {table!r}")
         rows: dict[int, ChartRow] = {}
         for key, raw in table.items():
             here = f"{where}.{key}"
@@ -106,9 +108,12 @@ class EventChart:
                 raw = {"dice": raw}
             if not isinstance(raw, Mapping):
                 raise TrackerError(f"{here}: expected a row such as {{ dice = [8, 12] }}, got {raw!r}")
+            only(raw, ("dice", "source", "note"), here, "field")
             dice = raw.get("dice")
-            if not isinstance(dice, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 2 for d in dice):
-                raise TrackerError(f"{here}.dice: expected a list of die sizes such as [8, 12], got {dice!r}")
+            if not isinstance(dice, list) or len(dice) > MAX_TABLE_DICE or \
+                    not all(isinstance(d, int) and not isinstance(d, bool) and 2 <= d <= MAX_TABLE_SIDES for d in dice):
+                raise TrackerError(f"{here}.dice: expected a list of die sizes such as [8, 12] (at most {MAX_TABLE_DICE} dice "
+                                   f"of 2 to {MAX_TABLE_SIDES} sides), got {dice!r}")
             source = raw.get("source", HOUSE)
             if source not in SOURCES:
                 raise TrackerError(f"{here}.source: expected one of {', '.join(SOURCES)}, got {source!r}")
@@ -131,6 +136,8 @@ class EventChart:
 
     def with_rows(self, table: Mapping[str, Any], source: str, where: str) -> "EventChart":
         """This chart with the rows of `table` put in place, marked `source`."""
+        if not isinstance(table, Mapping):
+            raise TrackerError(f"{where}: expected a table of rows such as 11 = {{ dice = [6, 8] }}, got {table!r}")
         extra = EventChart.from_table(table, where).rows if table else {}
         return EventChart({**self.rows, **{r: ChartRow(r, row.dice, source, row.note) for r, row in extra.items()}})
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tracker.engine.bounds import MAX_AMOUNT
+from tracker.engine.errors import TrackerError
 from rulesets.fields import RESOURCE, STAT, Field
+from rulesets.tables import only, section, whole
 
 LOCATIONS = ("chest", "head", "right_arm", "left_arm", "right_leg", "left_leg")
 # Shipped values; tables.toml ([locations], [damage]) is the source a GM overrides.
@@ -65,10 +68,42 @@ def rating(stats: Mapping[str, Any], name: str) -> int:
     return int(stats.get(name, 0))
 
 
+# The largest penalty or Size Level step a house table may give: ten times the Event
+# Chart's 100 ratings, past any rating a roll could use.
+MAX_FIGURE = 1000
+# [damage]: its figures and their values when a house table leaves one out.
+DAMAGE_DEFAULTS = {"stun_knockout": 20, "strike_per_size": 1, "damage_per_size": 5}
+
+
+def location_rows(tables: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+    """[locations] checked: location -> (penalty to the weapon-skill rating, points it
+    takes before it is destroyed, at least 1), the shipped figures where a row is silent."""
+    found = {loc: (0, _POINTS[loc]) for loc in LOCATIONS}
+    for loc, row in section(tables, "locations", "locations").items():
+        where = f"locations.{loc}"
+        if loc not in LOCATIONS:
+            raise TrackerError(f"{where}: expected a location ({', '.join(LOCATIONS)})")
+        if not isinstance(row, Mapping):
+            raise TrackerError(f"{where}: expected a row such as {{ penalty = -6, points = 6 }}, got {row!r}")
+        only(row, ("penalty", "points"), where, "field")
+        penalty, points = found[loc]
+        found[loc] = (whole(row.get("penalty", penalty), f"{where}.penalty", -MAX_FIGURE, MAX_FIGURE),
+                      whole(row.get("points", points), f"{where}.points", 1, MAX_AMOUNT))
+    return found
+
+
+def damage_figures(tables: Mapping[str, Any]) -> dict[str, int]:
+    """[damage] checked: the stun points that knock out (at least 1) and the two
+    Size Level steps (0 to MAX_FIGURE: a step that subtracts would turn the rule round)."""
+    raw = section(tables, "damage", "damage")
+    only(raw, tuple(DAMAGE_DEFAULTS), "damage")
+    return {key: whole(raw.get(key, default), f"damage.{key}", *((1, MAX_AMOUNT) if key == "stun_knockout" else (0, MAX_FIGURE)))
+            for key, default in DAMAGE_DEFAULTS.items()}
+
+
 def starting_resources(tables: Mapping[str, Any]) -> dict[str, int]:
     """Full resources as the (possibly GM-overridden) tables give them."""
-    found = {STUN: int(tables.get("damage", {}).get("stun_knockout", 20))}
-    locations = tables.get("locations", {})
-    for loc in LOCATIONS:
-        found[loc] = int(locations.get(loc, {}).get("points", _POINTS[loc]))
+    found = {STUN: damage_figures(tables)["stun_knockout"]}
+    for loc, (_, points) in location_rows(tables).items():
+        found[loc] = points
     return found

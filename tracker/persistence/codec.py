@@ -388,9 +388,15 @@ def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None
     rules = house_rules_tables(house_rules, base_dir, source) if house_rules else None
     try:
         ruleset = registry.get(ruleset_id, rules)
-        _ = ruleset.tables  # read house rules now, so a bad file is reported as the save's problem
     except TrackerError as exc:
         raise SaveError(f"{source}: ruleset: {exc}") from None
+    try:
+        # Every table read and checked now (house rows over shipped), so a bad house file
+        # is reported as the save's problem, naming the file, not at the table's first use.
+        ruleset.check_tables()
+    except TrackerError as exc:
+        named = f"house rules {house_rules}: " if house_rules else ""
+        raise SaveError(f"{source}: ruleset: {named}{exc}") from None
     settings_raw = doc.get("settings", {})
     _check(f"{source}: settings", settings_raw, _TABLE)
     settings = _wrap(lambda: ruleset.validate_settings(settings_raw, f"{source}: settings"))
