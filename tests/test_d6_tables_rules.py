@@ -70,7 +70,7 @@ def test_a_house_modifier_may_be_a_plain_number_and_a_bad_house_row_is_named(tmp
     rules.write_text("[situations]\nadvantaged = 4\n", encoding="utf-8")
     assert D6Ruleset(rules).data.situations["advantaged"] == DieCode(0, 4)
     rules.write_text('[difficulties]\neasy = { name = "Easy", number = "six" }\n', encoding="utf-8")
-    with pytest.raises(TrackerError, match=r"difficulties\.easy\.number: expected a whole number, got 'six'"):
+    with pytest.raises(TrackerError, match=r"difficulties\.easy\.number: expected a whole number from 0 to 400, got 'six'"):
         _ = D6Ruleset(rules).data
     rules.write_text('cover = "none"\n', encoding="utf-8")
     with pytest.raises(TrackerError, match=r"cover: expected a table of rows in the D6 tables"):
@@ -112,20 +112,25 @@ def test_each_table_missing_empty_or_not_a_table_is_refused_by_name(table: str) 
 
 @pytest.mark.parametrize("table,row,message", [
     ("difficulties", 6, "difficulties.easy: expected { name = ..., number = N }, got 6"),
-    ("difficulties", {"name": "Easy"}, "difficulties.easy.number: expected a whole number, got None"),
-    ("difficulties", {"number": True}, "difficulties.easy.number: expected a whole number, got True"),
-    ("difficulties", {"number": 6.5}, "difficulties.easy.number: expected a whole number, got 6.5"),
+    ("difficulties", {"name": "Easy"}, "difficulties.easy.number: expected a whole number from 0 to 400, got None"),
+    ("difficulties", {"number": True}, "difficulties.easy.number: expected a whole number from 0 to 400, got True"),
+    ("difficulties", {"number": 6.5}, "difficulties.easy.number: expected a whole number from 0 to 400, got 6.5"),
     ("difficulties", {"number": 6, "name": 6}, "difficulties.easy.name: expected text, got 6"),
     ("success_levels", "Easy", "success_levels.easy: expected { name = ..., min = N }, got 'Easy'"),
-    ("success_levels", {"name": "Easy"}, "success_levels.easy.min: expected a whole number, got None"),
+    ("success_levels", {"name": "Easy"}, "success_levels.easy.min: expected a whole number of at least 0, got None"),
     ("success_levels", {"min": 2, "name": ["Easy"]}, "success_levels.easy.name: expected text, got ['Easy']"),
     ("situations", True, "situations.easy: expected text, got True"),
     ("situations_dice", "lots", "situations_dice.easy: expected a die code such as 3D, 4D+2 or 2D-1, got 'lots'"),
     ("range", "", "range.easy: expected a die code such as 3D, 4D+2 or 2D-1, got an empty value"),
     ("cover", 2.5, "cover.easy: expected text, got 2.5"),
     ("wound_levels", 3, 'wound_levels.easy: expected { name = ..., rank = N, over = N, penalty = "-1D" }, got 3'),
-    ("wound_levels", {"over": 2}, "wound_levels.easy.rank: expected a whole number, got None"),
-    ("wound_levels", {"rank": 2, "over": "2"}, "wound_levels.easy.over: expected a whole number, got '2'"),
+    ("wound_levels", {"over": 2}, "wound_levels.easy.rank: expected a whole number of at least 0, got None"),
+    ("wound_levels", {"rank": 2, "over": "2"}, "wound_levels.easy.over: expected a whole number of at least 1, got '2'"),
+    ("wound_levels", {"rank": -1, "over": 2}, "wound_levels.easy.rank: expected a whole number of at least 0, got -1"),
+    ("wound_levels", {"rank": 2, "over": 0}, "wound_levels.easy.over: expected a whole number of at least 1, got 0"),
+    ("difficulties", {"number": -1}, "difficulties.easy.number: expected a whole number from 0 to 400, got -1"),
+    ("difficulties", {"number": 401}, "difficulties.easy.number: expected a whole number from 0 to 400, got 401"),
+    ("success_levels", {"min": -1}, "success_levels.easy.min: expected a whole number of at least 0, got -1"),
     ("wound_levels", {"rank": 2, "name": 1}, "wound_levels.easy.name: expected text, got 1"),
     ("wound_levels", {"rank": 2, "penalty": "-1X"}, "wound_levels.easy.penalty: expected a die code such as 3D, 4D+2 or 2D-1, got '-1X'"),
 ])
@@ -134,11 +139,13 @@ def test_a_malformed_house_row_names_its_table_row_and_field(table: str, row: An
 
 
 @pytest.mark.parametrize("field,value,message", [
-    ("passive", "ten", "defense.passive: expected a whole number, got 'ten'"),
-    ("full_defense_bonus", 1.5, "defense.full_defense_bonus: expected a whole number, got 1.5"),
-    ("damage_bonus_divisor", False, "defense.damage_bonus_divisor: expected a whole number, got False"),
-    ("damage_bonus_divisor", 0, "defense.damage_bonus_divisor: expected at least 1, got 0"),
-    ("damage_bonus_divisor", -5, "defense.damage_bonus_divisor: expected at least 1, got -5"),
+    ("passive", "ten", "defense.passive: expected a whole number from 0 to 400, got 'ten'"),
+    ("passive", -40, "defense.passive: expected a whole number from 0 to 400, got -40"),
+    ("full_defense_bonus", 1.5, "defense.full_defense_bonus: expected a whole number from 0 to 400, got 1.5"),
+    ("full_defense_bonus", -1, "defense.full_defense_bonus: expected a whole number from 0 to 400, got -1"),
+    ("damage_bonus_divisor", False, "defense.damage_bonus_divisor: expected a whole number from 1 to 400, got False"),
+    ("damage_bonus_divisor", 0, "defense.damage_bonus_divisor: expected a whole number from 1 to 400, got 0"),
+    ("damage_bonus_divisor", -5, "defense.damage_bonus_divisor: expected a whole number from 1 to 400, got -5"),
 ])
 def test_a_malformed_defence_setting_is_refused_by_name(field: str, value: Any, message: str) -> None:
     assert _refusal(_with("defense", {**_shipped()["defense"], field: value})) == message

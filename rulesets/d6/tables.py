@@ -9,6 +9,8 @@ from typing import Any
 from tracker.engine.errors import TrackerError
 from rulesets.d6.codes import DieCode, DieCodeError, parse
 from rulesets.d6.sheet import ATTRIBUTES, HEALTHY_WOUNDS, SKILLS
+from rulesets.limits import MAX_D6_DIFFICULTY
+from rulesets.tables import whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,12 +25,6 @@ def _table(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = raw.get(key)
     if not isinstance(value, Mapping) or not value:
         raise TrackerError(f"{key}: expected a table of rows in the D6 tables")
-    return value
-
-
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TrackerError(f"{where}: expected a whole number, got {value!r}")
     return value
 
 
@@ -54,24 +50,22 @@ class D6Tables:
             where = f"difficulties.{key}"
             if not isinstance(row, Mapping):
                 raise TrackerError(f"{where}: expected {{ name = ..., number = N }}, got {row!r}")
-            self.difficulties[key] = (_int(row.get("number"), f"{where}.number"), _text(row.get("name", key), f"{where}.name"))
+            self.difficulties[key] = (whole(row.get("number"), f"{where}.number", 0, MAX_D6_DIFFICULTY), _text(row.get("name", key), f"{where}.name"))
         self.levels: list[tuple[int, str]] = []
         for key, row in _table(raw, "success_levels").items():
             where = f"success_levels.{key}"
             if not isinstance(row, Mapping):
                 raise TrackerError(f"{where}: expected {{ name = ..., min = N }}, got {row!r}")
-            self.levels.append((_int(row.get("min"), f"{where}.min"), _text(row.get("name", key), f"{where}.name")))
+            self.levels.append((whole(row.get("min"), f"{where}.min", 0), _text(row.get("name", key), f"{where}.name")))
         self.levels.sort()
         self.situations = {k: _code(v, f"situations.{k}") for k, v in _table(raw, "situations").items()}
         self.situations_dice = {k: _code(v, f"situations_dice.{k}") for k, v in _table(raw, "situations_dice").items()}
         self.range = {k: _code(v, f"range.{k}") for k, v in _table(raw, "range").items()}
         self.cover = {k: _code(v, f"cover.{k}") for k, v in _table(raw, "cover").items()}
         defense = _table(raw, "defense")
-        self.passive = _int(defense.get("passive", 10), "defense.passive")
-        self.full_bonus = _int(defense.get("full_defense_bonus", 10), "defense.full_defense_bonus")
-        self.bonus_divisor = _int(defense.get("damage_bonus_divisor", 5), "defense.damage_bonus_divisor")
-        if self.bonus_divisor < 1:
-            raise TrackerError(f"defense.damage_bonus_divisor: expected at least 1, got {self.bonus_divisor}")
+        self.passive = whole(defense.get("passive", 10), "defense.passive", 0, MAX_D6_DIFFICULTY)
+        self.full_bonus = whole(defense.get("full_defense_bonus", 10), "defense.full_defense_bonus", 0, MAX_D6_DIFFICULTY)
+        self.bonus_divisor = whole(defense.get("damage_bonus_divisor", 5), "defense.damage_bonus_divisor", 1, MAX_D6_DIFFICULTY)
         self.wounds: list[WoundLevel] = []
         for key, row in _table(raw, "wound_levels").items():
             where = f"wound_levels.{key}"
@@ -81,8 +75,8 @@ class D6Tables:
             self.wounds.append(
                 WoundLevel(
                     _text(row.get("name", key), f"{where}.name"),
-                    _int(row.get("rank"), f"{where}.rank"),
-                    None if over is None else _int(over, f"{where}.over"),
+                    whole(row.get("rank"), f"{where}.rank", 0),
+                    None if over is None else whole(over, f"{where}.over", 1),
                     _code(row.get("penalty", "0"), f"{where}.penalty"),
                 )
             )
