@@ -110,6 +110,16 @@ def only(table: Mapping[str, Any], keys: tuple[str, ...], where: str, what: str 
             raise TrackerError(f"{where}.{key}: expected one of {', '.join(keys)} (no such {what} is read)")
 
 
+def row_number(key: Any) -> int | None:
+    """A chart's row key as its number ("16", "-3", " 4 "), or None when it is not one:
+    Python's int() would also take "1_0" as row 10 and "１２" (full-width digits) as 12."""
+    text = str(key).strip()
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not all("0" <= c <= "9" for c in digits):
+        return None
+    return int(text)
+
+
 def whole(value: Any, where: str, minimum: int | None = None, maximum: int | None = None, what: str = "a whole number") -> int:
     """A whole number within [minimum, maximum] (either end open when None); true/false,
     text and fractions are refused by name rather than turned into a number. `what`

@@ -154,6 +154,10 @@ BAD_ROWS = [
     ("ore", "[hit_locations]\n11 = \"head\"\n", r"ore tables \[hit_locations\]\.11: expected a height from 1 to 10 as the key$"),
     ("usor", "[locations]\ntail = { penalty = -2, points = 3 }\n",
      r"locations\.tail: expected a location \(chest, head, right_arm, left_arm, right_leg, left_leg\)$"),
+    # A row key is its number in digits: "1_0" is not row 10 (Python's int() reads it so).
+    ("brandx", '[sphere]\n"1_0" = 5\n', r"tables: \[sphere\] row '1_0': expected a whole row number$"),
+    ("brandx", '[ep_uses_per_point]\n"2_0" = 4\n', r"tables: \[ep_uses_per_point\] row 2_0: expected a whole row number$"),
+    ("usor", '[event_chart]\n"1_6" = { dice = [8, 12] }\n', r"event_chart\.1_6: expected a whole-number Event Rating as the key$"),
     # Any game: a table the adapter never reads (a misspelt [sphre]).
     ("brandx", "[sphre]\n18 = 134\n", r"\[sphre\]: expected one of the tables square, sphere, doubles, result, ep, .* \(no such table is read\)$"),
 ]

@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from tracker.engine.errors import TrackerError
-from rulesets.tables import number, section
+from rulesets.tables import number, row_number, section
 
 CHART_NAMES = ("square", "sphere", "doubles", "result")
 # How far the computed rows reach; beyond this a lookup is an error, not a hang.
@@ -83,10 +83,9 @@ class Chart:
     def from_table(cls, name: str, table: dict[str, Any]) -> "Chart":
         chart = cls(name)
         for key, value in table.items():
-            try:
-                row = int(key)
-            except ValueError:
-                raise TrackerError(f"tables: [{name}] row {key!r}: expected a whole row number") from None
+            row = row_number(key)
+            if row is None:
+                raise TrackerError(f"tables: [{name}] row {key!r}: expected a whole row number")
             if abs(row) > _MAX_ROW:
                 raise TrackerError(f"tables: [{name}] row {row}: expected a row from {-_MAX_ROW} to {_MAX_ROW}")
             if row >= 1:

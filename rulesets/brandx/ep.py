@@ -26,7 +26,7 @@ from typing import Any
 
 from tracker.engine.encounter import Encounter
 from tracker.engine.errors import TrackerError
-from rulesets.tables import only, section, whole
+from rulesets.tables import only, row_number, section, whole
 
 
 # The kinds of use whose start row `Ctx.start_row` reads (actions.py: the shipped
@@ -55,10 +55,9 @@ class EpChart:
         pairs = []
         for key, value in section(tables, "ep_uses_per_point", "tables: [ep_uses_per_point]").items():
             where = f"tables: [ep_uses_per_point] row {key}"
-            try:
-                row = int(key)
-            except ValueError:
-                raise TrackerError(f"{where}: expected a whole row number") from None
+            row = row_number(key)
+            if row is None:
+                raise TrackerError(f"{where}: expected a whole row number")
             # "one EP per N uses": N of 0 or less would be no cost or a refund.
             pairs.append((row, whole(value, where, 1)))
         start_table = section(tables, "ep_start", "tables: [ep_start]")

@@ -34,7 +34,7 @@ from typing import Any
 
 from tracker.engine.errors import TrackerError
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from rulesets.tables import only
+from rulesets.tables import only, row_number
 
 OFFICIAL = "official"
 DERIVED = "derived"
@@ -100,10 +100,9 @@ class EventChart:
         rows: dict[int, ChartRow] = {}
         for key, raw in table.items():
             here = f"{where}.{key}"
-            try:
-                rating = int(str(key).strip())
-            except ValueError:
-                raise TrackerError(f"{here}: expected a whole-number Event Rating as the key") from None
+            rating = row_number(key)
+            if rating is None:
+                raise TrackerError(f"{here}: expected a whole-number Event Rating as the key")
             if isinstance(raw, list):
                 raw = {"dice": raw}
             if not isinstance(raw, Mapping):
