@@ -204,6 +204,30 @@ def test_new_encounter_from_another_roster(saves: Path) -> None:
     assert state["log"] == [] and state["segment"] == 0
 
 
+def test_a_new_encounter_elsewhere_needs_the_same_house_rules_beside_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`new --from` copies the roster and the name of the house-rules file, which is read
+    beside the save: in another folder without that file the new save would not load,
+    and with another file of that name it would play by other rules. Both are refused
+    before anything is written; beside the same rules, or in the same folder, it is made."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    house = '[time]\nattack = 5\n'
+    (here / "house.toml").write_text(house)
+    text = (Path(__file__).resolve().parent.parent / "saves" / "ogs-guard.toml").read_text()
+    (here / "guard.toml").write_text(text.replace('\nruleset = ', '\nhouse_rules = "house.toml"\nruleset = ', 1))
+    assert run("check", str(here / "guard.toml"))[0] == 0
+    assert run("new", str(there / "rematch.toml"), "--from", str(here / "guard.toml"))[0] == 1
+    assert f"which is not in {there}: copy {here / 'house.toml'} there first" in capsys.readouterr().err
+    (there / "house.toml").write_text(house + "[check]\nfirst_stage = 3\n")
+    assert run("new", str(there / "rematch.toml"), "--from", str(here / "guard.toml"))[0] == 1
+    assert "which is different in" in capsys.readouterr().err
+    assert not (there / "rematch.toml").exists()
+    (there / "house.toml").write_text(house)
+    assert run("new", str(there / "rematch.toml"), "--from", str(here / "guard.toml"))[0] == 0
+    assert run("new", str(here / "again.toml"), "--from", str(here / "guard.toml"))[0] == 0
+    assert run("check", str(there / "rematch.toml"))[0] == 0 and run("check", str(here / "again.toml"))[0] == 0
+
+
 def test_an_encounter_opens_by_its_title(saves: Path) -> None:
     from tracker import paths
 

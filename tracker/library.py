@@ -166,8 +166,24 @@ def new_from_roster(source: Path, path: Path, name: str) -> Path:
     """Write a new encounter at `path` titled `name` with `source`'s roster and no log."""
     from tracker.persistence.store import EncounterFile
 
+    from tracker.persistence.codec import house_rules_tables
+
     refuse_controls(name, "name")
     loaded = EncounterFile(source).load()
+    rules = loaded.house_rules
+    if rules and path.parent.resolve() != source.parent.resolve():
+        # The new save names the same file, read beside it: it must be there and the same,
+        # or the new encounter would not load (or would play by other rules).
+        try:
+            there = house_rules_tables(rules, path.parent, str(path))
+        except TrackerError:
+            there = None
+        if there != house_rules_tables(rules, source.parent, str(source)):
+            missing = "is not" if there is None else "is different"
+            raise TrackerError(
+                f"{path}: {source.name} plays by the house rules {rules}, which {missing} in {path.parent}: "
+                f"copy {source.parent / rules} there first, or create the encounter in {source.parent}"
+            )
     old = loaded.encounter.setup
     setup = Setup(name, old.ruleset, old.time, old.down_when, dict(old.settings), roster_of(loaded.encounter))
     EncounterFile._write_new(path, Encounter(setup), loaded.house_rules)
