@@ -213,3 +213,26 @@ def test_tracker_play_drops_a_power(saves: Path) -> None:
     assert "Sun-Ruler drops fire coat: no more 1 EP a round from segment 60" in out
     data = json.loads(cli("show", "sun", "--json")[1])
     assert data["combatants"][0]["resources"]["ep"] == 38
+
+
+@pytest.mark.ui
+async def test_the_command_line_drops_a_power(saves: Path) -> None:
+    """The app's `:` line takes the same words; the charge ends in the file too."""
+    from tracker.persistence.store import EncounterFile
+    from tracker.ui.app import TrackerApp
+    from tests.ui import press, settle, type_text, wait_for
+
+    path = saves / "sun.toml"
+    store, loaded = EncounterFile.create(path, "sun", "brandx")
+    session = Session(loaded.encounter, loaded.ruleset, store=store)
+    for line in ("add Sun-Ruler agility=12 learning=10 ep=40", "step 1", COAT, "step 59"):
+        session.execute(line)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "colon")
+        await type_text(pilot, DROP)
+        await press(pilot, "enter")
+        await wait_for(pilot, lambda: EncounterFile(path).load().encounter.combatant("Sun-Ruler").upkeep == {},
+                       "the drop written to the file")
+    assert "Sun-Ruler no longer pays for fire coat" in [e.text for e in EncounterFile(path).load().encounter.log]
