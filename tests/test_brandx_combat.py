@@ -308,13 +308,18 @@ def test_ep_below_zero_is_put_to_the_gm_when_it_happens() -> None:
     assert any("EP goes from -2 to -6" in e.text for e in s.encounter.log)
 
 
+ROUND_NOTE = ("(end a per-round cost: `declare A power label=NAME stop=true`, `hold-breath stop=true` or "
+              "`move stop=true`; or take it from VP or DP: `damage A N`)")
+
+
 def test_ep_below_zero_from_a_per_round_cost_is_put_to_the_gm_too() -> None:
     """Seed: "EP cost for movement (at the end of each round) is always the cost of the
     last Move Roll"; a passive power's upkeep is likewise paid each round. A power at PR
     12 all to effect is on EP row 9: 5 EP as it starts and 5 EP a round. From 12 EP: 7
     after the start; payment segment 50 leaves 2, segment 100 leaves -3 (the note, as
     for any cost), segment 150 -8 (the note again). Stepped over in one go (segments
-    50-200, 4 payments: 20 EP), 7 -> -13, said once for the stretch."""
+    50-200, 4 payments: 20 EP), 7 -> -13, said once for the stretch. The note names
+    what ends a per-round cost (`abort` does not: the power completed long ago)."""
     s = session()
     s.execute("add A agility=22 learning=10 ep=12")
     s.execute("declare A power pr=12 mode=passive upkeep=true")
@@ -325,9 +330,9 @@ def test_ep_below_zero_from_a_per_round_cost_is_put_to_the_gm_too() -> None:
     notes = [t for t in texts if "EP goes from" in t]
     assert notes == [
         "A's EP goes from 2 to -3: the rules say nothing of EP below 0, so the GM decides what it costs A "
-        "(stop the action: `abort A`; or take it from VP or DP: `damage A N`)",
+        + ROUND_NOTE,
         "A's EP goes from -3 to -8: the rules say nothing of EP below 0, so the GM decides what it costs A "
-        "(stop the action: `abort A`; or take it from VP or DP: `damage A N`)"]
+        + ROUND_NOTE]
     assert texts.index(notes[0]) == texts.index("payment segment 100: A pays 5 ep for power") + 1
     s = session()
     s.execute("add A agility=22 learning=10 ep=12")
@@ -337,7 +342,7 @@ def test_ep_below_zero_from_a_per_round_cost_is_put_to_the_gm_too() -> None:
     assert "payment segments 50-200 (4 payments): A pays 20 ep for power" in texts
     assert [t for t in texts if "EP goes from" in t] == [
         "A's EP goes from 7 to -13: the rules say nothing of EP below 0, so the GM decides what it costs A "
-        "(stop the action: `abort A`; or take it from VP or DP: `damage A N`)"]
+        + ROUND_NOTE]
 
 
 def test_the_chance_line_of_a_throw_at_a_target_adds_its_chance_to_hit() -> None:

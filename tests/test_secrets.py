@@ -370,6 +370,25 @@ def test_an_edited_approval_tells_the_player_what_the_gm_changed(fight: Path) ->
     assert lines == [f"the GM approves proposal {seq} with changes (targets Sphinx -> Nyx): Seraph, punch against Sphinx"]
 
 
+def test_an_approval_that_only_makes_the_roll_secret_says_so_to_the_player(fight: Path) -> None:
+    """`approve N secret=true` changes nothing the player chose but who sees the roll:
+    the player's log says the GM approved it with that change, not a plain approval."""
+    from tests.test_players import approval
+
+    alice, bob = approval(fight)
+    seq = bob.execute("declare Seraph punch throwback=false target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
+    alice.execute(f"approve {seq} secret=true")
+    enc = fresh(fight)
+    assert enc.proposal(seq).changes == "roll made secret"
+    lines = [e.text for e in sight(enc, Role.player(["Seraph"])).log() if e.kind == "approve"]
+    assert lines == [f"the GM approves proposal {seq} with changes (roll made secret): Seraph, punch against Sphinx"]
+    # A proposal approved as it is stays a plain approval (once the secret punch is done).
+    alice.execute("step 40")
+    seq = bob.execute("declare Seraph punch throwback=false target=Sphinx faces=5,4").event.seq  # type: ignore[union-attr]
+    alice.execute(f"approve {seq}")
+    assert fresh(fight).proposal(seq).changes == ""
+
+
 def test_the_gm_caps_a_players_freeform_damage(tmp_path: Path) -> None:
     path = tmp_path / "f.toml"
     shutil.copy(ROOT / "saves" / "freeform-bridge-ambush.toml", path)

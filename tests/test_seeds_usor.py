@@ -897,7 +897,8 @@ def test_the_chance_of_each_action_by_hand() -> None:
     assert s.chance("A", "contest", ["B"]) == Fraction(3, 16)
     assert s.chance("B", "contest", ["A"]) == Fraction(5, 16)  # 5/8 x 1/2
     assert s.chance("A", "check", [], {"against": "3"}) == Fraction(3, 8)
-    assert s.chance("A", "check", []) is None  # no event rating yet
+    with pytest.raises(TrackerError, match=r"^check needs the event's rating: against=N"):
+        s.chance("A", "check", [])  # no event rating yet: said, not "no roll"
     assert s.chance("A", "move", []) is None
     from rulesets.base import ActionRequest
 
@@ -1096,3 +1097,25 @@ def test_a_blow_whose_target_left_the_fight_lapses() -> None:
     s.execute("remove Steve")
     s.execute("next")
     assert log_texts(s)[-1] == "Jennie's strike at Steve lapses: not in the fight"
+
+
+def test_the_declare_forms_chance_line_says_a_check_needs_its_events_rating() -> None:
+    """Seed: "Event Rolls are always made against other Event Rolls." and, of Max's
+    boulder, "the GM determines that the boulder's Event Roll is 24": a check has no
+    rival roll until the GM gives the event's rating. The declare form's chance line says
+    so as soon as the check is chosen (it said "no roll" until the commit refused), as it
+    names a missing target; with against=24 it shows the odds. By hand: agility 18 is
+    row 18 (1d10+1d12), rating 24 is row 24 (2d20), so the chance is neither 0 nor 1."""
+    from tracker.declaring import DeclareFlow
+    from tracker.roles import Role
+
+    s = session_for(UsorRuleset(), "add Max agility=18")
+    flow = DeclareFlow(s, Role.gm(), None)
+    flow.set("d", "actor", "Max")
+    flow.set("d", "template", "check")
+    line = flow.chance_now()
+    assert line == ("chance of success: - (check needs the event's rating: against=N "
+                    "(e.g. against=24 for a falling boulder))")
+    flow.set("p", "against", "24")
+    odds = s.chance("Max", "check", [], {"against": "24"})
+    assert 0 < odds < 1 and flow.chance_now().startswith(f"chance of success: {float(odds):.2%}")

@@ -65,7 +65,7 @@ def request_for(session: Session, attempt: Attempt, encounter: Encounter | None 
         targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
         return ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, attempt.pt, enc), template
     request, template = session.request(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params), attempt.pt, enc)
-    mode = attempt.params.get("mode") or template.mode
+    mode = request.params.get("mode") or attempt.params.get("mode") or template.mode  # as Session._declare_event
     enc.check_initiation(request.actor, template.name, mode, template.companions)
     return request, template
 

@@ -600,7 +600,8 @@ class Session:
     ) -> Event:
         request, tmpl = self.request(actor, template, targets, params, pt, enc)
         self._check_cap(enc, request.params)
-        mode = (params or {}).get("mode") or tmpl.mode
+        # The checked params may fill in a mode (Brand X: dropping a power is passive).
+        mode = request.params.get("mode") or (params or {}).get("mode") or tmpl.mode
         enc.check_initiation(request.actor, tmpl.name, mode, tmpl.companions)
         if source is None:
             dice, typed = self._dice(faces)

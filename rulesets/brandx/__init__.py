@@ -161,6 +161,7 @@ POWER = POWER_PR + (
     _p("mode", "active, or passive (half time)", "choice", None, None, ("active", "passive")),
     _p("label", "the power's name, for the log and its upkeep", "str", None),
     _p("upkeep", "charge its EP every round", "bool", None),
+    _p("stop", "drop the power: its per-round EP (under its label) ends; no roll, no EP", "bool", None),
     _p("effort", "Extra Effort on the power (+PR), if the Editor allows; the PR then drops by as much"),
     _p("rested", "the PR lost to Extra Effort has returned (healing)", "bool", None),
     _p("ep_row", "start on this EP row instead", minimum=None),
@@ -206,7 +207,8 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
     _t("hold-breath", PASSIVE, 10, "hold breath: EP each round, rising with time", "2d10 vs constitution + strength/2 + Sphere(DP)",
        "row 9 less Q, every round", ROLL + (_p("elapsed", "rounds held so far (Sphere penalty to Q)"),
                                             _p("again", "continue the attempt: no new roll, the penalty grows with the rounds held", "bool", None),
-                                            _p("air_gone", "segment the air is gone (vacuum penalty)"))),
+                                            _p("air_gone", "segment the air is gone (vacuum penalty)"),
+                                            _p("stop", "breathe again: the per-round EP (and DP) end; no roll", "bool", None))),
     _t("jump", PASSIVE, 6, "jump; may start with move", "2d10 vs agility + strength + Square(2 x height)", "row 9 less Q",
        ROLL + (_p("q_ep", "Q to EP"), _p("q_height", "Q to height"), _p("speed", "speed in m/segment", "float"),
                _p("reach", "grabbing: add height to reach", "bool", None),
@@ -244,9 +246,9 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
 # (DESIGN 4.1), where Q left unplaced goes to the action's usual use.
 _MAIN: dict[str, tuple[str, ...]] = {
     "punch": ("pool", "hand_damage"), "strike": ("pool", "damage", "hand_damage"),
-    "blast": ("pr", "pr_effect", "damage", "pool"), "power": ("pr", "pr_effect", "label", "mode"),
+    "blast": ("pr", "pr_effect", "damage", "pool"), "power": ("pr", "pr_effect", "label", "mode", "stop"),
     "ability": ("ability", "pool", "effort"), "discernment": ("pool",), "heal": ("period", "mental"),
-    "hold-breath": ("elapsed", "again"), "jump": ("speed", "reach"), "lift": ("weight", "overhead", "push", "power", "inanimate"),
+    "hold-breath": ("elapsed", "again", "stop"), "jump": ("speed", "reach"), "lift": ("weight", "overhead", "push", "power", "inanimate"),
     "move": ("stop",), "throw": ("weight", "damage", "range"), "skill": ("roll", "level"),
     "knowledge": ("score", "multiplier"), "arm-wrestle": ("pool",),
 }
@@ -332,6 +334,14 @@ class BrandXRuleset(Ruleset):
 
     def default_pt(self, request: ActionRequest) -> int:
         return actions.default_pt(request)
+
+    def params(self, template: ActionTemplate, raw: Mapping[str, Any], where: str = "declare") -> dict[str, Any]:
+        """Dropping a power (`stop=true`) is a passive action unless a mode is typed, so
+        it may be done while an active action is in progress (actions.py, Stopping)."""
+        out = super().params(template, raw, where)
+        if template.name == "power" and out.get("stop") and out.get("mode") is None:
+            out["mode"] = PASSIVE
+        return out
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         resolver = _RESOLVERS.get(request.template.name)

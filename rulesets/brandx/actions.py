@@ -19,6 +19,7 @@ Decisions where the sources are silent (each also named in the summary it produc
   round (to the head) per 5 EP a round. `elapsed=R` gives the Sphere(R) penalty of R
   rounds held so far (re-declare to raise the cost as time passes); `air_gone=SEGMENT`
   gives the vacuum penalty (segments of PT left then: start 34, gone 36 -> 8).
+  `stop=true` breathes again: both per-round costs end (see Stopping below).
 - Jump (passive, PT 6, row 9, may start with Move): height in cm is the Square entry of
   the Q row (Q 10 -> 100 cm); air time is Square(4 x height in m) segments (at least 0);
   length = speed (m/segment, from `speed=` or the latest Move Roll) x air time.
@@ -46,7 +47,20 @@ Decisions where the sources are silent (each also named in the summary it produc
   `knowledge=SCORE` adds score // 10 to the pool. Q left over is the skill's own.
 - Power: non-random: Q is the PR. `pr_effect`, `pr_ep`, `pr_speed` share it (the one
   unsaid takes the rest); `mode=passive` halves the PT; a passive power's EP is paid
-  on initiation and then each round (Upkeep) unless `upkeep=false`.
+  on initiation and then each round (Upkeep, under its `label`) unless `upkeep=false`.
+  Each passive use of one label replaces the last one's charge ("Each action uses EP
+  separately", so a use with `upkeep=false` leaves the earlier charge running, and
+  its summary says how to end it). `label=NAME stop=true` drops the power.
+- Stopping a per-round cost: the seed ends movement's cost when the character "stops
+  moving" (with a Move Roll: `move stop=true`) and says nothing of how a power or a
+  held breath ends; the character simply lets go. So `power label=NAME stop=true` and
+  `hold-breath stop=true` roll nothing, cost nothing and end that per-round cost from
+  the segment they are declared on (the next payment segment charges nothing for it).
+  Letting go is a passive action (a power's `mode` defaults to passive with stop, so it
+  may be done while an active blast is in progress), PT 1: like any passive
+  initiation it takes that combatant's one initiation of the segment and pushes its
+  pending actions back one segment (DESIGN 3). Stopping what is not being paid for is
+  refused by name. Undo takes the stop back and the charge with it.
 - Knowledge: d100 (tens die then units die) against score x `multiplier` + `skill`,
   no subtracting reroll, PT 6, no EP.
 - Arm wrestling: both make a Lift Roll lifting nothing (the actor's dice, then the
@@ -57,6 +71,7 @@ Decisions where the sources are silent (each also named in the summary it produc
 
 from __future__ import annotations
 
+import shlex
 from fractions import Fraction
 from math import ceil
 from typing import Any
@@ -65,7 +80,7 @@ from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upk
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, maintained_pt, miss_shares, place_attacks, power_budget
-from rulesets.brandx.common import Ctx, latest_action, passive_defense
+from rulesets.brandx.common import TIME, Ctx, latest_action, passive_defense
 from rulesets.brandx.ep import bill as make_bill
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
 from rulesets.base import JUDGE_KEY, ActionRequest
@@ -76,6 +91,9 @@ ABILITIES = (
     "normal_charisma", "sight", "hearing", "build", "beauty",
 )
 SEGMENTS = {"round": 50, "hour": 15000, "day": 360000, "month": 10800000}
+# The actions `stop=true` lets go of with no roll (movement stops with a Move Roll).
+STOPPABLE = ("power", "hold-breath")
+HOLD_BREATH_COSTS = ("holding breath", "holding breath: head")
 
 
 def default_pt(request: ActionRequest) -> int:
@@ -92,6 +110,8 @@ def default_pt(request: ActionRequest) -> int:
 
     if request.previous is not None:  # a maintained link: a quarter of the first's
         return maintained_pt(request)
+    if template.name in STOPPABLE and p("stop", False):  # letting go: the least the clock allows
+        return 1
     if template.name == "heal":
         return SEGMENTS[str(p("period", "hour"))]
     if template.name == "lift" and p("power", False) and not p("inanimate", False):  # a web holding is no power's act
@@ -260,6 +280,8 @@ def resolve_heal(ctx: Ctx, dice: DiceSource) -> Resolution:
 # ---------------------------------------------------------------------- hold breath
 def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
+    if ctx.p("stop", False):
+        return stop_upkeep(ctx, HOLD_BREATH_COSTS, "stops holding breath")
     con, strength = ctx.stat("constitution"), ctx.stat("strength")
     base = int(ctx.p("roll", int(con + strength // 2)))
     pool = int(me.resources.get("dp", 0)) + int(ctx.p("pool", 0))
@@ -294,9 +316,10 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     row = ctx.start_row("hold_breath") - q
     per_round = ctx.ep_chart.per_round(row)
     head = int(per_round // 5)
-    effects: list[Effect] = list(costs) + [Upkeep(me.name, "holding breath", "ep", per_round, timing="initiate")]
-    if head:
-        effects.append(Upkeep(me.name, "holding breath: head", "dp", head, timing="initiate"))
+    # Both costs are stated every time: a head cost of 0 ends one an earlier, costlier
+    # attempt left running (the engine ends an upkeep given a zero amount).
+    effects: list[Effect] = list(costs) + [Upkeep(me.name, HOLD_BREATH_COSTS[0], "ep", per_round, timing="initiate"),
+                                           Upkeep(me.name, HOLD_BREATH_COSTS[1], "dp", head, timing="initiate")]
     summary = (
         f"{text}; {shown}"
         + (f" - {time_penalty} for {elapsed} rounds held = {q}" if time_penalty else "")
@@ -377,7 +400,8 @@ def resolve_move(ctx: Ctx, dice: DiceSource) -> Resolution:
         notes.append(f"turns up to {turn} degrees")
     if move_defense:
         notes.append(f"Defense +{move_defense} against all, Attack -{move_defense}, until the next Move Roll")
-    speed_text = "stops" if stop else f"speed Q {new_q}: {speed_dm:g} dm/segment ({speed_dm / 10:g} m/segment, {speed_dm * 5:g} m/round)"
+    ended = f": movement stops costing {me.upkeep['movement'][1]:g} EP a round from segment {ctx.segment}" if "movement" in me.upkeep else ""
+    speed_text = f"stops{ended}" if stop else f"speed Q {new_q}: {speed_dm:g} dm/segment ({speed_dm / 10:g} m/segment, {speed_dm * 5:g} m/round)"
     summary = "; ".join([f"{text}; rolled {roll.shown()}: {outcome}", speed_text,
                          f"EP row {row}: {bill.text()} now, {per_round:g} EP a round", f"PT {ctx.base_pt()}"] + notes)
     details = {"q": q, "roll": target, "total": roll.total, **tdetails, "speed_q": new_q, "speed_dm": speed_dm,
@@ -745,8 +769,27 @@ def _pr_lost(ctx: Ctx, label: str) -> int:
     return lost
 
 
+def stop_upkeep(ctx: Ctx, names: tuple[str, ...], verb: str) -> Resolution:
+    """Let go of the per-round costs `names` (`verb` says what stops): no roll, no EP;
+    each one the actor pays ends from this segment. Refused if it pays none of them."""
+    me = ctx.actor
+    paying = {name: me.upkeep[name] for name in names if name in me.upkeep}
+    if not paying:
+        others = f" (it pays a round for {', '.join(me.upkeep)})" if me.upkeep else ""
+        raise TrackerError(f"stop=true: {me.name} pays nothing a round for {names[0]}{others}")
+    costs = " and ".join(f"{amount:g} {resource.upper()}" for resource, amount in paying.values())
+    summary = (f"{me.name} {verb}: no more {costs} a round from segment {ctx.segment}"
+               f" (payment segment {TIME.next_payment(ctx.segment)} charges nothing for it)")
+    effects = tuple(Upkeep(me.name, name, resource, 0, timing="initiate") for name, (resource, _) in paying.items())
+    return Resolution(pt=ctx.base_pt(), success=True, margin=0, summary=summary, effects=effects,
+                      details={"label": names[0], "stopped": {n: a for n, (_, a) in paying.items()}})
+
+
 def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     me = ctx.actor
+    if ctx.p("stop", False):
+        label = str(ctx.p("label", "power"))
+        return stop_upkeep(ctx, (label,), f"drops {label}")
     if ctx.p("pr") is None:
         raise TrackerError("power needs pr=N, the character's Power Roll with the power")
     pr = int(ctx.p("pr"))
@@ -770,13 +813,17 @@ def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     effects: list[Effect] = _ep_effects(ctx, bill.text(), bill.total, label)
     upkeep = ctx.p("upkeep", passive)
     per_round = ctx.ep_chart.per_round(row)
+    notes: list[str] = []
     if upkeep:
         effects.append(Upkeep(me.name, label, "ep", per_round, timing="initiate"))
+    elif label in me.upkeep:  # this use is not charged a round; an earlier one still is
+        earlier = me.upkeep[label][1]
+        notes = [f"the earlier {label} still costs {earlier:g} EP a round (to end it: power label={shlex.quote(label)} stop=true)"]
     parts = [f"{label}: PR {pr}" + (f" (less {lost} lost to earlier Extra Effort)" if lost else "")
              + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),
              f"{effect} PR to effect, {pr_ep} to EP, {pr_speed} to speed",
              f"{'passive, half time' if passive else 'active'}: PT {pt}",
-             f"EP row {row}: {bill.text()}" + (f", then {per_round:g} EP a round" if upkeep else "")]
+             f"EP row {row}: {bill.text()}" + (f", then {per_round:g} EP a round" if upkeep else "")] + notes
     details = {"pr": pr, "pr_effect": effect, "pr_ep": pr_ep, "pr_speed": pr_speed, "ep_row": row,
                "ep_uses": bill.uses, "label": label, "pr_lost": effort}
     if ctx.p("rested", False):

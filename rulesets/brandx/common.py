@@ -18,7 +18,7 @@ Decisions where the sources are silent:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -31,15 +31,22 @@ from rulesets.brandx.charts import Charts
 from rulesets.brandx.ep import EpBill, EpChart, bill
 
 # The rules give no consequence for EP below 0: whatever takes it there (an action's
-# cost, a maintained link, a per-round payment) puts it to the GM, in these words.
+# cost, a maintained link, a per-round payment) puts it to the GM, in these words. A
+# per-round cost is not ended by `abort` (its action may be long done): the payment's
+# note names the way that ends it (actions.py, Stopping).
 EP_BELOW_ZERO = ("{name}'s EP goes from {before} to {after}: the rules say nothing of EP below 0, so the GM "
                  "decides what it costs {name} (stop the action: `abort {name}`; or take it from VP or DP: "
                  "`damage {name} N`)")
+EP_BELOW_ZERO_A_ROUND = ("{name}'s EP goes from {before} to {after}: the rules say nothing of EP below 0, so the GM "
+                         "decides what it costs {name} (end a per-round cost: `declare {name} power label=NAME stop=true`, "
+                         "`hold-breath stop=true` or `move stop=true`; or take it from VP or DP: `damage {name} N`)")
 # 50 segments a round; payment segments at every multiple of 50 (DESIGN 4.1).
 TIME = TimeMapping(
     segments_per_round=50, segment_means="0.24 s (50 segments a 12-second round)",
-    payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO),),
+    payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO_A_ROUND),),
 )
+# An action's own cost, paid as it starts (`Ctx.pay_ep`): its note says `abort`.
+_ACTION_COST = replace(TIME, below_zero=(("ep", EP_BELOW_ZERO),))
 
 # Defaults for stats a combatant may lack (the sheet's defaults, used when a stat was
 # added after the combatant was created).
@@ -116,7 +123,7 @@ class Ctx:
             return []
         effects: list[Effect] = [Adjust(payer.name, "ep", -total, why)]
         have = payer.resources.get("ep")
-        note = None if have is None else TIME.below_zero_note("ep", payer.name, have, have - total)
+        note = None if have is None else _ACTION_COST.below_zero_note("ep", payer.name, have, have - total)
         if note is not None:
             effects.append(Note(note, timing=INITIATE))
         return effects

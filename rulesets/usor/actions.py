@@ -414,8 +414,8 @@ class Resolver:
             strike_r, dodge_r = self.strike_ratings(request)
             return chance_to_win(self._row(strike_r, "strike").dice, self._row(dodge_r, "dodge").dice, against_event=False)
         if name == "check":
-            if request.params.get("against") is None:
-                return None
+            # Without `against` there is no rival roll: refused by name (check_ratings), so
+            # the form's chance line says what is missing rather than "no roll".
             own, event = self.check_ratings(request)
             return chance_to_win(self._row(own, "check").dice, self._row(event, "event").dice, against_event=True)
         if name == "contest":

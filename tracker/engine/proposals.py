@@ -120,7 +120,7 @@ class Proposals(Core):
 
 def _changes(proposed: dict[str, Any], applied: dict[str, Any]) -> str:
     """What an edited approval changed of a proposal, in words: "targets Sphinx -> Nyx;
-    pt 15 -> 10; dice 5 4 -> 9 9" ("" when nothing the player chose differs)."""
+    pt 15 -> 10; dice 5 4 -> 9 9; roll made secret" ("" when nothing differs)."""
 
     def words(value: Any) -> str:
         if isinstance(value, (list, tuple)):
@@ -137,4 +137,7 @@ def _changes(proposed: dict[str, Any], applied: dict[str, Any]) -> str:
     dice = [tuple(getattr(r, "dice", None) or (r.get("dice", ()) if isinstance(r, dict) else ())) for r in (before, after)]
     if dice[0] != dice[1]:
         said.append(f"dice {' '.join(map(str, dice[0])) or 'none'} -> {' '.join(map(str, dice[1])) or 'none'}")
+    # Who may see the roll is a change too (`approve N secret=true`; a player proposes in the open).
+    if bool(applied.get("secret")) and not proposed.get("secret"):
+        said.append("roll made secret")
     return "; ".join(said)

@@ -1,0 +1,238 @@
+"""Brand X: ending a per-round cost (an upkeep) the way the rules imply.
+
+Seed: "Power Example: Sun-Ruler has a PR of 12 in Fire Coat. [...] On segment 1 he
+starts firing up to increase his Skin Temper. That's a passive action, so it only has a
+Performance Time of 10. [...] He uses 8 PR for that (increasing Skin Temper by 4 rows),
+using 1 EP per round." The seed ends movement's cost when the character "stops moving"
+and says nothing of how a power or a held breath ends: the character lets go
+(`power label=NAME stop=true`, `hold-breath stop=true`; rulesets/brandx/actions.py,
+Stopping). Payment segments are every 50 (DESIGN 4.1).
+
+EP by hand for Fire Coat: 12 PR, 8 to the effect, 4 to EP: row 9 - 4 = 5, 1 EP as it
+starts and 1 EP a round (EP row r >= 5 costs r - 4).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rulesets.brandx import BrandXRuleset
+from tracker.engine import TrackerError
+from tracker.session import Session
+from tests.helpers import cli, session_for
+
+COAT = 'declare Sun-Ruler power mode=passive pr=12 pr_effect=8 label="fire coat"'
+DROP = 'declare Sun-Ruler power label="fire coat" stop=true'
+
+
+def sun_ruler() -> Session:
+    """Fire Coat up on segment 1: 40 EP less 1 as it starts."""
+    s = session_for(BrandXRuleset(), "add Sun-Ruler agility=12 learning=10 ep=40 vp=30", "add Seraph agility=22 vp=43")
+    s.execute("step 1")
+    s.execute(COAT)
+    return s
+
+
+def ep(s: Session, name: str = "Sun-Ruler") -> float:
+    return s.encounter.combatant(name).resources["ep"]
+
+
+def texts(s: Session) -> list[str]:
+    return [e.text for e in s.encounter.log]
+
+
+def test_fire_coat_dropped_on_segment_60_is_not_charged_on_segment_100() -> None:
+    """By hand, kept up: 39 after segment 1, 38 after payment segment 50, 37 after 100.
+    Dropped on segment 60: 38 after 50, still 38 after 100 and 150 (the drop itself
+    costs nothing). The log says what stopped and from which segment."""
+    kept = sun_ruler()
+    assert ep(kept) == 39
+    kept.execute("step 99")
+    assert kept.encounter.now == 100 and ep(kept) == 37
+
+    s = sun_ruler()
+    s.execute("step 59")
+    assert s.encounter.now == 60 and ep(s) == 38
+    s.execute(DROP)
+    drop = s.encounter.actions[-1]
+    assert (drop.template, drop.mode, drop.pt) == ("power", "passive", 1)
+    assert drop.resolution.dice == () and ep(s) == 38
+    assert s.encounter.combatant("Sun-Ruler").upkeep == {}
+    assert drop.resolution.summary == (
+        "Sun-Ruler drops fire coat: no more 1 EP a round from segment 60 (payment segment 100 charges nothing for it)")
+    assert "Sun-Ruler no longer pays for fire coat" in texts(s)
+    s.execute("step 90")
+    assert s.encounter.now == 150 and ep(s) == 38
+    assert not any(t.startswith("payment segment 100:") for t in texts(s))
+
+
+def test_undo_takes_the_drop_back_and_the_charge_with_it() -> None:
+    """Undone on segment 60, Fire Coat costs 1 EP on segment 100 again: 38 -> 37."""
+    s = sun_ruler()
+    s.execute("step 59")
+    s.execute(DROP)
+    s.undo()
+    assert s.encounter.combatant("Sun-Ruler").upkeep == {"fire coat": ("ep", 1)}
+    s.execute("step 40")
+    assert ep(s) == 37 and "payment segment 100: Sun-Ruler pays 1 ep for fire coat" in texts(s)
+
+
+def test_dropping_a_power_is_passive_so_it_may_be_done_during_a_blast() -> None:
+    """Seed: "A character can use a power for as many passive actions as desired (as well
+    as one active action)." A blast begun on segment 55 (PT 20: 75) is in progress when
+    the coat is dropped on 60; letting go is passive, so it is allowed and, as every
+    passive initiation, pushes the blast back one segment (DESIGN 3, rule 3): 76. EP by
+    hand: 38 after segment 50, the blast's row 9 costs 5: 33, and nothing on 100."""
+    s = sun_ruler()
+    s.execute("step 54")
+    s.execute("declare Sun-Ruler blast target=Seraph pr=12 damage=10 faces=8,9,10,10")
+    blast = s.encounter.actions[-1]
+    assert blast.completes == 75 and ep(s) == 33
+    s.execute("step 5")
+    s.execute(DROP)
+    assert s.encounter.actions[-1].mode == "passive" and blast.completes == 76
+    s.execute("step 40")
+    assert s.encounter.now == 100 and ep(s) == 33
+
+
+def test_stopping_what_is_not_paid_for_is_refused_and_changes_nothing() -> None:
+    s = sun_ruler()
+    s.execute("step 9")
+    before = len(s.encounter.events)
+    with pytest.raises(TrackerError, match=r"^stop=true: Sun-Ruler pays nothing a round for ice \(it pays a round for fire coat\)$"):
+        s.execute("declare Sun-Ruler power label=ice stop=true")
+    with pytest.raises(TrackerError, match=r"^stop=true: Sun-Ruler pays nothing a round for holding breath \(it pays"):
+        s.execute("declare Sun-Ruler hold-breath stop=true")
+    assert len(s.encounter.events) == before and s.encounter.combatant("Sun-Ruler").upkeep == {"fire coat": ("ep", 1)}
+    assert ep(s) == 39
+
+
+def test_a_use_with_upkeep_false_says_the_earlier_charge_still_runs() -> None:
+    """Seed: "Each action uses EP separately." A second use of Fire Coat on segment 20
+    with upkeep=false pays its own 1 EP (39 -> 38) and no charge a round; the first
+    use's 1 EP a round runs on (37 after segment 50), and the summary says how to end it."""
+    s = sun_ruler()
+    s.execute("step 19")
+    s.execute(COAT + " upkeep=false")
+    assert ep(s) == 38
+    assert "the earlier fire coat still costs 1 EP a round (to end it: power label='fire coat' stop=true)" in (
+        s.encounter.actions[-1].resolution.summary)
+    s.execute("step 30")
+    assert ep(s) == 37
+
+
+# ---------------------------------------------------------------- holding breath
+DIVER = "add Diver constitution=4 strength=0 dp=6 ep=40"
+# Seed: "This is vs. Constitution plus half Strength, with a bonus equal to current Body
+# DP." 4 + 0 = 4, DP 6 as a pool is Sphere row 6: 10. Faces 5+6 = 11: Q -1. Seed: "At Q of
+# -1, the EP cost is 6 per round (Row 10)." and "For every 5 points of EP lost in one
+# round, 1 point of DP (bludgeoning) is lost, to the head": 1 DP a round.
+HOLD = "declare Diver hold-breath faces=5,6"
+
+
+def test_holding_breath_stopped_on_segment_60_costs_nothing_on_segment_100() -> None:
+    """By hand, held on: EP 40 -> 34 -> 28 and DP 6 -> 5 -> 4 on segments 50 and 100.
+    Stopped on segment 60: 34 and 5 after segment 50, the same after 100."""
+    held = session_for(BrandXRuleset(), DIVER, HOLD)
+    assert held.encounter.actions[-1].resolution.margin == -1
+    held.execute("step 100")
+    assert (ep(held, "Diver"), held.encounter.combatant("Diver").resources["dp"]) == (28, 4)
+
+    s = session_for(BrandXRuleset(), DIVER, HOLD, "step 60", "declare Diver hold-breath stop=true")
+    stop = s.encounter.actions[-1]
+    assert stop.mode == "passive" and stop.pt == 1 and stop.resolution.dice == ()
+    assert stop.resolution.summary == (
+        "Diver stops holding breath: no more 6 EP and 1 DP a round from segment 60 (payment segment 100 charges nothing for it)")
+    assert s.encounter.combatant("Diver").upkeep == {}
+    s.execute("step 40")
+    assert (ep(s, "Diver"), s.encounter.combatant("Diver").resources["dp"]) == (34, 5)
+    with pytest.raises(TrackerError, match="again=true: Diver has no Hold Breath attempt to continue"):
+        s.execute("declare Diver hold-breath again=true")
+
+
+def test_a_new_attempt_with_no_head_cost_ends_the_earlier_one() -> None:
+    """The attempt above costs 1 DP a round to the head; a new attempt on segment 60 (DP
+    5 now: pool +5, 9; faces 2+3 = 5, Q 4, row 5) costs 1 EP a round and no DP. By hand:
+    EP 34 and DP 5 after segment 50; on 100 only the EP: 33, DP still 5."""
+    s = session_for(BrandXRuleset(), DIVER, HOLD, "step 60", "declare Diver hold-breath faces=2,3")
+    assert s.encounter.actions[-1].resolution.details["ep_per_round"] == 1
+    assert s.encounter.combatant("Diver").upkeep == {"holding breath": ("ep", 1)}
+    s.execute("step 40")
+    assert (ep(s, "Diver"), s.encounter.combatant("Diver").resources["dp"]) == (33, 5)
+
+
+def test_a_move_stop_says_what_stopped_and_from_which_segment() -> None:
+    """Seed: "This extra EP cost will last until the player makes a successful move roll
+    or stops moving." Move Roll 20, faces 2+2: Q 16, all to speed; row 9: 5 EP now and 5
+    a round (50 -> 45). On segment 6, stopping: pool -16 (Sphere -10), 10; faces 5+5:
+    Q 0, row 9: the roll's 5 EP (40), and nothing on segment 50."""
+    s = session_for(BrandXRuleset(), "add Runner agility=10 strength=10 ep=50")
+    s.execute("declare Runner move roll=20 faces=2,2 q_speed=16")
+    assert ep(s, "Runner") == 45
+    s.execute("next")
+    s.execute("declare Runner move roll=20 stop=true faces=5,5")
+    assert "stops: movement stops costing 5 EP a round from segment 6" in s.encounter.actions[-1].resolution.summary
+    s.execute("step 44")
+    assert s.encounter.now == 50 and ep(s, "Runner") == 40
+
+
+# ---------------------------------------------------------------- the ways in
+def test_the_declare_form_drops_a_power() -> None:
+    """The form offers stop beside the power's label; no roll, so the chance line says so
+    (not a refusal, though a blast is in progress: letting go is passive), and the
+    commit ends the charge."""
+    from rulesets.fields import MAIN
+    from tracker.declaring import COMMITTED, DeclareFlow
+    from tracker.roles import Role
+
+    s = sun_ruler()
+    s.execute("step 54")
+    s.execute("declare Sun-Ruler blast target=Seraph pr=12 damage=10 faces=8,9,10,10")
+    s.execute("step 5")
+    flow = DeclareFlow(s, Role.gm(), None)
+    flow.set("d", "actor", "Sun-Ruler")
+    flow.set("d", "template", "power")
+    assert flow.template is not None and "stop" in [f.name for f in flow.template.params if f.stage == MAIN]
+    flow.set("p", "label", "fire coat")
+    flow.set("p", "stop", "true")
+    assert flow.chance_now() == "chance of success: no roll"
+    while flow.go() != COMMITTED:
+        pass
+    assert s.encounter.combatant("Sun-Ruler").upkeep == {}
+    assert s.encounter.actions[-1].mode == "passive"
+
+
+def test_tracker_play_drops_a_power(saves: Path) -> None:
+    script = ("add Sun-Ruler agility=12 learning=10 ep=40\nstep 1\n" + COAT + "\nstep 59\n" + DROP + "\nstep 40\n")
+    assert cli("new", "sun", "--ruleset", "brandx")[0] == 0
+    code, out = cli("play", "sun", stdin=script)
+    assert code == 0, out
+    assert "Sun-Ruler drops fire coat: no more 1 EP a round from segment 60" in out
+    data = json.loads(cli("show", "sun", "--json")[1])
+    assert data["combatants"][0]["resources"]["ep"] == 38
+
+
+@pytest.mark.ui
+async def test_the_command_line_drops_a_power(saves: Path) -> None:
+    """The app's `:` line takes the same words; the charge ends in the file too."""
+    from tracker.persistence.store import EncounterFile
+    from tracker.ui.app import TrackerApp
+    from tests.ui import press, settle, type_text, wait_for
+
+    path = saves / "sun.toml"
+    store, loaded = EncounterFile.create(path, "sun", "brandx")
+    session = Session(loaded.encounter, loaded.ruleset, store=store)
+    for line in ("add Sun-Ruler agility=12 learning=10 ep=40", "step 1", COAT, "step 59"):
+        session.execute(line)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "colon")
+        await type_text(pilot, DROP)
+        await press(pilot, "enter")
+        await wait_for(pilot, lambda: EncounterFile(path).load().encounter.combatant("Sun-Ruler").upkeep == {},
+                       "the drop written to the file")
+    assert "Sun-Ruler no longer pays for fire coat" in [e.text for e in EncounterFile(path).load().encounter.log]
