@@ -465,9 +465,12 @@ def test_the_chance_shown_for_each_action_is_worked_from_its_pool_and_difficulty
     assert s.chance("Han", "shoot", ["Merc"], {"range": "point_blank"}) == Fraction(5, 6)
     assert s.chance("Han", "check", [], {"level": "automatic"}) == 1
     assert s.chance("Han", "check", [], {"difficulty": 7}) == 0
-    for template, targets, params in [("check", [], {}), ("effect", [], {"code": "1D+2"}), ("shoot", [], {}),
+    for template, targets, params in [("effect", [], {"code": "1D+2"}), ("shoot", [], {}),
                                       ("dodge", [], {}), ("move", [], {})]:
         assert s.chance("Han", template, targets, params) is None
+    # A check needs a difficulty: the chance line says so at once, as the roll would.
+    with pytest.raises(TrackerError, match=r"^check needs a difficulty: difficulty=N or level=moderate \(levels: automatic, "):
+        s.chance("Han", "check", [], {})
     wild = d6("add Han reflexes=1D marksmanship=1D weapon=4D", "add Merc", wild_die=True)
     assert wild.chance("Han", "shoot", ["Merc"]) == Fraction(1, 12)
     assert wild.chance("Han", "check", [], {"difficulty": 7}) == Fraction(1, 6)
@@ -501,3 +504,22 @@ def test_a_parry_with_brawling_rolls_brawling() -> None:
     res = s.encounter.actions[-1].resolution
     assert res.summary == "brawling 2D: dice 3, 4 = 7; attacks on A need 7 until segment 10"
     assert (res.details["defense"], res.dice) == (7, (3, 4))
+
+
+def test_the_declare_forms_chance_line_says_a_check_needs_a_difficulty() -> None:
+    """Seed: "A standard difficulty is a number that the gamemaster assigns to an action
+    based on how challenging the gamemaster thinks it is": a check has nothing to reach
+    until one is given. The declare form's chance line says
+    so as soon as the check is chosen (it said "no roll" until the commit refused); with
+    level=moderate (11) Han's reflexes 2D shows its odds. By hand: 2D reaches 11 on 5-6,
+    6-5 and 6-6, 3/36 = 8.33%."""
+    from tracker.declaring import DeclareFlow
+    from tracker.roles import Role
+
+    s = d6("add Han reflexes=2D")
+    flow = DeclareFlow(s, Role.gm(), None)
+    flow.set("d", "actor", "Han")
+    flow.set("d", "template", "check")
+    assert flow.chance_now().startswith("chance of success: - (check needs a difficulty: difficulty=N or level=moderate")
+    flow.set("p", "level", "moderate")
+    assert flow.chance_now().startswith("chance of success: 8.33% (1/12)")

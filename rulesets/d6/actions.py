@@ -510,8 +510,10 @@ class Resolver:
             return chance_at_least(pool.code, difficulty, mode)
         if name in ("check", "effect"):
             p = request.params
-            if p.get("difficulty") is None and not p.get("level"):
-                return None
+            if name == "effect" and p.get("difficulty") is None and not p.get("level"):
+                return None  # an effect without a difficulty is its total alone: nothing to reach
+            # A check without one is refused by name (`_difficulty`), so the form's chance
+            # line says what is missing rather than "no roll".
             difficulty, _ = self._difficulty(request)
             if difficulty == 0 and name == "check":
                 return Fraction(1)
