@@ -298,3 +298,70 @@ def test_any_house_file_loads_or_is_refused_by_name(tmp_path_factory: pytest.Tem
         loaded.ruleset.catalogue()
 
     check()
+
+
+# ------------------------------------------------------------ the shared readers
+def test_the_shared_number_readers_refuse_what_a_chart_cannot_hold() -> None:
+    """A chart entry is a finite number in its row's range: TOML's nan and inf, true,
+    and text are refused by name, as is a whole number past what a save can hold; the
+    bounds themselves are allowed (a fraction row from 0 to 1)."""
+    from rulesets.tables import number, whole
+
+    where = "tables: [sphere] row 0.fraction"
+    assert number(0, where, 0, 1) == 0 and number(1, where, 0, 1) == 1 and number(0.5, where, 0, 1) == 0.5
+    for bad in (True, "0.5", float("nan"), float("inf"), -0.1, 1.5):
+        with pytest.raises(TrackerError, match=rf"^{re.escape(where)}: expected a number from 0 to 1, got "):
+            number(bad, where, 0, 1)
+    with pytest.raises(TrackerError, match=r"^x: expected a number, got nan$"):
+        number(float("nan"), "x")
+    assert whole(5, "x", 5, 5) == 5
+    for bad_whole in (2**64, True, 5.0, "5"):
+        with pytest.raises(TrackerError, match=r"^x: expected a whole number, got "):
+            whole(bad_whole, "x")
+
+
+def test_a_house_file_that_is_a_pipe_too_big_or_not_toml_is_refused_by_name(tmp_path: Path) -> None:
+    """A house-rules file named directly (`registry.get(game, path)`) is read as a save's
+    is: a named pipe is refused without waiting for a writer (the open does not block),
+    a file of MAX_TABLES_BYTES is read and one byte more refused, and text that is not
+    UTF-8 or not TOML is named. Each refusal names the file."""
+    import os
+    import threading
+
+    from rulesets.tables import MAX_TABLES_BYTES
+
+    pipe = tmp_path / "house.fifo"
+    os.mkfifo(pipe)
+    outcome: list[str] = []
+
+    def read_pipe() -> None:
+        try:
+            registry.get("brandx", pipe)
+        except TrackerError as exc:
+            outcome.append(str(exc))
+
+    reader = threading.Thread(target=read_pipe, daemon=True)
+    reader.start()
+    reader.join(20)
+    if reader.is_alive():  # the open waits for a writer: let it go, then fail
+        with open(pipe, "wb"):
+            pass
+        reader.join(5)
+        raise AssertionError("reading a named pipe as house rules waited for a writer")
+    assert outcome == [f"{pipe}: expected a regular file (not a device, folder or pipe)"]
+
+    house = tmp_path / "house.toml"
+    body = b"[sphere]\n18 = 134\n"
+    house.write_bytes(body + b"#" * (MAX_TABLES_BYTES - len(body) - 1) + b"\n")
+    assert registry.get("brandx", house).tables["sphere"]["18"] == 134
+    house.write_bytes(body + b"#" * (MAX_TABLES_BYTES - len(body)) + b"\n")
+    with pytest.raises(TrackerError, match=rf"^{re.escape(str(house))}: over 1024 KB; a tables file that big is refused$"):
+        registry.get("brandx", house)
+    house.write_bytes(b"[sphere]\n18 = 134 \xff\n")
+    with pytest.raises(TrackerError, match=rf"^{re.escape(str(house))}: not UTF-8 text \(byte 18\)$"):
+        registry.get("brandx", house)
+    house.write_bytes(b"[sphere\n")
+    with pytest.raises(TrackerError, match=rf"^{re.escape(str(house))}: not valid TOML: "):
+        registry.get("brandx", house)
+    with pytest.raises(TrackerError, match=rf"^{re.escape(str(tmp_path / 'absent.toml'))}: file not found$"):
+        registry.get("brandx", tmp_path / "absent.toml")
