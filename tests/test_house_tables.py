@@ -365,3 +365,18 @@ def test_a_house_file_that_is_a_pipe_too_big_or_not_toml_is_refused_by_name(tmp_
         registry.get("brandx", house)
     with pytest.raises(TrackerError, match=rf"^{re.escape(str(tmp_path / 'absent.toml'))}: file not found$"):
         registry.get("brandx", tmp_path / "absent.toml")
+
+
+def test_the_glossary_rows_take_their_place_with_rating_and_note_and_an_empty_table_changes_nothing() -> None:
+    """USOR's `[glossary_rows]` (the glossary's row 11 = 1d6+1d8, "not in the Event Rolls
+    text") put in place of the derived row: the row keeps its rating and its note and is
+    marked a glossary row; an empty house table adds no row and is no error."""
+    from rulesets.usor import UsorRuleset
+    from rulesets.usor.chart import ChartRow
+
+    ruleset = UsorRuleset()
+    ruleset.check_tables()
+    row = ruleset.glossary_chart.rows[11]
+    assert row == ChartRow(11, (6, 8), "glossary", "glossary: rating 11 rolls 1d6+1d8")
+    assert ruleset.chart.rows[11].source == "derived"
+    assert ruleset.chart.with_rows({}, "glossary", "glossary_rows").rows == ruleset.chart.rows
