@@ -4,13 +4,6 @@
 `--encounter`) before the GM has opened a fight. It lists nothing and opens nothing; the
 server starts the seat's app again on the fight as soon as the GM opens one.
 
-The list's columns are as wide as their widest cell (or label), set with the rows, in
-one go: Textual's DataTable would measure auto-width columns only when it next idles,
-and it caches each drawn row without its column widths, so a frame drawn in between (on
-a busy machine, the list filled from its thread) kept every column at its label's width
-for good ("Tab…" for "Table Night"): the table fills the screen's height, so no resize
-ever drew it again.
-
 Decisions: docs/decisions/0035-start-screen-files.md
 """
 
@@ -113,7 +106,10 @@ def _cells(item: Listing) -> tuple[Text, ...]:
 
 def fill(table: DataTable[Any], rows: list[tuple[str, tuple[Text, ...]]]) -> None:
     """`table` holding only `rows` (key, cells), each column as wide as its widest cell or
-    label, known before any frame draws it (see the module docstring)."""
+    label. The widths are given, not left to the table: Textual's DataTable measures
+    auto-width columns only when it next idles and keeps the rows it drew before that,
+    so a frame in between (a busy machine) left every column at its label's width for
+    good (decision 0035)."""
     table.clear(columns=True)
     for i, (key, label) in enumerate(COLUMNS):
         table.add_column(label, key=key, width=max([cell_len(label), *(cells[i].cell_len for _, cells in rows)]))
