@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -93,6 +94,29 @@ def _cell(text: str) -> Text:
     return Text(printable(text), no_wrap=True, overflow="ellipsis")
 
 
+COLUMNS = (("name", "name"), ("ruleset", "ruleset"), ("segment", "segment"), ("changed", "last change"))  # key, label
+
+
+def _cells(item: Listing) -> tuple[Text, ...]:
+    if item.error:
+        state = "refused" if item.refused else "cannot load"
+        return _cell(item.path.name), _cell("-"), _cell(state), _cell(item.changed)
+    return _cell(item.name), _cell(item.ruleset), _cell(item.segment), _cell(item.changed)
+
+
+def fill(table: DataTable[Any], rows: list[tuple[str, tuple[Text, ...]]]) -> None:
+    """`table` holding only `rows` (key, cells), each column as wide as its widest cell or
+    label. The widths are given, not left to the table: Textual's DataTable measures
+    auto-width columns only when it next idles and keeps the rows it drew before that,
+    so a frame in between (a busy machine) left every column at its label's width for
+    good (decision 0035)."""
+    table.clear(columns=True)
+    for i, (key, label) in enumerate(COLUMNS):
+        table.add_column(label, key=key, width=max([cell_len(label), *(cells[i].cell_len for _, cells in rows)]))
+    for key, cells in rows:
+        table.add_row(*cells, key=key)
+
+
 def _check_what(text: str) -> None:
     if text not in ("everything", "roster"):
         raise TrackerError(f"copy: expected everything or roster, got {text!r}")
@@ -119,8 +143,7 @@ class StartScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("name", "ruleset", "segment", "last change")
+        fill(self.query_one(DataTable), [])  # the labels while the files are read
         # The files are read once the screen is up: the reading thread (every save
         # replayed, each ruleset and the dice library imported) would otherwise hold the
         # interpreter while the first frame is built, and the screen would come later.
@@ -150,13 +173,7 @@ class StartScreen(Screen[None]):
     def _show(self, listings: list[Listing], select: Path | None) -> None:
         self.listings = listings
         table = self.query_one(DataTable)
-        table.clear()
-        for item in listings:
-            if item.error:
-                state = "refused" if item.refused else "cannot load"
-                table.add_row(_cell(item.path.name), _cell("-"), _cell(state), _cell(item.changed), key=str(item.path))
-            else:
-                table.add_row(_cell(item.name), _cell(item.ruleset), _cell(item.segment), _cell(item.changed), key=str(item.path))
+        fill(table, [(str(item.path), _cells(item)) for item in listings])
         if not listings:
             self.query_one("#start-title", Label).update(Text(printable(f"Encounters in {self.saves}: none yet (n: new)")))
         else:
