@@ -523,3 +523,13 @@ def test_the_declare_forms_chance_line_says_a_check_needs_a_difficulty() -> None
     assert flow.chance_now().startswith("chance of success: - (check needs a difficulty: difficulty=N or level=moderate")
     flow.set("p", "level", "moderate")
     assert flow.chance_now().startswith("chance of success: 8.33% (1/12)")
+
+
+def test_an_effects_chance_against_a_standard_level_is_worked_from_its_number() -> None:
+    """An effect may name a standard difficulty instead of a number ("Easy (6)"): its
+    chance is the chance of its own code reaching that number. By hand: 2D reaches 6 on
+    all but the ten totals 2-5 (1+2+3+4 ways), 26/36 = 13/18; with no difficulty at all
+    an effect is its total alone, with no chance to show."""
+    s = d6("add Han")
+    assert s.chance("Han", "effect", [], {"code": "2D", "level": "easy"}) == Fraction(13, 18)
+    assert s.chance("Han", "effect", [], {"code": "2D"}) is None
