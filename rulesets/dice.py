@@ -1,6 +1,7 @@
 """Dice sources. Every roll in every adapter goes through one of these.
 
 - `RandomDice`: a private `random.Random` (seeded for replay, or from the OS).
+- `KeyedDice`: faces fixed by a key and a position (a player's app dice: they stand).
 - `TypedFaces`: the faces a person rolled at the table, in the order the roll uses them.
 - `Recorder`: wraps any source and keeps the faces it produced, for the log.
 - `PromptingFaces`: the faces typed so far; when the roll needs more, it stops and names
@@ -18,9 +19,10 @@ following groups are ("Seraph's Combat Roll").
 
 from __future__ import annotations
 
-import re
-
+import hashlib
+import hmac
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -106,6 +108,29 @@ class RandomDice:
 
     def roll(self, sides: int) -> int:
         return self._rng.randint(1, sides)
+
+
+class KeyedDice:
+    """Dice fixed in advance by a key: die `i` of stream `label` always shows the same
+    face, in any process that holds the key. A player's app dice come from here (one
+    stream per combatant and draw, tracker.play's `player_dice`), so a roll once made
+    is the same roll however often the form is closed, the seat reconnects or the
+    declaration is taken back; only the GM moves the stream on."""
+
+    def __init__(self, key: bytes, label: str, start: int = 0) -> None:
+        self._key = key
+        self._label = label.encode("utf-8")
+        self.index = start
+
+    def face(self, index: int, sides: int) -> int:
+        """Die `index` of the stream as a d`sides` (256 bits reduced: no bias that matters)."""
+        digest = hmac.new(self._key, self._label + b"\0" + str(index).encode("ascii"), hashlib.sha256).digest()
+        return 1 + int.from_bytes(digest, "big") % sides
+
+    def roll(self, sides: int) -> int:
+        face = self.face(self.index, sides)
+        self.index += 1
+        return face
 
 
 class NotEnoughFaces(TrackerError):
@@ -194,6 +219,7 @@ class Recorder(_Forwarding):
     def __init__(self, source: DiceSource) -> None:
         super().__init__(source)
         self.faces: list[int] = []
+        self.sides: list[int] = []  # the die each face was rolled on, in order
         self.groups: list[tuple[DiceGroup, list[int]]] = []
 
     def begin(self, group: DiceGroup) -> None:
@@ -203,6 +229,7 @@ class Recorder(_Forwarding):
     def roll(self, sides: int) -> int:
         face = self.source.roll(sides)
         self.faces.append(face)
+        self.sides.append(sides)
         if self.groups and len(self.groups[-1][1]) < len(self.groups[-1][0].sides):
             self.groups[-1][1].append(face)
         return face

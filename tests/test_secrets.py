@@ -310,10 +310,10 @@ def test_an_app_roll_stands_for_a_player_but_not_for_the_gm(fight: Path) -> None
     """Backing out of the app's roll and asking again gives the same faces (ctrl+b then
     Enter rolled again, as often as a player liked)."""
     bob = seraph_of(fight)
-    first = bob.app_roll([10, 10])
-    assert bob.app_roll([10, 10]) == first  # a form closed and opened again: the same faces
-    more = bob.app_roll([10, 10], drawn=2)  # a form already holding those two: new dice
-    assert bob._standing == [(10, first[0]), (10, first[1]), (10, more[0]), (10, more[1])]
+    first = bob.app_roll([10, 10], actor="Seraph")
+    assert bob.app_roll([10, 10], actor="Seraph") == first  # a form closed and opened again: the same faces
+    more = bob.app_roll([10, 10], drawn=2, actor="Seraph")  # a form already holding those two: the draw's next dice
+    assert bob.app_roll([10, 10, 10, 10], actor="Seraph") == first + more
     gm = open_as(fight, "alice", seed=5)
     rolls = {tuple(gm.app_roll([10, 10])) for _ in range(20)}
     assert len(rolls) > 1  # the GM rolls again freely
@@ -323,12 +323,12 @@ def test_typed_and_app_dice_are_marked_in_the_proposal_and_the_event(fight: Path
     from tests.test_players import approval
 
     alice, bob = approval(fight)
-    faces = bob.app_roll([10, 10])
+    faces = bob.app_roll([10, 10], actor="Seraph")
     bob.mark_dice([True, True])
     seq = bob.execute(f"declare Seraph punch throwback=false target=Sphinx faces={faces[0]},{faces[1]}").event.seq  # type: ignore[union-attr]
     assert fresh(fight).pending()[0].args["dice"] == "app"
     assert "(the app's dice)" in alice.proposal_line(fresh(fight).pending()[0])
-    assert bob._standing == []  # spent: the next roll is a new one
+    assert fresh(fight).combatant("Seraph").draws == {0}  # draw 0 spent by the waiting proposal: the next roll is draw 1
     bob.execute("takeback")
     # A face the player claims the app rolled, but which it never did, counts as typed.
     bob.mark_dice([True, True])
@@ -342,7 +342,7 @@ def test_show_prints_each_declarations_faces_and_who_decided_them(fight: Path, c
     """The log in `show`, its JSON and exports carries the faces and the mark the app's
     log shows ("[dice 5 4] (typed)"); a secret roll's faces only to the GM."""
     bob = seraph_of(fight)
-    faces = bob.app_roll([10, 10])
+    faces = bob.app_roll([10, 10], actor="Seraph")
     bob.mark_dice([True, True])
     bob.execute(f"declare Seraph punch throwback=false target=Sphinx faces={faces[0]},{faces[1]}")
     gm = open_as(fight, "alice")

@@ -45,3 +45,26 @@ async def test_a_players_app_roll_stands(saves: Path, fight: Path) -> None:  # n
         await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the declaration")
     event = [e for e in app.live.encounter.events if e.kind in ("declare", "propose")][-1]  # type: ignore[union-attr]
     assert event.args["dice"] == "app" and list(event.args["resolution"].dice[: len(faces)]) == faces
+
+
+async def test_taking_back_a_committed_app_roll_and_coming_back_serves_the_same_dice(saves: Path, fight: Path) -> None:  # noqa: F811
+    """The way the issue found: declare with the app's dice, `u` (take back), declare
+    again: the same faces, in this app and in a new one (a reconnect)."""
+    app = player_app(saves, fight)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await rolled_by_the_app(pilot)
+        faces = list(form.faces)
+        await press(pilot, "ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the declaration")
+        declared = len(app.live.encounter.events)  # type: ignore[union-attr]
+        await press(pilot, "u")
+        await wait_for(pilot, lambda: len(app.live.encounter.events) > declared, "the take-back")  # type: ignore[union-attr]
+        assert app.live.encounter.undo_target().kind != "declare" or app.live.encounter.undo_target().by != "player:bob"  # type: ignore[union-attr]
+        again = await rolled_by_the_app(pilot)
+        assert again.faces == faces
+        await press(pilot, "escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the form closed")
+    later = player_app(saves, fight)
+    async with later.run_test(size=SIZE) as pilot:
+        form = await rolled_by_the_app(pilot)
+        assert form.faces == faces

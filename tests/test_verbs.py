@@ -57,6 +57,7 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "approve": (("setting player_declarations approval", "@declare Seraph attack target=Sphinx pt=3"), (), "approve {last}"),
     "refuse": (("setting player_declarations approval", "@declare Seraph attack target=Sphinx pt=3"), (), "refuse {last} not now"),
     "takeback": ((), ("declare Seraph attack target=Sphinx pt=3",), "takeback"),
+    "reroll": ((), (), "reroll Seraph"),
     "setting": ((), (), "setting player_declarations approval"),
 }
 # Refused for the GM too, by the rules rather than by role: freeform has no throwback,

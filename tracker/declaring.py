@@ -533,7 +533,7 @@ class DeclareFlow:
         """The app's dice for the wanted group, through the session: for a player, a roll
         once made stands (Session.app_roll serves faces backed out of again)."""
         drawn = sum(n for n, rolled in zip(self.group_sizes, self.group_rolled) if rolled)
-        return self.session.app_roll(remaining(need), drawn)
+        return self.session.app_roll(remaining(need), drawn, self.attempt().actor)
 
     def roll_rest(self, dice_text: str = "") -> str | None:
         """ctrl+r: faces typed on the dice line first, then the app rolls the rest (None:

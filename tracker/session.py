@@ -24,10 +24,11 @@ checked against that table (tests/test_verbs.py):
     roll DICE [secret=true]           a table roll in the game's notation, or dice such as 2d10
     setting player_declarations at_once|approval
     proposals | approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value ...] | refuse N REASON
-    takeback
+    takeback | reroll NAME            reroll: the GM lets NAME's player roll the app's dice anew
 
 Decisions: docs/decisions/0002-session-commands.md,
-docs/decisions/0043-session-checks-at-the-door.md
+docs/decisions/0043-session-checks-at-the-door.md,
+docs/decisions/0049-player-app-dice-stand.md
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ContextManager, Protocol
 
-from tracker.engine import bounds
+from tracker.engine import bounds, draws
+from tracker import player_dice
 from tracker.engine import (
     ACTIVE,
     CombatantSetup,
@@ -155,9 +157,6 @@ class Session:
         # The chances the declare form computed, by request: a commit records the one the
         # form showed without computing it again (an exact chance may take a while).
         self._chances: dict[tuple[Any, ...], Fraction | None] = {}
-        # The app's dice rolled for a player's form and not yet spent on a declaration:
-        # (sides, face), in the order rolled (`app_roll`). They stand: served again first.
-        self._standing: list[tuple[int, int]] = []
         self._marked: list[bool] | None = None  # which faces of the next declaration the app rolled
 
     @property
@@ -500,50 +499,38 @@ class Session:
             return None
         return None if chance is None else f"{chance.numerator}/{chance.denominator}"
 
-    def app_roll(self, sides: list[int] | tuple[int, ...], drawn: int = 0) -> list[int]:
+    def app_roll(self, sides: list[int] | tuple[int, ...], drawn: int = 0, actor: str = "") -> list[int]:
         """The app's dice for a declare form (its "roll" key), one face per die.
 
-        For a player, an app roll once made stands: faces rolled for a form that was then
-        closed are served again, in order, before any new die is rolled (`drawn`: how many
-        of them the asking form already holds). So backing out of a roll and asking again
-        gives the same faces; only the GM may roll again."""
+        For a player they stand (tracker.player_dice): `actor`'s next draw, from die
+        `drawn` (how many of the app's faces the asking form already holds), the same
+        however often the form is closed or the declaration taken back; only the GM's
+        `reroll` moves it on. The GM's are rolled afresh."""
         if not self.role.is_player:
             return [self.dice.roll(s) for s in sides]
-        out: list[int] = []
-        pending = self._standing[drawn:]
-        for s in sides:
-            if pending and pending[0][0] == s:
-                out.append(pending.pop(0)[1])
-                continue
-            face = self.dice.roll(s)
-            self._standing.append((s, face))
-            out.append(face)
-        return out
+        return player_dice.serve(self.encounter.setup, self.lookup(actor), sides, drawn)
 
     def mark_dice(self, rolled: list[bool] | None) -> None:
         """Say which of the next declaration's `faces` the app rolled (the declare form
-        calls this); a face not among the app's standing rolls counts as typed."""
+        calls this); unsaid, typed faces count as typed."""
         self._marked = rolled
 
-    def _dice_mark(self, faces: list[int] | None) -> str:
-        """"typed", "app" or "typed+app": who decided the faces (shown to the GM and the
-        table in the proposal, the log and the approval screen)."""
+    def _dice_mark(self, enc: Encounter, c: Any, recorder: Recorder, typed: TypedFaces | None) -> tuple[str, int | None]:
+        """Who decided the faces ("typed", "app" or "typed+app", shown to the GM and the
+        table in the proposal, the log and the approval screen) and, for a player's app
+        dice, the draw they came from (tracker.player_dice)."""
         marked, self._marked = self._marked, None
-        if not faces:
-            return "app"
+        player = self.role.is_player
+        if typed is None:  # the session rolled them all
+            return "app", (draws.next_draw(c) if player else None)
+        faces = list(typed.faces)
         if not marked or len(marked) != len(faces):  # not said for these faces: typed
-            return "typed"
-        spent, app = list(self._standing), []
-        for face, says in zip(faces, marked):
-            hit = next((i for i, (_, f) in enumerate(spent) if f == face), None) if says else None
-            app.append(hit is not None)
-            if hit is not None:
-                del spent[hit]
-        if self.role.is_player and any(app):
-            self._standing = spent  # the faces used are spent; the rest still stand
-        if not self.role.is_player:
-            app = [bool(m) for m in marked[: len(faces)]] + [False] * (len(faces) - len(marked))
-        return "app" if all(app) else "typed" if not any(app) else "typed+app"
+            return "typed", None
+        app = [bool(m) for m in marked]
+        if player:
+            app = player_dice.served(enc.setup, c, faces, recorder.sides, app)
+        mark = "app" if all(app) else "typed" if not any(app) else "typed+app"
+        return mark, (draws.next_draw(c) if player and any(app) else None)
 
     def _check_cap(self, enc: Encounter, params: Mapping[str, Any]) -> None:
         """A player's freeform `damage=` above the table's cap is refused (the GM's never)."""
@@ -554,9 +541,12 @@ class Session:
         if amount > cap:
             raise RuleRefusal("damage cap", f"damage={_fmt_amount(amount)}: the GM caps a player's damage at {cap} (setting player_damage_cap)")
 
-    def _dice(self, faces: str | list[int] | None) -> tuple[DiceSource, TypedFaces | None]:
+    def _dice(self, faces: str | list[int] | None, enc: Encounter, c: Any) -> tuple[Recorder, TypedFaces | None]:
+        """The dice a declaration resolves with: the faces typed, else the app's (for a
+        player, `c`'s next draw, which stands: tracker.player_dice)."""
         if faces is None or faces == "":
-            self._recorder = Recorder(self.dice)
+            source = player_dice.stream(enc.setup, c, draws.next_draw(c)) if self.role.is_player else self.dice
+            self._recorder = Recorder(source)
             return self._recorder, None
         typed = TypedFaces(parse_faces(faces) if isinstance(faces, str) else faces)
         self._recorder = Recorder(typed)
@@ -604,14 +594,14 @@ class Session:
         mode = request.params.get("mode") or (params or {}).get("mode") or tmpl.mode
         enc.check_initiation(request.actor, tmpl.name, mode, tmpl.companions)
         if source is None:
-            dice, typed = self._dice(faces)
+            dice, typed = self._dice(faces, enc, request.actor)
         else:
             dice, typed = Recorder(source), None
         chance = self._chance_shown(request)
         resolution = self.ruleset.resolve(request, for_actor(dice, request.actor.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
-        mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
+        mark, draw = self._dice_mark(enc, request.actor, dice, typed) if source is None else ("app", None)
         return Event(
             "declare",
             {
@@ -626,6 +616,7 @@ class Session:
                 "dice": mark,
                 "resolution": resolution,
                 **self._asked,  # what was asked (modifiers, PT): "the same again" reads it
+                **({"draw": draw} if draw is not None else {}),
             },
         )
 
@@ -649,15 +640,18 @@ class Session:
         targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
         request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
         if source is None:
-            dice, typed = self._dice(faces)
+            dice, typed = self._dice(faces, enc, c)
         else:
             dice, typed = Recorder(source), None
         chance = self._chance_shown(request)
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
         self._asked = _asked(params, pt)
-        mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
-        return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark})
+        mark, draw = self._dice_mark(enc, c, dice, typed) if source is None else ("app", None)
+        args: dict[str, Any] = {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark}
+        if draw is not None:
+            args["draw"] = draw
+        return Event("maintain", args)
 
     def abort(self, actor: str, template: str | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -984,6 +978,11 @@ class Session:
             )
 
         return self.submit(build, kind="withdraw")
+
+    def reroll(self, name: str) -> Outcome:
+        """Set aside `name`'s standing app dice: its player's next app roll is a new one
+        (tracker.player_dice). The GM's alone."""
+        return self.submit(lambda enc: Event("reroll", {"target": enc.combatant(name).name}), kind="reroll")
 
     def setting(self, key: str, value: str) -> Outcome:
         """Change a table setting (tracker.engine.table) during the fight."""

@@ -368,6 +368,10 @@ VERBS: tuple[Verb, ...] = (
         "refuse", "refuse N REASON", "refuse proposal N; the player sees the reason", "refuse", _GM,
         (Arg("N", INT, "refuse: proposal"), Arg("REASON", TEXT, optional=True, default="")), misuse="usage: refuse N REASON (N: the proposal's number)", parser=_refuse,
     ),
+    Verb(
+        "reroll", "reroll NAME", "let NAME's player roll the app's dice anew (a player's app roll otherwise stands)",
+        "reroll", _GM, (Arg("NAME", NAME),),
+    ),
     Verb("takeback", "takeback", "a player takes back their own last declaration (before anything else happens)", "takeback", _PLAYERS),
     Verb(
         "setting", "setting KEY VALUE", "a table setting: player_declarations at_once|approval; viewer_resources exact|label|hidden",

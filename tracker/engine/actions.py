@@ -12,6 +12,9 @@ on the completion segment (tracker.engine.resolving).
 A maintained attack continues a completed maintainable action on the segment that action
 completed; the chain ends when the attacker initiates any other active action or lets a
 segment pass. `keep` lets the GM overrule a throwback's interruption.
+
+A declaration or maintenance made with a player's app dice holds its draw while it
+stands (tracker.engine.draws); the GM's `reroll` sets the next draw aside.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import heapq
 from collections.abc import Iterable
 from typing import Any
 
-from tracker.engine import bounds
+from tracker.engine import bounds, draws
 from tracker.engine import effects as fx
 from tracker.engine.core import _COMPLETE, Core, _resolution
 from tracker.engine.effects import Resolution
@@ -124,10 +127,18 @@ class Actions(Core):
         companions = tuple(args.get("companions", ()))
         self.check_initiation(c, template, mode, companions)
         resolution = self._checked(args["resolution"])
+        draw = draws.check(c, args)
         # actor, template, mode, targets, resolution, companions, maintainable, chain,
         # secret (positional: this runs for every declaration)
         self._initiate(c, template, mode, tuple(args.get("targets", ())), resolution, companions,
                        bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)))
+        draws.hold(c, draw)
+
+    def _reroll(self, args: dict[str, Any]) -> None:
+        c = self.combatant(args["target"])
+        draw = draws.next_draw(c)
+        draws.hold(c, draw)
+        self._say("reroll", f"the GM sets aside {c.name}'s standing app dice (draw {draw}): the next roll is a new one", c.name)
 
     def maintainable_action(self, c: Combatant) -> Action:
         """The completed action `c` may maintain now, or RuleRefusal saying why not."""
@@ -147,7 +158,10 @@ class Actions(Core):
         prev = self.maintainable_action(c)
         self.check_initiation(c, prev.template, ACTIVE)
         targets = tuple(args.get("targets", ())) or prev.targets
-        self._initiate(c, prev.template, ACTIVE, targets, self._checked(args["resolution"]), (), True, prev.chain + 1, prev.secret)
+        resolution = self._checked(args["resolution"])
+        draw = draws.check(c, args)
+        self._initiate(c, prev.template, ACTIVE, targets, resolution, (), True, prev.chain + 1, prev.secret)
+        draws.hold(c, draw)
 
     def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
         """The resolution, refused now if any number it would apply is out of bounds."""

@@ -46,6 +46,13 @@ def segment(value: Any, what: str, minimum: int = 0) -> int:
     return value
 
 
+def count(value: Any, what: str) -> int:
+    """`value` if it is a whole number from 0 to MAX_AMOUNT (a draw of dice), else TrackerError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_AMOUNT:
+        raise TrackerError(f"{what}: expected a whole number from 0 to {MAX_AMOUNT:,}, got {value!r}")
+    return value
+
+
 def value(item: Any, what: str) -> Any:
     """A stat or resource value: a bounded number, true/false or text."""
     if isinstance(item, (bool, str)):

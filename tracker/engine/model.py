@@ -70,6 +70,9 @@ class Combatant:
     # (`identity`): a player's combatant stays theirs through a rename, and a newcomer
     # that reuses an old name is someone else (tracker.roles).
     called: tuple[tuple[str, int], ...] = ()
+    # The draws of its player's app dice in force (tracker.engine.actions, "app dice"):
+    # used by a declaration that stands or waits, or set aside by the GM's `reroll`.
+    draws: frozenset[int] = frozenset()
 
     @property
     def identity(self) -> tuple[str, int]:
@@ -227,3 +230,6 @@ class Setup:
     down_when: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
     roster: list[CombatantSetup] = field(default_factory=list)
+    # The key of the players' app dice (hex; `rulesets.dice.KeyedDice`): made with the
+    # file, kept in its header, never shown. "" in a file made before it was kept.
+    dice_key: str = ""

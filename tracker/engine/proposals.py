@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracker.engine import draws
 from tracker.engine.core import Core, _resolution
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import RuleRefusal, TrackerError
@@ -67,8 +68,10 @@ class Proposals(Core):
         if "resolution" in proposed:
             proposed["resolution"] = _resolution(proposed["resolution"])
         c = self._check_proposed(action, proposed)
+        draw = draws.check(c, proposed)
         p = Proposal(self._current_seq, action, c.name, proposed, self.now)
         self.proposals[p.seq] = p
+        draws.hold(c, draw)
         roll = proposed.get("resolution")
         detail = f": {roll.summary}" if isinstance(roll, Resolution) and roll.summary else ""
         self._say("propose", f"proposal {p.seq}: {c.name}, {p.what()}{detail} (waiting for the GM)", c.name, private=True)
@@ -87,15 +90,25 @@ class Proposals(Core):
         if applied.get("actor", p.actor) != p.actor:
             raise TrackerError(f"approve: proposal {p.seq} is {p.actor}'s, not {applied.get('actor')}'s")
         applied["actor"] = p.actor
+        # The player's draw of app dice stays in force with the approved change (the
+        # proposal holds it now: handed over, so the change may take it).
+        if p.args.get("draw") is not None:
+            applied["draw"] = p.args["draw"]
+        else:
+            applied.pop("draw", None)
         p.changes = _changes(p.args, applied) if "actor" in args else ""
         if p.changes:  # the player reads what the GM changed, not a plain approval
             self._say("approve", f"the GM approves proposal {p.seq} with changes ({p.changes}): {p.actor}, {p.what()}", p.actor, private=True)
         else:
             self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
+        actor = self.combatants.get(p.actor)
+        draws.release(actor, p.args)
         try:
             self._handlers[p.action](applied)
         except TrackerError:
             self.log.pop()  # the approval line: the proposed change was refused, nothing changed
+            if actor is not None:
+                draws.hold(actor, p.args.get("draw"))
             raise
         p.status = APPROVED
 
@@ -103,18 +116,21 @@ class Proposals(Core):
         p = self._waiting(args["target"], "refuse")
         reason = str(args.get("reason") or "").strip()
         p.status, p.reason = REFUSED, reason
+        draws.release(self.combatants.get(p.actor), p.args)
         why = f": {reason}" if reason else ""
         self._say("refuse", f"the GM refuses proposal {p.seq} ({p.actor}, {p.what()}){why}", p.actor, private=True)
 
     def _withdraw(self, args: dict[str, Any]) -> None:
         p = self._waiting(args["target"], "withdraw")
         p.status = WITHDRAWN
+        draws.release(self.combatants.get(p.actor), p.args)
         self._say("withdraw", f"proposal {p.seq} ({p.actor}, {p.what()}) is taken back", p.actor, private=True)
 
     def _lapse(self) -> None:
         """Time moves on: proposals made for this segment lapse (the player declares again)."""
         for p in self.pending():
             p.status = LAPSED
+            draws.release(self.combatants.get(p.actor), p.args)
             self._say("lapse", f"proposal {p.seq} ({p.actor}, {p.what()}) lapses: time moved on before the GM approved it", p.actor, private=True)
 
 

@@ -120,6 +120,10 @@ class Roster(Core):
         heapq.heapify(queue)
         self._queue = queue
         self.log = [replace(e, about=tuple(swap(n) for n in e.about)) if old in e.about else e for e in self.log]
+        for p in self.proposals.values():  # a waiting proposal is still its combatant's
+            if p.actor == old:
+                p.actor = new
+                p.args = {**p.args, "actor": new, "targets": [swap(t) for t in p.args.get("targets") or ()]}
         self._say("rename", f"{old} is now called {new}", new)
 
     def _side(self, args: dict[str, Any]) -> None:

@@ -123,6 +123,7 @@ PROPOSED: dict[str, Arg] = {
     "chance": (CHANCE, False),
     "resolution": (TABLE, False),
     "dice": (DICE_MARK, False),
+    "draw": (INT, False),
     "faces": (("a list of integers", lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)), False),
 }
 

@@ -13,6 +13,7 @@ Decisions: docs/decisions/0012-store-following.md
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterator
@@ -316,6 +317,8 @@ class EncounterFile:
         store._refuse_if_read_only()
         store.house_rules = house_rules
         store.path.parent.mkdir(parents=True, exist_ok=True)
+        # Every new file (a copy too) gets its own key for the players' app dice.
+        encounter.setup.dice_key = secrets.token_hex(16)
         with locked(store.path):
             if folder.exists(store.path):
                 raise TrackerError(f"{store.path}: already exists; choose another name or delete it first")
