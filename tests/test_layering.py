@@ -56,7 +56,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "tracker.session", "tracker.verbs", "tracker.roles", "tracker.viewing", "tracker.wording",
             "tracker.recent", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export",
-            "tracker.completion",
+            "tracker.completion", "tracker.player_dice",
         ),
     ),
     ("flows", ("tracker.declaring", "tracker.dice_plan")),  # steps over a session, no screen
