@@ -36,7 +36,7 @@ from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, ke
 from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.seat import SEAT_FD, SeatInfo
-from tracker.text import printable
+from tracker.text import printable, quoted
 
 log = logging.getLogger("tracker.serve")
 
@@ -45,6 +45,7 @@ PASS_ENV = ("LANG", "COLORTERM", "NO_COLOR")
 KEEPALIVE_INTERVAL = 30.0
 WINDOW = 256 * 1024  # the most a client may send before the server reads (flow control)
 MAX_COLUMNS, MAX_ROWS = 500, 200
+USER_SHOWN = 64  # characters of the SSH user name a client typed shown in the log
 RESIZE_EVERY = 0.1  # seconds between two sizes passed to an app
 NO_PTY = b"tracker: this is a full-screen terminal app; connect with a terminal: ssh -t (not -T), no command\r\n"
 NO_COMMAND = b"tracker: commands are not run here; connect with a terminal and no command: ssh -t HOST\r\n"
@@ -183,7 +184,7 @@ class Connection:
     session: "TableSession | None" = None
 
     def who(self) -> str:
-        user = printable(self.user)[:40] or "?"
+        user = quoted(self.user, USER_SHOWN)  # the client's choice: quoted, so it cannot pose as the words after it
         if self.role is None:
             return f"#{self.ident} {user}@{self.peer} unauthenticated"
         role = f"player of {','.join(self.combatants)}" if self.combatants else self.role
@@ -530,7 +531,7 @@ class TableSSHServer(asyncssh.SSHServer):
         for problem in self.table.keyring.new_problems():
             log.error("%s", problem)  # a keys file made unsafe (or unreadable) while running
         if role is None:
-            log.info("refused key %s for %s@%s", self.table.keyring.key_line(key), printable(username)[:40], record.peer)
+            log.info("refused key %s for %s@%s", self.table.keyring.key_line(key), quoted(username, USER_SHOWN), record.peer)
             return False
         # Several keys may be offered; the last one accepted is the one that signed.
         record.role, record.key = role, self.table.keyring.key_line(key, role)
