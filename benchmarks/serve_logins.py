@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import contextlib
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,52 +36,11 @@ import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tracker.serve.probe import Screen, ServerProcess, env, make_key, openssh_argv  # noqa: E402
+from tracker.serve.probe import Screen, ServerProcess, Strangers, env, make_key, openssh_argv  # noqa: E402
 
 TITLE = "Login Bench"
 TRY_TIMEOUT = 10.0
 TARGET = 2.0
-
-
-class Strangers:
-    """`count` silent TCP clients spread over `sources` addresses, reconnecting when closed."""
-
-    def __init__(self, port: int, count: int, sources: int, speak: bool = False) -> None:
-        self.port, self.count, self.sources, self.speak = port, count, sources, speak
-        self.connected = 0
-        self.reconnects = 0
-        self.tasks: list[asyncio.Task[None]] = []
-
-    async def _one(self, address: str) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            sock = socket.socket()
-            sock.setblocking(False)
-            try:
-                sock.bind((address, 0))
-                await loop.sock_connect(sock, ("127.0.0.1", self.port))
-                self.connected += 1
-                if self.speak:  # a version line, then nothing: a key exchange that never goes on
-                    await loop.sock_sendall(sock, b"SSH-2.0-Staller\r\n")
-                try:
-                    while await loop.sock_recv(sock, 65536):
-                        pass
-                finally:
-                    self.connected -= 1
-            except OSError:
-                await asyncio.sleep(0.05)
-            finally:
-                sock.close()
-            self.reconnects += 1
-
-    def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self.tasks = [loop.create_task(self._one(f"127.0.0.{2 + n % self.sources}")) for n in range(self.count)]
-
-    async def stop(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def try_asyncssh(port: int, key: asyncssh.SSHKey) -> tuple[bool, float, str]:
@@ -147,7 +105,7 @@ async def run(args: argparse.Namespace, serve_extra: list[str]) -> bool:
         subprocess.run([sys.executable, "-m", "tracker", "new", str(saves / "fight.toml"), "--ruleset", "freeform", "--name", TITLE], env=env(), check=True, capture_output=True)
         for count in [int(n) for n in args.strangers.split(",")]:
             server = ServerProcess.start(saves, "--gm-keys", str(keys / "gm_keys"), "--encounter", "fight", *serve_extra)
-            strangers = Strangers(server.port, count, args.sources, args.speak)
+            strangers = Strangers(server.port, count, sources=args.sources, speak=args.speak)
             try:
                 strangers.start()
                 deadline = time.monotonic() + 30

@@ -27,7 +27,7 @@ import pytest
 from test_serve import NAME, Table, _serve, _table
 from tests.helpers import DEADLINE, close_table, until
 from tracker.serve.admission import PENALTY, PENALTY_MOST, SILENT_MIN, STALL_MIN, Admission, Entry, LoggingIn, Penalties, Startups
-from tracker.serve.probe import OpenSSHScreen, Screen, openssh_argv
+from tracker.serve.probe import OpenSSHScreen, Screen, Strangers, openssh_argv
 from tracker.serve.server import MAX_COLUMNS, MAX_ROWS, RESIZE_EVERY, Connection, ServeOptions, TableServer, TableSession, clamp_size
 from tracker.serve.keys import KeyRing
 
@@ -143,46 +143,6 @@ async def test_window_sizes_are_clamped_and_resizes_rate_limited(tmp_path: Path)
 
 
 # ------------------------------------------------------------------ over SSH
-
-
-class Strangers:
-    """`count` silent TCP clients from STRANGER (or from `sources` addresses from
-    127.0.0.`first` on) that reconnect as soon as they are closed."""
-
-    def __init__(self, port: int, count: int, first: int = 2, sources: int = 1) -> None:
-        self.port, self.count, self.first, self.sources = port, count, first, sources
-        self.reconnects = 0
-        self.connected = 0
-        self.tasks: list[asyncio.Task[None]] = []
-
-    async def _one(self, address: str) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            sock = socket.socket()
-            sock.setblocking(False)
-            try:
-                sock.bind((address, 0))
-                await loop.sock_connect(sock, ("127.0.0.1", self.port))
-                self.connected += 1
-                try:
-                    while await loop.sock_recv(sock, 65536):
-                        pass  # silent: read what the server says, send nothing, until it closes
-                finally:
-                    self.connected -= 1
-            except OSError:
-                await asyncio.sleep(0.05)
-            finally:
-                sock.close()
-            self.reconnects += 1
-
-    def start(self) -> None:
-        addresses = [f"127.0.0.{self.first + n % self.sources}" for n in range(self.count)]
-        self.tasks = [asyncio.get_running_loop().create_task(self._one(address)) for address in addresses]
-
-    async def stop(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def _connect_retrying(port: int, key: asyncssh.SSHKey, deadline: float, pause: float = 0.0) -> tuple[Screen, int]:
