@@ -59,7 +59,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tracker.completion", "tracker.player_dice",
         ),
     ),
-    ("flows", ("tracker.declaring", "tracker.dice_plan")),  # steps over a session, no screen
+    ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.replaying")),  # steps over a session, no screen
     ("ui", ("tracker.ui",)),
     ("front ends", ("tracker.serve", "tracker.web")),
     ("cli", ("tracker.cli", "tracker.__main__")),

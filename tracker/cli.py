@@ -188,6 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="an encounter: a name in the saves folder or a path; without FILE: choose one on the start screen (`open --viewer`: a viewer's start screen)")
     p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
     p.add_argument("--player", metavar="NAME[,NAME]", help="play these combatants: declare for them only (sees what a viewer sees)")
+    p.add_argument("--replay", type=int, nargs="?", const=0, metavar="SEGMENT", help="start in a replay of the fight at SEGMENT (default 0): read-only; esc goes to the fight as it stands now")
 
     p = sub.add_parser("new", help="create an encounter")
     p.add_argument("file", help="the new encounter: a name in the saves folder (NAME.toml) or a path")
@@ -220,6 +221,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--viewer", action="store_true", help="as a viewer sees it")
     p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants sees it")
     p.add_argument("--log", type=int, default=15, metavar="N", help="the newest N log lines (text output)")
+    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
 
     p = sub.add_parser("play", help="apply timeline commands (one per line)", add_help=False)
     p.add_argument("-h", "--help", action=_PlayHelp)
@@ -264,6 +266,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("md", "html"), help="default: from OUT's suffix, else md")
     p.add_argument("--viewer", action="store_true", help="only what a viewer may see")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: standard output)")
+    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
 
     p = sub.add_parser("stats", help="after the fight: actions, damage, costs, time, luck against the odds shown, and charts")
     p.add_argument("file")
@@ -435,7 +438,11 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             if collecting:
                 gc.enable()
         role = _role(args, file)
-        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role)
+        replay = getattr(args, "replay", None)
+        if replay is not None and file is None:
+            sys.stderr.write("tracker open: --replay needs FILE (the fight to replay)\n")
+            return 2
+        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role, replay=replay)
     if command == "examples":
         copied, skipped = paths.copy_examples(saves, force=args.force)
         for path in copied:
@@ -518,10 +525,12 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         path = paths.resolve(args.file, saves)
         loaded = EncounterFile(path).load()
         role = _role(args, path, loaded)
+        shown = _at(loaded.encounter, args.at)
+        role = role.following(shown) if role is not None else None  # a player's own, by identity, as named then
         if args.json:
-            _out(report.to_json(loaded.encounter, viewer=args.viewer, role=role), True, "", out)
+            _out(report.to_json(shown, viewer=args.viewer, role=role), True, "", out)
         else:
-            out.write(report.to_text(loaded.encounter, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
+            out.write(report.to_text(shown, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
         return 0
     if command == "stats":
         from tracker.charts import report_text
@@ -572,6 +581,15 @@ def _needs_extra(command: str) -> None:
             f"{command} needs the '{extra}' extra, which is not installed ({module} is missing): "
             f"pip install '{DISTRIBUTION}[{extra}]' (pipx: pipx install --force '{DISTRIBUTION}[{extra}]')"
         ) from None
+
+
+def _at(encounter: Any, segment: int | None) -> Any:
+    """`--at SEGMENT`: the fight as it stood at the end of that segment (tracker.engine.replay)."""
+    if segment is None:
+        return encounter
+    from tracker.engine.replay import fold_at
+
+    return fold_at(encounter, segment, "--at")
 
 
 def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Role | None:

@@ -64,9 +64,11 @@ def _action(a: dict[str, Any]) -> str:
 
 def document(data: dict[str, Any]) -> dict[str, Any]:
     """What the document shows, as rows of plain (not yet escaped) text."""
+    replay = data.get("replay")
     return {
         "title": f"{data['name']} ({data['ruleset']})",
-        "clock": data["clock"],
+        "clock": data["clock"] + (f", as the fight stood at the end of that segment (a replay of segments {replay['first']} to {replay['last']})" if replay else ""),
+        "state_title": "State at the end of that segment" if replay else "Final state",
         "roster": [(c["name"], c["side"] or "-", _stats(c)) for c in data["combatants"]],
         "state": [(c["name"], c["state"], _resources(c), _conditions(c)) for c in data["combatants"]],
         "actions": [_action(a) for a in data["actions"]],
@@ -79,7 +81,7 @@ def markdown(data: dict[str, Any], figures: Any = None) -> str:
     lines = [f"# {_md(doc['title'])}", "", f"At {_md(doc['clock'])}.", "", "## Roster", ""]
     lines += ["| Name | Side | Sheet |", "|---|---|---|"]
     lines += [f"| {' | '.join(_md(cell) for cell in row)} |" for row in doc["roster"]]
-    lines += ["", "## Final state", "", "| Name | State | Resources | Conditions |", "|---|---|---|---|"]
+    lines += ["", f"## {doc['state_title']}", "", "| Name | State | Resources | Conditions |", "|---|---|---|---|"]
     lines += [f"| {' | '.join(_md(cell) for cell in row)} |" for row in doc["state"]]
     lines += ["", "## Actions", ""]
     lines += [f"- {_md(text)}" for text in doc["actions"]] or ["(none)"]
@@ -128,7 +130,7 @@ def html_page(data: dict[str, Any], figures: Any = None) -> str:
     lines = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">', f"<title>{title}</title>", f"<style>{_STYLE}</style>", "</head>", "<body>"]
     lines += [f"<h1>{title}</h1>", f"<p>At {_h(doc['clock'])}.</p>", "<h2>Roster</h2>"]
     lines += _table(("Name", "Side", "Sheet"), doc["roster"])
-    lines += ["<h2>Final state</h2>"] + _table(("Name", "State", "Resources", "Conditions"), doc["state"])
+    lines += [f"<h2>{doc['state_title']}</h2>"] + _table(("Name", "State", "Resources", "Conditions"), doc["state"])
     lines += ["<h2>Actions</h2>", "<ul>"] + [f"<li>{_h(text)}</li>" for text in doc["actions"]] + ["</ul>"]
     lines += ["<h2>Combat log</h2>", "<ol>"] + [f"<li>[{_h(segment)}] {_h(text)}</li>" for segment, text in doc["log"]] + ["</ol>"]
     if figures is not None:
@@ -166,8 +168,11 @@ def export(args: argparse.Namespace, saves: Path, out: TextIO) -> int:
     from tracker.engine import TrackerError
     from tracker.persistence.store import EncounterFile
 
+    from tracker.engine.replay import fold_at
+
     loaded = EncounterFile(paths.resolve(args.file, saves)).load()
-    text = render(loaded.encounter, chosen_format(args.format, args.output), args.viewer)
+    shown = loaded.encounter if args.at is None else fold_at(loaded.encounter, args.at, "--at")  # a replay
+    text = render(shown, chosen_format(args.format, args.output), args.viewer)
     if not args.output:
         out.write(text)
         return 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracker.engine import Encounter
+from tracker.engine.replay import Fold
 from tracker.viewing import Sight, sight
 from tracker.roles import Role, who
 from tracker.text import printable
@@ -44,7 +45,10 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
     log = view.log()
     if log_limit is not None:
         log = log[-log_limit:]
+    now = encounter.now
+    replay = {"replay": {"segment": now, "first": 0, "last": encounter.last}} if isinstance(encounter, Fold) else {}
     return {
+        **replay,
         "name": encounter.setup.name,
         "ruleset": encounter.setup.ruleset,
         "segment": encounter.now,
@@ -61,6 +65,7 @@ def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None
                 **_resources(view, c),
                 "stats": dict(c.stats),
                 "conditions": dict(c.conditions),
+                "conditions_left": {name: until - now for name, until in c.conditions.items()},
                 "airborne_until": c.airborne_until if c.airborne(encounter.now) else None,
                 "surprised_until": c.surprised_until if c.surprised(encounter.now) else None,
                 "upkeep": {k: {"resource": r, "amount": a} for k, (r, a) in c.upkeep.items()},
@@ -117,13 +122,15 @@ def _next(view: Sight) -> int | None:
 def to_text(encounter: Encounter, *, viewer: bool = False, log_limit: int = 15, role: Role | None = None) -> str:
     data = to_json(encounter, viewer=viewer, log_limit=log_limit, role=role)
     lines = [f"{data['name']} ({data['ruleset']}) · {data['clock']}", ""]
+    if "replay" in data:
+        lines[1:1] = [f"Replay: the fight as it stood at the end of segment {data['segment']} (segments {data['replay']['first']} to {data['replay']['last']})"]
     lines.append("Combatants:")
     for c in data["combatants"]:
         res = ", ".join(f"{k} {v:g}/{c['maxima'].get(k, v):g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in c["resources"].items())
         res = c.get("health", res) if not res else res
         extra = []
         if c["conditions"]:
-            extra.append(", ".join(f"{n} until {s}" for n, s in c["conditions"].items()))
+            extra.append(", ".join(f"{n} until {s} ({c['conditions_left'][n]} left)" for n, s in c["conditions"].items()))
         if c["hidden"]:
             extra.append("hidden")
         side = f" [{c['side']}]" if c["side"] else ""

@@ -38,6 +38,7 @@ class SeatInfo:
     fight_name: str = ""
     notice: str = ""  # said when the app is up
     saves: str = ""
+    replaying: int | None = None  # the segment the GM's replay shows as the seat opens (None: none)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -51,7 +52,12 @@ class SeatInfo:
         text = {k: str(data.get(k, "")) for k in ("name", "fight", "fight_name", "notice", "saves")}
         combatants = data.get("combatants", [])
         names = tuple(str(n) for n in combatants) if isinstance(combatants, (list, tuple)) else ()
-        return cls(str(data["role"]), combatants=names, **text)
+        return cls(str(data["role"]), combatants=names, replaying=replay_segment(data.get("replaying")), **text)
+
+
+def replay_segment(value: object) -> int | None:
+    """A replay segment as the server's line carries it: a whole number from 0, else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def player_role(live: "Live", combatants: tuple[str, ...]) -> "Role | None":
@@ -62,7 +68,7 @@ def player_role(live: "Live", combatants: tuple[str, ...]) -> "Role | None":
     return Role.of(live.encounter, combatants)[0]  # by identity: a rename keeps them
 
 
-def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None) -> "TrackerApp":
+def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None, sock: socket.socket | None = None) -> "TrackerApp":
     """The app for this seat; `live`: the fight already loaded (inherited from the server),
     else it is opened here. Raises TrackerError if the fight cannot be opened."""
     from rulesets.dice import RandomDice
@@ -87,7 +93,12 @@ def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None) -> 
         # Dice of its own: a copy of the server's generator would roll, in every app
         # forked from it, the same numbers in the same order.
         live.session.dice = RandomDice()
-    seat = Seat(info.role, info.fight_name, "\n".join(notices), moved if info.role == GM else None)
+    gm = info.role == GM
+    seat = Seat(
+        info.role, info.fight_name, "\n".join(notices), moved if gm else None,
+        replayed=replay_reporter(sock) if gm else None, listen=replay_listener(sock) if not gm else None,
+        replaying=None if gm else info.replaying,
+    )
     file = Path(info.fight) if info.fight else None
     return TrackerApp(Path(info.saves), file, viewer and role is None, live, user=info.name, role=role, seat=seat)
 
@@ -104,10 +115,56 @@ def reporter(sock: socket.socket | None) -> Any:
     return moved
 
 
+def replay_reporter(sock: socket.socket | None) -> Any:
+    """The GM's `Seat.replayed`: tell the server the segment the GM's replay shows (None: ended)."""
+    if sock is None:
+        return None
+
+    def replayed(segment: int | None) -> None:
+        with contextlib.suppress(OSError):  # the server has gone: the app is about to end too
+            control.send(sock, {"op": "replay", "segment": segment})
+
+    return replayed
+
+
+def replay_listener(sock: socket.socket | None) -> Any:
+    """A player's or viewer's `Seat.listen`: on the app's event loop, hear the GM's replay
+    from the server on this seat's line and pass each segment to `follow` (the app's
+    `follow_replay`). Only the server holds the other end (tracker.serve.control)."""
+    if sock is None:
+        return None
+
+    def listen(follow: Any) -> None:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        sock.setblocking(False)
+
+        def readable() -> None:
+            try:
+                message, fd = control.receive(sock)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                message, fd = None, None
+            if fd is not None:
+                os.close(fd)
+            if message is None:  # the server has gone: the app ends with the pty
+                with contextlib.suppress(ValueError, OSError):
+                    loop.remove_reader(sock.fileno())
+                return
+            if message.get("op") == "replay":
+                follow(replay_segment(message.get("segment")))
+
+        loop.add_reader(sock.fileno(), readable)
+
+    return listen
+
+
 def run(info: SeatInfo, live: "Live | None" = None, sock: socket.socket | None = None) -> int:
     """Run the seat's app on this terminal; the exit status."""
     try:
-        app = build_app(info, live, reporter(sock))
+        app = build_app(info, live, reporter(sock), sock)
     except TrackerError as exc:
         message = str(exc) if info.role == GM else NOT_OPENED
         sys.stderr.write(f"tracker: {message}\r\n")

@@ -30,6 +30,7 @@ import asyncssh
 import tracker
 from tracker import paths
 from tracker.engine import TrackerError
+from tracker.engine.bounds import MAX_SEGMENT
 from tracker.serve import control
 from tracker.serve.admission import REFUSAL_GRACE, Admission, LoggingIn, Penalties, Startups
 from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, keys_folder, load_or_create_host_key, old_place_problem
@@ -214,6 +215,10 @@ class TableServer:
         self.preloaded: Preloaded | None = None
         self._keeper: asyncio.Task[None] | None = None
         self.viewer_hosts: Any = None  # viewer_host.ViewerHosts, when viewers share processes
+        # The GM's replay (tracker.ui.screens.replay): the segment it shows, None when the
+        # table is at now, and whose it is (it ends when that GM's app does).
+        self.replaying: int | None = None
+        self.replayed_by: Connection | None = None
 
     async def start(self) -> None:
         host_key_path = self.options.host_key
@@ -328,11 +333,29 @@ class TableServer:
                 log.warning("the table stays where it is: %s cannot be loaded: %s", path, exc)
                 return
             self.fight = path
+            self.replaying, self.replayed_by = None, None  # a new fight starts at now
             log.info("%s moved the table to %s (%s)", by.who(), printable(self.fight_name), path)
             notice = f"The GM moved the table to {self.fight_name}"
             for record in list(self.connections.values()):
                 if record.role != GM and record.session is not None:
                     record.session.restart(notice)
+
+    def replay(self, segment: object, by: Connection) -> None:
+        """A GM's replay shows `segment` (None: back to now): every player and viewer
+        follows it, each app on its own copy of the fight (only the number travels)."""
+        if segment is not None and (isinstance(segment, bool) or not isinstance(segment, int) or not 0 <= segment <= MAX_SEGMENT):
+            log.warning("ignored a replay segment from %s: %s", by.who(), printable(str(segment))[:40])
+            return
+        if segment == self.replaying and (segment is None or by is self.replayed_by):
+            return
+        if (self.replaying is None) != (segment is None):
+            log.info("%s %s", by.who(), "replays the fight; players and viewers follow" if segment is not None else "ended the replay; the table is back to now")
+        self.replaying, self.replayed_by = segment, (by if segment is not None else None)
+        for record in list(self.connections.values()):
+            if record.role != GM and record.session is not None:
+                record.session.tell_replay(segment)
+        if self.viewer_hosts is not None:
+            self.viewer_hosts.tell_all({"op": "replay", "segment": segment})
 
     def seat_info(self, record: Connection, notice: str = "") -> SeatInfo:
         return SeatInfo(
@@ -343,6 +366,7 @@ class TableServer:
             self.fight_name,
             notice,
             str(self.options.saves),
+            self.replaying if record.role != GM else None,
         )
 
     def runner(self, info: SeatInfo, sock: socket.socket | None) -> "Callable[[], int] | None":
@@ -365,7 +389,7 @@ class TableServer:
         fight = str(preloaded.path)
         if not hosts.has_room(env, fight) and preloaded.busy.locked():
             return None  # a new process forked now would copy a half-updated fight
-        return lambda slave: hosts.place(slave, env, preloaded.viewer_app, fight, info.notice)
+        return lambda slave: hosts.place(slave, env, preloaded.viewer_app, fight, info.notice, self.replaying)
 
     @property
     def port(self) -> int:
@@ -636,6 +660,7 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         self._notice = ""  # what the next app says first
         self._resized_at = 0.0
         self._resize_timer: asyncio.TimerHandle | None = None
+        self._line: socket.socket | None = None  # the server's end of the app's own line
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -712,10 +737,12 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         info = self.table.seat_info(self.record, self._notice)
         self._notice = ""
         env = child_env(options, role, self.term, client_env)
-        # The seat's own line to the server: the GM's moves, and (exec) the seat itself.
-        ours, theirs = control.pair() if role == GM or options.spawn == "exec" else (None, None)
-        runner = self.table.runner(info, theirs)
+        # The seat's own line to the server: the GM's moves and replay, the GM's replay to
+        # the others, and (exec) the seat itself. A viewer in a shared process hears the
+        # replay through that process's line (viewer_host).
         hosted = self.table.host_viewer(info, env)
+        ours, theirs = control.pair() if hosted is None else (None, None)
+        runner = self.table.runner(info, theirs)
         if theirs is not None and runner is None:
             env[SEAT_FD] = str(theirs.fileno())
         child = PtyChild(
@@ -751,6 +778,8 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
                         control.send(ours, {"op": "seat", "seat": info.to_json()})
                 if role == GM:
                     loop.add_reader(ours.fileno(), self._control_readable, ours)
+                else:
+                    self._line = ours
             self.table.children.add(child)
             log.info("app pid %d for %s%s", child.pid, self.record.who(), " (a viewers' process)" if hosted else "")
             try:
@@ -759,6 +788,9 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
                 await child.stop()  # reap the group even if the leader left something behind
                 self.table.children.discard(child)
         finally:
+            self._line = None
+            if role == GM and self.table.replayed_by is self.record:
+                self.table.replay(None, self.record)  # the GM's app ended in a replay: back to now
             if ours is not None:
                 with contextlib.suppress(ValueError, OSError):
                     loop.remove_reader(ours.fileno())
@@ -780,6 +812,15 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
             return
         if message.get("op") == "move" and self.record.role == GM:
             self.table.track(asyncio.get_running_loop().create_task(self.table.move(message.get("path"), self.record)))
+        elif message.get("op") == "replay" and self.record.role == GM:
+            self.table.replay(message.get("segment"), self.record)
+
+    def tell_replay(self, segment: int | None) -> None:
+        """The GM's replay moved (or ended): tell this seat's app on its line."""
+        line = self._line
+        if line is not None:
+            with contextlib.suppress(OSError):  # the app has ended, or stopped reading: it follows no more
+                control.send(line, {"op": "replay", "segment": segment})
 
     def restart(self, notice: str) -> None:
         """The table moved: end this seat's app; `_run` starts it again on the new fight."""

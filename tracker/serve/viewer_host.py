@@ -16,8 +16,9 @@ sends the slave's descriptor to the host with the viewer's environment (SCM_RIGH
 host runs a TrackerApp for it on `HostedDriver`: Textual's Linux driver on that
 descriptor instead of the process's stdin and stderr.
 
-    server -> host   {"op": "open", "id": N, "env": {...}, "notice": "..."} with the pty slave
+    server -> host   {"op": "open", "id": N, "env": {...}, "notice": "...", "replay": S} with the pty slave
                      {"op": "size", "id": N}    the window changed (set on the master)
+                     {"op": "replay", "segment": S}  the GM's replay shows S (null: back to now)
                      {"op": "end", "id": N}     the client left: end that app
                      {"op": "quit"}             the host's last viewer left
     host -> server   {"op": "ended", "id": N, "code": C}
@@ -213,11 +214,20 @@ async def _host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int
         with contextlib.suppress(OSError):  # the server has gone: this host ends next
             send(sock, message)
 
+    replaying: list[int | None] = [None]  # the GM's replay, as the server last said
+
+    def follow(app: App[Any], segment: int | None) -> None:
+        follow_replay = getattr(app, "follow_replay", None)  # a TrackerApp's (tracker.ui.app)
+        if follow_replay is not None:
+            follow_replay(segment)
+
     async def run_one(ident: int, fd: int, env: dict[str, str], notice: str) -> None:
         code = 1
         try:
             _use_environment(env)  # read by Textual as the app is made (TERM, COLORTERM, NO_COLOR)
             app = make_app(notice)
+            if replaying[0] is not None:
+                follow(app, replaying[0])  # kept until the app is up
             setattr(app, "terminal_fd", fd)
             app.driver_class = HostedDriver
             apps[ident] = app
@@ -243,6 +253,12 @@ async def _host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int
             loop.remove_reader(sock.fileno())
             return
         op, ident = message.get("op"), message.get("id")
+        if op == "replay" or (op == "open" and "replay" in message):
+            segment = message.get("segment" if op == "replay" else "replay")
+            replaying[0] = segment if isinstance(segment, int) and not isinstance(segment, bool) and segment >= 0 else None
+            if op == "replay":
+                for each in list(apps.values()):
+                    follow(each, replaying[0])
         if op == "open" and fd is not None and isinstance(ident, int):
             env = message.get("env")
             env = env if isinstance(env, dict) else {}
@@ -352,10 +368,10 @@ class ViewerHost:
             return False
         return True
 
-    def attach(self, ident: int, slave: int, env: dict[str, str], notice: str = "") -> HostedViewer:
+    def attach(self, ident: int, slave: int, env: dict[str, str], notice: str = "", replaying: int | None = None) -> HostedViewer:
         viewer = HostedViewer(self, ident)
         self.viewers[ident] = viewer
-        if not self.tell({"op": "open", "id": ident, "env": env, "notice": notice}, slave):
+        if not self.tell({"op": "open", "id": ident, "env": env, "notice": notice, "replay": replaying}, slave):
             viewer.ended(1)
         return viewer
 
@@ -429,7 +445,7 @@ class ViewerHosts:
         """Whether a viewer with this environment would join a running host on `fight`."""
         return self._with_room(env, fight) is not None
 
-    def place(self, slave: int, env: dict[str, str], make_app: Callable[[str], App[Any]], fight: str = "", notice: str = "") -> HostedViewer:
+    def place(self, slave: int, env: dict[str, str], make_app: Callable[[str], App[Any]], fight: str = "", notice: str = "", replaying: int | None = None) -> HostedViewer:
         """Send the viewer on pty `slave` to a host on `fight` for its kind of terminal
         with a free place; else fork one, whose apps `make_app(notice)` builds (on the
         fight the server holds now: a host's fight never changes; when the table moves,
@@ -440,7 +456,12 @@ class ViewerHosts:
             self.hosts.append(host)
             log.info("viewers' process %d started (up to %d viewers, TERM %s)", host.pid, self.per_host, printable(env.get("TERM", ""))[:40] or "unset")
         self._ident += 1
-        return host.attach(self._ident, slave, env, notice)
+        return host.attach(self._ident, slave, env, notice, replaying)
+
+    def tell_all(self, message: dict[str, Any]) -> None:
+        """Say `message` to every host (the GM's replay: each tells its viewers' apps)."""
+        for host in list(self.hosts):
+            host.tell(message)
 
     def _fork(self, make_app: Callable[[str], App[Any]], profile: tuple[str, ...]) -> ViewerHost:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -56,11 +56,15 @@ class TrackerApp(MergedNotifications[int]):
     # q and ? are screen commands; ctrl+q stays Textual's own quit.
 
     def __init__(
-        self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None, seat: Seat | None = None
+        self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None, seat: Seat | None = None,
+        replay: int | None = None,
     ) -> None:
         super().__init__()
         self.role = role
         self.seat = seat
+        self.replay_at = replay  # `tracker open FILE --replay [SEGMENT]`: start in a replay there
+        self._replay_wanted: int | None = None  # the GM's replay segment a seat follows (None: now)
+        self._replay_opening = False
         self._told_where = -WHERE_SHOWN  # when Esc last said where a seat is
         from tracker import config
 
@@ -119,6 +123,10 @@ class TrackerApp(MergedNotifications[int]):
         if self.live is not None:
             self._follow(self.live)
             self.push_screen(EncounterScreen(self.live))
+            if self.replay_at is not None:
+                from tracker.ui.screens.replay import open_replay
+
+                self.run_worker(open_replay(self, self.live, self.replay_at), group="replay")
         elif self.seat is not None and self.seat.kind != GM:
             from tracker.ui.screens.start import WaitingScreen
 
@@ -130,6 +138,53 @@ class TrackerApp(MergedNotifications[int]):
         if self.seat is not None:
             for line in self.seat.notice.splitlines():  # a notification each: they quote names
                 self.notify(line, timeout=10)
+            if self.seat.kind != GM:
+                if self.seat.listen is not None:
+                    self.seat.listen(self.follow_replay)
+                if self.seat.replaying is not None or self._replay_wanted is not None:
+                    self.follow_replay(self._replay_wanted if self._replay_wanted is not None else self.seat.replaying)
+
+    # ------------------------------------------------------------ replay (tracker.ui.screens.replay)
+    def start_replay(self, screen: EncounterScreen) -> None:
+        """`w` on an encounter screen: the replay of its fight."""
+        from tracker.ui.screens.replay import start_replay  # loads on first use
+
+        start_replay(screen)
+
+    def follow_replay(self, segment: int | None) -> None:
+        """A seat at a served table: the GM's replay shows `segment` (None: it ended, back
+        to now). This app's replay of its own copy of the fight follows it
+        (tracker.ui.screens.replay); a call before the app is up is kept for `on_mount`."""
+        self._replay_wanted = segment
+        if self._replay_opening:
+            return  # the replay being made goes to the latest segment when it is up
+        from tracker.ui.screens.replay import ReplayScreen
+
+        screen = next((s for s in reversed(self.screen_stack) if isinstance(s, ReplayScreen)), None)
+        if segment is None:
+            if screen is not None:
+                screen.leave()
+            return
+        if screen is not None:
+            screen.follow(segment)
+            return
+        live = next((s.live for s in self.screen_stack if isinstance(s, EncounterScreen)), None)
+        if live is None:
+            return  # not up yet (on_mount follows), or waiting for the GM to open a fight
+        self._replay_opening = True
+        self.run_worker(self._open_following(live), group="replay")
+
+    async def _open_following(self, live: Live) -> None:
+        from tracker.ui.screens.replay import open_replay
+
+        try:
+            screen = await open_replay(self, live, self._replay_wanted, following=True)
+        finally:
+            self._replay_opening = False
+        if self._replay_wanted is None:
+            screen.leave()
+        else:
+            screen.follow(self._replay_wanted)
 
     def _follow(self, live: Live) -> None:
         # (Not `_attach`: that name is Textual's own, for a node joining its parent.)
@@ -259,7 +314,7 @@ class TrackerApp(MergedNotifications[int]):
             live.unfollow(self._news)
 
 
-def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) -> int:
+def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, replay: int | None = None) -> int:
     """Run the UI; returns the exit code. A file that does not load is reported, not opened."""
     live = None
     if file is not None:
@@ -268,7 +323,15 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) 
         except TrackerError as exc:
             sys.stderr.write(f"tracker: {exc}\n")
             return 1
-    app = TrackerApp(saves, file, viewer, live, role=role)
+    if replay is not None and live is not None:
+        from tracker.engine.replay import check_segment
+
+        try:
+            check_segment(replay, live.encounter.now, "--replay")
+        except TrackerError as exc:
+            sys.stderr.write(f"tracker: {exc}\n")
+            return 1
+    app = TrackerApp(saves, file, viewer, live, role=role, replay=replay)
     result = app.run()
     if result is None and app.return_code:
         # The guard turns handler errors into messages, so this is Textual itself failing:

@@ -77,6 +77,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("redo", "r", "Redo", "bring back the latest undone change"),
     Command("history", "H", "History", "the changes undo would take back, newest first", edits=False),
     Command("stats", "t", "Stats", "after the fight: actions, damage, costs, time, luck against the odds shown, charts", edits=False),
+    Command("replay", "w", "Replay", "watch the fight again: the whole screen as it stood at any segment; step, jump, play (read-only; esc: back to now)", edits=False),
     Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True, player=True),
     Command("glance", "g", "Glance", "roster mode: every combatant's resources, conditions and damaged hit locations, full width (again: back); remembered", edits=False, footer=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
@@ -93,6 +94,36 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("close", "escape", "Back", "back to the list of encounters", edits=False),
     Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
 )
+
+# The replay screen (tracker.ui.screens.replay): read-only, so every row is `edits=False`;
+# at a served table a player's or viewer's screen follows the GM's replay and offers only
+# the rows marked FOLLOWING (tracker.ui.screens.replay).
+REPLAY: tuple[Command, ...] = (
+    Command("replay_back", "left,comma", "Back", "one segment back", edits=False, footer=True),
+    Command("replay_forward", "right,full_stop", "On", "one segment on", edits=False, footer=True),
+    Command("replay_previous", "p,shift+left", "Prev", "back to the previous segment where anything happened", edits=False),
+    Command("replay_next", "n,shift+right", "Next", "on to the next segment where anything happened", edits=False, footer=True),
+    Command("replay_first", "home", "First", "the first segment (0)", edits=False),
+    Command("replay_last", "end", "Last", "the last segment: the fight as it stands now", edits=False),
+    Command("replay_play", "space", "Play", "play or pause: on to the next segment where anything happened, at the speed set, to the last", edits=False, footer=True),
+    Command("replay_faster", "plus,equals_sign", "Faster", "play faster (up to 8 moves a second)", edits=False),
+    Command("replay_slower", "minus", "Slower", "play slower (down to one move every 4 seconds)", edits=False),
+    Command("replay_go", "j,colon", "Go to", "type a segment to go to", edits=False, footer=True),
+    Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
+    Command("select_next", "down", "Following", "select the next combatant", edits=False),
+    Command("glance", "g", "Glance", "roster mode: every combatant's resources, conditions and damaged hit locations, full width (again: back); remembered", edits=False),
+    Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),
+    Command("log_search", "slash", "Search log", "show only the log lines holding a text (empty: all)", edits=False),
+    Command("log_up", "pageup", "Log up", "scroll the combat log back", edits=False),
+    Command("log_down", "pagedown", "Log down", "scroll the combat log forward", edits=False),
+    Command("history", "H", "History", "the changes in effect at this segment, newest first", edits=False),
+    Command("stats", "t", "Stats", "the fight's figures and charts up to this segment", edits=False),
+    Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+    Command("close", "escape", "Now", "leave the replay: back to the fight as it stands now", edits=False, footer=True),
+    Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
+)
+# What a screen following the GM's replay offers (it moves with the GM's).
+FOLLOWING = frozenset({"select_previous", "select_next", "glance", "log_filter", "log_search", "log_up", "log_down", "history", "stats", "help", "close", "quit"})
 
 START: tuple[Command, ...] = (
     Command("open", "enter,o", "Open", "open the highlighted encounter", edits=False, footer=True),

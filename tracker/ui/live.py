@@ -311,6 +311,17 @@ class Live:
         return self.session.encounter
 
     @property
+    def coming(self) -> int | None:
+        """A segment the timeline marks as about to happen: a replay's next moment
+        (tracker.ui.screens.replay); none while the fight is shown as it stands."""
+        return None
+
+    @property
+    def banner(self) -> str:
+        """What the clock bar says first ("replay 12/40 ..." in a replay; nothing live)."""
+        return ""
+
+    @property
     def ruleset(self) -> "Ruleset":
         return self.session.ruleset
 

@@ -20,6 +20,13 @@ class Seat:
     notice: str = ""  # said once the first screen is up, a line each ("the GM moved the table to ...")
     moved: Callable[[Path], None] | None = None  # the GM's: tell the server the table moved
     web: bool = False  # a browser tab
+    # A replay at the table (tracker.ui.screens.replay): the GM's app tells the server the
+    # segment its replay shows (None: back to now); a player's or viewer's app hears of
+    # it through `listen` (given the app's `follow_replay`), and starts on `replaying`,
+    # the GM's replay as the seat opened (None: none).
+    replayed: Callable[[int | None], None] | None = None
+    listen: Callable[[Callable[[int | None], None]], None] | None = None
+    replaying: int | None = None
 
     def where(self) -> str:
         """What Esc says to a player or viewer: where they are, and who chooses."""

@@ -521,6 +521,9 @@ class EncounterScreen(Screen[None]):
 
         self.app.push_screen(StatsScreen(self.live))
 
+    def do_replay(self) -> None:
+        self.app.start_replay(self)  # type: ignore[attr-defined]  # tracker.ui.app: the replay screen stands on this one
+
     def do_roster(self) -> None:
         from tracker.ui.screens.roster import RosterScreen
 

@@ -33,6 +33,8 @@ class ClockBar(Static):
     def show(self) -> None:
         enc = self.live.encounter
         text = Text()
+        if self.live.banner:  # a replay says so first (tracker.ui.screens.replay)
+            text.append(f"{self.live.banner} ", style="bold reverse")
         text.append(enc.time.clock(enc.now), style="bold")
         role = self.live.seen_as
         pending = enc.pending() if enc.proposals else []

@@ -64,7 +64,7 @@ class ActionIndex:
 
 
 class TimelineView(ScrollView, can_focus=False):
-    COMPONENT_CLASSES = {"timeline--axis", "timeline--now", "timeline--done", "timeline--active", "timeline--passive", "timeline--maintained", "timeline--selected", "timeline--round", "timeline--condition"}
+    COMPONENT_CLASSES = {"timeline--axis", "timeline--now", "timeline--done", "timeline--active", "timeline--passive", "timeline--maintained", "timeline--selected", "timeline--round", "timeline--condition", "timeline--coming"}
 
     class Clicked(Message):
         """A combatant's row was clicked."""
@@ -146,11 +146,14 @@ class TimelineView(ScrollView, can_focus=False):
             s += step
         axis_style = base + self.get_component_rich_style("timeline--axis")
         segments = [Segment("segment".ljust(NAME), axis_style)]
+        coming = self.live.coming  # a replay's next moment: what is about to happen
         for i, ch in enumerate(cells):
             if lo + i == now:
                 # Over a label the digit stays, in the now colour (the marker never hides it).
                 mark = "▼" if ch == " " else ch
                 segments.append(Segment(mark, axis_style + self.get_component_rich_style("timeline--now") + Style(reverse=ch != " ")))
+            elif lo + i == coming:
+                segments.append(Segment("▽" if ch == " " else ch, axis_style + self.get_component_rich_style("timeline--coming") + Style(reverse=ch != " ")))
             else:
                 segments.append(Segment(ch, axis_style))
         return Strip(segments).adjust_cell_length(width, base)
@@ -188,8 +191,11 @@ class TimelineView(ScrollView, can_focus=False):
         label = fit(clip(name, room) + mark, NAME)  # in cells: wide names and marks keep the bars in line
         segments = [Segment(label, label_style)]
         now_style = self.get_component_rich_style("timeline--now")
+        coming = self.live.coming
         for i, (ch, cls) in enumerate(cells):
             style = base + self.get_component_rich_style(cls) if cls else base
+            if lo + i == coming and ch in ("┤", "×"):
+                style = style + self.get_component_rich_style("timeline--coming")  # lands next
             if lo + i == now:
                 if ch in (" ", "┊", CONDITION_GLYPH):
                     ch, style = "│", base + now_style
