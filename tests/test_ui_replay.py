@@ -100,6 +100,9 @@ async def test_replay_keys_in_every_game(game: str, saves: Path) -> None:
         await press(pilot, "w", "w")  # a burst: one replay
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay screen")
         assert len([s for s in app.screen_stack if isinstance(s, ReplayScreen)]) == 1
+        # Each pane hears of a move once (Textual also runs the encounter screen's on_mount).
+        assert replay(app).view.listeners == [replay(app).changes.publish]
+        assert len(replay(app).view.base.listeners) == 2  # the encounter screen's, and the replay's
         await _at(pilot, app, path, last)
         await press(pilot, "home")
         await _at(pilot, app, path, 0)

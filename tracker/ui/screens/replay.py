@@ -129,13 +129,13 @@ class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter sc
     def flow(self) -> Replaying:
         return self.view.flow
 
+    # Textual runs the encounter screen's own on_mount and on_unmount too (its handlers
+    # are called down the class's ancestry): these add only the replay's part.
     def on_mount(self) -> None:
-        super().on_mount()
         self.view.base.listeners.append(self._fight_changed)
         self._tell_table()
 
     def on_unmount(self) -> None:
-        super().on_unmount()
         if self._fight_changed in self.view.base.listeners:
             self.view.base.listeners.remove(self._fight_changed)
         self._stop()
@@ -310,8 +310,13 @@ class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter sc
         self.app.push_screen(HelpScreen(title, table))
 
 
+LONG = 2000  # events: a fight this long says it is being prepared (about a second a 20,000)
+
+
 async def open_replay(app: Any, live: Live, segment: int | None = None, following: bool = False) -> ReplayScreen:
     """Push a replay of `live`'s fight at `segment` (default: the last) over the screens."""
+    if len(live.encounter.events) > LONG:
+        app.notify(f"Preparing the replay of {len(live.encounter.events):,} changes…", timeout=3)
     replay = await replay_of(live)
     last = replay.last
     shown = last if segment is None else max(0, min(segment, last))
