@@ -1,6 +1,6 @@
 """A fight as it stood at the end of any segment: the replay's fold, marks and moves.
 
-What "the end of segment S" is (docs/decisions/0050-replay.md): the effective events
+What "the end of segment S" is: the effective events
 (undone ones left out) whose application leaves the clock at or before S, in order, so
 every change made while the clock read S (declarations, the GM's changes, a completion
 landing on S) is in it, and the `advance` that takes the clock past S is not. When time
@@ -29,6 +29,8 @@ Two things the engine's own checkpoints may assume and a replay may not, handled
   next mark is restored ("pristine").
 - A rename rewrites earlier actions in place; a `Fold` first gives the actions it will
   change a copy of their own, so marks from before it keep the old names.
+
+Decisions: docs/decisions/0050-replay.md
 """
 
 from __future__ import annotations

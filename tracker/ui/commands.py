@@ -95,9 +95,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
 )
 
-# The replay screen (tracker.ui.screens.replay): read-only, so every row is `edits=False`;
-# at a served table a player's or viewer's screen follows the GM's replay and offers only
-# the rows marked FOLLOWING (tracker.ui.screens.replay).
+# The replay screen (tracker.ui.screens.replay): read-only, so every row is `edits=False`.
 REPLAY: tuple[Command, ...] = (
     Command("replay_back", "left,comma", "Back", "one segment back", edits=False, footer=True),
     Command("replay_forward", "right,full_stop", "On", "one segment on", edits=False, footer=True),
@@ -122,8 +120,14 @@ REPLAY: tuple[Command, ...] = (
     Command("close", "escape", "Now", "leave the replay: back to the fight as it stands now", edits=False, footer=True),
     Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
 )
-# What a screen following the GM's replay offers (it moves with the GM's).
-FOLLOWING = frozenset({"select_previous", "select_next", "glance", "log_filter", "log_search", "log_up", "log_down", "history", "stats", "help", "close", "quit"})
+# A player's or viewer's screen following the GM's replay at a served table: what does
+# not move it; esc says who leads it (it ends with the GM's).
+FOLLOWING: tuple[Command, ...] = tuple(
+    Command("close", "escape", "GM's replay", "the GM leads this replay: your screen moves with the GM's and goes back to now with it", edits=False, footer=True)
+    if c.name == "close" else c
+    for c in REPLAY
+    if c.name in ("select_previous", "select_next", "glance", "log_filter", "log_search", "log_up", "log_down", "history", "stats", "help", "close", "quit")
+)
 
 START: tuple[Command, ...] = (
     Command("open", "enter,o", "Open", "open the highlighted encounter", edits=False, footer=True),

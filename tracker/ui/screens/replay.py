@@ -16,8 +16,8 @@ At a served table (tracker.serve) the GM's replay is shown to everyone: the GM's
 tells the server each segment it shows (`Seat.replayed`), the server tells the other
 seats, and each seat's app opens a screen like this one on its own copy of the fight
 (`follow`), moving with the GM's and leaving with it; a seat computes its own view, so
-nothing but a segment number travels. A following screen offers only what does not
-move it (FOLLOWING).
+nothing but a segment number travels. A following screen (`FollowingScreen`) offers
+only what does not move it (FOLLOWING); its esc says who leads.
 
 Decisions: docs/decisions/0050-replay.md
 """
@@ -145,7 +145,7 @@ class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter sc
 
     # ------------------------------------------------------------ dispatch
     def _offered(self, name: str) -> bool:
-        return role_may(REPLAY, self.role, name) and (not self.following or name in FOLLOWING)
+        return role_may(self.COMMAND_TABLE, self.role, name)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cmd":
@@ -153,9 +153,9 @@ class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter sc
         return True
 
     def action_cmd(self, name: str) -> None:
-        command = next(c for c in REPLAY if c.name == name)
+        command = next(c for c in self.COMMAND_TABLE if c.name == name)
         if not self._offered(name):
-            self.notify(f"{command.label}: {FOLLOWED}" if self.following else f"{command.label}: refused", severity="warning")
+            self.notify(f"{command.label}: refused", severity="warning")
             return
         try:
             getattr(self, f"do_{name}")()
@@ -305,12 +305,22 @@ class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter sc
         from tracker.ui.screens.help import HelpScreen
 
         role = self.role
-        table = tuple(c for c in for_role(REPLAY, role) if not self.following or c.name in FOLLOWING)
         title = "Replay" + ("" if role.is_gm else f" ({role.label()})") + (", following the GM" if self.following else "")
-        self.app.push_screen(HelpScreen(title, table))
+        self.app.push_screen(HelpScreen(title, for_role(self.COMMAND_TABLE, role)))
 
 
 LONG = 2000  # events: a fight this long says it is being prepared (about a second a 20,000)
+
+
+class FollowingScreen(ReplayScreen, inherit_bindings=False):
+    """A player's or viewer's replay screen at a served table: it moves with the GM's
+    (`follow`) and offers only what does not move it (FOLLOWING)."""
+
+    COMMAND_TABLE: tuple[Command, ...] = FOLLOWING
+    BINDINGS = bindings(FOLLOWING)
+
+    def __init__(self, view: ReplayView) -> None:
+        super().__init__(view, following=True)
 
 
 async def open_replay(app: Any, live: Live, segment: int | None = None, following: bool = False) -> ReplayScreen:
@@ -321,17 +331,19 @@ async def open_replay(app: Any, live: Live, segment: int | None = None, followin
     last = replay.last
     shown = last if segment is None else max(0, min(segment, last))
     flow = Replaying.over(replay, live.seen_as, shown)
-    screen = ReplayScreen(ReplayView(live, flow, following), following)
+    view = ReplayView(live, flow, following)
+    screen = FollowingScreen(view) if following else ReplayScreen(view)
     await app.push_screen(screen)
     return screen
 
 
 def start_replay(screen: EncounterScreen) -> None:
     """`w` on the encounter screen: the replay of its fight, at the last segment. At a
-    served table only the GM's screen starts one (the others follow the GM's)."""
+    served table only the GM's screen starts one (the others follow the GM's); a browser
+    tab of `tracker web` replays on its own."""
     app = screen.app
     seat = getattr(app, "seat", None)
-    if seat is not None and seat.kind != GM:
+    if seat is not None and seat.kind != GM and not seat.web:  # a browser tab has no GM to follow
         screen.notify("At this table the GM leads the replay: your screen follows the GM's", timeout=6)
         return
     if getattr(screen, "replay_opening", False):
@@ -347,4 +359,4 @@ def start_replay(screen: EncounterScreen) -> None:
     screen.run_worker(opening(), group="replay")
 
 
-__all__ = ["ReplayScreen", "ReplayView", "open_replay", "replay_of", "start_replay"]
+__all__ = ["FollowingScreen", "ReplayScreen", "ReplayView", "open_replay", "replay_of", "start_replay"]
