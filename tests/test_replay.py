@@ -381,3 +381,71 @@ def test_the_replay_never_changes_the_fight_it_was_made_from() -> None:
         replay.at(segment)
     assert comparable(live) == before
     assert len(live.events) == len({id(e) for e in live.events}) and [e.seq for e in live.events] == list(range(1, len(live.events) + 1))
+
+
+# ------------------------------------------------------------------ the flow (tracker.replaying)
+def test_the_flow_moves_plays_and_refuses_without_a_screen() -> None:
+    """The stops of the `_fight` for the GM: 0 (roster), 2 (the sword, the daze), 7 (the daze
+    ends), 10 (the sword lands), 12 (Bo shown, the note, the dodge, which lands after the
+    last), 40 (the last). Play goes stop to stop to the last, then stops; space at the last
+    starts again from 0."""
+    from tracker.replaying import SPEEDS, Replaying
+    from tracker.roles import Role
+
+    flow = Replaying.of(_fight().encounter, Role.gm())
+    assert flow.segment == flow.last == 40
+    assert flow._stops == [0, 2, 7, 10, 12, 40]
+    flow.first()
+    assert flow.coming == 2 and flow.next_moment() and flow.segment == 2
+    flow.step(-5)
+    assert flow.segment == 0
+    flow.go(11)
+    assert flow.previous_moment() and flow.segment == 10 and flow.encounter.combatant("Bo").resources["hp"] == 11
+    assert flow.toggle() and flow.playing
+    visited = []
+    while flow.tick():
+        visited.append(flow.segment)
+    assert visited == [12, 40] and not flow.playing and flow.segment == 40
+    assert flow.toggle() and flow.segment == 0  # from the last: again from the first
+    for _ in range(10):
+        flow.faster()
+    assert flow.speed == SPEEDS[-1] == 8
+    for _ in range(10):
+        flow.slower()
+    assert flow.speed == SPEEDS[0]
+    with pytest.raises(TrackerError, match="from 0 to 40, got 'x'"):
+        flow.typed("x")
+    with pytest.raises(TrackerError, match="segments run from 0 to 40"):
+        flow.typed("41")
+    flow.typed(" 7 ")
+    assert flow.segment == 7 and flow.encounter.combatant("Ann").conditions == {}
+
+
+def test_a_viewers_stops_never_tell_of_what_was_done_unseen() -> None:
+    """Bo is hidden until 12: his sword wound on 10 is written while he was hidden, so 10
+    is no stop for a viewer (nothing there they may read); 2 is (Ann's daze)."""
+    from tracker.replaying import Replaying
+    from tracker.roles import Role
+
+    live = _fight().encounter
+    viewer = Replaying.of(live, Role.viewer())
+    assert viewer._stops == [0, 2, 7, 12, 40]
+    viewer.go(7)
+    assert viewer.coming == 12
+    player, _ = Role.of(live, ["Bo"])
+    assert player is not None and Replaying.of(live, player)._stops == [0, 2, 7, 10, 12, 40]
+
+
+def test_a_players_role_in_the_replay_follows_their_combatant_by_identity() -> None:
+    from rulesets.freeform import FreeformRuleset
+    from tracker.replaying import Replaying
+    from tracker.roles import Role
+
+    s = session_for(FreeformRuleset(), "add Ann hp=20", "step 3", "rename Ann Anneke", "add Ann hp=5", "step 2")
+    role, _ = Role.of(s.encounter, ["Anneke"])
+    assert role is not None
+    flow = Replaying.of(s.encounter, role)
+    flow.go(1)
+    assert flow.role.combatants == ("Ann",)  # called Ann then: theirs
+    flow.go(5)
+    assert flow.role.combatants == ("Anneke",) and not flow.role.owns("Ann")  # the newcomer is not

@@ -348,6 +348,8 @@ class TableServer:
             return
         if segment == self.replaying and (segment is None or by is self.replayed_by):
             return
+        if segment is None and self.replayed_by is not None and by is not self.replayed_by:
+            return  # another GM's replay ended; the one the table follows goes on
         if (self.replaying is None) != (segment is None):
             log.info("%s %s", by.who(), "replays the fight; players and viewers follow" if segment is not None else "ended the replay; the table is back to now")
         self.replaying, self.replayed_by = segment, (by if segment is not None else None)
