@@ -151,6 +151,7 @@ async def test_replay_keys_in_every_game(game: str, saves: Path) -> None:
         await press(pilot, "escape")
         await wait_for(pilot, lambda: type(app.screen) is EncounterScreen, "back to now")
         assert app.screen.live.encounter.now == last and f"segment {last} ·" in str(app.screen.query_one(ClockBar).render())
+        assert "replay" not in app.screen.live.cache  # its memory goes with it
         assert app.errors == []
     assert path.read_bytes() == before
     assert [e.to_dict() for e in EncounterFile(path).load().encounter.events] == [e.to_dict() for e in live.events]

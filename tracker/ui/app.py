@@ -124,9 +124,7 @@ class TrackerApp(MergedNotifications[int]):
             self._follow(self.live)
             self.push_screen(EncounterScreen(self.live))
             if self.replay_at is not None:
-                from tracker.ui.screens.replay import open_replay
-
-                self.run_worker(open_replay(self, self.live, self.replay_at), group="replay")
+                self.run_worker(self._open_replay(self.live, self.replay_at), group="replay")
         elif self.seat is not None and self.seat.kind != GM:
             from tracker.ui.screens.start import WaitingScreen
 
@@ -174,13 +172,24 @@ class TrackerApp(MergedNotifications[int]):
         self._replay_opening = True
         self.run_worker(self._open_following(live), group="replay")
 
-    async def _open_following(self, live: Live) -> None:
+    async def _open_replay(self, live: Live, segment: int | None, following: bool = False) -> object:
         from tracker.ui.screens.replay import open_replay
 
         try:
-            screen = await open_replay(self, live, self._replay_wanted, following=True)
+            return await open_replay(self, live, segment, following)
+        except Exception as error:  # noqa: BLE001 - a fault folding the fight is a message, as in any handler
+            guard.report(self, error)
+            return None
+
+    async def _open_following(self, live: Live) -> None:
+        from tracker.ui.screens.replay import ReplayScreen
+
+        try:
+            screen = await self._open_replay(live, self._replay_wanted, following=True)
         finally:
             self._replay_opening = False
+        if not isinstance(screen, ReplayScreen):
+            return
         if self._replay_wanted is None:
             screen.leave()
         else:

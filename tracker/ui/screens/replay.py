@@ -25,6 +25,7 @@ Decisions: docs/decisions/0050-replay.md
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 from textual.timer import Timer
@@ -35,6 +36,7 @@ from tracker.replaying import Replaying
 from tracker.roles import Role
 from tracker.roles import GM
 from tracker.session import Outcome
+from tracker.ui import guard
 from tracker.ui.commands import FOLLOWING, REPLAY, Command, bindings, for_role, role_may
 from tracker.ui.live import Changed, Live
 from tracker.ui.screens.encounter import EncounterScreen
@@ -98,19 +100,38 @@ class ReplayView(Live):
             listener(Changed((), True))
 
 
+@dataclass
+class Shared:
+    """A replay being made or made, kept in `Live.cache` while screens show it."""
+
+    key: tuple[int, int]  # the encounter and its number of events it was made of
+    future: "asyncio.Future[Replay]"
+    screens: int = 0
+
+
 async def replay_of(live: Live) -> Replay:
     """The replay of `live`'s fight as it is now, folded on a thread (a long fight takes a
     moment) and shared by the apps showing this `live` (viewers in one process)."""
     encounter = live.encounter
     key = (id(encounter), len(encounter.events))
-    cached = live.cache.get("replay")
-    if isinstance(cached, tuple) and cached[0] == key:
-        future = cached[1]
-    else:
-        future = asyncio.get_running_loop().run_in_executor(None, Replay, encounter)
-        live.cache["replay"] = (key, future)
-    replay: Replay = await future
-    return replay
+    shared = live.cache.get("replay")
+    if not isinstance(shared, Shared) or shared.key != key:
+        shared = live.cache["replay"] = Shared(key, asyncio.get_running_loop().run_in_executor(None, Replay, encounter))
+    try:
+        return await shared.future
+    except Exception:
+        live.cache.pop("replay", None)  # a fault folding it (a bug): the next try starts afresh
+        raise
+
+
+def _shown(live: Live, replay: Replay, by: int) -> None:
+    """A screen starts (`by` 1) or stops (-1) showing `replay`; with the last, the cache
+    lets it go (the replay is most of a fold's memory)."""
+    shared = live.cache.get("replay")
+    if isinstance(shared, Shared) and shared.future.done() and not shared.future.exception() and shared.future.result() is replay:
+        shared.screens += by
+        if shared.screens <= 0:
+            del live.cache["replay"]
 
 
 class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter screen's keys change the fight
@@ -133,9 +154,11 @@ class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter sc
     # are called down the class's ancestry): these add only the replay's part.
     def on_mount(self) -> None:
         self.view.base.listeners.append(self._fight_changed)
+        _shown(self.view.base, self.flow.replay, 1)
         self._tell_table()
 
     def on_unmount(self) -> None:
+        _shown(self.view.base, self.flow.replay, -1)
         if self._fight_changed in self.view.base.listeners:
             self.view.base.listeners.remove(self._fight_changed)
         self._stop()
@@ -273,6 +296,8 @@ class ReplayScreen(EncounterScreen, inherit_bindings=False):  # the encounter sc
         flow = self.flow
         again = Replaying.over(replay, self.view.base.seen_as, min(flow.segment, replay.last))
         again.speed, again.playing = flow.speed, flow.playing
+        _shown(self.view.base, flow.replay, -1)
+        _shown(self.view.base, replay, 1)
         self.view.flow = again
         self.view.moved()
 
@@ -353,6 +378,8 @@ def start_replay(screen: EncounterScreen) -> None:
         setattr(screen, "replay_opening", True)
         try:
             await open_replay(app, screen.live)
+        except Exception as error:  # noqa: BLE001 - a fault folding the fight is a message, as in any handler
+            guard.report(app, error)
         finally:
             setattr(screen, "replay_opening", False)
 
