@@ -111,3 +111,8 @@ def test_export_at_a_segment(fight: Path, tmp_path: Path) -> None:
     assert code == 0
     page = out.read_text()
     assert "<h2>State at the end of that segment</h2>" in page and "throwback landed first" in page and "dodge" in page
+
+
+def test_open_replay_needs_a_file() -> None:
+    code, _ = cli("open", "--replay")
+    assert code == 2

@@ -203,3 +203,26 @@ async def test_a_viewers_replay_hides_who_was_hidden_then(saves: Path) -> None:
         await settle(pilot)
         assert "Lurker" in drawn(app)["roster"]  # type: ignore[operator]
         assert app.errors == []
+
+
+async def test_a_change_made_elsewhere_during_the_replay_is_replayed_too(saves: Path) -> None:
+    """Another GM moves the fight on 5 segments while the replay shows segment 4: the replay
+    is made again of the fight as it now is (its last segment is 15), still at 4; esc shows
+    the fight at 15."""
+    path = _copy(saves, GAMES["freeform"])
+    app = TrackerApp(saves, path, user="gm")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "w")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay screen")
+        await press(pilot, "home", "right", "right", "right", "right")
+        await _at(pilot, app, path, 4)
+        assert cli("play", str(path), stdin="step 5\n")[0] == 0
+        await wait_for(pilot, lambda: replay(app).flow.last == 15, "the replay made again")
+        await _at(pilot, app, path, 4)
+        assert "replay 4/15" in str(drawn(app)["clock"])
+        await press(pilot, "end")
+        await _at(pilot, app, path, 15)
+        await press(pilot, "escape")
+        await wait_for(pilot, lambda: type(app.screen) is EncounterScreen, "back to now")
+        assert app.screen.live.encounter.now == 15 and app.errors == []

@@ -57,6 +57,21 @@ def receive(sock: socket.socket) -> tuple[dict[str, Any] | None, int | None]:
     return (message if isinstance(message, dict) else {}), (fds[0] if fds else None)
 
 
+def next_message(sock: socket.socket) -> dict[str, Any] | None:
+    """The next message on a non-blocking `sock` said to be readable, any descriptor sent
+    with it closed (the lines that use this take none): {} when nothing was there after
+    all, None at end of file (the other end has gone)."""
+    try:
+        message, fd = receive(sock)
+    except (BlockingIOError, InterruptedError):
+        return {}
+    except OSError:
+        message, fd = None, None
+    if fd is not None:
+        os.close(fd)
+    return message
+
+
 def peer_is_parent(sock: socket.socket) -> bool:
     """Whether the other end of `sock` is held by this process's parent, running as this
     account (SO_PEERCRED: the kernel's word, not the peer's)."""

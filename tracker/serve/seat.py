@@ -141,14 +141,7 @@ def replay_listener(sock: socket.socket | None) -> Any:
         sock.setblocking(False)
 
         def readable() -> None:
-            try:
-                message, fd = control.receive(sock)
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
-                message, fd = None, None
-            if fd is not None:
-                os.close(fd)
+            message = control.next_message(sock)
             if message is None:  # the server has gone: the app ends with the pty
                 with contextlib.suppress(ValueError, OSError):
                     loop.remove_reader(sock.fileno())

@@ -799,15 +799,8 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
                 ours.close()
 
     def _control_readable(self, sock: socket.socket) -> None:
-        """The GM's app said something on its line: a move of the table."""
-        try:
-            message, fd = control.receive(sock)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            message, fd = None, None
-        if fd is not None:
-            os.close(fd)
+        """The GM's app said something on its line: a move of the table, or its replay."""
+        message = control.next_message(sock)
         if message is None:
             with contextlib.suppress(ValueError, OSError):
                 asyncio.get_running_loop().remove_reader(sock.fileno())

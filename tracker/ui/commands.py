@@ -95,6 +95,12 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
 )
 
+def _rows(table: tuple[Command, ...], *names: str) -> tuple[Command, ...]:
+    """The rows of `table` named, in that order: another screen's same commands (one definition)."""
+    by_name = {c.name: c for c in table}
+    return tuple(by_name[name] for name in names)
+
+
 # The replay screen (tracker.ui.screens.replay): read-only, so every row is `edits=False`.
 REPLAY: tuple[Command, ...] = (
     Command("replay_back", "left,comma", "Back", "one segment back", edits=False, footer=True),
@@ -106,19 +112,13 @@ REPLAY: tuple[Command, ...] = (
     Command("replay_play", "space", "Play", "play or pause: on to the next segment where anything happened, at the speed set, to the last", edits=False, footer=True),
     Command("replay_faster", "plus,equals_sign", "Faster", "play faster (up to 8 moves a second)", edits=False),
     Command("replay_slower", "minus", "Slower", "play slower (down to one move every 4 seconds)", edits=False),
-    Command("replay_go", "j,colon", "Go to", "type a segment to go to", edits=False, footer=True),
-    Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
-    Command("select_next", "down", "Following", "select the next combatant", edits=False),
-    Command("glance", "g", "Glance", "roster mode: every combatant's resources, conditions and damaged hit locations, full width (again: back); remembered", edits=False),
-    Command("log_filter", "f", "Log: only selected", "show only the selected combatant's log lines (again: all)", edits=False),
-    Command("log_search", "slash", "Search log", "show only the log lines holding a text (empty: all)", edits=False),
-    Command("log_up", "pageup", "Log up", "scroll the combat log back", edits=False),
-    Command("log_down", "pagedown", "Log down", "scroll the combat log forward", edits=False),
+    Command("replay_go", "j,colon", "Go to", "type a segment to go to", edits=False),
+    *_rows(ENCOUNTER, "select_previous", "select_next", "glance", "log_filter", "log_search", "log_up", "log_down"),
     Command("history", "H", "History", "the changes in effect at this segment, newest first", edits=False),
     Command("stats", "t", "Stats", "the fight's figures and charts up to this segment", edits=False),
-    Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+    *_rows(ENCOUNTER, "help"),
     Command("close", "escape", "Now", "leave the replay: back to the fight as it stands now", edits=False, footer=True),
-    Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
+    *_rows(ENCOUNTER, "quit"),
 )
 # A player's or viewer's screen following the GM's replay at a served table: what does
 # not move it; esc says who leads it (it ends with the GM's).
