@@ -92,6 +92,10 @@ async def test_players_and_viewers_follow_the_gms_replay_each_seeing_what_they_m
         for screen in (gm, bob, viewer):
             await screen.wait_for("Table Night")
         await viewer.wait_for("Lurker")  # shown at now: unhidden on 15
+        # A player does not start a replay of their own at the table: the GM leads it.
+        mark = len(bob.session.data)
+        bob.send(b"w")
+        await bob.wait_for("At this table the GM leads", since=mark)
         # The GM replays; everyone's screen shows the last segment, in a replay.
         marks = [len(s.session.data) for s in (bob, viewer)]
         await _key(gm, b"w", "replay 20/20")
