@@ -166,9 +166,8 @@ def chosen_format(fmt: str | None, output: str | None) -> str:
 
 def export(args: argparse.Namespace, saves: Path, out: TextIO) -> int:
     from tracker.engine import TrackerError
-    from tracker.persistence.store import EncounterFile
-
     from tracker.engine.replay import fold_at
+    from tracker.persistence.store import EncounterFile
 
     loaded = EncounterFile(paths.resolve(args.file, saves)).load()
     shown = loaded.encounter if args.at is None else fold_at(loaded.encounter, args.at, "--at")  # a replay

@@ -1,7 +1,7 @@
 """What runs on one seat of `tracker serve`: the app for a GM, a player or a viewer, on the
 table's fight, signed with the name the seat's key gives.
 
-Decisions: docs/decisions/0022-seat-identity.md
+Decisions: docs/decisions/0022-seat-identity.md, docs/decisions/0050-replay.md (the GM's replay)
 """
 
 from __future__ import annotations

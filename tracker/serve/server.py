@@ -6,7 +6,8 @@ screen. Each SSH connection gets one interactive session: a pseudo-terminal size
 the client's pty request, with the seat's app on it (pty_bridge, seat).
 
 Decisions: docs/decisions/0003-ssh-server.md, docs/decisions/0036-serve-processes.md,
-docs/decisions/0037-serve-client-limits.md, docs/decisions/0038-serve-logs-signals.md
+docs/decisions/0037-serve-client-limits.md, docs/decisions/0038-serve-logs-signals.md,
+docs/decisions/0050-replay.md (the GM's replay at the table)
 """
 
 from __future__ import annotations
