@@ -1,4 +1,4 @@
-"""`tracker export FILE [--format md|html] [--viewer] [-o OUT]`: an encounter as a document.
+"""`tracker export FILE [--format md|html] [--viewer] [--at SEGMENT] [-o OUT]`: an encounter as a document.
 
 The roster, the final state, every action and the whole combat log, as Markdown or a
 standalone HTML page, for a campaign journal or a player handout; then "After the
@@ -6,7 +6,8 @@ fight": each combatant's and side's figures (tracker.stats), and in HTML the thr
 charts as inline SVG (tracker.charts: no script, no external reference). The data comes from
 `tracker.report.to_json` (the same view `tracker show` prints), so `--viewer` means
 exactly what a viewer may see there: no hidden combatants, no secret dice, no log line
-about a hidden combatant or a secret roll.
+about a hidden combatant or a secret roll. `--at SEGMENT` is the fight as it stood at the
+end of that segment (tracker.engine.replay), its figures up to it.
 
 Decisions: docs/decisions/0027-export-escaping.md
 """
