@@ -162,12 +162,31 @@ async def test_replay_keys_in_every_game(game: str, saves: Path) -> None:
 
 
 async def test_open_with_replay_starts_at_the_segment_asked(saves: Path) -> None:
+    """`--replay 4`; there, `H` lists the changes in effect at 4 (not those after it) and `t`
+    the figures up to 4."""
+    from textual.widgets import OptionList
+
+    from tracker.ui.screens.history import HistoryScreen
+    from tracker.ui.screens.stats import StatsScreen
+
     path = _copy(saves, GAMES["freeform"])
+    live = EncounterFile(path).load().encounter
     app = TrackerApp(saves, path, user="gm", replay=4)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay screen")
         await _at(pilot, app, path, 4)
-        await press(pilot, "escape")
+        await press(pilot, "H")
+        assert isinstance(app.screen, HistoryScreen)
+        events = live.effective_events()
+        past = next(i for i, e in enumerate(events) if e.kind == "advance" and e.args["to"] > 4)
+        # The changes before the move past 4, and that move as far as 4 ("time moves on to segment 4").
+        assert app.screen.query_one(OptionList).option_count == past + 1 < len(events)
+        assert "time moves on to segment 4" in str(app.screen.query_one(OptionList).get_option_at_index(0).prompt)
+        await press(pilot, "escape", "t")
+        assert isinstance(app.screen, StatsScreen)
+        await wait_for(pilot, lambda: "computing" not in app.screen.shown_text and app.screen.shown_text != "", "the stats")
+        assert app.screen.figures is not None and app.screen.figures.now == 4
+        await press(pilot, "escape", "escape")
         await wait_for(pilot, lambda: type(app.screen) is EncounterScreen, "back to now")
 
 
