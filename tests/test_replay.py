@@ -181,7 +181,7 @@ def play(game: str, plan: Any, moves: list[tuple[Any, ...]], seed: int) -> Encou
             elif kind == "keep":
                 s.keep(pick)
         except TrackerError:
-            pass
+            continue  # refused by a rule: nothing changed, the fight goes on
     return s.encounter
 
 
@@ -233,7 +233,7 @@ def _costly_step(enc: Encounter, rng: random.Random, step: int) -> None:
         else:
             _step(enc, rng, step)
     except TrackerError:
-        pass
+        return  # refused by a rule: nothing changed
 
 
 @pytest.mark.parametrize("seed", range(6))
