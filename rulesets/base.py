@@ -175,6 +175,26 @@ def _timed(hook: Callable[[Ruleset, ActionRequest, DiceSource], Resolution]) -> 
     return timed
 
 
+@dataclass(frozen=True)
+class Recovery:
+    """A game's own recovery between fights, where its rules give one (a campaign's
+    rest: tracker.campaign.rest drives it). Data, not code: the driver resolves these
+    actions of the game's own catalogue on each character at rest.
+
+    - `rule`: the rule in words, with its source (shown with every rest);
+    - `per_round`: an action that needs no dice whose resolution's `details` give, by
+      resource name, what one round of rest restores (or None);
+    - `rolls`: (action, parameters, every N hours, needs): a roll made each N hours of
+      rest, whose effects heal; a character rolls it only while it has something it
+      heals: one of the `needs` resources off its sheet value, or (`needs` empty) any
+      resource below its maximum or stat below its sheet.
+    """
+
+    rule: str
+    per_round: tuple[str, Mapping[str, Any]] | None = None
+    rolls: tuple[tuple[str, Mapping[str, Any], int, tuple[str, ...]], ...] = ()
+
+
 class Ruleset(ABC):
     """A game. Class attributes describe it; methods are the hooks the tracker calls.
 
@@ -207,6 +227,9 @@ class Ruleset(ABC):
     # are saved with the fight, so keep them stable ("d6.blow"); they are registered
     # when the class is made.
     judges: ClassVar[Mapping[str, Judge]] = {}
+    # The game's own recovery between a campaign's fights (None: its rules give none, and
+    # the GM states what a rest restores).
+    recovery: ClassVar[Recovery | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The tracker, not each adapter, honours a typed PT: every `resolve`/`maintain`

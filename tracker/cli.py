@@ -195,6 +195,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
     p.add_argument("--name", help="the encounter's title (default: from the file name)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting (repeatable)")
+    p.add_argument("--campaign", metavar="NAME", help="the campaign's next fight: its party comes in as it stands (with --from: OTHER's foes too)")
 
     p = sub.add_parser("rulesets", help="list ruleset adapters")
     p.add_argument("--json", action="store_true", help=_JSON_HELP)
@@ -270,6 +271,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="the figures and chart series as JSON")
     p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
     p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
+
+    from tracker.campaign.command import add_parser as campaign_parser
+
+    campaign_parser(sub, _JSON_HELP)
 
     p = sub.add_parser("examples", help="copy the worked example encounters into the saves folder")
     p.add_argument("--force", action="store_true", help="replace files of the same name")
@@ -358,7 +363,7 @@ def _main(argv: list[str], stdin: TextIO, out: TextIO, real: tuple[TextIO, TextI
             return int(exc.code or 0)
         if args.command in _APPS:
             sys.stdout, sys.stderr = real
-        if args.command == "new" and not args.ruleset and not getattr(args, "source", None):
+        if args.command == "new" and not args.ruleset and not getattr(args, "source", None) and not getattr(args, "campaign", None):
             args.ruleset = _default_ruleset()
             if not args.ruleset:
                 return 2
@@ -457,12 +462,27 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         config.load_checked(commands.tables())  # every tab's app reads it: a bad file is named here, once
 
         return web(args, saves)
+    if command == "campaign":
+        from tracker.campaign.command import run as campaign
+
+        return campaign(args, saves, stdin, out)
     if command == "new":
         from tracker.persistence.store import EncounterFile
 
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
         check_name(name, "--name" if args.name else f"the title from the file name ({name}; --name gives another)", TITLE_CELLS)
+        if args.campaign:
+            from tracker.campaign import fights
+            from tracker.campaign.command import campaign_by
+
+            if args.ruleset:
+                raise TrackerError("new --campaign: the campaign says the game (leave out --ruleset)")
+            cpath = fights.campaign_path(args.campaign, saves)
+            foes = paths.resolve(args.source, saves) if args.source else None
+            camp, enc = fights.start(cpath, path, name, campaign_by(), _options(args), foes)
+            out.write(f"created {path}: the next fight of {camp.name}, with {', '.join(c.name for c in enc.combatants.values())}\n")
+            return 0
         if args.source:
             from tracker.library import new_from_roster
 

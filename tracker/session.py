@@ -25,6 +25,7 @@ checked against that table (tests/test_verbs.py):
     setting player_declarations at_once|approval
     proposals | approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value ...] | refuse N REASON
     takeback | reroll NAME            reroll: the GM lets NAME's player roll the app's dice anew
+    end [outcome=TEXT]                a campaign's fight ends: the party's state goes back
 
 Decisions: docs/decisions/0002-session-commands.md,
 docs/decisions/0043-session-checks-at-the-door.md,
@@ -40,8 +41,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ContextManager, Protocol
 
+from pathlib import Path
+
 from tracker.engine import bounds, draws
 from tracker import player_dice
+from tracker.campaign import fights
+from tracker.campaign.fights import Preview
 from tracker.engine import (
     ACTIVE,
     CombatantSetup,
@@ -293,6 +298,8 @@ class Session:
         context = self.store.transaction(self.encounter, self._hold) if self.store is not None else nullcontext()
         with context:
             encounter = self.encounter
+            if kind not in ("undo", "redo"):
+                encounter.check_open()
             before = len(encounter.log)
             self._recorder, self._asked = None, {}
             try:
@@ -978,6 +985,33 @@ class Session:
             )
 
         return self.submit(build, kind="withdraw")
+
+    # ----------------------------------------------------------------- campaigns
+    def _fight_file(self, what: str) -> Path:
+        path = getattr(self.store, "path", None)
+        if not isinstance(path, Path):
+            raise RuleRefusal("campaign", f"{what}: this fight is not kept in a file")
+        return path
+
+    def end_preview(self, outcome: str = "") -> Preview:
+        """What ending this campaign fight would send back to the campaign (nothing changes)."""
+        if not self.role.is_gm:
+            raise self.role.refuse("end")
+        return fights.preview(self._fight_file("end"), outcome)
+
+    def end_fight(self, outcome: str = "", expect: Preview | None = None) -> Outcome:
+        """End this campaign fight (tracker.campaign.fights.end): the party's state goes back
+        to the campaign and the fight closes. With `expect` (the preview the GM confirmed),
+        refused if anything changed since."""
+        if not self.role.is_gm:
+            raise self.role.refuse("end")
+        refuse_controls(outcome, "end: outcome")
+        _, shown = fights.end(self._fight_file("end"), self.by, outcome, expect)
+        refresh = getattr(self.store, "refresh", None)
+        if refresh is not None:
+            self.encounter = refresh(self.encounter) or self.encounter
+        event = self.encounter.events[-1] if self.encounter.events else None
+        return Outcome(event, shown.text().splitlines() + [f"ended: the party of {shown.campaign_name} goes on as shown"])
 
     def reroll(self, name: str) -> Outcome:
         """Set aside `name`'s standing app dice: its player's next app roll is a new one

@@ -369,6 +369,10 @@ VERBS: tuple[Verb, ...] = (
         (Arg("N", INT, "refuse: proposal"), Arg("REASON", TEXT, optional=True, default="")), misuse="usage: refuse N REASON (N: the proposal's number)", parser=_refuse,
     ),
     Verb(
+        "end", "end [outcome=TEXT]", "end this campaign fight: the party's state goes back to its campaign (the app shows what first)",
+        "end_fight", _GM, (), (Opt("outcome", default=""),),
+    ),
+    Verb(
         "reroll", "reroll NAME", "let NAME's player roll the app's dice anew (a player's app roll otherwise stands)",
         "reroll", _GM, (Arg("NAME", NAME),),
     ),

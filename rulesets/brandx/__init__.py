@@ -30,7 +30,7 @@ from typing import Any
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, RollResult, Ruleset
+from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, Recovery, RollResult, Ruleset
 from rulesets.brandx import actions, combat
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
 from rulesets.brandx.common import TIME, Ctx, defense_of
@@ -299,6 +299,16 @@ class BrandXRuleset(Ruleset):
     down_when = ("vp", "dp")
     tables_file = "tables.toml"
     judges = {combat.JUDGE: combat.judge_blow}
+    # Seed 004, "Healing Roll": VP and EP heal each round of rest (half the Healing Roll
+    # plus its pool, up and down); the physical Healing Roll is made each hour (bludgeoning
+    # DP, abilities, EP), each day (penetrating DP) and each month (injury DP).
+    recovery = Recovery(
+        "Brand X's Healing Roll (seed 004): each round of rest VP and EP heal by the Healing Roll; "
+        "each hour a physical Healing Roll heals DP, strength, agility, constitution and EP with its Q; "
+        "each day one heals penetrating DP, each month injury DP",
+        per_round=("heal", {"period": "round"}),
+        rolls=(("heal", {"period": "hour"}, 1, ()), ("heal", {"period": "day"}, 24, ("penetrating_dp",)), ("heal", {"period": "month"}, 720, ("injury_dp",))),
+    )
 
     def __init__(self, house_rules: Any = None) -> None:
         super().__init__(house_rules)

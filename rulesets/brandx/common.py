@@ -43,7 +43,7 @@ EP_BELOW_ZERO_A_ROUND = ("{name}'s EP goes from {before} to {after}: the rules s
 # 50 segments a round; payment segments at every multiple of 50 (DESIGN 4.1).
 TIME = TimeMapping(
     segments_per_round=50, segment_means="0.24 s (50 segments a 12-second round)",
-    payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO_A_ROUND),),
+    payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO_A_ROUND),), seconds_per_segment=0.24,
 )
 # An action's own cost, paid as it starts (`Ctx.pay_ep`): its note says `abort`.
 _ACTION_COST = replace(TIME, below_zero=(("ep", EP_BELOW_ZERO),))

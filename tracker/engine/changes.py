@@ -38,6 +38,16 @@ class Changes(Core):
         for blow in blows:
             self._hurt(blow, self.now + 1)
 
+    def _close(self, args: dict[str, Any]) -> None:
+        """A campaign ends this fight: its characters' state has gone back to the
+        campaign, and the fight is closed (tracker.campaign)."""
+        campaign = args["campaign"]
+        if not isinstance(campaign, str) or not campaign.strip():
+            raise TrackerError("end: campaign: expected the campaign's name")
+        outcome = str(args.get("outcome") or "").strip()
+        self.ended = campaign
+        self._say("end", f"the fight ends{': ' + outcome if outcome else ''}; the party's state goes back to the campaign {campaign}")
+
     def _set(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])
         key, value = args["key"], bounds.value(args["value"], f"set {args['key']}")

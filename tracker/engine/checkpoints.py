@@ -98,6 +98,7 @@ class Checkpoint:
     verdicts: dict[tuple[int, str, int], list[fx.Effect]]
     proposals: dict[int, Proposal]  # each copied: approving one changes its status
     table: dict[str, Any]
+    ended: str
     live: tuple[Action, ...]  # kept by identity; their fields are put back from `live_values`
     live_values: tuple[tuple[Any, ...], ...]
 
@@ -172,6 +173,7 @@ class Checkpoints(Core):
             verdicts=_lists(self._verdicts),
             proposals=_proposals(self.proposals),
             table=dict(self.table),
+            ended=self.ended,
             live=tuple(live),
             live_values=tuple(_action_values(action) for action in live),  # plain values: not tracked by gc
         )
@@ -196,6 +198,7 @@ class Checkpoints(Core):
         self._verdicts = _lists(snap.verdicts)
         self.proposals = _proposals(snap.proposals)
         self.table = dict(snap.table)
+        self.ended = snap.ended
 
     def _back_to_top(self) -> None:
         """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""

@@ -118,7 +118,8 @@ def _refuse(a: dict[str, Any]) -> str:
 
 def _rows() -> dict[str, Kind]:
     rows = (
-        Kind("add", {"name": (STR, True), "stats": (TABLE, False), "resources": (TABLE, False), "side": (STR, False), "hidden": (BOOL, False), "surprised_until": (INT, False), "names": (STRS, False)},
+        Kind("add", {"name": (STR, True), "stats": (TABLE, False), "resources": (TABLE, False), "side": (STR, False), "hidden": (BOOL, False), "surprised_until": (INT, False), "names": (STRS, False),
+                     "pc": (STR, False), "current": (TABLE, False), "conditions": (TABLE, False)},
              _add, "_add"),
         Kind("remove", {"name": (STR, True)},
              lambda a: f"{a.get('name')} leaves the fight", "_remove"),
@@ -173,6 +174,8 @@ def _rows() -> dict[str, Kind]:
              _refuse, "_refuse", refused_as="refusing a proposal"),
         Kind("withdraw", {"target": (INT, True)},
              lambda a: f"proposal {a.get('target')} is taken back", "_withdraw", player=True, guard=OWN_PROPOSAL),
+        Kind("end", {"campaign": (STR, True), "outcome": (STR, False)},
+             lambda a: f"the fight ends (campaign {a.get('campaign')})", "_close", refused_as="ending a campaign's fight (tracker campaign end)"),
         Kind("setting", {"key": (STR, True), "value": (ANY, True)},
              lambda a: f"setting: {a.get('key')} is now {a.get('value')}", "_setting"),
     )

@@ -73,6 +73,9 @@ class Combatant:
     # The draws of its player's app dice in force (tracker.engine.actions, "app dice"):
     # used by a declaration that stands or waits, or set aside by the GM's `reroll`.
     draws: frozenset[int] = frozenset()
+    # The campaign's own id of the character it is ("" for anyone else: a foe, or a
+    # fight outside a campaign). A rename keeps it; a newcomer never has another's.
+    pc: str = ""
 
     @property
     def identity(self) -> tuple[str, int]:
@@ -233,3 +236,6 @@ class Setup:
     # The key of the players' app dice (hex; `rulesets.dice.KeyedDice`): made with the
     # file, kept in its header, never shown. "" in a file made before it was kept.
     dice_key: str = ""
+    # The campaign this fight belongs to: its file's name in the same folder ("" for a
+    # fight of its own). Its characters are the campaign's (`Combatant.pc`).
+    campaign: str = ""

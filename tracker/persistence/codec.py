@@ -63,6 +63,8 @@ class SaveError(TrackerError):
 # has always used; each event kind's arguments come from the table of kinds.
 _int, _is_ints, _is_tables = shapes.is_int, shapes.is_ints, shapes.is_tables
 _STR, _INT, _BOOL, _TABLE, _ANY = shapes.STR, shapes.INT, shapes.BOOL, shapes.TABLE, shapes.ANY
+# A campaign fight's campaign: a file name in the same folder, nothing more.
+_CAMPAIGN = ("the name of a campaign file in the same folder (NAME.campaign.toml)", lambda v: isinstance(v, str) and (v == "" or (v.endswith(".campaign.toml") and "/" not in v and "\\" not in v and not v.startswith("."))))
 # The players' app dice key (hex, 32 to 128 digits), or "" in a file made before it was kept.
 _DICE_KEY = ("a key of 32 to 128 hex digits", lambda v: isinstance(v, str) and (v == "" or (32 <= len(v) <= 128 and all(ch in "0123456789abcdef" for ch in v))))
 
@@ -122,6 +124,8 @@ def header_document(encounter: Encounter, house_rules: str = "") -> dict[str, An
         doc["house_rules"] = house_rules
     if setup.dice_key:
         doc["dice_key"] = setup.dice_key
+    if setup.campaign:
+        doc["campaign"] = setup.campaign
     doc["settings"] = dict(setup.settings)
     doc["roster"] = [entry.to_dict() for entry in setup.roster]
     return doc
@@ -409,7 +413,9 @@ def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None
     roster = [_roster_entry(ruleset, entry, f"{source}: roster[{i}]") for i, entry in enumerate(roster_raw)]
     dice_key = doc.get("dice_key", "")
     _check(f"{source}: dice_key", dice_key, _DICE_KEY)
-    setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, settings, roster, dice_key)
+    campaign = doc.get("campaign", "")
+    _check(f"{source}: campaign", campaign, _CAMPAIGN)
+    setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, settings, roster, dice_key, campaign)
     events_raw = doc.get("events", [])
     _check(f"{source}: events", events_raw, ("an array of tables [[events]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)))
     events = [_event_fast(ruleset, raw, i, source) for i, raw in enumerate(events_raw)]
