@@ -56,7 +56,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "tracker.session", "tracker.verbs", "tracker.roles", "tracker.viewing", "tracker.wording",
             "tracker.recent", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export",
-            "tracker.completion", "tracker.player_dice", "tracker.campaign.fights", "tracker.campaign.reading", "tracker.campaign.export",
+            "tracker.completion", "tracker.player_dice", "tracker.campaign.fights", "tracker.campaign.party", "tracker.campaign.reading", "tracker.campaign.export",
         ),
     ),
     ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.campaign.rest")),  # steps over a session, no screen

@@ -29,12 +29,11 @@ from typing import Any, TextIO
 
 from rulesets.dice import RandomDice, TypedFaces, parse_faces
 from tracker import verbs
-from tracker.campaign import fights, reading
-from tracker.campaign.model import DIED, LEFT, Campaign
+from tracker.campaign import fights, party, reading
+from tracker.campaign.model import DIED, LEFT
 from tracker.campaign.store import SUFFIX, CampaignFile
 from tracker.engine import Event
 from tracker.engine.errors import CommandError, TrackerError
-from tracker.engine.kinds import fmt
 from tracker.roles import Role, account
 from tracker.text import check_name, refuse_controls
 
@@ -163,7 +162,7 @@ def run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> in
         out.write(f"note: {text}\n")
         return 0
     if cmd == "add":
-        camp, events = store.change(lambda camp: [_join(camp, path.parent, args.pc, _pairs(args.values, "campaign add"))], campaign_by())
+        camp, events = store.change(lambda camp: [party.join(camp, path.parent, args.pc, _pairs(args.values, "campaign add"))], campaign_by())
         out.write(f"{args.pc} joins the party of {camp.name} ({events[0].args['pc']})\n")
         return 0
     if cmd == "remove":
@@ -176,120 +175,27 @@ def run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> in
         out.write(f"{args.pc} {'dies' if died else 'leaves the party'}\n")
         return 0
     if cmd == "set":
-        camp, _ = store.change(lambda camp: [_set(camp, path.parent, args.pc, _pairs(args.values, "campaign set"))], campaign_by())
+        camp, _ = store.change(lambda camp: [party.change(camp, path.parent, args.pc, _pairs(args.values, "campaign set"))], campaign_by())
         out.write(f"{args.pc}: {reading._figures(camp.pc(args.pc))}\n")
         return 0
     if cmd == "rest":
-        return _rest(args, store, path, out)
+        return _rest(args, path, out)
     raise TrackerError(f"unknown campaign command {cmd!r}")
 
 
-def _join(camp: Campaign, folder: Path, name: str, opts: dict[str, str]) -> Event:
-    name = name.strip()
-    check_name(name, "campaign add: name")
-    ruleset = fights.ruleset_of(camp, folder)
-    side = opts.pop("side", "")
-    entry = opts.pop("from", None)
-    where = f"campaign add {name}"
-    if entry is not None:
-        from tracker.library import Library
-
-        sheet = Library.in_folder(folder, camp.ruleset).get(entry)
-        stats, resources = dict(sheet.stats), dict(sheet.resources)
-        side = side or sheet.side
-        extra_stats, extra_resources = ruleset.build_sheet(opts, where) if opts else ({}, {})
-        stats.update(extra_stats)
-        resources.update(extra_resources)
-        stats, resources = ruleset.check_sheet(stats, resources, where)
-    else:
-        stats, resources = ruleset.build_sheet(opts, where)
-    args: dict[str, Any] = {"pc": camp.next_id(), "name": name, "stats": stats, "resources": resources}
-    if side:
-        args["side"] = side
-    return Event("join", args)
-
-
-def _set(camp: Campaign, folder: Path, name: str, opts: dict[str, str]) -> Event:
-    pc = camp.pc(name)
-    ruleset = fights.ruleset_of(camp, folder)
-    where = f"campaign set {pc.name}"
-    args: dict[str, Any] = {"pc": pc.id}
-    if "name" in opts:
-        new = opts.pop("name").strip()
-        check_name(new, f"{where}: name")
-        args["name"] = new
-    if "side" in opts:
-        args["side"] = opts.pop("side")
-    conditions, maxima, plain = {}, {}, {}
-    for key, value in opts.items():
-        if key.startswith("condition."):
-            conditions[key.removeprefix("condition.")] = verbs.number(value, f"{where}: {key}")
-        elif key.endswith(".max"):
-            maxima[key.removesuffix(".max")] = value
-        else:
-            plain[key] = value
-    resource_names = {f.name for f in ruleset.resource_fields()}
-    if maxima:
-        unknown = [k for k in maxima if k not in resource_names]
-        if unknown:
-            raise CommandError(f"{where}: {unknown[0]}.max: {unknown[0]} is not a resource of {ruleset.name} ({', '.join(sorted(resource_names))})")
-        _, args["maxima"] = ruleset.build_sheet(maxima, where)
-    if plain:
-        stats, resources = ruleset.build_sheet(plain, where)
-        if stats:
-            args["stats"] = stats
-        if resources:
-            args["resources"] = {k: v for k, v in resources.items() if k in plain}
-    if conditions:
-        args["conditions"] = conditions
-    if len(args) == 1:
-        raise CommandError(f"{where}: nothing to change (KEY=N, KEY.max=N, condition.NAME=SEGMENTS, name=NEW, side=S)")
-    return Event("set", args)
-
-
-def _rest(args: argparse.Namespace, store: CampaignFile, path: Path, out: TextIO) -> int:
-    from tracker.campaign.rest import rest
+def _rest(args: argparse.Namespace, path: Path, out: TextIO) -> int:
+    from tracker.campaign.rest import record
 
     opts = _pairs(args.values, "campaign rest")
     hours = verbs.number(opts.pop("hours", "8"), "campaign rest: hours")
     everyone = verbs.yes_no(opts.pop("full", "false"), "full")
     refuse_controls(args.note, "--note")
-    said: list[str] = []
-
-    def build(camp: Campaign) -> list[Event]:
-        stated: dict[str, dict[str, float]] = {}
-        full: set[str] = set()
-        for key, value in opts.items():
-            who, dot, what = key.rpartition(".")
-            if not dot:
-                raise CommandError(f"campaign rest: {key}: expected hours=N, full=true, PC.KEY=N or PC.full=true")
-            pc = camp.pc(who)
-            if what == "full":
-                if verbs.yes_no(value, key):
-                    full.add(pc.id)
-            else:
-                stated.setdefault(pc.id, {})[what] = verbs.number(value, f"campaign rest: {key}")
-        dice = TypedFaces(parse_faces(args.faces), "--faces") if args.faces else RandomDice(args.seed)
-        ruleset = fights.ruleset_of(camp, path.parent)
-        rested = rest(camp, ruleset, float(hours), dice, stated, full, everyone)
-        if isinstance(dice, TypedFaces) and dice.unused():
-            raise CommandError(f"--faces: {len(dice.faces)} typed but the rest used {dice.used}; unused: {', '.join(map(str, dice.unused()))}")
-        said.append(f"{camp.name}: the party rests {fmt(rested.hours)} hours ({rested.rule})")
-        for roll in rested.rolls:
-            chance = f" ({float(_fraction(roll['chance'])):.2%})" if roll["chance"] else ""
-            said.append(f"  {roll['label']}{chance}: {roll['summary']}")
-        said.extend("  " + line for line in rested.lines)
-        return [rested.event(args.note)]
-
-    store.change(build, campaign_by())
-    out.write("\n".join(said) + "\n")
+    dice = TypedFaces(parse_faces(args.faces), "--faces") if args.faces else RandomDice(args.seed)
+    camp, rested = record(path, float(hours), dice, opts, everyone, args.note, campaign_by())
+    if isinstance(dice, TypedFaces) and dice.unused():
+        raise CommandError(f"--faces: {len(dice.faces)} typed but the rest used {dice.used}; unused: {', '.join(map(str, dice.unused()))}")
+    out.write("\n".join(rested.said(camp.name)) + "\n")
     return 0
-
-
-def _fraction(text: str) -> float:
-    from fractions import Fraction
-
-    return float(Fraction(text))
 
 
 def _end(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:

@@ -20,10 +20,12 @@ event, so the campaign never rolls the same rest twice.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from rulesets.base import Ruleset
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceNeeded, DiceSource
 from tracker.campaign.fights import entry_event, state_in
 from tracker.campaign.model import PC, Campaign
 from tracker.engine import Encounter, Event, Setup
@@ -44,6 +46,14 @@ class Rested:
     party: dict[str, dict[str, Any]] = field(default_factory=dict)
     rolls: list[dict[str, Any]] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+
+    def said(self, campaign: str) -> list[str]:
+        """The rest in words: the rule, each roll with its exact chance, what changed."""
+        lines = [f"{campaign}: the party rests {fmt(self.hours)} hours ({self.rule})"]
+        for roll in self.rolls:
+            chance = f" ({float(Fraction(roll['chance'])):.2%})" if roll["chance"] else ""
+            lines.append(f"  {roll['label']}{chance}: {roll['summary']}")
+        return lines + ["  " + line for line in self.lines]
 
     def event(self, note: str = "") -> Event:
         args: dict[str, Any] = {"hours": self.hours, "rule": self.rule, "party": self.party, "rolls": self.rolls}
@@ -128,7 +138,14 @@ def _by_the_rule(session: Session, recovery: Any, party: list[PC], hours: float,
                 c = _combatant(session.encounter, pc.id)
                 if not _off_sheet(c, pc.sheet, needs):
                     continue
-                outcome = session.declare(c.name, template, [], params=dict(params))
+                try:
+                    outcome = session.declare(c.name, template, [], params=dict(params))
+                except DiceNeeded as need:
+                    # A form asks for these dice: say whose roll it is and its exact chance.
+                    request, _ = session.request(c.name, template, [], dict(params))
+                    need.chance = session.chance_of(request)  # type: ignore[attr-defined]
+                    need.label = f"{c.name}: {template} ({', '.join(f'{k}={v}' for k, v in params.items())}), hour {hour}"  # type: ignore[attr-defined]
+                    raise
                 event = outcome.event
                 assert event is not None
                 declared = True
@@ -174,3 +191,33 @@ def _line(pc: PC, after: dict[str, Any]) -> str:
             parts.append(f"{key} {fmt(was)} -> {fmt(new)}")
     parts += [f"no longer {k}" for k in pc.conditions if k not in after["conditions"]]
     return f"{pc.name}: " + ("; ".join(parts) if parts else "nothing to recover")
+
+
+def record(campaign_file: Path, hours: float, dice: DiceSource, words: dict[str, str], everyone: bool = False, note: str = "", by: str = "") -> tuple[Campaign, Rested]:
+    """Rest the party of the campaign in `campaign_file` and record it: `words` are the
+    GM's amounts (`PC.KEY`: N, `PC.full`: true). The campaign after, and the rest."""
+    from tracker import verbs
+    from tracker.campaign.fights import ruleset_of
+    from tracker.campaign.store import CampaignFile
+
+    done: list[Rested] = []
+
+    def build(camp: Campaign) -> list[Event]:
+        stated: dict[str, dict[str, float]] = {}
+        full: set[str] = set()
+        for key, value in words.items():
+            who, dot, what = key.rpartition(".")
+            if not dot:
+                raise TrackerError(f"rest: {key}: expected hours=N, full=true, PC.KEY=N or PC.full=true")
+            pc = camp.pc(who)
+            if what == "full":
+                if verbs.yes_no(value, key):
+                    full.add(pc.id)
+            else:
+                stated.setdefault(pc.id, {})[what] = verbs.number(value, f"rest: {key}")
+        rested = rest(camp, ruleset_of(camp, campaign_file.parent), hours, dice, stated, full, everyone)
+        done.append(rested)
+        return [rested.event(note)]
+
+    camp, _ = CampaignFile(campaign_file).change(build, by)
+    return camp, done[0]
