@@ -111,6 +111,13 @@ class Outcome:
     lines: list[str]
 
 
+def _not_the_end(target: Event, verb: str) -> None:
+    """A campaign's end of a fight is the campaign's to take back (tracker.campaign.fights.walk),
+    never the fight's own undo: the party's state went back with it."""
+    if target.kind == "end":
+        raise RuleRefusal("campaign", f"{verb}: this fight's end belongs to its campaign {target.args.get('campaign')}: `tracker campaign {verb}` takes it back (while nothing later in the campaign depends on it)")
+
+
 def _fmt_amount(value: int | float) -> str:
     return f"{value:g}"
 
@@ -873,6 +880,7 @@ class Session:
             target = enc.undo_target()
             if target is None:
                 raise RuleRefusal("undo", "nothing to undo")
+            _not_the_end(target, "undo")
             return Event("undo", {"target": target.seq})
 
         return self.submit(build, kind="undo")
@@ -882,6 +890,7 @@ class Session:
             target = enc.redo_target()
             if target is None:
                 raise RuleRefusal("redo", "nothing to redo")
+            _not_the_end(target, "redo")
             return Event("redo", {"target": target.seq})
 
         return self.submit(build, kind="redo")

@@ -175,8 +175,9 @@ def run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> in
         out.write(f"{args.pc} {'dies' if died else 'leaves the party'}\n")
         return 0
     if cmd == "set":
-        camp, _ = store.change(lambda camp: [party.change(camp, path.parent, args.pc, _pairs(args.values, "campaign set"))], campaign_by())
-        out.write(f"{args.pc}: {reading._figures(camp.pc(args.pc))}\n")
+        camp, events = store.change(lambda camp: [party.change(camp, path.parent, args.pc, _pairs(args.values, "campaign set"))], campaign_by())
+        pc = camp.pcs[events[0].args["pc"]]
+        out.write(f"{pc.name}: {reading._figures(pc)}\n")
         return 0
     if cmd == "rest":
         return _rest(args, path, out)
