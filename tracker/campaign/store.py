@@ -69,8 +69,37 @@ def _need(doc: dict[str, Any], key: str, kind: type, where: str, default: Any = 
     return value
 
 
-def decode(data: bytes, source: str) -> tuple[Campaign, int]:
-    """The campaign a file's bytes hold (committed part only) and its revision."""
+def _game(ruleset_id: str, house_rules: str, base_dir: Path | None, source: str) -> Any:
+    """The campaign's game with its house rules, or a refusal naming the file."""
+    from rulesets import registry
+
+    try:
+        rules = codec.house_rules_tables(house_rules, base_dir, source) if house_rules else None
+        return registry.get(ruleset_id, rules)
+    except TrackerError as exc:
+        raise CampaignError(f"{source}: ruleset: {exc}") from None
+
+
+def _check_sheets(game: Any, event: Event, at: str) -> None:
+    """The sheets an event carries, checked by the game's own sheet (names the key)."""
+    args = event.args
+    try:
+        if event.kind == "join":
+            game.check_sheet(args.get("stats") or {}, args.get("resources") or {}, f"{at} ({event.kind})")
+        elif event.kind == "set":
+            game.check_sheet(args.get("stats") or {}, {**(args.get("maxima") or {}), **(args.get("resources") or {})}, f"{at} ({event.kind})")
+        elif event.kind in ("end", "rest"):
+            for pid, state in (args.get("party") or {}).items():
+                if isinstance(state, dict):
+                    game.check_sheet(state.get("stats") or {}, state.get("resources") or {}, f"{at} ({event.kind}).party.{pid}")
+    except TrackerError as exc:
+        raise CampaignError(str(exc)) from None
+
+
+def decode(data: bytes, source: str, base_dir: Path | None = None) -> tuple[Campaign, int]:
+    """The campaign a file's bytes hold (committed part only) and its revision; every
+    event checked, its sheets by the campaign's own game (house rules read from
+    `base_dir`, the campaign's folder)."""
     cut = codec.split(data)
     try:
         text = cut.committed.decode("utf-8")
@@ -95,11 +124,13 @@ def decode(data: bytes, source: str) -> tuple[Campaign, int]:
     raws = doc.get("events", [])
     if not isinstance(raws, list) or not all(isinstance(r, dict) for r in raws):
         raise CampaignError(f"{where} events: expected an array of tables [[events]]")
+    game = _game(ruleset, house_rules, base_dir, source)
     campaign = Campaign(name, ruleset, house_rules)
     for i, raw in enumerate(raws):
         line = _line_of(cut.committed, i)
         at = f"{source}:{line}: event {i + 1}" if line else f"{source}: event {i + 1}"
         event = _event(raw, i, at)
+        _check_sheets(game, event, at)
         try:
             campaign.apply(event)
         except TrackerError as exc:
@@ -179,7 +210,7 @@ class CampaignFile:
             raise CampaignError(str(exc)) from None
         finally:
             os.close(fd)
-        campaign, revision = decode(data, str(self.path))
+        campaign, revision = decode(data, str(self.path), self.path.parent)
         return data, revision, campaign
 
     def load(self) -> Campaign:
