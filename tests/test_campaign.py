@@ -309,3 +309,43 @@ def test_a_file_that_is_not_a_campaign_is_refused(saves: Path) -> None:
     path.write_text('schema_version = 1\nname = "x"\nruleset = "freeform"\n# revision 0\n')
     with pytest.raises(CampaignError, match='kind: expected "campaign"'):
         CampaignFile(path).load()
+
+
+# ------------------------------------------------------------------ statistics
+def test_campaign_stats_sum_every_fight_and_weigh_luck_over_all_of_them(saves: Path) -> None:
+    run(saves, "campaign", "new", "heroes", "--ruleset", "brandx")
+    run(saves, "campaign", "add", "heroes", "Seraph", "agility=22", "strength=11", "vp=43", "dp=15", "ep=74", "side=heroes")
+    per_fight = []
+    for n, (faces, secret) in enumerate(((("5,4", "9,9"), False), (("3,3", "10,10"), True)), 1):
+        run(saves, "new", f"f{n}", "--campaign", "heroes")
+        play(saves, f"f{n}", "add Sphinx agility=15 strength=14 vp=40 dp=14 ep=60 side=foes",
+             f"declare Seraph punch target=Sphinx throwback=false faces={faces[0]}", "step 20",
+             f"declare Seraph punch target=Sphinx throwback=false faces={faces[1]}" + (" secret=true" if secret else ""), "step 20")
+        per_fight.append(json.loads(run(saves, "stats", f"f{n}", "--json")))
+        ended(saves, f"f{n}")
+    gm = json.loads(run(saves, "campaign", "stats", "heroes", "--json"))
+    seraph = gm["party"][0]
+    own = [next(c for c in f["combatants"] if c["name"] == "Seraph") for f in per_fight]
+    assert seraph["fights"] == 2 and seraph["declared"] == 4 == sum(o["declared"] for o in own)
+    assert seraph["succeeded"] == sum(o["succeeded"] for o in own) and seraph["missed"] == sum(o["missed"] for o in own)
+    assert seraph["dealt"] == {"vp": sum(o["dealt"].get("vp", 0) for o in own)}
+    luck = seraph["luck"]
+    assert luck["rolls"] == 4 and luck["successes"] == sum(o["luck"]["successes"] for o in own)
+    assert luck["expected"] == pytest.approx(sum(o["luck"]["expected"] for o in own))
+    assert luck["tail_exact"] is True
+    viewers = json.loads(run(saves, "campaign", "stats", "heroes", "--json", "--viewer"))["party"][0]
+    assert viewers["rolled_in_secret"] == 1 and viewers["luck"]["rolls"] == 3  # the secret roll's outcome stays hidden
+    assert "Seraph (2 fights): 4 actions" in run(saves, "campaign", "stats", "heroes")
+
+
+def test_the_campaign_export_holds_the_party_fights_and_two_charts(road: Path) -> None:
+    run(road, "new", "road-1", "--campaign", "road")
+    play(road, "road-1", "damage Ann 4", "step 3")
+    ended(road, "road-1")
+    run(road, "campaign", "set", "road", "Bo", "name=<i>Bo|x</i>")
+    page = run(road, "campaign", "export", "road", "--format", "html")
+    assert page.count("<svg") == 2 and "<script" not in page
+    assert "&lt;i&gt;Bo|x&lt;/i&gt;" in page and "<i>Bo" not in page  # a name is text, never markup
+    assert "hp 10 -&gt; 6" in page
+    md = run(road, "campaign", "export", "road", "--format", "md")
+    assert "\\<i\\>Bo\\|x\\</i\\>" in md and "| 1 | road 1 | road-1.toml |" in md
