@@ -181,7 +181,8 @@ class Recovery:
     rest: tracker.campaign.rest drives it). Data, not code: the driver resolves these
     actions of the game's own catalogue on each character at rest.
 
-    - `rule`: the rule in words, with its source (shown with every rest);
+    - `name`: the rule's name and source, kept with every rest ("Brand X's Healing
+      Roll (seed 004)"); `rule`: what it does, in words (the rest's help);
     - `per_round`: an action that needs no dice whose resolution's `details` give, by
       resource name, what one round of rest restores (or None);
     - `rolls`: (action, parameters, every N hours, needs): a roll made each N hours of
@@ -190,6 +191,7 @@ class Recovery:
       resource below its maximum or stat below its sheet.
     """
 
+    name: str
     rule: str
     per_round: tuple[str, Mapping[str, Any]] | None = None
     rolls: tuple[tuple[str, Mapping[str, Any], int, tuple[str, ...]], ...] = ()

@@ -554,9 +554,16 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         _out(figures.to_json(), args.json, report_text(figures, max(40, min(width, 400))), out)
         return 0
     if command == "check":
+        from tracker.campaign.store import CampaignFile, is_campaign
         from tracker.persistence.store import EncounterFile
 
         path = paths.resolve(args.file, saves)
+        if is_campaign(path):
+            book = CampaignFile(path)
+            camp = book.load()
+            data = {"file": str(path), "ok": True, "campaign": True, "ruleset": camp.ruleset, "revision": book.revision, "events": len(camp.events), "fights": len(camp.fights), "party": len(camp.party())}
+            _out(data, args.json, f"{path}: ok (a campaign of {camp.ruleset}, revision {book.revision}, {len(camp.events)} events, {len(camp.fights)} fights)", out)
+            return 0
         loaded = EncounterFile(path).load()
         enc = loaded.encounter
         data = {"file": str(path), "ok": True, "ruleset": enc.setup.ruleset, "revision": loaded.revision, "events": len(enc.events), "segment": enc.now, "combatants": len(enc.combatants)}

@@ -303,7 +303,8 @@ class BrandXRuleset(Ruleset):
     # plus its pool, up and down); the physical Healing Roll is made each hour (bludgeoning
     # DP, abilities, EP), each day (penetrating DP) and each month (injury DP).
     recovery = Recovery(
-        "Brand X's Healing Roll (seed 004): each round of rest VP and EP heal by the Healing Roll; "
+        "Brand X's Healing Roll (seed 004)",
+        "each round of rest VP and EP heal by the Healing Roll; "
         "each hour a physical Healing Roll heals DP, strength, agility, constitution and EP with its Q; "
         "each day one heals penetrating DP, each month injury DP",
         per_round=("heal", {"period": "round"}),

@@ -21,7 +21,7 @@ from typing import Any
 
 from tracker.engine import bounds
 from tracker.engine.errors import RuleRefusal, TrackerError
-from tracker.engine.kinds import fmt
+from tracker.engine.kinds import counted, fmt
 from tracker.engine.model import Event
 from tracker.engine.shapes import INT, NUM, STR, STRS, TABLE, Arg
 
@@ -107,7 +107,7 @@ def _rows() -> dict[str, Kind]:
              lambda a: f"the fight {a.get('file')} ends", "_end"),
         Kind("rest", {"hours": (NUM, True), "rule": (STR, True), "party": (TABLE, False), "rolls": (("a list of tables", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)), False),
                       "note": (STR, False), **_AT},
-             lambda a: f"the party rests {fmt(a.get('hours'))} hours", "_rest"),
+             lambda a: f"the party rests {counted(a.get('hours') or 0, 'hour')}", "_rest"),
         Kind(UNDO, {"target": (INT, True), **_AT}, lambda a: f"undo of change {a.get('target')}"),
         Kind(REDO, {"target": (INT, True), **_AT}, lambda a: f"redo of change {a.get('target')}"),
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.campaign.model import ACTIVE, PC, Campaign, Fight
-from tracker.engine.kinds import fmt
+from tracker.engine.kinds import counted, fmt
 from tracker.persistence import codec, folder
 from tracker.stats import luck_of
 from tracker.text import printable
@@ -114,7 +114,7 @@ def to_text(camp: Campaign, folder_path: Path) -> str:
         lines.append("  none yet")
     rests = camp.rests
     if rests:
-        lines += ["", "Rests:"] + [f"  {fmt(r.args['hours'])} hours ({r.args['rule']})" for r in rests]
+        lines += ["", "Rests:"] + [f"  {counted(r.args['hours'], 'hour')} ({r.args['rule']}){': ' + r.args['note'] if r.args.get('note') else ''}" for r in rests]
     return "\n".join(printable(line) for line in lines)
 
 
@@ -183,14 +183,14 @@ def stats(camp: Campaign, viewer: bool = False) -> dict[str, Any]:
 
 
 def stats_text(figures: dict[str, Any]) -> str:
-    lines = [f"{figures['campaign']}: {figures['fights']} fights ended" + (" (as viewers see it)" if figures["viewer"] else "")]
+    lines = [f"{figures['campaign']}: {counted(figures['fights'], 'fight')} ended" + (" (as viewers see it)" if figures["viewer"] else "")]
     for pc in figures["party"]:
         dealt = ", ".join(f"{k} {fmt(v)}" for k, v in pc["dealt"].items()) or "none"
         taken = ", ".join(f"{k} {fmt(v)}" for k, v in pc["taken"].items()) or "none"
         costs = ", ".join(f"{k} {fmt(v)}" for k, v in pc["costs"].items()) or "none"
         luck = pc["luck"]
         lines += [
-            f"  {pc['name']} ({pc['fights']} fights): {pc['declared']} actions, {pc['succeeded']} succeeded, {pc['missed']} missed",
+            f"  {pc['name']} ({counted(pc['fights'], 'fight')}): {counted(pc['declared'], 'action')}, {pc['succeeded']} succeeded, {pc['missed']} missed",
             f"    dealt {dealt}; taken {taken}; costs {costs}",
             f"    acting {pc['acting']}, idle {pc['idle']}, down {pc['down']} segments",
             f"    luck: {luck['successes']} successes of {luck['rolls']} rolls, {luck['expected']:.2f} expected: {luck['verdict']}",

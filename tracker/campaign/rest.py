@@ -31,7 +31,7 @@ from tracker.campaign.fights import entry_event, state_in
 from tracker.campaign.model import PC, Campaign
 from tracker.engine import Encounter, Event, Setup
 from tracker.engine.errors import RuleRefusal, TrackerError
-from tracker.engine.kinds import fmt
+from tracker.engine.kinds import counted, fmt
 from tracker.session import Session
 
 STATED = "stated by the GM"
@@ -50,7 +50,7 @@ class Rested:
 
     def said(self, campaign: str) -> list[str]:
         """The rest in words: the rule, each roll with its exact chance, what changed."""
-        lines = [f"{campaign}: the party rests {fmt(self.hours)} hours ({self.rule})"]
+        lines = [f"{campaign}: the party rests {counted(self.hours, 'hour')} ({self.rule})"]
         for roll in self.rolls:
             chance = f" ({float(Fraction(roll['chance'])):.2%})" if roll["chance"] else ""
             lines.append(f"  {roll['label']}{chance}: {roll['summary']}")
@@ -82,7 +82,7 @@ def rest(camp: Campaign, ruleset: Ruleset, hours: float, dice: DiceSource, state
     if under_way is not None and any(pc.id in under_way.pcs for pc in party):
         raise RuleRefusal("campaign", f"the party is in the fight {under_way.name} ({under_way.file}), still under way: end it first (tracker campaign end {under_way.file})")
     recovery = ruleset.recovery
-    result = Rested(hours, recovery.rule if recovery is not None else STATED)
+    result = Rested(hours, recovery.name if recovery is not None else STATED)
     setup = Setup("rest", camp.ruleset, ruleset.time, ruleset.down_when, {}, [])
     enc = Encounter(setup)
     session = Session(enc, ruleset, dice)

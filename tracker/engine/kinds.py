@@ -71,6 +71,11 @@ class Kind:
     refused_as: str = ""
 
 
+def counted(n: int | float, noun: str) -> str:
+    """'1 fight', '2 fights', '0.5 hours': a number with its noun, as a person writes it."""
+    return f"{fmt(n)} {noun if n == 1 else noun + 's'}"
+
+
 def fmt(value: Any) -> str:
     """A value as a description or a log line says it: 2.5, 3, "x" (floats without a
     trailing .0)."""
