@@ -15,7 +15,7 @@ from typing import Any
 
 from tracker.campaign import reading
 from tracker.campaign.model import Campaign
-from tracker.charts import _PALETTE, _SVG, _e, _num
+from tracker.charts import _PALETTE, _SVG, _e, _num, grouped_bars_svg
 from tracker.engine.kinds import fmt
 from tracker.export import _STYLE, _h, _md
 
@@ -75,32 +75,14 @@ def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
 def dealt_svg(figures: dict[str, Any]) -> str:
     """Damage each character dealt in each fight (every resource summed), grouped by fight."""
     fights = figures["per_fight"]
-    names = [pc["name"] for pc in figures["party"]]
-    if not fights or not names:
-        return f'<svg {_SVG} aria-label="Damage dealt per fight" width="300" height="20"><text x="2" y="14" font-size="12">no fight ended yet</text></svg>'
-    amounts = [[sum(row["party"].get(pc["pc"], {}).get("dealt", {}).values()) for pc in figures["party"]] for row in fights]
-    top = max([max(a) for a in amounts] + [1])
-    name_w, plot_w, plot_h = 40, 640, 140
-    slot = plot_w / len(fights)
-    bw = max(slot / (len(names) + 1), 1.0)
-    height = plot_h + 40 + 14 * len(names)
-    out = [f'<svg {_SVG} aria-label="Damage dealt per fight" width="{name_w + plot_w + 10}" height="{height}" viewBox="0 0 {name_w + plot_w + 10} {height}">',
-           f'<line x1="{name_w}" y1="{plot_h + 10}" x2="{name_w + plot_w}" y2="{plot_h + 10}" stroke="#999"/>',
-           f'<text x="{name_w - 4}" y="18" font-size="10" text-anchor="end">{_e(_num(top))}</text>']
-    for f, row in enumerate(fights):
-        x = name_w + f * slot
-        out.append(f'<text x="{x + slot / 2:.1f}" y="{plot_h + 24}" font-size="10" text-anchor="middle">{f + 1}</text>')
-        for i, amount in enumerate(amounts[f]):
-            if amount <= 0:
-                continue
-            h = plot_h * amount / top
-            out.append(f'<rect x="{x + bw * (i + 0.5):.1f}" y="{plot_h + 10 - h:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{_PALETTE[i % len(_PALETTE)]}"><title>{_e(names[i])}, {_e(row["name"])}: {_e(_num(amount))}</title></rect>')
-    y = plot_h + 40
-    for i, name in enumerate(names):
-        out.append(f'<rect x="{name_w}" y="{y - 9}" width="10" height="10" fill="{_PALETTE[i % len(_PALETTE)]}"/><text x="{name_w + 14}" y="{y}" font-size="11">{_e(name)}</text>')
-        y += 14
-    out.append("</svg>")
-    return "\n".join(out)
+    party = figures["party"]
+    amounts = [[sum(row["party"].get(pc["pc"], {}).get("dealt", {}).values()) for pc in party] for row in fights]
+    return grouped_bars_svg(
+        "Damage dealt per fight", "no fight ended yet", len(fights), [pc["name"] for pc in party],
+        lambda f, i: amounts[f][i],
+        lambda f, i: f"{party[i]['name']}, {fights[f]['name']}: {_num(amounts[f][i])}",
+        lambda i: str(party[i]["name"]),
+    )
 
 
 def standing_svg(camp: Campaign, down_when: tuple[str, ...]) -> str:

@@ -283,23 +283,13 @@ def walk(campaign_file: Path, kind: str, by: str = "") -> tuple[Campaign, str]:
         top = camp.undo_target() if kind == "undo" else camp.redo_target()
         if top is None:
             raise RuleRefusal(kind, f"nothing to {kind} in the campaign {camp.name}")
-        said = f"{kind}: {_describe(camp, top)}"
+        said = f"{kind}: {camp.describe(top)}"
         if top.kind == "end":
             _walk_fight_end(folder / top.args["file"], camp.name, kind, by)
         elif top.kind == "fight" and kind == "undo":
             _check_untouched(folder / top.args["file"])
         camp.apply(Event(kind, {"target": top.seq, "at": now()}, by=by))
     return camp, said
-
-
-def _describe(camp: Campaign, event: Event) -> str:
-    from tracker.campaign.model import KINDS
-
-    text = KINDS[event.kind].describe(event.args)
-    pid = event.args.get("pc")
-    if isinstance(pid, str) and pid in camp.pcs:
-        text = text.replace(pid, camp.pcs[pid].name, 1)
-    return text
 
 
 def _walk_fight_end(fight_file: Path, campaign: str, kind: str, by: str) -> None:

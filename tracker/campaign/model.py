@@ -201,6 +201,14 @@ class Campaign:
     def next_id(self) -> str:
         return f"pc{len([e for e in self.events if e.kind == 'join']) + 1}"
 
+    def describe(self, event: Event) -> str:
+        """An event in words, a character named as they are called now."""
+        text = KINDS[event.kind].describe(event.args)
+        pid = event.args.get("pc")
+        if isinstance(pid, str) and pid in self.pcs:
+            text = text.replace(pid, self.pcs[pid].name, 1)
+        return text
+
     def undo_target(self) -> Event | None:
         return self.events[self._applied[-1]] if self._applied else None
 

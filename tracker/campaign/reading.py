@@ -72,19 +72,9 @@ def to_json(camp: Campaign, folder_path: Path) -> dict[str, Any]:
         "party": [pc_json(pc) for pc in camp.party()],
         "former": [pc_json(pc) for pc in camp.pcs.values() if pc.status != ACTIVE],
         "fights": [fight_json(camp, f, fight_status(folder_path, f)) for f in camp.fights],
-        "events": [{"seq": e.seq, "kind": e.kind, "by": e.by, "at": e.args.get("at"), "what": describe(camp, e)} for e in camp.events],
+        "events": [{"seq": e.seq, "kind": e.kind, "by": e.by, "at": e.args.get("at"), "what": camp.describe(e)} for e in camp.events],
         "can_undo": camp.undo_target() is not None, "can_redo": camp.redo_target() is not None,
     }
-
-
-def describe(camp: Campaign, event: Any) -> str:
-    from tracker.campaign.model import KINDS
-
-    text = KINDS[event.kind].describe(event.args)
-    pid = event.args.get("pc")
-    if isinstance(pid, str) and pid in camp.pcs:
-        text = text.replace(pid, camp.pcs[pid].name, 1)
-    return text
 
 
 def _figures(pc: PC) -> str:

@@ -29,6 +29,7 @@ from tracker.persistence import codec, folder
 from tracker.persistence.codec import SaveError, check_numbers
 from tracker.persistence.folder import Refused
 from tracker.persistence.lock import locked
+from tracker.persistence.store import refuse_if_read_only
 
 SUFFIX = ".campaign.toml"
 SCHEMA_VERSION = 1
@@ -171,21 +172,8 @@ def _event(raw: dict[str, Any], index: int, at: str) -> Event:
 
 
 def _encode(events: list[Event], revision: int) -> bytes:
-    parts = []
-    for event in events:
-        data = event.to_dict()
-        check_numbers(data, f"campaign event {event.seq} ({event.kind})")
-        scalars = {k: v for k, v in data.items() if not isinstance(v, (dict, list)) or (isinstance(v, list) and not any(isinstance(x, dict) for x in v))}
-        tables = {k: v for k, v in data.items() if k not in scalars}
-        text = "[[events]]\n" + tomli_w.dumps(scalars)
-        subtables = {k: v for k, v in tables.items() if isinstance(v, dict)}
-        if subtables:
-            text += "\n" + tomli_w.dumps({"events": subtables})
-        for key, rows in tables.items():
-            if key not in subtables:
-                text += "".join(f"\n[[events.{key}]]\n" + tomli_w.dumps(row) for row in rows)
-        parts.append(text)
-    return ("\n" + "\n".join(parts) + f"# revision {revision}\n").encode("utf-8")
+    """Appended events as a fight's are written (codec.events_text), then the mark."""
+    return ("\n" + codec.events_text(events) + f"# revision {revision}\n").encode("utf-8")
 
 
 class CampaignFile:
@@ -222,7 +210,7 @@ class CampaignFile:
         store = cls(path)
         if not is_campaign(store.path):
             raise TrackerError(f"{store.path}: a campaign file's name ends with {SUFFIX}")
-        _refuse_if_read_only(store.path)
+        refuse_if_read_only(store.path)
         doc: dict[str, Any] = {"kind": "campaign", "schema_version": SCHEMA_VERSION, "name": name, "ruleset": ruleset}
         if house_rules:
             doc["house_rules"] = house_rules
@@ -238,7 +226,7 @@ class CampaignFile:
     @contextmanager
     def transaction(self) -> Iterator[Campaign]:
         """Lock, read the campaign as it stands, let the body apply events, append them."""
-        _refuse_if_read_only(self.path)
+        refuse_if_read_only(self.path)
         with locked(self.path):
             data, revision, campaign = self._read()
             cut = codec.split(data)
@@ -278,8 +266,3 @@ class CampaignFile:
                 event.args.setdefault("at", now())
                 campaign.apply(event)
         return campaign, events
-
-
-def _refuse_if_read_only(path: Path) -> None:
-    if os.environ.get("TRACKER_READ_ONLY", "") not in ("", "0"):
-        raise TrackerError(f"{path}: this is a read-only (viewer) session; changes are refused")
