@@ -62,7 +62,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.campaign.rest")),  # steps over a session, no screen
     ("ui", ("tracker.ui",)),
     ("front ends", ("tracker.serve", "tracker.web")),
-    ("cli", ("tracker.cli", "tracker.__main__", "tracker.campaign.command")),
+    ("cli", ("tracker.cli", "tracker.__main__", "tracker.campaign.command", "tracker.campaign.arguments")),
 )
 PACKAGES = ("tracker", "rulesets")
 ONLY_ITSELF = ("tracker",)  # the package's own `__init__` (its version), not its modules

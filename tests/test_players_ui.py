@@ -9,6 +9,8 @@ that stand for other people's apps work on the same file, as separate processes 
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import shutil
 from pathlib import Path
 from typing import Any
@@ -397,7 +399,7 @@ async def test_the_log_names_who_and_hides_what_a_player_may_not_see(saves: Path
 
 
 # ----------------------------------------------------------------- every ruleset
-SAMPLES = sorted((ROOT / "saves").glob("*.toml"))
+SAMPLES = shipped_fights()
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])

@@ -9,6 +9,8 @@ must still be running with no internal error, and the file must load and replay.
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import pytest
 
 import shutil
@@ -25,7 +27,7 @@ from tests.ui import burst, settle
 
 pytestmark = pytest.mark.ui
 
-SAVES = sorted((Path(__file__).parent.parent / "saves").glob("*.toml"))
+SAVES = shipped_fights()
 # q and ctrl+q end the app by design; ctrl+c too. Everything else is fair.
 LETTERS = "abcdefghijklmnoprstuvwxyzABCDEFGHIJKLMNOPRSTUVWXYZ0123456789 .,=-+[]/@*:?"
 SPECIAL = ["\x1b", "\t", "\r", "\x15", "\x7f"]

@@ -272,7 +272,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
     p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
 
-    from tracker.campaign.command import add_parser as campaign_parser
+    from tracker.campaign.arguments import add_parser as campaign_parser
 
     campaign_parser(sub, _JSON_HELP)
 

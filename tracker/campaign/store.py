@@ -25,13 +25,14 @@ import tomli_w
 from tracker.campaign.model import KINDS, Campaign
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Event
+from tracker.paths import CAMPAIGN_SUFFIX
 from tracker.persistence import codec, folder
 from tracker.persistence.codec import SaveError, check_numbers
 from tracker.persistence.folder import Refused
 from tracker.persistence.lock import locked
 from tracker.persistence.store import refuse_if_read_only
 
-SUFFIX = ".campaign.toml"
+SUFFIX = CAMPAIGN_SUFFIX
 SCHEMA_VERSION = 1
 MAX_CAMPAIGN_BYTES = 4 * 1024 * 1024  # thousands of fights' summaries; far past any campaign
 HEADER = (
