@@ -50,7 +50,9 @@ def limit_d6_difficulty(difficulty: int | None, what: str) -> None:
 
 
 def limit_ogs_dice(sides: tuple[int, ...], label: str) -> None:
-    """An OGS check of more than MAX_OGS_DICE dice is refused (a 42-die check was accepted)."""
+    """An OGS roll (a check or an Open Roll) of more than MAX_OGS_DICE dice is refused (a
+    42-die check was accepted), counted after any Die Increase: every roll is checked in
+    `rulesets.ogs.notation.increased`."""
     if len(sides) > MAX_OGS_DICE:
         raise TrackerError(f"{label}: {len(sides)} dice is more than the limit of {MAX_OGS_DICE}")
 

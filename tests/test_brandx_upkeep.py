@@ -134,12 +134,14 @@ HOLD = "declare Diver hold-breath faces=5,6"
 
 
 def test_holding_breath_stopped_on_segment_60_costs_nothing_on_segment_100() -> None:
-    """By hand, held on: EP 40 -> 34 -> 28 and DP 6 -> 5 -> 4 on segments 50 and 100.
+    """By hand, held on: segment 50 charges the first round, 6 EP and 1 DP (40 -> 34, 6
+    -> 5); segment 100 charges the second, held 1 round by its last segment: the
+    penalty Sphere(1) = 1 makes Q -2, row 11, 7 EP and still 1 DP (34 -> 27, 5 -> 4).
     Stopped on segment 60: 34 and 5 after segment 50, the same after 100."""
     held = session_for(BrandXRuleset(), DIVER, HOLD)
     assert held.encounter.actions[-1].resolution.margin == -1
     held.execute("step 100")
-    assert (ep(held, "Diver"), held.encounter.combatant("Diver").resources["dp"]) == (28, 4)
+    assert (ep(held, "Diver"), held.encounter.combatant("Diver").resources["dp"]) == (27, 4)
 
     s = session_for(BrandXRuleset(), DIVER, HOLD, "step 60", "declare Diver hold-breath stop=true")
     stop = s.encounter.actions[-1]
@@ -240,3 +242,92 @@ async def test_the_command_line_drops_a_power(saves: Path) -> None:
         await wait_for(pilot, lambda: EncounterFile(path).load().encounter.combatant("Sun-Ruler").upkeep == {},
                        "the drop written to the file")
     assert "Sun-Ruler no longer pays for fire coat" in [e.text for e in EncounterFile(path).load().encounter.log]
+
+
+# Seed: "This is vs. Constitution plus half Strength, with a bonus equal to current Body
+# DP." 6 + 2/2 = 7, DP 20 as a pool is Sphere row 11 (the largest entry <= 20 is 18):
+# 18. Faces 7+7 = 14: Q 4, row 9 - 4 = 5: 1 EP a round, no DP.
+SWIMMER = "add Swimmer constitution=6 strength=2 dp=20 ep=100"
+DIVE = "declare Swimmer hold-breath faces=7,7"
+
+
+def test_the_cost_of_holding_breath_builds_as_the_rounds_pass() -> None:
+    """Seed: "There is a penalty to the Quality equal to the elapsed time, in rounds, on
+    the Sphere Chart. The Quality reduces EP cost. The roll is only made once for any
+    specific attempt, and the elapsed time penalty builds as time passes, thus
+    increasing the EP cost." And "For every 5 points of EP lost in one round, 1 point of
+    DP (bludgeoning) is lost, to the head."
+
+    Held 12 rounds from segment 0 with no new declaration, by hand: the payment on
+    segment 50 x k charges round k, at the penalty of the k - 1 rounds held by its last
+    segment. Sphere of 0-8 rounds is 0-8, of 9 still 8, of 10 and 11 is 9. So Q 4 less
+    0, 1, ..., 8, 8, 9, 9 is rows 5, 6, ..., 13, 13, 14, 14: EP 1, 2, 3, 4, 5, 6, 7, 8,
+    9, 9, 10, 10 = 74 (100 -> 26), and 1 DP a round from 5 EP, 2 from 10: 0 x 4 + 1 x 6
+    + 2 x 2 = 10 DP (20 -> 10). Round by round or in one step, the same."""
+    s = session_for(BrandXRuleset(), SWIMMER, DIVE)
+    res = s.encounter.actions[-1].resolution
+    assert (res.details["roll"], res.margin, res.details["ep_per_round"]) == (18, 4, 1)
+    s.execute("step 600")
+    swimmer = s.encounter.combatant("Swimmer")
+    assert (swimmer.resources["ep"], swimmer.resources["dp"]) == (26, 10)
+    assert swimmer.upkeep == {"holding breath": ("ep", 10), "holding breath: head": ("dp", 2)}
+    lines = texts(s)
+    assert "payment segment 100: Swimmer pays 2 ep for holding breath" in lines
+    assert "payment segment 600: Swimmer pays 10 ep for holding breath" in lines
+    assert "Swimmer's holding breath now costs 2 ep a round (3 ep a round from segment 150)" in lines
+
+    by_round = session_for(BrandXRuleset(), SWIMMER, DIVE)
+    paid = []
+    for _ in range(12):
+        before = ep(by_round, "Swimmer")
+        by_round.execute("step 50")
+        paid.append(before - ep(by_round, "Swimmer"))
+    assert paid == [1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 10]
+    assert by_round.encounter.combatant("Swimmer").resources == swimmer.resources
+
+
+def test_a_rising_cost_survives_save_rename_and_undo(saves: Path) -> None:
+    """The rises are kept with the declaration in the file: read again, renamed half way,
+    the swimmer pays as above (74 EP over 12 rounds). Undoing the declaration takes the
+    whole cost away: 12 rounds then cost nothing. A stop on segment 120 ends it: 1 + 2
+    = 3 EP paid (97), nothing after."""
+    from tracker.persistence.store import EncounterFile
+
+    path = saves / "dive.toml"
+    store, loaded = EncounterFile.create(path, "dive", "brandx")
+    s = Session(loaded.encounter, loaded.ruleset, store=store)
+    for line in (SWIMMER, DIVE, "step 300", "rename Swimmer Diver"):
+        s.execute(line)
+    again = EncounterFile(path).load()
+    reread = Session(again.encounter, again.ruleset)
+    reread.execute("step 300")
+    assert reread.encounter.combatant("Diver").resources["ep"] == 26
+
+    s = session_for(BrandXRuleset(), SWIMMER, DIVE)
+    s.undo()
+    s.execute("step 600")
+    assert ep(s, "Swimmer") == 100 and s.encounter.combatant("Swimmer").upkeep == {}
+
+    s = session_for(BrandXRuleset(), SWIMMER, DIVE, "step 120", "declare Swimmer hold-breath stop=true")
+    s.execute("step 480")
+    assert ep(s, "Swimmer") == 97 and s.encounter.combatant("Swimmer").upkeep == {}
+
+
+def test_a_held_breath_not_charged_yet_may_still_be_let_go() -> None:
+    """Q 23 (14 + 12/2 = 20, DP 10 as a pool is Sphere row 9: 29; dice 3+3 = 6) is row
+    9 - 23 = -14: nothing a round for now, rising once the penalty has eaten 9 Q and more
+    (the breath is free while Q less Sphere(rounds) is 9 or more). Breathing again ends
+    it like a paid one: nothing is left to rise."""
+    s = session_for(BrandXRuleset(), "add Calm constitution=14 strength=12 ep=100 dp=10",
+                    "declare Calm hold-breath faces=3,3")
+    calm = s.encounter.combatant("Calm")
+    assert s.encounter.actions[-1].resolution.details["ep_per_round"] == 0
+    assert calm.upkeep == {} and set(calm.rising) == {"holding breath", "holding breath: head"}
+    s.execute("step 10")
+    s.execute("declare Calm hold-breath stop=true")
+    assert s.encounter.actions[-1].resolution.summary.startswith(
+        "Calm stops holding breath: no more EP (nothing yet, rising with time) and DP (nothing yet, rising with time) a round")
+    calm = s.encounter.combatant("Calm")
+    assert calm.rising == {} and calm.upkeep == {}
+    s.execute("step 100000")
+    assert calm.resources["ep"] == 100

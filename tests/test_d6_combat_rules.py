@@ -117,8 +117,9 @@ def test_a_weapon_code_is_the_damage_and_a_shot_needs_a_weapon() -> None:
     assert res.details["damage"] == 7 and "damage weapon 2D" in res.summary
     with pytest.raises(TrackerError, match="Merc has no weapon to shoot with"):
         s.execute("declare Merc shoot target=Hero faces=4,4,4,3,3,1")
+    s.execute("add Gunner weapon=4D")
     with pytest.raises(TrackerError, match=r"^shoot needs one target \(target=NAME\)$"):
-        s.execute("declare Merc shoot faces=4,4,4,3,3,1")
+        s.execute("declare Gunner shoot faces=4,4,4,3,3,1")
 
 
 def test_a_dodge_or_parry_rolls_its_skill_and_holds_for_a_round() -> None:

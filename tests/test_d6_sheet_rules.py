@@ -11,6 +11,7 @@ to resist damage and may be none (0D).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -112,3 +113,70 @@ def test_a_bad_code_reaching_a_roll_names_its_stat() -> None:
         strength_source({"physique": "y"})
     with pytest.raises(FieldError, match=r"^party A\.physique: expected a die code such as 3D, 4D\+2 or 2D-1, got 3$"):
         canonical("physique", 3, "party A")
+
+
+def test_a_code_left_blank_at_creation_is_set_later_checked_as_a_die_code() -> None:
+    """A party made without weapons (as the roster editor leaves a blank field) must be
+    able to arm itself: `set NAME KEY VALUE` takes any die-code key of the sheet at any
+    time, checked and stored as `add` would ("4d" -> "4D"), the refusal naming the field
+    and changing nothing; undo takes the value back off the sheet.
+
+    Then the shot by hand: Hero's marksmanship falls back on Coordination 3D, 5 + 5 + 5 =
+    15 against Orc's passive defence 10: hit, 5 result points, + 5 / 5 = 1 to damage;
+    the weapon 4D rolls 3 + 3 + 3 + 3 = 12, 13 in all; Orc's Physique 2D resists with
+    1 + 1 = 2."""
+    s = d6("add Hero coordination=3D", "add Orc physique=2D")
+    hero = s.encounter.combatants["Hero"]
+    assert "weapon" not in hero.stats and "brawling" not in hero.stats
+    before = len(s.encounter.events)
+    for bad, expected in (("abc", "a damage code such as 4D or \\+1D"), ("[b]", "a damage code such as 4D or \\+1D"),
+                          ("0D", "a damage code such as 4D or \\+1D")):
+        with pytest.raises(FieldError, match=rf"^set Hero weapon: expected {expected}, got '{re.escape(bad)}'$"):
+            s.execute(f"set Hero weapon {bad}")
+    with pytest.raises(FieldError, match=r"^set Hero brawling: expected a die code such as 3D, 4D\+2 or 2D-1 \(at least 1D\), got '0D\+2'$"):
+        s.execute("set Hero brawling 0D+2")
+    assert len(s.encounter.events) == before and "weapon" not in hero.stats and hero.resources == {"wounds": 4}
+    s.execute("set Hero weapon 4d")
+    s.execute("set Hero brawling 4d+2")
+    hero = s.encounter.combatants["Hero"]
+    assert (hero.stats["weapon"], hero.stats["brawling"]) == ("4D", "4D+2")
+    assert hero.resources == {"wounds": 4}  # a stat, never a resource
+    s.execute("declare Hero shoot target=Orc faces=5,5,5,3,3,3,3,1,1")
+    res = s.encounter.actions[-1].resolution
+    assert (res.details["result_points"], res.details["damage"], res.details["resistance"]) == (5, 13, 2)
+    assert "damage weapon 4D" in res.summary
+    s.undo()
+    s.undo()
+    s.undo()
+    hero = s.encounter.combatants["Hero"]
+    assert "weapon" not in hero.stats and "brawling" not in hero.stats and not s.encounter.actions
+
+
+def test_the_declare_forms_default_shot_without_a_weapon_is_refused_before_any_dice() -> None:
+    """Shooting is the declare form's first action, and "shooting needs a weapon" (the
+    adapter's docstring). Without one, the chance line says so as soon as the form opens,
+    before a target is named, and going on asks for no dice: the form stays at the
+    choices with the reason. Once the weapon is set the same form shows the odds: by
+    hand, Coordination 3D against passive defence 10 is 10 or more on 3d6, 135/216 = 5/8."""
+    from tracker.declaring import REFUSED, SETUP, DeclareFlow
+    from tracker.roles import Role
+
+    s = d6("add Hero coordination=3D", "add Orc")
+    flow = DeclareFlow(s, Role.gm(), "Hero")
+    assert flow.values["template"] == "shoot"
+    reason = "Hero has no weapon to shoot with: give the sheet one (set Hero weapon 4D, or e in the roster), or strike instead"
+    assert flow.chance_now() == f"chance of success: - ({reason})"
+    flow.set("d", "targets", "Orc")
+    assert flow.chance_now() == f"chance of success: - ({reason})"
+    assert flow.go() == REFUSED and flow.stage == SETUP and flow.error == reason and flow.faces == []
+    assert flow.step is None  # no group of dice was ever asked for
+    s.execute("set Hero weapon 4D")
+    assert flow.chance_now() == "chance of success: 62.50% (5/8)"
+
+
+def test_an_effect_without_its_code_says_so_on_the_chance_line() -> None:
+    """An effect "rolls its own die code" (actions.py): without `code=` the chance line
+    names what is missing, as the roll would, rather than "no roll"."""
+    s = d6("add Han")
+    with pytest.raises(TrackerError, match=r"^effect needs its die code: code=4D"):
+        s.chance("Han", "effect", [], {})

@@ -309,3 +309,33 @@ def test_a_dice_table_that_leaves_keys_out_takes_the_ladder_defaults() -> None:
 
     assert DiceSteps.from_table({}) == DiceSteps((4, 6, 8, 10, 12), (8, 6), 1)
     assert DiceSteps.from_table({"steps": [4, 6, 8, 10, 12, 20]}) == DiceSteps((4, 6, 8, 10, 12, 20), (8, 6), 1)
+
+
+@pytest.mark.parametrize("command", ["roll", "odds"])
+def test_a_die_increase_past_the_dice_limit_is_refused_by_roll_and_odds(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed: a Die Increase past d12 makes the die "[d8+d6]", so 30d12 with one stage on
+    a check is 31 dice, past the limit of 30 one roll may have (rulesets/limits.py). The
+    timeline refuses that check; `roll` and `odds` refuse it too, after the increase, in
+    the same words, and exit 1. 30d12 itself is within the limit."""
+    s = session_for(OgsRuleset(), "add A stat=d12 skill=d12 enhancement=28d12")
+    with pytest.raises(TrackerError, match=r"^A's check: 31 dice is more than the limit of 30$"):
+        s.chance("A", "check", [], {"difficulty": "10", "increase": "1"})
+    code, out = cli(command, "ogs", "30d12", "--difficulty", "10", "--set", "increase=1")
+    err = capsys.readouterr().err
+    assert code == 1 and out == ""
+    assert err == "tracker: ogs dice '30d12' with increase=1: 31 dice is more than the limit of 30\n"
+    assert cli(command, "ogs", "30d12", "--difficulty", "10")[0] == 0
+
+
+def test_an_open_roll_increased_past_the_dice_limit_is_refused_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    """An Open Roll's increase affects every die (the seed's Fireball 10d6 +2 -> 10d10):
+    30d12 increased once is 30 [d8+d6], 60 dice. `tracker roll` without a difficulty (an
+    Open Roll) and `open` in the timeline both refuse it with the limit's words."""
+    code, _ = cli("roll", "ogs", "30d12", "--set", "increase=1")
+    assert code == 1
+    assert capsys.readouterr().err == "tracker: ogs dice '30d12' with increase=1: 60 dice is more than the limit of 30\n"
+    s = session_for(OgsRuleset(), "add A")
+    with pytest.raises(TrackerError, match=r"^A's open roll: 60 dice is more than the limit of 30$"):
+        s.execute("declare A open dice=30d12 increase=1")
+    s.execute("declare A open dice=10d6 increase=2")
+    assert s.encounter.actions[-1].resolution.details["sizes"] == [10] * 10

@@ -238,22 +238,51 @@ def test_orphan_temporary_files_are_removed(tmp_path: Path) -> None:
     assert not orphan.exists() and unrelated.exists()
 
 
-def test_lock_sidecar_takes_the_saves_mode_and_group_whatever_the_umask(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("save_mode", "lock_mode"),
+    [
+        (0o664, 0o660),  # the README's shared table: the group writes, others read
+        (0o644, 0o600),  # shared read-only: only the owner writes, so only the owner locks
+        (0o640, 0o600),
+        (0o666, 0o666),  # anyone may write it: anyone may lock it
+        (0o600, 0o600),
+        (0o6777, 0o666),  # planted setuid and setgid: never passed on
+    ],
+)
+def test_only_accounts_that_may_write_the_save_can_open_its_lock_whatever_the_umask(tmp_path: Path, save_mode: int, lock_mode: int) -> None:
+    # flock works on a read-only descriptor: a lock file its readers could open is one
+    # they could hold, and every writer would wait on them (docs/decisions/0031-sidecar-lock.md).
     path = tmp_path / "fight.toml"
     session = _new(path)
     lock = lock_path(path)
     os.unlink(lock)
-    os.chmod(path, 0o664)
+    os.chmod(path, save_mode)
     old = os.umask(0o077)
     try:
         session.execute("note shared")
     finally:
         os.umask(old)
     st, saved = os.stat(lock), os.stat(path)
-    assert stat.S_IMODE(st.st_mode) == 0o664 and st.st_gid == saved.st_gid
-    # An existing lock file with a narrow mode still works: flock needs only a read.
-    os.chmod(lock, 0o444)
+    assert stat.S_IMODE(st.st_mode) == lock_mode and st.st_gid == saved.st_gid
+    # A lock file others could open (an older version gave it the save's mode) is replaced,
+    # while held, by a new one: a descriptor a reader kept of the old one locks nothing.
+    os.chmod(lock, 0o664 | save_mode & 0o7000)
+    before = os.stat(lock).st_ino
     session.execute("note still fine")
+    st = os.stat(lock)
+    assert stat.S_IMODE(st.st_mode) == lock_mode and (st.st_ino != before) == (lock_mode & 0o066 != 0o066 or save_mode & 0o7000 != 0)
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_new_saves_lock_follows_the_umask_the_save_gets(tmp_path: Path) -> None:
+    for umask, save_mode, lock_mode in ((0o002, 0o664, 0o660), (0o022, 0o644, 0o600), (0o077, 0o600, 0o600)):
+        old = os.umask(umask)
+        try:
+            path = tmp_path / f"fight-{umask:o}.toml"
+            _new(path)
+        finally:
+            os.umask(old)
+        assert (stat.S_IMODE(os.stat(path).st_mode), stat.S_IMODE(os.stat(lock_path(path)).st_mode)) == (save_mode, lock_mode)
 
 
 def test_a_symlinked_lock_file_is_refused_and_never_followed(tmp_path: Path) -> None:

@@ -410,3 +410,43 @@ def test_brandx_the_summary_says_what_each_use_paid_and_discernment_pays_no_ep()
     s.execute("next")
     s.execute("declare Big discernment faces=2,2")
     assert "; no EP;" in s.encounter.actions[-1].resolution.summary
+
+
+def _chance_2d10_at_most(total: int) -> Fraction:
+    """P(2d10 with the subtracting reroll <= total), face by face: each die shows 2-10, or
+    a 1 that is rolled once more and 1 - the new face counts (DESIGN 4.1)."""
+    one: dict[int, Fraction] = {face: Fraction(1, 10) for face in range(2, 11)}
+    for again in range(1, 11):
+        one[1 - again] = one.get(1 - again, Fraction(0)) + Fraction(1, 100)
+    return sum((p * q for a, p in one.items() for b, q in one.items() if a + b <= total), Fraction(0))
+
+
+def test_brandx_a_friction_of_20_is_impossible_to_overcome() -> None:
+    """Seed: "Pushing and Pulling: You can push or pull just about anything, depending on
+    the amount of friction that must be overcome. Make the Lift Roll as normal [...]
+    Friction is applied as a penalty directly to the Roll. [...] A friction of 20 is
+    impossible to overcome. If the roll is missed by more than 20 minus the friction
+    number, the object cannot be pushed/pulled." And: "A failure costs 1 EP."
+
+    The roll is made as normal, so the push is a failure, not a refusal: the character
+    tries (the player need not know the friction) and it will not move, whatever the
+    dice. By hand: 20 - 9 + Sphere(mass 100) 17 = 28, less friction 20 = 8; 1 kg needs
+    Q Sphere(1) = 1; dice 2+2 = 4, Q 4, 3 over: it would have been lifted, but friction
+    20 holds it: a failure, 1 EP (50 -> 49), PT 10. The chance line says 0.
+
+    Against friction 5 (a box on a dirt road) the object moves unless the miss is more
+    than 20 - 5 = 15: 28 - 5 = 23, 1000 kg needs Q Sphere(1000) = 25 (the largest entry
+    <= 1000 is 997, row 25), so it moves on Q 10 or more, a total of 13 or less."""
+    s = bx("add Strong strength=20 mass=100 ep=50")
+    push = {"push": "true", "friction": "20", "weight": "1"}
+    assert s.chance("Strong", "lift", [], push) == 0
+    s.execute("declare Strong lift push=true friction=20 weight=1 faces=2,2")
+    act = s.encounter.actions[-1]
+    res = act.resolution
+    assert res.details["roll"] == 8 and res.details["q"] == 4 and res.details["needed"] == 1
+    assert res.success is False and act.pt == 10
+    assert "a friction of 20 is impossible to overcome: it will not move" in res.summary
+    assert s.encounter.combatant("Strong").resources["ep"] == 49
+    assert s.chance("Strong", "lift", [], {"push": "true", "friction": "5", "weight": "1000"}) == _chance_2d10_at_most(13)
+    with pytest.raises(TrackerError, match=r"friction: expected an integer from 0 to 20, got '21'"):
+        s.chance("Strong", "lift", [], {"push": "true", "friction": "21", "weight": "1"})

@@ -21,6 +21,7 @@ import pytest
 
 from tracker.persistence.store import EncounterFile
 from tracker.serve.probe import Screen, ServerProcess, alive, env, make_key
+from tracker.text import quoted
 from tests.helpers import DEADLINE
 
 pytestmark = pytest.mark.serve
@@ -158,6 +159,33 @@ async def test_unknown_key_is_refused(table: Table) -> None:
     with pytest.raises(asyncssh.PermissionDenied):
         await Screen.connect(table.server.port, table.stranger)
     table.server.wait_line("refused key " + re.escape(table.stranger.get_fingerprint("sha256")))
+
+
+async def test_the_log_quotes_the_user_name_a_client_chose(table: Table) -> None:
+    # Seen: the name was printed bare, so one with spaces could pose as the words after
+    # it ('bob@10.0.0.1:22 gm key SHA256:...@127.0.0.1:5000 viewer key ...'). Now it is
+    # one quoted token: quotes and backslashes escaped, at most 64 characters. (Control
+    # and bidi characters never arrive: the SSH layer refuses such a name (SASLprep) before
+    # it is logged; `quoted` would show them as pictures and tags all the same.)
+    assert quoted('a\x1b[2J\u202e"\\') == '"a␛[2J<U+202E>\\"\\\\"'
+    assert table.server is not None
+    start = len(table.server.lines)
+    posing = 'bob\\"@10.0.0.1:22 gm key SHA256:x'
+    viewer = await Screen.connect(table.server.port, table.viewer, username=posing)
+    try:
+        await viewer.wait_for(NAME)
+    finally:
+        await viewer.close()
+    with pytest.raises(asyncssh.PermissionDenied):
+        await Screen.connect(table.server.port, table.stranger, username="eve gm key SHA256:fake")
+    shown = r'"bob\\\"@10.0.0.1:22 gm key SHA256:x"'
+    connected = table.server.wait_line(r"connect #\d+ " + re.escape(shown) + r"@127\.0\.0\.1:\d+ viewer key ", start=start)
+    table.server.wait_line(r"disconnect #\d+ " + re.escape(shown) + "@127", start=start)
+    table.server.wait_line(r'refused key .* for "eve gm key SHA256:fake"@127\.0\.0\.1:\d+$', start=start)
+    assert " gm key " not in connected.replace(shown, "") and "@10.0.0.1" not in connected.replace(shown, "")
+    viewer = await Screen.connect(table.server.port, table.viewer, username="x" * 100)
+    await viewer.close()
+    table.server.wait_line(r'connect #\d+ "x{63}…"@127', start=start)
 
 
 async def test_without_a_fight_viewers_wait_and_only_the_gms_start_screen_lists_the_encounters(tmp_path: Path) -> None:

@@ -277,7 +277,7 @@ async def test_the_ssh_user_name_is_never_who_someone_is(served: tuple[Table, Se
     assert "approved by GM alice" not in t.fight.read_text()
     assert "player:dan" not in t.fight.read_text()
     log = "\n".join(server.lines)
-    assert "bob, approved by GM alice@" in log and "(Dan)" in log  # the user name is only logged
+    assert '"bob, approved by GM alice"@' in log and "(Dan)" in log  # the user name is only logged, quoted
 
 
 async def test_two_keys_with_one_user_name_are_two_people(served: tuple[Table, ServerProcess]) -> None:

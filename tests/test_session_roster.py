@@ -107,6 +107,56 @@ def test_set_checks_values_against_the_sheet_types() -> None:
     assert c.resources[resource] == 7
 
 
+def test_a_stat_left_blank_at_creation_is_set_as_a_stat_in_every_game() -> None:
+    """A stat the sheet offers but the combatant was made without is set as a stat, never
+    taken for a resource: Brand X's `combat_roll` override (blank by default) then
+    replaces the derived Combat Roll, Sphere(2 x agility 10) = row 11 (the Sphere
+    entries run 1-8, 10, 14, 18, 24: 20 is past 18), by 15; a freeform sheet's text
+    (`mood`) is a stat as `add` makes it. Undo takes each back; the save reads them back
+    as stats."""
+    s = session_for(registry.get("brandx"), "add A learning=0 ep=100", "add B vp=40")
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    assert s.encounter.actions[-1].resolution.details["base"] == 11
+    s.undo()
+    s.execute("set A combat_roll 15")
+    a = s.encounter.combatant("A")
+    assert a.stats["combat_roll"] == 15 and "combat_roll" not in a.resources
+    s.execute("declare A punch target=B throwback=false faces=2,2")
+    assert s.encounter.actions[-1].resolution.details["base"] == 15
+    s.undo()
+    s.undo()
+    assert "combat_roll" not in s.encounter.combatant("A").stats
+
+    # A save written before the event said so holds such a set as a resource; the next
+    # set of that stat puts it back among the stats.
+    from tracker.engine.model import Event
+
+    s.encounter.apply(Event("set", {"target": "A", "key": "combat_roll", "value": 20}))
+    assert s.encounter.combatant("A").resources["combat_roll"] == 20
+    s.execute("set A combat_roll 15")
+    a = s.encounter.combatant("A")
+    assert a.stats["combat_roll"] == 15 and "combat_roll" not in a.resources
+
+    f = freeform("add Ann hp=5")
+    f.execute("set Ann mood angry")
+    f.execute("set Ann speed 3")
+    ann = f.encounter.combatant("Ann")
+    assert ann.stats == {"mood": "angry"} and ann.resources == {"hp": 5, "speed": 3}
+
+
+def test_set_of_a_blank_stat_is_read_back_from_the_save(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tracker play` writes the set to the file, and the file read again holds the D6
+    weapon as a stat (`set NAME KEY VALUE` from the command line, as on the `:` line)."""
+    assert run("new", "party", "--ruleset", "d6")[0] == 0
+    code, out = run("play", "party", stdin="add Hero\nset Hero weapon 4d\n")
+    assert code == 0, out
+    assert "Hero: weapon set to 4D" in out
+    hero = EncounterFile(saves / "party.toml").load().encounter.combatant("Hero")
+    assert hero.stats["weapon"] == "4D" and "weapon" not in hero.resources
+    code, _ = run("play", "party", stdin="set Hero weapon abc\n")
+    assert code == 1 and "set Hero weapon: expected a damage code such as 4D or +1D, got 'abc'" in capsys.readouterr().err
+
+
 def test_add_copies_numbers_them_and_one_undo_takes_them_back() -> None:
     s = freeform("add Goblin x2 hp=4 side=foe")
     assert list(s.encounter.combatants) == ["Goblin 1", "Goblin 2"]

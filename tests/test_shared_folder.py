@@ -11,6 +11,7 @@ block runs under `within`, which fails (rather than hangs) past the suite's dead
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -18,6 +19,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from tracker import config, paths
 from tracker.engine import TrackerError
 from tracker.persistence import codec, folder
 from tracker.persistence.folder import Refused
+from tracker.persistence.lock import locked
 from tracker.library import Library
 from tracker.persistence.store import EncounterFile, RefusedSave
 from tracker.session import Session
@@ -394,6 +397,110 @@ async def test_the_start_screen_lists_saves_linked_out_as_refused(table: Path, l
         assert app.screen is start and not app.errors
 
 
+# ------------------------------------------------------------ modes of the files written
+def test_no_file_written_carries_a_setuid_setgid_sticky_or_execute_bit(table: Path, config_file: Path) -> None:
+    # Seen: a member's planted file passed its mode on to the GM's file written in its
+    # place (GM-owned -rwsrwsrwx). Each file the tracker writes over is planted with every
+    # bit; what is written keeps only read and write bits.
+    path = _fight(table)
+    first = Path(__file__).resolve().parent / "data" / "first-format.toml"
+    old = table / "old.toml"
+    shutil.copy(first, old)
+    planted = [table / "library-freeform.toml", old, table / "out.html", table / "fight.toml.lock", config_file, table / paths.example_files()[0].name]
+    (table / "library-freeform.toml").write_text("[sheets]\n")
+    config_file.write_text("# mine\n")
+    (table / "out.html").write_text("old\n")
+    shutil.copy(paths.example_files()[0], table / paths.example_files()[0].name)
+    for each in planted:
+        os.chmod(each, 0o7777)
+    session = _session(path)
+    session.execute("library save Ann")  # the library
+    session.execute("note x")  # a change: the save's lock, replaced
+    _session(old).execute("note migrated")  # a first-format save written whole
+    assert cli("export", str(path), "-o", str(table / "out.html"))[0] == 0
+    config.remember_theme("nord")
+    assert cli("--saves", str(table), "examples", "--force")[0] == 0
+    for each in planted:
+        assert stat.S_IMODE(os.stat(each).st_mode) in (0o666, 0o660, 0o600), (each, oct(os.stat(each).st_mode))
+    # And what is new: the folder's files, temporary ones included, whatever the umask.
+    old_umask = os.umask(0)
+    try:
+        made = table / "new.toml"
+        EncounterFile.create(made, "new", "freeform")
+        _session(made).execute("add Ann hp=3")
+    finally:
+        os.umask(old_umask)
+    for each in table.iterdir():
+        assert not stat.S_IMODE(os.stat(each).st_mode) & 0o7111, (each, oct(os.stat(each).st_mode))
+
+
+# ------------------------------------------------------------ deleting an encounter
+def test_deleting_an_encounter_removes_its_lock_file_and_nothing_else(table: Path, home: Path) -> None:
+    from tracker.persistence import lock
+
+    path = _fight(table)
+    assert (table / "fight.toml.lock").is_file()
+    lock.delete(path)
+    assert not path.exists() and not (table / "fight.toml.lock").exists()
+    # A link to another save: the link goes, the save it leads to and that save's lock stay.
+    target = _fight(table)
+    os.symlink("fight.toml", table / "current.toml")
+    lock.delete(table / "current.toml")
+    assert not (table / "current.toml").is_symlink() and target.is_file() and (table / "fight.toml.lock").is_file()
+    # A lock sidecar that is a link (planted) is left as it is, and nothing is done through it.
+    other = table / "other.toml"
+    EncounterFile.create(other, "other", "freeform")
+    os.unlink(table / "other.toml.lock")
+    os.symlink(home / ".bash_login", table / "other.toml.lock")
+    lock.delete(other)
+    assert not other.exists() and (table / "other.toml.lock").is_symlink() and (home / ".bash_login").read_text() == SECRET
+    with pytest.raises(FileNotFoundError):
+        lock.delete(other)
+    # A change under way is finished first: the delete waits for the lock.
+    held = threading.Event()
+    letting_go = threading.Event()
+
+    def change() -> None:
+        with lock.locked(target):
+            held.set()
+            letting_go.wait(DEADLINE)
+            _session(target)  # still there while the change holds the lock
+
+    worker = threading.Thread(target=change)
+    worker.start()
+    assert held.wait(DEADLINE)
+    deleting = threading.Thread(target=lambda: lock.delete(target))
+    deleting.start()
+    deleting.join(0.3)
+    assert deleting.is_alive() and target.exists()
+    letting_go.set()
+    worker.join(DEADLINE)
+    deleting.join(DEADLINE)
+    assert not target.exists() and not (table / "fight.toml.lock").exists()
+
+
+async def test_delete_on_the_start_screen_removes_the_lock_file_too(table: Path) -> None:
+    from tests.ui import press, wait_for
+    from tracker.ui.app import TrackerApp
+    from tracker.ui.screens.confirm import ConfirmScreen
+
+    path = _fight(table)
+    keep = table / "keep.toml"
+    EncounterFile.create(keep, "keep", "freeform")
+    app = TrackerApp(table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        start = app.screen
+        await wait_for(pilot, lambda: len(getattr(start, "listings", [])) == 2, "the list of encounters")
+        start.query_one("DataTable").move_cursor(row=[i.path for i in start.listings].index(path))  # type: ignore[attr-defined]
+        await press(pilot, "delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await press(pilot, "y")
+        await wait_for(pilot, lambda: len(getattr(app.screen, "listings", [])) == 1, "the list without it")
+        assert not app.errors
+    assert not path.exists() and not (table / "fight.toml.lock").exists()
+    assert keep.exists() and (table / "keep.toml.lock").exists()
+
+
 # ------------------------------------------------------------ two real accounts
 def _run_as(uid: int, gid: int, groups: list[int], action: Callable[[], None]) -> int:
     """Fork, become the account (the kernel then judges every access as it would for
@@ -421,24 +528,27 @@ def _run_as(uid: int, gid: int, groups: list[int], action: Callable[[], None]) -
 
 @pytest.fixture
 def accounts() -> Iterator[dict[str, Any]]:
-    """A GM and a player in one group, made for this test and removed after."""
+    """A GM and a player in one group, and a reader outside it (the README's read-only
+    player), made for this test and removed after."""
     if os.geteuid() != 0 or not shutil.which("useradd"):
         pytest.skip("needs root and useradd to make two real accounts")
     tag = f"{os.getpid() % 100000}"
     group, gm, member = f"trk{tag}", f"trkgm{tag}", f"trkpl{tag}"
+    others, reader = f"trko{tag}", f"trkrd{tag}"
     base = Path(tempfile_dir())
     made: list[list[str]] = []
     try:
-        subprocess.run(["groupadd", group], check=True, capture_output=True)
-        made.append(["groupdel", group])
-        for user in (gm, member):
-            subprocess.run(["useradd", "-M", "-N", "-g", group, "-d", str(base / user), "-s", "/bin/sh", user], check=True, capture_output=True)
+        for each in (group, others):
+            subprocess.run(["groupadd", each], check=True, capture_output=True)
+            made.append(["groupdel", each])
+        for user, primary in ((gm, group), (member, group), (reader, others)):
+            subprocess.run(["useradd", "-M", "-N", "-g", primary, "-d", str(base / user), "-s", "/bin/sh", user], check=True, capture_output=True)
             made.append(["userdel", user])
         import grp
         import pwd
 
         gid = grp.getgrnam(group).gr_gid
-        info = {name: pwd.getpwnam(name) for name in (gm, member)}
+        info = {name: pwd.getpwnam(name) for name in (gm, member, reader)}
         home = base / gm
         home.mkdir()
         (home / ".bash_login").write_text(SECRET)
@@ -449,7 +559,10 @@ def accounts() -> Iterator[dict[str, Any]]:
         table_.mkdir()
         os.chown(table_, info[gm].pw_uid, gid)
         os.chmod(table_, 0o2775)  # the README's group-shared saves folder
-        yield {"gid": gid, "gm": info[gm].pw_uid, "member": info[member].pw_uid, "home": home, "table": table_}
+        yield {
+            "gid": gid, "gm": info[gm].pw_uid, "member": info[member].pw_uid, "home": home, "table": table_,
+            "reader": info[reader].pw_uid, "reader_gid": grp.getgrnam(others).gr_gid,
+        }  # fmt: skip
     finally:
         for command in reversed(made):
             subprocess.run(command, capture_output=True, check=False)
@@ -487,3 +600,116 @@ def test_a_group_member_cannot_make_the_gm_write_their_login_script(accounts: di
     os.unlink(table_ / "library-freeform.toml")
     assert _run_as(accounts["gm"], gid, [gid], gm_saves_the_sheet) == 0
     assert "touch /tmp/pwned" in (table_ / "library-freeform.toml").read_text()
+
+
+class _Reader:
+    """A process of an account that may only read the fight, doing what such an account
+    can do to hold up the GM: open every file named (read-only is all flock needs) and,
+    when told, flock each one it opened, holding them until stopped."""
+
+    def __init__(self, accounts: dict[str, Any], names: list[Path]) -> None:
+        import fcntl
+
+        said, says = os.pipe()
+        told, self._told = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            try:
+                os.setgroups([])
+                os.setresgid(accounts["reader_gid"], accounts["reader_gid"], accounts["reader_gid"])
+                os.setresuid(accounts["reader"], accounts["reader"], accounts["reader"])
+                opened = {}
+                for name in names:
+                    with contextlib.suppress(OSError):
+                        opened[name.name] = os.open(name, os.O_RDONLY | os.O_NONBLOCK)
+                os.write(says, (" ".join(opened) + "\n").encode())
+                os.read(told, 1)
+                held = []
+                for name, fd in opened.items():
+                    with contextlib.suppress(OSError):
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        held.append(name)
+                os.write(says, (" ".join(held) + "\n").encode())
+                os.read(told, 1)
+            finally:
+                os._exit(0)
+        os.close(told)
+        os.close(says)
+        self.pid, self._reading = pid, os.fdopen(said)
+        self.opened = self._reading.readline().split()
+
+    def hold(self) -> list[str]:
+        os.write(self._told, b"x")
+        return self._reading.readline().split()
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._told, b"xx")
+        os.waitpid(self.pid, 0)
+        os.close(self._told)
+        self._reading.close()
+
+
+def _timed_change(accounts: dict[str, Any], who: str, path: Path, line: str) -> tuple[int, float]:
+    gid = accounts["reader_gid"] if who == "reader" else accounts["gid"]
+    started = time.monotonic()
+    code = _run_as(accounts[who], gid, [gid], lambda: _session(path).execute(line))
+    return code, time.monotonic() - started
+
+
+def test_an_account_that_may_only_read_the_fight_cannot_delay_the_gm(accounts: dict[str, Any]) -> None:
+    # Seen: the lock file took the save's mode (0664), so a reader outside the group
+    # opened it and held its flock: every change of the GM's was refused after 10 s.
+    table_, gid = accounts["table"], accounts["gid"]
+    path = table_ / "fight.toml"
+    lock_file = table_ / "fight.toml.lock"
+    assert _run_as(accounts["gm"], gid, [gid], lambda: _fight(table_)) == 0  # as the README: umask 002, a 2775 folder
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o664 and stat.S_IMODE(os.stat(lock_file).st_mode) == 0o660
+    reader = _Reader(accounts, [lock_file, path, table_])
+    try:
+        assert reader.opened == ["fight.toml", "table"]  # the lock file is not the reader's to open
+        assert reader.hold() == ["fight.toml", "table"]  # the rest it holds: nothing the GM waits for
+        code, took = _timed_change(accounts, "gm", path, "note the GM is not kept waiting")
+        assert code == 0 and took < 2.0, took
+        code, took = _timed_change(accounts, "member", path, "note nor is a player of the group")
+        assert code == 0 and took < 2.0, took
+        # The reader still reads and follows the fight without the lock...
+        def reads() -> None:
+            assert "nor is a player" in EncounterFile(path).read_text()
+            assert codec.SCHEMA_VERSION and EncounterFile(path).load().encounter.events
+
+        assert _run_as(accounts["reader"], accounts["reader_gid"], [], reads) == 0
+        # ...and a change of its own is refused at once (it may not write), making no lock file.
+        code, took = _timed_change(accounts, "reader", path, "note mine")
+        assert code == 3 and took < 2.0
+    finally:
+        reader.stop()
+    assert os.stat(lock_file).st_uid in (accounts["gm"], accounts["member"])
+
+
+def test_a_lock_file_an_older_version_left_open_to_readers_is_replaced(accounts: dict[str, Any]) -> None:
+    table_, gid = accounts["table"], accounts["gid"]
+    path = table_ / "fight.toml"
+    lock_file = table_ / "fight.toml.lock"
+    assert _run_as(accounts["gm"], gid, [gid], lambda: _fight(table_)) == 0
+    os.chmod(lock_file, 0o664)  # as an older version made it: readable by everyone
+    reader = _Reader(accounts, [lock_file])  # a reader kept a descriptor of it
+    try:
+        assert reader.opened == ["fight.toml.lock"]
+        code, took = _timed_change(accounts, "gm", path, "note the first change after the upgrade")
+        assert code == 0 and stat.S_IMODE(os.stat(lock_file).st_mode) == 0o660
+        assert reader.hold() == ["fight.toml.lock"]  # it holds the old file: nobody waits on that one
+        code, took = _timed_change(accounts, "gm", path, "note and the next")
+        assert code == 0 and took < 2.0, took
+    finally:
+        reader.stop()
+    # One held by a reader before any writer could replace it: the GM is told what to do.
+    os.chmod(lock_file, 0o664)
+    reader = _Reader(accounts, [lock_file])
+    try:
+        assert reader.hold() == ["fight.toml.lock"]
+        with pytest.raises(TrackerError, match=r"held the lock for 0\.3s; try again\. Its lock file fight\.toml\.lock \(mode 0664\) can be opened by accounts that may not write the save"):
+            with locked(path, timeout=0.3):
+                pass
+    finally:
+        reader.stop()

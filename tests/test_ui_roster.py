@@ -118,3 +118,39 @@ async def test_new_encounter_from_a_roster_on_the_start_screen(saves: Path) -> N
     enc = on_disk(saves / "second-round.toml")
     assert enc.setup.name == "Second Round" and enc.now == 0 and enc.events == []
     assert {n: (c.side, c.resources["hp"]) for n, c in enc.combatants.items()} == {"Seraph": ("PC", 10), "Sphinx": ("", 30)}
+
+
+async def test_the_edit_form_arms_a_d6_combatant_made_without_a_weapon(saves: Path) -> None:
+    """A D6 party made in the roster editor with the weapon left blank: `e` on the
+    encounter screen, `e` on Hero, and the weapon field takes a die code at any time. The
+    field says at once what a bad one lacks, and the form will not save it; "4d" is saved
+    as "4D", a stat, in memory and in the file read again; Esc in the middle of a
+    change leaves the sheet as it was."""
+    from textual.widgets import Label
+
+    path = make_file(saves, "d6", ["add Hero coordination=3D", "add Orc"])
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        roster = await _roster(app, pilot)
+        live = roster.live
+        await _form(app, pilot, "e")
+        form = app.screen
+        await type_into(pilot, "#f-sheet_weapon", "[b]")
+        error = form.query_one("#f-sheet_weapon-error", Label)
+        assert error.display and str(error.render()) == "weapon: expected a damage code such as 4D or +1D, got '[b]'"
+        await press(pilot, "ctrl+s")
+        assert app.screen is form and "weapon" not in live.encounter.combatant("Hero").stats
+        await type_into(pilot, "#f-sheet_weapon", "4d")
+        assert not error.display
+        await press(pilot, "ctrl+s")
+        await _back_to(app, pilot, RosterScreen)
+        await wait_for(pilot, lambda: live.encounter.combatant("Hero").stats.get("weapon") == "4D", "the weapon set")
+        assert "weapon" not in live.encounter.combatant("Hero").resources
+        await _form(app, pilot, "e")
+        await type_into(pilot, "#f-sheet_weapon", "6D")
+        await press(pilot, "escape")
+        await _back_to(app, pilot, RosterScreen)
+        assert live.encounter.combatant("Hero").stats["weapon"] == "4D"
+    hero = on_disk(path).combatant("Hero")
+    assert hero.stats["weapon"] == "4D" and "weapon" not in hero.resources

@@ -15,6 +15,7 @@ import asyncio
 import inspect
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -175,7 +176,7 @@ async def test_only_this_servers_own_pages_may_open_a_tab(web: WebServer, saves:
                 await _tab(session, web, origin)
             assert refused.value.status == 403
         assert not web.tab_pids()  # nothing started
-        web.wait_line("refused a tab from 127.0.0.1: its page is at http://evil.example")
+        web.wait_line('refused a tab from 127.0.0.1: its page is at "http://evil.example"')
         for origin in (web.url, f"http://localhost:{web.port}"):
             tab = await _tab(session, web, origin)
             await tab.wait_for("Seraph")
@@ -188,6 +189,51 @@ async def test_only_this_servers_own_pages_may_open_a_tab(web: WebServer, saves:
             await tab.ws.close()
     finally:
         assert other.stop() == 0
+
+
+def _upgrade(port: int, origin: bytes) -> bytes:
+    """A browser's websocket request with `origin` as its Origin's bytes, exactly: the
+    server's status line."""
+    request = (
+        b"GET /ws?width=80&height=24 HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: %s\r\n\r\n"
+    ) % (port, origin)
+    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as sock:
+        sock.sendall(request)
+        answer = b""
+        while b"\r\n" not in answer:
+            part = sock.recv(4096)
+            if not part:
+                break
+            answer += part
+    return answer.split(b"\r\n", 1)[0]
+
+
+def test_an_odd_origin_is_refused_with_403_and_no_traceback(web: WebServer) -> None:
+    # Seen: Origin http://127.0.0.1:18000.evil.example got a 500 and a traceback in the
+    # log (the port could not be read). Every Origin that is not exactly this server's
+    # scheme://host:port, in ASCII, is refused, and said so in one quoted log line.
+    port = web.port
+    odd = [
+        b"http://127.0.0.1:%d.evil.example" % port,  # the one seen
+        b"http://127.0.0.1:99999", b"http://127.0.0.1:%d0" % port, b"http://127.0.0.1:-1", b"http://127.0.0.1:+%d" % port,
+        b"http://127.0.0.1:", b"http://127.0.0.1:%d:%d" % (port, port),
+        b"http://user@127.0.0.1:%d" % port, b"http://user:pw@127.0.0.1:%d" % port, b"http://evil.example@127.0.0.1:%d" % port,
+        b"http://127.0.0.1:%d/" % port, b"http://127.0.0.1:%d/page?x#y" % port,
+        b"http://[::1", b"http://[::1]]:%d" % port, b"http://::1:%d" % port, b"http://[fe80::1%%25eth0]:%d" % port, b"http://[::1:%d" % port,
+        "http://127.0.0.1:１８０００".replace("１８０００", "".join(chr(0xFF10 + int(d)) for d in str(port))).encode(),  # fullwidth digits
+        "http://ｌｏｃａｌｈｏｓｔ:%d".encode() % port, b"http://127.0.0.1:\xff%d" % port, "http://127.0.0.1\u202e:%d".encode() % port,
+        b"http://" + b"a" * 4000 + b":%d" % port, b"", b"null", b"127.0.0.1:%d" % port,
+    ]
+    for origin in odd:
+        assert _upgrade(port, origin).startswith(b"HTTP/1.1 403"), origin
+    assert _upgrade(port, b"http://127.0.0.1:%d" % port).startswith(b"HTTP/1.1 101")  # its own page still opens a tab
+    web.wait_line(r"tab from 127\.0\.0\.1 opened")
+    log = "\n".join(web.lines)
+    assert "Traceback" not in log and "Error handling request" not in log and " 500" not in log, log
+    assert sum("refused a tab" in line for line in web.lines) == len(odd)
+    assert 'its page is at "http://127.0.0.1:%d.evil.example"' % port in log and "\x1b" not in log and "\u202e" not in log
+    assert len(max(web.lines, key=len)) < 500  # a huge Origin is cut in the log
 
 
 async def test_tabs_are_capped_and_the_one_too_many_is_told(saves: Path) -> None:

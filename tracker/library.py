@@ -125,7 +125,7 @@ class Library:
         if not sheet.name.strip():
             raise TrackerError("library: a sheet needs a name")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(self.path):
+        with locked(self.path, create=True):
             sheets = self._read()
             for key in list(sheets):
                 if key.casefold() == sheet.name.casefold():
@@ -135,6 +135,8 @@ class Library:
             self._write({"sheets": ordered})
 
     def delete(self, name: str) -> None:
+        if not folder.exists(self.path):  # no library yet: nothing to lock (no lock file is made for it)
+            raise TrackerError(f"{self.path}: no sheet named {name!r}")
         with locked(self.path):
             sheets = self._read()
             found = [k for k in sheets if k.casefold() == name.casefold()]

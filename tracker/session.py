@@ -760,9 +760,17 @@ class Session:
         stat its field's type and bounds (the adapter's `check_sheet`)."""
         c = enc.combatant(name)
         where = f"set {c.name} {key}"
-        is_resource = key in c.resources or (key not in c.stats and key in {f.name for f in self.ruleset.resource_fields()})
+        stat_fields = {f.name: f for f in self.ruleset.stat_fields()}
+        is_resource = key not in stat_fields and (
+            key in c.resources or (key not in c.stats and key in {f.name for f in self.ruleset.resource_fields()}))
         value: Any
-        if is_resource:
+        if key in stat_fields:
+            # The sheet's field checks it as the add did (a D6 die code, a bounded number),
+            # whether or not the combatant had it at creation.
+            value = stat_fields[key].coerce(raw, where)
+            checked, _ = self.ruleset.check_sheet({key: value}, {}, where)
+            value = checked[key]
+        elif is_resource:
             value = verbs.number(raw, where)
             _, checked = self.ruleset.check_sheet({}, {key: value}, where)
             value = checked[key]
@@ -771,19 +779,22 @@ class Session:
                 value = verbs.number(raw, where)
             except TrackerError:
                 value = raw
-            if key in {f.name for f in self.ruleset.stat_fields()}:
-                checked, _ = self.ruleset.check_sheet({key: raw}, {}, where)
-                value = checked[key]
-            elif key not in c.stats:
+            if key not in c.stats:
                 # Not on the sheet: adapters with a fixed sheet refuse it, freeform takes it.
                 stats, resources = self.ruleset.check_sheet({key: value} if isinstance(value, str) else {}, {} if isinstance(value, str) else {key: value}, where)
+                is_resource = key in resources
                 value = {**stats, **resources}[key]
             elif isinstance(c.stats[key], (int, float)) and not isinstance(c.stats[key], bool) and isinstance(value, str):
                 raise CommandError(f"{where}: expected a number, got {raw!r}")
         if isinstance(value, str):
             refuse_controls(value, where)
         bounds.value(value, where)
-        return Event("set", {"target": c.name, "key": key, "value": value})
+        args: dict[str, Any] = {"target": c.name, "key": key, "value": value}
+        if not is_resource:
+            # Said in the event, not left to the engine to guess from what the sheet holds
+            # now: a stat left blank at creation is not yet among the combatant's stats.
+            args["stat"] = True
+        return Event("set", args)
 
     def condition(self, names: str, condition: str, duration: int) -> Outcome:
         """A condition on one combatant or several (`chosen`), as one change."""

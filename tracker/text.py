@@ -172,6 +172,16 @@ def clip(text: str, width: int) -> str:
     return "".join(kept) + "…" if width > 0 else ""
 
 
+def quoted(text: str, limit: int = 40) -> str:
+    """`text` someone else chose (an SSH user name, a browser's Origin) as one token of a
+    log line: `printable`, at most `limit` characters (cut with "…"), in double quotes with
+    any quote or backslash in it escaped, so it cannot pass for the words around it."""
+    shown = printable(text)
+    if len(shown) > limit:
+        shown = shown[: max(0, limit - 1)] + "…"
+    return '"' + shown.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def fit(text: str, width: int) -> str:
     """`clip(text, width)` padded with spaces to exactly `width` cells."""
     shown = clip(text, width)

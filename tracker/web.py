@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -27,6 +28,7 @@ from urllib.parse import urlsplit
 
 from tracker import paths
 from tracker.engine.errors import TrackerError
+from tracker.text import quoted
 
 log = logging.getLogger("tracker.web")
 
@@ -34,6 +36,8 @@ FRAME_CAP = 64 * 1024
 STOP_GRACE = 2.0
 MAX_COLUMNS, MAX_ROWS = 500, 200
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+MAX_ORIGIN = 300  # a scheme, a 253-character host name and a port fit
+_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(?P<port>[0-9]{1,5}))?")
 
 
 def tab_argv(saves: Path, encounter: Path) -> list[str]:
@@ -51,14 +55,32 @@ def public_url(host: str, port: int) -> str:
 
 
 def origin_of(url: str) -> str:
-    """scheme://host[:port] of a URL, lower case, as browsers send it in Origin."""
-    parts = urlsplit(url.strip())
+    """scheme://host[:port] of a URL, lower case, as browsers send it in Origin ("" for
+    what is not such a URL: no host, a port that is not a number from 0 to 65535, ...)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # a bad port, an unclosed [IPv6 address
+        return ""
     if not parts.scheme or not parts.hostname:
         return ""
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    port = parts.port
     default = {"http": 80, "https": 443}.get(parts.scheme)
     return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+def sent_origin(header: str) -> str:
+    """The Origin a browser sent, in `origin_of`'s form, or "" if it is not one: a
+    browser sends exactly scheme://host[:port], in ASCII (a name in another script is
+    sent as its xn-- form), so anything else (a user and password, a path, a port that
+    is not a number up to 65535, an unclosed IPv6 address, other characters, more than
+    `MAX_ORIGIN` characters) is refused, never parsed leniently into an allowed one."""
+    if len(header) > MAX_ORIGIN or not header.isascii():
+        return ""
+    found = _ORIGIN.fullmatch(header)
+    if found is None or (found["port"] and int(found["port"]) > 65535):
+        return ""
+    return origin_of(header)
 
 
 def allowed_origins(host: str, port: int, public: str, extra: list[str]) -> set[str]:
@@ -160,8 +182,8 @@ def _server_class() -> Any:
 
         async def handle_websocket(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
             origin = request.headers.get("Origin")
-            if origin is not None and origin_of(origin) not in self.origins:
-                log.warning("refused a tab from %s: its page is at %s, not this server's", request.remote, origin[:200])
+            if origin is not None and sent_origin(origin) not in self.origins:
+                log.warning("refused a tab from %s: its page is at %s, not this server's", request.remote, quoted(origin, 200))
                 return web.Response(status=403, text="tracker web: pages from other sites may not open the table (see --allow-origin)\n")
             websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=FRAME_CAP)
             await websocket.prepare(request)

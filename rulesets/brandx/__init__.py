@@ -217,7 +217,7 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
                _p("air_density", "the atmosphere's density (kg/m3, default 1.2)", "float", 0)), companions=("move",)),
     _t("lift", ACTIVE, 10, "lift, push or pull (weight=KG); power=true for a power at distance=M", "2d10 vs strength - 9 + Sphere(mass)",
        "row 9 less Q; failure 1 EP", ROLL + WEIGHT + (_p("q_ep", "Q to EP"), _p("q_speed", "Q to speed"),
-                                                       _p("push", "push or pull", "bool", None), _p("friction", "friction 1-20"),
+                                                       _p("push", "push or pull", "bool", None), _p("friction", "friction 0-20 (20: impossible to overcome)", maximum=20),
                                                        _p("distance", "a power's distance to the object in m", "float"),
                                                        _p("power", "a power lifts (PT 20; roll= its Lift Roll)", "bool", None),
                                                        _p("inanimate", "an inanimate object (rope, web) holds: Q = roll + Sphere(pool), no dice", "bool", None))),

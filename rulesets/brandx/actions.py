@@ -16,18 +16,25 @@ Decisions where the sources are silent (each also named in the summary it produc
   the other abilities Extra Effort lowered (PHYSICAL_HEALING, MENTAL_HEALING). PT: an
   hour is 15000 segments (a segment is 0.24 s), a day 24 hours, a month 30 days.
 - Hold Breath (passive, PT 10, row 9): the per-round EP cost is an Upkeep, with 1 DP a
-  round (to the head) per 5 EP a round. `elapsed=R` gives the Sphere(R) penalty of R
-  rounds held so far (re-declare to raise the cost as time passes); `air_gone=SEGMENT`
-  gives the vacuum penalty (segments of PT left then: start 34, gone 36 -> 8).
-  `stop=true` breathes again: both per-round costs end (see Stopping below).
+  round (to the head) per 5 EP a round. The roll is made once; the elapsed-time penalty
+  Sphere(rounds held) then raises both costs by itself as time passes (the Upkeep's
+  rises): a payment segment charges the round ending on it at the penalty of the whole
+  rounds held by the segment before it, so the first round is charged at the roll's Q
+  (the seed does not say which moment of a round its penalty is read at).
+  `elapsed=R` says R rounds were held already when declared; `again=true` continues
+  an attempt with no new roll (the same costs); `air_gone=SEGMENT` gives the vacuum
+  penalty (segments of PT left then: start 34, gone 36 -> 8). `stop=true` breathes
+  again: both per-round costs end, rises and all (see Stopping below).
 - Jump (passive, PT 6, row 9, may start with Move): height in cm is the Square entry of
   the Q row (Q 10 -> 100 cm); air time is Square(4 x height in m) segments (at least 0);
   length = speed (m/segment, from `speed=` or the latest Move Roll) x air time.
 - Lift (active, PT 10, powers 20, row 9): `weight=KG` (x2 overhead, x1/2 worn) needs Q of
   at least Sphere(weight) (+ Sphere(distance) for a power at a distance); the rest of Q
-  goes to EP or speed. A failure costs 1 EP. Pushing (`push=true friction=F`): friction
-  is a penalty; missing the weight's Q by m doubles PT m times; more than 20 - F (or
-  F >= 20) cannot move it.
+  goes to EP or speed. A failure costs 1 EP. Pushing (`push=true friction=F`, F from 0
+  to 20): friction is a penalty; missing the weight's Q by m doubles PT m times; more
+  than 20 - F cannot move it. Friction 20 ("impossible to overcome") is not refused: the
+  character may try, the roll is made as normal and fails whatever it shows (1 EP), so
+  the GM need not tell the player the friction; the chance line shows 0.
 - Move (passive, PT 6, row 9): see the seed's walk-through; `slow=N` lowers the speed Q
   by up to Sphere(current speed Q) (less half the failure on a miss); `stop=true` ends
   the movement and its per-round EP. Speed in dm/segment is the Result value of
@@ -72,13 +79,16 @@ Decisions where the sources are silent (each also named in the summary it produc
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from fractions import Fraction
 from math import ceil
 from typing import Any
 
 from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
+from tracker.engine.bounds import MAX_SEGMENT
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
+from rulesets.brandx.charts import MAX_ROW
 from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, maintained_pt, miss_shares, place_attacks, power_budget
 from rulesets.brandx.common import TIME, Ctx, latest_action, passive_defense
 from rulesets.brandx.ep import bill as make_bill
@@ -93,6 +103,8 @@ ABILITIES = (
 SEGMENTS = {"round": 50, "hour": 15000, "day": 360000, "month": 10800000}
 # The actions `stop=true` lets go of with no roll (movement stops with a Move Roll).
 STOPPABLE = ("power", "hold-breath")
+# Seed: "A friction of 20 is impossible to overcome." (the top of the friction scale)
+IMPOSSIBLE_FRICTION = 20
 HOLD_BREATH_COSTS = ("holding breath", "holding breath: head")
 
 
@@ -298,33 +310,46 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
     first = latest_action(ctx.encounter, me.name, "hold-breath") if ctx.p("again", False) else None
     if ctx.p("again", False) and (first is None or "raw_q" not in first.resolution.details):
         raise TrackerError(f"again=true: {me.name} has no Hold Breath attempt to continue")
+    rounds = TIME.segments_per_round
     if first is not None:
         raw_q = int(first.resolution.details["raw_q"])
         began = int(first.resolution.details.get("attempt_start", first.start))
         shown = f"no new roll: the attempt's Q {raw_q} (rolled on segment {began})"
         faces: tuple[int, ...] = ()
         total = None
-        default_elapsed = (ctx.segment - began) // 50
+        default_elapsed = (ctx.segment - began) // rounds
     else:
         roll = action_roll(dice, target, label="Hold Breath Roll")
         raw_q, began, faces, total = roll.q, ctx.segment, roll.dice, roll.total
         shown = f"rolled {roll.shown()}: Q {roll.q}"
         default_elapsed = 0
     elapsed = int(ctx.p("elapsed", default_elapsed))
-    time_penalty = ctx.charts.sphere(elapsed) if elapsed > 0 else 0
+    # Held since: the attempt's start, or as many rounds back as `elapsed=` says.
+    held_from = ctx.segment - elapsed * rounds if ctx.p("elapsed") is not None else began
+    start_row = ctx.start_row("hold_breath")
+
+    def costs_after(rounds_held: int) -> tuple[int, int, int | float, int]:
+        """(time penalty, EP row, EP a round, DP to the head a round) once held that long."""
+        penalty = ctx.charts.sphere(rounds_held) if rounds_held > 0 else 0
+        ep_row = start_row - (raw_q - penalty)
+        ep = ctx.ep_chart.per_round(ep_row)
+        return penalty, ep_row, ep, int(ep // 5)
+
+    time_penalty, row, per_round, head = costs_after(elapsed)
     q = raw_q - time_penalty
-    row = ctx.start_row("hold_breath") - q
-    per_round = ctx.ep_chart.per_round(row)
-    head = int(per_round // 5)
+    ep_rises, head_rises = _held_breath_rises(ctx, held_from, time_penalty, costs_after, (per_round, head))
     # Both costs are stated every time: a head cost of 0 ends one an earlier, costlier
-    # attempt left running (the engine ends an upkeep given a zero amount).
-    effects: list[Effect] = list(costs) + [Upkeep(me.name, HOLD_BREATH_COSTS[0], "ep", per_round, timing="initiate"),
-                                           Upkeep(me.name, HOLD_BREATH_COSTS[1], "dp", head, timing="initiate")]
+    # attempt left running (the engine ends an upkeep given a zero amount and no rises).
+    effects: list[Effect] = list(costs) + [
+        Upkeep(me.name, HOLD_BREATH_COSTS[0], "ep", per_round, timing="initiate", rises=ep_rises),
+        Upkeep(me.name, HOLD_BREATH_COSTS[1], "dp", head, timing="initiate", rises=head_rises),
+    ]
+    rising = f"; rising as the rounds pass ({ep_rises[0][1]:g} EP from segment {ep_rises[0][0]})" if ep_rises else ""
     summary = (
         f"{text}; {shown}"
         + (f" - {time_penalty} for {elapsed} rounds held = {q}" if time_penalty else "")
         + f"; EP row {row}: {per_round:g} EP a round" + (f", {head} DP (head) a round" if head else "")
-        + f"; PT {pt}"
+        + rising + f"; PT {pt}"
     )
     details = {"q": q, "roll": target, "total": total, "vacuum_penalty": vacuum, "time_penalty": time_penalty,
                "ep_row": row, "ep_per_round": per_round, "raw_q": raw_q, "attempt_start": began, **tdetails}
@@ -332,6 +357,39 @@ def resolve_hold_breath(ctx: Ctx, dice: DiceSource) -> Resolution:
         del details["total"]
     return Resolution(pt=pt, success=q >= 0, margin=q, dice=faces, summary=summary,
                       effects=tuple(effects), details=details)
+
+
+def _held_breath_rises(ctx: Ctx, held_from: int, penalty_now: int,
+                       costs_after: Callable[[int], tuple[int, int, int | float, int]],
+                       now: tuple[int | float, int]) -> tuple[tuple[tuple[int, int | float], ...], tuple[tuple[int, int | float], ...]]:
+    """The payment segments on which a held breath's EP and head DP a round go up, with
+    the new amounts (the engine's `Upkeep.rises`).
+
+    Seed: "There is a penalty to the Quality equal to the elapsed time, in rounds, on the
+    Sphere Chart. [...] the elapsed time penalty builds as time passes, thus increasing the
+    EP cost." A payment charges the round that ends on it, at the penalty of the rounds
+    held by its last segment: (payment - 1 - held_from) // 50 rounds. The penalty rises by
+    one row each time the rounds held reach the next Sphere entry (rows 1-8 at 1-8
+    rounds, row 9 at 10, row 10 at 14, ...), so a held breath has few rises however
+    long it lasts; they are listed up to the last segment a fight may reach."""
+    rounds = TIME.segments_per_round
+    sphere = ctx.charts.chart("sphere")
+    ep_rises: list[tuple[int, int | float]] = []
+    head_rises: list[tuple[int, int | float]] = []
+    ep_now, head_now = now
+    for row in range(penalty_now + 1, MAX_ROW + 1):
+        held = int(ceil(sphere.entry(row)))  # the first number of rounds read as this row
+        payment = TIME.next_payment(max(ctx.segment, held_from + held * rounds))
+        if payment is None or payment > MAX_SEGMENT:
+            break
+        _, _, ep, head = costs_after((payment - 1 - held_from) // rounds)
+        if ep != ep_now:
+            ep_rises.append((payment, ep))
+            ep_now = ep
+        if head != head_now:
+            head_rises.append((payment, head))
+            head_now = head
+    return tuple(ep_rises), tuple(head_rises)
 
 
 # ---------------------------------------------------------------------- movement
@@ -524,12 +582,21 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     if push and friction:
         target -= friction
         text += f" - friction {friction} = {target}"
-    roll = action_roll(dice, target, need, label="Lift Roll")
+    immovable = push and friction >= IMPOSSIBLE_FRICTION
+    # What the chance line gives is the chance the object moves: a push still moves it
+    # when the miss is at most 20 - friction; nothing moves it against friction 20.
+    moves_at = None if immovable else need - (IMPOSSIBLE_FRICTION - friction) if push else need
+    roll = action_roll(dice, target, moves_at, label="Lift Roll")
     q = roll.q
     margin = q - need
     pt = ctx.base_pt()  # 20 segments for a lift by power (`default_pt`)
     notes: list[str] = []
-    if margin >= 0:
+    if immovable:
+        # Seed: "A friction of 20 is impossible to overcome": the roll is made as normal
+        # and fails whatever it shows (a failure costs 1 EP).
+        success, outcome = False, f"Q {q}: a friction of {friction} is impossible to overcome: it will not move"
+        bill = ctx.bill([("failed lift", ctx.ep_chart.first_paid_row)])
+    elif margin >= 0:
         amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep"), "q_ep")
         notes.extend(more)
         pt = speed_pt(pt, amounts.get("q_speed", 0))
@@ -537,7 +604,7 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
         success, outcome = True, f"Q {q} against {need_text}: lifted, {margin} over: {spent_text}"
     elif push:
         miss = -margin
-        if friction >= 20 or miss > 20 - friction:
+        if miss > IMPOSSIBLE_FRICTION - friction:
             success, outcome = False, f"Q {q} against {need_text}: missed by {miss}, more than 20 - friction {friction}: it will not move"
         else:
             pt = pt * 2 ** miss
@@ -773,11 +840,15 @@ def stop_upkeep(ctx: Ctx, names: tuple[str, ...], verb: str) -> Resolution:
     """Let go of the per-round costs `names` (`verb` says what stops): no roll, no EP;
     each one the actor pays ends from this segment. Refused if it pays none of them."""
     me = ctx.actor
-    paying = {name: me.upkeep[name] for name in names if name in me.upkeep}
+    # A cost that has not started yet but will rise with time (a held breath) is let go
+    # of too: it is running, at nothing a round for now.
+    paying = {name: me.upkeep[name] if name in me.upkeep else (me.rising[name].resource, 0)
+              for name in names if name in me.upkeep or name in me.rising}
     if not paying:
         others = f" (it pays a round for {', '.join(me.upkeep)})" if me.upkeep else ""
         raise TrackerError(f"stop=true: {me.name} pays nothing a round for {names[0]}{others}")
-    costs = " and ".join(f"{amount:g} {resource.upper()}" for resource, amount in paying.values())
+    costs = " and ".join(f"{amount:g} {resource.upper()}" if amount else f"{resource.upper()} (nothing yet, rising with time)"
+                         for resource, amount in paying.values())
     summary = (f"{me.name} {verb}: no more {costs} a round from segment {ctx.segment}"
                f" (payment segment {TIME.next_payment(ctx.segment)} charges nothing for it)")
     effects = tuple(Upkeep(me.name, name, resource, 0, timing="initiate") for name, (resource, _) in paying.items())

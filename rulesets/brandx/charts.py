@@ -35,7 +35,7 @@ from rulesets.tables import number, row_number, section
 
 CHART_NAMES = ("square", "sphere", "doubles", "result")
 # How far the computed rows reach; beyond this a lookup is an error, not a hang.
-_MAX_ROW = 2000
+MAX_ROW = 2000
 
 
 def _formula(chart: str, row: int) -> int | float:
@@ -86,8 +86,8 @@ class Chart:
             row = row_number(key)
             if row is None:
                 raise TrackerError(f"tables: [{name}] row {key!r}: expected a whole row number")
-            if abs(row) > _MAX_ROW:
-                raise TrackerError(f"tables: [{name}] row {row}: expected a row from {-_MAX_ROW} to {_MAX_ROW}")
+            if abs(row) > MAX_ROW:
+                raise TrackerError(f"tables: [{name}] row {row}: expected a row from {-MAX_ROW} to {MAX_ROW}")
             if row >= 1:
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     raise TrackerError(f"tables: [{name}] row {row}: expected a number, got {value!r}")
@@ -141,22 +141,22 @@ class Chart:
 
     def value(self, row: int) -> int | float:
         """Reverse lookup: the chart's entry for a Result row (a fraction for rows <= 0)."""
-        if abs(row) > _MAX_ROW:
-            raise TrackerError(f"{self.name} chart: row {row} is beyond the charts (at most {_MAX_ROW})")
+        if abs(row) > MAX_ROW:
+            raise TrackerError(f"{self.name} chart: row {row} is beyond the charts (at most {MAX_ROW})")
         return self.entry(row) if row >= 1 else self.fraction_of(row)
 
     # -------------------------------------------------------------- values -> rows
     def _grow_up(self, value: float) -> None:
         up = self._up
         while not up or up[-1] <= value:
-            if len(up) >= _MAX_ROW:
+            if len(up) >= MAX_ROW:
                 raise TrackerError(f"{self.name} chart: {value:g} is beyond the charts")
             up.append(self.entry(len(up) + 1))
 
     def _grow_down(self, value: float) -> None:
         down = self._down
         while not down or down[-1] > value:
-            if len(down) >= _MAX_ROW:
+            if len(down) >= MAX_ROW:
                 raise TrackerError(f"{self.name} chart: {value:g} is too small for the charts")
             down.append(self.fraction_of(-len(down)))
 

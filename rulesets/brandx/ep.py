@@ -14,7 +14,8 @@ leaves a row out has made it free); a free row stays free even if listed.
 
 Per-round costs (movement, passive powers, holding breath) are charged on payment
 segments as `Upkeep`; on a fractional row the per-round amount is the fraction
-(0.2 EP a round on row 4), since the engine charges the same amount every round.
+(0.2 EP a round on row 4), since the engine charges an amount a round (one that changes
+with time, a held breath's, says when in the Upkeep's rises).
 """
 
 from __future__ import annotations

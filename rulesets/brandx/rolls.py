@@ -93,11 +93,12 @@ class TargetProbe:
         raise ProbeHit(Fraction(0))
 
 
-def action_roll(dice: DiceSource, target: int, need: int = 0, label: str = "Action Roll", who: str = "") -> ActionRoll:
-    """Roll against `target`; `need` is Q the action must reach (Lift, Throw) for its chance.
-    `label` is the roll's name in the game's words ("Combat Roll", "Lift Roll")."""
+def action_roll(dice: DiceSource, target: int, need: int | None = 0, label: str = "Action Roll", who: str = "") -> ActionRoll:
+    """Roll against `target`; `need` is Q the action must reach (Lift, Throw) for its
+    chance, None when no roll can succeed (a push against friction 20). `label` is the
+    roll's name in the game's words ("Combat Roll", "Lift Roll")."""
     if isinstance(dice, TargetProbe):
-        raise ProbeHit(chance_at_most(target - need))
+        raise ProbeHit(Fraction(0) if need is None else chance_at_most(target - need))
     faces, rerolls, total = roll_2d10(dice, label, who)
     return ActionRoll(faces, rerolls, total, target)
 

@@ -47,7 +47,7 @@ from rulesets.d6.codes import DieCode, DieCodeError, parse, parse_pool
 from rulesets.limits import limit_d6_dice, limit_d6_difficulty, no_negative_difficulty
 from rulesets.d6.odds import chance_at_least, chance_opposed
 from rulesets.d6.rolls import CANCEL, CRITICAL_FAILURE_OPTIONS, PLAIN, roll_code, roll_mode
-from rulesets.d6.sheet import BODY_POINTS, CODE_FIELDS, SHEET, WOUNDS, canonical
+from rulesets.d6.sheet import BODY_POINTS, SHEET, WOUNDS
 from rulesets.d6.tables import D6Tables
 from rulesets.dice import DiceSource
 from rulesets.fields import SETTING, Field, FieldError, coerce_all
@@ -86,18 +86,6 @@ class D6Ruleset(Ruleset):
 
     def _resolver(self) -> Resolver:
         return Resolver(self.data)
-
-    # ----------------------------------------------------------- sheet
-    def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        stats, resources = super().build_sheet(values, where)
-        return {k: canonical(k, v, where) if k in CODE_FIELDS else v for k, v in stats.items()}, resources
-
-    def check_sheet(self, stats: Mapping[str, Any], resources: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        checked, res = super().check_sheet(stats, resources, where)
-        for key, value in checked.items():
-            if key in CODE_FIELDS:
-                canonical(key, value, f"{where}.stats")
-        return checked, res
 
     # ----------------------------------------------------------- catalogue
     @cached_property

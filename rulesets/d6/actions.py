@@ -410,7 +410,9 @@ class Resolver:
         bonus = strength_damage(strength)
         if weapon is None:
             if request.template.name == "shoot":
-                raise TrackerError(f"{request.actor.name} has no weapon to shoot with (add weapon=4D to the sheet)")
+                name = request.actor.name
+                raise TrackerError(f"{name} has no weapon to shoot with: give the sheet one (set {name} weapon 4D, "
+                                   "or e in the roster), or strike instead")
             return bonus, f"Strength Damage {bonus} ({source} {strength})"
         code = parse(str(weapon), "weapon")
         if str(weapon).startswith("+"):
@@ -418,6 +420,9 @@ class Resolver:
         return code, f"weapon {code}"
 
     def _attack(self, request: ActionRequest, dice: DiceSource, pt: int) -> Resolution:
+        # What the sheet cannot do is refused before any die is asked for (shooting
+        # without a weapon), first, as the chance line refuses it.
+        code, label = self.damage_code(request)
         target = self._target(request)
         skill = _skill(request)
         pool = self.pool(request, skill)
@@ -443,7 +448,6 @@ class Resolver:
         # Every die the landing may need is rolled now, whatever the defence now says
         # (DESIGN 3): a dodge typed later on this segment must not change which dice
         # were rolled, only whether they are used.
-        code, label = self.damage_code(request)
         bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
         blow = roll_code(code, dice, mode, "damage")
         faces += blow.faces
@@ -503,6 +507,7 @@ class Resolver:
         name = request.template.name
         mode = self.mode(request)
         if name in ATTACKS:
+            self.damage_code(request)  # an attack the sheet cannot make says why here, before any dice
             if len(request.targets) != 1:
                 return None
             pool = self.pool(request, _skill(request))
@@ -510,6 +515,8 @@ class Resolver:
             return chance_at_least(pool.code, difficulty, mode)
         if name in ("check", "effect"):
             p = request.params
+            if name == "effect":
+                self.effect_code(request)  # an effect without its code says so here, not "no roll"
             if name == "effect" and p.get("difficulty") is None and not p.get("level"):
                 return None  # an effect without a difficulty is its total alone: nothing to reach
             # A check without one is refused by name (`_difficulty`), so the form's chance

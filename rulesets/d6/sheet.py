@@ -6,9 +6,11 @@ written with a leading "+" (a knife's "+1D") adds to the wielder's Strength Dama
 (half the Physique or lifting dice, rounded up, pips dropped), any other ("4D") is the
 damage itself; unarmed strikes do Strength Damage. `armor` adds dice to resist damage.
 
-Die codes are "str" fields checked by the die-code parser, so a bad value is reported
-by name ("add Merc.physique: expected a die code such as 3D, 4D+2 or 2D-1, got 'x'")
-and stored in its canonical form ("4d+2" -> "4D+2").
+Die codes are `CodeField`s: each checks its value with the die-code parser wherever it
+is given (`add`, `set NAME KEY VALUE`, the roster form as it is typed, a save), so a bad
+value is reported by name ("add Merc.physique: expected a die code such as 3D, 4D+2 or
+2D-1, got 'x'") and stored in its canonical form ("4d+2" -> "4D+2"). A code left blank
+when the combatant was made (a skill, `weapon`, `armor`) may be set at any time.
 
 Resources count what is left:
 - `wounds`: wound levels left before Incapacitated: 4 Healthy, 3 Stunned, 2 Wounded,
@@ -23,6 +25,7 @@ Resources count what is left:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tracker.engine.errors import TrackerError
@@ -36,11 +39,50 @@ WOUNDS = "wounds"
 BODY_POINTS = "body_points"
 HEALTHY_WOUNDS = 4  # the Incapacitated rank: levels left before it
 
+WEAPON_EXPECTED = "a damage code such as 4D or +1D"
+
+
+def _checked_code(name: str, value: Any, where: str) -> str:
+    """The die-code stat `name` checked and in canonical form, or a FieldError naming `where`."""
+    unreadable = WEAPON_EXPECTED if name == "weapon" else EXAMPLE
+    if not isinstance(value, str):
+        raise FieldError(where, unreadable, value)
+    try:
+        code = parse(value, where)
+    except DieCodeError:
+        raise FieldError(where, unreadable, value) from None
+    if name == "weapon":
+        if code.dice < 0 or (code.dice == 0 and code.pips <= 0):
+            raise FieldError(where, WEAPON_EXPECTED, value)
+        return code.signed() if value.strip().startswith("+") else str(code)
+    minimum = _least_dice(name)
+    if code.dice < minimum:
+        raise FieldError(where, f"{EXAMPLE} (at least {minimum}D)", value)
+    return str(code)
+
+
+def _least_dice(name: str) -> int:
+    return 0 if name == "armor" else 1
+
+
+@dataclass(frozen=True, slots=True)
+class CodeField(Field):
+    """A die-code stat (an attribute, a skill, `weapon`, `armor`): its value is checked
+    as a die code and kept in canonical form, by every way a sheet is written."""
+
+    def expected(self) -> str:
+        return WEAPON_EXPECTED if self.name == "weapon" else f"{EXAMPLE} (at least {_least_dice(self.name)}D)"
+
+    def coerce(self, raw: Any, where: str | None = None) -> Any:
+        return _checked_code(self.name, raw, where or self.name)
+
+
 SHEET: tuple[Field, ...] = (
-    *(Field(a, "str", "3D", role=STAT, help=f"{a.capitalize()} attribute (die code)") for a in ATTRIBUTES),
-    *(Field(s, "str", None, role=STAT, help=f"{s} skill (die code; default: its attribute)") for s in SKILLS),
-    Field("weapon", "str", None, role=STAT, help="weapon damage code (+1D adds to Strength Damage)"),
-    Field("armor", "str", None, role=STAT, help="armour dice added to damage resistance"),
+    # The help says what the field is for; the form adds the die code it expects.
+    *(CodeField(a, "str", "3D", role=STAT, help=f"{a.capitalize()} attribute") for a in ATTRIBUTES),
+    *(CodeField(s, "str", None, role=STAT, help=f"{s} skill (blank: its attribute)") for s in SKILLS),
+    CodeField("weapon", "str", None, role=STAT, help="weapon damage (+1D adds to Strength Damage; blank: none)"),
+    CodeField("armor", "str", None, role=STAT, help="armour dice added to damage resistance"),
     Field(WOUNDS, "int", HEALTHY_WOUNDS, minimum=-2, maximum=HEALTHY_WOUNDS, role=RESOURCE, help="wound levels left before Incapacitated (4 Healthy)"),
     Field(BODY_POINTS, "int", None, minimum=1, role=RESOURCE, help="Body Points (damage_system=body_points)"),
 )
@@ -48,21 +90,9 @@ CODE_FIELDS = frozenset(ROLLABLE) | {"weapon", "armor"}
 
 
 def canonical(field: str, value: Any, where: str) -> str:
-    """Check a die-code stat and return it in canonical form, or raise FieldError."""
-    if not isinstance(value, str):
-        raise FieldError(f"{where}.{field}", EXAMPLE, value)
-    try:
-        code = parse(value, f"{where}.{field}")
-    except DieCodeError:
-        raise FieldError(f"{where}.{field}", EXAMPLE, value) from None
-    if field == "weapon":
-        if code.dice < 0 or (code.dice == 0 and code.pips <= 0):
-            raise FieldError(f"{where}.{field}", "a damage code such as 4D or +1D", value)
-        return code.signed() if value.strip().startswith("+") else str(code)
-    minimum = 0 if field == "armor" else 1
-    if code.dice < minimum:
-        raise FieldError(f"{where}.{field}", f"{EXAMPLE} (at least {minimum}D)", value)
-    return str(code)
+    """Check a die-code stat of the sheet `where` and return it in canonical form, or
+    raise FieldError naming `where.field`."""
+    return _checked_code(field, value, f"{where}.{field}")
 
 
 def code_of(stats: Mapping[str, Any], name: str, skills: Mapping[str, str]) -> DieCode:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.engine.errors import TrackerError
-from rulesets.limits import MAX_TABLE_SIDES
+from rulesets.limits import MAX_TABLE_SIDES, limit_ogs_dice
 from rulesets.tables import only, whole
 
 # A single SPEC may not hold more dice than this (a giant's strength check is "six
@@ -225,3 +225,13 @@ def increase(spec: DiceSpec, stages: int, steps: DiceSteps, which: int | None = 
         sides.extend(grown)
         groups.extend([new_group] * len(grown))
     return DiceSpec(tuple(sides), spec.flat, _renumber(groups))
+
+
+def increased(spec: DiceSpec, stages: int, steps: DiceSteps, label: str, which: int | None = None, *, all_dice: bool = False) -> DiceSpec:
+    """`increase`, then the limit on the dice of one roll (`limits.limit_ogs_dice`) on
+    the dice the increase leaves: every roll goes through here (a check, an open roll,
+    `tracker roll` and `odds`), so each refuses the same dice in the same words
+    (30d12 increased one stage is 31 dice: the d12 becomes [d8+d6])."""
+    grown = increase(spec, stages, steps, which, all_dice=all_dice)
+    limit_ogs_dice(grown.sides, label)
+    return grown

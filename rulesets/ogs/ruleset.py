@@ -59,10 +59,10 @@ from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import JUDGE_KEY, MARGIN_NAME, ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, NotEnoughFaces, TypedFaces
 from rulesets.fields import PARAM, Field, coerce_all
-from rulesets.limits import limit_ogs_dice, limit_ogs_opposed, no_negative_difficulty
+from rulesets.limits import limit_ogs_opposed, no_negative_difficulty
 from rulesets.ogs import odds
 from rulesets.ogs.check import Rolled, StageRule, opposed, rank_many, roll
-from rulesets.ogs.notation import DiceSpec, DiceSteps, increase, parse
+from rulesets.ogs.notation import DiceSpec, DiceSteps, increased, parse
 from rulesets.ogs.sheet import ATTACK_PARAMS, CHECK_PARAMS, OPEN_PARAMS, SHEET, dice_of
 from rulesets.tables import only, section, whole
 
@@ -106,12 +106,11 @@ def build_check(who: Combatant, params: Mapping[str, Any], second: str, steps: D
         groups.extend(g + 100 * n for g in part.groups)
     spec = DiceSpec(tuple(sides), flat, tuple(groups))
     stages = int(params.get("increase") or 0)
-    if stages:
-        which = params.get("increase_die")
-        if which is None:
-            lead = len(parts[0].sides) + len(parts[1].sides)
-            which = lead + 1 if parts[2].sides else len(sides)
-        spec = increase(spec, stages, steps, which - 1)
+    which = params.get("increase_die")
+    if which is None:
+        lead = len(parts[0].sides) + len(parts[1].sides)
+        which = lead + 1 if parts[2].sides else len(sides)
+    spec = increased(spec, stages, steps, f"{who.name}'s check", which - 1)
     reroll = params.get("reroll_ones")
     if reroll is None:
         reroll = bool(stats.get("reroll_ones", False))
@@ -119,7 +118,6 @@ def build_check(who: Combatant, params: Mapping[str, Any], second: str, steps: D
     # An increase on the stat or skill die adds dice before the enhancement pool.
     shift = len(spec.sides) - len(sides) if stages and int(params.get("increase_die") or lead + 1) - 1 < lead else 0
     start = lead + shift if reroll and parts[2].sides else None
-    limit_ogs_dice(spec.sides, f"{who.name}'s check")
     return spec, start
 
 
@@ -389,7 +387,7 @@ class OgsRuleset(Ruleset):
         spec = dice_of(base, self.steps, "dice")
         if not spec.sides:
             raise TrackerError("open needs dice (dice=10d6)")
-        spec = increase(spec, int(params.get("increase") or 0), self.steps, all_dice=True)
+        spec = increased(spec, int(params.get("increase") or 0), self.steps, f"{request.actor.name}'s open roll", all_dice=True)
         spec = DiceSpec(spec.sides, spec.flat + int(params.get("bonus") or 0), spec.groups)
         rolled = roll(spec, dice, "Open Roll")
         effects = tuple(Damage(t.name, rolled.total, "hp") for t in request.targets)
@@ -418,12 +416,10 @@ class OgsRuleset(Ruleset):
         parsed = parse(spec, self.steps, label)
         if not parsed.sides:
             raise TrackerError(f"{label} {spec!r}: no dice to roll")
-        limit_ogs_dice(parsed.sides, f"{label} {spec!r}")
-        if not parsed.sides and stages:
-            raise TrackerError(f"{label} {spec!r}: no dice to increase")
+        named = f"{label} {spec!r}" + (f" with increase={stages}" if stages else "")
         if open_roll:
-            return increase(parsed, stages, self.steps, all_dice=True)
-        return increase(parsed, stages, self.steps, None if which is None else which - 1)
+            return increased(parsed, stages, self.steps, named, all_dice=True)
+        return increased(parsed, stages, self.steps, named, None if which is None else which - 1)
 
     def roll(self, spec: str, dice: DiceSource, *, vs: str | None = None, vs_dice: DiceSource | None = None,
              difficulty: int | None = None, options: Mapping[str, Any] | None = None) -> RollResult:

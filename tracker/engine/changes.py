@@ -49,9 +49,18 @@ class Changes(Core):
         self._say("end", f"the fight ends{': ' + outcome if outcome else ''}; the party's state goes back to the campaign {campaign}")
 
     def _set(self, args: dict[str, Any]) -> None:
+        """A value set by hand. `stat` says it is a stat (a sheet's stat left blank when the
+        combatant was made, or text on a freeform sheet); without it, as in saves written
+        before it was said, a key the combatant holds as a stat is one, any other a resource."""
         c = self.combatant(args["target"])
         key, value = args["key"], bounds.value(args["value"], f"set {args['key']}")
-        table = c.stats if key in c.stats and key not in c.resources else c.resources
+        if args.get("stat"):
+            table = c.stats
+            if key in c.resources:  # an earlier save's set took this stat for a resource
+                del c.resources[key]
+                c.maxima.pop(key, None)
+        else:
+            table = c.stats if key in c.stats and key not in c.resources else c.resources
         if table is c.resources and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise TrackerError(f"set {c.name} {key}: {key} is a resource and takes a number, got {value!r}")
         table[key] = value

@@ -40,8 +40,9 @@ from tracker.engine.model import (
 
 __all__ = ["Core", "_fmt", "_resolution"]
 
-# Kinds of queue entry, in the order they are handled on one segment.
-_COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED = range(6)
+# Kinds of queue entry, in the order they are handled on one segment (a per-round cost
+# that changes, _RISE, just before the payment that charges it).
+_COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED, _RISE = range(7)
 
 
 class Core:
@@ -172,6 +173,53 @@ class Core:
     def _push(self, segment: int, kind: int, payload: Any) -> None:
         self._tick += 1
         heapq.heappush(self._queue, (segment, kind, self._tick, payload))
+
+    def _per_round(self, c: Combatant, upkeep: fx.Upkeep, amount: int | float, changed: bool = False, ended: bool = False) -> None:
+        """What `c` pays a round for `upkeep.name` is now `amount` (0: nothing), said in the
+        log with the change to come, if any (`changed`: a rise, not a new cost; `ended`: a
+        cost still to rise was running, and ends here)."""
+        name, resource, a_round = upkeep.name, upkeep.resource, f"a {self.time.round_name}"
+        rising = c.rising.get(name) is upkeep
+        later = self._next_rise(upkeep) if rising else None
+        then = f"{_fmt(later[1])} {resource} {a_round} from segment {later[0]}" if later is not None else ""
+        if amount:
+            self._upkeep_count += name not in c.upkeep
+            c.upkeep[name] = (resource, amount)
+            if changed:
+                text = f"{c.name}'s {name} now costs {_fmt(amount)} {resource} {a_round}"
+            else:
+                text = f"{c.name} pays {_fmt(amount)} {resource} {a_round} for {name}"
+            self._say("upkeep", text + (f" ({then})" if then else ""), c.name)
+            return
+        if c.upkeep.pop(name, None) is not None:
+            self._upkeep_count -= 1
+            ended = True
+        if ended and not then:
+            self._say("upkeep", f"{c.name} no longer pays for {name}", c.name)
+        if then:
+            self._say("upkeep", f"{c.name} pays nothing for {name} yet ({then})", c.name)
+
+    def _next_rise(self, upkeep: fx.Upkeep) -> tuple[int, int | float] | None:
+        """The first of `upkeep.rises` after now, if any."""
+        return next((pair for pair in upkeep.rises if pair[0] > self.now), None)
+
+    def _set_upkeep(self, c: Combatant, upkeep: fx.Upkeep) -> None:
+        """A per-round cost applied: its amount now (any rise already due included), and
+        the next rise queued; a cost without rises ends the rises of the one it replaces."""
+        amount = upkeep.amount
+        ended = c.rising.pop(upkeep.name, None) is not None
+        if upkeep.rises:
+            for segment, value in upkeep.rises:
+                if segment <= self.now:
+                    amount = value
+            c.rising[upkeep.name] = upkeep
+            self._queue_rise(c, upkeep)
+        self._per_round(c, upkeep, amount, ended=ended)
+
+    def _queue_rise(self, c: Combatant, upkeep: fx.Upkeep) -> None:
+        later = self._next_rise(upkeep)
+        if later is not None:
+            self._push(later[0], _RISE, (c.name, upkeep, later[1]))
 
     @staticmethod
     def _early_segment(action: Action, effect: fx.Effect) -> int:

@@ -77,7 +77,12 @@ class Condition:
 
 @dataclass(frozen=True, slots=True)
 class Upkeep:
-    """A per-round cost charged on payment segments; amount 0 ends it."""
+    """A per-round cost charged on payment segments; amount 0 ends it.
+
+    `rises`: (payment segment, amount) pairs, segments rising, for a cost that changes as
+    time passes (Brand X's held breath, whose elapsed-time penalty builds): from each
+    payment segment on, the amount is the pair's. With rises, an amount of 0 is a cost
+    not charged yet. A later Upkeep of the same name replaces them."""
 
     kind: ClassVar[str] = "upkeep"
     target: str
@@ -85,6 +90,7 @@ class Upkeep:
     resource: str
     amount: int | float
     timing: str = COMPLETE
+    rises: tuple[tuple[int, int | float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +139,29 @@ def landing(encounter: Any, action: Any, blow: Blow, hits: list[Any]) -> tuple[A
 
 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:
-    data = {"kind": effect.kind}
+    data: dict[str, Any] = {"kind": effect.kind}
     data.update(asdict(effect))
     if data.get("lead") == 0:
         del data["lead"]
+    if "rises" in data:
+        if data["rises"]:
+            data["rises"] = [list(pair) for pair in data["rises"]]  # as a save reads them back
+        else:
+            del data["rises"]
     return data
+
+
+def _rises(value: Any) -> tuple[tuple[int, int | float], ...]:
+    """An Upkeep's stored `rises`: [segment, amount] pairs, segments rising."""
+    pairs: list[tuple[int, int | float]] = []
+    for pair in value if isinstance(value, (list, tuple)) else [value]:
+        ok = isinstance(pair, (list, tuple)) and len(pair) == 2
+        segment, amount = pair if ok else (None, None)
+        ok = ok and isinstance(segment, int) and not isinstance(segment, bool) and (not pairs or segment > pairs[-1][0])
+        if not ok or isinstance(amount, bool) or not isinstance(amount, (int, float)):
+            raise ValueError(f"rises: expected [segment, amount] pairs with the segments rising, got {value!r}")
+        pairs.append((segment, amount))  # type: ignore[arg-type]
+    return tuple(pairs)
 
 
 _FIELD_NAMES: dict[type, frozenset[str]] = {}  # an effect class -> its keys (and "kind")
@@ -155,7 +179,10 @@ def effect_from_dict(data: dict[str, Any]) -> Effect:
     unknown = set(data) - names
     if unknown:
         raise ValueError(f"unexpected key {sorted(unknown)[0]!r} for a {kind} effect")
-    return cls(**{k: v for k, v in data.items() if k != "kind"})
+    values = {k: v for k, v in data.items() if k != "kind"}
+    if cls is Upkeep and "rises" in values:
+        values["rises"] = _rises(values["rises"])
+    return cls(**values)
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,7 +139,7 @@ def _rows() -> dict[str, Kind]:
              lambda a: f"{a.get('actor')} aborts {a.get('template') or 'an action'}", "_abort", player=True, guard=OWN_ACTOR, proposable=True),
         Kind("damage", {"target": (STR, True), "amount": (NUM, True), "resource": (STR, True), "overflow": (STR, False), "also": (DAMAGE_ALSO, False)},
              _damage, "_damage"),
-        Kind("set", {"target": (STR, True), "key": (STR, True), "value": (ANY, True)},
+        Kind("set", {"target": (STR, True), "key": (STR, True), "value": (ANY, True), "stat": (BOOL, False)},
              lambda a: f"{a.get('target')}: {a.get('key')} set to {fmt(a.get('value'))}", "_set", refused_as="set (a resource or stat)"),
         Kind("advance", {"to": (INT, True)},
              lambda a: f"time moves on to segment {a.get('to')}", "_advance", refused_as="moving time (next, step)"),

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
-from tracker.engine.effects import Resolution
+from tracker.engine.effects import Resolution, Upkeep
 
 ACTIVE = "active"
 PASSIVE = "passive"
@@ -56,6 +56,9 @@ class Combatant:
     airborne_until: int = -1
     conditions: dict[str, int] = field(default_factory=dict)
     upkeep: dict[str, tuple[str, int | float]] = field(default_factory=dict)
+    # The per-round costs that change as time passes, by name: the Upkeep whose `rises`
+    # are still to come (the queue holds the next one).
+    rising: dict[str, Upkeep] = field(default_factory=dict)
     # Rule 1 bookkeeping: the segment of the last initiation and what started on it.
     initiated_on: int = -1
     initiated_now: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)

@@ -137,13 +137,7 @@ class Resolving(Core):
         elif isinstance(effect, fx.Condition):
             self._add_condition(c, effect.name, effect.duration)
         elif isinstance(effect, fx.Upkeep):
-            if effect.amount:
-                self._upkeep_count += effect.name not in c.upkeep
-                c.upkeep[effect.name] = (effect.resource, effect.amount)
-                self._say("upkeep", f"{c.name} pays {_fmt(effect.amount)} {effect.resource} a {self.time.round_name} for {effect.name}", c.name)
-            elif c.upkeep.pop(effect.name, None) is not None:
-                self._upkeep_count -= 1
-                self._say("upkeep", f"{c.name} no longer pays for {effect.name}", c.name)
+            self._set_upkeep(c, effect)
 
     def _hurt(self, effect: fx.Damage, interrupt_from: int) -> None:
         c = self.combatants[effect.target]

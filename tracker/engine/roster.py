@@ -12,7 +12,7 @@ from typing import Any
 
 from tracker.engine import bounds
 from tracker.engine import effects as fx
-from tracker.engine.core import _ALERT, _EARLY, _EXPIRE, _LAND, Core
+from tracker.engine.core import _ALERT, _EARLY, _EXPIRE, _LAND, _RISE, Core
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ABORTED, Combatant, CombatantSetup
 
@@ -131,6 +131,8 @@ class Roster(Core):
                 payload = (swap(payload[0]), payload[1])
             elif kind == _EARLY:
                 payload = (payload[0], renamed.get(id(payload[1]), payload[1]))
+            elif kind == _RISE:
+                payload = (swap(payload[0]), *payload[1:])
             queue.append((segment, kind, tick, payload))
         heapq.heapify(queue)
         self._queue = queue

@@ -1,7 +1,8 @@
 """The timeline and its clock: what is due on which segment, and moving time on.
 
 - On arriving at a segment: completions first, then conditions expiring, landings,
-  surprise ending, scheduled events, then per-round costs if it is a payment segment.
+  surprise ending, scheduled events, a per-round cost changing as time passes (an
+  Upkeep's rises, queued one at a time), then per-round costs if it is a payment segment.
   Only after that may combatants initiate on that segment.
 - `next` finds the next segment where anything happens through a priority queue with
   lazy deletion, so its cost does not depend on how many empty segments it skips.
@@ -19,7 +20,7 @@ import math
 from typing import Any
 
 from tracker.engine import bounds
-from tracker.engine.core import _ALERT, _COMPLETE, _EARLY, _EXPIRE, _LAND, _SCHEDULED, Core, _fmt
+from tracker.engine.core import _ALERT, _COMPLETE, _EARLY, _EXPIRE, _LAND, _RISE, _SCHEDULED, Core, _fmt
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import IN_PROGRESS, Combatant
 
@@ -43,6 +44,9 @@ class Timeline(Core):
         if kind == _ALERT:
             c = self.combatants.get(payload)
             return c is not None and c.surprised_until == segment
+        if kind == _RISE:
+            c = self.combatants.get(payload[0])
+            return c is not None and c.rising.get(payload[1].name) is payload[1]
         return True
 
     def next_happening(self) -> int | None:
@@ -117,7 +121,7 @@ class Timeline(Core):
     def _arrive(self, segment: int) -> None:
         self.now = segment
         queue = self._queue
-        due: list[list[Any]] = [[], [], [], [], [], []]
+        due: list[list[Any]] = [[], [], [], [], [], [], []]
         while queue and queue[0][0] == segment:
             entry = heapq.heappop(queue)
             if entry[1] == _COMPLETE:  # `_valid` inlined for the commonest entry
@@ -147,6 +151,11 @@ class Timeline(Core):
             self._say("surprise", f"{name} may act now", name)
         for text in due[_SCHEDULED]:
             self._say("scheduled", text)
+        for name, upkeep, amount in due[_RISE]:
+            # A cost that changes as time passes, before the payment that charges it.
+            c = self.combatants[name]
+            self._per_round(c, upkeep, amount, changed=True)
+            self._queue_rise(c, upkeep)
         self._verdicts = {}
         if self._upkeep_count and self.time.payment_every and segment % self.time.payment_every == 0:
             self._pay(segment)
@@ -203,6 +212,12 @@ class Timeline(Core):
             elif kind == _ALERT:
                 text = f"{payload} may act"
                 about = (payload,)
+            elif kind == _RISE:
+                # No figure here: what a viewer may see of a cost is the log's to decide.
+                c = self.combatants[payload[0]]
+                now = c.upkeep.get(payload[1].name, ("", 0))[1]
+                text = f"{payload[0]}'s {payload[1].name} costs {'more' if payload[2] > now else 'less'} a {self.time.round_name}"
+                about = (payload[0],)
             else:
                 text = str(payload)
             found.append((segment, tick, text, about))

@@ -23,6 +23,7 @@ from pathlib import Path
 from tracker.engine.errors import TrackerError
 
 MAX_LINKS = 40  # as the kernel's own limit on links followed in one path
+FILE_BITS = 0o666  # the permission bits a file the tracker writes may carry
 # getattr: flags a platform lacks (Windows: O_DIRECTORY, O_CLOEXEC, ...) are not asked for.
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -341,6 +342,9 @@ def write_at(spot: Spot, data: bytes, *, mode: int | None = None, what: str = ""
         mode, gid = stat.S_IMODE(current.st_mode), current.st_gid
     elif mode is None:
         mode = _umask_mode()
+    # Read and write bits only: a file planted with setuid, setgid, sticky or execute
+    # bits (`-rwsrwsrwx`) does not pass them on to the file written in its place.
+    mode &= FILE_BITS
     tmp = ""
     fd = -1
     for _ in range(100):
@@ -376,8 +380,9 @@ def write_at(spot: Spot, data: bytes, *, mode: int | None = None, what: str = ""
 def replace(path: Path, data: bytes, *, follow: bool = True, mode: int | None = None, what: str = "") -> bool:
     """Write `data` to `path` atomically inside its folder; True if a link was replaced.
 
-    The file keeps its permissions and group (a group-shared folder stays shared); a new
-    one gets `mode`, else the umask's default. `follow=False`: a link at `path` is
+    The file keeps its read and write bits and group (a group-shared folder stays
+    shared; never a setuid, setgid, sticky or execute bit); a new one gets `mode`, else
+    the umask's default. `follow=False`: a link at `path` is
     replaced by the file (its target untouched); otherwise a link is followed only
     inside the folder (see `locate`)."""
     with locate(path.parent, path.name, follow=follow) as spot:

@@ -326,7 +326,7 @@ class EncounterFile:
         store.path.parent.mkdir(parents=True, exist_ok=True)
         # Every new file (a copy too) gets its own key for the players' app dice.
         encounter.setup.dice_key = secrets.token_hex(16)
-        with locked(store.path):
+        with locked(store.path, create=True):
             if folder.exists(store.path):
                 raise TrackerError(f"{store.path}: already exists; choose another name or delete it first")
             store._write_whole(codec.dumps(encounter, 0, house_rules).encode("utf-8"), 0, len(encounter.events))
@@ -335,7 +335,7 @@ class EncounterFile:
     def rewrite(self, encounter: Encounter) -> None:
         """Write the whole file for `encounter` at this store's revision (tools and
         benchmarks that build a fight in memory; a session never needs this)."""
-        with locked(self.path):
+        with locked(self.path, create=True):
             self._write_whole(codec.dumps(encounter, self.revision, self.house_rules).encode("utf-8"), self.revision, len(encounter.events))
 
     _write = rewrite  # the name scripts written for the first format used

@@ -1,7 +1,7 @@
 """Probing a running table from outside: a `tracker serve` subprocess and SSH screens.
 
-Used by tests/test_serve*.py and benchmarks/shared.py (and handy for a smoke test of a
-server you just started).
+Used by tests/test_serve*.py, benchmarks/shared.py and benchmarks/serve_logins.py (and
+handy for a smoke test of a server you just started).
 
 A `Screen` is an asyncssh client session with a pty that collects what the app draws;
 `wait_for` reads until a text appears (escape sequences stripped), with a deadline, so
@@ -15,6 +15,7 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -232,6 +233,49 @@ class OpenSSHScreen:
         if self.proc.returncode is None:
             self.proc.kill()
             await self.proc.wait()
+
+
+class Strangers:
+    """`count` silent TCP clients (from 127.0.0.`first`, or spread over `sources`
+    addresses from there on) that reconnect as soon as they are closed; with `speak`,
+    each sends an SSH version line first, then nothing (a key exchange that never goes on)."""
+
+    def __init__(self, port: int, count: int, first: int = 2, sources: int = 1, speak: bool = False) -> None:
+        self.port, self.count, self.first, self.sources, self.speak = port, count, first, sources, speak
+        self.reconnects = 0
+        self.connected = 0
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def _one(self, address: str) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            sock = socket.socket()
+            sock.setblocking(False)
+            try:
+                sock.bind((address, 0))
+                await loop.sock_connect(sock, ("127.0.0.1", self.port))
+                self.connected += 1
+                try:
+                    if self.speak:
+                        await loop.sock_sendall(sock, b"SSH-2.0-Staller\r\n")
+                    while await loop.sock_recv(sock, 65536):
+                        pass  # read what the server says, send nothing more, until it closes
+                finally:
+                    self.connected -= 1
+            except OSError:
+                await asyncio.sleep(0.05)
+            finally:
+                sock.close()
+            self.reconnects += 1
+
+    def start(self) -> None:
+        addresses = [f"127.0.0.{self.first + n % self.sources}" for n in range(self.count)]
+        self.tasks = [asyncio.get_running_loop().create_task(self._one(address)) for address in addresses]
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 def alive(pid: int) -> bool:

@@ -31,12 +31,12 @@ import tracker
 from tracker import paths
 from tracker.engine import TrackerError
 from tracker.serve import control
-from tracker.serve.admission import REFUSAL_GRACE, Admission, Startups
+from tracker.serve.admission import REFUSAL_GRACE, Admission, LoggingIn, Penalties, Startups
 from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, keys_folder, load_or_create_host_key, old_place_problem
 from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.seat import SEAT_FD, SeatInfo
-from tracker.text import printable
+from tracker.text import printable, quoted
 
 log = logging.getLogger("tracker.serve")
 
@@ -45,6 +45,7 @@ PASS_ENV = ("LANG", "COLORTERM", "NO_COLOR")
 KEEPALIVE_INTERVAL = 30.0
 WINDOW = 256 * 1024  # the most a client may send before the server reads (flow control)
 MAX_COLUMNS, MAX_ROWS = 500, 200
+USER_SHOWN = 64  # characters of the SSH user name a client typed shown in the log
 RESIZE_EVERY = 0.1  # seconds between two sizes passed to an app
 NO_PTY = b"tracker: this is a full-screen terminal app; connect with a terminal: ssh -t (not -T), no command\r\n"
 NO_COMMAND = b"tracker: commands are not run here; connect with a terminal and no command: ssh -t HOST\r\n"
@@ -183,7 +184,7 @@ class Connection:
     session: "TableSession | None" = None
 
     def who(self) -> str:
-        user = printable(self.user)[:40] or "?"
+        user = quoted(self.user, USER_SHOWN)  # the client's choice: quoted, so it cannot pose as the words after it
         if self.role is None:
             return f"#{self.ident} {user}@{self.peer} unauthenticated"
         role = f"player of {','.join(self.combatants)}" if self.combatants else self.role
@@ -200,6 +201,7 @@ class TableServer:
         self.connections: dict[int, Connection] = {}  # authenticated: the seats
         self.pending: dict[int, Connection] = {}  # still logging in (MaxStartups)
         self.refusing: dict[int, Connection] = {}  # refused, waiting to be told why
+        self.penalties = Penalties()  # addresses whose connections did not log in
         self.children: set[PtyChild] = set()
         self.fight: Path | None = options.encounter
         self.fight_name = options.encounter.stem if options.encounter else ""
@@ -246,7 +248,7 @@ class TableServer:
             allow_scp=False,
             keepalive_interval=KEEPALIVE_INTERVAL,
             keepalive_count_max=3,
-            login_timeout=self.options.login_grace,
+            login_timeout=self.options.login_grace + 1.0,  # a backstop: _grace_over closes first
             window=WINDOW,
         )
         self._watchdog = asyncio.create_task(self._idle_watch())
@@ -380,8 +382,11 @@ class TableServer:
         if self._closing:
             asyncio.get_running_loop().call_soon(conn.abort)
             return None
-        from_source = sum(1 for r in self.pending.values() if r.source == record.source)
-        refusal = self.admission.startup_refusal(len(self.pending), from_source)
+        now = time.monotonic()
+        entry = self.admission.entry(record.source, (self._logging_in(r) for r in self.pending.values()), self.penalties, now)
+        refusal = entry.refusal
+        if entry.room is not None:
+            self._make_room(self.pending[entry.room.ident], entry.why)
         if refusal:
             log.warning("refused %s: %s", record.who(), refusal)
             if len(self.refusing) >= self.admission.startups.full:
@@ -392,7 +397,34 @@ class TableServer:
             asyncio.get_running_loop().call_later(REFUSAL_GRACE, self._give_up, record)
             return record
         self.pending[record.ident] = record
+        asyncio.get_running_loop().call_later(self.options.login_grace, self._grace_over, record)
         return record
+
+    @staticmethod
+    def _logging_in(record: Connection) -> LoggingIn:
+        spoke = record.conn is not None and record.conn.get_extra_info("client_version") is not None
+        return LoggingIn(record.ident, record.source, record.since, spoke, record.role is not None)
+
+    def _make_room(self, record: Connection, why: str) -> None:
+        """Close a connection still logging in so a newcomer takes its place; its address
+        earns a penalty (docs/decisions/0025-admission.md)."""
+        self.pending.pop(record.ident, None)
+        self.penalties.add(record.source, time.monotonic())
+        log.info("closed %s to make room: %s", record.who(), why)
+        if record.conn is not None:
+            if self._logging_in(record).spoke:
+                record.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, f"closed to make room for others ({why}); try again")
+            else:
+                record.conn.abort()
+
+    def _grace_over(self, record: Connection) -> None:
+        """Not logged in within --login-grace: closed, and its address earns a penalty."""
+        if self.pending.pop(record.ident, None) is None:
+            return
+        self.penalties.add(record.source, time.monotonic())
+        log.info("closed %s: not logged in within %gs", record.who(), self.options.login_grace)
+        if record.conn is not None:
+            record.conn.disconnect(asyncssh.DISC_CONNECTION_LOST, f"not logged in within {self.options.login_grace:g}s")
 
     def _give_up(self, record: Connection) -> None:
         """A refused client that never got as far as hearing why."""
@@ -530,7 +562,7 @@ class TableSSHServer(asyncssh.SSHServer):
         for problem in self.table.keyring.new_problems():
             log.error("%s", problem)  # a keys file made unsafe (or unreadable) while running
         if role is None:
-            log.info("refused key %s for %s@%s", self.table.keyring.key_line(key), printable(username)[:40], record.peer)
+            log.info("refused key %s for %s@%s", self.table.keyring.key_line(key), quoted(username, USER_SHOWN), record.peer)
             return False
         # Several keys may be offered; the last one accepted is the one that signed.
         record.role, record.key = role, self.table.keyring.key_line(key, role)

@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from rulesets.fields import yes_no
+from rulesets.fields import Field, yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.session import Outcome, Session
 from tracker.verbs import MAX_COPIES, at_least, split_command
@@ -123,8 +123,20 @@ def add_form(live: Live, done: Callable[[str], None] | None = None) -> FormScree
     return FormScreen(f"Add a combatant ({live.ruleset.name} sheet)", sheet_fields(live), submit)
 
 
+def _same_value(field: Field | None, text: str, current: Any) -> bool:
+    """Whether `text` is the value the sheet holds, written another way ("4d" for a D6
+    "4D"): no `set` is recorded for it."""
+    if field is None or current is None:
+        return False
+    try:
+        return bool(field.coerce(text, field.name) == current)
+    except TrackerError:
+        return False  # the set refuses it, naming the field
+
+
 def edit_form(live: Live, combatant: Combatant) -> FormScreen:
     name = combatant.name
+    sheet = {f.name: f for f in live.ruleset.sheet}
 
     def submit(values: dict[str, str]) -> None:
         enc = live.encounter
@@ -135,7 +147,7 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
         for key, text in _split_values(values).items():
             current = c.resources.get(key, c.stats.get(key))
             shown = "" if current is None else (f"{current:g}" if isinstance(current, float) else str(current))
-            if text != shown:
+            if text != shown and not _same_value(sheet.get(key), text, current):
                 changes.append(partial(_set_value, name, key, text))
         hidden = _yes_no(values["hidden"])
         if hidden != c.hidden:

@@ -27,6 +27,7 @@ from textual.widgets import DataTable, Footer, Label
 from tracker import config, paths
 from tracker.engine import TrackerError
 from tracker.library import new_from_roster
+from tracker.persistence import lock
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
 from tracker.text import printable
@@ -280,13 +281,23 @@ class StartScreen(Screen[None]):
 
         def answer(yes: bool | None) -> None:
             if yes:
-                try:
-                    item.path.unlink()
-                except OSError as exc:
-                    self.notify(f"{item.path}: cannot delete: {exc.strerror}", severity="error")
-                self.reload()
+                self._delete(item.path)
 
         self.app.push_screen(ConfirmScreen(f"Delete {item.name} ({item.path.name})? This cannot be undone."), answer)
+
+    @work(thread=True, group="start-delete")
+    def _delete(self, path: Path) -> None:
+        """Delete the save and its lock file (lock.delete: it may wait for a change under
+        way, so not on the event loop), then list the folder again."""
+        try:
+            lock.delete(path)
+        except FileNotFoundError:
+            pass  # already gone: the list shows it
+        except OSError as exc:
+            self.app.call_from_thread(self.notify, f"{path}: cannot delete: {exc.strerror}", severity="error")
+        except TrackerError as exc:
+            self.app.call_from_thread(self.notify, f"{path}: cannot delete: {exc}", severity="error")
+        self.app.call_from_thread(self.reload)
 
     def do_reload(self) -> None:
         self.reload()
