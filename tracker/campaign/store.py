@@ -217,7 +217,7 @@ class CampaignFile:
             doc["house_rules"] = house_rules
         data = (HEADER + tomli_w.dumps(doc) + "# revision 0\n").encode("utf-8")
         store.path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(store.path):
+        with locked(store.path, create=True):
             if folder.exists(store.path):
                 raise TrackerError(f"{store.path}: already exists; choose another name or delete it first")
             folder.replace(store.path, data, what="campaign")
