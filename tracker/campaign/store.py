@@ -12,6 +12,7 @@ and what was expected; a file that does not load is never written.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ import tomli_w
 from tracker.campaign.model import KINDS, Campaign
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Event
+from tracker.engine.shapes import INT_MAX, INT_MIN
 from tracker.paths import CAMPAIGN_SUFFIX
 from tracker.persistence import codec, folder
 from tracker.persistence.codec import SaveError, check_numbers
@@ -62,6 +64,48 @@ def _line_of(data: bytes, index: int) -> int:
         if i == index:
             return data.count(b"\n", 0, match.start()) + 1
     return 0
+
+
+def _plain(values: list[Any]) -> bool:
+    """Whether a list holds no number that could fail to fit: all text, or all booleans
+    (an `end` event's chances and outcomes, thousands long), told at C speed: text
+    joins, and booleans (or whole numbers from 0 to 255) make bytes; anything else
+    refuses."""
+    first = values[0] if values else ""
+    try:
+        if type(first) is str:
+            "".join(values)
+        elif type(first) is bool:
+            bytes(values)
+        else:
+            return False
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _numbers_fit(value: Any) -> bool:
+    """Whether every number in `value` fits a save (a 64-bit integer, a finite float):
+    `check_numbers` in a quick pass, which then names a number that does not fit."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            values = item.values()
+        elif _plain(item):
+            continue
+        else:
+            values = item
+        for v in values:
+            kind = type(v)
+            if kind is dict or kind is list:
+                stack.append(v)
+            elif kind is int:
+                if not INT_MIN <= v <= INT_MAX:
+                    return False
+            elif kind is float and not math.isfinite(v):
+                return False
+    return True
 
 
 def _need(doc: dict[str, Any], key: str, kind: type, where: str, default: Any = None) -> Any:
@@ -129,14 +173,21 @@ def decode(data: bytes, source: str, base_dir: Path | None = None) -> tuple[Camp
     game = _game(ruleset, house_rules, base_dir, source)
     campaign = Campaign(name, ruleset, house_rules)
     for i, raw in enumerate(raws):
-        line = _line_of(cut.committed, i)
-        at = f"{source}:{line}: event {i + 1}" if line else f"{source}: event {i + 1}"
-        event = _event(raw, i, at)
-        _check_sheets(game, event, at)
+        at = f"{source}: event {i + 1}"
         try:
-            campaign.apply(event)
-        except TrackerError as exc:
-            raise CampaignError(f"{at} ({event.kind}): {exc}") from None
+            event = _event(raw, i, at)
+            _check_sheets(game, event, at)
+            try:
+                campaign.apply(event)
+            except TrackerError as exc:
+                raise CampaignError(f"{at} ({event.kind}): {exc}") from None
+        except CampaignError as exc:
+            # The line is looked for only to name it in a refusal: looking for every
+            # event's line took seconds on a long campaign (it reads the file from the top).
+            said, line = str(exc), _line_of(cut.committed, i)
+            if line and said.startswith(at):
+                said = f"{source}:{line}: event {i + 1}{said[len(at):]}"
+            raise CampaignError(said) from None
     return campaign, cut.revision or 0
 
 
@@ -165,10 +216,11 @@ def _event(raw: dict[str, Any], index: int, at: str) -> Event:
     for key, ((wanted, _), required) in row.args.items():
         if required and key not in args:
             raise CampaignError(f"{at} ({kind}): missing key {key!r} ({wanted})")
-    try:
-        check_numbers(args, f"{at} ({kind})")
-    except SaveError as exc:
-        raise CampaignError(str(exc)) from None
+    if not _numbers_fit(args):
+        try:
+            check_numbers(args, f"{at} ({kind})")
+        except SaveError as exc:
+            raise CampaignError(str(exc)) from None
     return Event(row.name, args, seq, by)
 
 
