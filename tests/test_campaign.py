@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -349,3 +350,19 @@ def test_the_campaign_export_holds_the_party_fights_and_two_charts(road: Path) -
     assert "hp 10 -&gt; 6" in page
     md = run(road, "campaign", "export", "road", "--format", "md")
     assert "\\<i\\>Bo\\|x\\</i\\>" in md and "| 1 | road 1 | road-1.toml |" in md
+
+
+@pytest.mark.parametrize(("tally", "said"), [
+    ({"luck": {"3/2": [1, 1]}}, "'3/2': expected a chance written n/d, from 0 to 1"),
+    ({"luck": {"1/2": [1, 2]}}, "luck.1/2: expected [rolls, successes], successes at most rolls, got [1, 2]"),
+    ({"declared": -1}, "gm.declared: expected a whole number of at least 0, got -1"),
+    ({"dealt": {"hp": "lots"}}, "gm.dealt.hp: expected a number"),
+])
+def test_a_fights_figures_in_the_campaign_are_checked_by_name(road: Path, tally: dict[str, Any], said: str) -> None:
+    from tracker.engine import Event as _Event, TrackerError
+
+    run(road, "new", "road-1", "--campaign", "road")
+    camp = campaign(road)
+    with pytest.raises(TrackerError, match=re.escape(said)):
+        camp.apply(_Event("end", {"file": "road-1.toml", "revision": 1, "stats": {"pc1": {"gm": tally}}}))
+    assert camp.fights[0].open  # refused whole

@@ -121,3 +121,25 @@ def test_games_without_a_rule_rest_by_the_gms_amounts(tmp_path: Path, ruleset: s
         assert pc.resources == pc.maxima and pc.resources != hurt_state  # everything back
     else:
         assert {k: pc.resources[k] for k in after} == after
+
+
+def test_a_character_down_at_the_end_of_a_fight_heals_at_rest(heroes: Path) -> None:
+    play(heroes, "bank", "damage Seraph 15 resource=dp")
+    ended(heroes, "bank")
+    assert campaign(heroes, "heroes").pc("Seraph").resources["dp"] == 0
+    # Healing Roll: Sphere(10) 9, an empty pool (DP 0) adds nothing: 9; 2 + 3 = 5, Q 4: DP 0 -> 4.
+    out = run(heroes, "campaign", "rest", "heroes", "hours=1", "--faces", "2,3")
+    assert "Sphere(constitution 10) 9 = 9; rolled 2+3 = 5: Q 4: dp +4" in out
+    assert campaign(heroes, "heroes").pc("Seraph").resources["dp"] == 4
+
+
+def test_a_resource_the_fight_gave_that_the_sheet_lacks_goes_on_into_the_next_fight(heroes: Path) -> None:
+    play(heroes, "bank", "set Seraph pushback 3")
+    ended(heroes, "bank")
+    pc = campaign(heroes, "heroes").pc("Seraph")
+    assert (pc.resources.get("pushback"), pc.maxima.get("pushback")) == (3, 0)
+    run(heroes, "campaign", "rest", "heroes", "hours=1")
+    run(heroes, "new", "bank-2", "--campaign", "heroes")
+    from tests.test_campaign import fight
+
+    assert fight(heroes, "bank-2").combatant("Seraph").resources["pushback"] == 3

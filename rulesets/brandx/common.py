@@ -228,6 +228,13 @@ def latest_action(encounter: Encounter | None, name: str, template: str, before_
     """The combatant's most recent action of a template (any status but aborted)."""
     if encounter is None:
         return None
+    c = encounter.combatants.get(name)
+    if c is not None:
+        last = c.latest.get(template)
+        if last is None:
+            return None  # it never started one (a newcomer under an old name is not the old one)
+        if last.status != "aborted" and (before_segment is None or last.start <= before_segment):
+            return last
     for action in reversed(encounter.actions):
         if action.actor == name and action.template == template and action.status != "aborted":
             if before_segment is None or action.start <= before_segment:

@@ -64,7 +64,10 @@ def state_in(enc: Encounter, pc: str) -> dict[str, Any] | None:
     for c in enc.combatants.values():
         if c.pc == pc:
             left = {name: until - enc.now for name, until in c.conditions.items() if until > enc.now}
-            return {"name": c.name, "stats": dict(c.stats), "maxima": dict(c.maxima), "resources": dict(c.resources), "conditions": left}
+            # A resource the fight gave it that its sheet lacks (Brand X's Pushback, a
+            # penetrating DP count) has 0 as its sheet value: it goes on from there.
+            maxima = {**{k: 0 for k in c.resources if k not in c.maxima}, **c.maxima}
+            return {"name": c.name, "stats": dict(c.stats), "maxima": maxima, "resources": dict(c.resources), "conditions": left}
     return None
 
 
@@ -227,23 +230,30 @@ def _preview(camp: Campaign, fight: Fight, fight_file: Path, cpath: Path, enc: E
 
 def stats_of(enc: Encounter) -> dict[str, Any]:
     """Each character's figures of this fight, for the campaign's statistics (the GM's and
-    the viewers' views), kept in the `end` event so no later reading replays the fight."""
-    from tracker.stats import fight_stats
+    the viewers' views), kept in the `end` event so no later reading replays the fight.
+    The rolls against the odds shown are kept as counts by chance (`luck`: "17/20" ->
+    [rolls, successes]): the exact luck over the whole campaign needs nothing more."""
+    from tracker.stats import fight_stats, fold
 
     out: dict[str, Any] = {}
     names = {c.name: c.pc for c in enc.combatants.values() if c.pc}
+    watch = fold(enc)
     for view, flag in (("gm", False), ("viewer", True)):
-        for tally in fight_stats(enc, viewer=flag).combatants:
+        for tally in fight_stats(enc, viewer=flag, folded=watch, luck=False).combatants:
             pid = names.get(tally.name)
             if pid is None:
                 continue
+            rolls: dict[str, list[int]] = {}
+            for chance, success in zip(tally._chances, tally._outcomes):
+                counts = rolls.setdefault(f"{chance.numerator}/{chance.denominator}", [0, 0])
+                counts[0] += 1
+                counts[1] += bool(success)
             out.setdefault(pid, {})[view] = {
                 "declared": tally.declared, "succeeded": tally.succeeded, "missed": tally.missed, "no_roll": tally.no_roll,
                 "secret": tally.secret, "aborted": tally.aborted, "interrupted": tally.interrupted,
                 "dealt": dict(tally.dealt), "taken": dict(tally.taken), "healed": dict(tally.healed), "costs": dict(tally.costs),
                 "acting": tally.acting, "idle": tally.idle, "down": tally.down,
-                "chances": [f"{c.numerator}/{c.denominator}" for c in tally._chances], "outcomes": list(tally._outcomes),
-                "unrecorded": tally._unrecorded,
+                "luck": rolls, "unrecorded": tally._unrecorded,
             }
     return out
 

@@ -16,7 +16,8 @@ fight or here keeps it, and a newcomer that takes a character's name is someone 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from tracker.engine import bounds
@@ -129,6 +130,42 @@ def _lasting(table: Any, where: str) -> dict[str, int]:
     return {str(k): bounds.segment(v, f"{where}.{k}", 1) for k, v in table.items()}
 
 
+_COUNTS = ("declared", "succeeded", "missed", "no_roll", "secret", "aborted", "interrupted", "acting", "idle", "down", "unrecorded")
+_AMOUNTS = ("dealt", "taken", "healed", "costs")
+
+
+def _views(views: Any, where: str) -> dict[str, dict[str, Any]]:
+    """A character's figures of one fight (the GM's and the viewers' view), checked:
+    counts are whole numbers, amounts tables of numbers, `luck` a table of chances
+    ("n/d") to [rolls, successes]."""
+    if not isinstance(views, dict):
+        raise TrackerError(f"{where}: expected a table of views (gm, viewer)")
+    out: dict[str, dict[str, Any]] = {}
+    for view, tally in views.items():
+        at = f"{where}.{view}"
+        if view not in ("gm", "viewer") or not isinstance(tally, dict):
+            raise TrackerError(f"{at}: expected the gm or viewer view, a table")
+        for key in _COUNTS:
+            if not isinstance(tally.get(key, 0), int) or isinstance(tally.get(key, 0), bool) or tally.get(key, 0) < 0:
+                raise TrackerError(f"{at}.{key}: expected a whole number of at least 0, got {tally.get(key)!r}")
+        for key in _AMOUNTS:
+            _figures(tally.get(key) or {}, f"{at}.{key}")
+        luck = tally.get("luck") or {}
+        if not isinstance(luck, dict):
+            raise TrackerError(f"{at}.luck: expected a table of chances")
+        for chance, counts in luck.items():
+            try:
+                p = Fraction(chance)
+            except (ValueError, ZeroDivisionError):
+                p = Fraction(-1)
+            if not 0 <= p <= 1 or "/" not in chance:
+                raise TrackerError(f"{at}.luck: {chance!r}: expected a chance written n/d, from 0 to 1")
+            if not (isinstance(counts, list) and len(counts) == 2 and all(isinstance(n, int) and not isinstance(n, bool) for n in counts) and 0 <= counts[1] <= counts[0]):
+                raise TrackerError(f"{at}.luck.{chance}: expected [rolls, successes], successes at most rolls, got {counts!r}")
+        out[view] = dict(tally)
+    return out
+
+
 def _state(pc: PC, state: Mapping[str, Any], where: str) -> None:
     """Put a whole state (`PC.state`) on `pc`, checked."""
     if "name" in state:
@@ -227,9 +264,10 @@ class Campaign:
             row = KINDS.get(event.kind)
             if row is None or not row.apply:
                 raise TrackerError(f"unknown campaign event kind {event.kind!r} (kinds: {', '.join(KINDS)})")
-            saved = (dict(self.pcs), list(self.fights))
-            copies = {k: pc.copy() for k, pc in self.pcs.items()}
-            self.pcs = copies
+            saved = (self.pcs, self.fights)
+            # Each event works on copies, so one refused part way leaves nothing changed.
+            self.pcs = {k: pc.copy() for k, pc in self.pcs.items()}
+            self.fights = [replace(f) for f in self.fights]
             self._seq = len(self.events) + 1
             try:
                 getattr(self, row.apply)(event.args)
@@ -370,6 +408,7 @@ class Campaign:
             pc = self.pcs[pid].copy()
             _state(pc, state, f"end: party.{pid}")
             checked[pid] = pc
+        stats = {pid: _views(views, f"end: stats.{pid}") for pid, views in (a.get("stats") or {}).items()}
         fight.before = {pid: self.pcs[pid].state() for pid in checked}
         for pid, pc in checked.items():
             self.pcs[pid] = pc
@@ -378,8 +417,7 @@ class Campaign:
         fight.revision = int(a["revision"])
         fight.segment = int(a.get("segment") or 0)
         fight.outcome = str(a.get("outcome") or "")
-        stats = a.get("stats") or {}
-        fight.stats = dict(stats) if isinstance(stats, dict) else {}
+        fight.stats = stats
 
     def _rest(self, a: dict[str, Any]) -> None:
         hours = bounds.number(a["hours"], "rest: hours")

@@ -132,8 +132,12 @@ class Total:
             for resource, amount in (tally.get(key) or {}).items():
                 into[resource] = into.get(resource, 0) + amount
         self.counts, self.tables = counts, tables
-        self.chances = (self.chances or []) + [Fraction(c) for c in tally.get("chances") or ()]
-        self.outcomes = (self.outcomes or []) + [bool(o) for o in tally.get("outcomes") or ()]
+        chances, outcomes = self.chances if self.chances is not None else [], self.outcomes if self.outcomes is not None else []
+        for chance, counts in (tally.get("luck") or {}).items():
+            rolls, successes = int(counts[0]), int(counts[1])
+            chances += [Fraction(chance)] * rolls
+            outcomes += [True] * successes + [False] * (rolls - successes)
+        self.chances, self.outcomes = chances, outcomes
 
     def to_json(self) -> dict[str, Any]:
         counts = self.counts or {k: 0 for k in _COUNTS}

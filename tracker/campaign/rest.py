@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from rulesets.base import Ruleset
-from rulesets.dice import DiceNeeded, DiceSource
+from rulesets.dice import DiceNeeded, DiceSource, for_actor
 from rulesets.limits import check_faces_used
 from tracker.campaign.fights import entry_event, state_in
 from tracker.campaign.model import PC, Campaign
 from tracker.engine import Encounter, Event, Setup
+from tracker.engine import effects as fx
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.kinds import counted, fmt
 from tracker.session import Session
@@ -131,7 +132,6 @@ def _by_the_rule(session: Session, recovery: Any, party: list[PC], hours: float,
                         session.heal(c.name, amount, key)
         if span < 1:
             continue  # a part of an hour: the rounds' healing only, no hourly roll
-        declared = False
         for template, params, every, needs in recovery.rolls:
             if hour % every:
                 continue
@@ -139,24 +139,34 @@ def _by_the_rule(session: Session, recovery: Any, party: list[PC], hours: float,
                 c = _combatant(session.encounter, pc.id)
                 if not _off_sheet(c, pc.sheet, needs):
                     continue
-                try:
-                    outcome = session.declare(c.name, template, [], params=dict(params))
-                except DiceNeeded as need:
-                    # A form asks for these dice: say whose roll it is and its exact chance.
-                    request, _ = session.request(c.name, template, [], dict(params))
-                    need.chance = session.chance_of(request)  # type: ignore[attr-defined]
-                    need.label = f"{c.name}: {template} ({', '.join(f'{k}={v}' for k, v in params.items())}), hour {hour}"  # type: ignore[attr-defined]
-                    raise
-                event = outcome.event
-                assert event is not None
-                declared = True
-                res = event.args["resolution"]
                 label = f"{c.name}: {template} ({', '.join(f'{k}={v}' for k, v in params.items())}), hour {hour}"
-                result.rolls.append({"pc": pc.id, "label": label, "dice": list(res.dice), "chance": event.args.get("chance") or "", "summary": res.summary})
-        if declared:
-            while any(c.in_progress for c in session.encounter.combatants.values()):
-                session.next()
+                request, _ = session.request(c.name, template, [], dict(params))
+                chance = session.chance_of(request)
+                try:
+                    # Resolved and applied here, not declared: a character who is down
+                    # heals at rest too, and the hour has passed for everyone alike.
+                    res = ruleset.resolve(request, for_actor(session.dice, c.name))
+                except DiceNeeded as need:
+                    need.chance, need.label = chance, label  # type: ignore[attr-defined]
+                    raise  # a form asks for these dice: whose roll it is, and its exact chance
+                _heal(session.encounter, c, res.effects)
+                result.rolls.append({"pc": pc.id, "label": label, "dice": list(res.dice), "chance": f"{chance.numerator}/{chance.denominator}" if chance is not None else "", "summary": res.summary})
     del enc
+
+
+def _heal(enc: Encounter, c: Any, effects: tuple[Any, ...]) -> None:
+    """A healing roll's effects on `c`, as the GM's own changes (they apply whether or not
+    it could act): healing through the damage rule, a stat or count raised with `set`."""
+    for effect in effects:
+        if isinstance(effect, fx.Damage):
+            enc.apply(Event("damage", {"target": c.name, "amount": effect.amount, "resource": effect.resource}))
+        elif isinstance(effect, fx.Adjust):
+            stat = effect.key in c.stats and effect.key not in c.resources
+            table = c.stats if stat else c.resources
+            args: dict[str, Any] = {"target": c.name, "key": effect.key, "value": table.get(effect.key, 0) + effect.delta}
+            if stat:
+                args["stat"] = True
+            enc.apply(Event("set", args))
 
 
 def _combatant(enc: Encounter, pid: str) -> Any:

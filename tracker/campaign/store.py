@@ -12,7 +12,6 @@ and what was expected; a file that does not load is never written.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -26,7 +25,6 @@ import tomli_w
 from tracker.campaign.model import KINDS, Campaign
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Event
-from tracker.engine.shapes import INT_MAX, INT_MIN
 from tracker.paths import CAMPAIGN_SUFFIX
 from tracker.persistence import codec, folder
 from tracker.persistence.codec import SaveError, check_numbers
@@ -36,7 +34,7 @@ from tracker.persistence.store import refuse_if_read_only
 
 SUFFIX = CAMPAIGN_SUFFIX
 SCHEMA_VERSION = 1
-MAX_CAMPAIGN_BYTES = 4 * 1024 * 1024  # thousands of fights' summaries; far past any campaign
+MAX_CAMPAIGN_BYTES = 4 * 1024 * 1024  # a fight's end and a rest take a few kB for a party of five: hundreds of fights
 HEADER = (
     "# A campaign for segment-tracker: the party, its fights and what happened between them.\n"
     "# Each change is appended as [[events]] tables ending with a '# revision N' line;\n"
@@ -64,48 +62,6 @@ def _line_of(data: bytes, index: int) -> int:
         if i == index:
             return data.count(b"\n", 0, match.start()) + 1
     return 0
-
-
-def _plain(values: list[Any]) -> bool:
-    """Whether a list holds no number that could fail to fit: all text, or all booleans
-    (an `end` event's chances and outcomes, thousands long), told at C speed: text
-    joins, and booleans (or whole numbers from 0 to 255) make bytes; anything else
-    refuses."""
-    first = values[0] if values else ""
-    try:
-        if type(first) is str:
-            "".join(values)
-        elif type(first) is bool:
-            bytes(values)
-        else:
-            return False
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _numbers_fit(value: Any) -> bool:
-    """Whether every number in `value` fits a save (a 64-bit integer, a finite float):
-    `check_numbers` in a quick pass, which then names a number that does not fit."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            values = item.values()
-        elif _plain(item):
-            continue
-        else:
-            values = item
-        for v in values:
-            kind = type(v)
-            if kind is dict or kind is list:
-                stack.append(v)
-            elif kind is int:
-                if not INT_MIN <= v <= INT_MAX:
-                    return False
-            elif kind is float and not math.isfinite(v):
-                return False
-    return True
 
 
 def _need(doc: dict[str, Any], key: str, kind: type, where: str, default: Any = None) -> Any:
@@ -216,11 +172,10 @@ def _event(raw: dict[str, Any], index: int, at: str) -> Event:
     for key, ((wanted, _), required) in row.args.items():
         if required and key not in args:
             raise CampaignError(f"{at} ({kind}): missing key {key!r} ({wanted})")
-    if not _numbers_fit(args):
-        try:
-            check_numbers(args, f"{at} ({kind})")
-        except SaveError as exc:
-            raise CampaignError(str(exc)) from None
+    try:
+        check_numbers(args, f"{at} ({kind})")
+    except SaveError as exc:
+        raise CampaignError(str(exc)) from None
     return Event(row.name, args, seq, by)
 
 

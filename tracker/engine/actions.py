@@ -99,6 +99,7 @@ class Actions(Core):
         action = Action(len(self.actions) + 1, c.name, template, mode, resolution.pt, now, now + resolution.pt, targets, resolution, maintainable, chain, secret)
         self.actions.append(action)
         c.in_progress.append(action)
+        c.latest[template] = action
         if mode == ACTIVE:
             c.active = action
         self._tick += 1

@@ -43,7 +43,7 @@ _combatant_values = operator.attrgetter(*_COMBATANT_FIELDS)
 # Combatant fields holding containers of plain values, changed in place: a checkpoint
 # copies them one level deep, as `_enter` itself copies a sheet (the rest are plain
 # values, or actions, which are kept by identity: see `_snapshot`).
-_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "rising", "initiated_now", "in_progress"})
+_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "rising", "initiated_now", "in_progress", "latest"})
 _FLAT_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in _FLAT)
 # Lists are kept as tuples in a row (a tuple of plain values is not tracked by gc).
 _LIST_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in ("initiated_now", "in_progress"))

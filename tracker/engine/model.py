@@ -64,6 +64,9 @@ class Combatant:
     initiated_now: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     active: "Action | None" = None
     in_progress: list["Action"] = field(default_factory=list)
+    # Its latest action of each template, by template (the rules ask "its latest Move
+    # Roll" on every blow: a look-up, not a scan of the whole fight).
+    latest: dict[str, "Action"] = field(default_factory=dict)
     # The completed action a `maintain` would continue, and how long the chain is.
     chain_from: "Action | None" = None
     interrupted: "Action | None" = None
