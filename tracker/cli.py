@@ -126,7 +126,8 @@ _EXAMPLES = {
   tracker odds ore 6d --json""",
     "serve": """examples:
   tracker serve --encounter "Seraph vs Sphinx"
-  tracker serve --port 2222 --open-viewers""",
+  tracker serve --port 2222 --open-viewers
+  tracker serve --campaign road""",
     "web": """examples:
   tracker web --encounter "Seraph vs Sphinx"
   tracker web --encounter "Seraph vs Sphinx" --port 0""",
@@ -242,6 +243,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--players-keys", metavar="FILE", help='authorized_keys file of players\' keys, each line naming its combatants: combatant="Seraph" or "Seraph,Nyx" (default: players_keys in the config folder)')
     p.add_argument("--open-viewers", action="store_true", help="let any key join as a viewer")
     p.add_argument("--encounter", metavar="NAME", help="the table's fight to start with (else the GM opens one; players and viewers wait)")
+    p.add_argument("--campaign", metavar="NAME", help="serve the campaign's fight (the one under way, else the latest) and follow it to the next; only its fights may be the table's")
     p.add_argument("--host-key", metavar="FILE", help="host key file (created on first start; default: host_key in the config folder)")
     p.add_argument("--max-connections", type=int, default=32, metavar="N", help="the table's seats")
     p.add_argument("--gm-seats", type=int, metavar="N", help="seats kept for GM keys, within --max-connections (default 2, at most half of them)")

@@ -1011,6 +1011,9 @@ class Session:
         path = getattr(self.store, "path", None)
         if not isinstance(path, Path):
             raise RuleRefusal("campaign", f"{what}: this fight is not kept in a file")
+        flush = getattr(self.store, "flush", None)
+        if flush is not None:
+            flush()  # the app's queued changes reach the file before the end reads and writes it
         return path
 
     def end_preview(self, outcome: str = "") -> Preview:

@@ -46,6 +46,12 @@ class WriteBehindStore:
         self._thread: threading.Thread | None = None
 
     @property
+    def path(self) -> Path:
+        """The fight's file: what a campaign's `end` writes besides this store
+        (tracker.session, `end_fight`), once `flush` has put every queued change on it."""
+        return self.file.path
+
+    @property
     def pending(self) -> bool:
         with self._cond:
             return bool(self._queue) or self._busy or self._hold is not None
