@@ -69,6 +69,7 @@ def change(camp: Campaign, folder: Path, name: str, opts: dict[str, str]) -> Eve
         _, args["maxima"] = ruleset.build_sheet(maxima, where)
     if plain:
         stats, resources = ruleset.build_sheet(plain, where)
+        stats = {k: v for k, v in stats.items() if k in plain}  # build_sheet fills the sheet's defaults in
         if stats:
             args["stats"] = stats
         if resources:
