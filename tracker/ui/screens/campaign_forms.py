@@ -70,15 +70,23 @@ def _figure(value: Any) -> str:
 
 
 def _conditions_text(conditions: dict[str, int]) -> str:
-    return " ".join(f"{name}={left}" for name, left in conditions.items())
+    sep = ", " if any(" " in name for name in conditions) else " "
+    return sep.join(f"{name}={left}" for name, left in conditions.items())
 
 
 def _conditions(text: str) -> dict[str, str]:
-    """'stunned=40 poisoned=10' (segments left), as the change form takes them."""
-    pairs = _pairs(text)
-    for name, left in pairs.items():
-        if not left.isdigit() or int(left) < 1:
-            raise TrackerError(f"conditions: {name}: expected the segments left, a whole number of at least 1, got {left!r}")
+    """'stunned=40 poisoned=10', or with commas 'on fire=5, stunned=40' (segments left)."""
+    pairs: dict[str, str] = {}
+    for part in text.split(",") if "," in text else text.split():
+        name, eq, left = part.strip().rpartition("=")
+        name = name.strip()
+        if not part.strip():
+            continue
+        if not eq or not name:
+            raise TrackerError(f"conditions: expected NAME=SEGMENTS (stunned=40), got {part.strip()!r}")
+        if not left.strip().isdigit() or int(left) < 1:
+            raise TrackerError(f"conditions: {name}: expected the segments left, a whole number of at least 1, got {left.strip()!r}")
+        pairs[name] = str(int(left))
     return pairs
 
 
@@ -174,7 +182,7 @@ def change_form(camp: Campaign, path: Path, by: str, pc: PC) -> BackgroundForm:
         check = partial(sheet[key].coerce, where=key) if key in sheet else None
         fields.append(FormField(f"s{i}", key, _figure(value), f"{key}{lowered}", check))
         keys[f"s{i}"] = key
-    fields.append(FormField("conditions", "conditions", _conditions_text(pc.conditions), "NAME=SEGMENTS left, e.g. stunned=40 (removed: ended)", _conditions))
+    fields.append(FormField("conditions", "conditions", _conditions_text(pc.conditions), "NAME=SEGMENTS left: stunned=40 (commas if a name has spaces); removed: ended", _conditions))
     before = {f.name: f.value for f in fields}
 
     def work(values: dict[str, str]) -> object:
