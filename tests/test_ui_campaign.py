@@ -24,7 +24,7 @@ from tracker.ui.widgets.clock import ClockBar
 from tests.campaign_ui import BY, highlight, load, make_campaign, make_fight, open_campaign, ready, rows, screen
 from tests.test_start_list import drawn
 from tests.test_ui_app import SIZE, make_file, notes, type_into
-from tests.ui import press, settle, wait_for
+from tests.ui import press, wait_for
 
 pytestmark = pytest.mark.ui
 
