@@ -121,7 +121,7 @@ ROSTER: tuple[Command, ...] = (
 )
 
 CAMPAIGN: tuple[Command, ...] = (
-    Command("open", "enter,o", "Open", "open the highlighted fight (on a character: change it)", edits=False, footer=True),
+    Command("open", "enter,o", "Open", "open the highlighted fight (on a character: change it)", edits=False),
     Command("next_fight", "n", "Next fight", "start the campaign's next fight with the party as it stands: its name, then its foes", footer=True),
     Command("add", "a", "Add", "a character joins the party: the game's sheet", footer=True),
     Command("library_add", "l", "From library", "a character joins the party from the library of sheets"),

@@ -88,6 +88,9 @@ class CampaignStatsScreen(Screen[None]):
 
 
 class CampaignScreen(Screen[None]):
+    DEFAULT_CSS = """
+    CampaignScreen #campaign-list { height: 1fr; }
+    """
     COMMAND_TABLE: tuple[Command, ...] = CAMPAIGN
     BINDINGS = bindings(CAMPAIGN)
 

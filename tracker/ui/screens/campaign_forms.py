@@ -18,7 +18,7 @@ from textual.widgets import Label
 
 from tracker.campaign import fights, party
 from tracker.campaign.model import DIED, LEFT, PC, Campaign
-from tracker.campaign.store import CampaignFile
+from tracker.campaign.store import SUFFIX, CampaignFile
 from tracker.engine import Event, TrackerError
 from tracker.engine.kinds import fmt
 from tracker.text import refuse_controls
@@ -51,7 +51,11 @@ class BackgroundForm(FormScreen):
             self.result = result
             self.dismiss(values)
 
-        in_thread(self, partial(self.work, values), done, partial(set_error, error))
+        def refused(message: str) -> None:
+            set_error(error, message)
+            error.scroll_visible(animate=False)  # under a long sheet: brought into view
+
+        in_thread(self, partial(self.work, values), done, refused)
 
     def action_cancel(self) -> None:
         if not self.working:  # what the thread does lands; the form says so when it ends
@@ -101,7 +105,10 @@ def next_fight_form(camp: Campaign, path: Path, by: str, opened: Callable[[Path]
         if not name:
             raise TrackerError("name: expected the fight's name")
         _name(name)
-        fight = path.parent / f"{slug(name)}{paths.SUFFIX}"
+        stem = slug(name)
+        if not any(ch.isalpha() for ch in stem):  # a name in another script: the campaign's file and the fight's number
+            stem = f"{path.name.removesuffix(SUFFIX)}-{len(camp.fights) + 1}"
+        fight = path.parent / f"{stem}{paths.SUFFIX}"
         fights.start(path, fight, name, by)
         return fight, opened(fight)
 

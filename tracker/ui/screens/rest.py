@@ -97,13 +97,14 @@ def _amounts(text: str, where: str) -> dict[str, str]:
 
 def rest_form(camp: Campaign, path: Path, by: str) -> BackgroundForm:
     party = camp.party()
-    names = ", ".join(sorted({k for pc in party for k in pc.maxima})) or "its resources"
+    keys = list(dict.fromkeys(k for pc in party for k in pc.maxima))
+    example = f"{keys[0]}=5" if keys else "KEY=N"
     fields = [
         FormField("hours", "hours", "8", "how long the party rests", partial(verbs.number, what="hours")),
         FormField("full", "full", "no", "yes: everyone back to their sheet", _yes_no, ("yes", "no")),
     ]
     for i, pc in enumerate(party):
-        fields.append(FormField(f"pc{i}", pc.name, "", f"what {pc.name} gets back, as you state it: {names} (vp=5), or full", partial(_amounts, where=pc.name)))
+        fields.append(FormField(f"pc{i}", pc.name, "", f"what {pc.name} gets back as you state it: {example}, or full", partial(_amounts, where=pc.name)))
     fields.append(FormField("note", "note", "", "what the rest was (a night at the inn)"))
 
     def work(values: dict[str, str]) -> object:
@@ -114,8 +115,8 @@ def rest_form(camp: Campaign, path: Path, by: str) -> BackgroundForm:
                 asked.words[f"{pc.id}.{key}"] = value
         return asked, attempt(path, asked, PromptingFaces([]), by)
 
-    rule = "the game's own recovery, then what you state" if _has_rule(camp, path) else "what you state (the game has no rule for it)"
-    return BackgroundForm(f"The party of {camp.name} rests", fields, work, note=f"{rule}; then the dice, one roll at a time")
+    rule = "the game's own recovery (its dice, one roll at a time), then what you state" if _has_rule(camp, path) else "what you state (the game has no rule for it)"
+    return BackgroundForm(f"The party of {camp.name} rests", fields, work, note=rule)
 
 
 def _has_rule(camp: Campaign, path: Path) -> bool:
@@ -204,7 +205,9 @@ class RestDiceScreen(ModalScreen[tuple[str, Rested] | None]):
 
     def _show(self) -> None:
         need = self.need
-        self.query_one("#rest-done", Static).update(Text("\n".join(printable(line) for _, _, line in self.steps[-6:])))
+        done = self.query_one("#rest-done", Static)
+        done.update(Text("\n".join(printable(line) for _, _, line in self.steps[-6:])))
+        done.display = bool(self.steps)
         self.query_one("#rest-who", Label).update(Text(printable(str(getattr(need, "label", "") or "the next roll"))))
         self.query_one("#rest-prompt", Label).update(Text(printable(f"next: {prompt(need)}")))
         self.query_one("#rest-chance", Label).update(Text(printable(chance_text(getattr(need, "chance", None)))))
