@@ -98,7 +98,7 @@ def next_fight_form(camp: Campaign, path: Path, by: str, opened: Callable[[Path]
     """The next fight's name; its work starts it (`fights.start`) and reads it for the
     encounter screen (`opened(fight_file)`, on the thread)."""
     from tracker import paths
-    from tracker.ui.screens.start import slug
+    from tracker.ui.naming import slug
 
     def work(values: dict[str, str]) -> object:
         name = values["name"]

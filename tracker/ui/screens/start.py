@@ -15,7 +15,6 @@ Decisions: docs/decisions/0035-start-screen-files.md
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from tracker.library import new_from_roster
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
 from tracker.text import check_name, printable
+from tracker.ui.naming import slug
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
@@ -128,11 +128,6 @@ def read_folder(saves: Path) -> list[Listing]:
     if rows and fights:
         rows.append(Listing(saves, "fights of their own", "", "", "", kind=HEADING))
     return rows + list(fights.values())
-
-
-def slug(name: str) -> str:
-    text = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
-    return text or "encounter"
 
 
 def _check_ruleset(text: str) -> None:
