@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Label
 from tracker.campaign import fights
 from tracker.campaign.model import DIED
 from tracker.persistence.store import EncounterFile
+from tracker.roles import Role
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.campaign import CampaignScreen
 from tracker.ui.screens.encounter import EncounterScreen
@@ -179,10 +180,11 @@ async def test_a_character_joins_changes_and_dies_from_the_campaign_screen(saves
     assert died[0].args == {"pc": "pc1", "reason": DIED, "note": "fell at the ford", "at": died[0].args["at"]}
 
 
-async def test_a_viewer_is_offered_no_key_that_changes_the_campaign(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("seat", ["viewer", "player"])
+async def test_a_viewer_or_a_player_is_offered_no_key_that_changes_the_campaign(saves: Path, seat: str) -> None:
     road = make_campaign(saves, "brandx", "The Long Road", {"Seraph": SERAPH})
     before = road.read_bytes()
-    app = TrackerApp(saves, viewer=True)
+    app = TrackerApp(saves, viewer=True) if seat == "viewer" else TrackerApp(saves, role=Role.player(["Seraph"]))
     async with app.run_test(size=SIZE) as pilot:
         s = await open_campaign(pilot, app, road)
         offered = {b.binding.id for b in s.active_bindings.values() if b.binding.id and s.check_action("cmd", (b.binding.id,))}

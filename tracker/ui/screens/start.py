@@ -16,6 +16,7 @@ Decisions: docs/decisions/0035-start-screen-files.md
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
@@ -299,38 +300,11 @@ class StartScreen(Screen[None]):
             raise TrackerError(f"{what}: {item.path.name} is a campaign; its file stays as it is (the campaign screen changes it: enter)")
         return item
 
-    def do_new_campaign(self) -> None:
-        from tracker.campaign.store import SUFFIX, CampaignFile
-
+    def _title_and_ruleset(self, what: str, note: str, create: Callable[[Path, str, str], object], suffix: str, opened: Callable[[Path], None]) -> None:
+        """A new file from its title and game: `create(path, title, ruleset)`, then `opened(path)`."""
         available = sorted(registry.available())
         fields = [
-            FormField("name", "name", "", "the campaign's title", lambda t: None),
-            FormField("ruleset", "ruleset", _usual_ruleset(available), ", ".join(available), _check_ruleset, available, pick=True),
-        ]
-        created: list[Path] = []
-
-        def submit(values: dict[str, str]) -> None:
-            if not values["name"]:
-                raise TrackerError("name: expected a title for the campaign")
-            check_name(values["name"], "name")
-            _check_ruleset(values["ruleset"])
-            path = self.saves / f"{slug(values['name'])}{SUFFIX}"
-            CampaignFile.create(path, values["name"], values["ruleset"])
-            created.append(path)
-
-        def done(values: dict[str, str] | None) -> None:
-            if created:
-                from tracker.ui.screens.campaign import CampaignScreen
-
-                self.reload(created[0])
-                self.app.push_screen(CampaignScreen(created[0]))
-
-        self.app.push_screen(FormScreen("New campaign", fields, submit, note="then add its characters (a) and start its first fight (n)"), done)
-
-    def do_new(self) -> None:
-        available = sorted(registry.available())
-        fields = [
-            FormField("name", "name", "", "the encounter's title", lambda t: None),
+            FormField("name", "name", "", f"the {what}'s title", lambda t: None),
             # Chosen from the list, never typed: starting on the config's default_ruleset
             # (else the first), so Tab then Enter makes what the GM set as usual.
             FormField("ruleset", "ruleset", _usual_ruleset(available), ", ".join(available), _check_ruleset, available, pick=True),
@@ -339,17 +313,36 @@ class StartScreen(Screen[None]):
 
         def submit(values: dict[str, str]) -> None:
             if not values["name"]:
-                raise TrackerError("name: expected a title for the encounter")
+                raise TrackerError(f"name: expected a title for the {what}")
             _check_ruleset(values["ruleset"])
-            path = self.saves / f"{slug(values['name'])}{paths.SUFFIX}"
-            EncounterFile.create(path, values["name"], values["ruleset"])
+            path = self.saves / f"{slug(values['name'])}{suffix}"
+            create(path, values["name"], values["ruleset"])
             created.append(path)
 
         def done(values: dict[str, str] | None) -> None:
             if created:
-                self.app.open_encounter(created[0], roster=True)  # type: ignore[attr-defined]
+                opened(created[0])
 
-        self.app.push_screen(FormScreen("New encounter", fields, submit, note="then add combatants in the roster editor"), done)
+        self.app.push_screen(FormScreen(f"New {what}", fields, submit, note=note), done)
+
+    def do_new(self) -> None:
+        self._title_and_ruleset("encounter", "then add combatants in the roster editor", EncounterFile.create, paths.SUFFIX,
+                                lambda path: self.app.open_encounter(path, roster=True))  # type: ignore[attr-defined]
+
+    def do_new_campaign(self) -> None:
+        from tracker.campaign.store import SUFFIX, CampaignFile
+
+        def opened(path: Path) -> None:
+            from tracker.ui.screens.campaign import CampaignScreen
+
+            self.reload(path)
+            self.app.push_screen(CampaignScreen(path))
+
+        def create(path: Path, title: str, ruleset: str) -> object:
+            check_name(title, "name")  # as the command line's --title
+            return CampaignFile.create(path, title, ruleset)
+
+        self._title_and_ruleset("campaign", "then add its characters (a) and start its first fight (n)", create, SUFFIX, opened)
 
     def do_duplicate(self) -> None:
         item = self._fight_only(self._current(), "duplicate")
