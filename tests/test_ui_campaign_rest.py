@@ -114,10 +114,11 @@ async def test_esc_in_the_dice_records_nothing_and_enter_on_an_empty_line_rolls(
         await type_into(pilot, "#f-hours", "3")
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, RestDiceScreen), "the first roll asked for")
-        await type_text(pilot, "9,9\r")  # 18 over 16: missed, DP still down
-        await wait_for(pilot, lambda: "hour 2" in str(getattr(dice(app).need, "label", "")), "the second roll")
-        await press(pilot, "ctrl+b")  # the last group taken back: hour 1 again
-        assert "hour 1" in str(getattr(dice(app).need, "label", "")) and dice(app).faces == []
+        await type_text(pilot, "9,9\r9,9\r")  # in one burst: 18 over 16, twice missed, DP still down
+        await wait_for(pilot, lambda: "hour 3" in str(getattr(dice(app).need, "label", "")), "the third roll")
+        assert dice(app).faces == [9, 9, 9, 9]
+        await press(pilot, "ctrl+b")  # the last group taken back: hour 2 again
+        assert "hour 2" in str(getattr(dice(app).need, "label", "")) and dice(app).faces == [9, 9]
         await press(pilot, "escape")
         await wait_for(pilot, lambda: ready(app), "back on the campaign screen, nothing recorded")
         assert road.read_bytes() == before
