@@ -189,6 +189,10 @@ async def test_a_viewer_or_a_player_is_offered_no_key_that_changes_the_campaign(
         s = await open_campaign(pilot, app, road)
         offered = {b.binding.id for b in s.active_bindings.values() if b.binding.id and s.check_action("cmd", (b.binding.id,))}
         assert offered == {"open", "stats", "reload", "help", "close", "quit"}
+        from tracker.ui.commands import CommandTable
+
+        palette = {c.name for c in CommandTable(s)._table()}  # what ctrl+p lists
+        assert palette == offered
         for key in ("n", "a", "l", "e", "x", "z", "u", "r"):
             await press(pilot, key)
             assert isinstance(app.screen, CampaignScreen), key

@@ -185,6 +185,14 @@ class CampaignScreen(Screen[None]):
         return bool(getattr(self.app, "viewer", False)) or bool(role is not None and role.is_player)
 
     @property
+    def role(self) -> Role:
+        """Whose screen this is (the palette offers this role's rows: tracker.ui.commands)."""
+        role = getattr(self.app, "role", None)
+        if isinstance(role, Role) and role.is_player:
+            return role
+        return Role.viewer() if self.viewer else Role.gm()
+
+    @property
     def by(self) -> str:
         return Role.gm().signature(str(getattr(self.app, "user", "")))
 
