@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from rulesets.base import Ruleset
 from tracker.campaign import fights, reading
 from tracker.campaign.model import ACTIVE, PC, Campaign, Fight
 from tracker.campaign.store import CampaignFile
@@ -41,15 +42,17 @@ from tracker.ui.screens.help import HelpScreen
 
 @dataclass
 class Shown:
-    """The campaign as last read, with its fights' states (read with it, on the thread)."""
+    """The campaign as last read, with its fights' states and its game (house rules
+    read beside it), all read on the thread."""
 
     campaign: Campaign
+    ruleset: Ruleset
     statuses: list[str] = field(default_factory=list)
 
 
 def read(path: Path) -> Shown:
     camp = CampaignFile(path).load()
-    return Shown(camp, [reading.fight_status(path.parent, f) for f in camp.fights])
+    return Shown(camp, fights.ruleset_of(camp, path.parent), [reading.fight_status(path.parent, f) for f in camp.fights])
 
 
 def fight_line(number: int, fight: Fight, status: str) -> str:
@@ -223,6 +226,12 @@ class CampaignScreen(Screen[None]):
             raise TrackerError(f"{self.path.name}: the campaign is not read (yet): g reads it again")
         return camp
 
+    @property
+    def ruleset(self) -> Ruleset:
+        self._need()
+        assert self.shown is not None
+        return self.shown.ruleset
+
     def _need_pc(self) -> PC:
         self._need()
         pc = self._current_pc()
@@ -265,7 +274,7 @@ class CampaignScreen(Screen[None]):
         self.app.push_screen(form, done)
 
     def do_add(self) -> None:
-        self._after(forms.add_form(self._need(), self.path, self.by), "{} joins the party")
+        self._after(forms.add_form(self._need(), self.ruleset, self.path, self.by), "{} joins the party")
 
     def do_library_add(self) -> None:
         camp = self._need()
@@ -284,7 +293,7 @@ class CampaignScreen(Screen[None]):
 
     def do_change(self) -> None:
         pc = self._need_pc()
-        self._after(forms.change_form(self._need(), self.path, self.by, pc), f"{pc.name} changed", f"pc:{pc.id}")
+        self._after(forms.change_form(self._need(), self.ruleset, self.path, self.by, pc), f"{pc.name} changed", f"pc:{pc.id}")
 
     def do_leave(self) -> None:
         pc = self._need_pc()
@@ -294,7 +303,7 @@ class CampaignScreen(Screen[None]):
         camp = self._need()
         from tracker.ui.screens.rest import carry_on, rest_form
 
-        form = rest_form(camp, self.path, self.by)
+        form = rest_form(camp, self.ruleset, self.path, self.by)
         self.app.push_screen(form, lambda _: carry_on(self, form, self.path, self.by, self.reload))
 
     def do_stats(self) -> None:

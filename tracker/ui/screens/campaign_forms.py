@@ -16,6 +16,7 @@ from typing import Any
 
 from textual.widgets import Label
 
+from rulesets.base import Ruleset
 from tracker.campaign import fights, party
 from tracker.campaign.model import DIED, LEFT, PC, Campaign
 from tracker.campaign.store import SUFFIX, CampaignFile
@@ -131,9 +132,8 @@ def _join(path: Path, by: str, name: str, words: dict[str, str]) -> object:
     return camp.pcs[events[0].args["pc"]].name
 
 
-def add_form(camp: Campaign, path: Path, by: str) -> BackgroundForm:
+def add_form(camp: Campaign, ruleset: Ruleset, path: Path, by: str) -> BackgroundForm:
     """A character joins: the game's sheet, as the roster editor's add form has it."""
-    ruleset = fights.ruleset_of(camp, path.parent)
     rows = [FormField("name", "name", "", "the character's name", _name), FormField("side", "side", "", "optional: PC, party, ...")]
     for f in ruleset.sheet:
         help_text = f"{f.help} ({f.expected()})" if f.help else f.expected()
@@ -173,10 +173,9 @@ def library_form(camp: Campaign, path: Path, by: str, names: list[str]) -> Backg
     return BackgroundForm(f"A character joins {camp.name} from the library", fields, work)
 
 
-def change_form(camp: Campaign, path: Path, by: str, pc: PC) -> BackgroundForm:
+def change_form(camp: Campaign, ruleset: Ruleset, path: Path, by: str, pc: PC) -> BackgroundForm:
     """A character's figures as they stand, maxima, stats, conditions, name and side:
     what is changed is sent (`party.change`'s words), the rest is left as it is."""
-    ruleset = fights.ruleset_of(camp, path.parent)
     sheet = {f.name: f for f in ruleset.sheet}
     fields = [FormField("name", "name", pc.name, "the character's name", _name), FormField("side", "side", pc.side, "PC, party, ... (empty: none)")]
     keys: dict[str, str] = {}  # field -> the word it sends

@@ -30,6 +30,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
+from rulesets.base import Ruleset
 from rulesets.fields import yes_no
 from rulesets.dice import DiceNeeded, DiceSource, PromptingFaces, RandomDice, parse_faces
 from tracker import verbs
@@ -95,7 +96,7 @@ def _amounts(text: str, where: str) -> dict[str, str]:
     return out
 
 
-def rest_form(camp: Campaign, path: Path, by: str) -> BackgroundForm:
+def rest_form(camp: Campaign, ruleset: Ruleset, path: Path, by: str) -> BackgroundForm:
     party = camp.party()
     keys = list(dict.fromkeys(k for pc in party for k in pc.maxima))
     example = f"{keys[0]}=5" if keys else "KEY=N"
@@ -115,17 +116,8 @@ def rest_form(camp: Campaign, path: Path, by: str) -> BackgroundForm:
                 asked.words[f"{pc.id}.{key}"] = value
         return asked, attempt(path, asked, PromptingFaces([]), by)
 
-    rule = "the game's own recovery (its dice, one roll at a time), then what you state" if _has_rule(camp, path) else "what you state (the game has no rule for it)"
+    rule = "the game's own recovery (its dice, one roll at a time), then what you state" if ruleset.recovery is not None else "what you state (the game has no rule for it)"
     return BackgroundForm(f"The party of {camp.name} rests", fields, work, note=rule)
-
-
-def _has_rule(camp: Campaign, path: Path) -> bool:
-    from tracker.campaign.fights import ruleset_of
-
-    try:
-        return ruleset_of(camp, path.parent).recovery is not None
-    except TrackerError:
-        return False
 
 
 def carry_on(screen: Screen[Any], form: BackgroundForm, path: Path, by: str, done: Callable[[], None]) -> None:
