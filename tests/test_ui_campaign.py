@@ -128,14 +128,14 @@ async def test_a_character_joins_changes_and_dies_from_the_campaign_screen(saves
     async with app.run_test(size=SIZE) as pilot:
         await open_campaign(pilot, app, road)
         await press(pilot, "a")
-        await type_into(pilot, "#f-name", "Kestrel [b]x[/b] 鷹")
+        await type_into(pilot, "#f-name", "Kestrel {x} [b]x[/b] 鷹")
         for key, value in (("vp", "30"), ("dp", "12"), ("ep", "50"), ("agility", "18")):
             await type_into(pilot, f"#f-sheet_{key}", value)
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: ready(app), "back on the campaign screen")
-        assert "Kestrel [b]x[/b] 鷹: vp 30/30, dp 12/12, ep 50/50" in rows(screen(app))
+        assert "Kestrel {x} [b]x[/b] 鷹: vp 30/30, dp 12/12, ep 50/50" in rows(screen(app))
         await press(pilot, "a")  # the same name again: refused in the form, nothing lost
-        await type_into(pilot, "#f-name", "kestrel [B]X[/B] 鷹")
+        await type_into(pilot, "#f-name", "kestrel {X} [B]X[/B] 鷹")
         await press(pilot, "ctrl+s")
         assert isinstance(app.screen, FormScreen)
         assert "already a character named" in str(app.screen.query_one("#form-error", Label).render())
@@ -150,7 +150,7 @@ async def test_a_character_joins_changes_and_dies_from_the_campaign_screen(saves
         await type_into(pilot, "#f-conditions", "stunned=30 [x]=5")
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: ready(app), "back on the campaign screen")
-        assert "Kestrel [b]x[/b] 鷹: vp 21/30, dp 12/12, ep 50/55, stunned (30 segments left), [x] (5 segments left)" in rows(screen(app))
+        assert "Kestrel {x} [b]x[/b] 鷹: vp 21/30, dp 12/12, ep 50/55, stunned (30 segments left), [x] (5 segments left)" in rows(screen(app))
         highlight(screen(app), "pc:pc2")
         await press(pilot, "enter")  # enter on a character: the same change form
         assert isinstance(app.screen, FormScreen) and app.screen.title_text.startswith("Change Kestrel")
@@ -171,7 +171,7 @@ async def test_a_character_joins_changes_and_dies_from_the_campaign_screen(saves
     camp = load(road)
     seraph, kestrel = camp.pcs["pc1"], camp.pcs["pc2"]
     assert seraph.status == "active"
-    assert kestrel.name == "Kestrel [b]x[/b] 鷹"
+    assert kestrel.name == "Kestrel {x} [b]x[/b] 鷹"
     assert kestrel.resources == {"vp": 21, "dp": 12, "ep": 50} and kestrel.maxima == {"vp": 30, "dp": 12, "ep": 55}
     assert kestrel.stats["agility"] == 18 and kestrel.stats["strength"] == 10  # a change leaves the rest of the sheet
     assert kestrel.conditions == {"stunned": 30}

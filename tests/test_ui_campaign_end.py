@@ -108,8 +108,10 @@ async def test_u_reopens_an_ended_fight_while_its_end_is_the_campaigns_latest_ch
         await press(pilot, "r")  # its end brought back: through the campaign too
         await wait_for(pilot, lambda: bool(live.encounter.ended), "ended again by redo")
         assert not load(road).fight("ford.toml").open and load(road).pcs["pc1"].resources["vp"] == 31
-        await press(pilot, "u")
+        await press(pilot, "colon")
+        await type_text(pilot, "undo\r")  # the `:` line's undo is the campaign's too
         await wait_for(pilot, lambda: not live.encounter.ended, "reopened again")
+        assert load(road).fight("ford.toml").open
         await press(pilot, "d")  # open again: changes are taken
         await type_text(pilot, "2")
         await press(pilot, "ctrl+s")

@@ -15,6 +15,7 @@ it shows again (back from a fight).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -239,10 +240,10 @@ class CampaignScreen(Screen[None]):
             raise TrackerError("highlight a character of the party first (up/down)")
         return pc
 
-    def _after(self, form: forms.BackgroundForm, said: str = "", select: str | None = None) -> None:
+    def _after(self, form: forms.BackgroundForm, said: Callable[[object], str], select: str | None = None) -> None:
         def done(values: dict[str, str] | None) -> None:
-            if values is not None and form.result is not None and said:
-                self.notify(printable(said.format(form.result)), timeout=4)
+            if values is not None and form.result is not None:
+                self.notify(printable(said(form.result)), timeout=4)
             self.reload(select)
 
         self.app.push_screen(form, done)
@@ -274,7 +275,7 @@ class CampaignScreen(Screen[None]):
         self.app.push_screen(form, done)
 
     def do_add(self) -> None:
-        self._after(forms.add_form(self._need(), self.ruleset, self.path, self.by), "{} joins the party")
+        self._after(forms.add_form(self._need(), self.ruleset, self.path, self.by), lambda name: f"{name} joins the party")
 
     def do_library_add(self) -> None:
         camp = self._need()
@@ -287,17 +288,17 @@ class CampaignScreen(Screen[None]):
             if not found:
                 self.notify(f"the library of {camp.ruleset} sheets in {self.path.parent} holds none yet (w in a fight's roster editor saves one)", severity="warning")
                 return
-            self._after(forms.library_form(camp, self.path, self.by, found), "{} joins the party")
+            self._after(forms.library_form(camp, self.path, self.by, found), lambda name: f"{name} joins the party")
 
         in_thread(self, names, show)
 
     def do_change(self) -> None:
         pc = self._need_pc()
-        self._after(forms.change_form(self._need(), self.ruleset, self.path, self.by, pc), f"{pc.name} changed", f"pc:{pc.id}")
+        self._after(forms.change_form(self._need(), self.ruleset, self.path, self.by, pc), lambda _: f"{pc.name} changed", f"pc:{pc.id}")
 
     def do_leave(self) -> None:
         pc = self._need_pc()
-        self._after(forms.leave_form(self._need(), self.path, self.by, pc), f"{pc.name} {{}}")
+        self._after(forms.leave_form(self._need(), self.path, self.by, pc), lambda how: f"{pc.name} {how}")
 
     def do_rest(self) -> None:
         camp = self._need()
