@@ -559,7 +559,7 @@ class EncounterScreen(Screen[None]):
                     if walks_campaign(self.live.encounter, call.method):
                         asked.append((call.method, ""))
                         return
-            outcome.append(self.live.run(lambda s: s.execute(line)))
+            outcome.append(self.live.run(lambda s: s.execute(values["line"])))
 
         def done(values: dict[str, str] | None) -> None:
             if outcome:
