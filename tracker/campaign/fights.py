@@ -283,16 +283,19 @@ def end(fight_file: Path, by: str = "", outcome: str = "", expect: Preview | Non
 
 
 # ------------------------------------------------------------------ undo and redo
-def walk(campaign_file: Path, kind: str, by: str = "") -> tuple[Campaign, str]:
+def walk(campaign_file: Path, kind: str, by: str = "", target: int | None = None) -> tuple[Campaign, str]:
     """The campaign's `undo` or `redo`: the latest change (or the latest undone). A
     fight's end taken back reopens the fight (its file's own end is undone with it);
     brought back, closes it again. A fight's start taken back leaves its file as a fight
-    of its own, and only while nobody has changed it."""
+    of its own, and only while nobody has changed it. With `target` (the change the app
+    looked at), refused if another has become the latest since."""
     folder = campaign_file.parent
     with CampaignFile(campaign_file).transaction() as camp:
         top = camp.undo_target() if kind == "undo" else camp.redo_target()
         if top is None:
             raise RuleRefusal(kind, f"nothing to {kind} in the campaign {camp.name}")
+        if target is not None and top.seq != target:
+            raise RuleRefusal(kind, f"the campaign {camp.name} has changed: its latest change is now {top.seq} ({camp.describe(top)}), not {target}")
         said = f"{kind}: {camp.describe(top)}"
         if top.kind == "end":
             _walk_fight_end(folder / top.args["file"], camp.name, kind, by)

@@ -66,9 +66,11 @@ def change(camp: Campaign, folder: Path, name: str, opts: dict[str, str]) -> Eve
         unknown = [k for k in maxima if k not in resource_names]
         if unknown:
             raise CommandError(f"{where}: {unknown[0]}.max: {unknown[0]} is not a resource of {ruleset.name} ({', '.join(sorted(resource_names))})")
-        _, args["maxima"] = ruleset.build_sheet(maxima, where)
+        _, tops = ruleset.build_sheet(maxima, where)
+        args["maxima"] = {k: v for k, v in tops.items() if k in maxima}  # not the sheet's defaults for the others
     if plain:
         stats, resources = ruleset.build_sheet(plain, where)
+        stats = {k: v for k, v in stats.items() if k in plain}  # build_sheet fills the sheet's defaults in
         if stats:
             args["stats"] = stats
         if resources:

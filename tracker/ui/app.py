@@ -181,9 +181,10 @@ class TrackerApp(MergedNotifications[int]):
         # A theme picked in the palette is remembered, never by a seat at a served table.
         config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None, commands.tables())
 
-    def open_encounter(self, path: Path, roster: bool = False) -> None:
-        """Open a save from the start screen (and the roster editor for a new one)."""
-        live = Live.open(path, self.viewer, self.user, self.role)
+    def open_encounter(self, path: Path, roster: bool = False, live: Live | None = None) -> None:
+        """Open a save from the start screen (and the roster editor for a new one); `live`:
+        already read (by a screen's thread: tracker.ui.background)."""
+        live = live if live is not None else Live.open(path, self.viewer, self.user, self.role)
         self._follow(live)
         self.push_screen(EncounterScreen(live))
         if roster:

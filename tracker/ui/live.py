@@ -263,6 +263,8 @@ class Live:
     # Who hears of every change (`Changed`), on the event loop: the encounter screens
     # showing this encounter (several apps' in tracker serve's viewer host).
     listeners: list[Listener] = field(default_factory=list, repr=False)
+    # A campaign's fight: the campaign's title, once read (the clock bar shows it).
+    campaign_title: str = field(default="", repr=False)
     # What the last Changed reached: the encounter, its number of events and its last one.
     _mark: tuple[object, int, object] = field(default=(None, 0, None), init=False, repr=False)
 

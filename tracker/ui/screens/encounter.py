@@ -149,6 +149,21 @@ class EncounterScreen(Screen[None]):
         self.redraw()
         self._subscribe()
         self.live.listeners.append(self.changes.publish)
+        self._read_campaign_title()
+
+    def _read_campaign_title(self) -> None:
+        """A campaign's fight names its campaign in the clock bar: its title, read once."""
+        setup, live = self.live.encounter.setup, self.live
+        if not setup.campaign or live.campaign_title:
+            return
+        from tracker.campaign.store import CampaignFile
+        from tracker.ui.background import in_thread
+
+        def titled(title: str) -> None:
+            live.campaign_title = title
+            self.query_one(ClockBar).show()
+
+        in_thread(self, lambda: CampaignFile(live.path.parent / setup.campaign).load().name, titled, lambda _: None, group="campaign-title")
 
     def on_unmount(self) -> None:
         if self.changes.publish in self.live.listeners:
@@ -344,7 +359,27 @@ class EncounterScreen(Screen[None]):
         self.change(lambda s: s.step())
 
     def do_undo(self) -> None:
-        self.change(lambda s: s.undo(), quiet=False)
+        if not self._walk_campaign("undo"):
+            self.change(lambda s: s.undo(), quiet=False)
+
+    def _walk_campaign(self, kind: str) -> bool:
+        """An ended campaign fight's undo (or its end's redo) is its campaign's to make
+        (tracker.ui.screens.end); True if it was handed there."""
+        from tracker.ui.screens.end import walk_end, walks_campaign
+
+        if not walks_campaign(self.live.encounter, kind):
+            return False
+        walk_end(self, self.live, kind, self.live.session.by)
+        return True
+
+    def do_end(self) -> None:
+        self._end("")
+
+    def _end(self, outcome: str) -> None:
+        from tracker.ui.screens.end import EndScreen, of_campaign
+
+        of_campaign(self.live.encounter)
+        self.app.push_screen(EndScreen(self.live, outcome), lambda ended: self.after_change(ended, quiet=False))
 
     def do_takeback(self) -> None:
         self.change(lambda s: s.takeback(), quiet=False)
@@ -367,7 +402,8 @@ class EncounterScreen(Screen[None]):
             self.notify(printable(f"proposal {event.seq} ({what}): waiting for the GM's approval; u takes it back"), timeout=6)
 
     def do_redo(self) -> None:
-        self.change(lambda s: s.redo(), quiet=False)
+        if not self._walk_campaign("redo"):
+            self.change(lambda s: s.redo(), quiet=False)
 
     def do_declare(self) -> None:
         if not self.live.encounter.combatants:
@@ -500,14 +536,39 @@ class EncounterScreen(Screen[None]):
         words = verbs.completions(names[:50], kind)  # only the verbs this role may use
         field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words, listed=names)
         outcome: list[Outcome] = []
+        asked: list[tuple[str, str]] = []  # a verb this screen answers itself: end, a campaign's undo
 
         def submit(values: dict[str, str]) -> None:
-            if values["line"]:
-                outcome.append(self.live.run(lambda s: s.execute(values["line"])))
+            line = values["line"]
+            if not line:
+                return
+            try:
+                call = verbs.read(line)
+            except TrackerError:
+                call = None  # execute says what is wrong with it
+            if call is not None and self.role.is_gm:
+                if call.method == "end_fight":
+                    from tracker.ui.screens.end import of_campaign
+
+                    of_campaign(self.live.encounter)  # refused in the form, as the line's other refusals
+                    asked.append(("end", str(call.kwargs.get("outcome") or "")))
+                    return
+                if call.method in ("undo", "redo"):
+                    from tracker.ui.screens.end import walks_campaign
+
+                    if walks_campaign(self.live.encounter, call.method):
+                        asked.append((call.method, ""))
+                        return
+            outcome.append(self.live.run(lambda s: s.execute(values["line"])))
 
         def done(values: dict[str, str] | None) -> None:
             if outcome:
                 self.after_change(outcome[0], quiet=False)
+            for verb, said in asked:
+                if verb == "end":
+                    self._end(said)
+                else:
+                    self._walk_campaign(verb)
 
         self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
 
