@@ -366,3 +366,15 @@ def test_a_fights_figures_in_the_campaign_are_checked_by_name(road: Path, tally:
     with pytest.raises(TrackerError, match=re.escape(said)):
         camp.apply(_Event("end", {"file": "road-1.toml", "revision": 1, "stats": {"pc1": {"gm": tally}}}))
     assert camp.fights[0].open  # refused whole
+
+
+def test_an_end_undone_and_redone_is_listed_as_ended_not_changed(road: Path) -> None:
+    run(road, "new", "road-1", "--campaign", "road")
+    ended(road, "road-1")
+    run(road, "campaign", "undo", "road")
+    run(road, "campaign", "redo", "road")
+    data = json.loads(run(road, "campaign", "show", "road", "--json"))
+    assert data["fights"][0]["status"] == "ended"
+    run(road, "campaign", "note", "road", "later")  # a refold after it keeps the redo's revision
+    run(road, "campaign", "undo", "road")
+    assert json.loads(run(road, "campaign", "show", "road", "--json"))["fights"][0]["status"] == "ended"

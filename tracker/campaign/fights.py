@@ -297,15 +297,20 @@ def walk(campaign_file: Path, kind: str, by: str = "", target: int | None = None
         if target is not None and top.seq != target:
             raise RuleRefusal(kind, f"the campaign {camp.name} has changed: its latest change is now {top.seq} ({camp.describe(top)}), not {target}")
         said = f"{kind}: {camp.describe(top)}"
+        args: dict[str, Any] = {"target": top.seq, "at": now()}
         if top.kind == "end":
-            _walk_fight_end(folder / top.args["file"], camp.name, kind, by)
+            revision = _walk_fight_end(folder / top.args["file"], camp.name, kind, by)
+            if revision is not None:
+                args["revision"] = revision
         elif top.kind == "fight" and kind == "undo":
             _check_untouched(folder / top.args["file"])
-        camp.apply(Event(kind, {"target": top.seq, "at": now()}, by=by))
+        camp.apply(Event(kind, args, by=by))
     return camp, said
 
 
-def _walk_fight_end(fight_file: Path, campaign: str, kind: str, by: str) -> None:
+def _walk_fight_end(fight_file: Path, campaign: str, kind: str, by: str) -> int | None:
+    """Undo or redo a fight file's own end with its campaign's: the file's revision after
+    (None: the file was never closed, a crash before it was; nothing to reopen)."""
     fstore = EncounterFile(fight_file)
     try:
         held = [fstore.load().encounter]
@@ -315,10 +320,11 @@ def _walk_fight_end(fight_file: Path, campaign: str, kind: str, by: str) -> None
         target = enc.undo_target() if kind == "undo" else enc.redo_target()
         if target is None or target.kind != "end":
             if kind == "undo" and not enc.ended:
-                return  # the file was never closed (a crash before it was): nothing to reopen
+                return None
             raise RuleRefusal(kind, f"{fight_file.name} has changed since it was {'ended' if kind == 'undo' else 'reopened'}: "
                                     + ("" if kind == "undo" else f"end it again (tracker campaign end {fight_file.name})"))
         enc.apply(Event(kind, {"target": target.seq}, by=by))
+    return fstore.revision
 
 
 def _check_untouched(fight_file: Path) -> None:

@@ -109,8 +109,10 @@ def _rows() -> dict[str, Kind]:
         Kind("rest", {"hours": (NUM, True), "rule": (STR, True), "party": (TABLE, False), "rolls": (("a list of tables", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)), False),
                       "note": (STR, False), **_AT},
              lambda a: f"the party rests {counted(a.get('hours') or 0, 'hour')}", "_rest"),
-        Kind(UNDO, {"target": (INT, True), **_AT}, lambda a: f"undo of change {a.get('target')}"),
-        Kind(REDO, {"target": (INT, True), **_AT}, lambda a: f"redo of change {a.get('target')}"),
+        # `revision`: a fight's end undone or redone: the fight file's revision after its
+        # own end was undone or redone with it (what `campaign show` checks it against).
+        Kind(UNDO, {"target": (INT, True), "revision": (INT, False), **_AT}, lambda a: f"undo of change {a.get('target')}"),
+        Kind(REDO, {"target": (INT, True), "revision": (INT, False), **_AT}, lambda a: f"redo of change {a.get('target')}"),
     )
     return {row.name: row for row in rows}
 
@@ -278,7 +280,17 @@ class Campaign:
             self._redo.clear()
         event.seq = len(self.events) + 1
         self.events.append(event)
+        if event.kind == REDO:
+            self._recorded()
         return event
+
+    def _recorded(self) -> None:
+        """Each ended fight's file revision as last recorded: the end's own, or that of the
+        latest redo that closed it again (its file gained an undo and a redo meanwhile)."""
+        latest = {e.args["target"]: e.args["revision"] for e in self.events if e.kind == REDO and "revision" in e.args}
+        for fight in self.fights:
+            if fight.ended in latest:
+                fight.revision = latest[fight.ended]
 
     def _walk(self, event: Event) -> None:
         undo = event.kind == UNDO
@@ -305,6 +317,7 @@ class Campaign:
             event = self.events[index]
             self._seq = event.seq
             getattr(self, KINDS[event.kind].apply)(event.args)
+        self._recorded()
 
     # ------------------------------------------------------------ the kinds
     def _check_name(self, name: Any, keep: PC | None = None) -> str:

@@ -29,7 +29,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from tracker.campaign import fights, reading
+from tracker.campaign import fights
 from tracker.campaign.fights import Preview
 from tracker.campaign.store import CampaignFile
 from tracker.engine import Encounter

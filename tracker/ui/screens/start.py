@@ -119,14 +119,10 @@ def campaign_rows(path: Path, fights: dict[str, Listing]) -> list[Listing]:
 
 def read_folder(saves: Path) -> list[Listing]:
     """Every row of the list, in order (see the module docstring); never raises for a bad file."""
-    from tracker.campaign.store import is_campaign
-
-    files = paths.encounter_files(saves)
-    fights = {p.name: listing_of(p) for p in files if not is_campaign(p)}
+    fights = {p.name: listing_of(p) for p in paths.encounter_files(saves)}
     rows: list[Listing] = []
-    for path in files:
-        if is_campaign(path):
-            rows += campaign_rows(path, fights)
+    for path in paths.campaign_files(saves):
+        rows += campaign_rows(path, fights)
     if rows and fights:
         rows.append(Listing(saves, "fights of their own", "", "", "", kind=HEADING))
     return rows + list(fights.values())
