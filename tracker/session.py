@@ -59,8 +59,8 @@ from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from tracker.text import check_name, refuse_controls, printable
-from tracker.viewing import sight
+from tracker.text import check_name, refuse_blank, refuse_controls, refuse_lookalike, printable
+from tracker.viewing import PLAYER_SIDES, sight
 from tracker import verbs
 from tracker.verbs import MAX_COPIES
 # The description functions live in tracker.wording; re-exported for their readers.
@@ -119,6 +119,15 @@ def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
     if pt is not None:
         out["pt"] = pt
     return out
+
+
+def _check_side(enc: Encounter, side: str, what: str) -> None:
+    """Refuse a side that looks like another side in the fight, or like a word that marks
+    the players' side ("party", "PCs": tracker.viewing), without being it: the fight's
+    figures are counted by side, and enemies' resources are shown to viewers by it."""
+    if side:
+        refuse_lookalike(side, {c.side: None for c in enc.combatants.values() if c.side}, what, "a side in the fight")
+        refuse_lookalike(side, sorted(PLAYER_SIDES), what, "a word that marks the players' side")
 
 
 # The command language's verbs (tracker.verbs), under the name the help and tests know.
@@ -337,6 +346,7 @@ class Session:
             raise CommandError("add: a combatant needs a name")
         check_name(name, "add: name")
         refuse_controls(side, "add: side")
+        refuse_blank(side, "add: side")
         for key, value in values.items():
             refuse_controls(str(key), "add: key")
             if isinstance(value, str):
@@ -351,11 +361,15 @@ class Session:
         data = entry.to_dict()
 
         def build(enc: Encounter) -> Event:
+            _check_side(enc, side, "add: side")
             if copies == 1:
                 enc.check_new_name(name)
+                refuse_lookalike(name, enc.combatants, "add: name")
                 return Event("add", data)
             names = self._numbered(enc, name, copies)
             check_name(names[-1], "add: name")  # the longest: "Goblin 12" is wider than "Goblin"
+            for each in (name, *names):  # "Gоblin" x3 beside "Goblin": the copies' name looks like it
+                refuse_lookalike(each, enc.combatants, "add: name")
             return Event("add", {**data, "names": names})
 
         return self.submit(build, kind="add")
@@ -383,6 +397,7 @@ class Session:
             enc.check_new_name(new, keep=c.name)
             if new == c.name:
                 raise CommandError(f"rename: {c.name} already has that name")
+            refuse_lookalike(new, (other for other in enc.combatants if other != c.name), "rename: new name")
             return Event("rename", {"target": c.name, "name": new})
 
         return self.submit(build, kind="rename")
@@ -390,7 +405,14 @@ class Session:
     def set_side(self, name: str, side: str) -> Outcome:
         side = side.strip()
         refuse_controls(side, "side")
-        return self.submit(lambda enc: Event("side", {"target": enc.combatant(name).name, "side": side}), kind="side")
+        refuse_blank(side, "side")
+
+        def build(enc: Encounter) -> Event:
+            c = enc.combatant(name)
+            _check_side(enc, side, "side")
+            return Event("side", {"target": c.name, "side": side})
+
+        return self.submit(build, kind="side")
 
     def reorder(self, name: str, position: int) -> Outcome:
         def build(enc: Encounter) -> Event:
