@@ -465,8 +465,10 @@ class Session:
         params: dict[str, Any] | None = None,
         pt: int | None = None,
         encounter: Encounter | None = None,
+        by_player: bool | None = None,
     ) -> tuple[ActionRequest, ActionTemplate]:
-        """An ActionRequest for the adapter, with validated parameters."""
+        """An ActionRequest for the adapter, with validated parameters; `by_player`: who
+        states it (None: this session's role; an approval says whose it is)."""
         enc = encounter or self.encounter
         # As this role knows them: a player is given no odds, and no result, against a
         # hidden combatant (nor a list of every name when one is unknown).
@@ -485,7 +487,8 @@ class Session:
         foes = tuple(self.lookup(t, enc) for t in targets)
         if template.targets == 1 and len(foes) > 1:
             raise CommandError(f"{template.name} takes one target, not {len(foes)}")
-        request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc)
+        player = self.role.is_player if by_player is None else by_player
+        request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc, player)
         return request, template
 
     def chance(self, actor: str, template: str, targets: list[str] | tuple[str, ...] = (), params: dict[str, Any] | None = None) -> Fraction | None:
@@ -619,8 +622,9 @@ class Session:
         params: dict[str, Any] | None,
         secret: bool,
         source: DiceSource | None = None,
+        by_player: bool | None = None,
     ) -> Event:
-        request, tmpl = self.request(actor, template, targets, params, pt, enc)
+        request, tmpl = self.request(actor, template, targets, params, pt, enc, by_player)
         self._check_cap(enc, request.params)
         # The checked params may fill in a mode (Brand X: dropping a power is passive).
         mode = request.params.get("mode") or (params or {}).get("mode") or tmpl.mode
@@ -662,6 +666,7 @@ class Session:
         faces: str | list[int] | None,
         params: dict[str, Any] | None,
         source: DiceSource | None = None,
+        by_player: bool | None = None,
     ) -> Event:
         c = enc.combatant(actor)
         prev = enc.maintainable_action(c)
@@ -669,7 +674,8 @@ class Session:
         template = self.ruleset.template(prev.template)
         coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
         targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
+        player = self.role.is_player if by_player is None else by_player
+        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc, player)
         if source is None:
             dice, typed = self._dice(faces)
         else:
@@ -957,11 +963,14 @@ class Session:
             merged = {**p.args.get("params", {}), **(params or {})}
             use_pt = pt if pt is not None else p.args.get("pt")
             source = None if faces else _Replay(enc.events[p.seq - 1].args.get("faces", []), self.dice, seq)
+            # The player states what they declared unless the GM changed a modifier (a
+            # freeform damage=): then the outcome is the GM's.
+            theirs = merged == p.args.get("params", {})
             if p.action == "declare":
                 aim = list(targets) if targets is not None else list(p.args.get("targets", ()))
-                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source)
+                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source, theirs)
             else:
-                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source)
+                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source, theirs)
             args: dict[str, Any] = {"target": seq, **event.args, **_asked(merged, use_pt)}
             return Event("approve", args)
 
