@@ -117,6 +117,9 @@ class ActionRequest:
     pt: int | None = None
     # The whole encounter, read-only, for rules that look at history (saving Q, chains).
     encounter: Encounter | None = None
+    # Declared by a player for their own combatant (else by the GM): what the player
+    # states (freeform's damage=) is theirs, and a game that says who stated it says so.
+    by_player: bool = False
 
     @property
     def performance_time(self) -> int:

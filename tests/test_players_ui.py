@@ -157,8 +157,10 @@ async def test_help_and_the_command_line_offer_only_the_verbs_the_role_may_use(s
         await press(pilot, "question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
         text = help_shown(app)
-        listed = [v.name for v in verbs.VERBS if f"{v.usage}  ({v.help})" in text]
+        listed = [v.name for v in verbs.VERBS if f"{v.usage_for(who)}  ({v.help_for(who)})" in text]
         assert listed == expected
+        # Only what the role may use: a secret roll is the GM's.
+        assert ("secret=" in text) == (who == "gm")
         assert ("The : line takes these commands:" in text) == bool(expected)
         await press(pilot, "escape")
         await wait_for(pilot, lambda: app.screen is screen, "the help closed")

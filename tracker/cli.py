@@ -159,10 +159,11 @@ def play_language() -> str:
     """The commands `play` reads, and the action templates `declare` takes per ruleset."""
     import textwrap
 
+    from tracker.roles import GM
     from tracker.verbs import VERBS
 
     lines = ["commands (one per line; # starts a comment):"]
-    lines += [f"  {c.usage}\n      {c.help}" for c in VERBS]
+    lines += [f"  {c.usage}\n      {c.help_for(GM)}" for c in VERBS]
     lines.append("")
     lines.append("actions for declare ACTOR TEMPLATE, by ruleset:")
     for rid in sorted(registry.available()):

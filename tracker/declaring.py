@@ -29,7 +29,7 @@ from rulesets.base import ActionTemplate
 from rulesets.dice import DiceNeeded, parse_faces
 from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker import recent
-from tracker.dice_plan import DECLARE, MAINTAIN, Attempt, Step, accept, dry_run, group_lines, prompt, remaining, request_for, result_figures
+from tracker.dice_plan import DECLARE, MAINTAIN, Attempt, Step, accept, dry_run, example, group_lines, prompt, remaining, request_for, result_figures
 from tracker.engine import TrackerError
 from tracker.engine.model import Proposal
 from tracker.roles import Role
@@ -232,6 +232,13 @@ class DeclareFlow:
         """'next: Seraph's Combat Roll: 2d10': the group of dice asked for."""
         need = self.step.need if self.step is not None else None
         return f"next: {prompt(need)}" if need is not None else ""
+
+    def faces_hint(self) -> str:
+        """The faces field's hint, its example fitting the dice asked for (a d4's faces
+        are at most 4): 'faces rolled, e.g. 7,3 · enter alone: roll them'."""
+        need = self.step.need if self.step is not None else None
+        shown = f"e.g. {example(need)}" if need is not None else "comma separated"
+        return f"faces rolled, {shown} · enter alone: roll them"
 
     def result_lines(self) -> list[str]:
         """The result shown: every group of dice, the figures, the adapter's summary and

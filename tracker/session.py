@@ -66,8 +66,8 @@ from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from tracker.text import check_name, refuse_controls, printable
-from tracker.viewing import sight
+from tracker.text import check_name, refuse_blank, refuse_controls, refuse_lookalike, printable
+from tracker.viewing import PLAYER_SIDES, sight
 from tracker import verbs
 from tracker.verbs import MAX_COPIES
 # The description functions live in tracker.wording; re-exported for their readers.
@@ -133,6 +133,15 @@ def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
     if pt is not None:
         out["pt"] = pt
     return out
+
+
+def _check_side(enc: Encounter, side: str, what: str) -> None:
+    """Refuse a side that looks like another side in the fight, or like a word that marks
+    the players' side ("party", "PCs": tracker.viewing), without being it: the fight's
+    figures are counted by side, and enemies' resources are shown to viewers by it."""
+    if side:
+        refuse_lookalike(side, {c.side: None for c in enc.combatants.values() if c.side}, what, "a side in the fight")
+        refuse_lookalike(side, sorted(PLAYER_SIDES), what, "a word that marks the players' side")
 
 
 # The command language's verbs (tracker.verbs), under the name the help and tests know.
@@ -350,6 +359,7 @@ class Session:
             raise CommandError("add: a combatant needs a name")
         check_name(name, "add: name")
         refuse_controls(side, "add: side")
+        refuse_blank(side, "add: side")
         for key, value in values.items():
             refuse_controls(str(key), "add: key")
             if isinstance(value, str):
@@ -364,11 +374,15 @@ class Session:
         data = entry.to_dict()
 
         def build(enc: Encounter) -> Event:
+            _check_side(enc, side, "add: side")
             if copies == 1:
                 enc.check_new_name(name)
+                refuse_lookalike(name, enc.combatants, "add: name")
                 return Event("add", data)
             names = self._numbered(enc, name, copies)
             check_name(names[-1], "add: name")  # the longest: "Goblin 12" is wider than "Goblin"
+            for each in (name, *names):  # "Gоblin" x3 beside "Goblin": the copies' name looks like it
+                refuse_lookalike(each, enc.combatants, "add: name")
             return Event("add", {**data, "names": names})
 
         return self.submit(build, kind="add")
@@ -396,6 +410,7 @@ class Session:
             enc.check_new_name(new, keep=c.name)
             if new == c.name:
                 raise CommandError(f"rename: {c.name} already has that name")
+            refuse_lookalike(new, (other for other in enc.combatants if other != c.name), "rename: new name")
             return Event("rename", {"target": c.name, "name": new})
 
         return self.submit(build, kind="rename")
@@ -403,7 +418,14 @@ class Session:
     def set_side(self, name: str, side: str) -> Outcome:
         side = side.strip()
         refuse_controls(side, "side")
-        return self.submit(lambda enc: Event("side", {"target": enc.combatant(name).name, "side": side}), kind="side")
+        refuse_blank(side, "side")
+
+        def build(enc: Encounter) -> Event:
+            c = enc.combatant(name)
+            _check_side(enc, side, "side")
+            return Event("side", {"target": c.name, "side": side})
+
+        return self.submit(build, kind="side")
 
     def reorder(self, name: str, position: int) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -456,8 +478,10 @@ class Session:
         params: dict[str, Any] | None = None,
         pt: int | None = None,
         encounter: Encounter | None = None,
+        by_player: bool | None = None,
     ) -> tuple[ActionRequest, ActionTemplate]:
-        """An ActionRequest for the adapter, with validated parameters."""
+        """An ActionRequest for the adapter, with validated parameters; `by_player`: who
+        states it (None: this session's role; an approval says whose it is)."""
         enc = encounter or self.encounter
         # As this role knows them: a player is given no odds, and no result, against a
         # hidden combatant (nor a list of every name when one is unknown).
@@ -476,7 +500,8 @@ class Session:
         foes = tuple(self.lookup(t, enc) for t in targets)
         if template.targets == 1 and len(foes) > 1:
             raise CommandError(f"{template.name} takes one target, not {len(foes)}")
-        request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc)
+        player = self.role.is_player if by_player is None else by_player
+        request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc, player)
         return request, template
 
     def chance(self, actor: str, template: str, targets: list[str] | tuple[str, ...] = (), params: dict[str, Any] | None = None) -> Fraction | None:
@@ -601,8 +626,9 @@ class Session:
         params: dict[str, Any] | None,
         secret: bool,
         source: DiceSource | None = None,
+        by_player: bool | None = None,
     ) -> Event:
-        request, tmpl = self.request(actor, template, targets, params, pt, enc)
+        request, tmpl = self.request(actor, template, targets, params, pt, enc, by_player)
         self._check_cap(enc, request.params)
         # The checked params may fill in a mode (Brand X: dropping a power is passive).
         mode = request.params.get("mode") or (params or {}).get("mode") or tmpl.mode
@@ -645,6 +671,7 @@ class Session:
         faces: str | list[int] | None,
         params: dict[str, Any] | None,
         source: DiceSource | None = None,
+        by_player: bool | None = None,
     ) -> Event:
         c = enc.combatant(actor)
         prev = enc.maintainable_action(c)
@@ -652,7 +679,8 @@ class Session:
         template = self.ruleset.template(prev.template)
         coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
         targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
+        player = self.role.is_player if by_player is None else by_player
+        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc, player)
         if source is None:
             dice, typed = self._dice(faces, enc, c)
         else:
@@ -956,11 +984,14 @@ class Session:
             merged = {**p.args.get("params", {}), **(params or {})}
             use_pt = pt if pt is not None else p.args.get("pt")
             source = None if faces else _Replay(enc.events[p.seq - 1].args.get("faces", []), self.dice, seq)
+            # The player states what they declared unless the GM changed a modifier (a
+            # freeform damage=): then the outcome is the GM's.
+            theirs = merged == p.args.get("params", {})
             if p.action == "declare":
                 aim = list(targets) if targets is not None else list(p.args.get("targets", ()))
-                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source)
+                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source, theirs)
             else:
-                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source)
+                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source, theirs)
             args: dict[str, Any] = {"target": seq, **event.args, **_asked(merged, use_pt)}
             return Event("approve", args)
 

@@ -2,7 +2,8 @@
 
 Any template name is accepted; `mode=` and `pt=` say what it is (default: active, 10
 segments). Outcomes are stated with `damage=N` (to the target's `hp`, or `resource=`)
-and `note=TEXT`. Combatants may carry any numeric resources; `hp` at 0 means down.
+and `note=TEXT`; the log says who stated them, the GM or the player declaring for their
+own combatant. Combatants may carry any numeric resources; `hp` at 0 means down.
 Maintaining (`m` in the app) opens the form so the GM states the new link's damage and
 note; a link stated with none deals none.
 A round is 10 segments; per-round costs are charged on the last segment of each round
@@ -40,7 +41,7 @@ class FreeformRuleset(Ruleset):
     time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round", payment_every=10)
     sheet = (Field("hp", "float", 10, role=RESOURCE, help="hit points; 0 means down"),)
     down_when = ("hp",)
-    maintain_asks = True  # each link's damage is stated by the GM, so `m` asks for it
+    maintain_asks = True  # each link's damage is stated anew, so `m` asks for it
 
     _CATALOGUE = {
         "attack": ActionTemplate("attack", ACTIVE, 10, "strike at a target", targets=1, params=_PARAMS, maintainable=True),
@@ -90,7 +91,7 @@ class FreeformRuleset(Ruleset):
                 effects.append(Damage(target.name, int(amount) if float(amount).is_integer() else amount, resource))
         if params.get("note"):
             effects.append(Note(str(params["note"])))
-        summary = "stated by the GM" if effects else ""
+        summary = f"stated by the {'player' if request.by_player else 'GM'}" if effects else ""
         return Resolution(pt=pt, summary=summary, effects=tuple(effects))
 
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:

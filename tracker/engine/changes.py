@@ -64,7 +64,7 @@ class Changes(Core):
         if table is c.resources and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise TrackerError(f"set {c.name} {key}: {key} is a resource and takes a number, got {value!r}")
         table[key] = value
-        self._say("set", f"{c.name}: {key} set to {_fmt(value) if isinstance(value, (int, float)) else value}", c.name)
+        self._say("set", f"{c.name}: {key} set to {_fmt(value)}", c.name)
         self._check_down(c, self.now + 1)
 
     def _condition(self, args: dict[str, Any]) -> None:

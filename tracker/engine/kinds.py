@@ -77,8 +77,10 @@ def counted(n: int | float, noun: str) -> str:
 
 
 def fmt(value: Any) -> str:
-    """A value as a description or a log line says it: 2.5, 3, "x" (floats without a
-    trailing .0)."""
+    """A value as a description, a log line or a sheet's field says it: 2.5, 3, "x"
+    (floats without a trailing .0), yes or no (a yes/no stat, as the app says elsewhere)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 

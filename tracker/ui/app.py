@@ -37,6 +37,7 @@ from tracker.ui.textual_private import MergedNotifications
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
+TAB_STAYS = "This tab stays on the table's fight: close the tab to leave"
 
 
 def unsaved_input(screen: Screen[object]) -> bool:
@@ -229,19 +230,45 @@ class TrackerApp(MergedNotifications[int]):
     async def action_quit(self) -> None:
         self.quit_asking()
 
+    @property
+    def at_served_table(self) -> bool:
+        """A player's or viewer's seat over `tracker serve`: quitting ends the connection."""
+        return self.seat is not None and not self.seat.web and self.seat.kind != GM
+
     def quit_asking(self) -> None:
-        """Quit, asking first when an open form holds input that would be lost (a browser
-        tab's seat: say how to leave instead)."""
+        """Quit, asking first when an open form holds input that would be lost, and always
+        at a player's or viewer's seat over `tracker serve`, where quitting leaves the table
+        (a browser tab's seat: say how to leave instead)."""
         if self.seat is not None and self.seat.web:
-            self.notify("This tab stays on the table's fight: close the tab to leave", timeout=6)
+            self.notify(TAB_STAYS, timeout=6)
             return
         unsaved = [s for s in self.screen_stack if unsaved_input(s)]
-        if not unsaved:
+        lost = " The open form's input is not saved." if unsaved else ""
+        if self.at_served_table:
+            question = f"Leave the table? This ends your connection; ssh again to come back.{lost}"
+        elif unsaved:
+            question = f"Quit?{lost}"
+        else:
             self.quit_now()
             return
         from tracker.ui.screens.confirm import ConfirmScreen
 
-        self.push_screen(ConfirmScreen("Quit? The open form's input is not saved."), lambda yes: self.quit_now() if yes else None)
+        self.push_screen(ConfirmScreen(question), lambda yes: self.quit_now() if yes else None)
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's binding): say how to quit, as plain text. (Textual's own notice
+        is markup, "Press [b]ctrl+q[/b]", and notifications here show text as typed.)"""
+        if self.seat is not None and self.seat.web:
+            self.notify(TAB_STAYS, timeout=6)
+            return
+        keys: list[str] = []
+        for _, binding, _enabled, _tooltip in self.active_bindings.values():
+            if binding.action in ("quit", "app.quit") or getattr(binding, "id", None) == "quit":
+                shown = commands.key_text(binding.key)  # "ctrl+q", as the README and help say it
+                if shown not in keys:
+                    keys.append(shown)
+        verb = "leave the table" if self.at_served_table else "quit"
+        self.notify(f"Press {' or '.join(keys) or 'ctrl+q'} to {verb}", title="Do you want to quit?")
 
     def quit_now(self) -> None:
         for screen in self.screen_stack:

@@ -183,6 +183,25 @@ def in_table_order(active: dict[str, Any], table: Iterable[Command]) -> dict[str
     return dict(sorted(active.items(), key=lambda item: rank.get(getattr(item[1].binding, "id", None) or "", last)))
 
 
+def shown_keys(screen: Any) -> dict[str, str]:
+    """Each command's key as the footer draws it: the first of its bindings active on
+    `screen` (a key the focused widget claims, such as a list's enter, is not), in the
+    app's words for it ("del"). A hint line built from this says what the footer says."""
+    keys: dict[str, str] = {}
+    for _, binding, _enabled, _tooltip in screen.active_bindings.values():
+        name = getattr(binding, "id", None)
+        if name and name not in keys:
+            keys[name] = screen.app.get_key_display(binding)
+    return keys
+
+
+def hint(screen: Any, table: Iterable[Command]) -> str:
+    """The keys the footer leaves out (a row not shown there), each with its label, as
+    one line: 'r rename  s side  [ move up ...'."""
+    keys = shown_keys(screen)
+    return "  ".join(f"{keys[c.name]} {c.label.lower()}" for c in table if not c.footer and c.name in keys)
+
+
 def bindings(table: Iterable[Command]) -> list[BindingType]:
     """Textual bindings for a table: one Binding per row, all keys of the row together."""
     out: list[BindingType] = []

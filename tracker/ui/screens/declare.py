@@ -193,7 +193,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             with Vertical(id="dice-stage", classes="hidden-stage"):
                 yield Label("", id="dice-done")
                 yield Label("", id="dice-prompt", classes="chance")
-                entry = Input("", placeholder="faces rolled, e.g. 7,3 · enter alone: roll them", id="dice-faces")
+                entry = Input("", placeholder=self.flow.faces_hint(), id="dice-faces")
                 entry.cursor_blink = False
                 yield entry
             with VerticalScroll(id="result-stage", classes="hidden-stage"):
@@ -501,6 +501,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.query_one("#dice-prompt", Label).update(Text(printable(self.flow.dice_prompt())))
         entry = self.query_one("#dice-faces", Input)
         entry.value = ""
+        entry.placeholder = self.flow.faces_hint()
         self._show_stage(DICE)
         self.set_focus(entry)
 
