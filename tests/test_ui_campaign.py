@@ -195,3 +195,18 @@ async def test_a_viewer_or_a_player_is_offered_no_key_that_changes_the_campaign(
         await press(pilot, "t")
         await wait_for(pilot, lambda: "as viewers see it" in str(app.screen.query_one(Label).render()), "the viewers' statistics")
     assert road.read_bytes() == before
+
+
+async def test_tracker_open_on_a_campaign_file_shows_its_screen_over_the_saves_list(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.helpers import cli
+
+    road = make_campaign(saves, "brandx", "The Long Road", {"Seraph": SERAPH})
+    app = TrackerApp(saves, campaign=road)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CampaignScreen), "the campaign screen")
+        await press(pilot, "escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen), "the saves folder's list")
+    broken = saves / "bad.campaign.toml"
+    broken.write_text(road.read_text().replace('kind = "campaign"', 'kind = "x"'))
+    assert cli("--saves", str(saves), "open", str(broken))[0] == 1
+    assert f'{broken}: kind: expected "campaign"' in capsys.readouterr().err

@@ -57,9 +57,11 @@ class TrackerApp(MergedNotifications[int]):
     # q and ? are screen commands; ctrl+q stays Textual's own quit.
 
     def __init__(
-        self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None, seat: Seat | None = None
+        self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None, seat: Seat | None = None,
+        campaign: Path | None = None,
     ) -> None:
         super().__init__()
+        self.campaign = campaign  # `tracker open NAME.campaign.toml`: its screen, over the saves folder's
         self.role = role
         self.seat = seat
         self._told_where = -WHERE_SHOWN  # when Esc last said where a seat is
@@ -128,6 +130,10 @@ class TrackerApp(MergedNotifications[int]):
             from tracker.ui.screens.start import StartScreen  # not needed for `tracker open`
 
             self.push_screen(StartScreen(self.saves))
+            if self.campaign is not None:
+                from tracker.ui.screens.campaign import CampaignScreen
+
+                self.push_screen(CampaignScreen(self.campaign))  # Esc: the saves folder's list
         if self.seat is not None:
             for line in self.seat.notice.splitlines():  # a notification each: they quote names
                 self.notify(line, timeout=10)
@@ -289,14 +295,23 @@ class TrackerApp(MergedNotifications[int]):
 
 def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None) -> int:
     """Run the UI; returns the exit code. A file that does not load is reported, not opened."""
-    live = None
-    if file is not None:
+    from tracker.campaign.store import CampaignFile, is_campaign
+
+    live, campaign = None, None
+    if file is not None and is_campaign(file):
+        try:
+            CampaignFile(file).load()  # refused here, named, rather than on an empty screen
+        except TrackerError as exc:
+            sys.stderr.write(f"tracker: {exc}\n")
+            return 1
+        saves, campaign, file = file.parent, file, None
+    elif file is not None:
         try:
             live = Live.open(file, viewer, account(), role)
         except TrackerError as exc:
             sys.stderr.write(f"tracker: {exc}\n")
             return 1
-    app = TrackerApp(saves, file, viewer, live, role=role)
+    app = TrackerApp(saves, file, viewer, live, role=role, campaign=campaign)
     result = app.run()
     if result is None and app.return_code:
         # The guard turns handler errors into messages, so this is Textual itself failing:
