@@ -7,17 +7,18 @@ the way a table plays it (about 40% declarations, with their dice and the chance
 a secret roll one time in twenty; time moving on; damage taken; the GM's potions and
 notes; waves of foes coming in and the beaten taken off), written whole (the bytes
 EncounterFile.rewrite writes) and ended with `fights.end`, so every `end` event in the
-campaign file carries the real per-character figures of both views, chances included.
+campaign file carries the real per-character figures of both views, their rolls against the
+odds included (counts by chance).
 After each fight the party rests (`campaign rest hours=8 full=true`: a night's Healing
 Rolls, recorded with their chances, then everyone back to the sheet), so each fight
 starts from the same party: five fights are played and the other 45 repeat their logs
 (the file of each is the fight started from the campaign, with its own name, campaign
 and dice key, and that log). `fights.end` runs for every one of the 50; the figures it
-keeps (`fights.stats_of`: two replays of the fight and exact luck, ~15 s a fight here)
+keeps (`fights.stats_of`: one replay of the fight, both views; a few seconds a fight here)
 are computed once per distinct log and reused for its repeats, checked equal to a
 fresh computation once. A build of 50 distinct fights would take half an hour on this
 machine and measure the same file. The campaign file's size and event count are printed.
-The build still takes minutes (17 on a loaded two-core machine): `--fixture DIR` keeps
+The build takes minutes (about 3 on a loaded two-core machine): `--fixture DIR` keeps
 it, and a later run given the same DIR measures it again (a change's before and after).
 
 1. `campaign show` costs at most 1.5x reading the campaign file alone ("it keeps what it
@@ -247,14 +248,14 @@ def build(folder: Path) -> Path:
 
 def check_fixture(cpath: Path) -> None:
     """The campaign is what the figures claim: 50 ended fights of 5,000 events, each
-    `end` with every character's figures, chances included."""
+    `end` with every character's figures, their rolls against the odds included."""
     camp = CampaignFile(cpath).load()
     assert len(camp.fights) == FIGHTS and all(not f.open for f in camp.fights)
     chances = declared = 0
     for fight in camp.fights:
         assert set(fight.stats) == {pc.id for pc in camp.pcs.values()}, fight.file
         for views in fight.stats.values():
-            chances += len(views["gm"]["chances"])
+            chances += sum(rolls for rolls, _ in views["gm"]["luck"].values())
             declared += views["gm"]["declared"]
         status = reading.fight_status(cpath.parent, fight)
         assert status == reading.ENDED, f"{fight.file}: {status}"
@@ -263,7 +264,7 @@ def check_fixture(cpath: Path) -> None:
     assert events >= EVENTS, events
     print(f"campaign file: {cpath.stat().st_size:,} bytes, {len(camp.events):,} events "
           f"({len(camp.fights)} fights, {sum(1 for e in camp.events if e.kind == 'rest')} rests); "
-          f"its `end` events carry {declared:,} declarations and {chances:,} chances of the party")
+          f"its `end` events carry {declared:,} declarations and {chances:,} rolls against a chance, kept as counts by chance")
     print(f"fight files: {len(sizes)} of {events:,}+ events, {min(sizes) / 1e6:.1f}-{max(sizes) / 1e6:.1f} MB each, {sum(sizes) / 1e6:.0f} MB in all")
 
 
