@@ -27,7 +27,7 @@ checked against that table (tests/test_verbs.py):
     takeback
 
 Decisions: docs/decisions/0002-session-commands.md,
-docs/decisions/0043-session-checks-at-the-door.md
+docs/decisions/0043-session-checks-at-the-door.md, docs/decisions/0049-maintained-links.md
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_acto
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from tracker.text import check_name, refuse_controls, printable
 from tracker.viewing import sight
-from tracker import verbs
+from tracker import recent, verbs
 from tracker.verbs import MAX_COPIES
 # The description functions live in tracker.wording; re-exported for their readers.
 from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
@@ -629,8 +629,13 @@ class Session:
             },
         )
 
-    def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
-        return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params), kind="maintain", actor=actor)
+    def maintain(
+        self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None, kept: bool = True
+    ) -> Outcome:
+        """Maintain `actor`'s action that completed now. `kept`: the link starts from that
+        action's own modifiers, `params` over them (the command line); False: `params`
+        are the link's in full (the maintain form, which opened filled with them)."""
+        return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params, kept=kept), kind="maintain", actor=actor)
 
     def _maintain_event(
         self,
@@ -640,14 +645,11 @@ class Session:
         faces: str | list[int] | None,
         params: dict[str, Any] | None,
         source: DiceSource | None = None,
+        *,
+        kept: bool = True,
     ) -> Event:
-        c = enc.combatant(actor)
-        prev = enc.maintainable_action(c)
-        enc.check_initiation(c, prev.template, ACTIVE)
-        template = self.ruleset.template(prev.template)
-        coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
-        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
+        request, stated = self.maintain_request(actor, params, pt, enc, kept=kept)
+        c = request.actor
         if source is None:
             dice, typed = self._dice(faces)
         else:
@@ -655,9 +657,37 @@ class Session:
         chance = self._chance_shown(request)
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
-        self._asked = _asked(params, pt)
+        self._asked = _asked(stated, pt)
         mark = self._dice_mark(list(typed.faces) if typed is not None else None) if source is None else "app"
-        return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark})
+        # What was asked is kept as a declaration's is: the next link starts from it.
+        return Event("maintain", {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark, **self._asked})
+
+    def maintain_request(
+        self, actor: str, params: Mapping[str, Any] | None = None, pt: int | None = None, encounter: Encounter | None = None,
+        *, kept: bool = True,
+    ) -> tuple[ActionRequest, dict[str, Any]]:
+        """The adapter request maintaining `actor`'s action would make, and the modifiers
+        stated for the link: with `kept`, the maintained action's own
+        (`recent.link_params`) with `params` over them; else `params` alone. Refused at
+        once where the game maintains nothing."""
+        enc = encounter or self.encounter
+        c = enc.combatant(actor)
+        if not self.ruleset.maintains(enc.setup.settings):
+            raise RuleRefusal(
+                "maintained attack",
+                f"{self.ruleset.name}'s attacks are not maintained: its rules have no maintained attack; "
+                f"declare {c.name}'s next attack instead",
+            )
+        prev = enc.maintainable_action(c)
+        enc.check_initiation(c, prev.template, ACTIVE)
+        template = self.ruleset.template(prev.template)
+        stated: dict[str, Any] = {**(recent.link_params(prev, template) if kept else {}), **(params or {})}
+        for key, value in stated.items():
+            if isinstance(value, str):
+                refuse_controls(value, f"maintain: {key}")
+        coerced = self.ruleset.params(template, stated, f"maintain {template.name}")
+        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
+        return ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc), stated
 
     def abort(self, actor: str, template: str | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -939,8 +969,10 @@ class Session:
                 aim = list(targets) if targets is not None else list(p.args.get("targets", ()))
                 event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source)
             else:
-                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source)
-            args: dict[str, Any] = {"target": seq, **event.args, **_asked(merged, use_pt)}
+                # The proposal holds the link's modifiers in full (the player's session
+                # started them from the maintained action's): edits go over them.
+                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source, kept=False)
+            args: dict[str, Any] = {"target": seq, **event.args}  # what was asked included (`_asked`)
             return Event("approve", args)
 
         return self.submit(build, kind="approve")

@@ -11,13 +11,15 @@ on the completion segment (tracker.engine.resolving).
 
 A maintained attack continues a completed maintainable action on the segment that action
 completed; the chain ends when the attacker initiates any other active action or lets a
-segment pass. `keep` lets the GM overrule a throwback's interruption.
+segment pass. Each action keeps the modifiers it was asked with (`Action.asked`, from its
+event's `params`), so the next link can start from them. `keep` lets the GM overrule a
+throwback's interruption.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracker.engine import bounds
@@ -72,6 +74,7 @@ class Actions(Core):
         maintainable: bool,
         chain: int,
         secret: bool = False,
+        asked: Mapping[str, Any] | None = None,
     ) -> Action:
         now = self.now
         if resolution.pt < 1:
@@ -94,6 +97,8 @@ class Actions(Core):
         # id, actor, template, mode, pt, start, completes, targets, resolution,
         # maintainable, chain, secret (positional: this runs for every replayed action)
         action = Action(len(self.actions) + 1, c.name, template, mode, resolution.pt, now, now + resolution.pt, targets, resolution, maintainable, chain, secret)
+        if asked:
+            action.asked = asked
         self.actions.append(action)
         c.in_progress.append(action)
         if mode == ACTIVE:
@@ -125,9 +130,9 @@ class Actions(Core):
         self.check_initiation(c, template, mode, companions)
         resolution = self._checked(args["resolution"])
         # actor, template, mode, targets, resolution, companions, maintainable, chain,
-        # secret (positional: this runs for every declaration)
+        # secret, asked (positional: this runs for every declaration)
         self._initiate(c, template, mode, tuple(args.get("targets", ())), resolution, companions,
-                       bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)))
+                       bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)), args.get("params"))
 
     def maintainable_action(self, c: Combatant) -> Action:
         """The completed action `c` may maintain now, or RuleRefusal saying why not."""
@@ -147,7 +152,7 @@ class Actions(Core):
         prev = self.maintainable_action(c)
         self.check_initiation(c, prev.template, ACTIVE)
         targets = tuple(args.get("targets", ())) or prev.targets
-        self._initiate(c, prev.template, ACTIVE, targets, self._checked(args["resolution"]), (), True, prev.chain + 1, prev.secret)
+        self._initiate(c, prev.template, ACTIVE, targets, self._checked(args["resolution"]), (), True, prev.chain + 1, prev.secret, args.get("params"))
 
     def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
         """The resolution, refused now if any number it would apply is out of bounds."""
