@@ -52,6 +52,11 @@ Details: TypeAlias = dict[str, Detail]
 # Keys of `details` the tracker itself reads (the rest are the game's own figures):
 JUDGE_KEY = "judge"  # the name of the judge (from `Ruleset.judges`) for the resolution's Blows
 MARGIN_NAME = "margin_name"  # the margin's name in the game's terms ("result points")
+# The action rolls nothing of its own: its success is an earlier roll's, carried over (a
+# Brand X maintained link keeps its first link's Combat Roll), and this key's text names
+# that roll ("the miss of the Combat Roll ..."). The luck statistics leave such an action
+# out: it is no roll against odds.
+CARRIED_ROLL = "carried_roll"
 # The figures the declare form shows after the roll, when the details hold them (a
 # scalar or a list of scalars), beside success, the margin and the PT.
 SHOWN_DETAILS = ("total", "q", "sets", "width", "height", "nost", "result", "rp", "roll", "target")
@@ -111,7 +116,9 @@ class ActionRequest:
     params: Mapping[str, Any] = field(default_factory=dict)
     segment: int = 0
     settings: Mapping[str, Any] = field(default_factory=dict)
-    previous: Action | None = None  # for maintain: the link being continued
+    # For maintain: the link being continued (its `asked` holds the modifiers it was
+    # asked with; `params` above start from them, with what the GM changed).
+    previous: Action | None = None
     # The performance time before anything the roll changes. Built with the PT the GM
     # typed, or None; `Ruleset.resolve`/`maintain` receive it set (see `default_pt`).
     pt: int | None = None
@@ -380,6 +387,13 @@ class Ruleset(ABC):
         (the form says "maintainable" only when `maintain` will accept it)."""
         return template.maintainable
 
+    def maintains(self, settings: Mapping[str, Any]) -> bool:
+        """Whether the game maintains any of its actions at a table with `settings`: by
+        default, whether any catalogue action is `maintainable`. False: `maintain` is
+        refused at once, saying the game's attacks are not maintained (before any form
+        opens), not that the actor has nothing to maintain."""
+        return any(self.maintainable(t, settings) for t in self.catalogue().values())
+
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         """The next link of a maintained action: `request.previous` is the link being
         continued, `request.performance_time` the typed PT or `default_pt` (which
@@ -475,6 +489,6 @@ class Ruleset(ABC):
 
 
 __all__ = [
-    "JUDGE_KEY", "MARGIN_NAME", "SHOWN_DETAILS", "ActionRequest", "ActionTemplate", "Detail", "Details", "DiceSource", "Field",
+    "CARRIED_ROLL", "JUDGE_KEY", "MARGIN_NAME", "SHOWN_DETAILS", "ActionRequest", "ActionTemplate", "Detail", "Details", "DiceSource", "Field",
     "FieldError", "ManualDamage", "Resolution", "RollResult", "Ruleset", "TimeMapping", "check_details", "roll_group",
 ]

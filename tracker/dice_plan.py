@@ -20,7 +20,7 @@ from typing import Any
 
 from rulesets.base import MARGIN_NAME, SHOWN_DETAILS, ActionRequest, ActionTemplate
 from rulesets.dice import DiceGroup, DiceNeeded, DiceSource, PromptingFaces, Recorder, check_faces, for_actor
-from tracker.engine import ACTIVE, Encounter, Resolution, TrackerError
+from tracker.engine import Encounter, Resolution, TrackerError
 from tracker.session import Session
 
 DECLARE = "declare"
@@ -37,6 +37,9 @@ class Attempt:
     targets: tuple[str, ...] = ()
     pt: int | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    # To maintain: start from the maintained action's own modifiers (as `maintain ACTOR`
+    # does); False: `params` are the link's in full (the form shows them all).
+    kept: bool = True
 
 
 @dataclass
@@ -57,13 +60,8 @@ def request_for(session: Session, attempt: Attempt, encounter: Encounter | None 
     """The adapter request `Session.declare` / `Session.maintain` would build, refusals included."""
     enc = encounter or session.encounter
     if attempt.kind == MAINTAIN:
-        c = enc.combatant(attempt.actor)
-        prev = enc.maintainable_action(c)
-        enc.check_initiation(c, prev.template, ACTIVE)
-        template = session.ruleset.template(prev.template)
-        coerced = session.ruleset.params(template, dict(attempt.params), f"maintain {template.name}")
-        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        return ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, attempt.pt, enc, session.role.is_player), template
+        maintained, _ = session.maintain_request(attempt.actor, attempt.params, attempt.pt, enc, kept=attempt.kept)
+        return maintained, maintained.template
     request, template = session.request(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params), attempt.pt, enc)
     mode = request.params.get("mode") or attempt.params.get("mode") or template.mode  # as Session._declare_event
     enc.check_initiation(request.actor, template.name, mode, template.companions)

@@ -29,7 +29,7 @@ checked against that table (tests/test_verbs.py):
 
 Decisions: docs/decisions/0002-session-commands.md,
 docs/decisions/0043-session-checks-at-the-door.md,
-docs/decisions/0049-player-app-dice-stand.md
+docs/decisions/0049-player-app-dice-stand.md, docs/decisions/0053-maintained-links.md
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_acto
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from tracker.text import check_name, refuse_blank, refuse_controls, refuse_lookalike, printable
 from tracker.viewing import PLAYER_SIDES, sight
-from tracker import verbs
+from tracker import recent, verbs
 from tracker.verbs import MAX_COPIES
 # The description functions live in tracker.wording; re-exported for their readers.
 from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
@@ -660,8 +660,13 @@ class Session:
             },
         )
 
-    def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
-        return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params), kind="maintain", actor=actor)
+    def maintain(
+        self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None, kept: bool = True
+    ) -> Outcome:
+        """Maintain `actor`'s action that completed now. `kept`: the link starts from that
+        action's own modifiers, `params` over them (the command line); False: `params`
+        are the link's in full (the maintain form, which opened filled with them)."""
+        return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params, kept=kept), kind="maintain", actor=actor)
 
     def _maintain_event(
         self,
@@ -672,15 +677,11 @@ class Session:
         params: dict[str, Any] | None,
         source: DiceSource | None = None,
         by_player: bool | None = None,
+        *,
+        kept: bool = True,
     ) -> Event:
-        c = enc.combatant(actor)
-        prev = enc.maintainable_action(c)
-        enc.check_initiation(c, prev.template, ACTIVE)
-        template = self.ruleset.template(prev.template)
-        coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
-        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        player = self.role.is_player if by_player is None else by_player
-        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc, player)
+        request, stated = self.maintain_request(actor, params, pt, enc, kept=kept, by_player=by_player)
+        c = request.actor
         if source is None:
             dice, typed = self._dice(faces, enc, c)
         else:
@@ -688,12 +689,41 @@ class Session:
         chance = self._chance_shown(request)
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
-        self._asked = _asked(params, pt)
+        self._asked = _asked(stated, pt)
         mark, draw = self._dice_mark(enc, c, dice, typed) if source is None else ("app", None)
-        args: dict[str, Any] = {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark}
+        # What was asked is kept as a declaration's is: the next link starts from it.
+        args: dict[str, Any] = {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark, **self._asked}
         if draw is not None:
             args["draw"] = draw
         return Event("maintain", args)
+
+    def maintain_request(
+        self, actor: str, params: Mapping[str, Any] | None = None, pt: int | None = None, encounter: Encounter | None = None,
+        *, kept: bool = True, by_player: bool | None = None,
+    ) -> tuple[ActionRequest, dict[str, Any]]:
+        """The adapter request maintaining `actor`'s action would make, and the modifiers
+        stated for the link: with `kept`, the maintained action's own
+        (`recent.link_params`) with `params` over them; else `params` alone. Refused at
+        once where the game maintains nothing."""
+        enc = encounter or self.encounter
+        c = enc.combatant(actor)
+        if not self.ruleset.maintains(enc.setup.settings):
+            raise RuleRefusal(
+                "maintained attack",
+                f"{self.ruleset.name}'s attacks are not maintained: its rules have no maintained attack; "
+                f"declare {c.name}'s next attack instead",
+            )
+        prev = enc.maintainable_action(c)
+        enc.check_initiation(c, prev.template, ACTIVE)
+        template = self.ruleset.template(prev.template)
+        stated: dict[str, Any] = {**(recent.link_params(prev, template) if kept else {}), **(params or {})}
+        for key, value in stated.items():
+            if isinstance(value, str):
+                refuse_controls(value, f"maintain: {key}")
+        coerced = self.ruleset.params(template, stated, f"maintain {template.name}")
+        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
+        player = self.role.is_player if by_player is None else by_player
+        return ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc, player), stated
 
     def abort(self, actor: str, template: str | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -991,8 +1021,10 @@ class Session:
                 aim = list(targets) if targets is not None else list(p.args.get("targets", ()))
                 event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source, theirs)
             else:
-                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source, theirs)
-            args: dict[str, Any] = {"target": seq, **event.args, **_asked(merged, use_pt)}
+                # The proposal holds the link's modifiers in full (the player's session
+                # started them from the maintained action's): edits go over them.
+                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source, theirs, kept=False)
+            args: dict[str, Any] = {"target": seq, **event.args}  # what was asked included (`_asked`)
             return Event("approve", args)
 
         return self.submit(build, kind="approve")

@@ -8,7 +8,8 @@ spent acting, idle and down; costs paid (EP, upkeep); luck; and the series the c
 draw (tracker.charts: the terminal's `tracker stats` and stats screen, and the SVG of
 `tracker export --format html`). No Textual here: the screen and the export render it.
 
-Decisions: docs/decisions/0009-fight-stats.md, docs/decisions/0046-fight-luck.md
+Decisions: docs/decisions/0009-fight-stats.md, docs/decisions/0046-fight-luck.md,
+docs/decisions/0053-maintained-links.md
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from rulesets.base import CARRIED_ROLL
 from rulesets.limits import MAX_LUCK_EXACT
 from tracker.engine import (
     ABORTED,
@@ -498,6 +500,8 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None
         else:
             t.succeeded += success is True
             t.missed += success is False
+            if action.resolution.details.get(CARRIED_ROLL):
+                continue  # an earlier roll carried over (a maintained link): no roll against odds
             chance = watch.chances.get(action.id)
             if chance is None:
                 t._unrecorded += 1

@@ -321,7 +321,7 @@ VERBS: tuple[Verb, ...] = (
         misuse="usage: declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [key=value ...]",
     ),
     Verb(
-        "maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed",
+        "maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed, with its modifiers (key=value changes one)",
         "maintain", _PLAYERS, (Arg("ACTOR", NAME),), _DICE, params=True,
     ),
     Verb("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress", "abort", _PLAYERS, (Arg("ACTOR", NAME), Arg("TEMPLATE", TEXT, optional=True))),

@@ -135,7 +135,10 @@ def _rows() -> dict[str, Kind]:
             "maintainable": (BOOL, False), "secret": (BOOL, False), "chance": (CHANCE, False), "resolution": (TABLE, True),
             "dice": (DICE_MARK, False), "params": (TABLE, False), "pt": (INT, False), "draw": (INT, False),
         }, _declare, "_declare", player=True, guard=OWN_ACTOR, proposable=True),
-        Kind("maintain", {"actor": (STR, True), "targets": (STRS, False), "chance": (CHANCE, False), "resolution": (TABLE, True), "dice": (DICE_MARK, False), "draw": (INT, False)},
+        Kind("maintain", {
+            "actor": (STR, True), "targets": (STRS, False), "chance": (CHANCE, False), "resolution": (TABLE, True), "dice": (DICE_MARK, False),
+            "params": (TABLE, False), "pt": (INT, False), "draw": (INT, False),
+        },
              lambda a: f"{a.get('actor')} maintains the attack", "_maintain", player=True, guard=OWN_ACTOR, proposable=True),
         Kind("abort", {"actor": (STR, True), "template": (STR, False)},
              lambda a: f"{a.get('actor')} aborts {a.get('template') or 'an action'}", "_abort", player=True, guard=OWN_ACTOR, proposable=True),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any
 
@@ -130,6 +131,9 @@ class Action:
     secret: bool = False  # rolled behind the GM's screen: viewers see neither dice nor outcome
     status: str = IN_PROGRESS
     ended: int | None = None
+    # The modifiers the action was asked with, as stated (its event's `params`): a
+    # maintained link starts from them (tracker.recent.link_params). None: none kept.
+    asked: Mapping[str, Any] | None = None
 
     @property
     def maintained(self) -> bool:

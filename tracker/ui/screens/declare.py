@@ -348,6 +348,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._show_recent()
         if name in ("template", "actor") and prefix == "d":
             self._show_template()
+            if self.kind == MAINTAIN:
+                self._push_params()  # another actor's action: its own modifiers (DeclareFlow)
         if changed.title:
             self.query_one("#declare-title", Label).update(self._title())
         if changed.shown is not None:
