@@ -18,7 +18,7 @@ from typing import Any
 
 from rulesets import registry
 from rulesets.base import Ruleset
-from tracker.campaign.model import PC, Campaign, Fight
+from tracker.campaign.model import PC, Campaign, Fight, changes
 from tracker.campaign.store import SUFFIX, CampaignFile, now
 from tracker.engine import Encounter, Event, Setup
 from tracker.engine.errors import RuleRefusal, TrackerError
@@ -248,13 +248,14 @@ def stats_of(enc: Encounter) -> dict[str, Any]:
                 counts = rolls.setdefault(f"{chance.numerator}/{chance.denominator}", [0, 0])
                 counts[0] += 1
                 counts[1] += bool(success)
-            out.setdefault(pid, {})[view] = {
+            figures = {
                 "declared": tally.declared, "succeeded": tally.succeeded, "missed": tally.missed, "no_roll": tally.no_roll,
                 "secret": tally.secret, "aborted": tally.aborted, "interrupted": tally.interrupted,
                 "dealt": dict(tally.dealt), "taken": dict(tally.taken), "healed": dict(tally.healed), "costs": dict(tally.costs),
                 "acting": tally.acting, "idle": tally.idle, "down": tally.down,
                 "luck": rolls, "unrecorded": tally._unrecorded,
             }
+            out.setdefault(pid, {})[view] = {k: v for k, v in figures.items() if v}  # a figure left out is 0 (or none)
     return out
 
 
@@ -277,8 +278,9 @@ def end(fight_file: Path, by: str = "", outcome: str = "", expect: Preview | Non
             if not already:
                 enc.apply(Event("end", {"campaign": camp.name, "outcome": found.outcome}, by=by))
         stats = stats_of(held[0])
+        party = {pid: changes(camp.pcs[pid].state(), after) for pid, after in found.party().items()}
         camp.apply(Event("end", {"file": fight_file.name, "revision": fstore.revision, "segment": found.segment, "outcome": found.outcome,
-                                 "party": found.party(), "stats": stats, "at": now()}, by=by))
+                                 "party": party, "stats": stats, "at": now()}, by=by))
     return camp, found
 
 

@@ -16,7 +16,7 @@ fight or here keeps it, and a newcomer that takes a character's name is someone 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -126,12 +126,6 @@ def _figures(table: Any, where: str) -> dict[str, int | float]:
     return {str(k): bounds.number(v, f"{where}.{k}") for k, v in table.items()}
 
 
-def _lasting(table: Any, where: str) -> dict[str, int]:
-    if not isinstance(table, dict):
-        raise TrackerError(f"{where}: expected a table of segments left")
-    return {str(k): bounds.segment(v, f"{where}.{k}", 1) for k, v in table.items()}
-
-
 _COUNTS = ("declared", "succeeded", "missed", "no_roll", "secret", "aborted", "interrupted", "acting", "idle", "down", "unrecorded")
 _AMOUNTS = ("dealt", "taken", "healed", "costs")
 
@@ -168,20 +162,47 @@ def _views(views: Any, where: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """What a fight or a rest changed of a character (two `PC.state`s): the new name, and
+    each stat, maximum and resource whose value changed (or is new), and each condition
+    whose time left changed, 0 for one that ended. What an `end` or a `rest` keeps."""
+    out: dict[str, Any] = {}
+    if after["name"] != before["name"]:
+        out["name"] = after["name"]
+    for part in ("stats", "maxima", "resources"):
+        was = before[part]
+        changed = {k: v for k, v in after[part].items() if k not in was or was[k] != v}
+        if changed:
+            out[part] = changed
+    lasting = {k: v for k, v in after["conditions"].items() if before["conditions"].get(k) != v}
+    lasting.update({k: 0 for k in before["conditions"] if k not in after["conditions"]})
+    if lasting:
+        out["conditions"] = lasting
+    return out
+
+
 def _state(pc: PC, state: Mapping[str, Any], where: str) -> None:
-    """Put a whole state (`PC.state`) on `pc`, checked."""
+    """Put what changed (`changes`) on `pc`, checked: the name, stats, maxima and
+    resources given, and conditions (0: it ended)."""
     if "name" in state:
-        pc.name = str(state["name"])
-    if "stats" in state:
-        if not isinstance(state["stats"], dict):
-            raise TrackerError(f"{where}.stats: expected a table")
-        pc.stats = {str(k): bounds.value(v, f"{where}.stats.{k}") for k, v in state["stats"].items()}
-    if "maxima" in state:
-        pc.maxima = _figures(state["maxima"], f"{where}.maxima")
-    if "resources" in state:
-        pc.resources = _figures(state["resources"], f"{where}.resources")
-    if "conditions" in state:
-        pc.conditions = _lasting(state["conditions"], f"{where}.conditions")
+        if not isinstance(state["name"], str) or not state["name"].strip():
+            raise TrackerError(f"{where}.name: expected a name")
+        pc.name = state["name"]
+    stats = state.get("stats") or {}
+    if not isinstance(stats, dict):
+        raise TrackerError(f"{where}.stats: expected a table")
+    for key, value in stats.items():
+        pc.stats[str(key)] = bounds.value(value, f"{where}.stats.{key}")
+    pc.maxima.update(_figures(state.get("maxima") or {}, f"{where}.maxima"))
+    pc.resources.update(_figures(state.get("resources") or {}, f"{where}.resources"))
+    lasting = state.get("conditions") or {}
+    if not isinstance(lasting, dict):
+        raise TrackerError(f"{where}.conditions: expected a table of segments left")
+    for name, left in lasting.items():
+        if left == 0 and not isinstance(left, bool):
+            pc.conditions.pop(str(name), None)
+        else:
+            pc.conditions[str(name)] = bounds.segment(left, f"{where}.conditions.{name}", 1)
 
 
 class Campaign:
@@ -266,10 +287,10 @@ class Campaign:
             row = KINDS.get(event.kind)
             if row is None or not row.apply:
                 raise TrackerError(f"unknown campaign event kind {event.kind!r} (kinds: {', '.join(KINDS)})")
-            saved = (self.pcs, self.fights)
-            # Each event works on copies, so one refused part way leaves nothing changed.
+            saved = (self.pcs, list(self.fights))
+            # Each event works on copies of the characters, so one refused part way leaves
+            # nothing changed (a fight's record is changed only once all is checked).
             self.pcs = {k: pc.copy() for k, pc in self.pcs.items()}
-            self.fights = [replace(f) for f in self.fights]
             self._seq = len(self.events) + 1
             try:
                 getattr(self, row.apply)(event.args)

@@ -28,7 +28,7 @@ from rulesets.base import Ruleset
 from rulesets.dice import DiceNeeded, DiceSource, for_actor
 from rulesets.limits import check_faces_used
 from tracker.campaign.fights import entry_event, state_in
-from tracker.campaign.model import PC, Campaign
+from tracker.campaign.model import PC, Campaign, changes
 from tracker.engine import Encounter, Event, Setup
 from tracker.engine import effects as fx
 from tracker.engine.errors import RuleRefusal, TrackerError
@@ -102,7 +102,7 @@ def rest(camp: Campaign, ruleset: Ruleset, hours: float, dice: DiceSource, state
     for pc in party:
         after = state_in(session.encounter, pc.id)
         assert after is not None
-        result.party[pc.id] = after
+        result.party[pc.id] = changes(pc.state(), after)
         result.lines.append(_line(by_name[pc.id], after))
     return result
 

@@ -93,7 +93,7 @@ def _check_sheets(game: Any, event: Event, at: str) -> None:
         elif event.kind in ("end", "rest"):
             for pid, state in (args.get("party") or {}).items():
                 if isinstance(state, dict):
-                    game.check_sheet(state.get("stats") or {}, state.get("resources") or {}, f"{at} ({event.kind}).party.{pid}")
+                    game.check_sheet(state.get("stats") or {}, {**(state.get("maxima") or {}), **(state.get("resources") or {})}, f"{at} ({event.kind}).party.{pid}")
     except TrackerError as exc:
         raise CampaignError(str(exc)) from None
 

@@ -15,6 +15,7 @@ docs/decisions/0045-opening-fast.md
 from __future__ import annotations
 
 import gc
+import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -96,8 +97,33 @@ def _need(table: dict[str, Any], key: str, shape: tuple[str, Any], where: str) -
     return table[key]
 
 
+def numbers_fit(value: Any) -> bool:
+    """Whether every number in `value` fits a save: `check_numbers` without building the
+    path of each value (a quick pass; the full one then names what does not fit)."""
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = item.__class__  # exact classes: a save's values are plain (bool is not int here)
+        if kind is dict:
+            extend(item.values())
+        elif kind is list or kind is tuple:
+            extend(item)
+        elif kind is int:
+            if not INT_MIN <= item <= INT_MAX:
+                return False
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif kind is not str and kind is not bool and not fits(item):
+            return False
+    return True
+
+
 def check_numbers(value: Any, where: str) -> None:
     """Refuse a number TOML cannot hold (past 64 bits, nan, infinity) anywhere in `value`."""
+    if numbers_fit(value):
+        return
     stack: list[tuple[Any, str]] = [(value, where)]
     while stack:
         item, at = stack.pop()
@@ -509,21 +535,13 @@ def _event_fast(ruleset: Ruleset, raw: dict[str, Any], index: int, source: str) 
             return _event(ruleset, raw, index, f"{source}: events[{index}]")
     if resolution is not None:
         for key in ("margin", "details", "effects"):
-            if key in resolution and not _plain(resolution[key]) and not _numbers_fit(resolution[key]):
+            if key in resolution and not _plain(resolution[key]) and not numbers_fit(resolution[key]):
                 return _event(ruleset, raw, index, f"{source}: events[{index}]")
         checked = _resolution_fast(resolution)
         if checked is None:
             return _event(ruleset, raw, index, f"{source}: events[{index}]")
         args["resolution"] = checked
     return Event(kind, args, seq, by)
-
-
-def _numbers_fit(value: Any) -> bool:
-    try:
-        check_numbers(value, "")
-    except SaveError:
-        return False
-    return True
 
 
 def _resolution_fast(raw: dict[str, Any]) -> Resolution | None:
