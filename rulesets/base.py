@@ -288,11 +288,20 @@ class Ruleset(ABC):
     # -- sheet ---------------------------------------------------------------
     def stat_fields(self) -> tuple[Field, ...]:
         """The sheet's STAT fields."""
-        return tuple(f for f in self.sheet if f.role == STAT)
+        return self._fields(STAT)
 
     def resource_fields(self) -> tuple[Field, ...]:
         """The sheet's RESOURCE fields (tracked, with a maximum: the starting value)."""
-        return tuple(f for f in self.sheet if f.role == RESOURCE)
+        return self._fields(RESOURCE)
+
+    def _fields(self, role: str) -> tuple[Field, ...]:
+        # Asked for every sheet a save or campaign holds: worked out once per sheet.
+        known = self.__dict__.setdefault("_by_role", {})
+        key = (role, id(self.sheet))
+        found = known.get(key)
+        if found is None:
+            found = known[key] = tuple(f for f in self.sheet if f.role == role)
+        return found
 
     def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
         """Split and validate `key=value` pairs into (stats, resources)."""

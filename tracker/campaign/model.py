@@ -15,9 +15,9 @@ fight or here keeps it, and a newcomer that takes a character's name is someone 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from tracker.engine import bounds
@@ -120,7 +120,22 @@ def _rows() -> dict[str, Kind]:
 KINDS: Mapping[str, Kind] = _rows()
 
 
+def _plain_figures(table: Any) -> bool:
+    """Whether `table` is a table of numbers each within bounds (a quick look; `_figures`
+    names what is wrong)."""
+    if table.__class__ is not dict:
+        return False
+    top = bounds.MAX_AMOUNT
+    for v in table.values():
+        kind = v.__class__
+        if not ((kind is int or kind is float) and -top <= v <= top):
+            return False
+    return True
+
+
 def _figures(table: Any, where: str) -> dict[str, int | float]:
+    if _plain_figures(table):
+        return dict(table)
     if not isinstance(table, dict):
         raise TrackerError(f"{where}: expected a table of numbers")
     return {str(k): bounds.number(v, f"{where}.{k}") for k, v in table.items()}
@@ -128,37 +143,36 @@ def _figures(table: Any, where: str) -> dict[str, int | float]:
 
 _COUNTS = ("declared", "succeeded", "missed", "no_roll", "secret", "aborted", "interrupted", "acting", "idle", "down", "unrecorded")
 _AMOUNTS = ("dealt", "taken", "healed", "costs")
+_CHANCE = re.compile(r"([0-9]{1,400})/([1-9][0-9]{0,400})")
 
 
 def _views(views: Any, where: str) -> dict[str, dict[str, Any]]:
     """A character's figures of one fight (the GM's and the viewers' view), checked:
     counts are whole numbers, amounts tables of numbers, `luck` a table of chances
-    ("n/d") to [rolls, successes]."""
+    ("n/d", from 0 to 1) to [rolls, successes]."""
     if not isinstance(views, dict):
         raise TrackerError(f"{where}: expected a table of views (gm, viewer)")
     out: dict[str, dict[str, Any]] = {}
     for view, tally in views.items():
-        at = f"{where}.{view}"
         if view not in ("gm", "viewer") or not isinstance(tally, dict):
-            raise TrackerError(f"{at}: expected the gm or viewer view, a table")
+            raise TrackerError(f"{where}.{view}: expected the gm or viewer view, a table")
         for key in _COUNTS:
-            if not isinstance(tally.get(key, 0), int) or isinstance(tally.get(key, 0), bool) or tally.get(key, 0) < 0:
-                raise TrackerError(f"{at}.{key}: expected a whole number of at least 0, got {tally.get(key)!r}")
+            n = tally.get(key, 0)
+            if n.__class__ is not int or n < 0:
+                raise TrackerError(f"{where}.{view}.{key}: expected a whole number of at least 0, got {n!r}")
         for key in _AMOUNTS:
-            _figures(tally.get(key) or {}, f"{at}.{key}")
+            if key in tally and not _plain_figures(tally[key]):
+                _figures(tally[key], f"{where}.{view}.{key}")
         luck = tally.get("luck") or {}
         if not isinstance(luck, dict):
-            raise TrackerError(f"{at}.luck: expected a table of chances")
+            raise TrackerError(f"{where}.{view}.luck: expected a table of chances")
         for chance, counts in luck.items():
-            try:
-                p = Fraction(chance)
-            except (ValueError, ZeroDivisionError):
-                p = Fraction(-1)
-            if not 0 <= p <= 1 or "/" not in chance:
-                raise TrackerError(f"{at}.luck: {chance!r}: expected a chance written n/d, from 0 to 1")
-            if not (isinstance(counts, list) and len(counts) == 2 and all(isinstance(n, int) and not isinstance(n, bool) for n in counts) and 0 <= counts[1] <= counts[0]):
-                raise TrackerError(f"{at}.luck.{chance}: expected [rolls, successes], successes at most rolls, got {counts!r}")
-        out[view] = dict(tally)
+            match = _CHANCE.fullmatch(chance)
+            if match is None or int(match.group(1)) > int(match.group(2)):
+                raise TrackerError(f"{where}.{view}.luck: {chance!r}: expected a chance written n/d, from 0 to 1")
+            if not (counts.__class__ is list and len(counts) == 2 and counts[0].__class__ is int and counts[1].__class__ is int and 0 <= counts[1] <= counts[0]):
+                raise TrackerError(f"{where}.{view}.luck.{chance}: expected [rolls, successes], successes at most rolls, got {counts!r}")
+        out[view] = tally
     return out
 
 
@@ -288,9 +302,9 @@ class Campaign:
             if row is None or not row.apply:
                 raise TrackerError(f"unknown campaign event kind {event.kind!r} (kinds: {', '.join(KINDS)})")
             saved = (self.pcs, list(self.fights))
-            # Each event works on copies of the characters, so one refused part way leaves
-            # nothing changed (a fight's record is changed only once all is checked).
-            self.pcs = {k: pc.copy() for k, pc in self.pcs.items()}
+            # A character an event changes is a copy (`_own`), so one refused part way
+            # leaves nothing changed (a fight's record is changed only once all is checked).
+            self.pcs = dict(self.pcs)
             self._seq = len(self.events) + 1
             try:
                 getattr(self, row.apply)(event.args)
@@ -370,8 +384,14 @@ class Campaign:
         if fight is not None and pc.id in fight.pcs:
             raise RuleRefusal("campaign", f"{what}: {pc.name} is in the fight {fight.name} ({fight.file}), still under way: change them there, or end it first (tracker campaign end {fight.file})")
 
+    def _own(self, name_or_id: str) -> PC:
+        """The character, as a copy this event may change (kept if the event applies)."""
+        pc = self.pc(name_or_id).copy()
+        self.pcs[pc.id] = pc
+        return pc
+
     def _leave(self, a: dict[str, Any]) -> None:
-        pc = self.pc(a["pc"])
+        pc = self._own(a["pc"])
         reason = a.get("reason") or LEFT
         if reason not in (LEFT, DIED):
             raise TrackerError(f"leave: reason: expected {LEFT} or {DIED}, got {reason!r}")
@@ -381,7 +401,7 @@ class Campaign:
         pc.status, pc.why = reason, str(a.get("note") or "")
 
     def _set(self, a: dict[str, Any]) -> None:
-        pc = self.pc(a["pc"])
+        pc = self._own(a["pc"])
         if pc.status != ACTIVE:
             raise RuleRefusal("campaign", f"{pc.name} has {pc.status}: their sheet no longer changes")
         self._in_open_fight(pc, "set")

@@ -147,6 +147,9 @@ def decode(data: bytes, source: str, base_dir: Path | None = None) -> tuple[Camp
     return campaign, cut.revision or 0
 
 
+_CHECKED_BY_THE_CAMPAIGN = frozenset({"party", "stats"})
+
+
 def _event(raw: dict[str, Any], index: int, at: str) -> Event:
     seq = raw.get("seq")
     if not isinstance(seq, int) or isinstance(seq, bool) or seq != index + 1:
@@ -172,8 +175,10 @@ def _event(raw: dict[str, Any], index: int, at: str) -> Event:
     for key, ((wanted, _), required) in row.args.items():
         if required and key not in args:
             raise CampaignError(f"{at} ({kind}): missing key {key!r} ({wanted})")
+    # Every number must fit a save; a character's figures (`party`, `stats`) are checked
+    # number by number by the campaign as it applies them, the rest here.
     try:
-        check_numbers(args, f"{at} ({kind})")
+        check_numbers({k: v for k, v in args.items() if k not in _CHECKED_BY_THE_CAMPAIGN}, f"{at} ({kind})")
     except SaveError as exc:
         raise CampaignError(str(exc)) from None
     return Event(row.name, args, seq, by)
