@@ -193,6 +193,12 @@ def check_declared(path: Any, before: int, made: Any, actor: str, action: str, s
 SHIPPED = Path(__file__).resolve().parent.parent / "saves"
 
 
-def shipped_fights() -> list[Path]:
-    """The worked example fights in saves/ (the campaign file beside them is not one)."""
-    return sorted(p for p in SHIPPED.glob("*.toml") if not p.name.endswith(".campaign.toml"))
+def shipped_fights(playable: bool = False) -> list[Path]:
+    """The worked example fights in saves/ (the campaign file beside them is not one);
+    `playable`: only those that take changes (not a campaign's ended fights)."""
+    fights = sorted(p for p in SHIPPED.glob("*.toml") if not p.name.endswith(".campaign.toml"))
+    if playable:
+        from tracker.persistence.store import EncounterFile
+
+        fights = [p for p in fights if not EncounterFile(p).load().encounter.ended]
+    return fights

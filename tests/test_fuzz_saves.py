@@ -37,7 +37,7 @@ from tests.ui import press, settle
 pytestmark = pytest.mark.slow
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
-SHIPPED = shipped_fights()
+SHIPPED = shipped_fights(playable=True)
 
 INSERTS = [
     "\x1b]52;c;UFdORUQ=\x1b\\", "\x1b[2J", "\x00", "\x07", "[/]", "[@click=app.quit]x[/]", '"', "'", "]]", "[[",

@@ -401,7 +401,7 @@ async def test_the_log_names_who_and_hides_what_a_player_may_not_see(saves: Path
 
 
 # ----------------------------------------------------------------- every ruleset
-SAMPLES = shipped_fights()
+SAMPLES = shipped_fights(playable=True)
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])
@@ -410,7 +410,9 @@ async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_ap
     shutil.copy(sample, path)
     approval_mode(path)
     enc = fresh(path)
-    me, other = [c.name for c in enc.combatants.values() if not c.hidden][:2]
+    seen = [c for c in enc.combatants.values() if not c.hidden]
+    me = next(c.name for c in seen if c.active is None and not c.down)  # free to act now
+    other = next(c.name for c in seen if c.name != me)
     app = player_app(saves, path, (me,))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)

@@ -199,7 +199,10 @@ async def test_two_players_and_a_viewer_follow_the_campaign_from_fight_to_fight(
         await gm.wait_for("Lurker")  # the GM's app sees everything
 
         # The GM ends it from the GM's app; the next starts from the command line.
+        mark = len(gm.session.data)
         await _command(gm, "end")
+        await gm.wait_for("The party's state goes back", since=mark)  # what goes back, shown first
+        gm.send(b"y")
         await until(lambda: not party.campaign().fights[0].open, "road 1 ended in the campaign")
         marks = [len(s.session.data) for s in (bob, dan, gm)]
         await asyncio.to_thread(party.run, "new", "road-2", "--campaign", "road")
@@ -232,8 +235,9 @@ async def test_two_players_and_a_viewer_follow_the_campaign_from_fight_to_fight(
 
 @pytest.mark.serve
 async def test_the_gms_app_moves_the_table_only_to_a_fight_of_the_campaign(party: Party) -> None:
-    # In the GM's start list, by name: a-raid (the campaign raid's), b-solo (a fight of its
-    # own), c-road-1 (road's, ended), d-road-2 (road's, under way); the campaign files after.
+    # The GM's start list: each campaign with its fights under it (raid: "1. Raid 1"; road:
+    # "1. Road 1" ended, "2. Road 2" under way), then the fights of their own (Solo).
+    rows = {"Raid 1": 1, "Road 1": 3, "Solo": 6}
     party.run("campaign", "new", "raid", "--ruleset", "freeform")
     party.run("campaign", "add", "raid", "Orc", "hp=7")
     party.run("new", "a-raid", "--campaign", "raid", "--name", "Raid 1")
@@ -247,7 +251,7 @@ async def test_the_gms_app_moves_the_table_only_to_a_fight_of_the_campaign(party
     try:
         await gm.wait_for("Road 2")  # the campaign's fight under way
         await bob.wait_for("Road 2")
-        for downs, told in ((0, "a-raid.toml is a fight of the campaign raid, not of road"), (1, "b-solo.toml is a fight of its own, not of the campaign road")):
+        for downs, told in ((rows["Raid 1"], "a-raid.toml is a fight of the campaign raid, not of road"), (rows["Solo"], "b-solo.toml is a fight of its own, not of the campaign road")):
             mark = len(gm.session.data)
             gm.send(ESC)
             await gm.wait_for("Solo", since=mark)  # the start list, read (its last fight selected)
@@ -259,7 +263,7 @@ async def test_the_gms_app_moves_the_table_only_to_a_fight_of_the_campaign(party
         mark, seen = len(gm.session.data), len(bob.session.data)
         gm.send(ESC)
         await gm.wait_for("Solo", since=mark)
-        gm.send(TOP + DOWN * 2 + b"\r")
+        gm.send(TOP + DOWN * rows["Road 1"] + b"\r")
         await _said(bob, "The GM moved the table to Road 1", seen)
     finally:
         await gm.close()
