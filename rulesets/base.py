@@ -52,6 +52,11 @@ Details: TypeAlias = dict[str, Detail]
 # Keys of `details` the tracker itself reads (the rest are the game's own figures):
 JUDGE_KEY = "judge"  # the name of the judge (from `Ruleset.judges`) for the resolution's Blows
 MARGIN_NAME = "margin_name"  # the margin's name in the game's terms ("result points")
+# The action rolls nothing of its own: its success is an earlier roll's, carried over (a
+# Brand X maintained link keeps its first link's Combat Roll), and this key's text names
+# that roll ("the miss of the Combat Roll ..."). The luck statistics leave such an action
+# out: it is no roll against odds.
+CARRIED_ROLL = "carried_roll"
 # The figures the declare form shows after the roll, when the details hold them (a
 # scalar or a list of scalars), beside success, the margin and the PT.
 SHOWN_DETAILS = ("total", "q", "sets", "width", "height", "nost", "result", "rp", "roll", "target")
@@ -111,12 +116,17 @@ class ActionRequest:
     params: Mapping[str, Any] = field(default_factory=dict)
     segment: int = 0
     settings: Mapping[str, Any] = field(default_factory=dict)
-    previous: Action | None = None  # for maintain: the link being continued
+    # For maintain: the link being continued (its `asked` holds the modifiers it was
+    # asked with; `params` above start from them, with what the GM changed).
+    previous: Action | None = None
     # The performance time before anything the roll changes. Built with the PT the GM
     # typed, or None; `Ruleset.resolve`/`maintain` receive it set (see `default_pt`).
     pt: int | None = None
     # The whole encounter, read-only, for rules that look at history (saving Q, chains).
     encounter: Encounter | None = None
+    # Declared by a player for their own combatant (else by the GM): what the player
+    # states (freeform's damage=) is theirs, and a game that says who stated it says so.
+    by_player: bool = False
 
     @property
     def performance_time(self) -> int:
@@ -175,6 +185,28 @@ def _timed(hook: Callable[[Ruleset, ActionRequest, DiceSource], Resolution]) -> 
     return timed
 
 
+@dataclass(frozen=True)
+class Recovery:
+    """A game's own recovery between fights, where its rules give one (a campaign's
+    rest: tracker.campaign.rest drives it). Data, not code: the driver resolves these
+    actions of the game's own catalogue on each character at rest.
+
+    - `name`: the rule's name and source, kept with every rest ("Brand X's Healing
+      Roll (seed 004)"); `rule`: what it does, in words (the rest's help);
+    - `per_round`: an action that needs no dice whose resolution's `details` give, by
+      resource name, what one round of rest restores (or None);
+    - `rolls`: (action, parameters, every N hours, needs): a roll made each N hours of
+      rest, whose effects heal; a character rolls it only while it has something it
+      heals: one of the `needs` resources off its sheet value, or (`needs` empty) any
+      resource below its maximum or stat below its sheet.
+    """
+
+    name: str
+    rule: str
+    per_round: tuple[str, Mapping[str, Any]] | None = None
+    rolls: tuple[tuple[str, Mapping[str, Any], int, tuple[str, ...]], ...] = ()
+
+
 class Ruleset(ABC):
     """A game. Class attributes describe it; methods are the hooks the tracker calls.
 
@@ -207,6 +239,9 @@ class Ruleset(ABC):
     # are saved with the fight, so keep them stable ("d6.blow"); they are registered
     # when the class is made.
     judges: ClassVar[Mapping[str, Judge]] = {}
+    # The game's own recovery between a campaign's fights (None: its rules give none, and
+    # the GM states what a rest restores).
+    recovery: ClassVar[Recovery | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The tracker, not each adapter, honours a typed PT: every `resolve`/`maintain`
@@ -253,11 +288,20 @@ class Ruleset(ABC):
     # -- sheet ---------------------------------------------------------------
     def stat_fields(self) -> tuple[Field, ...]:
         """The sheet's STAT fields."""
-        return tuple(f for f in self.sheet if f.role == STAT)
+        return self._fields(STAT)
 
     def resource_fields(self) -> tuple[Field, ...]:
         """The sheet's RESOURCE fields (tracked, with a maximum: the starting value)."""
-        return tuple(f for f in self.sheet if f.role == RESOURCE)
+        return self._fields(RESOURCE)
+
+    def _fields(self, role: str) -> tuple[Field, ...]:
+        # Asked for every sheet a save or campaign holds: worked out once per sheet.
+        known = self.__dict__.setdefault("_by_role", {})
+        key = (role, id(self.sheet))
+        found = known.get(key)
+        if found is None:
+            found = known[key] = tuple(f for f in self.sheet if f.role == role)
+        return found
 
     def build_sheet(self, values: Mapping[str, Any], where: str) -> tuple[dict[str, Any], dict[str, Any]]:
         """Split and validate `key=value` pairs into (stats, resources)."""
@@ -351,6 +395,13 @@ class Ruleset(ABC):
         """Whether an action of `template` may be maintained at a table with `settings`
         (the form says "maintainable" only when `maintain` will accept it)."""
         return template.maintainable
+
+    def maintains(self, settings: Mapping[str, Any]) -> bool:
+        """Whether the game maintains any of its actions at a table with `settings`: by
+        default, whether any catalogue action is `maintainable`. False: `maintain` is
+        refused at once, saying the game's attacks are not maintained (before any form
+        opens), not that the actor has nothing to maintain."""
+        return any(self.maintainable(t, settings) for t in self.catalogue().values())
 
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
         """The next link of a maintained action: `request.previous` is the link being
@@ -447,6 +498,6 @@ class Ruleset(ABC):
 
 
 __all__ = [
-    "JUDGE_KEY", "MARGIN_NAME", "SHOWN_DETAILS", "ActionRequest", "ActionTemplate", "Detail", "Details", "DiceSource", "Field",
+    "CARRIED_ROLL", "JUDGE_KEY", "MARGIN_NAME", "SHOWN_DETAILS", "ActionRequest", "ActionTemplate", "Detail", "Details", "DiceSource", "Field",
     "FieldError", "ManualDamage", "Resolution", "RollResult", "Ruleset", "TimeMapping", "check_details", "roll_group",
 ]

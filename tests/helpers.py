@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -187,3 +188,17 @@ def check_declared(path: Any, before: int, made: Any, actor: str, action: str, s
     if faces:
         assert list(saved.actions[-1].resolution.dice) or saved.actions[-1].resolution.summary
         assert saved.actions[-1].resolution.to_dict() == made.resolution.to_dict()
+
+
+SHIPPED = Path(__file__).resolve().parent.parent / "saves"
+
+
+def shipped_fights(playable: bool = False) -> list[Path]:
+    """The worked example fights in saves/ (the campaign file beside them is not one);
+    `playable`: only those that take changes (not a campaign's ended fights)."""
+    fights = sorted(p for p in SHIPPED.glob("*.toml") if not p.name.endswith(".campaign.toml"))
+    if playable:
+        from tracker.persistence.store import EncounterFile
+
+        fights = [p for p in fights if not EncounterFile(p).load().encounter.ended]
+    return fights

@@ -36,7 +36,7 @@ def state(enc: Encounter) -> dict[str, Any]:
         row = {}
         for name in Combatant.__dataclass_fields__:
             value = getattr(c, name)
-            row[name] = [_ref(v) for v in value] if isinstance(value, list) else _ref(value)
+            row[name] = [_ref(v) for v in value] if isinstance(value, list) else {k: _ref(v) for k, v in value.items()} if isinstance(value, dict) else _ref(value)
         combatants.append(row)
     actions = [{name: getattr(a, name) for name in Action.__dataclass_fields__} for a in enc.actions]
     return {

@@ -91,6 +91,7 @@ WORDS: dict[str, list[tuple[dict[str, Any], str]]] = {
     "hide": [({"target": "Ann"}, "Ann is hidden from viewers"), ({"target": "Ann", "hidden": False}, "Ann is shown to viewers")],
     "keep": [({"target": "Ann"}, "the GM keeps Ann's interrupted action")],
     "reroll": [({"target": "Ann"}, "the GM lets Ann's player roll the app's dice again")],
+    "end": [({"campaign": "The Long Road"}, "the fight ends (campaign The Long Road)")],
     "note": [({"text": "rain"}, "note: rain")],
     "roll": [({"text": "2d10: 3 4 = 7"}, "roll 2d10: 3 4 = 7"), ({"text": "1d6: 2", "secret": True}, "roll 1d6: 2 (secret)")],
     "rename": [({"target": "Ann", "name": "Anna"}, "Ann is renamed Anna")],
@@ -188,6 +189,7 @@ def test_a_refusal_names_the_kind_in_the_tables_words() -> None:
         "approve": "approving a proposal",
         "refuse": "refusing a proposal",
         "reroll": "a new roll of the app's dice (reroll)",
+        "end": "ending a campaign's fight (tracker campaign end)",
     }
     assert str(SERAPH.refuse("advance")).startswith(
         "moving time (next, step): a player declares, maintains and aborts actions for their own combatants (Ann) "

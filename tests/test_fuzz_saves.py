@@ -12,6 +12,8 @@ Run more cases by hand: `python -m tests.test_fuzz_saves 2000` prints the counts
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import io
 import os
 import random
@@ -35,7 +37,7 @@ from tests.ui import press, settle
 pytestmark = pytest.mark.slow
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
-SHIPPED = sorted(SAVES.glob("*.toml"))
+SHIPPED = shipped_fights(playable=True)
 
 INSERTS = [
     "\x1b]52;c;UFdORUQ=\x1b\\", "\x1b[2J", "\x00", "\x07", "[/]", "[@click=app.quit]x[/]", '"', "'", "]]", "[[",

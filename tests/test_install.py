@@ -75,7 +75,7 @@ def test_saves_option_before_or_after_the_command(nowhere: Path) -> None:
 def test_user_data_folder_starts_with_the_worked_examples(nowhere: Path) -> None:
     place = paths.locate()
     folder = paths.prepare(place)
-    assert sorted(p.name for p in paths.encounter_files(folder)) == EXAMPLES
+    assert sorted(p.name for p in paths.encounter_files(folder) + paths.campaign_files(folder)) == EXAMPLES
     # never again: a user who deleted an example does not get it back unasked
     (folder / EXAMPLES[0]).unlink()
     paths.prepare(place)
@@ -97,7 +97,7 @@ def test_no_such_encounter_names_the_folder_and_how_to_choose_another(nowhere: P
     err = capsys.readouterr().err
     assert f"nope: no such encounter in {user} (your user data folder;" in err
     assert f"looked for nope, {user / 'nope.toml'};" in err
-    assert "there: d6-warehouse, freeform-bridge-ambush," in err
+    assert "there: city-nights-1-docks, city-nights-2-roof, city-nights-3-museum, d6-warehouse," in err
     assert "--saves DIR or TRACKER_SAVES=DIR" in err
     # a ./saves here without the marker is passed over, and the message says so
     (nowhere / "saves").mkdir()

@@ -50,19 +50,19 @@ def test_pure_packages_do_not_import_textual() -> None:
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("tracker", "tracker.engine", "tracker.text")),
     ("rulesets", ("rulesets",)),
-    ("persistence", ("tracker.persistence", "tracker.library", "tracker.paths", "tracker.config")),
+    ("persistence", ("tracker.persistence", "tracker.library", "tracker.paths", "tracker.config", "tracker.campaign", "tracker.campaign.model", "tracker.campaign.store")),
     (
         "session",
         (
             "tracker.session", "tracker.verbs", "tracker.roles", "tracker.viewing", "tracker.wording",
             "tracker.recent", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export",
-            "tracker.completion", "tracker.player_dice",
+            "tracker.completion", "tracker.player_dice", "tracker.campaign.fights", "tracker.campaign.party", "tracker.campaign.reading", "tracker.campaign.export",
         ),
     ),
-    ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.replaying")),  # steps over a session, no screen
+    ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.replaying", "tracker.campaign.rest")),  # steps over a session, no screen
     ("ui", ("tracker.ui",)),
     ("front ends", ("tracker.serve", "tracker.web")),
-    ("cli", ("tracker.cli", "tracker.__main__")),
+    ("cli", ("tracker.cli", "tracker.__main__", "tracker.campaign.command", "tracker.campaign.arguments")),
 )
 PACKAGES = ("tracker", "rulesets")
 ONLY_ITSELF = ("tracker",)  # the package's own `__init__` (its version), not its modules

@@ -9,6 +9,8 @@ that stand for other people's apps work on the same file, as separate processes 
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import shutil
 from pathlib import Path
 from typing import Any
@@ -155,8 +157,10 @@ async def test_help_and_the_command_line_offer_only_the_verbs_the_role_may_use(s
         await press(pilot, "question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
         text = help_shown(app)
-        listed = [v.name for v in verbs.VERBS if f"{v.usage}  ({v.help})" in text]
+        listed = [v.name for v in verbs.VERBS if f"{v.usage_for(who)}  ({v.help_for(who)})" in text]
         assert listed == expected
+        # Only what the role may use: a secret roll is the GM's.
+        assert ("secret=" in text) == (who == "gm")
         assert ("The : line takes these commands:" in text) == bool(expected)
         await press(pilot, "escape")
         await wait_for(pilot, lambda: app.screen is screen, "the help closed")
@@ -397,7 +401,7 @@ async def test_the_log_names_who_and_hides_what_a_player_may_not_see(saves: Path
 
 
 # ----------------------------------------------------------------- every ruleset
-SAMPLES = sorted((ROOT / "saves").glob("*.toml"))
+SAMPLES = shipped_fights(playable=True)
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])
@@ -406,7 +410,9 @@ async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_ap
     shutil.copy(sample, path)
     approval_mode(path)
     enc = fresh(path)
-    me, other = [c.name for c in enc.combatants.values() if not c.hidden][:2]
+    seen = [c for c in enc.combatants.values() if not c.hidden]
+    me = next(c.name for c in seen if c.active is None and not c.down)  # free to act now
+    other = next(c.name for c in seen if c.name != me)
     app = player_app(saves, path, (me,))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)

@@ -7,6 +7,8 @@ and the defaults (target, PT, modifiers) come from the last one."
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 from typing import Any
 
 from rulesets import registry
@@ -125,11 +127,9 @@ def test_an_approved_proposal_is_offered_with_what_it_asked() -> None:
 
 def test_every_shipped_game_offers_its_saves_declarations() -> None:
     from tracker.persistence.store import EncounterFile
-    from pathlib import Path
 
-    saves = Path(__file__).resolve().parent.parent / "saves"
     seen = {}
-    for path in sorted(saves.glob("*.toml")):
+    for path in shipped_fights():
         loaded = EncounterFile(path).load()
         enc = loaded.encounter
         for name in enc.combatants:

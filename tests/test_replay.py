@@ -6,7 +6,7 @@ renames, hiding and showing, damage, conditions, scheduled events), the replayed
 every segment, visited in order, backwards and at random, equals the state a fresh
 encounter reaches by applying the effective events up to that segment and then moving
 the clock on to it; at the last segment it equals the live state. Then the decisions of
-docs/decisions/0050-replay.md, case by case.
+docs/decisions/0054-replay.md, case by case.
 """
 
 from __future__ import annotations

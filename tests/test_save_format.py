@@ -3,6 +3,8 @@ tails, followers that read only what is new, the lock sidecar, house rules, limi
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import copy
 import datetime
 import functools
@@ -535,7 +537,7 @@ SHIPPED = Path(__file__).resolve().parent.parent / "saves"
 @functools.lru_cache(maxsize=1)
 def _shipped_events() -> list[tuple[str, dict]]:
     out = []
-    for path in sorted(SHIPPED.glob("*.toml")):
+    for path in shipped_fights():
         doc = tomllib.loads(path.read_text())
         out.extend((doc["ruleset"], raw) for raw in doc.get("events", []))
     return out

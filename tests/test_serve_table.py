@@ -374,6 +374,8 @@ async def test_openssh_player_with_an_odd_user_name_stays_on_the_fight(served: t
             await ssh.send(ESC + b"[[" + ESC + b"]]" + ESC + b"o" + ESC + ESC + b"?")
             await ssh.wait_for(b"keys (esc closes)")
             await ssh.send(ESC + b"q")
+            await ssh.wait_for(b"Leave the table?")  # a player's q asks first (it ends the connection)
+            await ssh.send(b"y")
             code = await ssh.finish()
     finally:
         await ssh.close()

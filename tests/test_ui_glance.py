@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import re
 import shutil
 from pathlib import Path
@@ -20,7 +22,7 @@ from tests.ui import press, settle, wait_for
 
 pytestmark = pytest.mark.ui
 
-SAVES = sorted((Path(__file__).parent.parent / "saves").glob("*.toml"))
+SAVES = shipped_fights()
 
 
 @pytest.fixture

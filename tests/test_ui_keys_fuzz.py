@@ -9,6 +9,8 @@ must still be running with no internal error, and the file must load and replay.
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import pytest
 
 import shutil
@@ -17,6 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tracker.campaign.store import CampaignFile
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
 
@@ -25,7 +28,7 @@ from tests.ui import burst, settle
 
 pytestmark = pytest.mark.ui
 
-SAVES = sorted((Path(__file__).parent.parent / "saves").glob("*.toml"))
+SAVES = shipped_fights()
 # q and ctrl+q end the app by design; ctrl+c too. Everything else is fair.
 LETTERS = "abcdefghijklmnoprstuvwxyzABCDEFGHIJKLMNOPRSTUVWXYZ0123456789 .,=-+[]/@*:?"
 SPECIAL = ["\x1b", "\t", "\r", "\x15", "\x7f"]
@@ -66,4 +69,7 @@ async def test_random_keys_never_end_the_app(tmp_path_factory, save: Path, start
             assert app.is_running, (save.name, chunks)
         assert not app.errors, (save.name, chunks, app.errors)
     for file in folder.glob("*.toml"):
-        EncounterFile(file).load()
+        if file.name.endswith(".campaign.toml"):  # a campaign its keys made (C on the start screen)
+            CampaignFile(file).load()
+        else:
+            EncounterFile(file).load()

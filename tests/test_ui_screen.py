@@ -8,6 +8,8 @@ over SSH sends them: every key posted at once, with no pause between them.
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import re
 from pathlib import Path
 
@@ -229,7 +231,7 @@ async def test_help_and_the_command_hint_show_optional_arguments(saves: Path) ->
 FIGURE = re.compile(r"([A-Za-z_]+) (-?\d+(?:\.\d+)?)/(-?\d+(?:\.\d+)?)")
 
 
-@pytest.mark.parametrize("save", sorted(p.name for p in (Path(__file__).parent.parent / "saves").glob("*.toml")))
+@pytest.mark.parametrize("save", [p.name for p in shipped_fights()])
 async def test_seen_every_figure_of_the_selected_combatant_is_readable(save: str, saves: Path) -> None:
     source = Path(__file__).parent.parent / "saves" / save
     path = saves / save

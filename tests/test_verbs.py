@@ -58,11 +58,12 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "refuse": (("setting player_declarations approval", "@declare Seraph attack target=Sphinx pt=3"), (), "refuse {last} not now"),
     "takeback": ((), ("declare Seraph attack target=Sphinx pt=3",), "takeback"),
     "reroll": ((), (), "reroll Seraph"),
+    "end": ((), (), "end outcome=won"),
     "setting": ((), (), "setting player_declarations approval"),
 }
 # Refused for the GM too, by the rules rather than by role: freeform has no throwback,
 # so nothing is ever interrupted for `keep` to let stand.
-GM_REFUSED = {"keep": "has no interrupted action to keep (rule: throwback)"}
+GM_REFUSED = {"keep": "has no interrupted action to keep (rule: throwback)", "end": "this fight is not kept in a file (rule: campaign)"}
 
 ROLES = {GM: Role.gm(), PLAYER: Role.player(["Seraph"]), VIEWER: Role.viewer()}
 

@@ -17,6 +17,8 @@ clipped in cells, never markup.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -331,31 +333,44 @@ def resource_svg(stats: FightStats) -> str:
     return "\n".join(out)
 
 
-def damage_svg(stats: FightStats) -> str:
-    sides = list(stats.by_round)
+def grouped_bars_svg(label: str, empty: str, slots: int, series: list[str], amount: Callable[[int, int], int | float],
+                     title: Callable[[int, int], str], legend: Callable[[int], str]) -> str:
+    """Bars in groups along a line: one group per slot (a round, a fight), one bar per
+    series (a side, a character) in the palette's colours, a legend below. `amount(slot,
+    i)` is the height's figure; `title` and `legend` say it in words (escaped here)."""
     name_w, plot_w, plot_h = 40, 640, 140
-    if not sides:
-        return f'<svg {_SVG} aria-label="Damage per round by side" width="300" height="20"><text x="2" y="14" font-size="12">no damage dealt</text></svg>'
-    top = max([max(v) for v in stats.by_round.values()] + [1])
-    slot = plot_w / max(stats.rounds, 1)
-    bw = max(slot / (len(sides) + 1), 1.0)
-    height = plot_h + 40 + 14 * len(sides)
-    out = [f'<svg {_SVG} aria-label="Damage per round by side" width="{name_w + plot_w + 10}" height="{height}" viewBox="0 0 {name_w + plot_w + 10} {height}">',
+    if not series or not slots:
+        return f'<svg {_SVG} aria-label="{_e(label)}" width="300" height="20"><text x="2" y="14" font-size="12">{_e(empty)}</text></svg>'
+    top = max([amount(r, i) for r in range(slots) for i in range(len(series))] + [1])
+    slot = plot_w / slots
+    bw = max(slot / (len(series) + 1), 1.0)
+    height = plot_h + 40 + 14 * len(series)
+    out = [f'<svg {_SVG} aria-label="{_e(label)}" width="{name_w + plot_w + 10}" height="{height}" viewBox="0 0 {name_w + plot_w + 10} {height}">',
            f'<line x1="{name_w}" y1="{plot_h + 10}" x2="{name_w + plot_w}" y2="{plot_h + 10}" stroke="#999"/>',
            f'<text x="{name_w - 4}" y="18" font-size="10" text-anchor="end">{_e(_num(top))}</text>']
-    for r in range(stats.rounds):
+    for r in range(slots):
         x = name_w + r * slot
-        if stats.rounds <= 24 or r % math.ceil(stats.rounds / 24) == 0:
+        if slots <= 24 or r % math.ceil(slots / 24) == 0:
             out.append(f'<text x="{x + slot / 2:.1f}" y="{plot_h + 24}" font-size="10" text-anchor="middle">{r + 1}</text>')
-        for i, side in enumerate(sides):
-            amount = stats.by_round[side][r]
-            if amount <= 0:
+        for i in range(len(series)):
+            figure = amount(r, i)
+            if figure <= 0:
                 continue
-            h = plot_h * amount / top
-            out.append(f'<rect x="{x + bw * (i + 0.5):.1f}" y="{plot_h + 10 - h:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{_PALETTE[i % len(_PALETTE)]}"><title>{_e(side)}, {_e(stats.round_name)} {r + 1}: {_e(_num(amount))}</title></rect>')
+            h = plot_h * figure / top
+            out.append(f'<rect x="{x + bw * (i + 0.5):.1f}" y="{plot_h + 10 - h:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{_PALETTE[i % len(_PALETTE)]}"><title>{_e(title(r, i))}</title></rect>')
     y = plot_h + 40
-    for i, side in enumerate(sides):
-        out.append(f'<rect x="{name_w}" y="{y - 9}" width="10" height="10" fill="{_PALETTE[i % len(_PALETTE)]}"/><text x="{name_w + 14}" y="{y}" font-size="11">{_e(side)}: {_e(_num(sum(stats.by_round[side])))} in all</text>')
+    for i in range(len(series)):
+        out.append(f'<rect x="{name_w}" y="{y - 9}" width="10" height="10" fill="{_PALETTE[i % len(_PALETTE)]}"/><text x="{name_w + 14}" y="{y}" font-size="11">{_e(legend(i))}</text>')
         y += 14
     out.append("</svg>")
     return "\n".join(out)
+
+
+def damage_svg(stats: FightStats) -> str:
+    sides = list(stats.by_round)
+    return grouped_bars_svg(
+        "Damage per round by side", "no damage dealt", max(stats.rounds, 1) if sides else 0, sides,
+        lambda r, i: stats.by_round[sides[i]][r] if r < stats.rounds else 0,
+        lambda r, i: f"{sides[i]}, {stats.round_name} {r + 1}: {_num(stats.by_round[sides[i]][r])}",
+        lambda i: f"{sides[i]}: {_num(sum(stats.by_round[sides[i]]))} in all",
+    )

@@ -126,7 +126,8 @@ _EXAMPLES = {
   tracker odds ore 6d --json""",
     "serve": """examples:
   tracker serve --encounter "Seraph vs Sphinx"
-  tracker serve --port 2222 --open-viewers""",
+  tracker serve --port 2222 --open-viewers
+  tracker serve --campaign road""",
     "web": """examples:
   tracker web --encounter "Seraph vs Sphinx"
   tracker web --encounter "Seraph vs Sphinx" --port 0""",
@@ -158,10 +159,11 @@ def play_language() -> str:
     """The commands `play` reads, and the action templates `declare` takes per ruleset."""
     import textwrap
 
+    from tracker.roles import GM
     from tracker.verbs import VERBS
 
     lines = ["commands (one per line; # starts a comment):"]
-    lines += [f"  {c.usage}\n      {c.help}" for c in VERBS]
+    lines += [f"  {c.usage}\n      {c.help_for(GM)}" for c in VERBS]
     lines.append("")
     lines.append("actions for declare ACTOR TEMPLATE, by ruleset:")
     for rid in sorted(registry.available()):
@@ -196,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
     p.add_argument("--name", help="the encounter's title (default: from the file name)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting (repeatable)")
+    p.add_argument("--campaign", metavar="NAME", help="the campaign's next fight: its party comes in as it stands (with --from: OTHER's foes too)")
 
     p = sub.add_parser("rulesets", help="list ruleset adapters")
     p.add_argument("--json", action="store_true", help=_JSON_HELP)
@@ -243,6 +246,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--players-keys", metavar="FILE", help='authorized_keys file of players\' keys, each line naming its combatants: combatant="Seraph" or "Seraph,Nyx" (default: players_keys in the config folder)')
     p.add_argument("--open-viewers", action="store_true", help="let any key join as a viewer")
     p.add_argument("--encounter", metavar="NAME", help="the table's fight to start with (else the GM opens one; players and viewers wait)")
+    p.add_argument("--campaign", metavar="NAME", help="serve the campaign's fight (the one under way, else the latest) and follow it to the next; only its fights may be the table's")
     p.add_argument("--host-key", metavar="FILE", help="host key file (created on first start; default: host_key in the config folder)")
     p.add_argument("--max-connections", type=int, default=32, metavar="N", help="the table's seats")
     p.add_argument("--gm-seats", type=int, metavar="N", help="seats kept for GM keys, within --max-connections (default 2, at most half of them)")
@@ -273,6 +277,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="the figures and chart series as JSON")
     p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
     p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
+
+    from tracker.campaign.arguments import add_parser as campaign_parser
+
+    campaign_parser(sub, _JSON_HELP)
 
     p = sub.add_parser("examples", help="copy the worked example encounters into the saves folder")
     p.add_argument("--force", action="store_true", help="replace files of the same name")
@@ -361,7 +369,7 @@ def _main(argv: list[str], stdin: TextIO, out: TextIO, real: tuple[TextIO, TextI
             return int(exc.code or 0)
         if args.command in _APPS:
             sys.stdout, sys.stderr = real
-        if args.command == "new" and not args.ruleset and not getattr(args, "source", None):
+        if args.command == "new" and not args.ruleset and not getattr(args, "source", None) and not getattr(args, "campaign", None):
             args.ruleset = _default_ruleset()
             if not args.ruleset:
                 return 2
@@ -464,12 +472,27 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         config.load_checked(commands.tables())  # every tab's app reads it: a bad file is named here, once
 
         return web(args, saves)
+    if command == "campaign":
+        from tracker.campaign.command import run as campaign
+
+        return campaign(args, saves, stdin, out)
     if command == "new":
         from tracker.persistence.store import EncounterFile
 
         path = paths.resolve(args.file, saves, must_exist=False)
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
         check_name(name, "--name" if args.name else f"the title from the file name ({name}; --name gives another)", TITLE_CELLS)
+        if args.campaign:
+            from tracker.campaign import fights
+            from tracker.campaign.command import campaign_by
+
+            if args.ruleset:
+                raise TrackerError("new --campaign: the campaign says the game (leave out --ruleset)")
+            cpath = fights.campaign_path(args.campaign, saves)
+            foes = paths.resolve(args.source, saves) if args.source else None
+            camp, enc = fights.start(cpath, path, name, campaign_by(), _options(args), foes)
+            out.write(f"created {path}: the next fight of {camp.name}, with {', '.join(c.name for c in enc.combatants.values())}\n")
+            return 0
         if args.source:
             from tracker.library import new_from_roster
 
@@ -543,9 +566,16 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         _out(figures.to_json(), args.json, report_text(figures, max(40, min(width, 400))), out)
         return 0
     if command == "check":
+        from tracker.campaign.store import CampaignFile, is_campaign
         from tracker.persistence.store import EncounterFile
 
         path = paths.resolve(args.file, saves)
+        if is_campaign(path):
+            book = CampaignFile(path)
+            camp = book.load()
+            data = {"file": str(path), "ok": True, "campaign": True, "ruleset": camp.ruleset, "revision": book.revision, "events": len(camp.events), "fights": len(camp.fights), "party": len(camp.party())}
+            _out(data, args.json, f"{path}: ok (a campaign of {camp.ruleset}, revision {book.revision}, {len(camp.events)} events, {len(camp.fights)} fights)", out)
+            return 0
         loaded = EncounterFile(path).load()
         enc = loaded.encounter
         data = {"file": str(path), "ok": True, "ruleset": enc.setup.ruleset, "revision": loaded.revision, "events": len(enc.events), "segment": enc.now, "combatants": len(enc.combatants)}

@@ -15,6 +15,10 @@ player's dice come first (one group, not this app's roll: `back` drops them all)
 player's after-roll choices are the defaults, and the commit approves the proposal as
 edited.
 
+Maintaining (`kind=MAINTAIN`) opens with the maintained action's own modifiers, and the
+actor's action's again when the actor changes; what the fields hold is the link's in
+full (one emptied: none this time): docs/decisions/0053-maintained-links.md.
+
 No Textual here: the flow is tested by calling it (tests/test_declaring.py).
 """
 
@@ -29,9 +33,9 @@ from rulesets.base import ActionTemplate
 from rulesets.dice import DiceNeeded, parse_faces
 from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
 from tracker import recent
-from tracker.dice_plan import DECLARE, MAINTAIN, Attempt, Step, accept, dry_run, group_lines, prompt, remaining, request_for, result_figures
+from tracker.dice_plan import DECLARE, MAINTAIN, Attempt, Step, accept, dry_run, example, group_lines, prompt, remaining, request_for, result_figures
 from tracker.engine import TrackerError
-from tracker.engine.model import Proposal
+from tracker.engine.model import Action, Proposal
 from tracker.roles import Role
 from tracker.session import Outcome, Session
 from tracker.verbs import at_least
@@ -159,6 +163,11 @@ class DeclareFlow:
         self.params: tuple[Field, ...] = ()  # the current action's modifier fields
         self.template: ActionTemplate | None = None
         self.recent: list[recent.Recent] = []  # the actor's recent actions, offered first
+        # To maintain: the action maintained, the one the modifiers were filled from, and
+        # the values they were filled with (what the GM has not changed).
+        self.maintained: Action | None = None
+        self._filled_from: Action | None = None
+        self._filled: dict[str, str] = {}
         # The action field's text as the flow last put it (opened, or an entry taken):
         # a digit typed while it still holds that, or nothing, takes a recent entry.
         self.template_put = self.catalogue[0] if self.catalogue else ""
@@ -214,6 +223,12 @@ class DeclareFlow:
         template = self.template
         if template is None:
             return "" if self.kind == DECLARE else "nothing to maintain"
+        link = self.maintained
+        if self.kind == MAINTAIN and link is not None:
+            # What is maintained, not the catalogue's entry: a link is no new declaration.
+            aim = [t for t in link.targets if t in self.names]  # as this reader knows them
+            return f"link {link.chain + 1} of {link.actor}'s {template.name}" + (f" at {', '.join(aim)}" if aim else "") + (
+                f"; {template.description}" if template.description else "")
         maintainable = self.session.ruleset.maintainable(template, self.session.encounter.setup.settings)
         return template_text(template, maintainable)
 
@@ -232,6 +247,13 @@ class DeclareFlow:
         """'next: Seraph's Combat Roll: 2d10': the group of dice asked for."""
         need = self.step.need if self.step is not None else None
         return f"next: {prompt(need)}" if need is not None else ""
+
+    def faces_hint(self) -> str:
+        """The faces field's hint, its example fitting the dice asked for (a d4's faces
+        are at most 4): 'faces rolled, e.g. 7,3 · enter alone: roll them'."""
+        need = self.step.need if self.step is not None else None
+        shown = f"e.g. {example(need)}" if need is not None else "comma separated"
+        return f"faces rolled, {shown} · enter alone: roll them"
 
     def result_lines(self) -> list[str]:
         """The result shown: every group of dice, the figures, the adapter's summary and
@@ -255,6 +277,10 @@ class DeclareFlow:
         }[self.stage]
 
     def has_unsaved_input(self) -> bool:
+        if self.kind == MAINTAIN and self.proposal is None:
+            # Filled with the maintained action's own modifiers: only a change is input.
+            now = self.param_values.get(self.template.name, {}) if self.template is not None else {}
+            return self.stage != SETUP or bool(self.value("pt")) or now != self._filled
         return self.stage != SETUP or self.secret or any(
             text.strip() for values in self.param_values.values() for text in values.values()
         ) or bool(self.values["targets"].strip() if self.kind == DECLARE else "")
@@ -352,12 +378,16 @@ class DeclareFlow:
 
     def _current_template(self) -> ActionTemplate | None:
         if self.kind == MAINTAIN:
+            self.maintained = None
             try:
                 enc = self.session.encounter
                 c = enc.combatant(self.value("actor"))
-                return self.session.ruleset.template(enc.maintainable_action(c).template)
+                action = enc.maintainable_action(c)
+                template = self.session.ruleset.template(action.template)
             except TrackerError:
                 return None
+            self.maintained = action
+            return template
         try:
             return self._check_template(self.value("template"))
         except TrackerError:
@@ -371,8 +401,15 @@ class DeclareFlow:
             self.params = ()
             return
         self.params = template.params
-        if template.name not in self.param_values:
-            fields = [p for p in template.params if p.stage not in (MORE, AFTER_ROLL)] + [p for p in template.params if p.stage == MORE]
+        fields = [p for p in template.params if p.stage not in (MORE, AFTER_ROLL)] + [p for p in template.params if p.stage == MORE]
+        if self.kind == MAINTAIN and self.proposal is None and self.maintained is not self._filled_from:
+            # Another action to maintain (the form opened, or another actor): its own
+            # modifiers, as "again" fills a declaration (a proposal's are the player's).
+            self._filled_from = self.maintained
+            kept = recent.link_params(self.maintained, template) if self.maintained is not None else {}
+            self.param_values[template.name] = {p.name: kept.get(p.name, default_text(p)) for p in fields}
+            self._filled = dict(self.param_values[template.name])
+        elif template.name not in self.param_values:
             self.param_values[template.name] = {p.name: default_text(p) for p in fields}
 
     # ----------------------------------------------------------- again
@@ -442,7 +479,9 @@ class DeclareFlow:
                     if text.strip():
                         params[name] = text.strip()
         if self.kind == MAINTAIN:
-            return Attempt(MAINTAIN, actor, template.name if template else "", (), pt, params)
+            # The fields opened filled with the maintained action's modifiers: what they
+            # hold now is the link's, a field emptied is none this time.
+            return Attempt(MAINTAIN, actor, template.name if template else "", (), pt, params, kept=False)
         if self.offers_secret:
             secret_yes_no(self.values["secret"])  # a typo must not roll in the open
         name = self.value("template")
@@ -652,7 +691,7 @@ class DeclareFlow:
 
                 def change(s: Session) -> Outcome:
                     if self.kind == MAINTAIN:
-                        return s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params)
+                        return s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params, kept=False)
                     return s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params, secret=secret)
 
                 outcome = self.run(change)

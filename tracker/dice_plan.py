@@ -20,7 +20,7 @@ from typing import Any
 
 from rulesets.base import MARGIN_NAME, SHOWN_DETAILS, ActionRequest, ActionTemplate
 from rulesets.dice import DiceGroup, DiceNeeded, DiceSource, PromptingFaces, Recorder, check_faces, for_actor
-from tracker.engine import ACTIVE, Encounter, Resolution, TrackerError
+from tracker.engine import Encounter, Resolution, TrackerError
 from tracker.session import Session
 
 DECLARE = "declare"
@@ -37,6 +37,9 @@ class Attempt:
     targets: tuple[str, ...] = ()
     pt: int | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    # To maintain: start from the maintained action's own modifiers (as `maintain ACTOR`
+    # does); False: `params` are the link's in full (the form shows them all).
+    kept: bool = True
 
 
 @dataclass
@@ -57,13 +60,8 @@ def request_for(session: Session, attempt: Attempt, encounter: Encounter | None 
     """The adapter request `Session.declare` / `Session.maintain` would build, refusals included."""
     enc = encounter or session.encounter
     if attempt.kind == MAINTAIN:
-        c = enc.combatant(attempt.actor)
-        prev = enc.maintainable_action(c)
-        enc.check_initiation(c, prev.template, ACTIVE)
-        template = session.ruleset.template(prev.template)
-        coerced = session.ruleset.params(template, dict(attempt.params), f"maintain {template.name}")
-        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        return ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, attempt.pt, enc), template
+        maintained, _ = session.maintain_request(attempt.actor, attempt.params, attempt.pt, enc, kept=attempt.kept)
+        return maintained, maintained.template
     request, template = session.request(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params), attempt.pt, enc)
     mode = request.params.get("mode") or attempt.params.get("mode") or template.mode  # as Session._declare_event
     enc.check_initiation(request.actor, template.name, mode, template.companions)
@@ -125,6 +123,15 @@ def prompt(need: DiceNeeded) -> str:
     return text
 
 
+def example(need: DiceNeeded, shown: int = 3) -> str:
+    """Faces that fit the dice still asked for, as the faces field's example: "7,3" for
+    2d10, "3,1" for 2d4, "8,4" for 2d12; "…" after `shown` dice. Every face is one the
+    die has (a d4's at most 4), high and low by turns, so it reads as a roll."""
+    sides = remaining(need)
+    faces = [max(1, min(s, round(s * (0.7 if i % 2 == 0 else 0.3)))) for i, s in enumerate(sides[:shown])]
+    return ",".join(map(str, faces)) + (",…" if len(sides) > shown else "")
+
+
 def group_lines(groups: Sequence[tuple[DiceGroup, list[int]]]) -> list[str]:
     """'Seraph's Combat Roll: 2d10 -> 7, 3' for every group rolled so far (complete ones)."""
     return [f"{g.text()} -> {', '.join(map(str, faces))}" for g, faces in groups if len(faces) == len(g.sides)]
@@ -140,6 +147,13 @@ def _figure(value: Any) -> str:
     return str(value)
 
 
+def _sets(value: Any) -> str:
+    """ORE's sets as the game writes them, width x height: [[2, 5], [3, 1]] -> "2x5, 3x1"."""
+    if isinstance(value, (list, tuple)) and all(isinstance(s, (list, tuple)) and len(s) == 2 for s in value):
+        return ", ".join(f"{_figure(width)}x{_figure(height)}" for width, height in value)
+    return _figure(value)
+
+
 def result_figures(resolution: Resolution) -> list[str]:
     """'success: yes', 'margin: 3', 'total: 14', 'q: 3' ... from the resolution."""
     bits = []
@@ -153,6 +167,6 @@ def result_figures(resolution: Resolution) -> list[str]:
     for key in SHOWN_DETAILS:  # the contract's keys (rulesets.base)
         value = resolution.details.get(key)
         if value is not None and not isinstance(value, dict) and value not in ("", [], ()):
-            bits.append(f"{key}: {_figure(value)}")
+            bits.append(f"{key}: {_sets(value) if key == 'sets' else _figure(value)}")
     bits.append(f"PT {resolution.pt}")
     return bits

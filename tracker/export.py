@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from tracker import paths
 from tracker.persistence import folder
 from tracker.text import printable
+from tracker.engine.kinds import fmt
 
 
 def _md(value: Any) -> str:
@@ -35,7 +36,7 @@ def _h(value: Any) -> str:
 
 
 def _number(v: Any) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    return fmt(v)
 
 
 def _resources(c: dict[str, Any]) -> str:

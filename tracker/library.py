@@ -27,7 +27,7 @@ from tracker.engine import CombatantSetup, Encounter, Setup, TrackerError
 from tracker.engine import bounds
 from tracker.persistence import folder
 from tracker.persistence.lock import locked
-from tracker.text import check_name, refuse_controls
+from tracker.text import check_name, refuse_controls, refuse_lookalike
 
 PREFIX = "library-"
 MAX_BYTES = 4 * 1024 * 1024
@@ -130,6 +130,7 @@ class Library:
             for key in list(sheets):
                 if key.casefold() == sheet.name.casefold():
                     del sheets[key]  # saving again replaces the entry
+            refuse_lookalike(sheet.name, sheets, "library: sheet name", f"a sheet in {self.path.name}")
             sheets[sheet.name] = sheet.to_dict()
             ordered = dict(sorted(sheets.items(), key=lambda kv: kv[0].casefold()))
             self._write({"sheets": ordered})

@@ -175,8 +175,17 @@ def encounter_option(name: str, saves: Path, option: str = "--encounter") -> Pat
     return path
 
 
+CAMPAIGN_SUFFIX = ".campaign.toml"  # tracker.campaign.store.SUFFIX: a campaign, not a fight
+
+
 def encounter_files(saves: Path) -> list[Path]:
     if not saves.is_dir():
         return []
-    # library-<ruleset>.toml holds sheets, not an encounter (tracker.library).
-    return sorted(p for p in saves.iterdir() if p.suffix == SUFFIX and not p.name.startswith((".", "library-")))
+    # library-<ruleset>.toml holds sheets and NAME.campaign.toml a campaign, not an encounter.
+    return sorted(p for p in saves.iterdir() if p.suffix == SUFFIX and not p.name.startswith((".", "library-")) and not p.name.endswith(CAMPAIGN_SUFFIX))
+
+
+def campaign_files(saves: Path) -> list[Path]:
+    if not saves.is_dir():
+        return []
+    return sorted(p for p in saves.iterdir() if p.name.endswith(CAMPAIGN_SUFFIX) and not p.name.startswith("."))

@@ -4,9 +4,10 @@
 effective events, newest first: an undone declaration is not offered) and gives at
 most `MAX_RECENT` of `actor`'s, one per distinct choice (action, targets and options:
 PT, modifiers, secret roll). The form shows each one key away and fills itself with
-it; this module decides which, without the screen (no Textual).
+it; this module decides which, without the screen (no Textual). A maintained link
+starts from its action's modifiers kept in the same way (`link_params`).
 
-Decisions: docs/decisions/0024-recent-actions.md
+Decisions: docs/decisions/0024-recent-actions.md, docs/decisions/0053-maintained-links.md
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from rulesets.base import ActionTemplate, Ruleset
 from rulesets.fields import AFTER_ROLL
 from tracker.engine import Encounter, TrackerError
-from tracker.engine.model import Event
+from tracker.engine.model import Action, Event
 from tracker.roles import Role
 from tracker.viewing import sight
 
@@ -77,6 +78,15 @@ def asked(pt: int | None, params: Mapping[str, Any], template: ActionTemplate | 
 
 def _text(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def link_params(action: Action, template: ActionTemplate) -> dict[str, str]:
+    """The modifiers a maintained link of `action` starts from: those it was asked with
+    (`Action.asked`), kept as "again" keeps a declaration's (after-roll choices were that
+    roll's, values at their default say nothing), as typed text. The maintain form opens
+    with them and `maintain ACTOR` uses them unless told otherwise."""
+    given = {str(k): _text(v) for k, v in (action.asked or {}).items()}
+    return dict(asked(None, given, template).params)
 
 
 def _template(ruleset: Ruleset, name: str) -> ActionTemplate | None:

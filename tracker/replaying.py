@@ -14,7 +14,7 @@ for a player or a viewer, a segment with a line they may see (a line written whi
 combatant was hidden, a secret roll or another player's proposal never makes a stop),
 so stopping never tells them something happened unseen.
 
-Decisions: docs/decisions/0050-replay.md
+Decisions: docs/decisions/0054-replay.md
 """
 
 from __future__ import annotations

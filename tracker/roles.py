@@ -13,7 +13,12 @@ refused all the same.
   the sheet library) is refused with a message naming the rule.
 - Viewer: nothing at all.
 
-Decisions: docs/decisions/0016-roles-identity.md
+A player's combatants are held by identity: in a fight of its own, each is the combatant
+that first carried the name the player was given (`Role.of`); at a campaign's table, each
+is a character of the campaign by its own id (`Combatant.pc`), the same character in
+every fight (`campaign_characters`, `Role.of_characters`).
+
+Decisions: docs/decisions/0016-roles-identity.md, docs/decisions/0050-serve-campaign.md
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from tracker.engine.kinds import PLAYER_KINDS as PLAYER_KINDS  # re-exported: ot
 from tracker.engine.model import LogEntry
 
 if TYPE_CHECKING:
+    from tracker.campaign.model import Campaign
     from tracker.engine.encounter import Encounter
 
 GM = "gm"
@@ -45,16 +51,18 @@ GM_TAG = "gm:"
 @dataclass(frozen=True, slots=True)
 class Role:
     """A session's role. `combatants` are a player's own by their names now; `ids`, when
-    set, by identity (`Combatant.identity`), which `following` turns into names."""
+    set, by identity (`Combatant.identity`), and `pcs`, when set, by the campaign's own id
+    of the character (`Combatant.pc`), which `following` turns into names."""
 
     kind: str = GM
     combatants: tuple[str, ...] = ()
     ids: tuple[tuple[str, int], ...] = ()
+    pcs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in (GM, PLAYER, VIEWER):
             raise ValueError(f"role: expected gm, player or viewer, got {self.kind!r}")
-        if self.kind == PLAYER and not self.combatants and not self.ids:
+        if self.kind == PLAYER and not self.combatants and not self.ids and not self.pcs:
             raise ValueError("a player's role names at least one combatant")
 
     @classmethod
@@ -74,14 +82,26 @@ class Role:
             return None, missing
         return cls(PLAYER, tuple(found.values()), tuple(found)), missing
 
+    @classmethod
+    def of_characters(cls, encounter: "Encounter", pcs: Iterable[str]) -> "Role | None":
+        """A player's role for the campaign's characters `pcs` (their ids) in `encounter`,
+        held by that id: a rename keeps them, and a combatant without it (a foe, whatever
+        its name) is never theirs. None if none of them is in the fight."""
+        wanted = tuple(dict.fromkeys(p for p in pcs if p))
+        names = _carrying(encounter, wanted)
+        return cls(PLAYER, names, pcs=wanted) if names else None
+
     def following(self, encounter: "Encounter") -> "Role":
         """This role with its combatants as `encounter` names them now (a player's held by
-        identity); a combatant that has left is nobody's."""
-        if self.kind != PLAYER or not self.ids:
+        identity, or by the campaign's id); a combatant that has left is nobody's."""
+        if self.kind != PLAYER or not (self.ids or self.pcs):
             return self
-        ids = set(self.ids)
-        names = tuple(c.name for c in encounter.combatants.values() if c.identity in ids)
-        return self if names == self.combatants else Role(PLAYER, names, self.ids)
+        if self.pcs:
+            names = _carrying(encounter, self.pcs)
+        else:
+            ids = set(self.ids)
+            names = tuple(c.name for c in encounter.combatants.values() if c.identity in ids)
+        return self if names == self.combatants else Role(PLAYER, names, self.ids, self.pcs)
 
     @classmethod
     def gm(cls) -> "Role":
@@ -137,6 +157,61 @@ class Role:
             f"{what}: a player declares, maintains and aborts actions for their own combatants ({mine}) "
             f"and takes back their own last declaration; everything else is the GM's",
         )
+
+
+def _carrying(encounter: "Encounter", pcs: Iterable[str]) -> tuple[str, ...]:
+    """The names now of the fight's combatants that are the campaign's characters `pcs`."""
+    wanted = set(pcs)
+    return tuple(c.name for c in encounter.combatants.values() if c.pc and c.pc in wanted)
+
+
+@dataclass(frozen=True, slots=True)
+class Characters:
+    """What a player's key gives at a campaign's table: the characters it plays (ids, in
+    the party now), and, in words, those it names who are nobody's any more."""
+
+    pcs: tuple[str, ...] = ()
+    gone: tuple[str, ...] = ()  # "Seraph has died", "Nyx has left the party"
+    unknown: tuple[str, ...] = ()  # names and ids no character of the campaign ever had
+
+
+def campaign_characters(campaign: "Campaign", names: Iterable[str] = (), ids: Iterable[str] = ()) -> Characters:
+    """The characters a player's key names in `campaign`: by id (`pc="pc2"`), or by name
+    (`combatant="Seraph"`), a name being the character that first carried it in the
+    campaign (ignoring case), as `Role.of` reads a name in one fight: a rename (in a fight,
+    or with `campaign set`) keeps them, and a newcomer given an old name is someone else.
+    A character who has left the party or died is nobody's."""
+    from tracker.campaign.model import ACTIVE, DIED
+
+    first: dict[str, str] = {}  # folded name -> the id of its first bearer
+    for event in campaign.effective_events():
+        args = event.args
+        if event.kind in ("join", "set") and isinstance(args.get("name"), str) and isinstance(args.get("pc"), str):
+            pid = args["pc"] if args["pc"] in campaign.pcs else first.get(args["pc"].casefold(), "")  # a set may name its character
+            first.setdefault(args["name"].casefold(), pid)
+        elif event.kind == "end" and isinstance(args.get("party"), dict):
+            for pid, state in args["party"].items():
+                if isinstance(state, dict) and isinstance(state.get("name"), str):
+                    first.setdefault(state["name"].casefold(), str(pid))
+    chosen: list[str] = []
+    unknown: list[str] = []
+    for pid in ids:
+        (chosen if pid in campaign.pcs else unknown).append(pid)
+    for name in names:
+        pid = first.get(name.strip().casefold())
+        if pid is None or pid not in campaign.pcs:
+            unknown.append(name)
+        else:
+            chosen.append(pid)
+    pcs: list[str] = []
+    gone: list[str] = []
+    for pid in dict.fromkeys(chosen):
+        pc = campaign.pcs[pid]
+        if pc.status == ACTIVE:
+            pcs.append(pid)
+        else:
+            gone.append(f"{pc.name} has died" if pc.status == DIED else f"{pc.name} has left the party")
+    return Characters(tuple(pcs), tuple(gone), tuple(unknown))
 
 
 def is_players(by: str) -> bool:

@@ -25,10 +25,11 @@ checked against that table (tests/test_verbs.py):
     setting player_declarations at_once|approval
     proposals | approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value ...] | refuse N REASON
     takeback | reroll NAME            reroll: the GM lets NAME's player roll the app's dice anew
+    end [outcome=TEXT]                a campaign's fight ends: the party's state goes back
 
 Decisions: docs/decisions/0002-session-commands.md,
 docs/decisions/0043-session-checks-at-the-door.md,
-docs/decisions/0049-player-app-dice-stand.md
+docs/decisions/0049-player-app-dice-stand.md, docs/decisions/0053-maintained-links.md
 """
 
 from __future__ import annotations
@@ -40,8 +41,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ContextManager, Protocol
 
+from pathlib import Path
+
 from tracker.engine import bounds, draws
 from tracker import player_dice
+from tracker.campaign import fights
+from tracker.campaign.fights import Preview
 from tracker.engine import (
     ACTIVE,
     CombatantSetup,
@@ -61,9 +66,9 @@ from tracker.roles import PLAYER_KINDS, Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from tracker.text import check_name, refuse_controls, printable
-from tracker.viewing import sight
-from tracker import verbs
+from tracker.text import check_name, refuse_blank, refuse_controls, refuse_lookalike, printable
+from tracker.viewing import PLAYER_SIDES, sight
+from tracker import recent, verbs
 from tracker.verbs import MAX_COPIES
 # The description functions live in tracker.wording; re-exported for their readers.
 from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
@@ -106,6 +111,13 @@ class Outcome:
     lines: list[str]
 
 
+def _not_the_end(target: Event, verb: str) -> None:
+    """A campaign's end of a fight is the campaign's to take back (tracker.campaign.fights.walk),
+    never the fight's own undo: the party's state went back with it."""
+    if target.kind == "end":
+        raise RuleRefusal("campaign", f"{verb}: this fight's end belongs to its campaign {target.args.get('campaign')}: `tracker campaign {verb}` takes it back (while nothing later in the campaign depends on it)")
+
+
 def _fmt_amount(value: int | float) -> str:
     return f"{value:g}"
 
@@ -121,6 +133,15 @@ def _asked(params: dict[str, Any] | None, pt: int | None) -> dict[str, Any]:
     if pt is not None:
         out["pt"] = pt
     return out
+
+
+def _check_side(enc: Encounter, side: str, what: str) -> None:
+    """Refuse a side that looks like another side in the fight, or like a word that marks
+    the players' side ("party", "PCs": tracker.viewing), without being it: the fight's
+    figures are counted by side, and enemies' resources are shown to viewers by it."""
+    if side:
+        refuse_lookalike(side, {c.side: None for c in enc.combatants.values() if c.side}, what, "a side in the fight")
+        refuse_lookalike(side, sorted(PLAYER_SIDES), what, "a word that marks the players' side")
 
 
 # The command language's verbs (tracker.verbs), under the name the help and tests know.
@@ -293,6 +314,8 @@ class Session:
         context = self.store.transaction(self.encounter, self._hold) if self.store is not None else nullcontext()
         with context:
             encounter = self.encounter
+            if kind not in ("undo", "redo"):
+                encounter.check_open()
             before = len(encounter.log)
             self._recorder, self._asked = None, {}
             try:
@@ -336,6 +359,7 @@ class Session:
             raise CommandError("add: a combatant needs a name")
         check_name(name, "add: name")
         refuse_controls(side, "add: side")
+        refuse_blank(side, "add: side")
         for key, value in values.items():
             refuse_controls(str(key), "add: key")
             if isinstance(value, str):
@@ -350,11 +374,15 @@ class Session:
         data = entry.to_dict()
 
         def build(enc: Encounter) -> Event:
+            _check_side(enc, side, "add: side")
             if copies == 1:
                 enc.check_new_name(name)
+                refuse_lookalike(name, enc.combatants, "add: name")
                 return Event("add", data)
             names = self._numbered(enc, name, copies)
             check_name(names[-1], "add: name")  # the longest: "Goblin 12" is wider than "Goblin"
+            for each in (name, *names):  # "Gоblin" x3 beside "Goblin": the copies' name looks like it
+                refuse_lookalike(each, enc.combatants, "add: name")
             return Event("add", {**data, "names": names})
 
         return self.submit(build, kind="add")
@@ -382,6 +410,7 @@ class Session:
             enc.check_new_name(new, keep=c.name)
             if new == c.name:
                 raise CommandError(f"rename: {c.name} already has that name")
+            refuse_lookalike(new, (other for other in enc.combatants if other != c.name), "rename: new name")
             return Event("rename", {"target": c.name, "name": new})
 
         return self.submit(build, kind="rename")
@@ -389,7 +418,14 @@ class Session:
     def set_side(self, name: str, side: str) -> Outcome:
         side = side.strip()
         refuse_controls(side, "side")
-        return self.submit(lambda enc: Event("side", {"target": enc.combatant(name).name, "side": side}), kind="side")
+        refuse_blank(side, "side")
+
+        def build(enc: Encounter) -> Event:
+            c = enc.combatant(name)
+            _check_side(enc, side, "side")
+            return Event("side", {"target": c.name, "side": side})
+
+        return self.submit(build, kind="side")
 
     def reorder(self, name: str, position: int) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -442,8 +478,10 @@ class Session:
         params: dict[str, Any] | None = None,
         pt: int | None = None,
         encounter: Encounter | None = None,
+        by_player: bool | None = None,
     ) -> tuple[ActionRequest, ActionTemplate]:
-        """An ActionRequest for the adapter, with validated parameters."""
+        """An ActionRequest for the adapter, with validated parameters; `by_player`: who
+        states it (None: this session's role; an approval says whose it is)."""
         enc = encounter or self.encounter
         # As this role knows them: a player is given no odds, and no result, against a
         # hidden combatant (nor a list of every name when one is unknown).
@@ -462,7 +500,8 @@ class Session:
         foes = tuple(self.lookup(t, enc) for t in targets)
         if template.targets == 1 and len(foes) > 1:
             raise CommandError(f"{template.name} takes one target, not {len(foes)}")
-        request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc)
+        player = self.role.is_player if by_player is None else by_player
+        request = ActionRequest(template, c, foes, coerced, enc.now, enc.setup.settings, None, pt, enc, player)
         return request, template
 
     def chance(self, actor: str, template: str, targets: list[str] | tuple[str, ...] = (), params: dict[str, Any] | None = None) -> Fraction | None:
@@ -587,8 +626,9 @@ class Session:
         params: dict[str, Any] | None,
         secret: bool,
         source: DiceSource | None = None,
+        by_player: bool | None = None,
     ) -> Event:
-        request, tmpl = self.request(actor, template, targets, params, pt, enc)
+        request, tmpl = self.request(actor, template, targets, params, pt, enc, by_player)
         self._check_cap(enc, request.params)
         # The checked params may fill in a mode (Brand X: dropping a power is passive).
         mode = request.params.get("mode") or (params or {}).get("mode") or tmpl.mode
@@ -620,8 +660,13 @@ class Session:
             },
         )
 
-    def maintain(self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None) -> Outcome:
-        return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params), kind="maintain", actor=actor)
+    def maintain(
+        self, actor: str, *, pt: int | None = None, faces: str | list[int] | None = None, params: dict[str, Any] | None = None, kept: bool = True
+    ) -> Outcome:
+        """Maintain `actor`'s action that completed now. `kept`: the link starts from that
+        action's own modifiers, `params` over them (the command line); False: `params`
+        are the link's in full (the maintain form, which opened filled with them)."""
+        return self.submit(lambda enc: self._maintain_event(enc, actor, pt, faces, params, kept=kept), kind="maintain", actor=actor)
 
     def _maintain_event(
         self,
@@ -631,14 +676,12 @@ class Session:
         faces: str | list[int] | None,
         params: dict[str, Any] | None,
         source: DiceSource | None = None,
+        by_player: bool | None = None,
+        *,
+        kept: bool = True,
     ) -> Event:
-        c = enc.combatant(actor)
-        prev = enc.maintainable_action(c)
-        enc.check_initiation(c, prev.template, ACTIVE)
-        template = self.ruleset.template(prev.template)
-        coerced = self.ruleset.params(template, dict(params or {}), f"maintain {template.name}")
-        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
-        request = ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc)
+        request, stated = self.maintain_request(actor, params, pt, enc, kept=kept, by_player=by_player)
+        c = request.actor
         if source is None:
             dice, typed = self._dice(faces, enc, c)
         else:
@@ -646,12 +689,41 @@ class Session:
         chance = self._chance_shown(request)
         resolution = self.ruleset.maintain(request, for_actor(dice, c.name))
         self._all_used(typed)
-        self._asked = _asked(params, pt)
+        self._asked = _asked(stated, pt)
         mark, draw = self._dice_mark(enc, c, dice, typed) if source is None else ("app", None)
-        args: dict[str, Any] = {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark}
+        # What was asked is kept as a declaration's is: the next link starts from it.
+        args: dict[str, Any] = {"actor": c.name, "chance": chance, "resolution": resolution, "dice": mark, **self._asked}
         if draw is not None:
             args["draw"] = draw
         return Event("maintain", args)
+
+    def maintain_request(
+        self, actor: str, params: Mapping[str, Any] | None = None, pt: int | None = None, encounter: Encounter | None = None,
+        *, kept: bool = True, by_player: bool | None = None,
+    ) -> tuple[ActionRequest, dict[str, Any]]:
+        """The adapter request maintaining `actor`'s action would make, and the modifiers
+        stated for the link: with `kept`, the maintained action's own
+        (`recent.link_params`) with `params` over them; else `params` alone. Refused at
+        once where the game maintains nothing."""
+        enc = encounter or self.encounter
+        c = enc.combatant(actor)
+        if not self.ruleset.maintains(enc.setup.settings):
+            raise RuleRefusal(
+                "maintained attack",
+                f"{self.ruleset.name}'s attacks are not maintained: its rules have no maintained attack; "
+                f"declare {c.name}'s next attack instead",
+            )
+        prev = enc.maintainable_action(c)
+        enc.check_initiation(c, prev.template, ACTIVE)
+        template = self.ruleset.template(prev.template)
+        stated: dict[str, Any] = {**(recent.link_params(prev, template) if kept else {}), **(params or {})}
+        for key, value in stated.items():
+            if isinstance(value, str):
+                refuse_controls(value, f"maintain: {key}")
+        coerced = self.ruleset.params(template, stated, f"maintain {template.name}")
+        targets = tuple(enc.combatant(t) for t in prev.targets if t in enc.combatants)
+        player = self.role.is_player if by_player is None else by_player
+        return ActionRequest(template, c, targets, coerced, enc.now, enc.setup.settings, prev, pt, enc, player), stated
 
     def abort(self, actor: str, template: str | None = None) -> Outcome:
         def build(enc: Encounter) -> Event:
@@ -877,6 +949,7 @@ class Session:
             target = enc.undo_target()
             if target is None:
                 raise RuleRefusal("undo", "nothing to undo")
+            _not_the_end(target, "undo")
             return Event("undo", {"target": target.seq})
 
         return self.submit(build, kind="undo")
@@ -886,6 +959,7 @@ class Session:
             target = enc.redo_target()
             if target is None:
                 raise RuleRefusal("redo", "nothing to redo")
+            _not_the_end(target, "redo")
             return Event("redo", {"target": target.seq})
 
         return self.submit(build, kind="redo")
@@ -940,12 +1014,17 @@ class Session:
             merged = {**p.args.get("params", {}), **(params or {})}
             use_pt = pt if pt is not None else p.args.get("pt")
             source = None if faces else _Replay(enc.events[p.seq - 1].args.get("faces", []), self.dice, seq)
+            # The player states what they declared unless the GM changed a modifier (a
+            # freeform damage=): then the outcome is the GM's.
+            theirs = merged == p.args.get("params", {})
             if p.action == "declare":
                 aim = list(targets) if targets is not None else list(p.args.get("targets", ()))
-                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source)
+                event = self._declare_event(enc, p.actor, p.args["template"], aim, use_pt, faces, merged, secret or bool(p.args.get("secret")), source, theirs)
             else:
-                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source)
-            args: dict[str, Any] = {"target": seq, **event.args, **_asked(merged, use_pt)}
+                # The proposal holds the link's modifiers in full (the player's session
+                # started them from the maintained action's): edits go over them.
+                event = self._maintain_event(enc, p.actor, use_pt, faces, merged, source, theirs, kept=False)
+            args: dict[str, Any] = {"target": seq, **event.args}  # what was asked included (`_asked`)
             return Event("approve", args)
 
         return self.submit(build, kind="approve")
@@ -989,6 +1068,36 @@ class Session:
             )
 
         return self.submit(build, kind="withdraw")
+
+    # ----------------------------------------------------------------- campaigns
+    def _fight_file(self, what: str) -> Path:
+        path = getattr(self.store, "path", None)
+        if not isinstance(path, Path):
+            raise RuleRefusal("campaign", f"{what}: this fight is not kept in a file")
+        flush = getattr(self.store, "flush", None)
+        if flush is not None:
+            flush()  # the app's queued changes reach the file before the end reads and writes it
+        return path
+
+    def end_preview(self, outcome: str = "") -> Preview:
+        """What ending this campaign fight would send back to the campaign (nothing changes)."""
+        if not self.role.is_gm:
+            raise self.role.refuse("end")
+        return fights.preview(self._fight_file("end"), outcome)
+
+    def end_fight(self, outcome: str = "", expect: Preview | None = None) -> Outcome:
+        """End this campaign fight (tracker.campaign.fights.end): the party's state goes back
+        to the campaign and the fight closes. With `expect` (the preview the GM confirmed),
+        refused if anything changed since."""
+        if not self.role.is_gm:
+            raise self.role.refuse("end")
+        refuse_controls(outcome, "end: outcome")
+        _, shown = fights.end(self._fight_file("end"), self.by, outcome, expect)
+        refresh = getattr(self.store, "refresh", None)
+        if refresh is not None:
+            self.encounter = refresh(self.encounter) or self.encounter
+        event = self.encounter.events[-1] if self.encounter.events else None
+        return Outcome(event, shown.text().splitlines() + [f"ended: the party of {shown.campaign_name} goes on as shown"])
 
     def reroll(self, name: str) -> Outcome:
         """Set aside `name`'s standing app dice: its player's next app roll is a new one

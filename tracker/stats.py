@@ -8,7 +8,8 @@ spent acting, idle and down; costs paid (EP, upkeep); luck; and the series the c
 draw (tracker.charts: the terminal's `tracker stats` and stats screen, and the SVG of
 `tracker export --format html`). No Textual here: the screen and the export render it.
 
-Decisions: docs/decisions/0009-fight-stats.md, docs/decisions/0046-fight-luck.md
+Decisions: docs/decisions/0009-fight-stats.md, docs/decisions/0046-fight-luck.md,
+docs/decisions/0053-maintained-links.md
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from rulesets.base import CARRIED_ROLL
 from rulesets.limits import MAX_LUCK_EXACT
 from tracker.engine import (
     ABORTED,
@@ -429,22 +431,31 @@ def side_of(c: Combatant) -> str:
     return c.side or c.name
 
 
-def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None = None) -> FightStats:
-    """The figures of the fight so far (docs/decisions/0009-fight-stats.md: what counts, what viewers see).
-    `role`: a player's view, what a viewer sees plus its own combatants in full (as
-    `tracker.report.to_json` shows them)."""
-    player = role is not None and role.is_player
-    viewer = viewer or player
-
-    def own(c: Combatant) -> bool:
-        return player and role is not None and role.owns(c.name)
-
+def fold(encounter: Encounter) -> _Watch:
+    """The fight folded again with every change noted: what `fight_stats` reads (fold
+    once to read several views of the same fight)."""
     watch = _Watch(encounter.setup)
     watch.sample()
     for event in encounter.effective_events():
         watch._current_seq = event.seq
         watch._handlers[event.kind](event.args)
         watch.sample()
+    return watch
+
+
+def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None = None, folded: _Watch | None = None, luck: bool = True) -> FightStats:
+    """The figures of the fight so far (docs/decisions/0009-fight-stats.md: what counts, what viewers see).
+    `role`: a player's view, what a viewer sees plus its own combatants in full (as
+    `tracker.report.to_json` shows them). `folded`: the fight as `fold` gave it (else
+    folded here); `luck=False` leaves the luck tails uncomputed (each tally keeps its
+    chances and outcomes: a campaign sums them over fights)."""
+    player = role is not None and role.is_player
+    viewer = viewer or player
+
+    def own(c: Combatant) -> bool:
+        return player and role is not None and role.owns(c.name)
+
+    watch = folded if folded is not None else fold(encounter)
     now = watch.now
     for spans in watch.down.values():
         for span in spans:
@@ -489,6 +500,8 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None
         else:
             t.succeeded += success is True
             t.missed += success is False
+            if action.resolution.details.get(CARRIED_ROLL):
+                continue  # an earlier roll carried over (a maintained link): no roll against odds
             chance = watch.chances.get(action.id)
             if chance is None:
                 t._unrecorded += 1
@@ -541,7 +554,8 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None
         t.acting = _length(acted)
         t.down = _length(down) if not t.withheld else 0
         t.idle = max(present - _length(acted + down), 0)
-        t.luck = luck_of(t._chances, t._outcomes, t._unrecorded)
+        if luck:
+            t.luck = luck_of(t._chances, t._outcomes, t._unrecorded)
         row.marks = [(m.what, m.start, m.end) for m in watch.marks if m.who is c]
         row.resource = main_resource(c, down_when)
         row.withheld, row.label = t.withheld, t.label
@@ -562,7 +576,8 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None
                 _add(getattr(s, name), k, v)
         s.withheld = s.withheld or t.withheld
     for s in sides.values():
-        s.luck = luck_of(s._chances, s._outcomes, s._unrecorded)
+        if luck:
+            s.luck = luck_of(s._chances, s._outcomes, s._unrecorded)
         s.withheld = all(tallies[id(c)].withheld for c in people if tallies[id(c)].side == s.name)
     return FightStats(
         encounter.setup.name, encounter.setup.ruleset, now, rounds, time.round_name, time.segments_per_round, viewer,

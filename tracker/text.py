@@ -5,14 +5,18 @@ are never interpreted as markup, and never reach a terminal with control charact
 them (an ESC in a name could otherwise set a viewer's clipboard, move the cursor or
 make the terminal answer with injected input).
 
-Decisions: docs/decisions/0015-text-rules.md
+Decisions: docs/decisions/0015-text-rules.md, docs/decisions/0052-look-alike-names.md
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from difflib import SequenceMatcher
+from functools import cache
+from pathlib import Path
 from typing import TextIO
 
 from tracker.engine.errors import TrackerError
@@ -37,6 +41,14 @@ PLAIN_BLOCKS = (
 )  # fmt: skip
 _PLAIN = re.compile("[" + "".join(f"\\U{low:08X}-\\U{high:08X}" for low, high in PLAIN_BLOCKS) + "]*")
 _SHOWN_AS_TAGS = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
+# Characters that are not spaces yet draw as blank or as nothing at all (the format
+# characters are refused apart): a name holding one reads as another name, or as none.
+BLANK = frozenset((
+    "\u034f",  # COMBINING GRAPHEME JOINER
+    "\u115f", "\u1160", "\u3164", "\uffa0",  # the Hangul fillers
+    "\u17b4", "\u17b5",  # KHMER VOWEL INHERENT AQ, AA
+    "\u2800",  # BRAILLE PATTERN BLANK
+))  # fmt: skip
 _MARKS = frozenset(("Mn", "Me"))
 
 
@@ -225,10 +237,26 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     return lines
 
 
+def refuse_blank(text: str, what: str) -> str:
+    """Return `text`, or refuse it naming `what` and the first character in it that draws
+    as blank without being a space (`BLANK`)."""
+    for index, char in enumerate(text):
+        if char in BLANK:
+            raise TrackerError(
+                f"{what}: characters that draw as blank are not allowed (found {_stand_in(char)}, "
+                f"{unicodedata.name(char, 'a blank character')}, at character {index + 1})"
+            )
+    return text
+
+
 def check_name(name: str, what: str, limit: int = NAME_CELLS) -> str:
     """Return `name`, or refuse it naming `what`: controls, format characters (bidi marks,
-    zero-width and tag characters), separators, stacked combining marks, too long."""
+    zero-width and tag characters), separators, characters that draw as blank, a name
+    that is only spaces, stacked combining marks, too long."""
     refuse_controls(name, what)
+    refuse_blank(name, what)
+    if name and not name.strip():
+        raise TrackerError(f"{what}: a name cannot be blank (it holds only spaces)")
     marks = 0
     for index, char in enumerate(name):
         kind = unicodedata.category(char)
@@ -247,6 +275,70 @@ def check_name(name: str, what: str, limit: int = NAME_CELLS) -> str:
     width = cells(name)
     if width > limit:
         raise TrackerError(f"{what}: a name fits in {limit} terminal cells, this one takes {width}")
+    return name
+
+
+# ----------------------------------------------------------------- look-alike names
+
+
+@cache
+def _prototypes() -> dict[str, str]:
+    """What each look-alike character reads as (confusables.toml, read on first use)."""
+    with Path(__file__).with_name("confusables.toml").open("rb") as file:
+        table: dict[str, str] = tomllib.load(file)["prototypes"]
+    return table
+
+
+def skeleton(text: str) -> str:
+    """`text` as it reads, after Unicode TR39's skeleton: NFKC (fullwidth and mathematical
+    letters are the plain ones), every character replaced by its prototype
+    (confusables.toml: Cyrillic "е" reads as "e"), then case folded. Two texts with the
+    same skeleton look alike."""
+    plain = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", text))
+    table = _prototypes()
+    return unicodedata.normalize("NFD", "".join(table.get(char, char) for char in plain)).casefold()
+
+
+def _readings(text: str) -> set[str]:
+    # As typed, and all in one case: "ІVAN" (Cyrillic І) reads as "IVAN", which is "ivan".
+    return {skeleton(text), skeleton(text.lower()), skeleton(text.upper())}
+
+
+def lookalike(name: str, other: str) -> str | None:
+    """Whether `name` looks like `other` without being it (ignoring case): the characters
+    outside ASCII that make the difference ("<U+0435> CYRILLIC SMALL LETTER IE"), else None.
+
+    Their skeletons match, and they differ in a character outside ASCII: two names typed
+    in ASCII are told apart as typed ("Guard 1" and "Guard l", "Arnie" and "Amie"), as a
+    keyboard and a terminal's font show them."""
+    if name.isascii() and other.isascii():
+        return None
+    mine, theirs = name.casefold(), other.casefold()
+    if mine == theirs or not _readings(name) & _readings(other):
+        return None
+    # Shown as typed where folding kept the length (it does but for a few letters, "ß").
+    typed = name if len(name) == len(mine) else mine
+    typed_other = other if len(other) == len(theirs) else theirs
+    differing: list[str] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, mine, theirs, autojunk=False).get_opcodes():
+        if tag != "equal" and not (mine[i1:i2].isascii() and theirs[j1:j2].isascii()):
+            differing.extend(c for c in typed[i1:i2] + typed_other[j1:j2] if not c.isascii())
+    if not differing:
+        return None
+    shown = [f"{_stand_in(c)} {unicodedata.name(c, '')}".rstrip() for c in dict.fromkeys(differing)]
+    return ", ".join(shown[:3])
+
+
+def refuse_lookalike(name: str, others: Iterable[str], what: str, whose: str = "a combatant in the fight") -> str:
+    """Return `name`, or refuse it naming `what` and the first of `others` it looks like
+    (`whose` says what that one is)."""
+    for other in others:
+        found = lookalike(name, other)
+        if found is not None:
+            raise TrackerError(
+                f"{what}: {name!r} looks like {other!r}, {whose}, but is not the same "
+                f"(they differ by {found}); choose one that reads differently"
+            )
     return name
 
 

@@ -28,6 +28,7 @@ hi` is a note (it used to be refused as an unknown command while the refusal lis
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -156,6 +157,8 @@ class Opt:
     dest: str = ""
     default: Any = None
     alias: str = ""  # a second spelling (`targets=`); the first one wins
+    roles: frozenset[str] = frozenset(ROLES)  # who is offered it (a secret roll: the GM); the guard decides
+    note: str = ""  # what the help adds for the roles offered it ("secret: ...")
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +196,20 @@ class Verb:
     def verb(self) -> str:
         """The name, as the rows of `tracker.session.COMMANDS` have always called it."""
         return self.name
+
+    def usage_for(self, kind: str) -> str:
+        """The usage as a role of `kind` is shown it: without the options it may not use
+        (a player's `declare` and `roll` offer no `[secret=true]`)."""
+        usage = self.usage
+        for opt in self.options:
+            if kind not in opt.roles:
+                usage = re.sub(rf"\s*\[{re.escape(opt.key)}=[^\]]*\]", "", usage)
+        return usage
+
+    def help_for(self, kind: str) -> str:
+        """The help line, with the notes of the options a role of `kind` is offered."""
+        notes = [opt.note for opt in self.options if opt.note and kind in opt.roles]
+        return f"{self.help} ({'; '.join(notes)})" if notes else self.help
 
     @property
     def refusal(self) -> str:
@@ -286,6 +303,8 @@ def _roll(verb: Verb, args: list[str], opts: dict[str, str]) -> Call:
 _GM = frozenset({GM})
 _PLAYERS = frozenset({GM, PLAYER})
 _DICE = (Opt("pt", INT), Opt("faces"))
+# A secret roll is the GM's: a player's is seen by the table (the session's guard refuses it).
+_SECRET = Opt("secret", YES_NO, default=False, roles=_GM)
 
 VERBS: tuple[Verb, ...] = (
     Verb(
@@ -296,13 +315,13 @@ VERBS: tuple[Verb, ...] = (
     ),
     Verb(
         "declare", "declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]",
-        "initiate an action (secret: the roll is hidden from viewers)",
+        "initiate an action",
         "declare", _PLAYERS, (Arg("ACTOR", NAME), Arg("TEMPLATE", TEXT)),
-        (Opt("target", LIST, "targets", (), alias="targets"), *_DICE, Opt("secret", YES_NO, default=False)), params=True,
+        (Opt("target", LIST, "targets", (), alias="targets"), *_DICE, Opt("secret", YES_NO, default=False, roles=_GM, note="secret: the roll is hidden from viewers")), params=True,
         misuse="usage: declare ACTOR TEMPLATE [target=NAME] [pt=N] [faces=N,N] [key=value ...]",
     ),
     Verb(
-        "maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed",
+        "maintain", "maintain ACTOR [pt=N] [faces=N,N]", "maintain the attack that just completed, with its modifiers (key=value changes one)",
         "maintain", _PLAYERS, (Arg("ACTOR", NAME),), _DICE, params=True,
     ),
     Verb("abort", "abort ACTOR [TEMPLATE]", "abort an action in progress", "abort", _PLAYERS, (Arg("ACTOR", NAME), Arg("TEMPLATE", TEXT, optional=True))),
@@ -353,7 +372,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("note", "note TEXT", "write a note in the combat log", "note", _GM, (Arg("TEXT", TEXT, optional=True, default=""),), raw=True),
     Verb(
         "roll", "roll DICE [secret=true]", "roll dice in the game's notation (2d10, ORE 5d+1wd, D6 3D+1) for everyone's log",
-        "roll", _PLAYERS, (Arg("DICE", TEXT, optional=True, default=""),), (Opt("secret", YES_NO, default=False),), parser=_roll,
+        "roll", _PLAYERS, (Arg("DICE", TEXT, optional=True, default=""),), (_SECRET,), parser=_roll,
     ),
     Verb(
         "proposals", "proposals", "players' declarations waiting for the GM (setting player_declarations approval)",
@@ -361,12 +380,16 @@ VERBS: tuple[Verb, ...] = (
     ),
     Verb(
         "approve", "approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value]", "apply proposal N, edited by any options (the player's dice are kept)",
-        "approve", _GM, (Arg("N", INT, "approve: proposal"),), (Opt("target", LIST, "targets"), *_DICE, Opt("secret", YES_NO, default=False)), params=True,
+        "approve", _GM, (Arg("N", INT, "approve: proposal"),), (Opt("target", LIST, "targets"), *_DICE, _SECRET), params=True,
         misuse="usage: approve N [target=NAME] [pt=N] [faces=N,N] [secret=true] [key=value ...] (N: the proposal's number)",
     ),
     Verb(
         "refuse", "refuse N REASON", "refuse proposal N; the player sees the reason", "refuse", _GM,
         (Arg("N", INT, "refuse: proposal"), Arg("REASON", TEXT, optional=True, default="")), misuse="usage: refuse N REASON (N: the proposal's number)", parser=_refuse,
+    ),
+    Verb(
+        "end", "end [outcome=TEXT]", "end this campaign fight: the party's state goes back to its campaign (the app shows what first)",
+        "end_fight", _GM, (), (Opt("outcome", default=""),),
     ),
     Verb(
         "reroll", "reroll NAME", "let NAME's player roll the app's dice anew (a player's app roll otherwise stands)",

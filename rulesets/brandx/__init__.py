@@ -30,7 +30,7 @@ from typing import Any
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
-from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, RollResult, Ruleset
+from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, Recovery, RollResult, Ruleset
 from rulesets.brandx import actions, combat
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
 from rulesets.brandx.common import TIME, Ctx, defense_of
@@ -299,6 +299,17 @@ class BrandXRuleset(Ruleset):
     down_when = ("vp", "dp")
     tables_file = "tables.toml"
     judges = {combat.JUDGE: combat.judge_blow}
+    # Seed 004, "Healing Roll": VP and EP heal each round of rest (half the Healing Roll
+    # plus its pool, up and down); the physical Healing Roll is made each hour (bludgeoning
+    # DP, abilities, EP), each day (penetrating DP) and each month (injury DP).
+    recovery = Recovery(
+        "Brand X's Healing Roll (seed 004)",
+        "each round of rest VP and EP heal by the Healing Roll; "
+        "each hour a physical Healing Roll heals DP, strength, agility, constitution and EP with its Q; "
+        "each day one heals penetrating DP, each month injury DP",
+        per_round=("heal", {"period": "round"}),
+        rolls=(("heal", {"period": "hour"}, 1, ()), ("heal", {"period": "day"}, 24, ("penetrating_dp",)), ("heal", {"period": "month"}, 720, ("injury_dp",))),
+    )
 
     def __init__(self, house_rules: Any = None) -> None:
         super().__init__(house_rules)
@@ -358,6 +369,10 @@ class BrandXRuleset(Ruleset):
         return template.maintainable
 
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        self._check_maintainable(request)
+        return combat.maintain_attack(self.ctx(request), dice)
+
+    def _check_maintainable(self, request: ActionRequest) -> None:
         if not self.maintainable(request.template, request.settings):
             if request.template.name in HAND_ATTACKS:
                 raise TrackerError(
@@ -366,13 +381,14 @@ class BrandXRuleset(Ruleset):
                     f"turns on the setting maintain_hand_attacks (`setting maintain_hand_attacks true`)"
                 )
             raise TrackerError(f"{request.template.name} cannot be maintained")
-        return combat.maintain_attack(self.ctx(request), dice)
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """Q is spent after the roll is seen (DESIGN 4.1): 'Q 6 to place on speed, Attack,
         ...; unplaced Q goes to Attack'. Nothing to place after a failure or Q 0."""
         fields = self.after_roll_fields(request)
         q = resolution.margin
+        if request.previous is not None:  # a maintained link rolls nothing: no Q of its own
+            return ""
         if not fields or not resolution.success or not isinstance(q, int) or q <= 0:
             return ""
         single = len(request.targets) <= 1  # Attack per opponent only matters for several
@@ -390,7 +406,12 @@ class BrandXRuleset(Ruleset):
         return rule
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
-        """Exact chance the declared action succeeds (the first roll it makes)."""
+        """Exact chance the declared action succeeds (the first roll it makes). A
+        maintained link carries its first link's Combat Roll: 1 or 0, certainly."""
+        if request.previous is not None:
+            self._check_maintainable(request)
+            success, _ = combat.carried_roll(self.ctx(request))
+            return Fraction(int(success))
         try:
             self.resolve(request, TargetProbe())
         except ProbeHit as hit:
@@ -417,7 +438,11 @@ class BrandXRuleset(Ruleset):
         return chance
 
     def chance_note(self, request: ActionRequest) -> str:
-        """A roll that succeeds may still miss: the form's line adds the chance to hit."""
+        """A roll that succeeds may still miss: the form's line adds the chance to hit.
+        A maintained link says which roll it carries and, its Attack being known, whether
+        it hits as things stand."""
+        if request.previous is not None:
+            return self._link_note(request)
         if request.template.name in ATTACKS and request.targets:
             target = request.targets[0]
             stated = request.params.get("defense")
@@ -425,6 +450,22 @@ class BrandXRuleset(Ruleset):
             return (f"to hit {target.name} (Defense {defense:+d}{f', {why}' if why else ''} now): "
                     f"{float(self.chance_to_hit(request)):.2%}")
         return ""
+
+    def _link_note(self, request: ActionRequest) -> str:
+        """'carries the miss of segment 19's Combat Roll (rolled 18 against 11); Attack -5
+        vs Sphinx's Defense +0 now: a miss as things stand'."""
+        assert request.previous is not None
+        _, carries = combat.carried_roll(self.ctx(request))
+        note = f"carries {carries}"
+        if request.targets:
+            target = request.targets[0]
+            _, attacks, _ = combat.link_attacks(request.previous, len(request.targets))
+            stated = request.params.get("defense")
+            defense, why = (int(stated), "stated") if stated is not None else defense_of(request.encounter, target)
+            verdict = "a hit" if attacks[0] >= defense else "a miss"
+            note += (f"; Attack {attacks[0]:+d} vs {target.name}'s Defense {defense:+d}{f' ({why})' if why else ''} now: "
+                     f"{verdict} as things stand")
+        return note
 
     # ------------------------------------------------------------------ command line
     def _options(self, spec: str, options: Mapping[str, Any] | None) -> tuple[int, int, int, str]:

@@ -48,7 +48,13 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   added to Pushback (recorded in the details and the summary).
 - Maintained attack: PT / 4 rounded half up (of the unmodified PT), the first link's
   Attack - 2 per link, the same Damage and Defense, every EP row of the action + 1; no
-  new Combat Roll (the seed: "the same Attack is used").
+  new Combat Roll (the seed: "the same Attack is used"). So a link carries the first
+  link's Combat Roll: it succeeds or fails as that roll did, certainly (its chance is 1
+  or 0, and the form and the log say which roll it carries: `carried_roll`), it offers
+  no Q to place, and the modifiers that made that roll, its Attack and its damage (pr,
+  pool, damage, ...) are the first link's: a link stating other values for them is
+  refused by name. What a link may state again is the hit's options (`_PER_LINK`: where
+  the damage goes, its kind, throwback, the target's Defense or surprise).
 - Blast: the Combat Roll is made against the PR put into the attack plus the pool (the
   Sun-Ruler example: all 12 PR, pool 1, needs 13), and its EP is the power's (row 9 less
   the PR and Q put on EP), with no separate Combat Roll EP (the example: 5 EP).
@@ -62,15 +68,19 @@ from typing import Any
 
 from tracker.engine.effects import COMPLETE, Adjust, Blow, Damage, Effect, Note, Resolution, Throwback, landing
 from tracker.engine.errors import TrackerError
-from tracker.engine.model import Combatant
-from rulesets.base import JUDGE_KEY, ActionRequest
+from tracker.engine.model import Action, Combatant
+from rulesets.base import CARRIED_ROLL, JUDGE_KEY, ActionRequest
 from rulesets.brandx.charts import Charts
 from rulesets.brandx.common import Ctx, defense_of, passive_defense
 from rulesets.brandx.rolls import ActionRoll, action_roll, round_half_up, speed_pt
 from rulesets.dice import DiceSource
+from rulesets.fields import AFTER_ROLL, FieldError, coerce_all
 
 # Options of a hit that a maintained link keeps from the first link.
 _CARRIED = ("to", "penetrating", "injury", "small_projectile", "throwback")
+# What a maintained link may state for itself: its hit's options. Every other modifier
+# made the first link's Combat Roll, Attack or damage, which the link keeps.
+_PER_LINK = _CARRIED + ("defense", "surprised", "automatic")
 # Healing tells DP apart (seed: the Healing Roll "is made each hour (for Bludgeoning
 # DP ...). It is made each day (for Penetrating Damage), and each month, for Injury
 # Damage"): the DP a blow takes is counted on the target by kind; bludgeoning is the rest.
@@ -440,7 +450,11 @@ def _throw_dice(hits: list[dict[str, Any]]) -> list[int]:
     return faces
 
 
-def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
+def carried_roll(ctx: Ctx) -> tuple[bool, str]:
+    """The Combat Roll a maintained link carries (the first link's: "the same Attack is
+    used"): whether it succeeded, and words naming it ("the miss of segment 19's Combat
+    Roll (rolled 18 against 11)"). Refuses a link that states another value for a
+    modifier of that roll (`_same_roll`)."""
     request = ctx.request
     prev = request.previous
     if prev is None:
@@ -448,14 +462,69 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
     d = prev.resolution.details
     if "attack_base" not in d:
         raise TrackerError(f"{prev.template} has no Attack to maintain")
+    _same_roll(request)
+    q = int(d.get("q", 0))
+    success = q >= 0
+    known = d.get(CARRIED_ROLL)
+    if isinstance(known, str) and known:
+        return success, known
+    figures = f"rolled {d['total']} against {d['roll']}" if "total" in d and "roll" in d else (f"Q {q}" if success else f"missed by {-q}")
+    return success, f"the {'success' if success else 'miss'} of segment {prev.start}'s Combat Roll ({figures})"
+
+
+def _same_roll(request: ActionRequest) -> None:
+    """Refuse a link stating a modifier of the first link's roll other than it was (the
+    link rolls nothing, so it would change nothing), or a choice made after a roll."""
+    prev = request.previous
+    assert prev is not None
+    fields = request.template.params
+    try:
+        first = coerce_all(fields, dict(prev.asked or {}), "asked", fill=False, extra_ok=True)
+    except FieldError:
+        first = {}
+    stages = {f.name: f.stage for f in fields}
+    changed = []
+    for name, value in request.params.items():
+        if value is None or name in _PER_LINK:
+            continue
+        if stages.get(name) == AFTER_ROLL:
+            changed.append(f"{name}={_word(value)} (a link makes no roll: no Q to place)")
+        elif value != first.get(name):
+            was = first.get(name)
+            changed.append(f"{name} {'unstated' if was is None else _word(was)} -> {_word(value)}")
+    if changed:
+        raise TrackerError(
+            f"{'; '.join(changed)}: a maintained link keeps the first link's Combat Roll, Attack and damage "
+            f"(\"the same Attack is used\"); declare a new {request.template.name} to change them; a link may "
+            f"state only {', '.join(_PER_LINK)}"
+        )
+
+
+def _word(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def link_attacks(prev: Action, targets: int) -> tuple[list[int], list[int], int]:
+    """The first link's Attack per opponent, the next link's (-2 per link), and its number."""
+    d = prev.resolution.details
     link = prev.chain + 1
+    base_attacks = list(d.get("attacks", [d["attack_base"]]))
+    attacks = [(base_attacks[i] if i < len(base_attacks) else base_attacks[-1]) - 2 * link for i in range(targets)]
+    return base_attacks, attacks, link
+
+
+def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
+    request = ctx.request
+    success, carries = carried_roll(ctx)
+    prev = request.previous
+    assert prev is not None
+    d = prev.resolution.details
     pt = ctx.base_pt()  # typed, or a quarter of the first link's (`maintained_pt`)
     why = f"PT {d.get('base_pt')} / 4" if pt == maintained_pt(request) else "as stated"
     targets = request.targets
     if not targets:
         raise TrackerError(f"{prev.template}: the target is no longer in the fight")
-    base_attacks = list(d.get("attacks", [d["attack_base"]]))
-    attacks = [(base_attacks[i] if i < len(base_attacks) else base_attacks[-1]) - 2 * link for i in range(len(targets))]
+    base_attacks, attacks, link = link_attacks(prev, len(targets))
     damage = int(d.get("damage", 0))
     rows = [(r["what"], int(r["row"]) + 1) for r in d.get("ep_rows", [])]
     bill = ctx.bill(rows)
@@ -470,16 +539,16 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
     blows, texts, hits = land_blows(link_ctx, targets, attacks, damage, dice)
     effects.extend(blows)
     summary = "; ".join(
-        [f"maintained link {link}: Attack {base_attacks[0]:+d} - {2 * link} = {attacks[0]:+d}, PT {pt} "
+        [f"maintained link {link}: carries {carries}", f"Attack {base_attacks[0]:+d} - {2 * link} = {attacks[0]:+d}, PT {pt} "
          f"({why}), damage {damage}, EP rows +1", bill.text()] + texts
     )
     details = dict(d)
     details.update({
         "attack": attacks[0], "attacks": base_attacks, "link": link, "ep_uses": bill.uses, "hits": hits,
-        "ep_rows": d.get("ep_rows", []),
+        "ep_rows": d.get("ep_rows", []), CARRIED_ROLL: carries,
     })
     details.pop("saved_pool", None)
-    return Resolution(pt=pt, success=True, margin=int(d.get("q", 0)), dice=tuple(_throw_dice(hits)),
+    return Resolution(pt=pt, success=success, margin=int(d.get("q", 0)), dice=tuple(_throw_dice(hits)),
                       summary=summary, effects=tuple(effects), details=details)
 
 
@@ -511,4 +580,4 @@ def power_budget(ctx: Ctx, pr: int) -> tuple[int, int, int]:
     return effect, ep, speed
 
 
-__all__ = ["hand_damage", "maintain_attack", "miss_shares", "power_budget", "resolve_attack", "throwback"]
+__all__ = ["carried_roll", "hand_damage", "link_attacks", "maintain_attack", "miss_shares", "power_budget", "resolve_attack", "throwback"]

@@ -43,7 +43,7 @@ EP_BELOW_ZERO_A_ROUND = ("{name}'s EP goes from {before} to {after}: the rules s
 # 50 segments a round; payment segments at every multiple of 50 (DESIGN 4.1).
 TIME = TimeMapping(
     segments_per_round=50, segment_means="0.24 s (50 segments a 12-second round)",
-    payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO_A_ROUND),),
+    payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO_A_ROUND),), seconds_per_segment=0.24,
 )
 # An action's own cost, paid as it starts (`Ctx.pay_ep`): its note says `abort`.
 _ACTION_COST = replace(TIME, below_zero=(("ep", EP_BELOW_ZERO),))
@@ -228,6 +228,13 @@ def latest_action(encounter: Encounter | None, name: str, template: str, before_
     """The combatant's most recent action of a template (any status but aborted)."""
     if encounter is None:
         return None
+    c = encounter.combatants.get(name)
+    if c is not None:
+        last = c.latest.get(template)
+        if last is None:
+            return None  # it never started one (a newcomer under an old name is not the old one)
+        if last.status != "aborted" and (before_segment is None or last.start <= before_segment):
+            return last
     for action in reversed(encounter.actions):
         if action.actor == name and action.template == template and action.status != "aborted":
             if before_segment is None or action.start <= before_segment:

@@ -72,7 +72,7 @@ class D6Ruleset(Ruleset):
     id = "d6"
     name = "D6 System"
     description = "D6 System (OpenD6): die codes, difficulties, result points (the Wild Die a table setting); 5-second rounds"
-    time = TimeMapping(segments_per_round=SEGMENTS_PER_ROUND, segment_means="half a second (a 5-second round is 10 segments)")
+    time = TimeMapping(segments_per_round=SEGMENTS_PER_ROUND, segment_means="half a second (a 5-second round is 10 segments)", seconds_per_segment=0.5)
     sheet = SHEET
     settings = SETTINGS
     down_when = (WOUNDS, BODY_POINTS)

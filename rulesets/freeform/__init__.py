@@ -2,9 +2,11 @@
 
 Any template name is accepted; `mode=` and `pt=` say what it is (default: active, 10
 segments). Outcomes are stated with `damage=N` (to the target's `hp`, or `resource=`)
-and `note=TEXT`. Combatants may carry any numeric resources; `hp` at 0 means down.
-Maintaining (`m` in the app) opens the form so the GM states the new link's damage and
-note; a link stated with none deals none.
+and `note=TEXT`; the log says who stated them, the GM or the player declaring for their
+own combatant. Combatants may carry any numeric resources; `hp` at 0 means down.
+Maintaining (`m` in the app) opens the form filled with the last link's damage and note
+(the same again, as `maintain ACTOR` takes them too), for the GM to keep or change; a
+link stated with none (the fields emptied) deals none, and its log line says so.
 A round is 10 segments; per-round costs are charged on the last segment of each round
 (every multiple of 10).
 """
@@ -12,6 +14,7 @@ A round is 10 segments; per-round costs are charged on the last segment of each 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from tracker.engine.clock import TimeMapping
@@ -40,7 +43,7 @@ class FreeformRuleset(Ruleset):
     time = TimeMapping(segments_per_round=10, segment_means="a tenth of a round", payment_every=10)
     sheet = (Field("hp", "float", 10, role=RESOURCE, help="hit points; 0 means down"),)
     down_when = ("hp",)
-    maintain_asks = True  # each link's damage is stated by the GM, so `m` asks for it
+    maintain_asks = True  # each link's damage is stated anew, so `m` asks for it
 
     _CATALOGUE = {
         "attack": ActionTemplate("attack", ACTIVE, 10, "strike at a target", targets=1, params=_PARAMS, maintainable=True),
@@ -90,9 +93,13 @@ class FreeformRuleset(Ruleset):
                 effects.append(Damage(target.name, int(amount) if float(amount).is_integer() else amount, resource))
         if params.get("note"):
             effects.append(Note(str(params["note"])))
-        summary = "stated by the GM" if effects else ""
+        summary = f"stated by the {'player' if request.by_player else 'GM'}" if effects else ""
         return Resolution(pt=pt, summary=summary, effects=tuple(effects))
 
     def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
-        """The GM states each link, as for a new action (its time: `default_pt`)."""
-        return self.resolve(request, dice)
+        """The GM states each link, as for a new action (its time: `default_pt`); a
+        link that states nothing says so rather than passing in silence."""
+        link = self.resolve(request, dice)
+        if link.effects:
+            return link
+        return replace(link, summary="nothing stated: the link deals no damage")

@@ -76,7 +76,7 @@ class UsorRuleset(Ruleset):
     id = "usor"
     name = "USOR"
     description = "USOR Event Rolls: chart dice, successes on 4+, NOST; Action Time in seconds"
-    time = TimeMapping(segments_per_round=60, segment_means="one second of Action Time", round_name="minute")
+    time = TimeMapping(segments_per_round=60, segment_means="one second of Action Time", round_name="minute", seconds_per_segment=1.0)
     sheet = SHEET
     settings = SETTINGS
     down_when = (STUN, "head", "chest")

@@ -11,7 +11,9 @@ on the completion segment (tracker.engine.resolving).
 
 A maintained attack continues a completed maintainable action on the segment that action
 completed; the chain ends when the attacker initiates any other active action or lets a
-segment pass. `keep` lets the GM overrule a throwback's interruption.
+segment pass. Each action keeps the modifiers it was asked with (`Action.asked`, from its
+event's `params`), so the next link can start from them. `keep` lets the GM overrule a
+throwback's interruption.
 
 A declaration or maintenance made with a player's app dice holds its draw while it
 stands (tracker.engine.draws); the GM's `reroll` sets the next draw aside.
@@ -20,7 +22,7 @@ stands (tracker.engine.draws); the GM's `reroll` sets the next draw aside.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracker.engine import bounds, draws
@@ -75,6 +77,7 @@ class Actions(Core):
         maintainable: bool,
         chain: int,
         secret: bool = False,
+        asked: Mapping[str, Any] | None = None,
     ) -> Action:
         now = self.now
         if resolution.pt < 1:
@@ -97,8 +100,11 @@ class Actions(Core):
         # id, actor, template, mode, pt, start, completes, targets, resolution,
         # maintainable, chain, secret (positional: this runs for every replayed action)
         action = Action(len(self.actions) + 1, c.name, template, mode, resolution.pt, now, now + resolution.pt, targets, resolution, maintainable, chain, secret)
+        if asked:
+            action.asked = asked
         self.actions.append(action)
         c.in_progress.append(action)
+        c.latest[template] = action
         if mode == ACTIVE:
             c.active = action
         self._tick += 1
@@ -129,9 +135,9 @@ class Actions(Core):
         resolution = self._checked(args["resolution"])
         draw = draws.check(c, args)
         # actor, template, mode, targets, resolution, companions, maintainable, chain,
-        # secret (positional: this runs for every declaration)
+        # secret, asked (positional: this runs for every declaration)
         self._initiate(c, template, mode, tuple(args.get("targets", ())), resolution, companions,
-                       bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)))
+                       bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)), args.get("params"))
         draws.hold(c, draw)
 
     def _reroll(self, args: dict[str, Any]) -> None:
@@ -160,7 +166,7 @@ class Actions(Core):
         targets = tuple(args.get("targets", ())) or prev.targets
         resolution = self._checked(args["resolution"])
         draw = draws.check(c, args)
-        self._initiate(c, prev.template, ACTIVE, targets, resolution, (), True, prev.chain + 1, prev.secret)
+        self._initiate(c, prev.template, ACTIVE, targets, resolution, (), True, prev.chain + 1, prev.secret, args.get("params"))
         draws.hold(c, draw)
 
     def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:

@@ -38,6 +38,16 @@ class Changes(Core):
         for blow in blows:
             self._hurt(blow, self.now + 1)
 
+    def _close(self, args: dict[str, Any]) -> None:
+        """A campaign ends this fight: its characters' state has gone back to the
+        campaign, and the fight is closed (tracker.campaign)."""
+        campaign = args["campaign"]
+        if not isinstance(campaign, str) or not campaign.strip():
+            raise TrackerError("end: campaign: expected the campaign's name")
+        outcome = str(args.get("outcome") or "").strip()
+        self.ended = campaign
+        self._say("end", f"the fight ends{': ' + outcome if outcome else ''}; the party's state goes back to the campaign {campaign}")
+
     def _set(self, args: dict[str, Any]) -> None:
         """A value set by hand. `stat` says it is a stat (a sheet's stat left blank when the
         combatant was made, or text on a freeform sheet); without it, as in saves written
@@ -54,7 +64,7 @@ class Changes(Core):
         if table is c.resources and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise TrackerError(f"set {c.name} {key}: {key} is a resource and takes a number, got {value!r}")
         table[key] = value
-        self._say("set", f"{c.name}: {key} set to {_fmt(value) if isinstance(value, (int, float)) else value}", c.name)
+        self._say("set", f"{c.name}: {key} set to {_fmt(value)}", c.name)
         self._check_down(c, self.now + 1)
 
     def _condition(self, args: dict[str, Any]) -> None:

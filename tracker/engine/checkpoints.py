@@ -43,7 +43,7 @@ _combatant_values = operator.attrgetter(*_COMBATANT_FIELDS)
 # Combatant fields holding containers of plain values, changed in place: a checkpoint
 # copies them one level deep, as `_enter` itself copies a sheet (the rest are plain
 # values, or actions, which are kept by identity: see `_snapshot`).
-_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "rising", "initiated_now", "in_progress"})
+_FLAT = frozenset({"stats", "resources", "maxima", "conditions", "upkeep", "rising", "initiated_now", "in_progress", "latest"})
 _FLAT_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in _FLAT)
 # Lists are kept as tuples in a row (a tuple of plain values is not tracked by gc).
 _LIST_AT = tuple(i for i, name in enumerate(_COMBATANT_FIELDS) if name in ("initiated_now", "in_progress"))
@@ -98,6 +98,7 @@ class Checkpoint:
     verdicts: dict[tuple[int, str, int], list[fx.Effect]]
     proposals: dict[int, Proposal]  # each copied: approving one changes its status
     table: dict[str, Any]
+    ended: str
     live: tuple[Action, ...]  # kept by identity; their fields are put back from `live_values`
     live_values: tuple[tuple[Any, ...], ...]
 
@@ -172,6 +173,7 @@ class Checkpoints(Core):
             verdicts=_lists(self._verdicts),
             proposals=_proposals(self.proposals),
             table=dict(self.table),
+            ended=self.ended,
             live=tuple(live),
             live_values=tuple(_action_values(action) for action in live),  # plain values: not tracked by gc
         )
@@ -196,6 +198,7 @@ class Checkpoints(Core):
         self._verdicts = _lists(snap.verdicts)
         self.proposals = _proposals(snap.proposals)
         self.table = dict(snap.table)
+        self.ended = snap.ended
 
     def _back_to_top(self) -> None:
         """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""

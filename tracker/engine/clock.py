@@ -24,6 +24,9 @@ class TimeMapping:
     payment_every: int = 0
     simultaneous: bool = True
     below_zero: tuple[tuple[str, str], ...] = ()
+    # How long a segment lasts in the game's world, where its rules say (0: they do not);
+    # a campaign's rest counts conditions down by it (tracker.campaign.rest).
+    seconds_per_segment: float = 0.0
 
     def below_zero_note(self, resource: str, name: str, before: float, after: float) -> str | None:
         """The note for a payment taking `name`'s `resource` from `before` to `after`, if

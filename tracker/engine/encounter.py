@@ -70,6 +70,13 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
     def redo_target(self) -> Event | None:
         return self.events[self._redo[-1]] if self._redo else None
 
+    def check_open(self) -> None:
+        """Refuse any change to a fight its campaign has ended (undo and redo walk on)."""
+        if self.ended:
+            raise RuleRefusal(
+                "ended", f"this fight has ended (campaign {self.ended}); `tracker campaign undo` reopens it while nothing later in the campaign depends on its end"
+            )
+
     def effective_events(self) -> list[Event]:
         return [self.events[i] for i in self._applied]
 
@@ -82,6 +89,7 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
             handler = self._handlers.get(kind)
             if handler is None:
                 raise TrackerError(f"unknown event kind {kind!r}")
+            self.check_open()
             index = len(self.events)
             self._current_seq = index + 1
             try:

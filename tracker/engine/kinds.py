@@ -71,9 +71,16 @@ class Kind:
     refused_as: str = ""
 
 
+def counted(n: int | float, noun: str) -> str:
+    """'1 fight', '2 fights', '0.5 hours': a number with its noun, as a person writes it."""
+    return f"{fmt(n)} {noun if n == 1 else noun + 's'}"
+
+
 def fmt(value: Any) -> str:
-    """A value as a description or a log line says it: 2.5, 3, "x" (floats without a
-    trailing .0)."""
+    """A value as a description, a log line or a sheet's field says it: 2.5, 3, "x"
+    (floats without a trailing .0), yes or no (a yes/no stat, as the app says elsewhere)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -118,7 +125,8 @@ def _refuse(a: dict[str, Any]) -> str:
 
 def _rows() -> dict[str, Kind]:
     rows = (
-        Kind("add", {"name": (STR, True), "stats": (TABLE, False), "resources": (TABLE, False), "side": (STR, False), "hidden": (BOOL, False), "surprised_until": (INT, False), "names": (STRS, False)},
+        Kind("add", {"name": (STR, True), "stats": (TABLE, False), "resources": (TABLE, False), "side": (STR, False), "hidden": (BOOL, False), "surprised_until": (INT, False), "names": (STRS, False),
+                     "pc": (STR, False), "current": (TABLE, False), "conditions": (TABLE, False)},
              _add, "_add"),
         Kind("remove", {"name": (STR, True)},
              lambda a: f"{a.get('name')} leaves the fight", "_remove"),
@@ -127,7 +135,10 @@ def _rows() -> dict[str, Kind]:
             "maintainable": (BOOL, False), "secret": (BOOL, False), "chance": (CHANCE, False), "resolution": (TABLE, True),
             "dice": (DICE_MARK, False), "params": (TABLE, False), "pt": (INT, False), "draw": (INT, False),
         }, _declare, "_declare", player=True, guard=OWN_ACTOR, proposable=True),
-        Kind("maintain", {"actor": (STR, True), "targets": (STRS, False), "chance": (CHANCE, False), "resolution": (TABLE, True), "dice": (DICE_MARK, False), "draw": (INT, False)},
+        Kind("maintain", {
+            "actor": (STR, True), "targets": (STRS, False), "chance": (CHANCE, False), "resolution": (TABLE, True), "dice": (DICE_MARK, False),
+            "params": (TABLE, False), "pt": (INT, False), "draw": (INT, False),
+        },
              lambda a: f"{a.get('actor')} maintains the attack", "_maintain", player=True, guard=OWN_ACTOR, proposable=True),
         Kind("abort", {"actor": (STR, True), "template": (STR, False)},
              lambda a: f"{a.get('actor')} aborts {a.get('template') or 'an action'}", "_abort", player=True, guard=OWN_ACTOR, proposable=True),
@@ -173,6 +184,8 @@ def _rows() -> dict[str, Kind]:
              _refuse, "_refuse", refused_as="refusing a proposal"),
         Kind("withdraw", {"target": (INT, True)},
              lambda a: f"proposal {a.get('target')} is taken back", "_withdraw", player=True, guard=OWN_PROPOSAL),
+        Kind("end", {"campaign": (STR, True), "outcome": (STR, False)},
+             lambda a: f"the fight ends (campaign {a.get('campaign')})", "_close", refused_as="ending a campaign's fight (tracker campaign end)"),
         Kind("setting", {"key": (STR, True), "value": (ANY, True)},
              lambda a: f"setting: {a.get('key')} is now {a.get('value')}", "_setting"),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any
 
@@ -64,6 +65,9 @@ class Combatant:
     initiated_now: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     active: "Action | None" = None
     in_progress: list["Action"] = field(default_factory=list)
+    # Its latest action of each template, by template (the rules ask "its latest Move
+    # Roll" on every blow: a look-up, not a scan of the whole fight).
+    latest: dict[str, "Action"] = field(default_factory=dict)
     # The completed action a `maintain` would continue, and how long the chain is.
     chain_from: "Action | None" = None
     interrupted: "Action | None" = None
@@ -76,6 +80,9 @@ class Combatant:
     # The draws of its player's app dice in force (tracker.engine.actions, "app dice"):
     # used by a declaration that stands or waits, or set aside by the GM's `reroll`.
     draws: frozenset[int] = frozenset()
+    # The campaign's own id of the character it is ("" for anyone else: a foe, or a
+    # fight outside a campaign). A rename keeps it; a newcomer never has another's.
+    pc: str = ""
 
     @property
     def identity(self) -> tuple[str, int]:
@@ -124,6 +131,9 @@ class Action:
     secret: bool = False  # rolled behind the GM's screen: viewers see neither dice nor outcome
     status: str = IN_PROGRESS
     ended: int | None = None
+    # The modifiers the action was asked with, as stated (its event's `params`): a
+    # maintained link starts from them (tracker.recent.link_params). None: none kept.
+    asked: Mapping[str, Any] | None = None
 
     @property
     def maintained(self) -> bool:
@@ -236,3 +246,6 @@ class Setup:
     # The key of the players' app dice (hex; `rulesets.dice.KeyedDice`): made with the
     # file, kept in its header, never shown. "" in a file made before it was kept.
     dice_key: str = ""
+    # The campaign this fight belongs to: its file's name in the same folder ("" for a
+    # fight of its own). Its characters are the campaign's (`Combatant.pc`).
+    campaign: str = ""

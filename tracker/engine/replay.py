@@ -30,7 +30,7 @@ Two things the engine's own checkpoints may assume and a replay may not, handled
 - A rename rewrites earlier actions in place; a `Fold` first gives the actions it will
   change a copy of their own, so marks from before it keep the old names.
 
-Decisions: docs/decisions/0050-replay.md
+Decisions: docs/decisions/0054-replay.md
 """
 
 from __future__ import annotations

@@ -76,8 +76,23 @@ class Roster(Core):
                 raise TrackerError("a combatant needs a name")
             self.check_new_name(entry.name)
             bounds.sheet(entry.stats, entry.resources, entry.name)
+        pc, current, conditions = args.get("pc") or "", dict(args.get("current") or {}), dict(args.get("conditions") or {})
+        if (pc or current or conditions) and len(entries) != 1:
+            raise TrackerError("add: a campaign's character (pc, current, conditions) comes in alone, not as copies")
+        for key, value in current.items():  # a campaign's character comes in as it stands
+            if key not in entries[0].resources and key not in entries[0].stats:
+                raise TrackerError(f"add {entries[0].name}: current: {key} is not one of its resources or stats ({', '.join([*entries[0].resources, *entries[0].stats]) or 'none'})")
+            bounds.value(value, f"add {entries[0].name}: current.{key}")
+        for name, left in conditions.items():
+            bounds.segment(left, f"add {entries[0].name}: conditions.{name}", 1)
         for entry in entries:
             c = self._enter(entry)
+            if pc:
+                c.pc = pc
+            for key, value in current.items():
+                (c.resources if key in c.resources else c.stats)[key] = value
+            for name, left in conditions.items():
+                self._add_condition(c, name, left)
             self._say("add", f"{c.name} joins the fight", c.name)
 
     def _rename(self, args: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ docs/decisions/0045-opening-fast.md
 from __future__ import annotations
 
 import gc
+import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -63,6 +64,8 @@ class SaveError(TrackerError):
 # has always used; each event kind's arguments come from the table of kinds.
 _int, _is_ints, _is_tables = shapes.is_int, shapes.is_ints, shapes.is_tables
 _STR, _INT, _BOOL, _TABLE, _ANY = shapes.STR, shapes.INT, shapes.BOOL, shapes.TABLE, shapes.ANY
+# A campaign fight's campaign: a file name in the same folder, nothing more.
+_CAMPAIGN = ("the name of a campaign file in the same folder (NAME.campaign.toml)", lambda v: isinstance(v, str) and (v == "" or (v.endswith(".campaign.toml") and "/" not in v and "\\" not in v and not v.startswith("."))))
 # The players' app dice key (hex, 32 to 128 digits), or "" in a file made before it was kept.
 _DICE_KEY = ("a key of 32 to 128 hex digits", lambda v: isinstance(v, str) and (v == "" or (32 <= len(v) <= 128 and all(ch in "0123456789abcdef" for ch in v))))
 
@@ -94,8 +97,33 @@ def _need(table: dict[str, Any], key: str, shape: tuple[str, Any], where: str) -
     return table[key]
 
 
+def numbers_fit(value: Any) -> bool:
+    """Whether every number in `value` fits a save: `check_numbers` without building the
+    path of each value (a quick pass; the full one then names what does not fit)."""
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = item.__class__  # exact classes: a save's values are plain (bool is not int here)
+        if kind is dict:
+            extend(item.values())
+        elif kind is list or kind is tuple:
+            extend(item)
+        elif kind is int:
+            if not INT_MIN <= item <= INT_MAX:
+                return False
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif kind is not str and kind is not bool and not fits(item):
+            return False
+    return True
+
+
 def check_numbers(value: Any, where: str) -> None:
     """Refuse a number TOML cannot hold (past 64 bits, nan, infinity) anywhere in `value`."""
+    if numbers_fit(value):
+        return
     stack: list[tuple[Any, str]] = [(value, where)]
     while stack:
         item, at = stack.pop()
@@ -122,6 +150,8 @@ def header_document(encounter: Encounter, house_rules: str = "") -> dict[str, An
         doc["house_rules"] = house_rules
     if setup.dice_key:
         doc["dice_key"] = setup.dice_key
+    if setup.campaign:
+        doc["campaign"] = setup.campaign
     doc["settings"] = dict(setup.settings)
     doc["roster"] = [entry.to_dict() for entry in setup.roster]
     return doc
@@ -409,7 +439,9 @@ def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None
     roster = [_roster_entry(ruleset, entry, f"{source}: roster[{i}]") for i, entry in enumerate(roster_raw)]
     dice_key = doc.get("dice_key", "")
     _check(f"{source}: dice_key", dice_key, _DICE_KEY)
-    setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, settings, roster, dice_key)
+    campaign = doc.get("campaign", "")
+    _check(f"{source}: campaign", campaign, _CAMPAIGN)
+    setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, settings, roster, dice_key, campaign)
     events_raw = doc.get("events", [])
     _check(f"{source}: events", events_raw, ("an array of tables [[events]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)))
     events = [_event_fast(ruleset, raw, i, source) for i, raw in enumerate(events_raw)]
@@ -503,21 +535,13 @@ def _event_fast(ruleset: Ruleset, raw: dict[str, Any], index: int, source: str) 
             return _event(ruleset, raw, index, f"{source}: events[{index}]")
     if resolution is not None:
         for key in ("margin", "details", "effects"):
-            if key in resolution and not _plain(resolution[key]) and not _numbers_fit(resolution[key]):
+            if key in resolution and not _plain(resolution[key]) and not numbers_fit(resolution[key]):
                 return _event(ruleset, raw, index, f"{source}: events[{index}]")
         checked = _resolution_fast(resolution)
         if checked is None:
             return _event(ruleset, raw, index, f"{source}: events[{index}]")
         args["resolution"] = checked
     return Event(kind, args, seq, by)
-
-
-def _numbers_fit(value: Any) -> bool:
-    try:
-        check_numbers(value, "")
-    except SaveError:
-        return False
-    return True
 
 
 def _resolution_fast(raw: dict[str, Any]) -> Resolution | None:

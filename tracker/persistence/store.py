@@ -65,6 +65,13 @@ class _Handle:
                 pass
 
 
+def refuse_if_read_only(path: Path) -> None:
+    """`tracker serve` starts a viewer's app with TRACKER_READ_ONLY=1: even if a key
+    binding slipped through the UI's viewer mode, nothing is written for a viewer."""
+    if os.environ.get("TRACKER_READ_ONLY", "") not in ("", "0"):
+        raise TrackerError(f"{path}: this is a read-only (viewer) session; changes are refused")
+
+
 class RefusedSave(SaveError, Refused):
     """A save the tracker will not open: a link leading out of its folder, a FIFO, a
     device, or a file over the size limit (the start screen lists it as refused)."""
@@ -334,10 +341,7 @@ class EncounterFile:
     _write = rewrite  # the name scripts written for the first format used
 
     def _refuse_if_read_only(self) -> None:
-        # `tracker serve` starts a viewer's app with TRACKER_READ_ONLY=1: even if a key
-        # binding slipped through the UI's viewer mode, nothing is written for a viewer.
-        if os.environ.get("TRACKER_READ_ONLY", "") not in ("", "0"):
-            raise TrackerError(f"{self.path}: this is a read-only (viewer) session; changes are refused")
+        refuse_if_read_only(self.path)
 
     def _write_whole(self, data: bytes, revision: int, count: int) -> None:
         """Replace the file (lock held): creation and migration only."""

@@ -1,7 +1,7 @@
 """Who may connect to `tracker serve`, as what and as whom, and the server's own host key.
 
 Decisions: docs/decisions/0006-ssh-keys.md, docs/decisions/0039-ssh-key-names.md,
-docs/decisions/0040-ssh-keys-strict-modes.md
+docs/decisions/0040-ssh-keys-strict-modes.md, docs/decisions/0050-serve-campaign.md
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ OLD_PLACES = {
     HOST_KEY_DEFAULT: ".tracker_host_key",
 }
 COMBATANT_OPTION = "combatant"
+PC_OPTION = "pc"  # a campaign's character by its id (`tracker serve --campaign`)
 NAME_OPTION = "name"
 NAME_LIMIT = 64
 _KEY_TYPES = ("ssh-", "ecdsa-", "sk-")
@@ -210,7 +211,7 @@ class KeysFile:
                     # Not fatal: the other players still get in; these keys are refused.
                     self.problem = (
                         f"{self.path}: line {', '.join(map(str, missing))} names no combatant; such a key is refused. "
-                        f'Fix: begin the line with combatant="NAME" (or "NAME,NAME")'
+                        f'Fix: begin the line with combatant="NAME" (or "NAME,NAME"; at a campaign\'s table pc="pc1" names a character by its id)'
                     )
             except (OSError, UnicodeDecodeError, ValueError, asyncssh.KeyImportError) as exc:
                 # Keep serving with no keys from this file rather than the stale list: a
@@ -220,10 +221,11 @@ class KeysFile:
         return self._keys
 
 
-def combatants_of(options: object) -> tuple[str, ...]:
-    """The names a players' keys line gives with `combatant="A,B"` (asyncssh keeps an
-    option it does not know as a list of its values); () if none or unusable."""
-    values = options.get(COMBATANT_OPTION) if isinstance(options, Mapping) else None
+def combatants_of(options: object, option: str = COMBATANT_OPTION) -> tuple[str, ...]:
+    """The names a players' keys line gives with `combatant="A,B"` (or the ids with
+    `pc="pc1,pc2"`: asyncssh keeps an option it does not know as a list of its values);
+    () if none or unusable."""
+    values = options.get(option) if isinstance(options, Mapping) else None
     if not isinstance(values, list):
         return ()
     names: list[str] = []
@@ -248,12 +250,32 @@ def _options_part(line: str) -> str:
     return line
 
 
+def _option_names(part: str) -> list[str]:
+    """The names of a key line's options (`a="x,y",b` -> a, b), commas in quotes kept."""
+    names, word, quoted, naming = [], "", False, True
+    for ch in part + ",":
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            names.append(word.strip())
+            word, naming = "", True
+        elif ch == "=" and not quoted:
+            naming = False
+        elif naming:
+            word += ch
+    return names
+
+
 def lines_without_combatant(text: str) -> list[int]:
-    """Line numbers of key lines in a players' file that name no combatant."""
+    """Line numbers of key lines in a players' file that name no combatant (neither
+    `combatant=` nor a campaign's `pc=`)."""
     missing = []
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if stripped and not stripped.startswith("#") and f"{COMBATANT_OPTION}=" not in _options_part(stripped):
+        if not stripped or stripped.startswith("#"):
+            continue
+        options = _option_names(_options_part(stripped))
+        if COMBATANT_OPTION not in options and PC_OPTION not in options:
             missing.append(number)
     return missing
 
@@ -297,7 +319,7 @@ class KeyRing:
         gm = self.gm.current()
         if gm is not None and gm.validate(key, client_host, client_addr) is not None:
             return GM
-        if self.combatants(key, client_host, client_addr):
+        if any(self.characters(key, client_host, client_addr)):
             return PLAYER
         viewer = self.viewer.current()
         if viewer is not None and viewer.validate(key, client_host, client_addr) is not None:
@@ -308,10 +330,16 @@ class KeyRing:
 
     def combatants(self, key: asyncssh.SSHKey, client_host: str, client_addr: str) -> tuple[str, ...]:
         """The combatants the players' file gives this key (() if it is not a player's)."""
+        return self.characters(key, client_host, client_addr)[0]
+
+    def characters(self, key: asyncssh.SSHKey, client_host: str, client_addr: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """What the players' file gives this key: the combatants it names (`combatant=`)
+        and the campaign's characters by id (`pc=`); both () if it is not a player's."""
         players = self.player.current()
         if players is None:
-            return ()
-        return combatants_of(players.validate(key, client_host, client_addr))
+            return (), ()
+        options = players.validate(key, client_host, client_addr)
+        return combatants_of(options), combatants_of(options, PC_OPTION)
 
     def _file(self, role: str) -> KeysFile:
         return {GM: self.gm, PLAYER: self.player}.get(role, self.viewer)

@@ -209,10 +209,13 @@ class OpenSSHScreen:
         return cls(proc)
 
     async def wait_for(self, text: bytes) -> None:
-        """Read until `text` is drawn after what was seen so far (the caller bounds the time)."""
+        """Read until `text` is drawn after what was seen so far (the caller bounds the
+        time), read as `Screen.wait_for` reads it: escape sequences stripped, since a line
+        crossing two widgets (a notification over the timeline and the upcoming list) is
+        drawn in pieces with a cursor move between them."""
         assert self.proc.stdout is not None
         start = len(self.seen)
-        while text not in self.seen[start:]:
+        while text.decode() not in plain(self.seen[start:]):
             chunk = await self.proc.stdout.read(65536)
             assert chunk, f"ssh ended before {text!r}: {self.seen[-500:]!r}"
             self.seen += chunk

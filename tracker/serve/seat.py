@@ -1,7 +1,8 @@
 """What runs on one seat of `tracker serve`: the app for a GM, a player or a viewer, on the
 table's fight, signed with the name the seat's key gives.
 
-Decisions: docs/decisions/0022-seat-identity.md, docs/decisions/0050-replay.md (the GM's replay)
+Decisions: docs/decisions/0022-seat-identity.md, docs/decisions/0050-serve-campaign.md,
+docs/decisions/0054-replay.md (the GM's replay)
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import os
 import socket
 import sys
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,20 +41,26 @@ class SeatInfo:
     notice: str = ""  # said when the app is up
     saves: str = ""
     replaying: int | None = None  # the segment the GM's replay shows as the seat opens (None: none)
+    campaign: str = ""  # the campaign whose fights the table serves ("" : none)
+    pcs: tuple[str, ...] = ()  # a player's characters at a campaign's table, by the campaign's id
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["combatants"] = list(self.combatants)
+        data["pcs"] = list(self.pcs)
         return data
 
     @classmethod
     def from_json(cls, data: object) -> "SeatInfo":
         if not isinstance(data, dict) or data.get("role") not in (GM, PLAYER, VIEWER):
             raise ValueError("not a seat")
-        text = {k: str(data.get(k, "")) for k in ("name", "fight", "fight_name", "notice", "saves")}
-        combatants = data.get("combatants", [])
-        names = tuple(str(n) for n in combatants) if isinstance(combatants, (list, tuple)) else ()
-        return cls(str(data["role"]), combatants=names, replaying=replay_segment(data.get("replaying")), **text)
+        text = {k: str(data.get(k, "")) for k in ("name", "fight", "fight_name", "notice", "saves", "campaign")}
+
+        def words(key: str) -> tuple[str, ...]:
+            found = data.get(key, [])
+            return tuple(str(n) for n in found) if isinstance(found, (list, tuple)) else ()
+
+        return cls(str(data["role"]), combatants=words("combatants"), pcs=words("pcs"), replaying=replay_segment(data.get("replaying")), **text)
 
 
 def replay_segment(value: object) -> int | None:
@@ -60,11 +68,16 @@ def replay_segment(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def player_role(live: "Live", combatants: tuple[str, ...]) -> "Role | None":
-    """The player's role for those of `combatants` that are in the fight (each the
-    combatant that first carried the name, as the fight calls it now), or None if none is."""
+def player_role(live: "Live", combatants: tuple[str, ...], pcs: tuple[str, ...] | None = None) -> "Role | None":
+    """The player's role for those of its combatants that are in the fight, or None if
+    none is. At a campaign's table (`pcs` given), the campaign's characters the server
+    found for the key, by their id: the same character in every fight, whatever it is
+    called, and never a foe that took its name. Else each of `combatants` is the
+    combatant that first carried the name in this fight, as the fight calls it now."""
     from tracker.roles import Role
 
+    if pcs is not None:
+        return Role.of_characters(live.encounter, pcs)
     return Role.of(live.encounter, combatants)[0]  # by identity: a rename keeps them
 
 
@@ -84,7 +97,7 @@ def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None, soc
         live = Live.open(Path(info.fight), viewer=viewer)
     if live is not None:
         if info.role == PLAYER:
-            role = player_role(live, info.combatants)
+            role = player_role(live, info.combatants, info.pcs if info.campaign else None)
             if role is None:
                 notices.append(NONE_OF_YOURS)
         live.viewer = viewer  # a player sees what a viewer sees, and their own
@@ -154,6 +167,39 @@ def replay_listener(sock: socket.socket | None) -> Any:
     return listen
 
 
+def listen(app: "TrackerApp", sock: socket.socket) -> threading.Thread:
+    """What the server says to the GM's app on its line (`{"op": "say"}`: why the table
+    did not move, or that the campaign moved it), shown as a notification. On a thread
+    of its own: the app's event loop never waits on the socket."""
+
+    def show(text: str) -> None:
+        for _ in range(200):  # a line that comes while the app is still starting waits for it (10 s at most)
+            try:
+                app.call_from_thread(app.notify, text, severity="warning", timeout=12)
+                return
+            except RuntimeError:  # not running yet (or any more)
+                if app.return_code is not None:
+                    return
+                threading.Event().wait(0.05)
+
+    def read() -> None:
+        while True:
+            try:
+                message, fd = control.receive(sock)
+            except OSError:
+                return
+            if fd is not None:
+                os.close(fd)
+            if message is None:
+                return
+            if message.get("op") == "say":
+                show(str(message.get("text", ""))[:2000])
+
+    thread = threading.Thread(target=read, name="table-news", daemon=True)
+    thread.start()
+    return thread
+
+
 def run(info: SeatInfo, live: "Live | None" = None, sock: socket.socket | None = None) -> int:
     """Run the seat's app on this terminal; the exit status."""
     try:
@@ -162,6 +208,8 @@ def run(info: SeatInfo, live: "Live | None" = None, sock: socket.socket | None =
         message = str(exc) if info.role == GM else NOT_OPENED
         sys.stderr.write(f"tracker: {message}\r\n")
         return 1
+    if sock is not None and info.role == GM:
+        listen(app, sock)
     result = app.run()
     return int(result or 0)
 

@@ -2,12 +2,13 @@
 
 A table, not a file browser (DESIGN 8). The server serves one fight at a time, the
 table's: the one named by `--encounter`, or the one the GM opens from the GM's start
-screen. Each SSH connection gets one interactive session: a pseudo-terminal sized from
+screen; with `--campaign NAME`, the campaign's fight, following it from fight to fight
+(tracker.serve.campaign). Each SSH connection gets one interactive session: a pseudo-terminal sized from
 the client's pty request, with the seat's app on it (pty_bridge, seat).
 
 Decisions: docs/decisions/0003-ssh-server.md, docs/decisions/0036-serve-processes.md,
 docs/decisions/0037-serve-client-limits.md, docs/decisions/0038-serve-logs-signals.md,
-docs/decisions/0050-replay.md (the GM's replay at the table)
+docs/decisions/0050-serve-campaign.md, docs/decisions/0054-replay.md (the GM's replay at the table)
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ import tracker
 from tracker import paths
 from tracker.engine import TrackerError
 from tracker.engine.bounds import MAX_SEGMENT
+from tracker.roles import campaign_characters
 from tracker.serve import control
 from tracker.serve.admission import REFUSAL_GRACE, Admission, LoggingIn, Penalties, Startups
+from tracker.serve.campaign import FileWatch, ServedCampaign
 from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, keys_folder, load_or_create_host_key, old_place_problem
 from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
@@ -63,6 +66,7 @@ class ServeOptions:
     open_viewers: bool = False
     players_keys: str | None = None
     encounter: Path | None = None
+    campaign: Path | None = None  # the campaign file whose fight the table is
     host_key: Path | None = None
     max_connections: int = 32
     gm_seats: int = 2
@@ -81,9 +85,19 @@ class ServeOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace, saves: Path) -> "ServeOptions":
         saves = saves.resolve()
+        if getattr(args, "campaign", None) and args.encounter:
+            raise TrackerError("--campaign: the table is the campaign's fight (the one under way, else the latest); leave out --encounter, and open another of its fights from the GM's start screen")
         encounter = None
         if args.encounter:
             encounter = paths.encounter_option(args.encounter, saves)
+        campaign = None
+        if getattr(args, "campaign", None):
+            from tracker.campaign.fights import campaign_path
+
+            campaign = campaign_path(args.campaign, saves)
+            if campaign.parent.resolve() != saves:
+                raise TrackerError(f"--campaign {args.campaign}: a served campaign and its fights live in the saves folder ({saves}); serve that folder with --saves {campaign.parent}")
+            campaign = saves / campaign.name
         if args.max_connections < 1:
             raise TrackerError(f"--max-connections: expected at least 1, got {args.max_connections}")
         gm_seats = getattr(args, "gm_seats", None)
@@ -125,6 +139,7 @@ class ServeOptions:
             open_viewers=bool(args.open_viewers),
             players_keys=getattr(args, "players_keys", None),
             encounter=encounter,
+            campaign=campaign,
             host_key=Path(args.host_key) if args.host_key else keys_folder() / HOST_KEY_DEFAULT,
             max_connections=args.max_connections,
             gm_seats=int(gm_seats),
@@ -135,6 +150,15 @@ class ServeOptions:
             spawn=spawn,
             viewers_per_process=int(per_process),
         )
+
+
+@dataclass
+class Loaded:
+    """A fight read to become the table's (`TableServer._read`), not yet adopted."""
+
+    name: str
+    campaign: str  # the campaign file its setup names ("" for a fight of its own)
+    preloaded: Preloaded | None = None  # with fork: loaded once, inherited by every app
 
 
 def seat_argv(options: ServeOptions) -> list[str]:
@@ -179,6 +203,7 @@ class Connection:
     key: str = ""
     name: str = ""  # who, from the key's line (keys.KeyRing.identity)
     combatants: tuple[str, ...] = ()  # a player's, from the players' keys file
+    pcs: tuple[str, ...] = ()  # a player's campaign characters by id (`pc=`), from the same line
     refusal: str = ""  # refused before logging in: said once the client can hear it
     since: float = field(default_factory=time.monotonic)
     last_activity: float = field(default_factory=time.monotonic)
@@ -189,7 +214,7 @@ class Connection:
         user = quoted(self.user, USER_SHOWN)  # the client's choice: quoted, so it cannot pose as the words after it
         if self.role is None:
             return f"#{self.ident} {user}@{self.peer} unauthenticated"
-        role = f"player of {','.join(self.combatants)}" if self.combatants else self.role
+        role = f"player of {','.join(self.combatants + self.pcs)}" if self.combatants or self.pcs else self.role
         return f"#{self.ident} {user}@{self.peer} {role} " + (f"key {self.key}" if self.key else "without a key")
 
 
@@ -220,8 +245,19 @@ class TableServer:
         # table is at now, and whose it is (it ends when that GM's app does).
         self.replaying: int | None = None
         self.replayed_by: Connection | None = None
+        self.campaign: ServedCampaign | None = None  # with --campaign: the campaign as last read
+        self._watch: FileWatch | None = None
+        self._reading: asyncio.Task[None] | None = None  # following the campaign's file
+        self._read_again = False
 
     async def start(self) -> None:
+        if self.options.campaign is not None:  # first: a campaign that does not load stops the server at once, naming it
+            self.campaign = await asyncio.to_thread(ServedCampaign.open, self.options.campaign)
+            if self.campaign.table:
+                self.fight = self.fight_path(str(self.options.saves / self.campaign.table))
+                self.fight_name = self.fight.stem if self.fight is not None else ""
+                if self.fight is None:
+                    log.warning("the campaign %s names the fight %s, which is not a fight file in %s: the table waits", printable(self.campaign.name), printable(self.campaign.table), self.options.saves)
         host_key_path = self.options.host_key
         assert host_key_path is not None
         key, created = load_or_create_host_key(host_key_path)
@@ -258,6 +294,10 @@ class TableServer:
             window=WINDOW,
         )
         self._watchdog = asyncio.create_task(self._idle_watch())
+        if self.campaign is not None:
+            self._watch = FileWatch(self.campaign.path, self._campaign_changed)
+            how = self._watch.start()
+            log.info("following the campaign %s (%s, %s)", printable(self.campaign.name), self.campaign.path, how)
 
     async def _warm_up(self) -> None:
         """Draw the fight once, headless, before any fork: what Textual builds and caches
@@ -279,20 +319,29 @@ class TableServer:
     async def _load(self, path: Path) -> None:
         """Load `path` as the table's fight (raises TrackerError): preloaded with fork,
         else only read for its name."""
+        self._adopt(await self._read(path))
+
+    async def _read(self, path: Path) -> "Loaded":
+        """Read `path` (raises TrackerError); nothing changes until `_adopt`."""
         if self.options.spawn == "fork":
             preloaded = await asyncio.to_thread(Preloaded, path, self.options.saves)
-            old, self.preloaded = self.preloaded, preloaded
-            self.fight_name = preloaded.name
+            setup = preloaded.live.encounter.setup
+            return Loaded(setup.name, setup.campaign, preloaded)
+        from tracker.persistence.store import EncounterFile
+
+        loaded = await asyncio.to_thread(EncounterFile(path).load)
+        setup = loaded.encounter.setup
+        return Loaded(setup.name, setup.campaign)
+
+    def _adopt(self, loaded: "Loaded") -> None:
+        self.fight_name = loaded.name
+        if loaded.preloaded is not None:
+            old, self.preloaded = self.preloaded, loaded.preloaded
             if old is not None:
                 del old
                 reload_frozen()
             if self._keeper is None:
                 self._keeper = asyncio.create_task(self._keep_current())
-        else:
-            from tracker.persistence.store import EncounterFile
-
-            loaded = await asyncio.to_thread(EncounterFile(path).load)
-            self.fight_name = loaded.encounter.setup.name
 
     async def _keep_current(self) -> None:
         while True:
@@ -320,26 +369,108 @@ class TableServer:
         return path
 
     async def move(self, text: object, by: Connection) -> None:
-        """A GM's app opened a fight: the table follows (players and viewers too)."""
+        """A GM's app opened a fight: the table follows (players and viewers too). At a
+        campaign's table, only to a fight of that campaign: else the GM is told why."""
         path = self.fight_path(text)
         if path is None:
             log.warning("ignored a move of the table by %s: not a fight in %s: %s", by.who(), self.options.saves, printable(str(text))[:200])
             return
         async with self._moving:  # one move at a time, in the order they came
+            if by.session is not None:
+                by.session.on = path
             if path == self.fight:
                 return
             try:
-                await self._load(path)
+                loaded = await self._read(path)
             except TrackerError as exc:
                 log.warning("the table stays where it is: %s cannot be loaded: %s", path, exc)
+                self._tell(by, f"{self.stays()}: {path.name} cannot be opened: {exc}")
                 return
+            if self.campaign is not None:
+                # The GM's app nudges: the campaign is read now, whatever the watch has seen.
+                await asyncio.to_thread(self.campaign.read)
+                self.campaign.moved_on()
+                refusal = self.campaign.refusal(path, loaded.campaign)
+                if refusal:
+                    log.warning("%s: %s: %s", by.who(), printable(self.stays()), refusal)
+                    self._tell(by, f"{self.stays()}: {refusal}")
+                    return
+            self._adopt(loaded)
             self.fight = path
             self.replaying, self.replayed_by = None, None  # a new fight starts at now
             log.info("%s moved the table to %s (%s)", by.who(), printable(self.fight_name), path)
-            notice = f"The GM moved the table to {self.fight_name}"
-            for record in list(self.connections.values()):
-                if record.role != GM and record.session is not None:
-                    record.session.restart(notice)
+            self._announce(f"The GM moved the table to {self.fight_name}")
+
+    def stays(self) -> str:
+        """That the table does not move, in words, for what the GM is told."""
+        return f"The table stays on {self.fight_name}" if self.fight is not None else "The table stays without a fight"
+
+    def _announce(self, notice: str) -> None:
+        """Players and viewers follow the table: their apps start again on its fight."""
+        for record in list(self.connections.values()):
+            if record.role != GM and record.session is not None:
+                record.session.restart(notice)
+
+    def _tell(self, record: Connection, text: str) -> None:
+        """A line for a GM's app, shown there (tracker.serve.seat, `listen`)."""
+        if record.session is not None:
+            record.session.tell(text)
+
+    # ---------------------------------------------------------- a campaign's table
+    def _campaign_changed(self) -> None:
+        """The campaign's file may have changed: read it (once at a time; a change seen
+        meanwhile reads it again after)."""
+        if self._reading is not None and not self._reading.done():
+            self._read_again = True
+            return
+        self._reading = asyncio.get_running_loop().create_task(self._follow_campaign())
+        self.track(self._reading)
+
+    async def _follow_campaign(self) -> None:
+        campaign = self.campaign
+        assert campaign is not None
+        self._read_again = True
+        while self._read_again and not self._closing:
+            self._read_again = False
+            async with self._moving:
+                if not await asyncio.to_thread(campaign.read):
+                    continue
+                file = campaign.moved_on()
+                if file is None:
+                    continue
+                await self._campaign_moved(campaign, file)
+
+    async def _campaign_moved(self, campaign: ServedCampaign, file: str) -> None:
+        """The campaign's fight is another (a fight started, or its start taken back): the
+        table goes there, and every seat is told (a GM's app stays where it is)."""
+        if not file:
+            if self.fight is None:
+                return
+            log.info("the campaign %s has no fight any more: the table waits for the next", printable(campaign.name))
+            self.fight, self.fight_name = None, ""
+            self._announce(f"The campaign {campaign.name} has no fight now: the table waits for the GM's next")
+            return
+        path = self.fight_path(str(self.options.saves / file))
+        if path is None or path == self.fight:
+            if path is None:
+                log.warning("the campaign %s names the fight %s, which is not a fight file in %s: the table stays", printable(campaign.name), printable(file), self.options.saves)
+            return
+        try:
+            loaded = await self._read(path)
+        except TrackerError as exc:
+            log.warning("the campaign's fight %s cannot be loaded; the table stays: %s", path, exc)
+            return
+        refusal = campaign.refusal(path, loaded.campaign)
+        if refusal:
+            log.warning("%s: %s", printable(self.stays()), refusal)
+            return
+        self._adopt(loaded)
+        self.fight = path
+        log.info("the campaign %s moved the table to %s (%s)", printable(campaign.name), printable(self.fight_name), path)
+        self._announce(f"The GM moved the table to {self.fight_name}")
+        for record in list(self.connections.values()):
+            if record.role == GM and record.session is not None and record.session.on != path:
+                self._tell(record, f"The table moved to {self.fight_name}, the campaign's fight now: Esc, then open {path.name} to join it")
 
     def replay(self, segment: object, by: Connection) -> None:
         """A GM's replay shows `segment` (None: back to now): every player and viewer
@@ -361,15 +492,29 @@ class TableServer:
             self.viewer_hosts.tell_all({"op": "replay", "segment": segment})
 
     def seat_info(self, record: Connection, notice: str = "") -> SeatInfo:
+        lines = [notice] if notice else []
+        name, pcs = "", tuple[str, ...]()
+        if self.campaign is not None:
+            name = self.campaign.name
+            if record.role == PLAYER:
+                characters = campaign_characters(self.campaign.campaign, record.combatants, record.pcs)
+                pcs = characters.pcs
+                lines += [f"Your character {gone}" for gone in characters.gone]
+                if characters.unknown:
+                    log.warning("%s: the key names %s, no character of the campaign %s", record.who(), printable(", ".join(characters.unknown))[:200], printable(name))
+            if self.fight is None:
+                lines.append(f"This table follows the campaign {name}: it goes to the campaign's fight as soon as the GM starts one")
         return SeatInfo(
             record.role or VIEWER,
             record.name,
             record.combatants,
             str(self.fight) if self.fight is not None else "",
             self.fight_name,
-            notice,
+            "\n".join(lines),
             str(self.options.saves),
-            self.replaying if record.role != GM else None,
+            replaying=self.replaying if record.role != GM else None,
+            campaign=name,
+            pcs=pcs,
         )
 
     def runner(self, info: SeatInfo, sock: socket.socket | None) -> "Callable[[], int] | None":
@@ -533,6 +678,8 @@ class TableServer:
             self._watchdog.cancel()
         if self._keeper is not None:
             self._keeper.cancel()
+        if self._watch is not None:
+            self._watch.stop()
         children = list(self.children)
         log.info("shutting down: %d connection(s), %d app(s)", len(self.connections), len(children))
         await asyncio.gather(*(child.stop() for child in children), return_exceptions=True)
@@ -594,7 +741,7 @@ class TableSSHServer(asyncssh.SSHServer):
         # Several keys may be offered; the last one accepted is the one that signed.
         record.role, record.key = role, self.table.keyring.key_line(key, role)
         record.name = self.table.keyring.identity(key, role)
-        record.combatants = self.table.keyring.combatants(key, addr, addr) if role == PLAYER else ()
+        record.combatants, record.pcs = self.table.keyring.characters(key, addr, addr) if role == PLAYER else ((), ())
         # The seat is decided now, while the client still shows a reason it is given
         # (after authentication it would see only the connection close).
         reason = self.table.seat_refusal(role)
@@ -664,6 +811,8 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         self._resized_at = 0.0
         self._resize_timer: asyncio.TimerHandle | None = None
         self._line: socket.socket | None = None  # the server's end of the app's own line
+        self.on: Path | None = None  # a GM's app: the fight it is on (where it started, or last moved the table)
+        self._control: socket.socket | None = None  # a GM's app: the line to it
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -739,6 +888,7 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
         options = self.table.options
         info = self.table.seat_info(self.record, self._notice)
         self._notice = ""
+        self.on = Path(info.fight) if info.fight else None
         env = child_env(options, role, self.term, client_env)
         # The seat's own line to the server: the GM's moves and replay, the GM's replay to
         # the others, and (exec) the seat itself. A viewer in a shared process hears the
@@ -781,6 +931,7 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
                         control.send(ours, {"op": "seat", "seat": info.to_json()})
                 if role == GM:
                     loop.add_reader(ours.fileno(), self._control_readable, ours)
+                    self._control = ours
                 else:
                     self._line = ours
             self.table.children.add(child)
@@ -795,9 +946,16 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
             if role == GM and self.table.replayed_by is self.record:
                 self.table.replay(None, self.record)  # the GM's app ended in a replay: back to now
             if ours is not None:
+                self._control = None
                 with contextlib.suppress(ValueError, OSError):
                     loop.remove_reader(ours.fileno())
                 ours.close()
+
+    def tell(self, text: str) -> None:
+        """Say `text` in this GM's app (nothing if it is not a GM's, or has gone)."""
+        if self._control is not None:
+            with contextlib.suppress(OSError):  # the app has gone, or is not reading: it is only news
+                control.send(self._control, {"op": "say", "text": text[:2000]})
 
     def _control_readable(self, sock: socket.socket) -> None:
         """The GM's app said something on its line: a move of the table, or its replay."""
@@ -936,6 +1094,8 @@ async def run_server(options: ServeOptions, keyring: KeyRing, ready: "asyncio.Fu
     if keyring.open_viewers:
         who.append("anyone else as a viewer")
     target = f"encounter {options.encounter}" if options.encounter else f"saves {options.saves}, the fight the GM opens"
+    if table.campaign is not None:
+        target = f"campaign {printable(table.campaign.name)}, " + (f"its fight {table.fight.name}" if table.fight is not None else "no fight yet")
     log.info("listening on %s port %d (%s; %s); connect with: ssh -p %d %s", options.host, table.port, target, ", ".join(who), table.port, options.host)
     if ready is not None and not ready.done():
         ready.set_result(table.port)

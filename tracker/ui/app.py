@@ -37,6 +37,7 @@ from tracker.ui.textual_private import MergedNotifications
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
+TAB_STAYS = "This tab stays on the table's fight: close the tab to leave"
 
 
 def unsaved_input(screen: Screen[object]) -> bool:
@@ -58,8 +59,10 @@ class TrackerApp(MergedNotifications[int]):
     def __init__(
         self, saves: Path, file: Path | None = None, viewer: bool = False, live: Live | None = None, user: str | None = None, role: Role | None = None, seat: Seat | None = None,
         replay: int | None = None,
+        campaign: Path | None = None,
     ) -> None:
         super().__init__()
+        self.campaign = campaign  # `tracker open NAME.campaign.toml`: its screen, over the saves folder's
         self.role = role
         self.seat = seat
         self.replay_at = replay  # `tracker open FILE --replay [SEGMENT]`: start in a replay there
@@ -133,6 +136,10 @@ class TrackerApp(MergedNotifications[int]):
             from tracker.ui.screens.start import StartScreen  # not needed for `tracker open`
 
             self.push_screen(StartScreen(self.saves))
+            if self.campaign is not None:
+                from tracker.ui.screens.campaign import CampaignScreen
+
+                self.push_screen(CampaignScreen(self.campaign))  # Esc: the saves folder's list
         if self.seat is not None:
             for line in self.seat.notice.splitlines():  # a notification each: they quote names
                 self.notify(line, timeout=10)
@@ -245,9 +252,10 @@ class TrackerApp(MergedNotifications[int]):
         # A theme picked in the palette is remembered, never by a seat at a served table.
         config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None, commands.tables())
 
-    def open_encounter(self, path: Path, roster: bool = False) -> None:
-        """Open a save from the start screen (and the roster editor for a new one)."""
-        live = Live.open(path, self.viewer, self.user, self.role)
+    def open_encounter(self, path: Path, roster: bool = False, live: Live | None = None) -> None:
+        """Open a save from the start screen (and the roster editor for a new one); `live`:
+        already read (by a screen's thread: tracker.ui.background)."""
+        live = live if live is not None else Live.open(path, self.viewer, self.user, self.role)
         self._follow(live)
         self.push_screen(EncounterScreen(live))
         if roster:
@@ -292,19 +300,45 @@ class TrackerApp(MergedNotifications[int]):
     async def action_quit(self) -> None:
         self.quit_asking()
 
+    @property
+    def at_served_table(self) -> bool:
+        """A player's or viewer's seat over `tracker serve`: quitting ends the connection."""
+        return self.seat is not None and not self.seat.web and self.seat.kind != GM
+
     def quit_asking(self) -> None:
-        """Quit, asking first when an open form holds input that would be lost (a browser
-        tab's seat: say how to leave instead)."""
+        """Quit, asking first when an open form holds input that would be lost, and always
+        at a player's or viewer's seat over `tracker serve`, where quitting leaves the table
+        (a browser tab's seat: say how to leave instead)."""
         if self.seat is not None and self.seat.web:
-            self.notify("This tab stays on the table's fight: close the tab to leave", timeout=6)
+            self.notify(TAB_STAYS, timeout=6)
             return
         unsaved = [s for s in self.screen_stack if unsaved_input(s)]
-        if not unsaved:
+        lost = " The open form's input is not saved." if unsaved else ""
+        if self.at_served_table:
+            question = f"Leave the table? This ends your connection; ssh again to come back.{lost}"
+        elif unsaved:
+            question = f"Quit?{lost}"
+        else:
             self.quit_now()
             return
         from tracker.ui.screens.confirm import ConfirmScreen
 
-        self.push_screen(ConfirmScreen("Quit? The open form's input is not saved."), lambda yes: self.quit_now() if yes else None)
+        self.push_screen(ConfirmScreen(question), lambda yes: self.quit_now() if yes else None)
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's binding): say how to quit, as plain text. (Textual's own notice
+        is markup, "Press [b]ctrl+q[/b]", and notifications here show text as typed.)"""
+        if self.seat is not None and self.seat.web:
+            self.notify(TAB_STAYS, timeout=6)
+            return
+        keys: list[str] = []
+        for _, binding, _enabled, _tooltip in self.active_bindings.values():
+            if binding.action in ("quit", "app.quit") or getattr(binding, "id", None) == "quit":
+                shown = commands.key_text(binding.key)  # "ctrl+q", as the README and help say it
+                if shown not in keys:
+                    keys.append(shown)
+        verb = "leave the table" if self.at_served_table else "quit"
+        self.notify(f"Press {' or '.join(keys) or 'ctrl+q'} to {verb}", title="Do you want to quit?")
 
     def quit_now(self) -> None:
         for screen in self.screen_stack:
@@ -325,8 +359,17 @@ class TrackerApp(MergedNotifications[int]):
 
 def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, replay: int | None = None) -> int:
     """Run the UI; returns the exit code. A file that does not load is reported, not opened."""
-    live = None
-    if file is not None:
+    from tracker.campaign.store import CampaignFile, is_campaign
+
+    live, campaign = None, None
+    if file is not None and is_campaign(file):
+        try:
+            CampaignFile(file).load()  # refused here, named, rather than on an empty screen
+        except TrackerError as exc:
+            sys.stderr.write(f"tracker: {exc}\n")
+            return 1
+        saves, campaign, file = file.parent, file, None
+    elif file is not None:
         try:
             live = Live.open(file, viewer, account(), role)
         except TrackerError as exc:
@@ -340,7 +383,7 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, 
         except TrackerError as exc:
             sys.stderr.write(f"tracker: {exc}\n")
             return 1
-    app = TrackerApp(saves, file, viewer, live, role=role, replay=replay)
+    app = TrackerApp(saves, file, viewer, live, role=role, replay=replay, campaign=campaign)
     result = app.run()
     if result is None and app.return_code:
         # The guard turns handler errors into messages, so this is Textual itself failing:

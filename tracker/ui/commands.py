@@ -78,6 +78,7 @@ ENCOUNTER: tuple[Command, ...] = (
     Command("history", "H", "History", "the changes undo would take back, newest first", edits=False),
     Command("stats", "t", "Stats", "after the fight: actions, damage, costs, time, luck against the odds shown, charts", edits=False),
     Command("replay", "w", "Replay", "watch the fight again: the whole screen as it stood at any segment; step, jump, play (read-only; esc: back to now)", edits=False),
+    Command("end", "E", "End fight", "end this campaign fight: shows what goes back to the party, then asks (u reopens it while nothing later depends on it)"),
     Command("command_line", "colon", "Command", "type a `play` command (add, declare, damage, ...)", footer=True, player=True),
     Command("glance", "g", "Glance", "roster mode: every combatant's resources, conditions and damaged hit locations, full width (again: back); remembered", edits=False, footer=True),
     Command("select_previous", "up", "Previous", "select the previous combatant", edits=False),
@@ -135,6 +136,7 @@ START: tuple[Command, ...] = (
     Command("duplicate", "c", "Duplicate", "copy the highlighted encounter (or only its roster, without the log) to a new file", footer=True),
     Command("delete", "delete,D", "Delete", "delete the highlighted encounter (asks first)", footer=True),
     Command("reload", "g", "Reload", "read the saves folder again", edits=False),
+    Command("new_campaign", "C", "New campaign", "create a campaign: a party that goes from fight to fight (then add its characters)"),
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
     Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
 )
@@ -151,6 +153,23 @@ ROSTER: tuple[Command, ...] = (
     Command("library_save", "w", "To library", "save the highlighted combatant's sheet in the library"),
     Command("done", "escape,ctrl+s", "Done", "back to the encounter", edits=False, footer=True),
     Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+)
+
+CAMPAIGN: tuple[Command, ...] = (
+    Command("open", "enter,o", "Open", "open the highlighted fight (on a character: change it)", edits=False),
+    Command("next_fight", "n", "Next fight", "start the campaign's next fight with the party as it stands: its name, then its foes", footer=True),
+    Command("add", "a", "Add", "a character joins the party: the game's sheet", footer=True),
+    Command("library_add", "l", "From library", "a character joins the party from the library of sheets"),
+    Command("change", "e", "Change", "change the highlighted character: figures, maxima, conditions, name, side"),
+    Command("leave", "delete,x", "Leaves/dies", "the highlighted character leaves the party, or dies"),
+    Command("rest", "z", "Rest", "the party rests: hours, what the GM states, then the game's own recovery dice", footer=True),
+    Command("stats", "t", "Stats", "each character's figures over every ended fight", edits=False, footer=True),
+    Command("undo", "u", "Undo", "take back the campaign's latest change (an end taken back reopens its fight)", footer=True),
+    Command("redo", "r", "Redo", "bring back the campaign's latest undone change"),
+    Command("reload", "g", "Reload", "read the campaign file again", edits=False),
+    Command("help", "question_mark", "Help", "list every key", edits=False, footer=True),
+    Command("close", "escape", "Back", "back to the list of encounters", edits=False),
+    Command("quit", "q", "Quit", "quit the tracker", edits=False, footer=True),
 )
 
 APPROVALS: tuple[Command, ...] = (
@@ -197,6 +216,25 @@ def in_table_order(active: dict[str, Any], table: Iterable[Command]) -> dict[str
     rank = {c.name: i for i, c in enumerate(table)}
     last = len(rank)
     return dict(sorted(active.items(), key=lambda item: rank.get(getattr(item[1].binding, "id", None) or "", last)))
+
+
+def shown_keys(screen: Any) -> dict[str, str]:
+    """Each command's key as the footer draws it: the first of its bindings active on
+    `screen` (a key the focused widget claims, such as a list's enter, is not), in the
+    app's words for it ("del"). A hint line built from this says what the footer says."""
+    keys: dict[str, str] = {}
+    for _, binding, _enabled, _tooltip in screen.active_bindings.values():
+        name = getattr(binding, "id", None)
+        if name and name not in keys:
+            keys[name] = screen.app.get_key_display(binding)
+    return keys
+
+
+def hint(screen: Any, table: Iterable[Command]) -> str:
+    """The keys the footer leaves out (a row not shown there), each with its label, as
+    one line: 'r rename  s side  [ move up ...'."""
+    keys = shown_keys(screen)
+    return "  ".join(f"{keys[c.name]} {c.label.lower()}" for c in table if not c.footer and c.name in keys)
 
 
 def bindings(table: Iterable[Command]) -> list[BindingType]:

@@ -104,12 +104,14 @@ def settled_focus(screen: "Screen[Any]") -> bool:
 
 
 def busy(app: "App[Any]") -> bool:
-    """A message is queued on the app or anywhere on its top screen. (A message being
-    handled is out of the queue, but handlers here do not yield to the loop midway, so
-    it is never seen half-done.)"""
+    """A message is queued on the app or anywhere on its top screen, or the top screen's
+    work is on a thread (`working`). (A message being handled is out of the queue, but
+    handlers here do not yield to the loop midway, so it is never seen half-done.)"""
     if queued(app):
         return True
     screen = app.screen
+    if getattr(screen, "working", False):
+        return True  # its file work is on a thread (tracker.ui.background): keys wait for it
     return any(queued(node) for node in (screen, *screen.walk_children()))
 
 

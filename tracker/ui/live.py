@@ -46,6 +46,12 @@ class WriteBehindStore:
         self._thread: threading.Thread | None = None
 
     @property
+    def path(self) -> Path:
+        """The fight's file: what a campaign's `end` writes besides this store
+        (tracker.session, `end_fight`), once `flush` has put every queued change on it."""
+        return self.file.path
+
+    @property
     def pending(self) -> bool:
         with self._cond:
             return bool(self._queue) or self._busy or self._hold is not None
@@ -257,6 +263,8 @@ class Live:
     # Who hears of every change (`Changed`), on the event loop: the encounter screens
     # showing this encounter (several apps' in tracker serve's viewer host).
     listeners: list[Listener] = field(default_factory=list, repr=False)
+    # A campaign's fight: the campaign's title, once read (the clock bar shows it).
+    campaign_title: str = field(default="", repr=False)
     # What the last Changed reached: the encounter, its number of events and its last one.
     _mark: tuple[object, int, object] = field(default=(None, 0, None), init=False, repr=False)
 

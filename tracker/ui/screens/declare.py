@@ -193,7 +193,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             with Vertical(id="dice-stage", classes="hidden-stage"):
                 yield Label("", id="dice-done")
                 yield Label("", id="dice-prompt", classes="chance")
-                entry = Input("", placeholder="faces rolled, e.g. 7,3 · enter alone: roll them", id="dice-faces")
+                entry = Input("", placeholder=self.flow.faces_hint(), id="dice-faces")
                 entry.cursor_blink = False
                 yield entry
             with VerticalScroll(id="result-stage", classes="hidden-stage"):
@@ -348,6 +348,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._show_recent()
         if name in ("template", "actor") and prefix == "d":
             self._show_template()
+            if self.kind == MAINTAIN:
+                self._push_params()  # another actor's action: its own modifiers (DeclareFlow)
         if changed.title:
             self.query_one("#declare-title", Label).update(self._title())
         if changed.shown is not None:
@@ -501,6 +503,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self.query_one("#dice-prompt", Label).update(Text(printable(self.flow.dice_prompt())))
         entry = self.query_one("#dice-faces", Input)
         entry.value = ""
+        entry.placeholder = self.flow.faces_hint()
         self._show_stage(DICE)
         self.set_focus(entry)
 

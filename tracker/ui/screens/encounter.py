@@ -32,7 +32,7 @@ from tracker.charts import LEGEND
 from tracker.engine import TrackerError
 from tracker.session import Outcome, Session
 from tracker import verbs
-from tracker.text import printable, wrap
+from tracker.text import clip, printable, wrap
 from tracker.viewing import sight
 from tracker.roles import Role, who
 from tracker.ui import guard
@@ -44,6 +44,27 @@ from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.redraw import touches, update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import TimelineView
+
+
+NOTICE_ROWS = 3  # rows of text a command's notification holds at most (5 rows in all, at the top)
+TO_THE_LOG = "… the rest is in the combat log"
+
+
+def notice_width(screen_width: int) -> int:
+    """The text width of a notification, or a cell less: Textual's toast is 60 cells
+    wide, at most half its rack (the screen less a scrollbar's cell), less its border and
+    padding (3 cells). Wrapped a cell narrower, no row is wrapped again when drawn."""
+    return max(10, min(60, (screen_width - 1) // 2) - 4)
+
+
+def brief(lines: list[str], width: int, rows: int = NOTICE_ROWS) -> tuple[str, bool]:
+    """`lines` in at most `rows` rows of `width` cells: (the text, whether it was cut). A
+    text that fits is left for the notification to wrap; a cut one keeps its first rows
+    and ends with where the rest is."""
+    wrapped = [row for line in lines for row in wrap(line, width)]
+    if len(wrapped) <= rows:
+        return "\n".join(lines), False
+    return "\n".join([*wrapped[: rows - 1], clip(TO_THE_LOG, width)]), True
 
 
 def _int(what: str) -> Callable[[str], int]:
@@ -149,6 +170,21 @@ class EncounterScreen(Screen[None]):
         self.redraw()
         self._subscribe()
         self.live.listeners.append(self.changes.publish)
+        self._read_campaign_title()
+
+    def _read_campaign_title(self) -> None:
+        """A campaign's fight names its campaign in the clock bar: its title, read once."""
+        setup, live = self.live.encounter.setup, self.live
+        if not setup.campaign or live.campaign_title:
+            return
+        from tracker.campaign.store import CampaignFile
+        from tracker.ui.background import in_thread
+
+        def titled(title: str) -> None:
+            live.campaign_title = title
+            self.query_one(ClockBar).show()
+
+        in_thread(self, lambda: CampaignFile(live.path.parent / setup.campaign).load().name, titled, lambda _: None, group="campaign-title")
 
     def on_unmount(self) -> None:
         if self.changes.publish in self.live.listeners:
@@ -301,9 +337,22 @@ class EncounterScreen(Screen[None]):
         return outcome
 
     def after_change(self, outcome: Outcome | None, quiet: bool = True) -> None:
-        """Say what a change did unless `quiet` (the panes drew it as it was made)."""
-        if outcome is not None and not quiet and outcome.lines:
-            self.notify("\n".join(printable(line) for line in outcome.lines[-4:]), timeout=4, markup=False)
+        """Say what a command did unless `quiet` (the panes drew it as it was made), in a
+        notification of at most NOTICE_ROWS rows, so the roster and log stay in view. A
+        change's lines are in the combat log, which follows them: a cut notification says
+        so. An answer that is not in the log (`proposals`, `library`) and does not fit is
+        shown whole in a view of its own (Esc closes it)."""
+        if outcome is None or quiet or not outcome.lines:
+            return
+        lines = [printable(line) for line in outcome.lines]
+        text, cut = brief(lines, notice_width(self.app.size.width))
+        in_log = outcome.event is not None and outcome.event.kind not in ("undo", "redo")
+        if cut and not in_log:
+            from tracker.ui.screens.help import ListingScreen
+
+            self.app.push_screen(ListingScreen("Result", lines))
+            return
+        self.notify(text, timeout=6 if cut else 4, markup=False)
 
     def flush_store(self) -> None:
         try:
@@ -344,7 +393,27 @@ class EncounterScreen(Screen[None]):
         self.change(lambda s: s.step())
 
     def do_undo(self) -> None:
-        self.change(lambda s: s.undo(), quiet=False)
+        if not self._walk_campaign("undo"):
+            self.change(lambda s: s.undo(), quiet=False)
+
+    def _walk_campaign(self, kind: str) -> bool:
+        """An ended campaign fight's undo (or its end's redo) is its campaign's to make
+        (tracker.ui.screens.end); True if it was handed there."""
+        from tracker.ui.screens.end import walk_end, walks_campaign
+
+        if not walks_campaign(self.live.encounter, kind):
+            return False
+        walk_end(self, self.live, kind, self.live.session.by)
+        return True
+
+    def do_end(self) -> None:
+        self._end("")
+
+    def _end(self, outcome: str) -> None:
+        from tracker.ui.screens.end import EndScreen, of_campaign
+
+        of_campaign(self.live.encounter)
+        self.app.push_screen(EndScreen(self.live, outcome), lambda ended: self.after_change(ended, quiet=False))
 
     def do_takeback(self) -> None:
         self.change(lambda s: s.takeback(), quiet=False)
@@ -367,7 +436,8 @@ class EncounterScreen(Screen[None]):
             self.notify(printable(f"proposal {event.seq} ({what}): waiting for the GM's approval; u takes it back"), timeout=6)
 
     def do_redo(self) -> None:
-        self.change(lambda s: s.redo(), quiet=False)
+        if not self._walk_campaign("redo"):
+            self.change(lambda s: s.redo(), quiet=False)
 
     def do_declare(self) -> None:
         if not self.live.encounter.combatants:
@@ -498,18 +568,44 @@ class EncounterScreen(Screen[None]):
         names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
         kind = self.role.kind
         words = verbs.completions(names[:50], kind)  # only the verbs this role may use
-        field = FormField("line", ":", "", "a play command, e.g. damage Sphinx 5", None, words, listed=names)
+        example = "damage Sphinx 5" if self.role.is_gm else "roll 2d10"  # one this role may use
+        field = FormField("line", ":", "", f"a play command, e.g. {example}", None, words, listed=names)
         outcome: list[Outcome] = []
+        asked: list[tuple[str, str]] = []  # a verb this screen answers itself: end, a campaign's undo
 
         def submit(values: dict[str, str]) -> None:
-            if values["line"]:
-                outcome.append(self.live.run(lambda s: s.execute(values["line"])))
+            line = values["line"]
+            if not line:
+                return
+            try:
+                call = verbs.read(line)
+            except TrackerError:
+                call = None  # execute says what is wrong with it
+            if call is not None and self.role.is_gm:
+                if call.method == "end_fight":
+                    from tracker.ui.screens.end import of_campaign
+
+                    of_campaign(self.live.encounter)  # refused in the form, as the line's other refusals
+                    asked.append(("end", str(call.kwargs.get("outcome") or "")))
+                    return
+                if call.method in ("undo", "redo"):
+                    from tracker.ui.screens.end import walks_campaign
+
+                    if walks_campaign(self.live.encounter, call.method):
+                        asked.append((call.method, ""))
+                        return
+            outcome.append(self.live.run(lambda s: s.execute(values["line"])))
 
         def done(values: dict[str, str] | None) -> None:
             if outcome:
                 self.after_change(outcome[0], quiet=False)
+            for verb, said in asked:
+                if verb == "end":
+                    self._end(said)
+                else:
+                    self._walk_campaign(verb)
 
-        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
+        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage_for(kind) for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
 
     def do_history(self) -> None:
         from tracker.ui.screens.history import HistoryScreen
@@ -583,7 +679,7 @@ class EncounterScreen(Screen[None]):
 
         role = self.role
         title = "Encounter" if role.is_gm else f"Encounter ({role.label()})"
-        self.app.push_screen(HelpScreen(title, for_role(ENCOUNTER, role), play=verbs.offered(role.kind)))
+        self.app.push_screen(HelpScreen(title, for_role(ENCOUNTER, role), play=verbs.offered(role.kind), kind=role.kind))
 
     def do_close(self) -> None:
         self.flush_store()

@@ -270,7 +270,10 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
             try:
                 self.submit(values)
             except TrackerError as exc:
-                set_error(self.query_one("#form-error", Label), str(exc))
+                error = self.query_one("#form-error", Label)
+                set_error(error, str(exc))
+                # Below the last field of a long form (a sheet): brought into view.
+                self.call_after_refresh(error.scroll_visible, animate=False)
                 return
         self.dismiss(values)
 

@@ -13,14 +13,16 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from tracker.roles import GM
 from tracker.verbs import Verb
 from tracker.ui.commands import Command, keymap_of
 
 
-def help_table(commands: Sequence[Command], play: Sequence[Verb] = (), keymap: Mapping[str, str] | None = None) -> Table:
+def help_table(commands: Sequence[Command], play: Sequence[Verb] = (), keymap: Mapping[str, str] | None = None, kind: str = GM) -> Table:
     """Every cell is a Text: usages such as `[target=NAME] [pt=N]` are shown literally.
     Keys as bound (the config's `[keys]` included), and each command's name, the one the
-    config's `[keys]` table takes; then `play`, the verbs the `:` line takes (if any)."""
+    config's `[keys]` table takes; then `play`, the verbs the `:` line takes (if any), as
+    a role of `kind` may use them (a player's without `secret=`)."""
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True, style="bold")
     table.add_column(no_wrap=True, style="dim")
@@ -33,7 +35,7 @@ def help_table(commands: Sequence[Command], play: Sequence[Verb] = (), keymap: M
         table.add_row(Text(""), Text(""), Text(""))
         table.add_row(Text(""), Text(""), Text("The : line takes these commands:"))
         for c in play:
-            table.add_row(Text(""), Text(""), Text(f"{c.usage}  ({c.help})"))
+            table.add_row(Text(""), Text(""), Text(f"{c.usage_for(kind)}  ({c.help_for(kind)})"))
     return table
 
 
@@ -46,17 +48,40 @@ class HelpScreen(ModalScreen[None]):
         Binding("pageup", "scroll(-10)", "Page up", show=False),
     ]
 
-    def __init__(self, title: str, commands: Sequence[Command], play: Sequence[Verb] = ()) -> None:
+    def __init__(self, title: str, commands: Sequence[Command], play: Sequence[Verb] = (), kind: str = GM) -> None:
         super().__init__()
         self.title_text = title
         self.commands = commands
         self.play = play
+        self.kind = kind  # whose help: the verbs' options as that role may use them
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help", id="help-body"):
             yield Label(Text(f"{self.title_text}: keys (esc closes)"), classes="title")
-            yield Static(help_table(self.commands, self.play, keymap_of(self.app)))
+            yield Static(help_table(self.commands, self.play, keymap_of(self.app), self.kind))
 
     def action_scroll(self, rows: int) -> None:
         body = self.query_one("#help-body", VerticalScroll)
+        body.scroll_to(y=body.scroll_y + rows, animate=False)
+
+
+class ListingScreen(ModalScreen[None]):
+    """A command's answer that is not a change, too long for a notification (`proposals`
+    with many waiting, `library` with many sheets): scrollable, Esc closes. A change's
+    text is never shown here: the combat log holds it."""
+
+    BINDINGS = HelpScreen.BINDINGS
+
+    def __init__(self, title: str, lines: Sequence[str]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.lines = list(lines)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog", id="listing-body"):
+            yield Label(Text(f"{self.title_text} (esc closes)"), classes="title")
+            yield Static(Text("\n".join(self.lines)), id="listing-text")
+
+    def action_scroll(self, rows: int) -> None:
+        body = self.query_one("#listing-body", VerticalScroll)
         body.scroll_to(y=body.scroll_y + rows, animate=False)

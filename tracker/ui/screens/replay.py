@@ -19,7 +19,7 @@ seats, and each seat's app opens a screen like this one on its own copy of the f
 nothing but a segment number travels. A following screen (`FollowingScreen`) offers
 only what does not move it (FOLLOWING); its esc says who leads.
 
-Decisions: docs/decisions/0050-replay.md
+Decisions: docs/decisions/0054-replay.md
 """
 
 from __future__ import annotations

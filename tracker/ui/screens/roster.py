@@ -32,10 +32,11 @@ from textual.widgets.option_list import Option
 
 from rulesets.fields import Field, yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
+from tracker.engine.kinds import fmt
 from tracker.session import Outcome, Session
 from tracker.verbs import MAX_COPIES, at_least, split_command
 from tracker.text import check_name, printable
-from tracker.ui.commands import ROSTER, Command, bindings, in_table_order
+from tracker.ui.commands import ROSTER, Command, bindings, hint, in_table_order
 from tracker.ui.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen
@@ -87,15 +88,15 @@ def sheet_fields(live: Live, combatant: Combatant | None = None) -> list[FormFie
     for f in ruleset.sheet:
         if combatant is not None:
             current = combatant.resources.get(f.name, combatant.stats.get(f.name))
-            value = "" if current is None else (f"{current:g}" if isinstance(current, float) else str(current))
         else:
-            value = "" if f.default is None else str(f.default)
+            current = f.default
+        value = "" if current is None else fmt(current)  # a yes/no stat: yes or no
         help_text = f"{f.help} ({f.expected()})" if f.help else f.expected()
         rows.append(FormField(f"sheet_{f.name}", f.name, value, help_text, partial(f.coerce, where=f.name)))
     known = {f.name for f in ruleset.sheet}
     if combatant is not None:
         extra = {**combatant.stats, **combatant.resources}
-        more = " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in extra.items() if k not in known)
+        more = " ".join(f"{k}={fmt(v)}" for k, v in extra.items() if k not in known)
     else:
         more = ""
     rows.append(FormField("more", "more", more, "other key=value pairs", _pairs))
@@ -146,7 +147,7 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
         changes: list[Callable[[Session], Outcome]] = []
         for key, text in _split_values(values).items():
             current = c.resources.get(key, c.stats.get(key))
-            shown = "" if current is None else (f"{current:g}" if isinstance(current, float) else str(current))
+            shown = "" if current is None else fmt(current)
             if text != shown and not _same_value(sheet.get(key), text, current):
                 changes.append(partial(_set_value, name, key, text))
         hidden = _yes_no(values["hidden"])
@@ -181,12 +182,17 @@ class RosterScreen(Screen[None]):
         with Vertical(id="roster-editor"):
             yield Label(Text(printable(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})")), classes="title")
             yield OptionList(id="roster-list")
-            yield Label(Text("a add  e edit  x remove  r rename  s side  [ ] move  l/w library  esc done"), classes="hint")
+            yield Label("", classes="hint", id="roster-hint")  # the keys the footer leaves out
         yield Footer()
 
     def on_mount(self) -> None:
         self.reload()
         self.query_one(OptionList).focus()
+        self.call_after_refresh(self._show_hint)
+
+    def _show_hint(self) -> None:
+        """The rest of the keys, from the same bindings as the footer (commands.hint)."""
+        self.query_one("#roster-hint", Label).update(Text(hint(self, ROSTER)))
 
     def reload(self, select: str | None = None) -> None:
         options = self.query_one(OptionList)

@@ -1,5 +1,11 @@
 """The start screen: the encounters in the saves folder.
 
+Campaigns first (tracker.campaign), each followed by its fights in the campaign's order
+with their state (`reading.fight_status`: under way, ended, missing, changed since it
+ended), then the fights of their own under a heading. A campaign file that does not
+load is listed with its error, as a bad save is. Enter on a campaign opens the campaign
+screen (tracker.ui.screens.campaign).
+
 `WaitingScreen`: a player's or viewer's seat at a served table (`tracker serve` without
 `--encounter`) before the GM has opened a fight. It lists nothing and opens nothing; the
 server starts the seat's app again on the fight as soon as the GM opens one.
@@ -9,8 +15,8 @@ Decisions: docs/decisions/0035-start-screen-files.md
 
 from __future__ import annotations
 
-import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
@@ -30,7 +36,8 @@ from tracker.library import new_from_roster
 from tracker.persistence import lock
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
-from tracker.text import printable
+from tracker.text import check_name, printable
+from tracker.ui.naming import slug
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
@@ -41,8 +48,13 @@ if TYPE_CHECKING:
 from rulesets import registry
 
 
+FIGHT, CAMPAIGN, HEADING = "fight", "campaign", "heading"
+
+
 @dataclass(frozen=True, slots=True)
 class Listing:
+    """One row of the list: a fight, a campaign, or the heading over the fights of their own."""
+
     path: Path
     name: str
     ruleset: str
@@ -50,6 +62,9 @@ class Listing:
     changed: str
     error: str = ""
     refused: bool = False  # never opened: a link out of the folder, a FIFO, too big
+    kind: str = FIGHT
+    campaign: Path | None = None  # a fight listed under its campaign: that campaign's file
+    status: str = ""  # such a fight's state in its campaign (reading.fight_status)
 
 
 def listing_of(path: Path) -> Listing:
@@ -71,9 +86,46 @@ def listing_of(path: Path) -> Listing:
     return Listing(path, enc.setup.name, enc.setup.ruleset, enc.time.brief(enc.now), changed)
 
 
-def slug(name: str) -> str:
-    text = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
-    return text or "encounter"
+def _changed_at(path: Path) -> str:
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(path.lstat().st_mtime))
+    except OSError:
+        return "?"
+
+
+def campaign_rows(path: Path, fights: dict[str, Listing]) -> list[Listing]:
+    """A campaign's row and its fights' rows (taken out of `fights`, the loose ones)."""
+    from tracker.campaign import reading
+    from tracker.campaign.store import CampaignFile
+
+    changed = _changed_at(path)
+    try:
+        camp = CampaignFile(path).load()
+    except TrackerError as exc:
+        return [Listing(path, path.name, "?", "campaign", changed, str(exc), kind=CAMPAIGN)]
+    except Exception as exc:  # a bug must not take the list down
+        return [Listing(path, path.name, "?", "campaign", changed, f"{type(exc).__name__}: {exc}", kind=CAMPAIGN)]
+    party = len(camp.party())
+    rows = [Listing(path, camp.name, camp.ruleset, f"campaign, party of {party}", changed, kind=CAMPAIGN)]
+    for number, fight in enumerate(camp.fights, 1):
+        status = reading.fight_status(path.parent, fight)
+        item = fights.pop(fight.file, None)
+        shown = f"{status} · {item.segment}" if status == reading.OPEN and item is not None and not item.error else status
+        error = f"{fight.file}: no such file (the campaign lists it)" if status == reading.MISSING else item.error if item is not None else ""
+        rows.append(Listing(path.parent / fight.file, f"  {number}. {fight.name}", camp.ruleset, shown, item.changed if item else "-", error,
+                            item.refused if item else False, FIGHT, path, status))
+    return rows
+
+
+def read_folder(saves: Path) -> list[Listing]:
+    """Every row of the list, in order (see the module docstring); never raises for a bad file."""
+    fights = {p.name: listing_of(p) for p in paths.encounter_files(saves)}
+    rows: list[Listing] = []
+    for path in paths.campaign_files(saves):
+        rows += campaign_rows(path, fights)
+    if rows and fights:
+        rows.append(Listing(saves, "fights of their own", "", "", "", kind=HEADING))
+    return rows + list(fights.values())
 
 
 def _check_ruleset(text: str) -> None:
@@ -99,6 +151,12 @@ COLUMNS = (("name", "name"), ("ruleset", "ruleset"), ("segment", "segment"), ("c
 
 
 def _cells(item: Listing) -> tuple[Text, ...]:
+    if item.kind == HEADING:
+        return Text(item.name, style="italic dim", no_wrap=True), _cell(""), _cell(""), _cell("")
+    if item.kind == CAMPAIGN and not item.error:
+        return Text(printable(item.name), style="bold", no_wrap=True, overflow="ellipsis"), _cell(item.ruleset), _cell(item.segment), _cell(item.changed)
+    if item.campaign is not None and item.status:
+        return _cell(item.name), _cell(item.ruleset), _cell(item.segment), _cell(item.changed)
     if item.error:
         state = "refused" if item.refused else "cannot load"
         return _cell(item.path.name), _cell("-"), _cell(state), _cell(item.changed)
@@ -168,13 +226,14 @@ class StartScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="start-list")
     def _load(self, select: Path | None) -> None:
-        listings = [listing_of(p) for p in paths.encounter_files(self.saves)]
+        listings = read_folder(self.saves)
         self.app.call_from_thread(self._show, listings, select)
 
     def _show(self, listings: list[Listing], select: Path | None) -> None:
         self.listings = listings
         table = self.query_one(DataTable)
-        fill(table, [(str(item.path), _cells(item)) for item in listings])
+        # Keyed by place too: a file two campaigns both list (a file made by hand) is two rows.
+        fill(table, [(f"{i}:{item.path}", _cells(item)) for i, item in enumerate(listings)])
         if not listings:
             self.query_one("#start-title", Label).update(Text(printable(f"Encounters in {self.saves}: none yet (n: new)")))
         else:
@@ -195,6 +254,8 @@ class StartScreen(Screen[None]):
     def _show_error(self) -> None:
         item = self._current()
         state = "refused" if item is not None and item.refused else "cannot load"
+        if item is not None and item.status == "missing":
+            state = "missing"
         set_error(self.query_one("#start-error", Label), Text(printable(f"{state}: {item.error}")) if item and item.error else "")
 
     @on(DataTable.RowSelected)
@@ -218,16 +279,29 @@ class StartScreen(Screen[None]):
 
     def do_open(self) -> None:
         item = self._current()
-        if item is None:
+        if item is None or item.kind == HEADING:
             return
         if item.error:
             raise TrackerError(f"cannot open: {item.error}")
+        if item.kind == CAMPAIGN:
+            from tracker.ui.screens.campaign import CampaignScreen  # loads on first use
+
+            self.app.push_screen(CampaignScreen(item.path))
+            return
         self.app.open_encounter(item.path)  # type: ignore[attr-defined]
 
-    def do_new(self) -> None:
+    def _fight_only(self, item: Listing | None, what: str) -> Listing | None:
+        if item is None or item.kind == HEADING:
+            return None
+        if item.kind == CAMPAIGN:
+            raise TrackerError(f"{what}: {item.path.name} is a campaign; its file stays as it is (the campaign screen changes it: enter)")
+        return item
+
+    def _title_and_ruleset(self, what: str, note: str, create: Callable[[Path, str, str], object], suffix: str, opened: Callable[[Path], None]) -> None:
+        """A new file from its title and game: `create(path, title, ruleset)`, then `opened(path)`."""
         available = sorted(registry.available())
         fields = [
-            FormField("name", "name", "", "the encounter's title", lambda t: None),
+            FormField("name", "name", "", f"the {what}'s title", lambda t: None),
             # Chosen from the list, never typed: starting on the config's default_ruleset
             # (else the first), so Tab then Enter makes what the GM set as usual.
             FormField("ruleset", "ruleset", _usual_ruleset(available), ", ".join(available), _check_ruleset, available, pick=True),
@@ -236,20 +310,39 @@ class StartScreen(Screen[None]):
 
         def submit(values: dict[str, str]) -> None:
             if not values["name"]:
-                raise TrackerError("name: expected a title for the encounter")
+                raise TrackerError(f"name: expected a title for the {what}")
             _check_ruleset(values["ruleset"])
-            path = self.saves / f"{slug(values['name'])}{paths.SUFFIX}"
-            EncounterFile.create(path, values["name"], values["ruleset"])
+            path = self.saves / f"{slug(values['name'])}{suffix}"
+            create(path, values["name"], values["ruleset"])
             created.append(path)
 
         def done(values: dict[str, str] | None) -> None:
             if created:
-                self.app.open_encounter(created[0], roster=True)  # type: ignore[attr-defined]
+                opened(created[0])
 
-        self.app.push_screen(FormScreen("New encounter", fields, submit, note="then add combatants in the roster editor"), done)
+        self.app.push_screen(FormScreen(f"New {what}", fields, submit, note=note), done)
+
+    def do_new(self) -> None:
+        self._title_and_ruleset("encounter", "then add combatants in the roster editor", EncounterFile.create, paths.SUFFIX,
+                                lambda path: self.app.open_encounter(path, roster=True))  # type: ignore[attr-defined]
+
+    def do_new_campaign(self) -> None:
+        from tracker.campaign.store import SUFFIX, CampaignFile
+
+        def opened(path: Path) -> None:
+            from tracker.ui.screens.campaign import CampaignScreen
+
+            self.reload(path)
+            self.app.push_screen(CampaignScreen(path))
+
+        def create(path: Path, title: str, ruleset: str) -> object:
+            check_name(title, "name")  # as the command line's --title
+            return CampaignFile.create(path, title, ruleset)
+
+        self._title_and_ruleset("campaign", "then add its characters (a) and start its first fight (n)", create, SUFFIX, opened)
 
     def do_duplicate(self) -> None:
-        item = self._current()
+        item = self._fight_only(self._current(), "duplicate")
         if item is None:
             return
         if item.error:
@@ -275,15 +368,18 @@ class StartScreen(Screen[None]):
         self.app.push_screen(FormScreen(f"Duplicate {item.name}", [FormField("name", "new name", f"{item.name} copy", "the copy's title"), what], submit), done)
 
     def do_delete(self) -> None:
-        item = self._current()
+        item = self._fight_only(self._current(), "delete")
         if item is None:
             return
+        if item.status == "missing":
+            raise TrackerError(f"{item.path.name} is not there to delete")
+        also = " Its campaign will list it as missing." if item.campaign is not None else ""
 
         def answer(yes: bool | None) -> None:
             if yes:
                 self._delete(item.path)
 
-        self.app.push_screen(ConfirmScreen(f"Delete {item.name} ({item.path.name})? This cannot be undone."), answer)
+        self.app.push_screen(ConfirmScreen(f"Delete {item.name.strip()} ({item.path.name})? This cannot be undone.{also}"), answer)
 
     @work(thread=True, group="start-delete")
     def _delete(self, path: Path) -> None:

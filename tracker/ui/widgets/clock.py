@@ -2,7 +2,8 @@
 
 Beside the clock: players' declarations waiting for the GM (the GM's: all of them, with
 the key of the approvals screen; a player's: their own), and whose screen this is
-when it is not the GM's ([viewer], [player: Seraph]); last a reminder of what is due next
+when it is not the GM's ([viewer], [player: Seraph]); a campaign's fight names its
+campaign ("campaign: The Long Road"), and says "ended" once its campaign ended it; last a reminder of what is due next
 ("next 15: Seraph's punch completes") and who may act now (idle: not acting, surprised,
 airborne or down), combatants hidden from this screen left out."""
 
@@ -36,6 +37,8 @@ class ClockBar(Static):
         if self.live.banner:  # a replay says so first (tracker.ui.screens.replay)
             text.append(f"{self.live.banner} ", style="bold reverse")
         text.append(enc.time.clock(enc.now), style="bold")
+        if enc.ended:
+            text.append("  ended", style="bold reverse")
         role = self.live.seen_as
         pending = enc.pending() if enc.proposals else []
         if role.is_gm and pending:
@@ -45,13 +48,17 @@ class ClockBar(Static):
             if mine:
                 text.append(f"  {len(mine)} waiting for the GM", style="bold reverse")
         text.append(Text(printable(f"  {enc.setup.name} ({enc.setup.ruleset})")))
+        if enc.setup.campaign:
+            title = self.live.campaign_title or enc.setup.campaign.removesuffix(".campaign.toml")
+            text.append(Text(printable(f"  campaign: {title}"), style="italic"))
         if role.is_player:
             text.append(Text(printable(f"  [player: {', '.join(role.combatants)}]"), style="italic"))
         elif role.is_viewer:
             text.append("  [viewer]", style="italic")
         # Which fight this is comes first (after a move of the table it is what a reader
         # checks); the reminder follows, cut first where the line runs out.
-        text.append_text(self._reminder())
+        if not enc.ended:  # an ended fight has nothing due
+            text.append_text(self._reminder())
         text.no_wrap, text.overflow = True, "ellipsis"
         update_if_changed(self, text)
 
