@@ -11,6 +11,8 @@ docs/decisions/0054-replay.md, case by case.
 
 from __future__ import annotations
 
+from tests.helpers import shipped_fights
+
 import copy
 import random
 from pathlib import Path
@@ -285,7 +287,7 @@ def test_replay_of_throwback_kept_maintained_chains_approvals_and_lapses() -> No
     assert any("keeps Bo's kick" in e.text for e in at3.log) and at3.combatants["Bo"].airborne(3)
 
 
-@pytest.mark.parametrize("path", sorted(Path(__file__).resolve().parent.parent.joinpath("saves").glob("*.toml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shipped_fights(), ids=lambda p: p.stem)
 def test_replay_of_every_shipped_save(path: Path) -> None:
     from tracker.persistence.store import EncounterFile
 
