@@ -26,7 +26,7 @@ EXAMPLE = "seraph-vs-sphinx.toml"
 # (file under docs/images, the keys typed on the encounter screen before the shot)
 SHOTS = [
     ("encounter.svg", ()),
-    ("declare.svg", ("down", "a")),
+    ("declare.svg", ("a", "1")),  # Seraph again punches the Sphinx: the chance, then the dice asked
 ]
 
 
