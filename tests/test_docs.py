@@ -57,7 +57,7 @@ def test_the_readme_gives_the_two_set_up_commands_that_ci_runs() -> None:
 
 
 def test_the_readme_shows_a_screenshot_of_the_app_from_the_docs() -> None:
-    images = [t for t in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", README)]
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", README)
     assert images and all(t.startswith("docs/") and t.endswith(".svg") for t in images)
     for target in images:
         svg = (ROOT / target).read_text(encoding="utf-8")
