@@ -1,5 +1,5 @@
-"""The mutation score of the rules, per game, from the last `mutmut run` (README,
-"Mutation score"). Run from the repository root after mutmut has run:
+"""The mutation score of the rules, per game, from the last `mutmut run`
+(docs/contributing/mutation.md). Run from the repository root after mutmut has run:
 
     .venv/bin/python benchmarks/mutation_report.py            # score per game and module
     .venv/bin/python benchmarks/mutation_report.py --survivors # and each survivor's diff

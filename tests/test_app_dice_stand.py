@@ -3,7 +3,7 @@
 proposal withdrawn, lapsed or refused) gives a second app roll for the same declaration;
 only the GM's `reroll NAME` moves the dice on.
 
-README: "once the app has rolled for a player, the roll stands ... only the GM takes back
+docs/guide/players.md: "once the app has rolled for a player, the roll stands ... only the GM takes back
 (undo) or rerolls". The fight is the shipped Seraph vs Sphinx save (Brand X, segment 19,
 Seraph idle), copied, so every player action here is `punch` at Sphinx.
 """

@@ -50,7 +50,7 @@ THIRD_PARTY = "tablesaw"
 SITE = Path(__file__).parent / "data"
 PACKAGE = SITE / "tablesaw_rpg"
 
-# What `tracker odds` is asked for each game (the README's examples).
+# What `tracker odds` is asked for each game (the examples of docs/rulesets/).
 ODDS: dict[str, tuple[str, str | None, int | None]] = {
     "brandx": ("14", None, None),
     "d6": ("4D+2", None, 15),

@@ -241,7 +241,7 @@ def test_orphan_temporary_files_are_removed(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("save_mode", "lock_mode"),
     [
-        (0o664, 0o660),  # the README's shared table: the group writes, others read
+        (0o664, 0o660),  # the user guide's shared table: the group writes, others read
         (0o644, 0o600),  # shared read-only: only the owner writes, so only the owner locks
         (0o640, 0o600),
         (0o666, 0o666),  # anyone may write it: anyone may lock it

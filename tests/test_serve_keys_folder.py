@@ -223,7 +223,7 @@ def accounts() -> Iterator[Accounts]:
         saves = base / "saves"
         saves.mkdir()
         shutil.chown(saves, gm, group)
-        os.chmod(saves, 0o2775)  # the README's shared folder
+        os.chmod(saves, 0o2775)  # the user guide's shared folder
         python = _python_for(gm, group)
         if python is None:
             pytest.skip(f"no Python with the tracker's packages that the account {gm} may run")

@@ -1,5 +1,5 @@
-"""A saves folder shared with a group cannot be turned against the GM (README, "Threat
-model"; tracker.persistence.folder).
+"""A saves folder shared with a group cannot be turned against the GM (docs/guide/threat-model.md;
+tracker.persistence.folder).
 
 A member of the group can put anything in the folder: a symbolic link named like a save,
 a library, a lock, an export's temporary file or an example, leading to the GM's private
@@ -304,7 +304,7 @@ def test_an_oversize_save_is_refused_with_its_size_before_it_is_read(table: Path
 
 
 def test_the_limit_leaves_room_for_a_long_fight_and_no_more() -> None:
-    # The measurement behind the figure is benchmarks/save_size.py (README, Saves).
+    # The measurement behind the figure is benchmarks/save_size.py (docs/guide/saves.md).
     assert codec.MAX_SAVE_BYTES == 24 * 1024 * 1024
 
 
@@ -528,7 +528,7 @@ def _run_as(uid: int, gid: int, groups: list[int], action: Callable[[], None]) -
 
 @pytest.fixture
 def accounts() -> Iterator[dict[str, Any]]:
-    """A GM and a player in one group, and a reader outside it (the README's read-only
+    """A GM and a player in one group, and a reader outside it (the user guide's read-only
     player), made for this test and removed after."""
     if os.geteuid() != 0 or not shutil.which("useradd"):
         pytest.skip("needs root and useradd to make two real accounts")
@@ -558,7 +558,7 @@ def accounts() -> Iterator[dict[str, Any]]:
         table_ = base / "table"
         table_.mkdir()
         os.chown(table_, info[gm].pw_uid, gid)
-        os.chmod(table_, 0o2775)  # the README's group-shared saves folder
+        os.chmod(table_, 0o2775)  # the user guide's group-shared saves folder
         yield {
             "gid": gid, "gm": info[gm].pw_uid, "member": info[member].pw_uid, "home": home, "table": table_,
             "reader": info[reader].pw_uid, "reader_gid": grp.getgrnam(others).gr_gid,
@@ -663,7 +663,7 @@ def test_an_account_that_may_only_read_the_fight_cannot_delay_the_gm(accounts: d
     table_, gid = accounts["table"], accounts["gid"]
     path = table_ / "fight.toml"
     lock_file = table_ / "fight.toml.lock"
-    assert _run_as(accounts["gm"], gid, [gid], lambda: _fight(table_)) == 0  # as the README: umask 002, a 2775 folder
+    assert _run_as(accounts["gm"], gid, [gid], lambda: _fight(table_)) == 0  # as the user guide: umask 002, a 2775 folder
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o664 and stat.S_IMODE(os.stat(lock_file).st_mode) == 0o660
     reader = _Reader(accounts, [lock_file, path, table_])
     try:

@@ -2,7 +2,7 @@
 
 Where: `$TRACKER_CONFIG`, else `config.toml` in the platformdirs user config folder
 (`~/.config/segment-tracker/config.toml` on Linux). `tracker config` prints the path and
-what is set. Every key is optional; README, "Configuration", lists them.
+what is set. Every key is optional; docs/guide/config.md lists them.
 
 Decisions: docs/decisions/0008-config-file.md
 """

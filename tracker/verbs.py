@@ -4,10 +4,10 @@ A `Verb` row holds the verb's usage and help, its arguments and options with the
 types, the roles that may use it, and the typed `Session` method it calls. Everything
 that speaks the language reads this table: `Session.execute` (parses a line through it,
 then calls the row's method), `tracker play --help`, the app's `:` line and its
-completion, the help screen (`?`); the README's and `tracker.session`'s lists of
-commands are checked against it by tests/test_verbs.py, which also checks that each
-row's method exists and takes what the row's parser gives it, and that each row's roles
-agree with the session's role guard.
+completion, the help screen (`?`); the user guide's (docs/guide/verbs.md) and
+`tracker.session`'s lists of commands are checked against it by tests/test_verbs.py,
+which also checks that each row's method exists and takes what the row's parser gives
+it, and that each row's roles agree with the session's role guard.
 
 Parsing only turns words into typed values (`whole`, `number`, yes/no words): whether a
 change is allowed, and what it means, stays with the `Session` method and its guard, so

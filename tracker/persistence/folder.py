@@ -1,6 +1,6 @@
 """Files inside a folder others may write, opened so the folder cannot be turned against us.
 
-The threat (README, "Threat model"): every member of the group that shares a saves
+The threat (docs/guide/threat-model.md): every member of the group that shares a saves
 folder can create, rename and delete entries in it: a symbolic link named like a save
 or a library that leads to the GM's `~/.bash_login`, a FIFO named like a lock, a
 gigabyte "save". The folder itself, as the user names it (`--saves`, `TRACKER_SAVES`, a

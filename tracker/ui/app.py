@@ -334,7 +334,7 @@ class TrackerApp(MergedNotifications[int]):
         keys: list[str] = []
         for _, binding, _enabled, _tooltip in self.active_bindings.values():
             if binding.action in ("quit", "app.quit") or getattr(binding, "id", None) == "quit":
-                shown = commands.key_text(binding.key)  # "ctrl+q", as the README and help say it
+                shown = commands.key_text(binding.key)  # "ctrl+q", as the user guide and help say it
                 if shown not in keys:
                     keys.append(shown)
         verb = "leave the table" if self.at_served_table else "quit"
