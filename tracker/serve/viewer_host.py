@@ -309,8 +309,10 @@ class HostedDriver(DriverOnTerminal):
         typed = getattr(self.driven_app, "typed_first", b"")
         if typed:  # before anything the terminal sends now, in the order typed
             parser = EscapeParser()
-            for event in parser.feed(typed.decode("utf-8", "replace")):
-                self.process_message(event)
+            with contextlib.suppress(Exception):  # what it cannot read is lost, as a bad byte is
+                # Then the end: what was typed last is whole (a lone Esc is the Esc key).
+                for event in [*parser.feed(typed.decode("utf-8", "replace")), *parser.feed("")]:
+                    self.process_message(event)
         try:
             super().run_input_thread()
         except OSError:  # end of file on the pty: the server closed the master
@@ -393,11 +395,10 @@ class Group:
         member.out.in_app_mode = True
 
     def remove(self, member: Member) -> None:
+        """Take `member` out; the caller ends the view with its last member (Host.leave)."""
         self.members.pop(member.ident, None)
         self.out.members.pop(member.ident, None)
         member.group = None
-        if not self.members:
-            self.app.exit()
 
     def close(self) -> None:
         for fd in (self.master, self.slave):
@@ -500,6 +501,15 @@ class Host:
                 group.members.pop(member.ident, None)
                 self._end(member, code or 1)
 
+    def leave(self, group: Group, member: Member) -> None:
+        """`member` leaves `group`; a view without members ends, and a viewer who comes
+        meanwhile starts a new one (never joins one ending)."""
+        group.remove(member)
+        if not group.members:
+            if self.groups.get(group.size) is group:
+                del self.groups[group.size]
+            group.app.exit()
+
     # ------------------------------------------------------------ a viewer of its own
     def _typed(self, member: Member) -> None:
         """A shared view's member's terminal sent something: if the viewer did something
@@ -528,7 +538,7 @@ class Host:
         if group is None:
             return
         self._stop_reading(member)
-        group.remove(member)
+        self.leave(group, member)
         try:
             app = self._new_app(member.env, "")
         except Exception as exc:  # noqa: BLE001
@@ -563,7 +573,7 @@ class Host:
         if member.app is not None:
             member.app.exit(return_code=1)
         elif member.group is not None:
-            member.group.remove(member)
+            self.leave(member.group, member)
             self._end(member, 1)
 
     def end(self, ident: int) -> None:
@@ -575,7 +585,7 @@ class Host:
             member.app.exit()
             return
         if member.group is not None:
-            member.group.remove(member)
+            self.leave(member.group, member)
         if not member.out.gone:
             member.out.send(LEAVE_APP_MODE)  # the terminal as the app would leave it
         self._end(member, 0)
