@@ -18,10 +18,16 @@ descriptor instead of the process's stdin and stderr.
 
     server -> host   {"op": "open", "id": N, "env": {...}, "notice": "...", "replay": S} with the pty slave
                      {"op": "size", "id": N}    the window changed (set on the master)
+                     {"op": "changed"}          the table's fight was written: read it now
                      {"op": "replay", "segment": S}  the GM's replay shows S (null: back to now)
                      {"op": "end", "id": N}     the client left: end that app
                      {"op": "quit"}             the host's last viewer left
     host -> server   {"op": "ended", "id": N, "code": C}
+
+Inside the host, viewers of one size share one view (`Group`): one app, drawn once, its
+frames written to every member; a viewer who does anything gets an app of its own, made
+as the view stands. Every terminal is written by the host's one writer (`HostWriter`),
+on its event loop, never blocking. Decisions: docs/decisions/0055-shared-views.md.
 
 Decisions:
 - Only viewers share a process. A GM's or a player's app writes, with a session and a
@@ -38,8 +44,8 @@ Decisions:
   server logs it, and the GM, players and other hosts go on.
 - One viewer must never hold up the others: output goes to the terminal without
   blocking; a terminal that takes nothing for `STALLED` seconds (a client that stopped
-  reading) is given up and its app ended, instead of the app's queue of writes filling
-  and stopping the host's event loop.
+  reading), or falls `BACKLOG` bytes behind, is given up and its app (or membership)
+  ended, instead of its writes filling and stopping the host's event loop.
 - Viewers share a process only with viewers of the same kind of terminal (`PROFILE`:
   TERM, COLORTERM, NO_COLOR, the locale). Textual picks colours from these as an app is
   made, but caches rendered lines process-wide: a 16-colour terminal in a process with
