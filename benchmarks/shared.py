@@ -392,7 +392,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="20000", help="event counts, comma-separated")
     parser.add_argument("--deadline", type=float, default=900.0, help="seconds for the whole run")
     parser.add_argument("--spawn", default="fork", help="fork, exec or fork,exec (the server's --spawn; each size run with each)")
-    parser.add_argument("--viewers-per-process", default="10", help="the server's --viewers-per-process with fork, e.g. 10,1 (each size run with each)")
+    parser.add_argument("--viewers-per-process", default="25", help="the server's --viewers-per-process with fork, e.g. 25,10 (each size run with each)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     spawns = [s.strip() for s in args.spawn.split(",") if s.strip()]

@@ -75,7 +75,7 @@ class ServeOptions:
     per_source: int = 30
     login_grace: float = 10.0
     spawn: str = "fork"
-    viewers_per_process: int = 10
+    viewers_per_process: int = 25  # with shared views, the drawing is per process: fewer, larger ones cost less
     python: str = sys.executable
 
     @property

@@ -526,9 +526,10 @@ class Host:
             return
         except OSError:
             data = b""
-        if not data:
+        if not data:  # the server closed the master: the client has gone
             self._stop_reading(member)
-            return  # the server closed the master: "end" follows
+            self._gone(member.ident)
+            return
         if personal(data):
             self.alone(member, data, "a key")
 
