@@ -303,7 +303,7 @@ class HostedDriver(DriverOnTerminal):
             size = Size(*self.terminal_size())
             self.driven_app.post_message(events.Resize(size, size))
 
-    def terminal_gone(self) -> None:
+    def _terminal_gone(self) -> None:
         """On any thread: the terminal went away or stopped reading; end the app."""
         loop = self.event_loop
         if loop is not None and not loop.is_closed():
@@ -322,7 +322,7 @@ class HostedDriver(DriverOnTerminal):
         try:
             super().run_input_thread()
         except OSError:  # end of file on the pty: the server closed the master
-            self.terminal_gone()
+            self._terminal_gone()
 
 
 def size_of(fd: int) -> tuple[int, int]:
