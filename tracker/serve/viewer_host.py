@@ -393,7 +393,8 @@ class Group:
         self.members[member.ident] = member
         frame = whole_frame(self.app) if self.out.drawn else None
         if self.out.drawn and frame is None:
-            self.app.refresh()  # no whole frame to hand: the next one is whole for all
+            log.warning("viewer #%d: no whole frame to hand; the view is drawn whole for all its viewers", member.ident)
+            self.app.refresh()  # the next frame is whole, for everyone
         member.out.send(bytes(self.out.preamble))
         if frame is not None:
             member.out.send((SYNC_START + frame + SYNC_END).encode("utf-8", "replace"))
