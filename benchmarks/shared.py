@@ -33,8 +33,8 @@ connection, pty and key) and then the GM. Measured:
   where schedstat is missing): the viewers' processes and the server per change, net of
   what the same processes spend idle over the same time (measured just before the
   changes), per viewer (target: 2 ms or less, the server's share included, less what it
-  spent relaying the GM's typing); the GM's
-  app per echoed key beside the floor; this benchmark's own clients per change (they
+  spent relaying the GM's typing); the GM's app per echoed key beside the floor (net of
+  what it spends idle, printed too); this benchmark's own clients per change (they
   share the machine).
 
 Also printed: the PSS figures again after the changes (a viewer copies what following a
@@ -166,7 +166,8 @@ class Result:
     server_pss_kb: int = 0
     to_last: list[float] = field(default_factory=list)  # Enter -> the slowest viewer
     to_gm: list[float] = field(default_factory=list)  # one key -> echoed on the GM's screen (floor)
-    gm_cpu_per_key: list[float] = field(default_factory=list)  # the GM's app, CPU s per echoed key
+    gm_cpu_per_key: list[float] = field(default_factory=list)  # the GM's app, CPU s per echoed key, net of idle
+    gm_idle_cpu_per_s: float = 0.0  # the GM's app, CPU s per s, nothing changing
     bench_cpu_per_change: float = 0.0  # this benchmark's own clients (they share the machine)
     to_file: list[float] = field(default_factory=list)  # Enter -> the file written
     file_to_last: list[float] = field(default_factory=list)  # file written -> slowest viewer
@@ -259,14 +260,16 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
             result.load.append(load_average())
             # What the viewers cost while nothing changes (following the file, timers): the
             # floor the CPU per change is read against.
+            gm_pid = pids[viewers] if len(pids) > viewers else 0
+            gm_idle_from = cpu_s(gm_pid)
             idle_from, idle_started = [cpu_s(p) for p in viewer_pids], time.perf_counter()
             await asyncio.sleep(IDLE_WINDOW)
             idle_s = time.perf_counter() - idle_started
             result.viewer_idle_cpu_per_s = [(cpu_s(p) - b) / idle_s for p, b in zip(viewer_pids, idle_from)]
+            result.gm_idle_cpu_per_s = (cpu_s(gm_pid) - gm_idle_from) / idle_s
             cpu_before = [cpu_s(p) for p in viewer_pids]
             server_cpu_before = cpu_s(server.proc.pid)
             bench_cpu_before = time.process_time()
-            gm_pid = pids[viewers] if len(pids) > viewers else 0
             changes_started = time.perf_counter()
             server_typing = 0.0
             for n in range(1, changes + 1):
@@ -288,7 +291,7 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
                 gm.send(token[-1].encode())
                 echoed = await gm.wait_for(token, timeout=min(20, left), since=key_mark)
                 result.to_gm.append(echoed - typed)
-                result.gm_cpu_per_key.append(cpu_s(gm_pid) - gm_cpu)
+                result.gm_cpu_per_key.append(cpu_s(gm_pid) - gm_cpu - result.gm_idle_cpu_per_s * (time.perf_counter() - typed))
                 server_typing += cpu_s(server.proc.pid) - typing_from  # relaying the GM's typing: not the change's
                 # The log line `[segment]  text` (its gap depends on the segment's digits).
                 # Only the GM's own screen shows the typed command, and it is not watched here.
@@ -342,14 +345,15 @@ def report(results: list[Result]) -> None:
         load = " / ".join(f"{x:.2f}" for x in r.load)
         print(f"| {r.label} | {r.events:,} | {r.viewers} | {fd} | {r.pss_per_viewer_mb:.1f} ({r.pss_per_viewer_mb / PSS_MB:.2f}x) | {app} | {r.server_pss_kb / 1024:.1f} | {after} | {load} |")
     print()
-    print("| spawn | events | viewers | changes | lost | GM key -> last viewer median / p95 (ms) | against target | floor: one key echoed to the GM (ms) | GM app CPU per key (ms) | to floor | key -> file written | file written -> last viewer |")
+    print("| spawn | events | viewers | changes | lost | GM key -> last viewer median / p95 (ms) | against target | floor: a key echoed to the GM (ms) | GM app CPU per key less idle (ms) | to floor | key -> file written | written -> last viewer |")
     print("|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|")
     for r in results:
         ratio = statistics.median(r.to_last) / statistics.median(r.to_gm) if r.to_last and r.to_gm else float("nan")
         median, p95 = r.targets
         against = f"{statistics.median(r.to_last) / median:.2f}x / {pct(r.to_last, 0.95) / p95:.2f}x of {median * 1000:.0f} / {p95 * 1000:.0f}" if r.to_last else "-"
         print(
-            f"| {r.label} | {r.events:,} | {r.viewers} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {against} | {ms(r.to_gm)} | {ms(r.gm_cpu_per_key)} | {ratio:.1f}x | {ms(r.to_file)} | {ms(r.file_to_last)} |"
+            f"| {r.label} | {r.events:,} | {r.viewers} | {r.made} | {r.lost} | {ms(r.to_last)} / {ms(r.to_last, 0.95)} | {against} | {ms(r.to_gm)} | {ms(r.gm_cpu_per_key)} (idle: {r.gm_idle_cpu_per_s * 1000:.0f} ms/s) | {ratio:.1f}x "
+            f"| {ms(r.to_file)} | {ms(r.file_to_last)} |"
         )
     print()
     print(f"| spawn | events | viewers | wall per change: last viewer median (ms) | CPU per change, viewers' processes | of which idle | server (ms) | net, all (ms) | per viewer (ms, target {CPU_PER_VIEWER * 1000:g}) | benchmark's clients (ms) |")
