@@ -11,6 +11,7 @@ stops reading, extra descriptors, bad messages).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import pty
 import signal
@@ -188,25 +189,57 @@ async def test_two_apps_on_one_encounter_both_show_a_change(saves: Path) -> None
     assert live.follower is None  # ended with the last app
 
 
-def test_a_terminal_that_stops_reading_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_terminal_that_stops_reading_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's one writer never blocks on a terminal: what it cannot take waits in that
+    terminal's own buffer, and after STALLED seconds without taking anything it is given up."""
     monkeypatch.setattr(viewer_host, "STALLED", 0.3)
     master, slave = pty.openpty()
     gone: list[bool] = []
     try:
-        out = viewer_host.TerminalFile(slave, lambda: gone.append(True))
+        writer = viewer_host.HostWriter(asyncio.get_running_loop())
+        out = viewer_host.Terminal(writer, slave, lambda: gone.append(True))
         started = time.monotonic()
-        for _ in range(200):  # nobody reads the master: the pty's buffer fills
+        for _ in range(200):  # nobody reads the master: the pty's buffer fills, the rest waits
             out.write("x" * 4096)
-            if out.gone:
-                break
-        assert out.gone and gone == [True]
-        assert time.monotonic() - started < 5  # never blocked for good
+        assert time.monotonic() - started < 1  # never blocked
+        assert out.pending and not out.gone
+        await until(lambda: out.gone, "the stalled terminal given up")
+        assert gone == [True] and not out.pending
+        assert time.monotonic() - started < 5
         out.write("more")  # dropped, not raised
         assert os.get_blocking(slave)  # the input side still blocks as the driver expects
         out.close()
     finally:
         os.close(master)
         os.close(slave)
+
+
+async def test_a_terminal_too_far_behind_is_given_up_and_a_slow_one_catches_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(viewer_host, "BACKLOG", 64 * 1024)
+    writer = viewer_host.HostWriter(asyncio.get_running_loop())
+    master, slave = pty.openpty()
+    master2, slave2 = pty.openpty()
+    try:
+        behind: list[bool] = []
+        out = viewer_host.Terminal(writer, slave, lambda: behind.append(True))
+        slow = viewer_host.Terminal(writer, slave2, lambda: behind.append(False))
+        for n in range(40):
+            out.send(b"y" * 4096)
+            slow.send(bytes([65 + n % 26]) * 1024)
+        assert behind == [True] and out.gone  # given up at once, not after STALLED
+        got = bytearray()
+        os.set_blocking(master2, False)
+        while len(got) < 40 * 1024:  # the slow reader gets everything, in order
+            with contextlib.suppress(BlockingIOError):
+                got += os.read(master2, 65536)
+            await asyncio.sleep(0.01)
+        assert bytes(got) == b"".join(bytes([65 + n % 26]) * 1024 for n in range(40))
+        assert not slow.gone
+        out.close()
+        slow.close()
+    finally:
+        for fd in (master, slave, master2, slave2):
+            os.close(fd)
 
 
 def test_control_messages_close_stray_descriptors_and_survive_garbage() -> None:

@@ -315,3 +315,68 @@ async def test_a_driver_on_its_own_terminal_still_finds_the_drivers_private_name
     assert driver.sizes_in_band is False
     driver._in_band_window_resize = True
     assert driver.sizes_in_band is True
+
+
+# 9 ---------------------------------------------------------------- a whole frame
+async def test_a_whole_frame_is_the_screen_and_leaves_the_next_update_alone() -> None:
+    """A newcomer to a shared view gets the screen whole (render_update(full=True) of the
+    top screen's `_compositor`), and what the others are sent next (the compositor's
+    `_dirty_regions`) is still sent: rendering whole for one terminal takes nothing away."""
+    from textual._compositor import Compositor
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    assert "full" in params(Compositor.render_update) and "screen_stack" in params(Compositor.render_update)
+    assert "self._dirty_regions.clear()" in inspect.getsource(Compositor.render_full_update)  # why it is kept
+    assert hasattr(App, "_background_screens") and "_compositor" in inspect.getsource(Screen.__init__)
+
+    class Words(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("the sphinx stirs", id="words")
+
+    app = Words()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        assert private.whole_frame(Bare()) is None  # an app not running has none
+        from textual.geometry import Region
+
+        app.query_one("#words", Static).update("the sphinx roars")
+        await wait_for(pilot, lambda: "roars" in (private.whole_frame(app) or ""), "the change in a whole frame")
+        pending = Region(0, 0, 16, 1)  # what the next update to the others must still draw
+        app.screen._compositor._dirty_regions.add(pending)
+        frame = private.whole_frame(app)
+        assert frame is not None and "the sphinx roars" in frame
+        assert frame.count("\x1b[") >= 5  # every line placed: the whole screen
+        assert pending in app.screen._compositor._dirty_regions
+
+
+# 10 --------------------------------------------------------------- the writer
+def test_a_file_that_never_blocks_is_written_directly_and_any_other_by_the_writer_thread() -> None:
+    """The viewer host's terminals are written by one writer on its event loop: the Linux
+    driver makes its writer as `WriterThread(self._file)` (module attribute) in
+    `start_application_mode`, then calls `write`, and `stop` in `close`."""
+    from textual.drivers import linux_driver
+    from textual.drivers._writer_thread import WriterThread
+
+    assert "WriterThread(self._file)" in inspect.getsource(linux_driver.LinuxDriver.start_application_mode)
+    assert "self._writer_thread.write(data)" in inspect.getsource(linux_driver.LinuxDriver.write)
+    assert "self._writer_thread.stop()" in inspect.getsource(linux_driver.LinuxDriver.close)
+    private.install_direct_writer()
+    private.install_direct_writer()  # idempotent
+
+    class Direct(io.StringIO):
+        writes_without_blocking = True
+
+    direct = Direct()
+    writer = linux_driver.WriterThread(direct)
+    writer.start()
+    writer.write("a frame")
+    writer.stop()
+    assert direct.getvalue() == "a frame"  # written at once, on this thread
+    plain = io.StringIO()
+    threaded = linux_driver.WriterThread(plain)
+    assert isinstance(threaded, WriterThread)
+    threaded.start()
+    threaded.write("through the thread")
+    threaded.stop()
+    assert plain.getvalue() == "through the thread"

@@ -255,7 +255,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--per-source-startups", type=int, metavar="N", help="connections logging in at once from one address (default 30)")
     p.add_argument("--login-grace", type=float, default=10.0, metavar="SECONDS", help="how long a connection has to log in")
     p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection, or run a new one")
-    p.add_argument("--viewers-per-process", type=int, default=10, metavar="N", help="viewers whose apps share one process, with fork (1: a process each)")
+    p.add_argument("--viewers-per-process", type=int, default=25, metavar="N", help="viewers sharing one process, with fork (1: a process each); those of one size there share one drawing")
 
     p = sub.add_parser("web", help="the table's fight in a browser (read-only)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")

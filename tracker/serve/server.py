@@ -75,7 +75,7 @@ class ServeOptions:
     per_source: int = 30
     login_grace: float = 10.0
     spawn: str = "fork"
-    viewers_per_process: int = 10
+    viewers_per_process: int = 25  # with shared views, the drawing is per process: fewer, larger ones cost less
     python: str = sys.executable
 
     @property
@@ -247,6 +247,7 @@ class TableServer:
         self.replayed_by: Connection | None = None
         self.campaign: ServedCampaign | None = None  # with --campaign: the campaign as last read
         self._watch: FileWatch | None = None
+        self._fight_watch: FileWatch | None = None  # the table's fight, for the viewers' processes
         self._reading: asyncio.Task[None] | None = None  # following the campaign's file
         self._read_again = False
 
@@ -342,6 +343,23 @@ class TableServer:
                 reload_frozen()
             if self._keeper is None:
                 self._keeper = asyncio.create_task(self._keep_current())
+            if self.viewer_hosts is not None:
+                self._watch_fight(loaded.preloaded.path)
+
+    def _watch_fight(self, path: Path) -> None:
+        """The viewers' processes hear of each write to the table's fight as it lands
+        (inotify on the saves folder), so their apps read it at once instead of at their
+        follower's next probe (the GM's key to the viewers' screens has no poll on it)."""
+        if self._fight_watch is not None:
+            if self._fight_watch.path == path:
+                return
+            self._fight_watch.stop()
+        self._fight_watch = FileWatch(path, self._fight_written)
+        self._fight_watch.start()
+
+    def _fight_written(self) -> None:
+        if self.viewer_hosts is not None:
+            self.viewer_hosts.nudge_all()
 
     async def _keep_current(self) -> None:
         while True:
@@ -680,6 +698,8 @@ class TableServer:
             self._keeper.cancel()
         if self._watch is not None:
             self._watch.stop()
+        if self._fight_watch is not None:
+            self._fight_watch.stop()
         children = list(self.children)
         log.info("shutting down: %d connection(s), %d app(s)", len(self.connections), len(children))
         await asyncio.gather(*(child.stop() for child in children), return_exceptions=True)

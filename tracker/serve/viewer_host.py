@@ -18,10 +18,16 @@ descriptor instead of the process's stdin and stderr.
 
     server -> host   {"op": "open", "id": N, "env": {...}, "notice": "...", "replay": S} with the pty slave
                      {"op": "size", "id": N}    the window changed (set on the master)
+                     {"op": "changed"}          the table's fight was written: read it now
                      {"op": "replay", "segment": S}  the GM's replay shows S (null: back to now)
                      {"op": "end", "id": N}     the client left: end that app
                      {"op": "quit"}             the host's last viewer left
     host -> server   {"op": "ended", "id": N, "code": C}
+
+Inside the host, viewers of one size share one view (`Group`): one app, drawn once, its
+frames written to every member; a viewer who does anything gets an app of its own, made
+as the view stands. Every terminal is written by the host's one writer (`HostWriter`),
+on its event loop, never blocking. Decisions: docs/decisions/0055-shared-views.md.
 
 Decisions:
 - Only viewers share a process. A GM's or a player's app writes, with a session and a
@@ -38,8 +44,8 @@ Decisions:
   server logs it, and the GM, players and other hosts go on.
 - One viewer must never hold up the others: output goes to the terminal without
   blocking; a terminal that takes nothing for `STALLED` seconds (a client that stopped
-  reading) is given up and its app ended, instead of the app's queue of writes filling
-  and stopping the host's event loop.
+  reading), or falls `BACKLOG` bytes behind, is given up and its app (or membership)
+  ended, instead of its writes filling and stopping the host's event loop.
 - Viewers share a process only with viewers of the same kind of terminal (`PROFILE`:
   TERM, COLORTERM, NO_COLOR, the locale). Textual picks colours from these as an app is
   made, but caches rendered lines process-wide: a 16-colour terminal in a process with
@@ -56,14 +62,17 @@ import asyncio
 import contextlib
 import fcntl
 import functools
+import json
 import logging
 import os
-import select
+import re
 import signal
 import socket
 import struct
 import termios
+import threading
 import time
+import tty
 from collections.abc import Callable
 from typing import Any
 
@@ -72,94 +81,221 @@ from textual.app import App
 from textual.geometry import Size
 
 from tracker.serve.control import receive, send
-from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server
+from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server, set_winsize
 from tracker.text import printable
-from tracker.ui.textual_private import DriverOnTerminal, driver_of
+from tracker.ui.textual_private import DriverOnTerminal, EscapeParser, driver_of, install_direct_writer, whole_frame
 
 log = logging.getLogger("tracker.serve")
 
 # What a terminal's output depends on: viewers share a process only if these agree.
 PROFILE = ("TERM", "COLORTERM", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE")
 STALLED = 10.0  # seconds a viewer's terminal may take no output before it is given up
+BACKLOG = 4 * 1024 * 1024  # bytes a viewer's terminal may fall behind before it is given up
 QUIT_GRACE = 2.0  # seconds the host's apps have to restore their terminals when it ends
+ENTER_ALT_SCREEN = "\x1b[?1049h"  # as Textual's Linux driver writes it, on its own
+SYNC_START, SYNC_END = "\x1b[?2026h", "\x1b[?2026l"  # a frame drawn at once (ignored where unknown)
+# What Textual's Linux driver writes as its app ends (stop_application_mode), for a
+# member of a shared view that leaves while the view goes on.
+LEAVE_APP_MODE = b"\x1b[?2004l\x1b[?7h\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[<u\x1b[?1049l\x1b[?25h\x1b[?1004l"
+CHANGED = json.dumps({"op": "changed"}).encode()
+# What a terminal sends that is not the viewer doing something: replies to the driver's
+# questions (DECRPM), focus reports, in-band sizes, and mouse reports (group 1: the
+# button code; a bare motion has bits 32 and 3 set).
+_NOT_PERSONAL = re.compile(rb"\x1b\[\?[0-9;]*\$y|\x1b\[[IO]|\x1b\[48;[0-9;]*t|\x1b\[<([0-9]+);[0-9]+;[0-9]+[Mm]")
 
 
 # ---------------------------------------------------------------- in the host process
-class TerminalFile:
-    """A viewer's terminal as the driver's writer thread sees it: text written as UTF-8
-    without ever blocking for long (see the module doc: `STALLED`), and nothing raised
-    once the terminal is gone."""
+class HostWriter:
+    """The host's one writer: every viewer's terminal is written on the host's event loop
+    without blocking; what a terminal cannot take yet waits in its own buffer, drained
+    when it can (so a slow terminal never holds up another). A terminal that takes
+    nothing for `STALLED` seconds, or falls `BACKLOG` bytes behind, is given up."""
 
-    def __init__(self, fd: int, gone: Callable[[], None]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._thread = threading.get_ident()
+
+    def send(self, out: "Terminal", data: bytes) -> None:
+        if threading.get_ident() != self._thread:  # a driver's thread: hand it to the loop, in order
+            with contextlib.suppress(RuntimeError):  # the loop is closing: the host is ending
+                self.loop.call_soon_threadsafe(self.send, out, data)
+            return
+        if out.gone or not data:
+            return
+        if out.pending:
+            out.pending += data
+            if len(out.pending) > BACKLOG:
+                log.warning("a viewer's terminal fell %d bytes behind: it is given up", len(out.pending))
+                self.give_up(out)
+            return
+        try:
+            sent = os.write(out.fd, data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            self.give_up(out)
+            return
+        if sent < len(data):
+            out.pending += data[sent:]
+            out.waiting_since = time.monotonic()
+            self.loop.add_writer(out.fd, self._drain, out)
+            if out.check is None:
+                out.check = self.loop.call_later(STALLED, self._stalled, out)
+
+    def _drain(self, out: "Terminal") -> None:
+        try:
+            sent = os.write(out.fd, out.pending)
+        except BlockingIOError:
+            return
+        except OSError:
+            self.give_up(out)
+            return
+        if sent:
+            out.waiting_since = time.monotonic()
+            del out.pending[:sent]
+        if not out.pending:
+            self.loop.remove_writer(out.fd)
+
+    def _stalled(self, out: "Terminal") -> None:
+        out.check = None
+        if out.gone or not out.pending:
+            return
+        left = STALLED - (time.monotonic() - out.waiting_since)
+        if left > 0:
+            out.check = self.loop.call_later(left, self._stalled, out)
+            return
+        log.warning("a viewer's terminal took no output for %gs: its app ends", STALLED)
+        self.give_up(out)
+
+    def give_up(self, out: "Terminal") -> None:
+        if out.gone:
+            return
+        out.gone = True
+        out.pending.clear()
+        with contextlib.suppress(ValueError, OSError):
+            self.loop.remove_writer(out.fd)
+        if out.check is not None:
+            out.check.cancel()
+            out.check = None
+        out.on_gone()
+
+
+class Terminal:
+    """One viewer's terminal as the host writes to it (a file for a driver: `write`
+    hands the text to the host's writer, never blocking). Its own open description of
+    the pty, non-blocking, so the app's input thread still reads the slave blocking."""
+
+    writes_without_blocking = True  # tracker.ui.textual_private.install_direct_writer
+
+    def __init__(self, writer: HostWriter, fd: int, gone: Callable[[], None]) -> None:
+        self.writer = writer
+        self.on_gone = gone
         self.gone = False
-        self._on_gone = gone
-        try:  # a description of its own, so the input thread's reads stay blocking
-            self._out = os.open(os.ttyname(fd), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
-        except OSError:  # no name to open it by: blocking writes, as Textual's own (no STALLED)
-            self._out = os.dup(fd)
+        self.pending = bytearray()
+        self.waiting_since = 0.0
+        self.check: asyncio.TimerHandle | None = None
+        self.in_app_mode = False  # a view was drawn on it: a new app does not clear it again
+        self.fd = os.open(os.ttyname(fd), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
 
     def write(self, text: str) -> None:
-        data = memoryview(text.encode("utf-8", "replace"))
-        waited_since = time.monotonic()
-        while data and not self.gone:
-            try:
-                sent = os.write(self._out, data)
-            except BlockingIOError:
-                left = STALLED - (time.monotonic() - waited_since)
-                if left <= 0:
-                    log.warning("a viewer's terminal took no output for %gs: its app ends", STALLED)
-                    self._give_up()
-                    return
-                select.select([], [self._out], [], min(left, 1.0))
-                continue
-            except OSError:
-                self._give_up()
-                return
-            data = data[sent:]
-            waited_since = time.monotonic()
+        if self.in_app_mode and text == ENTER_ALT_SCREEN:
+            return  # on the alternate screen already: entering it again would blank it (no jump)
+        self.send(text.encode("utf-8", "replace"))
 
-    def _give_up(self) -> None:
-        self.gone = True
-        self._on_gone()
+    def send(self, data: bytes) -> None:
+        self.writer.send(self, data)
 
     def flush(self) -> None:
         """Nothing is buffered here."""
 
     def fileno(self) -> int:
-        return self._out
+        return self.fd
 
     def isatty(self) -> bool:
         return True
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self._out)
+        if self.fd >= 0:
+            with contextlib.suppress(ValueError, OSError):
+                self.writer.loop.remove_writer(self.fd)
+                self.writer.loop.remove_reader(self.fd)
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
+        if self.check is not None:
+            self.check.cancel()
+            self.check = None
+        self.gone = True
+
+
+class FanOut:
+    """The terminals of the viewers sharing one view, as their app's driver sees one file:
+    each frame is encoded once and the same bytes go to every member (HostWriter). What
+    the driver writes as it starts (the terminal modes) is kept for those who join."""
+
+    writes_without_blocking = True
+
+    def __init__(self, writer: HostWriter) -> None:
+        self.writer = writer
+        self.members: dict[int, Terminal] = {}
+        self.starting = False
+        self.preamble = bytearray()  # what the driver wrote while starting
+        self.drawn = False  # a frame went out after the preamble
+
+    def write(self, text: str) -> None:
+        data = text.encode("utf-8", "replace")
+        if self.starting:
+            self.preamble += data
+        elif data:
+            self.drawn = True
+        for out in list(self.members.values()):
+            self.writer.send(out, data)
+
+    def flush(self) -> None:
+        """Nothing is buffered here."""
+
+    def fileno(self) -> int:
+        return -1
+
+    def isatty(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        """The members' terminals are closed with the members."""
 
 
 class HostedDriver(DriverOnTerminal):
-    """Textual's Linux driver on one viewer's pty slave (the app's `terminal_fd`)."""
+    """Textual's Linux driver on one pty (the app's `terminal_fd`), its output to the
+    app's `terminal_output` (a viewer's Terminal, or a shared view's FanOut), written by
+    the host's writer; keys a viewer typed before its own app existed (`typed_first`) are
+    read first."""
 
     def __init__(self, app: App[Any], *, debug: bool = False, mouse: bool = True, size: tuple[int, int] | None = None) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         fd: int = getattr(app, "terminal_fd")
         self.fileno = fd
         self.input_tty = True
-        self.write_to(TerminalFile(fd, self._terminal_gone))
+        self.write_to(getattr(app, "terminal_output"))
 
     @property
     def can_suspend(self) -> bool:
         return False  # a SIGTSTP would stop every viewer in the process
 
     def terminal_size(self) -> tuple[int, int]:
-        try:
-            rows, cols, _x, _y = struct.unpack("HHHH", fcntl.ioctl(self.fileno, termios.TIOCGWINSZ, b"\0" * 8))
-        except OSError:
-            return 80, 24
-        return cols or 80, rows or 24
+        return size_of(self.fileno)
 
     def start_application_mode(self) -> None:
         self.keep_loop()
-        super().start_application_mode()
+        out = self.output
+        if isinstance(out, FanOut):
+            out.starting = True
+        try:
+            super().start_application_mode()
+        finally:
+            if isinstance(out, FanOut):
+                out.starting = False
+            elif isinstance(out, Terminal):
+                out.in_app_mode = True
 
     def resized(self) -> None:
         """The server set a new size on the master (on the event loop)."""
@@ -168,7 +304,7 @@ class HostedDriver(DriverOnTerminal):
             self.driven_app.post_message(events.Resize(size, size))
 
     def _terminal_gone(self) -> None:
-        """On a driver thread: the terminal went away or stopped reading; end the app."""
+        """On any thread: the terminal went away or stopped reading; end the app."""
         loop = self.event_loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):  # the loop is closing: the app is ending anyway
@@ -176,16 +312,105 @@ class HostedDriver(DriverOnTerminal):
 
     def run_input_thread(self) -> None:
         # Anything but OSError goes on to Textual's report (tracker.ui.textual_private, 7).
+        typed = getattr(self.driven_app, "typed_first", b"")
+        if typed:  # before anything the terminal sends now, in the order typed
+            parser = EscapeParser()
+            with contextlib.suppress(Exception):  # what it cannot read is lost, as a bad byte is
+                # Then the end: what was typed last is whole (a lone Esc is the Esc key).
+                for event in [*parser.feed(typed.decode("utf-8", "replace")), *parser.feed("")]:
+                    self.process_message(event)
         try:
             super().run_input_thread()
         except OSError:  # end of file on the pty: the server closed the master
             self._terminal_gone()
 
+
+def size_of(fd: int) -> tuple[int, int]:
+    """(columns, rows) of the terminal on `fd` (80x24 if it cannot say)."""
+    try:
+        rows, cols, _x, _y = struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+    except OSError:
+        return 80, 24
+    return cols or 80, rows or 24
+
+
+def _raw(fd: int) -> list[Any] | None:
+    """Put a viewer's terminal in the mode Textual's driver puts it in (no echo, keys as
+    they come), as a shared view's member has no driver of its own; the mode before."""
+    try:
+        before = termios.tcgetattr(fd)
+        mode = termios.tcgetattr(fd)
+        mode[tty.LFLAG] &= ~(termios.ECHO | termios.ICANON | termios.IEXTEN | termios.ISIG)
+        mode[tty.IFLAG] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
+        mode[tty.CC][termios.VMIN] = 1
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
+    except termios.error:
+        return None
+    return before
+
+
+def personal(data: bytes) -> bool:
+    """Whether what a viewer's terminal sent is something the viewer did (a key, a click,
+    the wheel), not the terminal answering the app's questions, reporting focus, or the
+    mouse passing over (hover is not drawn in a shared view)."""
+    for match in _NOT_PERSONAL.finditer(data):
+        if match.group(1) is not None and int(match.group(1)) & 0x23 != 0x23:
+            return True  # a button or the wheel, not a bare motion
+    return bool(_NOT_PERSONAL.sub(b"", data))
+
+
+class Member:
+    """A viewer in the host: in a shared view (`group`), or with an app of its own."""
+
+    def __init__(self, ident: int, fd: int, env: dict[str, str], out: Terminal) -> None:
+        self.ident = ident
+        self.fd = fd  # the pty slave the server sent
+        self.env = env
+        self.out = out
+        self.group: Group | None = None
+        self.app: App[Any] | None = None
+        self.mode_before: list[Any] | None = None
+
+
+class Group:
+    """Viewers who see the same thing: one app drawing on a pty of the host's own, its
+    output fanned out to every member's terminal."""
+
+    def __init__(self, size: tuple[int, int], app: App[Any], writer: HostWriter) -> None:
+        self.size = size
+        self.app = app
+        self.out = FanOut(writer)
+        self.members: dict[int, Member] = {}
+        self.master, self.slave = os.openpty()  # the app's own terminal: its size, no input
+        set_winsize(self.slave, *size)
+        setattr(app, "terminal_fd", self.slave)
+        setattr(app, "terminal_output", self.out)
+        app.driver_class = HostedDriver
+
+    def join(self, member: Member) -> None:
+        """Add `member`: the terminal modes and the view whole, then every frame."""
+        member.group = self
+        self.members[member.ident] = member
+        frame = whole_frame(self.app) if self.out.drawn else None
+        if self.out.drawn and frame is None:
+            log.warning("viewer #%d: no whole frame to hand; the view is drawn whole for all its viewers", member.ident)
+            self.app.refresh()  # the next frame is whole, for everyone
+        member.out.send(bytes(self.out.preamble))
+        if frame is not None:
+            member.out.send((SYNC_START + frame + SYNC_END).encode("utf-8", "replace"))
+        self.out.members[member.ident] = member.out
+        member.out.in_app_mode = True
+
+    def remove(self, member: Member) -> None:
+        """Take `member` out; the caller ends the view with its last member (Host.leave)."""
+        self.members.pop(member.ident, None)
+        self.out.members.pop(member.ident, None)
+        member.group = None
+
     def close(self) -> None:
-        super().close()
-        file = self.output
-        if isinstance(file, TerminalFile):
-            file.close()
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def _use_environment(env: dict[str, str]) -> None:
@@ -200,90 +425,264 @@ def _use_environment(env: dict[str, str]) -> None:
 
 def run_host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int:
     """The host process's main: apps for the viewers the server sends, until told to quit."""
-    return asyncio.run(_host(sock, make_app))
+    return asyncio.run(Host(sock, make_app).run())
 
 
-async def _host(sock: socket.socket, make_app: Callable[[str], App[Any]]) -> int:
-    loop = asyncio.get_running_loop()
-    sock.setblocking(False)
-    apps: dict[int, App[Any]] = {}
-    tasks: set[asyncio.Task[Any]] = set()
-    quit_now = asyncio.Event()
+class Host:
+    """The viewers' apps in this process: shared views and viewers' own apps, one writer."""
 
-    def tell(message: dict[str, Any]) -> None:
+    def __init__(self, sock: socket.socket, make_app: Callable[[str], App[Any]]) -> None:
+        self.sock = sock
+        self.make_app = make_app
+        self.writer: HostWriter | None = None
+        self.members: dict[int, Member] = {}
+        self.groups: dict[tuple[int, int], Group] = {}
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.quit_now = asyncio.Event()
+        self.replaying: int | None = None  # the GM's replay, as the server last said
+
+    def tell(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):  # the server has gone: this host ends next
-            send(sock, message)
+            send(self.sock, message)
 
-    replaying: list[int | None] = [None]  # the GM's replay, as the server last said
+    def apps(self) -> list[App[Any]]:
+        return [g.app for g in self.groups.values()] + [m.app for m in self.members.values() if m.app is not None]
 
-    def follow(app: App[Any], segment: int | None) -> None:
+    def _follow(self, app: App[Any]) -> None:
         follow_replay = getattr(app, "follow_replay", None)  # a TrackerApp's (tracker.ui.app)
-        if follow_replay is not None:
-            follow_replay(segment)
+        if follow_replay is not None and self.replaying is not None:
+            follow_replay(self.replaying)
 
-    async def run_one(ident: int, fd: int, env: dict[str, str], notice: str) -> None:
+    def _new_app(self, env: dict[str, str], notice: str) -> App[Any]:
+        _use_environment(env)  # read by Textual as the app is made (TERM, COLORTERM, NO_COLOR)
+        app = self.make_app(notice)
+        self._follow(app)  # kept until the app is up
+        return app
+
+    def _start(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    # ------------------------------------------------------------ a viewer arrives
+    def open(self, ident: int, fd: int, env: dict[str, str], notice: str) -> None:
+        assert self.writer is not None
+        try:
+            out = Terminal(self.writer, fd, functools.partial(self._gone, ident))
+        except OSError as exc:
+            log.error("viewer #%d: its terminal cannot be opened: %s", ident, exc)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            self.tell({"op": "ended", "id": ident, "code": 1})
+            return
+        member = Member(ident, fd, env, out)
+        self.members[ident] = member
+        member.mode_before = _raw(fd)
+        size = size_of(fd)
+        group = self.groups.get(size)
+        if group is None:
+            try:
+                app = self._new_app(env, notice)
+            except Exception as exc:  # noqa: BLE001 - one viewer's failure is that viewer's
+                log.error("viewer #%d: the app failed: %s: %s", ident, type(exc).__name__, exc)
+                self._end(member, 1)
+                return
+            group = self.groups[size] = Group(size, app, self.writer)
+            self._start(self._run_group(group))
+        group.join(member)
+        asyncio.get_running_loop().add_reader(out.fd, self._typed, member)
+        log.info("viewer #%d watches the %dx%d view of viewers' process %d with %d other(s): one app draws it", ident, size[0], size[1], os.getpid(), len(group.members) - 1)
+
+    async def _run_group(self, group: Group) -> None:
         code = 1
         try:
-            _use_environment(env)  # read by Textual as the app is made (TERM, COLORTERM, NO_COLOR)
-            app = make_app(notice)
-            if replaying[0] is not None:
-                follow(app, replaying[0])  # kept until the app is up
-            setattr(app, "terminal_fd", fd)
-            app.driver_class = HostedDriver
-            apps[ident] = app
+            await group.app.run_async()
+            code = int(group.app.return_code or 0)
+        except Exception as exc:  # noqa: BLE001 - that view's failure is its viewers'
+            log.error("a shared view (%dx%d) failed: %s: %s", group.size[0], group.size[1], type(exc).__name__, exc)
+        finally:
+            if self.groups.get(group.size) is group:
+                del self.groups[group.size]
+            group.close()
+            for member in list(group.members.values()):  # the view ended under them (a crash): they end too
+                group.members.pop(member.ident, None)
+                self._end(member, code or 1)
+
+    def leave(self, group: Group, member: Member) -> None:
+        """`member` leaves `group`; a view without members ends, and a viewer who comes
+        meanwhile starts a new one (never joins one ending)."""
+        group.remove(member)
+        if not group.members:
+            if self.groups.get(group.size) is group:
+                del self.groups[group.size]
+            group.app.exit()
+
+    # ------------------------------------------------------------ a viewer of its own
+    def _typed(self, member: Member) -> None:
+        """A shared view's member's terminal sent something: if the viewer did something
+        (a key, a click), the viewer leaves the view with an app of its own, which reads it."""
+        try:
+            data = os.read(member.out.fd, 4096)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:  # the server closed the master: the client has gone
+            self._stop_reading(member)
+            self._gone(member.ident)
+            return
+        if personal(data):
+            self.alone(member, data, "a key")
+
+    def _stop_reading(self, member: Member) -> None:
+        with contextlib.suppress(ValueError, OSError):
+            asyncio.get_running_loop().remove_reader(member.out.fd)
+
+    def alone(self, member: Member, typed: bytes, why: str) -> None:
+        """`member` leaves its shared view: an app of its own from now on, made as the
+        view stands (the same fight, the same screen: the view was untouched), then given
+        what the viewer typed."""
+        group = member.group
+        if group is None:
+            return
+        self._stop_reading(member)
+        self.leave(group, member)
+        try:
+            app = self._new_app(member.env, "")
+        except Exception as exc:  # noqa: BLE001
+            log.error("viewer #%d: the app failed: %s: %s", member.ident, type(exc).__name__, exc)
+            self._end(member, 1)
+            return
+        setattr(app, "terminal_fd", member.fd)
+        setattr(app, "terminal_output", member.out)
+        setattr(app, "typed_first", typed)
+        app.driver_class = HostedDriver
+        member.app = app
+        log.info("viewer #%d draws alone from now on (%s)", member.ident, why)
+        self._start(self._run_own(member, app))
+
+    async def _run_own(self, member: Member, app: App[Any]) -> None:
+        code = 1
+        try:
             await app.run_async()
             code = int(app.return_code or 0)
         except Exception as exc:  # noqa: BLE001 - one viewer's failure is that viewer's
-            log.error("viewer #%d: the app failed: %s: %s", ident, type(exc).__name__, exc)
+            log.error("viewer #%d: the app failed: %s: %s", member.ident, type(exc).__name__, exc)
         finally:
-            apps.pop(ident, None)
-            with contextlib.suppress(OSError):
-                os.close(fd)  # the last holder of the slave: the server's master reads EOF
-            tell({"op": "ended", "id": ident, "code": code})
+            member.app = None
+            self._end(member, code)
 
-    def readable() -> None:
+    # ------------------------------------------------------------ a viewer leaves
+    def _gone(self, ident: int) -> None:
+        """The viewer's terminal went away or stopped reading: end its app or membership."""
+        member = self.members.get(ident)
+        if member is None:
+            return
+        if member.app is not None:
+            member.app.exit(return_code=1)
+        elif member.group is not None:
+            self.leave(member.group, member)
+            self._end(member, 1)
+
+    def end(self, ident: int) -> None:
+        """The server asks: the client left."""
+        member = self.members.get(ident)
+        if member is None:
+            return
+        if member.app is not None:
+            member.app.exit()
+            return
+        if member.group is not None:
+            self.leave(member.group, member)
+        if not member.out.gone:
+            member.out.send(LEAVE_APP_MODE)  # the terminal as the app would leave it
+        self._end(member, 0)
+
+    def _end(self, member: Member, code: int) -> None:
+        if self.members.pop(member.ident, None) is None:
+            return
+        self._stop_reading(member)
+        if member.mode_before is not None:
+            with contextlib.suppress(termios.error):
+                termios.tcsetattr(member.fd, termios.TCSANOW, member.mode_before)
+        self.writer_close(member.out)
+        with contextlib.suppress(OSError):
+            os.close(member.fd)  # the last holder of the slave: the server's master reads EOF
+        self.tell({"op": "ended", "id": member.ident, "code": code})
+
+    def writer_close(self, out: Terminal) -> None:
+        if out.pending and not out.gone:
+            with contextlib.suppress(OSError):  # a last try: what is left is lost with the viewer
+                os.write(out.fd, out.pending)
+        out.close()
+
+    # ------------------------------------------------------------ the server says
+    def readable(self) -> None:
         try:
-            message, fd = receive(sock)
+            message, fd = receive(self.sock)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
             message, fd = None, None
         if message is None:
-            quit_now.set()  # the server has gone
-            loop.remove_reader(sock.fileno())
+            self.quit_now.set()  # the server has gone
+            asyncio.get_running_loop().remove_reader(self.sock.fileno())
             return
         op, ident = message.get("op"), message.get("id")
         if op == "replay" or (op == "open" and "replay" in message):
             segment = message.get("segment" if op == "replay" else "replay")
-            replaying[0] = segment if isinstance(segment, int) and not isinstance(segment, bool) and segment >= 0 else None
+            self.replaying = segment if isinstance(segment, int) and not isinstance(segment, bool) and segment >= 0 else None
             if op == "replay":
-                for each in list(apps.values()):
-                    follow(each, replaying[0])
-        if op == "open" and fd is not None and isinstance(ident, int):
+                for app in self.apps():
+                    follow_replay = getattr(app, "follow_replay", None)
+                    if follow_replay is not None:
+                        follow_replay(self.replaying)
+        if op == "open" and fd is not None and isinstance(ident, int) and ident not in self.members:
             env = message.get("env")
             env = env if isinstance(env, dict) else {}
-            task = loop.create_task(run_one(ident, fd, {str(k): str(v) for k, v in env.items()}, str(message.get("notice", ""))))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+            self.open(ident, fd, {str(k): str(v) for k, v in env.items()}, str(message.get("notice", "")))
             return
         if fd is not None:
             os.close(fd)
-        app = apps.get(ident) if isinstance(ident, int) else None
-        driver = driver_of(app) if app is not None else None
-        if op == "size" and isinstance(driver, HostedDriver):
-            driver.resized()
-        elif op == "end" and app is not None:
-            app.exit()
+        member = self.members.get(ident) if isinstance(ident, int) else None
+        if op == "changed":
+            self.look_now()
+        elif op == "size" and member is not None:
+            if member.group is not None and size_of(member.fd) != member.group.size:
+                self.alone(member, b"", "a new size")
+            elif member.app is not None:
+                driver = driver_of(member.app)
+                if isinstance(driver, HostedDriver):
+                    driver.resized()
+        elif op == "end" and member is not None:
+            self.end(member.ident)
         elif op == "quit":
-            quit_now.set()
+            self.quit_now.set()
 
-    loop.add_reader(sock.fileno(), readable)
-    await quit_now.wait()
-    for app in list(apps.values()):
-        app.exit()
-    if tasks:
-        await asyncio.wait(list(tasks), timeout=QUIT_GRACE)
-    return 0
+    def look_now(self) -> None:
+        """The table's fight was written: the follower this process's apps share reads it now."""
+        seen: set[int] = set()
+        for app in self.apps():
+            live = getattr(app, "live", None)
+            if live is not None and id(live) not in seen:
+                seen.add(id(live))
+                live.look_now()
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        self.writer = HostWriter(loop)
+        install_direct_writer()
+        self.sock.setblocking(False)
+        loop.add_reader(self.sock.fileno(), self.readable)
+        await self.quit_now.wait()
+        for member in list(self.members.values()):
+            if member.app is None:
+                self.end(member.ident)
+        for app in self.apps():
+            app.exit()
+        if self.tasks:
+            await asyncio.wait(list(self.tasks), timeout=QUIT_GRACE)
+        return 0
 
 
 def _start_host(sock: socket.socket, saves: str, make_app: Callable[[str], App[Any]]) -> None:
@@ -367,6 +766,13 @@ class ViewerHost:
             self.lost()
             return False
         return True
+
+    def nudge(self) -> None:
+        """The table's fight was written: read it now. Never waits: a host whose socket is
+        full hears of the next write, or finds it at its follower's next probe."""
+        if not self.closed:
+            with contextlib.suppress(OSError):
+                self.sock.sendmsg([CHANGED], [], socket.MSG_DONTWAIT)
 
     def attach(self, ident: int, slave: int, env: dict[str, str], notice: str = "", replaying: int | None = None) -> HostedViewer:
         viewer = HostedViewer(self, ident)
@@ -462,6 +868,11 @@ class ViewerHosts:
         """Say `message` to every host (the GM's replay: each tells its viewers' apps)."""
         for host in list(self.hosts):
             host.tell(message)
+
+    def nudge_all(self) -> None:
+        """The table's fight was written: every host reads it now."""
+        for host in list(self.hosts):
+            host.nudge()
 
     def _fork(self, make_app: Callable[[str], App[Any]], profile: tuple[str, ...]) -> ViewerHost:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

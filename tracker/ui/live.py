@@ -217,6 +217,10 @@ class Follower:
             with suppress(Exception):  # that app may be closing
                 notify()
 
+    def wake(self) -> None:
+        """Probe now, not at the next tick: someone said the file changed."""
+        self._wake.set()
+
     def take(self) -> tuple[Change | None, str]:
         with self._lock:
             found, error, self._found, self._error = self._found, self._error, None, ""
@@ -368,6 +372,13 @@ class Live:
             follower.listeners.remove(notify)
         if follower is None or not follower.listeners:
             self.close()
+
+    def look_now(self) -> None:
+        """The file was written (tracker serve's viewers' processes hear it from the
+        server as the write lands): the follower reads it now instead of at its next probe."""
+        follower = self.follower
+        if follower is not None:
+            follower.wake()
 
     def close(self) -> None:
         if self.follower is not None:

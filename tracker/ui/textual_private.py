@@ -218,3 +218,73 @@ if sys.platform != "win32":  # the Linux driver needs termios; tracker serve is 
         @property
         def driven_app(self) -> App[Any]:
             return self._app
+
+
+# 9 ---------------------------------------------------------------- a whole frame
+def whole_frame(app: App[Any]) -> str | None:
+    """The app's screen as it stands, whole, as terminal output (with the cursor placed),
+    leaving the next update to the app's own terminal unchanged; None while it has no
+    screen to draw."""
+    from rich.control import Control
+
+    try:
+        screen = app.screen
+        compositor = screen._compositor
+        if not app.is_running or not screen.is_mounted or compositor.size != app.size:
+            return None
+        pending = set(compositor._dirty_regions)
+        update = compositor.render_update(full=True, screen_stack=app._background_screens)
+        compositor._dirty_regions.update(pending)
+        if update is None or not hasattr(update, "render_segments"):
+            return None
+        text: str = update.render_segments(app.console)
+        cursor = screen.outer_size.clamp_offset(app.cursor_position)
+        return text + Control.move_to(*cursor).segment.text
+    except Exception:  # noqa: BLE001 - no screen yet, or one going: nothing to send
+        return None
+
+
+# 10 --------------------------------------------------------------- the writer
+class DirectWriter:
+    """What the driver writes through, for a file that never blocks: written at once on
+    the caller's thread (the file hands it to its own writer)."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+
+    def start(self) -> None:
+        """No thread to start."""
+
+    def write(self, text: str) -> None:
+        self._file.write(text)
+
+    def flush(self) -> None:
+        """Nothing is buffered here."""
+
+    def stop(self) -> None:
+        """No thread to stop."""
+
+    def isatty(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return int(self._file.fileno())
+
+
+def install_direct_writer() -> None:
+    """Make the Linux driver write a file marked `writes_without_blocking` directly
+    (`DirectWriter`), any other through Textual's writer thread; idempotent."""
+    if sys.platform == "win32":
+        return
+    from textual.drivers import linux_driver
+    from textual.drivers._writer_thread import WriterThread
+
+    if getattr(linux_driver, "WriterThread", None) is not WriterThread:
+        return  # installed already
+
+    def writer_for(file: Any) -> Any:
+        if getattr(file, "writes_without_blocking", False):
+            return DirectWriter(file)
+        return WriterThread(file)
+
+    linux_driver.WriterThread = writer_for  # type: ignore[misc,assignment]
