@@ -370,6 +370,8 @@ def load_bytes(cut: Split, source: str, base_dir: Path | None = None) -> Loaded:
         raise SaveError(f"{source}: not UTF-8 text (byte {exc.start})") from None
     with _collector_paused():
         loaded = from_document(parse(text, source), source, base_dir)
+    # A long fight's state lives as long as it is open: out of the collector's walks.
+    loaded.encounter.settle()
     if loaded.schema == SCHEMA_VERSION:
         if cut.revision is None:
             raise SaveError(f"{source}: no '# revision N' line: the file was never completely written")
