@@ -6,8 +6,10 @@ too coarse for a figure under a second; `/proc/PID/stat` always does).
 - `Stopwatch`: wall and CPU seconds of this process over a stretch (`with Stopwatch() as
   t: ...; t.wall, t.cpu`).
 - `process_cpu_s(pid)`: CPU seconds another process has used so far, in nanoseconds from
-  `/proc/PID/task/*/schedstat` where the system keeps them (its live threads; threads
-  that have ended are counted by `/proc/PID/stat` only, in 10 ms ticks), else the ticks.
+  `/proc/PID/task/*/schedstat` where the system keeps them (its live threads; where
+  threads have ended, whose time `/proc/PID/stat` alone counts, in 10 ms ticks, the ticks).
+- `tree_cpu_s(pid)`: the same for a process and its live descendants (a server and the
+  apps it forked).
 - `children_cpu_s()`: CPU seconds of the children this process has waited for (getrusage,
   in microseconds on Linux).
 - `describe()`: one line naming the clocks and their measured steps, for a report.
@@ -101,22 +103,46 @@ def timed(fn: Callable[[], object]) -> tuple[float, float]:
 
 
 def process_cpu_s(pid: int) -> float:
-    """CPU seconds process `pid` has used so far; nan if it has gone."""
-    total, threads = 0, 0
+    """CPU seconds process `pid` has used so far; nan if it has gone.
+
+    In nanoseconds, summed over its live threads' `/proc/PID/task/*/schedstat`; where a
+    thread has ended (its time is in `/proc/PID/stat` only, in 10 ms ticks, more than a
+    tick above the live threads' sum) or the system keeps no schedstat, the ticks."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+    total = 0
     try:
         for task in Path(f"/proc/{pid}/task").iterdir():
             with open(task / "schedstat") as handle:
                 total += int(handle.read().split()[0])
-                threads += 1
     except (OSError, ValueError, IndexError):
-        threads = 0
-    if threads and total:
-        return total / 1e9
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return ticks
+    fine = total / 1e9
+    tick = 1 / os.sysconf("SC_CLK_TCK")
+    return fine if total and ticks <= fine + 2 * tick else ticks
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of process `pid` and its live descendants (`process_cpu_s` each; a
+    descendant that has ended is not counted)."""
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        used = process_cpu_s(current)
+        if used == used:  # not nan: still there
+            total += used
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(child) for child in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            pass
+    return total
 
 
 def children_cpu_s() -> float:
