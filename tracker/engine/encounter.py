@@ -92,7 +92,8 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
             handler = self._handlers.get(kind)
             if handler is None:
                 raise TrackerError(f"unknown event kind {kind!r}")
-            self.check_open()
+            if self.ended:  # check_open, asked only of a fight that has ended
+                self.check_open()
             index = len(self.events)
             self._current_seq = index + 1
             try:
