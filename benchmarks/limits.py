@@ -10,12 +10,14 @@ Each run measures every case once, interleaved with the floor (summing 2d6 with
 icepool, cold), so a loaded machine slows both alike; the median of the runs is printed
 in milliseconds, wall and CPU, and as a ratio to the floor's median; beside it the same
 case asked again at once (warm), which a cold figure must stand well above. Exit 1 if
-any case's median reaches 1 s.
+any case's median reaches 1 s (CPU time when the load average is above the core count,
+else wall time).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 from collections.abc import Callable
@@ -111,14 +113,19 @@ def main() -> int:
     base_cpu = statistics.median(c for _, c in floors)
     print(f"floor (2d6 with icepool, cold): {base * 1000:.3f} ms wall, {base_cpu * 1000:.3f} ms CPU, median of {len(floors)}")
     print(f"{'case (cold)':48s} {'wall':>9s} {'CPU':>9s} {'x floor':>9s} {'asked again':>12s}")
-    worst = 0.0
+    worst = worst_cpu = 0.0
     for name, values in times.items():
         median = statistics.median(w for w, _ in values)
         cpu = statistics.median(c for _, c in values)
-        worst = max(worst, median)
+        worst, worst_cpu = max(worst, median), max(worst_cpu, cpu)
         print(f"{name:48s} {median * 1000:6.1f} ms {cpu * 1000:6.1f} ms {median / base:9.0f} {statistics.median(warm[name]) * 1000:9.3f} ms")
-    print(f"slowest: {worst * 1000:.1f} ms (limit {LIMIT_S * 1000:.0f} ms)")
-    return 0 if worst < LIMIT_S else 1
+    # A machine shared with more runnable work than it has cores stretches wall time by
+    # what others do: the verdict is then on CPU time.
+    loaded = os.getloadavg()[0] > (os.cpu_count() or 1)
+    verdict = worst_cpu if loaded else worst
+    print(f"slowest: {worst * 1000:.1f} ms wall, {worst_cpu * 1000:.1f} ms CPU (limit {LIMIT_S * 1000:.0f} ms; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: verdict on {'CPU' if loaded else 'wall'} time)")
+    return 0 if verdict < LIMIT_S else 1
 
 
 if __name__ == "__main__":

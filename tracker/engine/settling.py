@@ -22,7 +22,7 @@ SETTLE_EVERY changes. A collector that is off (someone is loading in bulk) is le
 and nothing is frozen: its owner decides. Frozen objects are never written by the
 collector, so pages a forked process shares with its parent stay shared.
 
-Decision: docs/decisions/0055-settling-long-fights.md
+Decisions: docs/decisions/0055-long-fights-stay-cheap.md
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ write cuts them off. Because a change is only ever a whole number of `[[events]]
 a reader that already holds revision N parses just the bytes after N's line.
 
 Decisions: docs/decisions/0007-save-format.md, docs/decisions/0044-save-limits.md,
-docs/decisions/0045-opening-fast.md
+docs/decisions/0045-opening-fast.md, docs/decisions/0055-long-fights-stay-cheap.md
 """
 
 from __future__ import annotations
@@ -412,7 +412,7 @@ def _in_pieces(text: str, source: str, base_dir: Path | None) -> tuple[_Opening,
                 index += 1
             del raws
             start = end
-    except TrackerError:
+    except Exception:  # noqa: BLE001 - whatever it is, the whole reading names it, in its order
         return None
     return opening, events
 
