@@ -47,7 +47,8 @@ Each figure: interleaved rounds (floor, ours, floor, ours, ...), one unmeasured 
 each; medians of N (9 processes and 21 in-process rounds; --quick: 5 and 7) with the
 spread (min-max) and the ratio of medians beside the per-round ratios' range. Two clocks:
 wall time (time.perf_counter) and CPU time (a process's user + system from wait4, an
-in-process run's time.process_time), both well under a millisecond in resolution; the
+in-process run's finest CPU clock, benchmarks/clocks.py, its step printed), both well
+under a millisecond in resolution; the
 verdict uses CPU time when the load average is above the CPU count (a shared machine),
 else wall time. Children run with an empty config and data folder and with bytecode
 caches written (as startup.py says why).
@@ -75,6 +76,8 @@ import tomli_w
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.clocks import cpu as cpu_s, describe  # noqa: E402
 
 from rulesets.dice import RandomDice  # noqa: E402
 from tracker.campaign import fights, party, reading  # noqa: E402
@@ -292,9 +295,9 @@ def process(argv: list[str], env: dict[str, str]) -> Sample:
 
 
 def in_process(run: Callable[[], Any]) -> Sample:
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), cpu_s()
     run()
-    return time.perf_counter() - wall, time.process_time() - cpu
+    return time.perf_counter() - wall, cpu_s() - cpu
 
 
 def interleaved(rounds: int, floor: Callable[[], Sample], ours: Callable[[], Sample], after: Callable[[], None] = lambda: None) -> tuple[list[Sample], list[Sample]]:
@@ -403,6 +406,7 @@ def main() -> int:
     parser.add_argument("--fixture", metavar="DIR", type=Path, help="build the fixture in DIR and keep it; a later run given the same DIR measures it again (before and after a change)")
     args = parser.parse_args()
     runs, rounds = (5, 7) if args.quick else (9, 21)
+    print(describe())
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         folder = args.fixture.resolve() if args.fixture else home / "saves"

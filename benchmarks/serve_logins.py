@@ -13,7 +13,9 @@ they are all connected, the GM tries `--tries` times, one try each (no retry), w
 asyncssh and with OpenSSH's `ssh -tt` (where installed), `--pause` seconds apart. A try
 succeeds when the fight's title is drawn on the GM's screen; it fails when refused (the
 reason is counted) or when nothing is drawn within 10 s. Printed per client: tries in,
-the reasons of the others, and the seconds from connect to title (median, slowest).
+the reasons of the others, and the seconds from connect to title (median, slowest), wall
+time; beside it the CPU time the server and the apps it runs used per try, and this
+process's (the client side) per try (benchmarks/clocks.py).
 
 Exit 0 if every try got in within 2 s, else 1.
 """
@@ -36,6 +38,7 @@ import asyncssh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.clocks import cpu, describe, tree_cpu_s  # noqa: E402
 from tracker.serve.probe import Screen, ServerProcess, Strangers, env, make_key, openssh_argv  # noqa: E402
 
 TITLE = "Login Bench"
@@ -114,6 +117,7 @@ async def run(args: argparse.Namespace, serve_extra: list[str]) -> bool:
                 await asyncio.sleep(1.0)
                 for client in clients:
                     results = []
+                    server_from, here_from = tree_cpu_s(server.proc.pid), cpu()
                     for _ in range(args.tries):
                         if client == "asyncssh":
                             results.append(await try_asyncssh(server.port, gm))
@@ -121,6 +125,8 @@ async def run(args: argparse.Namespace, serve_extra: list[str]) -> bool:
                             assert ssh is not None
                             results.append(await try_openssh(ssh, server.port, keys / "gm"))
                         await asyncio.sleep(args.pause)
+                    server_cpu = (tree_cpu_s(server.proc.pid) - server_from) / len(results)
+                    here_cpu = (cpu() - here_from) / len(results)
                     times = [t for good, t, _ in results if good]
                     reasons = Counter(r for good, _, r in results if not good)
                     fine = len(times) == len(results) and max(times) < TARGET
@@ -130,6 +136,7 @@ async def run(args: argparse.Namespace, serve_extra: list[str]) -> bool:
                         f"{count:>4} strangers from {args.sources} address(es), {client:>8}: {len(times)} of {len(results)} tries in ({took})"
                         + (f"; refused: {dict(reasons)}" if reasons else "")
                         + f"; strangers reconnected {strangers.reconnects} times"
+                        + f"; CPU per try: server and its apps {server_cpu * 1000:.0f} ms, this client {here_cpu * 1000:.0f} ms (pauses included)"
                     )
             finally:
                 await strangers.stop()
@@ -151,6 +158,7 @@ def main() -> int:
     parser.add_argument("--pause", type=float, default=0.3)
     parser.add_argument("--speak", action="store_true", help="strangers send an SSH version line, then nothing")
     args = parser.parse_args(argv)
+    print(describe())
     return 0 if asyncio.run(run(args, serve_extra)) else 1
 
 

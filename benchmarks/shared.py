@@ -63,6 +63,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.clocks import process_cpu_s  # noqa: E402
 from rulesets.freeform import FreeformRuleset  # noqa: E402
 from tracker.engine import Encounter, Event, Resolution, Setup  # noqa: E402
 from tracker.persistence import codec  # noqa: E402
@@ -107,23 +108,10 @@ def pss_kb(pid: int) -> int:
 
 
 def cpu_s(pid: int) -> float:
-    """CPU seconds of one process so far, every thread (schedstat: nanoseconds); from
-    /proc/PID/stat's ticks where schedstat is missing; 0 if it has gone."""
-    total = 0
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-                with open(f"/proc/{pid}/task/{task}/schedstat") as handle:
-                    total += int(handle.read().split()[0])
-        return total / 1e9
-    except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError, ValueError):
-        pass
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (FileNotFoundError, ProcessLookupError, PermissionError, IndexError, ValueError):
-        return 0.0
+    """User + system CPU seconds of one process so far; 0 if it has gone (nanoseconds from
+    its threads' schedstat where kept: /proc/PID/stat alone counts in 10 ms ticks)."""
+    used = process_cpu_s(pid)
+    return 0.0 if used != used else used  # nan: gone
 
 
 def load_average() -> float:

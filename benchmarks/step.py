@@ -1,7 +1,8 @@
 """The cost of `step N` with a Brand X move in progress does not grow with N.
 
 Each figure is a ratio against a floor of the same kind measured in the same run,
-interleaved, median of 7:
+interleaved, median of the 7 paired ratios, in wall time (perf_counter) and CPU time (the finest CPU
+clock, benchmarks/clocks.py):
 
 (a) `step 100,000,000` against `step 100` (both over many payment segments, the move's
     EP charged on each): target under 3x;
@@ -17,12 +18,12 @@ from __future__ import annotations
 import gc
 import statistics
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.clocks import Stopwatch, describe  # noqa: E402
 from rulesets.brandx import BrandXRuleset  # noqa: E402
 from rulesets.dice import RandomDice  # noqa: E402
 from tracker.engine import Encounter, Setup  # noqa: E402
@@ -44,15 +45,19 @@ def mover() -> Session:
     return s
 
 
-def timed(fn) -> float:  # type: ignore[no-untyped-def]
+def timed(fn) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(wall, CPU) seconds of one call."""
     gc.collect()
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+    with Stopwatch() as watch:
+        fn()
+    return watch.wall, watch.cpu
 
 
 def main() -> None:
-    step_small, step_big, load_small, load_big = [], [], [], []
+    step_small: list[tuple[float, float]] = []
+    step_big: list[tuple[float, float]] = []
+    load_small: list[tuple[float, float]] = []
+    load_big: list[tuple[float, float]] = []
     lines_big = 0
     for _ in range(RUNS):
         for n, steps, loads in ((SMALL, step_small, load_small), (BIG, step_big, load_big)):
@@ -64,12 +69,15 @@ def main() -> None:
             text = codec.dumps(s.encounter, 1)
             loads.append(timed(partial(codec.loads, text)))
     rows = [
-        ("(a) step 100,000,000 vs step 100", statistics.median(step_big), statistics.median(step_small), 3.0),
-        ("(b) load after (a) vs after step 100", statistics.median(load_big), statistics.median(load_small), 3.0),
+        ("(a) step 100,000,000 vs step 100", step_big, step_small, 3.0),
+        ("(b) load after (a) vs after step 100", load_big, load_small, 3.0),
     ]
-    print(f"{'figure':40} {'work (ms)':>10} {'floor (ms)':>11} {'ratio':>7} {'target':>7}")
+    print(describe())
+    print(f"{'figure':40} {'clock':>5} {'work (ms)':>10} {'floor (ms)':>11} {'ratio':>7} {'target':>7}")
     for name, work, floor, target in rows:
-        print(f"{name:40} {work * 1000:10.3f} {floor * 1000:11.3f} {work / floor:7.2f} {'<' + format(target, 'g') + 'x':>7}")
+        for clock, i in (("wall", 0), ("CPU", 1)):
+            ratio = statistics.median(w[i] / f[i] for w, f in zip(work, floor))
+            print(f"{name:40} {clock:>5} {statistics.median(w[i] for w in work) * 1000:10.3f} {statistics.median(f[i] for f in floor) * 1000:11.3f} {ratio:7.2f} {'<' + format(target, 'g') + 'x':>7}")
     print(f"(c) log lines written by step 100,000,000: {lines_big}")
 
 

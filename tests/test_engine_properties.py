@@ -130,7 +130,7 @@ def test_clock_is_monotonic_along_the_effective_history(cmds: list[tuple[Any, ..
     # The fresh encounter's own adds are seqs 1..len(NAMES); an early undo may have taken one back.
     for event in (e for e in enc.effective_events() if e.seq > len(NAMES)):
         replay._current_seq = event.seq
-        replay._handlers[event.kind](event.args)
+        replay._handlers[event.kind](replay, event.args)
         assert replay.now >= last
         last = replay.now
 

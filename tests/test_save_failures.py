@@ -139,11 +139,11 @@ def _faulty(session: Session, kind: str, times: int) -> list[int]:
     handler = encounter._handlers[kind]
     failed: list[int] = []
 
-    def once(args: dict[str, Any]) -> None:
+    def once(enc: Any, args: dict[str, Any]) -> None:
         if len(failed) < times:
             failed.append(1)
             raise RuntimeError("a fault while folding the log")
-        handler(args)
+        handler(enc, args)
 
     encounter._handlers[kind] = once
     return failed

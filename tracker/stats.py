@@ -438,7 +438,7 @@ def fold(encounter: Encounter) -> _Watch:
     watch.sample()
     for event in encounter.effective_events():
         watch._current_seq = event.seq
-        watch._handlers[event.kind](event.args)
+        watch._handlers[event.kind](watch, event.args)
         watch.sample()
     return watch
 

@@ -133,12 +133,14 @@ class Actions(Core):
         companions = tuple(args.get("companions", ()))
         self.check_initiation(c, template, mode, companions)
         resolution = self._checked(args["resolution"])
-        draw = draws.check(c, args)
+        # Only a player's declaration with the app's dice holds a draw (a look-up, not a call, for the rest).
+        draw = draws.check(c, args) if "draw" in args else None
         # actor, template, mode, targets, resolution, companions, maintainable, chain,
         # secret, asked (positional: this runs for every declaration)
         self._initiate(c, template, mode, tuple(args.get("targets", ())), resolution, companions,
                        bool(args.get("maintainable", False)), 0, bool(args.get("secret", False)), args.get("params"))
-        draws.hold(c, draw)
+        if draw is not None:
+            draws.hold(c, draw)
 
     def _reroll(self, args: dict[str, Any]) -> None:
         c = self.combatant(args["target"])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracker.engine import effects as fx
+from tracker.engine import settling
 from tracker.engine.core import Core
 from tracker.engine.kinds import REWRITES_HISTORY
 from tracker.engine.model import ABORTED, COMPLETED, Action, Combatant, Proposal
@@ -133,6 +134,14 @@ class Checkpoints(Core):
         self._checkpoints[depth] = self._snapshot()
         while len(self._checkpoints) > MAX_CHECKPOINTS:  # deeper undo rebuilds from the start
             del self._checkpoints[min(self._checkpoints)]
+        self.settle()
+
+    def settle(self) -> None:
+        """Move the state out of the garbage collector's sight if the fight has grown by
+        SETTLE_EVERY changes since it last was (tracker.engine.settling): at checkpoints,
+        and after a batch such as opening a save."""
+        if len(self.events) - self._settled >= settling.SETTLE_EVERY and settling.settle():
+            self._settled = len(self.events)
 
     def _live_actions(self) -> list[Action]:
         """The actions that may still change (in progress, or interrupted and keepable),
@@ -213,6 +222,6 @@ class Checkpoints(Core):
         for index in self._applied[base:]:
             event = self.events[index]
             self._current_seq = event.seq
-            self._handlers[event.kind](event.args)
+            self._handlers[event.kind](self, event.args)
             if event.kind in REWRITES_HISTORY:
                 self._checkpoints.clear()

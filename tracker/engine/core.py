@@ -51,11 +51,12 @@ class Core:
     setup: Setup
     time: TimeMapping
     events: list[Event]
-    _handlers: dict[str, Callable[[dict[str, Any]], None]]
+    _handlers: dict[str, Callable[[Any, dict[str, Any]], None]]  # handler(self, args)
     _checkpoints: dict[int, Any]
     _keep_from: int
     _applied: list[int]  # indexes into self.events of effective changes
     _redo: list[int]
+    _settled: int  # len(events) when the state was last settled (tracker.engine.settling)
 
     if TYPE_CHECKING:
         # Provided by the other parts (see the module docstring).

@@ -237,3 +237,30 @@ class Resolution:
             tuple(data.get("order", ())),
             dict(data.get("details", {})),
         )
+
+
+# A frozen dataclass's __init__ sets each field through object.__setattr__, which costs
+# more than the engine's whole handling of some changes; and a Resolution is built for
+# every declaration, by the rulesets and by the loader. So its __init__ is replaced by one
+# that fills the slots through their own descriptors (what object.__setattr__ ends in,
+# without the look-up): the same signature and defaults, and the result an ordinary
+# frozen Resolution (tests/test_engine_speed.py checks both against the generated one).
+_dataclass_init = Resolution.__init__
+_SET_RESOLUTION = tuple(Resolution.__dict__[f.name].__set__ for f in fields(Resolution))
+
+
+def _resolution_init(self: Resolution, pt: int, success: bool | None = None, margin: Any = None, dice: tuple[int, ...] = (),
+                     summary: str = "", effects: tuple[Effect, ...] = (), order: tuple[int, ...] = (),
+                     details: dict[str, Any] | None = None) -> None:
+    set_pt, set_success, set_margin, set_dice, set_summary, set_effects, set_order, set_details = _SET_RESOLUTION
+    set_pt(self, pt)
+    set_success(self, success)
+    set_margin(self, margin)
+    set_dice(self, dice)
+    set_summary(self, summary)
+    set_effects(self, effects)
+    set_order(self, order)
+    set_details(self, {} if details is None else details)
+
+
+Resolution.__init__ = _resolution_init  # type: ignore[method-assign]

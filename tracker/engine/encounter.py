@@ -46,14 +46,17 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
         self.time = setup.time
         self.events: list[Event] = []
         # Each kind of event applied by the method its row names (undo and redo walk the
-        # history instead: `_walk`).
-        self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {
-            name: getattr(self, row.apply) for name, row in KINDS.items() if row.apply
+        # history instead: `_walk`), called as `handler(self, args)`: the class's plain
+        # functions, not methods bound to this encounter, which would make it a cycle that
+        # only the garbage collector could free (tracker.engine.settling).
+        self._handlers: dict[str, Callable[[Any, dict[str, Any]], None]] = {
+            name: getattr(type(self), row.apply) for name, row in KINDS.items() if row.apply
         }
         self._checkpoints: dict[int, Checkpoint] = {}
         self._applied: list[int] = []  # indexes into self.events of effective changes
         self._redo: list[int] = []
         self._keep_from = 0  # replaying up to this depth: checkpoints only near its end
+        self._settled = 0  # len(self.events) at the last settle (Checkpoints.settle)
         self._reset()
         for event in events:
             self.apply(event)
@@ -89,11 +92,12 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
             handler = self._handlers.get(kind)
             if handler is None:
                 raise TrackerError(f"unknown event kind {kind!r}")
-            self.check_open()
+            if self.ended:  # check_open, asked only of a fight that has ended
+                self.check_open()
             index = len(self.events)
             self._current_seq = index + 1
             try:
-                handler(event.args)
+                handler(self, event.args)
             except TrackerError:
                 # Handlers refuse before they change anything (validation comes first).
                 raise
@@ -146,7 +150,7 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
             # Redo: the state is the fold of every applied change but this one; apply it.
             again = self.events[index]
             self._current_seq = again.seq
-            self._handlers[again.kind](again.args)
+            self._handlers[again.kind](self, again.args)
         except Exception as exc:
             # A fault (a bug: the engine is deterministic) part way: undo or redo either
             # completes or changes nothing, so put both stacks back and fold the state
@@ -173,7 +177,7 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
             for index in applied:
                 event = events[index]
                 self._current_seq = event.seq
-                self._handlers[event.kind](event.args)
+                self._handlers[event.kind](self, event.args)
                 self._applied.append(index)
                 if event.kind in REWRITES_HISTORY:
                     self._checkpoints.clear()

@@ -104,7 +104,7 @@ class Proposals(Core):
         actor = self.combatants.get(p.actor)
         draws.release(actor, p.args)
         try:
-            self._handlers[p.action](applied)
+            self._handlers[p.action](self, applied)
         except TrackerError:
             self.log.pop()  # the approval line: the proposed change was refused, nothing changed
             if actor is not None:

@@ -116,7 +116,7 @@ class Fold(Encounter):
         """Apply the fight's event at `index` (one of its effective events)."""
         event = self.events[index]
         self._current_seq = event.seq
-        self._handlers[event.kind](event.args)
+        self._handlers[event.kind](self, event.args)
         self._applied.append(index)
 
     def advance_to(self, segment: int, standing_for: Event) -> None:

@@ -9,7 +9,7 @@ write cuts them off. Because a change is only ever a whole number of `[[events]]
 a reader that already holds revision N parses just the bytes after N's line.
 
 Decisions: docs/decisions/0007-save-format.md, docs/decisions/0044-save-limits.md,
-docs/decisions/0045-opening-fast.md
+docs/decisions/0045-opening-fast.md, docs/decisions/0055-long-fights-stay-cheap.md
 """
 
 from __future__ import annotations
@@ -363,13 +363,74 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+# An `[[events]]` table's header on a line of its own, as every save writes it.
+_EVENTS_LINE = re.compile(r"^\[\[events\]\][ \t]*\r?$", re.MULTILINE)
+# Characters of events parsed at a time: the parser's own copy of a piece is small beside
+# the fight, and each piece's tables are dropped once its events are built.
+PIECE_CHARS = 1 << 19
+
+
+def _in_pieces(text: str, source: str, base_dir: Path | None) -> tuple[_Opening, list[Event]] | None:
+    """The header and the events of a save, parsed a piece at a time; None if the text is
+    anything the pieces might not read exactly as the whole (then it is read whole).
+
+    Parsing the whole file at once held every table the parser made (and the compiled
+    reader's own tree of them) beside the events built from them: several times the
+    memory the parser alone needs. Here the header (everything before the first
+    `[[events]]` line) is parsed, then the events in pieces of about PIECE_CHARS, each
+    cut at an `[[events]]` line; a piece's tables are turned into events and dropped
+    before the next is parsed. The pieces read as the whole would only if the header has
+    no `events` and every piece holds nothing but `[[events]]` tables (a cut inside a
+    multi-line string leaves an unfinished string, which does not parse); anything else,
+    and any problem at all (a bad value is named by the whole reading, in the order it
+    finds problems), falls back on reading the file whole."""
+    if len(text) > MAX_SAVE_BYTES:
+        return None
+    first = _EVENTS_LINE.search(text)
+    if first is None:
+        return None
+    try:
+        header = parse(text[: first.start()], source)
+        if "events" in header:
+            return None
+        opening = _opening(header, source, base_dir)
+        del header
+        ruleset = opening.ruleset
+        events: list[Event] = []
+        start = first.start()
+        while start < len(text):
+            cut = _EVENTS_LINE.search(text, start + PIECE_CHARS)
+            end = cut.start() if cut is not None else len(text)
+            doc = parse(text[start:end], source)
+            raws = doc.get("events")
+            if len(doc) != 1 or raws.__class__ is not list or not all(raw.__class__ is dict for raw in raws):
+                return None
+            del doc
+            index = len(events)
+            for raw in raws:
+                events.append(_event_fast(ruleset, raw, index, source))
+                index += 1
+            del raws
+            start = end
+    except Exception:  # noqa: BLE001 - whatever it is, the whole reading names it, in its order
+        return None
+    return opening, events
+
+
 def load_bytes(cut: Split, source: str, base_dir: Path | None = None) -> Loaded:
     try:
         text = cut.committed.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SaveError(f"{source}: not UTF-8 text (byte {exc.start})") from None
     with _collector_paused():
-        loaded = from_document(parse(text, source), source, base_dir)
+        pieces = _in_pieces(text, source, base_dir)
+        if pieces is not None:
+            del text  # the events are built: the text is no longer needed
+            loaded = _replayed(pieces[0], pieces[1], source)
+        else:
+            loaded = from_document(parse(text, source), source, base_dir)
+    # A long fight's state lives as long as it is open: out of the collector's walks.
+    loaded.encounter.settle()
     if loaded.schema == SCHEMA_VERSION:
         if cut.revision is None:
             raise SaveError(f"{source}: no '# revision N' line: the file was never completely written")
@@ -405,7 +466,27 @@ def house_rules_tables(house_rules: str, base_dir: Path | None, source: str) -> 
         raise SaveError(f"{where}: {exc}") from None
 
 
+@dataclass
+class _Opening:
+    """What a save's header holds: everything but its events."""
+
+    setup: Setup
+    ruleset: Ruleset
+    revision: int
+    house_rules: str
+    version: int
+
+
 def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None) -> Loaded:
+    opening = _opening(doc, source, base_dir)
+    events_raw = doc.get("events", [])
+    _check(f"{source}: events", events_raw, _EVENT_TABLES)
+    ruleset = opening.ruleset
+    events = [_event_fast(ruleset, raw, i, source) for i, raw in enumerate(events_raw)]
+    return _replayed(opening, events, source)
+
+
+def _opening(doc: dict[str, Any], source: str, base_dir: Path | None) -> _Opening:
     where = f"{source}:"
     version = _need(doc, "schema_version", _INT, where)
     if version not in (FIRST_SCHEMA, SCHEMA_VERSION):
@@ -442,15 +523,19 @@ def from_document(doc: dict[str, Any], source: str, base_dir: Path | None = None
     campaign = doc.get("campaign", "")
     _check(f"{source}: campaign", campaign, _CAMPAIGN)
     setup = Setup(name, ruleset_id, ruleset.time, ruleset.down_when, settings, roster, dice_key, campaign)
-    events_raw = doc.get("events", [])
-    _check(f"{source}: events", events_raw, ("an array of tables [[events]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v)))
-    events = [_event_fast(ruleset, raw, i, source) for i, raw in enumerate(events_raw)]
+    return _Opening(setup, ruleset, revision, house_rules, version)
+
+
+_EVENT_TABLES = ("an array of tables [[events]]", lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v))
+
+
+def _replayed(opening: _Opening, events: list[Event], source: str) -> Loaded:
     try:
-        encounter = Encounter(setup)
+        encounter = Encounter(opening.setup)
     except TrackerError as exc:
         raise SaveError(f"{source}: roster: {exc}") from None
     replay(encounter, events, source)
-    return Loaded(encounter, ruleset, revision, house_rules, version)
+    return Loaded(encounter, opening.ruleset, opening.revision, opening.house_rules, opening.version)
 
 
 def replay(encounter: Encounter, events: list[Event], source: str) -> None:
