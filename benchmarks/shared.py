@@ -50,8 +50,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import os
 import random
 import statistics
 import sys

@@ -22,7 +22,7 @@ SETTLE_EVERY changes. A collector that is off (someone is loading in bulk) is le
 and nothing is frozen: its owner decides. Frozen objects are never written by the
 collector, so pages a forked process shares with its parent stay shared.
 
-Decisions: docs/decisions/0055-long-fights-stay-cheap.md
+Decisions: docs/decisions/0056-long-fights-stay-cheap.md
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import gc
 # Changes a fight grows by between two settles: far more than a fight at the table holds
 # (the longest worked example has 16 events), and few enough that the objects the
 # collector still walks stay a small, recent set (4,096 left it a third more full
-# collections' work over 100,000 actions: decision 0055).
+# collections' work over 100,000 actions: decision 0056).
 SETTLE_EVERY = 1024
 
 

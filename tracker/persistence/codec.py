@@ -9,7 +9,7 @@ write cuts them off. Because a change is only ever a whole number of `[[events]]
 a reader that already holds revision N parses just the bytes after N's line.
 
 Decisions: docs/decisions/0007-save-format.md, docs/decisions/0044-save-limits.md,
-docs/decisions/0045-opening-fast.md, docs/decisions/0055-long-fights-stay-cheap.md
+docs/decisions/0045-opening-fast.md, docs/decisions/0056-long-fights-stay-cheap.md
 """
 
 from __future__ import annotations
