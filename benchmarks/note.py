@@ -95,6 +95,7 @@ class Sample:
     lines: int
     rows: int
     layouts: int
+    fold: int  # ns of CPU in the fold-in itself (reading the change, telling the panes)
 
 
 async def settle(app: App[Any], count: FrameCount, started: dict[str, int]) -> None:
@@ -124,7 +125,7 @@ async def settle(app: App[Any], count: FrameCount, started: dict[str, int]) -> N
 
 def measured(app: App[Any], count: FrameCount, started: dict[str, int], frames_before: int, lines_before: int, rows_before: int, layouts_before: int) -> Sample:
     end_wall, end_cpu = count.ended_ns[-1]
-    return Sample(end_cpu - started["cpu"], end_wall - started["wall"], count.frames - frames_before, count.lines - lines_before, count.rows - rows_before, count.layouts - layouts_before)
+    return Sample(end_cpu - started["cpu"], end_wall - started["wall"], count.frames - frames_before, count.lines - lines_before, count.rows - rows_before, count.layouts - layouts_before, started.get("fold", 0))
 
 
 async def run(notes: int, events: int, saves: Path, profile: Any = None) -> tuple[list[Sample], list[Sample], dict[str, int]]:
@@ -160,6 +161,7 @@ async def run(notes: int, events: int, saves: Path, profile: Any = None) -> tupl
             if profile is not None:
                 profile.enable()
             fold()
+            started["fold"] = time.thread_time_ns() - started["cpu"]
 
         viewer._fold_news = timed_fold  # type: ignore[method-assign]
         loop = asyncio.get_running_loop()
@@ -218,9 +220,9 @@ def main() -> int:
         return statistics.median(getattr(s, what) for s in samples)
 
     print(f"one note at 80x24, {args.events} events, medians of {len(ours)} interleaved changes; {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}")
-    print(f"{'':22} {'cpu ms':>7} {'wall ms':>8} {'frames':>6} {'lines':>6} {'rows':>5} {'layouts':>7}")
+    print(f"{'':22} {'cpu ms':>7} {'wall ms':>8} {'frames':>6} {'lines':>6} {'rows':>5} {'layouts':>7} {'of cpu: fold-in ms':>18}")
     for name, samples in (("viewer's app", ours), ("bare app, tail pane", bare)):
-        print(f"{name:22} {med(samples, 'cpu') / 1e6:7.2f} {med(samples, 'wall') / 1e6:8.2f} {med(samples, 'frames'):6.0f} {med(samples, 'lines'):6.0f} {med(samples, 'rows'):5.0f} {med(samples, 'layouts'):7.0f}")
+        print(f"{name:22} {med(samples, 'cpu') / 1e6:7.2f} {med(samples, 'wall') / 1e6:8.2f} {med(samples, 'frames'):6.0f} {med(samples, 'lines'):6.0f} {med(samples, 'rows'):5.0f} {med(samples, 'layouts'):7.0f} {med(samples, 'fold') / 1e6:18.2f}")
     cpu = med(ours, "cpu") / med(bare, "cpu")
     wall = med(ours, "wall") / med(bare, "wall")
     print(f"ratio: cpu {cpu:.2f}x, wall {wall:.2f}x; budget {BUDGET}x on cpu: {'ok' if cpu <= BUDGET else 'OVER'}")
@@ -228,7 +230,9 @@ def main() -> int:
     if profile is not None:
         import pstats
 
-        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+        stats = pstats.Stats(profile)
+        stats.sort_stats("tottime").print_stats(30)
+        stats.sort_stats("cumulative").print_callers(r"render_widget|_styles_cache.py.*\(render\)|rich_style")
     return 0 if cpu <= BUDGET else 1
 
 

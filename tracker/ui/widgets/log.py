@@ -185,17 +185,22 @@ class CombatLog(ScrollView, can_focus=False):
         shared = authors.update()
         wanted = (self.only, self.search, mode_of(enc), shared)
         before = (self._source, self._seen, self._first, self._width, self.size)
+        whole = False  # every line on screen to draw again
         if log is not self._source or len(log) < self._seen or hidden != self._hidden or wanted != self._filter:
             self._hidden, self._filter, self._signing = hidden, wanted, shared
             self._reset(log)
+            whole = True  # started again
         if width != self._width:
             self._width = width
             self._lines = [self._wrap(self._text(e, i)) for e, i in zip(self._entries, self._at)]
             self._restack()
+            whole = True
         if before == (log, len(log), self._first, width, self.size) and self._shown_size == self.size:
             return  # nothing new to show: no repaint (a change elsewhere on the screen)
+        whole = whole or self._shown_size != self.size
         self._shown_size = self.size
         start = self._rows[-1] if self._rows else 0
+        added_at = start
         for index in range(self._seen, len(log)):
             text = self._shown(index)
             if text is not None:
@@ -207,14 +212,42 @@ class CombatLog(ScrollView, can_focus=False):
                 self._rows.append(start)
         self._seen = len(log)
         if self.follow and len(self._entries) > self.TAIL + self.CHUNK:
-            self._drop_oldest(len(self._entries) - self.TAIL)
-        self._fill()
+            added_at -= self._drop_oldest(len(self._entries) - self.TAIL)
+        added_at -= self._fill()
         total = self._rows[-1] if self._rows else 0
-        self.virtual_size = Size(self.size.width, total)
+        laid_out = self._set_rows(total)
+        top = self.scroll_offset.y
         if self.follow:
             self._scroll(max(0, total - self.scrollable_content_region.height))
-            self.call_after_refresh(self._to_end)
-        self.refresh()
+            if laid_out:  # the layout sets the view's height: to the end again after it
+                self.call_after_refresh(self._to_end)
+        if whole or laid_out or added_at != start or self.scroll_offset.y != top:
+            self.refresh()  # every line on screen moved (a scroll refreshes them too)
+        else:
+            # Appended below what was there: only the new rows, where they are on screen
+            # (none when the reader has scrolled back; the scrollbar redraws itself).
+            self.refresh_lines(added_at, total - added_at)
+
+    def _set_rows(self, total: int) -> bool:
+        """Make the scrollable height `total` rows; whether that takes a layout.
+
+        Textual lays out the whole screen when a widget's `virtual_size` changes (every
+        pane's every line composed again, and the scroll to the end a frame later), yet
+        the log's size on screen does not depend on its rows. So while the scrollbar
+        stays as it was (shown, or not), the height is set without a layout and the
+        scrollbar is told the new height itself: one frame per new entry, the scrollbar
+        right. Only when it appears or goes, or before the first layout, is there one."""
+        size = Size(self.size.width, total)
+        if size == self.virtual_size:
+            return False
+        height = self.container_size.height
+        if height and self.virtual_size.width == size.width and (total > height) == (self.virtual_size.height > height):
+            self.set_reactive(CombatLog.virtual_size, size)
+            if self.show_vertical_scrollbar:
+                self.vertical_scrollbar.window_virtual_size = total
+            return False
+        self.virtual_size = size
+        return True
 
     def _scroll(self, y: float) -> None:
         # At once (not after the next frame, Textual's default), and even before the
@@ -229,20 +262,26 @@ class CombatLog(ScrollView, can_focus=False):
     def _need(self) -> int:
         return self.SCREENS * max(1, self.scrollable_content_region.height)
 
-    def _fill(self) -> None:
-        """Load older entries until a few screens of rows (and some entries) are there."""
+    def _fill(self) -> int:
+        """Load older entries until a few screens of rows (and some entries) are there;
+        the rows added (before those that were there)."""
+        added = 0
         while self.older and ((self._rows[-1] if self._rows else 0) < self._need() or len(self._entries) < self.CHUNK // 2):
-            self._load_older(self.CHUNK)
+            added += self._load_older(self.CHUNK)
+        return added
 
-    def _drop_oldest(self, count: int) -> None:
+    def _drop_oldest(self, count: int) -> int:
         """Forget the oldest loaded entries (the newest are followed); they load again
-        when the reader scrolls back to them. A few screens of rows always stay."""
+        when the reader scrolls back to them. A few screens of rows always stay. The
+        rows dropped."""
         count = min(count, bisect_right(self._rows, self._rows[-1] - self._need()), len(self._entries) - self.CHUNK // 2)
         if count <= 0:
-            return
+            return 0
+        dropped = self._rows[count - 1]
         self._first = self._at[count]
         del self._entries[:count], self._at[:count], self._lines[:count]
         self._restack()
+        return dropped
 
     def _load_older(self, count: int) -> int:
         """Load up to `count` more entries before the oldest loaded one; the rows added."""
@@ -273,7 +312,7 @@ class CombatLog(ScrollView, can_focus=False):
         added = self._load_older(self.CHUNK)
         if not added:
             return
-        self.virtual_size = Size(self.size.width, self._rows[-1])
+        self._set_rows(self._rows[-1])
         self._scroll(self.scroll_y + added)
         self.refresh()
 
