@@ -22,6 +22,7 @@ from tracker.engine import Encounter, Event, LogEntry
 from tracker.roles import Role, visible_to, who
 from tracker.text import printable, wrap
 from tracker.ui.live import Changed, Live
+from tracker.ui.widgets.redraw import set_virtual_height
 from tracker.viewing import mode_of, sight
 
 PREFIX = 6  # "[137] "
@@ -215,11 +216,11 @@ class CombatLog(ScrollView, can_focus=False):
             added_at -= self._drop_oldest(len(self._entries) - self.TAIL)
         added_at -= self._fill()
         total = self._rows[-1] if self._rows else 0
-        laid_out = self._set_rows(total)
+        laid_out = set_virtual_height(self, total)
         top = self.scroll_offset.y
         if self.follow:
             self._scroll(max(0, total - self.scrollable_content_region.height))
-            if laid_out:  # the layout sets the view's height: to the end again after it
+            if laid_out:  # (tracker.ui.widgets.redraw) the layout sets the view's height: to the end again after it
                 self.call_after_refresh(self._to_end)
         if whole or laid_out or added_at != start or self.scroll_offset.y != top:
             self.refresh()  # every line on screen moved (a scroll refreshes them too)
@@ -227,27 +228,6 @@ class CombatLog(ScrollView, can_focus=False):
             # Appended below what was there: only the new rows, where they are on screen
             # (none when the reader has scrolled back; the scrollbar redraws itself).
             self.refresh_lines(added_at, total - added_at)
-
-    def _set_rows(self, total: int) -> bool:
-        """Make the scrollable height `total` rows; whether that takes a layout.
-
-        Textual lays out the whole screen when a widget's `virtual_size` changes (every
-        pane's every line composed again, and the scroll to the end a frame later), yet
-        the log's size on screen does not depend on its rows. So while the scrollbar
-        stays as it was (shown, or not), the height is set without a layout and the
-        scrollbar is told the new height itself: one frame per new entry, the scrollbar
-        right. Only when it appears or goes, or before the first layout, is there one."""
-        size = Size(self.size.width, total)
-        if size == self.virtual_size:
-            return False
-        height = self.container_size.height
-        if height and self.virtual_size.width == size.width and (total > height) == (self.virtual_size.height > height):
-            self.set_reactive(CombatLog.virtual_size, size)
-            if self.show_vertical_scrollbar:
-                self.vertical_scrollbar.window_virtual_size = total
-            return False
-        self.virtual_size = size
-        return True
 
     def _scroll(self, y: float) -> None:
         # At once (not after the next frame, Textual's default), and even before the
@@ -312,7 +292,7 @@ class CombatLog(ScrollView, can_focus=False):
         added = self._load_older(self.CHUNK)
         if not added:
             return
-        self._set_rows(self._rows[-1])
+        set_virtual_height(self, self._rows[-1])
         self._scroll(self.scroll_y + added)
         self.refresh()
 
