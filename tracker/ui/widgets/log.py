@@ -200,8 +200,7 @@ class CombatLog(ScrollView, can_focus=False):
             return  # nothing new to show: no repaint (a change elsewhere on the screen)
         whole = whole or self._shown_size != self.size
         self._shown_size = self.size
-        start = self._rows[-1] if self._rows else 0
-        added_at = start
+        start = row = self._rows[-1] if self._rows else 0
         for index in range(self._seen, len(log)):
             text = self._shown(index)
             if text is not None:
@@ -209,8 +208,9 @@ class CombatLog(ScrollView, can_focus=False):
                 self._entries.append(log[index])
                 self._at.append(index)
                 self._lines.append(lines)
-                start += len(lines)
-                self._rows.append(start)
+                row += len(lines)
+                self._rows.append(row)
+        added_at = start  # the first new row, as it will stand
         self._seen = len(log)
         if self.follow and len(self._entries) > self.TAIL + self.CHUNK:
             added_at -= self._drop_oldest(len(self._entries) - self.TAIL)
@@ -299,6 +299,10 @@ class CombatLog(ScrollView, can_focus=False):
     def _to_end(self) -> None:
         if self.follow:
             self._scroll(self.max_scroll_y)
+        if self.show_vertical_scrollbar:
+            # A scrollbar that has just appeared missed the scroll made before the layout
+            # showed it (Textual tells a scrollbar where it is only as the view scrolls).
+            self.vertical_scrollbar.position = self.scroll_y
 
     def scroll_lines(self, rows: int) -> None:
         self._back(self.scroll_y + rows)
