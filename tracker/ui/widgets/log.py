@@ -22,7 +22,7 @@ from tracker.engine import Encounter, Event, LogEntry
 from tracker.roles import Role, visible_to, who
 from tracker.text import printable, wrap
 from tracker.ui.live import Changed, Live
-from tracker.ui.widgets.redraw import set_virtual_height
+from tracker.ui.widgets.redraw import place_scrollbar, scrollbar_once, set_virtual_height
 from tracker.viewing import mode_of, sight
 
 PREFIX = 6  # "[137] "
@@ -176,6 +176,10 @@ class CombatLog(ScrollView, can_focus=False):
         """Bring the view up to the encounter: new entries appended at the end (only
         those are read and wrapped); a filter, a reader's hidden set or a shorter log
         starts again from the newest entries."""
+        with scrollbar_once(self):
+            self._reload()
+
+    def _reload(self) -> None:
         enc = self.live.encounter
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
@@ -311,7 +315,11 @@ class CombatLog(ScrollView, can_focus=False):
         self.follow = target >= self.max_scroll_y
 
     def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
+        # ScrollView's own, but the scrollbar redrawn only when its thumb moves on screen.
+        if self.show_vertical_scrollbar:
+            place_scrollbar(self, position=new)
+        if round(old) != round(new):
+            self.refresh(self.size.region)
         if self._shifting:
             return
         # Scrolled back by wheel or scrollbar: stop following; back at the end: follow.

@@ -12,11 +12,15 @@ compares what it would show with what it showed and repaints only on a differenc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Self
 
 from rich.text import Text
 from textual.geometry import Region, Size
+from rich.segment import Segment
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widgets import Static
 
@@ -72,10 +76,47 @@ def set_virtual_height(widget: Any, rows: int) -> bool:
     if height and same_width and (rows > height) == (widget.virtual_size.height > height):
         widget.set_reactive(type(widget).virtual_size, size)
         if widget.show_vertical_scrollbar:
-            widget.vertical_scrollbar.window_virtual_size = rows
+            place_scrollbar(widget, rows=rows)
         return False
     widget.virtual_size = size
     return True
+
+
+def _thumb(bar: ScrollBar) -> list[Segment]:
+    drawn = ScrollBarRender.render_bar(size=bar.size.height, virtual_size=bar.window_virtual_size, window_size=bar.window_size, position=bar.position, thickness=bar.thickness)
+    return list(drawn.segments)
+
+
+def place_scrollbar(widget: Any, rows: int | None = None, position: float | None = None) -> None:
+    """Tell a pane's vertical scrollbar the pane's height in rows and/or where it is
+    scrolled to, and redraw the scrollbar only if its thumb moves on screen: one more
+    row in a long log moves the thumb by a fraction of the eighth of a cell it is
+    drawn in, so most new entries leave the scrollbar as it was drawn. Within
+    `scrollbar_once`, the redraw waits for the end of it."""
+    bar = widget.vertical_scrollbar
+    held = getattr(widget, "_redraw_bar", None) is not None
+    before = None if held else _thumb(bar)
+    if rows is not None:
+        bar.set_reactive(ScrollBar.window_virtual_size, rows)
+    if position is not None:
+        bar.set_reactive(ScrollBar.position, bar.validate_position(position))
+    if not held and _thumb(bar) != before:
+        bar.refresh()
+
+
+@contextmanager
+def scrollbar_once(widget: Any) -> Iterator[None]:
+    """A change that both grows a pane and scrolls it moves the thumb twice (down as
+    the pane grows, back as it scrolls to the end): the scrollbar is compared with
+    what it showed before the change, and redrawn once, only if it differs."""
+    shown = widget.show_vertical_scrollbar
+    widget._redraw_bar = _thumb(widget.vertical_scrollbar) if shown else []
+    try:
+        yield
+    finally:
+        before, widget._redraw_bar = widget._redraw_bar, None
+        if widget.show_vertical_scrollbar and (not shown or _thumb(widget.vertical_scrollbar) != before):
+            widget.vertical_scrollbar.refresh()
 
 
 class LineDiffed(ScrollView):
