@@ -232,7 +232,7 @@ def main() -> int:
 
         stats = pstats.Stats(profile)
         stats.sort_stats("tottime").print_stats(30)
-        stats.sort_stats("cumulative").print_callers(r"render_widget|_styles_cache.py.*\(render\)|rich_style")
+        stats.sort_stats("cumulative").print_stats(r"tracker|rulesets", 25)
     return 0 if cpu <= BUDGET else 1
 
 

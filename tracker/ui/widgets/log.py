@@ -14,7 +14,8 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from rich.segment import Segment
-from textual.geometry import Size
+from rich.style import Style
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -76,6 +77,7 @@ class CombatLog(ScrollView, can_focus=False):
         self._signing = False  # at a shared table: a change's first line names who made it
         self._shifting = False  # loading older entries moves the view: not the reader's scroll
         self._shown_size = Size(0, 0)  # the size the last reload laid the lines out for
+        self._looks: tuple[Style, dict[str, Style]] | None = None  # while drawing lines (render_lines)
 
     def on_mount(self) -> None:
         self.reload()
@@ -329,9 +331,22 @@ class CombatLog(ScrollView, can_focus=False):
         elif new >= self.max_scroll_y:
             self.follow = True
 
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+    def _looks_now(self) -> tuple[Style, dict[str, Style]]:
+        """The base style and each kind's (the segment number's too), in the reader's theme."""
         base = self.rich_style
+        return base, {name.removeprefix("log--"): base + self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles once for all the lines drawn together (each look-up walks up the DOM).
+        self._looks = self._looks_now()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._looks = None
+
+    def render_line(self, y: int) -> Strip:
+        base, kinds = self._looks or self._looks_now()
+        width = self.scrollable_content_region.width
         row = y + int(self.scroll_offset.y)
         if not self._rows or row >= self._rows[-1]:
             return Strip.blank(width, base)
@@ -340,7 +355,7 @@ class CombatLog(ScrollView, can_focus=False):
         entry = self._entries[index]
         lines = self._lines[index]
         part = row - first
-        style = base + self.get_component_rich_style(f"log--{entry.kind}") if f"log--{entry.kind}" in self.COMPONENT_CLASSES else base
+        style = kinds.get(entry.kind, base)
         head = f"[{entry.segment}]".ljust(PREFIX) if part == 0 else " " * PREFIX
-        segments = [Segment(head, base + self.get_component_rich_style("log--segment")), Segment(lines[part] if part < len(lines) else "", style)]
+        segments = [Segment(head, kinds["segment"]), Segment(lines[part] if part < len(lines) else "", style)]
         return Strip(segments).adjust_cell_length(width, base)
