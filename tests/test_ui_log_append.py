@@ -214,3 +214,31 @@ async def test_a_blow_redraws_the_rows_it_changes(saves: Path) -> None:
             # Seraph's rows of the roster, not Sphinx's (still selected) nor the rest.
             assert 0 < drawn.by_widget.get("roster", 0) <= ROWS, drawn.by_widget
             assert roster.current is not None and roster.current.name == "Sphinx"
+
+
+async def test_changes_while_the_glance_roster_hides_the_log_show_when_it_returns(saves: Path) -> None:
+    # The glance roster hides the detail panel and the log: what changes meanwhile costs
+    # no layout, and both show it, at its full height, once the roster is back.
+    from tracker.ui.widgets.roster import DetailView
+
+    path = build(saves, 200)
+    app = TrackerApp(saves, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = encounter_screen(app)
+        log, detail = screen.query_one(CombatLog), screen.query_one(DetailView)
+        await press(pilot, "g")
+        assert not log.display or not log.parent.display  # type: ignore[union-attr]
+        with counting(app) as drawn:
+            for n in range(3):
+                screen.change(lambda s, n=n: s.note(f"unseen {n}"))
+            screen.change(lambda s: s.damage("Seraph", 4))
+            await settle(pilot)
+        assert drawn.layouts == 0 and "log" not in drawn.by_widget and "detail" not in drawn.by_widget, drawn
+        await press(pilot, "g")
+        assert "unseen 2" in " ".join(screen_text(log)[-3:]) and "Seraph takes 4" in last_line(log)
+        assert_scrollbar_right(log)
+        assert log.scroll_y == log.max_scroll_y and log.follow
+        shown = " ".join(screen_text(detail))
+        assert "6/10" in shown, shown
+        assert detail.content_region.height == detail.get_content_height(detail.content_region.size, app.size, detail.content_region.width)

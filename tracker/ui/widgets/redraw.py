@@ -47,6 +47,9 @@ def update_if_changed(widget: Static, text: Text) -> None:
         return
     widget._redraw_shown = key  # type: ignore[attr-defined]
     styles = widget.styles
+    if hidden(widget):
+        widget.update(text, layout=False)  # laid out when it is shown again
+        return
     if not widget.size.area or styles.width is not None and styles.width.is_auto:
         widget.update(text)  # not laid out yet, or its width follows its text
         return
@@ -54,6 +57,12 @@ def update_if_changed(widget: Static, text: Text) -> None:
     widget.update(text, layout=False)
     if styles.height is not None and styles.height.is_auto and widget.get_content_height(widget.content_region.size, widget.app.size, width) != height:
         widget.refresh(layout=True)
+
+
+def hidden(widget: Any) -> bool:
+    """Not on screen: it or a pane it is in is not displayed (the glance roster hides the
+    detail panel and the log). A hidden widget is laid out when it is shown again."""
+    return any(not node.display for node in widget.ancestors_with_self)
 
 
 def set_virtual_height(widget: Any, rows: int) -> bool:
@@ -69,6 +78,9 @@ def set_virtual_height(widget: Any, rows: int) -> bool:
     before the first layout), the layout runs as before."""
     size = Size(widget.size.width, rows)
     if size == widget.virtual_size:
+        return False
+    if hidden(widget):
+        widget.set_reactive(type(widget).virtual_size, size)
         return False
     height = widget.container_size.height
     # (Its width only matters to a pane that scrolls sideways.)
