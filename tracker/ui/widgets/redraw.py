@@ -7,7 +7,11 @@ panel. Repainting a pane costs Textual a render of each of its lines (and a
 `Static.update` a layout of the whole screen), times every viewer on the table. So a
 pane first asks whether the events could change it at all (`touches`), and then
 compares what it would show with what it showed and repaints only on a difference
-(issue 10 item 7: a change on 20 viewers' screens).
+(issue 10 item 7: a change on 20 viewers' screens): only the rows that differ, and
+without laying out the screen while the pane's size stays as it was (issue 32: one
+frame per change, of the lines it touches).
+
+Decisions: docs/decisions/0013-combat-log.md (drawing without a layout)
 """
 
 from __future__ import annotations
