@@ -242,3 +242,26 @@ async def test_changes_while_the_glance_roster_hides_the_log_show_when_it_return
         shown = " ".join(screen_text(detail))
         assert "6/10" in shown, shown
         assert detail.content_region.height == detail.get_content_height(detail.content_region.size, app.size, detail.content_region.width)
+
+
+async def test_a_viewer_read_back_when_the_log_starts_again_shorter_shows_lines(saves: Path) -> None:
+    # Hiding a combatant starts a viewer's log again from the newest entries, fewer rows
+    # than the view was scrolled to: the view comes back within them, as a layout did.
+    path = build(saves, 600, every=3)
+    app = TrackerApp(saves, path, viewer=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        log = encounter_screen(app).query_one(CombatLog)
+        for _ in range(2):  # to the top of what is loaded: older lines load above, twice
+            log.scroll_lines(-log.scroll_y)
+            await settle(pilot)
+        log.scroll_lines(log.max_scroll_y - log.scroll_y - 5)  # near the end again, not at it
+        await settle(pilot)
+        top = log.scroll_y
+        assert not log.follow and top > CombatLog.CHUNK  # past the end of a log started again
+        gm_on(path).execute("hide Sphinx")
+        await wait_for(pilot, lambda: not any("Sphinx" in e.text for e in log._entries), "Sphinx's lines gone from the viewer's log")
+        await settle(pilot)
+        assert log._rows[-1] < top  # started again: fewer rows than the view was at
+        assert log.scroll_y == log.max_scroll_y and all(row.strip() for row in screen_text(log))
+        assert_scrollbar_right(log)

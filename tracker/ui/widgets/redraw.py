@@ -93,6 +93,8 @@ def set_virtual_height(widget: Any, rows: int) -> bool:
         widget.set_reactive(type(widget).virtual_size, size)
         if widget.show_vertical_scrollbar:
             place_scrollbar(widget, rows=rows)
+        # Fewer rows: back within them, as the layout would (Widget._scroll_update).
+        widget.scroll_y = widget.validate_scroll_y(widget.scroll_y)
         return False
     widget.virtual_size = size
     return True
