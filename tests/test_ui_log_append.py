@@ -214,6 +214,13 @@ async def test_a_blow_redraws_the_rows_it_changes(saves: Path) -> None:
             # Seraph's rows of the roster, not Sphinx's (still selected) nor the rest.
             assert 0 < drawn.by_widget.get("roster", 0) <= ROWS, drawn.by_widget
             assert roster.current is not None and roster.current.name == "Sphinx"
+        # What is on screen (the rows redrawn and those kept) is what a fresh app draws.
+        shown = app.export_screenshot()
+    fresh = TrackerApp(saves, path)
+    async with fresh.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "down")
+        assert fresh.export_screenshot() == shown
 
 
 async def test_changes_while_the_glance_roster_hides_the_log_show_when_it_returns(saves: Path) -> None:
