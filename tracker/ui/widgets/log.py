@@ -305,9 +305,12 @@ class CombatLog(ScrollView, can_focus=False):
     def _to_end(self) -> None:
         if self.follow:
             self._scroll(self.max_scroll_y)
-        if self.show_vertical_scrollbar:
-            # A scrollbar that has just appeared missed the scroll made before the layout
-            # showed it (Textual tells a scrollbar where it is only as the view scrolls).
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # A scrollbar that appears (the layout shows it once the rows outgrow the view)
+        # missed the scroll to the newest line made before: Textual tells a scrollbar
+        # where the view is only as the view scrolls.
+        if shown:
             self.vertical_scrollbar.position = self.scroll_y
 
     def scroll_lines(self, rows: int) -> None:
