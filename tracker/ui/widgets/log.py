@@ -335,9 +335,16 @@ class CombatLog(ScrollView, can_focus=False):
             self.follow = True
 
     def _looks_now(self) -> tuple[Style, dict[str, Style]]:
-        """The base style and each kind's (the segment number's too), in the reader's theme."""
-        base = self.rich_style
-        return base, {name.removeprefix("log--"): base + self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES}
+        """The base style, and each kind's (the segment number's too) as lines need it,
+        in the reader's theme."""
+        return self.rich_style, {}
+
+    def _look(self, kind: str, base: Style, kinds: dict[str, Style]) -> Style:
+        look = kinds.get(kind)
+        if look is None:
+            name = f"log--{kind}"
+            look = kinds[kind] = base + self.get_component_rich_style(name) if name in self.COMPONENT_CLASSES else base
+        return look
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The styles once for all the lines drawn together (each look-up walks up the DOM).
@@ -358,7 +365,7 @@ class CombatLog(ScrollView, can_focus=False):
         entry = self._entries[index]
         lines = self._lines[index]
         part = row - first
-        style = kinds.get(entry.kind, base)
+        style = self._look(entry.kind, base, kinds)
         head = f"[{entry.segment}]".ljust(PREFIX) if part == 0 else " " * PREFIX
-        segments = [Segment(head, kinds["segment"]), Segment(lines[part] if part < len(lines) else "", style)]
+        segments = [Segment(head, self._look("segment", base, kinds)), Segment(lines[part] if part < len(lines) else "", style)]
         return Strip(segments).adjust_cell_length(width, base)
