@@ -380,3 +380,39 @@ def test_a_file_that_never_blocks_is_written_directly_and_any_other_by_the_write
     threaded.write("through the thread")
     threaded.stop()
     assert plain.getvalue() == "through the thread"
+
+
+async def test_counting_sees_each_frame_the_lines_it_rendered_and_the_layouts() -> None:
+    """11. `counting` wraps App._display, StylesCache.render_line and Compositor.reflow /
+    reflow_visible (their signatures as assumed), and reads LayoutUpdate / ChopsUpdate:
+    a repaint of a widget is one frame of its lines, a layout is counted as one."""
+    from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+    from textual._styles_cache import StylesCache
+    from textual.strip import Strip
+
+    assert params(App._display)[:3] == ["self", "screen", "renderable"]
+    assert params(StylesCache.render_line)[:9] == ["self", "styles", "y", "size", "content_size", "padding", "base_background", "background", "render_content_line"]
+    assert callable(Compositor.reflow) and callable(Compositor.reflow_visible)
+    assert "self.spans = " in inspect.getsource(ChopsUpdate.__init__) and "self.region = " in inspect.getsource(LayoutUpdate.__init__)
+
+    class Lines(Widget):
+        DEFAULT_CSS = "Lines { height: 5; }"
+
+        def render_line(self, y: int) -> Strip:
+            return Strip.blank(self.size.width)
+
+    app = App[None]()
+    app.compose = lambda: iter([Lines(id="lines")])  # type: ignore[method-assign]
+    async with app.run_test(size=(20, 10)) as pilot:
+        await pilot.pause()
+        lines = app.query_one(Lines)
+        with private.counting(app) as drawn:
+            lines.refresh()
+            await wait_for(pilot, lambda: drawn.frames >= 1, "a frame")
+        assert (drawn.frames, drawn.layouts, drawn.lines, drawn.rows) == (1, 0, 5, 5)
+        assert drawn.by_widget == {"lines": 5} and drawn.bytes > 0
+        with private.counting(app) as drawn:
+            lines.refresh(layout=True)
+            await wait_for(pilot, lambda: drawn.frames >= 1, "a frame")
+        assert drawn.layouts == 1 and drawn.frames == 1
+    assert "_display" not in vars(app)  # the app's own drawing again

@@ -427,10 +427,11 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
     if command is None or command == "open":
         # The app's modules (Textual's and ours) live as long as the process: collecting
         # while they load is wasted work, and once loaded they are moved out of the
-        # collector's sight, so the full collection that falls due while the first screen
-        # is built (the largest single cost the app adds to its start) walks only what
-        # was made since, as every later one does. The encounter is read after: its
-        # objects are replaced as it changes, and stay collectable.
+        # collector's sight, so later collections walk only what was made since. The
+        # encounter is read after: its objects are replaced as it changes, and stay
+        # collectable. The collector stays off until the first screen is drawn (the
+        # collections that fell due while it was built were about a tenth of the time
+        # to the first frame); the app turns it on then (tracker.ui.app, `collector_off`).
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -442,15 +443,15 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             from tracker.ui.app import run
 
             gc.freeze()
+            role = _role(args, file)
+            replay = getattr(args, "replay", None)
+            if replay is not None and file is None:
+                sys.stderr.write("tracker open: --replay needs FILE (the fight to replay)\n")
+                return 2
+            return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role, replay=replay, collector_off=collecting)
         finally:
             if collecting:
                 gc.enable()
-        role = _role(args, file)
-        replay = getattr(args, "replay", None)
-        if replay is not None and file is None:
-            sys.stderr.write("tracker open: --replay needs FILE (the fight to replay)\n")
-            return 2
-        return run(saves=saves, file=file, viewer=getattr(args, "viewer", False), role=role, replay=replay)
     if command == "examples":
         copied, skipped = paths.copy_examples(saves, force=args.force)
         for path in copied:

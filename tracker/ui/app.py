@@ -13,6 +13,7 @@ Decisions: docs/decisions/0018-app-navigation-seats.md
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import time
 from collections.abc import Iterable
@@ -82,6 +83,7 @@ class TrackerApp(MergedNotifications[int]):
         self.key_hold = guard.KeyHold(self, self._forward_key)
         self._attached: list[Live] = []  # every encounter this app opened (see on_unmount)
         self._news_loop: asyncio.AbstractEventLoop | None = None  # where followers' news goes (on_mount)
+        self.collector_off = False  # `run`: the collector is off until the first screen is drawn
         guard.install_key_readers()  # Esc then a key, read together, is not lost; nor is the app on a bad byte
         guard.protect(self)  # a bug in a handler is a message, not the end of the app
 
@@ -118,6 +120,12 @@ class TrackerApp(MergedNotifications[int]):
         """Notifications quote names, notes and file contents: always plain text (screens'
         and widgets' `notify` pass markup=True by default; it is ignored here)."""
         super().notify(printable_lines(str(message)), title=printable(title), severity=severity, timeout=timeout, markup=False)
+
+    def on_ready(self) -> None:
+        # (Textual's Ready: the first screen has been drawn.)
+        if self.collector_off:
+            self.collector_off = False
+            gc.enable()
 
     def on_mount(self) -> None:
         self._news_loop = asyncio.get_running_loop()
@@ -357,8 +365,10 @@ class TrackerApp(MergedNotifications[int]):
             live.unfollow(self._news)
 
 
-def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, replay: int | None = None) -> int:
-    """Run the UI; returns the exit code. A file that does not load is reported, not opened."""
+def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, replay: int | None = None, collector_off: bool = False) -> int:
+    """Run the UI; returns the exit code. A file that does not load is reported, not opened.
+    `collector_off`: the caller turned Python's cyclic garbage collector off to start
+    faster; the app turns it on again once its first screen is drawn."""
     from tracker.campaign.store import CampaignFile, is_campaign
 
     live, campaign = None, None
@@ -384,6 +394,7 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, 
             sys.stderr.write(f"tracker: {exc}\n")
             return 1
     app = TrackerApp(saves, file, viewer, live, role=role, replay=replay, campaign=campaign)
+    app.collector_off = collector_off
     result = app.run()
     if result is None and app.return_code:
         # The guard turns handler errors into messages, so this is Textual itself failing:

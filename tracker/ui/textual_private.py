@@ -56,6 +56,21 @@ and says which; raise the pin only once it passes.
    `Driver.__init__`), `_in_band_window_resize` says the terminal reports its own
    sizes, and `_app` is the app driven. Upstream: to file, "Driver: public hooks for
    the output file and the terminal size (a driver on a terminal other than stdout)".
+9. `whole_frame(app)` (tracker serve's shared views: a newcomer gets the screen whole)
+   renders the top screen's private `_compositor` with `render_update(full=True,
+   screen_stack=app._background_screens)` and puts back the compositor's
+   `_dirty_regions`, which that call clears, so the other members' next update is
+   still sent. Upstream: to file, "App: render the whole screen for another terminal".
+10. `install_direct_writer()` (tracker serve's one writer per viewers' process) replaces
+   the module attribute `textual.drivers.linux_driver.WriterThread`, which
+   `LinuxDriver.start_application_mode` instantiates, so a file marked
+   `writes_without_blocking` is written on the caller's thread instead of a thread per
+   app. Upstream: to file, "LinuxDriver: a hook for the writer of the output file".
+11. `counting(app)` (tests and benchmarks only: what one change costs on screen) wraps
+   `App._display`, `textual._styles_cache.StylesCache.render_line`,
+   `textual._compositor.Compositor.reflow` / `reflow_visible` and reads the update
+   classes `LayoutUpdate` and `ChopsUpdate`. Upstream: to file, "A public hook or stats
+   for frames drawn and lines rendered".
 """
 
 from __future__ import annotations
@@ -65,7 +80,10 @@ import codecs
 import functools
 import importlib
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from textual import events
@@ -288,3 +306,85 @@ def install_direct_writer() -> None:
         return WriterThread(file)
 
     linux_driver.WriterThread = writer_for  # type: ignore[misc,assignment]
+
+
+# 11 --------------------------------------------------------------- counting frames
+@dataclass
+class FrameCount:
+    """What an app drew while `counting` it: what one change costs on screen."""
+
+    frames: int = 0  # updates the compositor sent to the terminal
+    whole: int = 0  # of those, whole-screen updates (a LayoutUpdate: every row written)
+    lines: int = 0  # widget lines rendered (the rest came from Textual's line cache)
+    layouts: int = 0  # full layouts of the screen (Compositor.reflow)
+    scrolls: int = 0  # reflows of the visible widgets only (a container scrolled)
+    rows: int = 0  # screen rows the updates wrote
+    bytes: int = 0  # characters of terminal output the updates make
+    by_widget: dict[str, int] = field(default_factory=dict)  # lines rendered per widget id or class
+    on_frame: Callable[[], None] | None = None  # called after each frame (a benchmark's wake-up)
+    ended_ns: list[tuple[int, int]] = field(default_factory=list)  # (perf_counter_ns, thread_time_ns) at each frame's end
+
+
+@contextmanager
+def counting(app: App[Any], render: bool = True) -> Iterator[FrameCount]:
+    """Count the frames `app` draws and the lines they render until the block ends.
+
+    Reads and wraps Textual's private drawing path: `App._display(screen, update)` (the
+    one place every frame passes), `textual._styles_cache.StylesCache.render_line` (one
+    call per widget line rendered, whatever the widget), `Compositor.reflow` and
+    `Compositor.reflow_visible` (layouts), and the updates' classes `LayoutUpdate`
+    (the whole screen) and `ChopsUpdate` (`spans`: the rows written). `render`: also
+    turn each update into its terminal output as a real terminal's driver does (a
+    headless test app skips that), so its cost and size count. For tests and
+    benchmarks only. Upstream: to file, "A public hook or stats for frames drawn and
+    lines rendered (for tests that bound the cost of an update)"."""
+    from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
+    from textual._styles_cache import StylesCache
+
+    count = FrameCount()
+    display = app._display
+    render_line = StylesCache.render_line
+    reflow, reflow_visible = Compositor.reflow, Compositor.reflow_visible
+
+    def counted_display(screen: Any, update: Any) -> None:
+        display(screen, update)
+        if update is None:
+            return
+        count.frames += 1
+        if isinstance(update, LayoutUpdate):
+            count.whole += 1
+            count.rows += update.region.height
+        elif isinstance(update, ChopsUpdate):
+            count.rows += len({y for y, _, _ in update.spans})
+        if render and isinstance(update, CompositorUpdate):
+            count.bytes += len(update.render_segments(app.console))
+        count.ended_ns.append((time.perf_counter_ns(), time.thread_time_ns()))
+        if count.on_frame is not None:
+            count.on_frame()
+
+    def counted_line(self: Any, styles: Any, y: int, *args: Any, **kwargs: Any) -> Any:
+        owner = getattr(args[5] if len(args) > 5 else None, "__self__", None)
+        if owner is None or owner.ancestors_with_self[-1] is app:  # (several apps in one process)
+            count.lines += 1
+            name = (owner.id or type(owner).__name__) if owner is not None else "?"
+            count.by_widget[name] = count.by_widget.get(name, 0) + 1
+        return render_line(self, styles, y, *args, **kwargs)
+
+    def counted_reflow(self: Any, *args: Any, **kwargs: Any) -> Any:
+        count.layouts += 1
+        return reflow(self, *args, **kwargs)
+
+    def counted_reflow_visible(self: Any, *args: Any, **kwargs: Any) -> Any:
+        count.scrolls += 1
+        return reflow_visible(self, *args, **kwargs)
+
+    app._display = counted_display  # type: ignore[method-assign, assignment]
+    StylesCache.render_line = counted_line  # type: ignore[method-assign]
+    Compositor.reflow = counted_reflow  # type: ignore[method-assign]
+    Compositor.reflow_visible = counted_reflow_visible  # type: ignore[method-assign]
+    try:
+        yield count
+    finally:
+        del app._display  # the class's own again
+        StylesCache.render_line = render_line  # type: ignore[method-assign]
+        Compositor.reflow, Compositor.reflow_visible = reflow, reflow_visible  # type: ignore[method-assign]

@@ -14,7 +14,8 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from rich.segment import Segment
-from textual.geometry import Size
+from rich.style import Style
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -22,6 +23,7 @@ from tracker.engine import Encounter, Event, LogEntry
 from tracker.roles import Role, visible_to, who
 from tracker.text import printable, wrap
 from tracker.ui.live import Changed, Live
+from tracker.ui.widgets.redraw import place_scrollbar, scrollbar_once, set_virtual_height
 from tracker.viewing import mode_of, sight
 
 PREFIX = 6  # "[137] "
@@ -75,6 +77,7 @@ class CombatLog(ScrollView, can_focus=False):
         self._signing = False  # at a shared table: a change's first line names who made it
         self._shifting = False  # loading older entries moves the view: not the reader's scroll
         self._shown_size = Size(0, 0)  # the size the last reload laid the lines out for
+        self._looks: tuple[Style, dict[str, Style]] | None = None  # while drawing lines (render_lines)
 
     def on_mount(self) -> None:
         self.reload()
@@ -175,6 +178,10 @@ class CombatLog(ScrollView, can_focus=False):
         """Bring the view up to the encounter: new entries appended at the end (only
         those are read and wrapped); a filter, a reader's hidden set or a shorter log
         starts again from the newest entries."""
+        with scrollbar_once(self):
+            self._reload()
+
+    def _reload(self) -> None:
         enc = self.live.encounter
         log = enc.log
         width = max(10, self.scrollable_content_region.width - PREFIX)
@@ -185,17 +192,21 @@ class CombatLog(ScrollView, can_focus=False):
         shared = authors.update()
         wanted = (self.only, self.search, mode_of(enc), shared)
         before = (self._source, self._seen, self._first, self._width, self.size)
+        whole = False  # every line on screen to draw again
         if log is not self._source or len(log) < self._seen or hidden != self._hidden or wanted != self._filter:
             self._hidden, self._filter, self._signing = hidden, wanted, shared
             self._reset(log)
+            whole = True  # started again
         if width != self._width:
             self._width = width
             self._lines = [self._wrap(self._text(e, i)) for e, i in zip(self._entries, self._at)]
             self._restack()
+            whole = True
         if before == (log, len(log), self._first, width, self.size) and self._shown_size == self.size:
             return  # nothing new to show: no repaint (a change elsewhere on the screen)
+        whole = whole or self._shown_size != self.size
         self._shown_size = self.size
-        start = self._rows[-1] if self._rows else 0
+        start = row = self._rows[-1] if self._rows else 0
         for index in range(self._seen, len(log)):
             text = self._shown(index)
             if text is not None:
@@ -203,18 +214,26 @@ class CombatLog(ScrollView, can_focus=False):
                 self._entries.append(log[index])
                 self._at.append(index)
                 self._lines.append(lines)
-                start += len(lines)
-                self._rows.append(start)
+                row += len(lines)
+                self._rows.append(row)
+        added_at = start  # the first new row, as it will stand
         self._seen = len(log)
         if self.follow and len(self._entries) > self.TAIL + self.CHUNK:
-            self._drop_oldest(len(self._entries) - self.TAIL)
-        self._fill()
+            added_at -= self._drop_oldest(len(self._entries) - self.TAIL)
+        added_at -= self._fill()
         total = self._rows[-1] if self._rows else 0
-        self.virtual_size = Size(self.size.width, total)
+        laid_out = set_virtual_height(self, total)
+        top = self.scroll_offset.y
         if self.follow:
             self._scroll(max(0, total - self.scrollable_content_region.height))
-            self.call_after_refresh(self._to_end)
-        self.refresh()
+            if laid_out:  # (tracker.ui.widgets.redraw) the layout sets the view's height: to the end again after it
+                self.call_after_refresh(self._to_end)
+        if whole or laid_out or added_at != start or self.scroll_offset.y != top:
+            self.refresh()  # every line on screen moved (a scroll refreshes them too)
+        else:
+            # Appended below what was there: only the new rows, where they are on screen
+            # (none when the reader has scrolled back; the scrollbar redraws itself).
+            self.refresh_lines(added_at, total - added_at)
 
     def _scroll(self, y: float) -> None:
         # At once (not after the next frame, Textual's default), and even before the
@@ -229,20 +248,26 @@ class CombatLog(ScrollView, can_focus=False):
     def _need(self) -> int:
         return self.SCREENS * max(1, self.scrollable_content_region.height)
 
-    def _fill(self) -> None:
-        """Load older entries until a few screens of rows (and some entries) are there."""
+    def _fill(self) -> int:
+        """Load older entries until a few screens of rows (and some entries) are there;
+        the rows added (before those that were there)."""
+        added = 0
         while self.older and ((self._rows[-1] if self._rows else 0) < self._need() or len(self._entries) < self.CHUNK // 2):
-            self._load_older(self.CHUNK)
+            added += self._load_older(self.CHUNK)
+        return added
 
-    def _drop_oldest(self, count: int) -> None:
+    def _drop_oldest(self, count: int) -> int:
         """Forget the oldest loaded entries (the newest are followed); they load again
-        when the reader scrolls back to them. A few screens of rows always stay."""
+        when the reader scrolls back to them. A few screens of rows always stay. The
+        rows dropped."""
         count = min(count, bisect_right(self._rows, self._rows[-1] - self._need()), len(self._entries) - self.CHUNK // 2)
         if count <= 0:
-            return
+            return 0
+        dropped = self._rows[count - 1]
         self._first = self._at[count]
         del self._entries[:count], self._at[:count], self._lines[:count]
         self._restack()
+        return dropped
 
     def _load_older(self, count: int) -> int:
         """Load up to `count` more entries before the oldest loaded one; the rows added."""
@@ -273,13 +298,20 @@ class CombatLog(ScrollView, can_focus=False):
         added = self._load_older(self.CHUNK)
         if not added:
             return
-        self.virtual_size = Size(self.size.width, self._rows[-1])
+        set_virtual_height(self, self._rows[-1])
         self._scroll(self.scroll_y + added)
         self.refresh()
 
     def _to_end(self) -> None:
         if self.follow:
             self._scroll(self.max_scroll_y)
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # A scrollbar that appears (the layout shows it once the rows outgrow the view)
+        # missed the scroll to the newest line made before: Textual tells a scrollbar
+        # where the view is only as the view scrolls.
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
 
     def scroll_lines(self, rows: int) -> None:
         self._back(self.scroll_y + rows)
@@ -288,7 +320,11 @@ class CombatLog(ScrollView, can_focus=False):
         self.follow = target >= self.max_scroll_y
 
     def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
+        # ScrollView's own, but the scrollbar redrawn only when its thumb moves on screen.
+        if self.show_vertical_scrollbar:
+            place_scrollbar(self, position=new)
+        if round(old) != round(new):
+            self.refresh(self.size.region)
         if self._shifting:
             return
         # Scrolled back by wheel or scrollbar: stop following; back at the end: follow.
@@ -298,9 +334,29 @@ class CombatLog(ScrollView, can_focus=False):
         elif new >= self.max_scroll_y:
             self.follow = True
 
+    def _looks_now(self) -> tuple[Style, dict[str, Style]]:
+        """The base style, and each kind's (the segment number's too) as lines need it,
+        in the reader's theme."""
+        return self.rich_style, {}
+
+    def _look(self, kind: str, base: Style, kinds: dict[str, Style]) -> Style:
+        look = kinds.get(kind)
+        if look is None:
+            name = f"log--{kind}"
+            look = kinds[kind] = base + self.get_component_rich_style(name) if name in self.COMPONENT_CLASSES else base
+        return look
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles once for all the lines drawn together (each look-up walks up the DOM).
+        self._looks = self._looks_now()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._looks = None
+
     def render_line(self, y: int) -> Strip:
+        base, kinds = self._looks or self._looks_now()
         width = self.scrollable_content_region.width
-        base = self.rich_style
         row = y + int(self.scroll_offset.y)
         if not self._rows or row >= self._rows[-1]:
             return Strip.blank(width, base)
@@ -309,7 +365,7 @@ class CombatLog(ScrollView, can_focus=False):
         entry = self._entries[index]
         lines = self._lines[index]
         part = row - first
-        style = base + self.get_component_rich_style(f"log--{entry.kind}") if f"log--{entry.kind}" in self.COMPONENT_CLASSES else base
+        style = self._look(entry.kind, base, kinds)
         head = f"[{entry.segment}]".ljust(PREFIX) if part == 0 else " " * PREFIX
-        segments = [Segment(head, base + self.get_component_rich_style("log--segment")), Segment(lines[part] if part < len(lines) else "", style)]
+        segments = [Segment(head, self._look("segment", base, kinds)), Segment(lines[part] if part < len(lines) else "", style)]
         return Strip(segments).adjust_cell_length(width, base)

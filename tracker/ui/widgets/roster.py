@@ -18,17 +18,15 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
 from tracker.engine import Combatant
 from tracker.text import cells, fit, printable
 from tracker.ui.live import Changed, Live
-from tracker.ui.widgets.redraw import refresh_if_changed, touches, update_if_changed
+from tracker.ui.widgets.redraw import LineDiffed, refresh_if_changed, set_virtual_height, touches, update_if_changed
 from tracker.viewing import Shown, shown, sight
 
 ROWS = 1
@@ -75,7 +73,7 @@ def primary(c: Combatant) -> str | None:
     return next(iter(c.resources), None)
 
 
-class RosterView(ScrollView, can_focus=False):
+class RosterView(LineDiffed, can_focus=False):
     COMPONENT_CLASSES = {
         "roster--selected",
         "roster--name",
@@ -144,7 +142,7 @@ class RosterView(ScrollView, can_focus=False):
         self.set_reactive(RosterView.selected, max(0, min(self.selected, len(self.combatants) - 1)))
         self._name_width = min(NAME, max((cells(printable(c.name)) for c in self.combatants), default=4))
         self._rows = self._glance_rows() if self.glance else ROWS
-        self.virtual_size = Size(self.size.width, max(1, len(self.combatants) * self._rows))
+        set_virtual_height(self, max(1, len(self.combatants) * self._rows))
         refresh_if_changed(self)
 
     def select(self, index: int) -> None:

@@ -12,16 +12,14 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracker.charts import CONDITION_GLYPH, OVER_PASSIVE, PASSIVE_GLYPH, bar_glyph
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
 from tracker.text import clip, fit
 from tracker.ui.live import Changed, Live
-from tracker.ui.widgets.redraw import refresh_if_changed, touches
+from tracker.ui.widgets.redraw import LineDiffed, refresh_if_changed, set_virtual_height, touches
 from tracker.ui.widgets.roster import visible_combatants
 
 NAME = 12
@@ -63,7 +61,7 @@ class ActionIndex:
         return found
 
 
-class TimelineView(ScrollView, can_focus=False):
+class TimelineView(LineDiffed, can_focus=False):
     COMPONENT_CLASSES = {"timeline--axis", "timeline--now", "timeline--done", "timeline--active", "timeline--passive", "timeline--maintained", "timeline--selected", "timeline--round", "timeline--condition", "timeline--coming"}
 
     class Clicked(Message):
@@ -101,7 +99,7 @@ class TimelineView(ScrollView, can_focus=False):
     def reload(self) -> None:
         self.index.update(self.live.encounter.actions, self.live.encounter.combatants)
         self.names = [c.name for c in visible_combatants(self.live)]
-        self.virtual_size = Size(self.size.width, len(self.names) + 1)
+        set_virtual_height(self, len(self.names) + 1)
         refresh_if_changed(self)
 
     def follow(self, name: str | None) -> None:
