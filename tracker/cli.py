@@ -607,10 +607,9 @@ def _needs_extra(command: str) -> None:
     try:
         __import__(module)
     except ImportError:
-        raise TrackerError(
-            f"{command} needs the '{extra}' extra, which is not installed ({module} is missing): "
-            f"pip install '{DISTRIBUTION}[{extra}]' (pipx: pipx install --force '{DISTRIBUTION}[{extra}]')"
-        ) from None
+        from tracker import extras
+
+        raise TrackerError(f"{command} needs the '{extra}' extra, which is not installed ({module} is missing): {extras.command(extra, extras.running())}") from None
 
 
 def _at(encounter: Any, segment: int | None) -> Any:
