@@ -46,6 +46,6 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=pythons())
 def fast(session: nox.Session) -> None:
-    """The fast tests (engine, rules, saves, CLI), about half a minute each."""
+    """The fast tests (engine, rules, saves, CLI): about a quarter of the whole suite's time."""
     session.install("-e", ".[test]")
     session.run("python", "-m", "pytest", *FAST, *session.posargs)
