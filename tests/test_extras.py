@@ -5,6 +5,7 @@ installed from a folder or from an index. The names come from the metadata."""
 from __future__ import annotations
 
 import shlex
+import tomllib
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -65,7 +66,8 @@ def test_the_running_install_is_read_from_its_metadata() -> None:
     assert install is not None
     assert install.distribution == metadata.metadata("segment-tracker")["Name"]
     assert install.prefix == Path(sys.prefix) and install.python == sys.executable
-    assert "asyncssh>=2.14" in extras._extra_requirements(install.requires, "serve")
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert extras._extra_requirements(install.requires, "serve") == project["optional-dependencies"]["serve"]
     hint = extras.command("serve", install)
     if install.direct_url and (install.direct_url.get("dir_info") or {}).get("editable"):
         # the checkout it was installed from (this tree, or the clone an sdist's tests run beside)
