@@ -237,3 +237,17 @@ def test_an_app_that_does_not_start_leaves_the_collector_as_it_found_it(saves: P
         assert gc.isenabled() is collecting
     finally:
         gc.enable()
+
+
+def test_every_command_help_line_is_a_whole_phrase() -> None:
+    """`tracker --help` lists each command with a phrase that ends as a phrase does, not
+    on a word that needs another after it (the serve line once stopped at "the GM's")."""
+    import argparse
+
+    from tracker.cli import _parser as build_parser
+
+    [commands] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    dangling = {"the", "a", "an", "of", "to", "and", "or", "with", "for", "by", "in", "on", "at", "from", "as"}
+    for choice in commands._choices_actions:
+        last = choice.help.rstrip(" .)").split()[-1]
+        assert last.casefold() not in dangling and not last.endswith(("'s", "’s", ",", ":", ";")), (choice.dest, choice.help)

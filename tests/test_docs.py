@@ -64,16 +64,9 @@ def test_the_readme_shows_a_screenshot_of_the_app_from_the_docs() -> None:
         assert svg.lstrip().startswith("<svg") and "Seraph" in svg  # the worked example, drawn by the app
 
 
-# Top-level files the packaging work adds beside this change; until both are in one tree,
-# a link to one of them is allowed to wait for it.
-ARRIVING = {"CONTRIBUTING.md", "CHANGELOG.md"}
-
-
 @pytest.mark.parametrize("target", sorted(set(_relative_links(README))))
 def test_each_link_of_the_readme_leads_to_a_file_and_heading_that_exist(target: str) -> None:
     path, _, anchor = target.partition("#")
-    if path in ARRIVING and not (ROOT / path).exists():
-        return
     file = ROOT / path
     assert file.exists(), f"the README links to {target}, which is not in the repository"
     if anchor:

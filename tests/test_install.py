@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import cli as run
-from tracker import config, paths
+from tracker import config, extras, paths
 from tracker.ui import commands
 from tests.ui import settle
 
@@ -148,11 +148,13 @@ def test_the_built_package_carries_the_examples(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(tmp_path / "lib")
     shipped = tmp_path / "lib" / "tracker" / "examples"
+    assert (tmp_path / "lib" / "tracker" / "py.typed").is_file() and (tmp_path / "lib" / "rulesets" / "py.typed").is_file()
+    assert not (shipped / paths.MARKER).exists()  # the clone's marker is no package data
     assert sorted(p.name for p in shipped.glob("*.toml")) == EXAMPLES
-    code = "import tracker.paths as p; print(p.examples_dir())"
+    code = "import tracker.paths as p; print(*(f for f in p.example_files()), sep=chr(10))"
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "lib"))
     found = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
-    assert Path(found.stdout.strip()) == shipped, found.stderr
+    assert [Path(line) for line in found.stdout.splitlines()] == sorted(shipped.glob("*.toml")), found.stderr
 
 
 # ---------------------------------------------------------------- packaging
@@ -180,10 +182,8 @@ def test_serving_without_its_extra_names_the_extra(command: str, module: str, ex
     monkeypatch.setitem(sys.modules, module, None)  # as if not installed: importing it raises ImportError
     assert run(command, "--encounter", "x")[0] == 1
     err = capsys.readouterr().err
-    assert err == (
-        f"tracker: {command} needs the '{extra}' extra, which is not installed ({module} is missing): "
-        f"pip install 'segment-tracker[{extra}]' (pipx: pipx install --force 'segment-tracker[{extra}]')\n"
-    )
+    hint = extras.command(extra, extras.running())  # how this test's tracker was installed (tests/test_extras.py)
+    assert err == f"tracker: {command} needs the '{extra}' extra, which is not installed ({module} is missing): {hint}\n"
 
 
 # ---------------------------------------------------------------- config

@@ -50,7 +50,7 @@ def test_pure_packages_do_not_import_textual() -> None:
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("tracker", "tracker.engine", "tracker.text")),
     ("rulesets", ("rulesets",)),
-    ("persistence", ("tracker.persistence", "tracker.library", "tracker.paths", "tracker.config", "tracker.campaign", "tracker.campaign.model", "tracker.campaign.store")),
+    ("persistence", ("tracker.persistence", "tracker.library", "tracker.paths", "tracker.extras", "tracker.config", "tracker.campaign", "tracker.campaign.model", "tracker.campaign.store")),
     (
         "session",
         (

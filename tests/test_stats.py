@@ -7,6 +7,7 @@ show."""
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -166,16 +167,34 @@ def test_luck_beyond_the_exact_limit_is_floating_point_and_agrees(monkeypatch: p
 
 
 def test_old_saves_load_and_say_no_chance_was_kept(saves: Path) -> None:
-    """The shipped D6 warehouse save predates the chance in the declaration event: Hero
-    rolled twice (a shot that hit, a check that passed), Merc two shots that missed."""
+    """A save from before the chance was kept in the declaration event (the shipped D6
+    warehouse as it was first saved: its `chance` lines taken out): Hero rolled twice (a
+    shot that hit, a check that passed), Merc two shots that missed."""
     from tracker.persistence.store import EncounterFile
 
-    path = Path(__file__).resolve().parent.parent / "saves" / "d6-warehouse.toml"
+    shipped_text = (Path(__file__).resolve().parent.parent / "saves" / "d6-warehouse.toml").read_text(encoding="utf-8")
+    path = saves / "old-warehouse.toml"
+    path.write_text(re.sub(r'(?m)^chance = "\d+/\d+"\n', "", shipped_text), encoding="utf-8")
+    assert "chance" not in path.read_text(encoding="utf-8")
     st = fight_stats(EncounterFile(path).load().encounter)
     hero, merc = by_name(st.combatants, "Hero"), by_name(st.combatants, "Merc")
     assert (hero.luck.rolls, hero.luck.unrecorded, merc.luck.unrecorded) == (0, 2, 2)
     assert hero.luck.verdict == "no chances recorded"
     assert "no chances recorded (2 roll(s) made before chances were kept)" in charts.report_text(st)
+
+
+def test_every_shipped_fight_with_rolls_shows_luck() -> None:
+    """The worked examples show the luck figures: each side that rolled has chances kept
+    (ORE's Bruiser's one roll with his hard die lost is the one left without)."""
+    from tests.helpers import shipped_fights
+    from tracker.persistence.store import EncounterFile
+
+    for path in shipped_fights():
+        st = fight_stats(EncounterFile(path).load().encounter)
+        for side in st.sides:
+            if side.luck.rolls or side.luck.unrecorded:
+                assert side.luck.rolls > 0 and side.luck.verdict != "no chances recorded", (path.name, side.name)
+                assert side.luck.unrecorded <= 1, (path.name, side.name)
 
 
 def test_the_shipped_duel_keeps_the_chances_its_form_showed() -> None:

@@ -238,7 +238,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", help=_FILE_HELP)
     p.add_argument("--json", action="store_true", help=_JSON_HELP)
 
-    p = sub.add_parser("serve", help="SSH server for the shared table: one fight at a time, the GM's")
+    p = sub.add_parser("serve", help="SSH server for the shared table: the GM's fight, one at a time, followed by players and viewers")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=8022, help="port to listen on; 0: any free port (the log says which)")
     p.add_argument("--gm-keys", metavar="FILE", help="authorized_keys file of GM keys (default: gm_keys in the config folder)")
@@ -608,10 +608,9 @@ def _needs_extra(command: str) -> None:
     try:
         __import__(module)
     except ImportError:
-        raise TrackerError(
-            f"{command} needs the '{extra}' extra, which is not installed ({module} is missing): "
-            f"pip install '{DISTRIBUTION}[{extra}]' (pipx: pipx install --force '{DISTRIBUTION}[{extra}]')"
-        ) from None
+        from tracker import extras
+
+        raise TrackerError(f"{command} needs the '{extra}' extra, which is not installed ({module} is missing): {extras.command(extra, extras.running())}") from None
 
 
 def _at(encounter: Any, segment: int | None) -> Any:

@@ -41,10 +41,11 @@ def encounter_names(prefix: str, parsed_args: argparse.Namespace | None = None, 
         return list(argcomplete.FilesCompleter()(prefix))
     place = paths.locate(getattr(parsed_args, "saves", None))
     if place.source == "user data folder" and not place.path.exists():
-        files = paths.example_files()  # what the first command will put there
+        # what the first command will put there (the campaign file is no encounter)
+        names = [p.name.removesuffix(paths.SUFFIX) for p in paths.example_files() if not p.name.endswith(paths.CAMPAIGN_SUFFIX)]
     else:
-        files = paths.encounter_files(place.path)
-    return [p.stem for p in files if p.stem.startswith(prefix)]
+        names = [p.stem for p in paths.encounter_files(place.path)]
+    return [name for name in names if name.startswith(prefix)]
 
 
 def ruleset_ids(prefix: str, **_: Any) -> list[str]:

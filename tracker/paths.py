@@ -14,6 +14,8 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -87,17 +89,21 @@ def prepare(saves: Saves) -> Path:
     return saves.path
 
 
-def examples_dir() -> Path:
-    """The shipped examples: package data in an installed wheel, `saves/` in a clone."""
-    packaged = Path(__file__).with_name("examples")
-    if packaged.is_dir() and any(packaged.glob("*" + SUFFIX)):
-        return packaged
-    return Path(__file__).resolve().parent.parent / "saves"
+EXAMPLES_PACKAGE = "tracker.examples"  # pyproject.toml maps it onto the repository's saves/
 
 
-def example_files() -> list[Path]:
-    folder = examples_dir()
-    return sorted(folder.glob("*" + SUFFIX)) if folder.is_dir() else []
+def example_files() -> list[Traversable]:
+    """The shipped worked examples, read as package data (`tracker.examples`: a wheel,
+    pipx, uv tool, or a tree on PYTHONPATH that was built). A clone or an editable
+    install has no such package (setuptools' editable finder cannot map a folder with no
+    `__init__.py` under a package) and reads the clone's `saves/`, which it is made from."""
+    try:
+        folder: Traversable = resources.files(EXAMPLES_PACKAGE)
+    except ModuleNotFoundError:
+        folder = Path(__file__).resolve().parent.parent / "saves"
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir() if p.name.endswith(SUFFIX) and p.is_file()), key=lambda p: p.name)
 
 
 def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list[Path]]:
@@ -126,8 +132,10 @@ def copy_examples(saves: Path, *, force: bool = False) -> tuple[list[Path], list
     return copied, skipped
 
 
-def _same_file(source: Path, target: Path) -> bool:
+def _same_file(source: Traversable, target: Path) -> bool:
     """`target` is `source` itself, not through a link (a clone whose saves folder is the examples')."""
+    if not isinstance(source, Path):
+        return False  # an example inside a zip archive is no file of the folder's
     here, there = os.stat(source), os.lstat(target)
     return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 

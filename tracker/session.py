@@ -752,6 +752,7 @@ class Session:
         an unknown name are refused."""
         enc = enc if enc is not None else self.encounter
         found: list[Any] = []
+        seen: set[str] = set()
         for part in (p.strip() for p in names.split(",")):
             if not part:
                 raise CommandError(f"{names!r}: an empty name in the list (names are separated by commas)")
@@ -764,7 +765,10 @@ class Session:
                     raise CommandError(f"{part!r} matches no combatant (combatants: {listed})")
             else:
                 matched = [self.lookup(part, enc)]
-            found.extend(c for c in matched if all(c is not f for f in found))
+            # a name and a glob may both reach one combatant ("Goblin 1,Goblin*"): it is
+            # hurt once, so the event never names a target twice (tracker.engine.changes)
+            found.extend(c for c in matched if c.name not in seen)
+            seen.update(c.name for c in matched)
         return found
 
     def damage(self, name: str, amount: int | float, resource: str | None = None) -> Outcome:

@@ -19,6 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import TextIO
 
+from rich.cells import cell_len, split_graphemes
+
 from tracker.engine.errors import TrackerError
 
 MAX_MARKS = 4  # combining marks on one character: Vietnamese and pointed Hebrew need 2-4
@@ -151,18 +153,19 @@ def refuse_controls(text: str, what: str) -> str:
     return text
 
 
-def _cell(char: str) -> int:
-    if unicodedata.category(char) in ("Mn", "Me", "Cf"):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
 def cells(text: str) -> int:
-    """The terminal cells `text` takes: wide (East Asian) characters two, combining marks
-    and format characters none, the rest one."""
-    if text.isascii():
-        return len(text)
-    return sum(map(_cell, text))
+    """The terminal cells `text` takes, as Textual draws it: Rich's `cell_len`, the one
+    width count of the tracker and the rulesets (wide characters two, combining marks,
+    zero-width joiners' sequences and control characters as Rich joins and counts them)."""
+    return cell_len(text)
+
+
+def graphemes(text: str) -> list[tuple[str, int]]:
+    """`text` cut where a terminal can cut it (between Rich's graphemes: an emoji joined
+    by zero-width joiners, or a letter and its combining marks, stays whole), each with
+    its cells; the cells add up to `cells(text)`."""
+    spans, _ = split_graphemes(text)
+    return [(text[start:end], size) for start, end, size in spans]
 
 
 def clip(text: str, width: int) -> str:
@@ -175,11 +178,10 @@ def clip(text: str, width: int) -> str:
         return shown
     kept: list[str] = []
     used = 0
-    for char in shown:
-        size = _cell(char)
+    for grapheme, size in graphemes(shown):
         if used + size > width - 1:
             break
-        kept.append(char)
+        kept.append(grapheme)
         used += size
     return "".join(kept) + "…" if width > 0 else ""
 
@@ -221,10 +223,10 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
         room = width - used
         while size > room and room > 0:  # a word longer than a whole line: cut it
             head, taken = "", 0
-            for char in word:
-                if taken + _cell(char) > room:
+            for grapheme, cut in graphemes(word):
+                if taken + cut > room:
                     break
-                head, taken = head + char, taken + _cell(char)
+                head, taken = head + grapheme, taken + cut
             if not head:
                 break
             lines.append(line + head)

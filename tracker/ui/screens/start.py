@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -36,7 +35,7 @@ from tracker.library import new_from_roster
 from tracker.persistence import lock
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
-from tracker.text import check_name, printable
+from tracker.text import cells as text_cells, check_name, printable
 from tracker.ui.naming import slug
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -171,7 +170,7 @@ def fill(table: DataTable[Any], rows: list[tuple[str, tuple[Text, ...]]]) -> Non
     good (decision 0035)."""
     table.clear(columns=True)
     for i, (key, label) in enumerate(COLUMNS):
-        table.add_column(label, key=key, width=max([cell_len(label), *(cells[i].cell_len for _, cells in rows)]))
+        table.add_column(label, key=key, width=max([text_cells(label), *(cells[i].cell_len for _, cells in rows)]))
     for key, cells in rows:
         table.add_row(*cells, key=key)
 
