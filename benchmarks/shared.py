@@ -24,7 +24,8 @@ connection, pty and key) and then the GM. Measured:
   polled every 2 ms), and the file written -> the last viewer (the server's nudge, the
   followers' read and apply, the drawing, the SSH relay).
 - The floor, measured in the same run and interleaved with each change: one key's echo
-  on the GM's screen (the last character of `note pingN` typed -> drawn there: the key
+  on the GM's screen (the last character of `note pingN` typed, once the GM's app is
+  idle again after opening the command line and drawing the rest -> drawn there: the key
   over SSH, the app's event loop, a redraw of one field, the screen back over SSH: the
   least any visible change costs on this table as loaded). The ratio last viewer / floor
   says what reaching every viewer adds to one key's echo.
@@ -110,6 +111,20 @@ def cpu_s(pid: int) -> float:
     its threads' schedstat where kept: /proc/PID/stat alone counts in 10 ms ticks)."""
     used = process_cpu_s(pid)
     return 0.0 if used != used else used  # nan: gone
+
+
+async def settled(pid: int, idle_per_s: float, timeout: float) -> None:
+    """Wait until process `pid` spends no more CPU than it does idle (plus 1 ms) over
+    50 ms, or `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    before = cpu_s(pid)
+    while loop.time() < deadline:
+        await asyncio.sleep(0.05)
+        now = cpu_s(pid)
+        if now - before <= idle_per_s * 0.05 + 0.001:
+            return
+        before = now
 
 
 def load_average() -> float:
@@ -270,6 +285,10 @@ async def measure(events: int, viewers: int, changes: int, end: float, spawn: st
                 await gm.wait_for("esc: cancel", timeout=min(20, left), since=gm_mark)
                 gm.send(f"note {token[:-1]}".encode())
                 await gm.wait_for(token[:-1], timeout=min(20, left), since=gm_mark)
+                # The app still finishes opening the command line (Textual mounts the
+                # form's footer keys and styles them) after the typed text is drawn: the
+                # key is sent once it is idle, so the floor is one key's echo alone.
+                await settled(gm_pid, result.gm_idle_cpu_per_s, min(5.0, left))
                 # The floor: one key (the token's last character) echoed on the GM's screen.
                 gm_cpu = cpu_s(gm_pid)
                 key_mark = len(gm.session.data)
