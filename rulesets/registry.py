@@ -128,7 +128,7 @@ def get(ruleset_id: str, house_rules: Path | Mapping[str, Any] | None = None) ->
     if cls is None:
         why = failures().get(ruleset_id)
         if why is not None:
-            raise TrackerError(f"ruleset {ruleset_id!r} is installed but could not be loaded: {why}")
+            raise TrackerError(f"game {ruleset_id!r} is installed but could not be loaded: {why}")
         raise TrackerError(f"unknown ruleset {ruleset_id!r} (known: {', '.join(sorted(_classes()))})")
     ruleset = cls(house_rules)
     if house_rules is not None and not isinstance(house_rules, Mapping):

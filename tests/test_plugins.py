@@ -175,7 +175,7 @@ def test_a_save_of_a_game_that_failed_to_load_says_why_it_cannot_open(broken: No
     with pytest.raises(TrackerError) as refused:
         EncounterFile(store.path).load()
     message = str(refused.value)
-    assert "siege.toml" in message and "'crumble' is installed but could not be loaded" in message
+    assert "siege.toml" in message and "game 'crumble' is installed but could not be loaded" in message
     assert "No module named 'crumble_dice_engine'" in message and "unknown ruleset" not in message
     capsys.readouterr()
     code, out = cli("show", "siege")
