@@ -12,10 +12,10 @@ from coin_rpg import CoinRuleset
 
 class TestCoin(RulesetContract):
     ruleset_class = CoinRuleset
-    combatants = ("Ann luck=2", "Bo side=foes")  # the first acts, the second is the target
-    actions = ("flip target=Bo call=tails",)     # declarations beyond each action's defaults
-    command_line_dice = True                     # capabilities: see below
-    odds = ("coin", None, None)
+    combatants = ("Ann nerve=5", "Bo side=foes")  # `add` lines: the first acts, the second is the target
+    actions = ("flip target=Bo call=tails",)      # `declare Ann ...` lines beyond each action's defaults
+    command_line_dice = True                      # capabilities: see below
+    odds = ("heads", None, None)                  # an example `tracker odds`: spec, vs, difficulty
 ```
 
 What every game is checked for (`rulesets/base.py` is the contract they come from):
@@ -35,8 +35,9 @@ What every game is checked for (`rulesets/base.py` is the contract they come fro
 - odds of a declaration: None or an exact Fraction from 0 to 1 (or refused by name);
 - a save and reload: the fight as saved opens with the same combatants, log and events.
 
-Capabilities, declared as class flags (a check for what a game lacks is skipped, and a
-game that does what it did not declare, or declares what it does not do, fails):
+Capabilities, declared as class flags: a check for what a game lacks is skipped; a game
+that declares what it does not do fails, and so does one that rolls command-line dice,
+lands Blows or maintains actions without declaring it:
 - `command_line_dice` (with `odds = (spec, vs, difficulty)`, the example `tracker odds`
   is asked): `tracker roll`/`odds` read the game's notation, the odds are exact and
   agree with 400 seeded rolls. False: both refuse by name (`Ruleset.roll`'s default).
@@ -193,7 +194,10 @@ class RulesetContract:
         assert ruleset.check_sheet(stats, resources, "sheet") == (stats, resources)
         assert all(name in {f.name for f in ruleset.resource_fields()} for name in ruleset.down_when), f"{ruleset.id}: down_when names a resource the sheet lacks"
         session = self.session(ruleset)
-        assert len(session.encounter.combatants) == len(self.combatants)
+        for line in self.combatants:  # each sample combatant holds the sheet its values make
+            name, values = verbs.read(f"add {line}").args
+            held = session.encounter.combatant(name)
+            assert (held.stats, held.resources) == ruleset.build_sheet(values, "sheet"), f"{ruleset.id}: add {line}"
 
     def test_dice_prompts_after_roll_choices_and_the_commit(self, ruleset: Ruleset) -> None:
         resolved = 0
