@@ -59,7 +59,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tracker.completion", "tracker.player_dice", "tracker.campaign.fights", "tracker.campaign.party", "tracker.campaign.reading", "tracker.campaign.export",
         ),
     ),
-    ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.replaying", "tracker.campaign.rest")),  # steps over a session, no screen
+    ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.replaying", "tracker.campaign.rest", "rulesets.testing")),  # steps over a session, no screen (the contract suite drives games as the form does)
     ("ui", ("tracker.ui",)),
     ("front ends", ("tracker.serve", "tracker.web")),
     ("cli", ("tracker.cli", "tracker.__main__", "tracker.campaign.command", "tracker.campaign.arguments")),

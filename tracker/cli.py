@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tracker import paths
 from tracker.engine.errors import TrackerError, no_such_combatant
-from tracker.text import TITLE_CELLS, Shown, check_name, command_lines, refuse_controls
+from tracker.text import TITLE_CELLS, Shown, check_name, command_lines, printable, refuse_controls
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
@@ -512,7 +512,11 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         for rid, cls in sorted(registry.available().items()):
             t = cls.time
             rows.append({"id": rid, "name": cls.name, "description": cls.description, "segments_per_round": t.segments_per_round, "segment_means": t.segment_means})
-        _out(rows, args.json, "\n".join(f"{r['id']:10} {r['description']}" for r in rows), out)
+        # A plugin that is installed but cannot be loaded is listed with why, not left out.
+        failed = [{"id": rid, "error": why} for rid, why in sorted(registry.failures().items())]
+        text = [f"{r['id']:10} {r['description']}" for r in rows]
+        text += [f"{r['id']:10} cannot be loaded: {printable(r['error'])}" for r in failed]
+        _out([*rows, *failed], args.json, "\n".join(text), out)
         return 0
     if command in ("roll", "odds"):
         ruleset = registry.get(args.ruleset)
