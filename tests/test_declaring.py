@@ -151,7 +151,7 @@ def test_more_modifiers_are_named_and_checked(saves: Path, gamble: None) -> None
 
 def test_brandx_q_is_placed_after_the_roll(saves: Path) -> None:
     """Seed 004: "Speed: Three points of Q divide Performance Time by 2." A punch's PT 15
-    with 6 Q on speed is 15 / 4, rounded: 4 (DESIGN 4.1). Q is placed once the dice are
+    with 6 Q on speed is 15 / 4, rounded: 4 (docs/contributing/design.md#rules-decisions). Q is placed once the dice are
     seen, not split before the roll."""
     path = copy_save(saves, "seraph-vs-sphinx.toml")
     flow = open_flow(path)

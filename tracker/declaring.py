@@ -1,4 +1,4 @@
-"""The declare flow without a screen: choose, dice, result, commit (DESIGN 9).
+"""The declare flow without a screen: choose, dice, result, commit (docs/contributing/design.md#flows).
 
 `DeclareFlow` holds what the declare form holds (the fields as typed, the faces so far,
 the dry run's step, the after-roll choices, the actor's recent actions) and does each

@@ -10,7 +10,7 @@ applies it.
 with one job over the shared state of `tracker.engine.core`: the roster (roster.py), the
 action queue and initiation rules (actions.py), resolution and judging (resolving.py),
 the GM's changes by hand (changes.py), the timeline and clock (timeline.py), proposals
-(proposals.py) and checkpoints (checkpoints.py). Timing, as decided in DESIGN section 3,
+(proposals.py) and checkpoints (checkpoints.py). Timing, as decided in docs/contributing/design.md#timeline,
 is written where each rule lives.
 
 Decisions: docs/decisions/0023-undo-validation.md

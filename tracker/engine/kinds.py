@@ -1,4 +1,4 @@
-"""Every kind of event, defined once (DESIGN 9): one row per kind that the engine, the
+"""Every kind of event, defined once (docs/contributing/design.md#one-definition): one row per kind that the engine, the
 codec, the descriptions, the roles and the role guard all read.
 
 A row says:
