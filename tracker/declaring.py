@@ -51,8 +51,6 @@ SETUP_AGAIN = "setup"  # back at the choices, as they were typed
 REFUSED = "refused"  # nothing changed but `error`
 COMMITTED = "committed"  # done: `outcome` holds what the session did
 
-BASE_FIELDS = ("actor", "template", "targets", "pt", "secret")
-
 Run = Callable[[Callable[[Session], Outcome]], Outcome]
 
 

@@ -125,10 +125,6 @@ class Core:
         for entry in self.setup.roster:
             self._enter(entry)
 
-    @property
-    def revision_events(self) -> int:
-        return len(self.events)
-
     def combatant(self, name: str) -> Combatant:
         found = self.combatants.get(name)
         if found is None:

@@ -543,16 +543,6 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         self._sync()
         self._show(self.flow.back())
 
-    def action_submit(self) -> None:
-        """Roll whatever is still needed and commit: the quick path (and older callers)."""
-        if self._form_closed:
-            return
-        self._sync()
-        if self.stage != RESULT:
-            self._show(self.flow.advance(roll_all=True))
-        if self.stage == RESULT:
-            self._show(self.flow.commit())
-
     def has_unsaved_input(self) -> bool:
         if self.is_mounted:
             self._sync()
