@@ -55,7 +55,7 @@ Run = Callable[[Callable[[Session], Outcome]], Outcome]
 
 
 @dataclass(frozen=True)
-class Changed:
+class FieldChange:
     """What a field's change left to show: its own message, what the result became
     (`UPDATED`, `ASKED`, `REFUSED` for an after-roll choice; None: the result is not
     shown), whether the title and the recent actions may have changed, and whether the
@@ -312,7 +312,7 @@ class DeclareFlow:
             return str(exc)
         return ""
 
-    def set(self, group: str, name: str, text: str, hold: bool = True) -> Changed | None:
+    def set(self, group: str, name: str, text: str, hold: bool = True) -> FieldChange | None:
         """A field changed (as typed): its own message (see `check`), and the flow follows
         it (the actor's recent actions, the action's modifiers, the result). None: the
         flow has no such field. `hold=False`: the caller has handed over every field
@@ -327,15 +327,15 @@ class DeclareFlow:
         if group == "d" and name in ("template", "actor"):
             self.template_changed()
         if group == "d" and name == "secret":
-            return Changed(error, title=True)
+            return FieldChange(error, title=True)
         if group == "a":
-            return Changed(error, shown=self.after_changed())
+            return FieldChange(error, shown=self.after_changed())
         if self.stage == SETUP:
             # A refusal from the last try is about the form as it was: the field's own
             # line and the chance line now say what is wrong, if anything still is.
             self.error = ""
-            return Changed(error, chance=True)
-        return Changed(error)
+            return FieldChange(error, chance=True)
+        return FieldChange(error)
 
     def put(self, group: str, name: str, text: str, template: str | None = None) -> None:
         """Hold `text` for a field, with no other effect (the screen hands its fields over
