@@ -187,7 +187,7 @@ def test_the_declare_form_drops_a_power() -> None:
     (not a refusal, though a blast is in progress: letting go is passive), and the
     commit ends the charge."""
     from rulesets.fields import MAIN
-    from tracker.declaring import COMMITTED, DeclareFlow
+    from tracker.declaring import DeclareFlow, Shown
     from tracker.roles import Role
 
     s = sun_ruler()
@@ -204,9 +204,9 @@ def test_the_declare_form_drops_a_power() -> None:
     steps = []
     for _ in range(5):  # a stop rolls nothing: choose, result, commit in a few steps
         steps.append(flow.go())
-        if steps[-1] == COMMITTED:
+        if steps[-1] == Shown.COMMITTED:
             break
-    assert steps[-1] == COMMITTED, steps
+    assert steps[-1] == Shown.COMMITTED, steps
     assert s.encounter.combatant("Sun-Ruler").upkeep == {}
     assert s.encounter.actions[-1].mode == "passive"
 
