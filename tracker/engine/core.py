@@ -240,11 +240,6 @@ class Core:
             if c.active is action:
                 c.active = None
 
-    def visible_to_viewers(self, entry: LogEntry) -> bool:
-        if entry.secret or entry.private or entry.while_hidden:
-            return False
-        return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
-
 
 def _resolution(value: Resolution | dict[str, Any]) -> Resolution:
     return value if isinstance(value, Resolution) else Resolution.from_dict(value)
