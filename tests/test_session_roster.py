@@ -14,8 +14,9 @@ from tracker.engine import TrackerError
 from tracker.library import Library
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
-from tracker.session import Session, history
+from tracker.session import Session
 from tracker.viewing import sight
+from tracker.wording import history
 from tests.helpers import cli as run
 from tests.helpers import session_for
 
