@@ -1,6 +1,6 @@
 """Exact-odds speed for USOR and D6, as ratios against a floor measured in the same run.
 
-Target (DESIGN 4 and the adapters' brief): under 50 ms of compute for the largest
+Target (docs/contributing/design.md#rulesets and the adapters' brief): under 50 ms of compute for the largest
 pools, cached after.
 - USOR: rating 100 against rating 100, between characters (a draw is no win) and
   against an event (draws rolled again).

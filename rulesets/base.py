@@ -231,7 +231,7 @@ class Ruleset(ABC):
     # Maintaining opens the form even with no dice to roll: the GM states each link's
     # outcome (freeform's damage and note), so `m` must ask for it.
     maintain_asks: ClassVar[bool] = False
-    # Judges for blows judged when they land (DESIGN 3), by name. A resolution whose
+    # Judges for blows judged when they land (docs/contributing/design.md#judged-on-landing), by name. A resolution whose
     # effects hold `Blow`s names its judge in `details[JUDGE_KEY]`; on the segment a blow
     # lands the engine calls `judge(encounter, action, blow)`, which reads the state as
     # it is then (`effects.landing` finds the blow's record and its target) and returns

@@ -166,8 +166,11 @@ class TypedFaces:
         return self.faces[self.used :]
 
 
-class DiceNeeded(TrackerError):
-    """The roll needs dice nobody has typed yet: `group`, of which `have` faces are typed."""
+class DiceNeeded(Exception):
+    """The roll needs dice nobody has typed yet: `group`, of which `have` faces are typed.
+
+    A signal to the form that asks for dice, not an error: it is no `TrackerError`, so no
+    handler that reports refusals to the person at the keyboard can take it for one."""
 
     def __init__(self, group: DiceGroup, have: Sequence[int], index: int) -> None:
         super().__init__(f"next: {group.text()}")

@@ -26,7 +26,7 @@ def ep(s: Session, name: str) -> float:
 def test_movement_walk_through_segments_81_to_105() -> None:
     s = session()
     s.execute("add Seraph agility=22 strength=11 mass=80 height=1.791 vp=43 ep=74")
-    # The DESIGN's Move Roll formula gives 29 (strength 11 / 2 rounded up is 6) ...
+    # The design's Move Roll formula (docs/contributing/design.md#rules-decisions) gives 29 (strength 11 / 2 rounded up is 6) ...
     s.execute("step 75")
     s.execute("declare Seraph move faces=5,1,4 q_ep=9 q_speed=17")
     first = last(s).resolution

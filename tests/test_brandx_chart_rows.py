@@ -65,7 +65,7 @@ def test_the_charts_pattern_gives_the_printed_rows(name: str) -> None:
 
 def test_a_negative_value_below_the_printed_rows_reads_the_mirrored_entry() -> None:
     """The seed's movement example ("His Bonus Pool is now -18 (for a penalty of 11)")
-    reads a negative pool on the mirrored side (DESIGN 4.1). The printed negatives stop
+    reads a negative pool on the mirrored side (docs/contributing/design.md#rules-decisions). The printed negatives stop
     at -32 (Sphere row -13). By hand: -50 lies between the Sphere entries 43 (row 14) and
     57 (row 15), so it reads row -14, whose negative entry is -43; the reverse lookup of
     row -14 gives the fraction (3/4)^15 = .0134 and the negative entry -43. Square: -200
@@ -102,7 +102,7 @@ def test_a_chart_value_is_read_as_typed_and_a_non_finite_one_is_refused() -> Non
 
 
 def test_a_negative_value_above_minus_one_reads_row_0() -> None:
-    """DESIGN 4.1 (rulesets/brandx/charts.py): negative values are mirrored, and "a
+    """docs/contributing/design.md#rules-decisions (rulesets/brandx/charts.py): negative values are mirrored, and "a
     negative value between -1 and 0 reads row 0", as 0 itself does (its parenthetical is
     0). By hand: -0.5 and -0.99 read row 0 on every chart; -1 reads row -1."""
     charts = BrandXRuleset().charts

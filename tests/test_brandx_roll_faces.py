@@ -2,7 +2,7 @@
 
 Seed: "Knowledge Rolls use d100. Ones do not reduce the die roll for Knowledge Rolls."
 The Action Roll is 2d10 with each 1 rerolled once and the new face subtracted
-(rulesets/brandx/rolls.py, DESIGN 4.1).
+(rulesets/brandx/rolls.py, docs/contributing/design.md#rules-decisions).
 """
 
 from __future__ import annotations

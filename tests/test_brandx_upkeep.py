@@ -6,7 +6,7 @@ Performance Time of 10. [...] He uses 8 PR for that (increasing Skin Temper by 4
 using 1 EP per round." The seed ends movement's cost when the character "stops moving"
 and says nothing of how a power or a held breath ends: the character lets go
 (`power label=NAME stop=true`, `hold-breath stop=true`; rulesets/brandx/actions.py,
-Stopping). Payment segments are every 50 (DESIGN 4.1).
+Stopping). Payment segments are every 50 (docs/contributing/design.md#rules-decisions).
 
 EP by hand for Fire Coat: 12 PR, 8 to the effect, 4 to EP: row 9 - 4 = 5, 1 EP as it
 starts and 1 EP a round (EP row r >= 5 costs r - 4).
@@ -84,7 +84,7 @@ def test_dropping_a_power_is_passive_so_it_may_be_done_during_a_blast() -> None:
     """Seed: "A character can use a power for as many passive actions as desired (as well
     as one active action)." A blast begun on segment 55 (PT 20: 75) is in progress when
     the coat is dropped on 60; letting go is passive, so it is allowed and, as every
-    passive initiation, pushes the blast back one segment (DESIGN 3, rule 3): 76. EP by
+    passive initiation, pushes the blast back one segment (docs/contributing/design.md#initiation-rules, rule 3): 76. EP by
     hand: 38 after segment 50, the blast's row 9 costs 5: 33, and nothing on 100."""
     s = sun_ruler()
     s.execute("step 54")
@@ -187,7 +187,7 @@ def test_the_declare_form_drops_a_power() -> None:
     (not a refusal, though a blast is in progress: letting go is passive), and the
     commit ends the charge."""
     from rulesets.fields import MAIN
-    from tracker.declaring import COMMITTED, DeclareFlow
+    from tracker.declaring import DeclareFlow, Shown
     from tracker.roles import Role
 
     s = sun_ruler()
@@ -204,9 +204,9 @@ def test_the_declare_form_drops_a_power() -> None:
     steps = []
     for _ in range(5):  # a stop rolls nothing: choose, result, commit in a few steps
         steps.append(flow.go())
-        if steps[-1] == COMMITTED:
+        if steps[-1] == Shown.COMMITTED:
             break
-    assert steps[-1] == COMMITTED, steps
+    assert steps[-1] == Shown.COMMITTED, steps
     assert s.encounter.combatant("Sun-Ruler").upkeep == {}
     assert s.encounter.actions[-1].mode == "passive"
 

@@ -170,7 +170,7 @@ def test_a_dodge_under_the_wild_die_records_a_critical_failure() -> None:
 
 
 def test_a_blow_at_a_target_that_has_left_the_fight_lapses() -> None:
-    """DESIGN 3: a blow is judged when it lands, against the target as it stands then. A
+    """docs/contributing/design.md#judged-on-landing: a blow is judged when it lands, against the target as it stands then. A
     target removed before the shot lands is not hit: the blow lapses, said in the log."""
     s = d6("add Hero marksmanship=3D weapon=4D", "add Merc")
     s.execute("declare Hero shoot target=Merc faces=5,5,5,1,1,1,1,1,1,1")

@@ -158,7 +158,7 @@ def test_the_declare_forms_default_shot_without_a_weapon_is_refused_before_any_d
     before a target is named, and going on asks for no dice: the form stays at the
     choices with the reason. Once the weapon is set the same form shows the odds: by
     hand, Coordination 3D against passive defence 10 is 10 or more on 3d6, 135/216 = 5/8."""
-    from tracker.declaring import REFUSED, SETUP, DeclareFlow
+    from tracker.declaring import DeclareFlow, FormStage, Shown
     from tracker.roles import Role
 
     s = d6("add Hero coordination=3D", "add Orc")
@@ -168,7 +168,7 @@ def test_the_declare_forms_default_shot_without_a_weapon_is_refused_before_any_d
     assert flow.chance_now() == f"chance of success: - ({reason})"
     flow.set("d", "targets", "Orc")
     assert flow.chance_now() == f"chance of success: - ({reason})"
-    assert flow.go() == REFUSED and flow.stage == SETUP and flow.error == reason and flow.faces == []
+    assert flow.go() == Shown.REFUSED and flow.stage == FormStage.SETUP and flow.error == reason and flow.faces == []
     assert flow.step is None  # no group of dice was ever asked for
     s.execute("set Hero weapon 4D")
     assert flow.chance_now() == "chance of success: 62.50% (5/8)"

@@ -79,3 +79,21 @@ def test_each_page_the_readme_links_to_is_in_the_sites_navigation() -> None:
     assert pages
     for page in pages:
         assert f" {page.removeprefix('docs/')}\n" in nav, f"{page} is linked from the README but not in mkdocs.yml's nav"
+
+
+# A citation of the design from code, tests, tables and benchmarks: the page's path, '#', a section's anchor.
+DESIGN_PAGE = ROOT / "docs" / "contributing" / "design.md"
+CITATION = re.compile(r"docs/contributing/design\.md#([a-z0-9-]+)")
+SOURCES = [path for folder in ("tracker", "rulesets", "tests", "benchmarks") for suffix in ("*.py", "*.toml") for path in sorted((ROOT / folder).rglob(suffix))]
+CITED = sorted({(path.relative_to(ROOT).as_posix(), anchor) for path in SOURCES for anchor in CITATION.findall(path.read_text(encoding="utf-8"))})
+
+
+def test_the_code_cites_the_design_page() -> None:
+    assert len(CITED) >= 20
+
+
+@pytest.mark.parametrize(("path", "anchor"), CITED)
+def test_each_citation_of_the_design_names_a_section_it_has(path: str, anchor: str) -> None:
+    """A section's anchor is stated on its heading (`{#timeline}`), so its words may change."""
+    stated = set(re.findall(r"^#{1,6} .*\{#([a-z0-9-]+)\}\s*$", DESIGN_PAGE.read_text(encoding="utf-8"), flags=re.MULTILINE))
+    assert anchor in stated, f"{path} cites design.md#{anchor}, which is not a section"

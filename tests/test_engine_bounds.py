@@ -148,7 +148,7 @@ def test_a_save_with_a_long_step_loads_quickly() -> None:
 
 
 def test_first_crossing_is_exact_for_floats() -> None:
-    from tracker.engine.encounter import _first_crossing
+    from tracker.engine.timeline import _first_crossing
 
     assert _first_crossing(1.0, 0.1) == 10
     assert _first_crossing(30, 1) == 30

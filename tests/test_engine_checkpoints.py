@@ -161,7 +161,7 @@ def test_a_checkpoint_shares_no_container_with_the_live_state() -> None:
     c = enc.combatants["Ann"]
     for name in Combatant.__dataclass_fields__:
         if isinstance(getattr(c, name), (dict, list, set)):
-            assert name in engine._FLAT, name
+            assert name in checkpoints._FLAT, name
 
 
 def test_the_checkpoint_record_names_every_piece_of_the_fold() -> None:

@@ -16,8 +16,10 @@ from tracker.engine import Encounter, Event, Resolution, TrackerError
 from tracker.engine import kinds
 from tracker.engine.kinds import KINDS
 from tracker.persistence import codec
-from tracker.roles import PLAYER_KINDS, Role
-from tracker.session import Session, describe
+from tracker.engine.kinds import PLAYER_KINDS
+from tracker.roles import Role
+from tracker.session import Session
+from tracker.wording import describe
 from tests.helpers import encounter
 
 ENGINE = Path(__file__).resolve().parent.parent / "tracker" / "engine"

@@ -1,4 +1,4 @@
-"""The timeline rules of DESIGN section 3, each accepted and refused."""
+"""The timeline rules of docs/contributing/design.md#timeline, each accepted and refused."""
 
 from __future__ import annotations
 

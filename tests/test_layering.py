@@ -1,5 +1,5 @@
 """The engine, the rulesets and persistence never import Textual; the modules stand on
-the floors of DESIGN 9, nothing imports upward, and no imports go round in a circle."""
+the floors of docs/contributing/design.md#layers, nothing imports upward, and no imports go round in a circle."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_pure_packages_do_not_import_textual() -> None:
 
 
 # ----------------------------------------------------------------- floors and circles
-# DESIGN 9: engine <- rulesets <- persistence <- session <- ui / cli / serve / web, and
+# docs/contributing/design.md#layers: engine <- rulesets <- persistence <- session <- ui / cli / serve / web, and
 # nothing imports upward. Every module of `tracker` and `rulesets` stands on one floor
 # (the longest prefix below decides; a new top-level module must be given one); a module may import its own floor and the floors
 # below it, never one above, and the imports between modules never go round in a circle.
@@ -44,7 +44,7 @@ def test_pure_packages_do_not_import_textual() -> None:
 # arrow to that `__init__`, and would be a circle from inside the package.
 # `import a.b.c` is an arrow to `a.b.c`.
 #
-# A flow (DESIGN 9, "flows without screens") stands on the session and under the UI.
+# A flow (docs/contributing/design.md#flows) stands on the session and under the UI.
 # Within the top floors the front ends stand on the UI and the CLI on them all: nothing
 # but `python -m tracker` imports the CLI (a served seat starts its app directly).
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (

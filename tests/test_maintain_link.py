@@ -27,7 +27,7 @@ from textual.widgets import Input, Label
 from rulesets.brandx import BrandXRuleset
 from rulesets.dice import RandomDice
 from tracker import dice_plan
-from tracker.declaring import COMMITTED, RESULT, RESULT_SHOWN, DeclareFlow
+from tracker.declaring import DeclareFlow, FormStage, Shown
 from tracker.dice_plan import MAINTAIN
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
@@ -132,10 +132,10 @@ def test_the_maintain_form_opens_filled_with_the_maintained_actions_modifiers(sa
     flow.set("d", "actor", "Ann")
     flow.set("p", "damage", "")  # the GM empties the damage: none this time
     assert flow.has_unsaved_input()
-    assert flow.go() == RESULT_SHOWN
+    assert flow.go() == Shown.RESULT
     assert flow.step is not None and flow.step.resolution is not None
     assert [e.kind for e in flow.step.resolution.effects] == ["note"]  # the result shown is what commits
-    assert flow.go() == COMMITTED
+    assert flow.go() == Shown.COMMITTED
     saved = EncounterFile(path).load().encounter
     link = saved.actions[-1]
     assert link.chain == 1 and [e.kind for e in link.resolution.effects] == ["note"]
@@ -145,7 +145,7 @@ def test_the_maintain_form_opens_filled_with_the_maintained_actions_modifiers(sa
     flow = flow_on(path, "Ann")
     assert flow.param_values["attack"]["damage"] == "" and flow.param_values["attack"]["note"] == "a quick cut"
     flow.set("p", "note", "")
-    assert flow.go() == RESULT_SHOWN and flow.go() == COMMITTED
+    assert flow.go() == Shown.RESULT and flow.go() == Shown.COMMITTED
     assert "nothing stated: the link deals no damage" in EncounterFile(path).load().encounter.actions[-1].resolution.summary
 
 
@@ -161,10 +161,10 @@ def test_a_brandx_link_asks_nothing_again_and_offers_no_q(saves: Path) -> None:
     assert "q_attack" not in values and not flow.has_unsaved_input()
     assert flow.chance_now().startswith("chance of success: 100.00% (1/1) · carries the success of segment 0's Combat Roll (rolled 4 against 13)")
     flow.go()
-    while flow.stage != RESULT:
+    while flow.stage != FormStage.RESULT:
         flow.go("10,10")  # the Target's Throwback Roll
     assert flow.after_budget(flow.step) == "" and flow.after_choices() == {}
-    assert flow.go() == COMMITTED
+    assert flow.go() == Shown.COMMITTED
     link = EncounterFile(path).load().encounter.actions[-1]
     assert link.chain == 1 and link.resolution.success is True and link.resolution.details["attack"] == 9 - 2
 
@@ -291,9 +291,9 @@ async def test_m_opens_the_form_filled_and_says_what_the_link_is(saves: Path) ->
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the maintain form again")
         assert app.screen.query_one("#p-damage", Input).value == "5"
         await press(pilot, "ctrl+s")
-        await wait_for(pilot, lambda: app.screen.stage != "setup", "the dice asked for")
+        await wait_for(pilot, lambda: app.screen.stage != FormStage.SETUP, "the dice asked for")
         await press(pilot, *"10,10", "enter")
-        await wait_for(pilot, lambda: app.screen.stage == RESULT, "the link's result")
+        await wait_for(pilot, lambda: app.screen.stage == FormStage.RESULT, "the link's result")
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: app.screen is screen, "the link committed")
         await press(pilot, "n")
@@ -334,7 +334,7 @@ async def test_the_forms_modifiers_follow_the_actor_maintaining(saves: Path) -> 
         await press(pilot, "ctrl+u", *"Cy")
         await wait_for(pilot, lambda: form.query_one("#p-damage", Input).value == "1", "Cy's damage in the form")
         await press(pilot, "ctrl+s")
-        await wait_for(pilot, lambda: form.stage == RESULT, "the link's result")
+        await wait_for(pilot, lambda: form.stage == FormStage.RESULT, "the link's result")
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: app.screen is screen, "the link committed")
         await press(pilot, "n")

@@ -159,7 +159,7 @@ def test_duplicate_copies_the_log_under_a_new_title(fight: Path) -> None:
 
 
 def test_the_store_returns_the_encounter_to_hold_and_never_touches_a_session(fight: Path) -> None:
-    """Persistence takes and returns data (DESIGN 9): handed the encounter its caller
+    """Persistence takes and returns data (docs/contributing/design.md#layers): handed the encounter its caller
     holds, it gives back the one to hold from now on, or None when nothing changed."""
     store = EncounterFile(fight)
     held = store.load().encounter

@@ -20,7 +20,8 @@ from tracker.engine import RuleRefusal, TrackerError
 from tracker.persistence import codec
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role, visible_to, who
-from tracker.session import Session, describe, history
+from tracker.session import Session
+from tracker.wording import describe, history
 from tests.helpers import cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Label, OptionList
 
+from tracker.declaring import FormStage
 from tracker.engine import table
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
@@ -76,7 +77,7 @@ async def declare_punch(pilot: Any, target: str = "Sphinx", faces: str = "5,4") 
     assert isinstance(form, DeclareScreen)
     await type_into(pilot, "#d-targets", target)
     await press(pilot, "ctrl+s")
-    await wait_for(pilot, lambda: form.stage == "dice", "the dice prompt")
+    await wait_for(pilot, lambda: form.stage == FormStage.DICE, "the dice prompt")
     assert "Seraph's Combat Roll: 2d10" in str(form.query_one("#dice-prompt", Label).render())
     await type_into(pilot, "#dice-faces", faces)
     await press(pilot, "enter")
@@ -84,7 +85,7 @@ async def declare_punch(pilot: Any, target: str = "Sphinx", faces: str = "5,4") 
     await wait_for(pilot, lambda: "Throwback Roll: 2d10" in str(form.query_one("#dice-prompt", Label).render()), "the Throwback Roll")
     await type_into(pilot, "#dice-faces", "10,10")
     await press(pilot, "enter")
-    await wait_for(pilot, lambda: form.stage == "result", "the roll's result")
+    await wait_for(pilot, lambda: form.stage == FormStage.RESULT, "the roll's result")
     await press(pilot, "ctrl+s")
     await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "back on the encounter")
     return form
@@ -303,7 +304,7 @@ async def test_the_gm_edits_a_proposal_then_approves_it_with_the_players_dice(sa
         assert form.actors == ["Seraph"] and form.faces == [5, 4, 10, 10]
         await type_into(pilot, "#d-targets", "Nyx")  # the GM aims it elsewhere
         await press(pilot, "ctrl+s")
-        await wait_for(pilot, lambda: form.stage == "result", "the result with the player's dice")
+        await wait_for(pilot, lambda: form.stage == FormStage.RESULT, "the result with the player's dice")
         assert "rolled 5+4" in str(form.query_one("#result", Label).render())
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [], "approved")
@@ -340,7 +341,7 @@ async def test_the_edit_form_keeps_naming_the_proposal_and_approves_it_secret(sa
         await wait_for(pilot, lambda: "· secret" in title(), "the title marked secret")
         assert title().startswith(f"Edit proposal {seq} (Seraph, punch")
         await press(pilot, "ctrl+s")
-        await wait_for(pilot, lambda: form.stage == "result", "the result with the player's dice")
+        await wait_for(pilot, lambda: form.stage == FormStage.RESULT, "the result with the player's dice")
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(gm.screen, ApprovalsScreen) and gm.screen.shown == [], "approved")
         assert not gm.errors
@@ -423,7 +424,7 @@ async def test_a_player_proposes_through_the_form_in_every_ruleset_and_the_gm_ap
         form.query_one("#d-targets", Input).value = other  # as typed (the keys: tests above)
         await settle(pilot)
         await press(pilot, "ctrl+r")  # roll every die the adapter asks for
-        await wait_for(pilot, lambda: form.stage == "result", "the result")
+        await wait_for(pilot, lambda: form.stage == FormStage.RESULT, "the result")
         faces = list(form.faces)
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")

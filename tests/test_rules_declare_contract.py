@@ -56,7 +56,7 @@ def test_brandx_punch_names_the_combat_roll_its_reroll_and_the_defenders_throwba
 
 
 def test_brandx_a_blow_that_misses_as_things_stand_still_asks_for_the_throwback_roll() -> None:
-    """DESIGN 3: every die a judgment may need when the blow lands is asked for at
+    """docs/contributing/design.md#judged-on-landing: every die a judgment may need when the blow lands is asked for at
     declaration, whatever the state then says (the Defense may fall before it lands)."""
     r = BrandXRuleset()
     s = session_for(r, "add Seraph combat_roll=11 learning=0", "add Brute side=foes")
@@ -133,7 +133,7 @@ def _resolve(ruleset: Ruleset, session: Any, actor: str, template: str, targets:
 
 
 def test_brandx_q_is_placed_after_the_roll_with_the_same_faces() -> None:
-    """DESIGN 4.1: "Q is spent after the roll is seen"."""
+    """docs/contributing/design.md#rules-decisions: "Q is spent after the roll is seen"."""
     r = BrandXRuleset()
     s = session_for(r, "add Seraph combat_roll=11 learning=0", "add Brute side=foes vp=50")
     request, first = _resolve(r, s, "Seraph", "punch", ["Brute"], [2, 3, 9, 9], {})

@@ -1,4 +1,4 @@
-"""Brand X blows are judged when they land (issue 12, rule 1; DESIGN 3 revised).
+"""Brand X blows are judged when they land (issue 12, rule 1; docs/contributing/design.md#judged-on-landing).
 
 The seed: Defense bought with Q lasts "for the duration of the action", so an attack
 is judged against the Defense in force at the start of its completion segment, and
@@ -154,7 +154,7 @@ def test_a_stored_blow_the_judge_cannot_read_is_refused_by_name() -> None:
 
 
 def test_ore_wound_boxes_fill_in_resolution_order_not_typing_order() -> None:
-    """DESIGN 3: damage is judged against what the target has when the blow lands."""
+    """docs/contributing/design.md#judged-on-landing: damage is judged against what the target has when the blow lands."""
     from rulesets.ore import OreRuleset
 
     results = []
@@ -182,7 +182,7 @@ def test_ore_boxes_are_marked_against_the_boxes_the_target_has_when_the_blow_lan
 
 
 def test_d6_a_dodge_typed_after_the_attack_on_the_same_segment_counts() -> None:
-    """DESIGN 3: the hit is judged against the defence in force when the blow lands."""
+    """docs/contributing/design.md#judged-on-landing: the hit is judged against the defence in force when the blow lands."""
     from rulesets.d6 import D6Ruleset
     from tests.test_rules_seeds import faces_for
 

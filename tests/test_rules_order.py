@@ -1,4 +1,4 @@
-"""Every judgment at landing, in every game (DESIGN 3): the dice a landing may need are
+"""Every judgment at landing, in every game (docs/contributing/design.md#judged-on-landing): the dice a landing may need are
 rolled at declaration whatever the state then says, and whether they are used is
 decided when the blow lands, against the state at the start of that segment. So the
 order in which one segment's declarations were typed never changes the outcome.

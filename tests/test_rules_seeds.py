@@ -96,7 +96,7 @@ def test_usor_critical_strike_table_is_the_gms_but_may_not_fall(tmp_path: Any) -
 
 
 def test_usor_odds_say_derived_as_roll_does() -> None:
-    """DESIGN 4.1: show "derived" wherever such a row is used."""
+    """docs/contributing/design.md#rules-decisions: show "derived" wherever such a row is used."""
     data = cli_json("odds", "usor", "17", "--vs", "16")
     assert data["notes"] == ["derived row: rating 17 = 1d8+1d12"]
     assert cli_json("odds", "usor", "20", "--vs", "16")["notes"] == []

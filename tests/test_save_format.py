@@ -1,4 +1,4 @@
-"""The append-only save (DESIGN 5): migration of the first format, commit marks and torn
+"""The append-only save (docs/contributing/design.md#saves): migration of the first format, commit marks and torn
 tails, followers that read only what is new, the lock sidecar, house rules, limits."""
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Label
 
+from tracker.declaring import FormStage
 from tracker.ui.screens.declare import DeclareScreen
 from tests.test_players_ui import SIZE, fight, player_app, type_into  # noqa: F401  (a fixture)
 from tests.ui import press, wait_for
@@ -23,9 +24,9 @@ async def rolled_by_the_app(pilot: object) -> DeclareScreen:
     form = app.screen
     await type_into(pilot, "#d-targets", "Sphinx")
     await press(pilot, "ctrl+s")
-    await wait_for(pilot, lambda: form.stage == "dice", "the dice prompt")
+    await wait_for(pilot, lambda: form.stage == FormStage.DICE, "the dice prompt")
     await press(pilot, "ctrl+r")  # the app rolls every die still wanted
-    await wait_for(pilot, lambda: form.stage == "result", "the result")
+    await wait_for(pilot, lambda: form.stage == FormStage.RESULT, "the result")
     return form
 
 
@@ -36,7 +37,7 @@ async def test_a_players_app_roll_stands(saves: Path, fight: Path) -> None:  # n
         faces = list(form.faces)
         await press(pilot, "ctrl+b")
         await wait_for(pilot, lambda: "the app's roll stands" in str(form.query_one("#declare-error", Label).render()), "the refusal")
-        assert form.stage == "result" and form.faces == faces
+        assert form.stage == FormStage.RESULT and form.faces == faces
         await press(pilot, "escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, DeclareScreen), "the form closed")
         again = await rolled_by_the_app(pilot)

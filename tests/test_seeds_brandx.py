@@ -247,7 +247,7 @@ def test_chart_rows_below_the_printed_ones_follow_the_charts_pattern() -> None:
 
 
 def test_a_negative_pool_below_the_printed_rows_mirrors_the_positive_side() -> None:
-    """DESIGN 4.1 (the seed's movement example: "His Bonus Pool is now -18 (for a
+    """docs/contributing/design.md#rules-decisions (the seed's movement example: "His Bonus Pool is now -18 (for a
     penalty of 11)"): a negative pool reads the chart's negative entries, the mirror of
     the positive ones. The printed negatives stop at -32 (row -13); past them the mirror
     goes on. By hand: -17 -> -10, -18 -> -11 (as in the seed), -50 -> -14 (43 <= 50 < 57),
@@ -293,7 +293,7 @@ BAG = "add Bag vp=100000 dp=100000 side=foes"
 
 def test_brandx_ep_rows_3_2_1_cost_one_ep_per_10_20_50_uses() -> None:
     """Seed: "Hand Damage starts at row 7 on the EP use chart. [...] The EP cost can be
-    reduced by doing less damage. Use the standard EP cost progression"; DESIGN 4.1 (the
+    reduced by doing less damage. Use the standard EP cost progression"; docs/contributing/design.md#rules-decisions (the
     chart the seed names is not public): "row 4 costs 1 EP per 5 uses; rows 3, 2, 1 cost
     1 EP per 10, 20, 50 uses; row <= 0 is free", paid on the first use of each run.
 
@@ -310,7 +310,7 @@ def test_brandx_ep_rows_3_2_1_cost_one_ep_per_10_20_50_uses() -> None:
 
 
 def test_brandx_ep_rows_1_to_4_per_round_are_the_fraction_and_row_0_is_free() -> None:
-    """DESIGN 4.1: "row 4 costs 1 EP per 5 uses; rows 3, 2, 1 cost 1 EP per 10, 20, 50
+    """docs/contributing/design.md#rules-decisions: "row 4 costs 1 EP per 5 uses; rows 3, 2, 1 cost 1 EP per 10, 20, 50
     uses; row <= 0 is free"; a per-round cost on a fractional row is the fraction (the
     engine charges the same amount every round). By hand: 1/5 = 0.2, 1/10 = 0.1, 1/20 =
     0.05, 1/50 = 0.02; rows 0 and -1 cost 0; row 5 costs 1, row 6 costs 2."""
@@ -325,7 +325,7 @@ def test_brandx_ep_rows_1_to_4_per_round_are_the_fraction_and_row_0_is_free() ->
 def test_brandx_the_use_count_is_per_combatant_per_row_and_follows_undo() -> None:
     """Seed: "If the character does 6, it only costs 1 EP for every 5 attacks." (row 4:
     Hand Damage 9 held back 3 points). The count is each character's own and each row's
-    own (DESIGN 4.1: "1 EP per 5 uses"), and an undone punch was never made.
+    own (docs/contributing/design.md#rules-decisions: "1 EP per 5 uses"), and an undone punch was never made.
 
     By hand (Combat Roll 1 EP each punch): Big's 1st punch at 6 pays 1 + 1 = 2. Little
     (also Hand Damage 9) punching at 6 has made no use of row 4 yet: 2. Big at 5 (row 3)
@@ -347,7 +347,7 @@ def test_brandx_the_use_count_is_per_combatant_per_row_and_follows_undo() -> Non
 ])
 def test_brandx_q_on_speed_divides_and_reduces_performance_time(pt: int, q: int, expected: int) -> None:
     """Seed: "Speed: Three points of Q divide Performance Time by 2. One point reduces
-    Performance Time by 10%, 2 points by 20%." DESIGN 4.1: "PT x (1/2)^(Q div 3) x
+    Performance Time by 10%, 2 points by 20%." docs/contributing/design.md#rules-decisions: "PT x (1/2)^(Q div 3) x
     (1 - 0.1 x (Q mod 3)), rounded half up, minimum 1".
 
     By hand, PT 20: Q 1 -> 18, Q 2 -> 16, Q 3 -> 10, Q 4 -> 10 x .9 = 9, Q 5 -> 8, Q 6 ->
@@ -361,7 +361,7 @@ def test_brandx_q_on_speed_divides_and_reduces_performance_time(pt: int, q: int,
 def test_brandx_two_uses_of_one_row_in_one_punch_count_as_two_uses() -> None:
     """Seed: "Combat Roll: [...] The Combat Roll costs 1 EP (it starts at Row 5)"; "Hand
     Damage starts at row 7 [...] If the character does 6, it only costs 1 EP for every 5
-    attacks"; DESIGN 4.1: "each point of Q spent on EP lowers the row by one". "Each
+    attacks"; docs/contributing/design.md#rules-decisions: "each point of Q spent on EP lowers the row by one". "Each
     action uses EP separately" (the powers' sentence): every use is counted.
 
     By hand: 1 Q on EP puts the Combat Roll on row 4, Hand Damage 9 held to 6 is row 4:
@@ -384,7 +384,7 @@ def test_brandx_two_uses_of_one_row_in_one_punch_count_as_two_uses() -> None:
 
 
 def test_brandx_a_house_ep_chart_free_rows_win_and_unlisted_rows_cost_nothing() -> None:
-    """A GM's own EP use chart (tables [ep], [ep_uses_per_point], DESIGN 4.1: "row <= 0
+    """A GM's own EP use chart (tables [ep], [ep_uses_per_point], docs/contributing/design.md#rules-decisions: "row <= 0
     is free"): a row at or below `free_at_or_below` is free even if the table lists it;
     a row below the first paid row that the table does not list costs nothing (the
     module's decision); a use with no encounter (a roll outside a fight) has no earlier
@@ -414,7 +414,7 @@ def test_brandx_the_summary_says_what_each_use_paid_and_discernment_pays_no_ep()
 
 def _chance_2d10_at_most(total: int) -> Fraction:
     """P(2d10 with the subtracting reroll <= total), face by face: each die shows 2-10, or
-    a 1 that is rolled once more and 1 - the new face counts (DESIGN 4.1)."""
+    a 1 that is rolled once more and 1 - the new face counts (docs/contributing/design.md#rules-decisions)."""
     one: dict[int, Fraction] = {face: Fraction(1, 10) for face in range(2, 11)}
     for again in range(1, 11):
         one[1 - again] = one.get(1 - again, Fraction(0)) + Fraction(1, 100)

@@ -111,7 +111,7 @@ def test_a_total_below_the_difficulty_fails() -> None:
 def test_result_points_and_the_levels_of_success(faces: str, points: int, level: str) -> None:
     """Seed: "Minimal (0) [...] Solid (1-4) [...] Good (5-8) [...] Superior (9-12) [...]
     Spectacular (13-16) [...] Incredible (16 or more)" (the seed's ranges meet at 16:
-    DESIGN 4 reads Spectacular as 13-15 and 16 as Incredible). By hand, against 11: the
+    docs/contributing/design.md#rules-decisions reads Spectacular as 13-15 and 16 as Incredible). By hand, against 11: the
     faces' sum less 11."""
     n = len(faces.split(","))
     data = cli_json("roll", "d6", f"{n}D", "--difficulty", "11", "--faces", faces)

@@ -561,7 +561,7 @@ def test_size_and_every_modifier_show_in_the_ratings() -> None:
 
 
 def test_a_rating_changed_before_the_blow_lands_leaves_it_to_the_gm() -> None:
-    """DESIGN 3: the faces were rolled for the Defense's dice at declaration; if Steve's
+    """docs/contributing/design.md#judged-on-landing: the faces were rolled for the Defense's dice at declaration; if Steve's
     armour goes from 1 to 2 before the blow lands (Defense 14 -> 15), the log says so and
     nothing is taken off."""
     s = session_for(UsorRuleset(), JENNIE, STEVE)
@@ -727,7 +727,7 @@ def test_command_line_refusals_name_what_is_wrong(argv: tuple[str, ...], message
 
 
 def test_odds_name_each_derived_row_once() -> None:
-    """DESIGN 4.1: "show 'derived' wherever such a row is used": 17 (1d8+1d12) against 22
+    """docs/contributing/design.md#rules-decisions: "show 'derived' wherever such a row is used": 17 (1d8+1d12) against 22
     (1d4+2d10), both derived, gives two notes; 17 against itself one; the seed's rows none."""
     assert cli_json("odds", "usor", "17", "--vs", "22")["notes"] == [
         "derived row: rating 17 = 1d8+1d12", "derived row: rating 22 = 1d4+2d10"]
@@ -1036,7 +1036,7 @@ def test_a_checks_stat_takes_its_modifier_before_the_roll() -> None:
 
 
 def test_a_blow_whose_ratings_changed_names_each_change() -> None:
-    """DESIGN 3: Jennie's attack goes from 20 to 21 and Steve's dodge from 16 to 17 before
+    """docs/contributing/design.md#judged-on-landing: Jennie's attack goes from 20 to 21 and Steve's dodge from 16 to 17 before
     her blow lands: strike 20 - 6 = 14 -> 21 - 6 = 15 and dodge 16 + 2 = 18 -> 17 + 2 = 19,
     both named. Steve's armour also goes from 1 to 2 (Defense 14 -> 15), but with the
     hit itself in doubt the landing does not read the damage and Defense (actions.py:

@@ -1,4 +1,4 @@
-"""The GM always gets in (issue 19, seen 7; DESIGN 8), hardened as OpenSSH is.
+"""The GM always gets in (issue 19, seen 7; docs/contributing/design.md#shared-table), hardened as OpenSSH is.
 
 Seen: ten silent TCP connections that reconnect when closed kept the GM out for good (0
 of 34 tries over 40 s); 32 viewers left no seat for the GM; a viewer's 30000x30000 window

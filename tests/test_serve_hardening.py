@@ -1,4 +1,4 @@
-"""`tracker serve` under hostile or careless clients (DESIGN 8, issue 11 points 5 and 7).
+"""`tracker serve` under hostile or careless clients (docs/contributing/design.md#shared-table, issue 11 points 5 and 7).
 
 One test per hardening point, over real clients on 127.0.0.1 (asyncssh, and OpenSSH's
 `ssh` where it is installed): strangers stalling in the login cannot keep the GM out;

@@ -1,4 +1,4 @@
-"""Keys files live where only the GM can write (issue 19, seen 6; DESIGN 8).
+"""Keys files live where only the GM can write (issue 19, seen 6; docs/contributing/design.md#shared-table).
 
 Seen: in a 2775 saves folder, a member of its group ran `mv .tracker_viewer_keys
 .tracker_gm_keys` and every viewer became a GM. Now keys files (and the host key) live in

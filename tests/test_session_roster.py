@@ -13,7 +13,10 @@ from rulesets.dice import RandomDice
 from tracker.engine import TrackerError
 from tracker.library import Library
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session, history
+from tracker.roles import Role
+from tracker.session import Session
+from tracker.viewing import sight
+from tracker.wording import history
 from tests.helpers import cli as run
 from tests.helpers import session_for
 
@@ -179,7 +182,8 @@ def test_rename_carries_actions_conditions_and_targets() -> None:
     s.execute("step 3")
     assert "stunned" not in enc.combatant("Robert").conditions
     # Lines about Bob while hidden stay hidden from viewers after the rename.
-    assert not any(enc.visible_to_viewers(e) for e in enc.log if "Robert" in e.about)
+    viewer = sight(enc, Role.viewer())
+    assert not any(viewer.entry(e) for e in enc.log if "Robert" in e.about)
     with pytest.raises(TrackerError, match="unique ignoring case"):
         s.execute("rename Ann robert")
     s.execute("rename Ann ANN")  # only the case changes: allowed

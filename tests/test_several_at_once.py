@@ -12,7 +12,8 @@ from rulesets.dice import RandomDice
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
-from tracker.session import Session, describe
+from tracker.session import Session
+from tracker.wording import describe
 from tests.helpers import session_for
 
 

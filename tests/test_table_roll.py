@@ -13,7 +13,8 @@ from rulesets.dice import TypedFaces
 from tracker.engine import RuleRefusal, TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role, visible_to
-from tracker.session import Session, describe
+from tracker.session import Session
+from tracker.wording import describe
 
 
 def session(saves: Path, ruleset: str, faces: list[int], role: Role | None = None, user: str = "") -> Session:

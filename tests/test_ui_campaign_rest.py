@@ -5,7 +5,7 @@ without a rule (OGS). The campaign file is loaded again and checked.
 Seed 004, "Healing Roll": "The roll is vs. Constitution (Sphere Chart). The character's
 current Body DP is added to the Bonus Pool." "Physical Healing Roll Q is automatically
 applied to healing DP, strength, agility, constitution, and EP, in that order. The
-Healing Roll is made each hour (for Bludgeoning DP ...)". The Action Roll (DESIGN 4.1):
+Healing Roll is made each hour (for Bludgeoning DP ...)". The Action Roll (docs/contributing/design.md#rules-decisions):
 two d10, each 1 rolled once more and subtracted; success at or under the target, Q =
 target - total.
 

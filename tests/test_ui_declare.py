@@ -33,7 +33,8 @@ from tracker.engine import ACTIVE, Damage, Resolution, TimeMapping
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from tracker.ui.app import TrackerApp
-from tracker.ui.screens.declare import DICE, RESULT, SETUP, DeclareScreen
+from tracker.declaring import FormStage
+from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tests.helpers import check_declared
 from tests.ui import post_keys, press, settle, wait_for
@@ -160,13 +161,13 @@ def no_bugs(app: TrackerApp) -> None:
 async def ask_for_dice(pilot: Any, screen: DeclareScreen) -> None:
     """ctrl+s on a filled form: the dice are asked for."""
     await press(pilot, "ctrl+s")
-    await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+    await wait_for(pilot, lambda: screen.stage == FormStage.DICE, "the dice")
 
 
 async def type_faces(pilot: Any, screen: DeclareScreen, faces: str) -> None:
     """Type the faces asked for ("9,6,2"), then wait for the result."""
     await press(pilot, *faces, "enter")
-    await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+    await wait_for(pilot, lambda: screen.stage == FormStage.RESULT, "the result")
 
 
 async def open_form(pilot: Any, app: TrackerApp, actor: str, action: str, target: str) -> DeclareScreen:
@@ -197,7 +198,7 @@ async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> 
             assert re.search(r"\d+\.\d\d% \(\d+/\d+\)", screen.chance_shown), screen.chance_shown
         await press(pilot, "ctrl+s")
         prompts, typed_faces = [], []
-        while screen.stage == DICE:
+        while screen.stage == FormStage.DICE:
             text = prompt(app)
             assert text.startswith(f"next: {actor}'s ") or "'s " in text, text  # a named, labelled group
             prompts.append(text)
@@ -208,7 +209,7 @@ async def test_declare_through_the_form(saves: Path, game: str, typed: bool) -> 
             else:
                 await press(pilot, "enter")  # empty: the form rolls this group
             assert len(prompts) < 20
-        assert screen.stage == RESULT, str(screen.query_one("#declare-error", Label).render())
+        assert screen.stage == FormStage.RESULT, str(screen.query_one("#declare-error", Label).render())
         assert bool(prompts) == (game != "freeform")
         if typed:
             assert screen.faces == typed_faces
@@ -301,7 +302,7 @@ async def test_changing_the_action_mid_form_keeps_the_app(saves: Path) -> None:
             entry.value = name
         await wait_for(pilot, lambda: screen.template is not None and screen.template.name == "strike", "strike")
         await press(pilot, "ctrl+r")  # roll everything and look
-        assert screen.stage == RESULT
+        assert screen.stage == FormStage.RESULT
         no_bugs(app)
 
 
@@ -331,7 +332,7 @@ async def test_a_burst_with_tab_lands_in_two_fields(saves: Path) -> None:
 
 
 # ------------------------------------------------------------------ escape changes nothing
-@pytest.mark.parametrize("step", [RESULT])  # each step: tests/test_declaring.py
+@pytest.mark.parametrize("step", [FormStage.RESULT])  # each step: tests/test_declaring.py
 async def test_escape_at_each_step_changes_nothing(saves: Path, gamble: None, step: str) -> None:
     path = gamble_file(saves)
     before = path.read_bytes()
@@ -340,13 +341,13 @@ async def test_escape_at_each_step_changes_nothing(saves: Path, gamble: None, st
         screen = await open_form(pilot, app, "Ann", "swing", "Bob")
         live = screen.live
         events_before = len(live.encounter.events)
-        if step != SETUP:
+        if step != FormStage.SETUP:
             await press(pilot, "ctrl+s")
-        if step in ("dice-partly", RESULT):
+        if step in ("dice-partly", FormStage.RESULT):
             await press(pilot, "6", "enter")
-        if step == RESULT:
+        if step == FormStage.RESULT:
             await press(pilot, "4", "enter")
-        assert screen.stage == {"dice-partly": DICE}.get(step, step)
+        assert screen.stage == {"dice-partly": FormStage.DICE}.get(step, step)
         await press(pilot, "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
         assert len(live.encounter.events) == events_before
@@ -391,7 +392,7 @@ async def test_maintain_with_dice_goes_through_the_form(saves: Path, gamble: Non
         await press(pilot, "ctrl+s")
         assert prompt(app) == "next: Ann's Swing: 1d6"
         await press(pilot, "5", "enter", "2", "enter")
-        assert screen.stage == RESULT
+        assert screen.stage == FormStage.RESULT
         await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         no_bugs(app)
@@ -528,9 +529,9 @@ async def test_the_whole_result_is_in_view(saves: Path) -> None:
         screen = await open_form(pilot, app, "Max", "strike", "Bandit")
         await press(pilot, "ctrl+s")
         for faces in ("7,11", "3,12", "2,20", "4,8"):  # Defense 8: derived 1d4+1d8
-            await wait_for(pilot, lambda: screen.stage == DICE, "the dice")
+            await wait_for(pilot, lambda: screen.stage == FormStage.DICE, "the dice")
             await press(pilot, *faces, "enter")
-        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await wait_for(pilot, lambda: screen.stage == FormStage.RESULT, "the result")
         result = screen.query_one("#result", Label)
         text = " ".join(" ".join(screen_text(result)).split())
         assert "the Defense holds: no damage" in text
@@ -555,11 +556,11 @@ async def test_enter_in_the_first_q_field_moves_on_and_does_not_commit(saves: Pa
         await press(pilot, "3", "enter")
         await wait_for(pilot, lambda: "Throwback Roll" in prompt(app), "the Throwback Roll")
         await press(pilot, *"9,9", "enter")
-        await wait_for(pilot, lambda: screen.stage == RESULT, "the result")
+        await wait_for(pilot, lambda: screen.stage == FormStage.RESULT, "the result")
         q_fields = [w for w in screen.focus_chain if isinstance(w, Input)]
         assert len(q_fields) > 1 and screen.focused is q_fields[0]
         await press(pilot, "ctrl+u", "6", "enter")
-        assert isinstance(app.screen, DeclareScreen) and screen.stage == RESULT
+        assert isinstance(app.screen, DeclareScreen) and screen.stage == FormStage.RESULT
         assert screen.focused is q_fields[1]
         assert "commit from the last" in str(screen.query_one("#declare-hint", Label).render())
         await press(pilot, "ctrl+s")
@@ -578,13 +579,13 @@ async def test_the_commit_step_of_a_rollless_action_goes_back(saves: Path, key: 
         screen = await open_form(pilot, app, "Kestrel", "attack", "Brother-Oak")
         await set_field(pilot, "#d-pt", "4")
         await press(pilot, "ctrl+s")
-        await wait_for(pilot, lambda: screen.stage == RESULT, "the commit step")
+        await wait_for(pilot, lambda: screen.stage == FormStage.RESULT, "the commit step")
         await press(pilot, key)
-        await wait_for(pilot, lambda: screen.stage == SETUP, "back at the choices")
+        await wait_for(pilot, lambda: screen.stage == FormStage.SETUP, "back at the choices")
         assert isinstance(app.screen, DeclareScreen)
         assert (screen._value("template"), screen._value("targets"), screen._value("pt")) == ("attack", "Brother-Oak", "4")
         await press(pilot, "ctrl+s")
-        await wait_for(pilot, lambda: screen.stage == RESULT, "the commit step again")
+        await wait_for(pilot, lambda: screen.stage == FormStage.RESULT, "the commit step again")
         await press(pilot, "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "committed")
         no_bugs(app)

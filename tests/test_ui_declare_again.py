@@ -15,7 +15,8 @@ from textual.widgets import Input, Label
 
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
-from tracker.ui.screens.declare import DICE, DeclareScreen
+from tracker.declaring import FormStage
+from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tests.test_ui_declare import CASES, copy_save, gamble, gamble_file  # noqa: F401 (gamble: a fixture)
 from tests.ui import press, settle, wait_for
@@ -83,7 +84,7 @@ async def test_typed_dice_follow_the_digit_in_one_burst(saves: Path) -> None:
         screen = await open_form(pilot, app, "Seraph")
         assert shown(screen) == "1 again: punch -> Sphinx"
         await press(pilot, "1", *"9,2", "enter")  # the faces land in the dice, not the action field
-        assert screen.stage == DICE and screen.faces == [9, 2]
+        assert screen.stage == FormStage.DICE and screen.faces == [9, 2]
         assert (field(screen, "#d-template"), field(screen, "#d-targets")) == ("punch", "Sphinx")
         assert "85.00% (17/20)" in screen.chance_shown  # the chance of the choice taken
         await press(pilot, "escape")  # changes nothing

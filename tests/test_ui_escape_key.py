@@ -23,6 +23,7 @@ from tracker.ui.app import TrackerApp
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.help import HelpScreen
+from tracker.ui.textual_private import EscapeParser, install_key_readers
 
 from tests.helpers import pty_session
 from tests.test_ui_declare import SAVES, SIZE
@@ -31,7 +32,7 @@ from tests.ui import press, settle, wait_for
 pytestmark = pytest.mark.ui
 
 
-def parsed(data: str, parser_class: type = guard.EscapeParser) -> list[events.Key]:
+def parsed(data: str, parser_class: type = EscapeParser) -> list[events.Key]:
     parser = parser_class()
     keys = [e for e in parser.feed(data) if isinstance(e, events.Key)]
     keys += [e for e in parser.feed("") if isinstance(e, events.Key)]  # end of input
@@ -105,7 +106,7 @@ def test_escape_then_a_key_through_a_real_terminal(saves: Path) -> None:
 def test_bytes_that_are_not_utf8_are_read_as_a_replacement_character() -> None:
     from textual.drivers import linux_driver
 
-    guard.install_key_readers()
+    install_key_readers()
     decode = linux_driver.getincrementaldecoder("utf-8")().decode
     assert decode(b"\xc3(") == "\ufffd("  # a broken sequence: replaced, the next byte kept
     assert decode(b"\xe2\x82") == ""  # half a character waits for the rest...

@@ -29,7 +29,8 @@ from tracker import report
 from tracker.persistence.store import EncounterFile
 from tracker.ui import live as live_module
 from tracker.ui.app import TrackerApp
-from tracker.ui.screens.declare import DICE, RESULT, DeclareScreen
+from tracker.declaring import FormStage
+from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.roster import RosterScreen
 
@@ -104,7 +105,7 @@ async def type_dice(pilot, app: TrackerApp, screen: DeclareScreen, fight: Fight)
     the first answer is a face no die of the group has."""
     typed: list[int] = []
     wrong = True
-    while screen.stage == DICE:
+    while screen.stage == FormStage.DICE:
         prompt = shown(screen, "#dice-prompt")
         dice = re.findall(r"(\d+)d(\d+)", prompt.rsplit(":", 1)[1])
         sides = [int(s) for count, s in dice for _ in range(int(count))]
@@ -118,7 +119,7 @@ async def type_dice(pilot, app: TrackerApp, screen: DeclareScreen, fight: Fight)
         typed += faces
         await type_text(pilot, ",".join(map(str, faces)) + "\r")
         assert len(typed) < 30
-    assert screen.stage == RESULT, shown(screen, "#declare-error")
+    assert screen.stage == FormStage.RESULT, shown(screen, "#declare-error")
     return typed
 
 
@@ -179,7 +180,7 @@ async def test_a_whole_fight_from_the_keyboard(ruleset: str, saves: Path, monkey
             await press(pilot, "ctrl+u")
             await type_text(pilot, "3")
             await press(pilot, "ctrl+s")
-            assert maintain.stage == RESULT, shown(maintain, "#declare-error")
+            assert maintain.stage == FormStage.RESULT, shown(maintain, "#declare-error")
             await press(pilot, "enter")
             link = live.encounter.actions[-1]
             assert [(e.kind, e.target, e.amount) for e in link.resolution.effects] == [("damage", "Bob", 3)], notes(app)
@@ -199,7 +200,7 @@ async def test_a_whole_fight_from_the_keyboard(ruleset: str, saves: Path, monkey
         declare = await fill_form(pilot, app, fight, "Ann")
         assert declare.query_one("#d-actor", Input).value == "Bob"
         await press(pilot, "ctrl+r")
-        assert declare.stage == RESULT, shown(declare, "#declare-error")
+        assert declare.stage == FormStage.RESULT, shown(declare, "#declare-error")
         rolled = list(declare.faces)
         await press(pilot, "enter")
         assert app.screen is screen, shown(declare, "#declare-error")

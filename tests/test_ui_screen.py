@@ -463,7 +463,7 @@ def test_keep_lists_the_completion_once() -> None:
     s = session_for(registry.get("freeform"), "add A", "add B", "declare A attack target=B pt=10")
     action = s.encounter.actions[-1]
     # Throwback interrupts the attack; the GM keeps it.
-    from tracker.engine.encounter import INTERRUPTED
+    from tracker.engine.model import INTERRUPTED
 
     action.status, action.ended = INTERRUPTED, 0
     c = s.encounter.combatants["A"]

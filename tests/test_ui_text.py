@@ -24,7 +24,8 @@ from tracker.ui.screens.roster import RosterScreen
 from tracker.ui.widgets.roster import RosterView
 from tracker.ui.widgets.timeline import NAME as TIMELINE_NAME, TimelineView
 from tests.test_ui_app import SIZE, make_file
-from tests.test_ui_declare import SETUP, no_bugs, open_form
+from tests.test_ui_declare import no_bugs, open_form
+from tracker.declaring import FormStage
 from tests.ui import press, settle, wait_for
 
 pytestmark = pytest.mark.ui
@@ -82,12 +83,12 @@ async def test_a_secret_typo_in_the_declare_form_is_refused_not_rolled_in_the_op
         await _paste(pilot, "#d-secret", "ture")
         assert _message(app, "#d-secret-error") == f"secret: {WORDS}, got 'ture'"
         await press(pilot, "ctrl+s")
-        assert isinstance(app.screen, DeclareScreen) and screen.stage == SETUP
+        assert isinstance(app.screen, DeclareScreen) and screen.stage == FormStage.SETUP
         assert f"secret: {WORDS}" in _message(app, "#declare-error")
         assert not screen.live.encounter.actions
         await _paste(pilot, "#d-secret", "true")
         await press(pilot, "ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen) or screen.stage != SETUP, "the form moved on")
+        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen) or screen.stage != FormStage.SETUP, "the form moved on")
         no_bugs(app)
 
 

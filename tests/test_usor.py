@@ -105,7 +105,7 @@ def test_house_rules_replace_a_row_and_bad_rows_are_named(tmp_path: Path) -> Non
 
 
 def test_a_strike_is_judged_when_it_lands_against_the_ratings_then() -> None:
-    """DESIGN 3: the faces are rolled at declaration; whether they stand is decided when
+    """docs/contributing/design.md#judged-on-landing: the faces are rolled at declaration; whether they stand is decided when
     the strike lands. A strike (attack 16: 1d8+1d12, 4,4: two successes) against B's
     dodge 16 (1,1: none) hits with NOST 2; damage 24 (2d20, 5,5: two) against Defense 10
     (1d4+1d12 derived, 1,1: none): 2 to the chest, taken off what B has when it lands.

@@ -1,4 +1,4 @@
-"""`tracker web` hardened (issue 19, seen 8 and the web part of seen 1; DESIGN 8).
+"""`tracker web` hardened (issue 19, seen 8 and the web part of seen 1; docs/contributing/design.md#shared-table).
 
 Seen: websockets from any Origin were accepted (any page a player visits could open
 viewers); no cap (15 tabs = 1.07 GB); one 4 MB input frame left a process that outlived

@@ -1,13 +1,14 @@
-"""The declare flow without a screen: choose, dice, result, commit (DESIGN 9).
+"""The declare flow without a screen: choose, dice, result, commit (docs/contributing/design.md#flows).
 
 `DeclareFlow` holds what the declare form holds (the fields as typed, the faces so far,
 the dry run's step, the after-roll choices, the actor's recent actions) and does each
 step; `tracker.ui.screens.declare.DeclareScreen` renders it and hands it the keys. The
-steps are those docs/decisions/0001-declare-form.md describes: choose (SETUP), dice
-(DICE, one named group at a time, typed or rolled by the app), result (RESULT, with the
-choices made after seeing the dice), then commit through `Session.declare` / `Session.maintain` with exactly those
-faces. Each step method returns what the screen has to do next (`ASKED`, `RESULT`,
-`UPDATED`, `SETUP_AGAIN`, `REFUSED`, `COMMITTED`); the form's refusal line is `error`.
+steps are those docs/decisions/0001-declare-form.md describes (a `FormStage`): choose
+(SETUP), dice (DICE, one named group at a time, typed or rolled by the app), result
+(RESULT, with the choices made after seeing the dice), then commit through
+`Session.declare` / `Session.maintain` with exactly those faces. Each step method returns
+what the screen has to do next (a `Shown`: dice asked for, the result, the result
+updated, the choices again, a refusal, committed); the form's refusal line is `error`.
 
 A GM editing a player's proposal is the same flow configured with the proposal
 (`DeclareFlow(..., proposal=p)`): the actor and action are the player's and stay, the
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
 from typing import Any
 
@@ -41,30 +43,38 @@ from tracker.session import Outcome, Session
 from tracker.verbs import at_least
 from tracker.viewing import sight
 
-SETUP, DICE, RESULT = "setup", "dice", "result"
 
-# What a step left for the screen to show.
-ASKED = "asked"  # the next group of dice is wanted (`step.need`): an empty dice line
-RESULT_SHOWN = "result"  # the result, newly reached: its choices start at their defaults
-UPDATED = "updated"  # the same result, worked out again (an after-roll choice changed)
-SETUP_AGAIN = "setup"  # back at the choices, as they were typed
-REFUSED = "refused"  # nothing changed but `error`
-COMMITTED = "committed"  # done: `outcome` holds what the session did
+class FormStage(Enum):
+    """Where the form is: the choices, the dice, or the result."""
 
-BASE_FIELDS = ("actor", "template", "targets", "pt", "secret")
+    SETUP = "setup"
+    DICE = "dice"
+    RESULT = "result"
+
+
+class Shown(Enum):
+    """What a step left for the screen to show."""
+
+    ASKED = "asked"  # the next group of dice is wanted (`step.need`): an empty dice line
+    RESULT = "result"  # the result, newly reached: its choices start at their defaults
+    UPDATED = "updated"  # the same result, worked out again (an after-roll choice changed)
+    SETUP_AGAIN = "setup again"  # back at the choices, as they were typed
+    REFUSED = "refused"  # nothing changed but `error`
+    COMMITTED = "committed"  # done: `outcome` holds what the session did
+
 
 Run = Callable[[Callable[[Session], Outcome]], Outcome]
 
 
 @dataclass(frozen=True)
-class Changed:
+class FieldChange:
     """What a field's change left to show: its own message, what the result became
-    (`UPDATED`, `ASKED`, `REFUSED` for an after-roll choice; None: the result is not
-    shown), whether the title and the recent actions may have changed, and whether the
+    (`Shown.UPDATED`, `Shown.ASKED`, `Shown.REFUSED` for an after-roll choice; None: the
+    result is not shown), whether the title and the recent actions may have changed, and whether the
     chance line is to be worked out again."""
 
     error: str
-    shown: str | None = None
+    shown: Shown | None = None
     title: bool = False
     chance: bool = False
 
@@ -146,7 +156,7 @@ class DeclareFlow:
             "pt": "",
             "secret": "false",
         }
-        self.stage = SETUP
+        self.stage: FormStage = FormStage.SETUP
         self.faces: list[int] = []
         self.group_sizes: list[int] = []  # how many faces each step added, for back()
         self.group_rolled: list[bool] = []  # whether the app rolled each step's faces (else typed)
@@ -271,17 +281,17 @@ class DeclareFlow:
 
     def hint(self) -> str:
         return {
-            SETUP: "enter: next, dice from the last · ctrl+s: dice · ctrl+r: roll · ctrl+o",
-            DICE: "enter: these faces (empty: roll) · ctrl+r: roll the rest · ctrl+b: back",
-            RESULT: "enter: next, commit from the last · ctrl+s: commit · ctrl+b: back · esc",
+            FormStage.SETUP: "enter: next, dice from the last · ctrl+s: dice · ctrl+r: roll · ctrl+o",
+            FormStage.DICE: "enter: these faces (empty: roll) · ctrl+r: roll the rest · ctrl+b: back",
+            FormStage.RESULT: "enter: next, commit from the last · ctrl+s: commit · ctrl+b: back · esc",
         }[self.stage]
 
     def has_unsaved_input(self) -> bool:
         if self.kind == MAINTAIN and self.proposal is None:
             # Filled with the maintained action's own modifiers: only a change is input.
             now = self.param_values.get(self.template.name, {}) if self.template is not None else {}
-            return self.stage != SETUP or bool(self.value("pt")) or now != self._filled
-        return self.stage != SETUP or self.secret or any(
+            return self.stage != FormStage.SETUP or bool(self.value("pt")) or now != self._filled
+        return self.stage != FormStage.SETUP or self.secret or any(
             text.strip() for values in self.param_values.values() for text in values.values()
         ) or bool(self.values["targets"].strip() if self.kind == DECLARE else "")
 
@@ -314,7 +324,7 @@ class DeclareFlow:
             return str(exc)
         return ""
 
-    def set(self, group: str, name: str, text: str, hold: bool = True) -> Changed | None:
+    def set(self, group: str, name: str, text: str, hold: bool = True) -> FieldChange | None:
         """A field changed (as typed): its own message (see `check`), and the flow follows
         it (the actor's recent actions, the action's modifiers, the result). None: the
         flow has no such field. `hold=False`: the caller has handed over every field
@@ -329,15 +339,15 @@ class DeclareFlow:
         if group == "d" and name in ("template", "actor"):
             self.template_changed()
         if group == "d" and name == "secret":
-            return Changed(error, title=True)
+            return FieldChange(error, title=True)
         if group == "a":
-            return Changed(error, shown=self.after_changed())
-        if self.stage == SETUP:
+            return FieldChange(error, shown=self.after_changed())
+        if self.stage == FormStage.SETUP:
             # A refusal from the last try is about the form as it was: the field's own
             # line and the chance line now say what is wrong, if anything still is.
             self.error = ""
-            return Changed(error, chance=True)
-        return Changed(error)
+            return FieldChange(error, chance=True)
+        return FieldChange(error)
 
     def put(self, group: str, name: str, text: str, template: str | None = None) -> None:
         """Hold `text` for a field, with no other effect (the screen hands its fields over
@@ -434,14 +444,14 @@ class DeclareFlow:
         holds no typing of one's own (as the flow put it, or emptied)."""
         if character is None or len(character) != 1 or not "1" <= character <= "9":
             return False
-        if self.stage != SETUP or int(character) > len(self.recent) or action_text is None:
+        if self.stage != FormStage.SETUP or int(character) > len(self.recent) or action_text is None:
             return False
         return action_text.strip() in ("", self.template_put)
 
     def take_recent(self, index: int) -> bool:
         """Take recent entry `index`: fill the fields with it (then `advance` asks for the
         dice). False: there is no such entry, or the choices are not shown."""
-        if self.stage != SETUP or not 0 <= index < len(self.recent):
+        if self.stage != FormStage.SETUP or not 0 <= index < len(self.recent):
             return False
         choice = self.recent[index]
         self.template_put = choice.template
@@ -522,19 +532,19 @@ class DeclareFlow:
         return found if isinstance(found, str) else found()
 
     # ----------------------------------------------------------- steps
-    def go(self, dice_text: str = "") -> str:
+    def go(self, dice_text: str = "") -> Shown:
         """Enter (or ctrl+s): from the choices, the dice; at the dice, these faces
         (`dice_text`; empty: the app rolls them); at the result, commit."""
-        if self.stage == SETUP:
+        if self.stage == FormStage.SETUP:
             return self.advance()
-        if self.stage == DICE:
+        if self.stage == FormStage.DICE:
             return self.enter_dice(dice_text)
         return self.commit()
 
-    def advance(self, roll_all: bool = False) -> str:
+    def advance(self, roll_all: bool = False) -> Shown:
         """Resolve with the faces so far: ask for the next group, or show the result."""
         try:
-            attempt = self.attempt(after=self.stage == RESULT)
+            attempt = self.attempt(after=self.stage == FormStage.RESULT)
             step = dry_run(self.session, attempt, self.faces)
             while roll_all and step.need is not None:
                 rolled = self._app_roll(step.need)
@@ -544,15 +554,15 @@ class DeclareFlow:
                 step = dry_run(self.session, attempt, self.faces)
         except TrackerError as exc:
             self.error = str(exc)
-            return REFUSED
+            return Shown.REFUSED
         self.error = ""
         self.step = step
         if step.need is not None:
-            self.stage = DICE
-            return ASKED
+            self.stage = FormStage.DICE
+            return Shown.ASKED
         return self._result(step)
 
-    def enter_dice(self, text: str) -> str:
+    def enter_dice(self, text: str) -> Shown:
         """Faces typed for the group asked for (empty: the app rolls them)."""
         step = self.step
         if step is None or step.need is None:
@@ -562,7 +572,7 @@ class DeclareFlow:
             typed = accept(step.need, parse_faces(text)) if not rolled else self._app_roll(step.need)
         except TrackerError as exc:
             self.error = str(exc)
-            return REFUSED
+            return Shown.REFUSED
         self.faces.extend(typed)
         self.group_sizes.append(len(typed))
         self.group_rolled.append(rolled)
@@ -574,18 +584,18 @@ class DeclareFlow:
         drawn = sum(n for n, rolled in zip(self.group_sizes, self.group_rolled) if rolled)
         return self.session.app_roll(remaining(need), drawn, self.attempt().actor)
 
-    def roll_rest(self, dice_text: str = "") -> str | None:
+    def roll_rest(self, dice_text: str = "") -> Shown | None:
         """ctrl+r: faces typed on the dice line first, then the app rolls the rest (None:
         nothing to do at the result)."""
-        if self.stage == RESULT:
+        if self.stage == FormStage.RESULT:
             return None
-        if self.stage == DICE and dice_text.strip():
+        if self.stage == FormStage.DICE and dice_text.strip():
             shown = self.enter_dice(dice_text)
-            if self.stage != DICE:
+            if self.stage != FormStage.DICE:
                 return shown
         return self.advance(roll_all=True)
 
-    def _result(self, step: Step) -> str:
+    def _result(self, step: Step) -> Shown:
         template = self.template
         offered = self.after_budget(step) != ""
         self.after_offered = offered
@@ -600,14 +610,14 @@ class DeclareFlow:
             defaults = self.after_defaults(step)
             self.after_values[template.name] = {p.name: str(defaults.get(p.name, default_text(p))) for p in self.after_fields()}
             self.after_active = True
-            self.stage = RESULT
+            self.stage = FormStage.RESULT
             # The same dice with the choices' defaults: a push that turns a miss into a
             # hit wants the damage die next.
-            if self.after_changed() == ASKED:
-                return ASKED
-            return RESULT_SHOWN
-        self.stage = RESULT
-        return RESULT_SHOWN
+            if self.after_changed() == Shown.ASKED:
+                return Shown.ASKED
+            return Shown.RESULT
+        self.stage = FormStage.RESULT
+        return Shown.RESULT
 
     def after_choices(self) -> dict[str, str]:
         """The after-roll choices offered at the result, by name, with their values."""
@@ -640,44 +650,44 @@ class DeclareFlow:
         except TrackerError:
             return ""
 
-    def after_changed(self) -> str | None:
+    def after_changed(self) -> Shown | None:
         """An after-roll choice changed: what the same dice now mean."""
-        if self.stage != RESULT:
+        if self.stage != FormStage.RESULT:
             return None
         try:
             step = dry_run(self.session, self.attempt(after=True), self.faces)
         except TrackerError as exc:
             self.error = str(exc)
-            return REFUSED
+            return Shown.REFUSED
         self.error = ""
         self.step = step
         if step.resolution is None:  # the choice made the roll want more dice
-            self.stage = DICE
-            return ASKED
-        return UPDATED
+            self.stage = FormStage.DICE
+            return Shown.ASKED
+        return Shown.UPDATED
 
-    def back(self) -> str | None:
+    def back(self) -> Shown | None:
         """Take back the last group of dice (from the result: back to the dice; with no
         dice: back to the choices). None: already at the choices."""
-        if self.stage == SETUP:
+        if self.stage == FormStage.SETUP:
             return None
         if self.group_sizes:
             if self.group_rolled[-1] and self.session.role.is_player:
                 # The app's roll stands: taking it back is the GM's (typed faces may go).
                 self.error = "the app's roll stands: a player may take back typed dice only; ask the GM"
-                return REFUSED
+                return Shown.REFUSED
             n = self.group_sizes.pop()
             self.group_rolled.pop()
             del self.faces[len(self.faces) - n :]
         else:  # no dice yet (or an action that rolls none): back to the choices, as typed
             self.step = None
             self.after_active = False
-            self.stage = SETUP
+            self.stage = FormStage.SETUP
             self.error = ""
-            return SETUP_AGAIN
+            return Shown.SETUP_AGAIN
         return self.advance()
 
-    def commit(self) -> str:
+    def commit(self) -> Shown:
         """Make the change shown, with exactly these faces."""
         try:
             if self.proposal is not None:
@@ -697,9 +707,9 @@ class DeclareFlow:
                 outcome = self.run(change)
         except TrackerError as exc:
             self.error = str(exc)
-            return REFUSED
+            return Shown.REFUSED
         self.outcome = outcome
-        return COMMITTED
+        return Shown.COMMITTED
 
     def _approve(self) -> Outcome:
         """A proposal's commit: approved with the values as edited."""
@@ -710,12 +720,3 @@ class DeclareFlow:
         targets = list(attempt.targets) if self.kind == DECLARE else None
         secret = self.secret  # offered for a declaration only (`offers_secret`)
         return self.run(lambda s: s.approve(seq, targets=targets, pt=attempt.pt, faces=faces, params=attempt.params, secret=secret))
-
-    def submit(self) -> str:
-        """Roll whatever is still needed and commit: the quick path."""
-        shown = REFUSED
-        if self.stage != RESULT:
-            shown = self.advance(roll_all=True)
-        if self.stage == RESULT:
-            return self.commit()
-        return shown

@@ -1,4 +1,4 @@
-"""Watching a fight again: the replay as a flow without a screen (DESIGN 9, 11).
+"""Watching a fight again: the replay as a flow without a screen (docs/contributing/design.md#flows, #replay).
 
 `Replaying` holds what a reader is looking at (a segment from 0 to the fight's last), and
 moves it: one segment back or on, to the previous or next segment where anything

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 from tracker.engine.errors import RuleRefusal
 from tracker.engine import kinds
-from tracker.engine.kinds import PLAYER_KINDS as PLAYER_KINDS  # re-exported: other layers read it here
 from tracker.engine.model import LogEntry
 
 if TYPE_CHECKING:
@@ -45,7 +44,7 @@ PLAYER_TAG = "player:"
 GM_TAG = "gm:"
 
 # What a player may do, by event kind (each still limited to its own combatants), is
-# PLAYER_KINDS: the `player` column of the table of kinds (tracker.engine.kinds).
+# tracker.engine.kinds.PLAYER_KINDS: the `player` column of the table of kinds.
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,8 @@ from tracker.engine.errors import listed
 from tracker.engine.model import PENDING, Proposal
 from tracker.engine import kinds, table
 from tracker.library import Library, sheet_of
-from tracker.roles import PLAYER_KINDS, Role, is_players, who
+from tracker.engine.kinds import PLAYER_KINDS
+from tracker.roles import Role, is_players, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_actor, parse_faces, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
@@ -70,9 +71,7 @@ from tracker.text import check_name, refuse_blank, refuse_controls, refuse_looka
 from tracker.viewing import PLAYER_SIDES, sight
 from tracker import recent, verbs
 from tracker.verbs import MAX_COPIES
-# The description functions live in tracker.wording; re-exported for their readers.
-from tracker.wording import HistoryLine as HistoryLine, describe as describe, dice_words as dice_words
-from tracker.wording import change_line, history as history, segment_of as segment_of
+from tracker.wording import change_line, describe, dice_words
 
 
 

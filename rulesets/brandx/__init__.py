@@ -1,7 +1,7 @@
 """Brand X (Jerry Stratton's superhero game) as a ruleset adapter.
 
 Sources: `seeds/004_...` (the rolls), `reference/brandx.md` (the charts, the worked
-combat), and DESIGN 4.1, which decides where they are silent or disagree:
+combat), and docs/contributing/design.md#rules-decisions, which decides where they are silent or disagree:
 
 - Time: 50 segments a round (0.1 m/segment = 5 m/round); payment segments every 50,
   where per-round costs (movement EP, passive power upkeep, holding breath) are
@@ -243,7 +243,7 @@ CATALOGUE: dict[str, ActionTemplate] = {t.name: t for t in (
 
 # The declare form's stages. MAIN: the few modifiers that matter for the action; the
 # rest are one key away; Q (and the speed slowed by it) is placed after the roll is seen
-# (DESIGN 4.1), where Q left unplaced goes to the action's usual use.
+# (docs/contributing/design.md#rules-decisions), where Q left unplaced goes to the action's usual use.
 _MAIN: dict[str, tuple[str, ...]] = {
     "punch": ("pool", "hand_damage"), "strike": ("pool", "damage", "hand_damage"),
     "blast": ("pr", "pr_effect", "damage", "pool"), "power": ("pr", "pr_effect", "label", "mode", "stop"),
@@ -383,7 +383,7 @@ class BrandXRuleset(Ruleset):
             raise TrackerError(f"{request.template.name} cannot be maintained")
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
-        """Q is spent after the roll is seen (DESIGN 4.1): 'Q 6 to place on speed, Attack,
+        """Q is spent after the roll is seen (docs/contributing/design.md#rules-decisions): 'Q 6 to place on speed, Attack,
         ...; unplaced Q goes to Attack'. Nothing to place after a failure or Q 0."""
         fields = self.after_roll_fields(request)
         q = resolution.margin

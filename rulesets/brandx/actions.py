@@ -66,7 +66,7 @@ Decisions where the sources are silent (each also named in the summary it produc
   Letting go is a passive action (a power's `mode` defaults to passive with stop, so it
   may be done while an active blast is in progress), PT 1: like any passive
   initiation it takes that combatant's one initiation of the segment and pushes its
-  pending actions back one segment (DESIGN 3). Stopping what is not being paid for is
+  pending actions back one segment (docs/contributing/design.md#initiation-rules). Stopping what is not being paid for is
   refused by name. Undo takes the stop back and the charge with it.
 - Knowledge: d100 (tens die then units die) against score x `multiplier` + `skill`,
   no subtracting reroll, PT 6, no EP.
@@ -180,7 +180,7 @@ def _generic(
     amounts, spent_text, notes = _spend_common(ctx, q, ("q_speed", "q_defense", "q_ep", "q_save"), None)
     pt = speed_pt(ctx.base_pt(), amounts.get("q_speed", 0))
     start = ctx.start_row(ep_kind)
-    # Negative Q raises the EP row (DESIGN 4.1), for rolls that cost EP at all.
+    # Negative Q raises the EP row (docs/contributing/design.md#rules-decisions), for rolls that cost EP at all.
     raise_by = -q if (not success and start > 0) else 0
     row = start - amounts.get("q_ep", 0) + raise_by
     bill = ctx.bill([(what, row)] if row > 0 else [])

@@ -4,7 +4,7 @@ The printed rows live in `tables.toml` beside this module (a GM may override any
 Rows past the printed ones are computed:
 
 - Square: n^2 for n >= 1; the fraction of a row n <= 0 is the Result fraction squared.
-- Sphere: n for rows 1-8, ceil((4/3)^(n-1)) for rows >= 9 (DESIGN 4.1; the printed row 18
+- Sphere: n for rows 1-8, ceil((4/3)^(n-1)) for rows >= 9 (docs/contributing/design.md#rules-decisions; the printed row 18
   = 133 is data and wins over the formula's 134); fractions (4/3)^(n-1).
 - Doubles: 2^(n-1) on both sides.
 - Result: n; fractions .9 (row 0), .7 (row -1), 1/|n| below.
@@ -14,7 +14,7 @@ Lookups, both ways:
 - value -> row ("forward"): the largest chart entry <= the value gives the row (the
   printed rule: Sphere 42 -> 32 -> row 13). A value between 0 and 1 is read against the
   fractional entries the same way. Zero is row 0 (its parenthetical is 0).
-- Negative values are mirrored (DESIGN 4.1): the row of -v is minus the row of v, so a
+- Negative values are mirrored (docs/contributing/design.md#rules-decisions): the row of -v is minus the row of v, so a
   pool of -17 reads -10 and -18 reads -11 as in the seed's movement example. (The
   literal rule on the printed parentheticals would read -17 as -11.) A negative value
   between -1 and 0 reads row 0.

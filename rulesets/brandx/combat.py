@@ -2,13 +2,13 @@
 
 Combat Roll = Sphere(2 x Agility) (or the sheet's `combat_roll`, or `roll=`), with a bonus
 pool of learning // 10 + `sight=` + `size=` + `pool=` - 1 per extra opponent, read on the
-Sphere chart. Q buys Attack (1:1), Defense (2:1), speed (DESIGN 4.1 PT formula), Damage
+Sphere chart. Q buys Attack (1:1), Defense (2:1), speed (docs/contributing/design.md#rules-decisions PT formula), Damage
 (the Doubles chart entry of the Q spent: 1, 2, 4, 8, ...) and EP (one row per Q).
 A miss is dealt out point by point to Attack, Damage, Defense, Attack, ...; the Defense
 share is halved toward zero (miss 5 -> -2, -2, 0). A miss does not raise the EP row of a
 Combat Roll: the worked combat has Seraph miss by 5 and still pay 4 EP.
 
-Decisions where the sources are silent (DESIGN 3, revised: the dice are rolled at
+Decisions where the sources are silent (docs/contributing/design.md#judged-on-landing, revised: the dice are rolled at
 initiation, and Q sets the PT then; a blow is judged when it lands):
 - Each blow is a `Blow` effect judged on the segment it lands (`judge_blow`, registered
   as "brandx.blow"): its Attack against the Defense in force at the start of that
@@ -21,7 +21,7 @@ initiation, and Q sets the PT then; a blow is judged when it lands):
   then, marked as judged when it lands. An attacker's own movement Defense is taken
   off its Attack (seed, Move Roll).
 - The Throwback Roll is the target's, made with the attack's dice at initiation for
-  every blow that does damage, whatever the state then says (DESIGN 3: every die a
+  every blow that does damage, whatever the state then says (docs/contributing/design.md#judged-on-landing: every die a
   judgment may need is rolled up front), unless throwback is off for the table or the
   GM says `throwback=false`. Both of its readings (VP only, or DP lost) are kept, and
   the judge uses the one the state at landing calls for, if the blow hits then and
@@ -245,7 +245,7 @@ def land_blows(
             text += "a miss as things stand (judged when it lands)"
         dp_lost = resource == "dp" or dealt > target.resources.get("vp", 0)
         qualifies = hit and ((dp_lost or surprised) if wanted is None else bool(wanted))
-        # DESIGN 3: every die a judgment may need when the blow lands is rolled now,
+        # docs/contributing/design.md#judged-on-landing: every die a judgment may need when the blow lands is rolled now,
         # whatever the state now says: the Throwback Roll is made for every blow that
         # does damage (unless the table or the GM turned throwback off), and the judge
         # uses it only if the blow, as it lands, hits and calls for it.

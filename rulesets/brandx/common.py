@@ -40,7 +40,7 @@ EP_BELOW_ZERO = ("{name}'s EP goes from {before} to {after}: the rules say nothi
 EP_BELOW_ZERO_A_ROUND = ("{name}'s EP goes from {before} to {after}: the rules say nothing of EP below 0, so the GM "
                          "decides what it costs {name} (end a per-round cost: `declare {name} power label=NAME stop=true`, "
                          "`hold-breath stop=true` or `move stop=true`; or take it from VP or DP: `damage {name} N`)")
-# 50 segments a round; payment segments at every multiple of 50 (DESIGN 4.1).
+# 50 segments a round; payment segments at every multiple of 50 (docs/contributing/design.md#rules-decisions).
 TIME = TimeMapping(
     segments_per_round=50, segment_means="0.24 s (50 segments a 12-second round)",
     payment_every=50, simultaneous=True, below_zero=(("ep", EP_BELOW_ZERO_A_ROUND),), seconds_per_segment=0.24,

@@ -1,4 +1,4 @@
-"""The EP use chart (DESIGN 4.1) and the per-combatant count of fractional rows.
+"""The EP use chart (docs/contributing/design.md#rules-decisions) and the per-combatant count of fractional rows.
 
 Row r >= 5 costs r - 4 EP a use; row 4 costs 1 EP per 5 uses; rows 3, 2, 1 one EP per
 10, 20, 50 uses; a row <= 0 is free (all figures in `tables.toml`, [ep] and

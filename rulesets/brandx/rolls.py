@@ -1,7 +1,7 @@
 """The Brand X Action Roll: 2d10 roll-under with the subtracting reroll of 1s.
 
 - Roll two d10. Each die that shows 1 is rolled once more and the new face is
-  subtracted from the total (DESIGN 4.1: no further chaining, so a rerolled 1 is just
+  subtracted from the total (docs/contributing/design.md#rules-decisions: no further chaining, so a rerolled 1 is just
   -1). Dice order, for faces typed by hand: the two dice, then the rerolls in die order.
 - Success when total <= target; Q = target - total (0 on the target is a success).
 - Knowledge Rolls use d100 (two d10: tens then units, a 10 reads 0, 00 is 100) and no

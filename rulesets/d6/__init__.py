@@ -4,7 +4,7 @@ Sources: seeds/001_a7b21063c493c645.txt (die codes and pips, the shovel example,
 situation modifiers, standard difficulties, result points, success levels) and
 reference/systems.md section 2 (the OpenD6 SRD: Wild Die, combat, damage, wounds).
 
-Decisions where the sources are silent (DESIGN 4.1 and this adapter):
+Decisions where the sources are silent (docs/contributing/design.md#rules-decisions and this adapter):
 - Success is meeting or beating the difficulty (total >= difficulty); result points =
   total - difficulty. Success levels: Minimal 0, Solid 1-4, Good 5-8, Superior 9-12,
   Spectacular 13-15, Incredible 16+ (the seed's overlap at 16 goes to Incredible).

@@ -1,6 +1,6 @@
 """D6 actions: shoot, strike, dodge, parry, check, move.
 
-Time (DESIGN 4 asks each adapter to choose): a D6 round is 5 seconds and is mapped to
+Time (docs/contributing/design.md#rulesets asks each adapter to choose): a D6 round is 5 seconds and is mapped to
 10 segments (a segment is half a second). A character declares how many actions it
 takes this round with `actions=N` (default 1): each then takes 10 // N segments (at
 least 1) and every skill or attribute roll that round is at -(N-1)D. The tracker does
@@ -25,7 +25,7 @@ Attacks (shoot: marksmanship; strike: melee or brawling):
   Wild Die, as OpenD6 says "one die of every roll". Typed faces are read: the attack
   roll, then the damage roll, then the resistance roll (each Wild Die first, the others,
   then its explosions when the Wild Die is on).
-- The dice are rolled at initiation; the blow is judged when it lands (DESIGN 3, the
+- The dice are rolled at initiation; the blow is judged when it lands (docs/contributing/design.md#judged-on-landing, the
   judge "d6.blow"): the attack total against the target's defence at the start of the
   completion segment (a dodge declared after the attack, within the round, counts,
   whatever order the two were typed in), the damage bonus from the result points then,
@@ -446,7 +446,7 @@ class Resolver:
             "names": {str(w.rank): w.name for w in t.wounds}, "max_rank": t.max_rank,
         }
         # Every die the landing may need is rolled now, whatever the defence now says
-        # (DESIGN 3): a dodge typed later on this segment must not change which dice
+        # (docs/contributing/design.md#judged-on-landing): a dodge typed later on this segment must not change which dice
         # were rolled, only whether they are used.
         bonus = ceil_div(rp, self.tables.bonus_divisor) if rp > 0 and request.settings.get("damage_bonus", True) else 0
         blow = roll_code(code, dice, mode, "damage")

@@ -13,7 +13,7 @@ first roll is a Critical Failure, handled by the encounter setting
 - "complication": the dice count normally (the 1 counts as 1) and the GM adds a
   complication; the roll is still flagged `critical_failure`.
 
-Faces are read in this order (DESIGN 6): the Wild Die first, then the other dice, then
+Faces are read in this order (docs/contributing/design.md#cli): the Wild Die first, then the other dice, then
 the Wild Die's explosions.
 """
 

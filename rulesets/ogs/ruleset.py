@@ -16,7 +16,7 @@ Decisions where the seed is silent (nothing else is known of the game):
 - An attack's difficulty: `difficulty=` on the declare, else the target's `defense`
   (default 8, the seed's example difficulty). A miss does nothing. The damage dice
   are rolled at declaration, hit or miss, with one extra die per stage as things
-  stand; the hit and its stages are judged when the blow lands (DESIGN 3), against
+  stand; the hit and its stages are judged when the blow lands (docs/contributing/design.md#judged-on-landing), against
   the target's defense then. Stages past those rolled for (the defense fell in
   between) are put to the GM in the log as the blow lands, with the dice to roll and
   the commands that roll and deal them; the damage rolled lands meanwhile.
@@ -127,7 +127,7 @@ CONTEST_JUDGE = "ogs.contest"
 
 
 def judge_contest(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
-    """An Opposed Check settled as it lands (DESIGN 3): every side's check is read from
+    """An Opposed Check settled as it lands (docs/contributing/design.md#judged-on-landing): every side's check is read from
     its sheet as it stands at the start of that segment. The faces were rolled at
     declaration for the dice then: where a side's dice are the same now, its faces stand
     and its total takes its flat bonus now; the seed's tie-breaks (die values, die sizes,
@@ -299,7 +299,7 @@ class OgsRuleset(Ruleset):
     def _attack(self, request: ActionRequest, dice: DiceSource, pt: int, rolled: Any, spec: DiceSpec, difficulty: int,
                 stages: int, summary: str, details: dict[str, Any]) -> Resolution:
         """The damage is an Open Roll made now, hit or miss as things stand, with one
-        extra die per stage as things stand (DESIGN 3); the hit, the stages and so the
+        extra die per stage as things stand (docs/contributing/design.md#judged-on-landing); the hit, the stages and so the
         damage are judged when the blow lands, against the target's defense then."""
         params = request.params
         base = params.get("damage") or request.actor.stats.get("damage", "")
@@ -352,7 +352,7 @@ class OgsRuleset(Ruleset):
             summary += " (" + ", ".join(f"d12 {a} vs {b}" for a, b in result.roll_off) + ")"
         record = self._contest_record(request, [(request.actor, request.params, own, own_reroll), (rival, {}, theirs, rival_reroll)],
                                       [list(pair) for pair in result.roll_off])
-        # Settled when it lands, against the sheets then (DESIGN 3): no verdict yet.
+        # Settled when it lands, against the sheets then (docs/contributing/design.md#judged-on-landing): no verdict yet.
         return Resolution(pt=pt, success=None, margin=own.total - theirs.total,
                           dice=tuple(faces), summary=summary + "; judged when it lands", effects=(Blow(rival.name, 0),),
                           details={"total": own.total, "rival_total": theirs.total, "winner": who,

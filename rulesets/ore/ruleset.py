@@ -51,9 +51,9 @@ Decisions where the sources are silent:
   attack resolving no sooner than it (order not greater) loses one die per gobble die
   of equal or greater height, as many as it takes to spoil the set, or all that are
   left; blows on one target meet the dice widest first, then highest, then by
-  attacker's name. All of this is judged when the blow lands (DESIGN 3), as is the
+  attacker's name. All of this is judged when the blow lands (docs/contributing/design.md#judged-on-landing), as is the
   target's armour. `gobble=WxH` states them by hand.
-- Wound boxes are marked when the blow lands (DESIGN 3: damage is judged against what
+- Wound boxes are marked when the blow lands (docs/contributing/design.md#judged-on-landing: damage is judged against what
   the target has then): each hit is a `Blow` judged by "ore.wound" in the round's
   resolution order (widest, then highest), so two attacks on one target fill its boxes
   in the order they resolve, never the order they were typed. The summary at
@@ -501,7 +501,7 @@ class OreRuleset(Ruleset):
 
     def _aim(self, request: ActionRequest, target: Combatant, chosen: tuple[int, int], template: str = "") -> tuple[str, dict[str, Any]]:
         """A set aimed at `target` (by `template`, the declared action's unless an extra
-        action's): its record for the landing (DESIGN 3), and the text as things stand
+        action's): its record for the landing (docs/contributing/design.md#judged-on-landing), and the text as things stand
         now (no gobble dice yet: those are counted when it lands)."""
         width, height = chosen
         location = location_for(height, self.data.hit_locations)

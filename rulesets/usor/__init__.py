@@ -3,7 +3,7 @@
 Sources: seeds/000_b3433775ad955451.txt (Event Rolls, NOST, four worked examples) and
 reference/systems.md section 1 (the public blog pages: Action Time, striking, damage).
 
-Decisions where the sources are silent (DESIGN 4.1 and this adapter):
+Decisions where the sources are silent (docs/contributing/design.md#rules-decisions and this adapter):
 - Event Chart: seven rows are known from seed 000 (16, 18, 19, 20, 24, 31, 35); they
   ship as `official`. Ratings 1-100 without a known row are `derived` by the rule in
   `chart.py` (the dice set whose expected successes is nearest the least-squares trend
@@ -224,7 +224,7 @@ class UsorRuleset(Ruleset):
 
     def chance_notes(self, spec: str, *, vs: str | None = None, difficulty: int | None = None,
                      options: Mapping[str, Any] | None = None) -> list[str]:
-        """DESIGN 4.1: show "derived" wherever a derived (or house) row is used."""
+        """docs/contributing/design.md#rules-decisions: show "derived" wherever a derived (or house) row is used."""
         own, rival, _ = self._sides(spec, vs, difficulty, options)
         notes = [f"{row.source} row: rating {row.rating} = {row.dice_text()}" for row in (own, rival)
                  if row is not None and row.source != OFFICIAL]

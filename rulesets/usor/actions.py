@@ -13,7 +13,7 @@ Strike (the "Striking an Opponent" and "Damage" pages):
    say how an attack is designated stun or physical; the GM says so per strike).
 Faces typed for a strike are read: strike dice, dodge dice, damage dice and Defense
 dice, each in chart order. Damage and Defense are rolled whether or not the strike hits
-as things stand at declaration (DESIGN 3: every judgment at landing), so the dice asked
+as things stand at declaration (docs/contributing/design.md#judged-on-landing: every judgment at landing), so the dice asked
 never depend on the state then; a strike that misses shows them as "rolled all the
 same". The strike is judged when it lands (`judge_strike`), against the state at the
 start of that segment: the strike and dodge ratings are worked again from the sheets as
@@ -200,7 +200,7 @@ STRIKE_JUDGE = "usor.strike"
 
 
 def judge_strike(encounter: Any, action: Any, blow: Blow) -> list[Effect]:
-    """A strike judged as it lands (DESIGN 3): the faces were rolled at declaration for
+    """A strike judged as it lands (docs/contributing/design.md#judged-on-landing): the faces were rolled at declaration for
     the ratings then; the ratings are worked again from the sheets as they stand now.
     Unchanged, the strike lands as rolled, its damage on what the target has now. If a
     rating changed in between (a GM's `set`), the faces were rolled for other dice: the
@@ -365,7 +365,7 @@ class Resolver:
             "constants": self.constants(request), "ratings": {"strike": strike_r.value, "dodge": dodge_r.value},
         }
         sources = [x.own.row.source, x.rival.row.source]
-        # Damage and Defense are rolled whatever the strike did (DESIGN 3: every judgment
+        # Damage and Defense are rolled whatever the strike did (docs/contributing/design.md#judged-on-landing: every judgment
         # at landing): which dice are asked never depends on the state at declaration,
         # and the landing uses them only if the blow hits as things stand then.
         critical = self.critical_bonus(request.actor, hit.nost) if hit.winner == SELF else 0

@@ -5,7 +5,7 @@ rules text of seed 000 and its worked examples (16, 18, 19, 20, 24, 31, 35); the
 marked `official`. An eighth, rating 11 = 1d6+1d8, is from the USOR glossary, outside
 the seed: it ships in `[glossary_rows]` and is used only with the table setting
 `glossary_rows` (off by default), marked `glossary`. Every other rating from 1 to 100
-(11 included) ships marked `derived`, filled by this rule (DESIGN 4.1), fitted to the
+(11 included) ships marked `derived`, filled by this rule (docs/contributing/design.md#rules-decisions), fitted to the
 seed's rows only:
 
 1. Fit a least-squares line E(R) = a + b*R through the official rows, where E is the

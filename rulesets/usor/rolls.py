@@ -1,7 +1,7 @@
 """Event Rolls: roll the chart's dice, count successes, compare with the rival roll.
 
 Every die that shows 4 or more is one success, whatever its size. Rolls are always
-opposed. Between two characters a draw is a win for neither (DESIGN 4.1: each must act
+opposed. Between two characters a draw is a win for neither (docs/contributing/design.md#rules-decisions: each must act
 again and pay the Action Time again); against an event (a falling boulder, a corner
 taken at speed) both sides roll again until one wins. NOST, the Number of Successes
 over Target, is the winner's margin.

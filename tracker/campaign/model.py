@@ -27,7 +27,6 @@ from tracker.engine.model import Event
 from tracker.engine.shapes import INT, NUM, STR, STRS, TABLE, Arg
 
 ACTIVE, LEFT, DIED = "active", "left", "died"
-STATUSES = (ACTIVE, LEFT, DIED)
 UNDO, REDO = "undo", "redo"
 
 

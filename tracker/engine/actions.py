@@ -1,6 +1,6 @@
 """The action queue: initiating, maintaining, aborting and keeping actions.
 
-Initiation rules (DESIGN 3): (1) one initiation per combatant per segment, unless the
+Initiation rules (docs/contributing/design.md#initiation-rules): (1) one initiation per combatant per segment, unless the
 templates name each other as companions; (2) no active action while an active one is in
 progress; (3) initiating a passive action pushes the initiator's own in-progress actions
 back one segment. A combatant that is down, surprised (before its segment) or airborne

@@ -10,7 +10,8 @@ from typing import Any
 from tracker.engine import bounds
 from tracker.engine import effects as fx
 from tracker.engine import table
-from tracker.engine.core import _ALERT, _SCHEDULED, Core, _fmt
+from tracker.engine.core import _ALERT, _SCHEDULED, Core
+from tracker.engine.kinds import fmt
 from tracker.engine.errors import TrackerError
 
 
@@ -64,7 +65,7 @@ class Changes(Core):
         if table is c.resources and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise TrackerError(f"set {c.name} {key}: {key} is a resource and takes a number, got {value!r}")
         table[key] = value
-        self._say("set", f"{c.name}: {key} set to {_fmt(value)}", c.name)
+        self._say("set", f"{c.name}: {key} set to {fmt(value)}", c.name)
         self._check_down(c, self.now + 1)
 
     def _condition(self, args: dict[str, Any]) -> None:

@@ -26,7 +26,7 @@ from tracker.engine import table
 from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import no_such_combatant
-from tracker.engine.kinds import fmt as _fmt
+from tracker.engine.kinds import fmt
 from tracker.engine.model import (
     Action,
     Combatant,
@@ -38,7 +38,7 @@ from tracker.engine.model import (
     _LogEntryDraft,
 )
 
-__all__ = ["Core", "_fmt", "_resolution"]
+__all__ = ["Core", "_resolution"]
 
 # Kinds of queue entry, in the order they are handled on one segment (a per-round cost
 # that changes, _RISE, just before the payment that charges it).
@@ -125,10 +125,6 @@ class Core:
         for entry in self.setup.roster:
             self._enter(entry)
 
-    @property
-    def revision_events(self) -> int:
-        return len(self.events)
-
     def combatant(self, name: str) -> Combatant:
         found = self.combatants.get(name)
         if found is None:
@@ -182,14 +178,14 @@ class Core:
         name, resource, a_round = upkeep.name, upkeep.resource, f"a {self.time.round_name}"
         rising = c.rising.get(name) is upkeep
         later = self._next_rise(upkeep) if rising else None
-        then = f"{_fmt(later[1])} {resource} {a_round} from segment {later[0]}" if later is not None else ""
+        then = f"{fmt(later[1])} {resource} {a_round} from segment {later[0]}" if later is not None else ""
         if amount:
             self._upkeep_count += name not in c.upkeep
             c.upkeep[name] = (resource, amount)
             if changed:
-                text = f"{c.name}'s {name} now costs {_fmt(amount)} {resource} {a_round}"
+                text = f"{c.name}'s {name} now costs {fmt(amount)} {resource} {a_round}"
             else:
-                text = f"{c.name} pays {_fmt(amount)} {resource} {a_round} for {name}"
+                text = f"{c.name} pays {fmt(amount)} {resource} {a_round} for {name}"
             self._say("upkeep", text + (f" ({then})" if then else ""), c.name)
             return
         if c.upkeep.pop(name, None) is not None:
@@ -243,11 +239,6 @@ class Core:
                 c.in_progress.remove(action)
             if c.active is action:
                 c.active = None
-
-    def visible_to_viewers(self, entry: LogEntry) -> bool:
-        if entry.secret or entry.private or entry.while_hidden:
-            return False
-        return not any(self.combatants[n].hidden for n in entry.about if n in self.combatants)
 
 
 def _resolution(value: Resolution | dict[str, Any]) -> Resolution:

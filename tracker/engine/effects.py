@@ -6,7 +6,7 @@ engine applies each effect at its `timing`: "initiate" (costs paid up front) or
 segments before it: a sweep at several opponents lands one blow a segment). Effects are
 stored in the event log, so replaying a fight never re-rolls or re-consults a table.
 
-A `Blow` is an effect judged when it lands (DESIGN 3: the dice are rolled at
+A `Blow` is an effect judged when it lands (docs/contributing/design.md#judged-on-landing: the dice are rolled at
 initiation; whether a blow hits and what its damage does depend on the target's state
 at the start of the segment it lands on). The resolution's `details["judge"]` names a
 judge an adapter declares in `Ruleset.judges` (registered here for it): a pure function of the

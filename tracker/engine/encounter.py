@@ -10,7 +10,7 @@ applies it.
 with one job over the shared state of `tracker.engine.core`: the roster (roster.py), the
 action queue and initiation rules (actions.py), resolution and judging (resolving.py),
 the GM's changes by hand (changes.py), the timeline and clock (timeline.py), proposals
-(proposals.py) and checkpoints (checkpoints.py). Timing, as decided in DESIGN section 3,
+(proposals.py) and checkpoints (checkpoints.py). Timing, as decided in docs/contributing/design.md#timeline,
 is written where each rule lives.
 
 Decisions: docs/decisions/0023-undo-validation.md
@@ -24,18 +24,14 @@ from typing import Any
 from tracker.engine import checkpoints
 from tracker.engine.actions import Actions
 from tracker.engine.changes import Changes
-from tracker.engine.checkpoints import _FLAT, Checkpoint, Checkpoints
+from tracker.engine.checkpoints import Checkpoint, Checkpoints
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.kinds import KINDS, REDO, REWRITES_HISTORY, UNDO
-from tracker.engine.model import INTERRUPTED, Event, Setup
+from tracker.engine.model import Event, Setup
 from tracker.engine.proposals import Proposals
 from tracker.engine.resolving import Resolving
 from tracker.engine.roster import Roster
-from tracker.engine.timeline import Timeline, _first_crossing
-
-# Names other modules have read from here (the parts define them). The checkpoint
-# policy (CHECKPOINT_EVERY, MAX_CHECKPOINTS) is read from tracker.engine.checkpoints.
-__all__ = ["Checkpoint", "Encounter", "INTERRUPTED", "REDO", "UNDO", "_FLAT", "_first_crossing"]
+from tracker.engine.timeline import Timeline
 
 
 class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkpoints):

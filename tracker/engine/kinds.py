@@ -1,4 +1,4 @@
-"""Every kind of event, defined once (DESIGN 9): one row per kind that the engine, the
+"""Every kind of event, defined once (docs/contributing/design.md#one-definition): one row per kind that the engine, the
 codec, the descriptions, the roles and the role guard all read.
 
 A row says:
@@ -7,7 +7,7 @@ A row says:
 - `describe`: the event in words, as undo, redo and the history say it (tracker.wording);
 - `apply`: the `Encounter` method that applies it ("" for undo and redo, which walk the
   history instead of changing the fight);
-- `player`: a player's own change (`tracker.roles.PLAYER_KINDS`): what a player's undo
+- `player`: a player's own change (`PLAYER_KINDS`): what a player's undo
   may take back;
 - `guard`: what the role guard (`Session.guard`) checks before a player's event of this
   kind applies: the actor is the player's own (`OWN_ACTOR`), the proposal is theirs

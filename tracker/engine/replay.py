@@ -11,7 +11,7 @@ applying those events and then `advance` to S; at the fight's last segment it is
 live state. The log lines a partial advance writes carry the seq of the `advance` that
 wrote them in the fight, so they are signed as the fight's own lines are.
 
-How a move stays cheap (DESIGN 3, 11): `Replay` folds the whole fight once, on a private
+How a move stays cheap (docs/contributing/design.md#replay): `Replay` folds the whole fight once, on a private
 `Fold` that shares the fight's events, and keeps a `Mark` (an engine `Checkpoint` with
 the log and action lists it counts into) every MARK_EVERY effective events. A move to S
 restores the nearest mark at or below the events S needs (or goes on from where the fold

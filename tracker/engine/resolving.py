@@ -22,7 +22,8 @@ from typing import Any
 
 from tracker.engine import bounds
 from tracker.engine import effects as fx
-from tracker.engine.core import _EXPIRE, _LAND, Core, _fmt
+from tracker.engine.core import _EXPIRE, _LAND, Core
+from tracker.engine.kinds import fmt
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, INTERRUPTED, Action, Combatant
 
 _ORDER = operator.attrgetter("resolution.order")  # the ruleset's key inside a segment
@@ -143,15 +144,15 @@ class Resolving(Core):
         c = self.combatants[effect.target]
         before = c.resources.get(effect.resource, 0)
         after = before - effect.amount
-        text = f"{c.name} takes {_fmt(effect.amount)} {effect.resource}" if effect.amount >= 0 else f"{c.name} heals {_fmt(-effect.amount)} {effect.resource}"
+        text = f"{c.name} takes {fmt(effect.amount)} {effect.resource}" if effect.amount >= 0 else f"{c.name} heals {fmt(-effect.amount)} {effect.resource}"
         after = bounds.clamp(after)
         if after < 0 and effect.overflow:
             c.resources[effect.resource] = 0
             c.resources[effect.overflow] = bounds.clamp(c.resources.get(effect.overflow, 0) + after)
-            text += f"; {_fmt(-after)} goes through to {effect.overflow} ({_fmt(c.resources[effect.overflow])} left)"
+            text += f"; {fmt(-after)} goes through to {effect.overflow} ({fmt(c.resources[effect.overflow])} left)"
         else:
             c.resources[effect.resource] = after
-        self._say("damage", f"{text} ({effect.resource} {_fmt(before)} -> {_fmt(c.resources[effect.resource])})", c.name)
+        self._say("damage", f"{text} ({effect.resource} {fmt(before)} -> {fmt(c.resources[effect.resource])})", c.name)
         self._check_down(c, interrupt_from)
 
     def _check_down(self, c: Combatant, interrupt_from: int) -> None:

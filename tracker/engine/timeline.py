@@ -20,7 +20,8 @@ import math
 from typing import Any
 
 from tracker.engine import bounds
-from tracker.engine.core import _ALERT, _COMPLETE, _EARLY, _EXPIRE, _LAND, _RISE, _SCHEDULED, Core, _fmt
+from tracker.engine.core import _ALERT, _COMPLETE, _EARLY, _EXPIRE, _LAND, _RISE, _SCHEDULED, Core
+from tracker.engine.kinds import fmt
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import IN_PROGRESS, Combatant
 
@@ -97,7 +98,7 @@ class Timeline(Core):
             for name, (resource, amount) in c.upkeep.items():
                 total = amount * count
                 c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - total)
-                parts.append(f"{_fmt(total)} {resource} for {name}")
+                parts.append(f"{fmt(total)} {resource} for {name}")
             self._say("upkeep", f"{span}: {c.name} pays {'; '.join(parts)}", c.name)
             self._say_below_zero(c, before)
             self._check_down(c, last + 1)
@@ -165,7 +166,7 @@ class Timeline(Core):
             before = dict(c.resources) if c.upkeep else {}
             for name, (resource, amount) in c.upkeep.items():
                 c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - amount)
-                self._say("upkeep", f"payment segment {segment}: {c.name} pays {_fmt(amount)} {resource} for {name}", c.name)
+                self._say("upkeep", f"payment segment {segment}: {c.name} pays {fmt(amount)} {resource} for {name}", c.name)
             if c.upkeep:
                 self._say_below_zero(c, before)
                 self._check_down(c, segment + 1)

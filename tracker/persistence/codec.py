@@ -39,7 +39,7 @@ from rulesets.base import Ruleset
 from rulesets.tables import parse_toml
 
 _rtoml: ModuleType | None
-try:  # a compiled reader: about 5x faster than tomllib on a long log (DESIGN 5)
+try:  # a compiled reader: about 5x faster than tomllib on a long log (docs/contributing/design.md#saves)
     import rtoml as _rtoml
 except ImportError:  # pragma: no cover - rtoml is a dependency; tomllib stays correct
     _rtoml = None

@@ -338,8 +338,6 @@ class EncounterFile:
         with locked(self.path, create=True):
             self._write_whole(codec.dumps(encounter, self.revision, self.house_rules).encode("utf-8"), self.revision, len(encounter.events))
 
-    _write = rewrite  # the name scripts written for the first format used
-
     def _refuse_if_read_only(self) -> None:
         refuse_if_read_only(self.path)
 

@@ -1,6 +1,6 @@
 """`tracker serve`: the shared table over SSH, so players need no account on the host.
 
-A table, not a file browser (DESIGN 8). The server serves one fight at a time, the
+A table, not a file browser (docs/contributing/design.md#shared-table). The server serves one fight at a time, the
 table's: the one named by `--encounter`, or the one the GM opens from the GM's start
 screen; with `--campaign NAME`, the campaign's fight, following it from fight to fight
 (tracker.serve.campaign). Each SSH connection gets one interactive session: a pseudo-terminal sized from

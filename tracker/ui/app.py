@@ -34,7 +34,7 @@ from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
 from tracker.ui.seat import Seat
 from tracker.ui.screens.encounter import EncounterScreen
-from tracker.ui.textual_private import MergedNotifications
+from tracker.ui.textual_private import MergedNotifications, install_key_readers
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
@@ -84,7 +84,7 @@ class TrackerApp(MergedNotifications[int]):
         self._attached: list[Live] = []  # every encounter this app opened (see on_unmount)
         self._news_loop: asyncio.AbstractEventLoop | None = None  # where followers' news goes (on_mount)
         self.collector_off = False  # `run`: the collector is off until the first screen is drawn
-        guard.install_key_readers()  # Esc then a key, read together, is not lost; nor is the app on a bad byte
+        install_key_readers()  # Esc then a key, read together, is not lost; nor is the app on a bad byte
         guard.protect(self)  # a bug in a handler is a message, not the end of the app
 
     # ------------------------------------------------------------ guard and key hold

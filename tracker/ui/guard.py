@@ -28,9 +28,7 @@ from textual.widget import Widget
 from textual.containers import ScrollableContainer
 
 from tracker.engine import TrackerError
-from tracker.ui.textual_private import ALT, EscapeParser, guard_messages, install_key_readers, lenient_decoder, queued
-
-__all__ = ["EscapeParser", "install_key_readers", "lenient_decoder"]  # what tests and the app take from here
+from tracker.ui.textual_private import ALT, guard_messages, queued
 
 if TYPE_CHECKING:
     from textual.app import App

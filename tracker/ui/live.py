@@ -33,9 +33,8 @@ if TYPE_CHECKING:
 class WriteBehindStore:
     """The session's store: changes applied at once, written by a thread (see module doc)."""
 
-    def __init__(self, file: EncounterFile, schedule: Callable[[Callable[[], None]], object] | None = None) -> None:
+    def __init__(self, file: EncounterFile) -> None:
         self.file = file
-        self.schedule = schedule  # unused since writes moved to a thread; kept for callers
         self.on_error: Callable[[str], None] | None = None  # called on the writer thread
         self.save_error: str = ""
         self._cond = threading.Condition()

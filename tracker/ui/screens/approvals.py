@@ -30,6 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tracker.dice_plan import DECLARE, MAINTAIN
 from tracker.engine import TrackerError, table
 from tracker.engine.model import Proposal
 from tracker.roles import Role
@@ -38,7 +39,7 @@ from tracker.text import printable
 from tracker.ui.commands import APPROVALS, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui import guard
 from tracker.ui.live import Changed, Live
-from tracker.ui.screens.declare import DECLARE, MAINTAIN, DeclareScreen
+from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.form import FormField, FormScreen
 
 

@@ -23,20 +23,14 @@ from textual.widgets import Input, Label
 
 from rulesets.base import ActionTemplate
 from rulesets.fields import AFTER_ROLL, MORE, Field
-from tracker import dice_plan, recent
-from tracker.declaring import (
-    ASKED, COMMITTED, DICE, RESULT, RESULT_SHOWN, SETUP, SETUP_AGAIN, UPDATED,
-    DeclareFlow, default_text, int_at_least_1, secret_yes_no,
-)
+from tracker import recent
+from tracker.declaring import DeclareFlow, FormStage, Shown, default_text, int_at_least_1, secret_yes_no
 from tracker.dice_plan import DECLARE, MAINTAIN, Step
 from tracker.engine.model import Proposal
 from tracker.session import Outcome
 from tracker.text import printable
 from tracker.ui.live import Live
 from tracker.ui.screens.form import FieldInput, FormField, field_parts, set_error
-
-# Names the tests, the approvals screen and the encounter screen import from here.
-__all__ = ["DECLARE", "DICE", "MAINTAIN", "RESULT", "SETUP", "DeclareScreen", "dice_plan"]
 
 LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis
 
@@ -122,7 +116,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
 
     # What the flow holds, as the tests and the other screens read it.
     @property
-    def stage(self) -> str:
+    def stage(self) -> FormStage:
         return self.flow.stage
 
     @property
@@ -380,7 +374,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         chain = self.focus_chain
         focused = self.focused
         index = chain.index(focused) if focused in chain else -1
-        if step < 0 and self.stage != SETUP and index <= 0:
+        if step < 0 and self.stage != FormStage.SETUP and index <= 0:
             # Before the first field of the dice or the result (or on a result with
             # nothing to choose): one step back, as ctrl+b, never a dead end.
             self.action_back()
@@ -394,7 +388,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         if self._form_closed:
             return
         chain = self.focus_chain
-        if self.stage == SETUP and chain and self.focused is chain[0]:
+        if self.stage == FormStage.SETUP and chain and self.focused is chain[0]:
             return
         self.action_focus_step(-1)
 
@@ -459,34 +453,34 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self.query_one("#d-template", Input).focus()
 
     # ----------------------------------------------------------- stages
-    def _show_stage(self, stage: str) -> None:
-        self.query_one("#setup").display = stage == SETUP
-        self.query_one("#dice-stage").set_class(stage != DICE, "hidden-stage")
-        self.query_one("#result-stage").set_class(stage != RESULT, "hidden-stage")
+    def _show_stage(self, stage: FormStage) -> None:
+        self.query_one("#setup").display = stage == FormStage.SETUP
+        self.query_one("#dice-stage").set_class(stage != FormStage.DICE, "hidden-stage")
+        self.query_one("#result-stage").set_class(stage != FormStage.RESULT, "hidden-stage")
         self._show_hint()
 
     def _show_hint(self) -> None:
         self.query_one("#declare-hint", Label).update(self.flow.hint())
 
-    def _show(self, shown: str | None) -> None:
+    def _show(self, shown: Shown | None) -> None:
         """Show what the flow's last step left: the dice asked for, the result, the choices
         again, a refusal, or close with what was committed."""
         flow = self.flow
         if shown is None:
             return
-        if shown == COMMITTED:
+        if shown == Shown.COMMITTED:
             self._form_closed = True
             self.dismiss(flow.outcome)
             return
         self._error(flow.error)
-        if shown == ASKED:
+        if shown == Shown.ASKED:
             self._ask()
-        elif shown == RESULT_SHOWN:
+        elif shown == Shown.RESULT:
             self._result()
-        elif shown == UPDATED:
+        elif shown == Shown.UPDATED:
             self._show_resolution()
-        elif shown == SETUP_AGAIN:
-            self._show_stage(SETUP)
+        elif shown == Shown.SETUP_AGAIN:
+            self._show_stage(FormStage.SETUP)
             self.set_focus(self.query_one("#d-actor" if self.kind == MAINTAIN else "#d-template", Input))
             self._update_chance()
 
@@ -504,7 +498,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         entry = self.query_one("#dice-faces", Input)
         entry.value = ""
         entry.placeholder = self.flow.faces_hint()
-        self._show_stage(DICE)
+        self._show_stage(FormStage.DICE)
         self.set_focus(entry)
 
     def action_roll_rest(self) -> None:
@@ -526,7 +520,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
         for box in self.query("#after > .after"):
             box.display = template is not None and box.id == f"after-{self._after_boxes.get(template.name, -1)}"
         self._show_resolution()
-        self._show_stage(RESULT)
+        self._show_stage(FormStage.RESULT)
         inputs = list(self.after_inputs.get(template.name, {}).values()) if template and flow.after_active else []
         if inputs:
             self.set_focus(inputs[0])
@@ -542,16 +536,6 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             return
         self._sync()
         self._show(self.flow.back())
-
-    def action_submit(self) -> None:
-        """Roll whatever is still needed and commit: the quick path (and older callers)."""
-        if self._form_closed:
-            return
-        self._sync()
-        if self.stage != RESULT:
-            self._show(self.flow.advance(roll_all=True))
-        if self.stage == RESULT:
-            self._show(self.flow.commit())
 
     def has_unsaved_input(self) -> bool:
         if self.is_mounted:

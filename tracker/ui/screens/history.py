@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tracker.session import history
+from tracker.wording import history
 from tracker.text import printable
 from tracker.ui.live import Live
 from tracker.viewing import sight
