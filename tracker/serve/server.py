@@ -35,9 +35,10 @@ from tracker.engine import TrackerError
 from tracker.engine.bounds import MAX_SEGMENT
 from tracker.roles import campaign_characters
 from tracker.serve import control
-from tracker.serve.admission import REFUSAL_GRACE, Admission, LoggingIn, Penalties, Startups
+from tracker.serve.admission import REFUSAL_GRACE, LoggingIn, Penalties
 from tracker.serve.campaign import FileWatch, ServedCampaign
-from tracker.serve.keys import GM, HOST_KEY_DEFAULT, PLAYER, VIEWER, KeyRing, keys_folder, load_or_create_host_key, old_place_problem
+from tracker.serve.keys import GM, PLAYER, VIEWER, KeyRing, load_or_create_host_key
+from tracker.serve.options import ServeOptions
 from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.seat import SEAT_FD, SeatInfo
@@ -54,102 +55,6 @@ USER_SHOWN = 64  # characters of the SSH user name a client typed shown in the l
 RESIZE_EVERY = 0.1  # seconds between two sizes passed to an app
 NO_PTY = b"tracker: this is a full-screen terminal app; connect with a terminal: ssh -t (not -T), no command\r\n"
 NO_COMMAND = b"tracker: commands are not run here; connect with a terminal and no command: ssh -t HOST\r\n"
-
-
-@dataclass
-class ServeOptions:
-    saves: Path
-    host: str = "127.0.0.1"
-    port: int = 8022
-    gm_keys: str | None = None
-    viewer_keys: str | None = None
-    open_viewers: bool = False
-    players_keys: str | None = None
-    encounter: Path | None = None
-    campaign: Path | None = None  # the campaign file whose fight the table is
-    host_key: Path | None = None
-    max_connections: int = 32
-    gm_seats: int = 2
-    idle_timeout: float = 3600.0
-    startups: Startups = field(default_factory=Startups)
-    per_source: int = 30
-    login_grace: float = 10.0
-    spawn: str = "fork"
-    viewers_per_process: int = 25  # with shared views, the drawing is per process: fewer, larger ones cost less
-    python: str = sys.executable
-
-    @property
-    def admission(self) -> Admission:
-        return Admission(self.startups, self.per_source, self.max_connections, self.gm_seats)
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace, saves: Path) -> "ServeOptions":
-        saves = saves.resolve()
-        if getattr(args, "campaign", None) and args.encounter:
-            raise TrackerError("--campaign: the table is the campaign's fight (the one under way, else the latest); leave out --encounter, and open another of its fights from the GM's start screen")
-        encounter = None
-        if args.encounter:
-            encounter = paths.encounter_option(args.encounter, saves)
-        campaign = None
-        if getattr(args, "campaign", None):
-            from tracker.campaign.fights import campaign_path
-
-            campaign = campaign_path(args.campaign, saves)
-            if campaign.parent.resolve() != saves:
-                raise TrackerError(f"--campaign {args.campaign}: a served campaign and its fights live in the saves folder ({saves}); serve that folder with --saves {campaign.parent}")
-            campaign = saves / campaign.name
-        if args.max_connections < 1:
-            raise TrackerError(f"--max-connections: expected at least 1, got {args.max_connections}")
-        gm_seats = getattr(args, "gm_seats", None)
-        if gm_seats is None:  # never more than half the seats unless asked (a two-seat table: one)
-            gm_seats = min(cls.gm_seats, args.max_connections // 2)
-        if not 0 <= gm_seats <= args.max_connections:
-            raise TrackerError(f"--gm-seats: expected 0 to --max-connections ({args.max_connections}), got {gm_seats}")
-        if args.idle_timeout <= 0:
-            raise TrackerError(f"--idle-timeout: expected a number of seconds above 0, got {args.idle_timeout:g}")
-        if not 0 <= args.port <= 65535:
-            raise TrackerError(f"--port: expected 0-65535, got {args.port}")
-        startups = getattr(args, "max_startups", None)
-        startups = Startups.parse(str(startups)) if startups is not None else Startups()
-        per_source = getattr(args, "per_source_startups", None)
-        per_source = min(cls.per_source, startups.full) if per_source is None else per_source
-        if per_source < 1:
-            raise TrackerError(f"--per-source-startups: expected at least 1, got {per_source}")
-        login_grace = getattr(args, "login_grace", None)
-        login_grace = cls.login_grace if login_grace is None else login_grace
-        if login_grace <= 0:
-            raise TrackerError(f"--login-grace: expected a number of seconds above 0, got {login_grace:g}")
-        spawn = getattr(args, "spawn", None) or cls.spawn
-        if spawn not in ("fork", "exec"):
-            raise TrackerError(f"--spawn: expected fork or exec, got {spawn}")
-        per_process = getattr(args, "viewers_per_process", None)
-        per_process = cls.viewers_per_process if per_process is None else per_process
-        if per_process < 1:
-            raise TrackerError(f"--viewers-per-process: expected at least 1, got {per_process}")
-        if not args.host_key:
-            left_behind = old_place_problem(saves, HOST_KEY_DEFAULT, "--host-key FILE")
-            if left_behind:
-                raise TrackerError(left_behind)
-        return cls(
-            saves=saves,
-            host=args.host,
-            port=args.port,
-            gm_keys=args.gm_keys,
-            viewer_keys=args.viewer_keys,
-            open_viewers=bool(args.open_viewers),
-            players_keys=getattr(args, "players_keys", None),
-            encounter=encounter,
-            campaign=campaign,
-            host_key=Path(args.host_key) if args.host_key else keys_folder() / HOST_KEY_DEFAULT,
-            max_connections=args.max_connections,
-            gm_seats=int(gm_seats),
-            idle_timeout=float(args.idle_timeout),
-            startups=startups,
-            per_source=int(per_source),
-            login_grace=float(login_grace),
-            spawn=spawn,
-            viewers_per_process=int(per_process),
-        )
 
 
 @dataclass
