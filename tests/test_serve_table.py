@@ -230,8 +230,8 @@ def test_only_a_fight_in_the_saves_folder_moves_the_table(table: Table, tmp_path
 
 
 async def test_only_a_gms_seat_can_move_the_table(table: Table) -> None:
+    from tracker.serve.channel import TableSession
     from tracker.serve.options import ServeOptions
-    from tracker.serve.server import TableSession
     from tracker.serve.table import Connection, TableServer
 
     server = TableServer(ServeOptions(saves=table.saves.resolve()), KeyRing.from_options(table.saves, None, None, True))

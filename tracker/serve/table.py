@@ -3,7 +3,7 @@
 (`Loaded`). The table owns the listening socket, admits connections and seats them,
 follows the fight (and with --campaign, the campaign's file), moves with the GM, carries
 the GM's replay to the others, and closes everything on shutdown. What happens on one
-connection (its log-in, its SSH session) is tracker.serve.server's.
+connection's SSH session is tracker.serve.channel's; its log-in, tracker.serve.ssh_server's.
 
 Decisions: docs/decisions/0003-ssh-server.md (one fight for the table, moved by the GM),
 docs/decisions/0025-admission.md and docs/decisions/0037-serve-client-limits.md
@@ -59,8 +59,8 @@ class Loaded:
 
 
 class SeatSession(Protocol):
-    """What the table asks of a seated connection's SSH session (tracker.serve.server's
-    TableSession), said here so that the table does not import the server that uses it."""
+    """What the table asks of a seated connection's SSH session (tracker.serve.channel's
+    TableSession), said here so that the table does not import the channel that uses it."""
 
     on: Path | None  # a GM's app: the fight it is on
 
@@ -135,7 +135,7 @@ class TableServer:
 
     async def start(self, ssh_server: Callable[[], asyncssh.SSHServer]) -> None:
         """Load what the table starts with, then listen: each connection gets its own
-        `ssh_server()` (tracker.serve.server's)."""
+        `ssh_server()` (tracker.serve.ssh_server's, given by tracker.serve.server)."""
         if self.options.campaign is not None:  # first: a campaign that does not load stops the server at once, naming it
             self.campaign = await asyncio.to_thread(ServedCampaign.open, self.options.campaign)
             if self.campaign.table:
