@@ -122,7 +122,7 @@ class TableServer:
         self._child_tasks: set[asyncio.Task[Any]] = set()
         self.preloaded: Preloaded | None = None
         self._keeper: asyncio.Task[None] | None = None
-        self.viewer_hosts: Any = None  # viewer_host.ViewerHosts, when viewers share processes
+        self.viewer_hosts: Any = None  # viewer_processes.ViewerHosts, when viewers share processes
         # The GM's replay (tracker.ui.screens.replay): the segment it shows, None when the
         # table is at now, and whose it is (it ends when that GM's app does).
         self.replaying: int | None = None
@@ -150,7 +150,7 @@ class TableServer:
         if self.options.spawn == "fork":
             preload()
             if self.options.viewers_per_process > 1:
-                from tracker.serve.viewer_host import ViewerHosts
+                from tracker.serve.viewer_processes import ViewerHosts
 
                 self.viewer_hosts = ViewerHosts(self.options.viewers_per_process, str(self.options.saves))
         if self.fight is not None:
