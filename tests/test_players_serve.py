@@ -190,7 +190,8 @@ def test_players_keys_lines_without_a_combatant_are_named(tmp_path: Path) -> Non
 def test_a_players_app_is_started_with_the_keys_names_and_may_write(tmp_path: Path) -> None:
     from tracker.serve.keys import PLAYER, VIEWER
     from tracker.serve.seat import SeatInfo
-    from tracker.serve.server import ServeOptions, child_env
+    from tracker.serve.channel import child_env
+    from tracker.serve.options import ServeOptions
 
     options = ServeOptions(saves=tmp_path, encounter=tmp_path / "fight.toml")
     info = SeatInfo(PLAYER, "bob", ("Seraph", "Nyx"), str(tmp_path / "fight.toml"), "Fight", "", str(tmp_path))

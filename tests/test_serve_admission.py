@@ -28,7 +28,9 @@ from test_serve import NAME, Table, _serve, _table
 from tests.helpers import DEADLINE, close_table, until
 from tracker.serve.admission import PENALTY, PENALTY_MOST, SILENT_MIN, STALL_MIN, Admission, Entry, LoggingIn, Penalties, Startups
 from tracker.serve.probe import OpenSSHScreen, Screen, Strangers, openssh_argv
-from tracker.serve.server import MAX_COLUMNS, MAX_ROWS, RESIZE_EVERY, Connection, ServeOptions, TableServer, TableSession, clamp_size
+from tracker.serve.channel import MAX_COLUMNS, MAX_ROWS, RESIZE_EVERY, TableSession, clamp_size
+from tracker.serve.options import ServeOptions
+from tracker.serve.table import Connection, TableServer
 from tracker.serve.keys import KeyRing
 
 pytestmark = pytest.mark.serve

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tracker.serve.pty_bridge import PtyChild
-from tracker.serve.server import ServeOptions, child_env, seat_argv
+from tracker.serve.channel import child_env, seat_argv
+from tracker.serve.options import ServeOptions
 from tracker.serve.keys import GM, VIEWER
 from tests.helpers import DEADLINE
 

@@ -20,7 +20,7 @@ import pytest
 
 from tests.helpers import DEADLINE, close_table, until
 from tests.test_serve import NAME, Table, _serve, _table
-from tracker.serve import viewer_host
+from tracker.serve import viewer_output
 from tracker.serve.probe import OpenSSHScreen, Screen, ServerProcess, plain
 from tracker.serve.probe import _Collector as Collector
 
@@ -181,7 +181,7 @@ async def test_a_member_that_stops_reading_is_dropped_and_the_view_goes_on(tmp_p
             t.play(f"note still following {n} " + "long words " * 30)  # a big frame: the stuck terminal fills sooner
             await other.wait_for(f"still following {n} long", since=mark)
             assert time.monotonic() - sent < DEADLINE, "the view waited for the stuck member"
-            assert time.monotonic() - started < viewer_host.STALLED + 3 * DEADLINE, "the stuck member was never given up"
+            assert time.monotonic() - started < viewer_output.STALLED + 3 * DEADLINE, "the stuck member was never given up"
         assert _alone(server) == []  # given up as a member: the view itself went on
         await _note_seen_by(t, [other], "after the stuck one")
         stuck.chan.resume_reading()

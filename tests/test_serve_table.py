@@ -216,7 +216,8 @@ async def test_a_key_whose_combatant_is_absent_watches_and_is_told_without_the_r
 
 
 def test_only_a_fight_in_the_saves_folder_moves_the_table(table: Table, tmp_path: Path) -> None:
-    from tracker.serve.server import ServeOptions, TableServer
+    from tracker.serve.options import ServeOptions
+    from tracker.serve.table import TableServer
 
     outside = tmp_path / "outside.toml"
     shutil.copy(table.other, outside)
@@ -229,7 +230,9 @@ def test_only_a_fight_in_the_saves_folder_moves_the_table(table: Table, tmp_path
 
 
 async def test_only_a_gms_seat_can_move_the_table(table: Table) -> None:
-    from tracker.serve.server import Connection, ServeOptions, TableServer, TableSession
+    from tracker.serve.channel import TableSession
+    from tracker.serve.options import ServeOptions
+    from tracker.serve.table import Connection, TableServer
 
     server = TableServer(ServeOptions(saves=table.saves.resolve()), KeyRing.from_options(table.saves, None, None, True))
     moves: list[object] = []

@@ -25,7 +25,7 @@ from tests.helpers import DEADLINE, close_table, until
 from tests.test_serve import NAME, Table, _serve, _table
 from tests.test_ui_app import SIZE, encounter_screen, make_file, wait_for
 from tracker.persistence.store import EncounterFile
-from tracker.serve import viewer_host
+from tracker.serve import control, viewer_output
 from tracker.serve.probe import Screen, alive
 from tracker.session import Session
 from tracker.ui.app import TrackerApp
@@ -192,12 +192,12 @@ async def test_two_apps_on_one_encounter_both_show_a_change(saves: Path) -> None
 async def test_a_terminal_that_stops_reading_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """The host's one writer never blocks on a terminal: what it cannot take waits in that
     terminal's own buffer, and after STALLED seconds without taking anything it is given up."""
-    monkeypatch.setattr(viewer_host, "STALLED", 0.3)
+    monkeypatch.setattr(viewer_output, "STALLED", 0.3)
     master, slave = pty.openpty()
     gone: list[bool] = []
     try:
-        writer = viewer_host.HostWriter(asyncio.get_running_loop())
-        out = viewer_host.Terminal(writer, slave, lambda: gone.append(True))
+        writer = viewer_output.HostWriter(asyncio.get_running_loop())
+        out = viewer_output.Terminal(writer, slave, lambda: gone.append(True))
         started = time.monotonic()
         for _ in range(200):  # nobody reads the master: the pty's buffer fills, the rest waits
             out.write("x" * 4096)
@@ -215,14 +215,14 @@ async def test_a_terminal_that_stops_reading_is_given_up(monkeypatch: pytest.Mon
 
 
 async def test_a_terminal_too_far_behind_is_given_up_and_a_slow_one_catches_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(viewer_host, "BACKLOG", 64 * 1024)
-    writer = viewer_host.HostWriter(asyncio.get_running_loop())
+    monkeypatch.setattr(viewer_output, "BACKLOG", 64 * 1024)
+    writer = viewer_output.HostWriter(asyncio.get_running_loop())
     master, slave = pty.openpty()
     master2, slave2 = pty.openpty()
     try:
         behind: list[bool] = []
-        out = viewer_host.Terminal(writer, slave, lambda: behind.append(True))
-        slow = viewer_host.Terminal(writer, slave2, lambda: behind.append(False))
+        out = viewer_output.Terminal(writer, slave, lambda: behind.append(True))
+        slow = viewer_output.Terminal(writer, slave2, lambda: behind.append(False))
         for n in range(40):
             out.send(b"y" * 4096)
             slow.send(bytes([65 + n % 26]) * 1024)
@@ -251,21 +251,21 @@ def test_control_messages_close_stray_descriptors_and_survive_garbage() -> None:
 
         fds = array.array("i", [r1, r2])
         ours.sendmsg([b'{"op": "open", "id": 1}'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-        message, fd = viewer_host.receive(theirs)
+        message, fd = control.receive(theirs)
         assert message == {"op": "open", "id": 1} and fd is not None
         os.close(fd)
         ours.sendmsg([b"not json [ \x1b"])
-        assert viewer_host.receive(theirs) == ({}, None)
+        assert control.receive(theirs) == ({}, None)
         ours.sendmsg([b"[1, 2]"])
-        assert viewer_host.receive(theirs) == ({}, None)
+        assert control.receive(theirs) == ({}, None)
         before = len(os.listdir("/proc/self/fd"))
         ours.sendmsg([b'{"op": "size", "id": 2}'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r1, r2]))])
-        message, fd = viewer_host.receive(theirs)
+        message, fd = control.receive(theirs)
         assert message == {"op": "size", "id": 2} and fd is not None
         os.close(fd)
         assert len(os.listdir("/proc/self/fd")) == before  # the second descriptor was closed
         ours.close()
-        assert viewer_host.receive(theirs) == (None, None)
+        assert control.receive(theirs) == (None, None)
     finally:
         theirs.close()
         for fd in (r1, w1, r2, w2):
@@ -290,7 +290,7 @@ async def test_a_viewer_that_stops_reading_holds_up_nobody(tmp_path: Path) -> No
             await _note_seen_by(t, [other], f"still following {n}")
             # Filling the window and the pty takes more changes the busier the host (each
             # one slower to arrive): the deadline is generous, the stall itself is STALLED.
-            assert time.monotonic() - started < viewer_host.STALLED + 3 * DEADLINE, "the stuck viewer was never given up"
+            assert time.monotonic() - started < viewer_output.STALLED + 3 * DEADLINE, "the stuck viewer was never given up"
         await _note_seen_by(t, [other], "after the stuck one")
         stuck.chan.resume_reading()  # the laptop wakes: what was sent arrives, then the end
         await asyncio.wait_for(stuck.session.closed.wait(), DEADLINE)

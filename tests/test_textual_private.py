@@ -199,7 +199,7 @@ def test_the_input_thread_runs_the_public_loop_and_a_hosted_terminal_ends_quietl
     anything else is still reported, the loop not run again."""
     from textual.drivers.linux_driver import LinuxDriver
 
-    from tracker.serve.viewer_host import HostedDriver
+    from tracker.serve.viewer_output import HostedDriver
 
     assert "target=self._run_input_thread" in inspect.getsource(LinuxDriver.start_application_mode)
     assert params(LinuxDriver._run_input_thread) == ["self"]

@@ -238,24 +238,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", help=_FILE_HELP)
     p.add_argument("--json", action="store_true", help=_JSON_HELP)
 
-    p = sub.add_parser("serve", help="SSH server for the shared table: the GM's fight, one at a time, followed by players and viewers")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    p.add_argument("--port", type=int, default=8022, help="port to listen on; 0: any free port (the log says which)")
-    p.add_argument("--gm-keys", metavar="FILE", help="authorized_keys file of GM keys (default: gm_keys in the config folder)")
-    p.add_argument("--viewer-keys", metavar="FILE", help="authorized_keys file of viewer keys (default: viewer_keys in the config folder)")
-    p.add_argument("--players-keys", metavar="FILE", help='authorized_keys file of players\' keys, each line naming its combatants: combatant="Seraph" or "Seraph,Nyx" (default: players_keys in the config folder)')
-    p.add_argument("--open-viewers", action="store_true", help="let any key join as a viewer")
-    p.add_argument("--encounter", metavar="NAME", help="the table's fight to start with (else the GM opens one; players and viewers wait)")
-    p.add_argument("--campaign", metavar="NAME", help="serve the campaign's fight (the one under way, else the latest) and follow it to the next; only its fights may be the table's")
-    p.add_argument("--host-key", metavar="FILE", help="host key file (created on first start; default: host_key in the config folder)")
-    p.add_argument("--max-connections", type=int, default=32, metavar="N", help="the table's seats")
-    p.add_argument("--gm-seats", type=int, metavar="N", help="seats kept for GM keys, within --max-connections (default 2, at most half of them)")
-    p.add_argument("--idle-timeout", type=float, default=3600.0, metavar="SECONDS", help="a connection idle this long is closed")
-    p.add_argument("--max-startups", default="10:30:100", metavar="START:RATE:FULL", help="connections still logging in: refused at random past START (RATE%%), always at FULL (default 10:30:100, as OpenSSH)")
-    p.add_argument("--per-source-startups", type=int, metavar="N", help="connections logging in at once from one address (default 30)")
-    p.add_argument("--login-grace", type=float, default=10.0, metavar="SECONDS", help="how long a connection has to log in")
-    p.add_argument("--spawn", choices=("fork", "exec"), default="fork", help="fork the preloaded app per connection, or run a new one")
-    p.add_argument("--viewers-per-process", type=int, default=25, metavar="N", help="viewers sharing one process, with fork (1: a process each); those of one size there share one drawing")
+    from tracker.serve.arguments import add_parser as serve_parser
+
+    serve_parser(sub)
 
     p = sub.add_parser("web", help="the table's fight in a browser (read-only)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")
@@ -589,7 +574,7 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
     if command == "play":
         return _play(args, saves, stdin, out)
     if command == "serve":
-        from tracker.serve import serve
+        from tracker.serve.server import serve
 
         return serve(args, saves)
     raise TrackerError(f"unknown command {command!r}")

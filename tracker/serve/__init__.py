@@ -1,5 +1,1 @@
-"""The shared table over SSH (`tracker serve`): see server.py for the decisions taken."""
-
-from tracker.serve.server import serve
-
-__all__ = ["serve"]
+"""The shared table over SSH (`tracker serve`): see server.py for what it is and its parts."""

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tracker.engine import TrackerError
+from tracker.serve.arguments import GM_SEATS, PER_SOURCE, defaults
 
 REFUSAL_GRACE = 5.0  # seconds a refused client has to reach the point where it can be told why
 SILENT_MIN = 1.0  # a client sends its SSH version line at once: silent this long, it is the first closed to make room
@@ -64,9 +65,9 @@ class Entry:
 class Startups:
     """OpenSSH's MaxStartups start:rate:full."""
 
-    start: int = 10
-    rate: int = 30
-    full: int = 100
+    start: int
+    rate: int
+    full: int
 
     @classmethod
     def parse(cls, text: str) -> "Startups":
@@ -93,12 +94,15 @@ class Startups:
         return f"{self.start}:{self.rate}:{self.full}"
 
 
+_DEFAULT = defaults()  # the command line's (tracker.serve.arguments)
+
+
 @dataclass(frozen=True, slots=True)
 class Admission:
-    startups: Startups = Startups()
-    per_source: int = 30
-    max_connections: int = 32
-    gm_seats: int = 2
+    startups: Startups = Startups.parse(_DEFAULT.max_startups)
+    per_source: int = PER_SOURCE
+    max_connections: int = _DEFAULT.max_connections
+    gm_seats: int = GM_SEATS
 
     def startup_refusal(self, logging_in: int, from_source: int, draw: float | None = None) -> str:
         """Why a new connection is refused before it logs in ("" to let it try), with

@@ -155,7 +155,7 @@ def _run_forked(slave: int, env: dict[str, str], cwd: str | None, in_process: Ca
 
 
 class HostedApp(Protocol):
-    """An app that runs in a process shared with others (viewer_host.HostedViewer)."""
+    """An app that runs in a process shared with others (viewer_processes.HostedViewer)."""
 
     pid: int
     returncode: int | None

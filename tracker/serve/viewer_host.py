@@ -54,284 +54,44 @@ Decisions:
   printing during each app's run; with several apps those redirections overlap, and
   nothing of the app prints); its stderr is the server's log, where an app's crash
   report lands.
+
+Here: the host process. Its terminals and its writer are tracker.serve.viewer_output's;
+the server's side (forking hosts, placing viewers, the messages to them) is
+tracker.serve.viewer_processes'.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import functools
-import json
 import logging
 import os
 import re
 import signal
 import socket
-import struct
 import termios
-import threading
-import time
 import tty
 from collections.abc import Callable
 from typing import Any
 
-from textual import events
 from textual.app import App
-from textual.geometry import Size
 
 from tracker.serve.control import receive, send
-from tracker.serve.pty_bridge import ForkedProcess, fork_flushed, leave_server, set_winsize
-from tracker.text import printable
-from tracker.ui.textual_private import DriverOnTerminal, EscapeParser, driver_of, install_direct_writer, whole_frame
+from tracker.serve.pty_bridge import leave_server, set_winsize
+from tracker.serve.viewer_output import SYNC_END, SYNC_START, FanOut, HostedDriver, HostWriter, Terminal, size_of
+from tracker.ui.textual_private import driver_of, install_direct_writer, whole_frame
 
 log = logging.getLogger("tracker.serve")
 
-# What a terminal's output depends on: viewers share a process only if these agree.
-PROFILE = ("TERM", "COLORTERM", "NO_COLOR", "LANG", "LC_ALL", "LC_CTYPE")
-STALLED = 10.0  # seconds a viewer's terminal may take no output before it is given up
-BACKLOG = 4 * 1024 * 1024  # bytes a viewer's terminal may fall behind before it is given up
 QUIT_GRACE = 2.0  # seconds the host's apps have to restore their terminals when it ends
-ENTER_ALT_SCREEN = "\x1b[?1049h"  # as Textual's Linux driver writes it, on its own
-SYNC_START, SYNC_END = "\x1b[?2026h", "\x1b[?2026l"  # a frame drawn at once (ignored where unknown)
 # What Textual's Linux driver writes as its app ends (stop_application_mode), for a
 # member of a shared view that leaves while the view goes on.
 LEAVE_APP_MODE = b"\x1b[?2004l\x1b[?7h\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[<u\x1b[?1049l\x1b[?25h\x1b[?1004l"
-CHANGED = json.dumps({"op": "changed"}).encode()
 # What a terminal sends that is not the viewer doing something: replies to the driver's
 # questions (DECRPM), focus reports, in-band sizes, and mouse reports (group 1: the
 # button code; a bare motion has bits 32 and 3 set).
 _NOT_PERSONAL = re.compile(rb"\x1b\[\?[0-9;]*\$y|\x1b\[[IO]|\x1b\[48;[0-9;]*t|\x1b\[<([0-9]+);[0-9]+;[0-9]+[Mm]")
-
-
-# ---------------------------------------------------------------- in the host process
-class HostWriter:
-    """The host's one writer: every viewer's terminal is written on the host's event loop
-    without blocking; what a terminal cannot take yet waits in its own buffer, drained
-    when it can (so a slow terminal never holds up another). A terminal that takes
-    nothing for `STALLED` seconds, or falls `BACKLOG` bytes behind, is given up."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self._thread = threading.get_ident()
-
-    def send(self, out: "Terminal", data: bytes) -> None:
-        if threading.get_ident() != self._thread:  # a driver's thread: hand it to the loop, in order
-            with contextlib.suppress(RuntimeError):  # the loop is closing: the host is ending
-                self.loop.call_soon_threadsafe(self.send, out, data)
-            return
-        if out.gone or not data:
-            return
-        if out.pending:
-            out.pending += data
-            if len(out.pending) > BACKLOG:
-                log.warning("a viewer's terminal fell %d bytes behind: it is given up", len(out.pending))
-                self.give_up(out)
-            return
-        try:
-            sent = os.write(out.fd, data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            self.give_up(out)
-            return
-        if sent < len(data):
-            out.pending += data[sent:]
-            out.waiting_since = time.monotonic()
-            self.loop.add_writer(out.fd, self._drain, out)
-            if out.check is None:
-                out.check = self.loop.call_later(STALLED, self._stalled, out)
-
-    def _drain(self, out: "Terminal") -> None:
-        try:
-            sent = os.write(out.fd, out.pending)
-        except BlockingIOError:
-            return
-        except OSError:
-            self.give_up(out)
-            return
-        if sent:
-            out.waiting_since = time.monotonic()
-            del out.pending[:sent]
-        if not out.pending:
-            self.loop.remove_writer(out.fd)
-
-    def _stalled(self, out: "Terminal") -> None:
-        out.check = None
-        if out.gone or not out.pending:
-            return
-        left = STALLED - (time.monotonic() - out.waiting_since)
-        if left > 0:
-            out.check = self.loop.call_later(left, self._stalled, out)
-            return
-        log.warning("a viewer's terminal took no output for %gs: its app ends", STALLED)
-        self.give_up(out)
-
-    def give_up(self, out: "Terminal") -> None:
-        if out.gone:
-            return
-        out.gone = True
-        out.pending.clear()
-        with contextlib.suppress(ValueError, OSError):
-            self.loop.remove_writer(out.fd)
-        if out.check is not None:
-            out.check.cancel()
-            out.check = None
-        out.on_gone()
-
-
-class Terminal:
-    """One viewer's terminal as the host writes to it (a file for a driver: `write`
-    hands the text to the host's writer, never blocking). Its own open description of
-    the pty, non-blocking, so the app's input thread still reads the slave blocking."""
-
-    writes_without_blocking = True  # tracker.ui.textual_private.install_direct_writer
-
-    def __init__(self, writer: HostWriter, fd: int, gone: Callable[[], None]) -> None:
-        self.writer = writer
-        self.on_gone = gone
-        self.gone = False
-        self.pending = bytearray()
-        self.waiting_since = 0.0
-        self.check: asyncio.TimerHandle | None = None
-        self.in_app_mode = False  # a view was drawn on it: a new app does not clear it again
-        self.fd = os.open(os.ttyname(fd), os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-
-    def write(self, text: str) -> None:
-        if self.in_app_mode and text == ENTER_ALT_SCREEN:
-            return  # on the alternate screen already: entering it again would blank it (no jump)
-        self.send(text.encode("utf-8", "replace"))
-
-    def send(self, data: bytes) -> None:
-        self.writer.send(self, data)
-
-    def flush(self) -> None:
-        """Nothing is buffered here."""
-
-    def fileno(self) -> int:
-        return self.fd
-
-    def isatty(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            with contextlib.suppress(ValueError, OSError):
-                self.writer.loop.remove_writer(self.fd)
-                self.writer.loop.remove_reader(self.fd)
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-            self.fd = -1
-        if self.check is not None:
-            self.check.cancel()
-            self.check = None
-        self.gone = True
-
-
-class FanOut:
-    """The terminals of the viewers sharing one view, as their app's driver sees one file:
-    each frame is encoded once and the same bytes go to every member (HostWriter). What
-    the driver writes as it starts (the terminal modes) is kept for those who join."""
-
-    writes_without_blocking = True
-
-    def __init__(self, writer: HostWriter) -> None:
-        self.writer = writer
-        self.members: dict[int, Terminal] = {}
-        self.starting = False
-        self.preamble = bytearray()  # what the driver wrote while starting
-        self.drawn = False  # a frame went out after the preamble
-
-    def write(self, text: str) -> None:
-        data = text.encode("utf-8", "replace")
-        if self.starting:
-            self.preamble += data
-        elif data:
-            self.drawn = True
-        for out in list(self.members.values()):
-            self.writer.send(out, data)
-
-    def flush(self) -> None:
-        """Nothing is buffered here."""
-
-    def fileno(self) -> int:
-        return -1
-
-    def isatty(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        """The members' terminals are closed with the members."""
-
-
-class HostedDriver(DriverOnTerminal):
-    """Textual's Linux driver on one pty (the app's `terminal_fd`), its output to the
-    app's `terminal_output` (a viewer's Terminal, or a shared view's FanOut), written by
-    the host's writer; keys a viewer typed before its own app existed (`typed_first`) are
-    read first."""
-
-    def __init__(self, app: App[Any], *, debug: bool = False, mouse: bool = True, size: tuple[int, int] | None = None) -> None:
-        super().__init__(app, debug=debug, mouse=mouse, size=size)
-        fd: int = getattr(app, "terminal_fd")
-        self.fileno = fd
-        self.input_tty = True
-        self.write_to(getattr(app, "terminal_output"))
-
-    @property
-    def can_suspend(self) -> bool:
-        return False  # a SIGTSTP would stop every viewer in the process
-
-    def terminal_size(self) -> tuple[int, int]:
-        return size_of(self.fileno)
-
-    def start_application_mode(self) -> None:
-        self.keep_loop()
-        out = self.output
-        if isinstance(out, FanOut):
-            out.starting = True
-        try:
-            super().start_application_mode()
-        finally:
-            if isinstance(out, FanOut):
-                out.starting = False
-            elif isinstance(out, Terminal):
-                out.in_app_mode = True
-
-    def resized(self) -> None:
-        """The server set a new size on the master (on the event loop)."""
-        if not self.sizes_in_band:
-            size = Size(*self.terminal_size())
-            self.driven_app.post_message(events.Resize(size, size))
-
-    def _terminal_gone(self) -> None:
-        """On any thread: the terminal went away or stopped reading; end the app."""
-        loop = self.event_loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop is closing: the app is ending anyway
-                loop.call_soon_threadsafe(functools.partial(self.driven_app.exit, return_code=1))
-
-    def run_input_thread(self) -> None:
-        # Anything but OSError goes on to Textual's report (tracker.ui.textual_private, 7).
-        typed = getattr(self.driven_app, "typed_first", b"")
-        if typed:  # before anything the terminal sends now, in the order typed
-            parser = EscapeParser()
-            with contextlib.suppress(Exception):  # what it cannot read is lost, as a bad byte is
-                # Then the end: what was typed last is whole (a lone Esc is the Esc key).
-                for event in [*parser.feed(typed.decode("utf-8", "replace")), *parser.feed("")]:
-                    self.process_message(event)
-        try:
-            super().run_input_thread()
-        except OSError:  # end of file on the pty: the server closed the master
-            self._terminal_gone()
-
-
-def size_of(fd: int) -> tuple[int, int]:
-    """(columns, rows) of the terminal on `fd` (80x24 if it cannot say)."""
-    try:
-        rows, cols, _x, _y = struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
-    except OSError:
-        return 80, 24
-    return cols or 80, rows or 24
 
 
 def _raw(fd: int) -> list[Any] | None:
@@ -685,7 +445,7 @@ class Host:
         return 0
 
 
-def _start_host(sock: socket.socket, saves: str, make_app: Callable[[str], App[Any]]) -> None:
+def start_host(sock: socket.socket, saves: str, make_app: Callable[[str], App[Any]]) -> None:
     """In the forked host, never returns: drop the server's descriptors, signal handlers
     and event loop (as pty_bridge's forked app does), then run the viewers' apps."""
     code = 1
@@ -703,199 +463,3 @@ def _start_host(sock: socket.socket, saves: str, make_app: Callable[[str], App[A
             os.write(2, f"tracker serve: viewers' process {os.getpid()} failed: {type(exc).__name__}: {exc}\n".encode("utf-8", "replace"))
     finally:
         os._exit(code & 0xFF)
-
-
-# ---------------------------------------------------------------- in the server
-def profile_of(env: dict[str, str]) -> tuple[str, ...]:
-    return tuple(env.get(name, "") for name in PROFILE)
-
-
-class HostedViewer:
-    """One viewer's app in a host, as pty_bridge.PtyChild sees a process."""
-
-    def __init__(self, host: "ViewerHost", ident: int) -> None:
-        self.host = host
-        self.ident = ident
-        self.pid = host.pid
-        self.returncode: int | None = None
-        self._done = asyncio.Event()
-
-    def ended(self, code: int) -> None:
-        if self.returncode is None:
-            self.returncode = code
-            self._done.set()
-
-    async def wait(self) -> int:
-        await self._done.wait()
-        assert self.returncode is not None
-        return self.returncode
-
-    def resized(self) -> None:
-        self.host.tell({"op": "size", "id": self.ident})
-
-    async def end(self, grace: float) -> int | None:
-        """Ask the host to end this app; None if it did not within `grace` seconds."""
-        if self.returncode is None:
-            self.host.tell({"op": "end", "id": self.ident})
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._done.wait(), timeout=grace)
-        return self.returncode
-
-
-class ViewerHost:
-    """The server's side of one host process: its socket, process and viewers."""
-
-    def __init__(self, pool: "ViewerHosts", process: ForkedProcess, sock: socket.socket, profile: tuple[str, ...] = ()) -> None:
-        self.pool = pool
-        self.profile = profile  # its fight, and the kind of terminal its viewers have (PROFILE)
-        self.process = process
-        self.pid = process.pid
-        self.sock = sock
-        self.viewers: dict[int, HostedViewer] = {}  # until the host says each has ended
-        self.closed = False
-        self._loop = asyncio.get_running_loop()
-        self._loop.add_reader(sock.fileno(), self._readable)
-
-    def tell(self, message: dict[str, Any], fd: int | None = None) -> bool:
-        if self.closed:
-            return False
-        try:
-            send(self.sock, message, fd)
-        except OSError as exc:  # a full socket for seconds, or the host gone: it is lost
-            log.error("viewers' process %d does not answer (%s); ending it", self.pid, exc)
-            self.lost()
-            return False
-        return True
-
-    def nudge(self) -> None:
-        """The table's fight was written: read it now. Never waits: a host whose socket is
-        full hears of the next write, or finds it at its follower's next probe."""
-        if not self.closed:
-            with contextlib.suppress(OSError):
-                self.sock.sendmsg([CHANGED], [], socket.MSG_DONTWAIT)
-
-    def attach(self, ident: int, slave: int, env: dict[str, str], notice: str = "", replaying: int | None = None) -> HostedViewer:
-        viewer = HostedViewer(self, ident)
-        self.viewers[ident] = viewer
-        if not self.tell({"op": "open", "id": ident, "env": env, "notice": notice, "replay": replaying}, slave):
-            viewer.ended(1)
-        return viewer
-
-    def _readable(self) -> None:
-        try:
-            message, fd = receive(self.sock)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            message, fd = None, None
-        if fd is not None:
-            os.close(fd)  # the host sends none
-        if message is None:
-            self.lost()
-            return
-        ident, code = message.get("id"), message.get("code")
-        if message.get("op") == "ended" and isinstance(ident, int):
-            viewer = self.viewers.pop(ident, None)
-            if viewer is not None:
-                viewer.ended(code if isinstance(code, int) else 1)
-            if not self.viewers:
-                self.pool.retire(self)
-
-    def lost(self) -> None:
-        """The host died or stopped answering: its viewers' sessions end."""
-        if not self.closed:
-            self.closed = True
-            self._loop.remove_reader(self.sock.fileno())
-            self.sock.close()
-            self.pool.forget(self, f"is gone: its {len(self.viewers)} viewer(s) are disconnected")
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-        for viewer in list(self.viewers.values()):
-            viewer.ended(1)
-        self.viewers.clear()
-
-    async def quit(self, grace: float = QUIT_GRACE) -> None:
-        """End the host (its viewers' apps first) and reap it."""
-        if not self.closed:
-            self.tell({"op": "quit"})
-            self.closed = True
-            self._loop.remove_reader(self.sock.fileno())
-        try:
-            await asyncio.wait_for(self.process.wait(), timeout=grace + 1.0)
-        except asyncio.TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            await self.process.wait()
-        with contextlib.suppress(OSError):
-            self.sock.close()
-        for viewer in list(self.viewers.values()):
-            viewer.ended(0)
-        self.viewers.clear()
-
-
-class ViewerHosts:
-    """The server's hosts: a viewer goes to one with a free place, else to a new one."""
-
-    def __init__(self, per_host: int, saves: str) -> None:
-        self.per_host = per_host
-        self.saves = saves
-        self.hosts: list[ViewerHost] = []
-        self._ending: set[asyncio.Task[None]] = set()
-        self._ident = 0
-
-    def _with_room(self, env: dict[str, str], fight: str) -> ViewerHost | None:
-        profile = (fight, *profile_of(env))
-        return next((h for h in self.hosts if not h.closed and h.profile == profile and len(h.viewers) < self.per_host), None)
-
-    def has_room(self, env: dict[str, str], fight: str = "") -> bool:
-        """Whether a viewer with this environment would join a running host on `fight`."""
-        return self._with_room(env, fight) is not None
-
-    def place(self, slave: int, env: dict[str, str], make_app: Callable[[str], App[Any]], fight: str = "", notice: str = "", replaying: int | None = None) -> HostedViewer:
-        """Send the viewer on pty `slave` to a host on `fight` for its kind of terminal
-        with a free place; else fork one, whose apps `make_app(notice)` builds (on the
-        fight the server holds now: a host's fight never changes; when the table moves,
-        its viewers go to hosts on the new fight, and it ends with its last viewer)."""
-        host = self._with_room(env, fight)
-        if host is None:
-            host = self._fork(make_app, (fight, *profile_of(env)))
-            self.hosts.append(host)
-            log.info("viewers' process %d started (up to %d viewers, TERM %s)", host.pid, self.per_host, printable(env.get("TERM", ""))[:40] or "unset")
-        self._ident += 1
-        return host.attach(self._ident, slave, env, notice, replaying)
-
-    def tell_all(self, message: dict[str, Any]) -> None:
-        """Say `message` to every host (the GM's replay: each tells its viewers' apps)."""
-        for host in list(self.hosts):
-            host.tell(message)
-
-    def nudge_all(self) -> None:
-        """The table's fight was written: every host reads it now."""
-        for host in list(self.hosts):
-            host.nudge()
-
-    def _fork(self, make_app: Callable[[str], App[Any]], profile: tuple[str, ...]) -> ViewerHost:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        ours.settimeout(5.0)  # sends only ever wait this long for a host that stopped reading
-        pid = fork_flushed()
-        if pid == 0:
-            ours.close()
-            _start_host(theirs, self.saves, make_app)  # never returns
-        theirs.close()
-        return ViewerHost(self, ForkedProcess(pid), ours, profile)
-
-    def retire(self, host: ViewerHost) -> None:
-        """A host whose last viewer has gone: end it."""
-        self.forget(host, "ended: its last viewer left")
-        task = asyncio.get_running_loop().create_task(host.quit())
-        self._ending.add(task)
-        task.add_done_callback(self._ending.discard)
-
-    def forget(self, host: ViewerHost, why: str) -> None:
-        if host in self.hosts:
-            self.hosts.remove(host)
-            log.info("viewers' process %d %s", host.pid, why)
-
-    async def close(self) -> None:
-        hosts, self.hosts = list(self.hosts), []
-        await asyncio.gather(*(h.quit() for h in hosts), *self._ending, return_exceptions=True)
