@@ -22,7 +22,7 @@ from typing import Any
 
 from textual.app import App
 
-from tracker.serve.control import receive, send
+from tracker.serve.control import next_message, send
 from tracker.serve.pty_bridge import ForkedProcess, fork_flushed
 from tracker.serve.viewer_host import QUIT_GRACE, start_host
 from tracker.text import printable
@@ -110,17 +110,12 @@ class ViewerHost:
         return viewer
 
     def _readable(self) -> None:
-        try:
-            message, fd = receive(self.sock)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            message, fd = None, None
-        if fd is not None:
-            os.close(fd)  # the host sends none
+        message = next_message(self.sock)  # (the host sends no descriptor)
         if message is None:
             self.lost()
             return
+        if not message:
+            return  # nothing there after all
         ident, code = message.get("id"), message.get("code")
         if message.get("op") == "ended" and isinstance(ident, int):
             viewer = self.viewers.pop(ident, None)
