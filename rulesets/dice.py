@@ -166,6 +166,18 @@ class TypedFaces:
         return self.faces[self.used :]
 
 
+def check_all_used(dice: DiceSource | None, label: str = "faces") -> None:
+    """Typed faces the roll did not read mean the person typed a different roll: refuse
+    it, naming them. The one check of unused faces: the command line's `roll` and `rest`,
+    the games' contests, a declaration and the declare form's dry run all use it.
+    Dice rolled by the app (or none) pass."""
+    if isinstance(dice, TypedFaces) and dice.unused():
+        raise TrackerError(
+            f"{label}: {len(dice.faces)} typed but the roll used {dice.used}; "
+            f"unused: {', '.join(map(str, dice.unused()))}"
+        )
+
+
 class DiceNeeded(Exception):
     """The roll needs dice nobody has typed yet: `group`, of which `have` faces are typed.
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import Counter
 
 from tracker.engine.errors import TrackerError
-from rulesets.dice import DiceSource, TypedFaces
 
 # D6: at most this many dice in a code, and a difficulty at most this high (the
 # exploding Wild Die makes any difficulty possible, so the exact chance of a huge one is
@@ -82,7 +81,7 @@ def sorted_outcomes(sides: tuple[int, ...]) -> int:
 
 def check_faces_given(faces: str | None, vs_faces: str | None, vs: str | None, difficulty: int | None = None) -> None:
     """`--vs-faces` needs another side: `--vs`, or (USOR) the event a `--difficulty`
-    rating rolls; faces a roll does not read are then refused by `check_faces_used`."""
+    rating rolls; faces a roll does not read are then refused by `rulesets.dice.check_all_used`."""
     if faces is not None and not faces.strip():
         raise TrackerError("--faces: no faces given (leave --faces out to roll random dice)")
     if vs_faces is not None and not vs_faces.strip():
@@ -90,14 +89,6 @@ def check_faces_given(faces: str | None, vs_faces: str | None, vs: str | None, d
     if vs_faces is not None and vs is None and difficulty is None:
         raise TrackerError("--vs-faces: there is no other side to roll for (give --vs SPEC, or leave --vs-faces out)")
 
-
-def check_faces_used(dice: DiceSource | None, label: str) -> None:
-    if isinstance(dice, TypedFaces) and dice.unused():
-        unused = list(dice.unused())
-        raise TrackerError(
-            f"{label}: {len(dice.faces)} faces typed but the roll used {dice.used}; "
-            f"unused: {', '.join(map(str, unused))}"
-        )
 
 
 def no_negative_difficulty(difficulty: int | None, game: str) -> None:

@@ -71,7 +71,8 @@ from rulesets.base import JUDGE_KEY, Ruleset, check_details
 from rulesets.dice import RandomDice
 from rulesets.fields import AFTER_ROLL, MAIN, MORE, PARAM, RESOURCE
 from tracker import dice_plan, verbs
-from tracker.dice_plan import DECLARE, MAINTAIN, Attempt
+from tracker.play import requests
+from tracker.play.requests import DECLARE, MAINTAIN, Attempt
 from tracker.engine import Encounter, Setup, TrackerError
 from tracker.engine.effects import EFFECT_TYPES, JUDGES, Blow, Effect
 from tracker.persistence.store import EncounterFile
@@ -259,7 +260,7 @@ class RulesetContract:
         session = self.session(ruleset)
         for attempt in self.attempts(ruleset):
             try:
-                request, _ = dice_plan.request_for(session, attempt)
+                request = requests.build(session.policy, session.ruleset, session.encounter, attempt).request
                 chance = ruleset.chance_of(request)
             except TrackerError as refusal:  # refused by name: the form shows why
                 assert str(refusal)

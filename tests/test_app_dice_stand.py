@@ -174,11 +174,9 @@ def test_two_seats_rolling_at_once_cannot_both_use_one_draw(fight: Path) -> None
     faces_a = a.app_roll([10, 10], actor="Seraph")
     faces_b = b.app_roll([10, 10], actor="Seraph")
     assert faces_a == faces_b
-    a.mark_dice([True, True])
-    assert a.execute(f"{PUNCH} faces={faces_a[0]},{faces_a[1]}").event.args["dice"] == "app"  # type: ignore[union-attr]
+    assert a.declare("Seraph", "punch", ["Sphinx"], faces=[faces_a[0], faces_a[1]], params={"throwback": "false"}, app_rolled=[True, True]).event.args["dice"] == "app"  # type: ignore[union-attr]
     open_as(fight, "alice").execute("step 20")
-    b.mark_dice([True, True])
-    event = b.execute(f"{PUNCH} faces={faces_b[0]},{faces_b[1]}").event
+    event = b.declare("Seraph", "punch", ["Sphinx"], faces=[faces_b[0], faces_b[1]], params={"throwback": "false"}, app_rolled=[True, True]).event
     assert event is not None and event.args["dice"] == "typed" and "draw" not in event.args
 
 

@@ -187,7 +187,8 @@ def test_the_declare_form_drops_a_power() -> None:
     (not a refusal, though a blast is in progress: letting go is passive), and the
     commit ends the charge."""
     from rulesets.fields import MAIN
-    from tracker.declaring import DeclareFlow, Shown
+    from tracker.declaring import DeclareFlow
+    from tracker.play.form import Shown
     from tracker.roles import Role
 
     s = sun_ruler()

@@ -65,7 +65,7 @@ def test_rolls_are_made_only_while_there_is_something_to_heal(heroes: Path, caps
     out = run(heroes, "campaign", "rest", "heroes", "hours=3")
     assert "heal (period=hour)" not in out and "Seraph: nothing to recover" in out
     said = refused(heroes, capsys, "campaign", "rest", "heroes", "hours=3", "--faces", "5,4")
-    assert "--faces: 2 faces typed but the roll used 0; unused: 5, 4" in said
+    assert "--faces: 2 typed but the roll used 0; unused: 5, 4" in said
     assert len(campaign(heroes, "heroes").rests) == 1  # the refused rest left nothing
 
 

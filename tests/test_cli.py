@@ -244,7 +244,7 @@ def test_every_command_help_line_is_a_whole_phrase() -> None:
     on a word that needs another after it (the serve line once stopped at "the GM's")."""
     import argparse
 
-    from tracker.cli import _parser as build_parser
+    from tracker.parser import build_parser
 
     [commands] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     dangling = {"the", "a", "an", "of", "to", "and", "or", "with", "for", "by", "in", "on", "at", "from", "as"}

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from rulesets.dice import RandomDice
 from rulesets.fields import AFTER_ROLL
 from tracker import dice_plan
-from tracker.declaring import DeclareFlow, FormStage, Shown
-from tracker.dice_plan import DECLARE, MAINTAIN
+from tracker.declaring import DeclareFlow
+from tracker.play.form import FormStage, Shown
+from tracker.play.requests import DECLARE, MAINTAIN
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
 from tracker.session import Session

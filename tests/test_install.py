@@ -507,9 +507,9 @@ def test_default_viewer_resources_come_from_the_config(config_file: Path, monkey
 
 
 def test_every_command_takes_saves_after_it() -> None:
-    from tracker.cli import _parser
+    from tracker.parser import build_parser
 
-    parser = _parser()
+    parser = build_parser()
     assert parser.parse_args(["serve", "--saves", "d"]).saves == "d"
     assert parser.parse_args(["--saves", "d", "serve"]).saves == "d"
     assert parser.parse_args(["web"]).saves is None
@@ -571,9 +571,9 @@ def test_every_command_and_option_has_a_description_and_shows_its_default() -> N
     """Issue 24 item 3: no option without help, no default left unsaid."""
     import argparse
 
-    from tracker.cli import _parser
+    from tracker.parser import build_parser
 
-    parser = _parser()
+    parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, command in sub.choices.items():
         assert command.description and command.description.strip(" ."), name
@@ -590,21 +590,21 @@ def test_every_command_and_option_has_a_description_and_shows_its_default() -> N
 
 
 def test_saves_is_offered_only_where_it_acts_and_documented_once() -> None:
-    from tracker.cli import _NO_SAVES, _parser
+    from tracker.parser import NO_SAVES, build_parser
     import argparse
 
-    parser = _parser()
+    parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     top = " ".join(_help_page().split())
     assert "--saves DIR the folder of encounter files (default: $TRACKER_SAVES" in top
     for name in sub.choices:
         page = _help_page(name)
-        if name in _NO_SAVES:
+        if name in NO_SAVES:
             assert "--saves" not in page, name
         else:
             assert "--saves DIR" in page and "the saves folder (see `tracker --help`)" in " ".join(page.split()), name
             assert "$TRACKER_SAVES" not in page, name  # the long text is the top page's only
-    assert {"roll", "odds", "chart", "rulesets", "config", "completion"} == set(_NO_SAVES)
+    assert {"roll", "odds", "chart", "rulesets", "config", "completion"} == set(NO_SAVES)
 
 
 def test_main_commands_have_examples_and_play_lists_the_declare_actions() -> None:

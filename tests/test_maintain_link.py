@@ -27,8 +27,10 @@ from textual.widgets import Input, Label
 from rulesets.brandx import BrandXRuleset
 from rulesets.dice import RandomDice
 from tracker import dice_plan
-from tracker.declaring import DeclareFlow, FormStage, Shown
-from tracker.dice_plan import MAINTAIN
+from tracker.declaring import DeclareFlow
+from tracker.play.form import FormStage, Shown
+from tracker.play import requests
+from tracker.play.requests import MAINTAIN
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role
@@ -179,7 +181,7 @@ def test_a_link_carrying_a_missed_roll_is_a_certain_miss() -> None:
     assert first.resolution.success is False and first.resolution.margin == -4
     assert s.encounter.combatant("Sun-Ruler").resources["ep"] == 55  # "He uses 5 EP for this attack."
     s.execute("next")
-    request, _ = dice_plan.request_for(s, dice_plan.Attempt(MAINTAIN, "Sun-Ruler"))
+    request = requests.build(s.policy, s.ruleset, s.encounter, requests.Attempt(MAINTAIN, "Sun-Ruler")).request
     assert s.chance_of(request) == 0
     note = s.ruleset.chance_note(request)
     assert note.startswith("carries the miss of segment 0's Combat Roll (rolled 17 against 13)")

@@ -143,15 +143,17 @@ def test_live_passes_the_role_and_refuses_a_viewer_through_it(fight: Path) -> No
     assert viewer.role.is_viewer
     with pytest.raises(RuleRefusal, match="read-only"):
         viewer.run(lambda s: s.note("hi"))
-    gm_shown_as_viewer = Live.open(fight, user="alice")
-    gm_shown_as_viewer.viewer = True  # the app's --viewer set after opening
+    gm_seated_as_viewer = Live.open(fight, user="alice")
+    gm_seated_as_viewer.seat(Role.viewer())  # the seat decides, once: a viewer's app
+    assert gm_seated_as_viewer.viewer
     with pytest.raises(RuleRefusal, match="read-only"):
-        gm_shown_as_viewer.run(lambda s: s.note("hi"))
-    # `tracker serve` opens one viewer's Live and hands it to a GM's app with viewer False.
-    viewer.viewer = False
+        gm_seated_as_viewer.run(lambda s: s.note("hi"))
+    # `tracker serve` opens one viewer's Live and seats the GM on it.
+    viewer.seat(Role.gm())
+    assert not viewer.viewer
     viewer.run(lambda s: s.note("the GM's"))
     viewer.store.flush()
-    # A player's role stays whatever the flag says.
+    # What the screens show is no key to more: a player's role is the seat's, whatever the flag.
     live.viewer = False
     with pytest.raises(RuleRefusal, match="moving time"):
         live.run(lambda s: s.step())

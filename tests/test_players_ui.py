@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Label, OptionList
 
-from tracker.declaring import FormStage
+from tracker.play.form import FormStage
 from tracker.engine import table
 from tracker.persistence.store import EncounterFile
 from tracker.roles import Role

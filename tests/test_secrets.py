@@ -324,15 +324,13 @@ def test_typed_and_app_dice_are_marked_in_the_proposal_and_the_event(fight: Path
 
     alice, bob = approval(fight)
     faces = bob.app_roll([10, 10], actor="Seraph")
-    bob.mark_dice([True, True])
-    seq = bob.execute(f"declare Seraph punch throwback=false target=Sphinx faces={faces[0]},{faces[1]}").event.seq  # type: ignore[union-attr]
+    seq = bob.declare("Seraph", "punch", ["Sphinx"], faces=[faces[0], faces[1]], params={"throwback": "false"}, app_rolled=[True, True]).event.seq  # type: ignore[union-attr]
     assert fresh(fight).pending()[0].args["dice"] == "app"
     assert "(the app's dice)" in alice.proposal_line(fresh(fight).pending()[0])
     assert fresh(fight).combatant("Seraph").draws == {0}  # draw 0 spent by the waiting proposal: the next roll is draw 1
     bob.execute("takeback")
     # A face the player claims the app rolled, but which it never did, counts as typed.
-    bob.mark_dice([True, True])
-    bob.execute("declare Seraph punch throwback=false target=Sphinx faces=5,4")
+    bob.declare("Seraph", "punch", ["Sphinx"], faces=[5, 4], params={"throwback": "false"}, app_rolled=[True, True])
     pending = fresh(fight).pending()
     assert pending[-1].args["dice"] == "typed" and "(dice typed by the player)" in alice.proposal_line(pending[-1])
     assert seq < pending[-1].seq
@@ -343,8 +341,7 @@ def test_show_prints_each_declarations_faces_and_who_decided_them(fight: Path, c
     log shows ("[dice 5 4] (typed)"); a secret roll's faces only to the GM."""
     bob = seraph_of(fight)
     faces = bob.app_roll([10, 10], actor="Seraph")
-    bob.mark_dice([True, True])
-    bob.execute(f"declare Seraph punch throwback=false target=Sphinx faces={faces[0]},{faces[1]}")
+    bob.declare("Seraph", "punch", ["Sphinx"], faces=[faces[0], faces[1]], params={"throwback": "false"}, app_rolled=[True, True])
     gm = open_as(fight, "alice")
     gm.execute("add Nyx")
     gm.execute("declare Nyx punch throwback=false target=Seraph faces=3,9 secret=true")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Label
 
-from tracker.declaring import FormStage
+from tracker.play.form import FormStage
 from tracker.ui.screens.declare import DeclareScreen
 from tests.test_players_ui import SIZE, fight, player_app, type_into  # noqa: F401  (a fixture)
 from tests.ui import press, wait_for

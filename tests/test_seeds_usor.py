@@ -706,11 +706,11 @@ OFF_CHART = " is not on the Event Chart (rows 1 to 100); add a row for it in a h
 
 
 @pytest.mark.parametrize("argv,message", [
-    (("roll", "usor", "16", "--faces", "3,8,9,9"), "--faces: more faces typed than the roll used (unused: 9, 9)"),
+    (("roll", "usor", "16", "--faces", "3,8,9,9"), "--faces: 4 typed but the roll used 2; unused: 9, 9"),
     (("roll", "usor", "16", "--vs", "16", "--faces", "3,8,9", "--vs-faces", "1,1"),
-     "--faces: more faces typed than the roll used (unused: 9)"),
+     "--faces: 3 typed but the roll used 2; unused: 9"),
     (("roll", "usor", "16", "--vs", "16", "--faces", "3,8", "--vs-faces", "1,1,5"),
-     "--vs-faces: more faces typed than the roll used (unused: 5)"),
+     "--vs-faces: 3 typed but the roll used 2; unused: 5"),
     (("roll", "usor", "16", "--vs", "12", "--difficulty", "12"),
      "give either --vs RATING (another character) or --difficulty RATING (an event), not both"),
     (("odds", "usor", "16"),

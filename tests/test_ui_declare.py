@@ -33,7 +33,7 @@ from tracker.engine import ACTIVE, Damage, Resolution, TimeMapping
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
 from tracker.ui.app import TrackerApp
-from tracker.declaring import FormStage
+from tracker.play.form import FormStage
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tests.helpers import check_declared

@@ -15,7 +15,7 @@ from textual.widgets import Input, Label
 
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
-from tracker.declaring import FormStage
+from tracker.play.form import FormStage
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tests.test_ui_declare import CASES, copy_save, gamble, gamble_file  # noqa: F401 (gamble: a fixture)

@@ -29,7 +29,7 @@ from tracker import report
 from tracker.persistence.store import EncounterFile
 from tracker.ui import live as live_module
 from tracker.ui.app import TrackerApp
-from tracker.declaring import FormStage
+from tracker.play.form import FormStage
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.roster import RosterScreen

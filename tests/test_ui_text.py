@@ -25,7 +25,7 @@ from tracker.ui.widgets.roster import RosterView
 from tracker.ui.widgets.timeline import NAME as TIMELINE_NAME, TimelineView
 from tests.test_ui_app import SIZE, make_file
 from tests.test_ui_declare import no_bugs, open_form
-from tracker.declaring import FormStage
+from tracker.play.form import FormStage
 from tests.ui import press, settle, wait_for
 
 pytestmark = pytest.mark.ui

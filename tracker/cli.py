@@ -25,12 +25,12 @@ import json
 import shutil
 import os
 import sys
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tracker import paths
+from tracker.parser import build_parser
 from tracker.engine.errors import TrackerError, no_such_combatant
 from tracker.text import TITLE_CELLS, Shown, check_name, command_lines, printable, refuse_controls
 from rulesets import registry
@@ -38,273 +38,6 @@ from rulesets.dice import RandomDice, source_for
 
 if TYPE_CHECKING:
     from tracker.roles import Role
-
-DISTRIBUTION = "segment-tracker"
-
-
-class _Version(argparse.Action):
-    """`--version`: read from the package metadata only when asked (it costs a scan)."""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
-        sys.stdout.write(f"tracker {version()}\n")
-        parser.exit()
-
-
-def version() -> str:
-    from importlib.metadata import PackageNotFoundError, version as installed
-
-    try:
-        return installed(DISTRIBUTION)
-    except PackageNotFoundError:  # a source tree on sys.path that was never installed
-        return "unknown (not installed)"
-
-
-_SAVES_HELP = (
-    "the folder of encounter files (default: $TRACKER_SAVES, else ./saves if it holds a "
-    f"{paths.MARKER} marker, else saves in your user data folder, made with the worked examples on first use)"
-)
-_SAVES_SHORT = "the saves folder (see `tracker --help`)"  # documented once, at the top
-_JSON_HELP = "print JSON instead of text"
-_FILE_HELP = "an encounter: a name in the saves folder (NAME, NAME.toml or its title) or a path"
-# Commands that never read the saves folder: `--saves` is not offered there.
-_NO_SAVES = ("rulesets", "roll", "odds", "chart", "config", "completion")
-
-
-def _saves(p: argparse.ArgumentParser, top: bool = False) -> None:
-    # Accepted before or after the command; after it, SUPPRESS keeps a value given before.
-    p.add_argument("--saves", metavar="DIR", help=_SAVES_HELP if top else _SAVES_SHORT, **({"default": None} if top else {"default": argparse.SUPPRESS}))
-
-
-class _Help(argparse.RawDescriptionHelpFormatter):
-    """Help pages: descriptions and examples as written, and each option's default
-    after its help unless the help already says what happens without it."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
-        default = action.default
-        if not action.option_strings or "default" in text or default in (None, False, [], argparse.SUPPRESS):
-            return text
-        return f"{text} (default: %(default)s)"
-
-
-# Examples at the foot of the main commands' help pages.
-_EXAMPLES = {
-    None: """examples:
-  tracker                                  the start screen over your saves folder
-  tracker open seraph-vs-sphinx            open a worked example
-  tracker show seraph-vs-sphinx --log 5    its state as text
-  tracker COMMAND --help                   each command's own options""",
-    "open": """examples:
-  tracker open seraph-vs-sphinx
-  tracker open "Seraph vs Sphinx" --viewer        read-only, follows the GM
-  tracker open duel --player Ann                  declare for Ann only""",
-    "new": """examples:
-  tracker new duel --ruleset freeform
-  tracker new rematch --from duel                 the same roster, fresh resources, no log
-  tracker new "Ruined Temple" --ruleset brandx --set throwback=no""",
-    "show": """examples:
-  tracker show seraph-vs-sphinx
-  tracker show seraph-vs-sphinx --viewer --log 40
-  tracker show seraph-vs-sphinx --json""",
-    "play": """examples:
-  printf 'add Ann hp=20\\nadd Bo hp=15\\ndeclare Ann sword target=Bo pt=8 damage=4\\nnext\\n' | tracker play duel
-  tracker play duel --script round1.txt --seed 7""",
-    "check": """examples:
-  tracker check seraph-vs-sphinx
-  tracker check ./backup/fight.toml --json""",
-    "export": """examples:
-  tracker export seraph-vs-sphinx -o fight.md
-  tracker export seraph-vs-sphinx --viewer -o handout.html""",
-    "roll": """examples:
-  tracker roll d6 4D+1 --difficulty 15
-  tracker roll usor 16 --faces 5,2""",
-    "odds": """examples:
-  tracker odds d6 3D --difficulty 10
-  tracker odds ore 6d --json""",
-    "serve": """examples:
-  tracker serve --encounter "Seraph vs Sphinx"
-  tracker serve --port 2222 --open-viewers
-  tracker serve --campaign road""",
-    "web": """examples:
-  tracker web --encounter "Seraph vs Sphinx"
-  tracker web --encounter "Seraph vs Sphinx" --port 0""",
-    "config": """examples:
-  tracker config
-  tracker config --set theme=nord --set keys.next=n,space,j""",
-    "completion": """examples:
-  eval "$(tracker completion bash)"                                  in ~/.bashrc
-  eval "$(tracker completion zsh)"                                   in ~/.zshrc
-  tracker completion fish > ~/.config/fish/completions/tracker.fish""",
-}
-
-
-class _PlayHelp(argparse.Action):
-    """`play --help`: the command language and each ruleset's actions for `declare`,
-    read from the session and the rulesets only when asked (loading every ruleset is
-    not free)."""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show this help (the commands, and each ruleset's actions) and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
-        parser.epilog = f"{play_language()}\n\n{_EXAMPLES['play']}"
-        parser.print_help()
-        parser.exit()
-
-
-def play_language() -> str:
-    """The commands `play` reads, and the action templates `declare` takes per ruleset."""
-    import textwrap
-
-    from tracker.roles import GM
-    from tracker.verbs import VERBS
-
-    lines = ["commands (one per line; # starts a comment):"]
-    lines += [f"  {c.usage}\n      {c.help_for(GM)}" for c in VERBS]
-    lines.append("")
-    lines.append("actions for declare ACTOR TEMPLATE, by ruleset:")
-    for rid in sorted(registry.available()):
-        try:
-            names = ", ".join(registry.get(rid).catalogue())
-        except TrackerError as exc:
-            names = f"(cannot be listed: {exc})"
-        names = names or "any name the GM gives (the GM states time and outcome)"
-        lines.append(textwrap.fill(names, width=88, initial_indent=f"  {rid}: ", subsequent_indent="      "))
-    return "\n".join(lines)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tracker",
-        description="A terminal combat tracker on a segment timeline, for tabletop role-playing games.\nWithout a COMMAND: the start screen over the saves folder.",
-        formatter_class=_Help,
-    )
-    parser.add_argument("--version", action=_Version)
-    _saves(parser, top=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser("open", help="open an encounter in the terminal UI")
-    p.add_argument("file", nargs="?", help="an encounter: a name in the saves folder or a path; without FILE: choose one on the start screen (`open --viewer`: a viewer's start screen)")
-    p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
-    p.add_argument("--player", metavar="NAME[,NAME]", help="play these combatants: declare for them only (sees what a viewer sees)")
-    p.add_argument("--replay", type=int, nargs="?", const=0, metavar="SEGMENT", help="start in a replay of the fight at SEGMENT (default 0): read-only; esc goes to the fight as it stands now")
-
-    p = sub.add_parser("new", help="create an encounter")
-    p.add_argument("file", help="the new encounter: a name in the saves folder (NAME.toml) or a path")
-    p.add_argument("--ruleset", help="the ruleset (default: default_ruleset in the config file; not with --from)")
-    p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
-    p.add_argument("--name", help="the encounter's title (default: from the file name)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting (repeatable)")
-    p.add_argument("--campaign", metavar="NAME", help="the campaign's next fight: its party comes in as it stands (with --from: OTHER's foes too)")
-
-    p = sub.add_parser("rulesets", help="list ruleset adapters")
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-
-    p = sub.add_parser("roll", help="roll a check")
-    _check_args(p)
-    p.add_argument("--faces", help="the dice you rolled, in the order the roll uses them")
-    p.add_argument("--vs-faces", help="the other side's dice, for an opposed roll")
-    p.add_argument("--seed", type=int, help="seed the dice for a repeatable roll (default: a fresh random roll)")
-
-    p = sub.add_parser("odds", help="exact chance of a check")
-    _check_args(p)
-
-    p = sub.add_parser("chart", help="Brand X charts: sphere, square, doubles (value -> result)")
-    p.add_argument("name", help="the chart: sphere, square, doubles, result, or ep (EP per use of a row)")
-    p.add_argument("value", help="the value to read on the chart (with --reverse: the result)")
-    p.add_argument("--reverse", action="store_true", help="result -> chart value")
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-
-    p = sub.add_parser("show", help="the encounter's state and timeline as text")
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-    p.add_argument("--viewer", action="store_true", help="as a viewer sees it")
-    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants sees it")
-    p.add_argument("--log", type=int, default=15, metavar="N", help="the newest N log lines (text output)")
-    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
-
-    p = sub.add_parser("play", help="apply timeline commands (one per line)", add_help=False)
-    p.add_argument("-h", "--help", action=_PlayHelp)
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--script", help="file of commands (default: standard input)")
-    p.add_argument("--seed", type=int, help="seed the dice for a repeatable run")
-    p.add_argument("--json", action="store_true", help="print the final state as JSON")
-    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants: only their declarations are accepted")
-
-    p = sub.add_parser("check", help="validate a save")
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-
-    from tracker.serve.arguments import add_parser as serve_parser
-
-    serve_parser(sub)
-
-    p = sub.add_parser("web", help="the table's fight in a browser (read-only)")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on; 0: any free port (printed)")
-    p.add_argument("--encounter", metavar="NAME", help="the fight every tab shows (required)")
-    p.add_argument("--public-url", metavar="URL", help="the address browsers use (default http://HOST:PORT)")
-    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="also accept pages from ORIGIN (scheme://host:port); by default only this server's own")
-    p.add_argument("--max-sessions", type=int, default=20, metavar="N", help="browser tabs open at once")
-
-    p = sub.add_parser("export", help="the roster, final state and whole combat log as Markdown or HTML")
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--format", choices=("md", "html"), help="default: from OUT's suffix, else md")
-    p.add_argument("--viewer", action="store_true", help="only what a viewer may see")
-    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: standard output)")
-    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
-
-    p = sub.add_parser("stats", help="after the fight: actions, damage, costs, time, luck against the odds shown, and charts")
-    p.add_argument("file")
-    p.add_argument("--json", action="store_true", help="the figures and chart series as JSON")
-    p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
-    p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
-
-    from tracker.campaign.arguments import add_parser as campaign_parser
-
-    campaign_parser(sub, _JSON_HELP)
-
-    p = sub.add_parser("examples", help="copy the worked example encounters into the saves folder")
-    p.add_argument("--force", action="store_true", help="replace files of the same name")
-
-    p = sub.add_parser("config", help="where the config file is and what is set")
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="change a setting (theme, default_ruleset, viewer_resources, keys.COMMAND), keeping the file's comments and order (repeatable)")
-
-    p = sub.add_parser("completion", help="shell completion script: eval or source its output")
-    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete in")
-
-    helps = {choice.dest: choice.help for choice in sub._choices_actions}
-    for name, each in sub.choices.items():
-        each.formatter_class = _Help
-        if not each.description:
-            help_text = helps.get(name) or ""
-            each.description = help_text[:1].upper() + help_text[1:] + "."
-        each.epilog = each.epilog or _EXAMPLES.get(name)
-        for action in each._actions:  # an encounter argument reads the same everywhere
-            if action.dest == "file" and not action.help:
-                action.help = _FILE_HELP
-        if name not in _NO_SAVES:
-            _saves(each)
-    parser.epilog = _EXAMPLES[None]
-    return parser
-
-
-def _check_args(p: argparse.ArgumentParser) -> None:
-    # `--faces -1,5` and a TARGET of -3 are values, not options: widen argparse's test
-    # for a negative number to lists of them (its own reads only "-1").
-    p._negative_number_matcher = re.compile(r"^-\d+([.,]\d*)*$|^-\.\d+$")
-    p.add_argument("ruleset", help="a ruleset id (`tracker rulesets` lists them)")
-    p.add_argument("spec", nargs="+", help="what to roll, in the ruleset's notation")
-    p.add_argument("--vs", help="the opposing side, for an opposed roll (default: unopposed)")
-    p.add_argument("--difficulty", type=int, help="the number to reach, where the ruleset rolls against one (default: the ruleset's own)")
-    p.add_argument("--pool", type=int, help="Brand X bonus pool (default: none)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset option (repeatable)")
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {}
@@ -333,7 +66,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tracker.completion)
         from tracker.completion import complete
 
-        complete(_parser())
+        complete(build_parser())
     out = cast(TextIO, Shown(stdout or sys.stdout))  # a TextIO in all but its base class
     real = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = Shown(sys.stdout), Shown(sys.stderr)  # argparse quotes what was typed
@@ -347,7 +80,7 @@ def _main(argv: list[str], stdin: TextIO, out: TextIO, real: tuple[TextIO, TextI
     err = sys.stderr
     try:
         _check_arguments(argv)
-        parser = _parser()
+        parser = build_parser()
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:
@@ -508,14 +241,15 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         spec = " ".join(args.spec)
         options = _options(args)
         if command == "roll":
-            from rulesets.limits import check_faces_given, check_faces_used
+            from rulesets.dice import check_all_used
+            from rulesets.limits import check_faces_given
 
             check_faces_given(args.faces, args.vs_faces, args.vs, args.difficulty)
             dice = source_for(args.faces, args.seed, "--faces")
             vs_dice = source_for(args.vs_faces, None if args.seed is None else args.seed + 1, "--vs-faces") if (args.vs or args.vs_faces or args.difficulty is not None) else None
             result = ruleset.roll(spec, dice, vs=args.vs, vs_dice=vs_dice, difficulty=args.difficulty, options=options)
-            check_faces_used(dice, "--faces")
-            check_faces_used(vs_dice, "--vs-faces")
+            check_all_used(dice, "--faces")
+            check_all_used(vs_dice, "--vs-faces")
             _out(result.to_json(), args.json, result.text, out)
         else:
             chance = ruleset.chance(spec, vs=args.vs, difficulty=args.difficulty, options=options)

@@ -26,97 +26,26 @@ No Textual here: the flow is tested by calling it (tests/test_declaring.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
-from fractions import Fraction
 from typing import Any
 
 from rulesets.base import ActionTemplate
 from rulesets.dice import DiceNeeded, parse_faces
-from rulesets.fields import AFTER_ROLL, MORE, Field, yes_no
+from rulesets.fields import AFTER_ROLL, MORE, Field
 from tracker import recent
-from tracker.dice_plan import DECLARE, MAINTAIN, Attempt, Step, accept, dry_run, example, group_lines, prompt, remaining, request_for, result_figures
+from tracker.dice_plan import Step, accept, dry_run, example, group_lines, prompt, remaining, result_figures
+from tracker.play import requests
+from tracker.play.form import (
+    FieldChange, FormStage, Shown, chance_text, default_text, field_text, int_at_least_1, secret_yes_no, split_names, template_text,
+)
+from tracker.play.requests import DECLARE, MAINTAIN, Attempt
 from tracker.engine import TrackerError
 from tracker.engine.model import Action, Proposal
 from tracker.roles import Role
 from tracker.session import Outcome, Session
-from tracker.verbs import at_least
 from tracker.viewing import sight
 
 
-class FormStage(Enum):
-    """Where the form is: the choices, the dice, or the result."""
-
-    SETUP = "setup"
-    DICE = "dice"
-    RESULT = "result"
-
-
-class Shown(Enum):
-    """What a step left for the screen to show."""
-
-    ASKED = "asked"  # the next group of dice is wanted (`step.need`): an empty dice line
-    RESULT = "result"  # the result, newly reached: its choices start at their defaults
-    UPDATED = "updated"  # the same result, worked out again (an after-roll choice changed)
-    SETUP_AGAIN = "setup again"  # back at the choices, as they were typed
-    REFUSED = "refused"  # nothing changed but `error`
-    COMMITTED = "committed"  # done: `outcome` holds what the session did
-
-
 Run = Callable[[Callable[[Session], Outcome]], Outcome]
-
-
-@dataclass(frozen=True)
-class FieldChange:
-    """What a field's change left to show: its own message, what the result became
-    (`Shown.UPDATED`, `Shown.ASKED`, `Shown.REFUSED` for an after-roll choice; None: the
-    result is not shown), whether the title and the recent actions may have changed, and whether the
-    chance line is to be worked out again."""
-
-    error: str
-    shown: Shown | None = None
-    title: bool = False
-    chance: bool = False
-
-
-def chance_text(chance: Fraction | None, note: str = "") -> str:
-    if chance is None:
-        return "chance of success: no roll"
-    return f"chance of success: {float(chance):.2%} ({chance.numerator}/{chance.denominator})" + (f" · {note}" if note else "")
-
-
-def template_text(t: ActionTemplate, maintainable: bool) -> str:
-    bits = [t.mode, f"PT {t.pt}"]
-    if maintainable:
-        bits.append("maintainable")
-    if t.rolls:
-        bits.append(f"rolls {t.rolls}")
-    if t.cost:
-        bits.append(f"cost {t.cost}")
-    text = f"{t.name}: {', '.join(bits)}"
-    return text + (f"; {t.description}" if t.description else "")
-
-
-def int_at_least_1(text: str) -> int:
-    return at_least(text, "pt", 1, "a whole number of segments", "at least 1 segment")
-
-
-def secret_yes_no(text: str) -> bool:
-    return yes_no(text.strip() or "false", "secret")  # an emptied field: not secret
-
-
-def field_text(value: Any) -> str:
-    """A value as typed in a field: "" for none, "true"/"false" for a yes or no."""
-    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def default_text(p: Field) -> str:
-    """A modifier's starting text in the form ("" when it has no default)."""
-    return field_text(p.default)
-
-
-def split_names(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 class DeclareFlow:
@@ -513,7 +442,8 @@ class DeclareFlow:
             try:
                 # The request a commit would build, the rules of initiation included: an
                 # action the rules refuse shows the refusal here, not odds.
-                request, template = request_for(session, attempt)
+                request = requests.build(session.policy, session.ruleset, session.encounter, attempt).request
+                template = request.template
                 chance = session.chance_of(request)  # remembered: the commit records this one
                 if chance is None and template.rolls and template.targets > 0 and not request.targets:
                     # The adapter has no odds without the target, but the action does roll.
@@ -696,13 +626,15 @@ class DeclareFlow:
                 attempt = self.attempt()  # the after-roll choices when offered, as shown
                 faces = list(self.faces) or None
                 # Which faces the app rolled, for the mark the proposal and the log carry.
-                self.session.mark_dice([rolled for n, rolled in zip(self.group_sizes, self.group_rolled) for _ in range(n)])
+                app = [rolled for n, rolled in zip(self.group_sizes, self.group_rolled) for _ in range(n)]
                 secret = self.secret
 
                 def change(s: Session) -> Outcome:
                     if self.kind == MAINTAIN:
-                        return s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params, kept=False)
-                    return s.declare(attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params, secret=secret)
+                        return s.maintain(attempt.actor, pt=attempt.pt, faces=faces, params=attempt.params, kept=False, app_rolled=app)
+                    return s.declare(
+                        attempt.actor, attempt.template, list(attempt.targets), pt=attempt.pt, faces=faces, params=attempt.params, secret=secret, app_rolled=app
+                    )
 
                 outcome = self.run(change)
         except TrackerError as exc:

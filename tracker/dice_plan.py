@@ -15,32 +15,15 @@ No Textual here: the declare flow (`tracker.declaring`), tests and the benchmark
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from rulesets.base import MARGIN_NAME, SHOWN_DETAILS, ActionRequest, ActionTemplate
-from rulesets.dice import DiceGroup, DiceNeeded, DiceSource, PromptingFaces, Recorder, check_faces, for_actor
-from tracker.engine import Encounter, Resolution, TrackerError
+from rulesets.base import MARGIN_NAME, SHOWN_DETAILS, ActionRequest
+from rulesets.dice import DiceGroup, DiceNeeded, DiceSource, PromptingFaces, Recorder, check_all_used, check_faces, for_actor
+from tracker.engine import Resolution, TrackerError
+from tracker.play import requests
+from tracker.play.requests import MAINTAIN, Attempt
 from tracker.session import Session
-
-DECLARE = "declare"
-MAINTAIN = "maintain"
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """What the form would do: declare (or maintain) with these choices."""
-
-    kind: str
-    actor: str
-    template: str = ""
-    targets: tuple[str, ...] = ()
-    pt: int | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    # To maintain: start from the maintained action's own modifiers (as `maintain ACTOR`
-    # does); False: `params` are the link's in full (the form shows them all).
-    kept: bool = True
-
 
 @dataclass
 class Step:
@@ -56,22 +39,12 @@ class Step:
         return self.resolution is not None
 
 
-def request_for(session: Session, attempt: Attempt, encounter: Encounter | None = None) -> tuple[ActionRequest, ActionTemplate]:
-    """The adapter request `Session.declare` / `Session.maintain` would build, refusals included."""
-    enc = encounter or session.encounter
-    if attempt.kind == MAINTAIN:
-        maintained, _ = session.maintain_request(attempt.actor, attempt.params, attempt.pt, enc, kept=attempt.kept)
-        return maintained, maintained.template
-    request, template = session.request(attempt.actor, attempt.template, list(attempt.targets), dict(attempt.params), attempt.pt, enc)
-    mode = request.params.get("mode") or attempt.params.get("mode") or template.mode  # as Session._declare_event
-    enc.check_initiation(request.actor, template.name, mode, template.companions)
-    return request, template
-
-
 def dry_run(session: Session, attempt: Attempt, faces: Sequence[int]) -> Step:
-    """Resolve with `faces`; raises TrackerError for a refusal (unknown name, a rule)."""
-    request, _ = request_for(session, attempt)
-    recorder = Recorder(PromptingFaces(faces))
+    """Resolve with `faces`; raises TrackerError for a refusal (unknown name, a rule).
+    The request is the one the commit builds (tracker.play.requests)."""
+    request = requests.build(session.policy, session.ruleset, session.encounter, attempt).request
+    typed = PromptingFaces(faces)
+    recorder = Recorder(typed)
     dice = for_actor(recorder, request.actor.name)
     try:
         if attempt.kind == MAINTAIN:
@@ -80,9 +53,7 @@ def dry_run(session: Session, attempt: Attempt, faces: Sequence[int]) -> Step:
             resolution = session.ruleset.resolve(request, dice)
     except DiceNeeded as need:
         return Step(recorder.groups, need=need, request=request)
-    if len(recorder.faces) < len(faces):
-        unused = ", ".join(map(str, faces[len(recorder.faces) :]))
-        raise TrackerError(f"faces: {len(faces)} typed but the roll used {len(recorder.faces)}; unused: {unused}")
+    check_all_used(typed)
     return Step(recorder.groups, resolution=resolution, request=request)
 
 

@@ -24,7 +24,7 @@ Decisions: docs/decisions/0016-roles-identity.md, docs/decisions/0050-serve-camp
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from typing import TYPE_CHECKING
 
@@ -57,12 +57,19 @@ class Role:
     combatants: tuple[str, ...] = ()
     ids: tuple[tuple[str, int], ...] = ()
     pcs: tuple[str, ...] = ()
+    # Which kind, as plain attributes: asked on every change and every line drawn.
+    is_gm: bool = field(init=False, repr=False, compare=False)
+    is_player: bool = field(init=False, repr=False, compare=False)
+    is_viewer: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in (GM, PLAYER, VIEWER):
             raise ValueError(f"role: expected gm, player or viewer, got {self.kind!r}")
         if self.kind == PLAYER and not self.combatants and not self.ids and not self.pcs:
             raise ValueError("a player's role names at least one combatant")
+        object.__setattr__(self, "is_gm", self.kind == GM)
+        object.__setattr__(self, "is_player", self.kind == PLAYER)
+        object.__setattr__(self, "is_viewer", self.kind == VIEWER)
 
     @classmethod
     def of(cls, encounter: "Encounter", names: Iterable[str]) -> "tuple[Role | None, list[str]]":
@@ -114,18 +121,6 @@ class Role:
     def player(cls, names: Iterable[str]) -> "Role":
         cleaned = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
         return cls(PLAYER, cleaned)
-
-    @property
-    def is_gm(self) -> bool:
-        return self.kind == GM
-
-    @property
-    def is_player(self) -> bool:
-        return self.kind == PLAYER
-
-    @property
-    def is_viewer(self) -> bool:
-        return self.kind == VIEWER
 
     def owns(self, name: str) -> bool:
         """True if `name` is one of this player's combatants (ignoring case, as lookups do)."""

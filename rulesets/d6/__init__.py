@@ -49,7 +49,7 @@ from rulesets.d6.odds import chance_at_least, chance_opposed
 from rulesets.d6.rolls import CANCEL, CRITICAL_FAILURE_OPTIONS, PLAIN, roll_code, roll_mode
 from rulesets.d6.sheet import BODY_POINTS, SHEET, WOUNDS
 from rulesets.d6.tables import D6Tables
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, check_all_used
 from rulesets.fields import SETTING, Field, FieldError, coerce_all
 
 SETTINGS = (
@@ -59,13 +59,6 @@ SETTINGS = (
     Field("damage_bonus", "bool", True, role=SETTING, help="add one fifth of an attack's result points (rounded up) to damage"),
 )
 
-
-def _all_used(dice: DiceSource, label: str) -> None:
-    """Typed faces left over mean the person typed a different roll: say so."""
-    unused = getattr(dice, "unused", None)
-    if unused is not None and unused():
-        left = ", ".join(map(str, unused()))
-        raise TrackerError(f"{label}: more faces typed than the roll used (unused: {left})")
 
 
 class D6Ruleset(Ruleset):
@@ -139,12 +132,12 @@ class D6Ruleset(Ruleset):
         code = self._code(spec, "die code")
         if difficulty == 0 and vs is None:
             # Seed: "Automatic (0): Almost anyone can perform this action; there is no need to roll."
-            _all_used(dice, "--faces")
+            check_all_used(dice, "--faces")
             return RollResult(self.id, [], True, None, f"{code} vs 0 (Automatic): no need to roll, success",
                               {"code": str(code), "total": None, "difficulty": 0, "difficulty_name": "Automatic",
                                "result_points": None, "level": None, "automatic": True})
         own = roll_code(code, dice, mode)
-        _all_used(dice, "--faces")
+        check_all_used(dice, "--faces")
         fields: dict[str, Any] = {"code": str(code), "total": own.total, "wild_die": mode != PLAIN}
         if mode != PLAIN:
             fields.update(wild=own.status, critical_failure_rule=mode)
@@ -155,7 +148,7 @@ class D6Ruleset(Ruleset):
             if vs_dice is None:
                 raise TrackerError("an opposed roll needs dice for the other side")
             rival = roll_code(rival_code, vs_dice, mode)
-            _all_used(vs_dice, "--vs-faces")
+            check_all_used(vs_dice, "--vs-faces")
             target = rival.total
             winner = "self" if own.total >= rival.total else "rival"
             fields.update(rival_code=str(rival_code), rival_dice=list(rival.faces), rival_total=rival.total, winner=winner)

@@ -48,7 +48,7 @@ from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
-from rulesets.dice import DiceSource
+from rulesets.dice import DiceSource, check_all_used
 from rulesets.fields import SETTING, Field, coerce_all
 from rulesets.usor.actions import STRIKE_JUDGE, Resolver, action_time, build_catalogue, critical_table, judge_strike
 from rulesets.usor.chart import GLOSSARY, OFFICIAL, ChartRow, EventChart
@@ -63,13 +63,6 @@ SETTINGS = (
                "rating 11 then rolls the derived row)"),
 )
 
-
-def _all_used(dice: DiceSource, label: str) -> None:
-    """Typed faces left over mean the person typed a different roll: say so."""
-    unused = getattr(dice, "unused", None)
-    if unused is not None and unused():
-        left = ", ".join(map(str, unused()))
-        raise TrackerError(f"{label}: more faces typed than the roll used (unused: {left})")
 
 
 class UsorRuleset(Ruleset):
@@ -182,14 +175,14 @@ class UsorRuleset(Ruleset):
         fields: dict[str, Any] = {"rating": own.rating, "dice_sizes": list(own.dice), "chart": own.source}
         if rival is None:
             single = roll_row(own, dice)
-            _all_used(dice, "--faces")
+            check_all_used(dice, "--faces")
             fields.update(successes=single.successes, rival_successes=None, winner=None, nost=None)
             return RollResult(self.id, list(single.faces), None, single.successes, single.text(), fields)
         if vs_dice is None:
             raise TrackerError("an opposed roll needs dice for the other side")
         result: Contest = contest(own, rival, dice, vs_dice, against_event=against_event)
-        _all_used(dice, "--faces")
-        _all_used(vs_dice, "--vs-faces")
+        check_all_used(dice, "--faces")
+        check_all_used(vs_dice, "--vs-faces")
         fields.update(
             successes=result.last.own.successes,
             rival_successes=result.last.rival.successes,

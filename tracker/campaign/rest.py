@@ -26,7 +26,7 @@ from typing import Any
 
 from rulesets.base import Ruleset
 from rulesets.dice import DiceNeeded, DiceSource, for_actor
-from rulesets.limits import check_faces_used
+from rulesets.dice import check_all_used
 from tracker.campaign.fights import entry_event, state_in
 from tracker.campaign.model import PC, Campaign, changes
 from tracker.engine import Encounter, Event, Setup
@@ -227,7 +227,7 @@ def record(campaign_file: Path, hours: float, dice: DiceSource, words: dict[str,
             else:
                 stated.setdefault(pc.id, {})[what] = verbs.number(value, f"rest: {key}")
         rested = rest(camp, ruleset_of(camp, campaign_file.parent), hours, dice, stated, full, everyone)
-        check_faces_used(dice, "--faces")  # typed faces the rest did not use: nothing is recorded
+        check_all_used(dice, "--faces")  # typed faces the rest did not use: nothing is recorded
         done.append(rested)
         return [rested.event(note)]
 

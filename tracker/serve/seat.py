@@ -100,8 +100,7 @@ def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None, soc
             role = player_role(live, info.combatants, info.pcs if info.campaign else None)
             if role is None:
                 notices.append(NONE_OF_YOURS)
-        live.viewer = viewer  # a player sees what a viewer sees, and their own
-        live.session.role = role or (Role.viewer() if viewer else Role.gm())  # from the key; the guard checks every change
+        live.seat(role or (Role.viewer() if viewer else Role.gm()))  # from the key; the guard checks every change
         live.session.user = info.name if info.role != VIEWER else ""  # a viewer signs nothing
         # Dice of its own: a copy of the server's generator would roll, in every app
         # forked from it, the same numbers in the same order.

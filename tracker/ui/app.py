@@ -214,11 +214,8 @@ class TrackerApp(MergedNotifications[int]):
         # (Not `_attach`: that name is Textual's own, for a node joining its parent.)
         if not any(live is known for known in self._attached):
             self._attached.append(live)
-        live.viewer = live.viewer or self.viewer
-        if not live.session.role.is_player:
-            # A GM's or viewer's session role follows `viewer` from the start (Live.run
-            # does so too), so what the screens ask of the session (proposals) is right.
-            live.session.role = Role.viewer() if live.viewer else Role.gm()
+        if self.viewer and live.role.is_gm:
+            live.seat(Role.viewer())  # a viewer's app shows a fight opened elsewhere as a viewer sees it
         live.session.user = live.session.user or self.user
         # Saving and following run on threads (tracker.ui.live); a failed save comes back
         # to the event loop as a message.

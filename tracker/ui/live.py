@@ -307,7 +307,7 @@ class Live:
     @property
     def seen_as(self) -> Role:
         """The role the screens offer commands to and filter for: a player's own role,
-        else a viewer's or the GM's as `viewer` says (as `run` decides)."""
+        else a viewer's or the GM's as `viewer` says."""
         if self.session.role.is_player:
             return self.session.role
         return Role.viewer() if self.viewer else Role.gm()
@@ -336,12 +336,15 @@ class Live:
     def ruleset(self) -> "Ruleset":
         return self.session.ruleset
 
+    def seat(self, role: Role) -> None:
+        """Who this is, decided once as the seat opens (the app's --viewer, `tracker
+        serve` from the key, a player's combatants): what the session may change and
+        what the screens show (a player sees what a viewer sees, and their own)."""
+        self.session.role = role
+        self.viewer = not role.is_gm
+
     def run(self, change: Callable[[Session], Outcome]) -> Outcome:
         """Apply one change through the session; TrackerError propagates with its message."""
-        if not self.session.role.is_player:
-            # A GM's or a viewer's: `viewer`, set by whoever opened this (the app's
-            # --viewer, `tracker serve` from the key), decides. A player's role is fixed.
-            self.session.role = Role.viewer() if self.viewer else Role.gm()
         if self.session.role.is_viewer:
             raise self.session.role.refuse("change")
         try:

@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tracker.dice_plan import DECLARE, MAINTAIN
+from tracker.play.requests import DECLARE, MAINTAIN
 from tracker.engine import TrackerError, table
 from tracker.engine.model import Proposal
 from tracker.roles import Role

@@ -24,8 +24,10 @@ from textual.widgets import Input, Label
 from rulesets.base import ActionTemplate
 from rulesets.fields import AFTER_ROLL, MORE, Field
 from tracker import recent
-from tracker.declaring import DeclareFlow, FormStage, Shown, default_text, int_at_least_1, secret_yes_no
-from tracker.dice_plan import DECLARE, MAINTAIN, Step
+from tracker.declaring import DeclareFlow
+from tracker.play.form import FormStage, Shown, default_text, int_at_least_1, secret_yes_no
+from tracker.dice_plan import Step
+from tracker.play.requests import DECLARE, MAINTAIN
 from tracker.engine.model import Proposal
 from tracker.session import Outcome
 from tracker.text import printable

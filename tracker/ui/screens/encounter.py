@@ -449,10 +449,11 @@ class EncounterScreen(Screen[None]):
     def do_maintain(self) -> None:
         name = self._need_selected()
         from tracker import dice_plan  # loads on first use
+        from tracker.play.requests import MAINTAIN
         from tracker.ui.screens.declare import DeclareScreen
 
         if dice_plan.maintain_takes_dice(self.live.session, name):  # roll or type them in the form
-            self.app.push_screen(DeclareScreen(self.live, name, dice_plan.MAINTAIN), self._declared)
+            self.app.push_screen(DeclareScreen(self.live, name, MAINTAIN), self._declared)
             return
         self._declared(self.change(lambda s: s.maintain(name)), drawn=True)
 

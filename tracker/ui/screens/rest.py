@@ -38,7 +38,7 @@ from rulesets.dice import DiceNeeded, DiceSource, PromptingFaces, RandomDice, pa
 from tracker import verbs
 from tracker.campaign.model import Campaign
 from tracker.campaign.rest import Rested, record
-from tracker.declaring import chance_text
+from tracker.play.form import chance_text
 from tracker.dice_plan import accept, prompt, remaining
 from tracker.engine import TrackerError
 from tracker.engine.kinds import fmt
