@@ -80,15 +80,16 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.clocks import cpu as cpu_s, describe  # noqa: E402
 
 from rulesets.dice import RandomDice  # noqa: E402
-from tracker.campaign import fights, party, reading  # noqa: E402
-from tracker.campaign.rest import record  # noqa: E402
-from tracker.campaign.model import Campaign  # noqa: E402
-from tracker.campaign.store import SUFFIX, CampaignFile  # noqa: E402
+from tracker.play import fights, party  # noqa: E402
+from tracker.reading import campaign as reading  # noqa: E402
+from tracker.play.rest import record  # noqa: E402
+from tracker.persistence.campaign import Campaign  # noqa: E402
+from tracker.persistence.campaign_file import SUFFIX, CampaignFile  # noqa: E402
 from tracker.engine import Encounter, Event  # noqa: E402
 from tracker.engine.errors import RuleRefusal  # noqa: E402
 from tracker.persistence import codec  # noqa: E402
 from tracker.persistence.store import EncounterFile  # noqa: E402
-from tracker.session import Session  # noqa: E402
+from tracker.play.session import Session  # noqa: E402
 
 PY = sys.executable
 NAME = "saga"
@@ -113,7 +114,7 @@ FOES = (
 # Throwback Rolls off (Brand X's own setting) for the fixture's fights: a Pushback a fight
 # leaves on a character (a resource with no maximum) makes the campaign refuse the next
 # fight and the rest ("add NAME: current: pushback is not one of its resources"), a fault
-# of tracker.campaign.fights.entry_event that this benchmark does not measure.
+# of tracker.play.fights.entry_event that this benchmark does not measure.
 NO_PUSHBACK = {"throwback": False}
 
 # The floor of figure 1 as a process: read the file, parse it with the tracker's reader.

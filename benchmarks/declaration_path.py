@@ -1,6 +1,6 @@
 """The road one declaration travels through the code (python benchmarks/declaration_path.py).
 
-Not a timing: a count of where the program goes. The declare flow (`tracker.declaring`,
+Not a timing: a count of where the program goes. The declare flow (`tracker.play.declaring`,
 what the form drives) runs one Brand X declaration on a copy of a shipped save, as the
 form does: the choices, Enter, the dice typed, Enter at the result (the commit: the
 request built, resolved, the event checked, applied and encoded into the file). Every
@@ -80,9 +80,9 @@ class Road:
 
 
 def main() -> None:
-    from tracker.declaring import DeclareFlow, FormStage
-    from tracker.roles import Role
-    from tracker.session import Session
+    from tracker.play.declaring import DeclareFlow, FormStage
+    from tracker.reading.roles import Role
+    from tracker.play.session import Session
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "fight.toml"

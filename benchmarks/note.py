@@ -131,7 +131,7 @@ def measured(app: App[Any], count: FrameCount, started: dict[str, int], frames_b
 async def run(notes: int, events: int, saves: Path, profile: Any = None) -> tuple[list[Sample], list[Sample], dict[str, int]]:
     from benchmarks.ui import build
     from tracker.ui.app import TrackerApp
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
     from tracker.ui.screens.encounter import EncounterScreen
     from tracker.ui.widgets.log import CombatLog
 

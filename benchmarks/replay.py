@@ -48,7 +48,7 @@ from ui import build  # noqa: E402
 
 from tracker.persistence.store import EncounterFile  # noqa: E402
 from tracker.serve.preload import release_free_memory  # noqa: E402
-from tracker.session import Session  # noqa: E402
+from tracker.play.session import Session  # noqa: E402
 from rulesets.dice import RandomDice  # noqa: E402
 
 

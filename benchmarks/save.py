@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.clocks import Stopwatch, cpu, describe  # noqa: E402
 from tracker.engine import Encounter, Event, Resolution, Setup  # noqa: E402
 from tracker.persistence.store import EncounterFile  # noqa: E402
-from tracker.session import Session  # noqa: E402
+from tracker.play.session import Session  # noqa: E402
 from rulesets import registry  # noqa: E402
 from rulesets.dice import RandomDice  # noqa: E402
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from tracker.engine import Encounter, TrackerError  # noqa: E402
 from tracker.persistence import codec  # noqa: E402
 from tracker.persistence.store import EncounterFile  # noqa: E402
-from tracker.session import Session  # noqa: E402
+from tracker.play.session import Session  # noqa: E402
 from rulesets.dice import RandomDice  # noqa: E402
 
 ATTACK = {"brandx": "punch", "ore": "strike", "d6": "shoot", "ogs": "attack", "usor": "strike", "freeform": "charge"}

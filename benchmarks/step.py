@@ -28,7 +28,7 @@ from rulesets.brandx import BrandXRuleset  # noqa: E402
 from rulesets.dice import RandomDice  # noqa: E402
 from tracker.engine import Encounter, Setup  # noqa: E402
 from tracker.persistence import codec  # noqa: E402
-from tracker.session import Session  # noqa: E402
+from tracker.play.session import Session  # noqa: E402
 
 RUNS = 7
 BIG = 100_000_000

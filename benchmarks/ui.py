@@ -8,7 +8,7 @@
    taken is until the first frame drawn after the encounter moved on (a wrapper on
    `App._display`, which every frame passes through), on a 500-combatant, 5,000-event
    freeform encounter against a 5-combatant one. Median of N presses. Budget: 2x.
-   The save runs right after that frame (write-behind, see tracker/ui/live.py) and is
+   The save runs right after that frame (write-behind, see tracker/play/live.py) and is
    reported separately.
 3. Key to updated chance in the declare form: a D6 encounter of 500 combatants against
    one of 5, the form open on a shot at a target; a key typed into the `actions` field
@@ -42,7 +42,7 @@ from benchmarks.clocks import cpu as cpu_s, describe  # noqa: E402
 from textual import events  # noqa: E402
 
 from tracker.persistence.store import EncounterFile  # noqa: E402
-from tracker.session import Session  # noqa: E402
+from tracker.play.session import Session  # noqa: E402
 from rulesets.dice import RandomDice  # noqa: E402
 
 BARE = """

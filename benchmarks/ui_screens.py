@@ -72,9 +72,9 @@ from startup import BARE as BARE_PTY  # noqa: E402
 from startup import _ANSI, _env, interleaved, pty_time  # noqa: E402
 
 from rulesets.dice import RandomDice  # noqa: E402
-from tracker.library import Library  # noqa: E402
+from tracker.persistence.library import Library  # noqa: E402
 from tracker.persistence.store import EncounterFile  # noqa: E402
-from tracker.session import Session  # noqa: E402
+from tracker.play.session import Session  # noqa: E402
 
 SCREEN_BUDGET = 2.0
 PTY_BUDGET = 1.4

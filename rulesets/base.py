@@ -188,7 +188,7 @@ def _timed(hook: Callable[[Ruleset, ActionRequest, DiceSource], Resolution]) -> 
 @dataclass(frozen=True)
 class Recovery:
     """A game's own recovery between fights, where its rules give one (a campaign's
-    rest: tracker.campaign.rest drives it). Data, not code: the driver resolves these
+    rest: tracker.play.rest drives it). Data, not code: the driver resolves these
     actions of the game's own catalogue on each character at rest.
 
     - `name`: the rule's name and source, kept with every rest ("Brand X's Healing

@@ -31,7 +31,7 @@ MAX_OGS_SORTED_OUTCOMES = 15_000
 # this many sides (a roll is shown face by face in everyone's log).
 MAX_TABLE_DICE = 100
 MAX_TABLE_SIDES = 1000
-# Luck after the fight (tracker.stats): the Poisson-binomial of a side's recorded chances
+# Luck after the fight (tracker.reading.stats): the Poisson-binomial of a side's recorded chances
 # in exact fractions up to this many rolls; beyond, in floating point (the exact
 # denominators multiply with every roll).
 MAX_LUCK_EXACT = 1000

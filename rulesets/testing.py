@@ -70,13 +70,13 @@ from rulesets import registry
 from rulesets.base import JUDGE_KEY, Ruleset, check_details
 from rulesets.dice import RandomDice
 from rulesets.fields import AFTER_ROLL, MAIN, MORE, PARAM, RESOURCE
-from tracker import dice_plan, verbs
+from tracker.play import dice_plan, verbs
 from tracker.play import requests
 from tracker.play.requests import DECLARE, MAINTAIN, Attempt
 from tracker.engine import Encounter, Setup, TrackerError
 from tracker.engine.effects import EFFECT_TYPES, JUDGES, Blow, Effect
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 
 # Dice groups a single action may ask for before the suite calls it a runaway.
 MAX_GROUPS = 100

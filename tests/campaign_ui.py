@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tracker.campaign import fights, party
-from tracker.campaign.model import Campaign
-from tracker.campaign.store import CampaignFile
+from tracker.play import fights, party
+from tracker.persistence.campaign import Campaign
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.campaign import CampaignScreen
 from tracker.ui.screens.start import StartScreen

@@ -78,7 +78,7 @@ def cli_json(*argv: str) -> Any:
 def session_for(ruleset: Any, *lines: str, seed: int = 0, **settings: Any) -> Any:
     """An in-memory Session over a fresh encounter of `ruleset`, after running `lines`."""
     from rulesets.dice import RandomDice
-    from tracker.session import Session
+    from tracker.play.session import Session
 
     checked = ruleset.validate_settings(settings, "settings")
     setup = Setup("test", ruleset.id, ruleset.time, ruleset.down_when, checked, [])

@@ -19,8 +19,8 @@ import pytest
 from rulesets.dice import KeyedDice
 from tracker.engine import RuleRefusal, TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
-from tracker.session import Session
+from tracker.reading.roles import Role
+from tracker.play.session import Session
 from tests.helpers import cli
 from tests.test_players import fresh, open_as
 
@@ -94,7 +94,7 @@ def test_the_next_declaration_that_stands_gets_new_dice(fight: Path) -> None:
     name, seq = enc.combatant("Seraph").identity
     assert second[:2] != first[:2] or second != first
     # The faces are the stream's: draw 1 of Seraph's, die by die.
-    from tracker import player_dice
+    from tracker.play import player_dice
 
     stream = KeyedDice(player_dice.key_of(key), f"{name}\0{seq}\0{1}")
     assert second[:2] == [stream.face(0, 10), stream.face(1, 10)]
@@ -189,7 +189,7 @@ def test_a_rename_keeps_the_dice_and_a_newcomer_with_the_old_name_has_others(fig
     assert bob.app_roll([10, 10], actor="Seraph the Bold") == first[:2]
     gm.execute("add Seraph side=monsters")
     newcomer = fresh(fight).combatant("Seraph")
-    from tracker import player_dice
+    from tracker.play import player_dice
 
     setup = fresh(fight).setup
     assert player_dice.serve(setup, newcomer, [10] * 8) != player_dice.serve(setup, fresh(fight).combatant("Seraph the Bold"), [10] * 8)

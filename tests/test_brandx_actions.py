@@ -6,7 +6,7 @@ import pytest
 
 from rulesets.brandx import BrandXRuleset
 from tracker.engine import TrackerError
-from tracker.session import Session
+from tracker.play.session import Session
 from tests.helpers import session_for
 
 

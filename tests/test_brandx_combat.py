@@ -11,7 +11,7 @@ from rulesets.brandx.combat import hand_damage, miss_shares
 from rulesets.brandx.ep import EpChart
 from rulesets.brandx.rolls import speed_pt
 from tracker.engine import TrackerError
-from tracker.session import Session
+from tracker.play.session import Session
 from tests.helpers import session_for
 
 SERAPH = "add Seraph agility=22 strength=11 mass=80 height=1.791 learning=12 vp=43 ep=74"

@@ -21,7 +21,7 @@ import pytest
 
 from rulesets.brandx import BrandXRuleset
 from tracker.engine import TrackerError
-from tracker.session import Session
+from tracker.play.session import Session
 from tests.helpers import cli, session_for
 
 COAT = 'declare Sun-Ruler power mode=passive pr=12 pr_effect=8 label="fire coat"'
@@ -187,9 +187,9 @@ def test_the_declare_form_drops_a_power() -> None:
     (not a refusal, though a blast is in progress: letting go is passive), and the
     commit ends the charge."""
     from rulesets.fields import MAIN
-    from tracker.declaring import DeclareFlow
+    from tracker.play.declaring import DeclareFlow
     from tracker.play.form import Shown
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
 
     s = sun_ruler()
     s.execute("step 54")

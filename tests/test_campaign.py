@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tracker.campaign.store import CampaignError, CampaignFile
+from tracker.persistence.campaign_file import CampaignError, CampaignFile
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role, account
+from tracker.reading.roles import Role, account
 from tests.helpers import cli
 
 

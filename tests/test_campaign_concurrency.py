@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from rulesets.dice import RandomDice
-from tracker.campaign import fights
-from tracker.campaign.store import CampaignFile
+from tracker.play import fights
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.engine import Event, RuleRefusal
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tests.helpers import DEADLINE
 from tests.test_campaign import run
 

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from rulesets import registry
 from rulesets.dice import RandomDice
-from tracker.campaign import fights, rest
-from tracker.campaign.store import CampaignFile
+from tracker.play import fights, rest
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.engine import Event
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 
 HP = {"Ann": 10, "Bo": 8, "Cy": 12}
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rulesets import registry
 from tracker.engine import TrackerError
 from tracker.persistence import codec
-from tracker.session import COMMANDS, Session
+from tracker.play.session import COMMANDS, Session
 from tests.helpers import session_for
 
 NASTY = ["\x1b", "\x1b[2J", "\x1b]52;c;eA==\x07", "\x9b", "\u202e", "\x00", "\n", "\t", "[", "]", "[/]", "[b]", "[@click=app.quit]x[/]", '"', "'", "=", ",", "\\"]

@@ -97,7 +97,7 @@ def test_fields_validate_with_named_messages() -> None:
 
 def test_freeform_states_outcomes() -> None:
     from tracker.engine import Encounter, Setup
-    from tracker.session import Session
+    from tracker.play.session import Session
 
     ff = FreeformRuleset()
     enc = Encounter(Setup("t", "freeform", ff.time, ff.down_when))
@@ -188,7 +188,7 @@ def test_a_typed_pt_is_honoured_for_an_adapter_that_never_looks_for_one(adapter:
 
 
 def test_a_typed_pt_through_a_session_and_the_default_without_one() -> None:
-    from tracker.session import Session
+    from tracker.play.session import Session
 
     clock = _Clock()
     session = Session(Encounter(Setup("t", "clock", clock.time)), clock, RandomDice(1))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tracker.engine import TrackerError
-from tracker.session import Session
+from tracker.play.session import Session
 from rulesets.d6 import D6Ruleset
 from rulesets.d6 import odds
 from rulesets.d6.codes import DieCode, DieCodeError, parse, strength_damage

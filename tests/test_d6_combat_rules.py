@@ -514,8 +514,8 @@ def test_the_declare_forms_chance_line_says_a_check_needs_a_difficulty() -> None
     so as soon as the check is chosen (it said "no roll" until the commit refused); with
     level=moderate (11) Han's reflexes 2D shows its odds. By hand: 2D reaches 11 on 5-6,
     6-5 and 6-6, 3/36 = 8.33%."""
-    from tracker.declaring import DeclareFlow
-    from tracker.roles import Role
+    from tracker.play.declaring import DeclareFlow
+    from tracker.reading.roles import Role
 
     s = d6("add Han reflexes=2D")
     flow = DeclareFlow(s, Role.gm(), None)

@@ -158,8 +158,8 @@ def test_the_declare_forms_default_shot_without_a_weapon_is_refused_before_any_d
     before a target is named, and going on asks for no dice: the form stays at the
     choices with the reason. Once the weapon is set the same form shows the odds: by
     hand, Coordination 3D against passive defence 10 is 10 or more on 3d6, 135/216 = 5/8."""
-    from tracker.declaring import DeclareFlow, FormStage, Shown
-    from tracker.roles import Role
+    from tracker.play.declaring import DeclareFlow, FormStage, Shown
+    from tracker.reading.roles import Role
 
     s = d6("add Hero coordination=3D", "add Orc")
     flow = DeclareFlow(s, Role.gm(), "Hero")

@@ -1,4 +1,4 @@
-"""The declare flow without a screen (`tracker.declaring`), in every shipped ruleset.
+"""The declare flow without a screen (`tracker.play.declaring`), in every shipped ruleset.
 
 Choose -> dice (one named group at a time, typed or rolled by the app) -> result and
 after-roll choices -> commit, driven by calls as the form drives it; the form itself
@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 
 from rulesets.dice import RandomDice
 from rulesets.fields import AFTER_ROLL
-from tracker import dice_plan
-from tracker.declaring import DeclareFlow
+from tracker.play import dice_plan
+from tracker.play.declaring import DeclareFlow
 from tracker.play.form import FormStage, Shown
 from tracker.play.requests import DECLARE, MAINTAIN
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
-from tracker.session import Session
-from tracker.viewing import sight
+from tracker.reading.roles import Role
+from tracker.play.session import Session
+from tracker.reading.viewing import sight
 from tests.helpers import check_declared
 from tests.test_ui_declare import CASES, SAVES, copy_save, faces_for, gamble, gamble_file  # noqa: F401 (gamble: a fixture)
 
@@ -57,7 +57,7 @@ def result(flow: DeclareFlow) -> str:
 
 
 def test_the_flow_imports_no_textual() -> None:
-    code = "import sys, tracker.declaring, tracker.dice_plan\nassert not [m for m in sys.modules if m.split('.')[0] == 'textual']"
+    code = "import sys, tracker.play.declaring, tracker.play.dice_plan\nassert not [m for m in sys.modules if m.split('.')[0] == 'textual']"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 

@@ -17,9 +17,9 @@ from tracker.engine import kinds
 from tracker.engine.kinds import KINDS
 from tracker.persistence import codec
 from tracker.engine.kinds import PLAYER_KINDS
-from tracker.roles import Role
-from tracker.session import Session
-from tracker.wording import describe
+from tracker.reading.roles import Role
+from tracker.play.session import Session
+from tracker.reading.wording import describe
 from tests.helpers import encounter
 
 ENGINE = Path(__file__).resolve().parent.parent / "tracker" / "engine"
@@ -131,29 +131,29 @@ def _player() -> Session:
 def test_the_guard_refuses_a_player_every_kind_the_table_keeps_for_the_gm(kind: str) -> None:
     s = _player()
     with pytest.raises(TrackerError, match="everything else is the GM's"):
-        s.guard(s.encounter, Event(kind, {"target": "Ann", "name": "Ann", "actor": "Ann"}))
+        s.policy.guard(s.encounter, Event(kind, {"target": "Ann", "name": "Ann", "actor": "Ann"}), s.by)
 
 
 @pytest.mark.parametrize("kind", [name for name, row in KINDS.items() if row.guard == kinds.OWN_ACTOR])
 def test_the_guard_lets_a_player_act_only_for_their_own_combatant(kind: str) -> None:
     s = _player()
     args = {"actor": "Ann", "template": "punch", "action": "declare", "resolution": Resolution(3)}
-    s.guard(s.encounter, Event(kind, args))  # their own: passes
+    s.policy.guard(s.encounter, Event(kind, args), s.by)  # their own: passes
     with pytest.raises(TrackerError, match="Bo: not your combatant"):
-        s.guard(s.encounter, Event(kind, {**args, "actor": "Bo"}))
+        s.policy.guard(s.encounter, Event(kind, {**args, "actor": "Bo"}), s.by)
     with pytest.raises(TrackerError, match="secret rolls are the GM's"):
-        s.guard(s.encounter, Event(kind, {**args, "secret": True}))
+        s.policy.guard(s.encounter, Event(kind, {**args, "secret": True}), s.by)
 
 
 def test_the_guard_reads_the_other_checks_from_the_table() -> None:
     s = _player()
     assert kinds.guard_of("roll") == kinds.NOT_SECRET
-    s.guard(s.encounter, Event("roll", {"text": "1d6: 4"}))
+    s.policy.guard(s.encounter, Event("roll", {"text": "1d6: 4"}), s.by)
     with pytest.raises(TrackerError, match="secret rolls are the GM's"):
-        s.guard(s.encounter, Event("roll", {"text": "1d6: 4", "secret": True}))
+        s.policy.guard(s.encounter, Event("roll", {"text": "1d6: 4", "secret": True}), s.by)
     assert kinds.guard_of("undo") == kinds.OWN_LAST
     with pytest.raises(TrackerError, match="the latest change is the GM's"):
-        s.guard(s.encounter, Event("undo", {}))
+        s.policy.guard(s.encounter, Event("undo", {}), s.by)
     assert kinds.guard_of("withdraw") == kinds.OWN_PROPOSAL
     assert kinds.guard_of("no such kind") == kinds.GM_ONLY
 

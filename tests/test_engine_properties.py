@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracker import report
+from tracker.reading import report
 from tracker.engine import (
     ACTIVE,
     Condition,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker import report
+from tracker.reading import report
 from tracker.engine import Encounter, Event
 from tracker.persistence.store import EncounterFile
 from tests.helpers import cli, shipped_fights
@@ -47,7 +47,7 @@ def test_freeform_ambush_stands_where_the_log_says() -> None:
 
 
 def test_the_example_campaign_holds_its_three_fights_and_its_party_as_the_last_fight_began() -> None:
-    from tracker.campaign.store import CampaignFile
+    from tracker.persistence.campaign_file import CampaignFile
 
     camp = CampaignFile(SAVES / "city-nights.campaign.toml").load()
     assert camp.ruleset == "brandx" and [f.file for f in camp.fights] == ["city-nights-1-docks.toml", "city-nights-2-roof.toml", "city-nights-3-museum.toml"]

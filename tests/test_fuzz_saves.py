@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from tracker.cli import main as cli_main
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from rulesets.dice import RandomDice
 from tests.ui import press, settle
 
@@ -142,7 +142,7 @@ def one_case(source: Path, seed: int, folder: Path, counts: Counts) -> tuple[Pat
 async def open_in_app(path: Path, loads: bool) -> str:
     """Open the mutant as `tracker open` would, press a few keys, quit; '' or a failure."""
     from tracker.ui.app import TrackerApp
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
 
     before = path.read_bytes()
     try:

@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import cli as run
-from tracker import config, extras, paths
-from tracker.ui import commands
+from tracker.persistence import config, paths
+from tracker import extras
+from tracker.ui import commands, settings
 from tests.ui import settle
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,7 +152,7 @@ def test_the_built_package_carries_the_examples(tmp_path: Path) -> None:
     assert (tmp_path / "lib" / "tracker" / "py.typed").is_file() and (tmp_path / "lib" / "rulesets" / "py.typed").is_file()
     assert not (shipped / paths.MARKER).exists()  # the clone's marker is no package data
     assert sorted(p.name for p in shipped.glob("*.toml")) == EXAMPLES
-    code = "import tracker.paths as p; print(*(f for f in p.example_files()), sep=chr(10))"
+    code = "import tracker.persistence.paths as p; print(*(f for f in p.example_files()), sep=chr(10))"
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "lib"))
     found = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert [Path(line) for line in found.stdout.splitlines()] == sorted(shipped.glob("*.toml")), found.stderr
@@ -241,7 +242,7 @@ def test_a_bad_config_file_is_named_never_a_crash(config_file: Path, capsys: pyt
         config.load()
     except config.ConfigError:  # a file that does not read is never written over
         with pytest.raises(config.ConfigError):
-            config.remember_theme("nord")
+            settings.remember_theme("nord")
         assert config_file.read_bytes() == before
 
 
@@ -255,15 +256,15 @@ def test_new_takes_the_default_ruleset(config_file: Path, saves: Path, capsys: p
 
 
 def test_remembering_a_theme_keeps_every_other_line(config_file: Path) -> None:
-    config.remember_theme("nord")
+    settings.remember_theme("nord")
     assert config.load().theme == "nord"
     config_file.write_text('# my settings\ntheme = "nord"  # dark\ndefault_ruleset = "d6"\n[keys]\nnext = "j"\n', encoding="utf-8")
-    config.remember_theme("gruvbox")
+    settings.remember_theme("gruvbox")
     text = config_file.read_text(encoding="utf-8")
     assert text.startswith("# my settings\ntheme = \"gruvbox\"  # dark\n")  # its comment too
     assert 'default_ruleset = "d6"' in text and '[keys]\nnext = "j"' in text
     config_file.write_text('[keys]\nnext = "j"\n', encoding="utf-8")
-    config.remember_theme("nord")
+    settings.remember_theme("nord")
     assert config.load().theme == "nord" and config.load().keys == {"next": "j"}
 
 
@@ -284,7 +285,7 @@ def test_writing_a_setting_back_keeps_comments_order_and_layout(config_file: Pat
     """Issue 24 item 4: only the value changes; a new key goes at the end of its table."""
     config_file.parent.mkdir(parents=True)
     config_file.write_text(CONFIG_AS_WRITTEN, encoding="utf-8")
-    config.remember_theme("nord")
+    settings.remember_theme("nord")
     config.remember("keys.step", "ctrl+f")
     config.remember("viewer_resources", "hidden")
     assert config_file.read_text(encoding="utf-8") == (
@@ -297,7 +298,7 @@ def test_writing_a_setting_back_keeps_comments_order_and_layout(config_file: Pat
         'declare = "a"\n'
         'step = "ctrl+f"\n'
     )
-    assert config.load_checked(commands.tables()).keys == {"next": "j, space", "declare": "a", "step": "ctrl+f"}
+    assert settings.load_checked(commands.tables()).keys == {"next": "j, space", "declare": "a", "step": "ctrl+f"}
 
 
 def test_config_set_from_the_command_line(config_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -325,7 +326,7 @@ def test_good_keys_pass(config_file: Path) -> None:
     # another screen's key (start screen `n`: new), modifiers, characters by name, and
     # the default key two commands share by role (u: undo for the GM, take back for a player)
     config_file.write_text('[keys]\nnext = "n,space"\nstep = "ctrl+f,full_stop"\nhelp = "?,f1"\nlog_search = "shift+tab"\nundo = "u"\n', encoding="utf-8")
-    assert config.load_checked(commands.tables()).keys["help"] == "?,f1"
+    assert settings.load_checked(commands.tables()).keys["help"] == "?,f1"
 
 
 @pytest.mark.ui
@@ -488,7 +489,7 @@ def test_web_refuses_an_unknown_encounter(saves: Path, capsys: pytest.CaptureFix
 def test_a_roll_imports_neither_files_nor_metadata_nor_textual_nor_the_odds_library() -> None:
     code = (
         "import sys, io\nfrom tracker.cli import main\nmain(['roll', 'brandx', '15', '--seed', '1'], stdout=io.StringIO())\n"
-        "print(sorted(m for m in ('tracker.session', 'tracker.persistence.store', 'tracker.report', 'importlib.metadata', 'textual', 'rulesets.usor', 'platformdirs', 'icepool') if m in sys.modules))"
+        "print(sorted(m for m in ('tracker.play.session', 'tracker.persistence.store', 'tracker.reading.report', 'importlib.metadata', 'textual', 'rulesets.usor', 'platformdirs', 'icepool') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr

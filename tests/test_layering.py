@@ -9,13 +9,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE = ["tracker.engine", "tracker.session", "tracker.recent", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export", "tracker.persistence.store", "tracker.persistence.codec", "rulesets.registry"]
+PURE = ["tracker.engine", "tracker.persistence", "tracker.reading", "tracker.play"]  # every module of these floors
 
 
 def test_pure_packages_do_not_import_textual() -> None:
     code = (
         "import sys, pkgutil, importlib\n"
-        f"for name in {PURE!r}: importlib.import_module(name)\n"
+        f"for name in {PURE!r}:\n"
+        "    package = importlib.import_module(name)\n"
+        "    for m in pkgutil.walk_packages(package.__path__, name + '.'): importlib.import_module(m.name)\n"
         "import rulesets, rulesets.registry\n"
         "for cls in rulesets.registry.available().values(): cls().catalogue()\n"
         "for m in pkgutil.walk_packages(rulesets.__path__, 'rulesets.'): importlib.import_module(m.name)\n"
@@ -29,10 +31,14 @@ def test_pure_packages_do_not_import_textual() -> None:
 
 
 # ----------------------------------------------------------------- floors and circles
-# docs/contributing/design.md#layers: engine <- rulesets <- persistence <- session <- ui / cli / serve / web, and
-# nothing imports upward. Every module of `tracker` and `rulesets` stands on one floor
-# (the longest prefix below decides; a new top-level module must be given one); a module may import its own floor and the floors
-# below it, never one above, and the imports between modules never go round in a circle.
+# docs/contributing/design.md#layers: the floors are the folders. From the ground up: the
+# engine, the rulesets, persistence, reading (what a role sees), play (what a seat does),
+# the UI, the front ends (serve, web), and the command line: the modules at the top of
+# the `tracker` package itself (cli, its parser, completion, ...). A module may import
+# its own floor and the floors below it, never one above, and the imports between
+# modules never go round in a circle. One module stands off its folder's floor, named
+# here: the contract suite a game's tests subclass (rulesets.testing) drives a game as
+# the declare form does, so it stands on play.
 #
 # What counts as an import: every `import` and `from ... import` in the file, at the top,
 # inside functions and under `if TYPE_CHECKING:` alike (an arrow in the house is an arrow,
@@ -43,26 +49,16 @@ def test_pure_packages_do_not_import_textual() -> None:
 # to `P` itself: importing a name the package's `__init__` defines or re-exports is an
 # arrow to that `__init__`, and would be a circle from inside the package.
 # `import a.b.c` is an arrow to `a.b.c`.
-#
-# A flow (docs/contributing/design.md#flows) stands on the session and under the UI.
-# Within the top floors the front ends stand on the UI and the CLI on them all: nothing
-# but `python -m tracker` imports the CLI (a served seat starts its app directly).
+TOP = tuple(sorted(f"tracker.{p.stem}" for p in (ROOT / "tracker").glob("*.py") if p.stem != "__init__"))
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("engine", ("tracker", "tracker.engine", "tracker.text")),
+    ("engine", ("tracker", "tracker.engine")),
     ("rulesets", ("rulesets",)),
-    ("persistence", ("tracker.persistence", "tracker.library", "tracker.paths", "tracker.extras", "tracker.config", "tracker.campaign", "tracker.campaign.model", "tracker.campaign.store")),
-    (
-        "session",
-        (
-            "tracker.session", "tracker.verbs", "tracker.roles", "tracker.viewing", "tracker.wording",
-            "tracker.recent", "tracker.report", "tracker.stats", "tracker.charts", "tracker.export",
-            "tracker.completion", "tracker.player_dice", "tracker.campaign.fights", "tracker.campaign.party", "tracker.campaign.reading", "tracker.campaign.export",
-        ),
-    ),
-    ("flows", ("tracker.declaring", "tracker.dice_plan", "tracker.replaying", "tracker.campaign.rest", "rulesets.testing")),  # steps over a session, no screen (the contract suite drives games as the form does)
+    ("persistence", ("tracker.persistence",)),
+    ("reading", ("tracker.reading",)),
+    ("play", ("tracker.play", "rulesets.testing")),
     ("ui", ("tracker.ui",)),
     ("front ends", ("tracker.serve", "tracker.web")),
-    ("cli", ("tracker.cli", "tracker.__main__", "tracker.campaign.command", "tracker.campaign.arguments")),
+    ("command line", TOP),
 )
 PACKAGES = ("tracker", "rulesets")
 ONLY_ITSELF = ("tracker",)  # the package's own `__init__` (its version), not its modules
@@ -205,3 +201,22 @@ def test_the_walk_sees_what_a_circle_is_made_of(tmp_path: Path) -> None:
     assert _circles(graph) == [["p.b", "q"]]
     graph["p.b"] = set()
     assert _circles(graph) == []
+
+
+def test_only_the_ui_and_above_name_textual_even_inside_a_function() -> None:
+    """The floors below the UI never reach into Textual, not even by an import run later
+    (the config file's key names and themes are the UI's: tracker.ui.settings)."""
+    below_ui = [name for name in _modules() if _floor(name) < [n for n, _ in FLOORS].index("ui")]
+    reaching = []
+    for name in below_ui:
+        path = _modules()[name]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                named = [node.module or ""]
+            else:
+                continue
+            reaching += [f"{name}: {n}" for n in named if n == "textual" or n.startswith("textual.")]
+    assert len(below_ui) > 60
+    assert not reaching, reaching

@@ -1,4 +1,4 @@
-"""Names that only look like another, or like nothing (tracker.text: `skeleton`,
+"""Names that only look like another, or like nothing (tracker.engine.text: `skeleton`,
 `lookalike`, `refuse_blank`; docs/decisions/0052-look-alike-names.md).
 
 A Cyrillic "Sеraph" beside "Seraph", a fullwidth "Ｓeraph", or a name that draws as blank
@@ -20,17 +20,17 @@ import pytest
 from rulesets import registry
 from rulesets.dice import RandomDice
 from tracker.engine import TrackerError
-from tracker.library import Library
+from tracker.persistence.library import Library
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
-from tracker.text import BLANK, check_name, lookalike, skeleton
+from tracker.play.session import Session
+from tracker.engine.text import BLANK, check_name, lookalike, skeleton
 from tests.helpers import cli as run
 from tests.helpers import session_for
 
 CYRILLIC_SERAPH = "S\u0435raph"  # CYRILLIC SMALL LETTER IE
 FULLWIDTH_SERAPH = "\uff33eraph"  # FULLWIDTH LATIN CAPITAL LETTER S
 BLANKS = {"\u3164": "HANGUL FILLER", "\u115f": "HANGUL CHOSEONG FILLER", "\u2800": "BRAILLE PATTERN BLANK", "\u034f": "COMBINING GRAPHEME JOINER"}
-TABLE = Path(__file__).resolve().parent.parent / "tracker" / "confusables.toml"
+TABLE = Path(__file__).resolve().parent.parent / "tracker" / "engine" / "confusables.toml"
 
 
 def snapshot(s: Session) -> tuple:

@@ -26,16 +26,16 @@ from textual.widgets import Input, Label
 
 from rulesets.brandx import BrandXRuleset
 from rulesets.dice import RandomDice
-from tracker import dice_plan
-from tracker.declaring import DeclareFlow
+from tracker.play import dice_plan
+from tracker.play.declaring import DeclareFlow
 from tracker.play.form import FormStage, Shown
 from tracker.play import requests
 from tracker.play.requests import MAINTAIN
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
-from tracker.session import Session
-from tracker.stats import fight_stats
+from tracker.reading.roles import Role
+from tracker.play.session import Session
+from tracker.reading.stats import fight_stats
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen

@@ -14,7 +14,7 @@ from rulesets.ogs import OgsRuleset, odds
 from rulesets.ogs.check import StageRule, opposed, roll
 from rulesets.ogs.notation import DiceSteps, increase, increase_die, parse
 from tracker.engine import TrackerError
-from tracker.session import Session
+from tracker.play.session import Session
 from tests.helpers import cli, cli_json, session_for
 
 STEPS = DiceSteps()
@@ -256,7 +256,7 @@ def test_the_result_names_critical_stages_not_a_margin() -> None:
     """Seed 002: "Every additional two the difficulty is exceeded by adds another level
     of critical success." d4 4 + d8 8 + d12 12 = 24 against 12: exceeded by 12, so
     12 / 2 = 6 stages; the form's result says "critical stages: 6", not "margin: 6"."""
-    from tracker.dice_plan import result_figures
+    from tracker.play.dice_plan import result_figures
 
     s = session_for(OgsRuleset(), "add A stat=d4 skill=d8 enhancement=d12")
     s.execute("declare A check difficulty=12 faces=4,8,12")

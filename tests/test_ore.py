@@ -16,7 +16,7 @@ from rulesets.ore.combat import Boxes, armour, gobble, location_for, mark, parse
 from rulesets.ore.pool import Outcome, Pool, contest, highest, narrower_succeeds, parse, penalise, place_wiggles, roll, widest
 from tracker.engine import TrackerError
 from tracker.engine.model import INTERRUPTED
-from tracker.session import Session
+from tracker.play.session import Session
 from tests.helpers import cli, cli_json, session_for
 
 ROOT = Path(__file__).resolve().parent.parent

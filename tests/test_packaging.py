@@ -1,6 +1,6 @@
 """What pyproject.toml lists is what the source tree holds: every package folder (one
 with an __init__.py) is shipped, and the worked examples ship as `tracker.examples`
-from the repository's saves/ (tracker.paths.example_files reads them as package data)."""
+from the repository's saves/ (tracker.persistence.paths.example_files reads them as package data)."""
 
 from __future__ import annotations
 

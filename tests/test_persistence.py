@@ -16,7 +16,7 @@ import pytest
 from tracker.engine import Event, TrackerError
 from tracker.persistence.codec import SaveError
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from rulesets.dice import RandomDice
 from tests.helpers import cli as run
 

@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulesets.dice import RandomDice
-from tracker import report
+from tracker.reading import report
 from tracker.engine import RuleRefusal, TrackerError
 from tracker.persistence import codec
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role, visible_to, who
-from tracker.session import Session
-from tracker.wording import describe, history
+from tracker.reading.roles import Role, visible_to, who
+from tracker.play.session import Session
+from tracker.reading.wording import describe, history
 from tests.helpers import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -131,7 +131,7 @@ def test_a_viewer_role_refuses_every_change_and_the_file_refuses_too(fight: Path
 
 
 def test_live_passes_the_role_and_refuses_a_viewer_through_it(fight: Path) -> None:
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
 
     live = Live.open(fight, user="bob", role=SERAPH)
     assert live.viewer and live.role == SERAPH  # shown as a viewer sees it

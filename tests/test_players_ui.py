@@ -21,7 +21,7 @@ from textual.widgets import Input, Label, OptionList
 from tracker.play.form import FormStage
 from tracker.engine import table
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
+from tracker.reading.roles import Role
 from tracker.ui.app import TrackerApp
 from tracker.ui.commands import ENCOUNTER, CommandTable, for_role
 from tracker.ui.screens.approvals import ApprovalsScreen, EditProposalScreen
@@ -129,7 +129,7 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
         assert "player of Seraph" in shown and "Take back" in shown and "Damage:" not in shown
 
 
-# What each role may use of the command language (tracker.verbs, each verb's `roles`),
+# What each role may use of the command language (tracker.play.verbs, each verb's `roles`),
 # written out by hand: a player declares, maintains, aborts, takes back and rolls for the
 # table; a viewer changes nothing.
 PLAYER_VERBS = ["declare", "maintain", "abort", "undo", "redo", "roll", "proposals", "takeback"]
@@ -147,7 +147,7 @@ def help_shown(app: TrackerApp) -> str:
 
 @pytest.mark.parametrize("who", ["gm", "player", "viewer"])
 async def test_help_and_the_command_line_offer_only_the_verbs_the_role_may_use(saves: Path, fight: Path, who: str) -> None:
-    from tracker import verbs
+    from tracker.play import verbs
     from tracker.ui.screens.help import HelpScreen
 
     expected = {"gm": [v.name for v in verbs.VERBS], "player": PLAYER_VERBS, "viewer": []}[who]

@@ -137,8 +137,8 @@ def test_the_app_runs_without_posix_modules(tmp_path: Path) -> None:
     import asyncio, json
     from pathlib import Path
     from tracker.ui.app import TrackerApp
-    from tracker.ui.live import Live
-    from tracker.roles import account
+    from tracker.play.live import Live
+    from tracker.reading.roles import account
 
     async def main():
         file = Path("saves/seraph.toml")

@@ -1,4 +1,4 @@
-"""A combatant's recent actions for the declare form (`tracker.recent`), without a screen.
+"""A combatant's recent actions for the declare form (`tracker.reading.recent`), without a screen.
 
 Issue 22, "What must be true" 4: "The declare form offers each combatant's recent
 actions first: the same action against the same target again is one key plus the dice,
@@ -12,8 +12,8 @@ from tests.helpers import shipped_fights
 from typing import Any
 
 from rulesets import registry
-from tracker import recent
-from tracker.roles import Role
+from tracker.reading import recent
+from tracker.reading.roles import Role
 from tests.helpers import session_for
 
 
@@ -77,7 +77,7 @@ def test_a_hidden_target_is_never_named_to_a_player() -> None:
 def test_options_asked_are_kept_in_the_save_and_tell_choices_apart(tmp_path: Any) -> None:
     from rulesets.dice import RandomDice
     from tracker.persistence.store import EncounterFile
-    from tracker.session import Session
+    from tracker.play.session import Session
 
     store, loaded = EncounterFile.create(tmp_path / "fight.toml", "fight", "freeform")
     s = Session(loaded.encounter, loaded.ruleset, RandomDice(1), store)

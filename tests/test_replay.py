@@ -112,8 +112,8 @@ def play(game: str, plan: Any, moves: list[tuple[Any, ...]], seed: int) -> Encou
     """Run the moves on a session of `game` (and, for proposals, on a session of a player
     of the first combatant); refused ones change nothing (the rules say why)."""
     from rulesets.dice import RandomDice
-    from tracker.roles import Role
-    from tracker.session import Session
+    from tracker.reading.roles import Role
+    from tracker.play.session import Session
 
     ruleset, _ = STRATEGIES[game]
     adds, declares, settings_ = plan
@@ -385,14 +385,14 @@ def test_the_replay_never_changes_the_fight_it_was_made_from() -> None:
     assert len(live.events) == len({id(e) for e in live.events}) and [e.seq for e in live.events] == list(range(1, len(live.events) + 1))
 
 
-# ------------------------------------------------------------------ the flow (tracker.replaying)
+# ------------------------------------------------------------------ the flow (tracker.play.replaying)
 def test_the_flow_moves_plays_and_refuses_without_a_screen() -> None:
     """The stops of the `_fight` for the GM: 0 (roster), 2 (the sword, the daze), 7 (the daze
     ends), 10 (the sword lands), 12 (Bo shown, the note, the dodge, which lands after the
     last), 40 (the last). Play goes stop to stop to the last, then stops; space at the last
     starts again from 0."""
-    from tracker.replaying import SPEEDS, Replaying
-    from tracker.roles import Role
+    from tracker.play.replaying import SPEEDS, Replaying
+    from tracker.reading.roles import Role
 
     flow = Replaying.of(_fight().encounter, Role.gm())
     assert flow.segment == flow.last == 40
@@ -426,8 +426,8 @@ def test_the_flow_moves_plays_and_refuses_without_a_screen() -> None:
 def test_a_viewers_stops_never_tell_of_what_was_done_unseen() -> None:
     """Bo is hidden until 12: his sword wound on 10 is written while he was hidden, so 10
     is no stop for a viewer (nothing there they may read); 2 is (Ann's daze)."""
-    from tracker.replaying import Replaying
-    from tracker.roles import Role
+    from tracker.play.replaying import Replaying
+    from tracker.reading.roles import Role
 
     live = _fight().encounter
     viewer = Replaying.of(live, Role.viewer())
@@ -440,8 +440,8 @@ def test_a_viewers_stops_never_tell_of_what_was_done_unseen() -> None:
 
 def test_a_players_role_in_the_replay_follows_their_combatant_by_identity() -> None:
     from rulesets.freeform import FreeformRuleset
-    from tracker.replaying import Replaying
-    from tracker.roles import Role
+    from tracker.play.replaying import Replaying
+    from tracker.reading.roles import Role
 
     s = session_for(FreeformRuleset(), "add Ann hp=20", "step 3", "rename Ann Anneke", "add Ann hp=5", "step 2")
     role, _ = Role.of(s.encounter, ["Anneke"])

@@ -5,7 +5,7 @@ Whatever fails after the session applied a change (encoding it: an adapter that 
 session reads the file again under the lock, so memory is what is saved, the file is
 never left with a number missing, and the message says what was not saved and up to
 which revision the file holds (tracker.persistence.store, `abandon`). The same through
-the app's write-behind store (tracker.ui.live) and on the app's screen.
+the app's write-behind store (tracker.play.live) and on the app's screen.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import pytest
 from tracker.engine import Resolution, TrackerError
 from tracker.persistence import store as store_module
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
-from tracker.ui.live import Live
+from tracker.play.session import Session
+from tracker.play.live import Live
 from rulesets.dice import RandomDice
 from rulesets.freeform import FreeformRuleset
 

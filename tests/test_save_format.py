@@ -20,14 +20,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracker import report
+from tracker.reading import report
 from tracker.engine import TrackerError
 from tracker.persistence import codec
 from tracker.persistence import store as store_module
 from tracker.persistence.codec import SaveError
 from tracker.persistence.lock import lock_path
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from rulesets.dice import RandomDice
 from tests.helpers import cli, refresh
 from tests.ui import post_keys, press, settle, wait_for
@@ -507,7 +507,7 @@ _LIVE: list[object] = []
 
 
 def test_a_forked_session_follows_with_its_own_descriptor_and_thread(tmp_path: Path) -> None:
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
 
     path = tmp_path / "fight.toml"
     _new(path, "add Ann hp=12")

@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rulesets.dice import RandomDice
-from tracker import report
+from tracker.reading import report
 from tracker.engine import RuleRefusal, TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
+from tracker.reading.roles import Role
 from tracker.serve.seat import player_role
-from tracker.session import Session
-from tracker.viewing import sight
+from tracker.play.session import Session
+from tracker.reading.viewing import sight
 from tests.helpers import cli
 from tests.test_players import fresh, open_as
 
@@ -235,7 +235,7 @@ def outputs(enc: Any, ruleset: Any, reader: Role) -> list[str]:
     log and history as the app renders them, the : line's names, refusals and odds."""
     from types import SimpleNamespace
 
-    from tracker import export
+    from tracker.reading import export
     from tracker.ui.screens.history import history_rows
     from tracker.ui.widgets.log import entry_text
 

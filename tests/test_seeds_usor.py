@@ -1106,8 +1106,8 @@ def test_the_declare_forms_chance_line_says_a_check_needs_its_events_rating() ->
     so as soon as the check is chosen (it said "no roll" until the commit refused), as it
     names a missing target; with against=24 it shows the odds. By hand: agility 18 is
     row 18 (1d10+1d12), rating 24 is row 24 (2d20), so the chance is neither 0 nor 1."""
-    from tracker.declaring import DeclareFlow
-    from tracker.roles import Role
+    from tracker.play.declaring import DeclareFlow
+    from tracker.reading.roles import Role
 
     s = session_for(UsorRuleset(), "add Max agility=18")
     flow = DeclareFlow(s, Role.gm(), None)

@@ -21,7 +21,7 @@ import pytest
 
 from tracker.persistence.store import EncounterFile
 from tracker.serve.probe import Screen, ServerProcess, alive, env, make_key
-from tracker.text import quoted
+from tracker.engine.text import quoted
 from tests.helpers import DEADLINE
 
 pytestmark = pytest.mark.serve

@@ -28,11 +28,11 @@ import asyncssh
 import pytest
 
 from tests.helpers import DEADLINE, cli, until
-from tracker.campaign.model import Campaign
-from tracker.campaign.store import CampaignFile
+from tracker.persistence.campaign import Campaign
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.engine import Encounter, Event, Setup, TimeMapping
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role, campaign_characters
+from tracker.reading.roles import Role, campaign_characters
 from tracker.serve.campaign import FileWatch, ServedCampaign
 from tracker.serve.keys import KeyRing, lines_without_combatant
 from tracker.serve.probe import OpenSSHScreen, Screen, ServerProcess, make_key, plain

@@ -4,7 +4,7 @@ Over loopback SSH with real clients (asyncssh, and OpenSSH's `ssh -tt`): identic
 are drawn by one app and get the same bytes; one who presses a key leaves with an app of
 its own while the others' screens stay as they were; a newcomer gets the whole screen at
 once; a member that stops reading is given up while the others follow; and nothing a
-viewer may not see (tracker.viewing.sight) reaches any of them, shared or not.
+viewer may not see (tracker.reading.viewing.sight) reaches any of them, shared or not.
 """
 
 from __future__ import annotations

@@ -28,11 +28,11 @@ import pytest
 from rulesets.dice import RandomDice
 from tests.helpers import DEADLINE, cli, until
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
+from tracker.reading.roles import Role
 from tracker.serve import control
 from tracker.serve.keys import GM, PLAYER, KeyRing, fingerprint_name
 from tracker.serve.probe import OpenSSHScreen, Screen, ServerProcess, env, make_key
-from tracker.session import Session
+from tracker.play.session import Session
 
 pytestmark = pytest.mark.serve
 

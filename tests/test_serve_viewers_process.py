@@ -27,9 +27,9 @@ from tests.test_ui_app import SIZE, encounter_screen, make_file, wait_for
 from tracker.persistence.store import EncounterFile
 from tracker.serve import control, viewer_output
 from tracker.serve.probe import Screen, alive
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
-from tracker.ui.live import Live
+from tracker.play.live import Live
 from tracker.ui.widgets.log import CombatLog
 from tests.ui import press, settle
 

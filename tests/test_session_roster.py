@@ -11,12 +11,12 @@ import tomllib
 from rulesets import registry
 from rulesets.dice import RandomDice
 from tracker.engine import TrackerError
-from tracker.library import Library
+from tracker.persistence.library import Library
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
-from tracker.session import Session
-from tracker.viewing import sight
-from tracker.wording import history
+from tracker.reading.roles import Role
+from tracker.play.session import Session
+from tracker.reading.viewing import sight
+from tracker.reading.wording import history
 from tests.helpers import cli as run
 from tests.helpers import session_for
 
@@ -241,7 +241,7 @@ def test_library_save_and_add_in_one_step(tmp_path: Path) -> None:
     with pytest.raises(TrackerError, match="control characters"):
         s.execute("library add Bad")
     # The library file is not an encounter: not listed, not opened.
-    from tracker import paths
+    from tracker.persistence import paths
 
     assert path not in paths.encounter_files(tmp_path)
 
@@ -283,7 +283,7 @@ def test_a_new_encounter_elsewhere_needs_the_same_house_rules_beside_it(tmp_path
 
 
 def test_an_encounter_opens_by_its_title(saves: Path) -> None:
-    from tracker import paths
+    from tracker.persistence import paths
 
     EncounterFile.create(saves / "ruined-temple-bx.toml", "Ruined Temple BX", "brandx")
     assert paths.resolve("Ruined Temple BX", saves) == saves / "ruined-temple-bx.toml"

@@ -11,9 +11,9 @@ from rulesets import registry
 from rulesets.dice import RandomDice
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
-from tracker.session import Session
-from tracker.wording import describe
+from tracker.reading.roles import Role
+from tracker.play.session import Session
+from tracker.reading.wording import describe
 from tests.helpers import session_for
 
 

@@ -19,7 +19,7 @@ import pytest
 from tracker.engine import TrackerError
 from tracker.persistence import store as store_module
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from rulesets.dice import RandomDice
 from tests.helpers import DEADLINE, refresh
 
@@ -147,7 +147,7 @@ def test_other_sessions_change_is_seen_within_half_a_second(tmp_path: Path) -> N
     # as reported by it (stdout), taken right after its write returned.
     code = (
         "import sys, time; sys.path.insert(0, sys.argv[2]);"
-        "from tracker.persistence.store import EncounterFile; from tracker.session import Session;"
+        "from tracker.persistence.store import EncounterFile; from tracker.play.session import Session;"
         "s = EncounterFile(sys.argv[1]); l = s.load(); Session(l.encounter, l.ruleset, None, s).damage('Seraph', 4);"
         "print(time.time(), flush=True)"
     )

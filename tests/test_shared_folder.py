@@ -26,14 +26,15 @@ from typing import Any
 
 import pytest
 
-from tracker import config, paths
+from tracker.persistence import config, paths
+from tracker.ui import settings
 from tracker.engine import TrackerError
 from tracker.persistence import codec, folder
 from tracker.persistence.folder import Refused
 from tracker.persistence.lock import locked
-from tracker.library import Library
+from tracker.persistence.library import Library
 from tracker.persistence.store import EncounterFile, RefusedSave
-from tracker.session import Session
+from tracker.play.session import Session
 from rulesets.dice import RandomDice
 from tests.helpers import DEADLINE, cli
 
@@ -212,7 +213,7 @@ def test_a_config_linked_out_of_its_folder_is_neither_read_nor_wiped(config_file
     with pytest.raises(config.ConfigError, match=r"config\.toml: is a symbolic link leading outside"):
         config.load()
     with pytest.raises(config.ConfigError, match="symbolic link leading outside"):
-        config.remember_theme("nord")
+        settings.remember_theme("nord")
     code, _ = cli("config")
     assert code == 1 and (home / ".bash_login").read_text() == SECRET
 
@@ -220,7 +221,7 @@ def test_a_config_linked_out_of_its_folder_is_neither_read_nor_wiped(config_file
 def test_a_planted_temporary_config_file_is_never_written_through(config_file: Path, home: Path) -> None:
     config_file.write_text('default_ruleset = "brandx"\n')
     os.symlink(home / ".bash_login", config_file.with_name(".config.toml.tmp"))
-    config.remember_theme("nord")
+    settings.remember_theme("nord")
     assert config.load().theme == "nord" and config.load().default_ruleset == "brandx"
     assert (home / ".bash_login").read_text() == SECRET and config_file.with_name(".config.toml.tmp").is_symlink()
 
@@ -232,7 +233,7 @@ def test_a_fifo_at_the_config_file_never_freezes(config_file: Path) -> None:
         within(config.load, config_file)
     assert within(lambda: cli("config"), config_file)[0] == 1
     with pytest.raises(config.ConfigError, match="found a FIFO"):
-        within(lambda: config.remember_theme("nord"), config_file)
+        within(lambda: settings.remember_theme("nord"), config_file)
 
 
 def test_a_fifo_at_the_lock_is_refused_without_blocking(table: Path) -> None:
@@ -418,7 +419,7 @@ def test_no_file_written_carries_a_setuid_setgid_sticky_or_execute_bit(table: Pa
     session.execute("note x")  # a change: the save's lock, replaced
     _session(old).execute("note migrated")  # a first-format save written whole
     assert cli("export", str(path), "-o", str(table / "out.html"))[0] == 0
-    config.remember_theme("nord")
+    settings.remember_theme("nord")
     assert cli("--saves", str(table), "examples", "--force")[0] == 0
     for each in planted:
         assert stat.S_IMODE(os.stat(each).st_mode) in (0o666, 0o660, 0o600), (each, oct(os.stat(each).st_mode))

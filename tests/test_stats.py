@@ -16,8 +16,8 @@ import pytest
 from rulesets.brandx import BrandXRuleset
 from rulesets.freeform import FreeformRuleset
 from tests.helpers import cli, session_for
-from tracker import charts, stats
-from tracker.stats import fight_stats, luck_of, poisson_binomial
+from tracker.reading import charts, stats
+from tracker.reading.stats import fight_stats, luck_of, poisson_binomial
 
 SERAPH = "add Seraph agility=22 strength=11 mass=80 height=1.791 learning=12 vp=43 dp=15 ep=74"
 SPHINX = "add Sphinx agility=10 strength=14 mass=100 learning=10 vp=34 dp=15 ep=38"
@@ -298,7 +298,7 @@ def test_export_html_draws_the_charts_as_inline_svg(saves: Path) -> None:
 
 
 def test_a_player_sees_its_own_hidden_combatant_and_secret_roll() -> None:
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
 
     s = viewer_fight()
     st = fight_stats(s.encounter, role=Role.player(["Lurker", "Sphinx"]))

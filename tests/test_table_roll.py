@@ -12,9 +12,9 @@ import pytest
 from rulesets.dice import TypedFaces
 from tracker.engine import RuleRefusal, TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role, visible_to
-from tracker.session import Session
-from tracker.wording import describe
+from tracker.reading.roles import Role, visible_to
+from tracker.play.session import Session
+from tracker.reading.wording import describe
 
 
 def session(saves: Path, ruleset: str, faces: list[int], role: Role | None = None, user: str = "") -> Session:

@@ -71,7 +71,7 @@ def osc_fight(tmp_path: Path) -> Path:
     from rulesets.dice import RandomDice
     from tracker.engine import Event
     from tracker.persistence.store import EncounterFile
-    from tracker.session import Session
+    from tracker.play.session import Session
 
     saves = tmp_path / "saves"
     saves.mkdir()

@@ -14,10 +14,10 @@ from rulesets import registry
 from rulesets.dice import RandomDice
 from rulesets.fields import Field, FieldError
 from tracker.engine import TrackerError
-from tracker.library import Library
+from tracker.persistence.library import Library
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
-from tracker.session import COMMANDS, Session
+from tracker.reading.roles import Role
+from tracker.play.session import COMMANDS, Session
 from tests.helpers import cli as run
 from tests.helpers import session_for
 

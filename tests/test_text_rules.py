@@ -1,4 +1,4 @@
-"""The rules for text, one per use (tracker.text): what every output shows (`printable`),
+"""The rules for text, one per use (tracker.engine.text): what every output shows (`printable`),
 what typed free text may hold (`refuse_controls`), what a name may be (`check_name`),
 how command input is split into lines (`command_lines`), and the yes/no words
 (`rulesets.fields.yes_no`)."""
@@ -13,7 +13,7 @@ import pytest
 
 from rulesets.fields import FieldError, yes_no
 from tracker.engine import TrackerError
-from tracker.text import MAX_MARKS, NAME_CELLS, PLAIN_BLOCKS, Shown, cells, check_name, clip, fit, command_lines, refuse_controls, printable, printable_lines
+from tracker.engine.text import MAX_MARKS, NAME_CELLS, PLAIN_BLOCKS, Shown, cells, check_name, clip, fit, command_lines, refuse_controls, printable, printable_lines
 
 # One of each kind the issue names, with the words the refusal uses for it.
 REFUSED_IN_NAMES = {

@@ -1,4 +1,4 @@
-"""Lines wrapped in terminal cells (`tracker.text.wrap`): the log and the upcoming list."""
+"""Lines wrapped in terminal cells (`tracker.engine.text.wrap`): the log and the upcoming list."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import textwrap
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracker.text import cells, wrap
+from tracker.engine.text import cells, wrap
 
 WORDS = st.lists(st.sampled_from(["Seraph", "山田太郎", "🐉", "e\u0301te\u0301", "a" * 30, "x", "龍" * 12]), max_size=30)
 

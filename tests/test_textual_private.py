@@ -24,7 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from tests.ui import wait_for
-from tracker.config import character_key
+from tracker.ui.settings import character_key
 from tracker.ui import textual_private as private
 from tracker.ui.screens.form import FieldInput
 
@@ -261,7 +261,7 @@ async def test_typing_in_a_field_lays_out_nothing(monkeypatch: pytest.MonkeyPatc
 
 
 def test_key_names_in_the_config_are_the_parsers() -> None:
-    """tracker.config names a printable key as Textual's parser does (`?` is
+    """tracker.persistence.config names a printable key as Textual's parser does (`?` is
     question_mark), from Unicode names and Textual's public KEY_NAME_REPLACEMENTS."""
     for code in range(33, 127):
         char = chr(code)
@@ -272,7 +272,7 @@ def test_key_names_in_the_config_are_the_parsers() -> None:
 
 def test_the_tests_keys_are_the_parsers() -> None:
     """tests/ui.py posts, for each printable character, the event Textual's parser
-    makes of it (name and character), from tracker.config's public key names."""
+    makes of it (name and character), from tracker.persistence.config's public key names."""
     from tests.ui import key_event
 
     for code in range(32, 127):

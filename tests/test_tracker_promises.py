@@ -18,7 +18,7 @@ from tests.helpers import advance, cli as run, declare, encounter, next_, sessio
 from tracker import completion
 from tracker.engine import Event, RuleRefusal
 from tracker.engine.effects import Throwback
-from tracker.stats import fight_stats, luck_of
+from tracker.reading.stats import fight_stats, luck_of
 
 
 # ------------------------------------------------------------------ luck (README, "After the fight")

@@ -19,10 +19,10 @@ from rulesets import registry
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource
 from rulesets.fields import PARAM, RESOURCE, Field
-from tracker import report
+from tracker.reading import report
 from tracker.engine import ACTIVE, Damage, Resolution, TimeMapping
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen

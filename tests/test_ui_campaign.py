@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Label
 
-from tracker.campaign import fights
-from tracker.campaign.model import DIED
+from tracker.play import fights
+from tracker.persistence.campaign import DIED
 from tracker.persistence.store import EncounterFile
-from tracker.roles import Role
+from tracker.reading.roles import Role
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.campaign import CampaignScreen
 from tracker.ui.screens.encounter import EncounterScreen

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from tracker.campaign import fights
-from tracker.campaign.store import CampaignFile
+from tracker.play import fights
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.engine import Event
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulesets.dice import TypedFaces
-from tracker.campaign import fights, rest
+from tracker.play import fights, rest
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tracker.campaign import fights
+from tracker.play import fights
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.rest import RestDiceScreen, RestedScreen

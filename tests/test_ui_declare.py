@@ -31,7 +31,7 @@ from rulesets.dice import DiceSource, roll_group
 from rulesets.fields import AFTER_ROLL, MORE, PARAM, RESOURCE, Field
 from tracker.engine import ACTIVE, Damage, Resolution, TimeMapping
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.play.form import FormStage
 from tracker.ui.screens.declare import DeclareScreen

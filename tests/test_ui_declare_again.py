@@ -2,7 +2,7 @@
 
 Issue 22, "What must be true" 4: "the same action against the same target again is one
 key plus the dice, and the defaults (target, PT, modifiers) come from the last one".
-Which entries are offered is `tracker.recent`'s (tests/test_recent.py); here, the keys.
+Which entries are offered is `tracker.reading.recent`'s (tests/test_recent.py); here, the keys.
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ from textual.widgets import Input, Label
 
 from rulesets import registry
 from rulesets.dice import RandomDice
-from tracker import report
+from tracker.reading import report
 from tracker.persistence.store import EncounterFile
-from tracker.ui import live as live_module
+from tracker.play import live as live_module
 from tracker.ui.app import TrackerApp
 from tracker.play.form import FormStage
 from tracker.ui.screens.declare import DeclareScreen

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tracker import config
+from tracker.persistence import config
 from tracker.engine import Combatant
 from tracker.ui.app import TrackerApp
 from tracker.ui.widgets.roster import RosterView
-from tracker.viewing import sight
+from tracker.reading.viewing import sight
 from tests.test_ui_app import encounter_screen, make_file
 from tests.test_ui_screen import screen_text
 from tests.ui import press, settle, wait_for

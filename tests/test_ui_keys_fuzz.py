@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracker.campaign.store import CampaignFile
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
 

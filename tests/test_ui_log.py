@@ -19,7 +19,7 @@ from rulesets.freeform import FreeformRuleset
 from tracker.engine import Encounter, Event, Resolution, Setup
 from tracker.persistence import codec
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.widgets.log import CombatLog
 
@@ -271,7 +271,7 @@ async def test_a_change_repaints_only_the_panes_it_changes(saves: Path, monkeypa
 async def test_a_second_app_on_the_same_encounter_reuses_the_timeline_index(saves: Path) -> None:
     # What `tracker serve` relies on: the warm-up draws the encounter once before any
     # fork, and every forked app finds the index built instead of walking every action.
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
     from tracker.ui.widgets.timeline import ActionIndex
 
     path = build(saves, 10)

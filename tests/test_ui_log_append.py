@@ -20,7 +20,7 @@ from tests.test_ui_log import build
 from tests.test_ui_screen import screen_text
 from tests.ui import burst, press, settle, wait_for
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.textual_private import counting
 from tracker.ui.widgets.log import CombatLog

@@ -30,7 +30,7 @@ from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.roster import RosterView
 from tracker.ui.widgets.timeline import TimelineView
-from tracker.viewing import sight
+from tracker.reading.viewing import sight
 
 from tests.helpers import cli
 from tests.test_ui_app import SIZE, notes
@@ -72,7 +72,7 @@ def drawn(app: TrackerApp) -> dict[str, object]:
 
 def expected(path: Path, segment: int, role=None) -> dict[str, object]:
     """What the fight was at the end of `segment`, worked out without the app."""
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
 
     fold = fold_at(EncounterFile(path).load().encounter, segment)
     view = sight(fold, role or Role.gm())

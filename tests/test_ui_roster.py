@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.widgets import OptionList
 
-from tracker.library import Library
+from tracker.persistence.library import Library
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormScreen

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Label
 
-from tracker import report
+from tracker.reading import report
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -175,7 +175,7 @@ async def test_q_quits_at_once_without_a_form(saves: Path) -> None:
 
 # ---------------------------------------------------------------- the guard
 async def test_an_exception_in_a_handler_becomes_a_message(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracker.session import Session
+    from tracker.play.session import Session
 
     def broken(self: Session):  # a bug somewhere under a key
         raise ValueError("boom")

@@ -1,5 +1,5 @@
 """A change reaches the panes as one signal carrying the appended events
-(tracker.ui.live.Changed; tracker.ui.screens.encounter subscribes the panes), and each
+(tracker.play.live.Changed; tracker.ui.screens.encounter subscribes the panes), and each
 pane redraws only when the events may change what it shows."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from tests.test_ui_app import encounter_screen, make_file
 from tests.ui import burst, settle
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
-from tracker.ui.live import Changed, Live, WriteBehindStore
+from tracker.play.live import Changed, Live, WriteBehindStore
 
 SIZE = (80, 24)
 

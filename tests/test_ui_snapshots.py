@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
 from tests.ui import settle
 

@@ -10,8 +10,8 @@ import pytest
 from tests.test_ui_app import SIZE, make_file, on_disk
 from tests.test_ui_screen import help_text
 from tests.ui import press, settle, wait_for
-from tracker.charts import report_text
-from tracker.stats import fight_stats
+from tracker.reading.charts import report_text
+from tracker.reading.stats import fight_stats
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.help import HelpScreen

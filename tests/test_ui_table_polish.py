@@ -18,13 +18,13 @@ from textual.widgets import Footer, Input, Label, Static
 
 from rulesets import registry
 from rulesets.dice import DiceGroup, DiceNeeded
-from tracker import verbs
-from tracker.dice_plan import example, result_figures
-from tracker.library import Library
+from tracker.play import verbs
+from tracker.play.dice_plan import example, result_figures
+from tracker.persistence.library import Library
 from tracker.persistence.store import EncounterFile
-from tracker.roles import GM, PLAYER, VIEWER, Role
+from tracker.reading.roles import GM, PLAYER, VIEWER, Role
 from tracker.serve.seat import SeatInfo, build_app
-from tracker.text import cells
+from tracker.engine.text import cells
 from tracker.ui.app import TrackerApp
 from tracker.ui.commands import ROSTER, shown_keys
 from tracker.ui.screens.confirm import ConfirmScreen

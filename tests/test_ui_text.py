@@ -15,7 +15,7 @@ from textual.widgets import Input, Label
 
 from tracker.engine import Event
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen

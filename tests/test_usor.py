@@ -10,7 +10,7 @@ import pytest
 
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
-from tracker.session import Session
+from tracker.play.session import Session
 from rulesets.dice import TypedFaces
 from rulesets.fields import FieldError
 from rulesets.usor import UsorRuleset

@@ -1,4 +1,4 @@
-"""The table of verbs (tracker.verbs): each verb is defined once, and what speaks the
+"""The table of verbs (tracker.play.verbs): each verb is defined once, and what speaks the
 command language agrees with it: the typed Session methods it names, the role guard,
 its usage strings, the user guide's list (docs/guide/verbs.md) and the session
 docstring's, the app's keys."""
@@ -14,12 +14,12 @@ import pytest
 
 from rulesets import registry
 from rulesets.dice import RandomDice
-from tracker import session as session_module
-from tracker import verbs
+from tracker.play import session as session_module
+from tracker.play import verbs
 from tracker.engine import CommandError, RuleRefusal, TrackerError
-from tracker.library import Library
-from tracker.roles import GM, PLAYER, VIEWER, Role
-from tracker.session import Outcome, Session
+from tracker.persistence.library import Library
+from tracker.reading.roles import GM, PLAYER, VIEWER, Role
+from tracker.play.session import Outcome, Session
 from tracker.ui.commands import ENCOUNTER
 from tests.helpers import session_for
 
@@ -84,7 +84,7 @@ def run_example(verb: str, role: str, tmp_path: Path) -> Outcome:
 
 
 def role_refusal(exc: TrackerError) -> bool:
-    """A refusal by the session's role (tracker.roles), not by the rules."""
+    """A refusal by the session's role (tracker.reading.roles), not by the rules."""
     return isinstance(exc, RuleRefusal) and exc.rule in (PLAYER, VIEWER)
 
 

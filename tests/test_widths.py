@@ -1,4 +1,4 @@
-"""One width count (tracker.text.cells) and it is the one Textual draws with: a name
+"""One width count (tracker.engine.text.cells) and it is the one Textual draws with: a name
 clipped or padded to a column takes exactly the cells Textual gives it, for wide,
 joined, combining and control characters alike."""
 
@@ -11,7 +11,7 @@ import pytest
 from rich.segment import Segment
 from textual.strip import Strip
 
-from tracker.text import cells, clip, fit, graphemes, wrap
+from tracker.engine.text import cells, clip, fit, graphemes, wrap
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,15 +64,15 @@ def test_a_joined_emoji_is_never_cut_apart() -> None:
     assert graphemes(family + "e\u0301") == [(family, 2), ("e\u0301", 1)]
     assert wrap(family * 3, 4) == [family * 2, family]  # a word wider than the line is cut between graphemes
     assert clip("漢字の戦士", 4) == "漢…"  # a wide character never half-drawn
-    # shown text carries the joiner as a tag (tracker.text.printable), measured as drawn
+    # shown text carries the joiner as a tag (tracker.engine.text.printable), measured as drawn
     assert drawn(clip(family, 8)) <= 8
 
 
 def test_no_other_width_count_in_the_code() -> None:
-    """tracker/ and rulesets/ measure widths only through tracker.text.cells."""
+    """tracker/ and rulesets/ measure widths only through tracker.engine.text.cells."""
     hand_made = {"east_asian_width", "wcwidth", "wcswidth", "get_character_cell_size"}  # `.cell_len` of a Rich Text is Rich's own
     for path in [*(ROOT / "tracker").rglob("*.py"), *(ROOT / "rulesets").rglob("*.py")]:
-        if path == ROOT / "tracker" / "text.py":
+        if path == ROOT / "tracker" / "engine" / "text.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)} | {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
@@ -80,5 +80,5 @@ def test_no_other_width_count_in_the_code() -> None:
         assert not names & hand_made, path
         imports = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "rich.cells" for alias in node.names}
         assert not imports, f"{path}: measures widths itself ({imports})"
-    text = (ROOT / "tracker" / "text.py").read_text(encoding="utf-8")
+    text = (ROOT / "tracker" / "engine" / "text.py").read_text(encoding="utf-8")
     assert "east_asian_width" not in text

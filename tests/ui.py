@@ -26,7 +26,7 @@ from textual import events
 # the terminal driver names it (",": "comma"), so bindings and inputs see what they would.
 from textual.keys import REPLACED_KEYS
 
-from tracker.config import character_key
+from tracker.ui.settings import character_key
 from tracker.ui.guard import busy, screen_mounted
 
 DEADLINE = 30.0
@@ -34,7 +34,7 @@ DEADLINE = 30.0
 
 
 # The character each printable key types, by its name before Textual shortens it
-# ("plus_sign", not "plus"): the reverse of tracker.config.character_key.
+# ("plus_sign", not "plus"): the reverse of tracker.ui.settings.character_key.
 TYPED = {REPLACED_KEYS.get(character_key(chr(c)), character_key(chr(c))): chr(c) for c in range(32, 127)}
 
 

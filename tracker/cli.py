@@ -2,7 +2,7 @@
 3 internal error (a bug: said in one line, never a traceback unless TRACKER_DEBUG=1).
 
 Everything the command prints, results and messages alike, goes through
-`tracker.text.Shown`: standard output and standard error are wrapped while it runs, so a
+`tracker.engine.text.Shown`: standard output and standard error are wrapped while it runs, so a
 name holding an escape sequence (a hand-edited save, a file name, an argument) reaches
 the reader's terminal made visible, whichever message quotes it. Only the app (`open`,
 the start screen) and `web` get the real streams: their screens escape text themselves
@@ -10,7 +10,7 @@ and Textual draws with escape sequences of its own.
 
 What it reads is checked the same way: an argument that is not UTF-8 is refused before
 anything runs, naming the argument; `play` reads its commands as bytes, splits them at
-"\n" only (tracker.text.command_lines) and refuses a line that is not UTF-8 by number.
+"\n" only (tracker.engine.text.command_lines) and refuses a line that is not UTF-8 by number.
 
 Start-up time matters (a roll from the shell, the app's first screen): each command
 imports only what it uses. The saves folder is resolved only by commands that use it,
@@ -29,15 +29,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from tracker import paths
+from tracker.persistence import paths
 from tracker.parser import build_parser
 from tracker.engine.errors import TrackerError, no_such_combatant
-from tracker.text import TITLE_CELLS, Shown, check_name, command_lines, printable, refuse_controls
+from tracker.engine.text import TITLE_CELLS, Shown, check_name, command_lines, printable, refuse_controls
 from rulesets import registry
 from rulesets.dice import RandomDice, source_for
 
 if TYPE_CHECKING:
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {}
@@ -120,7 +120,7 @@ def _check_arguments(argv: list[str]) -> None:
 
 def _default_ruleset() -> str | None:
     """`new` without --ruleset: the config's default_ruleset (a bad config raises), else a usage error."""
-    from tracker import config
+    from tracker.persistence import config
 
     chosen = config.check_ruleset(config.load()).default_ruleset
     if not chosen:
@@ -153,10 +153,9 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            from tracker import config
-            from tracker.ui import commands
+            from tracker.ui import commands, settings
 
-            config.load_checked(commands.tables())  # a bad config file is named here, before the screen takes over
+            settings.load_checked(commands.tables())  # a bad config file is named here, before the screen takes over
             file = paths.resolve(args.file, saves) if command == "open" and args.file else None
             from tracker.ui.app import run
 
@@ -180,19 +179,18 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             raise TrackerError("no worked examples were found in this installation")
         return 0
     if command == "export":
-        from tracker.export import export
+        from tracker.reading.export import export
 
         return export(args, saves, out)
     if command == "web":
-        from tracker import config
-        from tracker.ui import commands
+        from tracker.ui import commands, settings
         from tracker.web import web
 
-        config.load_checked(commands.tables())  # every tab's app reads it: a bad file is named here, once
+        settings.load_checked(commands.tables())  # every tab's app reads it: a bad file is named here, once
 
         return web(args, saves)
     if command == "campaign":
-        from tracker.campaign.command import run as campaign
+        from tracker.campaign_command import run as campaign
 
         return campaign(args, saves, stdin, out)
     if command == "new":
@@ -202,8 +200,8 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         name = args.name or path.stem.replace("-", " ").replace("_", " ")
         check_name(name, "--name" if args.name else f"the title from the file name ({name}; --name gives another)", TITLE_CELLS)
         if args.campaign:
-            from tracker.campaign import fights
-            from tracker.campaign.command import campaign_by
+            from tracker.play import fights
+            from tracker.campaign_command import campaign_by
 
             if args.ruleset:
                 raise TrackerError("new --campaign: the campaign says the game (leave out --ruleset)")
@@ -213,7 +211,7 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             out.write(f"created {path}: the next fight of {camp.name}, with {', '.join(c.name for c in enc.combatants.values())}\n")
             return 0
         if args.source:
-            from tracker.library import new_from_roster
+            from tracker.persistence.library import new_from_roster
 
             new_from_roster(paths.resolve(args.source, saves), path, name)
             out.write(f"created {path} (the roster of {args.source})\n")
@@ -221,8 +219,8 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         if not args.ruleset:
             sys.stderr.write("tracker new: --ruleset is required (or --from OTHER to take another encounter's roster)\n")
             return 2  # a usage error, as argparse would report it
-        settings = _options(args)
-        store, _ = EncounterFile.create(path, name, args.ruleset, settings)
+        options = _options(args)
+        store, _ = EncounterFile.create(path, name, args.ruleset, options)
         out.write(f"created {path} ({args.ruleset})\n")
         return 0
     if command == "rulesets":
@@ -266,7 +264,7 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         _out(data, args.json, str(data["result"]), out)
         return 0
     if command == "show":
-        from tracker import report
+        from tracker.reading import report
         from tracker.persistence.store import EncounterFile
 
         path = paths.resolve(args.file, saves)
@@ -280,9 +278,9 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
             out.write(report.to_text(shown, viewer=args.viewer, log_limit=args.log, role=role) + "\n")
         return 0
     if command == "stats":
-        from tracker.charts import report_text
+        from tracker.reading.charts import report_text
         from tracker.persistence.store import EncounterFile
-        from tracker.stats import fight_stats
+        from tracker.reading.stats import fight_stats
 
         loaded = EncounterFile(paths.resolve(args.file, saves)).load()
         figures = fight_stats(loaded.encounter, viewer=args.viewer)
@@ -290,7 +288,7 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         _out(figures.to_json(), args.json, report_text(figures, max(40, min(width, 400))), out)
         return 0
     if command == "check":
-        from tracker.campaign.store import CampaignFile, is_campaign
+        from tracker.persistence.campaign_file import CampaignFile, is_campaign
         from tracker.persistence.store import EncounterFile
 
         path = paths.resolve(args.file, saves)
@@ -355,7 +353,7 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
         return None
     if getattr(args, "viewer", False):
         raise TrackerError("--player and --viewer: choose one (a player also sees what a viewer sees)")
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
 
     refuse_controls(option, "--player")
     role = Role.player(option.split(","))
@@ -366,10 +364,10 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
 
         loaded = EncounterFile(file).load()
     if loaded is not None:
-        # By identity: a name means the combatant that first carried it (tracker.roles).
+        # By identity: a name means the combatant that first carried it (tracker.reading.roles).
         found, missing = Role.of(loaded.encounter, role.combatants)
         if missing or found is None:
-            from tracker.viewing import sight
+            from tracker.reading.viewing import sight
 
             raise no_such_combatant(missing[0], sight(loaded.encounter, Role.viewer()).names(), "--player: ")
         role = found
@@ -377,8 +375,8 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
 
 
 def _config(args: argparse.Namespace, out: TextIO) -> int:
-    from tracker import config
-    from tracker.ui import commands
+    from tracker.persistence import config
+    from tracker.ui import commands, settings
 
     tables = commands.tables()
     path = config.config_path()
@@ -386,10 +384,10 @@ def _config(args: argparse.Namespace, out: TextIO) -> int:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise TrackerError(f"--set {item}: expected KEY=VALUE (e.g. theme=nord, keys.next=n,space)")
-        config.remember(key.strip(), value.strip(), path, tables)  # refused whole, file untouched, if it would not load
+        settings.remember(key.strip(), value.strip(), path, tables)  # refused whole, file untouched, if it would not load
         sys.stderr.write(f"set {key.strip()} in {path}\n")
     try:
-        loaded = config.check_ruleset(config.check_ui(config.load(path), tables))
+        loaded = config.check_ruleset(settings.check_ui(config.load(path), tables))
     except config.ConfigError as exc:
         if args.json:
             _out({"path": str(path), "exists": path.exists(), "error": str(exc)}, True, "", out)
@@ -397,12 +395,12 @@ def _config(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"{path}\n")
         sys.stderr.write(f"tracker: {exc}\n")
         return 1
-    settings = loaded.settings()
+    shown = loaded.settings()
     if args.json:
-        _out({"path": str(path), "exists": loaded.exists, "settings": settings}, True, "", out)
+        _out({"path": str(path), "exists": loaded.exists, "settings": shown}, True, "", out)
         return 0
     lines = [f"{path}" + ("" if loaded.exists else " (not there yet: every setting is the default)")]
-    for key, value in settings.items():
+    for key, value in shown.items():
         if key == "keys":
             lines.extend(f"keys.{name} = {keys!r}" for name, keys in value.items())
         else:
@@ -424,11 +422,11 @@ _OWN = {"config": _config, "completion": _completion}
 
 
 def _play(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
-    from tracker import report
+    from tracker.reading import report
     from tracker.persistence.store import EncounterFile
-    from tracker.library import Library
-    from tracker.roles import account
-    from tracker.session import Session
+    from tracker.persistence.library import Library
+    from tracker.reading.roles import account
+    from tracker.play.session import Session
 
     path = paths.resolve(args.file, saves)
     store = EncounterFile(path)

@@ -33,7 +33,7 @@ def script(shell: str) -> str:
 def encounter_names(prefix: str, parsed_args: argparse.Namespace | None = None, **_: Any) -> list[str]:
     """Names of the encounters in the saves folder the line names; a prefix that looks
     like a path completes as a path."""
-    from tracker import paths
+    from tracker.persistence import paths
 
     if prefix.startswith((".", "~", os.sep)) or os.sep in prefix:
         import argcomplete

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from rulesets import registry
-from tracker import paths
+from tracker.persistence import paths
 from tracker.engine.errors import TrackerError
 
 DISTRIBUTION = "segment-tracker"
@@ -137,8 +137,8 @@ def play_language() -> str:
     """The commands `play` reads, and the action templates `declare` takes per ruleset."""
     import textwrap
 
-    from tracker.roles import GM
-    from tracker.verbs import VERBS
+    from tracker.reading.roles import GM
+    from tracker.play.verbs import VERBS
 
     lines = ["commands (one per line; # starts a comment):"]
     lines += [f"  {c.usage}\n      {c.help_for(GM)}" for c in VERBS]
@@ -241,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
     p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
 
-    from tracker.campaign.arguments import add_parser as campaign_parser
+    from tracker.campaign_arguments import add_parser as campaign_parser
 
     campaign_parser(sub, _JSON_HELP)
 

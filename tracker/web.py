@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tracker import paths
+from tracker.persistence import paths
 from tracker.engine.errors import TrackerError
-from tracker.text import quoted
+from tracker.engine.text import quoted
 
 log = logging.getLogger("tracker.web")
 
@@ -299,7 +299,7 @@ def tab(saves: Path, fight: Path) -> int:
     """One browser tab's app: a viewer's seat on the fight (see the module docstring)."""
     from tracker.ui.app import TrackerApp
     from tracker.ui.seat import Seat
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
 
     try:
         live = Live.open(fight, viewer=True, user="")

@@ -41,7 +41,7 @@ class Changes(Core):
 
     def _close(self, args: dict[str, Any]) -> None:
         """A campaign ends this fight: its characters' state has gone back to the
-        campaign, and the fight is closed (tracker.campaign)."""
+        campaign, and the fight is closed (tracker.play.fights)."""
         campaign = args["campaign"]
         if not isinstance(campaign, str) or not campaign.strip():
             raise TrackerError("end: campaign: expected the campaign's name")

@@ -25,7 +25,7 @@ class TimeMapping:
     simultaneous: bool = True
     below_zero: tuple[tuple[str, str], ...] = ()
     # How long a segment lasts in the game's world, where its rules say (0: they do not);
-    # a campaign's rest counts conditions down by it (tracker.campaign.rest).
+    # a campaign's rest counts conditions down by it (tracker.play.rest).
     seconds_per_segment: float = 0.0
 
     def below_zero_note(self, resource: str, name: str, before: float, after: float) -> str | None:

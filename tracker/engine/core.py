@@ -116,7 +116,7 @@ class Core:
         self._verdicts: dict[tuple[int, str, int], list[fx.Effect]] = {}
         self.proposals: dict[int, Proposal] = {}  # by the seq of the propose event
         # Set by a campaign's `end` of this fight (its campaign's name): closed, nothing
-        # applies but the campaign's undo of the end (tracker.campaign).
+        # applies but the campaign's undo of the end (tracker.play.fights).
         self.ended = ""
         # Table settings (tracker.engine.table) the GM chose: the setup's, then `setting`
         # events. A key left unchosen is absent, so a reader can fall back on its own

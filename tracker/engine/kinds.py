@@ -4,7 +4,7 @@ codec, the descriptions, the roles and the role guard all read.
 A row says:
 - `args`: each argument's shape and whether it is required (tracker.engine.shapes); the
   codec checks a saved event against it (`codec.EVENT_ARGS` is this column);
-- `describe`: the event in words, as undo, redo and the history say it (tracker.wording);
+- `describe`: the event in words, as undo, redo and the history say it (tracker.reading.wording);
 - `apply`: the `Encounter` method that applies it ("" for undo and redo, which walk the
   history instead of changing the fight);
 - `player`: a player's own change (`PLAYER_KINDS`): what a player's undo
@@ -18,7 +18,7 @@ A row says:
   the checkpoints taken before it are dropped (tracker.engine.checkpoints);
 - `proposable`: a player's proposal may stand for it (`propose`'s `action`);
 - `refused_as`: how a refusal to a player or viewer names it, where the kind's own name
-  would not say it ("moving time (next, step)" for `advance`; `tracker.roles.Role.refuse`).
+  would not say it ("moving time (next, step)" for `advance`; `tracker.reading.roles.Role.refuse`).
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ class Combatant:
     # Every name it has carried in this fight with the change that gave it (0: the setup's
     # roster), oldest first. The first pair is who it is, whatever it is called now
     # (`identity`): a player's combatant stays theirs through a rename, and a newcomer
-    # that reuses an old name is someone else (tracker.roles).
+    # that reuses an old name is someone else (tracker.reading.roles).
     called: tuple[tuple[str, int], ...] = ()
     # The draws of its player's app dice in force (tracker.engine.actions, "app dice"):
     # used by a declaration that stands or waits, or set aside by the GM's `reroll`.
@@ -132,7 +132,7 @@ class Action:
     status: str = IN_PROGRESS
     ended: int | None = None
     # The modifiers the action was asked with, as stated (its event's `params`): a
-    # maintained link starts from them (tracker.recent.link_params). None: none kept.
+    # maintained link starts from them (tracker.reading.recent.link_params). None: none kept.
     asked: Mapping[str, Any] | None = None
 
     @property
@@ -175,7 +175,7 @@ class LogEntry:
     # the combatant is shown (what it did unseen stays unseen).
     while_hidden: bool = False
     # Between the GM and the players of the combatants in `about` (a proposal, a
-    # refusal): not shown to viewers or other players (tracker.roles.visible_to).
+    # refusal): not shown to viewers or other players (tracker.reading.roles.visible_to).
     private: bool = False
 
 

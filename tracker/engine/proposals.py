@@ -5,7 +5,7 @@ player hears at once of a refusal) but changing nothing in the fight; `approve` 
 it (its own arguments when the GM edited it), `refuse` and `withdraw` close it, and
 moving time lapses every pending one (the player declares again). Their log lines are
 private: shown to the GM and the players of the combatants they are about, never to
-viewers (`LogEntry.private`, `tracker.roles.visible_to`).
+viewers (`LogEntry.private`, `tracker.reading.roles.visible_to`).
 """
 
 from __future__ import annotations

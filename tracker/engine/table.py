@@ -8,11 +8,11 @@ it (possibly edited) or refuses it with a reason. Set it when creating the encou
 
 `viewer_resources`: how enemies' resources show to viewers (the app's viewer and
 `tracker show --viewer`): "exact" figures (default), a "label" (Healthy / Bloodied /
-Down), or "hidden". Set the same ways, or with `v` in the app (tracker/viewing.py).
+Down), or "hidden". Set the same ways, or with `v` in the app (tracker/reading/viewing.py).
 
 `player_damage_cap`: the most damage a player may state for their own action with a
 freeform `damage=` ("none", the default: no cap; else a whole number). A player's
-declaration above it is refused naming the cap (tracker.session); the GM's never is.
+declaration above it is refused naming the cap (tracker.play.session); the GM's never is.
 """
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ class Timeline(Core):
 
     def upcoming_about(self, limit: int | None = 20) -> list[tuple[int, str, tuple[str, ...]]]:
         """`upcoming` with the combatants each item is about (so a reader that may not see
-        one of them is not told of it: tracker.viewing.Sight)."""
+        one of them is not told of it: tracker.reading.viewing.Sight)."""
         found: list[tuple[int, int, str, tuple[str, ...]]] = []
         seen: set[tuple[int, int, int]] = set()
         for segment, kind, tick, payload in self._queue:

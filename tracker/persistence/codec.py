@@ -33,7 +33,7 @@ from tracker.engine.effects import EFFECT_TYPES
 from tracker.engine.kinds import KINDS
 from tracker.engine.shapes import INT_MAX, INT_MIN, fits
 from tracker.persistence import folder
-from tracker.text import printable
+from tracker.engine.text import printable
 from rulesets import registry
 from rulesets.base import Ruleset
 from rulesets.tables import parse_toml

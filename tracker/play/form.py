@@ -1,4 +1,4 @@
-"""What the declare form is made of, apart from its steps (`tracker.declaring`): where it
+"""What the declare form is made of, apart from its steps (`tracker.play.declaring`): where it
 stands (`FormStage`), what a step leaves for the screen to show (`Shown`, `FieldChange`),
 and the text of its fields and lines: the chance line, an action's summary, a field's
 value as typed. No Textual here: the screen (tracker.ui.screens.declare) and the flow
@@ -14,7 +14,7 @@ from typing import Any
 
 from rulesets.base import ActionTemplate
 from rulesets.fields import Field, yes_no
-from tracker.verbs import at_least
+from tracker.play.verbs import at_least
 
 
 class FormStage(Enum):

@@ -17,8 +17,8 @@ from typing import Any
 from tracker.engine import Combatant, CommandError, Encounter, Event, RuleRefusal, TrackerError, kinds, no_such_combatant, table
 from tracker.engine.errors import listed
 from tracker.engine.kinds import PLAYER_KINDS
-from tracker.roles import Role, is_players
-from tracker.viewing import sight
+from tracker.reading.roles import Role, is_players
+from tracker.reading.viewing import sight
 
 
 class Policy:

@@ -1,7 +1,7 @@
 """The one request builder: what a declaration (or a maintained action's next link)
 asks of the game's adapter, refusals included.
 
-The declare form's dry run (`tracker.dice_plan`), its chance line and the commit
+The declare form's dry run (`tracker.play.dice_plan`), its chance line and the commit
 (`Session.declare`, `Session.maintain`, an approval) all build the request here, so
 what the form showed is what the change makes: the names as the role may know them
 (`Policy.lookup`), the modifiers checked by the adapter, a player's damage cap, the
@@ -17,8 +17,8 @@ from typing import Any
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from tracker.engine import ACTIVE, CommandError, Encounter, RuleRefusal
 from tracker.play.policy import Policy
-from tracker import recent
-from tracker.text import refuse_controls
+from tracker.reading import recent
+from tracker.engine.text import refuse_controls
 
 DECLARE = "declare"
 MAINTAIN = "maintain"
@@ -55,7 +55,7 @@ class Built:
 
 def asked(params: Mapping[str, Any] | None, pt: int | None) -> dict[str, Any]:
     """A declaration's modifiers and pt as plain data, kept in the declaration (the form
-    offers "the same again" from it: tracker.recent) and in a proposal, so the GM can
+    offers "the same again" from it: tracker.reading.recent) and in a proposal, so the GM can
     approve it edited (re-resolved with the player's dice)."""
     out: dict[str, Any] = {}
     kept = {k: v for k, v in (params or {}).items() if isinstance(v, (str, int, float, bool))}

@@ -1,7 +1,7 @@
 """A declaration's dice, rolled and resolved for the change that records it.
 
 The faces typed (checked: every one used), the app's (for a player, the draw that stands:
-tracker.player_dice), or, for an edited approval, the player's faces in the order they
+tracker.play.player_dice), or, for an edited approval, the player's faces in the order they
 were rolled and fresh ones after. Who decided the faces is kept beside the resolution
 ("typed", "app" or "typed+app"): the proposal, the log and the approval screen show it.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rulesets.base import ActionRequest, Ruleset
 from rulesets.dice import DiceSource, Recorder, TypedFaces, check_all_used, for_actor, parse_faces
-from tracker import player_dice
+from tracker.play import player_dice
 from tracker.engine import CommandError, Encounter, Resolution, draws
 from tracker.engine.model import Combatant
 

@@ -3,7 +3,7 @@ makes them. Each function checks what it can at once and returns the builder the
 runs against the freshest state under the file's lock (`Session.submit`).
 
 Names and sides are people's text: checked for control characters, blanks and names
-that look like another (tracker.text; docs/decisions/0052-look-alike-names.md).
+that look like another (tracker.engine.text; docs/decisions/0052-look-alike-names.md).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from rulesets.base import Ruleset
 from tracker.engine import CombatantSetup, CommandError, Encounter, Event, bounds
-from tracker.text import check_name, refuse_blank, refuse_controls, refuse_lookalike
-from tracker.verbs import MAX_COPIES
-from tracker.viewing import PLAYER_SIDES
+from tracker.engine.text import check_name, refuse_blank, refuse_controls, refuse_lookalike
+from tracker.play.verbs import MAX_COPIES
+from tracker.reading.viewing import PLAYER_SIDES
 
 Build = Callable[[Encounter], Event]
 
@@ -112,7 +112,7 @@ def reordering(name: str, position: int) -> Build:
 
 def check_side(enc: Encounter, side: str, what: str) -> None:
     """Refuse a side that looks like another side in the fight, or like a word that marks
-    the players' side ("party", "PCs": tracker.viewing), without being it: the fight's
+    the players' side ("party", "PCs": tracker.reading.viewing), without being it: the fight's
     figures are counted by side, and enemies' resources are shown to viewers by it."""
     if side:
         refuse_lookalike(side, {c.side: None for c in enc.combatants.values() if c.side}, what, "a side in the fight")

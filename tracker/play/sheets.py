@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from rulesets.base import Ruleset
-from tracker import verbs
+from tracker.play import verbs
 from tracker.engine import Combatant, CommandError, Encounter, Event, TrackerError, bounds
-from tracker.text import refuse_controls
+from tracker.engine.text import refuse_controls
 
 Build = Callable[[Encounter], Event]
 Chosen = Callable[[str, Encounter], list[Combatant]]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from tracker.engine import TrackerError
 
 if TYPE_CHECKING:
-    from tracker.campaign.model import Campaign
+    from tracker.persistence.campaign import Campaign
 
 log = logging.getLogger("tracker.serve")
 
@@ -46,7 +46,7 @@ _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padd
 
 def campaign_label(file_name: str) -> str:
     """A campaign by its file's name, as a fight's `setup.campaign` gives it (`road`)."""
-    from tracker.campaign.store import SUFFIX
+    from tracker.persistence.campaign_file import SUFFIX
 
     return file_name.removesuffix(SUFFIX)
 
@@ -63,7 +63,7 @@ class ServedCampaign:
     @classmethod
     def open(cls, path: Path) -> "ServedCampaign":
         """Read it (raises TrackerError naming the file)."""
-        from tracker.campaign.store import CampaignFile
+        from tracker.persistence.campaign_file import CampaignFile
 
         store = CampaignFile(path)
         campaign = store.load()
@@ -77,7 +77,7 @@ class ServedCampaign:
     def read(self) -> bool:
         """Read the file again (blocking: run it off the event loop); whether it changed.
         A file that no longer loads is logged and the last good state kept."""
-        from tracker.campaign.store import CampaignFile
+        from tracker.persistence.campaign_file import CampaignFile
 
         store = CampaignFile(self.path)
         try:

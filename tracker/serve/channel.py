@@ -31,7 +31,7 @@ from tracker.serve.options import ServeOptions
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.seat import SEAT_FD
 from tracker.serve.table import Connection, TableServer
-from tracker.text import printable
+from tracker.engine.text import printable
 
 log = logging.getLogger("tracker.serve")
 

@@ -42,7 +42,7 @@ _KEY_TYPES = ("ssh-", "ecdsa-", "sk-")
 def keys_folder() -> Path:
     """Where the GM's keys files and host key live by default: the tracker's config folder
     (the folder of `tracker config`'s file)."""
-    from tracker.config import config_path
+    from tracker.persistence.config import config_path
 
     return config_path().parent
 

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracker import paths
+from tracker.persistence import paths
 from tracker.engine import TrackerError
 from tracker.serve.admission import Admission, Startups
 from tracker.serve.arguments import GM_SEATS, PER_SOURCE, defaults
@@ -62,7 +62,7 @@ class ServeOptions:
             encounter = paths.encounter_option(args.encounter, saves)
         campaign = None
         if getattr(args, "campaign", None):
-            from tracker.campaign.fights import campaign_path
+            from tracker.play.fights import campaign_path
 
             campaign = campaign_path(args.campaign, saves)
             if campaign.parent.resolve() != saves:

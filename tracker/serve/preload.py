@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
     from tracker.ui.app import TrackerApp
 
 
@@ -73,7 +73,7 @@ class Preloaded:
     """The table's fight loaded once in the server, kept current, inherited by every fork."""
 
     def __init__(self, path: Path, saves: Path) -> None:
-        from tracker.ui.live import Live
+        from tracker.play.live import Live
 
         self.path = path
         self.saves = saves

@@ -22,9 +22,9 @@ from tracker.serve import control
 from tracker.serve.keys import GM, PLAYER, VIEWER
 
 if TYPE_CHECKING:
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
     from tracker.ui.app import TrackerApp
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
 
 SEAT_FD = "TRACKER_SEAT_FD"
 NONE_OF_YOURS = "No combatant of yours is in this fight: you watch it as a viewer until the GM moves the table"
@@ -74,7 +74,7 @@ def player_role(live: "Live", combatants: tuple[str, ...], pcs: tuple[str, ...] 
     found for the key, by their id: the same character in every fight, whatever it is
     called, and never a foe that took its name. Else each of `combatants` is the
     combatant that first carried the name in this fight, as the fight calls it now."""
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
 
     if pcs is not None:
         return Role.of_characters(live.encounter, pcs)
@@ -85,9 +85,9 @@ def build_app(info: SeatInfo, live: "Live | None" = None, moved: Any = None, soc
     """The app for this seat; `live`: the fight already loaded (inherited from the server),
     else it is opened here. Raises TrackerError if the fight cannot be opened."""
     from rulesets.dice import RandomDice
-    from tracker.roles import Role
+    from tracker.reading.roles import Role
     from tracker.ui.app import TrackerApp
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
     from tracker.ui.seat import Seat
 
     notices = [info.notice] if info.notice else []

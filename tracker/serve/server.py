@@ -31,7 +31,7 @@ from tracker.serve.keys import KeyRing
 from tracker.serve.options import ServeOptions
 from tracker.serve.ssh_server import TableSSHServer
 from tracker.serve.table import TableServer
-from tracker.text import printable
+from tracker.engine.text import printable
 
 log = logging.getLogger("tracker.serve")
 

@@ -19,7 +19,7 @@ import asyncssh
 from tracker.serve.channel import TableSession
 from tracker.serve.keys import PLAYER, VIEWER
 from tracker.serve.table import USER_SHOWN, Connection, TableServer
-from tracker.text import quoted
+from tracker.engine.text import quoted
 
 log = logging.getLogger("tracker.serve")
 

@@ -29,10 +29,10 @@ from typing import Any, Callable, Protocol
 
 import asyncssh
 
-from tracker import paths
+from tracker.persistence import paths
 from tracker.engine import TrackerError
 from tracker.engine.bounds import MAX_SEGMENT
-from tracker.roles import campaign_characters
+from tracker.reading.roles import campaign_characters
 from tracker.serve.admission import REFUSAL_GRACE, LoggingIn, Penalties
 from tracker.serve.campaign import FileWatch, ServedCampaign
 from tracker.serve.keys import GM, PLAYER, VIEWER, KeyRing, load_or_create_host_key
@@ -40,7 +40,7 @@ from tracker.serve.options import ServeOptions
 from tracker.serve.preload import Preloaded, preload, release_free_memory, reload_frozen
 from tracker.serve.pty_bridge import PtyChild
 from tracker.serve.seat import SeatInfo
-from tracker.text import printable, quoted
+from tracker.engine.text import printable, quoted
 
 log = logging.getLogger("tracker.serve")
 

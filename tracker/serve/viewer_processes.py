@@ -25,7 +25,7 @@ from textual.app import App
 from tracker.serve.control import next_message, send
 from tracker.serve.pty_bridge import ForkedProcess, fork_flushed
 from tracker.serve.viewer_host import QUIT_GRACE, start_host
-from tracker.text import printable
+from tracker.engine.text import printable
 
 log = logging.getLogger("tracker.serve")
 

@@ -26,12 +26,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input
 
 from tracker.engine import TrackerError
-from tracker.text import printable, printable_lines
+from tracker.engine.text import printable, printable_lines
 from tracker.ui import guard
-from tracker.roles import GM, Role, account
+from tracker.reading.roles import GM, Role, account
 from tracker.ui import commands
 from tracker.ui.commands import CommandTable
-from tracker.ui.live import Live
+from tracker.play.live import Live
 from tracker.ui.seat import Seat
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.textual_private import MergedNotifications, install_key_readers
@@ -70,9 +70,9 @@ class TrackerApp(MergedNotifications[int]):
         self._replay_wanted: int | None = None  # the GM's replay segment a seat follows (None: now)
         self._replay_opening = False
         self._told_where = -WHERE_SHOWN  # when Esc last said where a seat is
-        from tracker import config
+        from tracker.ui import settings
 
-        config.apply(self, viewer, commands.tables())  # theme and key bindings from the user's config file
+        settings.apply(self, viewer, commands.tables())  # theme and key bindings from the user's config file
         self.saves = saves
         self.file = file
         self.viewer = viewer
@@ -217,7 +217,7 @@ class TrackerApp(MergedNotifications[int]):
         if self.viewer and live.role.is_gm:
             live.seat(Role.viewer())  # a viewer's app shows a fight opened elsewhere as a viewer sees it
         live.session.user = live.session.user or self.user
-        # Saving and following run on threads (tracker.ui.live); a failed save comes back
+        # Saving and following run on threads (tracker.play.live); a failed save comes back
         # to the event loop as a message.
         live.store.on_error = lambda message: self._report_save_error(message)
         live.follow(notify=self._news)
@@ -230,7 +230,7 @@ class TrackerApp(MergedNotifications[int]):
 
     def _fold_news(self) -> None:
         """Fold in what the followers read; the screens showing an encounter hear of it
-        through its listeners (tracker.ui.live, `Changed`). Apps sharing an encounter
+        through its listeners (tracker.play.live, `Changed`). Apps sharing an encounter
         (viewers in one process) share its listeners: whichever folds it in first tells
         them all."""
         for live in self._attached:
@@ -252,10 +252,10 @@ class TrackerApp(MergedNotifications[int]):
             self.notify(str(exc), severity="error", timeout=10)
 
     def watch_theme(self, theme: str) -> None:
-        from tracker import config
+        from tracker.ui import settings
 
         # A theme picked in the palette is remembered, never by a seat at a served table.
-        config.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None, commands.tables())
+        settings.theme_changed(self, theme, getattr(self, "viewer", False) or getattr(self, "seat", None) is not None, commands.tables())
 
     def open_encounter(self, path: Path, roster: bool = False, live: Live | None = None) -> None:
         """Open a save from the start screen (and the roster editor for a new one); `live`:
@@ -366,7 +366,7 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, 
     """Run the UI; returns the exit code. A file that does not load is reported, not opened.
     `collector_off`: the caller turned Python's cyclic garbage collector off to start
     faster; the app turns it on again once its first screen is drawn."""
-    from tracker.campaign.store import CampaignFile, is_campaign
+    from tracker.persistence.campaign_file import CampaignFile, is_campaign
 
     live, campaign = None, None
     if file is not None and is_campaign(file):

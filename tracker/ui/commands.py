@@ -19,7 +19,7 @@ from typing import Any
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tracker.roles import Role
+from tracker.reading.roles import Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ def key_text(keys: str) -> str:
 
 
 def keymap_of(app: object) -> Mapping[str, str]:
-    """The keys the user's config rebinds (tracker.config.apply -> `App.update_keymap`):
+    """The keys the user's config rebinds (tracker.ui.settings.apply -> `App.update_keymap`):
     Textual keeps them in the app; read here only, in one place."""
     keymap = getattr(app, "_keymap", None)
     return keymap if isinstance(keymap, Mapping) else {}
@@ -280,7 +280,7 @@ class CommandTable(Provider):
 
 
 def tables() -> list[tuple[Command, ...]]:
-    """Every screen's command table: the rows a key can be bound to (tracker.config
+    """Every screen's command table: the rows a key can be bound to (tracker.persistence.config
     checks a config file's `[keys]` against them)."""
     return [
         value for value in globals().values()

@@ -15,7 +15,7 @@ from pathlib import Path
 class Seat:
     """This app is a seat at a served table (what that changes: tracker.ui.app)."""
 
-    kind: str = "viewer"  # gm, player or viewer (tracker.roles): who sits here
+    kind: str = "viewer"  # gm, player or viewer (tracker.reading.roles): who sits here
     fight: str = ""  # the table's fight by its name, for what Esc says
     notice: str = ""  # said once the first screen is up, a line each ("the GM moved the table to ...")
     moved: Callable[[Path], None] | None = None  # the GM's: tell the server the table moved

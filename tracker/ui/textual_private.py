@@ -4,7 +4,7 @@ Nothing else in the tracker names a private Textual attribute: what could be don
 public API was (a form field's value no longer relays out the screen through a
 subclass's own `virtual_size` reactive, tracker.ui.screens.form; key names in the
 config come from Unicode names and Textual's public KEY_NAME_REPLACEMENTS,
-tracker.config). What is left has no public way, and each use below names what it relies
+tracker.persistence.config). What is left has no public way, and each use below names what it relies
 on and the upstream issue that would make it unnecessary.
 
 tests/test_textual_private.py checks each one against the installed Textual: that the

@@ -16,7 +16,7 @@ players' declarations at once and waiting here (an undoable `setting` event).
 Decisions: an abort proposal has nothing to edit (`e` says so; approve or refuse it);
 the list follows the file while open (players' proposals arrive, time moving lapses
 them), keeping the highlighted proposal highlighted when it is still waiting: it hears
-of every change as the panes do (`Live.listeners`, tracker.ui.live.Changed), no timer.
+of every change as the panes do (`Live.listeners`, tracker.play.live.Changed), no timer.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from textual.widgets.option_list import Option
 from tracker.play.requests import DECLARE, MAINTAIN
 from tracker.engine import TrackerError, table
 from tracker.engine.model import Proposal
-from tracker.roles import Role
-from tracker.session import Outcome
-from tracker.text import printable
+from tracker.reading.roles import Role
+from tracker.play.session import Outcome
+from tracker.engine.text import printable
 from tracker.ui.commands import APPROVALS, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui import guard
-from tracker.ui.live import Changed, Live
+from tracker.play.live import Changed, Live
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.form import FormField, FormScreen
 
@@ -197,7 +197,7 @@ class ApprovalsScreen(Screen[None]):
 
 class EditProposalScreen(DeclareScreen):
     """The declare form filled with a player's proposal; committing approves it edited
-    (the flow configured with the proposal: `tracker.declaring.DeclareFlow`)."""
+    (the flow configured with the proposal: `tracker.play.declaring.DeclareFlow`)."""
 
     def __init__(self, live: Live, proposal: Proposal) -> None:
         super().__init__(live, proposal.actor, MAINTAIN if proposal.action == "maintain" else DECLARE, proposal=proposal)

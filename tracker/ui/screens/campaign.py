@@ -31,12 +31,13 @@ from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rulesets.base import Ruleset
-from tracker.campaign import fights, reading
-from tracker.campaign.model import ACTIVE, PC, Campaign, Fight
-from tracker.campaign.store import CampaignFile
+from tracker.play import fights
+from tracker.reading import campaign as reading
+from tracker.persistence.campaign import ACTIVE, PC, Campaign, Fight
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.engine import TrackerError
-from tracker.roles import Role
-from tracker.text import printable
+from tracker.reading.roles import Role
+from tracker.engine.text import printable
 from tracker.ui.background import in_thread
 from tracker.ui.commands import CAMPAIGN, Command, bindings, for_viewer, in_table_order, viewer_may
 from tracker.ui.screens import campaign_forms as forms
@@ -281,7 +282,7 @@ class CampaignScreen(Screen[None]):
 
     def do_library_add(self) -> None:
         camp = self._need()
-        from tracker.library import Library
+        from tracker.persistence.library import Library
 
         def names() -> list[str]:
             return Library.in_folder(self.path.parent, camp.ruleset).names()
@@ -343,6 +344,6 @@ class CampaignScreen(Screen[None]):
 
 def app_live(app: Any, path: Path) -> Any:
     """A fight read for the app's encounter screen (on a thread), as the app opens one."""
-    from tracker.ui.live import Live
+    from tracker.play.live import Live
 
     return Live.open(path, app.viewer, app.user, app.role)

@@ -4,7 +4,7 @@ or from the library), a change to one, one leaving or dying.
 Each form's work reads and writes the campaign file (and a new fight's) on a thread
 (`BackgroundForm`, tracker.ui.background): a refusal is shown in the form and nothing
 typed is lost; keys typed while it works wait for it. The words are the command line's
-(tracker.campaign.party), so the two never disagree.
+(tracker.play.party), so the two never disagree.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from typing import Any
 from textual.widgets import Label
 
 from rulesets.base import Ruleset
-from tracker.campaign import fights, party
-from tracker.campaign.model import DIED, LEFT, PC, Campaign
-from tracker.campaign.store import SUFFIX, CampaignFile
+from tracker.play import fights, party
+from tracker.persistence.campaign import DIED, LEFT, PC, Campaign
+from tracker.persistence.campaign_file import SUFFIX, CampaignFile
 from tracker.engine import Event, TrackerError
 from tracker.engine.kinds import fmt
-from tracker.text import refuse_controls
+from tracker.engine.text import refuse_controls
 from tracker.ui.background import in_thread
 from tracker.ui.screens.form import FormField, FormScreen, set_error
 from tracker.ui.screens.roster import _name, _pairs, _split_values
@@ -98,7 +98,7 @@ def _conditions(text: str) -> dict[str, str]:
 def next_fight_form(camp: Campaign, path: Path, by: str, opened: Callable[[Path], object]) -> BackgroundForm:
     """The next fight's name; its work starts it (`fights.start`) and reads it for the
     encounter screen (`opened(fight_file)`, on the thread)."""
-    from tracker import paths
+    from tracker.persistence import paths
     from tracker.ui.naming import slug
 
     def work(values: dict[str, str]) -> object:

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from tracker.text import printable
+from tracker.engine.text import printable
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -1,6 +1,6 @@
 """Declare (or maintain) an action as at a table: choose, see the odds, roll, decide, commit.
 
-The state and the steps are `tracker.declaring.DeclareFlow`'s (no Textual there, tested by
+The state and the steps are `tracker.play.declaring.DeclareFlow`'s (no Textual there, tested by
 calling it); this screen renders the flow and hands it what is typed.
 
 Decisions: docs/decisions/0001-declare-form.md, docs/decisions/0041-declare-again.md,
@@ -23,15 +23,15 @@ from textual.widgets import Input, Label
 
 from rulesets.base import ActionTemplate
 from rulesets.fields import AFTER_ROLL, MORE, Field
-from tracker import recent
-from tracker.declaring import DeclareFlow
+from tracker.reading import recent
+from tracker.play.declaring import DeclareFlow
 from tracker.play.form import FormStage, Shown, default_text, int_at_least_1, secret_yes_no
-from tracker.dice_plan import Step
+from tracker.play.dice_plan import Step
 from tracker.play.requests import DECLARE, MAINTAIN
 from tracker.engine.model import Proposal
-from tracker.session import Outcome
-from tracker.text import printable
-from tracker.ui.live import Live
+from tracker.play.session import Outcome
+from tracker.engine.text import printable
+from tracker.play.live import Live
 from tracker.ui.screens.form import FieldInput, FormField, field_parts, set_error
 
 LABEL_WIDTH = 16  # the widest label shown whole; longer names are cut with an ellipsis

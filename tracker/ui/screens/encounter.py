@@ -28,16 +28,16 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from rulesets.fields import yes_no
-from tracker.charts import LEGEND
+from tracker.reading.charts import LEGEND
 from tracker.engine import TrackerError
-from tracker.session import Outcome, Session
-from tracker import verbs
-from tracker.text import clip, printable, wrap
-from tracker.viewing import sight
-from tracker.roles import Role, who
+from tracker.play.session import Outcome, Session
+from tracker.play import verbs
+from tracker.engine.text import clip, printable, wrap
+from tracker.reading.viewing import sight
+from tracker.reading.roles import Role, who
 from tracker.ui import guard
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
-from tracker.ui.live import Changed, Live
+from tracker.play.live import Changed, Live
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
@@ -177,7 +177,7 @@ class EncounterScreen(Screen[None]):
         setup, live = self.live.encounter.setup, self.live
         if not setup.campaign or live.campaign_title:
             return
-        from tracker.campaign.store import CampaignFile
+        from tracker.persistence.campaign_file import CampaignFile
         from tracker.ui.background import in_thread
 
         def titled(title: str) -> None:
@@ -448,7 +448,7 @@ class EncounterScreen(Screen[None]):
 
     def do_maintain(self) -> None:
         name = self._need_selected()
-        from tracker import dice_plan  # loads on first use
+        from tracker.play import dice_plan  # loads on first use
         from tracker.play.requests import MAINTAIN
         from tracker.ui.screens.declare import DeclareScreen
 
@@ -537,16 +537,16 @@ class EncounterScreen(Screen[None]):
         mode = "detail" if roster.glance else "glance"
         self._show_glance(mode == "glance")
         self.query_one(DetailView).show(roster.current)
-        self.app.roster_mode = mode  # type: ignore[attr-defined]  # set by tracker.config.apply
-        from tracker import config
+        self.app.roster_mode = mode  # type: ignore[attr-defined]  # set by tracker.ui.settings.apply
+        from tracker.ui import settings
         from tracker.ui.commands import tables
 
         app = self.app
         local = not (self.live.viewer or getattr(app, "seat", None) is not None)
-        self.run_worker(lambda: config.roster_mode_changed(app, mode, not local, tables()), thread=True, group="remember")
+        self.run_worker(lambda: settings.roster_mode_changed(app, mode, not local, tables()), thread=True, group="remember")
 
     def do_viewers(self) -> None:
-        from tracker.viewing import MODES, mode_of
+        from tracker.reading.viewing import MODES, mode_of
 
         def check(text: str) -> None:
             if text not in MODES:

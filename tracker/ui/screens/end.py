@@ -12,7 +12,7 @@ with the engine's message.
 (`fights.walk(..., "undo")`, which undoes the fight file's own end with it), and says
 why not otherwise; `r` on a fight whose next redo is its end closes it again the same
 way. Undoing or redoing the fight file's end alone would leave the campaign saying
-otherwise (tracker.campaign.fights).
+otherwise (tracker.play.fights).
 
 Decisions: docs/decisions/0051-campaign-in-the-app.md
 """
@@ -29,15 +29,15 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from tracker.campaign import fights
-from tracker.campaign.fights import Preview
-from tracker.campaign.store import CampaignFile
+from tracker.play import fights
+from tracker.play.fights import Preview
+from tracker.persistence.campaign_file import CampaignFile
 from tracker.engine import Encounter
 from tracker.engine.errors import RuleRefusal
-from tracker.session import Outcome
-from tracker.text import printable, printable_lines
+from tracker.play.session import Outcome
+from tracker.engine.text import printable, printable_lines
 from tracker.ui.background import in_thread
-from tracker.ui.live import Live
+from tracker.play.live import Live
 
 
 def of_campaign(enc: Encounter) -> None:

@@ -27,7 +27,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from tracker.engine import TrackerError
-from tracker.text import clip, printable
+from tracker.engine.text import clip, printable
 
 
 LABEL_CELLS = 13  # a field's label column (`.dialog .label` in tracker.tcss)

@@ -1,5 +1,5 @@
 """The help screen: every key of the screen it was opened over, from the command table,
-then the verbs of the `:` command language the role may use (tracker.verbs.offered)."""
+then the verbs of the `:` command language the role may use (tracker.play.verbs.offered)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from tracker.roles import GM
-from tracker.verbs import Verb
+from tracker.reading.roles import GM
+from tracker.play.verbs import Verb
 from tracker.ui.commands import Command, keymap_of
 
 

@@ -17,10 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tracker.wording import history
-from tracker.text import printable
-from tracker.ui.live import Live
-from tracker.viewing import sight
+from tracker.reading.wording import history
+from tracker.engine.text import printable
+from tracker.play.live import Live
+from tracker.reading.viewing import sight
 
 
 def history_rows(live: Live) -> list[Text]:

@@ -3,8 +3,8 @@ chosen segment (`w` on the encounter screen, `tracker open FILE --replay`).
 
 Every pane (clock, timeline, upcoming list, roster, detail, log) draws from a
 `ReplayView`: a `Live` whose encounter is the replay's fold at the segment shown
-(tracker.replaying, tracker.engine.replay) and whose role is the reader's as it was then,
-so what a player or viewer may see is still `tracker.viewing.sight`'s, at that segment (a
+(tracker.play.replaying, tracker.engine.replay) and whose role is the reader's as it was then,
+so what a player or viewer may see is still `tracker.reading.viewing.sight`'s, at that segment (a
 combatant hidden then is hidden, even if shown later). Its `run` refuses every change,
 and the screen binds only the REPLAY table (tracker.ui.commands): no key changes the
 fight. Esc pops it, and the encounter screen under it, which kept following the fight
@@ -32,13 +32,13 @@ from textual.timer import Timer
 
 from tracker.engine import TrackerError
 from tracker.engine.replay import Replay
-from tracker.replaying import Replaying
-from tracker.roles import Role
-from tracker.roles import GM
-from tracker.session import Outcome
+from tracker.play.replaying import Replaying
+from tracker.reading.roles import Role
+from tracker.reading.roles import GM
+from tracker.play.session import Outcome
 from tracker.ui import guard
 from tracker.ui.commands import FOLLOWING, REPLAY, Command, bindings, for_role, role_may
-from tracker.ui.live import Changed, Live
+from tracker.play.live import Changed, Live
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormField, FormScreen
 

@@ -6,7 +6,7 @@ a recovery rule (Brand X's Healing Roll), the rest then asks for each roll in tu
 the declare form does: whose roll it is, the dice, and its exact chance of success;
 faces typed, or Enter on an empty line and the app rolls them; ctrl+r rolls all the
 rest; ctrl+b takes back the last group; Esc leaves the rest unrecorded. When no dice
-are wanted any more the rest is recorded (`tracker.campaign.rest.record`, the command
+are wanted any more the rest is recorded (`tracker.play.rest.record`, the command
 line's own) and its result shown; u on the campaign screen takes it back.
 
 Every step runs `record` on a thread with the faces so far (`PromptingFaces`): it
@@ -35,14 +35,14 @@ from textual.widgets import Input, Label, Static
 from rulesets.base import Ruleset
 from rulesets.fields import yes_no
 from rulesets.dice import DiceNeeded, DiceSource, PromptingFaces, RandomDice, parse_faces
-from tracker import verbs
-from tracker.campaign.model import Campaign
-from tracker.campaign.rest import Rested, record
+from tracker.play import verbs
+from tracker.persistence.campaign import Campaign
+from tracker.play.rest import Rested, record
 from tracker.play.form import chance_text
-from tracker.dice_plan import accept, prompt, remaining
+from tracker.play.dice_plan import accept, prompt, remaining
 from tracker.engine import TrackerError
 from tracker.engine.kinds import fmt
-from tracker.text import printable, refuse_controls
+from tracker.engine.text import printable, refuse_controls
 from tracker.ui.background import in_thread
 from tracker.ui.screens.campaign_forms import BackgroundForm
 from tracker.ui.screens.form import FieldInput, FormField, set_error

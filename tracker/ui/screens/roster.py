@@ -33,11 +33,11 @@ from textual.widgets.option_list import Option
 from rulesets.fields import Field, yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.engine.kinds import fmt
-from tracker.session import Outcome, Session
-from tracker.verbs import MAX_COPIES, at_least, split_command
-from tracker.text import check_name, printable
+from tracker.play.session import Outcome, Session
+from tracker.play.verbs import MAX_COPIES, at_least, split_command
+from tracker.engine.text import check_name, printable
 from tracker.ui.commands import ROSTER, Command, bindings, hint, in_table_order
-from tracker.ui.live import Live
+from tracker.play.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.screens.help import HelpScreen

@@ -1,6 +1,6 @@
 """The start screen: the encounters in the saves folder.
 
-Campaigns first (tracker.campaign), each followed by its fights in the campaign's order
+Campaigns first (tracker.persistence.campaign), each followed by its fights in the campaign's order
 with their state (`reading.fight_status`: under way, ended, missing, changed since it
 ended), then the fights of their own under a heading. A campaign file that does not
 load is listed with its error, as a bad save is. Enter on a campaign opens the campaign
@@ -29,13 +29,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
-from tracker import config, paths
+from tracker.persistence import config, paths
 from tracker.engine import TrackerError
-from tracker.library import new_from_roster
+from tracker.persistence.library import new_from_roster
 from tracker.persistence import lock
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
-from tracker.text import cells as text_cells, check_name, printable
+from tracker.engine.text import cells as text_cells, check_name, printable
 from tracker.ui.naming import slug
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -94,8 +94,8 @@ def _changed_at(path: Path) -> str:
 
 def campaign_rows(path: Path, fights: dict[str, Listing]) -> list[Listing]:
     """A campaign's row and its fights' rows (taken out of `fights`, the loose ones)."""
-    from tracker.campaign import reading
-    from tracker.campaign.store import CampaignFile
+    from tracker.reading import campaign as reading
+    from tracker.persistence.campaign_file import CampaignFile
 
     changed = _changed_at(path)
     try:
@@ -326,7 +326,7 @@ class StartScreen(Screen[None]):
                                 lambda path: self.app.open_encounter(path, roster=True))  # type: ignore[attr-defined]
 
     def do_new_campaign(self) -> None:
-        from tracker.campaign.store import SUFFIX, CampaignFile
+        from tracker.persistence.campaign_file import SUFFIX, CampaignFile
 
         def opened(path: Path) -> None:
             from tracker.ui.screens.campaign import CampaignScreen

@@ -2,7 +2,7 @@
 `tracker stats` for the open encounter, as this session's role may see them.
 
 The figures are computed in a worker thread (folding the log again takes time on a
-long fight) by tracker.stats, and drawn by tracker.charts at the screen's width, the
+long fight) by tracker.reading.stats, and drawn by tracker.reading.charts at the screen's width, the
 same text `tracker stats` prints, so the two never disagree. A GM sees everything; a
 viewer the viewer variant (hidden combatants left out, withheld figures named); a
 player that and its own combatants in full. The text is plain (never markup) with control characters made
@@ -20,10 +20,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
-from tracker.charts import report_text
-from tracker.stats import FightStats, fight_stats
-from tracker.text import printable, printable_lines
-from tracker.ui.live import Live
+from tracker.reading.charts import report_text
+from tracker.reading.stats import FightStats, fight_stats
+from tracker.engine.text import printable, printable_lines
+from tracker.play.live import Live
 
 
 class StatsReady(Message):

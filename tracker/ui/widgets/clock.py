@@ -12,8 +12,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tracker.text import printable
-from tracker.ui.live import Changed, Live
+from tracker.engine.text import printable
+from tracker.play.live import Changed, Live
 from tracker.ui.widgets.redraw import touches, update_if_changed
 
 

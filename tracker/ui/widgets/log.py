@@ -20,17 +20,17 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tracker.engine import Encounter, Event, LogEntry
-from tracker.roles import Role, visible_to, who
-from tracker.text import printable, wrap
-from tracker.ui.live import Changed, Live
+from tracker.reading.roles import Role, visible_to, who
+from tracker.engine.text import printable, wrap
+from tracker.play.live import Changed, Live
 from tracker.ui.widgets.redraw import place_scrollbar, scrollbar_once, set_virtual_height
-from tracker.viewing import mode_of, sight
+from tracker.reading.viewing import mode_of, sight
 
 PREFIX = 6  # "[137] "
 
 
 def entry_text(entry: LogEntry, encounter: Encounter, reader: Role) -> str:
-    """A log line as this reader sees it (`tracker.viewing.Sight.line`), safe to show."""
+    """A log line as this reader sees it (`tracker.reading.viewing.Sight.line`), safe to show."""
     return printable(sight(encounter, reader).line(entry))
 
 

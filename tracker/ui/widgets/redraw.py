@@ -1,7 +1,7 @@
 """Redraw a widget after a change only when what it shows changed.
 
 Every change (the GM's own, or one a viewer follows) reaches the encounter screen's
-panes as one signal (`tracker.ui.live.Changed`), and most changes touch one or two
+panes as one signal (`tracker.play.live.Changed`), and most changes touch one or two
 panes: a note changes the log, not the roster, the timeline, the clock or the detail
 panel. Repainting a pane costs Textual a render of each of its lines (and a
 `Static.update` a layout of the whole screen), times every viewer on the table. So a
@@ -28,7 +28,7 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widgets import Static
 
-from tracker.ui.live import Changed
+from tracker.play.live import Changed
 
 # Event kinds that only add a line to the combat log: a note and a table roll change no
 # combatant, action, clock or proposal, so no pane but the log shows them.

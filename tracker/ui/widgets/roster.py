@@ -24,10 +24,10 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from tracker.engine import Combatant
-from tracker.text import cells, fit, printable
-from tracker.ui.live import Changed, Live
+from tracker.engine.text import cells, fit, printable
+from tracker.play.live import Changed, Live
 from tracker.ui.widgets.redraw import LineDiffed, refresh_if_changed, set_virtual_height, touches, update_if_changed
-from tracker.viewing import Shown, shown, sight
+from tracker.reading.viewing import Shown, shown, sight
 
 ROWS = 1
 GLANCE_ROWS = 2  # at most, per combatant in glance mode (80x24 keeps six combatants in view)

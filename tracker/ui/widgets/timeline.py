@@ -15,10 +15,10 @@ from textual import events
 from textual.message import Message
 from textual.strip import Strip
 
-from tracker.charts import CONDITION_GLYPH, OVER_PASSIVE, PASSIVE_GLYPH, bar_glyph
+from tracker.reading.charts import CONDITION_GLYPH, OVER_PASSIVE, PASSIVE_GLYPH, bar_glyph
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
-from tracker.text import clip, fit
-from tracker.ui.live import Changed, Live
+from tracker.engine.text import clip, fit
+from tracker.play.live import Changed, Live
 from tracker.ui.widgets.redraw import LineDiffed, refresh_if_changed, set_virtual_height, touches
 from tracker.ui.widgets.roster import visible_combatants
 

@@ -9,7 +9,7 @@ ask. When the resolve finishes, the `Resolution` is what the action will commit 
 those same faces. Nothing here changes the encounter: the change itself is made later
 by `Session.declare` / `Session.maintain` with the faces gathered here.
 
-No Textual here: the declare flow (`tracker.declaring`), tests and the benchmark share it.
+No Textual here: the declare flow (`tracker.play.declaring`), tests and the benchmark share it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from rulesets.dice import DiceGroup, DiceNeeded, DiceSource, PromptingFaces, Rec
 from tracker.engine import Resolution, TrackerError
 from tracker.play import requests
 from tracker.play.requests import MAINTAIN, Attempt
-from tracker.session import Session
+from tracker.play.session import Session
 
 @dataclass
 class Step:

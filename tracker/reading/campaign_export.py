@@ -1,10 +1,10 @@
 """`tracker campaign export NAME --format md|html`: the campaign as a document.
 
 The party as it stands, the fights in order with their outcomes and what each cost the
-party, the rests, and each character's figures over the campaign (tracker.campaign.reading),
+party, the rests, and each character's figures over the campaign (tracker.reading.campaign),
 with in HTML two charts as inline SVG (no script, no external reference): damage each
 character dealt in each fight, and each character's main resource at the end of each
-fight. Text is escaped as the fight's export escapes it (tracker.export: `_md`, `_h`);
+fight. Text is escaped as the fight's export escapes it (tracker.reading.export: `_md`, `_h`);
 `--viewer` uses the viewers' view of each fight's figures.
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tracker.campaign import reading
-from tracker.campaign.model import Campaign
-from tracker.charts import _PALETTE, _SVG, _e, _num, grouped_bars_svg
+from tracker.reading import campaign as reading
+from tracker.persistence.campaign import Campaign
+from tracker.reading.charts import _PALETTE, _SVG, _e, _num, grouped_bars_svg
 from tracker.engine.kinds import fmt
-from tracker.export import _STYLE, _h, _md
+from tracker.reading.export import _STYLE, _h, _md
 
 
 def _rows(camp: Campaign, folder: Path, viewer: bool) -> dict[str, Any]:

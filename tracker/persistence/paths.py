@@ -100,7 +100,7 @@ def example_files() -> list[Traversable]:
     try:
         folder: Traversable = resources.files(EXAMPLES_PACKAGE)
     except ModuleNotFoundError:
-        folder = Path(__file__).resolve().parent.parent / "saves"
+        folder = Path(__file__).resolve().parents[2] / "saves"  # tracker/persistence/ -> the clone
     if not folder.is_dir():
         return []
     return sorted((p for p in folder.iterdir() if p.name.endswith(SUFFIX) and p.is_file()), key=lambda p: p.name)
@@ -183,7 +183,7 @@ def encounter_option(name: str, saves: Path, option: str = "--encounter") -> Pat
     return path
 
 
-CAMPAIGN_SUFFIX = ".campaign.toml"  # tracker.campaign.store.SUFFIX: a campaign, not a fight
+CAMPAIGN_SUFFIX = ".campaign.toml"  # tracker.persistence.campaign_file.SUFFIX: a campaign, not a fight
 
 
 def encounter_files(saves: Path) -> list[Path]:

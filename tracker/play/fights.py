@@ -18,8 +18,8 @@ from typing import Any
 
 from rulesets import registry
 from rulesets.base import Ruleset
-from tracker.campaign.model import PC, Campaign, Fight, changes
-from tracker.campaign.store import SUFFIX, CampaignFile, now
+from tracker.persistence.campaign import PC, Campaign, Fight, changes
+from tracker.persistence.campaign_file import SUFFIX, CampaignFile, now
 from tracker.engine import Encounter, Event, Setup
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.kinds import fmt
@@ -233,7 +233,7 @@ def stats_of(enc: Encounter) -> dict[str, Any]:
     the viewers' views), kept in the `end` event so no later reading replays the fight.
     The rolls against the odds shown are kept as counts by chance (`luck`: "17/20" ->
     [rolls, successes]): the exact luck over the whole campaign needs nothing more."""
-    from tracker.stats import fight_stats, fold
+    from tracker.reading.stats import fight_stats, fold
 
     out: dict[str, Any] = {}
     names = {c.name: c.pc for c in enc.combatants.values() if c.pc}

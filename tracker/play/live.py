@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracker.engine import Encounter, Event, TrackerError
-from tracker.library import Library
+from tracker.persistence.library import Library
 from tracker.persistence.store import Change, EncounterFile, reason
-from tracker.roles import Role
-from tracker.session import Outcome, Session
+from tracker.reading.roles import Role
+from tracker.play.session import Outcome, Session
 from rulesets.dice import RandomDice
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class WriteBehindStore:
     @property
     def path(self) -> Path:
         """The fight's file: what a campaign's `end` writes besides this store
-        (tracker.session, `end_fight`), once `flush` has put every queued change on it."""
+        (tracker.play.session, `end_fight`), once `flush` has put every queued change on it."""
         return self.file.path
 
     @property
@@ -251,7 +251,7 @@ class Live:
 
     `viewer` is what the screens show (hidden combatants and secret rolls left out): true
     for a viewer and for a player. What may be changed is the session's role
-    (`session.role`, tracker.roles), checked by the session's guard on every change."""
+    (`session.role`, tracker.reading.roles), checked by the session's guard on every change."""
 
     path: Path
     session: Session

@@ -2,9 +2,9 @@
 
 The roster, the final state, every action and the whole combat log, as Markdown or a
 standalone HTML page, for a campaign journal or a player handout; then "After the
-fight": each combatant's and side's figures (tracker.stats), and in HTML the three
-charts as inline SVG (tracker.charts: no script, no external reference). The data comes from
-`tracker.report.to_json` (the same view `tracker show` prints), so `--viewer` means
+fight": each combatant's and side's figures (tracker.reading.stats), and in HTML the three
+charts as inline SVG (tracker.reading.charts: no script, no external reference). The data comes from
+`tracker.reading.report.to_json` (the same view `tracker show` prints), so `--viewer` means
 exactly what a viewer may see there: no hidden combatants, no secret dice, no log line
 about a hidden combatant or a secret roll. `--at SEGMENT` is the fight as it stood at the
 end of that segment (tracker.engine.replay), its figures up to it.
@@ -20,9 +20,9 @@ import re
 from pathlib import Path
 from typing import Any, TextIO
 
-from tracker import paths
+from tracker.persistence import paths
 from tracker.persistence import folder
-from tracker.text import printable
+from tracker.engine.text import printable
 from tracker.engine.kinds import fmt
 
 
@@ -108,7 +108,7 @@ def _table(headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
 
 def _after_rows(figures: Any) -> list[tuple[str, ...]]:
     """One row per combatant, then per side: the after-the-fight figures as text."""
-    from tracker.charts import amounts_text, luck_line
+    from tracker.reading.charts import amounts_text, luck_line
 
     rows: list[tuple[str, ...]] = []
     for group, tallies in (("", figures.combatants), ("side ", figures.sides)):
@@ -136,7 +136,7 @@ def html_page(data: dict[str, Any], figures: Any = None) -> str:
     lines += ["<h2>Actions</h2>", "<ul>"] + [f"<li>{_h(text)}</li>" for text in doc["actions"]] + ["</ul>"]
     lines += ["<h2>Combat log</h2>", "<ol>"] + [f"<li>[{_h(segment)}] {_h(text)}</li>" for segment, text in doc["log"]] + ["</ol>"]
     if figures is not None:
-        from tracker.charts import damage_svg, resource_svg, timeline_svg
+        from tracker.reading.charts import damage_svg, resource_svg, timeline_svg
 
         lines += ["<h2>After the fight</h2>"] + _table(_AFTER_HEAD, _after_rows(figures))
         lines += [f"<p>{_LUCK_NOTE}</p>"]
@@ -150,8 +150,8 @@ def html_page(data: dict[str, Any], figures: Any = None) -> str:
 
 
 def render(encounter: Any, fmt: str, viewer: bool) -> str:
-    from tracker import report
-    from tracker.stats import fight_stats
+    from tracker.reading import report
+    from tracker.reading.stats import fight_stats
 
     data = report.to_json(encounter, viewer=viewer)
     figures = fight_stats(encounter, viewer=viewer)

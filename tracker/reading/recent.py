@@ -21,8 +21,8 @@ from rulesets.base import ActionTemplate, Ruleset
 from rulesets.fields import AFTER_ROLL
 from tracker.engine import Encounter, TrackerError
 from tracker.engine.model import Action, Event
-from tracker.roles import Role
-from tracker.viewing import sight
+from tracker.reading.roles import Role
+from tracker.reading.viewing import sight
 
 MAX_RECENT = 3  # one key each (1-3), and three lines of the form at 80x24
 

@@ -4,7 +4,7 @@ A campaign is folded from its events, as a fight is (docs/campaigns.md): each ev
 one row of `KINDS` (its arguments' shapes and its words), applied by the method the row
 names, and `undo` / `redo` walk the effective history (the latest change first, so
 nothing later can depend on what an undo takes back). No file I/O here: the campaign
-file (tracker.campaign.store) reads and writes it; the fights are other files, whose
+file (tracker.persistence.campaign_file) reads and writes it; the fights are other files, whose
 effect on the party arrives whole in the `end` event, so reading a campaign never
 reads its fights.
 

@@ -16,11 +16,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from tracker.campaign.model import ACTIVE, PC, Campaign, Fight
+from tracker.persistence.campaign import ACTIVE, PC, Campaign, Fight
 from tracker.engine.kinds import counted, fmt
 from tracker.persistence import codec, folder
-from tracker.stats import luck_of
-from tracker.text import printable
+from tracker.reading.stats import luck_of
+from tracker.engine.text import printable
 
 ENDED, OPEN, MISSING, CHANGED, UNREADABLE = "ended", "under way", "missing", "changed since it ended", "unreadable"
 _TAIL = 256  # bytes read from a fight's end to find its last commit mark

@@ -5,7 +5,7 @@ changes in effect: undone ones are left out) through an `Encounter` that notes e
 change as it happens, and returns a `FightStats`: per combatant and per side, the
 actions declared, succeeded and missed; damage dealt and taken per resource; segments
 spent acting, idle and down; costs paid (EP, upkeep); luck; and the series the charts
-draw (tracker.charts: the terminal's `tracker stats` and stats screen, and the SVG of
+draw (tracker.reading.charts: the terminal's `tracker stats` and stats screen, and the SVG of
 `tracker export --format html`). No Textual here: the screen and the export render it.
 
 Decisions: docs/decisions/0009-fight-stats.md, docs/decisions/0046-fight-luck.md,
@@ -30,8 +30,8 @@ from tracker.engine import (
     Setup,
 )
 from tracker.engine import effects as fx
-from tracker.roles import Role
-from tracker.viewing import shown
+from tracker.reading.roles import Role
+from tracker.reading.viewing import shown
 
 # A difference from the expectation is called luck (or bad luck) when a count at least
 # as far off had under this chance; above it the verdict is "about as expected".
@@ -446,7 +446,7 @@ def fold(encounter: Encounter) -> _Watch:
 def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None = None, folded: _Watch | None = None, luck: bool = True) -> FightStats:
     """The figures of the fight so far (docs/decisions/0009-fight-stats.md: what counts, what viewers see).
     `role`: a player's view, what a viewer sees plus its own combatants in full (as
-    `tracker.report.to_json` shows them). `folded`: the fight as `fold` gave it (else
+    `tracker.reading.report.to_json` shows them). `folded`: the fight as `fold` gave it (else
     folded here); `luck=False` leaves the luck tails uncomputed (each tally keeps its
     chances and outcomes: a campaign sums them over fights)."""
     player = role is not None and role.is_player

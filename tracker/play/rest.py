@@ -27,13 +27,13 @@ from typing import Any
 from rulesets.base import Ruleset
 from rulesets.dice import DiceNeeded, DiceSource, for_actor
 from rulesets.dice import check_all_used
-from tracker.campaign.fights import entry_event, state_in
-from tracker.campaign.model import PC, Campaign, changes
+from tracker.play.fights import entry_event, state_in
+from tracker.persistence.campaign import PC, Campaign, changes
 from tracker.engine import Encounter, Event, Setup
 from tracker.engine import effects as fx
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.kinds import counted, fmt
-from tracker.session import Session
+from tracker.play.session import Session
 
 STATED = "stated by the GM"
 MAX_HOURS = 24 * 366  # a year of rest at most in one go
@@ -207,9 +207,9 @@ def _line(pc: PC, after: dict[str, Any]) -> str:
 def record(campaign_file: Path, hours: float, dice: DiceSource, words: dict[str, str], everyone: bool = False, note: str = "", by: str = "") -> tuple[Campaign, Rested]:
     """Rest the party of the campaign in `campaign_file` and record it: `words` are the
     GM's amounts (`PC.KEY`: N, `PC.full`: true). The campaign after, and the rest."""
-    from tracker import verbs
-    from tracker.campaign.fights import ruleset_of
-    from tracker.campaign.store import CampaignFile
+    from tracker.play import verbs
+    from tracker.play.fights import ruleset_of
+    from tracker.persistence.campaign_file import CampaignFile
 
     done: list[Rested] = []
 

@@ -5,7 +5,7 @@ types, the roles that may use it, and the typed `Session` method it calls. Every
 that speaks the language reads this table: `Session.execute` (parses a line through it,
 then calls the row's method), `tracker play --help`, the app's `:` line and its
 completion, the help screen (`?`); the user guide's (docs/guide/verbs.md) and
-`tracker.session`'s lists of commands are checked against it by tests/test_verbs.py,
+`tracker.play.session`'s lists of commands are checked against it by tests/test_verbs.py,
 which also checks that each row's method exists and takes what the row's parser gives
 it, and that each row's roles agree with the session's role guard.
 
@@ -36,7 +36,7 @@ from typing import Any
 
 from rulesets.fields import yes_no
 from tracker.engine import CommandError, bounds
-from tracker.roles import GM, PLAYER, VIEWER
+from tracker.reading.roles import GM, PLAYER, VIEWER
 
 MAX_COPIES = 100
 
@@ -182,7 +182,7 @@ class Verb:
     usage: str  # as the help lists it
     help: str
     method: str  # the typed Session method it calls
-    roles: frozenset[str]  # who may use it (tracker.roles); the session's guard decides
+    roles: frozenset[str]  # who may use it (tracker.reading.roles); the session's guard decides
     args: tuple[Arg, ...] = ()
     options: tuple[Opt, ...] = ()
     params: bool = False  # other options go to the method's `params` (else they are ignored)
@@ -194,7 +194,7 @@ class Verb:
 
     @property
     def verb(self) -> str:
-        """The name, as the rows of `tracker.session.COMMANDS` have always called it."""
+        """The name, as the rows of `tracker.play.session.COMMANDS` have always called it."""
         return self.name
 
     def usage_for(self, kind: str) -> str:
@@ -427,7 +427,7 @@ def read(line: str) -> Call:
 
 
 def offered(kind: str = GM) -> tuple[Verb, ...]:
-    """The verbs a role of `kind` (tracker.roles: gm, player, viewer) may use, in the
+    """The verbs a role of `kind` (tracker.reading.roles: gm, player, viewer) may use, in the
     table's order: what the help and the `:` line offer it (a viewer: none)."""
     return tuple(v for v in VERBS if kind in v.roles)
 

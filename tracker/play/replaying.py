@@ -6,7 +6,7 @@ happened, to the first or the last, to a segment typed in, and playing, which mo
 to the next segment where anything happened every 1/speed seconds until the last. The
 screen (tracker.ui.screens.replay) renders `encounter`, the fight as it stood at the end
 of the segment (tracker.engine.replay), and sends its keys here; it never changes the
-fight. What the reader may see of it is `tracker.viewing.sight`'s, for the role as it
+fight. What the reader may see of it is `tracker.reading.viewing.sight`'s, for the role as it
 was then (`role`: a player's combatants by identity, named as they were then).
 
 "Where anything happened" is, for the GM, any segment the fight wrote a log line on;
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from tracker.engine import Encounter, TrackerError
 from tracker.engine.replay import Fold, Replay, check_segment
-from tracker.roles import Role, visible_to
+from tracker.reading.roles import Role, visible_to
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # moves a second while playing
 SPEED = 1.0
@@ -35,7 +35,7 @@ class Replaying:
     """A reader's replay of one fight (see the module docstring)."""
 
     replay: Replay
-    reader: Role  # the reader's role in the fight as it stands now (tracker.roles)
+    reader: Role  # the reader's role in the fight as it stands now (tracker.reading.roles)
     segment: int = 0
     speed: float = SPEED
     playing: bool = False

@@ -27,7 +27,7 @@ from tracker.engine import CombatantSetup, Encounter, Setup, TrackerError
 from tracker.engine import bounds
 from tracker.persistence import folder
 from tracker.persistence.lock import locked
-from tracker.text import check_name, refuse_controls, refuse_lookalike
+from tracker.engine.text import check_name, refuse_controls, refuse_lookalike
 
 PREFIX = "library-"
 MAX_BYTES = 4 * 1024 * 1024

@@ -33,7 +33,7 @@ from tracker.engine import kinds
 from tracker.engine.model import LogEntry
 
 if TYPE_CHECKING:
-    from tracker.campaign.model import Campaign
+    from tracker.persistence.campaign import Campaign
     from tracker.engine.encounter import Encounter
 
 GM = "gm"
@@ -175,7 +175,7 @@ def campaign_characters(campaign: "Campaign", names: Iterable[str] = (), ids: It
     campaign (ignoring case), as `Role.of` reads a name in one fight: a rename (in a fight,
     or with `campaign set`) keeps them, and a newcomer given an old name is someone else.
     A character who has left the party or died is nobody's."""
-    from tracker.campaign.model import ACTIVE, DIED
+    from tracker.persistence.campaign import ACTIVE, DIED
 
     first: dict[str, str] = {}  # folded name -> the id of its first bearer
     for event in campaign.effective_events():

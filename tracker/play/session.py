@@ -1,7 +1,7 @@
 """A session: one encounter, its ruleset adapter, a dice source, and the command language.
 
 The commands are the same whether they come from `tracker play`, the TUI's `:` line or a
-key binding (the TUI calls the same methods). Each verb is one row of `tracker.verbs`,
+key binding (the TUI calls the same methods). Each verb is one row of `tracker.play.verbs`,
 which reads a line's words and names the typed method here that it calls; this list is
 checked against that table (tests/test_verbs.py):
 
@@ -43,9 +43,9 @@ from typing import Any, ContextManager, Protocol
 from pathlib import Path
 
 from tracker.engine import bounds
-from tracker import player_dice
-from tracker.campaign import fights
-from tracker.campaign.fights import Preview
+from tracker.play import player_dice
+from tracker.play import fights
+from tracker.play.fights import Preview
 from tracker.engine import (
     Combatant,
     CommandError,
@@ -57,16 +57,16 @@ from tracker.engine import (
 )
 from tracker.engine.model import PENDING, Proposal
 from tracker.engine import kinds, table
-from tracker.library import Library, sheet_of
+from tracker.persistence.library import Library, sheet_of
 from tracker.play import requests, rolling, roster, sheets
 from tracker.play.policy import Policy
-from tracker.roles import Role, who
+from tracker.reading.roles import Role, who
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from rulesets.dice import DiceSource, RandomDice, plain_roll
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
-from tracker.text import check_name, refuse_controls, printable
-from tracker import verbs
-from tracker.wording import change_line, describe, dice_words
+from tracker.engine.text import check_name, refuse_controls, printable
+from tracker.play import verbs
+from tracker.reading.wording import change_line, describe, dice_words
 
 
 class Store(Protocol):
@@ -96,13 +96,13 @@ class Outcome:
 
 
 def _not_the_end(target: Event, verb: str) -> None:
-    """A campaign's end of a fight is the campaign's to take back (tracker.campaign.fights.walk),
+    """A campaign's end of a fight is the campaign's to take back (tracker.play.fights.walk),
     never the fight's own undo: the party's state went back with it."""
     if target.kind == "end":
         raise RuleRefusal("campaign", f"{verb}: this fight's end belongs to its campaign {target.args.get('campaign')}: `tracker campaign {verb}` takes it back (while nothing later in the campaign depends on it)")
 
 
-# The command language's verbs (tracker.verbs), under the name the help and tests know.
+# The command language's verbs (tracker.play.verbs), under the name the help and tests know.
 COMMANDS = verbs.VERBS
 
 
@@ -202,7 +202,7 @@ class Session:
         self.encounter = encounter
 
     def execute(self, line: str) -> Outcome:
-        """Run one line of the command language: the verb's row (tracker.verbs) reads the
+        """Run one line of the command language: the verb's row (tracker.play.verbs) reads the
         words, then its typed method here does the rest, through the role guard."""
         refuse_controls(line.replace("\t", " "), "command")
         call = verbs.read(line)
@@ -302,7 +302,7 @@ class Session:
     def app_roll(self, sides: list[int] | tuple[int, ...], drawn: int = 0, actor: str = "") -> list[int]:
         """The app's dice for a declare form (its "roll" key), one face per die.
 
-        For a player they stand (tracker.player_dice): `actor`'s next draw, from die
+        For a player they stand (tracker.play.player_dice): `actor`'s next draw, from die
         `drawn` (how many of the app's faces the asking form already holds), the same
         however often the form is closed or the declaration taken back; only the GM's
         `reroll` moves it on. The GM's are rolled afresh."""
@@ -650,7 +650,7 @@ class Session:
         return fights.preview(self._fight_file("end"), outcome)
 
     def end_fight(self, outcome: str = "", expect: Preview | None = None) -> Outcome:
-        """End this campaign fight (tracker.campaign.fights.end): the party's state goes back
+        """End this campaign fight (tracker.play.fights.end): the party's state goes back
         to the campaign and the fight closes. With `expect` (the preview the GM confirmed),
         refused if anything changed since."""
         if not self.role.is_gm:
@@ -665,7 +665,7 @@ class Session:
 
     def reroll(self, name: str) -> Outcome:
         """Set aside `name`'s standing app dice: its player's next app roll is a new one
-        (tracker.player_dice). The GM's alone."""
+        (tracker.play.player_dice). The GM's alone."""
         return self.submit(lambda enc: Event("reroll", {"target": enc.combatant(name).name}), kind="reroll")
 
     def setting(self, key: str, value: str) -> Outcome:

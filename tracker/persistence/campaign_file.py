@@ -22,10 +22,10 @@ from typing import Any
 
 import tomli_w
 
-from tracker.campaign.model import KINDS, Campaign
+from tracker.persistence.campaign import KINDS, Campaign
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Event
-from tracker.paths import CAMPAIGN_SUFFIX
+from tracker.persistence.paths import CAMPAIGN_SUFFIX
 from tracker.persistence import codec, folder
 from tracker.persistence.codec import SaveError, check_numbers
 from tracker.persistence.folder import Refused

@@ -22,7 +22,7 @@ from typing import Any
 from tracker.engine import Combatant, Encounter, Event, LogEntry, Resolution
 from tracker.engine.model import Action, Proposal
 from tracker.engine.table import TABLE_SETTINGS, VIEWER_RESOURCES
-from tracker.roles import Role, visible_to
+from tracker.reading.roles import Role, visible_to
 
 MODES, DEFAULT, _ = TABLE_SETTINGS[VIEWER_RESOURCES]
 BLOODIED_AT = 0.5
@@ -38,7 +38,7 @@ def mode_of(encounter: Encounter) -> str:
     chosen = getattr(encounter, "table", {}).get(VIEWER_RESOURCES)
     if chosen:
         return str(chosen)
-    from tracker.config import default_viewer_resources  # reads the config file once
+    from tracker.persistence.config import default_viewer_resources  # reads the config file once
 
     return default_viewer_resources() or DEFAULT
 
@@ -126,7 +126,7 @@ def _summary_of(encounter: Encounter, entry: LogEntry) -> str:
 _START = operator.attrgetter("start")
 
 
-# Who decided a declaration's faces (tracker.session.Session._dice_mark), one wording
+# Who decided a declaration's faces (tracker.play.session.Session._dice_mark), one wording
 # each: the long one in a proposal and the approval screen, the short one after the faces
 # on a log line.
 DICE_WORDS = {"typed": "dice typed by the player", "app": "the app's dice", "typed+app": "dice partly typed, partly the app's"}
@@ -180,7 +180,7 @@ class Sight:
         return shown(self.encounter, c, not self.exact(c))
 
     def entry(self, entry: LogEntry) -> bool:
-        """Whether a log line is shown (tracker.roles.visible_to: secret, private, hidden)."""
+        """Whether a log line is shown (tracker.reading.roles.visible_to: secret, private, hidden)."""
         if self.role.is_gm:
             return True
         hidden = [n for n, c in self.encounter.combatants.items() if c.hidden]

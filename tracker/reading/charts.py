@@ -11,7 +11,7 @@ to the width: the whole fight's timeline (one row per combatant), each combatant
 main resource over the fight's segments (a sparkline against its maximum), and the
 damage dealt per round by side. `report_svg(stats)` draws the same three charts as
 inline SVG for `tracker export --format html`: no script, no external reference, every
-name escaped. Text from the save is data: made visible (tracker.text.visible) and
+name escaped. Text from the save is data: made visible (tracker.engine.text.visible) and
 clipped in cells, never markup.
 """
 
@@ -22,11 +22,11 @@ from collections.abc import Callable
 import math
 from typing import TYPE_CHECKING, Any
 
-from tracker.text import clip, fit, printable
+from tracker.engine.text import clip, fit, printable
 
 if TYPE_CHECKING:  # names for the annotations: the encounter screen draws the glyphs and
     # legend at start-up, and needs neither the figures' module nor html (start-up time)
-    from tracker.stats import Bar, FightStats, Luck, Row, Tally
+    from tracker.reading.stats import Bar, FightStats, Luck, Row, Tally
 
 ACTIVE_GLYPH, PASSIVE_GLYPH, MAINTAINED_GLYPH = "▀", "▄", "▒"
 # What a cell shows when an active bar is drawn over a passive one.

@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tracker import verbs
-from tracker.campaign import fights
-from tracker.campaign.model import Campaign
+from tracker.play import verbs
+from tracker.play import fights
+from tracker.persistence.campaign import Campaign
 from tracker.engine import Event
 from tracker.engine.errors import CommandError
-from tracker.text import check_name
+from tracker.engine.text import check_name
 
 
 def join(camp: Campaign, folder: Path, name: str, opts: dict[str, str]) -> Event:
@@ -25,7 +25,7 @@ def join(camp: Campaign, folder: Path, name: str, opts: dict[str, str]) -> Event
     entry = opts.pop("from", None)
     where = f"campaign add {name}"
     if entry is not None:
-        from tracker.library import Library
+        from tracker.persistence.library import Library
 
         sheet = Library.in_folder(folder, camp.ruleset).get(entry)
         stats, resources = dict(sheet.stats), dict(sheet.resources)

@@ -2,7 +2,7 @@
 
 Names, notes and log lines come from people and files, so they may hold control
 characters (an old or hand-edited save). The text form passes every line through
-`tracker.text.visible`: no raw ESC (or any other control) reaches the terminal, and a
+`tracker.engine.text.visible`: no raw ESC (or any other control) reaches the terminal, and a
 newline inside a name cannot forge a line. The JSON form keeps the data exact, so a
 script can use a name in a command as it is; that is safe because the JSON is written
 with `ensure_ascii` (the default of `json.dumps`): every control character and every
@@ -17,9 +17,9 @@ from typing import Any
 
 from tracker.engine import Encounter
 from tracker.engine.replay import Fold
-from tracker.viewing import Sight, sight
-from tracker.roles import Role, who
-from tracker.text import printable
+from tracker.reading.viewing import Sight, sight
+from tracker.reading.roles import Role, who
+from tracker.engine.text import printable
 
 
 def _resources(view: Sight, c: Any) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def _reader(viewer: bool, role: Role | None) -> Role:
 
 def to_json(encounter: Encounter, *, viewer: bool = False, log_limit: int | None = None, role: Role | None = None) -> dict[str, Any]:
     """`role`: a player's view, what a viewer sees plus its own combatants (hidden or not)
-    and the proposals and refusals about them. What a reader sees is `tracker.viewing.sight`'s."""
+    and the proposals and refusals about them. What a reader sees is `tracker.reading.viewing.sight`'s."""
     rnd, within = encounter.time.round_of(encounter.now)
     view = sight(encounter, _reader(viewer, role))
     log = view.log()

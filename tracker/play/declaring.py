@@ -31,8 +31,8 @@ from typing import Any
 from rulesets.base import ActionTemplate
 from rulesets.dice import DiceNeeded, parse_faces
 from rulesets.fields import AFTER_ROLL, MORE, Field
-from tracker import recent
-from tracker.dice_plan import Step, accept, dry_run, example, group_lines, prompt, remaining, result_figures
+from tracker.reading import recent
+from tracker.play.dice_plan import Step, accept, dry_run, example, group_lines, prompt, remaining, result_figures
 from tracker.play import requests
 from tracker.play.form import (
     FieldChange, FormStage, Shown, chance_text, default_text, field_text, int_at_least_1, secret_yes_no, split_names, template_text,
@@ -40,9 +40,9 @@ from tracker.play.form import (
 from tracker.play.requests import DECLARE, MAINTAIN, Attempt
 from tracker.engine import TrackerError
 from tracker.engine.model import Action, Proposal
-from tracker.roles import Role
-from tracker.session import Outcome, Session
-from tracker.viewing import sight
+from tracker.reading.roles import Role
+from tracker.play.session import Outcome, Session
+from tracker.reading.viewing import sight
 
 
 Run = Callable[[Callable[[Session], Outcome]], Outcome]
@@ -69,7 +69,7 @@ class DeclareFlow:
         enc = session.encounter
         # Suggested targets: those this reader is shown (a player's or viewer's leave hidden ones out).
         self.names = sight(enc, seen_as).names()
-        # The actor list: a player acts for their own combatants only (tracker.roles).
+        # The actor list: a player acts for their own combatants only (tracker.reading.roles).
         role = session.role
         self.actors = [n for n in self.names if role.owns(n)] if role.is_player else self.names
         self.catalogue = list(session.ruleset.catalogue())

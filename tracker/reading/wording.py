@@ -3,7 +3,7 @@
 Each kind's words are its `describe` column in the table of kinds (tracker.engine.kinds);
 this module adds who made the change (`who`), the segment it was made on, and the
 history of effective changes. Control characters in names and notes are shown visibly
-(`tracker.text.visible`), never sent to the terminal.
+(`tracker.engine.text.visible`), never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from tracker.engine import Encounter, Event
 from tracker.engine.kinds import describe_args
-from tracker.roles import who
-from tracker.text import printable
-from tracker.viewing import DICE_WORDS
+from tracker.reading.roles import who
+from tracker.engine.text import printable
+from tracker.reading.viewing import DICE_WORDS
 
 
 def describe(event: Event, *, by: bool = True) -> str:

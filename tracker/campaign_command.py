@@ -28,15 +28,16 @@ from pathlib import Path
 from typing import TextIO
 
 from rulesets.dice import RandomDice, TypedFaces, parse_faces
-from tracker import verbs
-from tracker.campaign import fights, party, reading
-from tracker.campaign.model import DIED, LEFT
-from tracker import paths
-from tracker.campaign.store import SUFFIX, CampaignFile
+from tracker.play import verbs
+from tracker.play import fights, party
+from tracker.reading import campaign as reading
+from tracker.persistence.campaign import DIED, LEFT
+from tracker.persistence import paths
+from tracker.persistence.campaign_file import SUFFIX, CampaignFile
 from tracker.engine import Event
 from tracker.engine.errors import CommandError, TrackerError
-from tracker.roles import Role, account
-from tracker.text import check_name, refuse_controls
+from tracker.reading.roles import Role, account
+from tracker.engine.text import check_name, refuse_controls
 
 
 def campaign_by() -> str:
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> in
             figures = reading.stats(camp, viewer=args.viewer)
             out.write((json.dumps(figures, indent=2) if args.json else reading.stats_text(figures)) + "\n")
         else:
-            from tracker.campaign.export import export
+            from tracker.reading.campaign_export import export
 
             text = export(camp, path.parent, args.format, viewer=args.viewer)
             if args.output:
@@ -139,7 +140,7 @@ def run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> in
 
 
 def _rest(args: argparse.Namespace, path: Path, out: TextIO) -> int:
-    from tracker.campaign.rest import record
+    from tracker.play.rest import record
 
     opts = _pairs(args.values, "campaign rest")
     hours = verbs.number(opts.pop("hours", "8"), "campaign rest: hours")
@@ -152,7 +153,7 @@ def _rest(args: argparse.Namespace, path: Path, out: TextIO) -> int:
 
 
 def _end(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> int:
-    from tracker import paths
+    from tracker.persistence import paths
 
     fight = paths.resolve(args.fight, saves)
     refuse_controls(args.outcome, "--outcome")
