@@ -514,11 +514,11 @@ def test_a_forked_session_follows_with_its_own_descriptor_and_thread(tmp_path: P
     live = Live.open(path, viewer=True)
     live.follow(0.02)  # the parent's follower thread does not cross the fork
     _LIVE[:] = [live]
-    handle = live.store.file._handle
-    assert handle is not None
+    descriptor = live.store.file.descriptor
+    assert descriptor is not None
     ctx = multiprocessing.get_context("fork")
     parent, child_end = ctx.Pipe()
-    child = ctx.Process(target=_forked_follower, args=(str(path), handle.fd, child_end))
+    child = ctx.Process(target=_forked_follower, args=(str(path), descriptor, child_end))
     child.start()
     assert parent.recv() == "ready"
     _session(path).execute("note the sphinx roars")

@@ -393,7 +393,7 @@ async def test_the_start_screen_lists_saves_linked_out_as_refused(table: Path, l
         reason = str(start.query_one("#start-error", Label).render())
         assert reason.startswith("refused: ") and "symbolic link leading outside" in reason
         await press(pilot, "enter")
-        assert any("cannot open" in n.message for n in app._notifications)
+        assert any("cannot open" in n.message for n in app.notifications_shown)
         assert app.screen is start and not app.errors
 
 
@@ -611,7 +611,7 @@ class _Reader:
         import fcntl
 
         said, says = os.pipe()
-        told, self._told = os.pipe()
+        told, self.told = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             try:
@@ -635,19 +635,19 @@ class _Reader:
                 os._exit(0)
         os.close(told)
         os.close(says)
-        self.pid, self._reading = pid, os.fdopen(said)
-        self.opened = self._reading.readline().split()
+        self.pid, self.reading = pid, os.fdopen(said)
+        self.opened = self.reading.readline().split()
 
     def hold(self) -> list[str]:
-        os.write(self._told, b"x")
-        return self._reading.readline().split()
+        os.write(self.told, b"x")
+        return self.reading.readline().split()
 
     def stop(self) -> None:
         with contextlib.suppress(OSError):
-            os.write(self._told, b"xx")
+            os.write(self.told, b"xx")
         os.waitpid(self.pid, 0)
-        os.close(self._told)
-        self._reading.close()
+        os.close(self.told)
+        self.reading.close()
 
 
 def _timed_change(accounts: dict[str, Any], who: str, path: Path, line: str) -> tuple[int, float]:

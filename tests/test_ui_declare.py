@@ -583,7 +583,8 @@ async def test_the_commit_step_of_a_rollless_action_goes_back(saves: Path, key: 
         await press(pilot, key)
         await wait_for(pilot, lambda: screen.stage == FormStage.SETUP, "back at the choices")
         assert isinstance(app.screen, DeclareScreen)
-        assert (screen._value("template"), screen._value("targets"), screen._value("pt")) == ("attack", "Brother-Oak", "4")
+        typed = [screen.query_one(f"#d-{name}", Input).value for name in ("template", "targets", "pt")]
+        assert typed == ["attack", "Brother-Oak", "4"]
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: screen.stage == FormStage.RESULT, "the commit step again")
         await press(pilot, "enter")

@@ -161,6 +161,13 @@ class EncounterFile:
         self._planned_end = 0  # the file's size once every encoded change is written
         self._mark = b""  # the commit mark that ends the bytes read (_offset)
 
+    @property
+    def descriptor(self) -> int | None:
+        """The descriptor the file is held open by since it was read (None before): a
+        process forked from this one (`tracker serve`) inherits it, and may close it."""
+        handle = self._handle
+        return handle.fd if handle is not None else None
+
     # -------------------------------------------------------------- reading
     def read_text(self) -> str:
         handle = _open_save(self.path)
