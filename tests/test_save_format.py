@@ -24,7 +24,8 @@ from tracker import report
 from tracker.engine import TrackerError
 from tracker.persistence import codec
 from tracker.persistence import store as store_module
-from tracker.persistence.codec import SaveError
+from tracker.persistence.checks import SaveError
+from tracker.persistence.event_tables import read_event, read_event_checked
 from tracker.persistence.lock import lock_path
 from tracker.persistence.store import EncounterFile
 from tracker.session import Session
@@ -554,8 +555,8 @@ def _both(ruleset_id: str, raw: dict, index: int) -> None:
     from rulesets import registry
 
     ruleset = registry.get(ruleset_id)
-    fast = _outcome(codec._event_fast, ruleset, copy.deepcopy(raw), index, "f.toml")
-    slow = _outcome(codec._event, ruleset, copy.deepcopy(raw), index, f"f.toml: events[{index}]")
+    fast = _outcome(read_event, ruleset, copy.deepcopy(raw), index, "f.toml")
+    slow = _outcome(read_event_checked, ruleset, copy.deepcopy(raw), index, f"f.toml: events[{index}]")
     assert fast == slow
 
 

@@ -29,6 +29,7 @@ import pytest
 from tracker import config, paths
 from tracker.engine import TrackerError
 from tracker.persistence import codec, folder
+from tracker.persistence.header import SCHEMA_VERSION
 from tracker.persistence.folder import Refused
 from tracker.persistence.lock import locked
 from tracker.library import Library
@@ -676,7 +677,7 @@ def test_an_account_that_may_only_read_the_fight_cannot_delay_the_gm(accounts: d
         # The reader still reads and follows the fight without the lock...
         def reads() -> None:
             assert "nor is a player" in EncounterFile(path).read_text()
-            assert codec.SCHEMA_VERSION and EncounterFile(path).load().encounter.events
+            assert SCHEMA_VERSION and EncounterFile(path).load().encounter.events
 
         assert _run_as(accounts["reader"], accounts["reader_gid"], [], reads) == 0
         # ...and a change of its own is refused at once (it may not write), making no lock file.
