@@ -224,7 +224,7 @@ def test_the_input_thread_runs_the_public_loop_and_a_hosted_terminal_ends_quietl
         driver = HostedDriver.__new__(HostedDriver)
         driver._app = app  # type: ignore[assignment]
         gone: list[bool] = []
-        monkeypatch.setattr(driver, "_terminal_gone", lambda: gone.append(True))
+        monkeypatch.setattr(driver, "terminal_gone", lambda: gone.append(True))
         driver._run_input_thread()  # the thread's target: returns, never raises
         assert runs == ["HostedDriver"], error  # the loop ran once
         assert len(gone) == ended and app.later == [app.panic] * reported, error

@@ -8,7 +8,7 @@ registered for these tests only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
 
@@ -68,9 +68,13 @@ class D6Check(Ruleset):
 
 
 @pytest.fixture
-def d6check(monkeypatch: pytest.MonkeyPatch) -> None:
-    classes = registry.available()
-    monkeypatch.setattr(registry, "_classes", lambda: {**classes, "d6check": D6Check})
+def d6check(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from tests.helpers import install_game
+
+    install_game(monkeypatch, D6Check)
+    yield
+    monkeypatch.undo()
+    registry.forget()
 
 
 def make_file(saves: Path, ruleset: str, lines: list[str], name: str = "fight") -> Path:

@@ -15,7 +15,7 @@ import asyncio
 import re
 import shutil
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -110,10 +110,14 @@ class Gamble(Ruleset):
 
 
 @pytest.fixture
-def gamble(monkeypatch: pytest.MonkeyPatch) -> None:
-    classes = registry.available()
-    monkeypatch.setattr(registry, "_classes", lambda: {**classes, "gamble": Gamble})
+def gamble(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from tests.helpers import install_game
+
+    install_game(monkeypatch, Gamble)
     Gamble.gate = None
+    yield
+    monkeypatch.undo()
+    registry.forget()
 
 
 def gamble_file(saves: Path, lines: list[str] = ()) -> Path:  # type: ignore[assignment]
