@@ -88,6 +88,8 @@ from tracker.persistence.campaign_file import SUFFIX, CampaignFile  # noqa: E402
 from tracker.engine import Encounter, Event  # noqa: E402
 from tracker.engine.errors import RuleRefusal  # noqa: E402
 from tracker.persistence import codec  # noqa: E402
+from tracker.persistence.event_tables import events_text  # noqa: E402
+from tracker.persistence.header import HEADER, header_document  # noqa: E402
 from tracker.persistence.store import EncounterFile  # noqa: E402
 from tracker.play.session import Session  # noqa: E402
 
@@ -229,14 +231,14 @@ def build(folder: Path) -> Path:
                 ruleset = fights.ruleset_of(CampaignFile(cpath).load(), folder)
                 session = Session(enc, ruleset, RandomDice(n), Nowhere(), "gm")
                 play(session, rng, EVENTS, playing[0] + 1)
-                logs[playing[0]] = (session.encounter.events, codec.events_text(session.encounter.events))
+                logs[playing[0]] = (session.encounter.events, events_text(session.encounter.events))
                 enc = session.encounter
             events, text = logs[playing[0]]
             entries = [e.to_dict() for e in enc.events]
             assert entries == [e.to_dict() for e in events[:len(entries)]], "the party did not come in as it did the first time"
             # The file EncounterFile.rewrite writes for these events (checked once below),
             # without encoding the same 5,000 events again for every repeat.
-            head = codec.HEADER + tomli_w.dumps(codec.header_document(enc))
+            head = HEADER + tomli_w.dumps(header_document(enc))
             fight_file.write_bytes(f"{head}\n{text}# revision {len(events)}\n".encode("utf-8"))
             if n == PLAYED + 1:
                 loaded = EncounterFile(fight_file).load()

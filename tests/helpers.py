@@ -202,3 +202,17 @@ def shipped_fights(playable: bool = False) -> list[Path]:
 
         fights = [p for p in fights if not EncounterFile(p).load().encounter.ended]
     return fights
+
+
+def install_game(monkeypatch: Any, game: type) -> None:
+    """`game` installed as a plugin is: an entry point in the rulesets' group beside what
+    is really installed (rulesets.registry reads the group again). Call
+    `rulesets.registry.forget()` once the test is done, so no later test finds it."""
+    from importlib.metadata import EntryPoint
+
+    from rulesets import registry
+
+    point = EntryPoint(game.id, f"{game.__module__}:{game.__qualname__}", registry.GROUP)  # type: ignore[attr-defined]
+    real = registry.entry_points
+    monkeypatch.setattr(registry, "entry_points", lambda group: [*real(group), *([point] if group == registry.GROUP else [])])
+    registry.forget()

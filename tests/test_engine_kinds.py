@@ -15,7 +15,8 @@ from rulesets.dice import RandomDice
 from tracker.engine import Encounter, Event, Resolution, TrackerError
 from tracker.engine import kinds
 from tracker.engine.kinds import KINDS
-from tracker.persistence import codec
+from tracker.persistence.checks import SaveError
+from tracker.persistence.event_tables import EVENT_ARGS, read_event_checked
 from tracker.engine.kinds import PLAYER_KINDS
 from tracker.reading.roles import Role
 from tracker.play.session import Session
@@ -52,18 +53,18 @@ def test_a_kind_missing_from_the_table_is_refused_by_engine_and_codec() -> None:
         enc.apply(Event("shout", {"text": "hey"}))
     assert len(enc.events) == 1 and len(enc.log) == 1  # the add only: nothing changed
     raw = {"seq": 1, "kind": "shout", "text": "hey"}
-    with pytest.raises(codec.SaveError, match="kind: expected an event kind"):
-        codec._event(FreeformRuleset(), raw, 0, "f.toml: events[0]")
+    with pytest.raises(SaveError, match="kind: expected an event kind"):
+        read_event_checked(FreeformRuleset(), raw, 0, "f.toml: events[0]")
 
 
 def test_the_codec_checks_the_arguments_the_table_names() -> None:
-    assert codec.EVENT_ARGS.keys() == KINDS.keys()
+    assert EVENT_ARGS.keys() == KINDS.keys()
     for name, row in KINDS.items():
-        assert codec.EVENT_ARGS[name] is row.args
+        assert EVENT_ARGS[name] is row.args
     # A key the row does not list is refused by name, with the row's keys.
     raw = {"seq": 1, "kind": "keep", "target": "Ann", "why": "because"}
-    with pytest.raises(codec.SaveError, match="unexpected key 'why' \\(a keep event has target\\)"):
-        codec._event(FreeformRuleset(), raw, 0, "f.toml: events[0]")
+    with pytest.raises(SaveError, match="unexpected key 'why' \\(a keep event has target\\)"):
+        read_event_checked(FreeformRuleset(), raw, 0, "f.toml: events[0]")
 
 
 def test_player_kinds_are_the_tables_player_column() -> None:

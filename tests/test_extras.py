@@ -67,10 +67,10 @@ def test_the_running_install_is_read_from_its_metadata() -> None:
     assert install.distribution == metadata.metadata("segment-tracker")["Name"]
     assert install.prefix == Path(sys.prefix) and install.python == sys.executable
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert extras._extra_requirements(install.requires, "serve") == project["optional-dependencies"]["serve"]
+    assert extras.extra_requirements(install.requires, "serve") == project["optional-dependencies"]["serve"]
     hint = extras.command("serve", install)
     if install.direct_url and (install.direct_url.get("dir_info") or {}).get("editable"):
         # the checkout it was installed from (this tree, or the clone an sdist's tests run beside)
-        assert hint.endswith(shlex.quote(f"{extras._source(install.direct_url)}[serve]"))
-        assert Path(extras._source(install.direct_url), "pyproject.toml").is_file()
+        assert hint.endswith(shlex.quote(f"{extras.direct_source(install.direct_url)}[serve]"))
+        assert Path(extras.direct_source(install.direct_url), "pyproject.toml").is_file()
 

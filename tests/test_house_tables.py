@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import cli
 from tracker.engine.errors import TrackerError
-from tracker.persistence.codec import SaveError
+from tracker.persistence.checks import SaveError
 from tracker.persistence.store import EncounterFile
 from rulesets import registry
 

@@ -495,16 +495,18 @@ def test_a_roll_imports_neither_files_nor_metadata_nor_textual_nor_the_odds_libr
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
-def test_default_viewer_resources_come_from_the_config(config_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(config, "_viewer_default", None)
+def test_default_viewer_resources_come_from_the_config(config_file: Path) -> None:
+    config.forget_viewer_default()
     assert config.default_viewer_resources() == "exact"
     config_file.parent.mkdir(parents=True)
     config_file.write_text('viewer_resources = "hidden"\n', encoding="utf-8")
-    monkeypatch.setattr(config, "_viewer_default", None)
+    assert config.default_viewer_resources() == "exact"  # read once per process
+    config.forget_viewer_default()
     assert config.default_viewer_resources() == "hidden"
     config_file.write_text('viewer_resources = "nonsense"\n', encoding="utf-8")
-    monkeypatch.setattr(config, "_viewer_default", None)
+    config.forget_viewer_default()
     assert config.default_viewer_resources() == "exact"
+    config.forget_viewer_default()  # the next test reads its own config
 
 
 def test_every_command_takes_saves_after_it() -> None:

@@ -317,7 +317,7 @@ async def test_m_in_a_game_without_maintained_attacks_says_so_at_once(saves: Pat
         screen = app.screen
         assert isinstance(screen, EncounterScreen)
         await press(pilot, "m")
-        notes = [n.message for n in app._notifications]
+        notes = [n.message for n in app.notifications_shown]
         assert any("OGS's attacks are not maintained" in n for n in notes), notes
         assert app.screen is screen  # no form opened
 

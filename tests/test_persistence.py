@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tracker.engine import Event, TrackerError
-from tracker.persistence.codec import SaveError
+from tracker.persistence.checks import SaveError
 from tracker.persistence.store import EncounterFile
 from tracker.play.session import Session
 from rulesets.dice import RandomDice

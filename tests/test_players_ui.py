@@ -23,6 +23,7 @@ from tracker.engine import table
 from tracker.persistence.store import EncounterFile
 from tracker.reading.roles import Role
 from tracker.ui.app import TrackerApp
+from tracker.ui.textual_private import screen_lines
 from tracker.ui.commands import ENCOUNTER, CommandTable, for_role
 from tracker.ui.screens.approvals import ApprovalsScreen, EditProposalScreen
 from tracker.ui.screens.declare import DeclareScreen
@@ -50,12 +51,12 @@ def fight(saves: Path) -> Path:
 
 
 def notes(app: TrackerApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in app.notifications_shown]
 
 
 def log_text(app: TrackerApp) -> str:
     log = app.screen.query_one(CombatLog)
-    return "\n".join(log._text(e) for e in log._entries)
+    return "\n".join(log.loaded_lines())
 
 async def type_into(pilot: Any, selector: str, text: str) -> None:
     widget = pilot.app.screen.query_one(selector, Input)
@@ -125,7 +126,7 @@ async def test_a_player_is_offered_only_their_keys_and_refused_the_rest(saves: P
         assert EncounterFile(fight).load().revision == before_revision
         await press(pilot, "question_mark")
         await wait_for(pilot, lambda: app.screen is not screen, "the help screen")
-        shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        shown = "\n".join(screen_lines(app))
         assert "player of Seraph" in shown and "Take back" in shown and "Damage:" not in shown
 
 

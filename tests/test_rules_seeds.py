@@ -54,7 +54,7 @@ def test_usor_critical_strike_grows_with_every_nost() -> None:
     (10 - 8 = 2) again: NOST 7 adds 12, NOST 9 adds 16."""
     r = UsorRuleset()
     a = session_for(r, "add A attack=84 critical_strike=true").encounter.combatant("A")
-    bonuses = [r._resolver().critical_bonus(a, n) for n in range(1, 10)]
+    bonuses = [r.resolver().critical_bonus(a, n) for n in range(1, 10)]
     assert bonuses == [0, 2, 4, 6, 8, 10, 12, 14, 16]
     assert bonuses[6] > bonuses[5]  # NOST 7 beats NOST 6
 
@@ -83,7 +83,7 @@ def test_usor_critical_strike_table_is_the_gms_but_may_not_fall(tmp_path: Any) -
     rules.write_text("[critical_strike]\n2 = 3\n3 = 5\n4 = 9\n5 = 11\n6 = 20\n")
     r = UsorRuleset(rules)
     a = session_for(r, "add A critical_strike=true").encounter.combatant("A")
-    assert [r._resolver().critical_bonus(a, n) for n in (1, 2, 3, 6, 7, 8)] == [0, 3, 5, 20, 29, 38]
+    assert [r.resolver().critical_bonus(a, n) for n in (1, 2, 3, 6, 7, 8)] == [0, 3, 5, 20, 29, 38]
     # Row 2 alone over the shipped rows would make NOST 3 (4) fall below NOST 2 (7).
     rules.write_text("[critical_strike]\n2 = 7\n")
     with pytest.raises(TrackerError, match=r"house\.toml: critical_strike\.3: a Critical Strike must add more with every NOST.*4 is not more than 7"):

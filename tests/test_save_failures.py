@@ -228,7 +228,7 @@ async def test_the_app_goes_back_to_the_file_after_a_failed_write(fight: Path, m
         live = app.screen.live  # type: ignore[attr-defined]
         monkeypatch.setattr(store_module.EncounterFile, "_append", fails)
         await type_text(pilot, ":note lost\r")
-        await wait_for(pilot, lambda: any("not saved: No space left" in n.message for n in app._notifications), "the report of the failed write")
+        await wait_for(pilot, lambda: any("not saved: No space left" in n.message for n in app.notifications_shown), "the report of the failed write")
         await wait_for(pilot, lambda: len(live.encounter.events) == 3, "the screen going back to the file")
         monkeypatch.undo()
         await type_text(pilot, ":note kept\r")

@@ -24,7 +24,8 @@ from tracker.reading import report
 from tracker.engine import TrackerError
 from tracker.persistence import codec
 from tracker.persistence import store as store_module
-from tracker.persistence.codec import SaveError
+from tracker.persistence.checks import SaveError
+from tracker.persistence.event_tables import read_event, read_event_checked
 from tracker.persistence.lock import lock_path
 from tracker.persistence.store import EncounterFile
 from tracker.play.session import Session
@@ -514,11 +515,11 @@ def test_a_forked_session_follows_with_its_own_descriptor_and_thread(tmp_path: P
     live = Live.open(path, viewer=True)
     live.follow(0.02)  # the parent's follower thread does not cross the fork
     _LIVE[:] = [live]
-    handle = live.store.file._handle
-    assert handle is not None
+    descriptor = live.store.file.descriptor
+    assert descriptor is not None
     ctx = multiprocessing.get_context("fork")
     parent, child_end = ctx.Pipe()
-    child = ctx.Process(target=_forked_follower, args=(str(path), handle.fd, child_end))
+    child = ctx.Process(target=_forked_follower, args=(str(path), descriptor, child_end))
     child.start()
     assert parent.recv() == "ready"
     _session(path).execute("note the sphinx roars")
@@ -554,8 +555,8 @@ def _both(ruleset_id: str, raw: dict, index: int) -> None:
     from rulesets import registry
 
     ruleset = registry.get(ruleset_id)
-    fast = _outcome(codec._event_fast, ruleset, copy.deepcopy(raw), index, "f.toml")
-    slow = _outcome(codec._event, ruleset, copy.deepcopy(raw), index, f"f.toml: events[{index}]")
+    fast = _outcome(read_event, ruleset, copy.deepcopy(raw), index, "f.toml")
+    slow = _outcome(read_event_checked, ruleset, copy.deepcopy(raw), index, f"f.toml: events[{index}]")
     assert fast == slow
 
 

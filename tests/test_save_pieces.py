@@ -1,4 +1,4 @@
-"""Opening a save reads its events a piece at a time (tracker.persistence.codec `_in_pieces`):
+"""Opening a save reads its events a piece at a time (tracker.persistence.codec `read_in_pieces`):
 exactly what reading the whole file gives, or the whole file is read instead; and the
 memory it peaks at stays within twice what `tomllib` alone needs for the same file.
 """
@@ -17,6 +17,7 @@ import pytest
 from tracker.engine import Encounter, Event, Resolution, Setup, TrackerError
 from tracker.engine.effects import Damage
 from tracker.persistence import codec
+from tracker.persistence.header import SCHEMA_VERSION
 from rulesets.freeform import FreeformRuleset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +70,7 @@ def both(text: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     def whole() -> codec.Loaded:
         loaded = codec.from_document(codec.parse(text, "fight.toml"), "fight.toml")
         cut = codec.split(text.encode())
-        if loaded.schema == codec.SCHEMA_VERSION:
+        if loaded.schema == SCHEMA_VERSION:
             assert cut.revision is not None
             loaded.revision = cut.revision
         return loaded
@@ -85,10 +86,10 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("path", SAVES, ids=[p.stem for p in SAVES])
 def test_each_shipped_save_reads_in_pieces_as_it_reads_whole(path: Path, small_pieces: None) -> None:
     text = path.read_text()
-    first = codec._EVENTS_LINE.search(text)
+    first = codec.EVENTS_LINE.search(text)
     tables = re.findall(r"^\[+ *([\w.]+)", text[first.start():] if first else "", re.MULTILINE)
     if first is not None and all(t == "events" or t.startswith("events.") for t in tables):
-        assert codec._in_pieces(text, "fight.toml", None) is not None, "read in pieces, not whole"
+        assert codec.read_in_pieces(text, "fight.toml", None) is not None, "read in pieces, not whole"
     piecewise, whole = both(text)
     assert piecewise[0] == "read" and piecewise == whole
 
@@ -96,7 +97,7 @@ def test_each_shipped_save_reads_in_pieces_as_it_reads_whole(path: Path, small_p
 def test_a_long_fight_reads_in_many_pieces_as_it_reads_whole(small_pieces: None) -> None:
     enc = long_fight(1500)
     text = codec.dumps(enc, 7)
-    pieces = codec._in_pieces(text, "fight.toml", None)
+    pieces = codec.read_in_pieces(text, "fight.toml", None)
     assert pieces is not None and len(pieces[1]) == len(enc.events)
     piecewise, whole = both(text)
     assert piecewise[0] == "read" and piecewise == whole
@@ -117,7 +118,7 @@ def small_text() -> str:
 def test_an_events_line_inside_a_multiline_string_is_read_whole(small_pieces: None) -> None:
     # A cut there would leave half a string: the pieces refuse, and the whole file decides.
     text = with_note(small_text(), '"""a note\n[[events]]\nseq = 1000\n"""') + '\n[[events]]\nseq = 1\nkind = "note"\ntext = "x"\n# revision 100\n'
-    assert codec._in_pieces(text, "fight.toml", None) is None
+    assert codec.read_in_pieces(text, "fight.toml", None) is None
     piecewise, whole = both(text)
     assert piecewise == whole
 
@@ -133,7 +134,7 @@ def test_a_multiline_note_with_an_events_line_reads_as_the_whole_file_reads_it(s
 def test_a_table_after_the_events_is_read_whole(small_pieces: None) -> None:
     text = small_text().replace("[settings]\n", "", 1)
     text = text.replace("# revision 3\n", '[settings]\nviewer_resources = "all"\n# revision 3\n')
-    assert codec._in_pieces(text, "fight.toml", None) is None
+    assert codec.read_in_pieces(text, "fight.toml", None) is None
     piecewise, whole = both(text)
     assert piecewise == whole
 

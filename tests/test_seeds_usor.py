@@ -158,7 +158,7 @@ def test_critical_strike_the_higher_the_nost_the_better(nost: int) -> None:
     r = UsorRuleset()
     s = session_for(r, "add A critical_strike=true", "add P critical_strike=false")
     a, plain = s.encounter.combatant("A"), s.encounter.combatant("P")
-    bonus = r._resolver().critical_bonus
+    bonus = r.resolver().critical_bonus
     assert bonus(a, 0) == 0 and bonus(a, 1) == 0
     assert bonus(a, nost) > bonus(a, nost - 1)
     assert bonus(plain, nost) == 0
@@ -174,7 +174,7 @@ def test_critical_strike_adds_its_nost_2_damage_to_the_strike() -> None:
     without = session_for(UsorRuleset(), "add A attack=20 damage=20", "add B dodge=11 vitality=10")
     hit, plain = declare_padded(with_cs, [12, 12, 1, 1]), declare_padded(without, [12, 12, 1, 1])
     assert hit.details["nost"] == 2 and plain.details["nost"] == 2
-    extra = r._resolver().critical_bonus(with_cs.encounter.combatant("A"), 2)
+    extra = r.resolver().critical_bonus(with_cs.encounter.combatant("A"), 2)
     assert extra > 0 and hit.details["critical_strike"] == extra and "critical_strike" not in plain.details
     assert f"damage {20 + extra} (damage 20, Critical Strike +{extra})" in hit.summary
     assert "damage 20 [" in plain.summary

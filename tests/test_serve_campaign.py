@@ -123,9 +123,9 @@ class _Viewer:
 
     def __init__(self, ssh: OpenSSHScreen | None, screen: Screen | None) -> None:
         self.ssh, self.screen = ssh, screen
-        self._reader: asyncio.Task[None] | None = None
+        self.reader: asyncio.Task[None] | None = None
         if ssh is not None:
-            self._reader = asyncio.get_running_loop().create_task(self._read())
+            self.reader = asyncio.get_running_loop().create_task(self.read_output())
 
     @classmethod
     async def connect(cls, port: int, party: Party) -> "_Viewer":
@@ -133,7 +133,7 @@ class _Viewer:
             return cls(await OpenSSHScreen.start(SSH, port, party.root / "keys" / "viewer"), None)
         return cls(None, await Screen.connect(port, party.keys["viewer"], size=SIZE))
 
-    async def _read(self) -> None:
+    async def read_output(self) -> None:
         assert self.ssh is not None and self.ssh.proc.stdout is not None
         while chunk := await self.ssh.proc.stdout.read(65536):
             self.ssh.seen += chunk
@@ -148,10 +148,10 @@ class _Viewer:
     async def close(self) -> None:
         if self.ssh is not None:
             await self.ssh.close()
-        if self._reader is not None:
-            self._reader.cancel()
+        if self.reader is not None:
+            self.reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+                await self.reader
         if self.screen is not None:
             await self.screen.close()
 

@@ -247,8 +247,8 @@ async def test_only_a_gms_seat_can_move_the_table(table: Table) -> None:
         ours.setblocking(False)
         session = TableSession(server, Connection(1, "127.0.0.1:1", role=role))
         control.send(theirs, {"op": "move", "path": str(table.other)})
-        session._control_readable(ours)
-        await until(lambda: len(server._child_tasks) == 0, "the move handled")
+        session.heard_from_app(ours)  # what the loop calls when the app's line is readable
+        await until(lambda: server.tasks_running == 0, "the move handled")
         assert moves == expected, role
         ours.close()
         theirs.close()

@@ -182,7 +182,7 @@ async def test_two_apps_on_one_encounter_both_show_a_change(saves: Path) -> None
             Session(loaded.encounter, loaded.ruleset, store=gm_store).execute("note both of you")
             for app, pilot in ((first, one), (second, two)):
                 log = encounter_screen(app).query_one(CombatLog)
-                await wait_for(pilot, lambda log=log: any("both of you" in e.text for e in log._entries), "each app to show the note")
+                await wait_for(pilot, lambda log=log: any("both of you" in e.text for e in log.loaded), "each app to show the note")
             assert not first.errors and not second.errors
             await press(two, "q")
         assert live.follower is follower and follower.alive and len(follower.listeners) == 1  # the first app still follows

@@ -198,7 +198,7 @@ async def test_a_change_to_several_is_told_a_line_each(saves: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(app, ":damage Goblin* 1\r")
-        told = lambda: [n.message for n in app._notifications if "Goblin 2 takes 1" in n.message]  # noqa: E731
+        told = lambda: [n.message for n in app.notifications_shown if "Goblin 2 takes 1" in n.message]  # noqa: E731
         await wait_for(pilot, lambda: bool(told()), "the change told")
         lines = told()[0].split("\n")
         assert [line.split(" takes")[0] for line in lines] == ["Goblin 1", "Goblin 2"], lines

@@ -179,16 +179,17 @@ def test_replaced_file_with_the_same_size_and_time_is_still_a_change(tmp_path: P
     store = watcher.store
     assert isinstance(store, EncounterFile)
     other = tmp_path / "other.toml"
-    _new(other, "add Seraph hp=10")
-    _session(other).damage("Seraph", 1)
+    _new(other, "add Seraph hp=12")  # another fight, as long to the byte
+    seen = os.stat(path)
+    assert os.stat(other).st_size == seen.st_size
+    os.utime(other, ns=(seen.st_atime_ns, seen.st_mtime_ns))  # the collision: the same time too
     os.replace(other, path)
-    st = os.stat(path)
-    store._seen = (st.st_size, st.st_mtime_ns)  # simulate the collision
+    assert (os.stat(path).st_size, os.stat(path).st_mtime_ns) == (seen.st_size, seen.st_mtime_ns)
     assert store.changed_on_disk()
     watcher.damage("Seraph", 2)  # must reload first, not write over the other change
     loaded = EncounterFile(path).load()
-    assert loaded.encounter.combatant("Seraph").resources["hp"] == 7
-    assert loaded.revision == 3
+    assert loaded.encounter.combatant("Seraph").resources["hp"] == 10
+    assert loaded.revision == 2
 
 
 def test_follower_reads_only_what_was_appended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

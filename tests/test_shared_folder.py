@@ -30,6 +30,7 @@ from tracker.persistence import config, paths
 from tracker.ui import settings
 from tracker.engine import TrackerError
 from tracker.persistence import codec, folder
+from tracker.persistence.header import SCHEMA_VERSION
 from tracker.persistence.folder import Refused
 from tracker.persistence.lock import locked
 from tracker.persistence.library import Library
@@ -394,7 +395,7 @@ async def test_the_start_screen_lists_saves_linked_out_as_refused(table: Path, l
         reason = str(start.query_one("#start-error", Label).render())
         assert reason.startswith("refused: ") and "symbolic link leading outside" in reason
         await press(pilot, "enter")
-        assert any("cannot open" in n.message for n in app._notifications)
+        assert any("cannot open" in n.message for n in app.notifications_shown)
         assert app.screen is start and not app.errors
 
 
@@ -612,7 +613,7 @@ class _Reader:
         import fcntl
 
         said, says = os.pipe()
-        told, self._told = os.pipe()
+        told, self.told = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             try:
@@ -636,19 +637,19 @@ class _Reader:
                 os._exit(0)
         os.close(told)
         os.close(says)
-        self.pid, self._reading = pid, os.fdopen(said)
-        self.opened = self._reading.readline().split()
+        self.pid, self.reading = pid, os.fdopen(said)
+        self.opened = self.reading.readline().split()
 
     def hold(self) -> list[str]:
-        os.write(self._told, b"x")
-        return self._reading.readline().split()
+        os.write(self.told, b"x")
+        return self.reading.readline().split()
 
     def stop(self) -> None:
         with contextlib.suppress(OSError):
-            os.write(self._told, b"xx")
+            os.write(self.told, b"xx")
         os.waitpid(self.pid, 0)
-        os.close(self._told)
-        self._reading.close()
+        os.close(self.told)
+        self.reading.close()
 
 
 def _timed_change(accounts: dict[str, Any], who: str, path: Path, line: str) -> tuple[int, float]:
@@ -677,7 +678,7 @@ def test_an_account_that_may_only_read_the_fight_cannot_delay_the_gm(accounts: d
         # The reader still reads and follows the fight without the lock...
         def reads() -> None:
             assert "nor is a player" in EncounterFile(path).read_text()
-            assert codec.SCHEMA_VERSION and EncounterFile(path).load().encounter.events
+            assert SCHEMA_VERSION and EncounterFile(path).load().encounter.events
 
         assert _run_as(accounts["reader"], accounts["reader_gid"], [], reads) == 0
         # ...and a change of its own is refused at once (it may not write), making no lock file.

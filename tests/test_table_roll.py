@@ -1,6 +1,6 @@
 """Issue 22: a table dice roll. `roll DICE` in the game's own notation, by the GM or a
 player, through the session's dice source; a line in everyone's log, signed with who
-rolled; saved as a `roll` event (one definition: codec.EVENT_ARGS and the engine); the
+rolled; saved as a `roll` event (one definition: tracker.persistence.event_tables.EVENT_ARGS and the engine); the
 GM's may be secret."""
 
 from __future__ import annotations

@@ -59,7 +59,9 @@ def test_the_parser_override_still_applies() -> None:
     for name, source in driver_sources().items():
         assert "from textual._xterm_parser import XTermParser" in source, name
         assert "XTermParser(" in source, name
-    # The premise (Textualize/textual#6663): ESC then a named key loses the Esc.
+    # The premise (Textualize/textual#6663): ESC then a named key loses the Esc (then a
+    # letter it does not: alt+a).
+    assert [k.key for k in parsed("\x1ba")] == ["alt+a"]
     assert [k.key for k in parsed("\x1b?")] == ["question_mark"]
     assert [k.key for k in parsed("\x1b\r")] == ["enter"]
     # What the override makes of it, and the drivers use it once installed.
@@ -160,6 +162,10 @@ async def test_identical_notifications_still_merge() -> None:
         await wait_for(pilot, lambda: len(list(app._notifications)) == 2, "one of each notification")
         assert all(isinstance(n, Notification) for n in app._notifications)
         assert sorted(n.message for n in app._notifications) == ["refused: nothing to maintain", "something else"]
+        assert [n.message for n in app.notifications_shown] == ["refused: nothing to maintain", "something else"]
+        app.notify("a third")
+        await wait_for(pilot, lambda: len(app.notifications_shown) == 3, "the third shown")
+        assert app.notifications_shown[-1].message == "a third"
 
 
 # 6 ---------------------------------------------------------------- the app's driver
@@ -218,7 +224,7 @@ def test_the_input_thread_runs_the_public_loop_and_a_hosted_terminal_ends_quietl
         driver = HostedDriver.__new__(HostedDriver)
         driver._app = app  # type: ignore[assignment]
         gone: list[bool] = []
-        monkeypatch.setattr(driver, "_terminal_gone", lambda: gone.append(True))
+        monkeypatch.setattr(driver, "terminal_gone", lambda: gone.append(True))
         driver._run_input_thread()  # the thread's target: returns, never raises
         assert runs == ["HostedDriver"], error  # the loop ran once
         assert len(gone) == ended and app.later == [app.panic] * reported, error
@@ -416,3 +422,68 @@ async def test_counting_sees_each_frame_the_lines_it_rendered_and_the_layouts() 
             await wait_for(pilot, lambda: drawn.frames >= 1, "a frame")
         assert drawn.layouts == 1 and drawn.frames == 1
     assert "_display" not in vars(app)  # the app's own drawing again
+
+
+# 12 --------------------------------------------------------------- a pending update
+async def test_a_pending_update_is_still_seen_until_the_screen_draws_it() -> None:
+    """12. `drawing_pending` reads the flags a Screen's update timer clears as it draws:
+    set by a refresh, a layout or a recompose asked for, clear once it is on screen."""
+    from textual.screen import Screen
+    from textual.widgets import Label
+
+    for name in ("_layout_required", "_repaint_required", "_recompose_required", "_dirty_widgets"):
+        assert f"self.{name}" in inspect.getsource(Screen), name
+    app = App[None]()
+    app.compose = lambda: iter([Label("hello")])  # type: ignore[method-assign]
+    async with app.run_test(size=(20, 10)) as pilot:
+        await wait_for(pilot, lambda: not private.drawing_pending(app.screen), "the first frame drawn")
+        screen = app.screen
+        # (A widget's own refresh reaches the screen's `_dirty_widgets` on its next idle.)
+        for refresh in (lambda: screen.refresh(repaint=True), lambda: screen.refresh(layout=True), lambda: screen.refresh(recompose=True)):
+            refresh()
+            assert private.drawing_pending(screen)
+            await wait_for(pilot, lambda: not private.drawing_pending(screen), "the update drawn")
+
+
+# 13 --------------------------------------------------------------- the screen's text
+async def test_the_screens_text_is_every_row_as_drawn_over_each_other() -> None:
+    """13. `screen_lines` renders the top screen's compositor: every row, at the
+    terminal's width, a screen pushed over another drawn in its place (none before its
+    first layout)."""
+    from textual.screen import Screen
+    from textual.widgets import Label
+
+    class Over(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("over it")
+
+    app = App[None]()
+    app.compose = lambda: iter([Label("under")])  # type: ignore[method-assign]
+    async with app.run_test(size=(20, 10)) as pilot:
+        await wait_for(pilot, lambda: not private.drawing_pending(app.screen), "the first frame drawn")
+        lines = private.screen_lines(app)
+        assert len(lines) == 10 and all(len(line) == 20 for line in lines)
+        assert lines[0].rstrip() == "under" and not "".join(lines[1:]).strip()
+        app.push_screen(Over())
+        await wait_for(pilot, lambda: private.screen_lines(app)[:1] == ["over it".ljust(20)], "the screen pushed drawn")
+
+
+# 14 --------------------------------------------------------------- late timers
+async def test_late_one_shot_timers_end_without_firing_and_intervals_still_run() -> None:
+    """14. `late_one_shot_timers` replaces Timer._run: `set_timer` still makes a timer
+    with `_repeat` 0, which then never calls back; `set_interval` ones still do; after
+    the block, timers fire again."""
+    from textual.timer import Timer
+
+    assert params(Timer._run) == ["self"] and "repeat=0" in inspect.getsource(MessagePump.set_timer)
+    app = App[None]()
+    fired: list[str] = []
+    async with app.run_test(size=(20, 10)) as pilot:
+        with private.late_one_shot_timers():
+            app.set_timer(0.01, lambda: fired.append("once"))
+            ticking = app.set_interval(0.01, lambda: fired.append("tick"))
+            await wait_for(pilot, lambda: fired.count("tick") >= 3, "three ticks")
+            ticking.stop()
+        assert "once" not in fired
+        app.set_timer(0.01, lambda: fired.append("after"))
+        await wait_for(pilot, lambda: "after" in fired, "a one-shot timer after the block")

@@ -8,7 +8,7 @@ registered for these tests only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from tracker.engine import ACTIVE, Damage, Resolution, TimeMapping
 from tracker.persistence.store import EncounterFile
 from tracker.play.session import Session
 from tracker.ui.app import TrackerApp
+from tracker.ui.textual_private import screen_lines
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormScreen
@@ -67,9 +68,13 @@ class D6Check(Ruleset):
 
 
 @pytest.fixture
-def d6check(monkeypatch: pytest.MonkeyPatch) -> None:
-    classes = registry.available()
-    monkeypatch.setattr(registry, "_classes", lambda: {**classes, "d6check": D6Check})
+def d6check(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from tests.helpers import install_game
+
+    install_game(monkeypatch, D6Check)
+    yield
+    monkeypatch.undo()
+    registry.forget()
 
 
 def make_file(saves: Path, ruleset: str, lines: list[str], name: str = "fight") -> Path:
@@ -98,7 +103,7 @@ def on_disk(path: Path):
 
 
 def notes(app: TrackerApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in app.notifications_shown]
 
 
 async def test_new_encounter_from_start_screen_and_add_combatants(saves: Path) -> None:
@@ -274,7 +279,7 @@ async def test_viewer_refuses_edits_follows_the_file_and_hides(saves: Path) -> N
         screen = encounter_screen(app)
         assert [c.name for c in screen.query_one(RosterView).combatants] == ["Seraph"]
         log = screen.query_one(CombatLog)
-        assert all("Ghost" not in e.text for e in log._entries) and log._entries
+        assert all("Ghost" not in e.text for e in log.loaded) and log.loaded
         for key in ("n", "a", "d", "u", "colon"):
             await press(pilot, key)
             assert isinstance(app.screen, EncounterScreen)
@@ -293,7 +298,7 @@ async def test_viewer_refuses_edits_follows_the_file_and_hides(saves: Path) -> N
         await settle(pilot)
         assert "segment 4 ·" in str(screen.query_one("#clock").render())
         assert screen.live.encounter.combatants["Seraph"].resources["hp"] == 7
-        assert all("Ghost" not in e.text for e in log._entries)
+        assert all("Ghost" not in e.text for e in log.loaded)
 
 
 async def test_two_gms_see_each_others_changes(saves: Path) -> None:
@@ -319,7 +324,7 @@ async def test_help_lists_every_key_and_palette_has_every_command(saves: Path) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "question_mark")
-        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        lines = screen_lines(app)
         shown = "\n".join(lines)
         for command in ENCOUNTER[:5]:  # the first rows fit on screen at 80x24
             assert f"{command.label}: {command.help}"[:30] in shown  # beside its key and config name

@@ -187,7 +187,7 @@ async def test_a_viewer_or_a_player_is_offered_no_key_that_changes_the_campaign(
         assert offered == {"open", "stats", "reload", "help", "close", "quit"}
         from tracker.ui.commands import CommandTable
 
-        palette = {c.name for c in CommandTable(s)._table()}  # what ctrl+p lists
+        palette = {c.name for c in CommandTable(s).commands()}  # what ctrl+p lists
         assert palette == offered
         for key in ("n", "a", "l", "e", "x", "z", "u", "r"):
             await press(pilot, key)

@@ -15,7 +15,7 @@ import asyncio
 import re
 import shutil
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -110,10 +110,14 @@ class Gamble(Ruleset):
 
 
 @pytest.fixture
-def gamble(monkeypatch: pytest.MonkeyPatch) -> None:
-    classes = registry.available()
-    monkeypatch.setattr(registry, "_classes", lambda: {**classes, "gamble": Gamble})
+def gamble(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from tests.helpers import install_game
+
+    install_game(monkeypatch, Gamble)
     Gamble.gate = None
+    yield
+    monkeypatch.undo()
+    registry.forget()
 
 
 def gamble_file(saves: Path, lines: list[str] = ()) -> Path:  # type: ignore[assignment]
@@ -583,7 +587,8 @@ async def test_the_commit_step_of_a_rollless_action_goes_back(saves: Path, key: 
         await press(pilot, key)
         await wait_for(pilot, lambda: screen.stage == FormStage.SETUP, "back at the choices")
         assert isinstance(app.screen, DeclareScreen)
-        assert (screen._value("template"), screen._value("targets"), screen._value("pt")) == ("attack", "Brother-Oak", "4")
+        typed = [screen.query_one(f"#d-{name}", Input).value for name in ("template", "targets", "pt")]
+        assert typed == ["attack", "Brother-Oak", "4"]
         await press(pilot, "ctrl+s")
         await wait_for(pilot, lambda: screen.stage == FormStage.RESULT, "the commit step again")
         await press(pilot, "enter")

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.screen import Screen
 from textual.widgets import Input, Label
 
 from tests.ui import wait_for
 from tracker.ui.screens.form import FieldInput
+from tracker.ui.textual_private import counting, drawing_pending
 
 # Past the field's width (the text scrolls), back and forth, deleting, from the start.
 KEYS = [*"Goblin Archer 1, Goblin Archer 2", "home", "right", "right", "backspace", "end", "backspace", "backspace", "left", "ctrl+u", *"Seraph"]
@@ -39,23 +39,14 @@ async def _typed(field_class: type[Input], layouts: list[int]) -> list[tuple[Any
     """What the field shows after each key: its value, cursor, scroll and line."""
     app = Form(field_class)
     seen: list[tuple[Any, ...]] = []
-    original = Screen._refresh_layout
-
-    def counting(screen: Screen[Any], *args: Any, **kwargs: Any) -> None:
-        if screen._layout_required:
-            layouts[0] += 1
-        original(screen, *args, **kwargs)
-
     async with app.run_test(size=(80, 24)) as pilot:
         field = app.query_one(Input)
         await wait_for(pilot, lambda: field.has_focus, "the field has the focus")
-        Screen._refresh_layout = counting  # type: ignore[method-assign]
-        try:
+        with counting(app, render=False) as drawn:
             for key in KEYS:
                 await pilot.press(key)  # Pilot waits until the screen has handled it (a plain App: no key hold)
                 seen.append((field.value, field.cursor_position, field.scroll_x, field.virtual_size, field.render_line(0).text))
-        finally:
-            Screen._refresh_layout = original  # type: ignore[method-assign]
+        layouts[0] = drawn.layouts
     return seen
 
 
@@ -86,38 +77,24 @@ async def test_a_fields_message_that_keeps_its_lines_repaints_without_a_layout()
     from tracker.ui.screens.form import set_error
 
     app = Message()
-    layouts = [0]
-    frames = [0]
-    original = Screen._refresh_layout
-    drawn = Screen._compositor_refresh
-
-    def counting(screen: Screen[Any], *args: Any, **kwargs: Any) -> None:
-        if screen._layout_required:
-            layouts[0] += 1
-        original(screen, *args, **kwargs)
-
-    def drawing(screen: Screen[Any]) -> None:
-        drawn(screen)
-        frames[0] += 1
-
-    def after(what: str) -> Any:
-        """Wait for a frame drawn after this point (what the screen shows, not just the widget)."""
-        seen = frames[0]
-        return wait_for(pilot, lambda: frames[0] > seen, f"a frame after {what}")
 
     async with app.run_test(size=(80, 24)) as pilot:
         label = app.query(Label)[1]
         shows = lambda text: " ".join(label.render_line(y).text.strip() for y in range(label.size.height)).strip() == text  # noqa: E731
-        Screen._refresh_layout = counting  # type: ignore[method-assign]
-        Screen._compositor_refresh = drawing  # type: ignore[method-assign]
-        try:
+
+        def after(what: str) -> Any:
+            """Wait for a frame drawn after this point (what the screen shows, not just the widget)."""
+            seen = drawn.frames
+            return wait_for(pilot, lambda: drawn.frames > seen, f"a frame after {what}")
+
+        with counting(app, render=False) as drawn:
             set_error(label, "amount: expected a number, got 'x'")  # appears: a layout
             await wait_for(pilot, lambda: label.display and shows("amount: expected a number, got 'x'"), "the message shown")
-            assert layouts[0] >= 1
+            assert drawn.layouts >= 1
             # Counting starts once the layout the message set off is done and drawn (on a
             # busy host the label can show the text a frame before the screen is laid out).
             screen = app.screen
-            await wait_for(pilot, lambda: not (screen._layout_required or screen._repaint_required or screen._dirty_widgets), "the message's layout drawn")
+            await wait_for(pilot, lambda: not drawing_pending(screen), "the message's layout drawn")
             # What the message asks for is counted at the label: on a busy host the screen
             # may be laid out for reasons of its own (a late resize, a timer) meanwhile.
             asked: list[bool] = []
@@ -133,14 +110,11 @@ async def test_a_fields_message_that_keeps_its_lines_repaints_without_a_layout()
             await wait_for(pilot, lambda: shows("amount: expected a number, got 'xy'"), "the longer message shown")
             assert asked and not any(asked), asked  # repainted, never laid out
             del label.refresh
-            layouts[0] = 0
+            layouts = drawn.layouts
             two_lines = "amount: expected a number (negative heals), got 'xyz'"
             set_error(label, two_lines)  # two lines at 40 cells: laid out again
             await wait_for(pilot, lambda: label.size.height == 2 and shows(two_lines), "two lines")
-            assert layouts[0] >= 1
+            assert drawn.layouts > layouts
             set_error(label, "")
             below = app.query(Label)[2]
             await wait_for(pilot, lambda: not label.display and below.region.y == 1, "the message gone, taking no room")
-        finally:
-            Screen._refresh_layout = original  # type: ignore[method-assign]
-            Screen._compositor_refresh = drawn  # type: ignore[method-assign]

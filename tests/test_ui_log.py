@@ -61,7 +61,7 @@ async def opened_cost(saves: Path, lines: int) -> tuple[int, int]:
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         assert numbers(log)[-1] == lines - 1  # the newest line is on screen
-        return log.wrapped, len(log._entries)
+        return log.wrapped, len(log.loaded)
 
 
 async def test_opening_a_long_log_costs_what_a_short_one_does(saves: Path) -> None:
@@ -81,7 +81,7 @@ async def test_a_change_wraps_only_its_own_lines(saves: Path, monkeypatch: pytes
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
-        before, oldest = log.wrapped, log._at[0]
+        before, oldest = log.wrapped, log.first_loaded
         burst(app, ":note fresh 0\r")
         await settle(pilot)
         assert log.wrapped - before == 1, "a change re-wrapped lines it did not add"
@@ -94,8 +94,8 @@ async def test_a_change_wraps_only_its_own_lines(saves: Path, monkeypatch: pytes
         assert f"fresh {changes}" in " ".join(screen_text(log)[-2:])
         # Following the newest line, the widget holds a bounded tail, not the fight:
         # a screen of rows (one row a line here) plus at most a chunk.
-        assert len(log._entries) <= log.scrollable_content_region.height + CombatLog.CHUNK
-        assert log._at[0] > oldest and log.older
+        assert len(log.loaded) <= log.scrollable_content_region.height + CombatLog.CHUNK
+        assert log.first_loaded > oldest and log.older
         assert log.scroll_y == log.max_scroll_y and log.follow
 
 
@@ -122,7 +122,7 @@ async def test_scrolling_back_loads_older_lines_and_keeps_the_view(saves: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
-        assert log.older and log._at[0] > 0
+        assert log.older and log.first_loaded > 0
         top = numbers(log)[0]
         await press(pilot, "pageup")  # the key, as the GM reads back
         step = top - numbers(log)[0]
@@ -133,20 +133,20 @@ async def test_scrolling_back_loads_older_lines_and_keeps_the_view(saves: Path) 
         for _ in range(lines):
             if numbers(log)[0] == 0:
                 break
-            top, first = numbers(log)[0], log._first
+            top, first = numbers(log)[0], log.first_loaded
             log.scroll_lines(-step)
             await settle(pilot)
-            seen_loads += log._first < first
+            seen_loads += log.first_loaded < first
             assert numbers(log)[0] == max(0, top - step), "the view jumped when older lines loaded"
         assert numbers(log)[0] == 0 and not log.older and seen_loads >= 2
-        assert [e.text for e in log._entries if e.text.startswith("line ")] == [f"line {i}" for i in range(lines)]
+        assert [e.text for e in log.loaded if e.text.startswith("line ")] == [f"line {i}" for i in range(lines)]
         # Back to the end: following again, and a change drops the old lines once more.
         log.scroll_lines(log.max_scroll_y)
         assert log.follow
         burst(app, ":note back at the end\r")
         await settle(pilot)
         assert "back at the end" in " ".join(screen_text(log)[-2:])
-        assert len(log._entries) <= CombatLog.TAIL + CombatLog.CHUNK and log.older
+        assert len(log.loaded) <= CombatLog.TAIL + CombatLog.CHUNK and log.older
 
 
 async def test_the_scrollbar_or_wheel_at_the_top_loads_more_where_it_was(saves: Path) -> None:
@@ -155,7 +155,7 @@ async def test_the_scrollbar_or_wheel_at_the_top_loads_more_where_it_was(saves: 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
-        oldest = log._entries[0].text
+        oldest = log.loaded[0].text
         log.scroll_to(y=0, animate=False)  # as a drag of the scrollbar to the top does
         await settle(pilot)
         assert not log.follow and log.scroll_y > 0
@@ -172,31 +172,31 @@ async def test_search_and_filter_reach_lines_far_back(saves: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
-        assert not any("needle" in e.text for e in log._entries)  # far back: not loaded
+        assert not any("needle" in e.text for e in log.loaded)  # far back: not loaded
         burst(app, "/NEEDLE\r")
         await settle(pilot)
-        assert [e.text for e in log._entries] == ["needle at 5"]
+        assert [e.text for e in log.loaded] == ["needle at 5"]
         assert "needle at 5" in " ".join(screen_text(log))
         burst(app, "/\x15\r")  # an empty search: every line again, the newest shown
         await settle(pilot)
-        assert numbers(log)[-1] == 2999 and len(log._entries) <= CombatLog.TAIL + CombatLog.CHUNK
+        assert numbers(log)[-1] == 2999 and len(log.loaded) <= CombatLog.TAIL + CombatLog.CHUNK
         # `f` on Sphinx: every Sphinx line of the fight (75 of them, all but the first
         # far back), and nothing else.
         screen = encounter_screen(app)
         screen.query_one("RosterView").select_name("Sphinx")
         await press(pilot, "f")
-        marks = [e.text for e in log._entries if e.text.startswith("Sphinx mark")]
+        marks = [e.text for e in log.loaded if e.text.startswith("Sphinx mark")]
         assert marks == [f"Sphinx mark {i}" for i in range(0, 3000, 40)]
-        assert all("Sphinx" in e.about for e in log._entries)
+        assert all("Sphinx" in e.about for e in log.loaded)
         # A search matching many lines holds a bounded number and loads more going back.
         await press(pilot, "f")
         burst(app, "/line 1\r")
         await settle(pilot)
-        held = len(log._entries)
+        held = len(log.loaded)
         assert held <= CombatLog.CHUNK * 2 and log.older
         log.scroll_lines(-log.scroll_y)
         await settle(pilot)
-        assert len(log._entries) > held and all("line 1" in e.text for e in log._entries)
+        assert len(log.loaded) > held and all("line 1" in e.text for e in log.loaded)
 
 
 
@@ -217,7 +217,7 @@ async def test_a_viewer_never_sees_hidden_lines_in_older_chunks(saves: Path) -> 
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         await read_back_to_the_start(pilot, log)
-        texts = [e.text for e in log._entries]
+        texts = [e.text for e in log.loaded]
         assert not any("Ghost" in t for t in texts)
         assert [t for t in texts if t.startswith("Sphinx mark")] == [f"Sphinx mark {i}" for i in range(0, 1500, 25)]
         assert [t for t in texts if t.startswith("line ")] == [f"line {i}" for i in range(1500)]
@@ -283,7 +283,7 @@ async def test_a_second_app_on_the_same_encounter_reuses_the_timeline_index(save
     async with first.run_test(size=SIZE) as pilot:
         await settle(pilot)
     index = live.cache["timeline.actions"]
-    assert isinstance(index, ActionIndex) and index._seen == len(live.encounter.actions) == 2
+    assert isinstance(index, ActionIndex) and sum(map(len, index.by_actor.values())) == len(live.encounter.actions) == 2
     second = TrackerApp(saves, path, True, live)
     async with second.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -297,10 +297,10 @@ async def test_a_wider_terminal_rewraps_only_the_loaded_lines(saves: Path) -> No
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
-        held, before = len(log._entries), log.wrapped
+        held, before = len(log.loaded), log.wrapped
         await pilot.resize_terminal(120, 30)
         await settle(pilot)
-        assert log.wrapped - before <= 2 * max(held, len(log._entries))  # not the 4,000 lines
+        assert log.wrapped - before <= 2 * max(held, len(log.loaded))  # not the 4,000 lines
         assert numbers(log)[-1] == 3999 and log.follow
 
 
@@ -318,6 +318,6 @@ async def test_at_a_shared_table_older_chunks_name_who_made_each_change(saves: P
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         await read_back_to_the_start(pilot, log)
-        texts = [log._text(e) for e in log._entries]
+        texts = log.loaded_lines()
         assert texts[0] == "Seraph joins the fight · GM alice"
         assert texts[1:] == [f"line {i} · GM {'alice' if i % 2 else 'carol'}" for i in range(900)]

@@ -48,7 +48,7 @@ def scrollbar_figures(log: CombatLog) -> tuple[int, int, float]:
 
 def assert_scrollbar_right(log: CombatLog) -> None:
     """The scrollbar says what a layout would: the rows loaded, the rows shown, where."""
-    total = log._rows[-1]
+    total = log.rows
     assert log.virtual_size.height == total
     assert log.show_vertical_scrollbar == (total > log.container_size.height)
     if log.show_vertical_scrollbar:
@@ -130,13 +130,13 @@ async def test_a_log_read_back_does_not_move_when_entries_arrive(saves: Path) ->
         log = encounter_screen(app).query_one(CombatLog)
         await press(pilot, "pageup")
         assert not log.follow
-        shown, top, rows = screen_text(log), log.scroll_y, log._rows[-1]
+        shown, top, rows = screen_text(log), log.scroll_y, log.rows
         for n in range(3):
             burst(app, f":note while reading {n}\r")
             await settle(pilot)
             assert screen_text(log) == shown and log.scroll_y == top, "the view moved when an entry arrived"
             assert not log.follow
-        assert log._rows[-1] == rows + 3
+        assert log.rows == rows + 3
         assert_scrollbar_right(log)  # the thumb shorter, further from the end
         await press(pilot, "pagedown", "pagedown", "pagedown")
         assert log.follow and "while reading 2" in last_line(log)
@@ -154,7 +154,7 @@ async def test_a_viewer_read_back_does_not_move_either(saves: Path) -> None:
         gm = gm_on(path)
         with counting(app) as drawn:
             gm.note("behind the reader")
-            await wait_for(pilot, lambda: log._entries[-1].text == "behind the reader", "the note loaded")
+            await wait_for(pilot, lambda: log.loaded[-1].text == "behind the reader", "the note loaded")
             await settle(pilot)
         assert screen_text(log) == shown and log.scroll_y == top and not log.follow
         assert_scrollbar_right(log)
@@ -171,11 +171,11 @@ async def test_search_and_filter_take_new_entries_as_they_come(saves: Path) -> N
         log = screen.query_one(CombatLog)
         burst(app, "/mark\r")
         await settle(pilot)
-        assert all("mark" in e.text for e in log._entries)
+        assert all("mark" in e.text for e in log.loaded)
         burst(app, ":note a fresh mark\r:note nothing to find\r")
         await settle(pilot)
-        assert log._entries[-1].text == "a fresh mark" and "a fresh mark" in last_line(log)
-        assert not any("nothing to find" in e.text for e in log._entries)
+        assert log.loaded[-1].text == "a fresh mark" and "a fresh mark" in last_line(log)
+        assert not any("nothing to find" in e.text for e in log.loaded)
         assert_scrollbar_right(log)
         burst(app, "/\x15\r")  # the search cleared: every line, the newest at the end
         await settle(pilot)
@@ -185,8 +185,8 @@ async def test_search_and_filter_take_new_entries_as_they_come(saves: Path) -> N
         await press(pilot, "f")
         burst(app, ":damage Sphinx 1\r:note not about anyone\r")
         await settle(pilot)
-        assert all("Sphinx" in e.about for e in log._entries)
-        assert "Sphinx" in last_line(log) and not any("not about anyone" in e.text for e in log._entries)
+        assert all("Sphinx" in e.about for e in log.loaded)
+        assert "Sphinx" in last_line(log) and not any("not about anyone" in e.text for e in log.loaded)
         assert_scrollbar_right(log)
 
 
@@ -267,8 +267,8 @@ async def test_a_viewer_read_back_when_the_log_starts_again_shorter_shows_lines(
         top = log.scroll_y
         assert not log.follow and top > CombatLog.CHUNK  # past the end of a log started again
         gm_on(path).execute("hide Sphinx")
-        await wait_for(pilot, lambda: not any("Sphinx" in e.text for e in log._entries), "Sphinx's lines gone from the viewer's log")
+        await wait_for(pilot, lambda: not any("Sphinx" in e.text for e in log.loaded), "Sphinx's lines gone from the viewer's log")
         await settle(pilot)
-        assert log._rows[-1] < top  # started again: fewer rows than the view was at
+        assert log.rows < top  # started again: fewer rows than the view was at
         assert log.scroll_y == log.max_scroll_y and all(row.strip() for row in screen_text(log))
         assert_scrollbar_right(log)

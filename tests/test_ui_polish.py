@@ -7,10 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rich.style import Style
 
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
+from tracker.ui.textual_private import screen_lines
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.timeline import NAME, TimelineView
@@ -30,9 +30,11 @@ def copy_save(saves: Path, name: str) -> Path:
 
 
 def bars(app: TrackerApp, name: str) -> str:
-    """The cells of `name`'s timeline row after the name column, as drawn."""
+    """The cells of `name`'s timeline row after the name column, as drawn (below the
+    axis, the rows in the order of `names`; a few combatants: nothing scrolled)."""
     timeline = app.screen.query_one(TimelineView)
-    return timeline._row(name, 60, Style()).text[NAME:]
+    assert timeline.scroll_offset.y == 0
+    return timeline.render_line(1 + timeline.names.index(name)).text[NAME:]
 
 
 async def encounter(pilot, app: TrackerApp) -> EncounterScreen:  # type: ignore[no-untyped-def]
@@ -140,7 +142,7 @@ PASTE = ("a long note pasted whole, " * 120)[:3000]
 
 
 def notes(app: TrackerApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in app.notifications_shown]
 
 
 async def test_a_bracketed_paste_of_3000_characters_is_kept_whole(saves: Path) -> None:
@@ -186,10 +188,7 @@ async def test_an_unbracketed_burst_of_3000_keys_is_refused_with_a_word(saves: P
         assert len(screen.live.encounter.events) == events_before
         assert app.screen is screen  # the `N` of the burst was refused with the rest
         # The GM's next keys come after a pause (the burst is over).
-        from time import monotonic
-
-        from tracker.ui.guard import BURST_GAP
-        await wait_for(pilot, lambda: monotonic() - app.key_hold._refused_at > BURST_GAP, "the end of the burst")
+        await wait_for(pilot, lambda: not app.key_hold.refusing, "the end of the burst")
         await type_text(pilot, "Nshort note\r")
         await wait_for(pilot, lambda: len(screen.live.encounter.events) == events_before + 1, "the next note")
         assert screen.live.encounter.events[-1].args["text"] == "short note"
@@ -213,7 +212,7 @@ async def test_a_remapped_key_is_shown_where_keys_are_shown(saves: Path, tmp_pat
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await encounter(pilot, app)
-        footer = [strip.text for strip in screen._compositor.render_strips()][-1]  # as drawn at 80 columns
+        footer = screen_lines(app)[-1]  # as drawn at 80 columns
         assert "^a Declare" in footer and footer.index("Next") < footer.index("Declare") < footer.index("Maintain"), footer
         await press(pilot, "question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
@@ -289,7 +288,7 @@ async def test_a_long_sheet_label_never_runs_into_its_value(saves: Path) -> None
         await settle(pilot)
         label = app.screen.query(".row Label").first(Label)
         entry = app.screen.query_one(Input)
-        row = "".join(strip.text for strip in app.screen._compositor.render_strips()[entry.region.y : entry.region.y + 1])
+        row = screen_lines(app)[entry.region.y]
         assert str(label.render()) == "active_char…" and "active_char… 10" in row, row
 
 

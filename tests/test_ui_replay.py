@@ -65,7 +65,7 @@ def drawn(app: TrackerApp) -> dict[str, object]:
     return {
         "clock": str(screen.query_one(ClockBar).render()),
         "roster": {c.name: dict(c.resources) for c in roster.combatants},
-        "log": log._entries[-1].text if log._entries else None,
+        "log": log.loaded[-1].text if log.loaded else None,
         "axis": screen.query_one(TimelineView).render_line(0).text,
     }
 
@@ -218,7 +218,7 @@ async def test_a_viewers_replay_hides_who_was_hidden_then(saves: Path) -> None:
         screen = app.screen
         texts = [screen.query_one(TimelineView).render_line(y).text for y in range(screen.query_one(TimelineView).size.height)]
         texts += [str(w.render()) for w in screen.query("Static")]
-        texts += [e.text for e in screen.query_one(CombatLog)._entries]
+        texts += [e.text for e in screen.query_one(CombatLog).loaded]
         assert not any("Lurker" in t or "bite" in t for t in texts), texts
         assert "Ann" in drawn(app)["roster"] and drawn(app)["roster"]["Ann"] == {"hp": 10}  # type: ignore[index]
         await press(pilot, "right", "right", "right")

@@ -72,30 +72,22 @@ async def test_seen_colon_and_command_in_one_burst_keeps_the_note(saves: Path) -
     assert on_disk(path).log[-1].text == "x"
 
 
-async def test_held_keys_land_when_a_short_timer_never_fires(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_held_keys_land_when_a_short_timer_never_fires(saves: Path) -> None:
     """On a loaded host the app's process can be held up between two clock readings for
     longer than a short timer's delay; Textual's one-shot timer (`set_timer`) then counts
     its only tick as late and ends without firing, which stranded the keys of a burst held
     while the command line opened (seen once in about 200 bursts beside two busy
     processes). Here every one-shot timer ends so: the keys must land all the same
-    (`KeyHold._check_soon` in tracker/ui/guard.py does not use them)."""
-    from textual.timer import Timer
-
-    run = Timer._run
-
-    async def skipped(timer: Timer) -> None:
-        if timer._repeat == 0:
-            return  # what a one-shot timer does when its only tick counts as late
-        await run(timer)
+    (the key hold's check for held keys, tracker/ui/guard.py, does not use them)."""
+    from tracker.ui.textual_private import late_one_shot_timers
 
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        monkeypatch.setattr(Timer, "_run", skipped)
-        burst(app, ":note held up\r")
-        await wait_for(pilot, lambda: app.live is not None and app.live.encounter.log[-1].text == "held up", "the note typed in one burst")
-        monkeypatch.undo()
+        with late_one_shot_timers():
+            burst(app, ":note held up\r")
+            await wait_for(pilot, lambda: app.live is not None and app.live.encounter.log[-1].text == "held up", "the note typed in one burst")
         assert not app.errors
 
 
@@ -242,8 +234,7 @@ async def test_seen_every_figure_of_the_selected_combatant_is_readable(save: str
         screen = encounter_screen(app)
         roster = screen.query_one(RosterView)
         for index, c in enumerate(roster.combatants):
-            roster.select(index)
-            screen._selection_moved()
+            roster.post_message(RosterView.Clicked(index))  # what a click on its row sends
             await settle(pilot)
             detail = str(screen.query_one(DetailView).render())
             for key, value in c.resources.items():
@@ -378,16 +369,16 @@ async def test_the_log_filters_by_combatant_and_searches(saves: Path) -> None:
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
         await press(pilot, "f")  # Seraph is selected
-        assert [e.text for e in log._entries] == ["Seraph joins the fight", "Seraph takes 1 hp (hp 10 -> 9)"]
+        assert [e.text for e in log.loaded] == ["Seraph joins the fight", "Seraph takes 1 hp (hp 10 -> 9)"]
         await press(pilot, "f")
-        assert len(log._entries) == 5
+        assert len(log.loaded) == 5
         burst(app, "/BELL\r")
         await settle(pilot)
-        assert [e.text for e in log._entries] == ["the bell rings"]
+        assert [e.text for e in log.loaded] == ["the bell rings"]
         assert "“BELL”" in str(encounter_screen(app).query_one("#log-title").render())
         burst(app, "/\x15\r")
         await settle(pilot)
-        assert len(log._entries) == 5
+        assert len(log.loaded) == 5
 
 
 # ---------------------------------------------------------------- seen 4: the player's view
@@ -408,7 +399,7 @@ async def test_seen_lines_made_while_hidden_stay_hidden_after_unhide(saves: Path
     app = TrackerApp(saves, path, viewer=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        texts = [e.text for e in encounter_screen(app).query_one(CombatLog)._entries]
+        texts = [e.text for e in encounter_screen(app).query_one(CombatLog).loaded]
         assert "Ghost is shown to viewers" in texts and any("Ghost takes 1" in t for t in texts)
         assert not any("initiates" in t or "joins" in t for t in texts if "Ghost" in t)
     viewer_text = report.to_text(on_disk(path), viewer=True)
@@ -429,7 +420,7 @@ async def test_seen_the_viewers_footer_help_and_palette_offer_viewer_keys_only(s
         assert "Declare" not in body and "Damage" not in body and "Help" in body and "The : line" not in body
         await press(pilot, "escape")
         provider = CommandTable(app.screen)
-        assert all(not c.edits for c in provider._table())
+        assert all(not c.edits for c in provider.commands())
 
 
 async def test_viewer_resources_exact_label_hidden_set_from_the_app(saves: Path) -> None:
@@ -501,10 +492,10 @@ def test_an_app_that_stops_unexpectedly_exits_non_zero_and_says_so(tmp_path: Pat
     from tracker.ui import app as app_module
 
     def crashed(self: TrackerApp, *args: object, **kwargs: object) -> None:
-        self._return_code = 1  # what Textual leaves after an unhandled exception
         return None
 
     monkeypatch.setattr(TrackerApp, "run", crashed)
+    monkeypatch.setattr(TrackerApp, "return_code", 1)  # what Textual leaves after an unhandled exception
     assert app_module.run(tmp_path, None, False) == 3
     assert "internal error" in capsys.readouterr().err
 

@@ -144,6 +144,6 @@ async def test_a_bug_in_one_pane_is_reported_and_the_others_still_redraw(saves: 
         burst(app, ":note still logged\r")
         await settle(pilot)
         log = encounter_screen(app).query_one(CombatLog)
-        assert any("still logged" in e.text for e in log._entries)
+        assert any("still logged" in e.text for e in log.loaded)
         assert [str(e) for e in app.errors] == ["the clock cannot draw"]
-        assert any("internal error: RuntimeError: the clock cannot draw" in n.message for n in app._notifications)
+        assert any("internal error: RuntimeError: the clock cannot draw" in n.message for n in app.notifications_shown)

@@ -51,7 +51,7 @@ def copy_save(saves: Path, name: str) -> Path:
 
 
 def notes(app: TrackerApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in app.notifications_shown]
 
 
 def toasts(app: TrackerApp) -> list[Any]:
@@ -60,7 +60,7 @@ def toasts(app: TrackerApp) -> list[Any]:
 
 def log_text(app: TrackerApp) -> str:
     log = app.screen.query_one(CombatLog)
-    return "\n".join(log._text(e) for e in log._entries)
+    return "\n".join(log.loaded_lines())
 
 
 async def encounter(pilot: Any, app: TrackerApp) -> EncounterScreen:
@@ -133,7 +133,7 @@ async def test_ctrl_c_says_how_to_quit_in_plain_words(saves: Path) -> None:
         await press(pilot, "ctrl+c")
         await wait_for(pilot, lambda: bool(notes(app)), "the notice")
         assert notes(app) == ["Press q or ctrl+q to quit"]  # the screen's q, and Textual's own quit key
-        assert [n.title for n in app._notifications] == ["Do you want to quit?"]
+        assert [n.title for n in app.notifications_shown] == ["Do you want to quit?"]
         assert app.is_running
         # On the roster editor (no field focused) too, with its own keys: no q there.
         await press(pilot, "e")

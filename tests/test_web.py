@@ -44,12 +44,12 @@ class WebServer:
         argv = [sys.executable, "-m", "tracker", "--saves", str(saves), "web", "--port", "0", "--encounter", "fight", *extra]
         proc = subprocess.Popen(argv, env=env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         server = cls(proc)
-        threading.Thread(target=server._pump, daemon=True).start()
+        threading.Thread(target=server.read_stderr, daemon=True).start()
         line = server.wait_line(r"listening on http://127\.0\.0\.1:(\d+)")
         server.port = int(re.search(r"port (\d+)", line).group(1))  # type: ignore[union-attr]
         return server
 
-    def _pump(self) -> None:
+    def read_stderr(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             self.lines.append(line.rstrip("\n"))

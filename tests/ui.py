@@ -5,8 +5,9 @@ fixed time: the suite must pass on a busy two-core machine. `settle` is the cond
 "everything typed so far has had its effect": no key held by the app's key hold
 (tracker/ui/guard.py), no message queued on the app or anywhere on its top screen, no
 worker running (the declare form's chance, the start screen's list), no layout or repaint
-pending on the top screen, and every change written to disk by the write-behind store, on
-three checks in a row.
+pending on the top screen (asked of Textual in its one place:
+tracker.ui.textual_private.drawing_pending), and every change written to disk by the
+write-behind store, on three checks in a row.
 
 `press` posts its keys together, as one read from a terminal over SSH (the app's key
 hold makes a burst land where slow typing would), then settles; it is also quicker than
@@ -28,6 +29,7 @@ from textual.keys import REPLACED_KEYS
 
 from tracker.ui.settings import character_key
 from tracker.ui.guard import busy, screen_mounted
+from tracker.ui.textual_private import drawing_pending
 
 DEADLINE = 30.0
 """Seconds any one wait may take before the test fails naming what never happened."""
@@ -69,28 +71,19 @@ def burst(app: Any, text: str) -> None:
     post_keys(app, [CONTROL_KEYS.get(ch, ch) for ch in text])
 
 
-def _drawing(screen: Any) -> bool:
-    """The screen has a layout or a repaint still to do (its update timer does it soon).
-
-    Textual keeps this in private flags (read here only, in one place); Pilot's own pause
-    forces the update instead, which a test must not do: it would hide a screen that never
-    draws by itself."""
-    return bool(screen._layout_required or screen._repaint_required or screen._dirty_widgets or screen._recompose_required)
-
-
 def quiet(app: Any) -> bool:
     """Nothing the user typed is still on its way: see the module docstring."""
     if not app.is_running:
         return True  # it has quit: nothing more will happen
     try:
         hold = app.key_hold
-        if hold.keys or hold._releasing or busy(app) or not screen_mounted(app.screen):
+        if hold.holding or busy(app) or not screen_mounted(app.screen):
             return False
         if any(worker.is_running for worker in app.workers):
             return False
-        if _drawing(app.screen):
+        if drawing_pending(app.screen):
             return False
-        return not any(live.store.pending for live in getattr(app, "_attached", ()))
+        return not getattr(app, "unsaved", False)
     except Exception:  # between screens: nothing to look at yet
         return False
 

@@ -63,7 +63,7 @@ def running() -> Install | None:
     return None
 
 
-def _extra_requirements(requires: list[str], extra: str) -> list[str]:
+def extra_requirements(requires: list[str], extra: str) -> list[str]:
     """The requirements a Requires-Dist list gives for `extra` alone, markers removed
     (`asyncssh>=2.14; extra == "serve"` -> `asyncssh>=2.14`)."""
     wanted = []
@@ -74,7 +74,7 @@ def _extra_requirements(requires: list[str], extra: str) -> list[str]:
     return wanted
 
 
-def _source(direct: dict[str, object]) -> str:
+def direct_source(direct: dict[str, object]) -> str:
     """Where a direct install came from: a local path for file: URLs, else the URL."""
     url = str(direct.get("url", ""))
     parsed = urlparse(url)
@@ -88,19 +88,19 @@ def command(extra: str, install: Install | None) -> str:
     if install is None:  # run from a source tree on sys.path: the tree is the checkout
         here = Path(__file__).resolve().parent.parent
         return f"{shlex.quote(sys.executable)} -m pip install -e {shlex.quote(f'{here}[{extra}]')}"
-    reqs = _extra_requirements(install.requires, extra) or [f"{install.distribution}[{extra}]"]
+    reqs = extra_requirements(install.requires, extra) or [f"{install.distribution}[{extra}]"]
     quoted = " ".join(shlex.quote(r) for r in reqs)
     pip = f"uv pip install --python {shlex.quote(install.python)}" if install.installer == "uv" else f"{shlex.quote(install.python)} -m pip install"
     direct = install.direct_url or {}
     if (install.prefix / "pipx_metadata.json").is_file():
         return f"pipx inject {shlex.quote(install.distribution)} {quoted}"
     if (install.prefix / "uv-receipt.toml").is_file():
-        source = _source(direct) if direct else install.distribution
+        source = direct_source(direct) if direct else install.distribution
         withs = " ".join(f"--with {shlex.quote(r)}" for r in reqs)
         return f"uv tool install --force {withs} {shlex.quote(source)}"
     dir_info = direct.get("dir_info")
     if isinstance(dir_info, dict) and dir_info.get("editable"):
-        return f"{pip} -e {shlex.quote(f'{_source(direct)}[{extra}]')}"
+        return f"{pip} -e {shlex.quote(f'{direct_source(direct)}[{extra}]')}"
     if direct:
         return f"{pip} {quoted}"
     return f"{pip} {shlex.quote(f'{install.distribution}[{extra}]')}"

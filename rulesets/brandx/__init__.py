@@ -12,8 +12,9 @@ combat), and docs/contributing/design.md#rules-decisions, which decides where th
   each; Saving Quality 2:1 into the next same-kind action (common.py).
 - The charts and the EP use chart are data (`tables.toml`), overridable by a GM's
   house-rules file; `chart_lookup` reads them both ways for `tracker chart`.
-- Combat, Hand Damage, throwback and maintained attacks: combat.py. The other rolls of
-  the seed: actions.py. Each module's docstring lists its own decisions.
+- Combat, Hand Damage, throwback and maintained attacks: combat.py. Moving and
+  jumping: movement.py; lifting, arm wrestling and throwing: strength.py; the other
+  rolls of the seed: actions.py. Each module's docstring lists its own decisions.
 
 The sheet's VP, DP and EP have no published formula; the defaults (30, 15, 30) are
 placeholders a GM overrides on `add`. `combat_roll`, `move_roll` and `hand_damage`
@@ -31,7 +32,7 @@ from tracker.engine.effects import Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, PASSIVE, Combatant
 from rulesets.base import ActionRequest, ActionTemplate, ManualDamage, Recovery, RollResult, Ruleset
-from rulesets.brandx import actions, combat
+from rulesets.brandx import actions, combat, movement, strength
 from rulesets.brandx.charts import CHART_NAMES, Charts, parse_number
 from rulesets.brandx.common import TIME, Ctx, defense_of
 from rulesets.brandx.ep import EpChart
@@ -279,13 +280,13 @@ _RESOLVERS = {
     "discernment": actions.resolve_discernment,
     "heal": actions.resolve_heal,
     "hold-breath": actions.resolve_hold_breath,
-    "jump": actions.resolve_jump,
-    "lift": actions.resolve_lift,
-    "move": actions.resolve_move,
-    "throw": actions.resolve_throw,
+    "jump": movement.resolve_jump,
+    "lift": strength.resolve_lift,
+    "move": movement.resolve_move,
+    "throw": strength.resolve_throw,
     "skill": actions.resolve_skill,
     "knowledge": actions.resolve_knowledge,
-    "arm-wrestle": actions.resolve_arm_wrestle,
+    "arm-wrestle": strength.resolve_arm_wrestle,
 }
 
 

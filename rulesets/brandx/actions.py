@@ -1,5 +1,7 @@
 """The other Action Rolls of the seed: abilities, discernment, healing, holding breath,
-jumping, lifting, moving, throwing, skills, powers, knowledge and opposed actions.
+skills, powers and knowledge (moving and jumping: movement.py; lifting, arm wrestling
+and throwing: strength.py), and what they share: the PT an action starts from, the EP
+it pays and the Q it spends.
 
 Decisions where the sources are silent (each also named in the summary it produces):
 - Ability rolls: PT 10, no EP; `calm=true` takes the seed's assumed roll of 7 instead
@@ -25,29 +27,6 @@ Decisions where the sources are silent (each also named in the summary it produc
   an attempt with no new roll (the same costs); `air_gone=SEGMENT` gives the vacuum
   penalty (segments of PT left then: start 34, gone 36 -> 8). `stop=true` breathes
   again: both per-round costs end, rises and all (see Stopping below).
-- Jump (passive, PT 6, row 9, may start with Move): height in cm is the Square entry of
-  the Q row (Q 10 -> 100 cm); air time is Square(4 x height in m) segments (at least 0);
-  length = speed (m/segment, from `speed=` or the latest Move Roll) x air time.
-- Lift (active, PT 10, powers 20, row 9): `weight=KG` (x2 overhead, x1/2 worn) needs Q of
-  at least Sphere(weight) (+ Sphere(distance) for a power at a distance); the rest of Q
-  goes to EP or speed. A failure costs 1 EP. Pushing (`push=true friction=F`, F from 0
-  to 20): friction is a penalty; missing the weight's Q by m doubles PT m times; more
-  than 20 - F cannot move it. Friction 20 ("impossible to overcome") is not refused: the
-  character may try, the roll is made as normal and fails whatever it shows (1 EP), so
-  the GM need not tell the player the friction; the chance line shows 0.
-- Move (passive, PT 6, row 9): see the seed's walk-through; `slow=N` lowers the speed Q
-  by up to Sphere(current speed Q) (less half the failure on a miss); `stop=true` ends
-  the movement and its per-round EP. Speed in dm/segment is the Result value of
-  Sphere(speed Q) (Q 0 -> .9, Q 17 -> 10). `q_defense` adds Defense (2:1) until the
-  next Move Roll and takes the same from Attack. EP: paid on the roll and then every
-  payment segment (Upkeep), the cost of the latest Move Roll.
-- Throw (active, PT 15, row 9): `weight=KG` needs Q >= Sphere(weight); leftover Q to
-  distance (Result row -> Sphere entry, metres; speed the same in m/segment), EP, lob.
-  A failed throw (or a weight above the Q) costs 5 EP and goes Sphere(row Q) metres.
-  Lob/precision: airborne Square(height x f) segments, f = 2 with no lob and 4 + 2 x
-  lob Q (the seed's 6, 8, 10 for 1, 2, 3), distance = speed x airborne. With a target
-  it is an attack: a Combat Roll follows with the next dice (damage= states the
-  object's damage); a target beyond the maximum range (the speed) is missed.
 - Skill: `roll=` is the skill's Action Roll, `level=` its Skill Level; `more_time=N`
   doubles the PT N times for +2 each (at most the Skill Level doublings, so at most
   +2 x level); `hurry=N` takes -2 each and halves the PT (rounding down, at least 1).
@@ -70,10 +49,6 @@ Decisions where the sources are silent (each also named in the summary it produc
   refused by name. Undo takes the stop back and the charge with it.
 - Knowledge: d100 (tens die then units die) against score x `multiplier` + `skill`,
   no subtracting reroll, PT 6, no EP.
-- Arm wrestling: both make a Lift Roll lifting nothing (the actor's dice, then the
-  target's). One failing loses (1 EP); both failing pay 5 EP each and go again; both
-  succeeding cut each other's Q 2:1 with the Q not put on EP (`q_ep`, `vs_q_ep`); a
-  Q below 0 loses; if neither or both go below 0 nobody has won yet.
 """
 
 from __future__ import annotations
@@ -84,16 +59,15 @@ from fractions import Fraction
 from math import ceil
 from typing import Any
 
-from tracker.engine.effects import Adjust, Damage, Effect, Note, Resolution, Upkeep
+from tracker.engine.effects import Adjust, Damage, Effect, Resolution, Upkeep
 from tracker.engine.bounds import MAX_SEGMENT
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Combatant
 from rulesets.brandx.charts import MAX_ROW
-from rulesets.brandx.combat import JUDGE, LABELS, combat_base, combat_pool, land_blows, maintained_pt, miss_shares, place_attacks, power_budget
-from rulesets.brandx.common import TIME, Ctx, latest_action, passive_defense
-from rulesets.brandx.ep import bill as make_bill
+from rulesets.brandx.combat import LABELS, maintained_pt, power_budget
+from rulesets.brandx.common import TIME, Ctx, latest_action
 from rulesets.brandx.rolls import action_roll, roll_d100, round_half_up, speed_pt
-from rulesets.base import JUDGE_KEY, ActionRequest
+from rulesets.base import ActionRequest
 from rulesets.dice import DiceSource
 
 ABILITIES = (
@@ -103,8 +77,6 @@ ABILITIES = (
 SEGMENTS = {"round": 50, "hour": 15000, "day": 360000, "month": 10800000}
 # The actions `stop=true` lets go of with no roll (movement stops with a Move Roll).
 STOPPABLE = ("power", "hold-breath")
-# Seed: "A friction of 20 is impossible to overcome." (the top of the friction scale)
-IMPOSSIBLE_FRICTION = 20
 HOLD_BREATH_COSTS = ("holding breath", "holding breath: head")
 
 
@@ -144,11 +116,13 @@ PHYSICAL_HEALING = ("dp", "strength", "agility", "constitution", "ep", "sight", 
 MENTAL_HEALING = ("ep", "active_charisma", "normal_charisma", "learning", "newoen")
 
 
-def _ep_effects(ctx: Ctx, bill_text: str, total: int, what: str, who: Combatant | None = None) -> list[Effect]:
+def ep_cost(ctx: Ctx, bill_text: str, total: int, what: str, who: Combatant | None = None) -> list[Effect]:
+    """The effects paying `total` EP for `what` (its bill in the note), by the actor or `who`."""
     return ctx.pay_ep(total, f"{what}: {bill_text}", who)
 
 
-def _spend_common(ctx: Ctx, q: int, order: tuple[str, ...], sink: str | None) -> tuple[dict[str, int], str, list[str]]:
+def spend_q(ctx: Ctx, q: int, order: tuple[str, ...], sink: str | None) -> tuple[dict[str, int], str, list[str]]:
+    """Q spent in `order` (the rest to `sink`): the amounts, their text and any notes."""
     labels = LABELS | {"q_height": "height", "q_distance": "distance", "q_lob": "lob", "q_turn": "turning"}
     spent = ctx.spend(q, order, sink, labels)
     return spent.amounts, spent.text(labels), spent.notes
@@ -177,14 +151,14 @@ def _generic(
     """An Action Roll whose Q goes to speed, Defense, EP or is saved; the rest is its own."""
     q = target - total
     success = q >= 0
-    amounts, spent_text, notes = _spend_common(ctx, q, ("q_speed", "q_defense", "q_ep", "q_save"), None)
+    amounts, spent_text, notes = spend_q(ctx, q, ("q_speed", "q_defense", "q_ep", "q_save"), None)
     pt = speed_pt(ctx.base_pt(), amounts.get("q_speed", 0))
     start = ctx.start_row(ep_kind)
     # Negative Q raises the EP row (docs/contributing/design.md#rules-decisions), for rolls that cost EP at all.
     raise_by = -q if (not success and start > 0) else 0
     row = start - amounts.get("q_ep", 0) + raise_by
     bill = ctx.bill([(what, row)] if row > 0 else [])
-    effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, what)
+    effects = list(costs) + ep_cost(ctx, bill.text(), bill.total, what)
     outcome = f"Q {q}: {spent_text}" if success else f"missed by {-q}"
     summary = "; ".join([f"{text}; rolled {shown}: {outcome}", f"PT {pt}", bill.text()] + notes)
     details = {"q": q, "roll": target, "total": total, **tdetails, "ep_uses": bill.uses,
@@ -392,402 +366,6 @@ def _held_breath_rises(ctx: Ctx, held_from: int, penalty_now: int,
     return tuple(ep_rises), tuple(head_rises)
 
 
-# ---------------------------------------------------------------------- movement
-def _move_roll(ctx: Ctx) -> tuple[int, str]:
-    if ctx.p("roll") is not None:
-        return int(ctx.p("roll")), f"Move Roll {ctx.p('roll')}"
-    if ctx.actor.stats.get("move_roll") is not None:
-        return int(ctx.actor.stats["move_roll"]), f"Move Roll {ctx.actor.stats['move_roll']}"
-    agility, strength, height = ctx.stat("agility"), ctx.stat("strength"), ctx.stat("height")
-    value = int(agility + ceil(strength / 2) + ctx.charts.square(height))
-    return value, f"Move Roll {value} (agility {agility:g} + strength/2 {ceil(strength / 2)} + Square(height {height:g}) {ctx.charts.square(height)})"
-
-
-def speed_of(ctx: Ctx, speed_q: int) -> float:
-    """dm/segment: the Result value of Sphere(speed Q)."""
-    row = ctx.charts.sphere(speed_q)
-    return float(row) if row >= 1 else float(ctx.charts.value("result", row))
-
-
-def resolve_move(ctx: Ctx, dice: DiceSource) -> Resolution:
-    me = ctx.actor
-    prev = latest_action(ctx.encounter, me.name, "move")
-    pd = prev.resolution.details if prev is not None else {}
-    speed_q = int(pd.get("speed_q", 0))
-    extra_rows = int(pd.get("ep_extra_rows", 0))
-    base, base_text = _move_roll(ctx)
-    pool = -speed_q + int(ctx.p("pool", 0))
-    target, text, costs, tdetails = ctx.target(base, base_text, pool, "agility")
-    if speed_q:
-        text += f" (pool -{speed_q} for speed Q already applied)" if speed_q > 0 else ""
-    roll = action_roll(dice, target, label="Move Roll")
-    q = roll.q
-    notes: list[str] = []
-    stop = bool(ctx.p("stop", False))
-    slow = int(ctx.p("slow", 0))
-    most = max(0, ctx.charts.sphere(speed_q))
-    if slow > most:
-        notes.append(f"slowing cut from {slow} to {most} (Sphere of speed Q {speed_q})")
-        slow = most
-    amounts: dict[str, int] = {}
-    if roll.success:
-        amounts, spent_text, more = _spend_common(ctx, q, ("q_ep", "q_speed", "q_turn", "q_defense", "q_save"), "q_speed")
-        notes.extend(more)
-        new_q = speed_q + amounts.get("q_speed", 0) - slow
-        extra_rows = 0
-        outcome = f"Q {q}: {spent_text}"
-    else:
-        miss = -q
-        slow = max(0, slow - miss // 2)
-        new_q = speed_q - slow - (miss if miss > 5 else 0)
-        extra_rows += miss // 5
-        outcome = f"missed by {miss}" + (f": speed Q -{miss}" if miss > 5 else "") + (f", EP row +{miss // 5} until a successful Move Roll" if miss >= 5 else "")
-    if new_q < 0 and not ctx.request.settings.get("negative_movement", False):
-        new_q = 0
-    if stop:
-        new_q = 0
-    speed_dm = 0.0 if stop else speed_of(ctx, new_q)
-    row = ctx.start_row("move") - amounts.get("q_ep", 0) + extra_rows
-    bill = ctx.bill([("movement", row)])
-    per_round = 0 if stop else ctx.ep_chart.per_round(row)
-    effects: list[Effect] = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "Move Roll")
-    effects.append(Upkeep(me.name, "movement", "ep", per_round, timing="initiate"))
-    turn = amounts.get("q_turn", 0) * int(ctx.p("maneuverability", 45))
-    move_defense = amounts.get("q_defense", 0) // 2
-    if turn:
-        notes.append(f"turns up to {turn} degrees")
-    if move_defense:
-        notes.append(f"Defense +{move_defense} against all, Attack -{move_defense}, until the next Move Roll")
-    ended = f": movement stops costing {me.upkeep['movement'][1]:g} EP a round from segment {ctx.segment}" if "movement" in me.upkeep else ""
-    speed_text = f"stops{ended}" if stop else f"speed Q {new_q}: {speed_dm:g} dm/segment ({speed_dm / 10:g} m/segment, {speed_dm * 5:g} m/round)"
-    summary = "; ".join([f"{text}; rolled {roll.shown()}: {outcome}", speed_text,
-                         f"EP row {row}: {bill.text()} now, {per_round:g} EP a round", f"PT {ctx.base_pt()}"] + notes)
-    details = {"q": q, "roll": target, "total": roll.total, **tdetails, "speed_q": new_q, "speed_dm": speed_dm,
-               "speed_m": speed_dm / 10, "ep_extra_rows": extra_rows, "ep_row": row, "ep_per_round": per_round,
-               "move_defense": move_defense, "turn": turn, "ep_uses": bill.uses, "stopped": stop}
-    if amounts.get("q_save"):
-        details["saved_pool"] = amounts["q_save"] // 2
-    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=roll.dice, summary=summary,
-                      effects=tuple(effects), details=details)
-
-
-# ---------------------------------------------------------------------- jump
-def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
-    me = ctx.actor
-    agility, strength, height = ctx.stat("agility"), ctx.stat("strength"), float(ctx.stat("height"))
-    base = int(ctx.p("roll", int(agility + strength)))
-    bonus = ctx.charts.square(2 * height)
-    target, text, costs, tdetails = ctx.target(base + bonus, f"agility + strength {base} + Square(2 x height) {bonus}",
-                                               int(ctx.p("pool", 0)), "agility")
-    roll = action_roll(dice, target, label="Jump Roll")
-    q = roll.q
-    notes: list[str] = []
-    if roll.success:
-        amounts, spent_text, more = _spend_common(ctx, q, ("q_ep", "q_height"), "q_height")
-        notes.extend(more)
-        height_row = amounts.get("q_height", 0)
-        row = ctx.start_row("jump") - amounts.get("q_ep", 0)
-        outcome = f"Q {q}: {spent_text}"
-    else:
-        height_row, row = q, ctx.start_row("jump") - q
-        outcome = f"missed by {-q}: jumps, but not as high"
-    cm = float(ctx.charts.value("square", height_row))
-    metres = cm / 100
-    air = max(0, ctx.charts.square(4 * metres))
-    speed = ctx.p("speed")
-    if speed is None:
-        move = latest_action(ctx.encounter, me.name, "move")
-        speed = float(move.resolution.details.get("speed_m", 0)) if move is not None else 0.0
-    length = round(float(speed) * air, 2)
-    density = ctx.p("density")
-    if density is not None:
-        # Seed: "If the character's density is extremely low, multiply the time in the air
-        # by the atmospheric density plus the character's density, and divide by the
-        # character's density. Movement should be multiplied by the same amount."
-        air_density = float(ctx.p("air_density", 1.2))
-        factor = (air_density + float(density)) / float(density)
-        air = round_half_up(Fraction(air * factor).limit_denominator(10**6))
-        length = round(length * factor, 2)
-        notes.append(f"low density {float(density):g} in air {air_density:g}: time in the air and movement x {factor:.3g}")
-    items = [("jump", row)]
-    faces = roll.dice
-    grab: dict[str, Any] = {}
-    if ctx.p("grab", False):
-        # Seed: "A Combat Roll (close combat) is required to actually grab something in
-        # a jump": made with the next dice, at its own EP row (5).
-        base, base_text = combat_base(ctx)
-        number = base + ctx.charts.sphere(combat_pool(ctx, 1))
-        combat = action_roll(dice, number, label="Combat Roll to grab")
-        faces += combat.dice
-        items.append(("grab: combat roll", ctx.start_row("combat")))
-        grab = {"roll": number, "total": combat.total, "q": combat.q, "success": combat.success}
-        notes.append(f"grab: {base_text} + pool = {number}; rolled {combat.shown()}: "
-                     + ("grabs it" if combat.success else f"missed by {-combat.q}: no grip"))
-    bill = ctx.bill(items)
-    effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "jump")
-    if ctx.p("reach", False):
-        notes.append(f"reaching: up to +{height:g} m to height or length")
-    summary = "; ".join([f"{text}; rolled {roll.shown()}: {outcome}",
-                         f"height {cm:g} cm, {air} segments in the air, {length:g} m at {float(speed):g} m/segment",
-                         f"PT {ctx.base_pt()}", bill.text()] + notes)
-    details = {"q": q, "roll": target, "total": roll.total, **tdetails, "height_cm": cm, "air": air,
-               "length_m": length, "ep_uses": bill.uses}
-    if grab:
-        details["grab"] = grab
-    return Resolution(pt=ctx.base_pt(), success=roll.success, margin=q, dice=faces, summary=summary,
-                      effects=tuple(effects), details=details)
-
-
-# ---------------------------------------------------------------------- lift
-def _weight(ctx: Ctx, name: str = "weight") -> tuple[float, str]:
-    weight = ctx.p(name)
-    if weight is None:
-        raise TrackerError(f"{ctx.request.template.name} needs {name}=KG, the object's mass in kg")
-    w = float(weight)
-    parts = [f"{w:g} kg"]
-    if ctx.p("overhead", False):
-        w *= 2
-        parts.append("x2 overhead")
-    if ctx.p("worn", False):
-        w /= 2
-        parts.append("x1/2 worn")
-    return w, " ".join(parts)
-
-
-def lift_roll(ctx: Ctx, who: Combatant) -> tuple[int, str]:
-    strength, mass = ctx.stat("strength", who), float(ctx.stat("mass", who))
-    value = int(strength - 9 + ctx.charts.sphere(mass))
-    return value, f"strength - 9 + Sphere(mass {mass:g}) = {value}"
-
-
-def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
-    me = ctx.actor
-    power = bool(ctx.p("power", False))
-    if power and ctx.p("roll") is None:
-        raise TrackerError("lift with power=true needs roll=N, the power's Lift Roll")
-    base, base_text = (int(ctx.p("roll")), f"roll {ctx.p('roll')}") if ctx.p("roll") is not None else lift_roll(ctx, me)
-    weight, weight_text = _weight(ctx)
-    need = ctx.charts.sphere(weight) if weight > 0 else 0
-    need_text = f"Sphere({weight_text}) {need}"
-    if ctx.p("distance") is not None and not power:
-        raise TrackerError("distance= is for a power that lifts at a distance (power=true)")
-    if ctx.p("inanimate", False):
-        return _inanimate_lift(ctx, base, base_text, need, need_text)
-    if ctx.p("distance") is not None:
-        far = ctx.charts.sphere(float(ctx.p("distance")))
-        need += far
-        need_text += f" + Sphere(distance {ctx.p('distance')} m) {far}"
-    push, friction = bool(ctx.p("push", False)), int(ctx.p("friction", 0))
-    target, text, costs, tdetails = ctx.target(base, base_text, int(ctx.p("pool", 0)), "strength")
-    if push and friction:
-        target -= friction
-        text += f" - friction {friction} = {target}"
-    immovable = push and friction >= IMPOSSIBLE_FRICTION
-    # What the chance line gives is the chance the object moves: a push still moves it
-    # when the miss is at most 20 - friction; nothing moves it against friction 20.
-    moves_at = None if immovable else need - (IMPOSSIBLE_FRICTION - friction) if push else need
-    roll = action_roll(dice, target, moves_at, label="Lift Roll")
-    q = roll.q
-    margin = q - need
-    pt = ctx.base_pt()  # 20 segments for a lift by power (`default_pt`)
-    notes: list[str] = []
-    if immovable:
-        # Seed: "A friction of 20 is impossible to overcome": the roll is made as normal
-        # and fails whatever it shows (a failure costs 1 EP).
-        success, outcome = False, f"Q {q}: a friction of {friction} is impossible to overcome: it will not move"
-        bill = ctx.bill([("failed lift", ctx.ep_chart.first_paid_row)])
-    elif margin >= 0:
-        amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep"), "q_ep")
-        notes.extend(more)
-        pt = speed_pt(pt, amounts.get("q_speed", 0))
-        bill = ctx.bill([("lift", ctx.start_row("lift") - amounts.get("q_ep", 0))])
-        success, outcome = True, f"Q {q} against {need_text}: lifted, {margin} over: {spent_text}"
-    elif push:
-        miss = -margin
-        if miss > IMPOSSIBLE_FRICTION - friction:
-            success, outcome = False, f"Q {q} against {need_text}: missed by {miss}, more than 20 - friction {friction}: it will not move"
-        else:
-            pt = pt * 2 ** miss
-            success, outcome = True, f"Q {q} against {need_text}: missed by {miss}, PT doubled {miss} times to {pt}"
-        bill = ctx.bill([("failed lift", ctx.ep_chart.first_paid_row)])
-    else:
-        success, outcome = False, f"Q {q} against {need_text}: missed by {-margin}, not lifted"
-        bill = ctx.bill([("failed lift", ctx.ep_chart.first_paid_row)])
-    effects = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "lift")
-    summary = "; ".join([f"{text}; rolled {roll.shown()}: {outcome}", f"PT {pt}", bill.text()] + notes)
-    details = {"q": q, "roll": target, "total": roll.total, **tdetails, "needed": need, "ep_uses": bill.uses}
-    return Resolution(pt=pt, success=success, margin=margin, dice=roll.dice, summary=summary,
-                      effects=tuple(effects), details=details)
-
-
-def _inanimate_lift(ctx: Ctx, base: int, base_text: str, need: int, need_text: str) -> Resolution:
-    """Seed: "Inanimate objects (ropes, webs) do not normally need to roll the Lift Roll.
-    Their Lift Q is the Roll plus the Pool (Sphere Chart, of course)." No dice, no EP."""
-    pool = int(ctx.p("pool", 0))
-    bonus = ctx.charts.sphere(pool)
-    q = base + bonus
-    margin = q - need
-    held = margin >= 0
-    summary = (f"inanimate: Lift Q = {base_text} + Sphere(pool {pool}) {bonus} = {q}, no roll; against {need_text}: "
-               + (f"holds, {margin} over" if held else f"gives way, short by {-margin}"))
-    return Resolution(pt=ctx.base_pt(), success=held, margin=margin, summary=summary,
-                      details={"q": q, "needed": need, "inanimate": True})
-
-
-def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
-    me = ctx.actor
-    if len(ctx.request.targets) != 1:
-        raise TrackerError("arm-wrestle takes one opponent (target=NAME)")
-    foe = ctx.request.targets[0]
-    mine, _ = lift_roll(ctx, me)
-    target, text, costs, tdetails = ctx.target(mine, f"{me.name}'s Lift Roll {mine}", int(ctx.p("pool", 0)), "strength")
-    theirs, _ = lift_roll(ctx, foe)
-    a = action_roll(dice, target, label="Lift Roll (arm-wrestling)")
-    b = action_roll(dice, theirs, label="Lift Roll (arm-wrestling)", who=foe.name)
-    a_ep, b_ep = int(ctx.p("q_ep", 0)), int(ctx.p("vs_q_ep", 0))
-    rows = {me.name: 9, foe.name: 9}
-    winner: str | None
-    if not a.success and not b.success:
-        winner, outcome = None, "both fail: each uses 5 EP and they try again"
-    elif not a.success or not b.success:
-        winner = me.name if a.success else foe.name
-        loser = foe.name if a.success else me.name
-        rows[loser] = ctx.ep_chart.first_paid_row  # a failed lift costs 1 EP
-        outcome = f"{loser} fails and loses"
-    else:
-        a_ep, b_ep = min(a_ep, a.q), min(b_ep, b.q)
-        rows[me.name] -= a_ep
-        rows[foe.name] -= b_ep
-        # Seed: "Q can also be used to reduce the opponent's Q, at a 2 to 1 ratio": Q
-        # spent cutting is spent, so it comes off the spender's own Q. Unsaid, each
-        # side spends what would take the other below 0 if it can, else nothing.
-        a_left, b_left = a.q - a_ep, b.q - b_ep
-        a_cut = _cut(ctx.p("q_cut"), a_left, b_left, "q_cut")
-        b_cut = _cut(ctx.p("vs_q_cut"), b_left, a_left, "vs_q_cut")
-        qa = a_left - a_cut - b_cut // 2
-        qb = b_left - b_cut - a_cut // 2
-        if (qa < 0) == (qb < 0):
-            winner, outcome = None, f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: nobody has won yet"
-        else:
-            winner = me.name if qb < 0 else foe.name
-            outcome = f"Q {a.q} and {b.q} (cutting with {a_cut} and {b_cut}) end at {qa} and {qb}: {winner} wins"
-    mine_bill = ctx.bill([("arm wrestling", rows[me.name])])
-    their_bill = make_bill(ctx.ep_chart, ctx.encounter, foe.name, [("arm wrestling", rows[foe.name])])
-    effects = list(costs) + _ep_effects(ctx, mine_bill.text(), mine_bill.total, "arm wrestling")
-    effects += _ep_effects(ctx, their_bill.text(), their_bill.total, "arm wrestling", foe)
-    effects.append(Note(f"arm wrestling: {outcome}"))
-    summary = (f"{text}; rolled {a.shown()} ({a.outcome()}); {foe.name}'s Lift Roll {theirs}, rolled {b.shown()} "
-               f"({b.outcome()}): {outcome}; {me.name} {mine_bill.text()}, {foe.name} {their_bill.text()}")
-    details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses, **tdetails}
-    return Resolution(pt=ctx.base_pt(), success=(winner == me.name) if winner else False, margin=a.q,
-                      dice=a.dice + b.dice, summary=summary, effects=tuple(effects), details=details)
-
-
-def _cut(stated: Any, own: int, other: int, name: str) -> int:
-    if stated is not None:
-        cut = int(stated)
-        if cut > own:
-            raise TrackerError(f"{name}={cut}: only {max(own, 0)} Q is left to spend after EP")
-        return cut
-    wanted = 2 * (other + 1)
-    return wanted if 0 < wanted <= own else 0
-
-
-# ---------------------------------------------------------------------- throw
-def resolve_throw(ctx: Ctx, dice: DiceSource) -> Resolution:
-    strength, mass = ctx.stat("strength"), float(ctx.stat("mass"))
-    base = int(ctx.p("roll", int(strength - 9)))
-    bonus = ctx.charts.sphere(mass)
-    weight, weight_text = _weight(ctx)
-    need = ctx.charts.sphere(weight) if weight > 0 else 0
-    target, text, costs, tdetails = ctx.target(base + bonus, f"strength - 9 {base} + Sphere(mass {mass:g}) {bonus}",
-                                               int(ctx.p("pool", 0)), "strength")
-    roll = action_roll(dice, target, need, label="Throw Roll")
-    q = roll.q
-    margin = q - need
-    notes: list[str] = []
-    lob = 0
-    if margin >= 0:
-        amounts, spent_text, more = _spend_common(ctx, margin, ("q_speed", "q_ep", "q_lob", "q_distance"), "q_distance")
-        notes.extend(more)
-        distance_row, lob = amounts.get("q_distance", 0), amounts.get("q_lob", 0)
-        row = ctx.start_row("throw") - amounts.get("q_ep", 0)
-        pt = speed_pt(ctx.base_pt(), amounts.get("q_speed", 0))
-        outcome = f"Q {q} against Sphere({weight_text}) {need}: thrown, {margin} over: {spent_text}"
-        success = True
-    else:
-        distance_row, row, pt, success = margin, ctx.ep_chart.first_paid_row + 4, ctx.base_pt(), False
-        outcome = f"Q {q} against Sphere({weight_text}) {need}: missed by {-margin}, thrown only a little"
-    speed = round(float(ctx.charts.value("sphere", distance_row)), 2)
-    if lob or ctx.p("precise", False):
-        height = float(ctx.stat("height"))
-        factor = 2 if lob == 0 else 4 + 2 * lob
-        air = max(1, ctx.charts.square(height * factor))
-        distance = round(speed * air, 2)
-        flight = f"{air} segments in the air (Square of height x {factor})"
-    else:
-        air, distance, flight = 1, speed, "distance as read"
-    bill = ctx.bill([("throw", row)])
-    effects: list[Effect] = list(costs) + _ep_effects(ctx, bill.text(), bill.total, "throw")
-    parts = [f"{text}; rolled {roll.shown()}: {outcome}", f"{distance:g} m at {speed:g} m/segment, {flight}",
-             f"PT {pt}", bill.text()]
-    details: dict[str, Any] = {"q": q, "roll": target, "total": roll.total, **tdetails, "needed": need,
-                               "distance": distance, "speed": speed, "ep_uses": bill.uses}
-    faces = roll.dice
-    if ctx.request.targets and success:
-        blows, texts, attack_faces, attack_details = _throw_attack(ctx, dice, speed, distance_row)
-        effects.extend(blows)
-        parts.extend(texts)
-        faces += attack_faces
-        details["attack"] = attack_details
-        details[JUDGE_KEY] = JUDGE
-    elif ctx.request.targets:
-        parts.append("no attack: the throw failed")
-    return Resolution(pt=pt, success=success, margin=margin, dice=faces, summary="; ".join(parts + notes),
-                      effects=tuple(effects), details=details)
-
-
-def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0) -> tuple[list[Effect], list[str], tuple[int, ...], dict[str, Any]]:
-    """The Combat Roll of a thrown attack, made with the dice after the Throw Roll's.
-    Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
-    speed, and the Range Set is half this." The bands are reported; what they do to the
-    attack the seed does not say (the GM's `pool=`)."""
-    targets = ctx.request.targets
-    if ctx.p("damage") is None:
-        raise TrackerError("a throw at a target needs damage=N, the thrown object's damage")
-    base, base_text = combat_base(ctx)
-    pool = combat_pool(ctx, len(targets))
-    number = base + ctx.charts.sphere(pool)
-    roll = action_roll(dice, number, label="Combat Roll")
-    rng = ctx.p("range")
-    short = max(0, q_distance)
-    bands = f"Maximum Range {speed:g} m, Short Range {short} m, Range Set {short / 2:g} m"
-    if rng is not None and float(rng) > speed:
-        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m ({bands})"], roll.dice, {"q": roll.q}
-    where = ""
-    if rng is not None:
-        band = "within the Range Set" if float(rng) <= short / 2 else "within Short Range" if float(rng) <= short else "past Short Range"
-        where = f"; the target at {float(rng):g} m is {band}"
-    if roll.success:
-        attack_q = roll.q - int(ctx.p("q_defense", 0))
-        defense = min(int(ctx.p("q_defense", 0)), roll.q) // 2
-        notes: list[str] = []
-        attacks, dmg_mod = place_attacks(ctx, max(0, attack_q), targets, notes), 0
-        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: Q {roll.q}" + "".join(f"; {n}" for n in notes)
-    else:
-        a, dmg_mod, defense = miss_shares(-roll.q)
-        attacks = [a] * len(targets)
-        head = f"Combat Roll {number} (thrown): rolled {roll.shown()}: missed by {-roll.q}: Attack {a:+d}, Damage {dmg_mod:+d}"
-    damage = int(ctx.p("damage")) + dmg_mod
-    lowered, why = passive_defense(ctx.encounter, ctx.actor)
-    if lowered:
-        attacks = [a - lowered for a in attacks]
-        head += f"; Attack -{lowered} for Defense from passive actions ({why}) as things stand"
-    blows, texts, hits = land_blows(ctx, targets, attacks, damage, dice, lowered)
-    faces = roll.dice + tuple(f for h in hits for f in h.get("throwback", {}).get("dice", []))
-    return blows, [head + f" ({bands}{where})"] + texts, faces, {"q": roll.q, "attack": attacks[0], "defense": defense, "hits": hits,
-                                                             "short_range": short, "range_set": short / 2}
-
 
 # ---------------------------------------------------------------------- skills
 def resolve_skill(ctx: Ctx, dice: DiceSource) -> Resolution:
@@ -881,7 +459,7 @@ def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
     pt = speed_pt(ctx.base_pt(), pr_speed)  # a passive power starts from half its PT (`default_pt`)
     row = ctx.start_row("power") - pr_ep
     bill = ctx.bill([(label, row)])
-    effects: list[Effect] = _ep_effects(ctx, bill.text(), bill.total, label)
+    effects: list[Effect] = ep_cost(ctx, bill.text(), bill.total, label)
     upkeep = ctx.p("upkeep", passive)
     per_round = ctx.ep_chart.per_round(row)
     notes: list[str] = []

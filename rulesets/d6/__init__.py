@@ -77,7 +77,8 @@ class D6Ruleset(Ruleset):
     def data(self) -> D6Tables:
         return D6Tables(self.tables)
 
-    def _resolver(self) -> Resolver:
+    def resolver(self) -> Resolver:
+        """What works out rolls and their chances from these tables."""
         return Resolver(self.data)
 
     # ----------------------------------------------------------- catalogue
@@ -92,10 +93,10 @@ class D6Ruleset(Ruleset):
         return Resolver.default_pt(request)
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
-        return self._resolver().resolve(request, dice)
+        return self.resolver().resolve(request, dice)
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
-        return self._resolver().chance_of(request)
+        return self.resolver().chance_of(request)
 
     # ----------------------------------------------------------- command line
     def _mode(self, options: Mapping[str, Any] | None) -> str:

@@ -101,7 +101,8 @@ class UsorRuleset(Ruleset):
     def row(self, rating: int, what: str = "", settings: Mapping[str, Any] | None = None) -> ChartRow:
         return self.chart_for(settings).row(rating, what)
 
-    def _resolver(self, settings: Mapping[str, Any] | None = None) -> Resolver:
+    def resolver(self, settings: Mapping[str, Any] | None = None) -> Resolver:
+        """What works out strikes, damage and Critical Strikes under these settings."""
         return Resolver(self.chart_for(settings), self.tables)
 
     # ----------------------------------------------------------- sheet
@@ -140,10 +141,10 @@ class UsorRuleset(Ruleset):
         return action_time(request.template.pt, request.actor.stats.get("atm", 1.0), bool(row.get("scaled", True)))
 
     def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
-        return self._resolver(request.settings).resolve(request, dice)
+        return self.resolver(request.settings).resolve(request, dice)
 
     def chance_of(self, request: ActionRequest) -> Fraction | None:
-        return self._resolver(request.settings).chance_of(request)
+        return self.resolver(request.settings).chance_of(request)
 
     def action_time(self, bat: int, atm: float, scaled: bool = True) -> int:
         return action_time(bat, atm, scaled)

@@ -3,7 +3,7 @@ codec, the descriptions, the roles and the role guard all read.
 
 A row says:
 - `args`: each argument's shape and whether it is required (tracker.engine.shapes); the
-  codec checks a saved event against it (`codec.EVENT_ARGS` is this column);
+  codec checks a saved event against it (`tracker.persistence.event_tables.EVENT_ARGS` is this column);
 - `describe`: the event in words, as undo, redo and the history say it (tracker.reading.wording);
 - `apply`: the `Encounter` method that applies it ("" for undo and redo, which walk the
   history instead of changing the fight);

@@ -27,7 +27,9 @@ from tracker.engine.errors import TrackerError
 from tracker.engine.model import Event
 from tracker.persistence.paths import CAMPAIGN_SUFFIX
 from tracker.persistence import codec, folder
-from tracker.persistence.codec import SaveError, check_numbers
+from tracker.persistence.checks import SaveError, check_numbers
+from tracker.persistence.event_tables import events_text
+from tracker.persistence.header import house_rules_tables
 from tracker.persistence.folder import Refused
 from tracker.persistence.lock import locked
 from tracker.persistence.store import refuse_if_read_only
@@ -76,7 +78,7 @@ def _game(ruleset_id: str, house_rules: str, base_dir: Path | None, source: str)
     from rulesets import registry
 
     try:
-        rules = codec.house_rules_tables(house_rules, base_dir, source) if house_rules else None
+        rules = house_rules_tables(house_rules, base_dir, source) if house_rules else None
         return registry.get(ruleset_id, rules)
     except TrackerError as exc:
         raise CampaignError(f"{source}: ruleset: {exc}") from None
@@ -185,8 +187,8 @@ def _event(raw: dict[str, Any], index: int, at: str) -> Event:
 
 
 def _encode(events: list[Event], revision: int) -> bytes:
-    """Appended events as a fight's are written (codec.events_text), then the mark."""
-    return ("\n" + codec.events_text(events) + f"# revision {revision}\n").encode("utf-8")
+    """Appended events as a fight's are written (tracker.persistence.event_tables.events_text), then the mark."""
+    return ("\n" + events_text(events) + f"# revision {revision}\n").encode("utf-8")
 
 
 class CampaignFile:

@@ -171,6 +171,13 @@ def may_remember(viewer: bool) -> bool:
 _viewer_default: str | None = None
 
 
+def forget_viewer_default() -> None:
+    """Read the config's `viewer_resources` again at the next question (the file changed
+    while the process runs)."""
+    global _viewer_default
+    _viewer_default = None
+
+
 def default_viewer_resources() -> str:
     """How enemies' resources show to viewers in an encounter whose GM has not said:
     the config's `viewer_resources`, else "exact". Never raises (a bad config file is

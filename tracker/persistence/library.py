@@ -169,7 +169,7 @@ def new_from_roster(source: Path, path: Path, name: str) -> Path:
     """Write a new encounter at `path` titled `name` with `source`'s roster and no log."""
     from tracker.persistence.store import EncounterFile
 
-    from tracker.persistence.codec import house_rules_tables
+    from tracker.persistence.header import house_rules_tables
 
     refuse_controls(name, "name")
     loaded = EncounterFile(source).load()

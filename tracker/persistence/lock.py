@@ -163,7 +163,7 @@ def _open_lock(save: Spot, create: bool) -> int:
         found = save.lstat()
         if found is None:
             if not create:
-                from tracker.persistence.codec import SaveError
+                from tracker.persistence.checks import SaveError
 
                 raise SaveError(f"{save.path}: no such file (moved or deleted?)")
         elif stat.S_ISREG(found.st_mode):

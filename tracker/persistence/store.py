@@ -24,7 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from tracker.engine import Encounter, Event, Setup, TrackerError
 from tracker.persistence import codec, folder
-from tracker.persistence.codec import Loaded, SaveError
+from tracker.persistence.checks import SaveError
+from tracker.persistence.codec import Loaded
+from tracker.persistence.event_tables import events_from
+from tracker.persistence.header import SCHEMA_VERSION
 from tracker.persistence.folder import Refused, size_text
 from tracker.persistence.lock import locked
 from rulesets import registry
@@ -147,7 +150,7 @@ class EncounterFile:
         self.path = Path(path)
         self.revision = -1
         self.house_rules = ""
-        self.schema = codec.SCHEMA_VERSION
+        self.schema = SCHEMA_VERSION
         self._handle: _Handle | None = None
         self._offset = 0  # bytes up to and including the last commit mark read
         self._seen: tuple[int, int] = (-1, -1)  # (size, mtime_ns) at the last read
@@ -160,6 +163,13 @@ class EncounterFile:
         self._planned = -1  # the revision of the last change encoded (written or queued)
         self._planned_end = 0  # the file's size once every encoded change is written
         self._mark = b""  # the commit mark that ends the bytes read (_offset)
+
+    @property
+    def descriptor(self) -> int | None:
+        """The descriptor the file is held open by since it was read (None before): a
+        process forked from this one (`tracker serve`) inherits it, and may close it."""
+        handle = self._handle
+        return handle.fd if handle is not None else None
 
     # -------------------------------------------------------------- reading
     def read_text(self) -> str:
@@ -229,7 +239,7 @@ class EncounterFile:
             handle, offset, seen, count = self._handle, self._offset, self._seen, self._count
             stale, schema, ruleset, base = self._stale, self.schema, self._ruleset, self._generation
             revision = self.revision
-        if handle is None or stale or ruleset is None or schema != codec.SCHEMA_VERSION:
+        if handle is None or stale or ruleset is None or schema != SCHEMA_VERSION:
             return self._read_file() if (stale or handle is None or self.changed_on_disk()) else None
         try:
             st = _stat(self.path)
@@ -269,7 +279,7 @@ class EncounterFile:
             return self._read_file()  # the whole file names the problem with its line
         if raws is None:
             return self._read_file()
-        events = codec.events_from(ruleset, raws, count, str(self.path))
+        events = events_from(ruleset, raws, count, str(self.path))
         return Change(base, events=events, offset=offset + len(cut.committed), seen=(st.st_size, st.st_mtime_ns), revision=cut.revision, mark=cut.mark)
 
     def commit(self, encounter: Encounter, change: Change) -> Encounter | None:
@@ -350,7 +360,7 @@ class EncounterFile:
         st = os.fstat(handle.fd)
         with self._mutex:
             self._handle, self._offset, self._seen = handle, len(data), (st.st_size, st.st_mtime_ns)
-            self._count, self.revision, self.schema, self._stale = count, revision, codec.SCHEMA_VERSION, False
+            self._count, self.revision, self.schema, self._stale = count, revision, SCHEMA_VERSION, False
             self._mark = codec.split(data).mark
             self._generation += 1
 
@@ -453,7 +463,7 @@ class EncounterFile:
         if self._stale:
             raise TrackerError("an earlier change was not saved, so this one is not either")
         revision = self._planned + 1
-        whole = self.schema != codec.SCHEMA_VERSION
+        whole = self.schema != SCHEMA_VERSION
         try:
             data = codec.dumps(encounter, revision, self.house_rules) if whole else codec.chunk(encounter, before, revision)
             payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -464,7 +474,7 @@ class EncounterFile:
             raise TrackerError(f"the save is full: this change would make it {size_text(end)}, over the limit of {size_text(codec.MAX_SAVE_BYTES)}; go on in a new encounter (tracker new NEXT --from {self.path.stem})")
         self._planned, self._planned_end = revision, end
         if whole:
-            self.schema = codec.SCHEMA_VERSION  # what the file will be once this is written
+            self.schema = SCHEMA_VERSION  # what the file will be once this is written
 
         def write() -> None:
             try:

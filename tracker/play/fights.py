@@ -23,7 +23,7 @@ from tracker.persistence.campaign_file import SUFFIX, CampaignFile, now
 from tracker.engine import Encounter, Event, Setup
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.kinds import fmt
-from tracker.persistence.codec import house_rules_tables
+from tracker.persistence.header import house_rules_tables
 from tracker.persistence.store import EncounterFile
 
 # A fight started from a campaign, untouched, holds only its party's entries.

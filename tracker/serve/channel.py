@@ -220,7 +220,7 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
                     with contextlib.suppress(OSError):
                         control.send(ours, {"op": "seat", "seat": info.to_json()})
                 if role == GM:
-                    loop.add_reader(ours.fileno(), self._control_readable, ours)
+                    loop.add_reader(ours.fileno(), self.heard_from_app, ours)
                     self._control = ours
                 else:
                     self._line = ours
@@ -247,7 +247,7 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
             with contextlib.suppress(OSError):  # the app has gone, or is not reading: it is only news
                 control.send(self._control, {"op": "say", "text": text[:2000]})
 
-    def _control_readable(self, sock: socket.socket) -> None:
+    def heard_from_app(self, sock: socket.socket) -> None:
         """The GM's app said something on its line: a move of the table, or its replay."""
         message = control.next_message(sock)
         if message is None:

@@ -547,6 +547,11 @@ class TableServer:
         if record.session is not None:
             record.session.hang_up()
 
+    @property
+    def tasks_running(self) -> int:
+        """The seats' tasks (a move of the table, an app stopped) not finished yet."""
+        return len(self._child_tasks)
+
     def track(self, task: asyncio.Task[Any]) -> None:
         self._child_tasks.add(task)
         task.add_done_callback(self._task_done)

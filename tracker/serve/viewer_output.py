@@ -234,7 +234,7 @@ class HostedDriver(DriverOnTerminal):
             size = Size(*self.terminal_size())
             self.driven_app.post_message(events.Resize(size, size))
 
-    def _terminal_gone(self) -> None:
+    def terminal_gone(self) -> None:
         """On any thread: the terminal went away or stopped reading; end the app."""
         loop = self.event_loop
         if loop is not None and not loop.is_closed():
@@ -253,7 +253,7 @@ class HostedDriver(DriverOnTerminal):
         try:
             super().run_input_thread()
         except OSError:  # end of file on the pty: the server closed the master
-            self._terminal_gone()
+            self.terminal_gone()
 
 
 def size_of(fd: int) -> tuple[int, int]:

@@ -222,6 +222,12 @@ class TrackerApp(MergedNotifications[int]):
         live.store.on_error = lambda message: self._report_save_error(message)
         live.follow(notify=self._news)
 
+    @property
+    def unsaved(self) -> bool:
+        """Whether a change made here is still on its way to its file (the store writes
+        behind, on a thread)."""
+        return any(live.store.pending for live in self._attached)
+
     def _news(self) -> None:
         """On the follower's thread: another session's change was read; fold it in now."""
         loop = self._news_loop

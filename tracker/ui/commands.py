@@ -248,7 +248,8 @@ def bindings(table: Iterable[Command]) -> list[BindingType]:
 class CommandTable(Provider):
     """The command palette: the rows of the screen it was opened over."""
 
-    def _table(self) -> tuple[Command, ...]:
+    def commands(self) -> tuple[Command, ...]:
+        """The rows the palette offers over its screen, to this reader (role or viewer)."""
         table = tuple(getattr(self.screen, "COMMAND_TABLE", ()))
         role = getattr(self.screen, "role", None)  # a screen showing an encounter says whose
         if isinstance(role, Role):
@@ -264,12 +265,12 @@ class CommandTable(Provider):
         return f"{command.label} ({command.keys_shown(keymap_of(self.app))})"
 
     async def discover(self) -> Hits:
-        for command in self._table():
+        for command in self.commands():
             yield DiscoveryHit(self._text(command), partial(self._run, command.name), help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in self._table():
+        for command in self.commands():
             text = self._text(command)
             # The label matches fuzzily; the help line only by its words (a long line
             # matches almost any letters in order: "Screensh" found Glance's help).

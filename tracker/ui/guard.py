@@ -132,11 +132,21 @@ class KeyHold:
         # The last keys handed on, with the screen and focus they met (for bug reports).
         self.trace: deque[tuple[str, str, str]] = deque(maxlen=40)
 
+    @property
+    def holding(self) -> bool:
+        """Keys are held, or being handed on to the screen now."""
+        return bool(self.keys) or self._releasing
+
+    @property
+    def refusing(self) -> bool:
+        """A burst refused for its length has not paused yet: a key now is refused too."""
+        return bool(self.refused) and monotonic() - self._refused_at < BURST_GAP
+
     def wants(self, event: events.Key | events.Paste) -> bool:
         """Hold `event` if keys are held, or the app is busy, or the top screen not ready;
         take it (and let it go) when it belongs to a burst refused for its length."""
         now = monotonic()
-        if self.refused and now - self._refused_at < BURST_GAP and isinstance(event, events.Key):
+        if self.refusing and isinstance(event, events.Key):
             self.refused += 1
             self._refused_at = now
             return True

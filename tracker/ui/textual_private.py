@@ -35,8 +35,10 @@ and says which; raise the pin only once it passes.
    `App._on_notify(event)`, reads `App._notifications` and calls
    `App._unnotify(notification, refresh=False)`: a notification the same as one still
    shown (a held key repeating a refusal) replaces it, with a fresh timeout, instead of
-   stacking over the log. Upstream: to file, "App.notify: an option to
-   replace an identical notification still shown instead of stacking it".
+   stacking over the log. `notifications_shown` gives those on screen, read-only.
+   Upstream: to file, "App.notify: an option to replace an identical notification still
+   shown instead of stacking it" and "App: a public read-only list of the notifications
+   shown".
 6. `driver_of(app)` reads `App._driver`: tracker serve's viewer host tells the driver of
    one of its apps that the server set a new size on its terminal (HostedDriver.resized).
    Upstream: to file, "App: a public read-only `driver` property for the running driver".
@@ -71,6 +73,19 @@ and says which; raise the pin only once it passes.
    `textual._compositor.Compositor.reflow` / `reflow_visible` and reads the update
    classes `LayoutUpdate` and `ChopsUpdate`. Upstream: to file, "A public hook or stats
    for frames drawn and lines rendered".
+12. `drawing_pending(screen)` (tests only: wait until what was typed is on screen,
+   without forcing it there) reads the screen's `_layout_required`,
+   `_repaint_required`, `_recompose_required` and `_dirty_widgets`, which its update
+   timer clears as it draws. (Pilot's own pause forces the update instead, which would
+   hide a screen that never draws by itself.) Upstream: to file, "Screen: a public way
+   to ask whether an update is pending".
+13. `screen_lines(app)` (tests only: the screen as drawn, composited) renders the top
+   screen's private `_compositor` with `render_strips()`. Upstream: to file, "App: the
+   screen's text as drawn".
+14. `late_one_shot_timers()` (tests only: a loaded host) replaces `Timer._run` so that
+   a one-shot timer (`set_timer` makes it with `_repeat` 0) ends without firing, as
+   Textual's does when its only tick counts as late. Upstream: none needed (a test
+   double for a timing Textual does not promise).
 """
 
 from __future__ import annotations
@@ -89,7 +104,7 @@ from typing import Any, TypeVar
 from textual import events
 from textual._xterm_parser import XTermParser
 from textual.app import App
-from textual.notifications import Notify
+from textual.notifications import Notification, Notify
 
 ALT = "alt+"
 
@@ -190,6 +205,11 @@ class MergedNotifications(App[ReturnType]):
             if (shown.message, shown.title, shown.severity) == (new.message, new.title, new.severity):
                 self._unnotify(shown, refresh=False)
         super()._on_notify(event)
+
+    @property
+    def notifications_shown(self) -> tuple[Notification, ...]:
+        """The notifications on screen now, oldest first (Textual keeps them privately)."""
+        return tuple(self._notifications)
 
 
 # 6 ---------------------------------------------------------------- the app's driver
@@ -388,3 +408,37 @@ def counting(app: App[Any], render: bool = True) -> Iterator[FrameCount]:
         del app._display  # the class's own again
         StylesCache.render_line = render_line  # type: ignore[method-assign]
         Compositor.reflow, Compositor.reflow_visible = reflow, reflow_visible  # type: ignore[method-assign]
+
+
+# 12 --------------------------------------------------------------- a pending update
+def drawing_pending(screen: Any) -> bool:
+    """Whether `screen` has a layout, a repaint or a recompose still to do (its update
+    timer does it soon)."""
+    return bool(screen._layout_required or screen._repaint_required or screen._dirty_widgets or screen._recompose_required)
+
+
+# 13 --------------------------------------------------------------- the screen's text
+def screen_lines(app: App[Any]) -> list[str]:
+    """The top screen's rows as the compositor draws them (widgets over widgets), as text."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+# 14 --------------------------------------------------------------- late timers
+@contextmanager
+def late_one_shot_timers() -> Iterator[None]:
+    """While the block runs, every one-shot timer ends without firing (what Textual's
+    does when the process is held up past its only tick); repeating timers run."""
+    from textual.timer import Timer
+
+    run = Timer._run
+
+    async def skipped(timer: Timer) -> None:
+        if timer._repeat == 0:
+            return  # a one-shot timer whose only tick counted as late
+        await run(timer)
+
+    Timer._run = skipped  # type: ignore[method-assign, assignment]
+    try:
+        yield
+    finally:
+        Timer._run = run  # type: ignore[method-assign]

@@ -212,9 +212,6 @@ class DeclareScreen(ModalScreen[Outcome | None]):
             self._push_params()  # the player's modifiers, as the flow was filled with them
 
     # ----------------------------------------------------------- the flow and the widgets
-    def _value(self, name: str) -> str:
-        return self.query_one(f"#d-{name}", Input).value.strip()
-
     def _sync(self) -> None:
         """Hand the flow every field as it is on screen, before a step reads them."""
         flow = self.flow

@@ -90,6 +90,27 @@ class CombatLog(ScrollView, can_focus=False):
         """Whether older lines exist that are not loaded (scrolling back loads them)."""
         return self._first > 0
 
+    @property
+    def first_loaded(self) -> int:
+        """Where the loaded lines start in the encounter's log: its entries before this
+        index are not loaded yet (scrolling back loads them)."""
+        return self._first
+
+    @property
+    def loaded(self) -> tuple[LogEntry, ...]:
+        """The log entries this reader has loaded under the filter, oldest first."""
+        return tuple(self._entries)
+
+    def loaded_lines(self) -> list[str]:
+        """The loaded entries as this reader reads them (at a shared table, a change's
+        first line names who made it), oldest first, before wrapping."""
+        return [self._text(entry, index) for entry, index in zip(self._entries, self._at)]
+
+    @property
+    def rows(self) -> int:
+        """Screen rows the loaded lines take at the pane's width (what the scrollbar spans)."""
+        return self._rows[-1] if self._rows else 0
+
     def _text(self, entry: LogEntry, index: int | None = None) -> str:
         """The line as this reader sees it (signed if it opens a change at a shared
         table); `index`, its place in the log, is looked up when not given."""
