@@ -369,10 +369,12 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, 
     """Run the UI; returns the exit code. A file that does not load is reported, not opened.
     `collector_off`: the caller turned Python's cyclic garbage collector off to start
     faster; the app turns it on again once its first screen is drawn."""
-    from tracker.campaign.store import CampaignFile, is_campaign
+    from tracker.paths import CAMPAIGN_SUFFIX
 
     live, campaign = None, None
-    if file is not None and is_campaign(file):
+    if file is not None and str(file).endswith(CAMPAIGN_SUFFIX):  # tracker.campaign.store.is_campaign, without loading it
+        from tracker.campaign.store import CampaignFile
+
         try:
             CampaignFile(file).load()  # refused here, named, rather than on an empty screen
         except TrackerError as exc:

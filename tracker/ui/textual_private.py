@@ -71,6 +71,14 @@ and says which; raise the pin only once it passes.
    `textual._compositor.Compositor.reflow` / `reflow_visible` and reads the update
    classes `LayoutUpdate` and `ChopsUpdate`. Upstream: to file, "A public hook or stats
    for frames drawn and lines rendered".
+12. `settle_footer_key(key, compact)` (tracker.ui.widgets.footer) gives a key the
+   Footer's compose made (`textual.widgets._footer.FooterKey`) its `compact` value and
+   its `-compact` class before it is mounted, as its watcher `_watch_compact` would
+   after (the palette's key, not bound, its reactive's default `_default`): Textual's keys start compact (the reactive's default, the watcher called at
+   mount adds the class and restyles the key) and the Footer's data binding then sets
+   them to the Footer's own (not compact: the watcher removes the class and restyles
+   again, whatever the value), two restylings of every key on every build of the
+   footer. Upstream: to file, "FooterKey: take `compact` as a constructor argument".
 """
 
 from __future__ import annotations
@@ -388,3 +396,18 @@ def counting(app: App[Any], render: bool = True) -> Iterator[FrameCount]:
         del app._display  # the class's own again
         StylesCache.render_line = render_line  # type: ignore[method-assign]
         Compositor.reflow, Compositor.reflow_visible = reflow, reflow_visible  # type: ignore[method-assign]
+
+
+# 12 --------------------------------------------------------------- a footer's keys, styled once
+def settle_footer_key(widget: object, compact: bool | None) -> None:
+    """If `widget` is a Footer's key, give it `compact` (None: the reactive's own default,
+    read from the class: reading it on the key would run the watcher), its class
+    included, before it is mounted, so neither its watcher at mount nor the Footer's data
+    binding restyles it."""
+    from textual.widgets._footer import FooterKey
+
+    if isinstance(widget, FooterKey):
+        if compact is None:
+            compact = bool(FooterKey.compact._default)
+        widget.set_reactive(FooterKey.compact, compact)
+        widget.set_class(compact, "-compact", update=False)

@@ -25,7 +25,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from rulesets.fields import yes_no
 from tracker.charts import LEGEND
@@ -44,10 +44,16 @@ from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.redraw import touches, update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import TimelineView
+from tracker.ui.widgets.footer import KeyFooter
 
 
 NOTICE_ROWS = 3  # rows of text a command's notification holds at most (5 rows in all, at the top)
 TO_THE_LOG = "… the rest is in the combat log"
+
+
+def strip_height(screen_height: int) -> int:
+    """The timeline strip's rows: a third of a tall terminal; at 24 rows, 8."""
+    return max(8, screen_height // 3)
 
 
 def notice_width(screen_width: int) -> int:
@@ -145,7 +151,8 @@ class EncounterScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
-        with Horizontal(id="strip"):
+        with Horizontal(id="strip") as strip:
+            strip.styles.height = strip_height(self.app.size.height)  # laid out once, not again on the first resize
             yield TimelineView(self.live, id="timeline")
             yield UpcomingView(self.live, id="upcoming")
         with Horizontal(id="lower"):
@@ -156,7 +163,7 @@ class EncounterScreen(Screen[None]):
             with Vertical(id="log-pane"):
                 yield Static("Combat log", classes="pane-title", id="log-title")
                 yield CombatLog(self.live, id="log")
-        yield Footer()
+        yield KeyFooter(at_once=True)  # nothing takes the focus here: its keys are known now
 
     def on_mount(self) -> None:
         role = self.role
@@ -286,9 +293,7 @@ class EncounterScreen(Screen[None]):
         update_if_changed(self.query_one("#log-title", Static), title)
 
     def on_resize(self) -> None:
-        # A third of a tall terminal for the timeline; at 24 rows, 8.
-        height = max(8, self.size.height // 3)
-        self.query_one("#strip").styles.height = height
+        self.query_one("#strip").styles.height = strip_height(self.size.height)
         self.query_one(UpcomingView).show()
 
     def on_roster_view_clicked(self, message: RosterView.Clicked) -> None:
