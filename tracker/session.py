@@ -67,7 +67,7 @@ from rulesets.dice import DiceSource, RandomDice, Recorder, TypedFaces, for_acto
 from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from tracker.text import check_name, refuse_blank, refuse_controls, refuse_lookalike, printable
 from tracker.viewing import PLAYER_SIDES, sight
-from tracker import recent, verbs
+from tracker import verbs
 from tracker.verbs import MAX_COPIES
 from tracker.wording import change_line, describe, dice_words
 
@@ -716,6 +716,8 @@ class Session:
         prev = enc.maintainable_action(c)
         enc.check_initiation(c, prev.template, ACTIVE)
         template = self.ruleset.template(prev.template)
+        from tracker import recent  # a maintained link's parameters (start-up time)
+
         stated: dict[str, Any] = {**(recent.link_params(prev, template) if kept else {}), **(params or {})}
         for key, value in stated.items():
             if isinstance(value, str):

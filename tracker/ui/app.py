@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -32,9 +33,11 @@ from tracker.roles import GM, Role, account
 from tracker.ui import commands
 from tracker.ui.commands import CommandTable
 from tracker.ui.live import Live
-from tracker.ui.seat import Seat
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.textual_private import MergedNotifications, install_key_readers
+
+if TYPE_CHECKING:
+    from tracker.ui.seat import Seat
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)

@@ -14,11 +14,12 @@ Decisions: docs/decisions/0019-encounter-screen.md
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collections.abc import Callable
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
@@ -38,13 +39,15 @@ from tracker.roles import Role, who
 from tracker.ui import guard
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
 from tracker.ui.live import Changed, Live
-from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.redraw import touches, update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import TimelineView
 from tracker.ui.widgets.footer import KeyFooter
+
+if TYPE_CHECKING:
+    from tracker.ui.screens.form import FormField
 
 
 NOTICE_ROWS = 3  # rows of text a command's notification holds at most (5 rows in all, at the top)
@@ -81,6 +84,19 @@ def _int(what: str) -> Callable[[str], int]:
             raise TrackerError(f"{what}: expected a whole number, got {text!r}") from None
 
     return check
+
+
+def _field(*args: Any, **kwargs: Any) -> FormField:
+    """A dialog's field (tracker.ui.screens.form, loaded with the first dialog: start-up time)."""
+    from tracker.ui.screens.form import FormField
+
+    return FormField(*args, **kwargs)
+
+
+def _form_screen(*args: Any, **kwargs: Any) -> Screen[Any]:
+    from tracker.ui.screens.form import FormScreen
+
+    return FormScreen(*args, **kwargs)
 
 
 def _yes_no_word(text: str) -> None:
@@ -148,6 +164,7 @@ class EncounterScreen(Screen[None]):
         self.changes: Signal[Changed] = Signal(self, "encounter-changed")
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
+        self._resumed = False  # on_screen_resume
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
@@ -164,6 +181,14 @@ class EncounterScreen(Screen[None]):
                 yield Static("Combat log", classes="pane-title", id="log-title")
                 yield CombatLog(self.live, id="log")
         yield KeyFooter(at_once=True)  # nothing takes the focus here: its keys are known now
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Pushed, the screen was styled as it mounted, an instant ago: Textual's first
+        # resume would style every widget of it again (a fifth of the time to the first
+        # frame). Later resumes (a dialog closed) are Textual's own.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         role = self.role
@@ -388,7 +413,7 @@ class EncounterScreen(Screen[None]):
             if values is not None:
                 self.after_change(None)
 
-        self.app.push_screen(FormScreen(title, fields, submit, start=start), done)
+        self.app.push_screen(_form_screen(title, fields, submit, start=start), done)
 
     # ------------------------------------------------------------ commands
     def do_next(self) -> None:
@@ -476,9 +501,9 @@ class EncounterScreen(Screen[None]):
         fields = [
             # Several at once as on the `:` line: "Goblin*" or "Goblin 1,Goblin 2". Above
             # the amount, which has the focus: one target costs no key more.
-            FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True),
-            FormField("amount", "amount", "", "damage; a negative amount heals", _number),
-            FormField("resource", "resource", default, ", ".join(resources), None, resources),
+            _field("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True),
+            _field("amount", "amount", "", "damage; a negative amount heals", _number),
+            _field("resource", "resource", default, ", ".join(resources), None, resources),
         ]
 
         def make(v: dict[str, str]) -> Callable[[Session], Outcome]:
@@ -496,24 +521,24 @@ class EncounterScreen(Screen[None]):
     def do_condition(self) -> None:
         name = self._need_selected()
         fields = [
-            FormField("condition", "condition", "", "e.g. stunned"),
-            FormField("segments", "segments", "", "how long it lasts", _int("segments")),
+            _field("condition", "condition", "", "e.g. stunned"),
+            _field("segments", "segments", "", "how long it lasts", _int("segments")),
         ]
-        fields.insert(0, FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
+        fields.insert(0, _field("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
         run = lambda v: lambda s: s.condition(v.get("who", "").strip() or name, v["condition"], verbs.whole(v["segments"], "segments"))  # noqa: E731
         self._form(f"Condition on {name} (shift+tab: others too)", fields, run, start=1)
 
     def do_schedule(self) -> None:
         now = self.live.encounter.now
         fields = [
-            FormField("segment", "segment", str(now + 1), f"after {now}", _int("segment")),
-            FormField("text", "what", "", "what happens then"),
+            _field("segment", "segment", str(now + 1), f"after {now}", _int("segment")),
+            _field("text", "what", "", "what happens then"),
         ]
         self._form("Schedule an event", fields, lambda v: lambda s: s.schedule(verbs.whole(v["segment"], "segment"), v["text"]))
 
     def do_surprise(self) -> None:
         name = self._need_selected()
-        fields = [FormField("until", "until", str(self.live.encounter.now + 1), "may not initiate before this segment", _int("segment"))]
+        fields = [_field("until", "until", str(self.live.encounter.now + 1), "may not initiate before this segment", _int("segment"))]
         self._form(f"Surprise {name}", fields, lambda v: lambda s: s.surprise(name, verbs.whole(v["until"], "segment")))
 
     def do_hide(self) -> None:
@@ -556,26 +581,26 @@ class EncounterScreen(Screen[None]):
             if text not in MODES:
                 raise TrackerError(f"viewers: expected one of {', '.join(MODES)}, got {text!r}")
 
-        field = FormField("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
+        field = _field("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
         self._form("How enemies' resources show to viewers", [field], lambda v: lambda s: s.setting("viewer_resources", v["mode"]))
 
     def do_roll(self) -> None:
         """A table roll in the game's notation, for everyone's log (Session.roll); the GM
         may keep it secret."""
-        fields = [FormField("dice", "dice", "", "the game's notation: 2d10, 5d+1wd, 3D+1, 3d6+2")]
+        fields = [_field("dice", "dice", "", "the game's notation: 2d10, 5d+1wd, 3D+1, 3d6+2")]
         if self.role.is_gm:
-            fields.append(FormField("secret", "secret", "false", "true: players and viewers see nothing of it", _yes_no_word, ("true", "false")))
+            fields.append(_field("secret", "secret", "false", "true: players and viewers see nothing of it", _yes_no_word, ("true", "false")))
         self._form("Roll dice for the table", fields, lambda v: lambda s: s.roll(v["dice"], secret=yes_no(v.get("secret") or "false", "secret")))
 
     def do_note(self) -> None:
-        self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
+        self._form("Note for the log", [_field("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
 
     def do_command_line(self) -> None:
         names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
         kind = self.role.kind
         words = verbs.completions(names[:50], kind)  # only the verbs this role may use
         example = "damage Sphinx 5" if self.role.is_gm else "roll 2d10"  # one this role may use
-        field = FormField("line", ":", "", f"a play command, e.g. {example}", None, words, listed=names)
+        field = _field("line", ":", "", f"a play command, e.g. {example}", None, words, listed=names)
         outcome: list[Outcome] = []
         asked: list[tuple[str, str]] = []  # a verb this screen answers itself: end, a campaign's undo
 
@@ -611,7 +636,7 @@ class EncounterScreen(Screen[None]):
                 else:
                     self._walk_campaign(verb)
 
-        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage_for(kind) for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
+        self.app.push_screen(_form_screen("Command", [field], submit, note="; ".join(v.usage_for(kind) for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
 
     def do_history(self) -> None:
         from tracker.ui.screens.history import HistoryScreen
@@ -654,8 +679,8 @@ class EncounterScreen(Screen[None]):
                 log.set_filter(log.only, values["text"])
                 self._log_title()
 
-        field = FormField("text", "search", log.search, "text in the log (empty: every line)")
-        self.app.push_screen(FormScreen("Search the combat log", [field]), done)
+        field = _field("text", "search", log.search, "text in the log (empty: every line)")
+        self.app.push_screen(_form_screen("Search the combat log", [field]), done)
 
     def do_log_up(self) -> None:
         log = self.query_one(CombatLog)
