@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
@@ -164,7 +163,6 @@ class EncounterScreen(Screen[None]):
         self.changes: Signal[Changed] = Signal(self, "encounter-changed")
         # Proposals' statuses already told (players: their own closing; GM: new ones).
         self._told: dict[int, str] = {p.seq: p.status for p in live.encounter.proposals.values()}
-        self._resumed = False  # on_screen_resume
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
@@ -181,14 +179,6 @@ class EncounterScreen(Screen[None]):
                 yield Static("Combat log", classes="pane-title", id="log-title")
                 yield CombatLog(self.live, id="log")
         yield KeyFooter(at_once=True)  # nothing takes the focus here: its keys are known now
-
-    def on_screen_resume(self, event: events.ScreenResume) -> None:
-        # Pushed, the screen was styled as it mounted, an instant ago: Textual's first
-        # resume would style every widget of it again (a fifth of the time to the first
-        # frame). Later resumes (a dialog closed) are Textual's own.
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
 
     def on_mount(self) -> None:
         role = self.role
