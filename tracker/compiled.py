@@ -23,6 +23,8 @@ installation, PYTHONDONTWRITEBYTECODE set) is not written, and the tracker compi
 before. It is written when the process ends, only if something was compiled, by a
 rename, so processes ending together never leave half a file. It keeps at most
 `MAX_KEPT` texts; past that, only the ones this process used.
+
+Decisions: docs/decisions/0059-first-screen.md
 """
 
 from __future__ import annotations
