@@ -6,6 +6,7 @@ damaged, of another version or cannot be written changes nothing but the time.""
 from __future__ import annotations
 
 import dataclasses
+import marshal
 import os
 import subprocess
 import sys
@@ -69,10 +70,11 @@ def test_a_kept_file_reads_back_and_a_damaged_one_is_ignored(tmp_path: Path) -> 
     path = tmp_path / "dataclasses.marshal"
     text = "def __create_fn__():\n def f(x):\n  return x + 1\n return f"
     code = compile(text, "<string>", "exec", dont_inherit=True)
-    compiled.write(path, {text: code})
-    assert compiled.read(path) == {text: code}
+    compiled.write(path, {text: marshal.dumps(code)})
+    assert compiled.read(path) == {text: marshal.dumps(code)}
+    assert marshal.loads(compiled.read(path)[text]) == code
     good = path.read_bytes()
-    for damaged in (b"", good[:4], good[: len(good) // 2], b"\0\0\0\0" + good[4:], good[:4] + b"not marshal at all", good[:4] + __import__("marshal").dumps([1, 2])):
+    for damaged in (b"", good[:4], good[: len(good) // 2], b"\0\0\0\0" + good[4:], good[:4] + b"not marshal at all", good[:4] + marshal.dumps([1, 2]), good[:4] + marshal.dumps({text: code})):
         path.write_bytes(damaged)
         assert compiled.read(path) == {}
     assert compiled.read(tmp_path / "missing") == {}
@@ -126,3 +128,15 @@ def test_an_unknown_python_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(compiled, "_KNOWN", ())
     assert not compiled.install()
     assert getattr(dataclasses, "_create_fn") is not compiled._create_fn
+
+
+def test_an_entry_that_is_not_code_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "def __create_fn__():\n def g():\n  return 'Seraph'\n return g"
+    monkeypatch.setattr(compiled, "_kept", {text: b"\x00not code"})
+    monkeypatch.setattr(compiled, "_used", {})
+    monkeypatch.setattr(compiled, "_new", False)
+    namespace: dict[str, object] = {}
+    exec(compiled.compiled(text), {}, namespace)
+    assert namespace["__create_fn__"]()() == "Seraph"  # type: ignore[operator]
+    assert compiled._new and marshal.loads(compiled._kept[text]).co_filename == "<string>"
+

@@ -16,9 +16,10 @@ so the methods, are the dataclass module's own. Python 3.13 builds every method 
 class in one compilation and names the function otherwise: there, and on any version
 not known to have this function, nothing is replaced.
 
-The file: Python's magic number for its compiled code (the version's format), then the
-texts and code objects (`marshal`). A file that cannot be read, is of another version or
-is damaged is ignored (and written again); one that cannot be written (a read-only
+The file: Python's magic number for its compiled code (the version's format), then each
+text with its code, marshalled apart (`marshal`), so reading the file builds only the
+code a process asks for. A file that cannot be read, is of another version or is damaged
+is ignored (and written again), and so is an entry that does not read back as code; one that cannot be written (a read-only
 installation, PYTHONDONTWRITEBYTECODE set) is not written, and the tracker compiles as
 before. It is written when the process ends, only if something was compiled, by a
 rename, so processes ending together never leave half a file. It keeps at most
@@ -39,11 +40,11 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-MAX_KEPT = 4096
+MAX_KEPT = 1024  # the tracker and Textual define about 500; past this, only what one process used
 _KNOWN = ((3, 11), (3, 12))  # versions whose dataclasses._create_fn this mirrors
 
-_kept: dict[str, CodeType] = {}
-_used: dict[str, CodeType] = {}
+_kept: dict[str, bytes] = {}  # text -> its code, marshalled
+_used: dict[str, bytes] = {}
 _new = False
 _path: Path | None = None
 _original: Any = None  # the dataclasses module's own function, as it was (tests compare)
@@ -59,9 +60,9 @@ def cache_file() -> Path | None:
     return pyc.with_name(f"dataclasses.{sys.implementation.cache_tag}.marshal")
 
 
-def read(path: Path) -> dict[str, CodeType]:
-    """The texts and their code kept in `path`; {} for a file missing, of another
-    version, or damaged."""
+def read(path: Path) -> dict[str, bytes]:
+    """The texts and their code (marshalled) kept in `path`; {} for a file missing, of
+    another version, or damaged."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -73,12 +74,12 @@ def read(path: Path) -> dict[str, CodeType]:
         kept = marshal.loads(data[len(magic) :])
     except (EOFError, ValueError, TypeError):
         return {}
-    if not isinstance(kept, dict) or not all(isinstance(k, str) and isinstance(v, CodeType) for k, v in kept.items()):
+    if not isinstance(kept, dict) or not all(isinstance(k, str) and isinstance(v, bytes) for k, v in kept.items()):
         return {}
     return kept
 
 
-def write(path: Path, kept: dict[str, CodeType]) -> None:
+def write(path: Path, kept: dict[str, bytes]) -> None:
     """Keep `kept` in `path`, whole or not at all (a rename)."""
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
@@ -96,12 +97,18 @@ def compiled(text: str) -> CodeType:
     """The code of `text`, as `exec(text)` in the dataclasses module compiles it (no
     future feature of this module's inherited), from the file when it was kept."""
     global _new
-    code = _kept.get(text)
-    if code is None:
+    blob = _kept.get(text)
+    code = None
+    if blob is not None:
+        try:
+            code = marshal.loads(blob)
+        except (EOFError, ValueError, TypeError):
+            code = None
+    if not isinstance(code, CodeType):
         code = compile(text, "<string>", "exec", dont_inherit=True)
-        _kept[text] = code
+        blob = _kept[text] = marshal.dumps(code)
         _new = True
-    _used[text] = code
+    _used[text] = blob  # type: ignore[assignment]  # set above when missing
     return code
 
 
