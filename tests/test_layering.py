@@ -48,7 +48,7 @@ def test_pure_packages_do_not_import_textual() -> None:
 # Within the top floors the front ends stand on the UI and the CLI on them all: nothing
 # but `python -m tracker` imports the CLI (a served seat starts its app directly).
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("engine", ("tracker", "tracker.engine", "tracker.text")),
+    ("engine", ("tracker", "tracker.compiled", "tracker.engine", "tracker.text")),
     ("rulesets", ("rulesets",)),
     ("persistence", ("tracker.persistence", "tracker.library", "tracker.paths", "tracker.extras", "tracker.config", "tracker.campaign", "tracker.campaign.model", "tracker.campaign.store")),
     (
