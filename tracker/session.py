@@ -39,12 +39,14 @@ from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ContextManager, Protocol
+from typing import Any, ContextManager, Protocol
 
 from pathlib import Path
 
 from tracker.engine import bounds, draws
 from tracker import player_dice
+from tracker.campaign import fights
+from tracker.campaign.fights import Preview
 from tracker.engine import (
     ACTIVE,
     CombatantSetup,
@@ -70,9 +72,6 @@ from tracker.viewing import PLAYER_SIDES, sight
 from tracker import verbs
 from tracker.verbs import MAX_COPIES
 from tracker.wording import change_line, describe, dice_words
-
-if TYPE_CHECKING:  # a campaign's fights load when one ends (start-up time)
-    from tracker.campaign.fights import Preview
 
 
 
@@ -1089,8 +1088,6 @@ class Session:
         """What ending this campaign fight would send back to the campaign (nothing changes)."""
         if not self.role.is_gm:
             raise self.role.refuse("end")
-        from tracker.campaign import fights
-
         return fights.preview(self._fight_file("end"), outcome)
 
     def end_fight(self, outcome: str = "", expect: Preview | None = None) -> Outcome:
@@ -1100,8 +1097,6 @@ class Session:
         if not self.role.is_gm:
             raise self.role.refuse("end")
         refuse_controls(outcome, "end: outcome")
-        from tracker.campaign import fights
-
         _, shown = fights.end(self._fight_file("end"), self.by, outcome, expect)
         refresh = getattr(self.store, "refresh", None)
         if refresh is not None:
