@@ -24,11 +24,17 @@ import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from tracker.engine.errors import TrackerError
 from tracker.engine.shapes import fits
 
+_rtoml: ModuleType | None
+try:  # the compiled reader, as for saves (docs/decisions/0045-opening-fast.md): a tenth of the time
+    import rtoml as _rtoml
+except ImportError:  # pragma: no cover - rtoml is a dependency; tomllib stays correct
+    _rtoml = None
 
 MAX_TABLES_BYTES = 1024 * 1024  # a house-rules file is a page of charts, not a disk
 
@@ -55,7 +61,14 @@ def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
     if len(data) > MAX_TABLES_BYTES:
         raise TrackerError(f"{path}: over {MAX_TABLES_BYTES // 1024} KB; a tables file that big is refused")
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        if _rtoml is not None:
+            try:
+                tables: dict[str, Any] = _rtoml.loads(text)
+                return tables
+            except Exception:  # noqa: BLE001 - any refusal: let tomllib name the problem
+                pass
+        return tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise TrackerError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except RecursionError:

@@ -264,6 +264,7 @@ def read_in_pieces(text: str, source: str, base_dir: Path | None) -> tuple[Openi
         if "events" in header:
             return None
         opening = read_header(header, source, base_dir)
+        summary = "state" not in header  # the app's [state] summary (never read) may close the last piece
         del header
         ruleset = opening.ruleset
         events: list[Event] = []
@@ -273,7 +274,7 @@ def read_in_pieces(text: str, source: str, base_dir: Path | None) -> tuple[Openi
             end = cut.start() if cut is not None else len(text)
             doc = parse(text[start:end], source)
             raws = doc.get("events")
-            if len(doc) != 1 or raws.__class__ is not list or not all(raw.__class__ is dict for raw in raws):
+            if len(doc) != 1 + (cut is None and summary and "state" in doc) or raws.__class__ is not list or not all(raw.__class__ is dict for raw in raws):
                 return None
             del doc
             index = len(events)

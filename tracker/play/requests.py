@@ -17,7 +17,6 @@ from typing import Any
 from rulesets.base import ActionRequest, ActionTemplate, Ruleset
 from tracker.engine import ACTIVE, CommandError, Encounter, RuleRefusal
 from tracker.play.policy import Policy
-from tracker.reading import recent
 from tracker.engine.text import refuse_controls
 
 DECLARE = "declare"
@@ -133,6 +132,8 @@ def link_request(
     prev = enc.maintainable_action(c)
     enc.check_initiation(c, prev.template, ACTIVE)
     template = ruleset.template(prev.template)
+    from tracker.reading import recent  # a maintained link's parameters (start-up time)
+
     stated: dict[str, Any] = {**(recent.link_params(prev, template) if kept else {}), **(params or {})}
     for key, value in stated.items():
         if isinstance(value, str):

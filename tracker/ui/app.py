@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -32,9 +33,11 @@ from tracker.reading.roles import GM, Role, account
 from tracker.ui import commands
 from tracker.ui.commands import CommandTable
 from tracker.play.live import Live
-from tracker.ui.seat import Seat
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.textual_private import MergedNotifications, install_key_readers
+
+if TYPE_CHECKING:
+    from tracker.ui.seat import Seat
 
 
 WHERE_SHOWN = 6.0  # seconds Esc's "where you are" stays up at a seat (and is not said again)
@@ -372,10 +375,12 @@ def run(saves: Path, file: Path | None, viewer: bool, role: Role | None = None, 
     """Run the UI; returns the exit code. A file that does not load is reported, not opened.
     `collector_off`: the caller turned Python's cyclic garbage collector off to start
     faster; the app turns it on again once its first screen is drawn."""
-    from tracker.persistence.campaign_file import CampaignFile, is_campaign
+    from tracker.persistence.paths import CAMPAIGN_SUFFIX
 
     live, campaign = None, None
-    if file is not None and is_campaign(file):
+    if file is not None and str(file).endswith(CAMPAIGN_SUFFIX):  # tracker.persistence.campaign_file.is_campaign, without loading it
+        from tracker.persistence.campaign_file import CampaignFile
+
         try:
             CampaignFile(file).load()  # refused here, named, rather than on an empty screen
         except TrackerError as exc:

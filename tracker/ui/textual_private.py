@@ -86,6 +86,14 @@ and says which; raise the pin only once it passes.
    a one-shot timer (`set_timer` makes it with `_repeat` 0) ends without firing, as
    Textual's does when its only tick counts as late. Upstream: none needed (a test
    double for a timing Textual does not promise).
+15. `settle_footer_key(key, compact)` (tracker.ui.widgets.footer) gives a key the
+   Footer's compose made (`textual.widgets._footer.FooterKey`) its `compact` value and
+   its `-compact` class before it is mounted, as its watcher `_watch_compact` would
+   after (the palette's key, not bound, its reactive's default `_default`): Textual's keys start compact (the reactive's default, the watcher called at
+   mount adds the class and restyles the key) and the Footer's data binding then sets
+   them to the Footer's own (not compact: the watcher removes the class and restyles
+   again, whatever the value), two restylings of every key on every build of the
+   footer. Upstream: to file, "FooterKey: take `compact` as a constructor argument".
 """
 
 from __future__ import annotations
@@ -442,3 +450,16 @@ def late_one_shot_timers() -> Iterator[None]:
         yield
     finally:
         Timer._run = run  # type: ignore[method-assign]
+# 15 --------------------------------------------------------------- a footer's keys, styled once
+def settle_footer_key(widget: object, compact: bool | None) -> None:
+    """If `widget` is a Footer's key, give it `compact` (None: the reactive's own default,
+    read from the class: reading it on the key would run the watcher), its class
+    included, before it is mounted, so neither its watcher at mount nor the Footer's data
+    binding restyles it."""
+    from textual.widgets._footer import FooterKey
+
+    if isinstance(widget, FooterKey):
+        if compact is None:
+            compact = bool(FooterKey.compact._default)
+        widget.set_reactive(FooterKey.compact, compact)
+        widget.set_class(compact, "-compact", update=False)

@@ -27,7 +27,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Label, OptionList
+from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from tracker.play.requests import DECLARE, MAINTAIN
@@ -41,6 +41,7 @@ from tracker.ui import guard
 from tracker.play.live import Changed, Live
 from tracker.ui.screens.declare import DeclareScreen
 from tracker.ui.screens.form import FormField, FormScreen
+from tracker.ui.widgets.footer import KeyFooter
 
 
 def mode_line(live: Live) -> str:
@@ -73,7 +74,7 @@ class ApprovalsScreen(Screen[None]):
             yield Label("", id="approvals-mode", classes="hint")
             yield OptionList(id="approvals-list")
             yield Label("", id="approvals-error", classes="error")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rulesets.base import Ruleset
@@ -42,6 +42,7 @@ from tracker.ui.background import in_thread
 from tracker.ui.commands import CAMPAIGN, Command, bindings, for_viewer, in_table_order, viewer_may
 from tracker.ui.screens import campaign_forms as forms
 from tracker.ui.screens.help import HelpScreen
+from tracker.ui.widgets.footer import KeyFooter
 
 
 @dataclass
@@ -88,7 +89,7 @@ class CampaignStatsScreen(Screen[None]):
             yield Label(Text(printable(self.title_text), no_wrap=True, overflow="ellipsis"), classes="title")
             with VerticalScroll(id="stats-scroll"):
                 yield Static(Text(self.shown_text), id="stats-body")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#stats-scroll").focus()
@@ -118,7 +119,7 @@ class CampaignScreen(Screen[None]):
             yield Label(Text(printable(f"Campaign · {self.path.name}")), classes="title", id="campaign-title")
             yield Label("reading the campaign…", classes="hint", id="campaign-state")
             yield OptionList(id="campaign-list")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -14,7 +14,7 @@ Decisions: docs/decisions/0019-encounter-screen.md
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collections.abc import Callable
 
@@ -25,7 +25,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from rulesets.fields import yes_no
 from tracker.reading.charts import LEGEND
@@ -38,16 +38,24 @@ from tracker.reading.roles import Role, who
 from tracker.ui import guard
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
 from tracker.play.live import Changed, Live
-from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.widgets.clock import ClockBar
 from tracker.ui.widgets.log import CombatLog
 from tracker.ui.widgets.redraw import touches, update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import TimelineView
+from tracker.ui.widgets.footer import KeyFooter
+
+if TYPE_CHECKING:
+    from tracker.ui.screens.form import FormField
 
 
 NOTICE_ROWS = 3  # rows of text a command's notification holds at most (5 rows in all, at the top)
 TO_THE_LOG = "… the rest is in the combat log"
+
+
+def strip_height(screen_height: int) -> int:
+    """The timeline strip's rows: a third of a tall terminal; at 24 rows, 8."""
+    return max(8, screen_height // 3)
 
 
 def notice_width(screen_width: int) -> int:
@@ -75,6 +83,19 @@ def _int(what: str) -> Callable[[str], int]:
             raise TrackerError(f"{what}: expected a whole number, got {text!r}") from None
 
     return check
+
+
+def _field(*args: Any, **kwargs: Any) -> FormField:
+    """A dialog's field (tracker.ui.screens.form, loaded with the first dialog: start-up time)."""
+    from tracker.ui.screens.form import FormField
+
+    return FormField(*args, **kwargs)
+
+
+def _form_screen(*args: Any, **kwargs: Any) -> Screen[Any]:
+    from tracker.ui.screens.form import FormScreen
+
+    return FormScreen(*args, **kwargs)
 
 
 def _yes_no_word(text: str) -> None:
@@ -145,7 +166,8 @@ class EncounterScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield ClockBar(self.live, id="clock")
-        with Horizontal(id="strip"):
+        with Horizontal(id="strip") as strip:
+            strip.styles.height = strip_height(self.app.size.height)  # laid out once, not again on the first resize
             yield TimelineView(self.live, id="timeline")
             yield UpcomingView(self.live, id="upcoming")
         with Horizontal(id="lower"):
@@ -156,7 +178,7 @@ class EncounterScreen(Screen[None]):
             with Vertical(id="log-pane"):
                 yield Static("Combat log", classes="pane-title", id="log-title")
                 yield CombatLog(self.live, id="log")
-        yield Footer()
+        yield KeyFooter(at_once=True)  # nothing takes the focus here: its keys are known now
 
     def on_mount(self) -> None:
         role = self.role
@@ -286,9 +308,7 @@ class EncounterScreen(Screen[None]):
         update_if_changed(self.query_one("#log-title", Static), title)
 
     def on_resize(self) -> None:
-        # A third of a tall terminal for the timeline; at 24 rows, 8.
-        height = max(8, self.size.height // 3)
-        self.query_one("#strip").styles.height = height
+        self.query_one("#strip").styles.height = strip_height(self.size.height)
         self.query_one(UpcomingView).show()
 
     def on_roster_view_clicked(self, message: RosterView.Clicked) -> None:
@@ -383,7 +403,7 @@ class EncounterScreen(Screen[None]):
             if values is not None:
                 self.after_change(None)
 
-        self.app.push_screen(FormScreen(title, fields, submit, start=start), done)
+        self.app.push_screen(_form_screen(title, fields, submit, start=start), done)
 
     # ------------------------------------------------------------ commands
     def do_next(self) -> None:
@@ -472,9 +492,9 @@ class EncounterScreen(Screen[None]):
         fields = [
             # Several at once as on the `:` line: "Goblin*" or "Goblin 1,Goblin 2". Above
             # the amount, which has the focus: one target costs no key more.
-            FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True),
-            FormField("amount", "amount", "", "damage; a negative amount heals", _number),
-            FormField("resource", "resource", default, ", ".join(resources), None, resources),
+            _field("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True),
+            _field("amount", "amount", "", "damage; a negative amount heals", _number),
+            _field("resource", "resource", default, ", ".join(resources), None, resources),
         ]
 
         def make(v: dict[str, str]) -> Callable[[Session], Outcome]:
@@ -492,24 +512,24 @@ class EncounterScreen(Screen[None]):
     def do_condition(self) -> None:
         name = self._need_selected()
         fields = [
-            FormField("condition", "condition", "", "e.g. stunned"),
-            FormField("segments", "segments", "", "how long it lasts", _int("segments")),
+            _field("condition", "condition", "", "e.g. stunned"),
+            _field("segments", "segments", "", "how long it lasts", _int("segments")),
         ]
-        fields.insert(0, FormField("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
+        fields.insert(0, _field("who", "who", name, "one name, a list (A,B) or a glob (Goblin*)", None, self._seen_names(), multiple=True))
         run = lambda v: lambda s: s.condition(v.get("who", "").strip() or name, v["condition"], verbs.whole(v["segments"], "segments"))  # noqa: E731
         self._form(f"Condition on {name} (shift+tab: others too)", fields, run, start=1)
 
     def do_schedule(self) -> None:
         now = self.live.encounter.now
         fields = [
-            FormField("segment", "segment", str(now + 1), f"after {now}", _int("segment")),
-            FormField("text", "what", "", "what happens then"),
+            _field("segment", "segment", str(now + 1), f"after {now}", _int("segment")),
+            _field("text", "what", "", "what happens then"),
         ]
         self._form("Schedule an event", fields, lambda v: lambda s: s.schedule(verbs.whole(v["segment"], "segment"), v["text"]))
 
     def do_surprise(self) -> None:
         name = self._need_selected()
-        fields = [FormField("until", "until", str(self.live.encounter.now + 1), "may not initiate before this segment", _int("segment"))]
+        fields = [_field("until", "until", str(self.live.encounter.now + 1), "may not initiate before this segment", _int("segment"))]
         self._form(f"Surprise {name}", fields, lambda v: lambda s: s.surprise(name, verbs.whole(v["until"], "segment")))
 
     def do_hide(self) -> None:
@@ -552,26 +572,26 @@ class EncounterScreen(Screen[None]):
             if text not in MODES:
                 raise TrackerError(f"viewers: expected one of {', '.join(MODES)}, got {text!r}")
 
-        field = FormField("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
+        field = _field("mode", "enemies", mode_of(self.live.encounter), "exact, label (Healthy/Bloodied/Down) or hidden", check, MODES)
         self._form("How enemies' resources show to viewers", [field], lambda v: lambda s: s.setting("viewer_resources", v["mode"]))
 
     def do_roll(self) -> None:
         """A table roll in the game's notation, for everyone's log (Session.roll); the GM
         may keep it secret."""
-        fields = [FormField("dice", "dice", "", "the game's notation: 2d10, 5d+1wd, 3D+1, 3d6+2")]
+        fields = [_field("dice", "dice", "", "the game's notation: 2d10, 5d+1wd, 3D+1, 3d6+2")]
         if self.role.is_gm:
-            fields.append(FormField("secret", "secret", "false", "true: players and viewers see nothing of it", _yes_no_word, ("true", "false")))
+            fields.append(_field("secret", "secret", "false", "true: players and viewers see nothing of it", _yes_no_word, ("true", "false")))
         self._form("Roll dice for the table", fields, lambda v: lambda s: s.roll(v["dice"], secret=yes_no(v.get("secret") or "false", "secret")))
 
     def do_note(self) -> None:
-        self._form("Note for the log", [FormField("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
+        self._form("Note for the log", [_field("text", "note", "", "what happened")], lambda v: lambda s: s.note(v["text"]))
 
     def do_command_line(self) -> None:
         names = sight(self.live.encounter, self.live.seen_as).names()  # a hidden name is never completed
         kind = self.role.kind
         words = verbs.completions(names[:50], kind)  # only the verbs this role may use
         example = "damage Sphinx 5" if self.role.is_gm else "roll 2d10"  # one this role may use
-        field = FormField("line", ":", "", f"a play command, e.g. {example}", None, words, listed=names)
+        field = _field("line", ":", "", f"a play command, e.g. {example}", None, words, listed=names)
         outcome: list[Outcome] = []
         asked: list[tuple[str, str]] = []  # a verb this screen answers itself: end, a campaign's undo
 
@@ -607,7 +627,7 @@ class EncounterScreen(Screen[None]):
                 else:
                     self._walk_campaign(verb)
 
-        self.app.push_screen(FormScreen("Command", [field], submit, note="; ".join(v.usage_for(kind) for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
+        self.app.push_screen(_form_screen("Command", [field], submit, note="; ".join(v.usage_for(kind) for v in verbs.offered(kind)[:4]) + "; ... (? lists all)"), done)
 
     def do_history(self) -> None:
         from tracker.ui.screens.history import HistoryScreen
@@ -650,8 +670,8 @@ class EncounterScreen(Screen[None]):
                 log.set_filter(log.only, values["text"])
                 self._log_title()
 
-        field = FormField("text", "search", log.search, "text in the log (empty: every line)")
-        self.app.push_screen(FormScreen("Search the combat log", [field]), done)
+        field = _field("text", "search", log.search, "text in the log (empty: every line)")
+        self.app.push_screen(_form_screen("Search the combat log", [field]), done)
 
     def do_log_up(self) -> None:
         log = self.query_one(CombatLog)

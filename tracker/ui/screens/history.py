@@ -14,13 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Label, OptionList
+from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from tracker.reading.wording import history
 from tracker.engine.text import printable
 from tracker.play.live import Live
 from tracker.reading.viewing import sight
+from tracker.ui.widgets.footer import KeyFooter
 
 
 def history_rows(live: Live) -> list[Text]:
@@ -57,7 +58,7 @@ class HistoryScreen(Screen[None]):
         with Vertical(id="history"):
             yield Label(Text(printable(f"History · {self.live.encounter.setup.name}: newest first, what u takes back")), classes="title")
             yield OptionList(id="history-list")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

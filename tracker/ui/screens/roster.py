@@ -27,7 +27,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Label, OptionList
+from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from rulesets.fields import Field, yes_no
@@ -41,6 +41,7 @@ from tracker.play.live import Live
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen
 from tracker.ui.screens.help import HelpScreen
+from tracker.ui.widgets.footer import KeyFooter
 
 
 def _segment(text: str) -> int:
@@ -183,7 +184,7 @@ class RosterScreen(Screen[None]):
             yield Label(Text(printable(f"Roster · {self.live.encounter.setup.name} ({self.live.ruleset.name})")), classes="title")
             yield OptionList(id="roster-list")
             yield Label("", classes="hint", id="roster-hint")  # the keys the footer leaves out
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.reload()

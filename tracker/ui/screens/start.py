@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Label
 
 from tracker.persistence import config, paths
 from tracker.engine import TrackerError
@@ -41,6 +41,7 @@ from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormField, FormScreen, set_error
 from tracker.ui.screens.help import HelpScreen
+from tracker.ui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from tracker.ui.seat import Seat
@@ -198,7 +199,7 @@ class StartScreen(Screen[None]):
             yield Label(Text(printable(f"Encounters in {self.saves}")), classes="title", id="start-title")
             yield DataTable(id="encounters", cursor_type="row", zebra_stripes=False)
             yield Label("", id="start-error", classes="error")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         fill(self.query_one(DataTable), [])  # the labels while the files are read
@@ -417,7 +418,7 @@ class WaitingScreen(Screen[None]):
         with Vertical(id="start"):
             yield Label("The GM has not opened a fight yet.", classes="title", id="waiting-title")
             yield Label("This screen changes to the table's fight as soon as the GM opens one.", id="waiting-note")
-        yield Footer()
+        yield KeyFooter()
 
     def action_where(self) -> None:
         self.app.back_to_start()  # type: ignore[attr-defined]  # at a seat: says where it is, once a burst

@@ -18,12 +18,13 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from tracker.reading.charts import report_text
 from tracker.reading.stats import FightStats, fight_stats
 from tracker.engine.text import printable, printable_lines
 from tracker.play.live import Live
+from tracker.ui.widgets.footer import KeyFooter
 
 
 class StatsReady(Message):
@@ -48,7 +49,7 @@ class StatsScreen(Screen[None]):
             yield Label(Text(printable(f"After the fight · {self.live.encounter.setup.name} ({who})"), no_wrap=True, overflow="ellipsis"), classes="title")
             with VerticalScroll(id="stats-scroll"):
                 yield Static(Text("computing…"), id="stats-body")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#stats-scroll").focus()
