@@ -22,13 +22,13 @@ assert "seraph-vs-sphinx.toml" in SUMMED
 def tables_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every time a save's header is read (its ruleset made, its tables read and checked)."""
     read: list[str] = []
-    opening = codec._opening
+    opening = codec.read_header
 
     def counted(doc: dict[str, Any], source: str, base_dir: Path | None) -> Any:
         read.append(source)
         return opening(doc, source, base_dir)
 
-    monkeypatch.setattr(codec, "_opening", counted)
+    monkeypatch.setattr(codec, "read_header", counted)
     return read
 
 
@@ -37,7 +37,7 @@ def test_a_shipped_save_is_read_once_and_as_whole(tmp_path: Path, monkeypatch: p
     shutil.copy(SAVES / name, tmp_path / name)
     text = (tmp_path / name).read_text()
     read = tables_read(monkeypatch)
-    pieces = codec._in_pieces(text, name, tmp_path)
+    pieces = codec.read_in_pieces(text, name, tmp_path)
     assert pieces is not None
     assert len(read) == 1
     whole = codec.from_document(codec.parse(text, name), name, tmp_path)
@@ -52,6 +52,6 @@ def test_a_summary_before_the_last_piece_is_read_whole(tmp_path: Path) -> None:
     name = "seraph-vs-sphinx.toml"
     text = (SAVES / name).read_text()
     doubled = text + "\n[[events]]\nseq = 11\nkind = \"note\"\ntext = \"x\"\n\n[state]\nsegment = 1\n"
-    assert codec._in_pieces(doubled, name, SAVES) is None
+    assert codec.read_in_pieces(doubled, name, SAVES) is None
     with pytest.raises(codec.SaveError, match="not valid TOML"):
         codec.loads(doubled, name, SAVES)
