@@ -149,28 +149,23 @@ class Core:
         return [a for c in self.combatants.values() for a in c.in_progress]
 
     def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
-        # Called for every log line of a replayed fight: a plain loop, positional fields.
-        unseen = False
-        if about:
-            combatants = self.combatants
-            for name in about:
-                c = combatants.get(name)
-                if c is not None and c.hidden:
-                    unseen = True
-                    break
-        self.log.write((self.now, kind, text, about, self._current_seq, secret, unseen, private))
+        # Called for every log line of a replayed fight: positional fields.
+        self.log.write((self.now, kind, text, about, self._current_seq, secret, self._unseen(about), private))
 
     def _tell(self, kind: str, about: tuple[str, ...], template: str, *values: Any) -> None:
         """A line worded when read, `template.format(*values)` (tracker.engine.log), for
         the lines every action writes: the values are taken now, as the text would be."""
-        unseen = False
+        self.log.write((self.now, kind, template, about, self._current_seq, False, self._unseen(about), False) + values)
+
+    def _unseen(self, about: tuple[str, ...]) -> bool:
+        """A line written now about these is written while one of them is hidden (a plain
+        loop: asked for every log line)."""
         combatants = self.combatants
         for name in about:
             c = combatants.get(name)
             if c is not None and c.hidden:
-                unseen = True
-                break
-        self.log.write((self.now, kind, template, about, self._current_seq, False, unseen, False) + values)
+                return True
+        return False
 
     def author(self, entry: LogEntry) -> str:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""
