@@ -1,5 +1,10 @@
 """The engine's shortcuts for speed give exactly what the plain code gives.
 
+The lines every action writes are kept as a template and its values and worded when read
+(tracker/engine/log.py): read, they are the text written in full. A checkpoint's row of a
+combatant is written out from the field list (tracker/engine/checkpoints.py): every field
+in order, its containers copied.
+
 Log lines are built through an unfrozen twin of `LogEntry` that then takes LogEntry's
 class (tracker/engine/model.py): the result must be an ordinary frozen LogEntry. A
 `Resolution`'s __init__ fills its slots through their descriptors (tracker/engine/effects.py):
@@ -78,3 +83,62 @@ def test_each_resolution_gets_details_of_its_own() -> None:
     a.details["mark"] = 1
     assert b.details == {} and a.details is not b.details
     assert Resolution(3, details=None).details == {}  # as the generated default: a new table
+
+
+# Log lines worded when read (tracker/engine/log.py): the lines every action writes are
+# kept as a template and its values; reading one gives the text written in full.
+
+def test_a_declaration_and_its_completion_read_as_written_in_full() -> None:
+    enc = encounter("Ann", "Bo")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hit", "targets": ["Bo"], "resolution": Resolution(3, True, summary="2d6: 4 + 5 = 9")}))
+    declare(enc, "Bo", "dodge", 2, mode="passive")
+    next_(enc)
+    next_(enc)
+    texts = [e.text for e in enc.log if e.kind in ("declare", "complete")]
+    assert texts == [
+        "Ann initiates active hit at Bo, PT 3, completes on segment 3: 2d6: 4 + 5 = 9",
+        "Bo initiates passive dodge, PT 2, completes on segment 2",
+        "Bo's dodge completes",
+        "Ann's hit completes: success",
+    ]
+    line = enc.log[-1]
+    assert line == LogEntry(3, "complete", "Ann's hit completes: success", ("Ann", "Bo"), 6, False, False, False)  # the second advance: change 6
+    assert enc.log[-1] is line and list(enc.log)[-1] is line  # read twice: the same entry
+    assert enc.log[-2:][1] is line
+
+
+def test_a_secret_roll_and_a_maintained_link_read_as_written_in_full() -> None:
+    enc = encounter("Ann", "Bo")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hit", "targets": ["Bo"], "secret": True, "maintainable": True,
+                                "resolution": Resolution(1, True, summary="rolled 9")}))
+    next_(enc)
+    enc.apply(Event("maintain", {"actor": "Ann", "resolution": Resolution(2)}))
+    texts = [e.text for e in enc.log]
+    assert "Ann initiates active hit at Bo, PT 1, completes on segment 1 (rolled in secret)" in texts
+    assert "secret roll for Ann's hit: rolled 9" in texts
+    assert "Ann's hit completes" in texts  # a secret roll's outcome is not told
+    assert texts[-1] == "Ann maintains hit (link 1) at Bo, PT 2, completes on segment 3 (rolled in secret)"
+
+
+def test_a_rename_gives_a_new_log_and_leaves_the_old_one_as_it_was() -> None:
+    enc = encounter("Ann", "Bo")
+    declare(enc, "Ann", "hit", 1, targets=("Bo",))
+    before = enc.log
+    enc.apply(Event("rename", {"target": "Bo", "name": "Cy"}))
+    assert enc.log is not before
+    assert before[-1].about == ("Ann", "Bo")
+    assert [e.about for e in enc.log][-2:] == [("Ann", "Cy"), ("Cy",)]
+    assert enc.log[-2].text == "Ann initiates active hit at Bo, PT 1, completes on segment 1"  # as written
+
+
+def test_a_checkpoints_row_is_every_field_in_order_with_its_containers_copied() -> None:
+    from tracker.engine.checkpoints import _combatant_row
+    enc = encounter("Ann", "Bo")
+    declare(enc, "Ann", "hit", 2, targets=("Bo",))
+    ann = enc.combatants["Ann"]
+    row = _combatant_row(ann)
+    fields = dataclasses.fields(ann)
+    assert row == tuple(tuple(v) if isinstance(v, list) else v for v in (getattr(ann, f.name) for f in fields))
+    for f, value in zip(fields, row):
+        if isinstance(getattr(ann, f.name), dict):
+            assert value is not getattr(ann, f.name)  # a copy: the live one changes in place

@@ -33,6 +33,13 @@ from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.model import ABORTED, ACTIVE, IN_PROGRESS, INTERRUPTED, MODES, PASSIVE, Action, Combatant
 
 
+# The line a declaration writes (worded when read: Core._tell), and its ending for a roll
+# made behind the GM's screen.
+_INITIATES = "{} initiates {} {}{}, PT {}, completes on segment {}{}"
+_MAINTAINS = "{} maintains {} (link {}){}, PT {}, completes on segment {}{}"
+_IN_SECRET = " (rolled in secret)"
+
+
 class Actions(Core):
     """The `declare`, `maintain`, `abort` and `keep` events, and the initiation rules."""
 
@@ -111,17 +118,25 @@ class Actions(Core):
         heapq.heappush(self._queue, (action.completes, _COMPLETE, self._tick, action))
         if resolution.effects:
             self._push_early(action)
-        verb = f"maintains {template} (link {chain})" if chain else f"initiates {mode} {template}"
         aim = f" at {', '.join(targets)}" if targets else ""
+        about = (c.name, *targets) if targets else (c.name,)
+        summary = resolution.summary
+        # Worded when read (model.LogEntry): "Ann initiates active hit at Bo, PT 5,
+        # completes on segment 5: 2d6 -> 7", or "Ann maintains hit (link 2) ...".
         if not secret:
-            detail = f": {resolution.summary}" if resolution.summary else ""
-            self._say("declare", f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}{detail}", c.name, *targets)
+            detail = f": {summary}" if summary else ""
+            if chain:
+                self._tell("declare", about, _MAINTAINS, c.name, template, chain, aim, resolution.pt, action.completes, detail)
+            else:
+                self._tell("declare", about, _INITIATES, c.name, mode, template, aim, resolution.pt, action.completes, detail)
         else:
-            line = f"{c.name} {verb}{aim}, PT {resolution.pt}, completes on segment {action.completes}"
             # Viewers see that something was started; the roll itself stays behind the screen.
-            self._say("declare", line + " (rolled in secret)", c.name, *targets)
-            if resolution.summary:
-                self._say("roll", f"secret roll for {c.name}'s {template}: {resolution.summary}", c.name, secret=True)
+            if chain:
+                self._tell("declare", about, _MAINTAINS, c.name, template, chain, aim, resolution.pt, action.completes, _IN_SECRET)
+            else:
+                self._tell("declare", about, _INITIATES, c.name, mode, template, aim, resolution.pt, action.completes, _IN_SECRET)
+            if summary:
+                self._say("roll", f"secret roll for {c.name}'s {template}: {summary}", c.name, secret=True)
         if resolution.effects:
             self._apply_effects(action, fx.INITIATE)
         return action

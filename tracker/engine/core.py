@@ -27,6 +27,7 @@ from tracker.engine.clock import TimeMapping
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import no_such_combatant
 from tracker.engine.kinds import fmt
+from tracker.engine.log import Log
 from tracker.engine.model import (
     Action,
     Combatant,
@@ -35,7 +36,6 @@ from tracker.engine.model import (
     LogEntry,
     Proposal,
     Setup,
-    _LogEntryDraft,
 )
 
 __all__ = ["Core", "_resolution"]
@@ -107,7 +107,7 @@ class Core:
         # kept when that combatant is renamed or leaves, so the name stays theirs.
         self._first: dict[str, tuple[str, int]] = {}
         self.actions: list[Action] = []
-        self.log: list[LogEntry] = []
+        self.log = Log()
         self.scheduled: dict[int, list[str]] = {}
         self._queue: list[tuple[int, int, int, Any]] = []
         self._tick = 0  # the last tie-breaker handed out: queue entries never compare payloads
@@ -149,19 +149,23 @@ class Core:
         return [a for c in self.combatants.values() for a in c.in_progress]
 
     def _say(self, kind: str, text: str, *about: str, secret: bool = False, private: bool = False) -> None:
-        # Called for every log line of a replayed fight: a plain loop, positional fields.
-        unseen = False
-        if about:
-            combatants = self.combatants
-            for name in about:
-                c = combatants.get(name)
-                if c is not None and c.hidden:
-                    unseen = True
-                    break
-        # `model.log_entry`, inlined: a LogEntry at the cost of an unfrozen dataclass.
-        entry: Any = _LogEntryDraft(self.now, kind, text, about, self._current_seq, secret, unseen, private)
-        entry.__class__ = LogEntry
-        self.log.append(entry)
+        # Called for every log line of a replayed fight: positional fields.
+        self.log.write((self.now, kind, text, about, self._current_seq, secret, self._unseen(about), private))
+
+    def _tell(self, kind: str, about: tuple[str, ...], template: str, *values: Any) -> None:
+        """A line worded when read, `template.format(*values)` (tracker.engine.log), for
+        the lines every action writes: the values are taken now, as the text would be."""
+        self.log.write((self.now, kind, template, about, self._current_seq, False, self._unseen(about), False) + values)
+
+    def _unseen(self, about: tuple[str, ...]) -> bool:
+        """A line written now about these is written while one of them is hidden (a plain
+        loop: asked for every log line)."""
+        combatants = self.combatants
+        for name in about:
+            c = combatants.get(name)
+            if c is not None and c.hidden:
+                return True
+        return False
 
     def author(self, entry: LogEntry) -> str:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""

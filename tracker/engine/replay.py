@@ -46,7 +46,8 @@ from typing import Any
 from tracker.engine.checkpoints import _ACTION_CHANGES, _action_values, Checkpoint
 from tracker.engine.encounter import Encounter
 from tracker.engine.errors import TrackerError
-from tracker.engine.model import Action, Event, LogEntry
+from tracker.engine.log import Log
+from tracker.engine.model import Action, Event
 
 MARK_EVERY = 128  # effective events between marks: a move applies at most this many
 
@@ -132,7 +133,7 @@ class Mark:
 
     depth: int
     state: Checkpoint
-    log: list[LogEntry]
+    log: Log
     actions: list[Action]
 
 
@@ -199,7 +200,7 @@ class Replay:
                 self._pristine.setdefault(id(action), (action, _action_values(action)))
         self._handed: list[Action] = []  # actions a restored mark handed to the fold
         # The fold at the end goes on from here with lists of its own (marks keep theirs).
-        fold.log, fold.actions = list(fold.log), list(fold.actions)
+        fold.log, fold.actions = fold.log.copy(), list(fold.actions)
         self.depth = len(self.indexes)
         self._base: Checkpoint | None = None  # the fold at `depth`, before a partial advance
         self.segment = self.last
@@ -213,19 +214,18 @@ class Replay:
             state = _reuse(state, self.marks[-1].state)
         self.marks.append(Mark(len(fold._applied), state, fold.log, fold.actions))
 
-    def _share_log(self, live: list[LogEntry]) -> None:
-        """Make the fold's log lines the live fight's own objects where equal (frozen)."""
-        final = self.whole_log
-        same: dict[int, LogEntry] = {}
-        for i, (mine, theirs) in enumerate(zip(final, live)):
-            if mine is not theirs and mine == theirs:
-                same[id(mine)] = theirs
-                final[i] = theirs
-        done = {id(final)}
-        for mark in self.marks:
-            if id(mark.log) not in done:  # the lines before a rename (their `about` differs)
-                done.add(id(mark.log))
-                mark.log[:] = [same.get(id(e), e) for e in mark.log]
+    def _share_log(self, live: Log) -> None:
+        """Make the fold's log lines the live fight's own objects where equal (frozen; the
+        log view finds a line by identity). Line i of any of the fold's logs is line i of
+        the live fight's, or differs (a mark's lines before a rename name the old name)."""
+        done: set[int] = set()
+        for log in (self.whole_log, *(mark.log for mark in self.marks)):
+            if id(log) in done:
+                continue
+            done.add(id(log))
+            for i, (mine, theirs) in enumerate(zip(log, live)):
+                if mine is not theirs and mine == theirs:
+                    log[i] = theirs
 
     # ------------------------------------------------------------------ moving
     def depth_at(self, segment: int) -> int:

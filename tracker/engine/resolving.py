@@ -26,6 +26,7 @@ from tracker.engine.core import _EXPIRE, _LAND, Core
 from tracker.engine.kinds import fmt
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, INTERRUPTED, Action, Combatant
 
+_COMPLETES = "{}'s {} completes{}"  # the line a completion writes
 _ORDER = operator.attrgetter("resolution.order")  # the ruleset's key inside a segment
 
 
@@ -76,7 +77,9 @@ class Resolving(Core):
         outcome = ""
         if action.resolution.success is not None and not action.secret:
             outcome = ": success" if action.resolution.success else ": failure"
-        self._say("complete", f"{action.actor}'s {action.template} completes{outcome}", action.actor, *action.targets)
+        targets = action.targets
+        # "Ann's hit completes: success", worded when read (Core._tell).
+        self._tell("complete", (action.actor, *targets) if targets else (action.actor,), _COMPLETES, action.actor, action.template, outcome)
 
     def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
         if interrupt_from is None:

@@ -136,7 +136,7 @@ class Roster(Core):
             queue.append((segment, kind, tick, payload))
         heapq.heapify(queue)
         self._queue = queue
-        self.log = [replace(e, about=tuple(swap(n) for n in e.about)) if old in e.about else e for e in self.log]
+        self.log = self.log.renamed(old, swap)
         for p in self.proposals.values():  # a waiting proposal is still its combatant's
             if p.actor == old:
                 p.actor = new

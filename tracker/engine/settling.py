@@ -10,7 +10,8 @@ no collection walks; the collector then walks only what was made since.
 
 `settle` collects first, so no garbage alive at that moment is frozen (a frozen cycle is
 never freed), then freezes. The engine settles when its fight has grown by SETTLE_EVERY
-changes since it last did (at a checkpoint: tracker.engine.checkpoints), and the loader
+changes since it last did (asked every CHECKPOINT_EVERY changes, where a checkpoint may
+be taken: tracker.engine.checkpoints), and the loader
 after opening a save at least that long (tracker.persistence.codec). A smaller fight
 never settles: its state is cheap to walk, and the process is left as it was.
 
@@ -30,10 +31,13 @@ from __future__ import annotations
 import gc
 
 # Changes a fight grows by between two settles: far more than a fight at the table holds
-# (the longest worked example has 16 events), and few enough that the objects the
-# collector still walks stay a small, recent set (4,096 left it a third more full
-# collections' work over 100,000 actions: decision 0056).
-SETTLE_EVERY = 1024
+# (the longest worked example has 16 events), and few enough that the objects made since
+# are settled before the collector's middle generation walks them (it collects every ten
+# young collections, some 7,000 new objects, about 600 changes of a long fight): each is
+# then walked once young and once by the settle. 1,024 left most walked three times, a
+# third more of the collector's work over 100,000 actions; 256 pays a full collection's
+# fixed cost too often (decisions 0056 and 0057).
+SETTLE_EVERY = 512
 
 
 def settle() -> bool:

@@ -11,6 +11,7 @@ Decisions: docs/decisions/0013-combat-log.md
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 
 from rich.segment import Segment
@@ -64,7 +65,7 @@ class CombatLog(ScrollView, can_focus=False):
         self._at: list[int] = []  # each loaded entry's index in the encounter's log
         self._lines: list[list[str]] = []  # each loaded entry wrapped to the width
         self._rows: list[int] = []  # prefix sums of rows per loaded entry
-        self._source: list[LogEntry] | None = None
+        self._source: Sequence[LogEntry] | None = None
         self._seen = 0  # log[:_seen] has been considered at the newest end
         self._first = 0  # log[:_first] is not loaded yet (scrolling back loads it)
         self._width = 0
@@ -179,7 +180,7 @@ class CombatLog(ScrollView, can_focus=False):
         self.follow = True
         self.reload()
 
-    def _reset(self, log: list[LogEntry]) -> None:
+    def _reset(self, log: Sequence[LogEntry]) -> None:
         self._source, self._seen, self._first = log, len(log), len(log)
         self._entries, self._at, self._lines, self._rows = [], [], [], []
 
