@@ -8,7 +8,7 @@ are parts, each a class over this core that inherits the parts it uses, so every
 is to a method the type checker sees defined: the roster (roster.py, which uses
 resolving), resolution and judging (resolving.py), the action queue (actions.py, over
 resolving), the GM's changes by hand (changes.py, over resolving), proposals' events
-(proposals.py, over actions) and moving time (advancing.py, over proposals).
+(proposing.py, over actions) and moving time (advancing.py, over proposing).
 
 The state is the set of attributes `fresh_state` gives a new fold; a checkpoint
 (tracker.engine.checkpoints.Checkpoint) names each of them, and a test holds the two
