@@ -102,7 +102,7 @@ def declare_and_complete(collector: bool = True) -> tuple[float, float]:
             assert to is not None
             enc.apply(Event("advance", {"to": to}))
             idle = [c.name for c in enc.combatants.values() if c.active is None]
-            QUEUE_SIZE[0] = max(QUEUE_SIZE[0], len(enc._queue))
+            QUEUE_SIZE[0] = max(QUEUE_SIZE[0], len(enc.timeline))
         while (to := enc.next_happening()) is not None:
             enc.apply(Event("advance", {"to": to}))
 

@@ -148,10 +148,10 @@ def test_a_save_with_a_long_step_loads_quickly() -> None:
 
 
 def test_first_crossing_is_exact_for_floats() -> None:
-    from tracker.engine.timeline import _first_crossing
+    from tracker.engine.advancing import first_crossing
 
-    assert _first_crossing(1.0, 0.1) == 10
-    assert _first_crossing(30, 1) == 30
-    assert _first_crossing(-5, -2) == 3
-    assert _first_crossing(5, -1) > MAX_SEGMENT
+    assert first_crossing(1.0, 0.1) == 10
+    assert first_crossing(30, 1) == 30
+    assert first_crossing(-5, -2) == 3
+    assert first_crossing(5, -1) > MAX_SEGMENT
     assert math.isclose(1.0 - 10 * 0.1, 0.0, abs_tol=1e-12)

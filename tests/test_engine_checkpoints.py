@@ -1,7 +1,7 @@
 """Undo through checkpoints gives exactly the state a fold from scratch gives.
 
 A checkpoint keeps the state as values and puts the fields of the actions still in
-progress back on restore (tracker/engine/checkpoints.py, `_snapshot`). These tests walk
+progress back on restore (tracker/engine/checkpoints.py, `snapshot`). These tests walk
 random fights with checkpoints taken as often as the policy allows, undoing and redoing
 at random, and after every step compare the whole state (every combatant field, every
 action field, the queue, proposals, settings, the log) with a fresh fold of the
@@ -18,10 +18,10 @@ import pytest
 
 from tracker.engine import Encounter, Event, Resolution
 from tracker.engine import checkpoints
-from tracker.engine import encounter as engine
 from tracker.engine.effects import Condition, Damage, Throwback
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Action, Combatant
+from tracker.engine.replay import fold_at
 from tests.helpers import encounter as make
 
 
@@ -43,24 +43,22 @@ def state(enc: Encounter) -> dict[str, Any]:
         "now": enc.now,
         "combatants": combatants,
         "actions": actions,
-        "queue": sorted((s, k, str(_ref(p) if not isinstance(p, tuple) else tuple(_ref(x) for x in p))) for s, k, _, p in enc._queue if enc._valid((s, k, 0, p))),
+        "queue": sorted((s, k, str(_ref(p) if not isinstance(p, tuple) else tuple(_ref(x) for x in p))) for s, k, _, p in enc.timeline.due(enc.combatants)),
         "next": enc.next_happening(),
         "upcoming": enc.upcoming(50),
         "proposals": {seq: (p.status, p.reason, p.action, p.actor, p.segment) for seq, p in enc.proposals.items()},
         "table": dict(enc.table),
         "scheduled": {k: list(v) for k, v in enc.scheduled.items()},
         "log": list(enc.log),
-        "upkeep": enc._upkeep_count,
+        "upkeep": enc.upkeep_count,
     }
 
 
 def fold(enc: Encounter) -> Encounter:
     """The effective events of `enc` folded from the setup, each under its own seq (a
-    proposal is named by the seq of its event, and an approval names it)."""
-    fresh = Encounter(enc.setup)
-    fresh.events, fresh._applied = enc.events, list(enc._applied)
-    fresh._rebuild()
-    return fresh
+    proposal is named by the seq of its event, and an approval names it): a replay's
+    fold at the fight's last segment, which drives each effective event once."""
+    return fold_at(enc, enc.now)
 
 
 def _step(enc: Encounter, rng: random.Random, step: int) -> None:
@@ -131,7 +129,7 @@ def test_undo_from_checkpoints_matches_a_fold_from_scratch(seed: int, monkeypatc
     taken = 0
     for step in range(260):
         _step(enc, rng, step)
-        taken = max(taken, len(enc._checkpoints))
+        taken = max(taken, len(enc.checkpoints))
         assert state(enc) == state(fold(enc)), (seed, step, enc.events[-1].kind)
     assert taken >= 2  # the walk did restore from checkpoints, not only from the setup
 
@@ -140,7 +138,7 @@ def test_undoing_an_approval_right_after_a_checkpoint_reopens_the_proposal(monke
     """A proposal's status changes in place when the GM approves it: a checkpoint taken
     while it was pending must keep it pending."""
     monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 1)
-    monkeypatch.setattr(engine.Encounter, "_interval", lambda self: 1)
+    monkeypatch.setattr(checkpoints.Checkpoints, "interval", lambda self, state: 1)
     enc = make("Ann", "Bo")
     enc.apply(Event("setting", {"key": "player_declarations", "value": "approval"}))
     enc.apply(Event("propose", {"action": "declare", "actor": "Ann", "template": "hit", "mode": "active", "resolution": Resolution(2)}))
@@ -165,13 +163,11 @@ def test_a_checkpoint_shares_no_container_with_the_live_state() -> None:
 
 
 def test_the_checkpoint_record_names_every_piece_of_the_fold() -> None:
-    """Everything `_reset` gives a fresh fold is a field of `Checkpoint` (its name without
-    the leading underscore), so no piece of state can be left out of an undo by omission."""
+    """Every attribute of an encounter is either a field of `Checkpoint` (its name without
+    a leading underscore) or one of the few that are its history and machinery, not its
+    fold: so no piece of state can be left out of an undo by omission."""
     enc = make("Ann")
-    bare = object.__new__(Encounter)
-    bare.setup, bare.time, bare._checkpoints, bare._keep_from = enc.setup, enc.time, {}, 0
-    before = set(vars(bare))
-    bare._reset()
-    folded = {name.lstrip("_") for name in set(vars(bare)) - before}
     record = {f.name for f in dataclasses.fields(checkpoints.Checkpoint)} - {"live", "live_values"}
-    assert folded == record
+    held = {name.lstrip("_") for name in vars(enc)}
+    assert held - record == {"setup", "time", "events", "handlers", "checkpoints", "applied", "redo"}
+    assert record <= held

@@ -20,6 +20,7 @@ from tracker.engine import (
     TrackerError,
     Upkeep,
 )
+from tracker.engine.replay import Fold
 from tracker.persistence import codec
 from rulesets.freeform import FreeformRuleset
 
@@ -125,12 +126,11 @@ def test_clock_never_goes_back(cmds: list[tuple[Any, ...]]) -> None:
 @given(st.lists(commands, max_size=40))
 def test_clock_is_monotonic_along_the_effective_history(cmds: list[tuple[Any, ...]]) -> None:
     enc = run(cmds)
-    replay = fresh()
+    replay = Fold(enc.setup, enc.now)  # the effective events driven one by one, each under its own seq
+    replay.events = enc.events
     last = 0
-    # The fresh encounter's own adds are seqs 1..len(NAMES); an early undo may have taken one back.
-    for event in (e for e in enc.effective_events() if e.seq > len(NAMES)):
-        replay._current_seq = event.seq
-        replay._handlers[event.kind](replay, event.args)
+    for index in enc.effective_indexes():
+        replay.drive(index)
         assert replay.now >= last
         last = replay.now
 

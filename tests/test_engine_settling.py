@@ -74,7 +74,7 @@ def test_a_fight_let_go_leaves_no_cycle_for_the_collector() -> None:
     busy_fight()  # warm: first use fills module caches
     with cycles_counted() as found:
         enc = busy_fight()
-        assert enc._checkpoints, "the fight took checkpoints"
+        assert enc.checkpoints, "the fight took checkpoints"
         gone = weakref.ref(enc)
         del enc
         assert gone() is None, "freed by reference counting, the collector off"

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracker.engine import Encounter, Event, TrackerError
-from tracker.engine.replay import Replay, fold_at
+from tracker.engine.replay import Fold, Replay, fold_at
 from tests.helpers import session_for
 from tests.helpers import encounter as engine_fight
 from tests.test_engine_checkpoints import _step, state
@@ -35,10 +35,10 @@ assert GAMES == ["brandx", "d6", "freeform", "ogs", "ore", "usor"]
 
 def reference(live: Encounter, segment: int) -> Encounter:
     """What a fresh encounter reaches at the end of `segment`, worked out without the
-    replay: the engine's own fold of the effective events whose clock is at most
-    `segment` (each under its own seq, as the fight numbers them), then `advance` to it
-    as the event that moved past it."""
-    applied = list(live._applied)
+    replay's marks: a fold driving the effective events whose clock is at most `segment`
+    (each under its own seq, as the fight numbers them) from the setup, then `advance` to
+    it as the event that moved past it."""
+    applied = live.effective_indexes()
     now, count = 0, 0
     for index in applied:
         event = live.events[index]
@@ -46,13 +46,13 @@ def reference(live: Encounter, segment: int) -> Encounter:
             break
         now = event.args["to"] if event.kind == "advance" else now
         count += 1
-    fresh = Encounter(live.setup)
-    fresh.events, fresh._applied = list(live.events), applied[:count]
-    fresh._rebuild()
+    fresh = Fold(live.setup, live.now)
+    fresh.events = live.events
+    for index in applied[:count]:
+        fresh.drive(index)
     assert fresh.now == now
     if fresh.now < segment:
-        fresh._current_seq = live.events[applied[count]].seq
-        fresh._advance({"to": segment})
+        fresh.advance_to(segment, live.events[applied[count]])
     return fresh
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tracker.engine import Resolution, TrackerError
+from tracker.engine import Resolution, TrackerError, bounds
 from tracker.persistence import store as store_module
 from tracker.persistence.store import EncounterFile
 from tracker.play.session import Session
@@ -132,20 +132,26 @@ def test_the_write_behind_store_goes_back_to_the_file_when_a_write_fails(fight: 
     assert any("kept" in t for t in texts) and not any("lost" in t for t in texts)
 
 
-def _faulty(session: Session, kind: str, times: int) -> list[int]:
-    """Make the engine's handler of `kind` fail (a fault, not a refusal) the next `times`
-    times it runs, then work again; the list counts the failures."""
-    encounter = session.encounter
-    handler = encounter._handlers[kind]
+# A check each kind of change runs, and only it among these: damage keeps every figure
+# within bounds (`bounds.clamp`), and a combatant added has its sheet checked (`bounds.sheet`).
+_RUNS = {"damage": "clamp", "add": "sheet"}
+
+
+def _faulty(monkeypatch: pytest.MonkeyPatch, kind: str, times: int) -> list[int]:
+    """Make the engine's handling of `kind` fail (a fault, not a refusal) the next `times`
+    times it runs, then work again, through a check only it runs; the list counts the
+    failures."""
+    name = _RUNS[kind]
+    check = getattr(bounds, name)
     failed: list[int] = []
 
-    def once(enc: Any, args: dict[str, Any]) -> None:
+    def once(*args: Any) -> Any:
         if len(failed) < times:
             failed.append(1)
             raise RuntimeError("a fault while folding the log")
-        handler(enc, args)
+        return check(*args)
 
-    encounter._handlers[kind] = once
+    monkeypatch.setattr(bounds, name, once)
     return failed
 
 
@@ -155,12 +161,12 @@ def _as_it_is(session: Session) -> tuple[Any, ...]:
     return tuple(e.seq if e else None for e in target), [e.text for e in enc.log], len(enc.events), {n: dict(c.resources) for n, c in enc.combatants.items()}
 
 
-def test_a_redo_that_fails_changes_nothing(fight: Path) -> None:
+def test_a_redo_that_fails_changes_nothing(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = _session(fight)
     session.execute("damage Ann 5")
     session.undo()
     seen, on_file = _as_it_is(session), fight.read_bytes()
-    failed = _faulty(session, "damage", times=3)  # the redone change fails, however often tried
+    failed = _faulty(monkeypatch, "damage", times=3)  # the redone change fails, however often tried
     with pytest.raises(TrackerError, match=r"redo of change 4 could not be applied \(RuntimeError: a fault while folding the log\); nothing was changed"):
         session.redo()
     assert _as_it_is(session) == seen and fight.read_bytes() == on_file
@@ -176,11 +182,11 @@ def test_a_redo_that_fails_changes_nothing(fight: Path) -> None:
     assert EncounterFile(fight).load().encounter.combatant("Ann").resources["hp"] == 7
 
 
-def test_an_undo_that_fails_changes_nothing(fight: Path) -> None:
+def test_an_undo_that_fails_changes_nothing(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = _session(fight)
     session.execute("damage Ann 5")
     seen, on_file = _as_it_is(session), fight.read_bytes()
-    failed = _faulty(session, "add", times=1)  # folding the log again without the damage
+    failed = _faulty(monkeypatch, "add", times=1)  # folding the log again without the damage
     with pytest.raises(TrackerError, match=r"undo of change 4 could not be applied \(RuntimeError: a fault while folding the log\); nothing was changed"):
         session.undo()
     assert failed and _as_it_is(session) == seen and fight.read_bytes() == on_file

@@ -454,14 +454,14 @@ def test_keep_lists_the_completion_once() -> None:
     s = session_for(registry.get("freeform"), "add A", "add B", "declare A attack target=B pt=10")
     action = s.encounter.actions[-1]
     # Throwback interrupts the attack; the GM keeps it.
-    from tracker.engine.model import INTERRUPTED
+    from tracker.engine.model import INTERRUPTED, Event
 
     action.status, action.ended = INTERRUPTED, 0
     c = s.encounter.combatants["A"]
     c.in_progress.remove(action)
     c.active = None
     c.interrupted = action
-    s.encounter._keep({"target": "A"})
+    s.encounter.apply(Event("keep", {"target": "A"}))
     due = [what for _, what in s.encounter.upcoming()]
     assert due.count("A's attack completes") == 1
 

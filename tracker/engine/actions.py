@@ -21,15 +21,16 @@ stands (tracker.engine.draws); the GM's `reroll` sets the next draw aside.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracker.engine import bounds, draws
 from tracker.engine import effects as fx
-from tracker.engine.core import _COMPLETE, Core, _resolution
+from tracker.engine.core import resolution_of
 from tracker.engine.effects import Resolution
 from tracker.engine.errors import RuleRefusal, TrackerError
+from tracker.engine.resolving import Resolving
+from tracker.engine.timeline import COMPLETION
 from tracker.engine.model import ABORTED, ACTIVE, IN_PROGRESS, INTERRUPTED, MODES, PASSIVE, Action, Combatant
 
 
@@ -40,7 +41,7 @@ _MAINTAINS = "{} maintains {} (link {}){}, PT {}, completes on segment {}{}"
 _IN_SECRET = " (rolled in secret)"
 
 
-class Actions(Core):
+class Actions(Resolving):
     """The `declare`, `maintain`, `abort` and `keep` events, and the initiation rules."""
 
     def check_initiation(self, c: Combatant, template: str, mode: str, companions: Iterable[str] = ()) -> None:
@@ -96,7 +97,7 @@ class Actions(Core):
         if mode == PASSIVE:
             for pending in c.in_progress:
                 pending.completes += 1
-                self._push(pending.completes, _COMPLETE, pending)
+                self.timeline.push(pending.completes, COMPLETION, pending)
                 self._push_early(pending)
         else:
             c.chain_from = None
@@ -114,8 +115,7 @@ class Actions(Core):
         c.latest[template] = action
         if mode == ACTIVE:
             c.active = action
-        self._tick += 1
-        heapq.heappush(self._queue, (action.completes, _COMPLETE, self._tick, action))
+        self.timeline.push(action.completes, COMPLETION, action)
         if resolution.effects:
             self._push_early(action)
         aim = f" at {', '.join(targets)}" if targets else ""
@@ -188,7 +188,7 @@ class Actions(Core):
 
     def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
         """The resolution, refused now if any number it would apply is out of bounds."""
-        resolution = value if value.__class__ is Resolution else _resolution(value)
+        resolution = value if value.__class__ is Resolution else resolution_of(value)
         bounds.resolution(resolution, "resolution")
         if self.now + resolution.pt > bounds.MAX_SEGMENT:
             raise TrackerError(f"resolution: pt: the action would complete after segment {bounds.MAX_SEGMENT:,}")
@@ -219,6 +219,6 @@ class Actions(Core):
         if action.mode == ACTIVE:
             c.active = action
         c.interrupted = None
-        self._push(action.completes, _COMPLETE, action)
+        self.timeline.push(action.completes, COMPLETION, action)
         self._push_early(action)
         self._say("keep", f"the GM keeps {c.name}'s {action.template}: it completes on segment {action.completes}", c.name)

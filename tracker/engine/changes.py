@@ -10,12 +10,13 @@ from typing import Any
 from tracker.engine import bounds
 from tracker.engine import effects as fx
 from tracker.engine import table
-from tracker.engine.core import _ALERT, _SCHEDULED, Core
+from tracker.engine.resolving import Resolving
+from tracker.engine.timeline import ALERT, SCHEDULED
 from tracker.engine.kinds import fmt
 from tracker.engine.errors import TrackerError
 
 
-class Changes(Core):
+class Changes(Resolving):
     """The `damage`, `set`, `condition`, `schedule`, `surprise`, `hide`, `note`, `roll`
     and `setting` events."""
 
@@ -82,7 +83,7 @@ class Changes(Core):
         if at <= self.now:
             raise TrackerError(f"a scheduled event must be after the current segment {self.now}, not {at}")
         self.scheduled.setdefault(at, []).append(text)
-        self._push(at, _SCHEDULED, text)
+        self.timeline.push(at, SCHEDULED, text)
         self._say("schedule", f"scheduled for segment {at}: {text}")
 
     def _surprise(self, args: dict[str, Any]) -> None:
@@ -90,7 +91,7 @@ class Changes(Core):
         until = bounds.segment(args["until"], "surprise: segment")
         c.surprised_until = until
         if until > self.now:
-            self._push(until, _ALERT, c.name)
+            self.timeline.push(until, ALERT, c.name)
             self._say("surprise", f"{c.name} is surprised: no initiation before segment {until}", c.name)
         else:
             self._say("surprise", f"{c.name} is no longer surprised", c.name)

@@ -1,25 +1,24 @@
 """The state an encounter folds from its events, and what every part of the engine does
 with it: look combatants up, write log lines, queue what falls due, end an action.
 
-`Encounter` (tracker.engine.encounter) is assembled from parts, each a mixin over this
-core with one job: the roster (roster.py), the action queue (actions.py), resolution and
-judging (resolving.py), the GM's changes by hand (changes.py), the timeline and clock
-(timeline.py), proposals (proposals.py) and checkpoints (checkpoints.py). A part reads and
-changes the state kept here and reaches what another part provides through `self`; those
-methods are declared below for the type checker only, so every part imports this core
-and no part imports another.
+`Encounter` (tracker.engine.encounter) holds its state here and three objects: the
+timeline of what falls due (tracker.engine.timeline), its proposals
+(tracker.engine.proposals) and its checkpoints (tracker.engine.checkpoints). The rules
+are parts, each a class over this core that inherits the parts it uses, so every call
+is to a method the type checker sees defined: the roster (roster.py, which uses
+resolving), resolution and judging (resolving.py), the action queue (actions.py, over
+resolving), the GM's changes by hand (changes.py, over resolving), proposals' events
+(proposing.py, over actions) and moving time (advancing.py, over proposing).
 
-The state is the set of attributes `_reset` gives a fresh fold; a checkpoint
+The state is the set of attributes `fresh_state` gives a new fold; a checkpoint
 (tracker.engine.checkpoints.Checkpoint) names each of them, and a test holds the two
 lists equal.
 """
 
 from __future__ import annotations
 
-import heapq
-from abc import abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tracker.engine import effects as fx
 from tracker.engine import table
@@ -28,21 +27,17 @@ from tracker.engine.effects import Resolution
 from tracker.engine.errors import no_such_combatant
 from tracker.engine.kinds import fmt
 from tracker.engine.log import Log
+from tracker.engine.proposals import Proposals
+from tracker.engine.timeline import EARLY_BLOW, RISE, Timeline, early_segment
 from tracker.engine.model import (
     Action,
     Combatant,
-    CombatantSetup,
     Event,
     LogEntry,
-    Proposal,
     Setup,
 )
 
-__all__ = ["Core", "_resolution"]
-
-# Kinds of queue entry, in the order they are handled on one segment (a per-round cost
-# that changes, _RISE, just before the payment that charges it).
-_COMPLETE, _EARLY, _EXPIRE, _LAND, _ALERT, _SCHEDULED, _RISE = range(7)
+__all__ = ["Core", "resolution_of"]
 
 
 class Core:
@@ -52,54 +47,10 @@ class Core:
     time: TimeMapping
     events: list[Event]
     _handlers: dict[str, Callable[[Any, dict[str, Any]], None]]  # handler(self, args)
-    _checkpoints: dict[int, Any]
-    _keep_from: int
     _applied: list[int]  # indexes into self.events of effective changes
-    _redo: list[int]
-    _settled: int  # len(events) when the state was last settled (tracker.engine.settling)
 
-    if TYPE_CHECKING:
-        # Provided by the other parts (see the module docstring).
-        @abstractmethod
-        def _enter(self, entry: CombatantSetup) -> Combatant: ...
-
-        @abstractmethod
-        def check_initiation(self, c: Combatant, template: str, mode: str, companions: Any = ()) -> None: ...
-
-        @abstractmethod
-        def maintainable_action(self, c: Combatant) -> Action: ...
-
-        @abstractmethod
-        def _checked(self, value: Resolution | dict[str, Any]) -> Resolution: ...
-
-        @abstractmethod
-        def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None: ...
-
-        @abstractmethod
-        def _apply_one(self, action: Action, effect: fx.Effect, interrupt_from: int) -> None: ...
-
-        @abstractmethod
-        def _judge_due(self, completing: list[Action], early: list[tuple[Action, fx.Effect]]) -> None: ...
-
-        @abstractmethod
-        def _complete_all(self, completing: list[Action]) -> None: ...
-
-        @abstractmethod
-        def _hurt(self, effect: fx.Damage, interrupt_from: int) -> None: ...
-
-        @abstractmethod
-        def _check_down(self, c: Combatant, interrupt_from: int) -> None: ...
-
-        @abstractmethod
-        def _add_condition(self, c: Combatant, name: str, duration: int) -> None: ...
-
-        @abstractmethod
-        def _lapse(self) -> None: ...
-
-        @abstractmethod
-        def _rebuild(self) -> None: ...
-
-    def _reset(self) -> None:
+    def fresh_state(self) -> None:
+        """The state of a fold before any event, the opening roster not yet entered."""
         self.now = 0
         self.combatants: dict[str, Combatant] = {}
         self._folded: dict[str, str] = {}  # casefolded name -> name, for lookups ignoring case
@@ -109,12 +60,11 @@ class Core:
         self.actions: list[Action] = []
         self.log = Log()
         self.scheduled: dict[int, list[str]] = {}
-        self._queue: list[tuple[int, int, int, Any]] = []
-        self._tick = 0  # the last tie-breaker handed out: queue entries never compare payloads
+        self.timeline = Timeline()
         self._current_seq = 0
-        self._upkeep_count = 0
+        self.upkeep_count = 0  # per-round costs being paid, over all combatants
         self._verdicts: dict[tuple[int, str, int], list[fx.Effect]] = {}
-        self.proposals: dict[int, Proposal] = {}  # by the seq of the propose event
+        self.proposals = Proposals()
         # Set by a campaign's `end` of this fight (its campaign's name): closed, nothing
         # applies but the campaign's undo of the end (tracker.play.fights).
         self.ended = ""
@@ -122,8 +72,6 @@ class Core:
         # events. A key left unchosen is absent, so a reader can fall back on its own
         # default (the user's config for `viewer_resources`) before the built-in one.
         self.table = {k: self.setup.settings[k] for k in table.TABLE_SETTINGS if k in self.setup.settings}
-        for entry in self.setup.roster:
-            self._enter(entry)
 
     def combatant(self, name: str) -> Combatant:
         found = self.combatants.get(name)
@@ -171,10 +119,6 @@ class Core:
         """The `by` of the change that wrote a log line ("" for the opening roster)."""
         return self.events[entry.seq - 1].by if 0 < entry.seq <= len(self.events) else ""
 
-    def _push(self, segment: int, kind: int, payload: Any) -> None:
-        self._tick += 1
-        heapq.heappush(self._queue, (segment, kind, self._tick, payload))
-
     def _per_round(self, c: Combatant, upkeep: fx.Upkeep, amount: int | float, changed: bool = False, ended: bool = False) -> None:
         """What `c` pays a round for `upkeep.name` is now `amount` (0: nothing), said in the
         log with the change to come, if any (`changed`: a rise, not a new cost; `ended`: a
@@ -184,7 +128,7 @@ class Core:
         later = self._next_rise(upkeep) if rising else None
         then = f"{fmt(later[1])} {resource} {a_round} from segment {later[0]}" if later is not None else ""
         if amount:
-            self._upkeep_count += name not in c.upkeep
+            self.upkeep_count += name not in c.upkeep
             c.upkeep[name] = (resource, amount)
             if changed:
                 text = f"{c.name}'s {name} now costs {fmt(amount)} {resource} {a_round}"
@@ -193,7 +137,7 @@ class Core:
             self._say("upkeep", text + (f" ({then})" if then else ""), c.name)
             return
         if c.upkeep.pop(name, None) is not None:
-            self._upkeep_count -= 1
+            self.upkeep_count -= 1
             ended = True
         if ended and not then:
             self._say("upkeep", f"{c.name} no longer pays for {name}", c.name)
@@ -220,19 +164,15 @@ class Core:
     def _queue_rise(self, c: Combatant, upkeep: fx.Upkeep) -> None:
         later = self._next_rise(upkeep)
         if later is not None:
-            self._push(later[0], _RISE, (c.name, upkeep, later[1]))
-
-    @staticmethod
-    def _early_segment(action: Action, effect: fx.Effect) -> int:
-        return max(action.start + 1, action.completes - getattr(effect, "lead", 0))
+            self.timeline.push(later[0], RISE, (c.name, upkeep, later[1]))
 
     def _push_early(self, action: Action) -> None:
         """Queue the effects that land `lead` segments before the action completes."""
         for effect in action.resolution.effects:
             if getattr(effect, "lead", 0) > 0 and effect.timing == fx.COMPLETE:
-                segment = self._early_segment(action, effect)
+                segment = early_segment(action, effect)
                 if segment > self.now:
-                    self._push(segment, _EARLY, (action, effect))
+                    self.timeline.push(segment, EARLY_BLOW, (action, effect))
 
     def _end(self, action: Action, status: str) -> None:
         action.status = status
@@ -245,5 +185,6 @@ class Core:
                 c.active = None
 
 
-def _resolution(value: Resolution | dict[str, Any]) -> Resolution:
+def resolution_of(value: Resolution | dict[str, Any]) -> Resolution:
+    """A declaration's resolution, as given or read from a saved table."""
     return value if isinstance(value, Resolution) else Resolution.from_dict(value)

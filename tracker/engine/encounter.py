@@ -6,14 +6,17 @@ so the current state is always the fold of the setup plus the effective events. 
 kind of event is one row of `tracker.engine.kinds.KINDS`, which names the method that
 applies it.
 
-`Encounter` is the face other layers use; the rules live in its parts, each a module
-with one job over the shared state of `tracker.engine.core`: the roster (roster.py), the
-action queue and initiation rules (actions.py), resolution and judging (resolving.py),
-the GM's changes by hand (changes.py), the timeline and clock (timeline.py), proposals
-(proposals.py) and checkpoints (checkpoints.py). Timing, as decided in docs/contributing/design.md#timeline,
-is written where each rule lives.
+`Encounter` is the face other layers use. It holds the fold's state (tracker.engine.core)
+and three objects: the timeline of what falls due (`timeline`, tracker.engine.timeline),
+the players' proposals (`proposals`, tracker.engine.proposals) and the checkpoints undo
+starts from (`checkpoints`, tracker.engine.checkpoints). The rules live in its parts,
+each a module with one job that inherits the parts it uses: the roster (roster.py),
+resolution and judging (resolving.py), the action queue and initiation rules
+(actions.py), the GM's changes by hand (changes.py), proposals' events (proposing.py)
+and moving time (advancing.py). Timing, as decided in
+docs/contributing/design.md#timeline, is written where each rule lives.
 
-Decisions: docs/decisions/0023-undo-validation.md
+Decisions: docs/decisions/0023-undo-validation.md, docs/decisions/0058-engine-by-object.md
 """
 
 from __future__ import annotations
@@ -22,19 +25,16 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tracker.engine import checkpoints
-from tracker.engine.actions import Actions
+from tracker.engine.advancing import Advancing
 from tracker.engine.changes import Changes
-from tracker.engine.checkpoints import Checkpoint, Checkpoints
+from tracker.engine.checkpoints import Checkpoints
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.kinds import KINDS, REDO, REWRITES_HISTORY, UNDO
 from tracker.engine.model import Event, Setup
-from tracker.engine.proposals import Proposals
-from tracker.engine.resolving import Resolving
 from tracker.engine.roster import Roster
-from tracker.engine.timeline import Timeline
 
 
-class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkpoints):
+class Encounter(Roster, Changes, Advancing):
     """An encounter's live state. Construct from a setup, then `apply` events."""
 
     def __init__(self, setup: Setup, events: Iterable[Event] = ()) -> None:
@@ -48,14 +48,22 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
         self._handlers: dict[str, Callable[[Any, dict[str, Any]], None]] = {
             name: getattr(type(self), row.apply) for name, row in KINDS.items() if row.apply
         }
-        self._checkpoints: dict[int, Checkpoint] = {}
+        self.checkpoints = Checkpoints()
         self._applied: list[int] = []  # indexes into self.events of effective changes
         self._redo: list[int] = []
-        self._keep_from = 0  # replaying up to this depth: checkpoints only near its end
-        self._settled = 0  # len(self.events) at the last settle (Checkpoints.settle)
         self._reset()
         for event in events:
             self.apply(event)
+
+    def _reset(self) -> None:
+        """The fold before any event: a fresh state, the opening roster entered."""
+        self.fresh_state()
+        for entry in self.setup.roster:
+            self._enter(entry)
+
+    def effective_indexes(self) -> list[int]:
+        """Where each effective change is in `events`, in order (a copy)."""
+        return list(self._applied)
 
     def can_undo(self) -> bool:
         return bool(self._applied)
@@ -107,7 +115,7 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
             if self._redo:
                 self._redo.clear()
             if kind in REWRITES_HISTORY:
-                self._checkpoints.clear()
+                self.checkpoints.clear()
             if not len(applied) % checkpoints.CHECKPOINT_EVERY:  # checkpoints fall on multiples
                 self._maybe_checkpoint()
         event.seq = len(self.events) + 1
@@ -116,12 +124,12 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
 
     def replay(self, events: list[Event]) -> None:
         """Apply events read from a file (checkpoints only near the end; see module doc)."""
-        self._keep_from = len(self._applied) + len(events)
+        self.checkpoints.keep_from = len(self._applied) + len(events)
         try:
             for event in events:
                 self.apply(event)
         finally:
-            self._keep_from = 0
+            self.checkpoints.keep_from = 0
 
     def _walk(self, event: Event) -> None:
         undo = event.kind == UNDO
@@ -159,15 +167,15 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
                 raise TrackerError(f"{event.kind} of change {target} failed ({type(exc).__name__}: {exc}), and the fight could not be folded again ({type(again_exc).__name__}: {again_exc})") from exc
             raise TrackerError(f"{event.kind} of change {target} could not be applied ({type(exc).__name__}: {exc}); nothing was changed") from exc
         if again.kind in REWRITES_HISTORY:
-            self._checkpoints.clear()
+            self.checkpoints.clear()
         self._maybe_checkpoint()
 
     def _rebuild(self) -> None:
         """Refold the effective events from the setup (after undo or redo)."""
         events, applied, redo = self.events, self._applied, self._redo
-        self._checkpoints.clear()
+        self.checkpoints.clear()
         self._reset()
-        self._keep_from = len(applied)
+        self.checkpoints.keep_from = len(applied)
         self._applied = []
         try:
             for index in applied:
@@ -176,10 +184,36 @@ class Encounter(Roster, Actions, Resolving, Changes, Timeline, Proposals, Checkp
                 self._handlers[event.kind](self, event.args)
                 self._applied.append(index)
                 if event.kind in REWRITES_HISTORY:
-                    self._checkpoints.clear()
+                    self.checkpoints.clear()
                 self._maybe_checkpoint()
         finally:
             # Whatever happens, the log and both stacks stay as they were (a fault part
             # way is the caller's to handle: `_walk` folds its stacks again).
             self.events, self._applied, self._redo = events, applied, redo
-            self._keep_from = 0
+            self.checkpoints.keep_from = 0
+
+    def _maybe_checkpoint(self) -> None:
+        depth = len(self._applied)
+        if depth % checkpoints.CHECKPOINT_EVERY:  # checkpoints fall on multiples: a cheap test per change
+            return
+        self.checkpoints.consider(self, depth, len(self.events))
+
+    def settle(self) -> None:
+        """Move the state out of the garbage collector's sight if the fight has grown
+        enough since it last was (after a batch such as opening a save)."""
+        self.checkpoints.settle(len(self.events))
+
+    def _back_to_top(self) -> None:
+        """Make the state the fold of `_applied` after an undo, from the nearest checkpoint."""
+        nearest = self.checkpoints.nearest(len(self._applied))
+        if nearest is None:
+            self._rebuild()
+            return
+        base, snap = nearest
+        checkpoints.restore(self, snap)
+        for index in self._applied[base:]:
+            event = self.events[index]
+            self._current_seq = event.seq
+            self._handlers[event.kind](self, event.args)
+            if event.kind in REWRITES_HISTORY:
+                self.checkpoints.clear()

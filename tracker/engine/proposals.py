@@ -1,82 +1,62 @@
-"""Proposals: a player's declaration under `player_declarations = "approval"`.
+"""Proposals: the player's declarations waiting for the GM, by the seq of their event.
 
-A proposal is a `propose` event, checked against the initiation rules when made (so the
-player hears at once of a refusal) but changing nothing in the fight; `approve` applies
-it (its own arguments when the GM edited it), `refuse` and `withdraw` close it, and
-moving time lapses every pending one (the player declares again). Their log lines are
-private: shown to the GM and the players of the combatants they are about, never to
-viewers (`LogEntry.private`, `tracker.reading.roles.visible_to`).
+Under `player_declarations = "approval"` a player's declaration is a `propose` event: a
+`Proposal` that changes nothing in the fight until the GM approves it. `Proposals` is
+the encounter's table of them (read as a mapping, seq -> Proposal, oldest first); the
+events that make and close them are the encounter's (tracker.engine.proposing). Holds
+no reference to the encounter.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from collections.abc import Iterator, Mapping
 
-from tracker.engine import draws
-from tracker.engine.core import Core, _resolution
-from tracker.engine.effects import Resolution
 from tracker.engine.errors import RuleRefusal, TrackerError
-from tracker.engine.kinds import PROPOSABLE
-from tracker.engine.model import ACTIVE, APPROVED, LAPSED, PENDING, REFUSED, WITHDRAWN, Combatant, Proposal
+from tracker.engine.model import LAPSED, PENDING, Proposal
 
 
-class Proposals(Core):
-    """The `propose`, `approve`, `refuse` and `withdraw` events, and lapsing (see model.Proposal)."""
+class Proposals(Mapping[int, Proposal]):
+    """Every proposal of the fight, by the seq of its `propose` event."""
 
-    _PROPOSABLE = PROPOSABLE
+    __slots__ = ("_by_seq",)
+
+    def __init__(self, by_seq: dict[int, Proposal] | None = None) -> None:
+        self._by_seq: dict[int, Proposal] = {} if by_seq is None else by_seq
+
+    def __getitem__(self, seq: int) -> Proposal:
+        return self._by_seq[seq]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._by_seq)
+
+    def __len__(self) -> int:
+        return len(self._by_seq)
+
+    def __repr__(self) -> str:
+        return f"Proposals({self._by_seq!r})"
+
+    def add(self, proposal: Proposal) -> None:
+        self._by_seq[proposal.seq] = proposal
+
+    def copy(self) -> Proposals:
+        """Each proposal copied: approving, refusing or lapsing one changes its status in place."""
+        return Proposals({seq: copy.copy(p) for seq, p in self._by_seq.items()})
 
     def pending(self) -> list[Proposal]:
         """The proposals waiting for the GM, oldest first."""
-        return [p for p in self.proposals.values() if p.status == PENDING]
+        return [p for p in self._by_seq.values() if p.status == PENDING]
 
     def proposal(self, seq: int) -> Proposal:
-        found = self.proposals.get(seq)
+        """Proposal `seq`, or a refusal naming those waiting."""
+        found = self._by_seq.get(seq)
         if found is None:
             waiting = ", ".join(str(p.seq) for p in self.pending()) or "none"
             raise RuleRefusal("approval", f"no proposal {seq} (waiting: {waiting})")
         return found
 
-    def _check_proposed(self, action: str, args: dict[str, Any]) -> Combatant:
-        """Refuse a proposal the rules would refuse now, changing nothing."""
-        if action not in self._PROPOSABLE:
-            raise TrackerError(f"propose: action: expected one of {', '.join(self._PROPOSABLE)}, got {action!r}")
-        c = self.combatant(args["actor"])
-        if action == "declare":
-            mode = args.get("mode", ACTIVE)
-            self.check_initiation(c, args["template"], mode, tuple(args.get("companions", ())))
-            for target in args.get("targets", ()):
-                self.combatant(target)
-            self._checked(args["resolution"])
-        elif action == "maintain":
-            prev = self.maintainable_action(c)
-            self.check_initiation(c, prev.template, ACTIVE)
-            self._checked(args["resolution"])
-        else:
-            wanted = args.get("template")
-            if not any(wanted in (None, a.template) for a in c.in_progress):
-                what = f" {wanted}" if wanted else ""
-                raise RuleRefusal("abort", f"{c.name} has no{what} action in progress to abort")
-        return c
-
-    @staticmethod
-    def _proposed_args(args: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in args.items() if k not in ("action", "target", "reason", "faces")}
-
-    def _propose(self, args: dict[str, Any]) -> None:
-        action = args["action"]
-        proposed = self._proposed_args(args)
-        if "resolution" in proposed:
-            proposed["resolution"] = _resolution(proposed["resolution"])
-        c = self._check_proposed(action, proposed)
-        draw = draws.check(c, proposed)
-        p = Proposal(self._current_seq, action, c.name, proposed, self.now)
-        self.proposals[p.seq] = p
-        draws.hold(c, draw)
-        roll = proposed.get("resolution")
-        detail = f": {roll.summary}" if isinstance(roll, Resolution) and roll.summary else ""
-        self._say("propose", f"proposal {p.seq}: {c.name}, {p.what()}{detail} (waiting for the GM)", c.name, private=True)
-
-    def _waiting(self, seq: Any, verb: str) -> Proposal:
+    def waiting(self, seq: object, verb: str) -> Proposal:
+        """Proposal `seq` if it still waits for the GM, or a refusal saying why not."""
         if isinstance(seq, bool) or not isinstance(seq, int):
             raise TrackerError(f"{verb}: target: expected the number of a proposal, got {seq!r}")
         p = self.proposal(seq)
@@ -84,76 +64,20 @@ class Proposals(Core):
             raise RuleRefusal("approval", f"{verb}: proposal {seq} ({p.actor}, {p.what()}) is already {p.status}")
         return p
 
-    def _approve(self, args: dict[str, Any]) -> None:
-        p = self._waiting(args["target"], "approve")
-        applied = self._proposed_args(args) if "actor" in args else dict(p.args)
-        if applied.get("actor", p.actor) != p.actor:
-            raise TrackerError(f"approve: proposal {p.seq} is {p.actor}'s, not {applied.get('actor')}'s")
-        applied["actor"] = p.actor
-        # The player's draw of app dice stays in force with the approved change (the
-        # proposal holds it now: handed over, so the change may take it).
-        if p.args.get("draw") is not None:
-            applied["draw"] = p.args["draw"]
-        else:
-            applied.pop("draw", None)
-        p.changes = _changes(p.args, applied) if "actor" in args else ""
-        if p.changes:  # the player reads what the GM changed, not a plain approval
-            self._say("approve", f"the GM approves proposal {p.seq} with changes ({p.changes}): {p.actor}, {p.what()}", p.actor, private=True)
-        else:
-            self._say("approve", f"the GM approves proposal {p.seq}: {p.actor}, {p.what()}", p.actor, private=True)
-        actor = self.combatants.get(p.actor)
-        draws.release(actor, p.args)
-        try:
-            self._handlers[p.action](self, applied)
-        except TrackerError:
-            self.log.pop()  # the approval line: the proposed change was refused, nothing changed
-            if actor is not None:
-                draws.hold(actor, p.args.get("draw"))
-            raise
-        p.status = APPROVED
-
-    def _refuse(self, args: dict[str, Any]) -> None:
-        p = self._waiting(args["target"], "refuse")
-        reason = str(args.get("reason") or "").strip()
-        p.status, p.reason = REFUSED, reason
-        draws.release(self.combatants.get(p.actor), p.args)
-        why = f": {reason}" if reason else ""
-        self._say("refuse", f"the GM refuses proposal {p.seq} ({p.actor}, {p.what()}){why}", p.actor, private=True)
-
-    def _withdraw(self, args: dict[str, Any]) -> None:
-        p = self._waiting(args["target"], "withdraw")
-        p.status = WITHDRAWN
-        draws.release(self.combatants.get(p.actor), p.args)
-        self._say("withdraw", f"proposal {p.seq} ({p.actor}, {p.what()}) is taken back", p.actor, private=True)
-
-    def _lapse(self) -> None:
-        """Time moves on: proposals made for this segment lapse (the player declares again)."""
-        for p in self.pending():
+    def lapse(self) -> list[Proposal]:
+        """Time moves on: every pending proposal lapses (the player declares again); the
+        ones that lapsed."""
+        lapsed = self.pending()
+        for p in lapsed:
             p.status = LAPSED
-            draws.release(self.combatants.get(p.actor), p.args)
-            self._say("lapse", f"proposal {p.seq} ({p.actor}, {p.what()}) lapses: time moved on before the GM approved it", p.actor, private=True)
+        return lapsed
+
+    def renamed(self, old: str, new: str) -> None:
+        """A waiting proposal is still its combatant's after a rename."""
+        for p in self._by_seq.values():
+            if p.actor == old:
+                p.actor = new
+                p.args = {**p.args, "actor": new, "targets": [new if t == old else t for t in p.args.get("targets") or ()]}
 
 
-def _changes(proposed: dict[str, Any], applied: dict[str, Any]) -> str:
-    """What an edited approval changed of a proposal, in words: "targets Sphinx -> Nyx;
-    pt 15 -> 10; dice 5 4 -> 9 9; roll made secret" ("" when nothing differs)."""
-
-    def words(value: Any) -> str:
-        if isinstance(value, (list, tuple)):
-            return ", ".join(map(str, value)) or "none"
-        if isinstance(value, dict):
-            return ", ".join(f"{k}={v}" for k, v in value.items()) or "none"
-        return "none" if value is None or value == "" else str(value)
-
-    said = []
-    for key in ("template", "mode", "targets", "pt", "params"):
-        if key in applied and (proposed.get(key) or None) != (applied.get(key) or None):
-            said.append(f"{key} {words(proposed.get(key))} -> {words(applied.get(key))}")
-    before, after = proposed.get("resolution"), applied.get("resolution")
-    dice = [tuple(getattr(r, "dice", None) or (r.get("dice", ()) if isinstance(r, dict) else ())) for r in (before, after)]
-    if dice[0] != dice[1]:
-        said.append(f"dice {' '.join(map(str, dice[0])) or 'none'} -> {' '.join(map(str, dice[1])) or 'none'}")
-    # Who may see the roll is a change too (`approve N secret=true`; a player proposes in the open).
-    if bool(applied.get("secret")) and not proposed.get("secret"):
-        said.append("roll made secret")
-    return "; ".join(said)
+__all__ = ["Proposals"]

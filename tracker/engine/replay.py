@@ -19,7 +19,7 @@ is, when that is nearer) and applies at most MARK_EVERY events; a move inside a 
 time goes on from the segment shown when splitting the jump cannot change what it writes
 (no per-round payment could fall in it), else from a snapshot taken before the partial
 advance. Memory stays near one fold: a mark reuses the previous mark's values where they
-are equal (a combatant's row, the queue), and once the fold is done its log lines are
+are equal (a combatant's row, the timeline), and once the fold is done its log lines are
 the live fight's own objects where they are equal (they are frozen).
 
 Two things the engine's own checkpoints may assume and a replay may not, handled here:
@@ -38,16 +38,16 @@ from __future__ import annotations
 import bisect
 import copy
 import dataclasses
-import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tracker.engine.checkpoints import _ACTION_CHANGES, _action_values, Checkpoint
+from tracker.engine.checkpoints import ACTION_CHANGES, action_values, Checkpoint, restore, snapshot
 from tracker.engine.encounter import Encounter
 from tracker.engine.errors import TrackerError
 from tracker.engine.log import Log
 from tracker.engine.model import Action, Event
+from tracker.engine.timeline import Entry
 
 MARK_EVERY = 128  # effective events between marks: a move applies at most this many
 
@@ -65,7 +65,7 @@ class Fold(Encounter):
         self.partial: Event | None = None  # the advance a partial one stands for, if any
 
     def _pay_in_bulk(self, first: int, target: int) -> bool:
-        if self._upkeep_count and self.time.payment_every > 0:
+        if self.upkeep_count and self.time.payment_every > 0:
             self.bulk_risk = True
         return super()._pay_in_bulk(first, target)
 
@@ -95,15 +95,15 @@ class Fold(Encounter):
         for c in self.combatants.values():
             c.active, c.chain_from, c.interrupted = swap(c.active), swap(c.chain_from), swap(c.interrupted)
             c.in_progress = [swap(a) for a in c.in_progress]
-        queue = []
-        for segment, kind, tick, payload in self._queue:
+        def entry(item: Entry) -> Entry:
+            segment, kind, tick, payload = item
             if payload.__class__ is Action:
                 payload = swap(payload)
             elif payload.__class__ is tuple and payload and payload[0].__class__ is Action:
                 payload = (swap(payload[0]), *payload[1:])
-            queue.append((segment, kind, tick, payload))
-        heapq.heapify(queue)
-        self._queue = queue
+            return (segment, kind, tick, payload)
+
+        self.timeline.rewritten(entry)
 
     def effective_events(self) -> list[Event]:
         """The changes this state folds, the partial advance included as an `advance` to
@@ -153,7 +153,7 @@ def fold_at(encounter: Encounter, segment: int, label: str = "segment") -> Fold:
     `tracker show --at` needs. Raises TrackerError naming the range if out of it
     (`label`: how the caller names the segment, such as `--at`)."""
     check_segment(segment, encounter.now, label)
-    applied = list(encounter._applied)
+    applied = encounter.effective_indexes()
     after = clocks(encounter.events, applied)
     depth = bisect.bisect_right(after, segment)
     fold = Fold(encounter.setup, encounter.now)
@@ -178,7 +178,7 @@ class Replay:
     def __init__(self, encounter: Encounter, every: int = MARK_EVERY) -> None:
         self.source = encounter
         self.events = encounter.events
-        self.indexes = list(encounter._applied)  # the effective events, in order
+        self.indexes = encounter.effective_indexes()  # the effective events, in order
         self.after = clocks(self.events, self.indexes)
         self.last = encounter.now
         self.every = max(1, every)
@@ -197,7 +197,7 @@ class Replay:
         self._pristine: dict[int, tuple[Action, tuple[Any, ...]]] = {}
         for mark in self.marks:
             for action in mark.state.live:
-                self._pristine.setdefault(id(action), (action, _action_values(action)))
+                self._pristine.setdefault(id(action), (action, action_values(action)))
         self._handed: list[Action] = []  # actions a restored mark handed to the fold
         # The fold at the end goes on from here with lists of its own (marks keep theirs).
         fold.log, fold.actions = fold.log.copy(), list(fold.actions)
@@ -209,7 +209,7 @@ class Replay:
     # ------------------------------------------------------------------ building
     def _mark(self) -> None:
         fold = self.fold
-        state = fold._snapshot()
+        state = snapshot(fold)
         if self.marks:
             state = _reuse(state, self.marks[-1].state)
         self.marks.append(Mark(len(fold._applied), state, fold.log, fold.actions))
@@ -260,7 +260,7 @@ class Replay:
         self.depth = depth
         if fold.now < segment:
             if fold.partial is None:
-                self._base = fold._snapshot()
+                self._base = snapshot(fold)
                 fold.bulk_risk = False
             fold.advance_to(segment, self.events[self.indexes[depth]])
         self.segment = segment
@@ -269,19 +269,19 @@ class Replay:
     def _back_to_base(self) -> None:
         """Back to the fold at `depth` before the partial advance (its own lists: truncated)."""
         assert self._base is not None
-        self.fold._restore(self._base)
+        restore(self.fold, self._base)
         self.fold.partial = None
 
     def _restore(self, mark: Mark) -> None:
         fold = self.fold
         for action in self._handed:
             values = self._pristine[id(action)][1]
-            for name, value in zip(_ACTION_CHANGES, values):
+            for name, value in zip(ACTION_CHANGES, values):
                 setattr(action, name, value)
         self._handed = list(mark.state.live)
         fold.log = mark.log[: mark.state.log]
         fold.actions = mark.actions[: mark.state.actions]
-        fold._restore(mark.state)
+        restore(fold, mark.state)
         fold._applied = self.indexes[: mark.depth]
         fold.partial = None
         self._base = None
@@ -298,12 +298,12 @@ class Replay:
 
 def _reuse(state: Checkpoint, previous: Checkpoint) -> Checkpoint:
     """`state` with every value equal to `previous`'s replaced by `previous`'s own object
-    (a combatant's row, the queue, the settings): consecutive marks share what did not
+    (a combatant's row, the timeline, the settings): consecutive marks share what did not
     change, so marks cost what changed between them."""
     rows_before = {row[0]: row for row in previous.combatants}
     rows = tuple(rows_before[row[0]] if rows_before.get(row[0]) == row else row for row in state.combatants)
     changes: dict[str, Any] = {"combatants": rows}
-    for name in ("folded", "first", "scheduled", "queue", "verdicts", "table"):
+    for name in ("folded", "first", "scheduled", "timeline", "verdicts", "table"):
         mine, theirs = getattr(state, name), getattr(previous, name)
         if mine == theirs:
             changes[name] = theirs

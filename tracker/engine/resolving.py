@@ -22,8 +22,9 @@ from typing import Any
 
 from tracker.engine import bounds
 from tracker.engine import effects as fx
-from tracker.engine.core import _EXPIRE, _LAND, Core
+from tracker.engine.core import Core
 from tracker.engine.kinds import fmt
+from tracker.engine.timeline import EXPIRY, LANDING
 from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, INTERRUPTED, Action, Combatant
 
 _COMPLETES = "{}'s {} completes{}"  # the line a completion writes
@@ -170,7 +171,7 @@ class Resolving(Core):
     def _throw(self, c: Combatant, effect: fx.Throwback, interrupt_from: int) -> None:
         c.airborne_until = max(c.airborne_until, self.now + effect.airborne)
         if effect.airborne > 0:
-            self._push(c.airborne_until, _LAND, c.name)
+            self.timeline.push(c.airborne_until, LANDING, c.name)
         text = (
             f"{c.name} is thrown back {effect.distance:g} m at {effect.speed:g} m/segment, "
             f"airborne until segment {c.airborne_until}"
@@ -185,5 +186,5 @@ class Resolving(Core):
     def _add_condition(self, c: Combatant, name: str, duration: int) -> None:
         expires = self.now + duration
         c.conditions[name] = expires
-        self._push(expires, _EXPIRE, (c.name, name))
+        self.timeline.push(expires, EXPIRY, (c.name, name))
         self._say("condition", f"{c.name} is {name} until segment {expires}", c.name)

@@ -6,18 +6,18 @@ line about the combatant.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import replace
 from typing import Any
 
 from tracker.engine import bounds
 from tracker.engine import effects as fx
-from tracker.engine.core import _ALERT, _EARLY, _EXPIRE, _LAND, _RISE, Core
+from tracker.engine.resolving import Resolving
+from tracker.engine.timeline import ALERT, EARLY_BLOW, EXPIRY, LANDING, RISE, Entry
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ABORTED, Combatant, CombatantSetup
 
 
-class Roster(Core):
+class Roster(Resolving):
     """Joining, leaving and naming: the `add`, `remove`, `rename`, `side` and `reorder` events."""
 
     def _enter(self, entry: CombatantSetup) -> Combatant:
@@ -41,7 +41,7 @@ class Roster(Core):
         self._folded[c.name.casefold()] = c.name
         self._first.setdefault(c.name.casefold(), c.called[0])
         if c.surprised_until > self.now:
-            self._push(c.surprised_until, _ALERT, c.name)
+            self.timeline.push(c.surprised_until, ALERT, c.name)
         return c
 
     def check_new_name(self, name: str, keep: str | None = None) -> None:
@@ -123,24 +123,21 @@ class Roster(Core):
                         renamed[id(effect)] = replace(effect, target=new)
                     effects.append(renamed.get(id(effect), effect))
                 action.resolution = replace(action.resolution, effects=tuple(effects))
-        queue = []
-        for segment, kind, tick, payload in self._queue:
-            if kind in (_LAND, _ALERT):
+        def entry(item: Entry) -> Entry:
+            segment, kind, tick, payload = item
+            if kind in (LANDING, ALERT):
                 payload = swap(payload)
-            elif kind == _EXPIRE:
+            elif kind == EXPIRY:
                 payload = (swap(payload[0]), payload[1])
-            elif kind == _EARLY:
+            elif kind == EARLY_BLOW:
                 payload = (payload[0], renamed.get(id(payload[1]), payload[1]))
-            elif kind == _RISE:
+            elif kind == RISE:
                 payload = (swap(payload[0]), *payload[1:])
-            queue.append((segment, kind, tick, payload))
-        heapq.heapify(queue)
-        self._queue = queue
+            return (segment, kind, tick, payload)
+
+        self.timeline.rewritten(entry)
         self.log = self.log.renamed(old, swap)
-        for p in self.proposals.values():  # a waiting proposal is still its combatant's
-            if p.actor == old:
-                p.actor = new
-                p.args = {**p.args, "actor": new, "targets": [swap(t) for t in p.args.get("targets") or ()]}
+        self.proposals.renamed(old, new)
         self._say("rename", f"{old} is now called {new}", new)
 
     def _side(self, args: dict[str, Any]) -> None:

@@ -1,246 +1,126 @@
-"""The timeline and its clock: what is due on which segment, and moving time on.
+"""The timeline: what falls due on which segment, as a priority queue with lazy deletion.
 
-- On arriving at a segment: completions first, then conditions expiring, landings,
-  surprise ending, scheduled events, a per-round cost changing as time passes (an
-  Upkeep's rises, queued one at a time), then per-round costs if it is a payment segment.
-  Only after that may combatants initiate on that segment.
-- `next` finds the next segment where anything happens through a priority queue with
-  lazy deletion, so its cost does not depend on how many empty segments it skips.
-- A stretch of time holding nothing but payment segments is charged in one go, with
-  one summary line per payer ("payment segments 50-100000000 (2000000 payments): ..."),
-  so `step N` and loading its save cost the same whatever N. Payments are made one by
-  one only on the segment where a payer's down state changes, so who goes down, when,
-  and what that interrupts are exactly as if each segment had been stepped.
+An entry is `(segment, kind, tick, payload)`: `kind` says what falls due (its number is
+the order things are handled on one segment: completions first, then early blows,
+conditions expiring, landings, surprise ending, scheduled events, and a per-round cost
+changing just before the payment that charges it), `tick` the order it was queued in (so
+entries never compare payloads). Nothing is ever removed when it stops being due (an
+action aborted, a condition renewed): an entry is checked against the fight when it
+comes up (`valid`), so finding the next happening costs the same whatever lies between.
+
+The timeline holds no reference to the encounter (the fight's state holds no cycle:
+tracker.engine.settling); what an entry is checked against is handed in.
 """
 
 from __future__ import annotations
 
 import heapq
-import math
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from tracker.engine import bounds
-from tracker.engine.core import _ALERT, _COMPLETE, _EARLY, _EXPIRE, _LAND, _RISE, _SCHEDULED, Core
-from tracker.engine.kinds import fmt
-from tracker.engine.errors import TrackerError
-from tracker.engine.model import IN_PROGRESS, Combatant
+from tracker.engine.model import IN_PROGRESS, Action, Combatant
+
+# What falls due, in the order handled on one segment.
+COMPLETION, EARLY_BLOW, EXPIRY, LANDING, ALERT, SCHEDULED, RISE = range(7)
+
+Entry = tuple[int, int, int, Any]
 
 
-class Timeline(Core):
-    """The queue of what falls due, `advance`, and reading what comes next."""
+def early_segment(action: Action, effect: Any) -> int:
+    """The segment an effect landing `lead` segments before its action completes lands on."""
+    return max(action.start + 1, action.completes - getattr(effect, "lead", 0))
 
-    def _valid(self, entry: tuple[int, int, int, Any]) -> bool:
+
+class Timeline:
+    """The queue of what falls due (see the module docstring)."""
+
+    __slots__ = ("entries", "tick")
+
+    def __init__(self, entries: list[Entry] | None = None, tick: int = 0) -> None:
+        self.entries: list[Entry] = [] if entries is None else entries
+        self.tick = tick  # the last tie-breaker handed out
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Timeline):
+            return NotImplemented
+        return self.tick == other.tick and self.entries == other.entries
+
+    __hash__ = None  # type: ignore[assignment]  # changes, like a list
+
+    def copy(self) -> Timeline:
+        """A timeline of its own with the same entries (entries are immutable: shared)."""
+        return Timeline(self.entries.copy(), self.tick)
+
+    def push(self, segment: int, kind: int, payload: Any) -> None:
+        self.tick += 1
+        heapq.heappush(self.entries, (segment, kind, self.tick, payload))
+
+    def rewritten(self, rewrite: Callable[[Entry], Entry]) -> None:
+        """Every entry through `rewrite` (a rename), kept in order."""
+        entries = [rewrite(entry) for entry in self.entries]
+        heapq.heapify(entries)
+        self.entries = entries
+
+    @staticmethod
+    def valid(entry: Entry, combatants: Mapping[str, Combatant]) -> bool:
+        """Whether `entry` still falls due (see the module docstring)."""
         segment, kind, _, payload = entry
-        if kind == _COMPLETE:
+        if kind == COMPLETION:
             return payload.status == IN_PROGRESS and payload.completes == segment
-        if kind == _EARLY:
+        if kind == EARLY_BLOW:
             action, effect = payload
-            return action.status == IN_PROGRESS and self._early_segment(action, effect) == segment
-        if kind == _EXPIRE:
-            c = self.combatants.get(payload[0])
+            return action.status == IN_PROGRESS and early_segment(action, effect) == segment
+        if kind == EXPIRY:
+            c = combatants.get(payload[0])
             return c is not None and c.conditions.get(payload[1]) == segment
-        if kind == _LAND:
-            c = self.combatants.get(payload)
+        if kind == LANDING:
+            c = combatants.get(payload)
             return c is not None and c.airborne_until == segment
-        if kind == _ALERT:
-            c = self.combatants.get(payload)
+        if kind == ALERT:
+            c = combatants.get(payload)
             return c is not None and c.surprised_until == segment
-        if kind == _RISE:
-            c = self.combatants.get(payload[0])
+        if kind == RISE:
+            c = combatants.get(payload[0])
             return c is not None and c.rising.get(payload[1].name) is payload[1]
         return True
 
-    def next_happening(self) -> int | None:
-        """The next segment after now on which anything happens, or None."""
-        queue = self._queue
-        while queue and not self._valid(queue[0]):
-            heapq.heappop(queue)
-        best = queue[0][0] if queue else None
-        if self._upkeep_count:
-            payment = self.time.next_payment(self.now)
-            if payment is not None and (best is None or payment < best):
-                best = payment
-        return best
+    def due(self, combatants: Mapping[str, Combatant]) -> list[Entry]:
+        """The entries that still fall due, in no particular order."""
+        return [entry for entry in self.entries if self.valid(entry, combatants)]
 
-    def _advance(self, args: dict[str, Any]) -> None:
-        target = bounds.segment(args["to"], "advance: segment")
-        if target <= self.now:
-            raise TrackerError(f"time only moves forward: segment {target} is not after {self.now}")
-        self._lapse()
-        while True:
-            nxt = self.next_happening()
-            if nxt is None or nxt > target:
-                break
-            if not self._pay_in_bulk(nxt, target):
-                self._arrive(nxt)
-        self.now = target
+    def first(self, combatants: Mapping[str, Combatant]) -> int | None:
+        """The first segment on which something falls due, or None (entries no longer due
+        at the head are dropped on the way)."""
+        entries = self.entries
+        while entries and not self.valid(entries[0], combatants):
+            heapq.heappop(entries)
+        return entries[0][0] if entries else None
 
-    # A long stretch with nothing but payment segments in it is charged in one go, so
-    # the cost of `step N` (and of loading its save) does not grow with N. Payments are
-    # made one at a time only where a combatant's down state changes on one.
-    def _pay_in_bulk(self, first: int, target: int) -> bool:
-        every = self.time.payment_every
-        if not self._upkeep_count or every <= 0 or first % every:
-            return False
-        queue = self._queue  # next_happening has dropped the invalid entries at its head
-        end = min(target, queue[0][0] - 1) if queue else target
-        count = min(end // every - (first - 1) // every, self._steady_payments())
-        if count < 2:
-            return False
-        last = first + (count - 1) * every
-        self.now = last
-        span = f"payment segments {first}-{last} ({count} payments)"
-        for c in self.combatants.values():
-            if not c.upkeep:
-                continue
-            parts = []
-            before = dict(c.resources)
-            for name, (resource, amount) in c.upkeep.items():
-                total = amount * count
-                c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - total)
-                parts.append(f"{fmt(total)} {resource} for {name}")
-            self._say("upkeep", f"{span}: {c.name} pays {'; '.join(parts)}", c.name)
-            self._say_below_zero(c, before)
-            self._check_down(c, last + 1)
-        return True
-
-    def _steady_payments(self) -> int:
-        """How many payments can be made before any payer's down state could change."""
-        best = bounds.MAX_SEGMENT
-        for c in self.combatants.values():
-            if not c.upkeep:
-                continue
-            drain: dict[str, int | float] = {}
-            for resource, amount in c.upkeep.values():
-                drain[resource] = drain.get(resource, 0) + amount
-            for key in c.down_keys:
-                per, now = drain.get(key, 0), c.resources.get(key, 1)
-                if key in drain and per != 0:
-                    best = min(best, _first_crossing(now, per) - 1)
-        return best
-
-    def _arrive(self, segment: int) -> None:
-        self.now = segment
-        queue = self._queue
+    def take(self, segment: int, combatants: Mapping[str, Combatant]) -> list[list[Any]]:
+        """Take what falls due on `segment` off the queue: the payloads still due, one
+        list per kind, each in the order queued."""
+        entries = self.entries
         due: list[list[Any]] = [[], [], [], [], [], [], []]
-        while queue and queue[0][0] == segment:
-            entry = heapq.heappop(queue)
-            if entry[1] == _COMPLETE:  # `_valid` inlined for the commonest entry
+        valid = self.valid
+        while entries and entries[0][0] == segment:
+            entry = heapq.heappop(entries)
+            if entry[1] == COMPLETION:  # `valid` inlined for the commonest entry
                 action = entry[3]
                 if action.status == IN_PROGRESS and action.completes == segment:
-                    due[_COMPLETE].append(action)
-            elif self._valid(entry):
+                    due[COMPLETION].append(action)
+            elif valid(entry, combatants):
                 due[entry[1]].append(entry[3])
-        completing = list(dict.fromkeys(due[_COMPLETE]))  # a kept action may be queued twice
-        self._judge_due(completing, due[_EARLY])
-        if completing:
-            self._complete_all(completing)
-        for action, effect in due[_EARLY]:
-            # A blow of a sweep that lands before the action completes. It was due at the
-            # start of the segment, so with simultaneous resolution it lands even if its
-            # actor fell to a completion on this same segment.
-            if self.time.simultaneous or action.status == IN_PROGRESS:
-                self._apply_one(action, effect, segment + 1 if self.time.simultaneous else segment)
-        for name, condition in due[_EXPIRE]:
-            c = self.combatants[name]
-            if c.conditions.get(condition) == segment:
-                del c.conditions[condition]
-                self._say("expire", f"{name} is no longer {condition}", name)
-        for name in dict.fromkeys(due[_LAND]):
-            self._say("land", f"{name} lands", name)
-        for name in dict.fromkeys(due[_ALERT]):
-            self._say("surprise", f"{name} may act now", name)
-        for text in due[_SCHEDULED]:
-            self._say("scheduled", text)
-        for name, upkeep, amount in due[_RISE]:
-            # A cost that changes as time passes, before the payment that charges it.
-            c = self.combatants[name]
-            self._per_round(c, upkeep, amount, changed=True)
-            self._queue_rise(c, upkeep)
-        self._verdicts = {}
-        if self._upkeep_count and self.time.payment_every and segment % self.time.payment_every == 0:
-            self._pay(segment)
+        return due
 
-    def _pay(self, segment: int) -> None:
-        for c in self.combatants.values():
-            before = dict(c.resources) if c.upkeep else {}
-            for name, (resource, amount) in c.upkeep.items():
-                c.resources[resource] = bounds.clamp(c.resources.get(resource, 0) - amount)
-                self._say("upkeep", f"payment segment {segment}: {c.name} pays {fmt(amount)} {resource} for {name}", c.name)
-            if c.upkeep:
-                self._say_below_zero(c, before)
-                self._check_down(c, segment + 1)
-
-    def _say_below_zero(self, c: Combatant, before: dict[str, int | float]) -> None:
-        """The game's note for a resource that per-round payments left below 0."""
-        if not self.time.below_zero:
-            return
-        for resource in dict.fromkeys(r for r, _ in c.upkeep.values()):
-            note = self.time.below_zero_note(resource, c.name, before.get(resource, 0), c.resources.get(resource, 0))
-            if note is not None:
-                self._say("note", note, c.name)
-
-    def upcoming(self, limit: int = 20) -> list[tuple[int, str]]:
-        """The next things due, soonest first, as (segment, description)."""
-        return [(s, t) for s, t, _ in self.upcoming_about(limit)]
-
-    def upcoming_about(self, limit: int | None = 20) -> list[tuple[int, str, tuple[str, ...]]]:
-        """`upcoming` with the combatants each item is about (so a reader that may not see
-        one of them is not told of it: tracker.reading.viewing.Sight)."""
-        found: list[tuple[int, int, str, tuple[str, ...]]] = []
-        seen: set[tuple[int, int, int]] = set()
-        for segment, kind, tick, payload in self._queue:
-            if not self._valid((segment, kind, tick, payload)):
-                continue
-            # An action kept after throwback is queued again; it completes once.
-            key = (segment, kind, id(payload))
-            if key in seen:
-                continue
-            seen.add(key)
-            about: tuple[str, ...] = ()
-            if kind == _COMPLETE:
-                text = f"{payload.actor}'s {payload.template} completes"
-                about = (payload.actor, *payload.targets)
-            elif kind == _EARLY:
-                text = f"{payload[0].actor}'s {payload[0].template}: {payload[1].kind} on {payload[1].target}"
-                about = (payload[0].actor, *payload[0].targets, payload[1].target)
-            elif kind == _EXPIRE:
-                text = f"{payload[0]} stops being {payload[1]}"
-                about = (payload[0],)
-            elif kind == _LAND:
-                text = f"{payload} lands"
-                about = (payload,)
-            elif kind == _ALERT:
-                text = f"{payload} may act"
-                about = (payload,)
-            elif kind == _RISE:
-                # No figure here: what a viewer may see of a cost is the log's to decide.
-                c = self.combatants[payload[0]]
-                now = c.upkeep.get(payload[1].name, ("", 0))[1]
-                text = f"{payload[0]}'s {payload[1].name} costs {'more' if payload[2] > now else 'less'} a {self.time.round_name}"
-                about = (payload[0],)
-            else:
-                text = str(payload)
-            found.append((segment, tick, text, about))
-        found.sort()
-        if self._upkeep_count:
-            payment = self.time.next_payment(self.now)
-            if payment is not None:
-                found.append((payment, -1, "payment segment: per-round costs are charged", ()))
-                found.sort()
-        return [(s, t, a) for s, _, t, a in found[:limit]]
+    def head_segment(self) -> int | None:
+        """The segment of the first entry as it stands (after `first`: the next happening)."""
+        return self.entries[0][0] if self.entries else None
 
 
-def _first_crossing(value: int | float, per: int | float) -> int:
-    """The first payment count j >= 1 after which `value - j * per` is on the other side of 0
-    (positive -> at most 0, or at most 0 -> positive); a large number if never."""
-    positive = value > 0
-    if (positive and per <= 0) or (not positive and per >= 0):
-        return bounds.MAX_SEGMENT + 1
-    j = max(1, math.ceil(value / per) if positive else math.floor(-value / -per) + 1)
-    # Guard against float rounding: step to the exact first crossing.
-    while j > 1 and ((value - (j - 1) * per > 0) != positive):
-        j -= 1
-    while (value - j * per > 0) == positive:
-        j += 1
-    return j
+__all__ = ["ALERT", "COMPLETION", "EARLY_BLOW", "EXPIRY", "Entry", "LANDING", "RISE", "SCHEDULED", "Timeline", "early_segment"]
