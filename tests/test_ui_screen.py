@@ -20,7 +20,8 @@ from tracker.reading import report
 from tracker.persistence.store import EncounterFile
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.confirm import ConfirmScreen
-from tracker.ui.screens.encounter import EncounterScreen, UpcomingView
+from tracker.ui.screens.encounter import EncounterScreen
+from tracker.ui.widgets.upcoming import UpcomingView
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.help import HelpScreen
 from tracker.ui.screens.start import StartScreen

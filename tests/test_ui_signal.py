@@ -94,7 +94,7 @@ def test_a_change_the_event_loop_did_not_take_is_announced_again(tmp_path: Path,
 
 @pytest.mark.ui
 async def test_a_note_redraws_the_log_alone(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tracker.ui.screens.encounter import UpcomingView
+    from tracker.ui.widgets.upcoming import UpcomingView
     from tracker.ui.widgets.clock import ClockBar
     from tracker.ui.widgets.log import CombatLog
     from tracker.ui.widgets.roster import DetailView, RosterView

@@ -28,7 +28,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from rulesets.fields import yes_no
-from tracker.reading.charts import LEGEND
 from tracker.engine import TrackerError
 from tracker.play.session import Outcome, Session
 from tracker.play import verbs
@@ -39,8 +38,9 @@ from tracker.ui import guard
 from tracker.ui.commands import ENCOUNTER, Command, bindings, for_role, role_may, in_table_order
 from tracker.play.live import Changed, Live
 from tracker.ui.widgets.clock import ClockBar
+from tracker.ui.widgets.upcoming import UpcomingView
 from tracker.ui.widgets.log import CombatLog
-from tracker.ui.widgets.redraw import touches, update_if_changed
+from tracker.ui.widgets.redraw import update_if_changed
 from tracker.ui.widgets.roster import DetailView, RosterView
 from tracker.ui.widgets.timeline import TimelineView
 from tracker.ui.widgets.footer import KeyFooter
@@ -107,45 +107,6 @@ def _number(text: str) -> float:
         return float(text)
     except ValueError:
         raise TrackerError(f"amount: expected a number (negative heals), got {text!r}") from None
-
-
-class UpcomingView(Static):
-    """What is due next, soonest first (`encounter.upcoming()`)."""
-
-    def __init__(self, live: Live, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self.live = live
-
-    def on_resize(self) -> None:
-        self.show()
-
-    def changed(self, change: Changed) -> None:
-        if touches(change):
-            self.show()
-
-    def show(self) -> None:
-        enc = self.live.encounter
-        legend = LEGEND.split("\n")
-        room = max(2, self.content_region.height - len(legend))
-        lines = [Text("Upcoming", style="bold")]
-        width = max(10, self.content_region.width - 5)
-        for segment, what in sight(enc, self.live.seen_as).upcoming(limit=40):
-            # Wrapped under itself, never cut: "  30 Sphinx's punch" / "     completes".
-            wrapped = wrap(printable(what), width)
-            if len(lines) + len(wrapped) > room:
-                if len(lines) < room:
-                    lines.append(Text("     …", style="dim"))
-                break
-            lines.append(Text.assemble((f"{segment:>4} ", "bold"), wrapped[0]))
-            lines.extend(Text("     " + more) for more in wrapped[1:])
-        if len(lines) == 1:
-            lines.append(Text("nothing scheduled"))
-        while len(lines) < room:
-            lines.append(Text(""))
-        lines.extend(Text(line, style="dim") for line in legend)
-        text = Text("\n").join(lines)
-        text.no_wrap, text.overflow = True, "ellipsis"
-        update_if_changed(self, text)
 
 
 class EncounterScreen(Screen[None]):
