@@ -1,0 +1,1 @@
+"""Direct tests of tracker.recent: what it promises, one case per rule (mutation run)."""
