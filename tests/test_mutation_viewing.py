@@ -212,3 +212,41 @@ def test_a_hidden_combatant_is_not_known_to_a_viewer_nor_its_actions() -> None:
     assert viewer.upcoming() == [(3, "Orc's chop completes")]
     assert len(gm.upcoming()) == 2
     assert not viewer.knows_name("Gone") and gm.knows_name("Gone")  # one that has left
+
+
+# ------------------------------------------------------------------ a role's words and identity
+def test_a_roles_label_signature_and_refusals() -> None:
+    """docs/decisions/0016-roles-identity.md: a player's changes are signed "player:" and
+    its account (else its combatants); an account that looks like a tag stays a GM's."""
+    player = Role.player(["Ann", "Bo"])
+    assert player.label() == "player of Ann, Bo"
+    assert Role.gm().label() == "GM" and Role.viewer().label() == "viewer"
+    assert player.signature("carol") == "player:carol"
+    assert player.signature("") == "player:Ann,Bo"
+    assert Role.gm().signature("alice") == "alice"
+    assert Role.gm().signature("player:x") == "gm:player:x"
+    assert Role.gm().signature("gm:x") == "gm:gm:x"
+    assert player.owns("ann") and player.owns("BO") and not player.owns("Cy")
+    viewer = Role.viewer().refuse("damage")
+    assert str(viewer) == "damage: a viewer's session is read-only; changes are made by the GM (rule: viewer)"
+    refused = str(player.refuse("damage"))
+    assert refused == ("damage: a player declares, maintains and aborts actions for their own combatants (Ann, Bo) "
+                       "and takes back their own last declaration; everything else is the GM's (rule: player)")
+
+
+def test_a_player_is_held_by_identity_through_a_rename() -> None:
+    """Role.of: each name is its first bearer; a rename keeps it; one who left is nobody's;
+    a newcomer under the old name is someone else."""
+    enc = encounter("Ann", "Bo")
+    role, missing = Role.of(enc, ["ann ", "Zed", "Ann", ""])
+    assert role is not None and role.combatants == ("Ann",) and missing == ["Zed"]
+    assert Role.of(enc, ["Zed"]) == (None, ["Zed"])
+    enc.apply(Event("rename", {"target": "Ann", "name": "Anna"}))
+    assert role.following(enc).combatants == ("Anna",)
+    enc.apply(Event("add", {"name": "Ann", "resources": {"hp": 1}}))
+    assert role.following(enc).combatants == ("Anna",)
+    enc.apply(Event("remove", {"name": "Anna"}))
+    assert role.following(enc).combatants == ()
+    plain = Role.player(["Bo"])
+    assert plain.following(enc) is plain  # held by name: as it is
+    assert Role.gm().following(enc) == Role.gm()
