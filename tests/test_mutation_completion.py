@@ -54,19 +54,23 @@ def test_an_empty_user_folder_offers_the_examples_the_first_command_copies(tmp_p
     assert not (tmp_path / "data").exists()  # nothing made
 
 
-@pytest.mark.parametrize("prefix", ["./", "~/", os.sep, "sub" + os.sep, "."])
+@pytest.mark.parametrize("prefix", ["./", "~/", os.sep, "sub" + os.sep, ".", "~"])
 def test_a_prefix_that_looks_like_a_path_completes_as_a_path(prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A prefix starting with ".", "~" or the separator, or holding one, is a path: files
-    are offered, not the saves folder's encounters."""
+    are offered, not the saves folder's encounters (one of which starts with "~" here)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     _folder(tmp_path / "sub", "inner.toml")
-    _folder(tmp_path / "saves-elsewhere", "a-fight.toml")
+    _folder(tmp_path / "saves-elsewhere", "a-fight.toml", "~odd.toml")
     monkeypatch.setenv("TRACKER_SAVES", str(tmp_path / "saves-elsewhere"))
     offered = completion.encounter_names(prefix, argparse.Namespace(saves=None))
-    assert "a-fight" not in offered
+    assert "a-fight" not in offered and "~odd" not in offered
     if prefix.startswith("sub"):
         assert offered == ["sub" + os.sep + "inner.toml"]
+    if prefix == ".":
+        assert "./" in offered  # the folder itself, as a path
+    # the same folder's encounters by name, for a prefix that is no path
+    assert completion.encounter_names("", argparse.Namespace(saves=None)) == ["a-fight", "~odd"]
 
 
 def test_ruleset_ids_are_sorted_and_filtered_by_the_prefix() -> None:
@@ -111,5 +115,11 @@ def test_every_encounter_and_ruleset_argument_of_every_command_gets_its_complete
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_the_script_completes_the_tracker_command(shell: str) -> None:
     code = completion.script(shell)
-    assert "tracker" in code
-    assert "_python_argcomplete" in code or "complete" in code
+    assert "tracker" in code and "_ARGCOMPLETE" in code
+
+
+def test_fish_gets_its_own_script() -> None:
+    """Module docstring: eval the script in bash or zsh, save fish's as a fish function."""
+    fish = completion.script("fish")
+    assert "function __fish_tracker_complete" in fish
+    assert fish != completion.script("bash")

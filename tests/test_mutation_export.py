@@ -180,3 +180,15 @@ def test_a_link_at_out_is_replaced_and_its_target_untouched(saves: Path) -> None
     assert said == f"wrote {link} (it replaced a symbolic link that was there; the link's target is untouched)\n"
     assert target.read_text(encoding="utf-8") == "keep me"
     assert not link.is_symlink() and link.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_segment_outside_the_fight_is_refused_naming_the_option(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/guide/replay.md: "A segment before 0 or past the fight's last is refused,
+    naming the range" (and the option that gave it); nothing is written."""
+    assert run("new", "fight", "--ruleset", "freeform")[0] == 0
+    assert run("play", "fight", stdin=_PLAYED)[0] == 0
+    capsys.readouterr()
+    out = saves / "late.md"
+    assert run("export", "fight", "--at", "9", "-o", str(out)) == (1, "")
+    assert capsys.readouterr().err == "tracker: --at 9: this fight's segments run from 0 to 5\n"
+    assert not out.exists()
