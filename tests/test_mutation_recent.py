@@ -54,8 +54,8 @@ def test_asked_keeps_what_differs_from_the_default() -> None:
 
 def test_a_maintained_link_starts_from_what_its_action_asked() -> None:
     action = Action(id=1, actor="Ann", template="aim", mode="active", pt=3, start=0, completes=3, targets=(), resolution=Resolution(pt=3),
-                    asked={"steady": True, "range": 12, "luck": 2, "style": "calm"})
-    assert recent.link_params(action, AIM) == {"range": "12", "style": "calm"}
+                    asked={"steady": True, "range": 12, "luck": 2, "style": "Calm"})
+    assert recent.link_params(action, AIM) == {"range": "12", "style": "Calm"}  # as typed: only a yes/no is a word
     action = Action(id=2, actor="Ann", template="aim", mode="active", pt=3, start=0, completes=3, targets=(), resolution=Resolution(pt=3),
                     asked={"steady": False})
     assert recent.link_params(action, AIM) == {"steady": "false"}
@@ -75,6 +75,11 @@ def test_at_most_the_limit_newest_first() -> None:
     assert [r.template for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann", limit=1)] == ["d"]
     assert [r.template for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann", limit=5)] == ["d", "c", "b", "a"]
     assert recent.recent(s.encounter, s.ruleset, Role.gm(), "Nobody") == []
+
+
+def test_a_modifier_is_offered_as_typed() -> None:
+    s = _freeform("declare Ann sword target=Bo note=Wild")
+    assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann")] == ["again: sword -> Bo (note=Wild)"]
 
 
 def test_an_approval_edited_by_the_gm_is_offered_as_approved() -> None:
