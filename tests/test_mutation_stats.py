@@ -6,6 +6,7 @@ JSON; and luck's verdicts (docs/decisions/0046-fight-luck.md)."""
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from tests.helpers import advance, encounter
 from tracker.engine import Event, Resolution
@@ -13,7 +14,7 @@ from tracker.engine.effects import Adjust, Damage
 from tracker.stats import Luck, fight_stats, luck_of, main_resource, poisson_binomial
 
 
-def _by(items, name):  # type: ignore[no-untyped-def]
+def _by(items: list[Any], name: str) -> Any:
     return next(t for t in items if t.name == name)
 
 
@@ -74,7 +75,7 @@ def test_an_actions_cost_on_its_actor_and_its_blow_on_another() -> None:
     assert data["withheld"] == []
 
 
-def _by_json(items: list[dict], name: str) -> dict:  # type: ignore[type-arg]
+def _by_json(items: list[dict[str, Any]], name: str) -> dict[str, Any]:
     return next(t for t in items if t["name"] == name)
 
 
