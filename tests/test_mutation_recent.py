@@ -89,3 +89,13 @@ def test_an_approval_edited_by_the_gm_is_offered_as_approved() -> None:
     s.role = Role.gm()
     s.execute(f"approve {s.encounter.pending()[0].seq} target=Cy pt=5")
     assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann")] == ["again: sword -> Cy (PT 5)"]
+
+
+def test_a_newcomer_under_a_renamed_ones_new_name_is_someone_else() -> None:
+    """Ann declares, is renamed Anna, leaves; a newcomer named Anna has done nothing yet
+    (module docstring: "with names as they are now"; the identity follows the rename)."""
+    s = _freeform("declare Ann sword target=Bo", "rename Ann Anna")
+    assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Anna")] == ["again: sword -> Bo"]
+    s.execute("remove Anna")
+    s.execute("add Anna hp=10")
+    assert recent.recent(s.encounter, s.ruleset, Role.gm(), "Anna") == []
