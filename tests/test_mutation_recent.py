@@ -99,3 +99,10 @@ def test_a_newcomer_under_a_renamed_ones_new_name_is_someone_else() -> None:
     s.execute("remove Anna")
     s.execute("add Anna hp=10")
     assert recent.recent(s.encounter, s.ruleset, Role.gm(), "Anna") == []
+
+
+def test_one_who_takes_the_name_of_one_who_left_is_offered_only_its_own() -> None:
+    """Ann declares and leaves; Bo, who declared a kick, is renamed Ann: "Ann" now is Bo,
+    offered Bo's kick and nothing of the Ann who left."""
+    s = _freeform("declare Ann sword target=Cy", "declare Bo kick target=Cy", "remove Ann", "rename Bo Ann")
+    assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann")] == ["again: kick -> Cy"]
