@@ -1,1 +1,0 @@
-"""Direct tests of tracker.campaign: what it promises, one case per rule (mutation run)."""
