@@ -1,4 +1,4 @@
-"""The mutation score of the rules, per game, from the last `mutmut run`
+"""The mutation score of the rules, per game, and of tracker/, from the last `mutmut run`
 (docs/contributing/mutation.md). Run from the repository root after mutmut has run:
 
     .venv/bin/python benchmarks/mutation_report.py            # score per game and module
@@ -27,6 +27,9 @@ _STRING = re.compile(r"""(?:[rbuf]{0,2})("[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.
 
 
 def _game(path: Path) -> str:
+    """The game a rules module belongs to ("shared" for rulesets/ itself), or "tracker"."""
+    if path.is_relative_to("mutants/tracker"):
+        return "tracker"
     parts = path.relative_to("mutants/rulesets").parts
     return parts[0] if len(parts) > 1 else "shared"
 
@@ -71,7 +74,8 @@ def main() -> None:
     per_game: dict[str, Counter[str]] = defaultdict(Counter)
     per_module: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: list[tuple[str, str, str]] = []
-    for meta in sorted(Path("mutants/rulesets").rglob("*.py.meta")):
+    metas = sorted(Path("mutants/rulesets").rglob("*.py.meta")) + sorted(Path("mutants/tracker").rglob("*.py.meta"))
+    for meta in metas:
         if args.only not in str(meta):
             continue
         source = meta.with_suffix("")
