@@ -1,5 +1,5 @@
 """Every game of the tracker, and the guide's third-party example, through the contract
-suite the tracker ships (`rulesets.testing.RulesetContract`), each declaring what it
+suite the tracker ships (`tracker.testing.RulesetContract`), each declaring what it
 can do; then the example game's own rules, and `tracker` in another process finding it.
 
 A small third-party package (`tests/data/tablesaw_rpg`, the example game of
@@ -27,7 +27,7 @@ from rulesets.dice import TypedFaces
 from rulesets.freeform import FreeformRuleset
 from rulesets.ogs import OgsRuleset
 from rulesets.ore import OreRuleset
-from rulesets.testing import RulesetContract
+from tracker.testing import RulesetContract
 from rulesets.usor import UsorRuleset
 from tracker.engine import TrackerError
 

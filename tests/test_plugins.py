@@ -27,7 +27,7 @@ from rulesets import registry
 from rulesets.base import ActionRequest, ActionTemplate, RollResult, Ruleset
 from rulesets.dice import DiceSource, roll_group
 from rulesets.fields import RESOURCE, Field
-from rulesets.testing import RulesetContract
+from tracker.testing import RulesetContract
 from tracker.engine import ACTIVE, Damage, Resolution, TimeMapping, TrackerError
 from tracker.persistence.store import EncounterFile
 from tests.helpers import cli

@@ -5,7 +5,7 @@ test file, names its class and says what it can do; pytest runs every check belo
 
 ```python
 # tests/test_contract.py of the game's package
-from rulesets.testing import RulesetContract
+from tracker.testing import RulesetContract
 
 from coin_rpg import CoinRuleset
 
