@@ -163,7 +163,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = _env(Path(tmp))
         subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "tracker"), str(ROOT / "rulesets")], env=env, check=True)
-        subprocess.run([PY, "-c", "import tracker.cli, tracker.ui.app, tracker.ui.screens.start, rulesets.brandx"], env=env, cwd=ROOT, check=True)
+        subprocess.run([PY, "-c", "import tracker.command.cli, tracker.ui.app, tracker.ui.screens.start, rulesets.brandx"], env=env, cwd=ROOT, check=True)
         tracker = [PY, "-m", "tracker"]
         floor_s, ours_s = interleaved(args.runs, lambda: process_time([PY, "-c", "import icepool"], env), lambda: process_time([*tracker, "roll", "brandx", "15", "--seed", "1"], env))
         rows.append(("tracker roll brandx 15  vs  python -c 'import icepool'", floor_s, ours_s, 1.6))

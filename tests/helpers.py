@@ -59,7 +59,7 @@ def cli(*argv: str, stdin: str = "") -> tuple[int, str]:
     """Run the `tracker` command in-process: (exit code, standard output)."""
     import io
 
-    from tracker.cli import main
+    from tracker.command.cli import main
 
     out = io.StringIO()
     code = main(list(argv), stdin=io.StringIO(stdin), stdout=out)

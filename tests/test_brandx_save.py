@@ -6,7 +6,7 @@ import io
 import shutil
 from pathlib import Path
 
-from tracker import cli
+from tracker.command import cli
 from tracker.persistence.store import EncounterFile
 
 SAVE = Path(__file__).resolve().parent.parent / "saves" / "seraph-vs-sphinx.toml"

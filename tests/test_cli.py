@@ -222,7 +222,7 @@ def test_an_argument_that_is_not_utf8_is_refused_by_number(saves: Path, argv: li
 @pytest.mark.parametrize("collecting", [True, False])
 def test_an_app_that_does_not_start_leaves_the_collector_as_it_found_it(saves: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collecting: bool) -> None:
     """`tracker` and `tracker open` pause the cyclic garbage collector while the app's
-    modules load (tracker.cli); a start refused on the way (here a bad config file) turns
+    modules load (tracker.command.cli); a start refused on the way (here a bad config file) turns
     it back on, and leaves it off for a caller that had turned it off."""
     import gc
 
@@ -244,7 +244,7 @@ def test_every_command_help_line_is_a_whole_phrase() -> None:
     on a word that needs another after it (the serve line once stopped at "the GM's")."""
     import argparse
 
-    from tracker.parser import build_parser
+    from tracker.command.parser import build_parser
 
     [commands] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     dangling = {"the", "a", "an", "of", "to", "and", "or", "with", "for", "by", "in", "on", "at", "from", "as"}

@@ -143,7 +143,7 @@ def test_every_option_shows_its_description(shell: str, table: dict[str, str], t
 
 def test_completing_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A TAB before the first command offers the worked examples by name and makes no folder."""
-    from tracker.completion import encounter_names
+    from tracker.command.completion import encounter_names
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TRACKER_SAVES", raising=False)

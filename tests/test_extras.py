@@ -1,5 +1,5 @@
 """The hint for a missing extra names a command that works from where the user
-installed the tracker (tracker.extras): pipx, uv tool, an editable checkout, a venv
+installed the tracker (tracker.command.extras): pipx, uv tool, an editable checkout, a venv
 installed from a folder or from an index. The names come from the metadata."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from tracker import extras
+from tracker.command import extras
 
 REQUIRES = [
     "textual<8.3,>=8.2",

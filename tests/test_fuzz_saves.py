@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracker.cli import main as cli_main
+from tracker.command.cli import main as cli_main
 from tracker.engine import TrackerError
 from tracker.persistence.store import EncounterFile
 from tracker.play.session import Session

@@ -21,7 +21,7 @@ import pytest
 
 from tests.helpers import cli as run
 from tracker.persistence import config, paths
-from tracker import extras
+from tracker.command import extras
 from tracker.ui import commands, settings
 from tests.ui import settle
 
@@ -488,7 +488,7 @@ def test_web_refuses_an_unknown_encounter(saves: Path, capsys: pytest.CaptureFix
 # ---------------------------------------------------------------- start-up
 def test_a_roll_imports_neither_files_nor_metadata_nor_textual_nor_the_odds_library() -> None:
     code = (
-        "import sys, io\nfrom tracker.cli import main\nmain(['roll', 'brandx', '15', '--seed', '1'], stdout=io.StringIO())\n"
+        "import sys, io\nfrom tracker.command.cli import main\nmain(['roll', 'brandx', '15', '--seed', '1'], stdout=io.StringIO())\n"
         "print(sorted(m for m in ('tracker.play.session', 'tracker.persistence.store', 'tracker.reading.report', 'importlib.metadata', 'textual', 'rulesets.usor', 'platformdirs', 'icepool') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
@@ -510,7 +510,7 @@ def test_default_viewer_resources_come_from_the_config(config_file: Path) -> Non
 
 
 def test_every_command_takes_saves_after_it() -> None:
-    from tracker.parser import build_parser
+    from tracker.command.parser import build_parser
 
     parser = build_parser()
     assert parser.parse_args(["serve", "--saves", "d"]).saves == "d"
@@ -574,7 +574,7 @@ def test_every_command_and_option_has_a_description_and_shows_its_default() -> N
     """Issue 24 item 3: no option without help, no default left unsaid."""
     import argparse
 
-    from tracker.parser import build_parser
+    from tracker.command.parser import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -593,7 +593,7 @@ def test_every_command_and_option_has_a_description_and_shows_its_default() -> N
 
 
 def test_saves_is_offered_only_where_it_acts_and_documented_once() -> None:
-    from tracker.parser import NO_SAVES, build_parser
+    from tracker.command.parser import NO_SAVES, build_parser
     import argparse
 
     parser = build_parser()

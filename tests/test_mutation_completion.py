@@ -1,4 +1,4 @@
-"""Direct tests of tracker.completion (docs/decisions/0030): which names a shell is
+"""Direct tests of tracker.command.completion (docs/decisions/0030): which names a shell is
 offered for an encounter or a ruleset argument, without a shell (tests/test_completion.py
 runs the real shells and is marked slow)."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tracker import completion
+from tracker.command import completion
 
 
 def _folder(path: Path, *names: str) -> Path:

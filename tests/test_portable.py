@@ -84,7 +84,7 @@ def test_local_commands_run_without_posix_modules(tmp_path: Path) -> None:
     (saves / "evil.toml").symlink_to(tmp_path / "outside.toml")
     code = """
     import io, json
-    from tracker.cli import main
+    from tracker.command.cli import main
     results = {}
     def run(*argv, stdin=""):
         out = io.StringIO()

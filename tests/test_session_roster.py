@@ -311,12 +311,12 @@ def test_show_never_prints_a_control_character(saves: Path) -> None:
 
 
 def test_an_internal_error_exits_non_zero(saves: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import tracker.cli
+    import tracker.command.cli
 
     def broken(*args: object) -> int:
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(tracker.cli, "_run", broken)
+    monkeypatch.setattr(tracker.command.cli, "_run", broken)
     code, _ = run("rulesets")
     assert code == 3
     assert "internal error: ZeroDivisionError: boom" in capsys.readouterr().err

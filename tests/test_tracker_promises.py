@@ -15,7 +15,7 @@ import pytest
 
 from rulesets import registry
 from tests.helpers import advance, cli as run, declare, encounter, next_, session_for
-from tracker import completion
+from tracker.command import completion
 from tracker.engine import Event, RuleRefusal
 from tracker.engine.effects import Throwback
 from tracker.reading.stats import fight_stats, luck_of

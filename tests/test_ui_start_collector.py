@@ -1,4 +1,4 @@
-"""`tracker open` starts with Python's cyclic garbage collector off (tracker.cli): the
+"""`tracker open` starts with Python's cyclic garbage collector off (tracker.command.cli): the
 collections that fell due while the encounter was read and the first screen built were
 about a tenth of the time to the first frame. The app turns it on once that screen is
 drawn, and only if its caller had turned it off for it."""

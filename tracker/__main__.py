@@ -1,3 +1,3 @@
-from tracker.cli import main
+from tracker.command.cli import main
 
 raise SystemExit(main())

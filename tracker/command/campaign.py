@@ -15,7 +15,7 @@
     tracker campaign export NAME --format html|md [--viewer] [--output FILE]
     tracker campaign note NAME TEXT | undo NAME | redo NAME | list
 
-`tracker new FIGHT --campaign NAME [--from OTHER]` starts the next fight (tracker.cli).
+`tracker new FIGHT --campaign NAME [--from OTHER]` starts the next fight (tracker.command.cli).
 Every change is signed with the OS account, as the fight's are; a viewer's session
 (`TRACKER_READ_ONLY`) changes nothing.
 """

@@ -1,6 +1,6 @@
 """The `tracker` command's words: its parser, every command's options and help, the
-examples under each help, the version. `tracker.cli` runs what it reads; shell
-completion (tracker.completion) asks the same parser.
+examples under each help, the version. `tracker.command.cli` runs what it reads; shell
+completion (tracker.command.completion) asks the same parser.
 
 Start-up time matters: building the parser imports nothing beyond argparse and the
 modules named here (each command imports what it uses when it runs).
@@ -241,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
     p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
 
-    from tracker.campaign_arguments import add_parser as campaign_parser
+    from tracker.command.campaign_arguments import add_parser as campaign_parser
 
     campaign_parser(sub, _JSON_HELP)
 

@@ -1,5 +1,5 @@
 """The `tracker campaign` command's arguments (argparse), kept apart from what runs them
-(tracker.campaign_command) so that building the parser imports nothing else: `tracker
+(tracker.command.campaign) so that building the parser imports nothing else: `tracker
 roll` and completion never load the files, engine or stores a campaign needs."""
 
 from __future__ import annotations

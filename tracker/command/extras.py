@@ -46,7 +46,7 @@ class Install:
 def running() -> Install | None:
     """The install the tracker runs from, or None for a source tree never installed."""
     prefix = Path(sys.prefix).resolve()
-    for name in dict.fromkeys(metadata.packages_distributions().get(__package__ or "tracker", [])):
+    for name in dict.fromkeys(metadata.packages_distributions().get((__package__ or "tracker").partition(".")[0], [])):
         # The one installed in this environment: a build's *.egg-info in the current
         # folder (a checkout) is found first on sys.path but says nothing of the install.
         found = sorted(metadata.distributions(name=name), key=lambda d: not Path(str(d.locate_file(""))).resolve().is_relative_to(prefix))
@@ -86,7 +86,7 @@ def direct_source(direct: dict[str, object]) -> str:
 def command(extra: str, install: Install | None) -> str:
     """The shell command that adds `extra` to `install` (see the module docstring)."""
     if install is None:  # run from a source tree on sys.path: the tree is the checkout
-        here = Path(__file__).resolve().parent.parent
+        here = Path(__file__).resolve().parents[2]  # tracker/command/ -> the folder holding tracker/
         return f"{shlex.quote(sys.executable)} -m pip install -e {shlex.quote(f'{here}[{extra}]')}"
     reqs = extra_requirements(install.requires, extra) or [f"{install.distribution}[{extra}]"]
     quoted = " ".join(shlex.quote(r) for r in reqs)

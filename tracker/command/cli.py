@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tracker.persistence import paths
-from tracker.parser import build_parser
+from tracker.command.parser import build_parser
 from tracker.engine.errors import TrackerError, no_such_combatant
 from tracker.engine.text import TITLE_CELLS, Shown, check_name, command_lines, printable, refuse_controls
 from rulesets import registry
@@ -63,8 +63,8 @@ _APPS = (None, "open", "web")
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tracker.completion)
-        from tracker.completion import complete
+    if argv is None and "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (tracker.command.completion)
+        from tracker.command.completion import complete
 
         complete(build_parser())
     out = cast(TextIO, Shown(stdout or sys.stdout))  # a TextIO in all but its base class
@@ -190,7 +190,7 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
 
         return web(args, saves)
     if command == "campaign":
-        from tracker.campaign_command import run as campaign
+        from tracker.command.campaign import run as campaign
 
         return campaign(args, saves, stdin, out)
     if command == "new":
@@ -201,7 +201,7 @@ def _run(args: argparse.Namespace, saves_option: str | None, stdin: TextIO, out:
         check_name(name, "--name" if args.name else f"the title from the file name ({name}; --name gives another)", TITLE_CELLS)
         if args.campaign:
             from tracker.play import fights
-            from tracker.campaign_command import campaign_by
+            from tracker.command.campaign import campaign_by
 
             if args.ruleset:
                 raise TrackerError("new --campaign: the campaign says the game (leave out --ruleset)")
@@ -329,7 +329,7 @@ def _needs_extra(command: str) -> None:
     try:
         __import__(module)
     except ImportError:
-        from tracker import extras
+        from tracker.command import extras
 
         raise TrackerError(f"{command} needs the '{extra}' extra, which is not installed ({module} is missing): {extras.command(extra, extras.running())}") from None
 
@@ -412,7 +412,7 @@ def _config(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _completion(args: argparse.Namespace, out: TextIO) -> int:
-    from tracker.completion import script
+    from tracker.command.completion import script
 
     out.write(script(args.shell))
     return 0
