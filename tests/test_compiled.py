@@ -41,9 +41,9 @@ METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delat
 
 def test_the_methods_are_the_dataclass_modules_own(monkeypatch: pytest.MonkeyPatch) -> None:
     assert compiled.install()  # the tracker package installed it already; again: a no-op
-    assert getattr(dataclasses, "_create_fn") is compiled._create_fn
+    assert getattr(dataclasses, "_create_fn") is compiled.create_fn
     ours = make_classes()
-    monkeypatch.setattr(dataclasses, "_create_fn", compiled._original)
+    monkeypatch.setattr(dataclasses, "_create_fn", compiled.original)
     theirs = make_classes()
     for mine, stdlib in zip(ours, theirs):
         for name in METHODS:
@@ -103,7 +103,7 @@ def test_the_next_process_reads_what_the_first_compiled(tmp_path: Path) -> None:
             round: int
             loser: str = "Sphinx"
         assert Bout(1) == Bout(1) and repr(Bout(2)) == "Bout(round=2, loser='Sphinx')"
-        print(len(c._kept), c._new)
+        print(len(c.kept_code), c.new_code)
         """
     )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
@@ -124,19 +124,19 @@ def test_the_next_process_reads_what_the_first_compiled(tmp_path: Path) -> None:
 
 
 def test_an_unknown_python_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dataclasses, "_create_fn", compiled._original)
+    monkeypatch.setattr(dataclasses, "_create_fn", compiled.original)
     monkeypatch.setattr(compiled, "_KNOWN", ())
     assert not compiled.install()
-    assert getattr(dataclasses, "_create_fn") is not compiled._create_fn
+    assert getattr(dataclasses, "_create_fn") is not compiled.create_fn
 
 
 def test_an_entry_that_is_not_code_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "def __create_fn__():\n def g():\n  return 'Seraph'\n return g"
-    monkeypatch.setattr(compiled, "_kept", {text: b"\x00not code"})
+    monkeypatch.setattr(compiled, "kept_code", {text: b"\x00not code"})
     monkeypatch.setattr(compiled, "_used", {})
-    monkeypatch.setattr(compiled, "_new", False)
+    monkeypatch.setattr(compiled, "new_code", False)
     namespace: dict[str, object] = {}
     exec(compiled.compiled(text), {}, namespace)
     assert namespace["__create_fn__"]()() == "Seraph"  # type: ignore[operator]
-    assert compiled._new and marshal.loads(compiled._kept[text]).co_filename == "<string>"
+    assert compiled.new_code and marshal.loads(compiled.kept_code[text]).co_filename == "<string>"
 

@@ -58,7 +58,7 @@ def test_the_value_a_step_series_holds() -> None:
 
 @pytest.mark.parametrize(("span", "step"), [(1, 1), (12, 1), (13, 2), (24, 2), (25, 5), (60, 5), (61, 10), (120, 10), (121, 20), (600, 50), (1300, 200)])
 def test_ticks_are_round_steps_at_most_a_dozen(span: int, step: int) -> None:
-    assert charts._tick_step(span) == step
+    assert charts.tick_step(span) == step
     assert span / step <= 12
 
 

@@ -396,7 +396,7 @@ def test_the_flow_moves_plays_and_refuses_without_a_screen() -> None:
 
     flow = Replaying.of(_fight().encounter, Role.gm())
     assert flow.segment == flow.last == 40
-    assert flow._stops == [0, 2, 7, 10, 12, 40]
+    assert flow.stops == [0, 2, 7, 10, 12, 40]
     flow.first()
     assert flow.coming == 2 and flow.next_moment() and flow.segment == 2
     flow.step(-5)
@@ -431,11 +431,11 @@ def test_a_viewers_stops_never_tell_of_what_was_done_unseen() -> None:
 
     live = _fight().encounter
     viewer = Replaying.of(live, Role.viewer())
-    assert viewer._stops == [0, 2, 7, 12, 40]
+    assert viewer.stops == [0, 2, 7, 12, 40]
     viewer.go(7)
     assert viewer.coming == 12
     player, _ = Role.of(live, ["Bo"])
-    assert player is not None and Replaying.of(live, player)._stops == [0, 2, 7, 10, 12, 40]
+    assert player is not None and Replaying.of(live, player).stops == [0, 2, 7, 10, 12, 40]
 
 
 def test_a_players_role_in_the_replay_follows_their_combatant_by_identity() -> None:

@@ -43,11 +43,11 @@ from typing import Any
 MAX_KEPT = 1024  # the tracker and Textual define about 500; past this, only what one process used
 _KNOWN = ((3, 11), (3, 12))  # versions whose dataclasses._create_fn this mirrors
 
-_kept: dict[str, bytes] = {}  # text -> its code, marshalled
+kept_code: dict[str, bytes] = {}  # text -> its code, marshalled
 _used: dict[str, bytes] = {}
-_new = False
+new_code = False
 _path: Path | None = None
-_original: Any = None  # the dataclasses module's own function, as it was (tests compare)
+original: Any = None  # the dataclasses module's own function, as it was (tests compare)
 
 
 def cache_file() -> Path | None:
@@ -96,8 +96,8 @@ def write(path: Path, kept: dict[str, bytes]) -> None:
 def compiled(text: str) -> CodeType:
     """The code of `text`, as `exec(text)` in the dataclasses module compiles it (no
     future feature of this module's inherited), from the file when it was kept."""
-    global _new
-    blob = _kept.get(text)
+    global new_code
+    blob = kept_code.get(text)
     code = None
     if blob is not None:
         try:
@@ -106,13 +106,13 @@ def compiled(text: str) -> CodeType:
             code = None
     if not isinstance(code, CodeType):
         code = compile(text, "<string>", "exec", dont_inherit=True)
-        blob = _kept[text] = marshal.dumps(code)
-        _new = True
+        blob = kept_code[text] = marshal.dumps(code)
+        new_code = True
     _used[text] = blob  # type: ignore[assignment]  # set above when missing
     return code
 
 
-def _create_fn(name: str, args: list[str], body: list[str], *, globals: dict[str, Any] | None = None, locals: dict[str, Any] | None = None, return_type: Any = dataclasses.MISSING) -> Any:
+def create_fn(name: str, args: list[str], body: list[str], *, globals: dict[str, Any] | None = None, locals: dict[str, Any] | None = None, return_type: Any = dataclasses.MISSING) -> Any:
     # dataclasses._create_fn of Python 3.11 and 3.12, line for line, but for the compiling.
     if locals is None:
         locals = {}
@@ -131,23 +131,23 @@ def _create_fn(name: str, args: list[str], body: list[str], *, globals: dict[str
 
 
 def _save() -> None:
-    if not _new or _path is None or sys.dont_write_bytecode:
+    if not new_code or _path is None or sys.dont_write_bytecode:
         return
-    write(_path, _kept if len(_kept) <= MAX_KEPT else _used)
+    write(_path, kept_code if len(kept_code) <= MAX_KEPT else _used)
 
 
 def install() -> bool:
     """Compile dataclass methods through the kept file from now on; True if installed
     (once per process; not on a Python whose dataclasses are not known here)."""
-    global _path, _original
+    global _path, original
     if sys.version_info[:2] not in _KNOWN or not callable(getattr(dataclasses, "_create_fn", None)):
         return False
-    if getattr(dataclasses, "_create_fn") is _create_fn:
+    if getattr(dataclasses, "_create_fn") is create_fn:
         return True
     _path = cache_file()
     if _path is not None:
-        _kept.update(read(_path))
-    _original = getattr(dataclasses, "_create_fn")
-    setattr(dataclasses, "_create_fn", _create_fn)
+        kept_code.update(read(_path))
+    original = getattr(dataclasses, "_create_fn")
+    setattr(dataclasses, "_create_fn", create_fn)
     atexit.register(_save)
     return True

@@ -39,7 +39,7 @@ class Replaying:
     segment: int = 0
     speed: float = SPEED
     playing: bool = False
-    _stops: list[int] = field(default_factory=list, repr=False)
+    stops: list[int] = field(default_factory=list, repr=False)
 
     @classmethod
     def of(cls, encounter: Encounter, reader: Role, segment: int | None = None) -> "Replaying":
@@ -50,7 +50,7 @@ class Replaying:
     def over(cls, replay: Replay, reader: Role, segment: int | None = None) -> "Replaying":
         """`replay` (made already, perhaps shared by several readers) shown at `segment`."""
         flow = cls(replay, reader, replay.last)
-        flow._stops = flow._moments()
+        flow.stops = flow._moments()
         if segment is not None:
             flow.go(segment)
         return flow
@@ -81,8 +81,8 @@ class Replaying:
     @property
     def coming(self) -> int | None:
         """The next segment where anything happens for this reader (the timeline marks it)."""
-        at = bisect.bisect_right(self._stops, self.segment)
-        return self._stops[at] if at < len(self._stops) else None
+        at = bisect.bisect_right(self.stops, self.segment)
+        return self.stops[at] if at < len(self.stops) else None
 
     def status(self) -> str:
         """`replay 12 of 0-40 · playing x2`: where the reader is and whether it plays."""
@@ -109,10 +109,10 @@ class Replaying:
 
     def previous_moment(self) -> bool:
         """Back to the previous segment where anything happened; False at the first."""
-        at = bisect.bisect_left(self._stops, self.segment)
+        at = bisect.bisect_left(self.stops, self.segment)
         if at == 0:
             return False
-        self.go(self._stops[at - 1])
+        self.go(self.stops[at - 1])
         return True
 
     def first(self) -> None:

@@ -256,7 +256,7 @@ def _bar_rect(bar: Bar, x0: float, y: float, sx: float, h: float) -> str:
     return f"<g>{title}{shape}{mark}</g>"
 
 
-def _tick_step(span: int) -> int:
+def tick_step(span: int) -> int:
     """A round step (1, 2, 5, 10, 20, 50, ...) giving at most a dozen ticks over `span`."""
     step = 1
     while span / step > 12:
@@ -274,7 +274,7 @@ def timeline_svg(stats: FightStats) -> str:
     height = row_h * (len(stats.rows) + 3)
     out = [f'<svg {_SVG} aria-label="Timeline of the whole fight" width="{name_w + plot_w + 10}" height="{height}" viewBox="0 0 {name_w + plot_w + 10} {height}">',
            '<defs><pattern id="maint" width="4" height="4" patternUnits="userSpaceOnUse"><path d="M0,4 L4,0" stroke="#2ca02c" stroke-width="1.5"/></pattern></defs>']
-    step = _tick_step(last)
+    step = tick_step(last)
     for s in range(0, last, step):
         x = name_w + s * sx
         out.append(f'<line x1="{x:.1f}" y1="{row_h - 4}" x2="{x:.1f}" y2="{height - 2 * row_h}" stroke="#ddd"/><text x="{x:.1f}" y="{row_h - 6}" font-size="10">{s}</text>')
