@@ -9,7 +9,7 @@ A row says:
   history instead of changing the fight);
 - `player`: a player's own change (`PLAYER_KINDS`): what a player's undo
   may take back;
-- `guard`: what the role guard (`Session.guard`) checks before a player's event of this
+- `guard`: what the role guard (`Policy.guard`, tracker.play.policy) checks before a player's event of this
   kind applies: the actor is the player's own (`OWN_ACTOR`), the proposal is theirs
   (`OWN_PROPOSAL`), the change taken back or brought back is their own latest
   (`OWN_LAST`), the roll is not secret (`NOT_SECRET`), or the GM alone makes it

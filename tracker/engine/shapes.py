@@ -90,7 +90,7 @@ TABLE: Shape = ("a table", is_table)
 STRS: Shape = ("a list of names", is_strs)
 ANY: Shape = ("a value", lambda v: True)
 MODE: Shape = ("active or passive", lambda v: v == "active" or v == "passive")
-# Who decided a declaration's faces (tracker.play.session.Session._dice_mark): typed at the
+# Who decided a declaration's faces (tracker.play.rolling): typed at the
 # table, rolled by the app, or some of each.
 DICE_MARK: Shape = ("typed, app or typed+app", lambda v: v in ("typed", "app", "typed+app"))
 

@@ -27,7 +27,13 @@ checked against that table (tests/test_verbs.py):
     takeback | reroll NAME            reroll: the GM lets NAME's player roll the app's dice anew
     end [outcome=TEXT]                a campaign's fight ends: the party's state goes back
 
-Decisions: docs/decisions/0002-session-commands.md,
+What a role may do is the seat's `Policy` (tracker.play.policy), the request a
+declaration makes is built in one place (tracker.play.requests), its dice rolled and
+resolved in another (tracker.play.rolling); the roster's and the sheets' changes are
+tracker.play.roster and tracker.play.sheets. The session holds the encounter, submits
+each change under the file's lock and passes nothing between its methods on `self`.
+
+Decisions: docs/decisions/0002-session-commands.md, docs/decisions/0060-floors-as-folders.md,
 docs/decisions/0043-session-checks-at-the-door.md,
 docs/decisions/0049-player-app-dice-stand.md, docs/decisions/0053-maintained-links.md
 """
@@ -203,7 +209,7 @@ class Session:
 
     def execute(self, line: str) -> Outcome:
         """Run one line of the command language: the verb's row (tracker.play.verbs) reads the
-        words, then its typed method here does the rest, through the role guard."""
+        words, then its typed method here does the rest, through the role guard (tracker.play.policy)."""
         refuse_controls(line.replace("\t", " "), "command")
         call = verbs.read(line)
         outcome: Outcome = getattr(self, call.method)(*call.args, **call.kwargs)

@@ -3,7 +3,7 @@
 The role is decided by whoever starts the session (the account on a shared host with
 `tracker open FILE --player NAME`, or `tracker serve` from the key a person logged in
 with), never by anything typed into the session. `Session` checks every change against
-its role in one place (`Session.guard`), so a command that slips past a screen is
+its role in one place (`tracker.play.policy.Policy.guard`), so a command that slips past a screen is
 refused all the same.
 
 - GM: everything.

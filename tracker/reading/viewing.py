@@ -126,7 +126,7 @@ def _summary_of(encounter: Encounter, entry: LogEntry) -> str:
 _START = operator.attrgetter("start")
 
 
-# Who decided a declaration's faces (tracker.play.session.Session._dice_mark), one wording
+# Who decided a declaration's faces (tracker.play.rolling), one wording
 # each: the long one in a proposal and the approval screen, the short one after the faces
 # on a log line.
 DICE_WORDS = {"typed": "dice typed by the player", "app": "the app's dice", "typed+app": "dice partly typed, partly the app's"}
