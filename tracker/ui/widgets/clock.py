@@ -10,26 +10,16 @@ airborne or down), combatants hidden from this screen left out."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
 
 from tracker.engine.text import printable
-from tracker.play.live import Changed, Live
-from tracker.ui.widgets.redraw import touches, update_if_changed
+from tracker.ui.widgets.redraw import LivePane, update_if_changed
 
 
-class ClockBar(Static):
+class ClockBar(LivePane):
     """`Seraph vs Sphinx (brandx) · segment 137 · round 3, segment 37`; marks viewers."""
-
-    def __init__(self, live: Live, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self.live = live
 
     def on_mount(self) -> None:
         self.show()
-
-    def changed(self, change: Changed) -> None:
-        if touches(change):
-            self.show()
 
     def show(self) -> None:
         enc = self.live.encounter

@@ -28,7 +28,7 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widgets import Static
 
-from tracker.play.live import Changed
+from tracker.play.live import Changed, Live
 
 # Event kinds that only add a line to the combat log: a note and a table roll change no
 # combatant, action, clock or proposal, so no pane but the log shows them.
@@ -39,6 +39,21 @@ def touches(change: Changed) -> bool:
     """Whether `change` may alter a pane other than the log (which takes every change,
     reading only the entries it has not shown)."""
     return not change.only(LOG_ONLY)
+
+
+class LivePane(Static):
+    """A pane drawn whole from the open fight, drawn again when a change touches it."""
+
+    def __init__(self, live: Live, **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.live = live
+
+    def changed(self, change: Changed) -> None:
+        if touches(change):
+            self.show()
+
+    def show(self) -> None:
+        raise NotImplementedError
 
 
 def update_if_changed(widget: Static, text: Text) -> None:

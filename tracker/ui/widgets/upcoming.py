@@ -4,28 +4,17 @@ may see it, with the timeline's legend under it."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
-
 from tracker.engine.text import printable, wrap
-from tracker.play.live import Changed, Live
 from tracker.reading.charts import LEGEND
 from tracker.reading.viewing import sight
-from tracker.ui.widgets.redraw import touches, update_if_changed
+from tracker.ui.widgets.redraw import LivePane, update_if_changed
 
 
-class UpcomingView(Static):
+class UpcomingView(LivePane):
     """What is due next, soonest first (`encounter.upcoming()`)."""
-
-    def __init__(self, live: Live, **kwargs: object) -> None:
-        super().__init__("", **kwargs)  # type: ignore[arg-type]
-        self.live = live
 
     def on_resize(self) -> None:
         self.show()
-
-    def changed(self, change: Changed) -> None:
-        if touches(change):
-            self.show()
 
     def show(self) -> None:
         enc = self.live.encounter
