@@ -513,24 +513,22 @@ class Session:
         return self.submit(build, kind="advance")
 
     def undo(self) -> Outcome:
-        def build(enc: Encounter) -> Event:
-            target = enc.undo_target()
-            if target is None:
-                raise RuleRefusal("undo", "nothing to undo")
-            _not_the_end(target, "undo")
-            return Event("undo", {"target": target.seq})
-
-        return self.submit(build, kind="undo")
+        return self._walk("undo")
 
     def redo(self) -> Outcome:
-        def build(enc: Encounter) -> Event:
-            target = enc.redo_target()
-            if target is None:
-                raise RuleRefusal("redo", "nothing to redo")
-            _not_the_end(target, "redo")
-            return Event("redo", {"target": target.seq})
+        return self._walk("redo")
 
-        return self.submit(build, kind="redo")
+    def _walk(self, kind: str) -> Outcome:
+        """Undo or redo the latest change that may be taken back (or put back)."""
+
+        def build(enc: Encounter) -> Event:
+            target = enc.undo_target() if kind == "undo" else enc.redo_target()
+            if target is None:
+                raise RuleRefusal(kind, f"nothing to {kind}")
+            _not_the_end(target, kind)
+            return Event(kind, {"target": target.seq})
+
+        return self.submit(build, kind=kind)
 
     # ----------------------------------------------------------------- players
     def _by_of(self, enc: Encounter, seq: int) -> str:

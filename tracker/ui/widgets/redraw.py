@@ -16,7 +16,7 @@ Decisions: docs/decisions/0013-combat-log.md (drawing without a layout)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Self
 
@@ -42,7 +42,10 @@ def touches(change: Changed) -> bool:
 
 
 class LivePane(Static):
-    """A pane drawn whole from the open fight, drawn again when a change touches it."""
+    """A pane drawn whole from the open fight, drawn again when a change touches it.
+    Each kind of pane says how it draws itself (`show`)."""
+
+    show: Callable[[], None]
 
     def __init__(self, live: Live, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
@@ -51,9 +54,6 @@ class LivePane(Static):
     def changed(self, change: Changed) -> None:
         if touches(change):
             self.show()
-
-    def show(self) -> None:
-        raise NotImplementedError
 
 
 def update_if_changed(widget: Static, text: Text) -> None:
