@@ -174,6 +174,14 @@ async def close_table(server: Any, screens: list[Any]) -> None:
     assert server.stop() == 0
 
 
+def viewer_given_up(server_lines: list[str]) -> bool:
+    """A viewers' process gave a terminal up, by either of its writer's rules
+    (tracker.serve.viewer_output): `STALLED` seconds taking nothing, or `BACKLOG` bytes
+    behind. Which comes first depends on how fast the host draws: a quiet host fills
+    the backlog before the stall runs out, a busy one the other way round."""
+    return any("took no output" in line or "bytes behind: it is given up" in line for line in server_lines)
+
+
 def check_declared(path: Any, before: int, made: Any, actor: str, action: str, shown: str, faces: list[int]) -> None:
     """A declaration made through the form (its flow or its screen): the action is the
     one asked for, its success as the result said, and the file holds exactly one more

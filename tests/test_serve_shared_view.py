@@ -18,7 +18,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tests.helpers import DEADLINE, close_table, until
+from tests.helpers import DEADLINE, close_table, until, viewer_given_up
 from tests.test_serve import NAME, Table, _serve, _table
 from tracker.serve import viewer_output
 from tracker.serve.probe import OpenSSHScreen, Screen, ServerProcess, plain
@@ -174,7 +174,7 @@ async def test_a_member_that_stops_reading_is_dropped_and_the_view_goes_on(tmp_p
         stuck.chan.pause_reading()
         started = time.monotonic()
         n = 0
-        while not any("took no output" in line or "fell" in line for line in server.lines):
+        while not viewer_given_up(server.lines):
             n += 1
             sent = time.monotonic()
             mark = len(other.session.data)

@@ -16,7 +16,7 @@ import pytest
 from textual.widgets import DataTable
 
 from tests.test_ui_app import SIZE, make_file
-from tests.ui import press, settle, wait_for
+from tests.ui import post_keys, press, settle, wait_for
 from tracker.ui.app import TrackerApp
 from tracker.ui.screens.start import StartScreen
 
@@ -75,3 +75,43 @@ async def test_each_reload_sets_the_columns_to_what_it_lists(saves: Path, frames
         # Narrow again: "Table Night" is 11 cells; the other columns keep their room.
         assert table.columns["name"].get_render_width(table) == 13
         assert "Table Night  freeform" in frames[2], frames[2]
+
+
+async def test_a_reading_of_the_folder_that_ends_late_never_brings_back_a_deleted_save(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two readings of the folder under way at once (the list read again as a confirmation
+    closes, and again after the delete it confirmed): the older one, if it ends last, is
+    not drawn, so a save just deleted does not come back to the list."""
+    import threading
+
+    from textual.worker import WorkerState
+
+    from tracker.ui.screens import start
+
+    make_file(saves, "freeform", ["add Seraph"], name="Table Night")
+    gone = make_file(saves, "freeform", ["add Goblin"], name="Other Fight")
+    read, calls, release = start.read_folder, [], threading.Event()
+
+    def read_slowly_the_second_time(folder: Path) -> Any:
+        calls.append(folder)
+        listed = read(folder)
+        if len(calls) == 2:  # read before the delete, held until the newer reading is drawn
+            release.wait(30)
+        return listed
+
+    monkeypatch.setattr(start, "read_folder", read_slowly_the_second_time)
+    app = TrackerApp(saves)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        await wait_for(pilot, lambda: len(screen.listings) == 2, "the list filled")
+        post_keys(app, ["g"])  # not `press`: it waits for every reading, and this one is held
+        await wait_for(pilot, lambda: len(calls) == 2, "the slow reading under way")
+        gone.unlink()
+        post_keys(app, ["g"])
+        await wait_for(pilot, lambda: len(screen.listings) == 1, "the list without the deleted save")
+        release.set()
+        readings = [w for w in app.workers if w.group == "start-list"]
+        await wait_for(pilot, lambda: all(w.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED) for w in readings), "the slow reading ended")
+        await settle(pilot)
+        assert [item.name for item in screen.listings] == ["Table Night"]
+        assert not app.errors

@@ -7,7 +7,10 @@ is (tracker.ui.guard), never lost with the thread. A screen gone by the time the
 ends is not called back: what the job did is on disk, and the screen under it reads it
 again when it shows. A screen with a `working` attribute has it set while its job runs:
 the key hold keeps the keys typed meanwhile for when it is done (tracker.ui.guard.busy),
-so a burst lands where slow typing would.
+so a burst lands where slow typing would. A job started with `latest=True` is one
+reading among others in its group (the folder listed again, the statistics computed
+again): only the last one started is delivered, since an older one finishing later
+would show what was there before (a save just deleted, listed again).
 """
 
 from __future__ import annotations
@@ -23,15 +26,22 @@ from tracker.ui import guard
 T = TypeVar("T")
 
 
-def in_thread(node: DOMNode, job: Callable[[], T], done: Callable[[T], None], refused: Callable[[str], None] | None = None, group: str = "files") -> None:
+def in_thread(
+    node: DOMNode, job: Callable[[], T], done: Callable[[T], None], refused: Callable[[str], None] | None = None, group: str = "files", latest: bool = False
+) -> None:
     """Run `job` on a thread; then `done(result)`, or `refused(message)` for a
-    TrackerError (default: a notification), on the event loop, while `node` is mounted."""
+    TrackerError (default: a notification), on the event loop, while `node` is mounted
+    (and, with `latest`, while no later job of its group has been started)."""
     app = node.app
+    started: dict[str, int] = node.__dict__.setdefault("_in_thread_started", {})
+    started[group] = number = started.get(group, 0) + 1
 
     def back(call: Callable[..., None], *args: Any) -> None:
         def deliver() -> None:
             if hasattr(node, "working"):
                 setattr(node, "working", False)
+            if latest and started[group] != number:
+                return
             if node.is_attached:
                 call(*args)
 

@@ -15,6 +15,7 @@ Decisions: docs/decisions/0035-start-screen-files.md
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from tracker.persistence import lock
 from tracker.persistence.folder import Refused
 from tracker.persistence.store import EncounterFile
 from tracker.engine.text import cells as text_cells, check_name, printable
+from tracker.ui.background import in_thread
 from tracker.ui.naming import slug
 from tracker.ui.commands import START, Command, bindings, for_viewer, viewer_may, in_table_order
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -222,14 +224,9 @@ class StartScreen(Screen[None]):
         if select is None:
             item = self._current()
             select = item.path if item is not None else None
-        self._load(select)
+        in_thread(self, functools.partial(read_folder, self.saves), functools.partial(self._show, select=select), group="start-list", latest=True)
 
-    @work(thread=True, exclusive=True, group="start-list")
-    def _load(self, select: Path | None) -> None:
-        listings = read_folder(self.saves)
-        self.app.call_from_thread(self._show, listings, select)
-
-    def _show(self, listings: list[Listing], select: Path | None) -> None:
+    def _show(self, listings: list[Listing], select: Path | None = None) -> None:
         self.listings = listings
         table = self.query_one(DataTable)
         # Keyed by place too: a file two campaigns both list (a file made by hand) is two rows.

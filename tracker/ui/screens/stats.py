@@ -16,7 +16,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
@@ -24,14 +23,8 @@ from tracker.reading.charts import report_text
 from tracker.reading.stats import FightStats, fight_stats
 from tracker.engine.text import printable, printable_lines
 from tracker.play.live import Live
+from tracker.ui.background import in_thread
 from tracker.ui.widgets.footer import KeyFooter
-
-
-class StatsReady(Message):
-    def __init__(self, figures: FightStats | None, error: str = "") -> None:
-        super().__init__()
-        self.figures = figures
-        self.error = error
 
 
 class StatsScreen(Screen[None]):
@@ -58,21 +51,20 @@ class StatsScreen(Screen[None]):
     def action_again(self) -> None:
         encounter, viewer, role = self.live.encounter, self.live.viewer, self.live.seen_as
 
-        def compute() -> None:
+        def compute() -> FightStats | str:
             try:
-                figures = fight_stats(encounter, viewer=viewer, role=role)
+                return fight_stats(encounter, viewer=viewer, role=role)
             except Exception as exc:  # noqa: BLE001 - said on the screen, never a crash; the fight is untouched
-                self.post_message(StatsReady(None, f"could not be computed: {type(exc).__name__}: {exc}"))
-                return
-            self.post_message(StatsReady(figures))
+                return f"could not be computed: {type(exc).__name__}: {exc}"
 
-        self.run_worker(compute, thread=True, exclusive=True, group="stats", exit_on_error=False)
+        # `g` pressed again before the figures came: only the last computation is drawn.
+        in_thread(self, compute, self._computed, group="stats", latest=True)
 
-    def on_stats_ready(self, message: StatsReady) -> None:
-        if message.figures is None:
-            self._show(message.error)
+    def _computed(self, figures: FightStats | str) -> None:
+        if isinstance(figures, str):
+            self._show(figures)
             return
-        self.figures = message.figures
+        self.figures = figures
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
