@@ -19,8 +19,6 @@ following groups are ("Seraph's Combat Roll").
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 import re
 from collections.abc import Iterable, Sequence
@@ -124,6 +122,9 @@ class KeyedDice:
 
     def face(self, index: int, sides: int) -> int:
         """Die `index` of the stream as a d`sides` (256 bits reduced: no bias that matters)."""
+        import hashlib  # here: only a player's app dice need them, and they cost every start 3 ms
+        import hmac
+
         digest = hmac.new(self._key, self._label + b"\0" + str(index).encode("ascii"), hashlib.sha256).digest()
         return 1 + int.from_bytes(digest, "big") % sides
 

@@ -251,3 +251,53 @@ def test_every_command_help_line_is_a_whole_phrase() -> None:
     for choice in commands._choices_actions:
         last = choice.help.rstrip(" .)").split()[-1]
         assert last.casefold() not in dangling and not last.endswith(("'s", "’s", ",", ":", ";")), (choice.dest, choice.help)
+
+
+@pytest.mark.parametrize(
+    "argv, command",
+    [
+        ([], ""),  # the start screen: no command's parser is built
+        (["--saves", "open"], ""),  # "open" is the folder here, not the command
+        (["--saves", "x", "open", "f"], "open"),
+        (["--saves=x", "show", "f"], "show"),
+        (["--version"], ""),
+        (["-h", "open"], None),  # the top level's help lists every command
+        (["open", "-h"], "open"),
+        (["opn"], None),  # a typo is told every command's name
+        (["--", "open"], None),
+    ],
+)
+def test_the_command_a_line_runs_is_read_before_the_parser_is_built(argv: list[str], command: str | None) -> None:
+    from tracker.command.parser import command_in
+
+    assert command_in(argv) == command
+
+
+def test_a_command_built_alone_takes_the_same_options_as_in_the_whole_parser() -> None:
+    """Only the command that runs has its parser built (`build_parser(command)`): each
+    reads the same options, defaults and help as in the parser of every command."""
+    import argparse
+
+    from tracker.command.parser import COMMANDS, build_parser
+
+    def described(parser: argparse.ArgumentParser, name: str) -> list[tuple[object, ...]]:
+        [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        each = commands.choices[name]
+        return [(a.dest, tuple(a.option_strings), a.default, a.help, a.nargs, a.choices is not None) for a in each._actions] + [(each.description, each.epilog, each.format_help())]
+
+    whole = build_parser()
+    for name in COMMANDS:
+        alone = build_parser(name)
+        [commands] = [a for a in alone._actions if isinstance(a, argparse._SubParsersAction)]
+        assert list(commands.choices) == [name]
+        assert described(alone, name) == described(whole, name), name
+
+
+@pytest.mark.parametrize("argv", [["--saves", "open", "show", "seraph-vs-sphinx", "--log", "2"], ["show", "--saves", "saves", "seraph-vs-sphinx", "--log", "2"]])
+def test_saves_named_like_a_command_still_reads_as_a_folder(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(*argv)
+    said = out + capsys.readouterr().err
+    if argv[1] == "open":  # the folder "open" does not exist
+        assert code == 1 and "no such encounter in open (from --saves" in said, said
+    else:
+        assert code == 0 and "Seraph" in said, said

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 
-def add_parser(sub: Any, json_help: str) -> None:
-    p = sub.add_parser("campaign", help="a party from fight to fight: new, add, rest, end, show, stats, export")
+def fill(p: Any, json_help: str) -> None:
+    """`tracker campaign`'s subcommands and their options, on its parser."""
     cmds = p.add_subparsers(dest="campaign_command", metavar="SUBCOMMAND", required=True, help="what to do (each has --help)")
     c = cmds.add_parser("new", help="create a campaign file (NAME.campaign.toml) in the saves folder")
     c.add_argument("name", help="the campaign: a name in the saves folder, or a path ending in .campaign.toml")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from tracker.persistence import paths
-from tracker.command.parser import build_parser
+from tracker.command.parser import build_parser, command_in
 from tracker.engine.errors import TrackerError, no_such_combatant
 from tracker.engine.text import TITLE_CELLS, Shown, check_name, command_lines, printable, refuse_controls
 from rulesets import registry
@@ -80,7 +80,7 @@ def _main(argv: list[str], stdin: TextIO, out: TextIO, real: tuple[TextIO, TextI
     err = sys.stderr
     try:
         _check_arguments(argv)
-        parser = build_parser()
+        parser = build_parser(command_in(argv))
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:

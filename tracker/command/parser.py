@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rulesets import registry
@@ -154,23 +155,14 @@ def play_language() -> str:
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tracker",
-        description="A terminal combat tracker on a segment timeline, for tabletop role-playing games.\nWithout a COMMAND: the start screen over the saves folder.",
-        formatter_class=_Help,
-    )
-    parser.add_argument("--version", action=_Version)
-    _saves(parser, top=True)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser("open", help="open an encounter in the terminal UI")
+def _open(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", help="an encounter: a name in the saves folder or a path; without FILE: choose one on the start screen (`open --viewer`: a viewer's start screen)")
     p.add_argument("--viewer", action="store_true", help="read-only; follows changes; hides hidden combatants")
     p.add_argument("--player", metavar="NAME[,NAME]", help="play these combatants: declare for them only (sees what a viewer sees)")
     p.add_argument("--replay", type=int, nargs="?", const=0, metavar="SEGMENT", help="start in a replay of the fight at SEGMENT (default 0): read-only; esc goes to the fight as it stands now")
 
-    p = sub.add_parser("new", help="create an encounter")
+
+def _new(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="the new encounter: a name in the saves folder (NAME.toml) or a path")
     p.add_argument("--ruleset", help="the ruleset (default: default_ruleset in the config file; not with --from)")
     p.add_argument("--from", dest="source", metavar="OTHER", help="start with OTHER's roster (fresh resources, no log)")
@@ -178,97 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset setting (repeatable)")
     p.add_argument("--campaign", metavar="NAME", help="the campaign's next fight: its party comes in as it stands (with --from: OTHER's foes too)")
 
-    p = sub.add_parser("rulesets", help="list ruleset adapters")
+
+def _json_only(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help=_JSON_HELP)
-
-    p = sub.add_parser("roll", help="roll a check")
-    _check_args(p)
-    p.add_argument("--faces", help="the dice you rolled, in the order the roll uses them")
-    p.add_argument("--vs-faces", help="the other side's dice, for an opposed roll")
-    p.add_argument("--seed", type=int, help="seed the dice for a repeatable roll (default: a fresh random roll)")
-
-    p = sub.add_parser("odds", help="exact chance of a check")
-    _check_args(p)
-
-    p = sub.add_parser("chart", help="Brand X charts: sphere, square, doubles (value -> result)")
-    p.add_argument("name", help="the chart: sphere, square, doubles, result, or ep (EP per use of a row)")
-    p.add_argument("value", help="the value to read on the chart (with --reverse: the result)")
-    p.add_argument("--reverse", action="store_true", help="result -> chart value")
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-
-    p = sub.add_parser("show", help="the encounter's state and timeline as text")
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-    p.add_argument("--viewer", action="store_true", help="as a viewer sees it")
-    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants sees it")
-    p.add_argument("--log", type=int, default=15, metavar="N", help="the newest N log lines (text output)")
-    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
-
-    p = sub.add_parser("play", help="apply timeline commands (one per line)", add_help=False)
-    p.add_argument("-h", "--help", action=_PlayHelp)
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--script", help="file of commands (default: standard input)")
-    p.add_argument("--seed", type=int, help="seed the dice for a repeatable run")
-    p.add_argument("--json", action="store_true", help="print the final state as JSON")
-    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants: only their declarations are accepted")
-
-    p = sub.add_parser("check", help="validate a save")
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-
-    from tracker.serve.arguments import add_parser as serve_parser
-
-    serve_parser(sub)
-
-    p = sub.add_parser("web", help="the table's fight in a browser (read-only)")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on; 0: any free port (printed)")
-    p.add_argument("--encounter", metavar="NAME", help="the fight every tab shows (required)")
-    p.add_argument("--public-url", metavar="URL", help="the address browsers use (default http://HOST:PORT)")
-    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="also accept pages from ORIGIN (scheme://host:port); by default only this server's own")
-    p.add_argument("--max-sessions", type=int, default=20, metavar="N", help="browser tabs open at once")
-
-    p = sub.add_parser("export", help="the roster, final state and whole combat log as Markdown or HTML")
-    p.add_argument("file", help=_FILE_HELP)
-    p.add_argument("--format", choices=("md", "html"), help="default: from OUT's suffix, else md")
-    p.add_argument("--viewer", action="store_true", help="only what a viewer may see")
-    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: standard output)")
-    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
-
-    p = sub.add_parser("stats", help="after the fight: actions, damage, costs, time, luck against the odds shown, and charts")
-    p.add_argument("file")
-    p.add_argument("--json", action="store_true", help="the figures and chart series as JSON")
-    p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
-    p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
-
-    from tracker.command.campaign_arguments import add_parser as campaign_parser
-
-    campaign_parser(sub, _JSON_HELP)
-
-    p = sub.add_parser("examples", help="copy the worked example encounters into the saves folder")
-    p.add_argument("--force", action="store_true", help="replace files of the same name")
-
-    p = sub.add_parser("config", help="where the config file is and what is set")
-    p.add_argument("--json", action="store_true", help=_JSON_HELP)
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="change a setting (theme, default_ruleset, viewer_resources, keys.COMMAND), keeping the file's comments and order (repeatable)")
-
-    p = sub.add_parser("completion", help="shell completion script: eval or source its output")
-    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete in")
-
-    helps = {choice.dest: choice.help for choice in sub._choices_actions}
-    for name, each in sub.choices.items():
-        each.formatter_class = _Help
-        if not each.description:
-            help_text = helps.get(name) or ""
-            each.description = help_text[:1].upper() + help_text[1:] + "."
-        each.epilog = each.epilog or _EXAMPLES.get(name)
-        for action in each._actions:  # an encounter argument reads the same everywhere
-            if action.dest == "file" and not action.help:
-                action.help = _FILE_HELP
-        if name not in NO_SAVES:
-            _saves(each)
-    parser.epilog = _EXAMPLES[None]
-    return parser
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
@@ -282,3 +186,162 @@ def _check_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pool", type=int, help="Brand X bonus pool (default: none)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a ruleset option (repeatable)")
     p.add_argument("--json", action="store_true", help=_JSON_HELP)
+
+
+def _roll(p: argparse.ArgumentParser) -> None:
+    _check_args(p)
+    p.add_argument("--faces", help="the dice you rolled, in the order the roll uses them")
+    p.add_argument("--vs-faces", help="the other side's dice, for an opposed roll")
+    p.add_argument("--seed", type=int, help="seed the dice for a repeatable roll (default: a fresh random roll)")
+
+
+def _chart(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help="the chart: sphere, square, doubles, result, or ep (EP per use of a row)")
+    p.add_argument("value", help="the value to read on the chart (with --reverse: the result)")
+    p.add_argument("--reverse", action="store_true", help="result -> chart value")
+    p.add_argument("--json", action="store_true", help=_JSON_HELP)
+
+
+def _show(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help=_FILE_HELP)
+    p.add_argument("--json", action="store_true", help=_JSON_HELP)
+    p.add_argument("--viewer", action="store_true", help="as a viewer sees it")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants sees it")
+    p.add_argument("--log", type=int, default=15, metavar="N", help="the newest N log lines (text output)")
+    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
+
+
+def _play(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-h", "--help", action=_PlayHelp)
+    p.add_argument("file", help=_FILE_HELP)
+    p.add_argument("--script", help="file of commands (default: standard input)")
+    p.add_argument("--seed", type=int, help="seed the dice for a repeatable run")
+    p.add_argument("--json", action="store_true", help="print the final state as JSON")
+    p.add_argument("--player", metavar="NAME[,NAME]", help="as the player of these combatants: only their declarations are accepted")
+
+
+def _check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help=_FILE_HELP)
+    p.add_argument("--json", action="store_true", help=_JSON_HELP)
+
+
+def _serve(p: argparse.ArgumentParser) -> None:
+    from tracker.serve.arguments import fill
+
+    fill(p)
+
+
+def _web(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: reach it through an SSH tunnel)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on; 0: any free port (printed)")
+    p.add_argument("--encounter", metavar="NAME", help="the fight every tab shows (required)")
+    p.add_argument("--public-url", metavar="URL", help="the address browsers use (default http://HOST:PORT)")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="also accept pages from ORIGIN (scheme://host:port); by default only this server's own")
+    p.add_argument("--max-sessions", type=int, default=20, metavar="N", help="browser tabs open at once")
+
+
+def _export(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help=_FILE_HELP)
+    p.add_argument("--format", choices=("md", "html"), help="default: from OUT's suffix, else md")
+    p.add_argument("--viewer", action="store_true", help="only what a viewer may see")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: standard output)")
+    p.add_argument("--at", type=int, metavar="SEGMENT", help="the fight as it stood at the end of SEGMENT (a replay: 0 to the last segment)")
+
+
+def _stats(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="the figures and chart series as JSON")
+    p.add_argument("--viewer", action="store_true", help="only what a viewer may see (withheld figures are named)")
+    p.add_argument("--width", type=int, help="columns for the text charts (default: the terminal's, else 80)")
+
+
+def _campaign(p: argparse.ArgumentParser) -> None:
+    from tracker.command.campaign_arguments import fill
+
+    fill(p, _JSON_HELP)
+
+
+def _examples(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="replace files of the same name")
+
+
+def _config(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help=_JSON_HELP)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="change a setting (theme, default_ruleset, viewer_resources, keys.COMMAND), keeping the file's comments and order (repeatable)")
+
+
+def _completion(p: argparse.ArgumentParser) -> None:
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete in")
+
+
+# Every command, in the order `tracker --help` lists them: its help line and what fills
+# in its options.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "open": ("open an encounter in the terminal UI", _open),
+    "new": ("create an encounter", _new),
+    "rulesets": ("list ruleset adapters", _json_only),
+    "roll": ("roll a check", _roll),
+    "odds": ("exact chance of a check", _check_args),
+    "chart": ("Brand X charts: sphere, square, doubles (value -> result)", _chart),
+    "show": ("the encounter's state and timeline as text", _show),
+    "play": ("apply timeline commands (one per line)", _play),
+    "check": ("validate a save", _check),
+    "serve": ("SSH server for the shared table: the GM's fight, one at a time, followed by players and viewers", _serve),
+    "web": ("the table's fight in a browser (read-only)", _web),
+    "export": ("the roster, final state and whole combat log as Markdown or HTML", _export),
+    "stats": ("after the fight: actions, damage, costs, time, luck against the odds shown, and charts", _stats),
+    "campaign": ("a party from fight to fight: new, add, rest, end, show, stats, export", _campaign),
+    "examples": ("copy the worked example encounters into the saves folder", _examples),
+    "config": ("where the config file is and what is set", _config),
+    "completion": ("shell completion script: eval or source its output", _completion),
+}
+_OWN_HELP = ("play",)  # commands whose -h is their own (`play --help` lists the language)
+
+
+def command_in(argv: list[str]) -> str | None:
+    """The command `argv` runs, if it names one (the first word that is not an option or
+    the top level's --saves value); None when it names none or one that is not ours, or
+    asks for the top level's help (which lists every command); "" when it names none
+    (the start screen)."""
+    after_saves = False
+    for arg in argv:
+        if after_saves:
+            after_saves = False
+        elif arg == "--saves":
+            after_saves = True
+        elif arg in ("--", "-h", "--help"):
+            return None
+        elif not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return ""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with `command` (see `command_in`), of that one
+    alone: each command's parser and options are argparse objects, built only when the
+    command runs, so a first screen does not wait for `serve`'s twenty options. The top
+    level's help and a mistyped command's error use the whole parser."""
+    parser = argparse.ArgumentParser(
+        prog="tracker",
+        description="A terminal combat tracker on a segment timeline, for tabletop role-playing games.\nWithout a COMMAND: the start screen over the saves folder.",
+        formatter_class=_Help,
+    )
+    parser.add_argument("--version", action=_Version)
+    _saves(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (help_text, fill) in COMMANDS.items():
+        if command not in (None, name):
+            continue
+        each = sub.add_parser(name, help=help_text, add_help=name not in _OWN_HELP)
+        fill(each)
+        each.formatter_class = _Help
+        if not each.description:
+            each.description = help_text[:1].upper() + help_text[1:] + "."
+        each.epilog = each.epilog or _EXAMPLES.get(name)
+        for action in each._actions:  # an encounter argument reads the same everywhere
+            if action.dest == "file" and not action.help:
+                action.help = _FILE_HELP
+        if name not in NO_SAVES:
+            _saves(each)
+    parser.epilog = _EXAMPLES[None]
+    return parser

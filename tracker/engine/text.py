@@ -29,7 +29,7 @@ TITLE_CELLS = 80  # an encounter's title has a line of its own
 
 # Refused in any typed text: C0, DEL, C1; the bidi embeddings/overrides/isolates (Trojan
 # Source); the line and paragraph separators; lone surrogates (bytes that were not UTF-8).
-_REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+_REFUSED = "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
 # Blocks that hold no control, format or separator character and no combining mark
 # (a test checks each against Python's Unicode database): text made only of these has
 # nothing `printable` would change, which a regex finds in C. Latin, Greek, Cyrillic,
@@ -41,7 +41,14 @@ PLAIN_BLOCKS = (
     (0x2100, 0x2BFF), (0x3000, 0x3029), (0x3030, 0x3098), (0x309B, 0x9FFF),
     (0xAC00, 0xD7A3), (0xFF01, 0xFFEF), (0x1F000, 0x1FAFF),
 )  # fmt: skip
-_PLAIN = re.compile("[" + "".join(f"\\U{low:08X}-\\U{high:08X}" for low, high in PLAIN_BLOCKS) + "]*")
+_PLAIN = "[" + "".join(f"\\U{low:08X}-\\U{high:08X}" for low, high in PLAIN_BLOCKS) + "]*"
+
+
+@cache
+def _pattern(text: str) -> re.Pattern[str]:
+    # Compiled when first needed, not at import: building these two classes of
+    # characters is 3 ms of every start, and most text is printable ASCII.
+    return re.compile(text)
 _SHOWN_AS_TAGS = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
 # Characters that are not spaces yet draw as blank or as nothing at all (the format
 # characters are refused apart): a name holding one reads as another name, or as none.
@@ -72,7 +79,7 @@ def _more_marks(count: int) -> str:
 def printable(text: str) -> str:
     """`text` with every control and format character replaced by a printable stand-in,
     and runs of combining marks cut to `MAX_MARKS`."""
-    if _PLAIN.fullmatch(text):
+    if text.isascii() and text.isprintable() or _pattern(_PLAIN).fullmatch(text):
         return text
     out: list[str] = []
     marks = 0
@@ -147,7 +154,7 @@ def _refusal(what: str, char: str, index: int, where: str) -> TrackerError:
 
 def refuse_controls(text: str, what: str) -> str:
     """Return `text`, or refuse it naming `what` and the first refused character."""
-    found = _REFUSED.search(text)
+    found = _pattern(_REFUSED).search(text)
     if found is not None:
         raise _refusal(what, found.group(), found.start(), "")
     return text

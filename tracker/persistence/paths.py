@@ -14,11 +14,11 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from importlib import resources
-from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from tracker.engine.errors import TrackerError
 
 SUFFIX = ".toml"
@@ -97,6 +97,8 @@ def example_files() -> list[Traversable]:
     pipx, uv tool, or a tree on PYTHONPATH that was built). A clone or an editable
     install has no such package (setuptools' editable finder cannot map a folder with no
     `__init__.py` under a package) and reads the clone's `saves/`, which it is made from."""
+    from importlib import resources  # only when examples are copied: not on every start
+
     try:
         folder: Traversable = resources.files(EXAMPLES_PACKAGE)
     except ModuleNotFoundError:

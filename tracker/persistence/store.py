@@ -13,7 +13,6 @@ Decisions: docs/decisions/0012-store-following.md
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterator
@@ -335,6 +334,8 @@ class EncounterFile:
         store.house_rules = house_rules
         store.path.parent.mkdir(parents=True, exist_ok=True)
         # Every new file (a copy too) gets its own key for the players' app dice.
+        import secrets  # here: opening a fight (every start) never makes a key
+
         encounter.setup.dice_key = secrets.token_hex(16)
         with locked(store.path, create=True):
             if folder.exists(store.path):

@@ -16,7 +16,6 @@ every new file a random key. The key is never shown (not in `show`, exports or t
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from rulesets.dice import KeyedDice
@@ -28,6 +27,8 @@ def key_of(setup: Setup) -> bytes:
     """The save's key for its players' app dice."""
     if setup.dice_key:
         return bytes.fromhex(setup.dice_key)
+    import hashlib  # here: a save from before keys were kept (opening a fight never needs it)
+
     return hashlib.sha256(f"segment-tracker app dice\0{setup.name}\0{setup.ruleset}".encode("utf-8")).digest()
 
 

@@ -14,7 +14,6 @@ docs/decisions/0050-serve-campaign.md (--campaign)
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 # Two defaults depend on other options, so the parser's default is None and the options
 # work them out (tracker.serve.options): these are the numbers they start from.
@@ -22,8 +21,8 @@ GM_SEATS = 2  # seats kept for GM keys, never more than half of --max-connection
 PER_SOURCE = 30  # connections logging in at once from one address, never more than --max-startups' FULL
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    p: argparse.ArgumentParser = sub.add_parser("serve", help="SSH server for the shared table: the GM's fight, one at a time, followed by players and viewers")
+def fill(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """`tracker serve`'s options, on its parser (tracker.command.parser names the command)."""
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=8022, help="port to listen on; 0: any free port (the log says which)")
     p.add_argument("--gm-keys", metavar="FILE", help="authorized_keys file of GM keys (default: gm_keys in the config folder)")
@@ -46,4 +45,4 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def defaults() -> argparse.Namespace:
     """What `tracker serve` runs with when given no options: the parser's own defaults."""
-    return add_parser(argparse.ArgumentParser(add_help=False).add_subparsers()).parse_args([])
+    return fill(argparse.ArgumentParser(add_help=False)).parse_args([])
