@@ -129,6 +129,14 @@ def value_at(series: list[tuple[int, int | float]], segment: int) -> int | float
     return found
 
 
+def _full(row: Row) -> int | float:
+    """What a resource's full height stands for: its maximum, else the highest value it
+    held. A resource never above zero has none (1): its values are drawn empty, not full."""
+    if isinstance(row.maximum, (int, float)) and row.maximum > 0:
+        return row.maximum
+    return max((v for _, v in row.series if v > 0), default=1)
+
+
 def resource_lines(stats: FightStats, width: int) -> list[str]:
     lines = []
     label_cells = 24
@@ -143,7 +151,7 @@ def resource_lines(stats: FightStats, width: int) -> list[str]:
         if not row.series or not row.resource:
             lines.append(fit(name, 12) + "no resource to follow")
             continue
-        top = row.maximum if isinstance(row.maximum, (int, float)) and row.maximum > 0 else max(v for _, v in row.series) or 1
+        top = _full(row)
         spark = []
         for col in range(columns):
             v = value_at(row.series, min(col * per + per - 1, stats.now))
@@ -223,7 +231,8 @@ def report_text(stats: FightStats, width: int = 80) -> str:
     lines += ["", "Timeline of the whole fight"] + timeline_lines(stats, width)
     lines += ["", "Main resource over the fight"] + resource_lines(stats, width)
     lines += ["", f"Damage dealt per {stats.round_name}, by side"] + damage_lines(stats, width)
-    return "\n".join(clip(line, width) if len(line) > width else line for line in lines)
+    # Cut in cells, not characters: a CJK resource name takes two cells a character.
+    return "\n".join(clip(line, width) for line in lines)
 
 
 # ------------------------------------------------------------------ SVG
@@ -308,7 +317,7 @@ def resource_svg(stats: FightStats) -> str:
            f'<text x="{name_w - 4}" y="18" font-size="10" text-anchor="end">full</text><text x="{name_w - 4}" y="{plot_h + 10}" font-size="10" text-anchor="end">0</text>',
            f'<text x="{name_w}" y="{plot_h + 24}" font-size="10">segment 0</text><text x="{name_w + plot_w}" y="{plot_h + 24}" font-size="10" text-anchor="end">segment {stats.now}</text>']
     for i, row in enumerate(rows):
-        top = row.maximum if isinstance(row.maximum, (int, float)) and row.maximum > 0 else (max(v for _, v in row.series) or 1)
+        top = _full(row)
         points = []
         prev = None
         for at, value in row.series + [(stats.now, row.series[-1][1])]:
@@ -327,7 +336,8 @@ def resource_svg(stats: FightStats) -> str:
         elif row.series:
             colour = _PALETTE[rows.index(row) % len(_PALETTE)]
             values = " → ".join(_num(v) for _, v in row.series)
-            out.append(f'<rect x="{name_w}" y="{y - 9}" width="10" height="10" fill="{colour}"/><text x="{name_w + 14}" y="{y}" font-size="11">{_e(row.name)} {_e(row.resource)} of {_e(_num(row.maximum))}: {_e(values)}</text>')
+            of = "" if row.maximum is None else f" of {_e(_num(row.maximum))}"  # no maximum: none to name
+            out.append(f'<rect x="{name_w}" y="{y - 9}" width="10" height="10" fill="{colour}"/><text x="{name_w + 14}" y="{y}" font-size="11">{_e(row.name)} {_e(row.resource)}{of}: {_e(values)}</text>')
         y += 14
     out.append("</svg>")
     return "\n".join(out)
