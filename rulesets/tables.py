@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
@@ -62,15 +61,20 @@ def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
         raise TrackerError(f"{path}: over {MAX_TABLES_BYTES // 1024} KB; a tables file that big is refused")
     try:
         text = data.decode("utf-8")
-        if _rtoml is not None:
-            try:
-                tables: dict[str, Any] = _rtoml.loads(text)
-                return tables
-            except Exception:  # noqa: BLE001 - any refusal: let tomllib name the problem
-                pass
-        return tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise TrackerError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    if _rtoml is not None:
+        try:
+            tables: dict[str, Any] = _rtoml.loads(text)
+            return tables
+        except Exception:  # noqa: BLE001 - any refusal: let tomllib name the problem
+            pass
+    # Here, not at import: tomllib builds its regexes when imported (3-10 ms of a start
+    # whose tables the compiled reader reads).
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
     except RecursionError:
         raise TrackerError(f"{path}: values nested too deeply") from None
     except tomllib.TOMLDecodeError as exc:

@@ -11,7 +11,6 @@ Decisions: docs/decisions/0015-text-rules.md, docs/decisions/0052-look-alike-nam
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from collections.abc import Iterable, Iterator
 from difflib import SequenceMatcher
@@ -293,6 +292,8 @@ def check_name(name: str, what: str, limit: int = NAME_CELLS) -> str:
 @cache
 def _prototypes() -> dict[str, str]:
     """What each look-alike character reads as (confusables.toml, read on first use)."""
+    import tomllib
+
     with Path(__file__).with_name("confusables.toml").open("rb") as file:
         table: dict[str, str] = tomllib.load(file)["prototypes"]
     return table

@@ -21,7 +21,6 @@ import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -185,6 +184,8 @@ def parse(text: str, source: str) -> dict[str, Any]:
             return _rtoml.loads(text)
         except Exception:  # noqa: BLE001 - any refusal: let tomllib name the problem
             pass
+    import tomllib  # here, not at import: see rulesets.tables.parse_toml
+
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -12,7 +12,6 @@ Decisions: docs/decisions/0008-config-file.md
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +89,8 @@ def load(path: Path | None = None) -> Config:
 
 def parse(path: Path, text: str) -> Config:
     """The config file's text checked for shape: ConfigError names the file and key."""
+    import tomllib  # only when there is a config file to read
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

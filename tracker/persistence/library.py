@@ -16,7 +16,6 @@ Decisions: docs/decisions/0026-sheet-library.md
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +75,8 @@ class Library:
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise TrackerError(f"{self.path}: cannot be read: {exc}") from None
+        import tomllib
+
         try:
             doc = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError) as exc:
