@@ -22,10 +22,12 @@ def _stats(rows: list[Row], now: int, by_round: dict[str, list[int | float]] | N
 
 # ------------------------------------------------------------------ small pieces
 def test_a_bars_glyph() -> None:
-    assert charts.bar_glyph("active", False) == "▀"
-    assert charts.bar_glyph("passive", False) == "▄"
-    assert charts.bar_glyph("active", True) == "▒"
-    assert charts.bar_glyph("passive", True) == "▒"
+    from tracker.reading.glyphs import bar_glyph
+
+    assert bar_glyph("active", False) == "▀"
+    assert bar_glyph("passive", False) == "▄"
+    assert bar_glyph("active", True) == "▒"
+    assert bar_glyph("passive", True) == "▒"
 
 
 @pytest.mark.parametrize(("table", "withheld", "text"), [

@@ -75,6 +75,8 @@ class Spent:
 
 @dataclass(slots=True)
 class Ctx:
+    """What resolving one Brand X action reads: the charts, the EP chart, the tables, the request."""
+
     charts: Charts
     ep_chart: EpChart
     tables: dict[str, Any]

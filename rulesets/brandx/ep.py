@@ -38,6 +38,8 @@ EP_KINDS = ("combat", "hand_damage", "move", "jump", "lift", "throw", "hold_brea
 
 @dataclass(frozen=True, slots=True)
 class EpChart:
+    """The EP chart: which rows are free, from which row EP are paid, and the uses a point buys."""
+
     first_paid_row: int = 5
     free_at_or_below: int = 0
     uses_per_point: tuple[tuple[int, int], ...] = ((4, 5), (3, 10), (2, 20), (1, 50))

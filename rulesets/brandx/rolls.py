@@ -41,6 +41,8 @@ class RollUnder:
 
 @dataclass(frozen=True, slots=True)
 class ActionRoll(RollUnder):
+    """An action roll: two d10, the rerolls subtracted, the total against the target."""
+
     faces: tuple[int, int]
     rerolls: tuple[int, ...]
     total: int
@@ -105,6 +107,8 @@ def action_roll(dice: DiceSource, target: int, need: int | None = 0, label: str 
 
 @dataclass(frozen=True, slots=True)
 class KnowledgeRoll(RollUnder):
+    """A knowledge roll: d100 read as tens and units, against the target."""
+
     tens: int
     units: int
     total: int

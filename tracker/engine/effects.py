@@ -107,6 +107,8 @@ class Blow:
 
 @dataclass(frozen=True, slots=True)
 class Note:
+    """A line the action adds to the log when it lands (`text`), changing nothing else."""
+
     kind: ClassVar[str] = "note"
     text: str
     timing: str = COMPLETE

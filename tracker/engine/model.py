@@ -117,6 +117,8 @@ class Combatant:
 
 @dataclass(slots=True, eq=False)
 class Action:
+    """One action on the timeline: who initiated what, when, how it resolves, and where it stands."""
+
     id: int
     actor: str
     template: str

@@ -80,6 +80,8 @@ class Fight:
 
 @dataclass(frozen=True, slots=True)
 class Kind:
+    """One kind of change to a campaign: the arguments it takes and how the log words it."""
+
     name: str
     args: dict[str, Arg]
     describe: Callable[[dict[str, Any]], str]

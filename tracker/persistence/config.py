@@ -32,6 +32,8 @@ class ConfigError(TrackerError):
 
 @dataclass(frozen=True, slots=True)
 class Config:
+    """The config file's settings as read (`exists`: whether there was a file to read)."""
+
     path: Path
     exists: bool = False
     theme: str | None = None

@@ -28,6 +28,8 @@ MARKER = ".tracker-saves"  # a ./saves holding this file is the saves folder
 
 @dataclass(frozen=True, slots=True)
 class Saves:
+    """The saves folder, and where the choice of it came from."""
+
     path: Path
     source: str  # "--saves", "TRACKER_SAVES", "./saves" or "user data folder"
 

@@ -1,9 +1,5 @@
-"""The fight drawn: timeline glyphs, and the after-the-fight report as text and SVG.
-
-The glyphs are the app's timeline strip's (tracker.ui.widgets.timeline draws with
-them): active `▀`, passive `▄` (both at once `█`), maintained `▒` (`▓` over passive),
-`┤` where an action completed, `×` where it was aborted or interrupted, `┄` while a
-condition lasts. The whole-fight chart adds `↯` where a throwback landed.
+"""The fight drawn: the after-the-fight report as text and SVG, in the timeline's glyphs
+(tracker.reading.glyphs, which the app's timeline strip draws with too).
 
 `report_text(stats, width)` is what `tracker stats` prints and the app's stats screen
 shows (the same lines, so they cannot disagree): the tables, then three charts scaled
@@ -23,26 +19,16 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from tracker.engine.text import clip, fit, printable
+from tracker.reading.glyphs import (
+    CONDITION_GLYPH, CUT_GLYPH, END_GLYPH, LEGEND, OVER_PASSIVE, PASSIVE_GLYPH, THROWBACK_GLYPH, bar_glyph,
+)
 
-if TYPE_CHECKING:  # names for the annotations: the encounter screen draws the glyphs and
-    # legend at start-up, and needs neither the figures' module nor html (start-up time)
+if TYPE_CHECKING:  # names for the annotations: the figures' module and html load with the report
     from tracker.reading.stats import Bar, FightStats, Luck, Row, Tally
 
-ACTIVE_GLYPH, PASSIVE_GLYPH, MAINTAINED_GLYPH = "▀", "▄", "▒"
-# What a cell shows when an active bar is drawn over a passive one.
-OVER_PASSIVE = {ACTIVE_GLYPH: "█", MAINTAINED_GLYPH: "▓"}
-CONDITION_GLYPH = "┄"
-END_GLYPH, CUT_GLYPH, THROWBACK_GLYPH = "┤", "×", "↯"
-LEGEND = f"{ACTIVE_GLYPH}act {PASSIVE_GLYPH}pass {MAINTAINED_GLYPH}maint\n{END_GLYPH}end {CUT_GLYPH}cut {CONDITION_GLYPH}condition"
 SPARKS = "▁▂▃▄▅▆▇█"
 NAME = 12
 COMPLETED = "completed"
-
-
-def bar_glyph(mode: str, maintained: bool) -> str:
-    if maintained:
-        return MAINTAINED_GLYPH
-    return ACTIVE_GLYPH if mode == "active" else PASSIVE_GLYPH
 
 
 def _num(value: Any) -> str:

@@ -62,6 +62,8 @@ def change_line(encounter: Encounter, event: Event, me: str = "") -> str:
 
 @dataclass(frozen=True, slots=True)
 class HistoryLine:
+    """One change as the history lists it: its number, segment, words and author."""
+
     seq: int
     segment: int | None
     text: str

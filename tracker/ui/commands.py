@@ -24,6 +24,8 @@ from tracker.reading.roles import Role
 
 @dataclass(frozen=True, slots=True)
 class Command:
+    """One command of a screen: its keys, its footer label and its line of help."""
+
     name: str  # the screen runs do_<name>
     keys: str  # Textual key names, comma separated
     label: str  # footer and palette text

@@ -15,7 +15,7 @@ from textual import events
 from textual.message import Message
 from textual.strip import Strip
 
-from tracker.reading.charts import CONDITION_GLYPH, OVER_PASSIVE, PASSIVE_GLYPH, bar_glyph
+from tracker.reading.glyphs import CONDITION_GLYPH, OVER_PASSIVE, PASSIVE_GLYPH, bar_glyph
 from tracker.engine import ACTIVE, IN_PROGRESS, Action
 from tracker.engine.text import clip, fit
 from tracker.play.live import Changed, Live

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from tracker.engine.text import printable, wrap
-from tracker.reading.charts import LEGEND
+from tracker.reading.glyphs import LEGEND
 from tracker.reading.viewing import sight
 from tracker.ui.widgets.redraw import LivePane, update_if_changed
 
