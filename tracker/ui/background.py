@@ -38,9 +38,10 @@ def in_thread(
 
     def back(call: Callable[..., None], *args: Any) -> None:
         def deliver() -> None:
-            if hasattr(node, "working"):
+            last = started[group] == number  # no later job of the group is under way
+            if last and hasattr(node, "working"):
                 setattr(node, "working", False)
-            if latest and started[group] != number:
+            if latest and not last:
                 return
             if node.is_attached:
                 call(*args)
