@@ -21,7 +21,7 @@ def _stats(rows: list[Row], now: int, by_round: dict[str, list[int | float]] | N
 
 
 # ------------------------------------------------------------------ small pieces
-def test_a_bars_glyph() -> None:
+def test_the_glyph_of_a_bar_is_maintained_else_active_or_passive() -> None:
     from tracker.reading.glyphs import bar_glyph
 
     assert bar_glyph("active", False) == "▀"
