@@ -52,6 +52,25 @@ def test_a_role_is_one_of_three_and_a_player_names_a_combatant() -> None:
     assert (Role.gm().is_gm, Role.viewer().is_viewer, Role.viewer().is_gm) == (True, True, False)
 
 
+def test_a_local_session_is_the_os_account_never_an_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """roles.account: "the OS account this process runs as (its passwd entry, else `uid N`).
+    Never an environment variable (`$USER`, `$LOGNAME`, `$TRACKER_USER`)"."""
+    import os
+    import pwd
+
+    from tracker.reading.roles import account
+
+    for variable in ("USER", "LOGNAME", "TRACKER_USER"):
+        monkeypatch.setenv(variable, "dan-not-me")
+    assert account() == pwd.getpwuid(os.getuid()).pw_name != "dan-not-me"
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    assert account() == f"uid {os.getuid()}"
+
+
 def _line(about: tuple[str, ...] = ("Orc",), *, secret: bool = False, private: bool = False, while_hidden: bool = False) -> LogEntry:
     return LogEntry(0, "note", "x", about, 1, secret, while_hidden, private)
 
@@ -436,3 +455,139 @@ def test_a_set_naming_its_character_by_name_renames_the_one_called_so_then() -> 
                  Event("set", {"pc": "vex", "name": "Rook"}))
     assert camp.pcs["pc4"].name == "Rook"
     assert campaign_characters(camp, ["Rook"]).pcs == ("pc4",)
+
+
+# ------------------------------------------------------------------ what each reader sees, function by function
+def test_the_encounters_setting_else_the_users_default_else_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """viewing.mode_of: "The encounter's own setting, else the user's config default, else exact"."""
+    from tracker.persistence import config
+
+    enc = _table()
+    assert not shown(enc, enc.combatants["Orc"], viewer=True).withheld  # no setting, no config: exact
+    monkeypatch.setattr(config, "_viewer_default", "label")
+    assert shown(enc, enc.combatants["Orc"], viewer=True).label == "Healthy"
+    labelled = _table("hidden")
+    assert shown(labelled, labelled.combatants["Orc"], viewer=True).label == ""  # the encounter's own wins
+
+
+def test_a_label_reads_every_resource_when_none_puts_it_down() -> None:
+    """health_label: the resources that put a combatant down, else all of them; a resource
+    with no maximum (0) is no wound."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ward", "resources": {"luck": 10, "ward": 0}}))
+    assert health_label(enc.combatants["Ward"]) == "Healthy"
+    enc.apply(Event("damage", {"target": "Ward", "amount": 6, "resource": "luck"}))  # 4 of 10
+    assert health_label(enc.combatants["Ward"]) == "Bloodied"
+
+
+def test_a_result_line_withholds_its_targets_figures_or_its_actors() -> None:
+    """log_text: "An action's result line (a `note` about the actor and its targets) states
+    the targets' figures, or the actor's own when it has no target"; lines of other kinds
+    state no figures."""
+    enc = _table("label")
+
+    def note(about: tuple[str, ...], kind: str = "note") -> LogEntry:
+        return LogEntry(0, kind, "the words", about, 1)
+
+    assert log_text(enc, note(("Ann", "Orc")), viewer=True) == "Orc: figures withheld from viewers"
+    assert log_text(enc, note(("Orc", "Ann")), viewer=True) == "the words"  # at the party's: stated
+    assert log_text(enc, note(("Orc",)), viewer=True) == "Orc: figures withheld from viewers"
+    assert log_text(enc, note(("Ann",)), viewer=True) == "the words"
+    assert log_text(enc, note(("Orc", "Ann"), kind="damage"), viewer=True) == "Orc: figures withheld from viewers"
+    assert log_text(enc, note(("Ann", "Orc"), kind="damage"), viewer=True) == "the words"  # about Ann first
+    assert log_text(enc, note(("Orc",), kind="add"), viewer=True) == "the words"
+    assert log_text(enc, note(()), viewer=True) == "the words"
+    assert log_text(enc, note(("Orc",)), viewer=False) == "the words"
+    assert log_text(enc, note(("Gone",)), viewer=True) == "Gone: figures withheld from viewers"  # one that left
+
+
+def test_a_declaration_at_an_enemy_loses_only_its_own_summary() -> None:
+    """log_text: "a declaration against an enemy keeps who, at whom and when, and loses its
+    roll's summary" (the actor's own action begun on that segment); at the party's it is whole."""
+    enc = _table("label")
+    # Nobody's summary is the tail of Ann's: hers is read from her own action
+    enc.apply(Event("declare", {"actor": "Nobody", "template": "jab", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, summary="hit for 6 VP")}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, summary="Attack +1 vs Orc's Defense +0: hit for 6 VP")}))
+    enc.apply(Event("declare", {"actor": "Orc", "template": "chop", "mode": "active", "targets": ["Ann"],
+                                "resolution": Resolution(pt=3, summary="hits by 1")}))
+    view = sight(enc, Role.viewer())
+    assert [view.text(e) for e in enc.log[-3:]] == [
+        "Nobody initiates active jab at Orc, PT 2, completes on segment 2 (figures withheld from viewers)",
+        "Ann initiates active hex at Orc, PT 2, completes on segment 2 (figures withheld from viewers)",
+        "Orc initiates active chop at Ann, PT 3, completes on segment 3: hits by 1",
+    ]
+
+
+def test_a_player_reads_a_line_exactly_only_when_all_it_is_about_is_theirs() -> None:
+    """Sight.text: "a player's own figures are theirs: exact"; a line also about an enemy
+    of someone else's is read as a viewer reads it."""
+    enc = _table("label")
+    both = LogEntry(0, "note", "Ann hits Orc for 5", ("Ann", "Orc"), 1)
+    alone = LogEntry(0, "note", "Orc rests", ("Orc",), 1)
+    orc = sight(enc, Role.player(["orc"]))
+    assert orc.text(alone) == "Orc rests"
+    assert orc.text(both) == "Orc: figures withheld from viewers"
+    assert sight(enc, Role.player(["Ann", "Orc"])).text(both) == "Ann hits Orc for 5"
+    assert sight(enc, Role.gm()).text(both) == "Ann hits Orc for 5"
+
+
+def test_which_lines_a_sight_shows() -> None:
+    """Sight.entry, as roles.visible_to: a line about a hidden combatant is shown to the GM
+    and to that combatant's player only."""
+    enc = _table()
+    enc.apply(Event("add", {"name": "Spy", "resources": {"hp": 5}, "hidden": True}))
+    about_spy = LogEntry(0, "note", "Spy waits", ("Spy",), 1)
+    assert sight(enc, Role.gm()).entry(about_spy) and sight(enc, Role.player(["spy"])).entry(about_spy)
+    assert not sight(enc, Role.viewer()).entry(about_spy) and not sight(enc, Role.player(["Ann"])).entry(about_spy)
+    assert about_spy not in sight(enc, Role.player(["Ann"])).log()
+    assert sight(enc, Role.viewer()).entry(LogEntry(0, "note", "Ann waits", ("Ann",), 1))
+    assert not sight(enc, Role.player(["Ann"])).knows(enc.combatants["Spy"])
+    assert sight(enc, Role.player(["SPY"])).knows(enc.combatants["Spy"])
+
+
+def test_a_line_shows_its_faces_and_who_decided_them_when_known() -> None:
+    """Sight.line: a declaration's faces, then who decided them when the event says; a line
+    that is no declaration's, or names no event, is its words alone."""
+    enc = _table("exact")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, dice=(3, 1), summary="misses")}))
+    declared = enc.log[-1]
+    gm = sight(enc, Role.gm())
+    assert gm.line(declared) == declared.text + " [dice 3 1]"  # no `dice` word: no mark
+    assert LogEntry(0, "declare", "x", ("Ann",), declared.seq).seq == len(enc.events)  # the last event's line
+    assert gm.line(LogEntry(0, "declare", "no event", ("Ann",), 0)) == "no event"
+    assert gm.line(LogEntry(0, "declare", "beyond", ("Ann",), len(enc.events) + 1)) == "beyond"
+    assert gm.line(LogEntry(0, "note", "a note", ("Ann",), declared.seq)) == "a note"
+
+
+def test_an_actions_figures_are_withheld_when_aimed_at_an_enemy() -> None:
+    """Sight.withheld: "aimed at an enemy while the table shows enemies' figures to viewers
+    as a label, or not at all"; never from the GM, nor a player's own target."""
+    for mode in ("label", "hidden"):
+        enc = _table(mode)
+        enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"], "resolution": Resolution(pt=2)}))
+        enc.apply(Event("declare", {"actor": "Orc", "template": "chop", "mode": "active", "targets": ["Ann"], "resolution": Resolution(pt=3)}))
+        enc.apply(Event("declare", {"actor": "Nobody", "template": "hide", "mode": "active", "resolution": Resolution(pt=4)}))
+        at_orc, at_ann, alone = enc.actions
+        viewer = sight(enc, Role.viewer())
+        assert viewer.withheld(at_orc) and not viewer.withheld(at_ann) and not viewer.withheld(alone)
+        assert not sight(enc, Role.gm()).withheld(at_orc)
+        assert not sight(enc, Role.player(["orc"])).withheld(at_orc)
+        assert sight(enc, Role.player(["Ann"])).withheld(at_orc)
+    enc = _table("exact")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"], "resolution": Resolution(pt=2)}))
+    assert not sight(enc, Role.viewer()).withheld(enc.actions[0])
+
+
+def test_a_viewer_is_told_as_many_coming_events_as_the_gm_where_it_may_see_them() -> None:
+    """Sight.upcoming(limit): at most `limit` items, counted among those the reader may see."""
+    enc = _table()
+    enc.apply(Event("add", {"name": "Spy", "resources": {"hp": 5}, "hidden": True}))
+    enc.apply(Event("declare", {"actor": "Spy", "template": "stab", "mode": "active", "resolution": Resolution(pt=2)}))
+    for actor, pt in (("Ann", 3), ("Orc", 4), ("Nobody", 5)):
+        enc.apply(Event("declare", {"actor": actor, "template": "hit", "mode": "active", "resolution": Resolution(pt=pt)}))
+    assert sight(enc, Role.gm()).upcoming(limit=2) == [(2, "Spy's stab completes"), (3, "Ann's hit completes")]
+    assert sight(enc, Role.viewer()).upcoming(limit=2) == [(3, "Ann's hit completes"), (4, "Orc's hit completes")]
+    assert len(sight(enc, Role.viewer()).upcoming()) == 3
