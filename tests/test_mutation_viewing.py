@@ -1,5 +1,6 @@
 """Direct tests of tracker.reading.viewing and tracker.reading.roles: what a GM, a player and a viewer may
-see of a fight (docs/decisions/0017-viewer-resources.md) and who made a change, in words.
+see of a fight (docs/decisions/0017-viewer-resources.md), who made a change, in words, and
+which characters a player's key gives at a campaign's table (docs/decisions/0050-serve-campaign.md).
 
 Decision 0017: "An enemy is a combatant whose side is not the players': a side named PC,
 PCs, player, players, party, hero, heroes, ally or allies (any case) is the players'";
@@ -12,8 +13,12 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import encounter
-from tracker.engine import Encounter, Event, LogEntry, Resolution
-from tracker.reading.roles import Role, visible_to, who
+from tracker.engine import Encounter, Event, LogEntry, Resolution, Setup, TimeMapping
+from tracker.engine.errors import RuleRefusal
+from tracker.engine.model import Proposal
+from tracker.persistence.campaign import Campaign
+from tracker.play.policy import Policy
+from tracker.reading.roles import Characters, Role, _carrying, campaign_characters, visible_to, who
 from tracker.reading.viewing import dice_of, health_label, is_enemy, log_text, shown, sight
 
 
@@ -45,6 +50,25 @@ def test_a_role_is_one_of_three_and_a_player_names_a_combatant() -> None:
     assert player.combatants == ("Ann", "Bob")  # stripped, once each, blanks dropped
     assert (player.is_player, player.is_gm, player.is_viewer) == (True, False, False)
     assert (Role.gm().is_gm, Role.viewer().is_viewer, Role.viewer().is_gm) == (True, True, False)
+
+
+def test_a_local_session_is_the_os_account_never_an_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """roles.account: "the OS account this process runs as (its passwd entry, else `uid N`).
+    Never an environment variable (`$USER`, `$LOGNAME`, `$TRACKER_USER`)"."""
+    import os
+    import pwd
+
+    from tracker.reading.roles import account
+
+    for variable in ("USER", "LOGNAME", "TRACKER_USER"):
+        monkeypatch.setenv(variable, "dan-not-me")
+    assert account() == pwd.getpwuid(os.getuid()).pw_name != "dan-not-me"
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    assert account() == f"uid {os.getuid()}"
 
 
 def _line(about: tuple[str, ...] = ("Orc",), *, secret: bool = False, private: bool = False, while_hidden: bool = False) -> LogEntry:
@@ -250,3 +274,320 @@ def test_a_player_is_held_by_identity_through_a_rename() -> None:
     plain = Role.player(["Bo"])
     assert plain.following(enc) is plain  # held by name: as it is
     assert Role.gm().following(enc) == Role.gm()
+
+
+# ------------------------------------------------------------------ a player's key at a campaign's table
+def _road(*events: Event) -> Campaign:
+    """The campaign road: Seraph (pc1), Nyx (pc2) and Vex (pc3) join, then `events`."""
+    joins = [Event("join", {"pc": f"pc{i}", "name": name, "resources": {"hp": 10}})
+             for i, name in enumerate(("Seraph", "Nyx", "Vex"), 1)]
+    return Campaign("road", "freeform", events=[*joins, *events])
+
+
+def _fought(party: dict[str, dict[str, object]] | None = None, file: str = "road-1.toml") -> list[Event]:
+    """A fight of the whole party that ends with `party` (what goes back to the campaign)."""
+    end: dict[str, object] = {"file": file, "revision": 4}
+    if party is not None:
+        end["party"] = party
+    return [Event("fight", {"file": file, "name": file.removesuffix(".toml"), "pcs": ["pc1", "pc2", "pc3"]}), Event("end", end)]
+
+
+def test_a_key_names_characters_by_the_campaigns_id() -> None:
+    """0050: "`pc="pc2"` names the character by its id: `pc1`, `pc2`, ... in the order they
+    joined"; an id no character ever had is unknown (logged for the GM)."""
+    camp = _road()
+    assert campaign_characters(camp, ids=["pc2"]) == Characters(("pc2",))
+    found = campaign_characters(camp, ids=["pc3", "pc9", "pc1"])
+    assert found.pcs == ("pc3", "pc1") and found.unknown == ("pc9",) and found.gone == ()
+    # an id is an id: a name given as pc= names nobody
+    assert campaign_characters(camp, ids=["Seraph"]) == Characters(unknown=("Seraph",))
+    assert campaign_characters(camp) == Characters()
+
+
+def test_a_key_names_a_character_by_name_ignoring_case_and_spaces() -> None:
+    """0050: "`combatant="Seraph"` names the character by a name it has carried in the
+    campaign: the character that first carried it (ignoring case)"."""
+    camp = _road()
+    assert campaign_characters(camp, ["seraph"]).pcs == ("pc1",)
+    assert campaign_characters(camp, [" NYX ", "vEx"]).pcs == ("pc2", "pc3")
+    found = campaign_characters(camp, ["Ghost", "Nyx"])
+    assert found.pcs == ("pc2",) and found.unknown == ("Ghost",) and found.gone == ()
+    assert campaign_characters(camp, ["Sera"]) == Characters(unknown=("Sera",))  # a name nobody carried
+
+
+def test_a_character_renamed_in_a_fight_is_still_theirs_by_its_first_name() -> None:
+    """0050: "a key written when the character was Seraph stays theirs after it becomes
+    Sera, and a new character who joins later as Seraph is someone else ... Its names now
+    are read too: a key written as `combatant="Sera"` after the rename is the same
+    character." A rename in a fight goes back to the campaign with the fight's end."""
+    camp = _road(*_fought({"pc1": {"name": "Sera", "resources": {"hp": 7}}, "pc2": {"resources": {"hp": 3}}}))
+    assert camp.pcs["pc1"].name == "Sera"
+    assert campaign_characters(camp, ["Seraph"]).pcs == ("pc1",)
+    assert campaign_characters(camp, ["SERA"]).pcs == ("pc1",)
+    assert campaign_characters(camp, ["Nyx"]).pcs == ("pc2",)  # not renamed: still hers
+    camp.apply(Event("join", {"pc": "pc4", "name": "Seraph", "resources": {"hp": 12}}))  # a newcomer, the old name
+    assert campaign_characters(camp, ["Seraph"]).pcs == ("pc1",)
+    assert campaign_characters(camp, ids=["pc4"]).pcs == ("pc4",)  # the newcomer's key names its id
+
+
+def test_a_character_renamed_with_campaign_set_is_still_theirs() -> None:
+    """docs/campaigns.md: "A rename, in a fight or in the campaign, keeps it"; a set may name
+    its character by id or by name (ignoring case), as `campaign set` takes either."""
+    camp = _road(Event("set", {"pc": "pc2", "name": "Nyxa"}), Event("set", {"pc": "vex", "name": "Vexa"}),
+                 Event("set", {"pc": "pc1", "side": "party"}))  # a set that renames nobody
+    assert campaign_characters(camp, ["nyx", "Nyxa"]).pcs == ("pc2",)
+    assert campaign_characters(camp, ["Vexa"]).pcs == ("pc3",)
+    assert campaign_characters(camp, ["Vex"]).pcs == ("pc3",)
+    camp.apply(Event("join", {"pc": "pc4", "name": "Nyx", "resources": {"hp": 8}}))  # someone else
+    assert campaign_characters(camp, ["Nyx"]).pcs == ("pc2",)
+    assert campaign_characters(camp, ["Nyx"], ["pc4"]).pcs == ("pc4", "pc2")
+
+
+def test_a_character_who_left_or_died_is_nobodys() -> None:
+    """0050: "A character who has left the party or died is nobody's: the key watches as a
+    viewer, told "Your character Seraph has died" (or "has left the party")"."""
+    camp = _road(Event("leave", {"pc": "pc3", "reason": "died"}), Event("leave", {"pc": "pc2"}))
+    found = campaign_characters(camp, ["Vex", "Seraph"], ["pc2"])
+    assert found.pcs == ("pc1",)
+    assert set(found.gone) == {"Vex has died", "Nyx has left the party"} and found.unknown == ()
+    assert campaign_characters(camp, ["nyx"]) == Characters(gone=("Nyx has left the party",))
+    # a newcomer under the dead one's name is someone else: the key still names the dead
+    camp.apply(Event("join", {"pc": "pc4", "name": "Vex", "resources": {"hp": 5}}))
+    assert campaign_characters(camp, ["Vex"]) == Characters(gone=("Vex has died",))
+    assert campaign_characters(camp, ids=["pc4"]).pcs == ("pc4",)
+
+
+def test_each_character_once_in_the_order_the_key_names_them() -> None:
+    """A key that names a character twice (by two names, by name and id) gives it once; ids
+    first (`pc=`), then names (`combatant=`), each in the order written."""
+    camp = _road(*_fought({"pc1": {"name": "Sera"}}), Event("leave", {"pc": "pc3", "reason": "died"}))
+    found = campaign_characters(camp, ["Seraph", "nyx", "sera", "Vex", "vex"], ["pc2", "pc3", "pc2"])
+    assert found.pcs == ("pc2", "pc1")
+    assert found.gone == ("Vex has died",)
+    assert campaign_characters(camp, ["Nyx", "Seraph"]).pcs == ("pc2", "pc1")
+
+
+def _campaign_fight() -> Encounter:
+    """A campaign's fight: Sera (pc1), a foe named Seraph (no id), Nyx (pc2), Bo (pc3)."""
+    enc = Encounter(Setup("road 2", "freeform", TimeMapping(50, "test"), ("hp",), campaign="road.campaign.toml"))
+    enc.apply(Event("add", {"name": "Sera", "resources": {"hp": 20}, "pc": "pc1"}))
+    enc.apply(Event("add", {"name": "Seraph", "side": "raiders", "resources": {"hp": 9}}))
+    enc.apply(Event("add", {"name": "Nyx", "resources": {"hp": 12}, "pc": "pc2"}))
+    enc.apply(Event("add", {"name": "Bo", "resources": {"hp": 12}, "pc": "pc3"}))
+    return enc
+
+
+def test_a_players_role_in_a_campaign_fight_is_its_characters_by_id() -> None:
+    """Role.of_characters: "held by that id: a rename keeps them, and a combatant without it
+    (a foe, whatever its name) is never theirs. None if none of them is in the fight."
+    Their names are the fight's combatants', in the roster's order."""
+    enc = _campaign_fight()
+    role = Role.of_characters(enc, ["pc2", "", "pc1", "pc2"])
+    assert role is not None and role.is_player
+    assert role.combatants == ("Sera", "Nyx") and set(role.pcs) == {"pc1", "pc2"} and len(role.pcs) == 2
+    assert role.owns("sera") and role.owns("Nyx") and not role.owns("Seraph") and not role.owns("Bo")
+    assert Role.of_characters(enc, ["pc7"]) is None and Role.of_characters(enc, ["", ""]) is None
+    assert Role.of_characters(enc, []) is None
+    # what the player may declare for: its own characters, never the foe with the old name
+    policy = Policy(role)
+    policy.guard(enc, Event("declare", {"actor": "Nyx", "template": "hex", "mode": "active"}), "player:dan")
+    for actor in ("Seraph", "Bo"):
+        with pytest.raises(RuleRefusal, match="player"):
+            policy.guard(enc, Event("declare", {"actor": actor, "template": "hex", "mode": "active"}), "player:dan")
+    # what it sees: its own in full, the foe as a viewer does
+    enc.apply(Event("setting", {"key": "viewer_resources", "value": "hidden"}))
+    view = sight(enc, role)
+    assert view.exact(enc.combatants["Sera"]) and not view.exact(enc.combatants["Seraph"])
+    assert view.resources(enc.combatants["Seraph"]).withheld and view.resources(enc.combatants["Nyx"]).resources == {"hp": 12}
+
+
+def test_a_role_held_by_id_follows_renames_and_departures() -> None:
+    """Role.following: "a player's held by identity, or by the campaign's id; a combatant
+    that has left is nobody's"; with none left the player is told none of theirs is here."""
+    enc = _campaign_fight()
+    role = Role.of_characters(enc, ["pc1"])
+    assert role is not None
+    assert role.following(enc) is role  # nothing changed
+    enc.apply(Event("rename", {"target": "Sera", "name": "Angel"}))
+    renamed = role.following(enc)
+    assert renamed.combatants == ("Angel",) and renamed.pcs == ("pc1",) and renamed.owns("angel")
+    assert not renamed.owns("Seraph")
+    enc.apply(Event("remove", {"name": "Angel"}))
+    left = role.following(enc)
+    assert left.combatants == () and left.is_player and left.pcs == ("pc1",)
+    assert left.label() == "player (none of yours is in this fight)"
+    assert not left.owns("Seraph")
+
+
+def test_carrying_names_only_the_fights_combatants_with_those_ids() -> None:
+    """_carrying: "The names now of the fight's combatants that are the campaign's
+    characters `pcs`": a combatant with no id is no character, even asked for a blank id."""
+    enc = _campaign_fight()
+    assert _carrying(enc, ["pc3", "pc1"]) == ("Sera", "Bo")  # the roster's order
+    assert _carrying(enc, ["", "pc2"]) == ("Nyx",)
+    assert _carrying(enc, [""]) == () and _carrying(enc, ["pc9"]) == () and _carrying(enc, []) == ()
+
+
+def test_a_proposal_is_seen_by_the_gm_and_by_its_actors_player() -> None:
+    """Module docstring: "A player sees what a viewer sees plus their own combatants in full
+    ... and the proposals and refusals about them"; a viewer sees no proposal."""
+    enc = _campaign_fight()
+    mine = Proposal(5, "declare", "Nyx", {}, 1)
+    theirs = Proposal(6, "declare", "Bo", {}, 1)
+    assert sight(enc, Role.gm()).proposal(mine) and sight(enc, Role.gm()).proposal(theirs)
+    assert not sight(enc, Role.viewer()).proposal(mine)
+    player = sight(enc, Role.player(["nyx"]))
+    assert player.proposal(mine) and not player.proposal(theirs)
+
+
+def test_a_set_naming_its_character_by_name_renames_the_one_called_so_then() -> None:
+    """A set written by name (a hand-edited campaign file) changes the character the
+    campaign finds by that name at that point, the party first: after Seraph became Sera
+    and a newcomer joined as Seraph, `set pc="Seraph" name="Angel"` renames the newcomer,
+    so a key naming Angel is the newcomer's, never Sera's."""
+    camp = _road(*_fought({"pc1": {"name": "Sera"}}), Event("join", {"pc": "pc4", "name": "Seraph", "resources": {"hp": 12}}),
+                 Event("set", {"pc": "Seraph", "name": "Angel"}))
+    assert camp.pcs["pc4"].name == "Angel" and camp.pcs["pc1"].name == "Sera"
+    assert campaign_characters(camp, ["Angel"]).pcs == ("pc4",)
+    assert campaign_characters(camp, ["Seraph"]).pcs == ("pc1",)  # the name's first bearer still
+    # one who left is found by name after the party: Vex left, a newcomer took the name
+    camp = _road(Event("leave", {"pc": "pc3"}), Event("join", {"pc": "pc4", "name": "Vex", "resources": {"hp": 5}}),
+                 Event("set", {"pc": "vex", "name": "Rook"}))
+    assert camp.pcs["pc4"].name == "Rook"
+    assert campaign_characters(camp, ["Rook"]).pcs == ("pc4",)
+
+
+# ------------------------------------------------------------------ what each reader sees, function by function
+def test_the_encounters_setting_else_the_users_default_else_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """viewing.mode_of: "The encounter's own setting, else the user's config default, else exact"."""
+    from tracker.persistence import config
+
+    enc = _table()
+    assert not shown(enc, enc.combatants["Orc"], viewer=True).withheld  # no setting, no config: exact
+    monkeypatch.setattr(config, "_viewer_default", "label")
+    assert shown(enc, enc.combatants["Orc"], viewer=True).label == "Healthy"
+    labelled = _table("hidden")
+    assert shown(labelled, labelled.combatants["Orc"], viewer=True).label == ""  # the encounter's own wins
+
+
+def test_a_label_reads_every_resource_when_none_puts_it_down() -> None:
+    """health_label: the resources that put a combatant down, else all of them; a resource
+    with no maximum (0) is no wound."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ward", "resources": {"luck": 10, "ward": 0}}))
+    assert health_label(enc.combatants["Ward"]) == "Healthy"
+    enc.apply(Event("damage", {"target": "Ward", "amount": 6, "resource": "luck"}))  # 4 of 10
+    assert health_label(enc.combatants["Ward"]) == "Bloodied"
+
+
+def test_a_result_line_withholds_its_targets_figures_or_its_actors() -> None:
+    """log_text: "An action's result line (a `note` about the actor and its targets) states
+    the targets' figures, or the actor's own when it has no target"; lines of other kinds
+    state no figures."""
+    enc = _table("label")
+
+    def note(about: tuple[str, ...], kind: str = "note") -> LogEntry:
+        return LogEntry(0, kind, "the words", about, 1)
+
+    assert log_text(enc, note(("Ann", "Orc")), viewer=True) == "Orc: figures withheld from viewers"
+    assert log_text(enc, note(("Orc", "Ann")), viewer=True) == "the words"  # at the party's: stated
+    assert log_text(enc, note(("Orc",)), viewer=True) == "Orc: figures withheld from viewers"
+    assert log_text(enc, note(("Ann",)), viewer=True) == "the words"
+    assert log_text(enc, note(("Orc", "Ann"), kind="damage"), viewer=True) == "Orc: figures withheld from viewers"
+    assert log_text(enc, note(("Ann", "Orc"), kind="damage"), viewer=True) == "the words"  # about Ann first
+    assert log_text(enc, note(("Orc",), kind="add"), viewer=True) == "the words"
+    assert log_text(enc, note(()), viewer=True) == "the words"
+    assert log_text(enc, note(("Orc",)), viewer=False) == "the words"
+    assert log_text(enc, note(("Gone",)), viewer=True) == "Gone: figures withheld from viewers"  # one that left
+
+
+def test_a_declaration_at_an_enemy_loses_only_its_own_summary() -> None:
+    """log_text: "a declaration against an enemy keeps who, at whom and when, and loses its
+    roll's summary" (the actor's own action begun on that segment); at the party's it is whole."""
+    enc = _table("label")
+    # Nobody's summary is the tail of Ann's: hers is read from her own action
+    enc.apply(Event("declare", {"actor": "Nobody", "template": "jab", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, summary="hit for 6 VP")}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, summary="Attack +1 vs Orc's Defense +0: hit for 6 VP")}))
+    enc.apply(Event("declare", {"actor": "Orc", "template": "chop", "mode": "active", "targets": ["Ann"],
+                                "resolution": Resolution(pt=3, summary="hits by 1")}))
+    view = sight(enc, Role.viewer())
+    assert [view.text(e) for e in enc.log[-3:]] == [
+        "Nobody initiates active jab at Orc, PT 2, completes on segment 2 (figures withheld from viewers)",
+        "Ann initiates active hex at Orc, PT 2, completes on segment 2 (figures withheld from viewers)",
+        "Orc initiates active chop at Ann, PT 3, completes on segment 3: hits by 1",
+    ]
+
+
+def test_a_player_reads_a_line_exactly_only_when_all_it_is_about_is_theirs() -> None:
+    """Sight.text: "a player's own figures are theirs: exact"; a line also about an enemy
+    of someone else's is read as a viewer reads it."""
+    enc = _table("label")
+    both = LogEntry(0, "note", "Ann hits Orc for 5", ("Ann", "Orc"), 1)
+    alone = LogEntry(0, "note", "Orc rests", ("Orc",), 1)
+    orc = sight(enc, Role.player(["orc"]))
+    assert orc.text(alone) == "Orc rests"
+    assert orc.text(both) == "Orc: figures withheld from viewers"
+    assert sight(enc, Role.player(["Ann", "Orc"])).text(both) == "Ann hits Orc for 5"
+    assert sight(enc, Role.gm()).text(both) == "Ann hits Orc for 5"
+
+
+def test_which_lines_a_sight_shows() -> None:
+    """Sight.entry, as roles.visible_to: a line about a hidden combatant is shown to the GM
+    and to that combatant's player only."""
+    enc = _table()
+    enc.apply(Event("add", {"name": "Spy", "resources": {"hp": 5}, "hidden": True}))
+    about_spy = LogEntry(0, "note", "Spy waits", ("Spy",), 1)
+    assert sight(enc, Role.gm()).entry(about_spy) and sight(enc, Role.player(["spy"])).entry(about_spy)
+    assert not sight(enc, Role.viewer()).entry(about_spy) and not sight(enc, Role.player(["Ann"])).entry(about_spy)
+    assert about_spy not in sight(enc, Role.player(["Ann"])).log()
+    assert sight(enc, Role.viewer()).entry(LogEntry(0, "note", "Ann waits", ("Ann",), 1))
+    assert not sight(enc, Role.player(["Ann"])).knows(enc.combatants["Spy"])
+    assert sight(enc, Role.player(["SPY"])).knows(enc.combatants["Spy"])
+
+
+def test_a_line_shows_its_faces_and_who_decided_them_when_known() -> None:
+    """Sight.line: a declaration's faces, then who decided them when the event says; a line
+    that is no declaration's, or names no event, is its words alone."""
+    enc = _table("exact")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, dice=(3, 1), summary="misses")}))
+    declared = enc.log[-1]
+    gm = sight(enc, Role.gm())
+    assert gm.line(declared) == declared.text + " [dice 3 1]"  # no `dice` word: no mark
+    assert LogEntry(0, "declare", "x", ("Ann",), declared.seq).seq == len(enc.events)  # the last event's line
+    assert gm.line(LogEntry(0, "declare", "no event", ("Ann",), 0)) == "no event"
+    assert gm.line(LogEntry(0, "declare", "beyond", ("Ann",), len(enc.events) + 1)) == "beyond"
+    assert gm.line(LogEntry(0, "note", "a note", ("Ann",), declared.seq)) == "a note"
+
+
+def test_an_actions_figures_are_withheld_when_aimed_at_an_enemy() -> None:
+    """Sight.withheld: "aimed at an enemy while the table shows enemies' figures to viewers
+    as a label, or not at all"; never from the GM, nor a player's own target."""
+    for mode in ("label", "hidden"):
+        enc = _table(mode)
+        enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"], "resolution": Resolution(pt=2)}))
+        enc.apply(Event("declare", {"actor": "Orc", "template": "chop", "mode": "active", "targets": ["Ann"], "resolution": Resolution(pt=3)}))
+        enc.apply(Event("declare", {"actor": "Nobody", "template": "hide", "mode": "active", "resolution": Resolution(pt=4)}))
+        at_orc, at_ann, alone = enc.actions
+        viewer = sight(enc, Role.viewer())
+        assert viewer.withheld(at_orc) and not viewer.withheld(at_ann) and not viewer.withheld(alone)
+        assert not sight(enc, Role.gm()).withheld(at_orc)
+        assert not sight(enc, Role.player(["orc"])).withheld(at_orc)
+        assert sight(enc, Role.player(["Ann"])).withheld(at_orc)
+    enc = _table("exact")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"], "resolution": Resolution(pt=2)}))
+    assert not sight(enc, Role.viewer()).withheld(enc.actions[0])
+
+
+def test_a_viewer_is_told_as_many_coming_events_as_the_gm_where_it_may_see_them() -> None:
+    """Sight.upcoming(limit): at most `limit` items, counted among those the reader may see."""
+    enc = _table()
+    enc.apply(Event("add", {"name": "Spy", "resources": {"hp": 5}, "hidden": True}))
+    enc.apply(Event("declare", {"actor": "Spy", "template": "stab", "mode": "active", "resolution": Resolution(pt=2)}))
+    for actor, pt in (("Ann", 3), ("Orc", 4), ("Nobody", 5)):
+        enc.apply(Event("declare", {"actor": actor, "template": "hit", "mode": "active", "resolution": Resolution(pt=pt)}))
+    assert sight(enc, Role.gm()).upcoming(limit=2) == [(2, "Spy's stab completes"), (3, "Ann's hit completes")]
+    assert sight(enc, Role.viewer()).upcoming(limit=2) == [(3, "Ann's hit completes"), (4, "Orc's hit completes")]
+    assert len(sight(enc, Role.viewer()).upcoming()) == 3

@@ -178,14 +178,24 @@ def campaign_characters(campaign: "Campaign", names: Iterable[str] = (), ids: It
     from tracker.persistence.campaign import ACTIVE, DIED
 
     first: dict[str, str] = {}  # folded name -> the id of its first bearer
+    called: dict[str, str] = {}  # id -> the character's name at this point of the story
+    left: set[str] = set()
     for event in campaign.effective_events():
         args = event.args
-        if event.kind in ("join", "set") and isinstance(args.get("name"), str) and isinstance(args.get("pc"), str):
-            pid = args["pc"] if args["pc"] in campaign.pcs else first.get(args["pc"].casefold(), "")  # a set may name its character
-            first.setdefault(args["name"].casefold(), pid)
+        named, given = args.get("pc"), args.get("name")
+        if event.kind == "join" and isinstance(named, str) and isinstance(given, str):
+            called[named] = given
+            first.setdefault(given.casefold(), named)
+        elif event.kind == "set" and isinstance(named, str) and isinstance(given, str):
+            renamed = _called(called, left, named)
+            called[renamed] = given
+            first.setdefault(given.casefold(), renamed)
+        elif event.kind == "leave" and isinstance(named, str):
+            left.add(_called(called, left, named))
         elif event.kind == "end" and isinstance(args.get("party"), dict):
             for pid, state in args["party"].items():
                 if isinstance(state, dict) and isinstance(state.get("name"), str):
+                    called[str(pid)] = state["name"]
                     first.setdefault(state["name"].casefold(), str(pid))
     chosen: list[str] = []
     unknown: list[str] = []
@@ -206,6 +216,17 @@ def campaign_characters(campaign: "Campaign", names: Iterable[str] = (), ids: It
         else:
             gone.append(f"{pc.name} has died" if pc.status == DIED else f"{pc.name} has left the party")
     return Characters(tuple(pcs), tuple(gone), tuple(unknown))
+
+
+def _called(called: dict[str, str], left: set[str], name_or_id: str) -> str:
+    """The id of the character a campaign event names (`pc`), as `Campaign.pc` found it
+    then: by id, else by the name it had then (ignoring case), the party before those who
+    left. A set or leave may name its character (a hand-written campaign file)."""
+    if name_or_id in called:
+        return name_or_id
+    wanted = name_or_id.casefold()
+    named = [pid for pid, name in called.items() if name.casefold() == wanted]
+    return next((pid for pid in named if pid not in left), named[0] if named else "")
 
 
 def is_players(by: str) -> bool:
