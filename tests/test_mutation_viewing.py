@@ -591,3 +591,23 @@ def test_a_viewer_is_told_as_many_coming_events_as_the_gm_where_it_may_see_them(
     assert sight(enc, Role.gm()).upcoming(limit=2) == [(2, "Spy's stab completes"), (3, "Ann's hit completes")]
     assert sight(enc, Role.viewer()).upcoming(limit=2) == [(3, "Ann's hit completes"), (4, "Orc's hit completes")]
     assert len(sight(enc, Role.viewer()).upcoming()) == 3
+
+
+def test_a_one_point_resource_spent_is_a_wound() -> None:
+    """Decision 0017: "Bloodied at or under one half of the maximum of any of them": a
+    maximum of 1 counts like any other (0 is under one half of 1), only a maximum of 0 is
+    no wound."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ward", "resources": {"luck": 1}}))
+    assert health_label(enc.combatants["Ward"]) == "Healthy"
+    enc.apply(Event("damage", {"target": "Ward", "amount": 1, "resource": "luck"}))  # 0 of 1
+    assert health_label(enc.combatants["Ward"]) == "Bloodied"
+
+
+def test_a_viewers_label_reads_the_rulesets_own_threshold() -> None:
+    """`shown` passes the ruleset's share on to the label: Orc at 4 of 10 is Healthy
+    against a share of a quarter (4 > 2.5), Bloodied against the default half."""
+    enc = _table("label")
+    enc.apply(Event("damage", {"target": "Orc", "amount": 6, "resource": "hp"}))
+    assert shown(enc, enc.combatants["Orc"], viewer=True, bloodied_at=0.25).label == "Healthy"
+    assert shown(enc, enc.combatants["Orc"], viewer=True).label == "Bloodied"
