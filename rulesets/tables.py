@@ -35,6 +35,23 @@ try:  # the compiled reader, as for saves (docs/decisions/0045-opening-fast.md):
 except ImportError:  # pragma: no cover - rtoml is a dependency; tomllib stays correct
     _rtoml = None
 
+
+
+def toml_tables(text: str) -> tuple[dict[str, Any], bool]:
+    """TOML text as tables, and whether `tomllib` read them: the compiled reader first (a
+    save or a tables file); what it refuses, `tomllib` reads or refuses naming the problem
+    (its TOMLDecodeError, or RecursionError). `tomllib` is imported only then: it builds its
+    regexes when imported, 3-10 ms of a start whose files the compiled reader reads."""
+    if _rtoml is not None:
+        try:
+            return _rtoml.loads(text), False
+        except Exception:  # noqa: BLE001 - any refusal: tomllib names the problem
+            pass
+    import tomllib
+
+    return tomllib.loads(text), True
+
+
 MAX_TABLES_BYTES = 1024 * 1024  # a house-rules file is a page of charts, not a disk
 
 
@@ -63,21 +80,12 @@ def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TrackerError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    if _rtoml is not None:
-        try:
-            tables: dict[str, Any] = _rtoml.loads(text)
-            return tables
-        except Exception:  # noqa: BLE001 - any refusal: let tomllib name the problem
-            pass
-    # Here, not at import: tomllib builds its regexes when imported (3-10 ms of a start
-    # whose tables the compiled reader reads).
-    import tomllib
-
     try:
-        return tomllib.loads(text)
+        tables, _ = toml_tables(text)
+        return tables
     except RecursionError:
         raise TrackerError(f"{path}: values nested too deeply") from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # tomllib's TOMLDecodeError (tomllib is loaded only for a refusal)
         raise TrackerError(f"{path}: not valid TOML: {exc}") from None
 
 

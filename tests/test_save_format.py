@@ -358,6 +358,18 @@ def test_house_rules_beside_the_save_still_work(tmp_path: Path) -> None:
     assert EncounterFile(path).load().house_rules == "house/rules.toml"
 
 
+def test_nesting_the_compiled_reader_refuses_and_tomllib_reads_is_held_to_the_same_limit(tmp_path: Path) -> None:
+    """codec.parse: "The compiled reader stops at about 80 levels; hold tomllib's answer
+    to the same limit": a value 100 lists deep (over MAX_DEPTH, 64) is refused by name
+    when tomllib, not the compiled reader, read it."""
+    path = tmp_path / "fight.toml"
+    _new(path, "add Ann hp=12")
+    text = path.read_text()
+    path.write_text(text.replace("# revision 2\n", "") + "[[events]]\nseq = 2\nkind = \"set\"\ntarget = \"Ann\"\nkey = \"x\"\nvalue = " + "[" * 100 + "]" * 100 + "\n# revision 3\n")
+    with pytest.raises(SaveError, match="nested deeper than 64 levels"):
+        EncounterFile(path).load()
+
+
 def test_deep_nesting_and_big_files_get_named_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "fight.toml"
     _new(path, "add Ann hp=12")

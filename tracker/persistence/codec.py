@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import tomli_w
@@ -34,12 +33,7 @@ from tracker.persistence.event_tables import EVENT_TABLES, events_text, read_eve
 from tracker.persistence.header import HEADER, SCHEMA_VERSION, Opening, header_document, read_header
 from tracker.engine.text import printable
 from rulesets.base import Ruleset
-
-_rtoml: ModuleType | None
-try:  # a compiled reader: about 5x faster than tomllib on a long log (docs/contributing/design.md#saves)
-    import rtoml as _rtoml
-except ImportError:  # pragma: no cover - rtoml is a dependency; tomllib stays correct
-    _rtoml = None
+from rulesets.tables import toml_tables
 
 MAX_SAVE_BYTES = 24 * 1024 * 1024  # 100,000 freeform events take 21.7 MB (benchmarks/save_size.py)
 MAX_DEPTH = 64
@@ -179,21 +173,14 @@ def _too_deep(value: Any) -> bool:
 def parse(text: str, source: str) -> dict[str, Any]:
     if len(text) > MAX_SAVE_BYTES:
         raise SaveError(f"{source}: {len(text)} characters; saves over {MAX_SAVE_BYTES // (1024 * 1024)} MB are refused")
-    if _rtoml is not None:
-        try:
-            return _rtoml.loads(text)
-        except Exception:  # noqa: BLE001 - any refusal: let tomllib name the problem
-            pass
-    import tomllib  # here, not at import: see rulesets.tables.parse_toml
-
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SaveError(f"{source}: not valid TOML: {exc}") from None
+        doc, by_tomllib = toml_tables(text)
     except RecursionError:
         raise SaveError(f"{source}: not a save: values nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # tomllib's TOMLDecodeError (tomllib is loaded only for a refusal)
+        raise SaveError(f"{source}: not valid TOML: {exc}") from None
     # The compiled reader stops at about 80 levels; hold tomllib's answer to the same limit.
-    if _too_deep(doc):
+    if by_tomllib and _too_deep(doc):
         raise SaveError(f"{source}: not a save: values nested deeper than {MAX_DEPTH} levels")
     return doc
 
