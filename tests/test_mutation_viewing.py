@@ -15,7 +15,7 @@ import pytest
 from tests.helpers import encounter
 from tracker.engine import Encounter, Event, LogEntry, Resolution, Setup, TimeMapping
 from tracker.engine.errors import RuleRefusal
-from tracker.engine.model import Proposal
+from tracker.engine.model import CombatantSetup, Proposal
 from tracker.persistence.campaign import Campaign
 from tracker.play.policy import Policy
 from tracker.reading.roles import Characters, Role, _carrying, campaign_characters, visible_to, who
@@ -611,3 +611,101 @@ def test_a_viewers_label_reads_the_rulesets_own_threshold() -> None:
     enc.apply(Event("damage", {"target": "Orc", "amount": 6, "resource": "hp"}))
     assert shown(enc, enc.combatants["Orc"], viewer=True, bloodied_at=0.25).label == "Healthy"
     assert shown(enc, enc.combatants["Orc"], viewer=True).label == "Bloodied"
+
+
+# ------------------------------------------------------------------ lines and keys the survivors pointed at
+def test_a_declaration_with_no_summary_at_an_enemy_is_read_whole() -> None:
+    """Decision 0017: "the declaration and completion lines stay: the players saw the blow
+    land"; log_text: a declaration against an enemy "keeps who, at whom and when, and loses
+    its roll's summary". A freeform declaration has no summary (the GM states the outcome),
+    so a viewer reads it whole, as the GM does: nothing on it is a figure."""
+    for mode in ("label", "hidden"):
+        enc = _table(mode)
+        enc.apply(Event("declare", {"actor": "Ann", "template": "punch", "mode": "active", "targets": ["Orc"],
+                                    "resolution": Resolution(pt=5)}))
+        said = "Ann initiates active punch at Orc, PT 5, completes on segment 5"
+        assert enc.log[-1].text == said
+        for reader in (Role.viewer(), Role.player(["Ann"])):
+            assert sight(enc, reader).line(enc.log[-1]) == said
+
+
+def test_a_declaration_line_no_action_wrote_withholds_all_but_its_actor() -> None:
+    """log_text: "A declaration line none of its actor's actions wrote (the engine writes
+    none) reads "NAME acts: figures withheld from viewers": what it states is not known."
+    Ann's hex at Orc was declared on segment 0 with "hits by 4"; a line dated segment 1,
+    ending in other figures, or ending with no summary, is none of hers."""
+    enc = _table("label")
+    _hit(enc)
+    written = enc.log[-1]
+    for stray in (LogEntry(1, "declare", written.text, ("Ann", "Orc"), written.seq),
+                  LogEntry(0, "declare", "Ann initiates active hex at Orc: hits by 9", ("Ann", "Orc"), written.seq),
+                  LogEntry(0, "declare", "Ann initiates active hex at Orc, PT 2, completes on segment 2", ("Ann", "Orc"), written.seq),
+                  LogEntry(0, "declare", "Ann initiates active hex at Orc, PT 9, completes on segment 9", ("Ann", "Orc"), 1)):
+        assert log_text(enc, stray, viewer=True) == "Ann acts: figures withheld from viewers"
+    assert log_text(enc, written, viewer=True) == (
+        "Ann initiates active hex at Orc, PT 2, completes on segment 2 (figures withheld from viewers)")
+
+
+def test_a_declaration_loses_its_summary_behind_earlier_segments_actions() -> None:
+    """log_text, as above, for a declaration that is not the first begun on its segment,
+    after actions begun on an earlier one: Bo's and then Ann's on segment 1, behind Orc's
+    and Nobody's of segment 0; each loses its own summary."""
+    enc = _table("label")
+    enc.apply(Event("add", {"name": "Bo", "side": "party", "resources": {"hp": 20}}))
+    enc.apply(Event("declare", {"actor": "Orc", "template": "chop", "mode": "active", "targets": ["Ann"],
+                                "resolution": Resolution(pt=4, summary="hits by 1")}))
+    enc.apply(Event("declare", {"actor": "Nobody", "template": "jab", "mode": "active", "targets": ["Bo"],
+                                "resolution": Resolution(pt=4, summary="misses by 2")}))
+    enc.apply(Event("advance", {"to": 1}))
+    enc.apply(Event("declare", {"actor": "Bo", "template": "kick", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=3, summary="misses by 3")}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, summary="hits by 4")}))
+    view = sight(enc, Role.viewer())
+    assert [view.text(e) for e in enc.log[-2:]] == [
+        "Bo initiates active kick at Orc, PT 3, completes on segment 4 (figures withheld from viewers)",
+        "Ann initiates active hex at Orc, PT 2, completes on segment 3 (figures withheld from viewers)",
+    ]
+
+
+def test_the_fights_first_change_a_declaration_shows_its_faces() -> None:
+    """Sight.line: "a declaration's faces and who decided them ("[dice 5 4] (typed)")". A
+    fight whose roster was written with it (no `add`) may open with a declaration: its
+    line is that of the first change, and shows its faces all the same."""
+    roster = [CombatantSetup("Ann", resources={"hp": 20}, side="party"), CombatantSetup("Orc", resources={"hp": 10}, side="raiders")]
+    enc = Encounter(Setup("ambush", "freeform", TimeMapping(50, "test"), ("hp",), roster=roster))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Orc"], "dice": "typed",
+                                "resolution": Resolution(pt=2, dice=(6, 5), summary="hits by 4")}))
+    (declared,) = enc.log
+    assert declared.seq == 1
+    said = "Ann initiates active hex at Orc, PT 2, completes on segment 2: hits by 4"
+    for reader in (Role.gm(), Role.viewer(), Role.player(["Ann"])):
+        assert sight(enc, reader).line(declared) == said + " [dice 6 5] (typed)"
+
+
+def test_a_set_that_renames_nobody_does_not_send_its_character_away() -> None:
+    """roles.campaign_characters reads a set or leave by name "as `Campaign.pc` found it
+    then: ... the party before those who left": a set that changes only a side leaves its
+    character in the party, so a later set by the name the newcomer shares with the one who
+    left renames the newcomer, as the campaign did."""
+    camp = _road(Event("leave", {"pc": "pc3"}), Event("join", {"pc": "pc4", "name": "Vex", "resources": {"hp": 5}}),
+                 Event("set", {"pc": "pc4", "side": "raiders"}), Event("set", {"pc": "vex", "name": "Rook"}))
+    assert camp.pcs["pc4"].name == "Rook" and camp.pcs["pc3"].name == "Vex"
+    assert campaign_characters(camp, ["Rook"]) == Characters(("pc4",))
+
+
+def test_a_character_sent_away_by_name_is_nobodys() -> None:
+    """roles._called: "A set or leave may name its character (a hand-written campaign
+    file)"; 0050: "A character who has left the party or died is nobody's"."""
+    camp = _road(Event("leave", {"pc": "vex", "reason": "died"}), Event("leave", {"pc": "NYX"}))
+    assert camp.pcs["pc3"].status == "died" and camp.pcs["pc2"].status == "left"
+    found = campaign_characters(camp, ["Vex", "Nyx", "Seraph"])
+    assert found == Characters(("pc1",), ("Vex has died", "Nyx has left the party"))
+
+
+def test_a_fight_that_ended_with_nothing_to_carry_back_changes_no_key() -> None:
+    """A fight's `end` holds `party` only when it has something to carry back (the table is
+    optional: tracker.persistence.campaign); a key names its characters as before."""
+    camp = _road(*_fought())
+    assert "party" not in camp.effective_events()[-1].args
+    assert campaign_characters(camp, ["Nyx", "seraph"], ["pc3"]) == Characters(("pc3", "pc2", "pc1"))

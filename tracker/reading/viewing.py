@@ -94,33 +94,45 @@ def log_text(encounter: Encounter, entry: LogEntry, viewer: bool) -> str:
     A figure line is about its combatant first. An action's result line (a `note` about
     the actor and its targets) states the targets' figures, or the actor's own when it has
     no target; a declaration against an enemy keeps who, at whom and when, and loses its
-    roll's summary ("... : Attack +1 vs Sphinx's Defense +0: hit for 6 VP")."""
+    roll's summary ("... : Attack +1 vs Sphinx's Defense +0: hit for 6 VP"). One with no
+    summary (a freeform declaration: the GM states the outcome) or rolled in secret
+    states no figures and is kept whole (decision 0017: "the declaration and completion
+    lines stay"). A declaration line none of its actor's actions wrote (the engine writes
+    none) reads "NAME acts: figures withheld from viewers": what it states is not known."""
     if not viewer or not entry.about or entry.kind not in WITHHELD_KINDS or mode_of(encounter) == "exact":
         return entry.text
     if entry.kind == "declare":
         if _enemy_named(encounter, entry.about[1:]) is None:
             return entry.text
         summary = _summary_of(encounter, entry)
-        if summary and entry.text.endswith(": " + summary):
+        if summary:
             return entry.text[: -len(summary) - 2] + " (figures withheld from viewers)"
-        return entry.text if entry.text.endswith(" (rolled in secret)") else f"{entry.about[0]} acts: figures withheld from viewers"
+        if summary is not None or entry.text.endswith(" (rolled in secret)"):
+            return entry.text
+        return f"{entry.about[0]} acts: figures withheld from viewers"
     about = entry.about[:1] if entry.kind != "note" else (entry.about[1:] or entry.about[:1])
     enemy = _enemy_named(encounter, about)
     return entry.text if enemy is None else f"{enemy}: figures withheld from viewers"
 
 
-def _summary_of(encounter: Encounter, entry: LogEntry) -> str:
+def _summary_of(encounter: Encounter, entry: LogEntry) -> str | None:
     """The roll's summary a declaration line ends with: that of the actor's action begun
-    on the line's segment (actions are kept in the order they began: a binary search)."""
+    on the line's segment (actions are kept in the order they began: a binary search);
+    "" for the line of such an action declared with no summary (it ends at the segment
+    the action completes on, as tracker.engine.actions words it); None if neither."""
     actions = encounter.actions
     at = bisect.bisect_left(actions, entry.segment, key=_START)
+    found: str | None = None
     while at < len(actions) and actions[at].start == entry.segment:
         action = actions[at]
-        summary = action.resolution.summary
-        if action.actor == entry.about[0] and summary and entry.text.endswith(": " + summary):
-            return summary
+        if action.actor == entry.about[0]:
+            summary = action.resolution.summary
+            if summary and entry.text.endswith(": " + summary):
+                return summary
+            if not summary and entry.text.endswith(f" completes on segment {action.completes}"):
+                found = ""
         at += 1
-    return ""
+    return found
 
 
 _START = operator.attrgetter("start")
