@@ -14,7 +14,10 @@
    the folder, where the floor only starts.
 
 Runs are interleaved (floor, tracker, floor, tracker, ...) so a busy machine slows both
-alike; each figure is the median of N runs (default 9). Two clocks: wall time (what a
+alike; each figure is the median of N runs (default 9), and each ratio is given twice:
+of the two medians, and as the median of the N paired ratios (each run of ours over the
+floor's run just before it), which the verdict reads: a machine whose speed drifts
+between runs moves a pair together. Two clocks: wall time (what a
 person waits) and the process's CPU time (user + system, from wait4 or, at the moment
 the footer shows, /proc/PID/task/*/schedstat in nanoseconds: benchmarks/clocks.py), which a machine shared with other work disturbs far
 less; the verdict uses CPU time when the load average is above the CPU count. The config file and the user
@@ -141,7 +144,10 @@ def pty_time(argv: list[str], marker: bytes, env: dict[str, str], timeout: float
         os.close(master)
 
 
-def interleaved(runs: int, floor: Callable[[], Sample], ours: Callable[[], Sample]) -> tuple[Sample, Sample]:
+def interleaved(runs: int, floor: Callable[[], Sample], ours: Callable[[], Sample]) -> tuple[Sample, Sample, Sample]:
+    """The floor's median, ours, and the median of the paired ratios (each of our runs
+    over the floor's run just before it: a moment when the machine is slow slows both),
+    each as (wall, CPU)."""
     floors: list[Sample] = []
     mine: list[Sample] = []
     floor(), ours()  # warm the file cache and .pyc files once, unmeasured
@@ -152,40 +158,43 @@ def interleaved(runs: int, floor: Callable[[], Sample], ours: Callable[[], Sampl
     def median(samples: list[Sample]) -> Sample:
         return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
-    return median(floors), median(mine)
+    paired = [(m[0] / f[0], m[1] / f[1]) for f, m in zip(floors, mine)]
+    return median(floors), median(mine), median(paired)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
-    rows: list[tuple[str, Sample, Sample, float]] = []
+    rows: list[tuple[str, Sample, Sample, Sample, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         env = _env(Path(tmp))
         subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "tracker"), str(ROOT / "rulesets")], env=env, check=True)
         subprocess.run([PY, "-c", "import tracker.command.cli, tracker.ui.app, tracker.ui.screens.start, rulesets.brandx"], env=env, cwd=ROOT, check=True)
         tracker = [PY, "-m", "tracker"]
-        floor_s, ours_s = interleaved(args.runs, lambda: process_time([PY, "-c", "import icepool"], env), lambda: process_time([*tracker, "roll", "brandx", "15", "--seed", "1"], env))
-        rows.append(("tracker roll brandx 15  vs  python -c 'import icepool'", floor_s, ours_s, 1.6))
+        floor_s, ours_s, paired = interleaved(args.runs, lambda: process_time([PY, "-c", "import icepool"], env), lambda: process_time([*tracker, "roll", "brandx", "15", "--seed", "1"], env))
+        rows.append(("tracker roll brandx 15  vs  python -c 'import icepool'", floor_s, ours_s, paired, 1.6))
         bare = lambda: pty_time([PY, "-c", BARE], b"^p palette", env)  # noqa: E731
-        floor_s, ours_s = interleaved(args.runs, bare, lambda: pty_time([*tracker, "open", "saves/seraph-vs-sphinx.toml"], b"^p palette", env))
-        rows.append(("tracker open FILE (encounter screen)  vs  bare app", floor_s, ours_s, FIRST_SCREEN))
-        floor_s, ours_s = interleaved(args.runs, bare, lambda: pty_time(tracker, b"^p palette", env))
-        rows.append(("tracker (start screen)  vs  bare app", floor_s, ours_s, FIRST_SCREEN))
+        floor_s, ours_s, paired = interleaved(args.runs, bare, lambda: pty_time([*tracker, "open", "saves/seraph-vs-sphinx.toml"], b"^p palette", env))
+        rows.append(("tracker open FILE (encounter screen)  vs  bare app", floor_s, ours_s, paired, FIRST_SCREEN))
+        floor_s, ours_s, paired = interleaved(args.runs, bare, lambda: pty_time(tracker, b"^p palette", env))
+        rows.append(("tracker (start screen)  vs  bare app", floor_s, ours_s, paired, FIRST_SCREEN))
         tab = dict(env, _ARGCOMPLETE="1", COMP_LINE="tracker show ", COMP_POINT="13", _ARGCOMPLETE_STDOUT_FILENAME=os.devnull)
-        floor_s, ours_s = interleaved(args.runs, lambda: process_time([PY, "-c", "import argcomplete"], env), lambda: process_time(tracker, tab))
-        rows.append(("tracker show <TAB> (completion)  vs  python -c 'import argcomplete'", floor_s, ours_s, 2.5))
+        floor_s, ours_s, paired = interleaved(args.runs, lambda: process_time([PY, "-c", "import argcomplete"], env), lambda: process_time(tracker, tab))
+        rows.append(("tracker show <TAB> (completion)  vs  python -c 'import argcomplete'", floor_s, ours_s, paired, 2.5))
     width = max(len(r[0]) for r in rows)
     loaded = os.getloadavg()[0] > (os.cpu_count() or 1)
-    print(f"{'what':{width}}  {'wall: floor':>11} {'ours':>6} {'ratio':>6}  {'cpu: floor':>10} {'ours':>6} {'ratio':>6}  budget")
+    print(f"{'what':{width}}  {'wall: floor':>11} {'ours':>6} {'ratio':>6} {'paired':>6}  {'cpu: floor':>10} {'ours':>6} {'ratio':>6} {'paired':>6}  budget")
     failed = False
-    for name, (floor_wall, floor_cpu), (ours_wall, ours_cpu), budget in rows:
+    for name, (floor_wall, floor_cpu), (ours_wall, ours_cpu), (paired_wall, paired_cpu), budget in rows:
         wall, cpu = ours_wall / floor_wall, ours_cpu / floor_cpu
-        ratio = cpu if loaded else wall
+        ratio = paired_cpu if loaded else paired_wall
         failed |= ratio > budget
-        print(f"{name:{width}}  {floor_wall * 1000:9.0f}ms {ours_wall * 1000:4.0f}ms {wall:5.2f}x  {floor_cpu * 1000:8.0f}ms {ours_cpu * 1000:4.0f}ms {cpu:5.2f}x  {budget}x {'ok' if ratio <= budget else 'OVER'}")
+        print(f"{name:{width}}  {floor_wall * 1000:9.0f}ms {ours_wall * 1000:4.0f}ms {wall:5.2f}x {paired_wall:5.2f}x  "
+              f"{floor_cpu * 1000:8.0f}ms {ours_cpu * 1000:4.0f}ms {cpu:5.2f}x {paired_cpu:5.2f}x  {budget}x {'ok' if ratio <= budget else 'OVER'}")
     clock = "CPU time (the machine is loaded)" if loaded else "wall time"
-    print(f"medians of {args.runs} interleaved runs; {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}; verdict on {clock}")
+    print(f"medians of {args.runs} interleaved runs (ratio: of the medians; paired: the median of each run's ratio to the floor's run"
+          f" just before it); {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}; verdict on the paired {clock}")
     print(describe())
     return 1 if failed else 0
 

@@ -193,3 +193,29 @@ def test_a_frozen_fight_let_go_is_freed() -> None:
     base, grown, after = map(int, out.stdout.split())
     assert grown > base + 5_000, "the fight's state was frozen as it grew"
     assert after <= base + 100, "and freed once let go"
+
+
+YOUNG_AFTER_SETTLES = """
+import gc, sys
+sys.path.insert(0, sys.argv[1])
+from tracker.engine import settling
+gc.set_threshold(700, 10, 10)
+before = gc.get_threshold()
+settling.settle()
+after = gc.get_threshold()
+gc.set_threshold(0, 10, 10)  # automatic collection turned off by its owner
+settling.settle()
+print(*before, *after, *gc.get_threshold())
+"""
+
+
+def test_once_settled_the_young_generation_waits_for_what_a_long_fight_makes_between_settles() -> None:
+    """Decision 0061: the objects a long fight makes between two settles (SETTLE_EVERY
+    changes, some ten objects a change) are walked by the settle, not first by young
+    collections every 700 new objects; a threshold of 0 (collection off) is left so."""
+    out = subprocess.run([sys.executable, "-c", YOUNG_AFTER_SETTLES, str(ROOT)], capture_output=True, text=True, check=True, cwd=ROOT)
+    numbers = list(map(int, out.stdout.split()))
+    assert numbers[:3] == [700, 10, 10]
+    assert numbers[3:6] == [settling.SETTLED_YOUNG, 10, 10]
+    assert settling.SETTLED_YOUNG >= 10 * settling.SETTLE_EVERY
+    assert numbers[6:] == [0, 10, 10]

@@ -498,13 +498,15 @@ def test_a_roll_imports_neither_files_nor_metadata_nor_textual_nor_the_odds_libr
 def test_opening_a_fight_loads_nothing_its_first_screen_does_not_use() -> None:
     """Decision 0059, "Later": the encounter screen's modules and a Brand X save read
     (its tables too) load neither `tomllib` (the compiled reader reads them), hashing,
-    package resources, nor the report's charts, and the parser for `open` is built alone."""
+    package resources, the report's charts, JSON (`--json` output), the TOML writer (a
+    change written), shell quoting (a command typed) nor the campaign's fights (one
+    ended), and the parser for `open` is built alone."""
     code = (
         "import sys\nimport tracker.command.cli, tracker.ui.app, tracker.ui.screens.encounter\n"
         "from tracker.persistence.store import EncounterFile\nEncounterFile('saves/seraph-vs-sphinx.toml').load()\n"
         "from tracker.command.parser import build_parser, command_in\nimport argparse\n"
         "[sub] = [a for a in build_parser(command_in(['open', 'x']))._actions if isinstance(a, argparse._SubParsersAction)]\n"
-        "print(sorted(m for m in ('tomllib', 'hashlib', 'secrets', 'importlib.resources', 'tracker.reading.charts') if m in sys.modules), list(sub.choices))"
+        "print(sorted(m for m in ('tomllib', 'hashlib', 'secrets', 'importlib.resources', 'tracker.reading.charts', 'json', 'tomli_w', 'shlex', 'tracker.play.fights', 'tracker.persistence.campaign') if m in sys.modules), list(sub.choices))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[] ['open']", done.stdout + done.stderr

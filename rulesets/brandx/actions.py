@@ -53,7 +53,6 @@ Decisions where the sources are silent (each also named in the summary it produc
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from fractions import Fraction
 from math import ceil
@@ -467,6 +466,8 @@ def resolve_power(ctx: Ctx, dice: DiceSource) -> Resolution:
         effects.append(Upkeep(me.name, label, "ep", per_round, timing="initiate"))
     elif label in me.upkeep:  # this use is not charged a round; an earlier one still is
         earlier = me.upkeep[label][1]
+        import shlex  # this note alone quotes: not loaded with the ruleset
+
         notes = [f"the earlier {label} still costs {earlier:g} EP a round (to end it: power label={shlex.quote(label)} stop=true)"]
     parts = [f"{label}: PR {pr}" + (f" (less {lost} lost to earlier Extra Effort)" if lost else "")
              + (f" (Extra Effort +{effort}; the PR drops by {effort} afterwards)" if effort else ""),

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import shutil
 import os
 import sys
@@ -53,6 +52,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _out(data: Any, as_json: bool, text: str, out: TextIO) -> None:
     if as_json:
+        import json  # only for --json: not loaded by a start that opens the app
+
         out.write(json.dumps(data, indent=2, default=str) + "\n")
     else:
         out.write(text.rstrip("\n") + "\n")

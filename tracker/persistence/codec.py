@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomli_w
 
 from tracker.engine import Encounter, Event, TrackerError
 from tracker.persistence.checks import SaveError, check, check_numbers
@@ -49,6 +48,8 @@ def dumps(encounter: Encounter, revision: int, house_rules: str = "") -> str:
     """The whole file: header, every event, and the commit mark for `revision`."""
     doc = header_document(encounter, house_rules)
     check_numbers(doc, "settings/roster")
+    import tomli_w  # writing only: opening a fight reads, and loads no writer
+
     text = HEADER + tomli_w.dumps(doc)
     if encounter.events:
         text += "\n" + events_text(encounter.events)

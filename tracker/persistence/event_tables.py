@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import tomli_w
 
 from tracker.engine import Event, Resolution
 from tracker.engine.effects import EFFECT_TYPES
@@ -30,6 +29,8 @@ EVENT_TABLES = ("an array of tables [[events]]", lambda v: isinstance(v, list) a
 def events_text(events: list[Event]) -> str:
     """Each event as an `[[events]]` table (tomli_w alone would inline short ones, and an
     appended change must be a whole `[[events]]` table to be read on its own)."""
+    import tomli_w  # writing only: opening a fight reads, and loads no writer
+
     parts = []
     for event in events:
         data = event.to_dict()

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from tracker.engine import CombatantSetup, Encounter, Setup, TrackerError
 from tracker.engine import bounds
 from tracker.persistence import folder
@@ -150,6 +148,8 @@ class Library:
 
     def _write(self, doc: dict[str, Any]) -> None:
         try:
+            import tomli_w  # only when the library is written: not at the app's start
+
             folder.replace(self.path, tomli_w.dumps(doc).encode("utf-8"), what="library")
         except OSError as exc:
             raise TrackerError(f"{self.path}: cannot be written: {exc.strerror or exc}") from None

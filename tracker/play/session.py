@@ -44,14 +44,12 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ContextManager, Protocol
+from typing import TYPE_CHECKING, Any, ContextManager, Protocol
 
 from pathlib import Path
 
 from tracker.engine import bounds
 from tracker.play import player_dice
-from tracker.play import fights
-from tracker.play.fights import Preview
 from tracker.engine import (
     Combatant,
     CommandError,
@@ -73,6 +71,9 @@ from rulesets.limits import MAX_TABLE_DICE, MAX_TABLE_SIDES
 from tracker.engine.text import check_name, refuse_controls, printable
 from tracker.play import verbs
 from tracker.reading.wording import change_line, describe, dice_words
+
+if TYPE_CHECKING:  # a campaign's fights load when one is ended, not at every start
+    from tracker.play.fights import Preview
 
 
 class Store(Protocol):
@@ -651,6 +652,8 @@ class Session:
         """What ending this campaign fight would send back to the campaign (nothing changes)."""
         if not self.role.is_gm:
             raise self.role.refuse("end")
+        from tracker.play import fights
+
         return fights.preview(self._fight_file("end"), outcome)
 
     def end_fight(self, outcome: str = "", expect: Preview | None = None) -> Outcome:
@@ -660,6 +663,8 @@ class Session:
         if not self.role.is_gm:
             raise self.role.refuse("end")
         refuse_controls(outcome, "end: outcome")
+        from tracker.play import fights
+
         _, shown = fights.end(self._fight_file("end"), self.by, outcome, expect)
         refresh = getattr(self.store, "refresh", None)
         if refresh is not None:

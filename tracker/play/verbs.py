@@ -29,7 +29,6 @@ hi` is a note (it used to be refused as an unknown command while the refusal lis
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +57,8 @@ ROLES = (GM, PLAYER, VIEWER)
 def split_command(line: str) -> tuple[str, list[str], dict[str, str]]:
     """'declare Seraph punch target=Sphinx' -> ('declare', ['Seraph', 'punch'], {'target': 'Sphinx'})."""
     try:
+        import shlex  # on the first command typed, not at the app's start
+
         words = shlex.split(line, comments=False)
     except ValueError as exc:
         raise CommandError(f"cannot read the command: {exc}") from None
@@ -437,4 +438,6 @@ def completions(names: list[str], kind: str = GM) -> list[str]:
     verb taking a combatant followed by each of `names` (quoted as the line needs them)."""
     mine = offered(kind)
     words = [f"{v.name} " for v in mine]
+    import shlex
+
     return words + [f"{v.name} {shlex.quote(n)} " for v in mine if v.takes_name for n in names]
