@@ -28,27 +28,20 @@ says so and stops.
 from __future__ import annotations
 
 import argparse
-import fcntl
-import os
-import pty
 import re
-import select
 import shutil
 import signal
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.startup import BARE, _ANSI, _env  # noqa: E402
+from benchmarks.startup import BARE, _env, pty_time  # noqa: E402
 
 _TOTAL = re.compile(r"^(?:summary|totals): (\d+)", re.M)
 MARKER = b"^p palette"
@@ -62,32 +55,8 @@ def counted(argv: list[str], env: dict[str, str], until: bytes | None = None, ti
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
         if until is None:
             subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=timeout)
-        else:
-            master, slave = pty.openpty()
-            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-            proc = subprocess.Popen(command, env=env, cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
-            os.close(slave)
-            raw, start = b"", time.monotonic()
-            try:
-                while time.monotonic() - start < timeout:
-                    ready, _, _ = select.select([master], [], [], 5)
-                    if not ready:
-                        continue
-                    try:
-                        chunk = os.read(master, 65536)
-                    except OSError:
-                        chunk = b""
-                    if not chunk:
-                        break
-                    raw += chunk
-                    if until in _ANSI.sub(b"", raw):
-                        break
-                else:
-                    raise RuntimeError(f"{argv}: {until!r} not seen in {timeout:.0f}s")
-            finally:
-                os.killpg(proc.pid, signal.SIGTERM)  # callgrind writes its counts on the way out
-                proc.wait()
-                os.close(master)
+        else:  # stopped by SIGTERM, on which callgrind writes its counts
+            pty_time(command, until, env, timeout, stop=signal.SIGTERM)
         found = _TOTAL.search(out.read_text(errors="replace"))
         if found is None:
             raise RuntimeError(f"{argv}: callgrind wrote no total")
@@ -97,8 +66,7 @@ def counted(argv: list[str], env: dict[str, str], until: bytes | None = None, ti
 ENGINE = r"""
 import gc, random, sys, heapq
 sys.path.insert(0, sys.argv[1])
-from benchmarks.engine import COMBATANTS, new_encounter
-from tracker.engine import Event, Resolution
+from benchmarks.engine import COMBATANTS, fight, new_encounter
 which, n, loop = sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 if which == "engine":
     rng = random.Random(2)
@@ -106,18 +74,8 @@ if which == "engine":
     names = [f"c{i}" for i in range(COMBATANTS)]
     enc = new_encounter(COMBATANTS)
     gc.collect()
-    if loop:  # benchmarks/engine.py (a)'s run, line for line
-        declared, idle = 0, list(names)
-        while declared < n:
-            for name in idle:
-                if declared == n:
-                    break
-                enc.apply(Event("declare", {"actor": name, "template": "strike", "mode": "active", "resolution": Resolution(pts[declared])}))
-                declared += 1
-            enc.apply(Event("advance", {"to": enc.next_happening()}))
-            idle = [c.name for c in enc.combatants.values() if c.active is None]
-        while (to := enc.next_happening()) is not None:
-            enc.apply(Event("advance", {"to": to}))
+    if loop:
+        fight(enc, pts, names)  # benchmarks/engine.py (a)'s
 else:
     rng = random.Random(1)
     base = [(rng.randint(1, 10**6), i, None) for i in range(COMBATANTS)]

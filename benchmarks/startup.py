@@ -110,8 +110,10 @@ def _cpu_of(pid: int) -> float:
     return process_cpu_s(pid)
 
 
-def pty_time(argv: list[str], marker: bytes, env: dict[str, str], timeout: float = 60.0) -> Sample:
-    """Spawn on an 80x24 pty; seconds until `marker` shows in the text written (escapes removed)."""
+def pty_time(argv: list[str], marker: bytes, env: dict[str, str], timeout: float = 60.0, stop: int = signal.SIGKILL) -> Sample:
+    """Spawn on an 80x24 pty; seconds until `marker` shows in the text written (escapes
+    removed); then the process group is sent `stop` (benchmarks/instructions.py: SIGTERM,
+    on which callgrind writes its counts) and waited for."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     start = time.monotonic()
@@ -137,7 +139,7 @@ def pty_time(argv: list[str], marker: bytes, env: dict[str, str], timeout: float
                 return time.monotonic() - start, _cpu_of(proc.pid)
     finally:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(proc.pid, stop)
         except ProcessLookupError:
             pass
         proc.wait()
