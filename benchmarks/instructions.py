@@ -10,8 +10,9 @@ other work; the figures here are that count, as ratios against the same floors:
    the bare Textual app with a Header, a DataTable and a Footer, then `tracker open
    saves/seraph-vs-sphinx.toml` and `tracker` (the start screen), each from spawn until
    the footer's "^p palette" has been written. The count runs until the process is
-   stopped, a little after that frame: runs of the same code differ by about 2% (hash
-   seeds, timers), so a figure is the median of `--runs` (default 3).
+   stopped, a little after that frame (longer on a busy machine): runs of the same code
+   differ by up to 1.5% with the hash seed fixed, so a figure is the median of `--runs`
+   (default 3).
 2. Declaring and completing an action on the engine's fight of 1,000 combatants (as
    benchmarks/engine.py (a), `--actions` of them, default 20,000), against a heapq push
    and pop on a heap of 1,000: each the count of a run minus the count of the same run
