@@ -36,9 +36,15 @@ def make_classes() -> list[type]:
     return [Blow, Segment]
 
 
+KNOWN = sys.version_info[:2] in compiled._KNOWN
+# Python 3.13 builds a class's methods in one compilation under another function's name:
+# nothing is replaced there (tracker.compiled), which the last tests hold on any Python.
+only_where_known = pytest.mark.skipif(not KNOWN, reason=f"Python {sys.version_info[0]}.{sys.version_info[1]}: tracker.compiled replaces nothing here")
+
 METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__lt__", "__ge__")
 
 
+@only_where_known
 def test_the_methods_are_the_dataclass_modules_own(monkeypatch: pytest.MonkeyPatch) -> None:
     assert compiled.install()  # the tracker package installed it already; again: a no-op
     assert getattr(dataclasses, "_create_fn") is compiled.create_fn
@@ -88,6 +94,7 @@ def test_a_file_that_cannot_be_written_changes_nothing(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("**/*.tmp"))
 
 
+@only_where_known
 def test_the_next_process_reads_what_the_first_compiled(tmp_path: Path) -> None:
     # A copy of the package, so the kept file is this test's own.
     package = tmp_path / "tracker"
@@ -124,10 +131,20 @@ def test_the_next_process_reads_what_the_first_compiled(tmp_path: Path) -> None:
 
 
 def test_an_unknown_python_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dataclasses, "_create_fn", compiled.original)
+    if KNOWN:
+        monkeypatch.setattr(dataclasses, "_create_fn", compiled.original)
     monkeypatch.setattr(compiled, "_KNOWN", ())
     assert not compiled.install()
-    assert getattr(dataclasses, "_create_fn") is not compiled.create_fn
+    assert getattr(dataclasses, "_create_fn", None) is not compiled.create_fn
+
+
+def test_the_running_python_is_replaced_only_where_known() -> None:
+    """3.11 and 3.12: the tracker package installed it as it was imported; any other
+    (3.13 and later): dataclasses is as Python made it, and its classes still work."""
+    assert (getattr(dataclasses, "_create_fn", None) is compiled.create_fn) == KNOWN
+    assert compiled.install() == KNOWN
+    [blow, segment] = make_classes()
+    assert blow("Sphinx") == blow("Sphinx") and segment(1) < segment(2)
 
 
 def test_an_entry_that_is_not_code_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
