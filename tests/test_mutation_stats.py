@@ -10,8 +10,9 @@ from typing import Any
 
 from tests.helpers import advance, encounter
 from tracker.engine import Event, Resolution
-from tracker.engine.effects import Adjust, Damage
-from tracker.reading.stats import Luck, fight_stats, luck_of, main_resource, poisson_binomial
+from rulesets.limits import MAX_LUCK_EXACT
+from tracker.engine.effects import Adjust, Condition, Damage, Throwback, Upkeep
+from tracker.reading.stats import Luck, Tally, fight_stats, luck_of, main_resource, poisson_binomial
 
 
 def _by(items: list[Any], name: str) -> Any:
@@ -128,3 +129,198 @@ def test_the_distribution_of_successes() -> None:
     """Chances 1/2 and 1/3: none 1/2 * 2/3 = 1/3, one 1/2 * 2/3 + 1/2 * 1/3 = 1/2, both 1/6."""
     assert poisson_binomial([Fraction(1, 2), Fraction(1, 3)]) == [Fraction(1, 3), Fraction(1, 2), Fraction(1, 6)]
     assert poisson_binomial([]) == [Fraction(1)]
+
+
+# ------------------------------------------------------------------ what each change did
+def test_each_maintained_link_counts_as_declared_and_by_its_roll() -> None:
+    """0009: "An action is a declaration or a maintained link. It succeeded or missed by
+    its roll." Ann's cut (PT 4, chance 1/2) hits; the link she maintains on 4 (PT 4,
+    chance 1/2) misses; the fight runs to 8. Ann: 2 declared, 1 succeeded, 1 missed,
+    acting 0 to 8. Luck: 2 rolls at 1/2, expected 1, 1 success."""
+    enc = encounter("Ann", "Bob")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "maintainable": True, "chance": "1/2",
+                                "resolution": Resolution(pt=4, success=True)}))
+    advance(enc, 4)
+    enc.apply(Event("maintain", {"actor": "Ann", "chance": "1/2", "resolution": Resolution(pt=4, success=False)}))
+    advance(enc, 8)
+    st = fight_stats(enc)
+    ann = _by(st.combatants, "Ann")
+    assert (ann.declared, ann.succeeded, ann.missed, ann.acting, ann.idle) == (2, 1, 1, 8, 0)
+    assert (ann.luck.rolls, ann.luck.successes, ann.luck.expected) == (2, 1, Fraction(1))
+    assert [(b.start, b.end, b.maintained) for b in _by(st.rows, "Ann").bars] == [(0, 4, False), (4, 8, True)]  # a declaration, then a link
+
+
+def test_a_change_to_someone_elses_resource_is_damage_and_one_point_off_the_actor_a_cost() -> None:
+    """0009: "An action's resource change on its own actor (EP for a Brand X punch) and
+    upkeep payments are costs; on someone else it is damage dealt." Ann's drain (PT 4,
+    on initiation) takes 1 EP from Ann (a cost, however small) and 3 EP from Bob (damage
+    Ann dealt, Bob took, round 1)."""
+    enc = encounter("Ann", "Bob")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "drain", "mode": "active", "targets": ["Bob"],
+                                "resolution": Resolution(pt=4, success=True, effects=(Adjust("Ann", "ep", -1), Adjust("Bob", "ep", -3)))}))
+    advance(enc, 6)
+    st = fight_stats(enc)
+    ann, bob = _by(st.combatants, "Ann"), _by(st.combatants, "Bob")
+    assert ann.costs == {"ep": 1} and ann.dealt == {"ep": 3} and ann.taken == {}
+    assert bob.taken == {"ep": 3} and bob.costs == {}
+    assert st.by_round == {"Ann": [3]}
+
+
+def test_a_change_made_by_a_hidden_combatant_stays_unseen_after_it_shows_itself() -> None:
+    """0009: "Hidden combatants are left out, and so is everything a combatant did while
+    hidden." Lurk (hidden) saps 3 HP from Ann (a change) and strikes her for 2 (a blow)
+    on 2, and is shown on 3; then Ann's hex takes 4 HP from Lurk on 5. A viewer: Ann's
+    5 taken is credited to no one ("unseen": Lurk was hidden when it was dealt), Ann's
+    4 to her side; the GM sees both dealers."""
+    enc = encounter()
+    for name, hidden in (("Ann", False), ("Lurk", True)):
+        enc.apply(Event("add", {"name": name, "side": "party", "hidden": hidden, "resources": {"hp": 20}}))
+    enc.apply(Event("declare", {"actor": "Lurk", "template": "sap", "mode": "active", "targets": ["Ann"],
+                                "resolution": Resolution(pt=2, effects=(Adjust("Ann", "hp", -3, timing="complete"), Damage("Ann", 2, "hp")))}))
+    advance(enc, 3)
+    enc.apply(Event("hide", {"target": "Lurk", "hidden": False}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Lurk"],
+                                "resolution": Resolution(pt=2, effects=(Adjust("Lurk", "hp", -4, timing="complete"),))}))
+    advance(enc, 6)
+    seen = fight_stats(enc, viewer=True)
+    assert seen.by_round == {"unseen": [5], "party": [4]}
+    assert _by(seen.combatants, "Ann").dealt == {"hp": 4} and _by(seen.combatants, "Lurk").dealt == {}
+    assert fight_stats(enc).by_round == {"party": [9]}
+
+
+def test_a_change_to_someone_no_longer_in_the_fight_lapses() -> None:
+    """Ann's hex (PT 4) would take 2 EP from Bob on completion; Bob leaves on 2. The
+    change lapses (nothing dealt, nothing taken) and the figures are still read."""
+    enc = encounter("Ann", "Bob")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Bob"],
+                                "resolution": Resolution(pt=4, effects=(Adjust("Bob", "ep", -2, timing="complete"),))}))
+    advance(enc, 2)
+    enc.apply(Event("remove", {"name": "Bob"}))
+    advance(enc, 6)
+    st = fight_stats(enc)
+    ann = _by(st.combatants, "Ann")
+    assert (ann.declared, ann.dealt, ann.acting, ann.idle) == (1, {}, 4, 2)
+    assert st.by_round == {}
+
+
+def test_put_down_mid_action_by_a_change_or_a_blow() -> None:
+    """0009: down "while a resource of the ruleset's `down_when` is at zero", and an
+    interrupted action still counts as declared. Bob and Cy each chant (PT 10) from 0;
+    on 4 Ann's hex takes Bob's 20 HP (a change) and Dee's stab deals Cy 20 HP (a blow):
+    both are down from 4 to the end (12), their chants cut on 4: acting 4, down 8, idle
+    0, 1 interrupted."""
+    enc = encounter("Ann", "Bob", "Cy", "Dee")
+    for name in ("Bob", "Cy"):
+        enc.apply(Event("declare", {"actor": name, "template": "chant", "mode": "active", "resolution": Resolution(pt=10)}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hex", "mode": "active", "targets": ["Bob"],
+                                "resolution": Resolution(pt=4, effects=(Adjust("Bob", "hp", -20, timing="complete"),))}))
+    enc.apply(Event("declare", {"actor": "Dee", "template": "stab", "mode": "active", "targets": ["Cy"],
+                                "resolution": Resolution(pt=4, effects=(Damage("Cy", 20, "hp"),))}))
+    advance(enc, 12)
+    st = fight_stats(enc)
+    for name in ("Bob", "Cy"):
+        t = _by(st.combatants, name)
+        assert (t.declared, t.interrupted, t.acting, t.down, t.idle) == (1, 1, 4, 8, 0), name
+        assert t.taken == {"hp": 20}
+    assert _by(st.combatants, "Ann").dealt == {"hp": 20} and _by(st.combatants, "Dee").dealt == {"hp": 20}
+
+
+def test_upkeep_payments_are_costs_one_at_a_time_or_many_at_once() -> None:
+    """0009: "upkeep payments are costs". Ann's glow (PT 1) sets an upkeep of 2 EP a
+    payment; payments fall every 10 segments. Time moves to 10 (one payment), then to 50
+    (four more): 5 payments, 10 EP, all costs, none of it damage."""
+    enc = encounter("Ann", payment_every=10)
+    enc.apply(Event("declare", {"actor": "Ann", "template": "glow", "mode": "active",
+                                "resolution": Resolution(pt=1, effects=(Upkeep("Ann", "glow", "ep", 2),))}))
+    advance(enc, 10)
+    assert fight_stats(enc).combatants[0].costs == {"ep": 2}
+    advance(enc, 50)
+    st = fight_stats(enc)
+    ann = st.combatants[0]
+    assert ann.costs == {"ep": 10} and ann.taken == {} and ann.dealt == {}
+    assert st.by_round == {}
+    assert enc.combatants["Ann"].resources["ep"] == 30 - 10
+
+
+def test_marks_on_the_timeline_and_in_the_json() -> None:
+    """B's kick (PT 2) throws A back with no time airborne (lands on the segment it was
+    thrown: a mark from 2 to 2) and leaves A prone for 3 segments (2 to 5). Both are
+    marks on A's row, in the JSON's timeline under A's name, as are the fight's name and
+    ruleset."""
+    enc = encounter("A", "B")
+    enc.apply(Event("declare", {"actor": "B", "template": "kick", "mode": "active", "targets": ["A"],
+                                "resolution": Resolution(pt=2, effects=(Throwback("A", 1.0, 1.0, 0), Condition("A", "prone", 3)))}))
+    advance(enc, 6)
+    st = fight_stats(enc)
+    assert _by(st.rows, "A").marks == [("throwback", 2, 2), ("prone", 2, 5)]
+    data = st.to_json()
+    assert (data["name"], data["ruleset"]) == ("test", "freeform")
+    row = next(r for r in data["timeline"] if r["name"] == "A")
+    assert row["marks"] == [{"what": "throwback", "start": 2, "end": 2}, {"what": "prone", "start": 2, "end": 5}]
+    assert [r["name"] for r in data["timeline"]] == ["A", "B"]
+
+
+# ------------------------------------------------------------------ the figures' JSON
+def test_a_tallys_json_names_every_figure() -> None:
+    """`--json`: each figure of a tally under its name; an enemy whose figures are
+    withheld (0009) shows no damage taken, healing or costs, only its label."""
+    t = Tally("Ann", "red", declared=9, succeeded=4, missed=3, no_roll=2, secret=1, aborted=5, interrupted=6,
+              dealt={"hp": 7}, taken={"hp": 8}, healed={"hp": 1}, costs={"ep": 11}, acting=12, idle=13, down=14)
+    out = t.to_json()
+    luck = out.pop("luck")
+    assert luck["verdict"] == "no rolls"
+    assert out == {"name": "Ann", "side": "red", "declared": 9, "succeeded": 4, "missed": 3, "no_roll": 2,
+                   "rolled_in_secret": 1, "aborted": 5, "interrupted": 6, "dealt": {"hp": 7}, "taken": {"hp": 8},
+                   "healed": {"hp": 1}, "costs": {"ep": 11}, "acting": 12, "idle": 13, "down": 14}
+    hidden = Tally("Sphinx", "monsters", declared=1, dealt={"vp": 2}, taken={"vp": 3}, healed={"vp": 1}, costs={"ep": 4},
+                   withheld=True, label="Bloodied").to_json()
+    assert hidden["withheld"] is True and hidden["health"] == "Bloodied"
+    assert (hidden["taken"], hidden["healed"], hidden["costs"], hidden["dealt"]) == (None, None, None, {"vp": 2})
+    assert "withheld" not in t.to_json()
+
+
+# ------------------------------------------------------------------ luck's limits
+def test_luck_is_exact_up_to_the_limit_and_a_probability_beyond_it() -> None:
+    """0046: "Computed with exact fractions up to `MAX_LUCK_EXACT` rolls, in floating
+    point beyond." At the limit, even chances with half the rolls succeeding: exactly
+    as expected, every count is at least 0 off: a tail of exactly 1. One roll more:
+    floating point, and still a probability (at most 1)."""
+    n = MAX_LUCK_EXACT
+    at = luck_of([Fraction(1, 2)] * n, [True, False] * (n // 2))
+    assert at.exact and at.tail == 1 and at.verdict == "exactly as expected"
+    # 1000 rolls at 1/5 and one certain: expected 200 + 1 = 201, and 201 succeeded.
+    chances = [Fraction(1, 5)] * n + [Fraction(1)]
+    outcomes = [k < 201 for k in range(n + 1)]
+    beyond = luck_of(chances, outcomes)
+    assert not beyond.exact and beyond.tail == 1.0 and beyond.to_json()["tail"] == 1.0
+
+
+def test_rolls_without_a_kept_chance_are_counted_beside_those_with_one() -> None:
+    """0046: rolls without a kept chance are "counted as 'no chance recorded'". Ann rolls
+    twice: once with the chance kept (1/2, a hit), once from before chances were kept
+    (a miss): 1 roll against odds, 1 unrecorded, for her and her side."""
+    enc = encounter("Ann")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "chance": "1/2",
+                                "resolution": Resolution(pt=2, success=True)}))
+    advance(enc, 2)
+    enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "resolution": Resolution(pt=2, success=False)}))
+    advance(enc, 4)
+    st = fight_stats(enc)
+    for t in (st.combatants[0], st.sides[0]):
+        assert (t.luck.rolls, t.luck.unrecorded) == (1, 1)
+        assert t.to_json()["luck"]["unrecorded"] == 1
+
+
+def test_an_action_aborted_as_it_began_takes_no_time_and_hides_none_of_what_follows() -> None:
+    """0009: aborted actions still count as declared; acting is "while any of its actions
+    is in progress". Ann's cut is declared and aborted on 0 (no segment in progress);
+    she then stabs from 1 to 5 (one initiation a segment); the fight runs to 6: 2
+    declared, 1 aborted, acting 4, idle 2."""
+    enc = encounter("Ann")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "resolution": Resolution(pt=3)}))
+    enc.apply(Event("abort", {"actor": "Ann"}))
+    advance(enc, 1)
+    enc.apply(Event("declare", {"actor": "Ann", "template": "stab", "mode": "active", "resolution": Resolution(pt=4)}))
+    advance(enc, 6)
+    ann = fight_stats(enc).combatants[0]
+    assert (ann.declared, ann.aborted, ann.acting, ann.idle) == (2, 1, 4, 2)
