@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.helpers import advance, encounter
 from tracker.engine import Event, Resolution
+from rulesets.base import CARRIED_ROLL
 from rulesets.limits import MAX_LUCK_EXACT
 from tracker.engine.effects import Adjust, Condition, Damage, Throwback, Upkeep
 from tracker.reading.stats import Luck, Tally, fight_stats, luck_of, main_resource, poisson_binomial
@@ -324,3 +325,143 @@ def test_an_action_aborted_as_it_began_takes_no_time_and_hides_none_of_what_foll
     advance(enc, 6)
     ann = fight_stats(enc).combatants[0]
     assert (ann.declared, ann.aborted, ann.acting, ann.idle) == (2, 1, 4, 2)
+
+
+def test_down_across_several_moves_of_time_is_one_stretch() -> None:
+    """0009: down "while a resource of the ruleset's `down_when` is at zero". Ann drops
+    to 0 HP on 2; time moves to 4, 6 and 8 with nothing else happening; she is healed on
+    8; the fight runs to 10: down 6 (2 to 8), idle 4."""
+    enc = encounter("Ann")
+    advance(enc, 2)
+    enc.apply(Event("damage", {"target": "Ann", "amount": 20, "resource": "hp"}))
+    for to in (4, 6, 8):
+        advance(enc, to)
+    enc.apply(Event("damage", {"target": "Ann", "amount": -5, "resource": "hp"}))
+    advance(enc, 10)
+    ann = fight_stats(enc).combatants[0]
+    assert (ann.down, ann.idle, ann.acting) == (6, 4, 0)
+
+
+def test_a_link_that_carries_an_earlier_roll_counts_by_it_and_stays_out_of_luck() -> None:
+    """0046 and 0053: a maintained link that rolled nothing of its own but carries the
+    first link's roll (`CARRIED_ROLL`, a certain chance) "is no roll against odds and is
+    left out". Ann's cut (chance 1/2) hits; her link carries that hit (chance 1/1);
+    then her stab (chance 1/4) misses. 3 declared, 2 succeeded, 1 missed; luck over the
+    cut and the stab: 2 rolls, expected 1/2 + 1/4 = 3/4, 1 success."""
+    enc = encounter("Ann", "Bob")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "maintainable": True, "chance": "1/2",
+                                "resolution": Resolution(pt=4, success=True)}))
+    advance(enc, 4)
+    enc.apply(Event("maintain", {"actor": "Ann", "chance": "1/1",
+                                 "resolution": Resolution(pt=2, success=True, details={CARRIED_ROLL: "segment 0"})}))
+    advance(enc, 6)
+    enc.apply(Event("declare", {"actor": "Ann", "template": "stab", "mode": "active", "chance": "1/4",
+                                "resolution": Resolution(pt=2, success=False)}))
+    advance(enc, 8)
+    ann = _by(fight_stats(enc).combatants, "Ann")
+    assert (ann.declared, ann.succeeded, ann.missed) == (3, 2, 1)
+    assert (ann.luck.rolls, ann.luck.expected, ann.luck.successes, ann.luck.unrecorded) == (2, Fraction(3, 4), 1, 0)
+
+
+def test_a_sides_luck_is_over_every_members_rolls() -> None:
+    """0046: "A side's successes are compared with the sum of those chances". Side red:
+    Ann rolls at 1/2 and hits, Cy at 1/4 and misses: 2 rolls, expected 3/4, 1 success;
+    each member's own luck is its one roll."""
+    enc = encounter()
+    for name in ("Ann", "Cy"):
+        enc.apply(Event("add", {"name": name, "side": "red", "resources": {"hp": 10}}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "chance": "1/2", "resolution": Resolution(pt=2, success=True)}))
+    enc.apply(Event("declare", {"actor": "Cy", "template": "cut", "mode": "active", "chance": "1/4", "resolution": Resolution(pt=2, success=False)}))
+    advance(enc, 2)
+    st = fight_stats(enc)
+    red = _by(st.sides, "red")
+    assert (red.luck.rolls, red.luck.expected, red.luck.successes) == (2, Fraction(3, 4), 1)
+    assert [(t.luck.rolls, t.luck.successes) for t in st.combatants] == [(1, 1), (1, 0)]
+
+
+def test_time_is_counted_from_joining() -> None:
+    """0009: "a combatant's segments from joining to the end of the log". Ann is there
+    from 0; Cy joins on 4, Dee on 10, when the fight stops: Cy idle 6, Dee 0."""
+    enc = encounter("Ann")
+    advance(enc, 4)
+    enc.apply(Event("add", {"name": "Cy", "resources": {"hp": 10}}))
+    advance(enc, 10)
+    enc.apply(Event("add", {"name": "Dee", "resources": {"hp": 10}}))
+    st = fight_stats(enc)
+    assert [(t.name, t.acting, t.idle, t.down) for t in st.combatants] == [("Ann", 0, 10, 0), ("Cy", 0, 6, 0), ("Dee", 0, 0, 0)]
+
+
+def test_an_action_interrupted_then_another_counts_one_interruption() -> None:
+    """A's run (PT 10, from 0) is cut on 2 by B's kick (a throwback, not airborne); A
+    dashes from 3 to 5. A: 2 declared, 1 interrupted, none aborted."""
+    enc = encounter("A", "B")
+    enc.apply(Event("declare", {"actor": "A", "template": "run", "mode": "active", "resolution": Resolution(pt=10)}))
+    enc.apply(Event("declare", {"actor": "B", "template": "kick", "mode": "active", "targets": ["A"],
+                                "resolution": Resolution(pt=2, effects=(Throwback("A", 1.0, 1.0, 0),))}))
+    advance(enc, 3)
+    enc.apply(Event("declare", {"actor": "A", "template": "dash", "mode": "active", "resolution": Resolution(pt=2)}))
+    advance(enc, 6)
+    a = _by(fight_stats(enc).combatants, "A")
+    assert (a.declared, a.interrupted, a.aborted, a.acting) == (2, 1, 0, 4)
+
+
+def _label_fight() -> Any:
+    """Ann (party) and Orc (an enemy, shown to viewers by label): Orc is dropped to 0 HP
+    on 2 and healed on 6; the fight runs to 10. Hidden Lurk (enemy) acts twice while
+    hidden (0 -> 2 and 2 -> 4), its second action taking 2 HP from Ann twice over (a
+    change and a blow), and is shown on 10."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ann", "side": "party", "resources": {"hp": 20}}))
+    enc.apply(Event("add", {"name": "Orc", "side": "orcs", "resources": {"hp": 10}}))
+    enc.apply(Event("add", {"name": "Lurk", "side": "orcs", "hidden": True, "resources": {"hp": 10}}))
+    enc.apply(Event("setting", {"key": "viewer_resources", "value": "label"}))
+    enc.apply(Event("declare", {"actor": "Lurk", "template": "creep", "mode": "active", "resolution": Resolution(pt=2)}))
+    advance(enc, 2)
+    enc.apply(Event("damage", {"target": "Orc", "amount": 10, "resource": "hp"}))
+    enc.apply(Event("declare", {"actor": "Lurk", "template": "sap", "mode": "active", "targets": ["Ann"],
+                                "resolution": Resolution(pt=2, effects=(Adjust("Ann", "hp", -2, timing="complete"), Damage("Ann", 2, "hp")))}))
+    advance(enc, 6)
+    enc.apply(Event("damage", {"target": "Orc", "amount": -3, "resource": "hp"}))
+    advance(enc, 10)
+    enc.apply(Event("hide", {"target": "Lurk", "hidden": False}))
+    return enc
+
+
+def test_what_viewers_are_not_shown_is_named_and_counted() -> None:
+    """0009: "Nothing is hidden silently: each withheld figure is named." A viewer of
+    the fight above: Orc's and Lurk's figures withheld, with their labels; Lurk's 2
+    actions while hidden not counted; the 2 changes it made to Ann credited to no one. Orc's side is
+    withheld (its one member seen is), the party's is not. Orc's time down is not told
+    either (it would say its HP reached 0)."""
+    enc = _label_fight()
+    st = fight_stats(enc, viewer=True)
+    orc, lurk = _by(st.combatants, "Orc"), _by(st.combatants, "Lurk")
+    assert st.withheld == [f"Orc: figures withheld from viewers ({orc.label})", f"Lurk: figures withheld from viewers ({lurk.label})",
+                           "2 action(s) taken while hidden are not counted",
+                           "damage from 2 blow(s) by unseen combatants is not credited to anyone"]
+    assert orc.label and lurk.label and lurk.declared == 0
+    assert (orc.withheld, orc.down) == (True, 0)
+    sides = {s["name"]: s for s in st.to_json()["sides"]}
+    assert sides["orcs"]["withheld"] is True and sides["orcs"]["taken"] is None
+    assert "withheld" not in sides["party"] and sides["party"]["taken"] == {"hp": 4}
+    gm = _by(fight_stats(enc).combatants, "Orc")
+    assert (gm.down, gm.idle) == (4, 6)  # the GM sees it: down 2 to 6
+
+
+def test_a_withheld_enemys_time_down_cannot_be_worked_out_from_its_other_figures() -> None:
+    """Orc, shown to viewers by label, was down from 2 to 6 of the 10 segments. Its
+    acting and idle must not leave a gap that tells the viewers how long it was down:
+    for a viewer its 10 segments are idle (it did not act), none down."""
+    orc = _by(fight_stats(_label_fight(), viewer=True).combatants, "Orc")
+    assert (orc.acting, orc.idle, orc.down) == (0, 10, 0)
+
+
+def test_an_enemy_hidden_from_viewers_in_full_is_named_without_a_label() -> None:
+    """`viewer_resources hidden`: the enemy's figures are withheld and no label stands in
+    for them: the note names it, with nothing in brackets."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Orc", "side": "orcs", "resources": {"hp": 10}}))
+    enc.apply(Event("setting", {"key": "viewer_resources", "value": "hidden"}))
+    st = fight_stats(enc, viewer=True)
+    assert st.withheld == ["Orc: figures withheld from viewers"]
+    assert fight_stats(encounter("Ann"), viewer=True).withheld == []
