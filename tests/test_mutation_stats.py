@@ -441,6 +441,8 @@ def test_what_viewers_are_not_shown_is_named_and_counted() -> None:
                            "damage from 2 blow(s) by unseen combatants is not credited to anyone"]
     assert orc.label and lurk.label and lurk.declared == 0
     assert (orc.withheld, orc.down) == (True, 0)
+    row = _by(st.rows, "Orc")  # the data the charts draw holds no series or maximum either
+    assert (row.withheld, row.resource, row.series, row.maximum) == (True, "hp", [], None)
     sides = {s["name"]: s for s in st.to_json()["sides"]}
     assert sides["orcs"]["withheld"] is True and sides["orcs"]["taken"] is None
     assert "withheld" not in sides["party"] and sides["party"]["taken"] == {"hp": 4}
@@ -465,3 +467,22 @@ def test_an_enemy_hidden_from_viewers_in_full_is_named_without_a_label() -> None
     st = fight_stats(enc, viewer=True)
     assert st.withheld == ["Orc: figures withheld from viewers"]
     assert fight_stats(encounter("Ann"), viewer=True).withheld == []
+
+
+def test_a_combatant_hidden_to_the_end_leaves_no_trace_for_viewers() -> None:
+    """0009: "Hidden combatants are left out, and so is everything a combatant did while
+    hidden": not even a count of their actions, which would tell viewers someone hidden
+    is there. Ghost (hidden) acts on 0; Ann acts after it on 0; Wisp acts on 0 in the
+    open and is hidden on 1. A viewer sees Ann's one action and nothing else."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ghost", "hidden": True, "resources": {"hp": 10}}))
+    for name in ("Ann", "Wisp"):
+        enc.apply(Event("add", {"name": name, "resources": {"hp": 10}}))
+    for name in ("Ghost", "Ann", "Wisp"):
+        enc.apply(Event("declare", {"actor": name, "template": "feint", "mode": "active", "resolution": Resolution(pt=2)}))
+    advance(enc, 1)
+    enc.apply(Event("hide", {"target": "Wisp"}))
+    advance(enc, 4)
+    st = fight_stats(enc, viewer=True)
+    assert [(t.name, t.declared, t.acting) for t in st.combatants] == [("Ann", 1, 2)]
+    assert st.withheld == []
