@@ -486,3 +486,21 @@ def test_a_combatant_hidden_to_the_end_leaves_no_trace_for_viewers() -> None:
     st = fight_stats(enc, viewer=True)
     assert [(t.name, t.declared, t.acting) for t in st.combatants] == [("Ann", 1, 2)]
     assert st.withheld == []
+
+
+def test_each_roll_made_in_secret_counts_as_rolled_in_secret_for_viewers() -> None:
+    """0009: "a secret roll counts as declared with its outcome 'rolled in secret' and is
+    left out of luck". Ann rolls twice in secret (chance 1/2: a hit, then a miss): a
+    viewer sees 2 declared, 2 rolled in secret, neither hit nor miss, no luck; the GM
+    sees the hit and the miss."""
+    enc = encounter("Ann")
+    for at, success in ((0, True), (2, False)):
+        if at:
+            advance(enc, at)
+        enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "secret": True, "chance": "1/2",
+                                    "resolution": Resolution(pt=2, success=success)}))
+    advance(enc, 4)
+    seen = fight_stats(enc, viewer=True).combatants[0]
+    assert (seen.declared, seen.secret, seen.succeeded, seen.missed, seen.luck.rolls) == (2, 2, 0, 0, 0)
+    gm = fight_stats(enc).combatants[0]
+    assert (gm.declared, gm.secret, gm.succeeded, gm.missed, gm.luck.rolls) == (2, 0, 1, 1, 2)
