@@ -504,3 +504,23 @@ def test_each_roll_made_in_secret_counts_as_rolled_in_secret_for_viewers() -> No
     assert (seen.declared, seen.secret, seen.succeeded, seen.missed, seen.luck.rolls) == (2, 2, 0, 0, 0)
     gm = fight_stats(enc).combatants[0]
     assert (gm.declared, gm.secret, gm.succeeded, gm.missed, gm.luck.rolls) == (2, 0, 1, 1, 2)
+
+
+def test_blows_on_a_hidden_combatant_are_left_out_and_later_ones_counted() -> None:
+    """0009: "Hidden combatants are left out". Ann's stab lands 3 HP on hidden Ghost on
+    2; Bob's lands 4 on Ann on 4. A viewer: nothing dealt by Ann, 4 taken by Ann and
+    dealt by Bob; the GM sees both."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ghost", "hidden": True, "resources": {"hp": 10}}))
+    for name in ("Ann", "Bob"):
+        enc.apply(Event("add", {"name": name, "resources": {"hp": 10}}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "stab", "mode": "active", "targets": ["Ghost"],
+                                "resolution": Resolution(pt=2, effects=(Damage("Ghost", 3, "hp"),))}))
+    enc.apply(Event("declare", {"actor": "Bob", "template": "stab", "mode": "active", "targets": ["Ann"],
+                                "resolution": Resolution(pt=4, effects=(Damage("Ann", 4, "hp"),))}))
+    advance(enc, 5)
+    seen = fight_stats(enc, viewer=True)
+    ann, bob = _by(seen.combatants, "Ann"), _by(seen.combatants, "Bob")
+    assert (ann.dealt, ann.taken, bob.dealt) == ({}, {"hp": 4}, {"hp": 4})
+    assert seen.by_round == {"Bob": [4]}
+    assert fight_stats(enc).by_round == {"Ann": [3], "Bob": [4]}
