@@ -551,8 +551,10 @@ def fight_stats(encounter: Encounter, *, viewer: bool = False, role: Role | None
         present = max(watch.left.get(ident, now) - watch.joined.get(ident, 0), 0)
         acted = _union(acting[ident])
         down = [(a, b) for a, b in watch.down.get(ident, ())]
+        if t.withheld:
+            down = []  # its time down would tell viewers its figures: counted as idle
         t.acting = _length(acted)
-        t.down = _length(down) if not t.withheld else 0
+        t.down = _length(down)
         t.idle = max(present - _length(acted + down), 0)
         if luck:
             t.luck = luck_of(t._chances, t._outcomes, t._unrecorded)
