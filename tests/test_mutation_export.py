@@ -5,13 +5,16 @@ backslash-escaped", HTML-escaped "quotes too") and the choice of format (docs/gu
 
 from __future__ import annotations
 
+import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import advance, cli as run, declare, encounter
 from tracker.reading import export, report
-from tracker.engine import Encounter, Event
+from tracker.engine import Encounter, Event, Resolution
+from tracker.engine.effects import Adjust, Damage
 
 
 def _fight(name: str = "Bob") -> Encounter:
@@ -192,3 +195,177 @@ def test_a_segment_outside_the_fight_is_refused_naming_the_option(saves: Path, c
     assert run("export", "fight", "--at", "9", "-o", str(out)) == (1, "")
     assert capsys.readouterr().err == "tracker: --at 9: this fight's segments run from 0 to 5\n"
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ the HTML page's shape
+class _Outline(HTMLParser):
+    """The page as a browser reads it: the start tags in order (names and attributes
+    lowercased, as HTML's are case-insensitive), and every piece of text a reader would
+    see with the elements it stands in."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.open: list[str] = []
+        self.text: list[tuple[tuple[str, ...], str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: (v or "").lower() for k, v in attrs}))
+        if tag not in ("meta",):
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes {self.open[-1:] or 'nothing'}"
+        self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        if data.strip():
+            self.text.append((tuple(self.open), data.strip()))
+
+
+_READ_IN = {"title", "style", "h1", "h2", "h3", "p", "th", "td", "li", "svg"}
+
+
+def _label_fight() -> Encounter:
+    """Ann (party) punches Orc (an enemy shown to viewers by label, decision 0017), PT 3;
+    on 3 Orc takes 4 HP."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ann", "side": "party", "resources": {"hp": 20}}))
+    enc.apply(Event("add", {"name": "Orc", "side": "orcs", "resources": {"hp": 10}}))
+    enc.apply(Event("setting", {"key": "viewer_resources", "value": "label"}))
+    declare(enc, "Ann", "punch", 3, targets=("Orc",))
+    advance(enc, 3)
+    enc.apply(Event("damage", {"target": "Orc", "amount": 4, "resource": "hp"}))
+    return enc
+
+
+def _unescaped(md: str) -> str:
+    return re.sub(r"\\(.)", r"\1", md)
+
+
+@pytest.mark.parametrize("viewer", [False, True])
+def test_the_html_page_is_the_markdown_document_in_html(viewer: bool) -> None:
+    """One document, two formats (docs/guide/export.md: "Markdown or a standalone HTML
+    page"): the same section headings, the same column heads, the same clock line, the
+    same actions and log lines, and for a viewer the same list of what is not shown
+    (decision 0009: "each withheld figure is named")."""
+    enc = _label_fight()
+    md = export.render(enc, "md", viewer=viewer).splitlines()
+    outline = _Outline()
+    outline.feed(export.render(enc, "html", viewer=viewer))
+    texts = outline.text
+    assert [t for where, t in texts if where[-1] == "h2"] == [line[3:] for line in md if line.startswith("## ")]
+    heads = [[c.strip() for c in line.strip("|").split("|")] for i, line in enumerate(md) if md[i + 1:i + 2] and md[i + 1].startswith("|---")]
+    assert [h[0] for h in heads] == ["Name", "Name", "Who"]
+    html_cells = [t for where, t in texts if where[-1] == "th"]
+    assert html_cells == [c for h in heads for c in h]
+    clock = next(line for line in md if line.startswith("At "))
+    assert [t for where, t in texts if where[-1] == "p"][0] == _unescaped(clock)
+    items = [t for where, t in texts if where[-1] == "li"]
+    listed = [_unescaped(line[2:]) for line in md if line.startswith("- ")]
+    assert items == listed
+    assert any(t.startswith("Ann: active punch on Orc") for t in items)
+    assert ("[3] Orc: figures withheld from viewers" if viewer else "[3] Orc takes 4 hp (hp 10 -> 6)") in items
+    if viewer:
+        assert items[-1].startswith("Orc: figures withheld from viewers (")
+        assert "not shown to viewers:" in [t.lower() for where, t in texts if where[-1] == "p"]
+    assert not any("None" in t for _, t in texts)
+
+
+def test_the_three_charts_are_headed_by_what_they_show() -> None:
+    """docs/guide/stats.md: "the whole fight's timeline ..., each combatant's main resource
+    over the segments, and damage per round by side" (a freeform round is a round)."""
+    outline = _Outline()
+    outline.feed(export.render(_fight(), "html", viewer=False))
+    charts = [t.lower() for where, t in outline.text if where[-1] == "h3"]
+    assert len(charts) == 3
+    assert "timeline" in charts[0] and "whole fight" in charts[0]
+    assert "main resource" in charts[1]
+    assert "damage" in charts[2] and "per round" in charts[2] and "by side" in charts[2]
+
+
+def test_the_markdown_document_holds_only_headings_tables_lists_and_its_sentences() -> None:
+    """Every line of the Markdown is blank, a heading (followed by a blank line), a table
+    row, a list item, the clock line, "(none)"/"(empty)" or the luck note: no stray text."""
+    for viewer in (False, True):
+        lines = export.render(_label_fight(), "md", viewer=viewer).splitlines()
+        for i, line in enumerate(lines):
+            assert (line == "" or line.startswith(("# ", "## ", "- ")) or (line.startswith("| ") and line.endswith(" |"))
+                    or line.startswith("|---") or line.startswith(("At ", "Luck: ")) or line in ("(none)", "(empty)")), line
+            if line.startswith("#"):
+                assert lines[i + 1] == "" and lines[i - 1:i] in ([], [""])
+            if line.startswith("|---"):
+                assert lines[i - 1].startswith("| ") and lines[i - 1].count("|") == line.count("|")
+
+
+@pytest.mark.parametrize("viewer", [False, True])
+def test_the_html_page_is_a_well_formed_page_with_no_stray_text(viewer: bool) -> None:
+    """A "standalone HTML page" (docs/guide/export.md): an `html` element (in English)
+    holding a `head` (UTF-8, its title, its style) and a `body`; every element closed in
+    order; the roster a table whose first row heads its columns (Name, Side, Sheet, as in
+    the Markdown) and whose other rows are one per combatant; no text anywhere but in a
+    title, heading, paragraph, cell, list item or chart."""
+    page = export.render(_fight() if not viewer else _label_fight(), "html", viewer=viewer)
+    outline = _Outline()
+    outline.feed(page)
+    outline.close()
+    assert outline.open == []
+    names = [tag for tag, _ in outline.tags]
+    assert names[:5] == ["html", "head", "meta", "title", "style"]
+    assert names[5] == "body" and names.count("html") == names.count("head") == names.count("body") == 1
+    assert outline.tags[0][1] == {"lang": "en"}
+    assert outline.tags[2][1] == {"charset": "utf-8"}
+    stray = [(where, text) for where, text in outline.text if not _READ_IN & set(where)]
+    assert stray == []
+    assert all(where[:2] == ("html", "head") for where, _ in outline.text[:2])
+    # the roster: the table after "Roster", row by row
+    start = names.index("table")
+    assert names[start:start + 12] == ["table", "tr", "th", "th", "th", "tr", "td", "td", "td", "tr", "td", "td"]
+    cells = [text for where, text in outline.text if where[-3:-1] == ("table", "tr")]
+    assert cells[:9] == ["Name", "Side", "Sheet", "Ann", "-", "-", "Bob", "-", "-"] if not viewer else cells[:9] == [
+        "Name", "Side", "Sheet", "Ann", "party", "-", "Orc", "orcs", "-"]
+    if viewer:
+        assert "ul" in names[names.index("p"):]  # the list of what is not shown
+
+
+
+def test_an_out_that_cannot_be_written_is_refused_naming_it(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad input never crashes: "a clear message naming the file" (the developers' guide);
+    OUT in a folder that does not exist is refused naming OUT, and nothing is written."""
+    assert run("new", "fight", "--ruleset", "freeform")[0] == 0
+    assert run("play", "fight", stdin=_PLAYED)[0] == 0
+    capsys.readouterr()
+    out = saves / "no-such-folder" / "out.md"
+    assert run("export", "fight", "-o", str(out)) == (1, "")
+    err = capsys.readouterr().err
+    assert err.startswith(f"tracker: {out}: cannot be written: ") and err.endswith("\n") and "None" not in err
+    assert not out.parent.exists()
+
+
+def _after_the_fight(text: str) -> list[list[str]]:
+    lines = _section(text, "## After the fight")
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:] if line.startswith("| ")]
+
+
+def test_after_the_fight_each_combatant_and_side_with_its_figures() -> None:
+    """docs/guide/stats.md and decision 0009. Ann (party) cuts Orc (orcs, shown to viewers
+    by label) in secret, chance 1/2, PT 2 from 0: a hit for 4 HP costing her 3 EP; Orc
+    growls (PT 2, no roll). The GM sees the hit, the 4 HP dealt and taken, the 3 EP
+    spent, each acting both segments; a viewer sees the cut "rolled in secret" and Orc's
+    taken and costs "withheld" (as is the damage dealt to it), each side after its members."""
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ann", "side": "party", "resources": {"hp": 20, "ep": 10}}))
+    enc.apply(Event("add", {"name": "Orc", "side": "orcs", "resources": {"hp": 10}}))
+    enc.apply(Event("setting", {"key": "viewer_resources", "value": "label"}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "cut", "mode": "active", "secret": True, "chance": "1/2", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2, success=True, effects=(Adjust("Ann", "ep", -3), Damage("Orc", 4, "hp")))}))
+    enc.apply(Event("declare", {"actor": "Orc", "template": "growl", "mode": "active", "resolution": Resolution(pt=2)}))
+    advance(enc, 2)
+    gm = [row[:9] for row in _after_the_fight(export.render(enc, "md", viewer=False))]
+    assert gm[:2] == [["Ann", "1", "1", "0", "0", "hp 4", "-", "ep 3", "2/0/0"],
+                      ["Orc", "1", "0", "0", "1", "-", "hp 4", "-", "2/0/0"]]
+    assert [row[0].lower() for row in gm[2:]] == ["side party", "side orcs"]
+    assert [row[1:] for row in gm[2:]] == [row[1:] for row in gm[:2]]  # one member each
+    seen = [row[:9] for row in _after_the_fight(export.render(enc, "md", viewer=True))]
+    assert seen[:2] == [["Ann", "1", "0", "0", "1", "-", "-", "ep 3", "2/0/0"],
+                        ["Orc", "1", "0", "0", "1", "-", "withheld", "withheld", "2/0/0"]]

@@ -9,11 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from rulesets import registry
+from rulesets.dice import RandomDice
 from rulesets.base import ActionTemplate
 from rulesets.fields import AFTER_ROLL, Field
 from tests.helpers import session_for
+from tracker.play.session import Session
 from tracker.reading import recent
-from tracker.engine import Resolution
+from tracker.engine import Encounter, Event, Resolution
+from tracker.engine.model import CombatantSetup, Setup, TimeMapping
 from tracker.engine.model import Action
 from tracker.reading.roles import Role
 
@@ -106,3 +109,79 @@ def test_one_who_takes_the_name_of_one_who_left_is_offered_only_its_own() -> Non
     offered Bo's kick and nothing of the Ann who left."""
     s = _freeform("declare Ann sword target=Cy", "declare Bo kick target=Cy", "remove Ann", "rename Bo Ann")
     assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann")] == ["again: kick -> Cy"]
+
+
+def test_one_of_a_roster_written_with_the_fight_is_offered_its_own() -> None:
+    """A fight whose roster was written with it has no `add` for its combatants; Ann's
+    punch at Orc is offered to her all the same (0024: "a declaration counts once it is
+    in force"), and it is hers alone; Imp, of the roster too, leaves without having been
+    named by anyone, which changes nothing of it."""
+    roster = [CombatantSetup(name, resources={"hp": 10}) for name in ("Ann", "Orc", "Imp")]
+    enc = Encounter(Setup("ambush", "freeform", TimeMapping(50, "test"), ("hp",), roster=roster))
+    ruleset = registry.get("freeform")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "punch", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=2)}))
+    enc.apply(Event("remove", {"name": "Imp"}))
+    assert [r.label() for r in recent.recent(enc, ruleset, Role.gm(), "Ann")] == ["again: punch -> Orc"]
+    assert recent.recent(enc, ruleset, Role.gm(), "Orc") == []
+
+
+def test_a_newcomer_leaves_the_history_of_one_named_none_alone() -> None:
+    """A name is data, "None" as any other: the one so named keeps his sword at Bo after
+    a newcomer joins, and under his new name once renamed (0024: a newcomer is someone
+    else, and takes no one's history; names follow renames)."""
+    s = session_for(registry.get("freeform"), "add None hp=10", "add Bo hp=10", "declare None sword target=Bo", "add Cy hp=10")
+    assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "None")] == ["again: sword -> Bo"]
+    assert recent.recent(s.encounter, s.ruleset, Role.gm(), "Cy") == []
+    s.execute("rename None Zed")  # names follow renames (0024)
+    assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Zed")] == ["again: sword -> Bo"]
+
+
+def test_an_approved_abort_is_not_offered_as_a_choice() -> None:
+    """0024: "a player's proposal once the GM approves it" counts when it proposes a
+    declaration; Ann's approved proposal to abort her sword is no choice of hers: the
+    sword at Bo alone is offered."""
+    s = _freeform("setting player_declarations approval")
+    s.role = Role.player(["Ann"])
+    s.declare("Ann", "sword", ["Bo"], pt=7)
+    s.role = Role.gm()
+    s.execute(f"approve {s.encounter.pending()[0].seq}")
+    s.role = Role.player(["Ann"])
+    s.execute("abort Ann sword")
+    s.role = Role.gm()
+    s.execute(f"approve {s.encounter.pending()[0].seq}")
+    assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann")] == ["again: sword -> Bo (PT 7)"]
+
+
+def test_a_fights_first_change_a_proposal_approved_is_offered() -> None:
+    """A fight whose roster and settings were written with it (players' declarations need
+    approval) may open with a proposal, change 1; once approved it is offered (0024: "a
+    player's proposal once the GM approves it")."""
+    ruleset = registry.get("freeform")
+    settings = ruleset.validate_settings({"player_declarations": "approval"}, "settings")
+    roster = [CombatantSetup(name, resources={"hp": 10}) for name in ("Ann", "Bo")]
+    s = Session(Encounter(Setup("ambush", ruleset.id, ruleset.time, ruleset.down_when, settings, roster)), ruleset, RandomDice(0))
+    s.role = Role.player(["Ann"])
+    s.declare("Ann", "sword", ["Bo"], pt=7)
+    s.role = Role.gm()
+    (proposal,) = s.encounter.pending()
+    assert proposal.seq == 1
+    s.execute("approve 1")
+    assert [r.label() for r in recent.recent(s.encounter, ruleset, Role.gm(), "Ann")] == ["again: sword -> Bo (PT 7)"]
+
+
+def test_a_choice_offered_already_is_passed_over_and_older_ones_still_offered() -> None:
+    """"One per distinct choice" (module docstring): Ann's punch, sword, kick, sword again:
+    the sword once (the newest), then the kick, then the punch before them."""
+    s = _freeform("declare Ann punch target=Bo", "step 10", "declare Ann sword target=Bo", "step 10",
+                  "declare Ann kick target=Bo", "step 10", "declare Ann sword target=Bo")
+    assert [r.label() for r in recent.recent(s.encounter, s.ruleset, Role.gm(), "Ann")] == [
+        "again: sword -> Bo", "again: kick -> Bo", "again: punch -> Bo"]
+
+
+def test_an_action_the_ruleset_no_longer_has_is_passed_over_and_older_ones_still_offered() -> None:
+    """0024: an entry "whose action the ruleset no longer has" is not offered. Ann punched
+    Bo, then used a "hex" the ruleset now read (Brand X's list: punch, no hex) does not
+    have: the punch is offered."""
+    s = _freeform("declare Ann punch target=Bo", "step 10", "declare Ann hex target=Bo")
+    assert [r.label() for r in recent.recent(s.encounter, registry.get("brandx"), Role.gm(), "Ann")] == ["again: punch -> Bo"]
