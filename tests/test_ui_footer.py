@@ -1,7 +1,8 @@
-"""The footer (tracker.ui.widgets.footer): the same keys as Textual's own Footer, drawn
-with the encounter screen's first frame, and built again only when the keys change (a
-dialog opening and closing over the screen leaves them as they were). Waits are on
-conditions only.
+"""The footer (tracker.ui.widgets.footer): one widget drawing the line Textual's Footer
+draws (cell by cell, style by style: the same keys, the palette's docked at the right,
+disabled keys dimmed, the key under the pointer lit), clicked and scrolled as Textual's,
+drawn with the encounter screen's first frame and drawn again only when the keys change.
+Waits are on conditions only.
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Footer
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer, Label
 
 from tracker.ui import widgets
 from tracker.ui.app import TrackerApp
@@ -19,6 +23,7 @@ from tracker.ui.screens import start as start_module
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.start import StartScreen
+from tracker.ui.textual_private import drawing_pending, screen_cells
 from tracker.ui.widgets.footer import KeyFooter
 from tests.test_ui_app import make_file
 from tests.ui import press, settle, wait_for
@@ -26,113 +31,206 @@ from tests.ui import press, settle, wait_for
 pytestmark = pytest.mark.ui
 
 SIZE = (80, 24)
+BOTTOM = SIZE[1] - 1
 assert widgets  # the package whose module is under test
 
 
-def footer_keys(app: TrackerApp) -> list[tuple[str, str, bool, tuple[str, ...], bool]]:
-    """What the footer shows, key by key: the key as drawn, its description, whether it is
-    compact, its classes and whether it is disabled."""
-    footer = app.screen.query_one(Footer)
-    return [(k.key_display, k.description, k.compact, tuple(sorted(k.classes)), k.disabled) for k in footer.query("FooterKey")]  # type: ignore[attr-defined]
+def bottom_row(app: App[Any]) -> list[tuple[str, str]]:
+    return screen_cells(app)[-1]
 
 
-def count_builds(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Every footer build after its first compose (a recompose), by footer."""
-    built: list[Any] = []
-    recompose = Footer.recompose
-
-    async def counted(self: Footer) -> None:
-        built.append(self)
-        await recompose(self)
-
-    monkeypatch.setattr(Footer, "recompose", counted)
-    return built
+def row_text(app: App[Any]) -> str:
+    return "".join(char for char, _ in bottom_row(app))
 
 
-async def shown_by(app: TrackerApp, screen_type: type) -> list[tuple[str, str, bool, tuple[str, ...], bool]]:
+async def drawn(pilot: Any) -> None:
+    """Until the screen has nothing left to draw, three checks in a row (any app)."""
+    for _ in range(3):
+        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn")
+        await pilot.pause()
+
+
+async def drawn_by(app: App[Any], ready: Any, theme: str | None = None, pointer: int | None = None) -> list[tuple[str, str]]:
+    """The bottom row once `ready(app)` holds and the palette's key is drawn; with
+    `pointer`, the mouse over that column of it."""
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, screen_type) and bool(app.screen.query("FooterKey")), "the footer's keys")
-        await settle(pilot)
-        return footer_keys(app)
+        await wait_for(pilot, lambda: ready(app) and "palette" in row_text(app), "the footer's keys")
+        if theme is not None:
+            app.theme = theme
+        await drawn(pilot)
+        if pointer is not None:
+            await pilot.hover(None, offset=(pointer, BOTTOM))
+            await drawn(pilot)
+        return bottom_row(app)
 
 
+@pytest.mark.parametrize("theme", [None, "textual-light", "nord", "gruvbox"])
 @pytest.mark.parametrize("which", ["encounter", "start"])
-async def test_the_footer_shows_what_textuals_footer_shows(saves: Path, monkeypatch: pytest.MonkeyPatch, which: str) -> None:
+async def test_the_footer_draws_the_line_textuals_footer_draws(saves: Path, monkeypatch: pytest.MonkeyPatch, which: str, theme: str | None) -> None:
     path = make_file(saves, "freeform", ["add Seraph", "add Sphinx"])
     file = path if which == "encounter" else None
     screen_type = EncounterScreen if which == "encounter" else StartScreen
-    ours = await shown_by(TrackerApp(saves, file), screen_type)
     module = encounter_module if which == "encounter" else start_module
-    monkeypatch.setattr(module, "KeyFooter", lambda **_: Footer())
-    textuals = await shown_by(TrackerApp(saves, file), screen_type)
+
+    def ready(app: App[Any]) -> bool:
+        return isinstance(app.screen, screen_type)
+
+    for pointer in (None, 3, SIZE[0] - 5):  # nowhere, over the first key, over the palette's
+        ours = await drawn_by(TrackerApp(saves, file), ready, theme, pointer)
+        with monkeypatch.context() as patched:
+            patched.setattr(module, "KeyFooter", lambda **_: Footer())
+            textuals = await drawn_by(TrackerApp(saves, file), ready, theme, pointer)
+        assert ours == textuals, (pointer, "".join(c for c, _ in ours), "".join(c for c, _ in textuals))
+    text = "".join(char for char, _ in ours)
+    assert text.endswith("▏^p palette ") and ("Quit" in text or "Next" in text)
+
+
+class KeysApp(App[None]):
+    """A screen's worth of keys the tracker's own screens do not have: one disabled (its
+    check says None), one with a tooltip, two keys for one action, and more than a line."""
+
+    BINDINGS = [
+        Binding("n", "next", "Next"),
+        Binding("k", "next", "Next too"),  # the same action: shown once, by its first key
+        Binding("x", "off", "Off"),
+        Binding("t", "tip", "Tipped", tooltip="what t does"),
+        Binding("h", "hidden", "Hidden", show=False),
+        *(Binding(str(i), f"more('{i}')", f"Longer description {i}") for i in range(6)),
+    ]
+
+    def __init__(self, ours: bool) -> None:
+        super().__init__()
+        self.ours = ours
+        self.done: list[str] = []
+        self.rang = 0
+
+    def compose(self) -> ComposeResult:
+        yield Label("keys")
+        yield KeyFooter(at_once=True) if self.ours else Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action == "off" else True
+
+    def action_next(self) -> None:
+        self.done.append("next")
+
+    def action_off(self) -> None:
+        self.done.append("off")
+
+    def action_tip(self) -> None:
+        self.done.append("tip")
+
+    def action_more(self, which: str) -> None:
+        self.done.append(which)
+
+    def bell(self) -> None:
+        self.rang += 1
+
+
+def _keys_ready(app: App[Any]) -> bool:
+    return True
+
+
+@pytest.mark.parametrize("pointer", [None, 3, 12, 20, SIZE[0] - 4])
+async def test_disabled_shared_and_overflowing_keys_are_drawn_as_textual_draws_them(pointer: int | None) -> None:
+    ours = await drawn_by(KeysApp(ours=True), _keys_ready, pointer=pointer)
+    textuals = await drawn_by(KeysApp(ours=False), _keys_ready, pointer=pointer)
     assert ours == textuals
-    descriptions = [d for _, d, *_ in ours]
-    assert "Quit" in descriptions and "palette" in descriptions
-    # Textual's keys are not compact, but for the palette's own key.
-    assert {(d, c, "-compact" in cls) for _, d, c, cls, _ in ours} == {(d, d == "palette", d == "palette") for d in descriptions}
+    text = "".join(char for char, _ in ours)
+    assert text.startswith(" n Next  x Off  t Tipped  0 Longer description 0 ")
+    assert "Next too" not in text and "Hidden" not in text
+    # The disabled key is dim, the others are not.
+    styles = {char: style for char, style in ours[:16]}
+    assert "dim" in styles["O"] and "dim" not in styles["N"]
 
 
-async def test_the_encounter_footer_is_built_once(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    built = count_builds(monkeypatch)
+async def test_a_click_runs_a_key_and_a_disabled_key_rings_the_bell() -> None:
+    app = KeysApp(ours=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "Next" in row_text(app), "the keys")
+        await pilot.click(KeyFooter, offset=(2, 0))  # " n Next "
+        await wait_for(pilot, lambda: app.done == ["next"], "next run")
+        await pilot.click(KeyFooter, offset=(10, 0))  # " x Off ", disabled
+        await wait_for(pilot, lambda: app.rang == 1, "the bell")
+        assert app.done == ["next"]
+        await pilot.click(KeyFooter, offset=(16, 0))  # " t Tipped "
+        await wait_for(pilot, lambda: app.done == ["next", "tip"], "tip run")
+
+
+async def test_the_pointer_over_a_key_shows_its_tooltip() -> None:
+    app = KeysApp(ours=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "Next" in row_text(app), "the keys")
+        footer = app.query_one(KeyFooter)
+        await pilot.hover(KeyFooter, offset=(18, 0))
+        await wait_for(pilot, lambda: footer.tooltip == "what t does", "the tooltip")
+        await pilot.hover(KeyFooter, offset=(2, 0))  # Next has none
+        await wait_for(pilot, lambda: footer.tooltip is None, "no tooltip")
+
+
+async def test_the_wheel_brings_the_keys_past_the_edge_into_view() -> None:
+    app = KeysApp(ours=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "Next" in row_text(app), "the keys")
+        assert "description 5" not in row_text(app)
+        footer = app.query_one(KeyFooter)
+        for _ in range(40):  # the wheel over the footer, as a terminal reports it
+            footer.post_message(events.MouseScrollDown(footer, 5, 0, 0, 1, 0, False, False, False, screen_x=5, screen_y=BOTTOM))
+        await drawn(pilot)
+        # Scrolled as far as the last key, which ends at the palette's bar; the palette stays.
+        assert row_text(app).endswith("5 Longer description 5 ▏^p palette ")
+        for _ in range(40):
+            footer.post_message(events.MouseScrollUp(footer, 5, 0, 0, -1, 0, False, False, False, screen_x=5, screen_y=BOTTOM))
+        await drawn(pilot)
+        assert row_text(app).startswith(" n Next ")
+
+
+async def test_the_encounter_footer_is_one_widget_drawn_with_the_first_frame(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    redrawn: list[KeyFooter] = []
+    refresh = KeyFooter.refresh
+
+    def counted(self: KeyFooter, *args: Any, **kwargs: Any) -> Any:
+        redrawn.append(self)
+        return refresh(self, *args, **kwargs)
+
+    monkeypatch.setattr(KeyFooter, "refresh", counted)
     path = make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen")
         footer = app.screen.query_one(KeyFooter)
-        # Its keys are there from its first compose, not a frame later.
-        assert footer.query("FooterKey")
+        # Its keys are there from the start, with no widget of their own.
+        assert [e.description for e in footer.entries()][:2] == ["Next", "Step"]
+        assert not footer.children
         await settle(pilot)
-        before = footer_keys(app)
-        for _ in range(3):  # a dialog opens over the screen and closes
+        before = row_text(app)
+        redrawn.clear()
+        for _ in range(3):  # a dialog opens over the screen and closes: the same keys
             await press(pilot, "s")
             await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the schedule form")
             await press(pilot, "escape")
             await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen), "the encounter screen again")
         await settle(pilot)
-        assert built == []
-        assert footer_keys(app) == before
+        assert [f for f in redrawn if f is footer] == []
+        assert row_text(app) == before
         assert not app.errors
 
 
-async def test_the_footer_is_built_again_when_its_keys_change(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_start_footer_waits_for_the_focus_and_follows_the_keys(saves: Path) -> None:
     # The start screen's table takes the focus as the screen opens, and with it enter:
     # the screen's own enter (open) no longer shows, its other key (o) does.
-    built = count_builds(monkeypatch)
     make_file(saves, "freeform", ["add Seraph"])
     app = TrackerApp(saves, None)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen) and bool(app.screen.query("FooterKey")), "the start screen's keys")
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen) and "palette" in row_text(app), "the start screen's keys")
         await settle(pilot)
-        assert len(built) == 1
-        shown = {d: k for k, d, *_ in footer_keys(app)}
+        shown = {e.description: e.key_display for e in app.screen.query_one(KeyFooter).entries()}
         assert shown["Open"] == "o"
+        assert " o Open " in row_text(app)
         await press(pilot, "question_mark")  # help over the list, and back: the same keys
         await wait_for(pilot, lambda: not isinstance(app.screen, StartScreen), "the help")
         await press(pilot, "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen again")
         await settle(pilot)
-        assert len(built) == 1
+        assert " o Open " in row_text(app)
         assert not app.errors
-
-
-async def test_the_footer_keys_are_styled_once(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Textual's keys are restyled twice as they mount (compact by default, then not, by the
-    # Footer's binding); the encounter screen's first frame waits for every one of them.
-    from textual.dom import DOMNode
-
-    restyled: list[str] = []
-    update = DOMNode.update_node_styles
-
-    def counted(self: DOMNode, animate: bool = True) -> None:
-        if type(self).__name__ == "FooterKey":
-            restyled.append(str(getattr(self, "description", "")))
-        update(self, animate)
-
-    monkeypatch.setattr(DOMNode, "update_node_styles", counted)
-    path = make_file(saves, "freeform", ["add Seraph"])
-    app = TrackerApp(saves, path)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, EncounterScreen) and bool(app.screen.query("FooterKey")), "the footer's keys")
-        await settle(pilot)
-        assert len(footer_keys(app)) > 5
-        assert restyled == []

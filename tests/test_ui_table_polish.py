@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from rulesets import registry
 from rulesets.dice import DiceGroup, DiceNeeded
@@ -25,6 +25,7 @@ from tracker.persistence.store import EncounterFile
 from tracker.reading.roles import GM, PLAYER, VIEWER, Role
 from tracker.serve.seat import SeatInfo, build_app
 from tracker.engine.text import cells
+from tracker.ui.widgets.footer import KeyFooter
 from tracker.ui.app import TrackerApp
 from tracker.ui.commands import ROSTER, shown_keys
 from tracker.ui.screens.confirm import ConfirmScreen
@@ -275,7 +276,7 @@ async def test_a_yes_no_stat_reads_yes_or_no_in_the_sheet_form_and_the_log(saves
 
 def footer_keys(app: TrackerApp) -> dict[str, str]:
     """The footer as drawn: each label with its key."""
-    return {key.description: key.key_display for key in app.screen.query_one(Footer).query("FooterKey")}
+    return {key.description: key.key_display for key in app.screen.query_one(KeyFooter).entries()}
 
 
 async def test_the_roster_hint_and_footer_say_the_same_keys(saves: Path) -> None:

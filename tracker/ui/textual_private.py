@@ -79,21 +79,14 @@ and says which; raise the pin only once it passes.
    timer clears as it draws. (Pilot's own pause forces the update instead, which would
    hide a screen that never draws by itself.) Upstream: to file, "Screen: a public way
    to ask whether an update is pending".
-13. `screen_lines(app)` (tests only: the screen as drawn, composited) renders the top
+13. `screen_lines(app)` and `screen_cells(app)` (tests only: the screen as drawn,
+   composited, as text or cell by cell with each cell's style) render the top
    screen's private `_compositor` with `render_strips()`. Upstream: to file, "App: the
    screen's text as drawn".
 14. `late_one_shot_timers()` (tests only: a loaded host) replaces `Timer._run` so that
    a one-shot timer (`set_timer` makes it with `_repeat` 0) ends without firing, as
    Textual's does when its only tick counts as late. Upstream: none needed (a test
    double for a timing Textual does not promise).
-15. `settle_footer_key(key, compact)` (tracker.ui.widgets.footer) gives a key the
-   Footer's compose made (`textual.widgets._footer.FooterKey`) its `compact` value and
-   its `-compact` class before it is mounted, as its watcher `_watch_compact` would
-   after (the palette's key, not bound, its reactive's default `_default`): Textual's keys start compact (the reactive's default, the watcher called at
-   mount adds the class and restyles the key) and the Footer's data binding then sets
-   them to the Footer's own (not compact: the watcher removes the class and restyles
-   again, whatever the value), two restylings of every key on every build of the
-   footer. Upstream: to file, "FooterKey: take `compact` as a constructor argument".
 """
 
 from __future__ import annotations
@@ -431,6 +424,11 @@ def screen_lines(app: App[Any]) -> list[str]:
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
+def screen_cells(app: App[Any]) -> list[list[tuple[str, str]]]:
+    """The top screen's rows as drawn, each cell as (character, its style written out)."""
+    return [[(char, str(segment.style)) for segment in strip for char in segment.text] for strip in app.screen._compositor.render_strips()]
+
+
 # 14 --------------------------------------------------------------- late timers
 @contextmanager
 def late_one_shot_timers() -> Iterator[None]:
@@ -450,16 +448,3 @@ def late_one_shot_timers() -> Iterator[None]:
         yield
     finally:
         Timer._run = run  # type: ignore[method-assign]
-# 15 --------------------------------------------------------------- a footer's keys, styled once
-def settle_footer_key(widget: object, compact: bool | None) -> None:
-    """If `widget` is a Footer's key, give it `compact` (None: the reactive's own default,
-    read from the class: reading it on the key would run the watcher), its class
-    included, before it is mounted, so neither its watcher at mount nor the Footer's data
-    binding restyles it."""
-    from textual.widgets._footer import FooterKey
-
-    if isinstance(widget, FooterKey):
-        if compact is None:
-            compact = bool(FooterKey.compact._default)
-        widget.set_reactive(FooterKey.compact, compact)
-        widget.set_class(compact, "-compact", update=False)

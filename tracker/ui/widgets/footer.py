@@ -1,71 +1,285 @@
-"""The footer of every screen: Textual's Footer, built again only when the keys it shows
-change, and on the encounter screen drawn with its keys from the start.
+"""The footer of every screen: the screen's keys in one line, drawn as Textual's Footer
+draws them, by one widget.
 
-Textual's Footer mounts empty and builds its keys a frame later, when the screen first
-says its bindings changed; and it builds them all again (a widget per key, each styled
-and laid out) every time the screen says so: on each focus move, and when a dialog over
-the screen opens or closes, although the keys are nearly always the ones it shows. Here
-a "bindings changed" that leaves the footer's keys as they are (the same bindings,
-enabled alike, with the same tooltips and key names) costs a comparison instead of a
-rebuild. With `at_once`, the keys are built in the footer's first compose, so the first
-frame a person (or a viewer joining a served table) sees is the whole screen: for a
-screen where no widget takes the focus when it opens (the encounter screen), whose keys
-are then the same before and after. Where a widget does (a list's own keys hide some of
-the screen's: the start screen's table takes enter), keys drawn at once would be drawn
-twice, so the footer waits for the focus as Textual's does.
+Textual's Footer is a container with a widget per key (a `FooterKey`, each composed,
+styled, laid out and rendered on its own): on the encounter screen eleven of them, about
+a tenth of all the work before its first frame, for a line of which eight keys show at
+80 columns. Here the same line is one widget's one line: the keys the Footer would show
+(each action once, by its first binding; a key whose binding is disabled dimmed), each
+as `' key '` then `'description '` in the footer's key and description styles, over the
+key's own background, left to right, cut at the screen's edge (the mouse wheel scrolls
+the rest into view, as Textual's does); the command palette's key docked at the right
+after a thin bar, in the Footer's compact style. The styles are the Footer's own, from
+the same theme variables, stacked as Textual stacks a key's over the footer's; a test
+compares the line, cell by cell and style by style, with Textual's Footer's on the same
+screens, themes, disabled keys and pointer (tests/test_ui_footer.py).
+
+A key is clicked as in Textual's: a press runs it (`App.simulate_key`), or rings the bell
+if it is disabled; the pointer over a key lights it (the Footer's hover style) and shows
+its tooltip. A binding group (`Binding.Group`, which the Footer draws as one label for
+several keys) is drawn key by key here: the tracker's key tables have none.
+
+With `at_once` the keys are drawn with the screen's first frame (the encounter screen:
+no widget takes the focus as it opens, so its keys do not change then). Otherwise the
+footer stays blank until the screen first says its keys changed, as Textual's does, so a
+screen whose list takes the focus as it opens (the start screen's table takes enter) does
+not show keys for a frame that the focus then changes. After that, a change of the keys
+redraws the line; a "bindings changed" that leaves them as they were draws nothing.
 
 Decisions: docs/decisions/0059-first-screen.md
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from textual.app import ComposeResult
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.color import Color
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.strip import Strip
+from textual.widget import Widget
 
-from tracker.ui.textual_private import settle_footer_key
+from tracker.engine.text import cells, printable
+
+BAR = "▏"  # Textual's `vkey` border, left of the palette's key
 
 
-class KeyFooter(Footer):
-    """A Footer whose keys are drawn at once, and redrawn only when they change."""
+@dataclass(frozen=True, slots=True)
+class FooterEntry:
+    """One key as the footer shows it."""
 
-    def __init__(self, *args: Any, at_once: bool = False, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if at_once:  # the keys are known when the footer is composed (its screen is being mounted)
-            self.set_reactive(Footer._bindings_ready, True)
-        self._drawn: tuple[Any, ...] | None = None
+    key: str  # what `App.simulate_key` is given when it is clicked
+    key_display: str
+    description: str
+    enabled: bool
+    tooltip: str
 
-    def shown(self) -> tuple[Any, ...]:
-        """Everything the footer's compose reads: the bindings it would show, enabled or
-        not, with their tooltips and key names, and the command palette's key."""
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    entry: FooterEntry
+    start: int  # cells from the line's start
+    segments: tuple[Segment, ...]
+
+    @property
+    def end(self) -> int:
+        return self.start + sum(cells(s.text) for s in self.segments)
+
+
+class KeyFooter(Widget, can_focus=False):
+    """The screen's keys, drawn in one line (see the module's docstring)."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {
+        "footer-key",
+        "footer-key--hover",
+        "footer-key--disabled",
+        "footer-key--key",
+        "footer-key--description",
+        "footer-key--palette",
+    }
+    # Textual's Footer and FooterKey styles, as components of one widget.
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        .footer-key { background: $footer-item-background; }
+        .footer-key--hover { color: $footer-key-foreground; background: $block-hover-background; }
+        .footer-key--disabled { text-style: dim; }
+        .footer-key--key { color: $footer-key-foreground; background: $footer-key-background; text-style: bold; }
+        .footer-key--description { color: $footer-description-foreground; background: $footer-description-background; }
+        .footer-key--palette { color: $foreground 20%; }
+    }
+    """
+
+    def __init__(self, *, at_once: bool = False, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._ready = at_once
+        self._shown: tuple[tuple[FooterEntry, ...], FooterEntry | None] | None = None
+        self._hover: FooterEntry | None = None
+        self._scroll = 0  # cells of the keys scrolled out at the left
+
+    # ------------------------------------------------------------ what is shown
+
+    def shown(self) -> tuple[tuple[FooterEntry, ...], FooterEntry | None]:
+        """The keys Textual's Footer would show for the screen, and the palette's key."""
         active = self.screen.active_bindings
         app = self.app
-        keys = tuple((binding, enabled, tooltip, app.get_key_display(binding)) for _, binding, enabled, tooltip in active.values() if binding.show)
+        keys: list[FooterEntry] = []
+        actions: set[str] = set()
+        for _, binding, enabled, tooltip in active.values():
+            if not binding.show or binding.action in actions:
+                continue  # each action once, by its first binding (as the Footer)
+            actions.add(binding.action)
+            keys.append(FooterEntry(binding.key, printable(app.get_key_display(binding)), printable(binding.description), enabled, tooltip))
         palette = None
-        if self.show_command_palette and app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
+        if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _, binding, enabled, tooltip = active[app.COMMAND_PALETTE_BINDING]
-            palette = (binding, enabled, tooltip, app.get_key_display(binding))
-        return keys, palette, self.show_command_palette
+            tip = binding.tooltip or binding.description
+            palette = FooterEntry(binding.key, printable(app.get_key_display(binding)), printable(binding.description), enabled, tip)
+        return tuple(keys), palette
 
-    def compose(self) -> ComposeResult:
-        self._drawn = self.shown() if self._bindings_ready else None
-        for widget in super().compose():
-            # Each key as it will be (the palette's key keeps its own default, unbound),
-            # styled once instead of three times (tracker.ui.textual_private, 12).
-            settle_footer_key(widget, None if widget.has_class("-command-palette") else self.compact)
-            yield widget
+    def entries(self) -> list[FooterEntry]:
+        """Every key on the line, the palette's last (empty while the footer waits)."""
+        if not self._ready:
+            return []
+        keys, palette = self._current()
+        return [*keys, *([palette] if palette is not None else [])]
 
-    def bindings_changed(self, screen: Screen[Any]) -> None:
-        # As Footer.bindings_changed, with the rebuild made only if the keys changed.
-        self._bindings_ready = True
-        if not screen.app.app_focus:
+    def _current(self) -> tuple[tuple[FooterEntry, ...], FooterEntry | None]:
+        if self._shown is None:
+            self._shown = self.shown()
+        return self._shown
+
+    # ------------------------------------------------------------ keeping up with the screen
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
+        if not self.is_attached or screen is not self.screen:
             return
-        if self.is_attached and screen is self.screen:
-            self.call_after_refresh(self._rebuild_if_changed)
-
-    async def _rebuild_if_changed(self) -> None:
-        if not self.is_attached or self._drawn == self.shown():
+        now = self.shown()
+        if self._ready and now == self._shown:
             return
-        await self.recompose()
+        self._ready = True
+        self._shown = now
+        self._hover = None
+        self.refresh()
+
+    # ------------------------------------------------------------ drawing
+
+    def _style(self, item: list[str], part: str | None = None) -> Style:
+        """The style Textual gives a FooterKey (`item`: its rules, merged as one widget's)
+        or a part of it (`part`): the footer's own, then the key's, then the part's."""
+        background = Color(0, 0, 0, 0)
+        color = Color(255, 255, 255, 0)
+        style = Style()
+        opacity = 1.0
+        layers = [node.styles for node in reversed(self.ancestors_with_self)]
+        layers.append(self.get_component_styles(*item))
+        if part is not None:
+            layers.append(self.get_component_styles(part))
+        for styles in layers:  # as textual.dom.DOMNode.rich_style, with a layer or two more
+            opacity *= styles.opacity
+            if styles.has_rule("background"):
+                text_background = background + styles.background.tint(styles.background_tint)
+                background += styles.background.tint(styles.background_tint).multiply_alpha(opacity)
+            else:
+                text_background = background
+            if styles.has_rule("color"):
+                color = styles.color
+            style += styles.text_style
+            if styles.has_rule("auto_color") and styles.auto_color:
+                color = text_background.get_contrast_text(color.a)
+        return style + Style.from_color(
+            (background + color).rich_color if (background.a or color.a) else None,
+            background.rich_color if background.a else None,
+        )
+
+    def _item(self, entry: FooterEntry) -> list[str]:
+        """A key's own rules: hovered, disabled."""
+        item = ["footer-key"]
+        if entry == self._hover:
+            item.append("footer-key--hover")
+        if not entry.enabled:
+            item.append("footer-key--disabled")
+        return item
+
+    def _key_segments(self, entry: FooterEntry, compact: bool) -> list[Segment]:
+        item = self._item(entry)
+        key_style = self._style(item, "footer-key--key")
+        if not entry.description:
+            return [Segment(entry.key_display, key_style)]
+        description_style = self._style(item, "footer-key--description")
+        if compact:  # the palette's key: no padding but the one before its description
+            return [Segment(entry.key_display, key_style), Segment(" " + entry.description, description_style)]
+        return [Segment(f" {entry.key_display} ", key_style), Segment(entry.description + " ", description_style)]
+
+    def _placed(self) -> tuple[list[_Placed], _Placed | None]:
+        """The keys where they are drawn (scrolled), and the palette's docked at the right."""
+        keys, palette = self._current()
+        placed: list[_Placed] = []
+        at = -self._scroll
+        for entry in keys:
+            placed.append(_Placed(entry, at, tuple(self._key_segments(entry, compact=False))))
+            at = placed[-1].end
+        docked = None
+        if palette is not None:
+            own = self._style(self._item(palette)).bgcolor
+            bar = self._style([], "footer-key--palette").color  # over the footer's background, as a border is
+            segments = (Segment(BAR, Style.from_color(bar, own)), *self._key_segments(palette, compact=True), Segment(" ", Style.from_color(None, own)))
+            docked = _Placed(palette, self.size.width - sum(cells(s.text) for s in segments), segments)
+        return placed, docked
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        background = Style.from_color(None, self.rich_style.bgcolor)  # the footer's own cells, as Textual fills them
+        if y != 0 or not self._ready:
+            return Strip.blank(width, background)
+        placed, docked = self._placed()
+        line = Strip([segment for key in placed for segment in key.segments]).crop(self._scroll, self._scroll + width)
+        line = line.extend_cell_length(width, background)
+        if docked is not None:
+            line = Strip.join([line.crop(0, max(0, docked.start)), Strip(docked.segments)])
+        return line.crop(0, width)
+
+    # ------------------------------------------------------------ the pointer
+
+    def _at(self, x: int) -> FooterEntry | None:
+        if not self._ready:
+            return None
+        placed, docked = self._placed()
+        if docked is not None and docked.start <= x < docked.end:
+            return docked.entry
+        for key in placed:
+            if key.start <= x < key.end:
+                return key.entry
+        return None
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        entry = self._at(event.x)
+        if entry is None:
+            return
+        if entry.enabled:
+            self.app.simulate_key(entry.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        entry = self._at(event.x)
+        if entry != self._hover:
+            self._hover = entry
+            self.tooltip = entry.tooltip if entry is not None and entry.tooltip else None
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.tooltip = None
+            self.refresh()
+
+    def _scroll_by(self, cells_: int) -> None:
+        placed, docked = self._placed()
+        visible = docked.start if docked is not None else self.size.width
+        most = max(0, (placed[-1].end + self._scroll if placed else 0) - visible)
+        scroll = min(most, max(0, self._scroll + cells_))
+        if scroll != self._scroll:
+            self._scroll = scroll
+            self.refresh()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._scroll_by(4)
+        event.stop()
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._scroll_by(-4)
+        event.stop()
