@@ -29,6 +29,7 @@ says so and stops.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import signal
@@ -46,22 +47,56 @@ from benchmarks.startup import BARE, _env, pty_time  # noqa: E402
 
 _TOTAL = re.compile(r"^(?:summary|totals): (\d+)", re.M)
 MARKER = b"^p palette"
+FRAME_WATCH = '''
+import os, sys
+
+
+class _FrameWatch:
+    """Textual's terminal stream: before the first write holding the footer's palette
+    key, a call callgrind dumps its count at (benchmarks/instructions.py)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._seen = False
+
+    def write(self, text):
+        if not self._seen and "palette" in text:
+            self._seen = True
+            os.getppid()
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+sys.__stderr__ = _FrameWatch(sys.__stderr__)
+'''
 
 
 def counted(argv: list[str], env: dict[str, str], until: bytes | None = None, timeout: float = 600) -> int:
     """Instructions `argv` executes under callgrind: to its end, or (with `until`) through
-    a pseudo-terminal until `until` has been written, then stopped."""
+    a pseudo-terminal until the frame holding `until` is written (FRAME_WATCH)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
         if until is None:
+            command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
             subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=timeout)
-        else:  # stopped by SIGTERM, on which callgrind writes its counts
-            pty_time(command, until, env, timeout, stop=signal.SIGTERM)
-        found = _TOTAL.search(out.read_text(errors="replace"))
-        if found is None:
-            raise RuntimeError(f"{argv}: callgrind wrote no total")
-        return int(found.group(1))
+            return _total(out, argv)
+        (Path(tmp) / "sitecustomize.py").write_text(FRAME_WATCH)
+        watched = dict(env, PYTHONPATH=os.pathsep.join([tmp, env.get("PYTHONPATH", "")]))
+        command = ["valgrind", "--tool=callgrind", "--dump-before=os_getppid", f"--callgrind-out-file={out}", *argv]
+        pty_time(command, until, watched, timeout, stop=signal.SIGTERM)  # stopped: callgrind writes the rest
+        dumps = sorted(Path(tmp).glob("callgrind.out.*"))
+        if not dumps:
+            raise RuntimeError(f"{argv}: the frame's write was not seen (no count dumped before it)")
+        return sum(_total(dump, argv) for dump in dumps)
+
+
+def _total(out: Path, argv: list[str]) -> int:
+    found = _TOTAL.search(out.read_text(errors="replace"))
+    if found is None:
+        raise RuntimeError(f"{argv}: callgrind wrote no total")
+    return int(found.group(1))
 
 
 ENGINE = r"""

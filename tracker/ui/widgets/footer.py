@@ -103,6 +103,7 @@ class KeyFooter(Widget, can_focus=False):
         self._shown: tuple[tuple[FooterEntry, ...], FooterEntry | None] | None = None
         self._hover: FooterEntry | None = None
         self._scroll = 0  # cells of the keys scrolled out at the left
+        self._styles: dict[tuple[str | None, ...], Style] = {}
 
     # ------------------------------------------------------------ what is shown
 
@@ -160,6 +161,12 @@ class KeyFooter(Widget, can_focus=False):
     def _style(self, item: list[str], part: str | None = None) -> Style:
         """The style Textual gives a FooterKey (`item`: its rules, merged as one widget's)
         or a part of it (`part`): the footer's own, then the key's, then the part's."""
+        known = self._styles.get((*item, part))
+        if known is None:
+            known = self._styles[(*item, part)] = self._layered(item, part)
+        return known
+
+    def _layered(self, item: list[str], part: str | None) -> Style:
         background = Color(0, 0, 0, 0)
         color = Color(255, 255, 255, 0)
         style = Style()
@@ -206,6 +213,7 @@ class KeyFooter(Widget, can_focus=False):
 
     def _placed(self) -> tuple[list[_Placed], _Placed | None]:
         """The keys where they are drawn (scrolled), and the palette's docked at the right."""
+        self._styles.clear()  # a few styles serve every key: worked out once a drawing
         keys, palette = self._current()
         placed: list[_Placed] = []
         at = -self._scroll
