@@ -157,3 +157,136 @@ def test_a_replay_says_which_segment_it_shows() -> None:
     assert data["replay"] == {"segment": 2, "first": 0, "last": 6}
     lines = report.to_text(shown).splitlines()
     assert lines[1] == "Replay: the fight as it stood at the end of segment 2 (segments 0 to 6)"
+
+
+def test_the_json_keeps_an_upkeep_and_the_time_airborne_while_it_lasts() -> None:
+    """Ann's glow (PT 1) sets an upkeep of 2 EP a payment; A's punch throws B back (3
+    segments airborne once it lands on 10): the JSON keeps both exactly, for scripts."""
+    from tracker.engine import Resolution, Throwback, Upkeep
+
+    enc = encounter("Ann", "A", "B", payment_every=10)
+    enc.apply(Event("declare", {"actor": "Ann", "template": "glow", "mode": "active",
+                                "resolution": Resolution(pt=1, effects=(Upkeep("Ann", "glow", "ep", 2),))}))
+    declare(enc, "A", "punch", 10, effects=(Throwback("B", 3.0, 3.0, 2),), targets=("B",))
+    advance(enc, 2)
+    before = {c["name"]: c for c in report.to_json(enc)["combatants"]}
+    assert before["Ann"]["upkeep"] == {"glow": {"resource": "ep", "amount": 2}}
+    assert before["B"]["upkeep"] == {} and before["B"]["airborne_until"] is None
+    advance(enc, 10)
+    b = enc.combatants["B"]
+    assert b.airborne(10)
+    after = {c["name"]: c for c in report.to_json(enc)["combatants"]}
+    assert after["B"]["airborne_until"] == b.airborne_until and b.airborne_until > 10
+
+
+def _raid() -> Encounter:
+    """Ann (side party) and Orc (side raiders, hp 10), viewers told labels (decision 0017):
+    Ann's hit (PT 3) at Orc hits by 4 with a 6 and a 5; Ann's player proposes a kick
+    (approval mode) on 1, then the GM notes something."""
+    from tracker.engine import Resolution
+
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Ann", "side": "party", "resources": {"hp": 20}}))
+    enc.apply(Event("add", {"name": "Orc", "side": "raiders", "resources": {"hp": 10}}))
+    enc.apply(Event("setting", {"key": "viewer_resources", "value": "label"}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "hit", "mode": "active", "targets": ["Orc"],
+                                "resolution": Resolution(pt=3, success=True, margin=4, dice=(6, 5), summary="hits by 4")}, by="gm:alice"))
+    advance(enc, 1)
+    enc.apply(Event("setting", {"key": "player_declarations", "value": "approval"}, by="gm:alice"))
+    enc.apply(Event("propose", {"action": "declare", "actor": "Ann", "template": "kick", "mode": "passive",
+                                "resolution": Resolution(pt=2)}, by="player:ann"))
+    enc.apply(Event("note", {"text": "the bridge creaks"}, by="gm:alice"))
+    return enc
+
+
+def test_the_json_names_each_actions_figures_and_withholds_an_enemys_from_viewers() -> None:
+    enc = _raid()
+    gm = report.to_json(enc)["actions"][0]
+    assert {k: gm[k] for k in ("id", "actor", "template", "pt", "start", "completes", "targets")} == {
+        "id": gm["id"], "actor": "Ann", "template": "hit", "pt": 3, "start": 0, "completes": 3, "targets": ["Orc"]}
+    assert (gm["success"], gm["margin"], gm["dice"], gm["summary"]) == (True, 4, [6, 5], "hits by 4")
+    seen = report.to_json(enc, viewer=True)["actions"][0]
+    assert {k: seen[k] for k in ("success", "margin", "dice", "summary")} == {
+        "success": True, "margin": None, "dice": [], "summary": "figures withheld from viewers"}
+    assert seen["id"] == gm["id"] and seen["pt"] == 3 and seen["targets"] == ["Orc"]
+
+
+def test_the_proposals_waiting_are_the_gms_and_each_players_own() -> None:
+    enc = _raid()
+    waiting = enc.pending()[0]
+    expected = {"seq": waiting.seq, "action": "declare", "actor": "Ann", "what": waiting.what(), "segment": 1, "by": "player:ann"}
+    assert report.to_json(enc)["proposals"] == [expected]
+    assert report.to_json(enc, role=Role.player(["Ann"]))["proposals"] == [expected]
+    assert report.to_json(enc, role=Role.player(["Orc"]))["proposals"] == []
+    assert report.to_json(enc, viewer=True)["proposals"] == []
+    text = report.to_text(enc)
+    assert _block(text, "Waiting for the GM:") == [f"  proposal {waiting.seq}: Ann, {waiting.what()} (player ann)"]
+
+
+def test_a_viewer_reads_an_enemys_label_in_place_of_its_figures() -> None:
+    enc = _raid()
+    enc.apply(Event("damage", {"target": "Orc", "amount": 6, "resource": "hp"}))  # 4 of 10: at most half
+    seen = _block(report.to_text(enc, viewer=True), "Combatants:")
+    assert seen == ["  Ann [party]: acting; hp 20/20", "  Orc [raiders]: idle; Bloodied"]
+    assert _block(report.to_text(enc), "Combatants:")[1] == "  Orc [raiders]: idle; hp 4/10"
+
+
+def test_every_condition_and_mark_of_a_combatant_on_its_line() -> None:
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Spy", "resources": {"hp": 5}, "hidden": True, "side": "red"}))
+    enc.apply(Event("condition", {"target": "Spy", "name": "stunned", "duration": 3}))
+    enc.apply(Event("condition", {"target": "Spy", "name": "prone", "duration": 4}))
+    enc.apply(Event("set", {"target": "Spy", "key": "luck", "value": 3}))  # no maximum: shown as its own
+    assert _block(report.to_text(enc), "Combatants:") == [
+        "  Spy [red]: idle; hp 5/5, luck 3/3; stunned until 3 (3 left), prone until 4 (4 left); hidden"]
+    # a player sees its own hidden combatant in the text too
+    assert "  Spy [red]: idle; hp 5/5, luck 3/3; stunned until 3 (3 left), prone until 4 (4 left); hidden" in report.to_text(
+        enc, viewer=True, role=Role.player(["Spy"])).splitlines()
+
+
+def test_the_text_is_headings_indented_lines_and_blank_lines() -> None:
+    enc = _raid()
+    lines = report.to_text(enc).splitlines()
+    assert all(line == "" or line.startswith("  ") or line.endswith(":") for line in lines[1:])
+    assert lines[lines.index("Log:") - 1] == "" and lines[lines.index("In progress:") - 1] == ""
+
+
+def test_a_maintained_link_says_how_many_times_in_progress() -> None:
+    from tracker.engine import Resolution
+
+    enc = encounter("Ann", "Bob")
+    declare(enc, "Ann", "punch", 2, targets=("Bob",), maintainable=True)
+    advance(enc, 2)
+    enc.apply(Event("maintain", {"actor": "Ann", "resolution": Resolution(pt=2)}))
+    link = report.to_json(enc)["actions"][-1]
+    assert link["maintained"] >= 1
+    assert _block(report.to_text(enc), "In progress:") == [f"  Ann: active punch (maintained x{link['maintained']}), 2 -> 4"]
+
+
+def test_nothing_a_viewer_may_see_is_due_next() -> None:
+    enc = encounter()
+    enc.apply(Event("add", {"name": "Spy", "resources": {"hp": 5}, "hidden": True}))
+    declare(enc, "Spy", "stab", 2)
+    assert report.to_json(enc)["next"] == 2
+    assert report.to_json(enc, viewer=True)["next"] is None
+
+
+def test_a_replays_line_comes_before_the_blank_line() -> None:
+    from tracker.engine.replay import fold_at
+
+    enc = _fight()
+    advance(enc, 6)
+    lines = report.to_text(fold_at(enc, 2, "--at")).splitlines()
+    assert lines[1].startswith("Replay: ") and lines[2] == "" and lines[3] == "Combatants:"
+
+
+def test_the_text_lists_eight_things_due_and_a_sheet_with_nothing_on_it() -> None:
+    """docs/mutation.md (viewing's survivors): "the text and the app show 8" things due."""
+    enc = encounter(*(f"Orc {i}" for i in range(1, 11)))
+    for i in range(1, 11):
+        declare(enc, f"Orc {i}", "swing", i)
+    assert len(report.to_json(enc)["upcoming"]) == 10
+    assert _block(report.to_text(enc), "Upcoming:") == [f"  segment {i}: Orc {i}'s swing completes" for i in range(1, 9)]
+    enc.apply(Event("add", {"name": "Ghost", "resources": {}}))
+    ghost = next(line for line in _block(report.to_text(enc), "Combatants:") if "Ghost" in line)
+    assert ghost.startswith("  Ghost: idle;") and "None" not in ghost

@@ -20,6 +20,12 @@ def test_a_line_splits_into_verb_words_and_options() -> None:
     assert split_command("x a_b=1 c-d=2 1x=3 =4 e+f=5 g=") == ("x", ["1x=3", "=4", "e+f=5"], {"a_b": "1", "c-d": "2", "g": ""})
 
 
+def test_a_hash_is_part_of_a_word_and_a_value_keeps_its_own_equals_signs() -> None:
+    # a `#` starts no comment: "Goblin #2" is a name as typed; the value is all after the first `=`
+    assert split_command('declare Ann "jab #2" #3 target=Bo') == ("declare", ["Ann", "jab #2", "#3"], {"target": "Bo"})
+    assert split_command("declare Ann jab style=a=b") == ("declare", ["Ann", "jab"], {"style": "a=b"})
+
+
 def test_an_empty_or_unreadable_line_is_refused() -> None:
     with pytest.raises(CommandError, match="^empty command$"):
         split_command("   ")
@@ -102,6 +108,8 @@ def test_positional_arguments_in_order_and_the_rest_of_the_line() -> None:
         read("reorder Ann top")
     with pytest.raises(CommandError, match=r"^segments: expected a whole number, got 'two'$"):
         read("step two")  # N's label
+    with pytest.raises(CommandError, match=r"^amount: expected a number, got 'lots'$"):
+        read("damage Ann lots")  # AMOUNT's name
 
 
 def test_options_and_other_options_as_params() -> None:
@@ -133,6 +141,9 @@ def test_library_sub_commands() -> None:
         "add_from_library", ("orc", "Grunt"), {"copies": 2, "side": "red", "hidden": True})
     assert read("library add orc x2") == Call("add_from_library", ("orc", None), {"copies": 2, "side": None, "hidden": False})
     assert read("library delete orc") == Call("delete_sheet", ("orc",))
+    # the first word after `add` is always the entry, even one named like a count
+    assert read("library add x3") == Call("add_from_library", ("x3", None), {"copies": 1, "side": None, "hidden": False})
+    assert read("library add x3 x2") == Call("add_from_library", ("x3", None), {"copies": 2, "side": None, "hidden": False})
     for bad in ("library save", "library delete", "library add", "library add orc Grunt Extra", "library burn orc"):
         with pytest.raises(CommandError, match=r"^usage: library \["):
             read(bad)
@@ -158,6 +169,9 @@ def test_note_takes_the_rest_of_the_line_as_typed() -> None:
     assert read('note  the "bridge" is out, hp=0 ') == Call("note", ('the "bridge" is out, hp=0',))
     assert read("NOTE\thi") == Call("note", ("hi",))
     assert read("note") == Call("note", ("",))
+    # tabs count as spaces, inside quotes and in a note too
+    assert read("note a\tb") == Call("note", ("a b",))
+    assert read('rename\t"Big\tBo"\tBo') == Call("rename", ("Big Bo", "Bo"), {})
 
 
 # ------------------------------------------------------------------ who is offered what
