@@ -4,10 +4,12 @@ it, and the cuts `quoted`, `clip`, `fit` and `wrap` make, worked by hand."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from tracker.engine.errors import TrackerError
-from tracker.engine.text import check_name, clip, command_lines, fit, printable, quoted, refuse_blank, refuse_controls, wrap
+from tracker.engine.text import Shown, check_name, clip, command_lines, fit, printable, printable_lines, quoted, refuse_blank, refuse_controls, skeleton, wrap
 
 
 @pytest.mark.parametrize(("char", "shown", "kind"), [
@@ -108,3 +110,70 @@ def test_command_lines_are_numbered_and_a_bad_byte_is_placed() -> None:
         list(command_lines(b"ok\nab\xffc\n", "cmds.txt"))
     with pytest.raises(TrackerError, match=r"^stdin, line 1: not UTF-8 text \(byte 0xFE at byte 1\)"):
         list(command_lines("\udcfe".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape"), "stdin"))
+
+
+def test_a_lone_surrogate_that_no_byte_maps_to_is_a_tag() -> None:
+    """0015: only a byte that was not UTF-8 (U+DC80-U+DCFF, as Python reads one) is shown
+    as `<0xFF>`; any other lone surrogate is a `<U+...>` tag, still named a byte that is
+    not UTF-8 up to the last surrogate, U+DFFF."""
+    assert printable("\udcff\udd00") == "<0xFF><U+DD00>"
+    with pytest.raises(TrackerError, match=r"found <U\+DFFF>, a byte that is not UTF-8, at character 1\)$"):
+        refuse_controls("\udfff", "note")
+
+
+def test_a_format_character_after_the_bidi_isolates_is_a_format_character() -> None:
+    """U+206A (a deprecated format character) follows the isolates U+2066-U+2069: a name
+    refuses it as a format character, not a bidi mark."""
+    with pytest.raises(TrackerError, match=r"found <U\+206A>, a format character, at character 2\)$"):
+        check_name("A\u206an", "name")
+
+
+def test_marks_at_the_start_of_a_text_are_counted_from_the_first() -> None:
+    """An old note may begin with combining marks: four are kept, a fifth is counted."""
+    assert printable("\u0301" * 4) == "\u0301" * 4
+    assert printable("\u0301" * 5) == "\u0301" * 4 + "<+1 marks>"
+
+
+def test_the_cli_writer_passes_every_line_and_everything_else_to_its_stream() -> None:
+    """`Shown`: one line or many, through `writelines` too; the rest (isatty, getvalue,
+    ...) is the stream's own."""
+    assert printable_lines("a\x1b") == "a\u241b"
+    stream = io.StringIO()
+    shown = Shown(stream)
+    shown.writelines(["a\x1b", "b\n"])
+    assert stream.getvalue() == "a\u241bb\n"
+    assert shown.getvalue() == "a\u241bb\n"
+    assert shown.isatty() is False
+
+
+def test_one_cell_holds_only_the_cut_mark() -> None:
+    """`clip` in one cell: "…" alone; `quoted` to one character: "…" alone."""
+    assert clip("ab", 1) == "…"
+    assert fit("ab", 1) == "…"
+    assert quoted("ab", limit=1) == '"…"'
+
+
+def test_a_blank_text_wider_than_the_line_is_still_one_line() -> None:
+    """Every text takes at least one line, as the empty text does: a log entry of spaces
+    is never dropped from the pane."""
+    assert wrap(" " * 6, 3) == [""]
+
+
+def test_a_skeleton_is_the_text_as_it_reads() -> None:
+    """0052: NFKC, each character's prototype, case folded: Cyrillic "е" reads as "e",
+    fullwidth "Ｓ" as "S"."""
+    assert skeleton("S\u0435raph") == "seraph"
+    assert skeleton("\uff33eraph") == "seraph"
+
+
+def test_a_lone_surrogate_typed_in_commands_is_refused_by_its_line() -> None:
+    """A surrogate that no byte maps to (U+D800 in text handed in) is read back as the
+    bytes Python keeps for it (ED A0 80), which are not UTF-8: refused by its line."""
+    with pytest.raises(TrackerError, match=r"^stdin, line 2: not UTF-8 text \(byte 0xED at byte 2\); save the commands as UTF-8$"):
+        list(command_lines("ok\nx\ud800", "stdin"))
+
+
+def test_a_text_that_fits_is_one_line_as_it_was_typed() -> None:
+    """As textwrap's fill: a text that fits keeps its spaces (textwrap.wrap("a  b", 4) is
+    ["a  b"])."""
+    assert wrap("a  b", 4) == ["a  b"]
