@@ -155,6 +155,14 @@ async def test_a_click_runs_a_key_and_a_disabled_key_rings_the_bell() -> None:
         assert app.done == ["next"]
         await pilot.click(KeyFooter, offset=(16, 0))  # " t Tipped "
         await wait_for(pilot, lambda: app.done == ["next", "tip"], "tip run")
+        # A key's first and last cells are its own: " n Next " is columns 0-7, " x Off " 8-14.
+        await pilot.click(KeyFooter, offset=(0, 0))
+        await wait_for(pilot, lambda: app.done == ["next", "tip", "next"], "next run from its first cell")
+        await pilot.click(KeyFooter, offset=(7, 0))
+        await wait_for(pilot, lambda: app.done == ["next", "tip", "next", "next"], "next run from its last cell")
+        await pilot.click(KeyFooter, offset=(8, 0))
+        await wait_for(pilot, lambda: app.rang == 2, "the bell from Off's first cell")
+        assert app.done == ["next", "tip", "next", "next"]
 
 
 async def test_the_pointer_over_a_key_shows_its_tooltip() -> None:

@@ -64,10 +64,6 @@ class _Placed:
     start: int  # cells from the line's start
     segments: tuple[Segment, ...]
 
-    @property
-    def end(self) -> int:
-        return self.start + sum(cells(s.text) for s in self.segments)
-
 
 class KeyFooter(Widget, can_focus=False):
     """The screen's keys, drawn in one line (see the module's docstring)."""
@@ -154,6 +150,8 @@ class KeyFooter(Widget, can_focus=False):
         self._ready = True
         self._shown = now
         self._hover = None
+        self.tooltip = None
+        self._scroll = 0  # as Textual's footer, built again, starts at the left
         self.refresh()
 
     # ------------------------------------------------------------ drawing
@@ -212,20 +210,17 @@ class KeyFooter(Widget, can_focus=False):
         return [Segment(f" {entry.key_display} ", key_style), Segment(entry.description + " ", description_style)]
 
     def _placed(self) -> tuple[list[_Placed], _Placed | None]:
-        """The keys where they are drawn (scrolled), and the palette's docked at the right."""
+        """The keys where they are drawn (`_spans`), and the palette's docked at the right."""
         self._styles.clear()  # a few styles serve every key: worked out once a drawing
-        keys, palette = self._current()
-        placed: list[_Placed] = []
-        at = -self._scroll
-        for entry in keys:
-            placed.append(_Placed(entry, at, tuple(self._key_segments(entry, compact=False))))
-            at = placed[-1].end
+        spans, at_right = self._spans()
+        placed = [_Placed(entry, start, tuple(self._key_segments(entry, compact=False))) for entry, start, _ in spans]
         docked = None
-        if palette is not None:
+        if at_right is not None:
+            palette, start = at_right
             own = self._style(self._item(palette)).bgcolor
             bar = self._style([], "footer-key--palette").color  # over the footer's background, as a border is
             segments = (Segment(BAR, Style.from_color(bar, own)), *self._key_segments(palette, compact=True), Segment(" ", Style.from_color(None, own)))
-            docked = _Placed(palette, self.size.width - sum(cells(s.text) for s in segments), segments)
+            docked = _Placed(palette, start, segments)
         return placed, docked
 
     def render_line(self, y: int) -> Strip:
@@ -242,16 +237,29 @@ class KeyFooter(Widget, can_focus=False):
 
     # ------------------------------------------------------------ the pointer
 
+    def _spans(self) -> tuple[list[tuple[FooterEntry, int, int]], tuple[FooterEntry, int] | None]:
+        """Where each key is on the line (start, end, scrolled) and where the palette's
+        starts: from the texts' widths alone, for the pointer and the wheel."""
+        keys, palette = self._current()
+        spans: list[tuple[FooterEntry, int, int]] = []
+        at = -self._scroll
+        for entry in keys:
+            width = cells(f" {entry.key_display} {entry.description} ") if entry.description else cells(entry.key_display)
+            spans.append((entry, at, at + width))
+            at += width
+        docked = None
+        if palette is not None:
+            width = cells(f"{BAR}{palette.key_display}" + (f" {palette.description}" if palette.description else "") + " ")
+            docked = (palette, self.size.width - width)
+        return spans, docked
+
     def _at(self, x: int) -> FooterEntry | None:
         if not self._ready:
             return None
-        placed, docked = self._placed()
-        if docked is not None and docked.start <= x < docked.end:
-            return docked.entry
-        for key in placed:
-            if key.start <= x < key.end:
-                return key.entry
-        return None
+        spans, docked = self._spans()
+        if docked is not None and x >= docked[1]:
+            return docked[0]
+        return next((entry for entry, start, end in spans if start <= x < end), None)
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         entry = self._at(event.x)
@@ -276,9 +284,9 @@ class KeyFooter(Widget, can_focus=False):
             self.refresh()
 
     def _scroll_by(self, cells_: int) -> None:
-        placed, docked = self._placed()
-        visible = docked.start if docked is not None else self.size.width
-        most = max(0, (placed[-1].end + self._scroll if placed else 0) - visible)
+        spans, docked = self._spans()
+        visible = docked[1] if docked is not None else self.size.width
+        most = max(0, (spans[-1][2] + self._scroll if spans else 0) - visible)
         scroll = min(most, max(0, self._scroll + cells_))
         if scroll != self._scroll:
             self._scroll = scroll
