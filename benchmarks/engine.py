@@ -84,19 +84,29 @@ QUEUE_SIZE = [0]
 def fight(enc: Encounter, pts: list[int], names: list[str]) -> None:
     """(a)'s fight: every idle combatant declares a strike (PT from `pts`, in turn) until
     all of `pts` are declared, then the clock runs until the last completes; each
-    `advance` goes to the next happening."""
+    `advance` goes to the next happening.
+
+    The driver keeps its own calendar of when each strike it declared completes, so it
+    finds who is idle after an advance (those whose strike completed, in roster order)
+    without reading the engine's state: what is timed is the engine's work. It had
+    scanned the whole roster after every advance, 30 combatants an action, some 5% of
+    the figure; the events are the same either way (tests/test_benchmarks.py)."""
     declared, n = 0, len(pts)
-    idle = list(names)
+    idle = list(range(len(names)))  # roster indexes, in roster order
+    finishing: dict[int, list[int]] = {}  # segment -> who completes on it
     while declared < n:
-        for name in idle:
+        now = enc.now
+        for i in idle:
             if declared == n:
                 break
-            enc.apply(Event("declare", {"actor": name, "template": "strike", "mode": "active", "resolution": Resolution(pts[declared])}))
+            pt = pts[declared]
+            enc.apply(Event("declare", {"actor": names[i], "template": "strike", "mode": "active", "resolution": Resolution(pt)}))
+            finishing.setdefault(now + pt, []).append(i)
             declared += 1
         to = enc.next_happening()
         assert to is not None
         enc.apply(Event("advance", {"to": to}))
-        idle = [c.name for c in enc.combatants.values() if c.active is None]
+        idle = sorted(finishing.pop(to))
         QUEUE_SIZE[0] = max(QUEUE_SIZE[0], len(enc.timeline))
     while (to := enc.next_happening()) is not None:
         enc.apply(Event("advance", {"to": to}))

@@ -7,8 +7,9 @@ in order, its containers copied.
 
 Log lines are built through an unfrozen twin of `LogEntry` that then takes LogEntry's
 class (tracker/engine/model.py): the result must be an ordinary frozen LogEntry. A
-`Resolution`'s __init__ fills its slots through their descriptors (tracker/engine/effects.py):
-the result must be the one the dataclass's generated __init__ builds.
+`Resolution(...)` fills an unfrozen twin and gives it Resolution's class
+(tracker/engine/effects.py): the result must be the one the dataclass's generated __init__
+builds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pickle
 
 import pytest
 
-from tracker.engine import Damage, Event, LogEntry, Resolution
+from tracker.engine import Damage, Encounter, Event, LogEntry, Resolution
 from tracker.engine.effects import _dataclass_init
 from tracker.engine.model import _LogEntryDraft, log_entry
 from tests.helpers import declare, encounter, next_
@@ -78,6 +79,13 @@ def test_a_resolution_built_fast_is_the_one_the_dataclass_builds(args: tuple[obj
     assert Resolution.from_dict(fast.to_dict()) == plain
 
 
+def test_a_resolution_is_built_from_a_twin_of_its_own_layout_and_is_final() -> None:
+    from tracker.engine.effects import _ResolutionDraft
+    assert _ResolutionDraft.__slots__ == Resolution.__slots__ == tuple(f.name for f in dataclasses.fields(Resolution))
+    with pytest.raises(TypeError, match="final"):
+        type("Mine", (Resolution,), {})
+
+
 def test_each_resolution_gets_details_of_its_own() -> None:
     a, b = Resolution(1), Resolution(2)
     a.details["mark"] = 1
@@ -129,6 +137,33 @@ def test_a_rename_gives_a_new_log_and_leaves_the_old_one_as_it_was() -> None:
     assert before[-1].about == ("Ann", "Bo")
     assert [e.about for e in enc.log][-2:] == [("Ann", "Cy"), ("Cy",)]
     assert enc.log[-2].text == "Ann initiates active hit at Bo, PT 1, completes on segment 1"  # as written
+
+
+def test_a_line_about_one_combatant_reads_as_one_about_that_combatant() -> None:
+    """Lines about one combatant keep the name, not a tuple of it (tracker/engine/log.py):
+    read, every line is about a tuple of names, hidden or renamed as any other."""
+
+    def fight() -> Encounter:
+        enc = encounter("Ann", "Bo")
+        enc.apply(Event("hide", {"target": "Bo"}))
+        declare(enc, "Ann", "guard", 1, mode="passive")
+        declare(enc, "Bo", "lurk", 1, mode="passive")
+        next_(enc)
+        return enc
+
+    lines = [e for e in fight().log if e.kind in ("declare", "complete")]
+    assert [(e.text, e.about, e.while_hidden) for e in lines] == [
+        ("Ann initiates passive guard, PT 1, completes on segment 1", ("Ann",), False),
+        ("Bo initiates passive lurk, PT 1, completes on segment 1", ("Bo",), True),
+        ("Ann's guard completes", ("Ann",), False),
+        ("Bo's lurk completes", ("Bo",), True),
+    ]
+    assert all(type(e.about) is tuple for e in lines)
+    enc = fight()  # renamed before any line is read
+    enc.apply(Event("rename", {"target": "Bo", "name": "Cy"}))
+    renamed = [e for e in enc.log if e.kind in ("declare", "complete")]
+    assert [e.about for e in renamed] == [("Ann",), ("Cy",), ("Ann",), ("Cy",)]
+    assert [e.text for e in renamed] == [e.text for e in lines]  # the text as written
 
 
 def test_a_checkpoints_row_is_every_field_in_order_with_its_containers_copied() -> None:

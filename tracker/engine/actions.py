@@ -119,7 +119,7 @@ class Actions(Resolving):
         if resolution.effects:
             self._push_early(action)
         aim = f" at {', '.join(targets)}" if targets else ""
-        about = (c.name, *targets) if targets else (c.name,)
+        about = (c.name, *targets) if targets else c.name  # one name: kept as itself (tracker.engine.log)
         summary = resolution.summary
         # Worded when read (model.LogEntry): "Ann initiates active hit at Bo, PT 5,
         # completes on segment 5: 2d6 -> 7", or "Ann maintains hit (link 2) ...".

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Union, final
 
 INITIATE = "initiate"
 COMPLETE = "complete"
@@ -187,8 +187,14 @@ def effect_from_dict(data: dict[str, Any]) -> Effect:
     return cls(**values)
 
 
+class _BuiltAsTwin(type):
+    """Resolution's type: calling it builds an unfrozen twin and gives it the class (see
+    `_built_as_twin`, below Resolution)."""
+
+
+@final
 @dataclass(frozen=True, slots=True)
-class Resolution:
+class Resolution(metaclass=_BuiltAsTwin):
     """The outcome of rolling (or stating) an action when it is initiated.
 
     `pt` is the performance time after anything the roll did to it. `margin` is in the
@@ -224,6 +230,9 @@ class Resolution:
             data["details"] = self.details
         return data
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        raise TypeError("Resolution is final: a game's own figures go in its `details`")
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Resolution":
         # Positional, and no generator for an empty list: this runs for every declaration
@@ -243,26 +252,35 @@ class Resolution:
 
 # A frozen dataclass's __init__ sets each field through object.__setattr__, which costs
 # more than the engine's whole handling of some changes; and a Resolution is built for
-# every declaration, by the rulesets and by the loader. So its __init__ is replaced by one
-# that fills the slots through their own descriptors (what object.__setattr__ ends in,
-# without the look-up): the same signature and defaults, and the result an ordinary
-# frozen Resolution (tests/test_engine_speed.py checks both against the generated one).
+# every declaration, by the rulesets and by the loader. So `Resolution(...)` is one
+# function written out from the field list (as checkpoints' `_combatant_row`): it fills
+# an unfrozen twin with the same slots in the same order, plain attribute stores, and
+# gives it Resolution's class (as `model.log_entry` builds a log line). The same
+# signature and defaults, and the result an ordinary frozen Resolution
+# (tests/test_engine_speed.py checks both against the generated one); `details` left
+# out, or None, is a new table of its own. Resolution is final: a game's own figures go
+# in `details`.
+class _ResolutionDraft:
+    __slots__ = tuple(f.name for f in fields(Resolution))
+
+
+def _built_as_twin() -> Callable[..., Resolution]:
+    names = [f.name for f in fields(Resolution)]
+    defaults = {f"_{f.name}": None if f.name == "details" else f.default for f in fields(Resolution) if f.name != "pt"}
+    signature = ", ".join(name if name == "pt" else f"{name}=_{name}" for name in names)
+    stores = "".join(f"    made.{name} = {name}\n" for name in names if name != "details")
+    code = (
+        f"def __call__(cls, {signature}):\n"
+        f"    made = new(Draft)\n{stores}"
+        f"    made.details = {{}} if details is None else details\n"
+        f"    made.__class__ = cls\n"
+        f"    return made\n"
+    )
+    namespace: dict[str, Any] = {"Resolution": Resolution, "Draft": _ResolutionDraft, "new": object.__new__, **defaults}
+    exec(code, namespace)  # noqa: S102 (our own field names)
+    made: Callable[..., Resolution] = namespace["__call__"]
+    return made
+
+
+setattr(_BuiltAsTwin, "__call__", _built_as_twin())  # set, not defined: the type checker reads the dataclass's own signature
 _dataclass_init = Resolution.__init__
-_SET_RESOLUTION = tuple(Resolution.__dict__[f.name].__set__ for f in fields(Resolution))
-
-
-def _resolution_init(self: Resolution, pt: int, success: bool | None = None, margin: Any = None, dice: tuple[int, ...] = (),
-                     summary: str = "", effects: tuple[Effect, ...] = (), order: tuple[int, ...] = (),
-                     details: dict[str, Any] | None = None) -> None:
-    set_pt, set_success, set_margin, set_dice, set_summary, set_effects, set_order, set_details = _SET_RESOLUTION
-    set_pt(self, pt)
-    set_success(self, success)
-    set_margin(self, margin)
-    set_dice(self, dice)
-    set_summary(self, summary)
-    set_effects(self, effects)
-    set_order(self, order)
-    set_details(self, {} if details is None else details)
-
-
-Resolution.__init__ = _resolution_init  # type: ignore[method-assign]

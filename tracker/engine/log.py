@@ -11,7 +11,8 @@ walking it once it has seen it holds only text and numbers.
 
 A stored line is `(segment, kind, text, about, seq, secret, while_hidden, private)`, the
 fields of `LogEntry` in order; a line worded when read has its template for text and its
-values after the eight (`Core._tell`).
+values after the eight (`Core._tell`), and `about` one name is that name, not a tuple of it
+(a line made for every action allocates one object fewer).
 
 Decisions: docs/decisions/0057-log-lines-worded-when-read.md
 """
@@ -35,6 +36,8 @@ def entry_of(line: Line) -> LogEntry:
     if len(line) == 8:
         return log_entry(*line)
     segment, kind, template, about, seq, secret, while_hidden, private = line[:8]
+    if about.__class__ is str:
+        about = (about,)
     return log_entry(segment, kind, template.format(*line[8:]), about, seq, secret, while_hidden, private)
 
 
@@ -114,6 +117,8 @@ class Log(Sequence[LogEntry]):
         out = []
         for line in self._lines:
             about = line[3] if line.__class__ is tuple else line.about
+            if about.__class__ is str:
+                about = (about,)
             if old in about:
                 about = tuple(swap(n) for n in about)
                 line = (*line[:3], about, *line[4:]) if line.__class__ is tuple else replace(line, about=about)

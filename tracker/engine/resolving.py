@@ -80,7 +80,7 @@ class Resolving(Core):
             outcome = ": success" if action.resolution.success else ": failure"
         targets = action.targets
         # "Ann's hit completes: success", worded when read (Core._tell).
-        self._tell("complete", (action.actor, *targets) if targets else (action.actor,), _COMPLETES, action.actor, action.template, outcome)
+        self._tell("complete", (action.actor, *targets) if targets else action.actor, _COMPLETES, action.actor, action.template, outcome)
 
     def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
         if interrupt_from is None:

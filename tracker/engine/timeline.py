@@ -1,4 +1,4 @@
-"""The timeline: what falls due on which segment, as a priority queue with lazy deletion.
+"""The timeline: what falls due on which segment, as a queue of segments with lazy deletion.
 
 An entry is `(segment, kind, tick, payload)`: `kind` says what falls due (its number is
 the order things are handled on one segment: completions first, then early blows,
@@ -8,6 +8,14 @@ entries never compare payloads). Nothing is ever removed when it stops being due
 action aborted, a condition renewed): an entry is checked against the fight when it
 comes up (`valid`), so finding the next happening costs the same whatever lies between.
 
+The entries are kept in buckets, one list per segment in the order queued, and a heap
+holds the segments that have one (a calendar queue): queuing an entry on a segment that
+already has some is an append, and the heap orders whole segments, compared as plain
+numbers. A long fight queues dozens of completions on each segment, and each had cost a
+push and a pop on a heap of every entry, comparing tuples that tie on the segment and
+the kind (decision 0062). Reading a bucket kind by kind, in its order, is the order the
+things on one segment are handled in.
+
 The timeline holds no reference to the encounter (the fight's state holds no cycle:
 tracker.engine.settling); what an entry is checked against is handed in.
 """
@@ -15,7 +23,7 @@ tracker.engine.settling); what an entry is checked against is handed in.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from tracker.engine.model import IN_PROGRESS, Action, Combatant
@@ -34,17 +42,36 @@ def early_segment(action: Action, effect: Any) -> int:
 class Timeline:
     """The queue of what falls due (see the module docstring)."""
 
-    __slots__ = ("entries", "tick")
+    __slots__ = ("segments", "buckets", "tick", "size")
 
-    def __init__(self, entries: list[Entry] | None = None, tick: int = 0) -> None:
-        self.entries: list[Entry] = [] if entries is None else entries
+    def __init__(self, entries: Iterable[Entry] | None = None, tick: int = 0) -> None:
+        self.segments: list[int] = []  # a heap: the segments that have a bucket
+        self.buckets: dict[int, list[Entry]] = {}  # each segment's entries, in the order queued
         self.tick = tick  # the last tie-breaker handed out
+        self.size = 0  # entries queued, due or not
+        if entries:
+            self._fill(entries)
+
+    def _fill(self, entries: Iterable[Entry]) -> None:
+        buckets: dict[int, list[Entry]] = {}
+        for entry in sorted(entries, key=_queued):
+            buckets.setdefault(entry[0], []).append(entry)
+        self.buckets = buckets
+        self.segments = list(buckets)  # sorted: a heap already
+        self.size = sum(map(len, buckets.values()))
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry, in the order handled: by segment, kind, then the order queued."""
+        return sorted(entry for bucket in self.buckets.values() for entry in bucket)
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return self.size
 
     def __iter__(self) -> Iterator[Entry]:
-        return iter(self.entries)
+        """Every entry, in no particular order (`entries` sorts them)."""
+        for bucket in self.buckets.values():
+            yield from bucket
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Timeline):
@@ -55,17 +82,25 @@ class Timeline:
 
     def copy(self) -> Timeline:
         """A timeline of its own with the same entries (entries are immutable: shared)."""
-        return Timeline(self.entries.copy(), self.tick)
+        twin = Timeline(None, self.tick)
+        twin.segments = self.segments.copy()
+        twin.buckets = {segment: bucket.copy() for segment, bucket in self.buckets.items()}
+        twin.size = self.size
+        return twin
 
     def push(self, segment: int, kind: int, payload: Any) -> None:
-        self.tick += 1
-        heapq.heappush(self.entries, (segment, kind, self.tick, payload))
+        tick = self.tick = self.tick + 1
+        self.size += 1
+        bucket = self.buckets.get(segment)
+        if bucket is None:
+            self.buckets[segment] = [(segment, kind, tick, payload)]
+            heapq.heappush(self.segments, segment)
+        else:
+            bucket.append((segment, kind, tick, payload))
 
     def rewritten(self, rewrite: Callable[[Entry], Entry]) -> None:
         """Every entry through `rewrite` (a rename), kept in order."""
-        entries = [rewrite(entry) for entry in self.entries]
-        heapq.heapify(entries)
-        self.entries = entries
+        self._fill([rewrite(entry) for bucket in self.buckets.values() for entry in bucket])
 
     @staticmethod
     def valid(entry: Entry, combatants: Mapping[str, Combatant]) -> bool:
@@ -92,35 +127,55 @@ class Timeline:
 
     def due(self, combatants: Mapping[str, Combatant]) -> list[Entry]:
         """The entries that still fall due, in no particular order."""
-        return [entry for entry in self.entries if self.valid(entry, combatants)]
+        valid = self.valid
+        return [entry for bucket in self.buckets.values() for entry in bucket if valid(entry, combatants)]
 
     def first(self, combatants: Mapping[str, Combatant]) -> int | None:
         """The first segment on which something falls due, or None (entries no longer due
         at the head are dropped on the way)."""
-        entries = self.entries
-        while entries and not self.valid(entries[0], combatants):
-            heapq.heappop(entries)
-        return entries[0][0] if entries else None
+        segments, buckets, valid = self.segments, self.buckets, self.valid
+        while segments:
+            segment = segments[0]
+            bucket = buckets[segment]
+            for i, entry in enumerate(bucket):
+                if valid(entry, combatants):
+                    if i:
+                        del bucket[:i]
+                        self.size -= i
+                    return segment
+            self.size -= len(bucket)
+            del buckets[segment]
+            heapq.heappop(segments)
+        return None
 
     def take(self, segment: int, combatants: Mapping[str, Combatant]) -> list[list[Any]]:
-        """Take what falls due on `segment` off the queue: the payloads still due, one
-        list per kind, each in the order queued."""
-        entries = self.entries
+        """Take what falls due on `segment` off the queue, if it is the first segment
+        queued: the payloads still due, one list per kind, each in the order queued."""
         due: list[list[Any]] = [[], [], [], [], [], [], []]
-        valid = self.valid
-        while entries and entries[0][0] == segment:
-            entry = heapq.heappop(entries)
+        segments = self.segments
+        if not segments or segments[0] != segment:
+            return due
+        heapq.heappop(segments)
+        completing, valid = due[COMPLETION], self.valid
+        bucket = self.buckets.pop(segment)
+        self.size -= len(bucket)
+        for entry in bucket:
             if entry[1] == COMPLETION:  # `valid` inlined for the commonest entry
                 action = entry[3]
                 if action.status == IN_PROGRESS and action.completes == segment:
-                    due[COMPLETION].append(action)
+                    completing.append(action)
             elif valid(entry, combatants):
                 due[entry[1]].append(entry[3])
         return due
 
     def head_segment(self) -> int | None:
         """The segment of the first entry as it stands (after `first`: the next happening)."""
-        return self.entries[0][0] if self.entries else None
+        return self.segments[0] if self.segments else None
+
+
+def _queued(entry: Entry) -> tuple[int, int]:
+    """An entry's place in the queue, without its payload: segment, then the order queued."""
+    return entry[0], entry[2]
 
 
 __all__ = ["ALERT", "COMPLETION", "EARLY_BLOW", "EXPIRY", "Entry", "LANDING", "RISE", "SCHEDULED", "Timeline", "early_segment"]
