@@ -10,7 +10,7 @@ import pytest
 
 from tracker.engine import Event, settling
 from tracker.engine.checkpoints import CHECKPOINT_EVERY, MAX_CHECKPOINTS, Checkpoints, live_actions, restore, snapshot
-from tracker.engine.effects import Condition
+from tracker.engine.effects import Condition, Throwback
 from tests.helpers import advance, declare, encounter
 
 
@@ -125,3 +125,30 @@ def test_a_restore_puts_back_the_fight_as_the_checkpoint_holds_it() -> None:
     restore(enc, snap)
     assert dict(enc.combatants["Bo"].resources) == before[1] and enc.combatants["Bo"].conditions == {}
     assert [r[0] for r in snap.combatants] == ["Ann", "Bo"]
+
+
+def test_an_undo_past_a_keep_gives_back_every_interrupted_action_at_the_checkpoint() -> None:
+    """The module docstring: a checkpoint holds each action that may still change (one
+    interrupted and keepable too) with its changing fields, which a restore puts back;
+    an undo restores the nearest checkpoint and replays. Two combatants' actions are
+    interrupted by one throwback each (their completions no longer due: dropped from the
+    queue as time moves past the landings); the GM keeps the first, then undoes the keep."""
+    enc = encounter("Ann", "Bo", "Cy")
+    declare(enc, "Ann", "cast", 10)
+    declare(enc, "Bo", "chant", 10)
+    declare(enc, "Cy", "kick", 1, effects=(Throwback("Ann", 2.0, 1.0, 1), Throwback("Bo", 2.0, 1.0, 1)))
+    advance(enc, 3)  # the kick lands on 1: both thrown back, both actions interrupted; both land on 2
+    cast, chant = enc.combatants["Ann"].interrupted, enc.combatants["Bo"].interrupted
+    assert cast is not None and chant is not None and cast.status == chant.status == "interrupted"
+    while len(enc.events) < CHECKPOINT_EVERY:
+        enc.apply(Event("note", {"text": "the dust settles"}))
+    assert list(enc.checkpoints.taken) == [CHECKPOINT_EVERY]  # taken with both interrupted
+    enc.apply(Event("keep", {"target": "Ann"}))
+    assert cast.status == "in progress" and enc.combatants["Ann"].in_progress == [cast]
+    enc.apply(Event("undo", {}))  # from the checkpoint: nothing to replay after it
+    assert (cast.status, cast.completes, cast.ended) == ("interrupted", 10, 1)
+    assert (chant.status, chant.completes, chant.ended) == ("interrupted", 10, 1)
+    assert enc.combatants["Ann"].in_progress == [] and enc.combatants["Ann"].interrupted is cast
+    # So the GM may keep it again, as before the undo.
+    enc.apply(Event("keep", {"target": "Ann"}))
+    assert cast.status == "in progress" and enc.combatants["Ann"].interrupted is None

@@ -211,3 +211,17 @@ def test_a_maintained_link_keeps_the_first_links_modifiers_its_pt_and_whose_it_i
     assert alone.asked == {"params": {"note": "new"}}
     with pytest.raises(TrackerError, match=r"^maintain attack\.damage: expected a number, got 'abc'$"):
         link_request(GM, FREEFORM, enc, "Ann", {"damage": "abc"})
+
+
+def test_letting_go_of_a_power_is_passive_so_it_is_allowed_during_an_active_action() -> None:
+    """docs/rulesets/brandx.md: `power label=NAME stop=true` drops a power ("passive, PT 1,
+    so allowed during an active action"); the module docstring: the mode the rules decided."""
+    brandx = registry.get("brandx")
+    enc = _fight()
+    declare(enc, "Ann", "blast", 10)  # an active action in progress
+    enc.apply(Event("advance", {"to": 1}))
+    stop = build(GM, brandx, enc, Attempt(DECLARE, "Ann", "power", params={"label": "glow", "stop": "true"}))
+    assert stop.mode == "passive" and stop.asked == {"params": {"label": "glow", "stop": "true"}}
+    # Typed, the mode is the one asked: an active use waits for the blast.
+    with pytest.raises(RuleRefusal, match=r"\(rule: one active action at a time\)$"):
+        build(GM, brandx, enc, Attempt(DECLARE, "Ann", "power", params={"label": "glow", "stop": "true", "mode": "active"}))
