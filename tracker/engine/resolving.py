@@ -45,8 +45,7 @@ class Resolving(Core):
         if len(completing) > 1:
             completing.sort(key=_ORDER, reverse=True)
         if self.time.simultaneous:
-            for action in completing:
-                self._complete(action)
+            self._complete_each(completing)
             for action in completing:
                 if action.resolution.effects:  # most actions have none: no call
                     self._apply_effects(action, fx.COMPLETE, now + 1)
@@ -57,30 +56,33 @@ class Resolving(Core):
             # effects go in a key of who acted, never of the order they were typed.
             for _, same in itertools.groupby(completing, key=_ORDER):
                 tied = sorted((a for a in same if a.status == IN_PROGRESS), key=_tied)
-                for action in tied:
-                    self._complete(action)
+                self._complete_each(tied)
                 for action in tied:
                     self._apply_effects(action, fx.COMPLETE, now)
 
-    def _complete(self, action: Action) -> None:
-        # `_end(action, COMPLETED)` inlined (this runs for every action), then the chain.
-        action.status = COMPLETED
-        action.ended = self.now
-        c = self.combatants.get(action.actor)
-        if c is not None:
-            in_progress = c.in_progress
-            if action in in_progress:
-                in_progress.remove(action)
-            if c.active is action:
-                c.active = None
-            if action.maintainable and action.mode == ACTIVE:
-                c.chain_from = action
-        outcome = ""
-        if action.resolution.success is not None and not action.secret:
-            outcome = ": success" if action.resolution.success else ": failure"
-        targets = action.targets
-        # "Ann's hit completes: success", worded when read (Core._tell).
-        self._tell("complete", (action.actor, *targets) if targets else action.actor, _COMPLETES, action.actor, action.template, outcome)
+    def _complete_each(self, actions: list[Action]) -> None:
+        """Complete each of `actions`, in order (one call for a segment's completions:
+        this runs for every action)."""
+        now, combatants = self.now, self.combatants
+        for action in actions:
+            # `_end(action, COMPLETED)` inlined, then the chain.
+            action.status = COMPLETED
+            action.ended = now
+            c = combatants.get(action.actor)
+            if c is not None:
+                in_progress = c.in_progress
+                if action in in_progress:
+                    in_progress.remove(action)
+                if c.active is action:
+                    c.active = None
+                if action.maintainable and action.mode == ACTIVE:
+                    c.chain_from = action
+            outcome = ""
+            if action.resolution.success is not None and not action.secret:
+                outcome = ": success" if action.resolution.success else ": failure"
+            targets = action.targets
+            # "Ann's hit completes: success", worded when read (Core._tell).
+            self._tell("complete", (action.actor, *targets) if targets else action.actor, _COMPLETES, action.actor, action.template, outcome)
 
     def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
         if interrupt_from is None:
