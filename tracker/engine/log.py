@@ -14,7 +14,7 @@ fields of `LogEntry` in order; a line worded when read has its template for text
 values after the eight (`Core._tell`), and `about` one name is that name, not a tuple of it
 (a line made for every action allocates one object fewer).
 
-Decisions: docs/decisions/0057-log-lines-worded-when-read.md
+Decisions: docs/decisions/0057-log-lines-worded-when-read.md, 0062-queue-by-segment.md
 """
 
 from __future__ import annotations

@@ -13,11 +13,13 @@ holds the segments that have one (a calendar queue): queuing an entry on a segme
 already has some is an append, and the heap orders whole segments, compared as plain
 numbers. A long fight queues dozens of completions on each segment, and each had cost a
 push and a pop on a heap of every entry, comparing tuples that tie on the segment and
-the kind (decision 0062). Reading a bucket kind by kind, in its order, is the order the
+the kind. Reading a bucket kind by kind, in its order, is the order the
 things on one segment are handled in.
 
 The timeline holds no reference to the encounter (the fight's state holds no cycle:
 tracker.engine.settling); what an entry is checked against is handed in.
+
+Decisions: docs/decisions/0062-queue-by-segment.md
 """
 
 from __future__ import annotations
