@@ -20,6 +20,7 @@ import pytest
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import Event
 from tracker.persistence import campaign_file as cf
+from tracker.persistence.campaign import Campaign
 from tracker.persistence.campaign_file import CampaignError, CampaignFile
 
 HEAD = 'kind = "campaign"\nschema_version = 1\nname = "Road"\nruleset = "freeform"\n'
@@ -27,7 +28,7 @@ ANN = '[[events]]\nseq = 1\nkind = "join"\npc = "pc1"\nname = "Ann"\n\n[events.r
 BO = '[[events]]\nseq = 2\nkind = "join"\nby = "gm"\npc = "pc2"\nname = "Bo"\n'
 
 
-def decoded(text: str, source: str = "road.campaign.toml", base_dir: Path | None = None) -> tuple[object, int]:
+def decoded(text: str, source: str = "road.campaign.toml", base_dir: Path | None = None) -> tuple[Campaign, int]:
     return cf.decode(text.encode("utf-8"), source, base_dir)
 
 
@@ -68,14 +69,14 @@ def test_a_whole_file_is_read_with_its_revision_and_a_torn_tail_is_not() -> None
     text = "# a comment\n" + HEAD + "# revision 0\n\n" + ANN + "# revision 1\n\n" + BO + "# revision 2\n" + '\n[[events]]\nseq = 3\nkind = "no'
     camp, revision = decoded(text)
     assert revision == 2
-    assert [(e.seq, e.kind, e.by, e.args) for e in camp.events] == [  # type: ignore[attr-defined]
+    assert [(e.seq, e.kind, e.by, e.args) for e in camp.events] == [
         (1, "join", "", {"pc": "pc1", "name": "Ann", "resources": {"hp": 10}}), (2, "join", "gm", {"pc": "pc2", "name": "Bo"})]
-    assert (camp.name, camp.ruleset, camp.house_rules) == ("Road", "freeform", "")  # type: ignore[attr-defined]
+    assert (camp.name, camp.ruleset, camp.house_rules) == ("Road", "freeform", "")
 
 
 def test_a_file_with_no_mark_yet_is_revision_0() -> None:
     camp, revision = decoded(HEAD)
-    assert revision == 0 and camp.events == []  # type: ignore[attr-defined]
+    assert revision == 0 and camp.events == []
 
 
 @pytest.mark.parametrize(("text", "said"), [
@@ -109,7 +110,7 @@ def test_house_rules_are_read_from_the_campaigns_folder(tmp_path: Path) -> None:
     assert refusal(text, base_dir=tmp_path) == f"road.campaign.toml: ruleset: road.campaign.toml: house_rules: {tmp_path / 'house.toml'}: file not found"
     (tmp_path / "house.toml").write_text("")
     camp, _ = decoded(text, base_dir=tmp_path)
-    assert camp.house_rules == "house.toml"  # type: ignore[attr-defined]
+    assert camp.house_rules == "house.toml"
 
 
 # ------------------------------------------------------------------ decode: each event
