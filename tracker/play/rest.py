@@ -186,8 +186,9 @@ def _stated(session: Session, party: list[PC], stated: dict[str, dict[str, float
         for key, amount in stated.get(pc.id, {}).items():
             if key not in c.resources:
                 raise TrackerError(f"rest: {pc.name}.{key}: not one of {pc.name}'s resources ({', '.join(c.resources) or 'none'})")
-            top = c.maxima.get(key, c.resources[key])
-            c.resources[key] = min(top, c.resources[key] + amount) if amount > 0 else c.resources[key] + amount
+            now, top = c.resources[key], c.maxima.get(key, c.resources[key])
+            # Healing stops at the maximum, and never lowers one the GM set above it.
+            c.resources[key] = max(now, min(top, now + amount)) if amount > 0 else now + amount
 
 
 def _line(pc: PC, after: dict[str, Any]) -> str:
