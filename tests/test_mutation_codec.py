@@ -457,3 +457,96 @@ def test_an_opened_long_fight_is_settled_out_of_the_collectors_walks(monkeypatch
     monkeypatch.setattr(Encounter, "settle", lambda self: calls.append(len(self.events)))
     loads(dumps(fight("Ann", "Bo"), 2), "f.toml")
     assert calls == [2]
+
+
+# ------------------------------------------------------------------ added for survivors
+def test_a_whole_mark_line_counts_whatever_its_number() -> None:
+    # Only a last line that lost its newline is held to the mark before (saves.md).
+    assert split(b"# revision 5\nx = 1\n# revision 3\n") == Split(b"# revision 5\nx = 1\n# revision 3\n", 3, 0, b"# revision 3\n")
+    assert split(b"x = 1\n# revision 2\n", after=7).revision == 2
+
+
+def test_a_save_with_no_name_given_is_called_save_in_messages() -> None:
+    with pytest.raises(SaveError) as refused:
+        loads("name = \n")
+    assert str(refused.value).startswith("<save>: not valid TOML: ")
+
+
+def test_every_refusal_while_reading_names_the_file() -> None:
+    with pytest.raises(SaveError) as bad_toml:
+        loads("name = \n", "bad.toml")
+    assert str(bad_toml.value).startswith("bad.toml: not valid TOML: ")
+    with pytest.raises(SaveError) as appended:
+        parse_events("[[events]\n", "tail.toml")
+    assert str(appended.value).startswith("tail.toml: not valid TOML: ")
+    text = dumps(fight("Ann"), 1)
+    with pytest.raises(SaveError) as header:
+        loads(text.replace("schema_version = 2", "schema_version = 3"), "new.toml")
+    assert str(header.value).startswith("new.toml: schema_version: expected 1 or 2, got 3")
+    with pytest.raises(SaveError) as event:
+        loads(text.replace('kind = "add"', 'kind = "nothing"'), "ev.toml")
+    assert str(event.value) == "ev.toml: events[0].kind: expected an event kind, got 'nothing'"
+
+
+def test_events_in_the_header_and_in_tables_are_not_valid_toml() -> None:
+    text = dumps(fight("Ann"), 1).replace("schema_version = 2\n", "schema_version = 2\nevents = []\n")
+    assert codec.read_in_pieces(text, "f.toml", None) is None
+    with pytest.raises(SaveError) as refused:
+        loads(text, "f.toml")
+    assert str(refused.value).startswith("f.toml: not valid TOML: ")
+
+
+def _with_house_rules(folder: Path, events: bool) -> str:
+    (folder / "house.toml").write_text("")
+    enc = fight("Ann") if events else fight(roster=("Ann",))
+    return dumps(enc, 1, "house.toml")
+
+
+@pytest.mark.parametrize("events", [True, False])
+def test_house_rules_are_read_beside_the_save_however_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, events: bool) -> None:
+    text = _with_house_rules(tmp_path, events)
+    monkeypatch.chdir(tmp_path.parent)  # the save's folder is not where we stand
+    loaded = loads(text, "s.toml", tmp_path)
+    assert loaded.house_rules == "house.toml" and "Ann" in loaded.encounter.combatants
+    assert (codec.read_in_pieces(text, "s.toml", tmp_path) is not None) is events
+
+
+def test_a_plain_save_is_read_in_pieces_never_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _with_house_rules(tmp_path, True)
+    monkeypatch.chdir(tmp_path.parent)
+
+    def whole(*args: Any) -> Loaded:
+        raise AssertionError("read whole")
+
+    monkeypatch.setattr(codec, "from_document", whole)
+    assert loads(text, "s.toml", tmp_path).encounter.combatants["Ann"].resources == {"hp": 20}
+
+
+def test_the_events_are_parsed_a_piece_at_a_time_each_cut_at_an_events_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    enc = fight("Ann", "Bo")
+    for i in range(30):
+        note(enc, f"round {i}")
+    text = dumps(enc, 32)
+    parsed: list[str] = []
+    real = codec.parse
+
+    def recording(piece: str, source: str) -> dict[str, Any]:
+        parsed.append(piece)
+        return real(piece, source)
+
+    monkeypatch.setattr(codec, "parse", recording)
+    monkeypatch.setattr(codec, "PIECE_CHARS", 500)
+    assert codec.read_in_pieces(text, "f.toml", None) is not None
+    header, *pieces = parsed
+    assert "[[events]]\n" not in header.replace("as [[events]] tables", "")
+    assert len(pieces) > 3
+    assert all(p.startswith("[[events]]\n") for p in pieces)
+    assert all(500 <= len(p) < 1000 for p in pieces[:-1])
+    assert header + "".join(pieces) == text
+
+
+def test_a_save_of_exactly_the_size_limit_is_read_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = dumps(fight("Ann"), 1)
+    monkeypatch.setattr(codec, "MAX_SAVE_BYTES", len(text))
+    assert codec.read_in_pieces(text, "f.toml", None) is not None
+    assert codec.read_in_pieces(text + "\n", "f.toml", None) is None

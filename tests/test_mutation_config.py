@@ -312,3 +312,34 @@ def test_a_bad_config_leaves_viewers_with_exact_and_never_raises(cfg: Path) -> N
     forget_viewer_default()
     assert default_viewer_resources() == "exact"  # set nowhere
     assert config._viewer_default == "exact"
+
+
+def test_a_bad_file_named_by_the_caller_is_never_written_over(cfg: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.toml"
+    other.write_text('colour = "red"\n')
+    with pytest.raises(ConfigError, match="colour: unknown key"):
+        remember("theme", "nord", other)  # checked where it is written, not at TRACKER_CONFIG
+    assert other.read_text() == 'colour = "red"\n'
+
+
+def test_an_empty_file_takes_its_first_setting(cfg: Path) -> None:
+    cfg.parent.mkdir()
+    cfg.write_text("")
+    assert remember("theme", "nord") == Config(cfg, True, "nord")
+    assert cfg.read_text() == 'theme = "nord"\n'
+
+
+def test_a_setting_in_a_config_folder_not_there_yet_makes_every_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = tmp_path / "home" / "dotfiles" / "tracker" / "config.toml"
+    monkeypatch.setenv("TRACKER_CONFIG", str(deep))
+    remember("theme", "nord")
+    assert load() == Config(deep, True, "nord")
+
+
+def test_a_fifo_at_the_configs_name_is_never_written_through(cfg: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg.parent.mkdir()
+    os.mkfifo(cfg)
+    monkeypatch.setattr(config, "load", lambda path=None: Config(cfg))  # past the read, to the write
+    with pytest.raises(ConfigError) as refused:
+        remember("theme", "nord")
+    assert str(refused.value) == f"{cfg}: expected a regular config file, found something else (a FIFO, device or folder); it is not replaced"
