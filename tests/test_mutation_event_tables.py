@@ -344,3 +344,16 @@ def test_appended_tables_are_numbered_from_the_first_new_one() -> None:
     with pytest.raises(SaveError) as second:
         events_from(FREEFORM, [raws[0], {"seq": 4, "kind": "note"}], 2, "f.toml")
     assert str(second.value) == "f.toml: events[3] (seq 4, note): missing key 'text' (text)"
+
+
+# ------------------------------------------------------------------ added for survivors
+def test_an_add_with_no_sheet_at_all_is_still_checked_by_the_game(checked_calls: list[int]) -> None:
+    bare = {"seq": 1, "kind": "add", "name": "Ann"}
+    assert read_event(FREEFORM, bare, 0, "f.toml") == Event("add", {"name": "Ann", "stats": {}, "resources": {}}, 1)
+    assert checked_calls == [0]
+    assert events_from(FREEFORM, [bare], 0, "f.toml") == [Event("add", {"name": "Ann", "stats": {}, "resources": {}}, 1)]
+
+
+def test_an_event_numbered_below_its_place_is_refused() -> None:
+    assert refused({"seq": 1, "kind": "note", "text": "a"}, 2) == "f.toml: events[2].seq: expected 3 (events are numbered in order), got 1"
+    assert refused({"seq": 0, "kind": "note", "text": "a"}, 1) == "f.toml: events[1].seq: expected 2 (events are numbered in order), got 0"

@@ -257,3 +257,30 @@ def test_a_new_encounter_elsewhere_needs_the_same_house_rules_there(tmp_path: Pa
     assert new_from_roster(source, there / "next.toml", "Next") == there / "next.toml"
     assert EncounterFile(there / "next.toml").load().house_rules == "house.toml"
     assert new_from_roster(source, here / "same.toml", "Same") == here / "same.toml"  # beside it: the same file
+
+
+# ------------------------------------------------------------------ added for survivors
+def test_the_known_sheets_are_listed_case_folded_when_one_is_not_found(tmp_path: Path) -> None:
+    library = lib(tmp_path, "[sheets.apple]\n[sheets.Bat]\n")
+    assert refused(lambda: library.get("Troll")) == f"{library.path}: no sheet named 'Troll' (sheets: apple, Bat)"
+
+
+def test_a_fifo_at_the_librarys_name_is_never_written_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    library = Library.in_folder(tmp_path, "freeform")
+    os.mkfifo(library.path)
+    monkeypatch.setattr(Library, "_read", lambda self: {})  # past the read, to the write
+    assert refused(lambda: library.put(Sheet("Goblin"))) == (
+        f"{library.path}: expected a regular library, found something else (a FIFO, device or folder); it is not replaced"
+    )
+
+
+def test_a_new_encounter_without_house_rules_may_go_to_another_folder(tmp_path: Path) -> None:
+    from tracker.persistence import codec
+
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    source = tmp_path / "here" / "bridge.toml"
+    enc = _fight()
+    source.write_text(codec.dumps(enc, len(enc.events)))
+    made = new_from_roster(source, tmp_path / "there" / "next.toml", "Next")
+    assert [c.name for c in EncounterFile(made).load().encounter.combatants.values()] == ["Ann", "Lurker"]
