@@ -153,6 +153,8 @@ def test_a_link_at_an_examples_name_counts_as_there_and_force_replaces_the_link_
 
 
 def test_force_in_the_examples_own_folder_skips_them_and_writes_nothing() -> None:
+    if any(f.parent != ROOT / "saves" for f in example_files()):  # type: ignore[attr-defined]
+        pytest.skip("the examples come from an installed package, not this tree's saves/")
     copied, skipped = copy_examples(ROOT / "saves", force=True)
     assert copied == [] and sorted(p.name for p in skipped) == SHIPPED
 
