@@ -67,8 +67,8 @@ def chunk(encounter: Encounter, first: int, revision: int) -> bytes:
             break
         if not entry.secret:
             said.append(entry.text)
-    if not said:
-        said = [f"{e.kind} of change {e.args.get('target')}" for e in events if e.kind in ("undo", "redo")]
+    if not said:  # gathered last first, as the lines above
+        said = [f"{e.kind} of change {e.args.get('target')}" for e in reversed(events) if e.kind in ("undo", "redo")]
     for line in reversed(said):
         # Indented so no comment can ever read as a commit mark; controls made harmless.
         text += "#   " + printable(line) + "\n"
