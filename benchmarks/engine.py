@@ -2,10 +2,12 @@
 
 (a) declaring and completing 100,000 actions among 1,000 combatants, per action,
     against a bare heapq push and pop per item on a heap of the engine's own size (the
-    largest queue the engine held during the same run; target: 20x or less); five
+    largest queue the engine held during the same run; target: 20x or less); nine
     rounds, each the engine's run and then the floor's (best of 3) right after it
-    (interleaved), median of the five paired ratios, in wall-clock and in CPU time. The
-    collector runs as in the app (it walks the engine's state: tracker.engine.settling);
+    (interleaved), median of the nine paired ratios (single rounds swing from 14x to
+    30x on a shared two-core machine: five left the median moving by a fifth), in
+    wall-clock and in CPU time. The collector runs as in the app (it walks the engine's
+    state: tracker.engine.settling);
     (a') the same with the collector off, for what the collector costs;
 (b) `next` across a gap of 1,000,000 empty segments against a gap of 1 (target: under 2x);
 (c) loading a 1,000-combatant, 20,000-event encounter, parse and replay together,
@@ -131,7 +133,7 @@ def declare_and_complete(collector: bool = True) -> tuple[float, float]:
     return watch.wall / ACTIONS, watch.cpu / ACTIONS
 
 
-def engine_versus_heap(rounds: int = 5, collector: bool = True) -> dict[str, list[float]]:
+def engine_versus_heap(rounds: int = 9, collector: bool = True) -> dict[str, list[float]]:
     """(a): each round the engine's run, then the floor on a heap of the size its queue
     reached, back to back, so a busy moment slows both."""
     out: dict[str, list[float]] = {"engine": [], "floor": [], "engine_cpu": [], "floor_cpu": []}
