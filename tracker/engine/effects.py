@@ -276,7 +276,7 @@ def _built_as_twin() -> Callable[..., Resolution]:
         f"    made.__class__ = cls\n"
         f"    return made\n"
     )
-    namespace: dict[str, Any] = {"Resolution": Resolution, "Draft": _ResolutionDraft, "new": object.__new__, **defaults}
+    namespace: dict[str, Any] = {"Draft": _ResolutionDraft, "new": object.__new__, **defaults}
     exec(code, namespace)  # noqa: S102 (our own field names)
     made: Callable[..., Resolution] = namespace["__call__"]
     return made
