@@ -35,6 +35,10 @@ MAX_TABLE_SIDES = 1000
 # in exact fractions up to this many rolls; beyond, in floating point (the exact
 # denominators multiply with every roll).
 MAX_LUCK_EXACT = 1000
+# Luck is weighed over at most this many rolls: the Poisson-binomial takes time in the
+# square of the rolls (5,000 take about a second, 10,000 six). Beyond, the rolls, the
+# successes and the expectation are still counted, and the luck is said not weighed.
+MAX_LUCK_ROLLS = 5000
 
 
 def limit_d6_dice(dice: int, what: str) -> None:

@@ -265,6 +265,32 @@ def test_a_total_sums_counts_tables_and_luck_over_fights() -> None:
     assert (out["luck"]["rolls"], out["luck"]["successes"], out["luck"]["expected_fraction"], out["luck"]["unrecorded"]) == (5, 2, "11/4", 1)
 
 
+def test_a_totals_luck_past_the_limit_is_counted_not_listed_and_not_weighed() -> None:
+    """Luck is weighed over at most 5,000 rolls (rulesets/limits.py); a campaign's end
+    can hold any count (a hand-edited file had 300,000,000 rolls at 1/2: "internal error:
+    MemoryError"), which is added up, never made into a list of every roll, and said not
+    weighed. (50,000 here: the same path, and a list of them would not hurt the machine.)"""
+    huge = reading.Total("Ann", "pc1")
+    huge.add({"luck": {"1/2": [50_000, 0]}})
+    assert huge.chances == [] and huge.counted == (50_000, 0, Fraction(25_000))
+    luck = huge.to_json()["luck"]
+    assert (luck["rolls"], luck["successes"], luck["expected_fraction"], luck["weighed"], luck["tail"]) == (50_000, 0, "25000/1", False, None)
+    assert luck["verdict"] == "not weighed (more than 5,000 rolls)"
+    # Over two fights: 4,000 then 1,001 at 3/4 (3,000 and 751 hit) is past the limit; the
+    # first fight's rolls are counted in with the second's.
+    two = reading.Total("Bo", "pc2")
+    two.add({"luck": {"3/4": [4000, 3000]}})
+    assert len(two.chances or []) == 4000 and two.counted is None
+    two.add({"luck": {"3/4": [1001, 751]}})
+    assert two.counted == (5001, 3751, Fraction(3, 4) * 5001) and two.chances == []
+    assert two.to_json()["luck"]["successes"] == 3751
+    two.add({"luck": {"1/2": [2, 2]}})
+    assert two.counted == (5003, 3753, Fraction(3, 4) * 5001 + 1)
+    at = reading.Total("Cy", "pc3")
+    at.add({"luck": {"1/2": [5000, 2500]}})
+    assert at.counted is None and at.to_json()["luck"]["weighed"] is True  # 5,000 is weighed
+
+
 def test_a_total_of_nothing_counts_zero_and_has_no_rolls() -> None:
     total = reading.Total("Bo", "pc2")
     out = total.to_json()

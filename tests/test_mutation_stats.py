@@ -123,7 +123,23 @@ def test_luck_verdicts() -> None:
     assert bad.tail == Fraction(1, 1000) and bad.verdict == "unluckier than expected"
     assert luck_of([], [], unrecorded=3) == Luck(unrecorded=3)
     assert bad.to_json() == {"rolls": 3, "successes": 0, "expected": 2.7, "expected_fraction": "27/10", "tail": 0.001,
-                             "tail_exact": True, "unrecorded": 0, "verdict": "unluckier than expected"}
+                             "tail_exact": True, "unrecorded": 0, "weighed": True, "verdict": "unluckier than expected"}
+
+
+def test_luck_past_its_limit_is_counted_and_said_not_weighed() -> None:
+    """rulesets/limits.py: luck is weighed over at most MAX_LUCK_ROLLS rolls (5,000);
+    beyond, the rolls, successes and expectation are counted and the luck is not weighed
+    (not a wait of minutes: the Poisson-binomial's time is the square of the rolls)."""
+    from rulesets.limits import MAX_LUCK_ROLLS
+    from tracker.reading.charts import luck_line
+    assert MAX_LUCK_ROLLS == 5000
+    at = luck_of([Fraction(1, 2)] * 5000, [True, False] * 2500)
+    assert at.weighed and at.verdict == "exactly as expected"
+    past = luck_of([Fraction(1, 2)] * 5001, [True] * 5001)
+    assert (past.rolls, past.successes, past.expected, past.weighed) == (5001, 5001, Fraction(5001, 2), False)
+    assert past.verdict == "not weighed (more than 5,000 rolls)"
+    assert past.to_json()["tail"] is None and past.to_json()["weighed"] is False
+    assert luck_line(past) == "5001 of 5001 (expected 2500.50): not weighed (more than 5,000 rolls)"
 
 
 def test_the_distribution_of_successes() -> None:

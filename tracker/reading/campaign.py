@@ -19,7 +19,8 @@ from typing import Any
 from tracker.persistence.campaign import ACTIVE, PC, Campaign, Fight
 from tracker.engine.kinds import counted, fmt
 from tracker.persistence import codec, folder
-from tracker.reading.stats import luck_of
+from rulesets.limits import MAX_LUCK_ROLLS
+from tracker.reading.stats import luck_of, unweighed
 from tracker.engine.text import printable
 
 ENDED, OPEN, MISSING, CHANGED, UNREADABLE = "ended", "under way", "missing", "changed since it ended", "unreadable"
@@ -120,6 +121,8 @@ class Total:
     tables: dict[str, dict[str, float]] | None = None
     chances: list[Fraction] | None = None
     outcomes: list[bool] | None = None
+    # Past MAX_LUCK_ROLLS rolls the luck is only counted: rolls, successes, expected.
+    counted: tuple[int, int, Fraction] | None = None
 
     def add(self, tally: dict[str, Any]) -> None:
         self.fights += 1
@@ -133,15 +136,27 @@ class Total:
                 into[resource] = into.get(resource, 0) + amount
         self.counts, self.tables = counts, tables
         chances, outcomes = self.chances if self.chances is not None else [], self.outcomes if self.outcomes is not None else []
+        rolls_in = sum(int(counts[0]) for counts in (tally.get("luck") or {}).values())
+        if self.counted is None and len(chances) + rolls_in <= MAX_LUCK_ROLLS:
+            for chance, counts in (tally.get("luck") or {}).items():
+                rolls, successes = int(counts[0]), int(counts[1])
+                chances += [Fraction(chance)] * rolls
+                outcomes += [True] * successes + [False] * (rolls - successes)
+            self.chances, self.outcomes = chances, outcomes
+            return
+        # Too many to weigh (a long campaign, or a hand-edited count): counted only, never
+        # made into a list of every roll.
+        rolls_so_far, successes_so_far, expected = self.counted or (len(chances), sum(outcomes), sum(chances, Fraction(0)))
         for chance, counts in (tally.get("luck") or {}).items():
-            rolls, successes = int(counts[0]), int(counts[1])
-            chances += [Fraction(chance)] * rolls
-            outcomes += [True] * successes + [False] * (rolls - successes)
-        self.chances, self.outcomes = chances, outcomes
+            rolls_so_far += int(counts[0])
+            successes_so_far += int(counts[1])
+            expected += Fraction(chance) * int(counts[0])
+        self.counted, self.chances, self.outcomes = (rolls_so_far, successes_so_far, expected), [], []
 
     def to_json(self) -> dict[str, Any]:
         counts = self.counts or {k: 0 for k in _COUNTS}
-        luck = luck_of(self.chances or [], self.outcomes or [], counts.get("unrecorded", 0))
+        unrecorded = counts.get("unrecorded", 0)
+        luck = unweighed(*self.counted, unrecorded) if self.counted is not None else luck_of(self.chances or [], self.outcomes or [], unrecorded)
         out: dict[str, Any] = {"name": self.name, "pc": self.pc, "fights": self.fights}
         out.update({("rolled_in_secret" if k == "secret" else k): v for k, v in counts.items() if k != "unrecorded"})
         for key in _TABLES:

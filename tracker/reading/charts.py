@@ -48,8 +48,10 @@ def luck_line(luck: Luck) -> str:
     if not luck.rolls:
         extra = f" ({luck.unrecorded} roll(s) made before chances were kept)" if luck.unrecorded else ""
         return luck.verdict + extra
-    tail = float(luck.tail)
     extra = f"; {luck.unrecorded} more without a chance" if luck.unrecorded else ""
+    if not luck.weighed:
+        return f"{luck.successes} of {luck.rolls} (expected {float(luck.expected):.2f}): {luck.verdict}{extra}"
+    tail = float(luck.tail)
     return (f"{luck.successes} of {luck.rolls} (expected {float(luck.expected):.2f}), "
             f"{tail:.1%}{'' if luck.exact else ' approx.'}: {luck.verdict}{extra}")
 

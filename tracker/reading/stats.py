@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from rulesets.base import CARRIED_ROLL
-from rulesets.limits import MAX_LUCK_EXACT
+from rulesets.limits import MAX_LUCK_EXACT, MAX_LUCK_ROLLS
 from tracker.engine import (
     ABORTED,
     IN_PROGRESS,
@@ -221,11 +221,14 @@ class Luck:
     tail: Fraction | float = Fraction(1)
     exact: bool = True
     unrecorded: int = 0  # rolled actions whose chance was not kept (older saves)
+    weighed: bool = True  # False past MAX_LUCK_ROLLS rolls: `tail` not worked out
 
     @property
     def verdict(self) -> str:
         if not self.rolls:
             return "no chances recorded" if self.unrecorded else "no rolls"
+        if not self.weighed:
+            return f"not weighed (more than {MAX_LUCK_ROLLS:,} rolls)"
         lean = "luckier than expected" if self.successes > self.expected else "unluckier than expected" if self.successes < self.expected else "exactly as expected"
         if self.successes != self.expected and float(self.tail) >= NOTABLE:
             lean = "about as expected"
@@ -237,9 +240,10 @@ class Luck:
             "successes": self.successes,
             "expected": float(self.expected),
             "expected_fraction": f"{self.expected.numerator}/{self.expected.denominator}",
-            "tail": float(self.tail),
+            "tail": float(self.tail) if self.weighed else None,
             "tail_exact": self.exact,
             "unrecorded": self.unrecorded,
+            "weighed": self.weighed,
             "verdict": self.verdict,
         }
 
@@ -269,6 +273,8 @@ def luck_of(chances: list[Fraction], outcomes: list[bool], unrecorded: int = 0) 
         return Luck(unrecorded=unrecorded)
     expected = sum(chances, Fraction(0))
     successes = sum(outcomes)
+    if len(chances) > MAX_LUCK_ROLLS:
+        return unweighed(len(chances), successes, expected, unrecorded)
     dist = poisson_binomial(chances)
     far = abs(successes - expected)
     tail: Any = dist[0] * 0
@@ -277,6 +283,11 @@ def luck_of(chances: list[Fraction], outcomes: list[bool], unrecorded: int = 0) 
             tail += weight
     exact = isinstance(tail, Fraction)
     return Luck(len(chances), successes, expected, min(tail, 1) if exact else min(float(tail), 1.0), exact, unrecorded)
+
+
+def unweighed(rolls: int, successes: int, expected: Fraction, unrecorded: int = 0) -> Luck:
+    """The luck of more than MAX_LUCK_ROLLS rolls: counted, not weighed."""
+    return Luck(rolls, successes, expected, Fraction(1), False, unrecorded, weighed=False)
 
 
 # --------------------------------------------------------------------- results
