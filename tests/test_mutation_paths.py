@@ -137,12 +137,18 @@ def test_examples_are_copied_and_a_file_already_there_is_kept_unless_forced(tmp_
     assert (saves / "ogs-guard.toml").read_bytes() == (ROOT / "saves" / "ogs-guard.toml").read_bytes()
 
 
+def _linked_out(saves: Path, name: str, text: str) -> Path:
+    """`saves` made, holding `name` as a link to a file of `text` beside the folder (returned)."""
+    saves.mkdir()
+    outside = saves.parent / "outside.toml"
+    outside.write_text(text)
+    (saves / name).symlink_to(outside)
+    return outside
+
+
 def test_a_link_at_an_examples_name_counts_as_there_and_force_replaces_the_link_not_its_target(tmp_path: Path) -> None:
     saves = tmp_path / "saves"
-    saves.mkdir()
-    target = tmp_path / "outside.toml"
-    target.write_text("keep me")
-    (saves / "ogs-guard.toml").symlink_to(target)
+    target = _linked_out(saves, "ogs-guard.toml", "keep me")
     (saves / "d6-warehouse.toml").symlink_to(tmp_path / "nowhere.toml")  # a dangling link is there too
     copied, skipped = copy_examples(saves)
     assert sorted(p.name for p in skipped) == ["d6-warehouse.toml", "ogs-guard.toml"]
@@ -153,10 +159,13 @@ def test_a_link_at_an_examples_name_counts_as_there_and_force_replaces_the_link_
 
 
 def test_force_in_the_examples_own_folder_skips_them_and_writes_nothing() -> None:
-    if any(f.parent != ROOT / "saves" for f in example_files()):  # type: ignore[attr-defined]
-        pytest.skip("the examples come from an installed package, not this tree's saves/")
-    copied, skipped = copy_examples(ROOT / "saves", force=True)
+    # Wherever they are read from: this tree's saves/, or the installed package's folder.
+    shipped = example_files()
+    home = Path(str(shipped[0])).parent
+    before = {f.name: f.read_bytes() for f in shipped}
+    copied, skipped = copy_examples(home, force=True)
     assert copied == [] and sorted(p.name for p in skipped) == SHIPPED
+    assert {f.name: f.read_bytes() for f in example_files()} == before
 
 
 def test_a_link_to_the_example_itself_is_not_the_example(tmp_path: Path) -> None:
@@ -312,10 +321,7 @@ def test_an_encounter_option_is_an_absolute_path_through_its_folder(here: Path) 
 
 def test_an_encounter_option_that_is_a_link_out_or_too_big_is_refused_at_start(here: Path) -> None:
     saves = here / "saves-folder"
-    saves.mkdir()
-    outside = here / "outside.toml"
-    outside.write_text("")
-    (saves / "out.toml").symlink_to(outside)
+    _linked_out(saves, "out.toml", "")
     with pytest.raises(TrackerError) as out:
         encounter_option("out", saves)
     assert str(out.value).startswith("--encounter out: refused: ")
