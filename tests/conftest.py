@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import tempfile
@@ -17,6 +18,20 @@ _HOME = Path(tempfile.mkdtemp(prefix="tracker-test-home-"))
 os.environ["XDG_DATA_HOME"] = str(_HOME / "data")
 os.environ["XDG_CONFIG_HOME"] = str(_HOME / "config")
 os.environ.pop("TRACKER_CONFIG", None)
+_tests_begun = itertools.count()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Each test its own config and data folders, empty: what one test leaves there (a
+    theme picked in the palette, the roster mode, which the app writes to the config as a
+    user's choice) never reaches the next test on the same worker. A hook, not an autouse
+    fixture: hypothesis refuses function-scoped fixtures under @given. A test's
+    monkeypatch.setenv of either still wins, and is undone at its teardown."""
+    home = _HOME / f"test-{next(_tests_begun)}"
+    os.environ["XDG_DATA_HOME"] = str(home / "data")
+    os.environ["XDG_CONFIG_HOME"] = str(home / "config")
+
 
 # Bytecode caches on, whatever the environment says (some containers set
 # PYTHONDONTWRITEBYTECODE): without them every worker rewrites and compiles every test

@@ -640,3 +640,18 @@ def test_main_commands_have_examples_and_play_lists_the_declare_actions() -> Non
         names = list(registry.get(rid).catalogue())
         assert f"{rid}: {', '.join(names)}" in flat, rid
     assert "brandx: punch, strike, blast" in flat and "d6: shoot, strike, dodge" in flat
+
+
+def test_what_one_test_picks_never_reaches_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's own isolation (tests/conftest.py): a theme one test picked, written to
+    the config as the app writes a user's pick, is not read by the next test on the worker
+    (the snapshots once drew in whatever theme a footer test had picked last)."""
+    from tests import conftest
+
+    monkeypatch.delenv("TRACKER_CONFIG", raising=False)
+    settings.remember_theme("gruvbox")
+    assert config.load().theme == "gruvbox"
+    before = os.environ["XDG_CONFIG_HOME"]
+    conftest.pytest_runtest_setup(None)  # type: ignore[arg-type]  # what pytest calls before the next test
+    assert os.environ["XDG_CONFIG_HOME"] != before
+    assert config.load().theme is None
