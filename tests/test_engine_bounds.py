@@ -10,7 +10,7 @@ import tomllib
 
 from tracker.engine import Encounter, Event, TrackerError
 from tracker.engine.bounds import MAX_SEGMENT, MAX_STORED
-from tracker.engine.effects import Damage, Upkeep
+from tracker.engine.effects import Damage, Note, Upkeep
 from tracker.persistence import codec
 from tests.helpers import advance, declare, encounter
 
@@ -64,6 +64,29 @@ def test_a_fault_inside_a_handler_leaves_state_as_it_was() -> None:
     with pytest.raises(TrackerError, match="nothing was changed"):
         enc.apply(Event("note", {"text": "x", "about": 5}))
     assert state(enc) == before
+
+
+@pytest.mark.parametrize(("at", "pt", "words"), [
+    (MAX_SEGMENT - 5, 6, "resolution: pt: the action would complete after segment 1,000,000,000,000"),
+    (0, 0, "resolution: pt: expected a whole number from 1 to 1,000,000,000,000, got 0"),
+    (0, MAX_SEGMENT + 1, "resolution: pt: expected a whole number from 1 to 1,000,000,000,000, got 1000000000001"),
+])
+def test_a_plain_declaration_is_refused_when_it_would_end_out_of_bounds(at: int, pt: int, words: str) -> None:
+    """A resolution with no effects is passed on one test (tracker.engine.actions
+    `_checked`); what that test lets through is still refused by the whole check."""
+    enc = encounter("Ann", "Bo")
+    if at:
+        advance(enc, at)
+    before = state(enc)
+    for effects in ((), (Note("ends"),)):  # the one test, and the whole check
+        with pytest.raises(TrackerError) as refused:
+            declare(enc, "Ann", "punch", pt, effects=effects)
+        assert str(refused.value) == words
+        assert state(enc) == before
+    # Completing on the last segment there is, either way.
+    declare(enc, "Ann", "punch", MAX_SEGMENT - at)
+    declare(enc, "Bo", "punch", MAX_SEGMENT - at, effects=(Note("ends"),))
+    assert [a.completes for a in enc.actions] == [MAX_SEGMENT, MAX_SEGMENT]
 
 
 def test_names_are_unique_ignoring_case() -> None:

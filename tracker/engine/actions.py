@@ -34,7 +34,7 @@ from tracker.engine.timeline import COMPLETION
 from tracker.engine.model import ABORTED, ACTIVE, IN_PROGRESS, INTERRUPTED, MODES, PASSIVE, Action, Combatant
 
 
-# The line a declaration writes (worded when read: Core._tell), and its ending for a roll
+# The line a declaration writes (worded when read: tracker.engine.log), and its ending for a roll
 # made behind the GM's screen.
 _INITIATES = "{} initiates {} {}{}, PT {}, completes on segment {}{}"
 _MAINTAINS = "{} maintains {} (link {}){}, PT {}, completes on segment {}{}"
@@ -121,22 +121,21 @@ class Actions(Resolving):
         aim = f" at {', '.join(targets)}" if targets else ""
         about = (c.name, *targets) if targets else c.name  # one name: kept as itself (tracker.engine.log)
         summary = resolution.summary
-        # Worded when read (model.LogEntry): "Ann initiates active hit at Bo, PT 5,
-        # completes on segment 5: 2d6 -> 7", or "Ann maintains hit (link 2) ...".
-        if not secret:
-            detail = f": {summary}" if summary else ""
-            if chain:
-                self._tell("declare", about, _MAINTAINS, c.name, template, chain, aim, resolution.pt, action.completes, detail)
-            else:
-                self._tell("declare", about, _INITIATES, c.name, mode, template, aim, resolution.pt, action.completes, detail)
+        # Viewers see that something was started; a secret roll itself stays behind the screen.
+        ending = _IN_SECRET if secret else f": {summary}" if summary else ""
+        unseen = c.hidden or (self._unseen(targets) if targets else False)
+        # The line, worded when read: "Ann initiates active hit at Bo, PT 5, completes on
+        # segment 5: 2d6 -> 7", or "Ann maintains hit (link 2) ...". Stored as
+        # tracker.engine.log keeps a line: its eight fields, then the template's values
+        # (written here, not through a helper: this runs for every action).
+        if chain:
+            self.log.write((now, "declare", _MAINTAINS, about, self._current_seq, False, unseen, False,
+                            c.name, template, chain, aim, resolution.pt, action.completes, ending))
         else:
-            # Viewers see that something was started; the roll itself stays behind the screen.
-            if chain:
-                self._tell("declare", about, _MAINTAINS, c.name, template, chain, aim, resolution.pt, action.completes, _IN_SECRET)
-            else:
-                self._tell("declare", about, _INITIATES, c.name, mode, template, aim, resolution.pt, action.completes, _IN_SECRET)
-            if summary:
-                self._say("roll", f"secret roll for {c.name}'s {template}: {summary}", c.name, secret=True)
+            self.log.write((now, "declare", _INITIATES, about, self._current_seq, False, unseen, False,
+                            c.name, mode, template, aim, resolution.pt, action.completes, ending))
+        if secret and summary:
+            self._say("roll", f"secret roll for {c.name}'s {template}: {summary}", c.name, secret=True)
         if resolution.effects:
             self._apply_effects(action, fx.INITIATE)
         return action
@@ -189,9 +188,12 @@ class Actions(Resolving):
     def _checked(self, value: Resolution | dict[str, Any]) -> Resolution:
         """The resolution, refused now if any number it would apply is out of bounds."""
         resolution = value if value.__class__ is Resolution else resolution_of(value)
-        bounds.resolution(resolution, "resolution")
-        if self.now + resolution.pt > bounds.MAX_SEGMENT:
-            raise TrackerError(f"resolution: pt: the action would complete after segment {bounds.MAX_SEGMENT:,}")
+        pt = resolution.pt
+        # A plain resolution in bounds passes on one test; anything else is looked at whole.
+        if resolution.effects or pt.__class__ is not int or not 1 <= pt <= bounds.MAX_SEGMENT - self.now:
+            bounds.resolution(resolution, "resolution")
+            if self.now + pt > bounds.MAX_SEGMENT:
+                raise TrackerError(f"resolution: pt: the action would complete after segment {bounds.MAX_SEGMENT:,}")
         return resolution
 
     def _abort(self, args: dict[str, Any]) -> None:

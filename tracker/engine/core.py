@@ -100,17 +100,6 @@ class Core:
         # Called for every log line of a replayed fight: positional fields.
         self.log.write((self.now, kind, text, about, self._current_seq, secret, self._unseen(about), private))
 
-    def _tell(self, kind: str, about: tuple[str, ...] | str, template: str, *values: Any) -> None:
-        """A line worded when read, `template.format(*values)` (tracker.engine.log), for
-        the lines every action writes: the values are taken now, as the text would be.
-        `about` one name is the name itself (a line about one combatant keeps no tuple)."""
-        if about.__class__ is str:  # one name: `_unseen` without the call
-            c = self.combatants.get(about)
-            unseen = c is not None and c.hidden
-        else:
-            unseen = self._unseen(about)  # type: ignore[arg-type]
-        self.log.write((self.now, kind, template, about, self._current_seq, False, unseen, False) + values)
-
     def _unseen(self, about: tuple[str, ...]) -> bool:
         """A line written now about these is written while one of them is hidden (a plain
         loop: asked for every log line)."""

@@ -11,7 +11,8 @@ walking it once it has seen it holds only text and numbers.
 
 A stored line is `(segment, kind, text, about, seq, secret, while_hidden, private)`, the
 fields of `LogEntry` in order; a line worded when read has its template for text and its
-values after the eight (`Core._tell`), and `about` one name is that name, not a tuple of it
+values after the eight (written where the line is made: `Actions._initiate`,
+`Resolving._complete_each`), and `about` one name is that name, not a tuple of it
 (a line made for every action allocates one object fewer).
 
 Decisions: docs/decisions/0057-log-lines-worded-when-read.md, 0062-queue-by-segment.md

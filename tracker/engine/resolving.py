@@ -63,7 +63,7 @@ class Resolving(Core):
     def _complete_each(self, actions: list[Action]) -> None:
         """Complete each of `actions`, in order (one call for a segment's completions:
         this runs for every action)."""
-        now, combatants = self.now, self.combatants
+        now, combatants, write, seq = self.now, self.combatants, self.log.write, self._current_seq
         for action in actions:
             # `_end(action, COMPLETED)` inlined, then the chain.
             action.status = COMPLETED
@@ -81,8 +81,11 @@ class Resolving(Core):
             if action.resolution.success is not None and not action.secret:
                 outcome = ": success" if action.resolution.success else ": failure"
             targets = action.targets
-            # "Ann's hit completes: success", worded when read (Core._tell).
-            self._tell("complete", (action.actor, *targets) if targets else action.actor, _COMPLETES, action.actor, action.template, outcome)
+            unseen = (c is not None and c.hidden) or (self._unseen(targets) if targets else False)
+            # "Ann's hit completes: success", worded when read: a stored line of
+            # tracker.engine.log, its eight fields then the template's values.
+            write((now, "complete", _COMPLETES, (action.actor, *targets) if targets else action.actor, seq, False, unseen, False,
+                   action.actor, action.template, outcome))
 
     def _apply_effects(self, action: Action, timing: str, interrupt_from: int | None = None) -> None:
         if interrupt_from is None:
