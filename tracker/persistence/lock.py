@@ -202,6 +202,8 @@ def _narrowed(fd: int, save: Spot) -> int:
     mode, gid, uid = _wanted(save)
     held = os.fstat(fd)
     if not too_open(held, mode, gid, uid):
+        if gid is not None and held.st_gid != gid:
+            mode &= ~0o070  # another group (the file's could not be given): no group bits, as `_create`
         if stat.S_IMODE(held.st_mode) != mode and held.st_uid == os.geteuid():
             with contextlib.suppress(OSError):
                 os.fchmod(fd, mode)  # narrower than it should be: let the other writers in
