@@ -99,17 +99,15 @@ def test_a_ruleset_refusal_becomes_a_save_error_keeping_its_words() -> None:
         as_save_error(refuse)
     assert str(refused.value) == "f.toml: roster[0]: hp: expected at least 1, got 0"
     assert refused.value.__cause__ is None and refused.value.__suppress_context__
-
-
-def test_a_save_error_passes_as_it_is_and_other_errors_are_not_turned_into_one() -> None:
+    # a SaveError passes as it is, and other errors are not turned into one
     original = SaveError("f.toml: name: expected text, got 3")
 
-    def refuse() -> None:
+    def passed_on() -> None:
         raise original
 
-    with pytest.raises(SaveError) as refused:
-        as_save_error(refuse)
-    assert refused.value is original
+    with pytest.raises(SaveError) as again:
+        as_save_error(passed_on)
+    assert again.value is original
 
     def bug() -> None:
         raise KeyError("hp")
