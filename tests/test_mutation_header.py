@@ -19,10 +19,8 @@ from tracker.engine import CombatantSetup, Encounter, Setup
 from tracker.persistence import header
 from tracker.persistence.checks import SaveError, shown
 from tracker.persistence.header import (
-    FIRST_SCHEMA,
     HEADER,
     MAX_HOUSE_RULES_BYTES,
-    SCHEMA_VERSION,
     header_document,
     house_rules_tables,
     read_header,
@@ -47,14 +45,6 @@ def _refused(doc: dict[str, Any], base: Path | None = None, source: str = SRC) -
         read_header(doc, source, base)
     assert doc == before  # nothing read is changed
     return str(refused.value)
-
-
-# ------------------------------------------------------------------ constants
-def test_the_schema_is_2_and_the_first_format_1_and_house_rules_at_most_1_mb() -> None:
-    assert (SCHEMA_VERSION, FIRST_SCHEMA, MAX_HOUSE_RULES_BYTES) == (2, 1, 1024 * 1024)
-    lines = HEADER.splitlines()
-    assert len(lines) == 3 and all(line.startswith("# ") for line in lines) and HEADER.endswith("\n")
-    assert "[[events]]" in HEADER and "'# revision N'" in HEADER
 
 
 # ------------------------------------------------------------------ writing
