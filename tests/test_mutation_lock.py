@@ -130,19 +130,6 @@ def test_a_save_that_is_a_link_inside_the_folder_is_locked_at_the_file_it_leads_
     assert not _is_held(tmp_path / "fight-3.toml.lock")
 
 
-def test_a_save_leading_out_of_the_folder_is_refused_and_no_lock_made_beside_its_target(tmp_path: Path) -> None:
-    inside, outside = tmp_path / "table", tmp_path / "home"
-    inside.mkdir()
-    outside.mkdir()
-    secret = _save(outside, name="secret.toml")
-    (inside / "fight.toml").symlink_to(secret)
-    with pytest.raises(Refused) as refused:
-        with locked(inside / "fight.toml"):
-            pass
-    assert str(inside / "fight.toml") in str(refused.value)
-    assert sorted(os.listdir(outside)) == ["secret.toml"] and sorted(os.listdir(inside)) == ["fight.toml"]
-
-
 # ------------------------------------------------------------------ taking it
 def test_the_lock_is_made_with_the_mode_for_the_saves_writers_held_and_let_go(tmp_path: Path) -> None:
     for file_mode, expected in ((0o664, 0o660), (0o644, 0o600), (0o666, 0o666)):
