@@ -44,7 +44,7 @@ def _fight() -> Encounter:
                                 "resolution": Resolution(pt=20, effects=(Damage("Cy", 1, "hp"),))}))
     enc.apply(Event("declare", {"actor": "Cy", "template": "curse", "mode": "passive",
                                 "resolution": Resolution(pt=20, effects=(Damage("Bo", 1, "hp"),))}))
-    enc.apply(Event("advance", {"to": 11}))  # a jump: completions, a lapse, payments, an expiry
+    enc.apply(Event("advance", {"to": 11}, by="gm"))  # a jump: completions, a lapse, payments, an expiry
     enc.apply(Event("declare", {"actor": "Bo", "template": "shove", "mode": "active", "targets": ["Ann"],
                                 "resolution": Resolution(pt=6, effects=(Throwback("Ann", 2.0, 1.0, 3),))}))
     enc.apply(Event("rename", {"target": "Bo", "name": "Bea"}))
@@ -117,7 +117,7 @@ def test_a_partial_advance_stands_for_the_advance_that_jumped_past(fight: Encoun
     jump = fight.events[12]
     assert (jump.kind, jump.args["to"]) == ("advance", 11)
     last = fold.effective_events()[-1]
-    assert (last.kind, last.args, last.seq, last.by) == ("advance", {"to": 7}, jump.seq, jump.by)
+    assert (last.kind, last.args, last.seq, last.by) == ("advance", {"to": 7}, jump.seq, "gm")
     assert [e.seq for e in fold.effective_events()[:-1]] == list(range(1, 13))
     # its lines are signed with the advance's seq
     assert {e.seq for e in fold.log if e.segment > 2} == {jump.seq}
@@ -152,6 +152,9 @@ def test_segments_out_of_range_are_refused_naming_the_range(fight: Encounter) ->
     with pytest.raises(TrackerError) as at:
         fold_at(fight, 30, "--at")
     assert str(at.value) == "--at 30: this fight's segments run from 0 to 25"
+    with pytest.raises(TrackerError) as plain:
+        fold_at(fight, 26)
+    assert str(plain.value) == "segment 26: this fight's segments run from 0 to 25"
     with pytest.raises(TrackerError) as moved:
         Replay(fight).at(26)
     assert str(moved.value) == "segment 26: this fight's segments run from 0 to 25"
@@ -232,3 +235,71 @@ def test_a_mark_keeps_what_differs_as_its_own() -> None:
     assert second.folded != third.folded and second.first != third.first
     assert third.folded == {"ann": "Ann", "bo": "Bo"}
     assert second.table == {"player_declarations": "approval"}
+
+
+def _quiet_jump() -> Encounter:
+    """A fight with a long jump of time no payment falls in (the fold goes on inside it),
+    renamed while a completed grab may still be maintained, an early blow is queued and
+    another's guard, which the rename does not reach, is in progress."""
+    enc = make("Ann", "Bo", "Cy")
+    enc.apply(Event("declare", {"actor": "Cy", "template": "guard", "mode": "active", "resolution": Resolution(pt=30)}))
+    enc.apply(Event("declare", {"actor": "Ann", "template": "grab", "mode": "active", "targets": ["Bo"], "maintainable": True,
+                                "resolution": Resolution(pt=2, effects=(Damage("Bo", 1, "hp"),))}))
+    enc.apply(Event("declare", {"actor": "Bo", "template": "stab", "mode": "active",
+                                "resolution": Resolution(pt=6, effects=(Damage("Ann", 2, "hp", lead=2),))}))
+    enc.apply(Event("advance", {"to": 2}))
+    enc.apply(Event("rename", {"target": "Bo", "name": "Bea"}))
+    enc.apply(Event("condition", {"target": "Ann", "name": "dazed", "duration": 9}))
+    enc.apply(Event("advance", {"to": 20}))
+    enc.apply(Event("note", {"text": "the bell rings"}))
+    return enc
+
+
+@pytest.mark.parametrize("every", [1, 3, MARK_EVERY])
+def test_moves_inside_a_quiet_jump_go_on_and_back_to_the_same_states(every: int) -> None:
+    enc = _quiet_jump()
+    assert enc.combatants["Ann"].resources["hp"] == 18 and enc.combatants["Bea"].resources["hp"] == 19
+    references = {s: state(_reference(enc, s)) for s in range(enc.now + 1)}
+    replay = Replay(enc, every)
+    rng = random.Random(every)
+    orders = [[5, 6, 9, 4, 12, 3, 15, 10, 11, 2, 8, 7, 1, 0, 20, 19, 18, 13, 14, 16, 17], list(range(21))]
+    for _ in range(3):
+        order = list(range(21)) * 2
+        rng.shuffle(order)
+        orders.append(order)
+    for order in orders:
+        for segment in order:
+            assert state(replay.at(segment)) == references[segment], (every, segment)
+
+
+def test_a_fight_whose_first_change_moves_the_clock_starts_from_its_setup() -> None:
+    from tracker.engine import Setup, TimeMapping
+    from tracker.engine.model import CombatantSetup
+
+    setup = Setup("test", "freeform", TimeMapping(50, "test"), ("hp",), roster=[CombatantSetup("Ann", {}, {"hp": 5})])
+    enc = Encounter(setup, [Event("advance", {"to": 5}), Event("damage", {"target": "Ann", "amount": 1, "resource": "hp"}),
+                            Event("advance", {"to": 9})])
+    replay = Replay(enc, 1)
+    assert replay.depth_at(0) == 0
+    for segment in (0, 9, 0, 5, 0):
+        assert state(replay.at(segment)) == state(_reference(enc, segment)), segment
+    assert replay.at(0).combatants["Ann"].resources["hp"] == 5
+
+
+def test_every_marks_lines_are_the_live_fights_own_where_equal_after_two_renames() -> None:
+    enc = make("Ann", "Bo", "Cy")
+    enc.apply(Event("note", {"text": "one"}))
+    enc.apply(Event("rename", {"target": "Bo", "name": "Bea"}))
+    enc.apply(Event("note", {"text": "two"}))
+    enc.apply(Event("rename", {"target": "Cy", "name": "Cay"}))
+    enc.apply(Event("note", {"text": "three"}))
+    replay = Replay(enc, 1)
+    logs = [mark.log for mark in replay.marks]
+    assert len({id(log) for log in logs}) == 3  # before, between and after the renames
+    for log in logs:
+        for mine, theirs in zip(log, enc.log):
+            assert (mine is theirs) == (mine == theirs)
+    # between the renames: Bo's line names Bea as the live one does, Cy's still Cy
+    between = logs[5]
+    assert between[2] is not enc.log[2] and between[2].about == ("Cy",)
+    assert between[1] is enc.log[1] and between[0] is enc.log[0] and between[3] is enc.log[3]
