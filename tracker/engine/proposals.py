@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
+from tracker.engine.effects import Note, Resolution
 from tracker.engine.errors import RuleRefusal, TrackerError
 from tracker.engine.model import LAPSED, PENDING, Proposal
 
@@ -73,11 +75,19 @@ class Proposals(Mapping[int, Proposal]):
         return lapsed
 
     def renamed(self, old: str, new: str) -> None:
-        """A waiting proposal is still its combatant's after a rename."""
+        """A waiting proposal is still its combatant's after a rename, and still aimed at
+        the combatants it names (so the GM can approve it as made)."""
         for p in self._by_seq.values():
+            targets = p.args.get("targets") or ()
             if p.actor == old:
                 p.actor = new
-                p.args = {**p.args, "actor": new, "targets": [new if t == old else t for t in p.args.get("targets") or ()]}
+                p.args = {**p.args, "actor": new, "targets": [new if t == old else t for t in targets]}
+            elif old in targets:
+                p.args = {**p.args, "targets": [new if t == old else t for t in targets]}
+            roll = p.args.get("resolution")
+            if isinstance(roll, Resolution) and any(getattr(e, "target", None) == old for e in roll.effects):
+                effects = tuple(replace(e, target=new) if not isinstance(e, Note) and e.target == old else e for e in roll.effects)
+                p.args = {**p.args, "resolution": replace(roll, effects=effects)}
 
 
 __all__ = ["Proposals"]
