@@ -253,12 +253,20 @@ def test_a_resolution_read_from_a_save_is_taken_as_the_objects_would_be() -> Non
 
 
 def test_a_performance_time_out_of_bounds_is_refused() -> None:
-    enc = encounter("Ann")
+    enc = encounter("Ann", "Bo")
+    _refused(enc, _declare("Ann", "hit", 2.5), "resolution: pt: expected a whole number of segments, got 2.5", TrackerError)  # type: ignore[arg-type]
+    _refused(enc, _declare("Ann", "hit", True), "resolution: pt: expected a whole number of segments, got True", TrackerError)
+    # A resolution with effects is looked at whole, its effects too.
+    _refused(enc, _declare("Ann", "hit", 2, targets=["Bo"], res={"effects": (Damage("Bo", 1, "hp", timing="later"),)}),
+             "resolution: damage effect: timing: expected initiate or complete, got 'later'", TrackerError)
     _refused(enc, _declare("Ann", "hit", 0), "resolution: pt: expected a whole number from 1 to 1,000,000,000,000, got 0", TrackerError)
     advance(enc, 10**12 - 5)
     _refused(enc, _declare("Ann", "hit", 6), "resolution: pt: the action would complete after segment 1,000,000,000,000", TrackerError)
     enc.apply(_declare("Ann", "hit", 5))
     assert enc.actions[0].completes == 10**12
+    # Looked at whole (it has an effect), a completion on the last segment is allowed too.
+    enc.apply(_declare("Bo", "hit", 5, res={"effects": (Adjust("Bo", "ep", -1),)}))
+    assert enc.actions[1].completes == 10**12
     _refused(enc, _declare("Ann", "look", 6, mode="passive", companions=["hit"], res={"effects": (Adjust("Ann", "ep", -1),)}),
              "resolution: pt: the action would complete after segment 1,000,000,000,000", TrackerError)
 
@@ -315,6 +323,10 @@ def test_a_maintained_attack_continues_on_the_segment_the_last_completed() -> No
     line = enc.log[-1]
     assert line.text == "Ann maintains hit (link 1) at Bo, PT 2, completes on segment 7: 9"
     assert line.about == ("Ann", "Bo") and line.kind == "declare"
+    assert (line.secret, line.while_hidden, line.private, line.seq) == (False, False, False, 5)  # two adds, declare, advance
+    assert enc.combatants["Ann"].initiated_now == [("hit", ())]
+    # The link was Ann's initiation on this segment: another is refused, naming it.
+    _refused(enc, _declare("Ann", "look", 1, mode="passive"), "Ann already initiated hit on segment 5 (rule: one initiation per segment)")
     advance(enc, 7)
     enc.apply(Event("maintain", {"actor": "Ann", "targets": ["Ann"], "resolution": Resolution(2)}))
     assert enc.actions[-1].chain == 2 and enc.actions[-1].targets == ("Ann",)
@@ -470,3 +482,12 @@ def test_a_push_back_that_leaves_an_early_blow_in_place_queues_it_once() -> None
     assert enc.actions[0].completes == 4
     advance(enc, 1)
     assert enc.combatants["Bo"].resources["hp"] == 16  # two blows of 2, not four
+
+
+def test_a_link_may_start_beside_what_names_its_template_as_a_companion() -> None:
+    """The link is its attack's template: a passive look started on the segment the hit
+    completed, naming the hit as its companion, lets the hit be maintained beside it."""
+    enc = _chain()
+    enc.apply(_declare("Ann", "look", 3, mode="passive", companions=["hit"]))
+    enc.apply(Event("maintain", {"actor": "Ann", "resolution": Resolution(2)}))
+    assert enc.actions[-1].chain == 1 and enc.actions[-1].template == "hit"

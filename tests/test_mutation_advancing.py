@@ -230,12 +230,12 @@ def test_a_stretch_of_payments_is_charged_in_one_go_with_one_line_per_payer() ->
 def test_a_stretch_stops_before_the_next_thing_due_and_at_the_segment_asked() -> None:
     enc = _paying("Ann", "Bo", every=10, ep=100)
     _upkeep(enc, "Ann", "breath", "ep", 3)
-    enc.apply(_declare("Bo", "punch", 45))  # completes on 46
+    enc.apply(_declare("Bo", "punch", 40))  # completes on 41: the stretch ends on 40
     advance(enc, 100)
     upkeep = [(e.segment, e.text) for e in enc.log if e.kind in ("upkeep", "complete")][2:]
     assert upkeep == [
         (40, "payment segments 10-40 (4 payments): Ann pays 12 ep for breath"),
-        (46, "Bo's punch completes"),
+        (41, "Bo's punch completes"),
         (100, "payment segments 50-100 (6 payments): Ann pays 18 ep for breath"),
     ]
     assert enc.combatants["Ann"].resources["ep"] == 70
@@ -332,8 +332,19 @@ def test_no_payments_where_the_game_has_none() -> None:
     enc = _paying("Ann", every=0)
     _upkeep(enc, "Ann", "breath", "ep", 3)
     assert enc.next_happening() is None and enc.upcoming() == []
+    enc.apply(_declare("Ann", "punch", 49))
     advance(enc, 100)
-    assert enc.combatants["Ann"].resources["ep"] == 30
+    assert enc.combatants["Ann"].resources["ep"] == 30 and enc.actions[-1].status == "completed"
+
+
+def test_a_payment_every_segment_is_charged_in_one_go_too() -> None:
+    enc = _paying("Ann", every=1)
+    _upkeep(enc, "Ann", "breath", "ep", 3)  # set on segment 1, and paid on it
+    advance(enc, 6)
+    assert [e.text for e in enc.log if e.kind == "upkeep"] == [
+        "Ann pays 3 ep a round for breath", "payment segment 1: Ann pays 3 ep for breath",
+        "payment segments 2-6 (5 payments): Ann pays 15 ep for breath"]
+    assert enc.combatants["Ann"].resources["ep"] == 12
 
 
 # --- upcoming ----------------------------------------------------------------------------
@@ -380,3 +391,36 @@ def test_a_kept_action_is_listed_once() -> None:
     advance(enc, 2)
     enc.apply(Event("keep", {"target": "Bo"}))
     assert enc.upcoming() == [(3, "Bo lands"), (10, "Bo's punch completes")]
+
+
+def test_a_payer_paying_from_a_down_key_it_does_not_hold_goes_down_on_the_first_payment() -> None:
+    """A resource not held counts from 0 when paid: a quarter of hp a round leaves -0.25
+    on segment 10, down there, as if each segment had been stepped (it was charged in one
+    go to 30 and went down there, its aura interrupted on 30)."""
+    enc = _paying("Ann", every=10)
+    enc.apply(Event("add", {"name": "Di", "resources": {"ep": 30}}))
+    enc.apply(_declare("Ann", "curse", 1, targets=["Di"], res={"effects": (Upkeep("Di", "bleed", "hp", 0.25),)}))
+    enc.apply(_declare("Di", "aura", 34, mode="passive"))
+    advance(enc, 30)
+    assert [(e.segment, e.text) for e in enc.log if e.kind in ("upkeep", "down")][1:] == [
+        (10, "payment segment 10: Di pays 0.25 hp for bleed"),
+        (10, "Di is down; aura interrupted"),
+        (30, "payment segments 20-30 (2 payments): Di pays 0.5 hp for bleed"),
+        (30, "Di is down"),
+    ]
+    assert enc.combatants["Di"].resources["hp"] == -0.75 and enc.actions[-1].ended == 10
+
+
+def test_a_non_payer_before_a_payer_neither_stops_the_charge_nor_its_limit() -> None:
+    enc = _paying("Cy", "Ann", every=10, hp=20)
+    enc.apply(Event("add", {"name": "Di", "resources": {"hp": 10}}))
+    _upkeep(enc, "Ann", "bleed", "hp", 3)
+    enc.apply(_declare("Cy", "hex", 1, targets=["Di"], res={"effects": (Upkeep("Di", "drain", "mana", 2),)}))
+    advance(enc, 100)
+    lines = [(e.segment, e.text, e.about) for e in enc.log if e.kind in ("upkeep", "down")][2:]
+    assert lines[:3] == [
+        (60, "payment segments 10-60 (6 payments): Ann pays 18 hp for bleed", ("Ann",)),
+        (60, "payment segments 10-60 (6 payments): Di pays 12 mana for drain", ("Di",)),
+        (70, "payment segment 70: Ann pays 3 hp for bleed", ("Ann",)),
+    ]
+    assert enc.combatants["Di"].resources == {"hp": 10, "mana": -20}

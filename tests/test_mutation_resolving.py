@@ -27,10 +27,15 @@ def _texts(enc: Encounter) -> list[str]:
     return [e.text for e in enc.log]
 
 
+JUDGED: list[tuple[str, str, int]] = []
+
+
 def _half(enc: Any, action: Any, blow: Blow) -> list[fx.Effect]:
-    """A judge: half the target's hp as it stands when judged, and a note (never a Blow)."""
+    """A judge: half the target's hp as it stands when judged, a note naming the action,
+    and a Blow (which never lands: a judge's blows are dropped)."""
+    JUDGED.append((action.actor, blow.target, blow.index))
     hp = enc.combatants[blow.target].resources["hp"]
-    return [Damage(blow.target, hp // 2, "hp"), Blow(blow.target, 9)]
+    return [Damage(blow.target, hp // 2, "hp"), Note(f"{action.actor}'s {action.template} judged at {hp}"), Blow(blow.target, 9)]
 
 
 def _broken(enc: Any, action: Any, blow: Blow) -> list[fx.Effect]:
@@ -55,10 +60,10 @@ def test_a_completion_ends_the_action_and_says_its_outcome() -> None:
     enc.apply(_declare("Cy", "look", 3, mode="passive"))
     advance(enc, 3)
     lines = [e for e in enc.log if e.kind == "complete"]
-    assert [(e.segment, e.text, e.about, e.while_hidden, e.seq) for e in lines] == [
-        (3, "Ann's hit completes: success", ("Ann", "Bo", "Cy"), False, 7),
-        (3, "Bo's hit completes: failure", ("Bo", "Ann"), False, 7),
-        (3, "Cy's look completes", ("Cy",), False, 7),
+    assert [(e.segment, e.text, e.about, e.while_hidden, e.seq, e.secret, e.private) for e in lines] == [
+        (3, "Ann's hit completes: success", ("Ann", "Bo", "Cy"), False, 7, False, False),
+        (3, "Bo's hit completes: failure", ("Bo", "Ann"), False, 7, False, False),
+        (3, "Cy's look completes", ("Cy",), False, 7, False, False),
     ]
     for action in enc.actions:
         assert (action.status, action.ended) == (COMPLETED, 3)
@@ -153,9 +158,27 @@ def test_blows_landing_on_one_segment_are_judged_against_its_start() -> None:
     enc = encounter("Ann", "Bo", "Cy", hp=20)
     enc.apply(_declare("Ann", "hit", 4, targets=["Cy"], res=_blow("Cy")))
     enc.apply(_declare("Bo", "hit", 4, targets=["Cy"], res=_blow("Cy")))
+    enc.apply(_declare("Cy", "aura", 6, mode="passive"))
     advance(enc, 4)
     assert enc.combatants["Cy"].resources["hp"] == 0  # 10 and 10, judged at 20 both
-    assert "Cy is down" in _texts(enc)
+    texts = _texts(enc)
+    assert texts[texts.index("Ann's hit completes"):] == [
+        "Ann's hit completes", "Bo's hit completes", "Cy takes 10 hp (hp 20 -> 10)", "Ann's hit judged at 20",
+        "Cy takes 10 hp (hp 10 -> 0)", "Cy is down; aura interrupted", "Bo's hit judged at 20"]
+    assert [e.about for e in enc.log if e.kind == "note"] == [("Ann", "Cy"), ("Bo", "Cy")]
+
+
+def test_each_blow_is_judged_once_when_it_lands_and_a_cost_blow_at_initiation() -> None:
+    JUDGED.clear()
+    enc = encounter("Ann", "Bo", "Cy", hp=40)
+    enc.apply(_declare("Ann", "sweep", 4, targets=["Bo", "Cy"], res={
+        "effects": (Blow("Bo", 0, lead=2), Blow("Cy", 1), Blow("Ann", 2, timing="initiate")), "details": {"judge": "test-mutation-half"}}))
+    assert JUDGED == [("Ann", "Ann", 2)]
+    advance(enc, 2)
+    assert JUDGED == [("Ann", "Ann", 2), ("Ann", "Bo", 0)]
+    advance(enc, 4)
+    assert JUDGED == [("Ann", "Ann", 2), ("Ann", "Bo", 0), ("Ann", "Cy", 1)]
+    assert [enc.combatants[n].resources["hp"] for n in ("Ann", "Bo", "Cy")] == [20, 20, 20]
 
 
 def test_an_early_blow_is_judged_with_the_completions_of_its_segment() -> None:
@@ -241,6 +264,22 @@ def test_an_adjustment_changes_a_stat_or_a_resource_and_may_put_down() -> None:
     texts = _texts(enc)
     assert texts[texts.index("Bo: str +2"):] == ["Bo: str +2", "Bo: hp -3 (drain)", "Bo is down; punch interrupted", "Bo: luck +1.5", "Bo is down"]
     assert enc.actions[1].status == INTERRUPTED
+    assert [(e.kind, e.about) for e in enc.log if e.text.startswith("Bo: ")] == [("adjust", ("Bo",))] * 3
+
+
+def test_damage_to_a_resource_not_held_counts_from_zero() -> None:
+    enc = encounter("Ann", "Bo")
+    enc.apply(_declare("Ann", "drain", 1, targets=["Bo"], res={"effects": (
+        Damage("Bo", 3, "mana"), Damage("Bo", 0, "hp"), Damage("Bo", 0.5, "hp"), Damage("Bo", 25, "hp", "wounds"))}))
+    enc.apply(_declare("Bo", "punch", 4))
+    enc.apply(_declare("Bo", "aura", 4, mode="passive", companions=["punch"]))
+    advance(enc, 1)
+    texts = _texts(enc)
+    assert texts[texts.index("Bo takes 3 mana (mana 0 -> -3)"):] == [
+        "Bo takes 3 mana (mana 0 -> -3)", "Bo takes 0 hp (hp 20 -> 20)", "Bo takes 0.5 hp (hp 20 -> 19.5)",
+        "Bo takes 25 hp; 5.5 goes through to wounds (-5.5 left) (hp 19.5 -> 0)", "Bo is down; punch, aura interrupted"]
+    assert enc.combatants["Bo"].resources == {"hp": 0, "ep": 30, "mana": -3, "wounds": -5.5}
+    assert enc.log[-1].about == ("Bo",) and enc.log[-1].kind == "down"
 
 
 def test_an_effect_on_one_not_in_the_fight_lapses_with_a_note() -> None:
@@ -301,6 +340,7 @@ def test_throwback_sets_the_landing_and_interrupts_the_active_action_unless_done
     # Ann's active shove completes on this segment: not interrupted; airborne 0 queues no landing.
     assert "Ann is thrown back 1 m at 1 m/segment, airborne until segment 2" in texts
     assert enc.combatants["Ann"].interrupted is None and enc.combatants["Ann"].airborne_until == 2
+    assert not any(e.kind == "land" for e in enc.log)  # never airborne: no landing
     assert enc.upcoming() == [(3, "Ann's kick completes"), (5, "Bo lands"), (6, "Bo's guard completes")]
     line = [e for e in enc.log if e.kind == "throwback"][0]
     assert line.about == ("Bo",)
@@ -341,3 +381,12 @@ def test_an_upkeep_effect_starts_a_per_round_cost() -> None:
     assert enc.combatants["Ann"].upkeep == {"breath": ("ep", 3)}
     advance(enc, 10)
     assert enc.combatants["Ann"].resources["ep"] == 27
+
+
+def test_a_cost_that_puts_down_at_initiation_interrupts_what_completes_from_the_next_segment() -> None:
+    enc = encounter("Ann", "Bo", hp=20)
+    enc.apply(_declare("Bo", "punch", 1, targets=["Ann"], res={"effects": (Damage("Ann", 5, "hp"),)}))
+    enc.apply(_declare("Ann", "hex", 3, targets=["Bo"], res={"effects": (Adjust("Bo", "hp", -20, "hex"),)}))
+    assert _texts(enc)[-2:] == ["Bo: hp -20 (hex)", "Bo is down; punch interrupted"]
+    advance(enc, 1)
+    assert enc.actions[0].status == INTERRUPTED and enc.combatants["Ann"].resources["hp"] == 20
