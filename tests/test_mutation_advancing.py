@@ -45,6 +45,15 @@ def _upkeep(enc: Encounter, who: str, name: str, resource: str, amount: int | fl
 # --- first_crossing ------------------------------------------------------------------
 
 
+def _by_definition(value: float, per: float) -> int:
+    """The docstring's first payment count j >= 1 after which `value - j * per` is on the
+    other side of 0, counted one by one."""
+    positive, j = value > 0, 1
+    while (value - j * per > 0) == positive:
+        j += 1
+    return j
+
+
 def test_first_crossing_is_the_first_payment_that_takes_a_value_across_zero() -> None:
     assert first_crossing(20, 3) == 7  # 20 - 18 = 2 > 0, 20 - 21 = -1
     assert first_crossing(21, 3) == 7  # 21 - 21 = 0: at most 0 counts as crossed
@@ -56,6 +65,13 @@ def test_first_crossing_is_the_first_payment_that_takes_a_value_across_zero() ->
     assert first_crossing(-4, -2) == 3  # -4 + 4 = 0 is not positive
     assert first_crossing(0, -1) == 1
     assert first_crossing(-0.5, -0.25) == 3
+    # Where the estimate from a division rounds past the crossing, the first j is still the one.
+    for value, per in ((4.2, 0.6), (4.2, 0.3), (9.64, 0.482), (-6.8, -0.4), (-7.8, -0.2), (-7.1, -0.02), (0.3, 0.1)):
+        assert first_crossing(value, per) == _by_definition(value, per), (value, per)
+    # Found from an estimate, not by counting payments one by one (a long `step` costs the same).
+    assert first_crossing(10**15, 2) == 5 * 10**14
+    assert first_crossing(10**15 + 1, 2) == 5 * 10**14 + 1
+    assert first_crossing(-(10**15), -2) == 5 * 10**14 + 1
     # Never: a positive value paid nothing or gaining; a value at most 0 losing or paid nothing.
     for value, per in ((20, 0), (20, -1), (0, 0), (0, 1), (-3, 2), (1e-9, -1)):
         assert first_crossing(value, per) == 10**12 + 1
@@ -254,7 +270,7 @@ def test_a_stretch_stops_before_the_next_thing_due_and_at_the_segment_asked() ->
 def test_payments_go_one_by_one_where_a_payer_goes_down_as_if_each_segment_was_stepped() -> None:
     enc = _paying("Ann", every=10, hp=20)
     _upkeep(enc, "Ann", "bleed", "hp", 3)
-    enc.apply(_declare("Ann", "aura", 200, mode="passive"))
+    enc.apply(_declare("Ann", "aura", 70, mode="passive"))  # due on 71: lost on 70
     advance(enc, 1000)
     lines = [(e.segment, e.text) for e in enc.log if e.kind in ("upkeep", "down")][1:]
     assert lines == [
@@ -267,7 +283,7 @@ def test_payments_go_one_by_one_where_a_payer_goes_down_as_if_each_segment_was_s
     assert enc.combatants["Ann"].resources["hp"] == 20 - 3 * 100
     stepped = _paying("Ann", every=10, hp=20)
     _upkeep(stepped, "Ann", "bleed", "hp", 3)
-    stepped.apply(_declare("Ann", "aura", 200, mode="passive"))
+    stepped.apply(_declare("Ann", "aura", 70, mode="passive"))
     for to in range(10, 1001, 10):
         advance(stepped, to)
     assert stepped.combatants["Ann"].resources == enc.combatants["Ann"].resources
@@ -326,6 +342,12 @@ def test_a_payment_below_zero_gets_the_games_note() -> None:
     _upkeep(enc, "Ann", "breath", "ep", 3)
     advance(enc, 20)
     assert [e for e in enc.log if e.kind == "note"] == []
+    # A resource not held is paid from 0.
+    enc = _paying("Ann", every=10, below_zero=note)
+    enc.apply(Event("add", {"name": "Di", "resources": {"hp": 5}}))
+    enc.apply(_declare("Ann", "curse", 1, targets=["Di"], res={"effects": (Upkeep("Di", "drain", "ep", 3),)}))
+    advance(enc, 10)
+    assert _texts(enc)[-2:] == ["payment segment 10: Di pays 3 ep for drain", "Di's EP went from 0 to -3: the GM decides"]
 
 
 def test_no_payments_where_the_game_has_none() -> None:
@@ -370,7 +392,7 @@ def test_upcoming_lists_what_is_due_soonest_first_with_whom_it_is_about() -> Non
     ]
     assert enc.upcoming(3) == [(3, "Ann's punch: damage on Bo"), (4, "Ann's punch completes"), (5, "Bo's daze completes")]
     advance(enc, 5)
-    assert enc.upcoming()[:2] == [(6, "Bo stops being dazed"), (6, "Ann lands")]
+    assert enc.upcoming_about()[:2] == [(6, "Bo stops being dazed", ("Bo",)), (6, "Ann lands", ("Ann",))]
     advance(enc, 20)
     assert enc.upcoming()[:2] == [(30, "payment segment: per-round costs are charged"), (30, "Cy's breath costs more a round")]
 
@@ -385,12 +407,20 @@ def test_upcoming_gives_twenty_things_at_most_by_default() -> None:
 
 
 def test_a_kept_action_is_listed_once() -> None:
-    enc = encounter("Ann", "Bo")
+    enc = encounter("Ann", "Bo", "Cy")
     enc.apply(_declare("Bo", "punch", 10))
+    enc.apply(_declare("Cy", "punch", 10))
     enc.apply(_declare("Ann", "shove", 2, targets=["Bo"], res={"effects": (Throwback("Bo", 1, 1, 1),)}))
     advance(enc, 2)
     enc.apply(Event("keep", {"target": "Bo"}))
-    assert enc.upcoming() == [(3, "Bo lands"), (10, "Bo's punch completes")]
+    assert enc.upcoming() == [(3, "Bo lands"), (10, "Bo's punch completes"), (10, "Cy's punch completes")]
+
+
+def test_a_cost_not_charged_yet_is_listed_as_costing_more_when_it_rises() -> None:
+    enc = _paying("Ann", every=10)
+    _upkeep(enc, "Ann", "breath", "ep", 0, rises=((20, 1),))
+    assert enc.combatants["Ann"].upkeep == {}
+    assert enc.upcoming_about() == [(20, "Ann's breath costs more a round", ("Ann",))]
 
 
 def test_a_payer_paying_from_a_down_key_it_does_not_hold_goes_down_on_the_first_payment() -> None:
@@ -424,3 +454,34 @@ def test_a_non_payer_before_a_payer_neither_stops_the_charge_nor_its_limit() -> 
         (70, "payment segment 70: Ann pays 3 hp for bleed", ("Ann",)),
     ]
     assert enc.combatants["Di"].resources == {"hp": 10, "mana": -20}
+
+
+def _kept_while_down() -> Encounter:
+    """Bo pays 3 hp a round; his punch (due on 41) is thrown back on 2, he is set down, and
+    the GM keeps the punch: a payer that is down with an action in progress."""
+    enc = _paying("Ann", "Bo", every=10)
+    _upkeep(enc, "Bo", "bleed", "hp", 3)
+    enc.apply(_declare("Bo", "punch", 40))
+    enc.apply(_declare("Ann", "shove", 1, targets=["Bo"], res={"effects": (Throwback("Bo", 1, 1, 1),)}))
+    advance(enc, 2)
+    enc.apply(Event("set", {"target": "Bo", "key": "hp", "value": 0}))
+    enc.apply(Event("keep", {"target": "Bo"}))
+    assert enc.actions[1].status == "in progress" and enc.combatants["Bo"].down
+    return enc
+
+
+def test_a_down_payers_kept_action_is_lost_on_the_first_payment_as_when_stepped() -> None:
+    enc = _kept_while_down()
+    advance(enc, 100)
+    lines = [(e.segment, e.text) for e in enc.log if e.kind in ("upkeep", "down")][-4:]
+    assert lines == [
+        (10, "payment segment 10: Bo pays 3 hp for bleed"),
+        (10, "Bo is down; punch interrupted"),
+        (100, "payment segments 20-100 (9 payments): Bo pays 27 hp for bleed"),
+        (100, "Bo is down"),
+    ]
+    stepped = _kept_while_down()
+    for to in range(10, 101, 10):
+        advance(stepped, to)
+    assert stepped.actions[1].ended == enc.actions[1].ended == 10
+    assert stepped.combatants["Bo"].resources == enc.combatants["Bo"].resources

@@ -86,6 +86,10 @@ class Advancing(Proposing):
         for c in self.combatants.values():
             if not c.upkeep:
                 continue
+            if c.in_progress and c.down:
+                # An action the GM kept for a payer that is down is lost on the first
+                # payment (`_check_down`, as on every payment): paid one at a time.
+                return 0
             drain: dict[str, int | float] = {}
             for resource, amount in c.upkeep.values():
                 drain[resource] = drain.get(resource, 0) + amount
