@@ -66,12 +66,17 @@ def test_first_crossing_is_the_first_payment_that_takes_a_value_across_zero() ->
     assert first_crossing(0, -1) == 1
     assert first_crossing(-0.5, -0.25) == 3
     # Where the estimate from a division rounds past the crossing, the first j is still the one.
-    for value, per in ((4.2, 0.6), (4.2, 0.3), (9.64, 0.482), (-6.8, -0.4), (-7.8, -0.2), (-7.1, -0.02), (0.3, 0.1)):
+    for value, per in ((4.2, 0.6), (4.2, 0.3), (9.64, 0.482), (-6.8, -0.4), (-7.8, -0.2), (-7.1, -0.02), (0.3, 0.1),
+                       (3.6, 0.3), (0.9, 0.3), (7.2, 0.09), (-4.3, -0.1), (-8.6, -0.2)):  # and short of it
         assert first_crossing(value, per) == _by_definition(value, per), (value, per)
     # Found from an estimate, not by counting payments one by one (a long `step` costs the same).
     assert first_crossing(10**15, 2) == 5 * 10**14
     assert first_crossing(10**15 + 1, 2) == 5 * 10**14 + 1
     assert first_crossing(-(10**15), -2) == 5 * 10**14 + 1
+    # A division that rounds up past a large answer steps back one, not down from the start.
+    value, per, j = 4623117140906.586, 0.567, 8153645751158
+    assert value - (j - 1) * per > 0 and not value - j * per > 0  # j is the first, by the definition
+    assert first_crossing(value, per) == j
     # Never: a positive value paid nothing or gaining; a value at most 0 losing or paid nothing.
     for value, per in ((20, 0), (20, -1), (0, 0), (0, 1), (-3, 2), (1e-9, -1)):
         assert first_crossing(value, per) == 10**12 + 1
@@ -485,3 +490,16 @@ def test_a_down_payers_kept_action_is_lost_on_the_first_payment_as_when_stepped(
         advance(stepped, to)
     assert stepped.actions[1].ended == enc.actions[1].ended == 10
     assert stepped.combatants["Bo"].resources == enc.combatants["Bo"].resources
+
+
+def test_every_down_key_limits_a_stretch_and_a_cost_of_one_does_too() -> None:
+    time = TimeMapping(50, "test", payment_every=10)
+    enc = Encounter(Setup("test", "freeform", time, ("body", "hp")))
+    enc.apply(Event("add", {"name": "Ann", "resources": {"body": 5, "hp": 3, "ep": 30}}))
+    _upkeep(enc, "Ann", "bleed", "hp", 1)
+    advance(enc, 100)
+    assert [(e.segment, e.text) for e in enc.log if e.kind in ("upkeep", "down")][1:4] == [
+        (20, "payment segments 10-20 (2 payments): Ann pays 2 hp for bleed"),
+        (30, "payment segment 30: Ann pays 1 hp for bleed"),
+        (30, "Ann is down"),
+    ]
