@@ -98,7 +98,7 @@ class Actions(Resolving):
             for pending in c.in_progress:
                 pending.completes += 1
                 self.timeline.push(pending.completes, COMPLETION, pending)
-                self._push_early(pending)
+                self._push_early(pending, True)
         else:
             c.chain_from = None
         if c.initiated_on != now:
@@ -222,5 +222,5 @@ class Actions(Resolving):
             c.active = action
         c.interrupted = None
         self.timeline.push(action.completes, COMPLETION, action)
-        self._push_early(action)
+        self._push_early(action, True)
         self._say("keep", f"the GM keeps {c.name}'s {action.template}: it completes on segment {action.completes}", c.name)

@@ -86,12 +86,22 @@ class Advancing(Proposing):
         for c in self.combatants.values():
             if not c.upkeep:
                 continue
+            if c.in_progress and c.down:
+                # An action the GM kept for a payer that is down is lost on the first
+                # payment (`_check_down`, as on every payment): paid one at a time.
+                return 0
             drain: dict[str, int | float] = {}
             for resource, amount in c.upkeep.values():
                 drain[resource] = drain.get(resource, 0) + amount
             for key in c.down_keys:
-                per, now = drain.get(key, 0), c.resources.get(key, 1)
-                if key in drain and per != 0:
+                if key not in drain:
+                    continue
+                per, now = drain[key], c.resources.get(key)
+                if now is None:
+                    # Not held, so not down; the first payment counts from 0 (`_pay`) and
+                    # may put it down at once: paid one at a time.
+                    return 0
+                if per != 0:
                     best = min(best, first_crossing(now, per) - 1)
         return best
 

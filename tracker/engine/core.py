@@ -161,12 +161,26 @@ class Core:
         if later is not None:
             self.timeline.push(later[0], RISE, (c.name, upkeep, later[1]))
 
-    def _push_early(self, action: Action) -> None:
-        """Queue the effects that land `lead` segments before the action completes."""
+    def _push_early(self, action: Action, again: bool = False) -> None:
+        """Queue the effects that land `lead` segments before the action completes.
+
+        `again`: the action was queued before (pushed back by a passive initiation, or
+        kept after throwback). An effect whose entry is still queued on the segment it
+        now lands on is not queued twice, or it would land twice: a keep made before its
+        segment came up finds the old entry due again, and a push back leaves an effect
+        in place where the lead reaches back to one segment after the start."""
+        queued: list[Any] = []  # the entries of this action found still queued, each used once
         for effect in action.resolution.effects:
             if getattr(effect, "lead", 0) > 0 and effect.timing == fx.COMPLETE:
                 segment = early_segment(action, effect)
                 if segment > self.now:
+                    if again:
+                        old = next((p for _, kind, _, p in self.timeline.buckets.get(segment, ())
+                                    if kind == EARLY_BLOW and p[0] is action and p[1] is effect
+                                    and not any(p is q for q in queued)), None)
+                        if old is not None:
+                            queued.append(old)
+                            continue
                     self.timeline.push(segment, EARLY_BLOW, (action, effect))
 
     def _end(self, action: Action, status: str) -> None:
