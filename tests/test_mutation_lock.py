@@ -449,16 +449,21 @@ def test_a_lock_made_by_another_session_a_moment_ago_is_opened(tmp_path: Path, m
 
 
 # ------------------------------------------------------------------ who may take it
-def test_an_account_that_may_not_write_the_save_is_refused_before_a_lock_file_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    save = _save(tmp_path, 0o644)
+def _may_not_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This account may read the saves folder's files but not open one for writing."""
     real = folder.open_at
 
-    def denied(spot: Any, flags: int, **kwargs: Any) -> int:
+    def may_not_write(spot: Any, flags: int, **kwargs: Any) -> int:
         if flags & os.O_WRONLY:
             raise PermissionError(errno.EACCES, "Permission denied")
         return real(spot, flags, **kwargs)
 
-    monkeypatch.setattr(folder, "open_at", denied)
+    monkeypatch.setattr(folder, "open_at", may_not_write)
+
+
+def test_an_account_that_may_not_write_the_save_is_refused_before_a_lock_file_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    save = _save(tmp_path, 0o644)
+    _may_not_write(monkeypatch)
     with pytest.raises(TrackerError) as refused:
         with locked(save):
             pass
@@ -485,14 +490,7 @@ def test_a_lock_file_this_account_cannot_open_says_who_it_is_for(tmp_path: Path,
         " fight.toml); if you may write it, the lock file was made by another account: when nobody is changing it, remove the"
         " lock file (it is made again)"
     )
-    real = folder.open_at
-
-    def may_not_write(spot: Any, flags: int, **kwargs: Any) -> int:
-        if flags & os.O_WRONLY:
-            raise PermissionError(errno.EACCES, "Permission denied")
-        return real(spot, flags, **kwargs)
-
-    monkeypatch.setattr(folder, "open_at", may_not_write)
+    _may_not_write(monkeypatch)
     with pytest.raises(TrackerError) as refused:
         with locked(save):
             pass
