@@ -12,6 +12,7 @@ import fcntl
 import os
 import stat
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -302,18 +303,13 @@ def test_a_lock_replaced_while_waiting_for_it_is_taken_again_on_the_new_file(tmp
     with locked(save):
         pass
     first = os.lstat(sidecar).st_ino
-    real_try = lock._try_lock
-    calls: list[int] = []
-
-    def replaced_meanwhile(fd: int) -> bool:
-        calls.append(fd)
-        if len(calls) == 1:  # another session replaced the lock file as we got it
+    def replaced(tries: int) -> None:
+        if tries == 1:  # another session replaced the lock file as we got it
             sidecar.unlink()
             sidecar.write_bytes(b"")
             os.chmod(sidecar, 0o600)
-        return real_try(fd)
 
-    monkeypatch.setattr(lock, "_try_lock", replaced_meanwhile)
+    calls = _before_each_try(monkeypatch, replaced)
     with locked(save):
         assert len(calls) == 2 and os.lstat(sidecar).st_ino != first
         assert _is_held(sidecar)
@@ -324,16 +320,7 @@ def test_a_lock_deleted_while_waiting_for_it_is_made_again(tmp_path: Path, monke
     sidecar = tmp_path / "fight.toml.lock"
     with locked(save):
         pass
-    real_try = lock._try_lock
-    calls: list[int] = []
-
-    def deleted_meanwhile(fd: int) -> bool:
-        calls.append(fd)
-        if len(calls) == 1:
-            sidecar.unlink()
-        return real_try(fd)
-
-    monkeypatch.setattr(lock, "_try_lock", deleted_meanwhile)
+    calls = _before_each_try(monkeypatch, lambda tries: sidecar.unlink() if tries == 1 else None)
     with locked(save):
         assert len(calls) == 2 and _is_held(sidecar)
 
@@ -446,6 +433,28 @@ def test_a_lock_made_by_another_session_a_moment_ago_is_opened(tmp_path: Path, m
         inode.append(os.lstat(sidecar).st_ino)
         assert _is_held(sidecar)
     assert made
+
+
+def _before_each_try(monkeypatch: pytest.MonkeyPatch, change: Callable[[int], object]) -> list[int]:
+    """Another session's doing between the lock file's opening and each try for its lock
+    (`change(tries so far)`); the descriptors tried, in order."""
+    real_try = lock._try_lock
+    tries: list[int] = []
+
+    def meanwhile(fd: int) -> bool:
+        tries.append(fd)
+        change(len(tries))
+        return real_try(fd)
+
+    monkeypatch.setattr(lock, "_try_lock", meanwhile)
+    return tries
+
+
+def _behind_a_link(sidecar: Path) -> None:
+    """The same lock file, now behind a symbolic link at its name."""
+    if not sidecar.is_symlink():
+        os.rename(sidecar, sidecar.parent / "moved.lock")
+        sidecar.symlink_to("moved.lock")
 
 
 # ------------------------------------------------------------------ who may take it
@@ -754,15 +763,7 @@ def test_a_lock_name_turned_into_a_link_while_waiting_is_not_taken_for_the_lock(
     sidecar = tmp_path / "fight.toml.lock"
     with locked(save):
         pass
-    real_try = lock._try_lock
-
-    def linked_meanwhile(fd: int) -> bool:
-        if not sidecar.is_symlink():
-            os.rename(sidecar, tmp_path / "moved.lock")
-            sidecar.symlink_to("moved.lock")  # the same file, now behind a link
-        return real_try(fd)
-
-    monkeypatch.setattr(lock, "_try_lock", linked_meanwhile)
+    _before_each_try(monkeypatch, lambda _: _behind_a_link(sidecar))
     with pytest.raises(Refused) as refused:
         with locked(save):
             pass
@@ -775,14 +776,7 @@ def test_a_lock_deleted_while_held_too_long_is_said_held_without_a_mode(tmp_path
     sidecar.write_bytes(b"")
     os.chmod(sidecar, 0o666)
     other = _held_elsewhere(sidecar)
-    real_try = lock._try_lock
-
-    def deleted_meanwhile(fd: int) -> bool:
-        if sidecar.exists():
-            sidecar.unlink()
-        return real_try(fd)
-
-    monkeypatch.setattr(lock, "_try_lock", deleted_meanwhile)
+    _before_each_try(monkeypatch, lambda _: sidecar.unlink(missing_ok=True))
     try:
         with pytest.raises(TrackerError) as refused:
             with locked(save, timeout=0.05):
@@ -798,15 +792,7 @@ def test_a_lock_name_turned_into_a_link_while_held_too_long_is_said_open_by_the_
     sidecar.write_bytes(b"")
     os.chmod(sidecar, 0o600)
     other = _held_elsewhere(sidecar)
-    real_try = lock._try_lock
-
-    def linked_meanwhile(fd: int) -> bool:
-        if not sidecar.is_symlink():
-            os.rename(sidecar, tmp_path / "moved.lock")
-            sidecar.symlink_to("moved.lock")
-        return real_try(fd)
-
-    monkeypatch.setattr(lock, "_try_lock", linked_meanwhile)
+    _before_each_try(monkeypatch, lambda _: _behind_a_link(sidecar))
     try:
         with pytest.raises(TrackerError) as refused:
             with locked(save, timeout=0.05):
