@@ -22,6 +22,7 @@ from tracker.engine.model import APPROVED, LAPSED, PENDING, REFUSED, WITHDRAWN
 from tracker.engine.proposing import _changes
 from tests.helpers import encounter as make
 from tests.test_engine_checkpoints import state
+from tests.test_mutation_roster import refused_unchanged as _refused
 
 
 def _fight() -> Encounter:
@@ -36,14 +37,6 @@ def _propose(enc: Encounter, **args: Any) -> Event:
                                                                         effects=(Damage("Bo", 4, "hp"),))}
     base.update(args)
     return enc.apply(Event("propose", base))
-
-
-def _refused(enc: Encounter, event: Event, message: str) -> None:
-    before, count = state(enc), len(enc.events)
-    with pytest.raises(TrackerError) as refused:
-        enc.apply(event)
-    assert str(refused.value) == message
-    assert state(enc) == before and len(enc.events) == count
 
 
 def _line(enc: Encounter) -> tuple[str, str, tuple[str, ...], bool]:

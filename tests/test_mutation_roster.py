@@ -26,7 +26,8 @@ def _fresh(**setup: Any) -> Encounter:
     return Encounter(Setup("test", "freeform", TimeMapping(50, "test"), ("hp",), **setup))
 
 
-def _refused(enc: Encounter, event: Event, message: str) -> None:
+def refused_unchanged(enc: Encounter, event: Event, message: str) -> None:
+    """`event` refused with exactly `message`, the fight as it was (shared by the engine's direct tests)."""
     before, count = state(enc), len(enc.events)
     with pytest.raises(TrackerError) as refused:
         enc.apply(event)
@@ -94,17 +95,17 @@ def test_copies_each_take_the_sheet_under_their_name() -> None:
 
 def test_names_are_unique_ignoring_case() -> None:
     enc = make("Ann")
-    _refused(enc, Event("add", {"name": "ANN"}),
+    refused_unchanged(enc, Event("add", {"name": "ANN"}),
              "there is already a combatant named 'Ann' (names are unique ignoring case)")
-    _refused(enc, Event("add", {"name": "Bo", "names": ["Bo", "bo"]}), "add: the names repeat (Bo, bo)")
+    refused_unchanged(enc, Event("add", {"name": "Bo", "names": ["Bo", "bo"]}), "add: the names repeat (Bo, bo)")
     # every copy checked before the first enters
-    _refused(enc, Event("add", {"name": "x", "names": ["Cy", "ann"]}),
+    refused_unchanged(enc, Event("add", {"name": "x", "names": ["Cy", "ann"]}),
              "there is already a combatant named 'Ann' (names are unique ignoring case)")
-    _refused(enc, Event("add", {"name": "x", "names": ["Cy", " "]}), "a combatant needs a name")
-    _refused(enc, Event("add", {"name": "x", "names": ["Cy", 7]}), "a combatant needs a name")
-    _refused(enc, Event("add", {"name": "x", "names": ["Cy", "Di"], "resources": {"hp": "lots"}}),
+    refused_unchanged(enc, Event("add", {"name": "x", "names": ["Cy", " "]}), "a combatant needs a name")
+    refused_unchanged(enc, Event("add", {"name": "x", "names": ["Cy", 7]}), "a combatant needs a name")
+    refused_unchanged(enc, Event("add", {"name": "x", "names": ["Cy", "Di"], "resources": {"hp": "lots"}}),
              "Cy: hp: expected a number, got 'lots'")
-    _refused(enc, Event("add", {"name": "Cy", "surprised_until": -1}),
+    refused_unchanged(enc, Event("add", {"name": "Cy", "surprised_until": -1}),
              "surprised_until: expected a whole number from 0 to 1,000,000,000,000, got -1")
     assert enc.combatant("ann").name == "Ann"
 
@@ -139,16 +140,16 @@ def test_a_campaigns_character_comes_in_as_it_stands() -> None:
 def test_a_campaigns_character_is_refused_as_copies_or_with_a_bad_current_or_condition() -> None:
     enc = make("Bo")
     alone = "add: a campaign's character (pc, current, conditions) comes in alone, not as copies"
-    _refused(enc, Event("add", {"name": "A", "names": ["A1", "A2"], "pc": "c1"}), alone)
-    _refused(enc, Event("add", {"name": "A", "names": ["A1", "A2"], "current": {"hp": 1}, "resources": {"hp": 2}}), alone)
-    _refused(enc, Event("add", {"name": "A", "names": ["A1", "A2"], "conditions": {"dazed": 1}}), alone)
-    _refused(enc, Event("add", {"name": "Ann", "resources": {"hp": 2}, "stats": {"str": 1}, "current": {"mp": 1}}),
+    refused_unchanged(enc, Event("add", {"name": "A", "names": ["A1", "A2"], "pc": "c1"}), alone)
+    refused_unchanged(enc, Event("add", {"name": "A", "names": ["A1", "A2"], "current": {"hp": 1}, "resources": {"hp": 2}}), alone)
+    refused_unchanged(enc, Event("add", {"name": "A", "names": ["A1", "A2"], "conditions": {"dazed": 1}}), alone)
+    refused_unchanged(enc, Event("add", {"name": "Ann", "resources": {"hp": 2}, "stats": {"str": 1}, "current": {"mp": 1}}),
              "add Ann: current: mp is not one of its resources or stats (hp, str)")
-    _refused(enc, Event("add", {"name": "Ann", "current": {"mp": 1}}),
+    refused_unchanged(enc, Event("add", {"name": "Ann", "current": {"mp": 1}}),
              "add Ann: current: mp is not one of its resources or stats (none)")
-    _refused(enc, Event("add", {"name": "Ann", "resources": {"hp": 2}, "current": {"hp": [1]}}),
+    refused_unchanged(enc, Event("add", {"name": "Ann", "resources": {"hp": 2}, "current": {"hp": [1]}}),
              "add Ann: current.hp: expected a number, got [1]")
-    _refused(enc, Event("add", {"name": "Ann", "conditions": {"dazed": 0}}),
+    refused_unchanged(enc, Event("add", {"name": "Ann", "conditions": {"dazed": 0}}),
              "add Ann: conditions.dazed: expected a whole number from 1 to 1,000,000,000,000, got 0")
     # one copy alone may be a character
     enc.apply(Event("add", {"name": "x", "names": ["Cy"], "pc": "c2"}))
@@ -215,10 +216,10 @@ def test_a_rename_of_an_unrelated_combatant_leaves_the_others_be() -> None:
 
 def test_a_rename_may_change_only_the_case_but_not_take_anothers_name() -> None:
     enc = make("Ann", "Bo")
-    _refused(enc, Event("rename", {"target": "Ann", "name": "bo"}),
+    refused_unchanged(enc, Event("rename", {"target": "Ann", "name": "bo"}),
              "there is already a combatant named 'Bo' (names are unique ignoring case)")
-    _refused(enc, Event("rename", {"target": "Ann", "name": "  "}), "rename: a combatant needs a name")
-    _refused(enc, Event("rename", {"target": "Ann", "name": None}), "rename: a combatant needs a name")
+    refused_unchanged(enc, Event("rename", {"target": "Ann", "name": "  "}), "rename: a combatant needs a name")
+    refused_unchanged(enc, Event("rename", {"target": "Ann", "name": None}), "rename: a combatant needs a name")
     enc.apply(Event("rename", {"target": "Ann", "name": "ANN"}))
     assert list(enc.combatants) == ["ANN", "Bo"]
     assert enc.combatant("ann").name == "ANN"
@@ -265,7 +266,7 @@ def test_a_reorder_moves_one_combatant_to_its_place() -> None:
     enc.apply(Event("reorder", {"target": "Ann", "position": 2}))
     assert list(enc.combatants) == ["Bo", "Ann", "Cy"]
     for bad in (0, 4, True, 1.0, "2"):
-        _refused(enc, Event("reorder", {"target": "Ann", "position": bad}),
+        refused_unchanged(enc, Event("reorder", {"target": "Ann", "position": bad}),
                  f"reorder: position: expected 1 to 3, got {bad!r}")
 
 
@@ -285,7 +286,7 @@ def test_a_combatant_that_leaves_aborts_its_actions_and_frees_its_name() -> None
     assert enc.combatants["Bo"].resources["hp"] == 20
     enc.apply(Event("add", {"name": "ANN"}))
     assert list(enc.combatants) == ["Bo", "ANN"]
-    _refused(enc, Event("remove", {"name": "Ann2"}), "no combatant named 'Ann2' (combatants: Bo, ANN)")
+    refused_unchanged(enc, Event("remove", {"name": "Ann2"}), "no combatant named 'Ann2' (combatants: Bo, ANN)")
 
 
 def test_the_condition_a_character_brings_runs_from_now() -> None:
