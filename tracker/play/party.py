@@ -31,8 +31,10 @@ def join(camp: Campaign, folder: Path, name: str, opts: dict[str, str]) -> Event
         stats, resources = dict(sheet.stats), dict(sheet.resources)
         side = side or sheet.side
         extra_stats, extra_resources = ruleset.build_sheet(opts, where) if opts else ({}, {})
-        stats.update(extra_stats)
-        resources.update(extra_resources)
+        # Only the keys typed: build_sheet fills the sheet's defaults in, which would
+        # overwrite the library's values.
+        stats.update({k: v for k, v in extra_stats.items() if k in opts})
+        resources.update({k: v for k, v in extra_resources.items() if k in opts})
         stats, resources = ruleset.check_sheet(stats, resources, where)
     else:
         stats, resources = ruleset.build_sheet(opts, where)
