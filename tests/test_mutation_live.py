@@ -28,29 +28,13 @@ from tracker.play.live import Changed, Follower, Live, WriteBehindStore
 from tracker.play.session import Session
 from tracker.reading.roles import Role
 from tests.helpers import DEADLINE
+from tests.test_save_failures import _session, fight  # noqa: F401 (fight: a fixture, Ann, Bo and a note, 3 events)
 
 SEEN_BY_VIEWERS = "a viewer's session is read-only; changes are made by the GM"
 
 
-def _other(path: Path) -> Session:
-    """Another app's session on the same file (it writes at once)."""
-    file = EncounterFile(path)
-    loaded = file.load()
-    return Session(loaded.encounter, loaded.ruleset, RandomDice(1), file)
-
-
 def _on_disk(path: Path) -> int:
     return path.read_bytes().count(b"\n[[events]]\n")
-
-
-@pytest.fixture
-def fight(tmp_path: Path) -> Path:
-    path = tmp_path / "fight.toml"
-    EncounterFile.create(path, "fight", "freeform")
-    session = _other(path)
-    for line in ("add Ann hp=12", "add Bo hp=9", "note ready"):
-        session.execute(line)
-    return path
 
 
 class Gate:
@@ -79,11 +63,32 @@ def _waited(event: threading.Event, what: str) -> None:
     assert event.wait(DEADLINE), f"timed out waiting for: {what}"
 
 
+def _open_once_waiting(store: WriteBehindStore, worker: threading.Thread, gate: Gate) -> None:
+    """Open the gate once `worker` waits on the store (or, if it did not wait, once it is
+    over): the held write cannot land before `worker` goes on unless it waited for it."""
+    waits = store._cond._waiters  # type: ignore[attr-defined]
+    for _ in range(int(DEADLINE / 0.01)):
+        if waits or not worker.is_alive():
+            break
+        worker.join(0.01)
+    gate.open.set()
+    worker.join(DEADLINE / 2)  # at once, not at the end of the wait's own 30-second bound
+    assert not worker.is_alive()
+
+
+class Hurried(threading.Condition):
+    """A condition whose timed waits time out at once: a writer idle for its 5 seconds."""
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return super().wait(None if timeout is None else min(timeout, 0.01))
+
+
 # ------------------------------------------------------------------ the write-behind store
 def test_a_change_is_in_memory_at_once_and_on_disk_once_written(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = Gate(monkeypatch)
     live = Live.open(fight)
     assert live.store.path == fight and not live.store.pending
+    live.store.flush()  # nothing written yet: nothing to say
     live.run(lambda s: s.execute("note queued"))
     assert len(live.encounter.events) == 4  # in memory at once
     _waited(gate.reached, "the write to start")
@@ -96,13 +101,42 @@ def test_a_change_is_in_memory_at_once_and_on_disk_once_written(fight: Path, mon
     assert EncounterFile(fight).load().encounter.log[-1].text.endswith("queued")
 
 
+def test_flush_waits_until_the_queue_is_on_disk(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(monkeypatch)
+    live = Live.open(fight)
+    reports: list[str] = []
+    live.store.on_error = reports.append
+    live.run(lambda s: s.execute("note one"))
+    _waited(gate.reached, "the write")
+    on_disk_then: list[int] = []
+    flushing = threading.Thread(target=lambda: (live.store.flush(), on_disk_then.append(_on_disk(fight))))
+    flushing.start()
+    _open_once_waiting(live.store, flushing, gate)
+    assert on_disk_then == [4] and not live.store.pending
+    assert reports == []  # written well: the app hears nothing
+
+
+def test_a_writer_idle_for_its_time_ends_and_the_next_change_starts_another(fight: Path) -> None:
+    live = Live.open(fight)
+    live.store._cond = Hurried()
+    live.run(lambda s: s.execute("note one"))
+    live.store.flush()
+    first = live.store._thread
+    assert first is not None
+    first.join(DEADLINE)
+    assert not first.is_alive() and live.store._thread is None
+    live.run(lambda s: s.execute("note two"))
+    live.store.flush()
+    assert _on_disk(fight) == 5 and live.store._thread is not first
+
+
 def test_a_change_that_changes_nothing_queues_nothing_and_frees_the_lock(fight: Path) -> None:
     live = Live.open(fight)
     store = live.store
     with store.transaction(live.encounter, lambda enc: setattr(live.session, "encounter", enc)):
         pass
     assert not store.pending
-    _other(fight).execute("note another app writes: the lock is free")
+    _session(fight).execute("note another app writes: the lock is free")
     assert _on_disk(fight) == 4
 
 
@@ -117,7 +151,7 @@ def test_the_lock_is_held_until_the_queue_is_written(fight: Path, monkeypatch: p
     live.store.flush()
     assert _on_disk(fight) == 5 and not live.store.pending
     monkeypatch.undo()
-    _other(fight).execute("note three")  # the lock was given back
+    _session(fight).execute("note three")  # the lock was given back
     assert _on_disk(fight) == 6
 
 
@@ -224,8 +258,7 @@ def test_a_change_failing_before_it_is_queued_waits_for_the_queue_then_reads_the
     worker = threading.Thread(target=declare)
     worker.start()
     _waited(failing, "the change to fail")
-    gate.open.set()
-    worker.join(DEADLINE)
+    _open_once_waiting(live.store, worker, gate)
     assert on_disk_then == [4]  # the queued change landed before the file was read again
     assert len(errors) == 1 and isinstance(errors[0], TrackerError)
     assert "the change (declare) was not saved" in str(errors[0]) and "up to revision 4" in str(errors[0])
@@ -264,7 +297,7 @@ def test_a_follower_finds_anothers_change_when_woken_and_hands_it_over_once(figh
     heard = threading.Event()
     follower = _follower(store, heard.set)
     try:
-        _other(fight).execute("note from afar")
+        _session(fight).execute("note from afar")
         follower.wake()
         _waited(heard, "the follower to hear of the change")
         change, error = follower.take()
@@ -279,7 +312,7 @@ def test_a_follower_probes_every_so_often_without_being_woken(fight: Path, store
     heard = threading.Event()
     follower = Follower(store, 0.01, heard.set)
     try:
-        _other(fight).execute("note from afar")
+        _session(fight).execute("note from afar")
         _waited(heard, "the follower's own probe")
         assert follower.take()[0] is not None
     finally:
@@ -297,7 +330,7 @@ def test_a_change_not_taken_is_announced_again(fight: Path, store: WriteBehindSt
 
     follower = _follower(store, heard)
     try:
-        _other(fight).execute("note from afar")
+        _session(fight).execute("note from afar")
         follower.wake()
         while not calls:
             follower.wake()
@@ -337,7 +370,7 @@ def test_a_listener_that_fails_does_not_keep_the_others_from_hearing(fight: Path
 
     follower = _follower(store, closing, heard.set)
     try:
-        _other(fight).execute("note from afar")
+        _session(fight).execute("note from afar")
         follower.wake()
         _waited(heard, "the second listener")
         assert follower.alive
@@ -457,7 +490,7 @@ def test_a_refused_change_bumps_no_version_but_tells_of_others_changes_it_brough
     live = Live.open(fight)
     heard: list[Changed] = []
     live.listeners.append(heard.append)
-    _other(fight).execute("note from afar")
+    _session(fight).execute("note from afar")
     with pytest.raises(TrackerError, match="^there is already a combatant named 'Ann'"):
         live.run(lambda s: s.execute("add ann"))
     assert live.version == 0
@@ -471,7 +504,7 @@ def test_a_fight_read_again_is_told_whole(fight: Path) -> None:
     live = Live.open(fight)
     heard: list[Changed] = []
     live.listeners.append(heard.append)
-    other = _other(fight).encounter  # another Encounter with the same events
+    other = _session(fight).encounter  # another Encounter with the same events
     live.session.encounter = other
     live.publish()
     assert heard == [Changed(tuple(other.events), True)]
@@ -528,7 +561,7 @@ def test_poll_without_a_follower_reads_the_file_itself(fight: Path) -> None:
     heard: list[Changed] = []
     live.listeners.append(heard.append)
     assert not live.poll() and live.version == 0
-    _other(fight).execute("note from afar")
+    _session(fight).execute("note from afar")
     assert live.poll() and live.version == 1
     assert live.encounter.log[-1].text.endswith("from afar")
     assert len(heard) == 1 and [e.kind for e in heard[0].events] == ["note"]
@@ -541,7 +574,7 @@ def test_poll_takes_what_the_follower_read(fight: Path) -> None:
     live.follow(3600.0, heard.set)
     try:
         assert not live.poll()
-        _other(fight).execute("note from afar")
+        _session(fight).execute("note from afar")
         live.look_now()
         _waited(heard, "the follower")
         assert live.poll() and live.version == 1 and live.encounter.log[-1].text.endswith("from afar")
@@ -586,7 +619,7 @@ def test_poll_after_a_fork_reads_the_file_itself(fight: Path) -> None:
     assert follower is not None
     try:
         follower.pid = os.getpid() + 1  # the follower's thread is another process's
-        _other(fight).execute("note from afar")
+        _session(fight).execute("note from afar")
         assert live.poll() and live.follower is None
         assert live.encounter.log[-1].text.endswith("from afar")
     finally:
