@@ -39,7 +39,7 @@ def _on_disk(path: Path) -> int:
 
 class Gate:
     """Holds every write of the writer thread until opened; then each write runs, or
-    fails with `failure` if set."""
+    fails with `failure` if set. Another session's writes go through at once."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.open = threading.Event()
@@ -49,6 +49,8 @@ class Gate:
         append = EncounterFile._append
 
         def held(file: EncounterFile, data: bytes, revision: int, count: int) -> None:
+            if threading.current_thread().name != "save-writer":  # another app's session writes at once
+                return append(file, data, revision, count)
             self.threads.append(threading.current_thread())
             self.reached.set()
             assert self.open.wait(DEADLINE), "the gate was never opened"
@@ -84,6 +86,21 @@ class Hurried(threading.Condition):
 
 
 # ------------------------------------------------------------------ the write-behind store
+def test_flush_waits_until_the_queue_is_on_disk(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(monkeypatch)
+    live = Live.open(fight)
+    reports: list[str] = []
+    live.store.on_error = reports.append
+    live.run(lambda s: s.execute("note one"))
+    _waited(gate.reached, "the write")
+    on_disk_then: list[int] = []
+    flushing = threading.Thread(target=lambda: (live.store.flush(), on_disk_then.append(_on_disk(fight))))
+    flushing.start()
+    _open_once_waiting(live.store, flushing, gate)
+    assert on_disk_then == [4] and not live.store.pending
+    assert reports == []  # written well: the app hears nothing
+
+
 def test_a_change_is_in_memory_at_once_and_on_disk_once_written(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = Gate(monkeypatch)
     live = Live.open(fight)
@@ -99,21 +116,6 @@ def test_a_change_is_in_memory_at_once_and_on_disk_once_written(fight: Path, mon
     live.store.flush()
     assert not live.store.pending and _on_disk(fight) == 4
     assert EncounterFile(fight).load().encounter.log[-1].text.endswith("queued")
-
-
-def test_flush_waits_until_the_queue_is_on_disk(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    gate = Gate(monkeypatch)
-    live = Live.open(fight)
-    reports: list[str] = []
-    live.store.on_error = reports.append
-    live.run(lambda s: s.execute("note one"))
-    _waited(gate.reached, "the write")
-    on_disk_then: list[int] = []
-    flushing = threading.Thread(target=lambda: (live.store.flush(), on_disk_then.append(_on_disk(fight))))
-    flushing.start()
-    _open_once_waiting(live.store, flushing, gate)
-    assert on_disk_then == [4] and not live.store.pending
-    assert reports == []  # written well: the app hears nothing
 
 
 def test_a_writer_idle_for_its_time_ends_and_the_next_change_starts_another(fight: Path) -> None:
@@ -285,6 +287,7 @@ def test_a_follower_without_a_listener_has_none_and_runs_on_its_own_thread(store
     try:
         assert follower.listeners == [] and follower.every == 3600.0 and follower.store is store
         assert follower.alive and follower._thread.name == "save-follower" and follower._thread.daemon
+        assert follower.take() == (None, "")
         heard = threading.Event()
         with_one = Follower(store, 3600.0, heard.set)
         assert with_one.listeners == [heard.set]
@@ -402,12 +405,46 @@ def test_the_follower_says_nothing_of_this_sessions_own_writes_going_out(fight: 
     monkeypatch.setattr(live.store.file, "probe", counted)
     live.run(lambda s: s.execute("note ours"))
     _waited(gate.reached, "our write")
-    follower = _follower(live.store)
+    heard = threading.Event()
+    follower = _follower(live.store, heard.set)
     try:
         for _ in range(3):
             follower.wake()
             follower._stop.wait(0.01)
         assert probes == []  # pending: not probed
+        gate.open.set()
+        live.store.flush()
+        _session(fight).execute("note from afar")
+        follower.wake()  # ours are out: it looks again
+        _waited(heard, "the follower to look again")
+        change, _ = follower.take()
+        assert change is not None and [e.kind for e in change.events] == ["note"]
+    finally:
+        follower.stop()
+
+
+def test_a_change_not_taken_while_our_own_go_out_is_announced_at_each_probe(fight: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = Gate(monkeypatch)
+    live = Live.open(fight)
+    told: list[threading.Event] = [threading.Event() for _ in range(3)]
+    count: list[int] = []
+
+    def heard() -> None:
+        count.append(1)
+        told[min(len(count), 3) - 1].set()
+
+    follower = _follower(live.store, heard)
+    try:
+        _session(fight).execute("note from afar")
+        follower.wake()
+        _waited(told[0], "the follower to hear of the change")
+        live.run(lambda s: s.execute("note ours"))  # now our write goes out, and poll would leave it
+        _waited(gate.reached, "our write")
+        assert not live.poll()
+        follower.wake()
+        _waited(told[1], "the change announced again")
+        follower.wake()
+        _waited(told[2], "the change announced once more")
         gate.open.set()
         live.store.flush()
     finally:
