@@ -472,6 +472,10 @@ def test_a_gm_opens_a_fight_with_the_folders_library_and_random_dice(fight: Path
     assert live.ruleset.id == "freeform" and list(live.encounter.combatants) == ["Ann", "Bo"]
     assert live.coming is None and live.banner == "" and live.version == 0 and live.follower is None
     assert not live.as_viewer("Ann")
+    unnamed = Live.open(fight)  # a script's or a test's: its changes are signed by nobody in particular
+    unnamed.run(lambda s: s.execute("note unsigned"))
+    assert unnamed.encounter.events[-1].by == ""
+    unnamed.store.flush()
 
 
 def test_a_viewer_and_a_player_open_it_as_a_viewer_sees_it(fight: Path) -> None:
@@ -603,6 +607,8 @@ def test_poll_without_a_follower_reads_the_file_itself(fight: Path) -> None:
     assert live.encounter.log[-1].text.endswith("from afar")
     assert len(heard) == 1 and [e.kind for e in heard[0].events] == ["note"]
     assert not live.poll() and live.version == 1
+    _session(fight).execute("note again")
+    assert live.poll() and live.version == 2  # every change seen bumps it
 
 
 def test_poll_takes_what_the_follower_read(fight: Path) -> None:
