@@ -186,6 +186,8 @@ def test_the_result_lists_success_margin_shown_details_and_pt() -> None:
     assert result_figures(Resolution(2, None, 1, details={MARGIN_NAME: ""}))[0] == "margin: 1"
     assert result_figures(Resolution(2, None, 1, details={MARGIN_NAME: 5}))[0] == "margin: 1"
     assert result_figures(Resolution(2, details={"width": 3, "sets": 4}))[:2] == ["sets: 4", "width: 3"]
+    # only ORE's sets are written as sets: pairs under another key are figures
+    assert result_figures(Resolution(2, details={"roll": [[2, 5], [3, 1]]}))[0] == "roll: 2 5 3 1"
 
 
 def test_a_step_is_done_only_with_a_resolution() -> None:

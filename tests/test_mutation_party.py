@@ -74,6 +74,20 @@ def test_words_beside_from_change_only_what_they_name(tmp_path: Path) -> None:
     assert (usor.args["stats"]["agility"], usor.args["stats"]["dodge"], usor.args["resources"]["stun"]) == (30, 9, 25)
 
 
+def test_words_beside_from_are_refused_naming_the_character(tmp_path: Path) -> None:
+    Library.in_folder(tmp_path, "usor").put(Sheet("hero", "", {"agility": 30}, {"stun": 25}))
+    with pytest.raises(TrackerError, match=r"^campaign add Ann\.hp: expected one of the known keys"):
+        join(_road("usor"), tmp_path, "Ann", {"from": "hero", "hp": "10"})
+
+
+def test_the_campaigns_house_rules_are_read_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "house.toml").write_text("")  # no tables: the game as it is
+    camp = Campaign("Road", "freeform", "house.toml")
+    assert join(camp, tmp_path, "Ann", {"hp": "3"}).args["resources"] == {"hp": 3}
+    _joined(camp, tmp_path, "Bo")
+    assert change(camp, tmp_path, "Bo", {"hp": "4"}).args["resources"] == {"hp": 4}
+
+
 def test_a_library_sheet_is_checked_as_the_game_reads_it(tmp_path: Path) -> None:
     Library.in_folder(tmp_path, "freeform").put(Sheet("hero", "", {}, {"hp": "lots"}))
     for words in ({}, {"mp": "3"}):

@@ -91,14 +91,10 @@ def test_moves_stop_at_the_first_and_the_last(fight) -> None:  # type: ignore[no
 
 def test_next_and_previous_go_from_stop_to_stop(fight) -> None:  # type: ignore[no-untyped-def]
     flow = Replaying.of(fight, Role.gm(), 0)
-    seen = []
-    while flow.next_moment():
-        seen.append(flow.segment)
-    assert seen == [2, 7, 10, 12, 40] and flow.segment == 40
-    back = []
-    while flow.previous_moment():
-        back.append(flow.segment)
-    assert back == [12, 10, 7, 2, 0] and flow.segment == 0
+    seen = [(flow.next_moment(), flow.segment) for _ in range(6)]  # bounded: a move that never says "last" fails, not hangs
+    assert seen == [(True, 2), (True, 7), (True, 10), (True, 12), (True, 40), (False, 40)]
+    back = [(flow.previous_moment(), flow.segment) for _ in range(6)]
+    assert back == [(True, 12), (True, 10), (True, 7), (True, 2), (True, 0), (False, 0)]
     flow.go(11)
     assert flow.previous_moment() and flow.segment == 10
     flow.go(1)
