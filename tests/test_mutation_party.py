@@ -123,6 +123,9 @@ def test_a_maximum_is_set_only_for_a_resource_of_the_game(road: Campaign, tmp_pa
         change(road, tmp_path, "Ann", {"hp.max": "20", "mp.max": "3"})
     camp = _road("usor")
     _joined(camp, tmp_path, "Max")
+    for key in ("stun.max", "stun"):  # the game's own refusal names the character
+        with pytest.raises(TrackerError, match=r"^campaign set Max\.stun: expected an integer of at least 1, got 'lots'$"):
+            change(camp, tmp_path, "Max", {key: "lots"})
     with pytest.raises(CommandError, match=r"^campaign set Max: hp\.max: hp is not a resource of USOR \(chest, head, left_arm, left_leg, right_arm, right_leg, stun\)$"):
         change(camp, tmp_path, "Max", {"hp.max": "1"})
 
