@@ -13,6 +13,10 @@ from tracker.command.campaign_arguments import fill
 from tracker.command.parser import build_parser
 
 
+# Every subcommand takes `--saves` after it, as every command does (docs/guide/commands.md).
+SAVES = "the saves folder (see `tracker --help`)"
+
+
 def _campaign() -> argparse.ArgumentParser:
     """`tracker campaign`'s parser as the tracker builds it."""
     [commands] = [a for a in build_parser("campaign")._actions if isinstance(a, argparse._SubParsersAction)]
@@ -59,7 +63,8 @@ def test_a_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
     said = _refused(capsys)
     assert "the following arguments are required: SUBCOMMAND" in said
     page = _campaign().format_help()
-    assert "SUBCOMMAND" in page and "what to do (each has --help)" in page
+    assert "SUBCOMMAND" in page
+    assert _sub(_campaign()).help == "what to do (each has --help)"  # each subcommand has its own page
 
 
 def test_new(capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,7 +82,7 @@ def test_new(capsys: pytest.CaptureFixture[str]) -> None:
         "--ruleset": "the game the campaign plays",
         "--house-rules": "a house-rules file beside the campaign file",
         "--title": "the campaign's title (default: from the name)",
-        "--saves": "the saves folder (see `tracker --help`)",
+        "--saves": SAVES,
     }
     page = _sub(_campaign()).choices["new"].format_help()
     assert "--ruleset RULESET [--house-rules FILE] [--title TITLE]" in " ".join(page.split())
@@ -132,7 +137,7 @@ def test_rest(capsys: pytest.CaptureFixture[str]) -> None:
         "--faces": "the dice rolled at the table, in the order the rest asks for them",
         "--seed": "seed the app's dice (a replayable rest)",
         "--note": "what the rest was (a night at the inn)",
-        "--saves": "the saves folder (see `tracker --help`)",
+        "--saves": SAVES,
     }
     page = " ".join(_sub(_campaign()).choices["rest"].format_help().split())
     assert "[hours=N|PC.KEY=N|full=true|PC.full=true ...]" in page
@@ -152,7 +157,7 @@ def test_end(capsys: pytest.CaptureFixture[str]) -> None:
         "fight": "the fight: a name in the saves folder or a path",
         "--yes": "do not ask (scripts): end it as shown",
         "--outcome": "the outcome in words (default: who is still standing)",
-        "--saves": "the saves folder (see `tracker --help`)",
+        "--saves": SAVES,
     }
     assert "[--yes] [--outcome OUTCOME]" in _sub(_campaign()).choices["end"].format_help()
 
@@ -165,7 +170,7 @@ def test_show_and_stats(verb: str) -> None:
     got = _read(verb, "road", "--json", "--viewer")
     assert (got["json"], got["viewer"]) == (True, True)
     assert _helps(verb) == {"name": "the campaign", "--json": "print JSON instead of text", "--viewer": "only what viewers may see",
-                            "--saves": "the saves folder (see `tracker --help`)"}
+                            "--saves": SAVES}
     assert "[--json] [--viewer]" in _sub(_campaign()).choices[verb].format_help()
 
 
@@ -194,7 +199,7 @@ def test_export(capsys: pytest.CaptureFixture[str]) -> None:
     assert "invalid choice: 'pdf'" in _refused(capsys, "export", "road", "--format", "pdf")
     assert _line("export") == "the campaign as a document: Markdown or HTML with charts"
     assert _helps("export") == {"name": "the campaign", "--format": None, "--viewer": "only what viewers may see",
-                                "-o": "write to FILE instead of standard output", "--saves": "the saves folder (see `tracker --help`)"}
+                                "-o": "write to FILE instead of standard output", "--saves": SAVES}
     page = " ".join(_sub(_campaign()).choices["export"].format_help().split())
     assert "[--format {md,html}] [--viewer] [--output FILE]" in page
 
@@ -205,11 +210,11 @@ def test_note_undo_redo_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert _read("note", "road", "the", "bridge", "is", "out") == {"campaign_command": "note", "name": "road", "text": ["the", "bridge", "is", "out"]}
     assert "the following arguments are required: text" in _refused(capsys, "note", "road")
     assert _line("note") == "a note in the campaign's log"
-    assert _helps("note") == {"name": "the campaign", "text": None, "--saves": "the saves folder (see `tracker --help`)"}
+    assert _helps("note") == {"name": "the campaign", "text": None, "--saves": SAVES}
     for verb in ("undo", "redo"):
         assert _read(verb, "road") == {"campaign_command": verb, "name": "road"}
         assert "the following arguments are required: name" in _refused(capsys, verb)
         assert _line(verb) == f"{verb} the campaign's latest change (an end taken back reopens its fight)"
-        assert _helps(verb) == {"name": "the campaign", "--saves": "the saves folder (see `tracker --help`)"}
+        assert _helps(verb) == {"name": "the campaign", "--saves": SAVES}
     assert _read("list") == {"campaign_command": "list"}
     assert _line("list") == "the campaigns in the saves folder"

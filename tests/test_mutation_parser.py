@@ -148,8 +148,10 @@ def test_the_top_page_says_how_the_saves_folder_is_chosen() -> None:
     assert "(default: None)" not in saves
     top = _flat(_page())
     assert top.startswith("usage: tracker [-h] [--version] [--saves DIR] COMMAND ...")
-    assert "A terminal combat tracker on a segment timeline, for tabletop role-playing games." in top
-    assert "Without a COMMAND: the start screen over the saves folder." in top
+    # the description's two lines as written (README's first line; DESIGN.md: `tracker`
+    # alone is the start screen over the saves folder)
+    assert ("\n\nA terminal combat tracker on a segment timeline, for tabletop role-playing games.\n"
+            "Without a COMMAND: the start screen over the saves folder.\n\n") in _page()
     # each command listed with the line the guide gives it
     for phrase in ("open open an encounter", "new create an encounter", "show the encounter's state and timeline as text",
                    "play apply timeline commands (one per line)", "check validate a save",
@@ -237,13 +239,24 @@ def test_each_command_page_opens_with_its_line_as_a_sentence() -> None:
     assert "\n\nList ruleset adapters.\n\n" in _page("rulesets")
 
 
+@pytest.mark.parametrize("name", sorted(words.COMMANDS))
+def test_every_command_has_its_help_page(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/guide/commands.md: `tracker COMMAND --help` gives each one's options; exit 0."""
+    for flag in ("--help", "-h"):
+        with pytest.raises(SystemExit) as stop:
+            _parse(name, *(["show"] if name == "campaign" else []), flag)
+        assert stop.value.code == 0
+        assert capsys.readouterr().out.startswith(f"usage: tracker {name} ")
+
+
 # Every example each page gives, as a command line (docs/guide/commands.md's forms).
-_EXAMPLED = ("open", "new", "show", "play", "check", "export", "roll", "odds", "web", "config", "completion")
+_EXAMPLED = (None, "open", "new", "show", "play", "check", "export", "roll", "odds", "web", "config", "completion")
 
 
 @pytest.mark.parametrize("name", _EXAMPLED)
-def test_each_main_command_ends_with_examples_that_it_reads(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """The page's foot: "examples:", then command lines the command takes."""
+def test_each_main_command_ends_with_examples_that_it_reads(name: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    """The page's foot: "examples:", then command lines the command takes, each on its own
+    line as written (the top page's: `tracker` alone, and other commands)."""
     page = _page(name)
     assert "\nexamples:\n  " in page
     lines = page.split("\nexamples:\n", 1)[1].splitlines()
@@ -255,8 +268,11 @@ def test_each_main_command_ends_with_examples_that_it_reads(name: str, capsys: p
         if argv[:1] == ["printf"]:
             argv = argv[argv.index("|") + 1:]
         argv = argv[: argv.index(">")] if ">" in argv else argv
-        assert argv[0] == "tracker", line
-        assert _parse(*argv[1:])["command"] == name, line
+        assert line.startswith("  ") and argv[0] == "tracker", line
+        if argv == ["tracker", "COMMAND", "--help"]:  # the top page's pointer to each page
+            continue
+        command = _parse(*argv[1:])["command"]
+        assert command == name or (name is None and command in (None, *words.COMMANDS)), line
         read += 1
     assert read >= 2
 
@@ -294,7 +310,9 @@ def test_new(capsys: pytest.CaptureFixture[str]) -> None:
     assert "[--ruleset RULESET] [--from OTHER] [--name NAME] [--set KEY=VALUE] [--campaign NAME]" in usage
     assert "not with --from" in _help_of("new", "--ruleset")
     assert "start with OTHER's roster (fresh resources, no log)" == _help_of("new", "--from")
-    assert "the campaign's next fight" in _help_of("new", "--campaign")
+    # docs/guide/campaigns.md: a fight started with --campaign holds the party exactly as it
+    # stands; foes come with `--from OTHER` (OTHER's combatants, not the characters)
+    assert _help_of("new", "--campaign") == "the campaign's next fight: its party comes in as it stands (with --from: OTHER's foes too)"
     assert "the new encounter: a name in the saves folder (NAME.toml) or a path" == _help_of("new", "file")
     assert _help_of("new", "--name") == "the encounter's title (default: from the file name)"
 
@@ -454,6 +472,10 @@ def test_the_command_language_each_verb_then_each_games_actions(monkeypatch: pyt
     ]
     assert max(len(line) for line in rest) <= 88
     assert len(rest[2]) > 80  # filled to the width, not wrapped short
+    # one column more than the width: wrapped
+    games.clear()
+    games["g"] = _Game(("a" * 40, "b" * 42))
+    assert words.play_language().split("\n")[-2:] == ["  g: " + "a" * 40 + ",", "      " + "b" * 42]
 
 
 def test_the_language_tells_the_gms_help_not_a_players() -> None:
