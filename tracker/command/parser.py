@@ -343,5 +343,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 action.help = _FILE_HELP
         if name not in NO_SAVES:
             _saves(each)
+            for nested in each._actions:  # `campaign show NAME --saves DIR` reads as `show FILE --saves DIR`
+                if isinstance(nested, argparse._SubParsersAction):
+                    for page in nested.choices.values():
+                        _saves(page)
     parser.epilog = _EXAMPLES[None]
     return parser
