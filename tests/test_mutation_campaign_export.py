@@ -304,6 +304,57 @@ def test_the_standing_chart_puts_each_characters_main_resource_as_a_share_of_its
     ]
 
 
+def test_two_ended_fights_are_the_plots_two_ends(tmp_path: Path) -> None:
+    # The road: two ended fights, 640 px apart. Ann 6 of 10, then 12 of 10 (the top); Bo 2 of 8
+    # at the docks; Cy's mp of no maximum: no point.
+    _, _, standing = _page_parts(campaign_export.html_page(road(), tmp_path))
+    assert standing[:-2] == [
+        f'<svg {SVG} aria-label="The party after each fight" width="690" height="222" viewBox="0 0 690 222">',
+        '<text x="36" y="18" font-size="10" text-anchor="end">100%</text>',
+        '<line x1="40" y1="150" x2="680" y2="150" stroke="#999"/>',
+        f'<polyline fill="none" stroke="{BLUE}" stroke-width="2" points="40.0,66.0 680.0,10.0"/>',
+        f'<circle cx="40.0" cy="66.0" r="3" fill="{BLUE}"><title>Ann, The docks: hp 6/10</title></circle>',
+        f'<circle cx="680.0" cy="10.0" r="3" fill="{BLUE}"><title>Ann, The roof: hp 12/10</title></circle>',
+        f'<rect x="40" y="171" width="10" height="10" fill="{BLUE}"/><text x="54" y="180" font-size="11">Ann</text>',
+        f'<circle cx="40.0" cy="115.0" r="3" fill="{RED}"><title>Bo|b, The docks: hp 2/8</title></circle>',
+        f'<rect x="40" y="185" width="10" height="10" fill="{RED}"/><text x="54" y="194" font-size="11">Bo|b</text>',
+        f'<rect x="40" y="199" width="10" height="10" fill="{GREEN}"/><text x="54" y="208" font-size="11">Cy</text>',
+        "</svg>",
+    ]
+
+
+def test_a_character_away_from_a_fight_is_drawn_in_the_fights_they_were_in() -> None:
+    camp = _standing_campaign()
+    camp.fights[2].after["pc2"] = {"name": "Bo|b", "resources": {"hp": 4}, "maxima": {"hp": 8}}  # Bo back for the third
+    bo = [line for line in campaign_export.standing_svg(camp, ("hp",)).splitlines() if RED in line]
+    assert bo == [
+        f'<polyline fill="none" stroke="{RED}" stroke-width="2" points="40.0,115.0 680.0,80.0"/>',
+        f'<circle cx="40.0" cy="115.0" r="3" fill="{RED}"><title>Bo|b, F1: hp 2/8</title></circle>',
+        f'<circle cx="680.0" cy="80.0" r="3" fill="{RED}"><title>Bo|b, F3: hp 4/8</title></circle>',
+        f'<rect x="40" y="185" width="10" height="10" fill="{RED}"/><text x="54" y="194" font-size="11">Bo|b</text>',
+    ]
+
+
+def test_a_fight_where_the_main_resource_had_no_maximum_is_left_out_not_the_later_ones() -> None:
+    camp = _standing_campaign()
+    camp.fights[0].after["pc1"]["maxima"] = {"mp": 4, "hp": 0}
+    ann = [line for line in campaign_export.standing_svg(camp, ("hp",)).splitlines() if BLUE in line]
+    assert ann[:3] == [
+        f'<polyline fill="none" stroke="{BLUE}" stroke-width="2" points="360.0,10.0 680.0,150.0"/>',
+        f'<circle cx="360.0" cy="10.0" r="3" fill="{BLUE}"><title>Ann, F2: hp 12/10</title></circle>',
+        f'<circle cx="680.0" cy="150.0" r="3" fill="{BLUE}"><title>Ann, F3: hp -2/10</title></circle>',
+    ]
+
+
+def test_the_totals_say_none_for_nothing_dealt_and_list_every_resource_taken_and_paid(tmp_path: Path) -> None:
+    camp = _party(Campaign("Totals", "freeform"))
+    camp.apply(Event("fight", {"file": "t-1.toml", "name": "T", "pcs": ["pc1"]}))
+    camp.apply(Event("end", {"file": "t-1.toml", "revision": 2, "segment": 3,
+                             "stats": {"pc1": {"gm": {"declared": 1, "taken": {"hp": 1, "mp": 2}, "costs": {"mp": 1, "ep": 0.5}}}}}))
+    lines = campaign_export.markdown(camp, tmp_path).splitlines()
+    assert lines[-1] == "| Ann | 1 | 1 | 0 | 0 | none | hp 1, mp 2 | mp 1, ep 0.5 | 0/0/0 | no rolls (0 of 0) |"
+
+
 def test_the_main_resource_is_the_first_that_puts_them_down_else_the_first_they_have() -> None:
     camp = _standing_campaign()
     # None of these puts Ann down: her first resource, mp (4, 4, 1 of 4).

@@ -30,10 +30,15 @@ from typing import Any
 import aiohttp
 import pytest
 
+import tracker.ui.app  # the tab's app, stood in for below (imported once, not in each test)
 from tests.helpers import DEADLINE, cli, until
 from tracker import web
 from tracker.engine.errors import TrackerError
 from tracker.serve.probe import alive
+
+# A tab's first words come within a second when all is well; half the suite's deadline is
+# ample on a busy machine and keeps a tab that never speaks from costing a minute.
+TAB_WAIT = DEADLINE / 2
 
 # ------------------------------------------------------------------ the pure parts
 
@@ -247,8 +252,6 @@ class _App:
 
 @pytest.mark.parametrize(("answer", "code"), [(None, 0), (3, 3)])
 def test_a_tab_is_a_viewers_seat_on_the_fight(saves: Path, monkeypatch: pytest.MonkeyPatch, answer: Any, code: int) -> None:
-    import tracker.ui.app
-
     _App.made, _App.answer = [], answer
     monkeypatch.setattr(tracker.ui.app, "TrackerApp", _App)
     fight = saves / "fight.toml"
@@ -320,7 +323,7 @@ async def serving(argv: list[str], max_sessions: int = 20, extra: tuple[str, ...
     server = web._server_class()(argv, "127.0.0.1", 0, public, list(extra), max_sessions)
     ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     task = asyncio.create_task(server.run(ready))
-    done, _ = await asyncio.wait([ready, task], timeout=DEADLINE, return_when=asyncio.FIRST_COMPLETED)
+    done, _ = await asyncio.wait([ready, task], timeout=TAB_WAIT, return_when=asyncio.FIRST_COMPLETED)
     if task in done:
         task.result()
     assert ready in done, "the server never said it was listening"
@@ -329,7 +332,7 @@ async def serving(argv: list[str], max_sessions: int = 20, extra: tuple[str, ...
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, DEADLINE)
+            await asyncio.wait_for(task, TAB_WAIT)
 
 
 class Tab:
@@ -338,7 +341,7 @@ class Tab:
         self.said: list[str] = []
 
     async def next(self) -> str:
-        message = await self.ws.receive(timeout=DEADLINE)
+        message = await self.ws.receive(timeout=TAB_WAIT)
         assert message.type in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY), message
         return message.data if isinstance(message.data, str) else message.data.decode()
 
@@ -349,7 +352,7 @@ class Tab:
 
     async def closed(self) -> aiohttp.WSMessage:
         while True:
-            message = await self.ws.receive(timeout=DEADLINE)
+            message = await self.ws.receive(timeout=TAB_WAIT)
             if message.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                 return message
 
@@ -388,12 +391,12 @@ async def test_sigterm_sigint_and_sighup_stop_the_server_and_every_tabs_app(app:
         server = web._server_class()([sys.executable, str(app)], "127.0.0.1", 0, None, [], 20)
         ready: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         task = asyncio.create_task(server.run(ready))
-        await asyncio.wait_for(ready, DEADLINE)
+        await asyncio.wait_for(ready, TAB_WAIT)
         async with aiohttp.ClientSession() as session:
             tab = await _tab(session, _Served(server, ready.result()))
             pid = (await tab.hello())["pid"]
             os.kill(os.getpid(), sig)
-            await asyncio.wait_for(task, DEADLINE)
+            await asyncio.wait_for(task, TAB_WAIT)
             assert _gone(pid) and not server.sessions
         assert capsys.readouterr().err.endswith("tracker web: stopped\n")
     finally:
@@ -440,8 +443,8 @@ async def test_a_tabs_app_is_read_only_in_a_group_of_its_own_at_the_size_asked(a
         await big.ws.close()
         await tab.ws.close()
         await tab.closed()
-        await until(lambda: _gone(hello["pid"]), "the tab's app ended with the tab")
-        await until(lambda: "tab from 127.0.0.1 closed (1 open)" in caplog.messages, "the closing logged")
+        await until(lambda: _gone(hello["pid"]), "the tab's app ended with the tab", timeout=TAB_WAIT)
+        await until(lambda: "tab from 127.0.0.1 closed (1 open)" in caplog.messages, "the closing logged", timeout=TAB_WAIT)
 
 
 async def test_a_tab_asking_no_size_gets_80_by_24(app: Path) -> None:
@@ -486,8 +489,8 @@ async def test_a_frame_over_64_kib_ends_the_tab_and_its_app(app: Path, caplog: p
         assert await tab.next() == "stdin " + fits
         await tab.ws.send_json(["stdin", "z" * web.FRAME_CAP])
         await tab.closed()
-        await until(lambda: _gone(pid), "the tab's app ended")
-        await until(lambda: not served.server.sessions, "the tab forgotten")
+        await until(lambda: _gone(pid), "the tab's app ended", timeout=TAB_WAIT)
+        await until(lambda: not served.server.sessions, "the tab forgotten", timeout=TAB_WAIT)
         assert any(m.startswith("a tab sent what is refused: ") for m in caplog.messages)
 
 
@@ -503,7 +506,7 @@ async def test_the_tab_too_many_is_told_the_table_is_full(app: Path, caplog: pyt
         assert "refused a tab from 127.0.0.1: the table is full (1 tabs)" in caplog.messages
         assert alive(pid) and len(served.server.sessions) == 1
         await first.ws.close()
-        await until(lambda: not served.server.sessions, "the first tab gone")
+        await until(lambda: not served.server.sessions, "the first tab gone", timeout=TAB_WAIT)
         third = await _tab(session, served)
         await third.hello()
         await third.ws.close()
@@ -535,9 +538,9 @@ async def test_a_tab_whose_app_cannot_start_is_closed_and_the_server_goes_on(tmp
     async with serving([str(tmp_path / "no-such-program")]) as served, aiohttp.ClientSession() as session:
         tab = await _tab(session, served)
         await tab.closed()
-        await until(lambda: not served.server.sessions, "the tab forgotten")
+        await until(lambda: not served.server.sessions, "the tab forgotten", timeout=TAB_WAIT)
         assert any(m.startswith("tab from 127.0.0.1 failed: FileNotFoundError: ") for m in caplog.messages)
-        await until(lambda: "tab from 127.0.0.1 closed (0 open)" in caplog.messages, "the closing logged")
+        await until(lambda: "tab from 127.0.0.1 closed (0 open)" in caplog.messages, "the closing logged", timeout=TAB_WAIT)
         tab = await _tab(session, served)
         await tab.closed()
 
@@ -550,10 +553,11 @@ async def test_a_closed_tabs_app_is_ended_whatever_it_does(app: Path, mode: str,
         hello = await tab.hello()
         assert alive(hello["pid"]) and (not hello["left"] or alive(hello["left"]))
         await tab.ws.close()
-        await until(lambda: not served.server.sessions, "the tab forgotten")
+        # Asked to quit, then SIGTERM, then SIGKILL, each after STOP_GRACE (0.5 s here): well within 10 s.
+        await until(lambda: not served.server.sessions, "the tab forgotten", timeout=10)
         assert _gone(hello["pid"])
         if hello["left"]:
-            await until(lambda: _gone(hello["left"]), "what the app left in its group ended")
+            await until(lambda: _gone(hello["left"]), "what the app left in its group ended", timeout=10)
 
 
 async def test_an_app_that_quits_by_itself_closes_its_tab(tmp_path: Path) -> None:
@@ -564,7 +568,7 @@ async def test_an_app_that_quits_by_itself_closes_its_tab(tmp_path: Path) -> Non
         tab = await _tab(session, served)
         message = await tab.closed()
         assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
-        await until(lambda: not served.server.sessions, "the tab forgotten")
+        await until(lambda: not served.server.sessions, "the tab forgotten", timeout=TAB_WAIT)
 
 
 async def test_end_all_ends_every_open_tabs_app(app: Path) -> None:
