@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -411,8 +412,11 @@ async def test_a_port_in_use_is_refused_by_name(app: Path) -> None:
         server = web._server_class()([sys.executable, str(app)], "127.0.0.1", port, None, [], 20)
         with pytest.raises(TrackerError) as refused:
             await asyncio.wait_for(server.run(), DEADLINE)
-    assert str(refused.value).startswith(f"cannot listen on 127.0.0.1:{port}: ")
-    assert "in use" in str(refused.value).lower() and refused.value.__cause__ is None
+    # The reason in words (the error's own text, "... address already in use"), not the
+    # exception with its number ("[Errno 98] ...").
+    said = str(refused.value)
+    assert said.startswith(f"cannot listen on 127.0.0.1:{port}: ") and said.lower().endswith(os.strerror(errno.EADDRINUSE).lower())
+    assert "[Errno" not in said and refused.value.__cause__ is None
 
 
 async def test_the_page_names_the_viewer_and_its_websocket(app: Path) -> None:
@@ -420,7 +424,7 @@ async def test_the_page_names_the_viewer_and_its_websocket(app: Path) -> None:
         async with session.get(f"http://127.0.0.1:{served.port}/") as page:
             assert page.status == 200
             text = await page.text()
-        assert "tracker (viewer)" in text and f"ws://127.0.0.1:{served.port}/ws" in text
+        assert "<div>tracker (viewer)</div>" in text and f"ws://127.0.0.1:{served.port}/ws" in text
         assert f"http://127.0.0.1:{served.port}/static/js/textual.js" in text
         async with session.get(f"http://127.0.0.1:{served.port}/static/js/textual.js") as script:
             assert script.status == 200
@@ -521,6 +525,10 @@ async def test_only_the_servers_own_pages_and_those_allowed_open_a_tab(app: Path
             assert refused.value.status == 403
         assert not served.server.sessions
         assert 'refused a tab from 127.0.0.1: its page is at "http://evil.example", not this server\'s' in caplog.messages
+        # An Origin someone else chose is one quoted token of at most 200 characters (the last "…").
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            await _tab(session, served, origin="http://" + "a" * 400)
+        assert f'refused a tab from 127.0.0.1: its page is at "http://{"a" * 192}…", not this server\'s' in caplog.messages
         async with session.get(f"http://127.0.0.1:{served.port}/ws", headers={"Origin": "http://evil.example", "Upgrade": "websocket",
                                                                              "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
                                                                              "Sec-WebSocket-Version": "13"}) as answer:
