@@ -547,7 +547,9 @@ async def test_a_tab_whose_app_cannot_start_is_closed_and_the_server_goes_on(tmp
         tab = await _tab(session, served)
         await tab.closed()
         await until(lambda: not served.server.sessions, "the tab forgotten", timeout=TAB_WAIT)
-        assert any(m.startswith("tab from 127.0.0.1 failed: FileNotFoundError: ") for m in caplog.messages)
+        # The error in the log with its own words, which name the program that is not there.
+        assert any(m.startswith("tab from 127.0.0.1 failed: FileNotFoundError: ") and m.endswith(f"'{tmp_path / 'no-such-program'}'")
+                   for m in caplog.messages)
         await until(lambda: "tab from 127.0.0.1 closed (0 open)" in caplog.messages, "the closing logged", timeout=TAB_WAIT)
         tab = await _tab(session, served)
         await tab.closed()
