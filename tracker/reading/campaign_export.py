@@ -26,11 +26,12 @@ def _rows(camp: Campaign, folder: Path, viewer: bool) -> dict[str, Any]:
     fights = []
     for n, fight in enumerate(camp.fights, 1):
         status = reading.fight_status(folder, fight)
-        cost = "; ".join(
-            f"{camp.pcs[pid].name if pid in camp.pcs else pid}: "
-            + ", ".join(f"{k} {fmt(fight.before[pid]['resources'].get(k, v))} -> {fmt(v)}" for k, v in after["resources"].items() if fight.before.get(pid, {}).get("resources", {}).get(k, v) != v)
+        spent = {
+            pid: ", ".join(f"{k} {fmt(fight.before[pid]['resources'].get(k, v))} -> {fmt(v)}" for k, v in after["resources"].items() if fight.before.get(pid, {}).get("resources", {}).get(k, v) != v)
             for pid, after in fight.after.items()
-        )
+        }
+        # A character the fight left as it was cost nothing: not listed (as `campaign end` says "unchanged").
+        cost = "; ".join(f"{camp.pcs[pid].name if pid in camp.pcs else pid}: {what}" for pid, what in spent.items() if what)
         fights.append((str(n), fight.name, fight.file, fight.outcome or status, str(fight.segment) if not fight.open else "", cost or "nothing"))
     rests = [(fmt(r.args["hours"]), r.args["rule"], str(r.args.get("note") or "")) for r in camp.rests]
     totals = [
