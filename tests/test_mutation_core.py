@@ -261,3 +261,47 @@ def test_a_combatant_that_leaves_has_its_actions_aborted() -> None:
     advance(enc, 1)
     enc.apply(Event("remove", {"name": "Ann"}))
     assert (enc.actions[0].status, enc.actions[0].ended) == ("aborted", 1)
+
+
+def test_a_checkpoint_taken_before_any_blow_was_judged_holds_the_fresh_state() -> None:
+    from tracker.engine.checkpoints import CHECKPOINT_EVERY
+    enc = make("Ann")
+    for i in range(CHECKPOINT_EVERY):
+        enc.apply(Event("note", {"text": f"line {i}"}))
+    enc.apply(Event("undo", {}))
+    assert [e.text for e in enc.log][-1] == f"line {CHECKPOINT_EVERY - 2}"
+
+
+def test_the_same_blow_twice_in_a_resolution_lands_twice() -> None:
+    enc = make("Ann", "Bo")
+    blow = Damage("Bo", 2, "hp", lead=1)
+    enc.apply(_declare("Ann", "sweep", 3, targets=["Bo"], res={"effects": (blow, blow)}))
+    advance(enc, 2)
+    assert enc.combatants["Bo"].resources["hp"] == 16
+
+
+def test_a_pushed_back_early_blow_moves_beside_what_else_falls_on_its_new_segment() -> None:
+    """The module docstring of `_push_early`: an entry still queued on the segment the
+    effect now lands on is not queued twice; any other entry there is someone else's."""
+    enc = make("Ann", "Bo")
+    enc.apply(_declare("Bo", "hit", 4))  # Bo's completion falls on 4
+    enc.apply(_declare("Ann", "sweep", 4, targets=["Bo"], companions=["duck"], res={"effects": (Damage("Bo", 2, "hp", lead=1),)}))
+    enc.apply(_declare("Ann", "duck", 2, mode="passive"))
+    assert enc.actions[1].completes == 5
+    advance(enc, 3)
+    assert enc.combatants["Bo"].resources["hp"] == 20
+    advance(enc, 4)
+    assert enc.combatants["Bo"].resources["hp"] == 18
+    advance(enc, 5)
+    assert enc.combatants["Bo"].resources["hp"] == 18
+
+
+def test_a_push_back_moves_the_blows_it_reaches_after_one_left_in_place() -> None:
+    enc = make("Ann", "Bo")
+    stays, moves = Damage("Bo", 1, "hp", lead=5), Damage("Bo", 2, "hp", lead=1)
+    enc.apply(_declare("Ann", "sweep", 3, targets=["Bo"], companions=["duck"], res={"effects": (stays, moves)}))
+    enc.apply(_declare("Ann", "duck", 2, mode="passive"))
+    advance(enc, 1)
+    assert enc.combatants["Bo"].resources["hp"] == 19
+    advance(enc, 3)
+    assert enc.combatants["Bo"].resources["hp"] == 17
