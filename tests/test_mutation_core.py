@@ -305,3 +305,13 @@ def test_a_push_back_moves_the_blows_it_reaches_after_one_left_in_place() -> Non
     assert enc.combatants["Bo"].resources["hp"] == 19
     advance(enc, 3)
     assert enc.combatants["Bo"].resources["hp"] == 17
+
+
+def test_a_pushed_back_early_blow_moves_to_a_segment_nothing_else_falls_on() -> None:
+    enc = make("Ann", "Bo")
+    enc.apply(_declare("Ann", "sweep", 4, targets=["Bo"], companions=["duck"], res={"effects": (Damage("Bo", 2, "hp", lead=2),)}))
+    enc.apply(_declare("Ann", "duck", 2, mode="passive"))  # the sweep now completes on 5, its blow lands on 3
+    advance(enc, 2)
+    assert enc.combatants["Bo"].resources["hp"] == 20
+    advance(enc, 3)
+    assert enc.combatants["Bo"].resources["hp"] == 18
