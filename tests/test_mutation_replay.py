@@ -303,3 +303,24 @@ def test_every_marks_lines_are_the_live_fights_own_where_equal_after_two_renames
     between = logs[5]
     assert between[2] is not enc.log[2] and between[2].about == ("Cy",)
     assert between[1] is enc.log[1] and between[0] is enc.log[0] and between[3] is enc.log[3]
+
+
+@pytest.mark.parametrize("every", [1, 3, MARK_EVERY])
+def test_an_action_interrupted_before_a_rename_is_kept_after_it_in_every_state(every: int) -> None:
+    """The module docstring: a rename rewrites earlier actions in place, so the fold gives
+    them copies; the combatant's interrupted action is one of them, and a `keep` after
+    the rename keeps that copy, as the live fight keeps its own."""
+    enc = make("Ann", "Bo")
+    enc.apply(Event("declare", {"actor": "Ann", "template": "charge", "mode": "active", "resolution": Resolution(pt=6)}))
+    enc.apply(Event("declare", {"actor": "Bo", "template": "shove", "mode": "active", "targets": ["Ann"],
+                                "resolution": Resolution(pt=1, effects=(Throwback("Ann", 2.0, 1.0, 1),))}))
+    enc.apply(Event("advance", {"to": 1}))
+    assert enc.combatants["Ann"].interrupted is enc.actions[0]
+    enc.apply(Event("rename", {"target": "Ann", "name": "Ava"}))
+    enc.apply(Event("keep", {"target": "Ava"}))
+    enc.apply(Event("advance", {"to": 6}))
+    assert [e.text for e in enc.log][-1] == "Ava's charge completes"
+    references = {s: state(_reference(enc, s)) for s in range(enc.now + 1)}
+    replay = Replay(enc, every)
+    for segment in (1, 6, 0, 3, 1, 2, 6, 4, 5, 0):
+        assert state(replay.at(segment)) == references[segment], (every, segment)
