@@ -21,7 +21,9 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual import events
+from textual.app import App, ComposeResult
 
 # Textual's own key naming, as Pilot.press uses it: one event per key, named exactly as
 # the terminal driver names it (",": "comma"), so bindings and inputs see what they would.
@@ -121,3 +123,22 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for: {what}")
         await pilot.pause(0.02)
+
+
+class PaneApp(App[None]):
+    """A bare app showing one pane of the encounter screen (a `LivePane`) at `width` x
+    `height` cells, for the panes' own tests: what the pane draws, without the screen."""
+
+    def __init__(self, pane: Any, width: int, height: int) -> None:
+        super().__init__()
+        self.pane = pane
+        pane.styles.width, pane.styles.height = width, height
+
+    def compose(self) -> ComposeResult:
+        yield self.pane
+
+
+async def drawn(pilot: Any, pane: Any) -> Text:
+    """The text `pane` shows once it has drawn itself (its `content`)."""
+    await wait_for(pilot, lambda: isinstance(pane.content, Text) and bool(pane.content.plain), "the pane drawn")
+    return pane.content
