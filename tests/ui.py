@@ -120,6 +120,8 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
+        if not pilot.app.is_running:  # it stopped (a bug it could not handle): nothing more will happen
+            raise AssertionError(f"the app stopped before: {what}")
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for: {what}")
         await pilot.pause(0.02)
