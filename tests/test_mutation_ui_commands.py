@@ -222,3 +222,52 @@ async def test_the_palette_finds_a_label_fuzzily_and_a_help_line_only_by_its_wor
         assert str(hit.text) == "Next (n / space)" and hit.help == NEXT.help
         await hit.command()
         assert screen.ran == ["next"]
+
+
+class NoTable(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("no commands here")
+
+
+class PlainApp(App[None]):
+    """An app that says nothing of viewers: it is not one."""
+
+    def __init__(self, screen: Screen[None]) -> None:
+        super().__init__()
+        self.shown = screen
+
+    def on_mount(self) -> None:
+        self.push_screen(self.shown)
+
+
+@pytest.mark.ui
+async def test_the_palette_over_a_screen_with_no_table_offers_nothing_and_an_app_not_a_viewers_its_table() -> None:
+    bare = NoTable()
+    app = PlainApp(bare)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen is bare, "the screen")
+        assert CommandTable(bare).commands() == ()
+    screen = Palette()
+    app = PlainApp(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen is screen, "the screen")
+        assert CommandTable(screen).commands() == TABLE
+
+
+@pytest.mark.ui
+async def test_a_label_match_ranks_above_a_help_line_that_has_the_same_words() -> None:
+    by_label = Command("alpha", "l", "Rename", "x")
+    by_help = Command("beta", "h", "Other", "rename the thing")
+
+    class Two(Palette):
+        COMMAND_TABLE = (by_help, by_label)
+
+    screen = Two(Role.gm())
+    app = PaletteApp(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen is screen, "the screen")
+        hits = [hit async for hit in CommandTable(screen).search("rename")]
+        assert all(isinstance(hit.score, float | int) and hit.score > 0 for hit in hits)
+        ranked = sorted(hits, key=lambda hit: hit.score, reverse=True)  # as the palette shows them
+        assert [str(hit.text) for hit in ranked] == ["Rename (l)", "Other (h)"]
+        assert ranked[0].score > ranked[1].score
