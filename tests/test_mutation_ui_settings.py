@@ -60,7 +60,8 @@ def test_a_character_is_named_as_textual_names_its_key(character: str, name: str
     ("key", "name"),
     [("a", "a"), (" ? ", "question_mark"), ("ctrl+a", "ctrl+a"), ("shift+tab", "shift+tab"), ("alt+?", "alt+question_mark"),
      ("f5", "f5"), ("pageup", "pageup"), ("space", "space"), ("full_stop", "full_stop"), ("ctrl+shift+up", "ctrl+shift+up"),
-     ("meta+super+hyper+x", "meta+super+hyper+x")],
+     ("meta+super+hyper+x", "meta+super+hyper+x"), ("enter", "enter"), ("backspace", "backspace"), ("escape", "escape"),
+     ("!", "exclamation_mark"), ("exclamation_mark", "exclamation_mark"), ("ctrl+tilde", "ctrl+tilde")],
 )
 def test_a_key_is_named_as_textual_names_it(key: str, name: str) -> None:
     assert key_name(key) == name
@@ -114,6 +115,14 @@ def test_keys_of_other_screens_and_keys_the_tables_share_are_allowed(tmp_path: P
     # ... but a new key for one of them that another takes is refused.
     with pytest.raises(ConfigError, match="keys.undo and keys.takeback both bind 'z'"):
         check_keys(_config(path, {"undo": "z", "takeback": "z"}), TABLES)
+
+
+def test_two_commands_the_tables_give_one_key_share_it_however_it_is_spelled(tmp_path: Path) -> None:
+    # The one key among others (u beside ctrl+z), or written as a character (?).
+    tables_ = ((Row("undo", "ctrl+z,u"), Row("takeback", "u"), Row("help", "?"), Row("keys", "question_mark")),)
+    path = tmp_path / "config.toml"
+    assert check_keys(_config(path, {"undo": "u,ctrl+z"}), tables_).keys == {"undo": "u,ctrl+z"}
+    assert check_keys(_config(path, {"help": "?"}), tables_).keys == {"help": "?"}
 
 
 def test_the_shipped_tables_pass_with_no_config(tmp_path: Path) -> None:
@@ -207,6 +216,35 @@ def test_a_theme_picked_is_written_back_keeping_the_rest(config_file: Path, monk
     assert config_file.read_text() == '# mine\nroster_mode = "glance"\ntheme = "nord"\n'
     remember_theme("nord")  # the same theme again: the file is not written at all
     assert writes == [("theme", "nord")]
+
+
+def test_a_file_named_is_the_one_read_and_written(config_file: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.toml"
+    other.write_text('theme = "nord"\n')
+    config_file.write_text('theme = "gruvbox"\n')
+    remember_theme("nord", path=other)  # the file named already says nord: not written
+    remember_theme("gruvbox", path=other)
+    assert other.read_text() == 'theme = "gruvbox"\n'
+    assert remember("keys.step", "k", path=other, tables=TABLES).keys == {"step": "k"}
+    assert load(other).keys == {"step": "k"} and config_file.read_text() == 'theme = "gruvbox"\n'
+
+
+def test_the_commands_bound_are_checked_against_the_tables_everywhere(config_file: Path) -> None:
+    """An unknown command in the file is refused when the app loads it, leaves a new app
+    at its defaults, and keeps a theme or a roster mode picked from being written."""
+    config_file.write_text('roster_mode = "glance"\n[keys]\njump = "j"\n')
+    with pytest.raises(ConfigError, match="keys.jump: unknown command"):
+        load_checked(TABLES)
+    app = FakeApp()
+    apply(app, False, TABLES)
+    assert (app.roster_mode, app.keymaps) == ("detail", [])
+    with pytest.raises(ConfigError, match="keys.jump: unknown command"):
+        remember_theme("nord", tables=TABLES)
+    theme_changed(app, "nord", False, TABLES)
+    roster_mode_changed(app, "detail", False, TABLES)
+    assert [m.split(": ")[0] for m, _ in app.told] == ["theme not saved", "roster mode not saved"]
+    assert all("keys.jump: unknown command" in m for m, _ in app.told)
+    assert config_file.read_text() == 'roster_mode = "glance"\n[keys]\njump = "j"\n'
 
 
 def test_what_is_written_back_is_checked_first_and_the_file_kept(config_file: Path) -> None:
