@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 from rich.text import Text
-from textual.app import App
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
@@ -17,7 +16,7 @@ from tracker.play.verbs import Verb, offered
 from tracker.reading.roles import GM, PLAYER
 from tracker.ui.commands import Command
 from tracker.ui.screens.help import HelpScreen, ListingScreen, help_table
-from tests.ui import wait_for
+from tests.ui import ScreenApp, wait_for
 
 NEXT = Command("next", "n,space", "Next", "jump to the next segment where anything happens")
 STEP = Command("step", "full_stop", "Step", "move one segment on")
@@ -76,19 +75,6 @@ def test_no_verbs_no_line_about_them() -> None:
     assert _cells((STEP,))[-1] == ("ctrl+p", "", "Palette: every command by name")
 
 
-class Showing(App[None]):
-    def __init__(self, screen: HelpScreen | ListingScreen) -> None:
-        super().__init__()
-        self.shown = screen
-        self.closed = False
-
-    def on_mount(self) -> None:
-        self.push_screen(self.shown, self.close_seen)
-
-    def close_seen(self, _: None) -> None:
-        self.closed = True
-
-
 pilots = pytest.mark.ui
 
 
@@ -96,7 +82,7 @@ pilots = pytest.mark.ui
 @pytest.mark.parametrize("key", ["escape", "q", "question_mark"])
 async def test_esc_q_or_question_mark_closes_the_help(key: str) -> None:
     screen = HelpScreen("Encounter [b]x[/b]", (NEXT, STEP), offered(GM))
-    app = Showing(screen)
+    app = ScreenApp(screen)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.screen is screen, "the help")
         title = screen.query_one(".title", Label)
@@ -116,7 +102,7 @@ async def _scrolls(pilot, body: VerticalScroll, keys: list[str], at: list[float]
 @pilots
 async def test_the_keys_scroll_the_help_by_a_row_or_ten() -> None:
     screen = HelpScreen("Encounter", (NEXT, STEP), offered(GM) * 3)
-    app = Showing(screen)
+    app = ScreenApp(screen)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.screen is screen, "the help")
         body = screen.query_one("#help-body", VerticalScroll)
@@ -130,7 +116,7 @@ async def test_the_keys_scroll_the_help_by_a_row_or_ten() -> None:
 async def test_a_listing_shows_its_lines_scrolls_and_closes() -> None:
     lines = [f"proposal {n}: [b]Grok[/b] punch" for n in range(60)]
     screen = ListingScreen("Proposals", lines)
-    app = Showing(screen)
+    app = ScreenApp(screen)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.screen is screen, "the listing")
         assert str(screen.query_one(".title", Label).render()) == "Proposals (esc closes)"

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from rich.text import Span
-from textual.app import App
 from textual.widgets import Label, OptionList
 
 from tracker.engine import Event
@@ -19,7 +18,7 @@ from tracker.play.live import Live
 from tracker.play.session import Session
 from tracker.reading.roles import Role
 from tracker.ui.screens.history import HistoryScreen, history_rows
-from tests.ui import wait_for
+from tests.ui import ScreenApp, wait_for
 
 FIGHT = [
     "add Seraph hp=10",
@@ -107,24 +106,11 @@ def test_a_viewer_or_player_sees_only_lines_they_may_read_in_those_words(tmp_pat
     ]
 
 
-class Showing(App[None]):
-    def __init__(self, live: Live) -> None:
-        super().__init__()
-        self.live = live
-        self.closed = False
-
-    def on_mount(self) -> None:
-        self.push_screen(HistoryScreen(self.live), self.close_seen)
-
-    def close_seen(self, _: None) -> None:
-        self.closed = True
-
-
 @pytest.mark.ui
 @pytest.mark.parametrize("key", ["escape", "H"])
 async def test_the_screen_lists_the_rows_under_its_title_and_closes_on_esc_or_h(tmp_path: Path, key: str) -> None:
     live = _live(tmp_path, FIGHT)
-    app = Showing(live)
+    app = ScreenApp(HistoryScreen(live))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         screen = app.screen
@@ -141,7 +127,7 @@ async def test_the_screen_lists_the_rows_under_its_title_and_closes_on_esc_or_h(
 @pytest.mark.ui
 async def test_a_fight_with_no_change_a_viewer_may_read_says_so(tmp_path: Path) -> None:
     live = _live(tmp_path, ["add Ghost hidden=true"], role=Role.viewer())
-    app = Showing(live)
+    app = ScreenApp(HistoryScreen(live))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         options = app.screen.query_one(OptionList)

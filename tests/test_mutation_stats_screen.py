@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
-from textual.app import App
 from textual.widgets import Label
 
 from tracker.engine import Event
@@ -19,7 +18,7 @@ from tracker.reading.roles import Role
 from tracker.ui.screens.stats import StatsScreen
 from tests.helpers import cli
 from tests.test_ui_app import make_file
-from tests.ui import wait_for
+from tests.ui import ScreenApp, wait_for
 
 pytestmark = pytest.mark.ui
 
@@ -34,26 +33,13 @@ FIGHT = [
 ]
 
 
-class Showing(App[None]):
-    def __init__(self, live: Live) -> None:
-        super().__init__()
-        self.live = live
-        self.closed = False
-
-    def on_mount(self) -> None:
-        self.push_screen(StatsScreen(self.live), self.close_seen)
-
-    def close_seen(self, _: None) -> None:
-        self.closed = True
-
-
 def _printed(path: Path, width: int, viewer: bool = False) -> str:
     code, out = cli("stats", str(path), "--width", str(width), *(["--viewer"] if viewer else []))
     assert code == 0, out
     return out.rstrip("\n")
 
 
-async def _screen(pilot, app: Showing) -> StatsScreen:
+async def _screen(pilot, app: ScreenApp) -> StatsScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.figures is not None, "the figures")
     return app.screen  # type: ignore[return-value]
 
@@ -61,7 +47,7 @@ async def _screen(pilot, app: Showing) -> StatsScreen:
 @pytest.mark.parametrize(("size", "width"), [((80, 24), 78), ((100, 30), 98), ((30, 24), 40)])
 async def test_the_gm_reads_what_tracker_stats_prints_at_the_screens_width(tmp_path: Path, size: tuple[int, int], width: int) -> None:
     path = make_file(tmp_path, "freeform", FIGHT, name="Ford [2]")
-    app = Showing(Live.open(path))
+    app = ScreenApp(StatsScreen(Live.open(path)))
     async with app.run_test(size=size) as pilot:
         screen = await _screen(pilot, app)
         assert screen.shown_text.rstrip("\n") == _printed(path, width)
@@ -77,7 +63,7 @@ async def test_a_viewer_or_player_reads_the_viewers_figures(tmp_path: Path, role
     path = make_file(tmp_path, "freeform", FIGHT)
     live = Live.open(path)
     live.seat(role)
-    app = Showing(live)
+    app = ScreenApp(StatsScreen(live))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(pilot, app)
         assert "Ghost" not in screen.shown_text
@@ -88,7 +74,7 @@ async def test_a_viewer_or_player_reads_the_viewers_figures(tmp_path: Path, role
 
 async def test_a_resize_draws_it_again_at_the_new_width(tmp_path: Path) -> None:
     path = make_file(tmp_path, "freeform", FIGHT)
-    app = Showing(Live.open(path))
+    app = ScreenApp(StatsScreen(Live.open(path)))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(pilot, app)
         await pilot.resize_terminal(100, 24)
@@ -98,7 +84,7 @@ async def test_a_resize_draws_it_again_at_the_new_width(tmp_path: Path) -> None:
 async def test_it_is_a_snapshot_until_g(tmp_path: Path) -> None:
     path = make_file(tmp_path, "freeform", FIGHT)
     live = Live.open(path)
-    app = Showing(live)
+    app = ScreenApp(StatsScreen(live))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(pilot, app)
         before = screen.shown_text
@@ -112,7 +98,7 @@ async def test_it_is_a_snapshot_until_g(tmp_path: Path) -> None:
 
 async def test_figures_that_cannot_be_computed_are_said_on_the_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = make_file(tmp_path, "freeform", FIGHT)
-    app = Showing(Live.open(path))
+    app = ScreenApp(StatsScreen(Live.open(path)))
 
     def broken(*_: object, **__: object) -> None:
         raise ValueError("a log it cannot fold")
@@ -132,7 +118,7 @@ async def test_the_text_is_plain_with_controls_made_visible(tmp_path: Path) -> N
     path = make_file(tmp_path, "freeform", ["add Seraph hp=10"])
     live = Live.open(path)
     live.encounter.apply(Event("note", {"text": "x"}, by="gm:a"))
-    app = Showing(live)
+    app = ScreenApp(StatsScreen(live))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _screen(pilot, app)
         screen._show("[bold]Grok[/] \x1b[2J\nsecond")
@@ -143,7 +129,7 @@ async def test_the_text_is_plain_with_controls_made_visible(tmp_path: Path) -> N
 
 
 async def test_esc_goes_back(tmp_path: Path) -> None:
-    app = Showing(Live.open(make_file(tmp_path, "freeform", FIGHT)))
+    app = ScreenApp(StatsScreen(Live.open(make_file(tmp_path, "freeform", FIGHT))))
     async with app.run_test(size=(80, 24)) as pilot:
         await _screen(pilot, app)
         await pilot.press("escape")

@@ -127,6 +127,23 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout
         await pilot.pause(0.02)
 
 
+class ScreenApp(App[None]):
+    """A bare app showing one screen, for the screens' own tests: once the screen closes,
+    `closed` is true and `result` is what it returned."""
+
+    def __init__(self, screen: Any) -> None:
+        super().__init__()
+        self.shown = screen
+        self.closed = False
+        self.result: Any = None
+
+    def on_mount(self) -> None:
+        self.push_screen(self.shown, self._screen_closed)
+
+    def _screen_closed(self, result: Any) -> None:
+        self.result, self.closed = result, True
+
+
 class PaneApp(App[None]):
     """A bare app showing one pane of the encounter screen (a `LivePane`) at `width` x
     `height` cells, for the panes' own tests: what the pane draws, without the screen."""
