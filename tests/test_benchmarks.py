@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from benchmarks import engine as bench
 from tracker.engine import Encounter, Event, Resolution
@@ -43,3 +48,22 @@ def test_the_engine_benchmarks_driver_makes_the_changes_a_driver_reading_the_eng
     assert _changes(lean) == _changes(scanning)
     assert sum(1 for a in lean.actions if a.status == "completed") == 3_000
     assert [e.text for e in lean.log] == [e.text for e in scanning.log]
+
+
+@pytest.mark.slow
+def test_the_direct_mutation_run_counts_what_the_tests_kill() -> None:
+    """benchmarks/mutation_direct.py (docs/contributing/mutation.md): `slug`'s direct
+    tests kill all but the one equivalent mutant docs/mutation.md lists (`strip("XX-XX")`:
+    no X is left to strip); tests that never call `slug` kill none of its 15."""
+    pytest.importorskip("mutmut.mutation.file_mutation")  # the mutation run's own tool, not a test dependency
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "mutation_direct.py"
+
+    def run(tests: str) -> list[str]:
+        done = subprocess.run([sys.executable, str(script), "tracker/ui/naming.py", tests], capture_output=True, text=True, timeout=600, check=True)
+        return done.stdout.splitlines()
+
+    assert run("tests/test_mutation_naming.py") == [
+        "tracker/ui/naming.py: 15 mutants, 14 killed, 1 survived, 0 timeouts",
+        "  survived: tracker.ui.naming.x_slug__mutmut_12",
+    ]
+    assert run("tests/test_mutation_seat.py")[0] == "tracker/ui/naming.py: 15 mutants, 0 killed, 15 survived, 0 timeouts"

@@ -21,7 +21,9 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual import events
+from textual.app import App, ComposeResult
 
 # Textual's own key naming, as Pilot.press uses it: one event per key, named exactly as
 # the terminal driver names it (",": "comma"), so bindings and inputs see what they would.
@@ -118,6 +120,44 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str, timeout
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
+        if not pilot.app.is_running:  # it stopped (a bug it could not handle): nothing more will happen
+            raise AssertionError(f"the app stopped before: {what}")
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for: {what}")
         await pilot.pause(0.02)
+
+
+class ScreenApp(App[None]):
+    """A bare app showing one screen, for the screens' own tests: once the screen closes,
+    `closed` is true and `result` is what it returned."""
+
+    def __init__(self, screen: Any) -> None:
+        super().__init__()
+        self.shown = screen
+        self.closed = False
+        self.result: Any = None
+
+    def on_mount(self) -> None:
+        self.push_screen(self.shown, self._screen_closed)
+
+    def _screen_closed(self, result: Any) -> None:
+        self.result, self.closed = result, True
+
+
+class PaneApp(App[None]):
+    """A bare app showing one pane of the encounter screen (a `LivePane`) at `width` x
+    `height` cells, for the panes' own tests: what the pane draws, without the screen."""
+
+    def __init__(self, pane: Any, width: int, height: int) -> None:
+        super().__init__()
+        self.pane = pane
+        pane.styles.width, pane.styles.height = width, height
+
+    def compose(self) -> ComposeResult:
+        yield self.pane
+
+
+async def drawn(pilot: Any, pane: Any) -> Text:
+    """The text `pane` shows once it has drawn itself (its `content`)."""
+    await wait_for(pilot, lambda: isinstance(pane.content, Text) and bool(pane.content.plain), "the pane drawn")
+    return pane.content

@@ -70,4 +70,6 @@ def in_thread(
 
     if hasattr(node, "working"):
         setattr(node, "working", True)
-    node.run_worker(run, thread=True, group=group, exit_on_error=False)
+    # A worker of the app, not of `node`: Textual cancels a node's workers as it goes,
+    # and a job whose thread had not started yet would never run (its file work lost).
+    app.run_worker(run, thread=True, group=group, exit_on_error=False)

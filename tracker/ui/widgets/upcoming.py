@@ -22,7 +22,8 @@ class UpcomingView(LivePane):
         room = max(2, self.content_region.height - len(legend))
         lines = [Text("Upcoming", style="bold")]
         width = max(10, self.content_region.width - 5)
-        for segment, what in sight(enc, self.live.seen_as).upcoming(limit=40):
+        # As many as the rows could hold: one more than fits, to know a "…" is due.
+        for segment, what in sight(enc, self.live.seen_as).upcoming(limit=room):
             # Wrapped under itself, never cut: "  30 Sphinx's punch" / "     completes".
             wrapped = wrap(printable(what), width)
             if len(lines) + len(wrapped) > room:
