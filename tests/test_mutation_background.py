@@ -73,7 +73,7 @@ async def test_the_result_comes_back_on_the_event_loop_and_working_is_set_meanwh
         gate.set()
         await wait_for(pilot, lambda: app.heard, "the result")
         assert app.heard == [("done", 42, LOOP)]
-        assert not pane.working
+        assert pane.working is False  # a bool, as the screens declare it
 
 
 async def test_a_refusal_is_told_to_refused_or_else_as_an_error_notification() -> None:
