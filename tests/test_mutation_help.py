@@ -89,14 +89,28 @@ async def test_esc_q_or_question_mark_closes_the_help(key: str) -> None:
         assert str(title.render()) == "Encounter [b]x[/b]: keys (esc closes)"
         (body,) = [w for w in screen.query(Static) if not isinstance(w, Label)]
         assert [str(c) for c in list(body.content.columns[1].cells)[1:3]] == ["next", "step"]  # type: ignore[union-attr]
+        assert any("[secret=true]" in str(c) for c in body.content.columns[2].cells)  # type: ignore[union-attr]  # the GM's own options
         await pilot.press("x", key)
         await wait_for(pilot, lambda: app.closed, f"{key} closing the help")
+
+
+@pilots
+async def test_a_players_help_leaves_out_the_gms_options_and_shows_keys_as_rebound() -> None:
+    screen = HelpScreen("Encounter", (NEXT, STEP), offered(PLAYER), kind=PLAYER)
+    app = ScreenApp(screen)
+    app.update_keymap({"next": "j"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.screen is screen, "the help")
+        (body,) = [w for w in screen.query(Static) if not isinstance(w, Label)]
+        keys, _, what = ([str(c) for c in column.cells] for column in body.content.columns)  # type: ignore[union-attr]
+        assert keys[1:3] == ["j", "."]
+        assert any(line.startswith("declare ACTOR") for line in what) and not any("secret=" in line for line in what)
 
 
 async def _scrolls(pilot, body: VerticalScroll, keys: list[str], at: list[float]) -> None:
     for key, y in zip(keys, at):
         await pilot.press(key)
-        await wait_for(pilot, lambda: body.scroll_y == y, f"{key} scrolling to {y} (at {body.scroll_y})")
+        assert body.scroll_y == y, f"{key} scrolling to {y} at once, not animated (at {body.scroll_y})"
 
 
 @pilots

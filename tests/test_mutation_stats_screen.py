@@ -6,11 +6,12 @@ again; Esc goes back."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 from rich.text import Text
-from textual.widgets import Label
+from textual.widgets import Label, Static
 
 from tracker.engine import Event
 from tracker.play.live import Live
@@ -18,7 +19,7 @@ from tracker.reading.roles import Role
 from tracker.ui.screens.stats import StatsScreen
 from tests.helpers import cli
 from tests.test_ui_app import make_file
-from tests.ui import ScreenApp, wait_for
+from tests.ui import DEADLINE, ScreenApp, wait_for
 
 pytestmark = pytest.mark.ui
 
@@ -134,3 +135,52 @@ async def test_esc_goes_back(tmp_path: Path) -> None:
         await _screen(pilot, app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.closed, "Esc back")
+
+
+def _held(monkeypatch: pytest.MonkeyPatch, answers: list[str]) -> list[threading.Event]:
+    """fight_stats made to wait at a gate per call and answer the call's message."""
+    gates = [threading.Event() for _ in answers]
+    calls = iter(zip(gates, answers))
+
+    def held(*_: object, **__: object) -> str:
+        gate, answer = next(calls)
+        assert gate.wait(DEADLINE)
+        return answer
+
+    monkeypatch.setattr("tracker.ui.screens.stats.fight_stats", held)
+    return gates
+
+
+async def test_it_says_computing_until_the_figures_come(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (gate,) = _held(monkeypatch, ["the figures"])
+    app = ScreenApp(StatsScreen(Live.open(make_file(tmp_path, "freeform", FIGHT))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen), "the screen")
+        body = app.screen.query_one("#stats-body", Static)
+        assert str(body.render()) == "computing…"
+        gate.set()
+        await wait_for(pilot, lambda: str(body.render()) == "the figures", "the figures drawn")
+
+
+async def test_g_pressed_again_shows_only_the_last_computation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = _held(monkeypatch, ["before g", "after g"])
+    app = ScreenApp(StatsScreen(Live.open(make_file(tmp_path, "freeform", FIGHT))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen), "the screen")
+        screen = app.screen
+        await pilot.press("g")
+        second.set()
+        await wait_for(pilot, lambda: screen.shown_text == "after g", "the second computation drawn")
+        first.set()  # the first ends last: it is not drawn over the second
+        await wait_for(pilot, lambda: not any(w.is_running for w in app.workers), "the first computation ended")
+        await pilot.press("x")
+        assert screen.shown_text == "after g"
+
+
+async def test_a_player_reads_their_own_hidden_combatant_in_full(tmp_path: Path) -> None:
+    live = Live.open(make_file(tmp_path, "freeform", FIGHT))
+    live.seat(Role.player(["Ghost"]))
+    app = ScreenApp(StatsScreen(live))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen) and app.screen.figures is not None, "the figures")
+        assert "Ghost" in app.screen.shown_text
