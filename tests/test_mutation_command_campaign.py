@@ -76,7 +76,7 @@ def test_new_reads_the_house_rules_beside_the_file_before_writing_it(saves: Path
     (elsewhere / "house.toml").write_text("", encoding="utf-8")
     monkeypatch.chdir(elsewhere)  # read beside the campaign, never from the working folder
     said = refused(saves, capsys, "campaign", "new", "road", "--ruleset", "freeform", "--house-rules", "house.toml")
-    assert f"house_rules: {saves / 'house.toml'}: file not found" in said
+    assert f"{saves / 'road.campaign.toml'}: house_rules: {saves / 'house.toml'}: file not found" in said
     assert not (saves / "road.campaign.toml").exists()
     (saves / "house.toml").write_text("x = [\n", encoding="utf-8")
     assert "not valid TOML" in refused(saves, capsys, "campaign", "new", "road", "--ruleset", "freeform", "--house-rules", "house.toml")
@@ -84,6 +84,15 @@ def test_new_reads_the_house_rules_beside_the_file_before_writing_it(saves: Path
     (saves / "house.toml").write_text("", encoding="utf-8")
     assert run(saves, "campaign", "new", "road", "--ruleset", "freeform", "--house-rules", "house.toml").startswith("created ")
     assert campaign(saves).house_rules == "house.toml"
+
+
+def test_new_checks_the_house_rules_tables_by_the_game(saves: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tables.toml: a house-rules file has the shape of the game's tables; Brand X's
+    [square] holds rows, so `square = 3` is refused by name and no campaign is written."""
+    (saves / "house.toml").write_text("square = 3\n", encoding="utf-8")
+    said = refused(saves, capsys, "campaign", "new", "road", "--ruleset", "brandx", "--house-rules", "house.toml")
+    assert f"{saves / 'road.campaign.toml'}: house rules house.toml: " in said and "[square]" in said and "got 3" in said
+    assert not (saves / "road.campaign.toml").exists()
 
 
 def test_list_names_each_campaign_and_each_file_it_refuses(road: Path) -> None:
@@ -97,6 +106,13 @@ def test_list_names_each_campaign_and_each_file_it_refuses(road: Path) -> None:
 
 
 # ------------------------------------------------------------------ add, set, remove, note
+def test_add_takes_a_sheet_from_the_library_in_the_saves_folder(road: Path) -> None:
+    run(road, "new", "scratch", "--ruleset", "freeform")
+    play(road, "scratch", "add Cy hp=12", "library save Cy")
+    assert run(road, "campaign", "add", "road", "Cy", "from=Cy") == "Cy joins the party of The Long Road (pc3)\n"
+    assert campaign(road).pc("Cy").maxima == {"hp": 12}
+
+
 def test_add_says_who_joins_with_the_id_the_campaign_gave(road: Path) -> None:
     assert run(road, "campaign", "add", "road", "Cy", "hp=12") == "Cy joins the party of The Long Road (pc3)\n"
     cy = campaign(road).pc("Cy")
@@ -107,8 +123,8 @@ def test_add_says_who_joins_with_the_id_the_campaign_gave(road: Path) -> None:
     (["hp"], "campaign add: expected KEY=VALUE, got 'hp'"),
     (["=5"], "campaign add: expected KEY=VALUE, got '=5'"),
     (["hp=5", "hp=6"], "campaign add: hp given twice"),
-    (["h\x07p=5"], "campaign add: key"),
-    (["hp=5\x1b[2J"], "campaign add: hp"),
+    (["h\x07p=5"], "campaign add: key: control characters are not allowed"),
+    (["hp=5\x1b[2J"], "campaign add: hp: control characters are not allowed"),
 ])
 def test_add_refuses_a_value_not_key_equals_value_by_name(road: Path, capsys: pytest.CaptureFixture[str], values: list[str], said: str) -> None:
     before = (road / "road.campaign.toml").read_bytes()
@@ -139,7 +155,7 @@ def test_remove_leaves_by_default_and_dies_when_told(road: Path) -> None:
 def test_remove_refuses_what_it_does_not_know(road: Path, capsys: pytest.CaptureFixture[str]) -> None:
     said = refused(road, capsys, "campaign", "remove", "road", "Ann", "note=x", "zeal=1", "alive=no")
     assert "campaign remove: unknown option 'alive' (died=true, note=TEXT)" in said
-    assert "died" in refused(road, capsys, "campaign", "remove", "road", "Ann", "died=perhaps")
+    assert "died: expected true or false (or yes or no), got 'perhaps'" in refused(road, capsys, "campaign", "remove", "road", "Ann", "died=perhaps")
     assert "campaign remove: expected KEY=VALUE" in refused(road, capsys, "campaign", "remove", "road", "Ann", "died")
     assert [p.name for p in campaign(road).party()] == ["Ann", "Bo"]
 
@@ -149,7 +165,7 @@ def test_a_note_is_the_words_joined_and_signed_by_the_gm(road: Path, capsys: pyt
     camp = campaign(road)
     assert camp.notes[-1][1] == "the party sets out"
     assert {e.by for e in camp.events} == {Role.gm().signature(account())}
-    assert "note" in refused(road, capsys, "campaign", "note", "road", "bad\x1b[2J")
+    assert "note: control characters are not allowed" in refused(road, capsys, "campaign", "note", "road", "bad\x1b[2J")
     assert campaign(road).notes[-1][1] == "the party sets out"
 
 
@@ -158,7 +174,9 @@ def test_undo_and_redo_say_what_they_took_back_and_brought_back(road: Path) -> N
     assert run(road, "campaign", "undo", "road") == "undo: note: hello\n"
     assert campaign(road).notes == []
     assert run(road, "campaign", "redo", "road") == "redo: note: hello\n"
-    assert campaign(road).notes[-1][1] == "hello"
+    camp = campaign(road)
+    assert camp.notes[-1][1] == "hello"
+    assert [(e.kind, e.by) for e in camp.events][-2:] == [("undo", Role.gm().signature(account())), ("redo", Role.gm().signature(account()))]
 
 
 # ------------------------------------------------------------------ show, stats, export
@@ -183,6 +201,22 @@ def test_stats_prints_text_or_json_as_the_gm_or_the_viewers_see_it(road: Path) -
     assert json.loads(run(road, "campaign", "stats", "road", "--json", "--viewer"))["viewer"] is True
 
 
+def test_export_reads_the_fights_beside_the_file_and_passes_on_viewer(road: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracker.reading import campaign_export
+
+    real, seen = campaign_export.export, []
+
+    def spy(camp: object, folder: Path, fmt: str, viewer: bool = False) -> str:
+        seen.append((folder, fmt, viewer))
+        return real(camp, folder, fmt, viewer=viewer)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(campaign_export, "export", spy)
+    run(road, "new", "road-1", "--campaign", "road")
+    assert "under way" in run(road, "campaign", "export", "road", "--format", "md")
+    run(road, "campaign", "export", "road", "--format", "html", "--viewer")
+    assert seen == [(road, "md", False), (road, "html", True)]
+
+
 def test_export_prints_the_page_or_writes_it_to_a_file(road: Path, tmp_path: Path) -> None:
     md = run(road, "campaign", "export", "road", "--format", "md")
     assert md.startswith("# The Long Road\n")
@@ -205,9 +239,9 @@ def test_a_rest_is_eight_hours_unless_told_and_full_restores_everyone(road: Path
     run(road, "campaign", "rest", "road", "hours=1", "full=true")
     assert campaign(road).pc("Ann").resources == {"hp": 10}
     rests = len(campaign(road).rests)
-    assert "hours" in refused(road, capsys, "campaign", "rest", "road", "hours=long")
-    assert "full" in refused(road, capsys, "campaign", "rest", "road", "full=perhaps")
-    assert "--note" in refused(road, capsys, "campaign", "rest", "road", "--note", "x\x1b[2J")
+    assert "campaign rest: hours: expected a number, got 'long'" in refused(road, capsys, "campaign", "rest", "road", "hours=long")
+    assert "full: expected true or false" in refused(road, capsys, "campaign", "rest", "road", "full=perhaps")
+    assert "--note: control characters are not allowed" in refused(road, capsys, "campaign", "rest", "road", "--note", "x\x1b[2J")
     assert "campaign rest: hours given twice" in refused(road, capsys, "campaign", "rest", "road", "hours=1", "hours=2")
     assert len(campaign(road).rests) == rests
 
@@ -263,7 +297,7 @@ def test_end_without_a_terminal_needs_yes_and_refuses_a_bad_outcome(road: Path, 
     run(road, "new", "road-1", "--campaign", "road")
     said = refused(road, capsys, "campaign", "end", "road-1", stdin="y\n")
     assert "campaign end: say --yes to end it without asking (standard input is not a terminal)" in said
-    assert "--outcome" in refused(road, capsys, "campaign", "end", "road-1", "--yes", "--outcome", "x\x1b[2J")
+    assert "--outcome: control characters are not allowed" in refused(road, capsys, "campaign", "end", "road-1", "--yes", "--outcome", "x\x1b[2J")
     assert not fight(road, "road-1").ended
     out = run(road, "campaign", "end", "road-1", "--yes")
     assert out.endswith("ended road-1.toml; the party of The Long Road goes on as shown\n") and "[y/N]" not in out

@@ -82,7 +82,12 @@ def run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> in
         # An unknown game, or house rules that do not load beside the file, are named
         # before the file is written: a refused `new` leaves nothing behind.
         rules = house_rules_tables(args.house_rules, path.parent, str(path)) if args.house_rules else None
-        registry.get(args.ruleset, rules)
+        game = registry.get(args.ruleset, rules)
+        if rules is not None:
+            try:
+                game.check_tables()  # tables handed over already read are the caller's to check
+            except TrackerError as exc:
+                raise TrackerError(f"{path}: house rules {args.house_rules}: {exc}") from None
         CampaignFile.create(path, title, args.ruleset, args.house_rules)
         out.write(f"created {path} ({args.ruleset})\n")
         return 0
