@@ -231,6 +231,7 @@ def test_export_prints_the_page_or_writes_it_to_a_file(road: Path, tmp_path: Pat
 def test_a_rest_is_eight_hours_unless_told_and_full_restores_everyone(road: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(road, "campaign", "set", "road", "Ann", "hp=3")
     out = run(road, "campaign", "rest", "road", "Ann.hp=2", "--note", "by the fire")
+    assert out.splitlines()[-1] == "  Bo: nothing to recover" and out.endswith("recover\n")
     assert out.startswith("The Long Road: the party rests 8 hours (stated by the GM)\n") and "Ann: hp 3 -> 5" in out
     rest = campaign(road).rests[-1].args
     assert (rest["hours"], rest["note"]) == (8, "by the fire")
@@ -257,11 +258,18 @@ def heroes(saves: Path) -> Path:
     return saves
 
 
-def test_a_rest_rolls_the_dice_typed_or_a_seeded_roll_again_alike(heroes: Path) -> None:
+def test_a_rest_rolls_the_dice_typed_or_a_seeded_roll_again_alike(heroes: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Sphere(10) 9 + pool 10 (+9) = 18; 5 + 4 = 9: Q 9 heals DP 10 -> 15.
     out = run(heroes, "campaign", "rest", "heroes", "hours=1", "--faces", "5,4")
     assert "rolled 5+4 = 9: Q 9: dp +5" in out
     assert campaign(heroes, "heroes").rests[-1].args["rolls"][0]["dice"] == [5, 4]
+    run(heroes, "campaign", "undo", "heroes")
+    said = refused(heroes, capsys, "campaign", "rest", "heroes", "hours=2", "--faces", "10,10")
+    assert "--faces: the roll needs more dice than the 2 typed" in said  # hour 2 rolls again
+    run(heroes, "campaign", "rest", "heroes", "hours=1", "--faces", "5,4")
+    # Healed: a second rest rolls nothing, and dice typed for it are named as unused.
+    said = refused(heroes, capsys, "campaign", "rest", "heroes", "hours=1", "--faces", "5,4")
+    assert "--faces: 2 typed but the roll used 0; unused: 5, 4" in said
     run(heroes, "campaign", "undo", "heroes")
     seen = set()
     for _ in range(3):
@@ -281,6 +289,7 @@ def test_end_shows_asks_at_a_terminal_and_ends_on_yes(road: Path) -> None:
     assert not fight(road, "road-1").ended and campaign(road).fights[0].open
     code, out = _at_terminal(road, " YES \n", "campaign", "end", "road-1", "--outcome", "they ran")
     assert code == 0
+    assert out.startswith("End road 1 (road-1.toml) at segment 0: they ran\n")  # the outcome shown is the one sent
     assert out.endswith("? [y/N] ended road-1.toml; the party of The Long Road goes on as shown\n")
     camp = campaign(road)
     assert fight(road, "road-1").ended and camp.pc("Ann").resources == {"hp": 7}
@@ -296,11 +305,28 @@ def test_end_at_a_terminal_takes_y(road: Path) -> None:
 def test_end_without_a_terminal_needs_yes_and_refuses_a_bad_outcome(road: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(road, "new", "road-1", "--campaign", "road")
     said = refused(road, capsys, "campaign", "end", "road-1", stdin="y\n")
-    assert "campaign end: say --yes to end it without asking (standard input is not a terminal)" in said
+    assert "tracker: campaign end: say --yes to end it without asking (standard input is not a terminal)" in said
     assert "--outcome: control characters are not allowed" in refused(road, capsys, "campaign", "end", "road-1", "--yes", "--outcome", "x\x1b[2J")
     assert not fight(road, "road-1").ended
     out = run(road, "campaign", "end", "road-1", "--yes")
-    assert out.endswith("ended road-1.toml; the party of The Long Road goes on as shown\n") and "[y/N]" not in out
+    assert out.splitlines()[-1] == "ended road-1.toml; the party of The Long Road goes on as shown"
+    assert out.endswith("\nended road-1.toml; the party of The Long Road goes on as shown\n") and "[y/N]" not in out
+
+
+def test_end_is_refused_if_the_fight_changed_while_the_gm_read_it(road: Path) -> None:
+    """What the GM confirmed is what goes back: a change made to the fight while the
+    question was on screen refuses the end, and nothing is ended."""
+    run(road, "new", "road-1", "--campaign", "road")
+
+    class Meanwhile(_Terminal):
+        def readline(self, size: int | None = -1) -> str:
+            play(road, "road-1", "damage Ann 2")
+            return "y\n"
+
+    out = io.StringIO()
+    code = main(["--saves", str(road), "campaign", "end", "road-1"], stdin=Meanwhile(""), stdout=out)
+    assert code == 1
+    assert not fight(road, "road-1").ended and campaign(road).fights[0].open
 
 
 def test_an_unknown_subcommand_is_refused_by_name(road: Path) -> None:
@@ -309,3 +335,28 @@ def test_an_unknown_subcommand_is_refused_by_name(road: Path) -> None:
     args = argparse.Namespace(campaign_command="bogus", name="road")
     with pytest.raises(TrackerError, match="unknown campaign command 'bogus'"):
         campaign_run(args, road, io.StringIO(), io.StringIO())
+
+
+def test_every_change_is_signed_with_the_os_account_as_the_gm(road: Path) -> None:
+    """docs/campaigns.md: "Every change is signed with who made it (the OS account, as a
+    fight's changes are)"."""
+    run(road, "campaign", "set", "road", "Ann", "hp=7")
+    run(road, "campaign", "rest", "road", "hours=1", "full=true")
+    run(road, "new", "road-1", "--campaign", "road")
+    run(road, "campaign", "end", "road-1", "--yes")
+    run(road, "campaign", "remove", "road", "Bo")
+    kinds = [(e.kind, e.by) for e in campaign(road).events]
+    me = Role.gm().signature(account())
+    assert kinds == [("join", me), ("join", me), ("set", me), ("rest", me), ("fight", me), ("end", me), ("leave", me)]
+
+
+def test_a_campaign_with_house_rules_reads_them_beside_its_file_for_every_change(saves: Path, tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    (saves / "house.toml").write_text("", encoding="utf-8")
+    run(saves, "campaign", "new", "road", "--ruleset", "freeform", "--house-rules", "house.toml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # no house.toml here: only the campaign's folder has it
+    run(saves, "campaign", "add", "road", "Ann", "hp=10")
+    assert run(saves, "campaign", "set", "road", "Ann", "hp=4") == "Ann: hp 4/10\n"
+    assert "Ann: hp 4 -> 10" in run(saves, "campaign", "rest", "road", "full=true")
