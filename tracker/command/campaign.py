@@ -77,12 +77,18 @@ def run(args: argparse.Namespace, saves: Path, stdin: TextIO, out: TextIO) -> in
         title = args.title or path.name.removesuffix(SUFFIX).replace("-", " ").replace("_", " ")
         check_name(title, "--title")
         from rulesets import registry
+        from tracker.persistence.header import house_rules_tables
 
-        registry.get(args.ruleset)  # an unknown game is named now
-        store = CampaignFile.create(path, title, args.ruleset, args.house_rules)
-        camp = store.load()
-        if args.house_rules:
-            fights.ruleset_of(camp, path.parent)  # the house rules must load beside it
+        # An unknown game, or house rules that do not load beside the file, are named
+        # before the file is written: a refused `new` leaves nothing behind.
+        rules = house_rules_tables(args.house_rules, path.parent, str(path)) if args.house_rules else None
+        game = registry.get(args.ruleset, rules)
+        if rules is not None:
+            try:
+                game.check_tables()  # tables handed over already read are the caller's to check
+            except TrackerError as exc:
+                raise TrackerError(f"{path}: house rules {args.house_rules}: {exc}") from None
+        CampaignFile.create(path, title, args.ruleset, args.house_rules)
         out.write(f"created {path} ({args.ruleset})\n")
         return 0
     store = CampaignFile(path)
