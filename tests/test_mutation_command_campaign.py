@@ -17,23 +17,7 @@ import pytest
 from tracker.command.cli import main
 from tracker.engine.errors import TrackerError
 from tracker.reading.roles import Role, account
-from tests.test_campaign import campaign, fight, play, refused, run
-
-
-@pytest.fixture
-def saves(tmp_path: Path) -> Path:
-    folder = tmp_path / "saves"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def road(saves: Path) -> Path:
-    """A freeform campaign, The Long Road, of Ann (hp 10) and Bo (hp 8)."""
-    run(saves, "campaign", "new", "road", "--ruleset", "freeform", "--title", "The Long Road")
-    run(saves, "campaign", "add", "road", "Ann", "hp=10", "side=party")
-    run(saves, "campaign", "add", "road", "Bo", "hp=8", "side=party")
-    return saves
+from tests.test_campaign import campaign, fight, play, refused, road, run, saves  # noqa: F401 (road, saves: fixtures, The Long Road of Ann and Bo)
 
 
 class _Terminal(io.StringIO):
