@@ -27,6 +27,8 @@ def test_a_fresh_fold_holds_nothing_but_the_tables_chosen_settings() -> None:
 
 
 def test_a_combatant_is_found_by_its_name_ignoring_case() -> None:
+    # "XXXX", a GM's placeholder name: a name nobody carries is refused, never taken for
+    # whichever combatant happens to carry some stand-in name.
     enc = make("Ann", "XXXX")
     assert enc.combatant("Ann").name == "Ann"
     assert enc.combatant("aNN") is enc.combatants["Ann"]

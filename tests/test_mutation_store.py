@@ -139,28 +139,24 @@ def test_a_save_of_exactly_the_limit_is_read(tmp_path: Path, monkeypatch: pytest
     assert EncounterFile(path).load().revision == 1
 
 
-def test_a_save_that_cannot_be_read_says_so_with_the_systems_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("step", "code", "words"), [
+    ("open_file", errno.EACCES, "Permission denied"),  # it cannot be opened
+    ("read_fd", errno.EIO, "Input/output error"),  # its read fails
+])
+def test_a_save_that_cannot_be_read_says_so_with_the_systems_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, code: int, words: str) -> None:
     path = _saved(tmp_path / "fight.toml")
 
-    def denied(*args: Any, **kwargs: Any) -> int:
-        raise PermissionError(errno.EACCES, "Permission denied")
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(code, words)
 
-    monkeypatch.setattr(store_module.folder, "open_file", denied)
+    monkeypatch.setattr(store_module.folder, step, failing)
     with pytest.raises(SaveError) as refused:
         EncounterFile(path).load()
-    assert str(refused.value) == f"{path}: cannot be read: Permission denied"
+    assert str(refused.value) == f"{path}: cannot be read: {words}"
 
 
-def test_a_save_whose_read_fails_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_save_that_grew_while_read_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _saved(tmp_path / "fight.toml")
-
-    def broken(*args: Any, **kwargs: Any) -> bytes:
-        raise OSError(errno.EIO, "Input/output error")
-
-    monkeypatch.setattr(store_module.folder, "read_fd", broken)
-    with pytest.raises(SaveError) as refused:
-        EncounterFile(path).load()
-    assert str(refused.value) == f"{path}: cannot be read: Input/output error"
 
     def grew(*args: Any, **kwargs: Any) -> bytes:
         raise Refused(f"{path}: over 24 MB (it grew while being read); saves that big are refused")

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def fill(p: Any, json_help: str) -> None:
-    """`tracker campaign`'s subcommands and their options, on its parser."""
+def fill(p: Any, json_help: str) -> dict[str, Any]:
+    """`tracker campaign`'s subcommands and their options, on its parser; returns each
+    subcommand's parser by its name."""
     cmds = p.add_subparsers(dest="campaign_command", metavar="SUBCOMMAND", required=True, help="what to do (each has --help)")
     c = cmds.add_parser("new", help="create a campaign file (NAME.campaign.toml) in the saves folder")
     c.add_argument("name", help="the campaign: a name in the saves folder, or a path ending in .campaign.toml")
@@ -52,3 +53,4 @@ def fill(p: Any, json_help: str) -> None:
         c = cmds.add_parser(verb, help=f"{verb} the campaign's latest change (an end taken back reopens its fight)")
         c.add_argument("name", help="the campaign")
     cmds.add_parser("list", help="the campaigns in the saves folder")
+    return dict(cmds.choices)

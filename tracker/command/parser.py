@@ -258,7 +258,9 @@ def _stats(p: argparse.ArgumentParser) -> None:
 def _campaign(p: argparse.ArgumentParser) -> None:
     from tracker.command.campaign_arguments import fill
 
-    fill(p, _JSON_HELP)
+    # `campaign show NAME --saves DIR` reads as `show FILE --saves DIR`: each subcommand takes it too.
+    for page in fill(p, _JSON_HELP).values():
+        _saves(page)
 
 
 def _examples(p: argparse.ArgumentParser) -> None:
@@ -343,9 +345,5 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 action.help = _FILE_HELP
         if name not in NO_SAVES:
             _saves(each)
-            for nested in each._actions:  # `campaign show NAME --saves DIR` reads as `show FILE --saves DIR`
-                if isinstance(nested, argparse._SubParsersAction):
-                    for page in nested.choices.values():
-                        _saves(page)
     parser.epilog = _EXAMPLES[None]
     return parser
