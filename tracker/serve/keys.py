@@ -413,7 +413,12 @@ def load_or_create_host_key(path: Path) -> tuple[asyncssh.SSHKey, bool]:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
         # Another server made it a moment ago: use theirs, so both present the same key.
-        unsafe = host_key_problem(path, os.stat(path))
+        # Or a link that leads nowhere is at its name (not followed: O_NOFOLLOW).
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise TrackerError(f"{path}: cannot create the host key: a link that leads nowhere is in its place ({exc.strerror}); look at it, then remove it (rm {path})") from None
+        unsafe = host_key_problem(path, st)
         if unsafe:
             raise TrackerError(unsafe) from None
         return asyncssh.read_private_key(str(path)), False
