@@ -9,7 +9,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,14 +122,14 @@ def test_a_folder_others_may_write_is_refused(tmp_path: Path, config: Path, mode
 def test_a_folder_of_another_user_is_refused(tmp_path: Path, config: Path) -> None:
     folder = tmp_path / "theirs"
     folder.mkdir(mode=0o755)
-    os.chown(folder, 4321, -1)
+    os.chown(folder, 1, -1)  # uid 1: any account but this one and root
     assert folder_problem(folder / "host_key", "the host key") == (
-        f"{folder}: belongs to another user (uid 4321), who could replace the host key {folder / 'host_key'}; refused. "
+        f"{folder}: belongs to another user (uid 1), who could replace the host key {folder / 'host_key'}; refused. "
         f"Fix: keep it in a folder of your own, such as {config}"
     )
     # A sticky folder of another user's is theirs all the same.
     os.chmod(folder, 0o1777)
-    assert "belongs to another user (uid 4321)" in folder_problem(folder / "host_key", "the host key")
+    assert "belongs to another user (uid 1)" in folder_problem(folder / "host_key", "the host key")
 
 
 def test_a_folder_that_cannot_be_checked_is_not_trusted(tmp_path: Path, config: Path) -> None:
@@ -165,15 +167,19 @@ def test_a_keys_file_others_may_write_or_not_a_file_is_refused(tmp_path: Path, c
     assert keys_file_problem(path, os.stat(path)) == ""
     os.chmod(path, 0o644)
     assert keys_file_problem(path, os.stat(path)) == ""  # others may read it: it holds public keys
-    for mode, who in ((0o620, "its group"), (0o602, "others"), (0o666, "its group and others")):
+    for mode in (0o611, 0o755, 0o711):  # read or run: no one can put a key in it
+        os.chmod(path, mode)
+        assert keys_file_problem(path, os.stat(path)) == ""
+    for mode, who in ((0o620, "its group"), (0o602, "others"), (0o666, "its group and others"), (0o603, "others"), (0o621, "its group"),
+                      (0o632, "its group and others")):
         os.chmod(path, mode)
         assert keys_file_problem(path, os.stat(path)) == (
             f"{path}: writable by {who} (mode {mode:04o}), so they could add their own key and become GM; refused. Fix: chmod go-w {path}"
         )
     os.chmod(path, 0o600)
-    os.chown(path, 4321, -1)
+    os.chown(path, 1, -1)
     assert keys_file_problem(path, os.stat(path)) == (
-        f"{path}: belongs to another user (uid 4321), who could make themselves GM; fix: chown {os.getuid()} {path}"
+        f"{path}: belongs to another user (uid 1), who could make themselves GM; fix: chown {os.getuid()} {path}"
     )
     folder = tmp_path / "dir"
     folder.mkdir()
@@ -201,8 +207,8 @@ def test_a_host_key_others_may_read_is_refused(tmp_path: Path, config: Path) -> 
             f"Refused. Fix: chmod 600 {path}"
         )
     os.chmod(path, 0o600)
-    os.chown(path, 4321, -1)
-    assert host_key_problem(path, os.stat(path)) == f"{path}: the host key belongs to another user (uid 4321); fix: chown {os.getuid()} {path}"
+    os.chown(path, 1, -1)
+    assert host_key_problem(path, os.stat(path)) == f"{path}: the host key belongs to another user (uid 1); fix: chown {os.getuid()} {path}"
     folder = tmp_path / "open"
     folder.mkdir()
     os.chmod(folder, 0o777)
@@ -237,6 +243,44 @@ def test_a_file_planted_in_the_saves_folder_is_to_be_removed_never_moved(tmp_pat
     assert said.startswith(f"{saves / '.tracker_host_key'}: keys files and the host key no longer live in the saves folder")
 
 
+def _as_another_account(work: Any) -> str:
+    """`work()`'s answer in a forked child running as uid 4321 (not root)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgid(4321)
+            os.setuid(4321)
+            answer = str(work())
+        except BaseException as exc:  # the child never returns into the test run
+            answer = f"error: {exc!r}"
+        os.write(w, answer.encode())
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as got:
+        data = got.read().decode()
+    os.waitpid(pid, 0)
+    return data
+
+
+def test_an_accounts_own_folders_and_files_are_trusted_by_it(config: Path) -> None:
+    """Not only root's: run as another account, what that account owns is its own."""
+    own = Path(tempfile.mkdtemp(prefix="tracker-keys-"))  # under /tmp (sticky, root's), where that account can reach it
+    try:
+        keys = _write(own / "gm_keys", "")
+        host_key = _write(own / "host_key", "x")
+        for made in (own, keys, host_key):
+            os.chown(made, 4321, 4321)
+        assert _as_another_account(lambda: folder_problem(keys, "the keys file")) == ""
+        assert _as_another_account(lambda: keys_file_problem(keys, os.stat(keys))) == ""
+        assert _as_another_account(lambda: host_key_problem(host_key, os.stat(host_key))) == ""
+        os.chown(keys, 0, 0)  # root's: trusted too
+        assert _as_another_account(lambda: keys_file_problem(keys, os.stat(keys))) == ""
+    finally:
+        shutil.rmtree(own)
+
+
 # ------------------------------------------------------------------ who a person is
 
 
@@ -260,7 +304,7 @@ def _file(tmp_path: Path, name: str, text: str, players: bool = False) -> KeysFi
 
 
 def test_each_lines_comment_and_name(tmp_path: Path, config: Path) -> None:
-    bob, dan, eve, ann, quoted, bare, odd = (_key() for _ in range(7))
+    bob, dan, eve, ann, quoted, bare, odd, sly, x11 = (_key() for _ in range(9))
     text = (
         "# the table's keys\n\n"
         + _line(bob, comment="bob@laptop")
@@ -270,6 +314,8 @@ def test_each_lines_comment_and_name(tmp_path: Path, config: Path) -> None:
         + _line(quoted, r'name="Say \"hi\""', "q")
         + _line(bare)
         + _line(odd, 'xname="Nope",rename=x,name=')
+        + _line(sly, "from=\"*\"", "sly,name=Mallory")
+        + _line(x11, 'no-X11-forwarding,name="Xena"', "x")
         + "ssh-ed25519 notakey comment\n"
         + "ssh-ed25519\n"
     )
@@ -283,6 +329,8 @@ def test_each_lines_comment_and_name(tmp_path: Path, config: Path) -> None:
         quoted.public_data: Entry("q", 'Say "hi"'),
         bare.public_data: Entry("", ""),
         odd.public_data: Entry("", ""),
+        sly.public_data: Entry("sly,name=Mallory", ""),  # a comment names nobody
+        x11.public_data: Entry("x", "Xena"),
     }
 
 
@@ -352,8 +400,12 @@ def test_lines_that_name_no_combatant() -> None:
             '  # an indented comment\n'
             'from="10.0.0.1,10.0.0.2",combatant="Nyx"\tssh-ed25519 AAAA tabbed\n'
             ' combatant = "Seraph" ssh-ed25519 AAAA spaced\n'
-            'name="a b",pc="pc1" ssh-ed25519 AAAA spaced-name\n')
-    assert lines_without_combatant(text) == [4, 7, 8]
+            'name="a b",pc="pc1" ssh-ed25519 AAAA spaced-name\n'
+            'name="Sly,combatant=Seraph" ssh-ed25519 AAAA sly\n'
+            'from="*" ssh-ed25519 AAAA sly,combatant=Seraph\n'
+            'no-X11-forwarding,combatant="Seraph" ssh-ed25519 AAAA x11\n')
+    # A name, a quoted value or a comment that says `combatant=` names nobody.
+    assert lines_without_combatant(text) == [4, 7, 8, 13, 14]
     assert lines_without_combatant("") == []
 
 
@@ -468,6 +520,23 @@ def test_roles_the_more_capable_wins_everything_else_refused(tmp_path: Path, con
     ring.open_viewers = True
     assert ring.role_for(stranger, HOST, ADDR) == VIEWER
     assert ring.role_for(gm, HOST, ADDR) == GM
+
+
+@pytest.mark.parametrize("role", [GM, PLAYER, VIEWER])
+def test_from_checked_against_the_clients_name_and_its_address(tmp_path: Path, config: Path, role: str) -> None:
+    """`from=` patterns match the client's host name or its address (OpenSSH's), in every file."""
+    by_name, by_address = _key(), _key()
+    combatant = 'combatant="Seraph",' if role == PLAYER else ""
+    f = _file(tmp_path, role, _line(by_name, f'{combatant}from="*.example.org"') + _line(by_address, f'{combatant}from="10.0.0.*"'), players=role == PLAYER)
+    ring = KeyRing(f if role == GM else KeysFile(None), f if role == VIEWER else KeysFile(None), player=f if role == PLAYER else KeysFile(None))
+    assert ring.role_for(by_name, "pc.example.org", "192.0.2.1") == role
+    assert ring.role_for(by_address, "client.example", "10.0.0.5") == role
+    assert ring.role_for(by_name, "pc.example.com", "192.0.2.1") is None
+    assert ring.role_for(by_address, "client.example", "10.0.1.5") is None
+    if role == PLAYER:
+        assert ring.combatants(by_name, "pc.example.org", "192.0.2.1") == ("Seraph",)
+        assert ring.combatants(by_address, "client.example", "10.0.0.5") == ("Seraph",)
+        assert ring.characters(by_name, "pc.example.org", "192.0.2.1") == (("Seraph",), ())
 
 
 def test_a_player_line_naming_nobody_usable_is_no_player(tmp_path: Path, config: Path) -> None:

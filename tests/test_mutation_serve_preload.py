@@ -64,6 +64,28 @@ def test_preload_imports_every_screen_and_ruleset_then_freezes() -> None:
     assert got["frozen"] > 0
 
 
+def test_a_module_that_fails_to_import_does_not_stop_the_preload() -> None:
+    """It fails in the app, with a message; the server still starts."""
+    def work() -> dict[str, Any]:
+        import importlib
+        import sys
+
+        real = importlib.import_module
+
+        def failing(name: str, package: str | None = None) -> Any:
+            if name.endswith(".help"):
+                raise ImportError(f"{name} is broken")
+            return real(name, package)
+
+        importlib.import_module = failing
+        gc.unfreeze()
+        preload()
+        return {"help": "tracker.ui.screens.help" in sys.modules, "freeze": gc.get_freeze_count()}
+
+    got = _in_child(work)
+    assert got["freeze"] > 0
+
+
 def test_preload_freezes_only_what_lives() -> None:
     """Collected first, then frozen: garbage is not kept in every fork."""
     def work() -> bool:

@@ -14,10 +14,12 @@ import os
 import re
 import signal
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncssh
 import pytest
 
 import tracker.serve.server as server_module
@@ -178,7 +180,7 @@ def _table(tmp_path: Path, config: Path, **given: Any) -> tuple[ServeOptions, Ke
     saves = tmp_path / "saves"
     saves.mkdir(exist_ok=True)
     gm = tmp_path / "gm_keys"
-    gm.write_text(_public(tmp_path, "gm"))
+    gm.write_text(make_key(tmp_path / "gm", "gm").export_public_key().decode())
     options = ServeOptions(saves=saves.resolve(), port=0, gm_keys=str(gm), host_key=tmp_path / "host_key", spawn="exec", **given)
     keyring = KeyRing.from_options(options.saves, options.gm_keys, options.viewer_keys, options.open_viewers, options.players_keys)
     return options, keyring
@@ -206,6 +208,13 @@ async def test_listening_said_with_who_may_connect_and_stopped_by_sigterm(tmp_pa
     port = await asyncio.wait_for(ready, DEADLINE)
     assert port > 0  # --port 0: a free one, named in the log
     assert (await _banner(port)).startswith(b"SSH-2.0-")
+    # The GM's key gets in (the table's own keys, its own SSH server); a stranger's does not.
+    gm = asyncssh.read_private_key(str(tmp_path / "gm"))
+    async with asyncssh.connect("127.0.0.1", port, client_keys=[gm], known_hosts=None, username="gm") as conn:
+        assert conn.get_extra_info("username") == "gm"
+    with pytest.raises(asyncssh.PermissionDenied):
+        await asyncssh.connect("127.0.0.1", port, client_keys=[make_key(tmp_path / "stranger", "stranger")], known_hosts=None,
+                               username="gm", agent_path=None, password=None, kbdint_auth=False)
     said = log_kept_as_it_was
     assert (f"listening on 127.0.0.1 port {port} (saves {options.saves}, the fight the GM opens; GM keys {tmp_path / 'gm_keys'}); "
             f"connect with: ssh -p {port} 127.0.0.1") in said
@@ -267,6 +276,44 @@ async def test_a_campaign_fight_is_named(tmp_path: Path, config: Path, signals_g
     [line] = [line for line in log_kept_as_it_was if line.startswith("listening on")]
     assert "(campaign road, its fight ambush.toml; GM keys" in line
     await _stopped_by(signal.SIGTERM, task, signals_guarded)
+
+
+def test_a_server_in_a_thread_of_its_own_takes_no_signals(tmp_path: Path, config: Path) -> None:
+    """Signals are the main thread's: a server run in another thread (as a test may) starts
+    without them, is stopped by cancelling it, and leaves the process's handlers as they were."""
+    options, keyring = _table(tmp_path, config)
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    state: dict[str, Any] = {}
+    started = threading.Event()
+
+    def run() -> None:
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            ready: asyncio.Future[int] = loop.create_future()
+            task = asyncio.create_task(run_server(options, keyring, ready))
+            state["loop"], state["task"] = loop, task
+            await asyncio.wait({task, ready}, timeout=DEADLINE, return_when=asyncio.FIRST_COMPLETED)
+            if ready.done():
+                state["port"] = ready.result()
+            started.set()
+            try:
+                state["result"] = await task
+            except BaseException as exc:  # noqa: BLE001 - what ended it is the answer
+                state["error"] = exc
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        assert started.wait(DEADLINE)
+        assert state.get("port", 0) > 0, state
+    finally:
+        if "task" in state:
+            state["loop"].call_soon_threadsafe(state["task"].cancel)
+        thread.join(DEADLINE)
+    assert isinstance(state.get("error"), asyncio.CancelledError), state
+    assert {sig: signal.getsignal(sig) for sig in before} == before
 
 
 async def test_a_port_in_use_is_said_in_words(tmp_path: Path, config: Path) -> None:
