@@ -43,6 +43,9 @@ from tracker.serve.keys import (
 
 HOST, ADDR = "client.example", "10.0.0.5"
 
+# Giving a file to another account takes root.
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: files given to another account")
+
 
 @pytest.fixture
 def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -119,6 +122,7 @@ def test_a_folder_others_may_write_is_refused(tmp_path: Path, config: Path, mode
     )
 
 
+@as_root
 def test_a_folder_of_another_user_is_refused(tmp_path: Path, config: Path) -> None:
     folder = tmp_path / "theirs"
     folder.mkdir(mode=0o755)
@@ -176,16 +180,20 @@ def test_a_keys_file_others_may_write_or_not_a_file_is_refused(tmp_path: Path, c
         assert keys_file_problem(path, os.stat(path)) == (
             f"{path}: writable by {who} (mode {mode:04o}), so they could add their own key and become GM; refused. Fix: chmod go-w {path}"
         )
-    os.chmod(path, 0o600)
-    os.chown(path, 1, -1)
-    assert keys_file_problem(path, os.stat(path)) == (
-        f"{path}: belongs to another user (uid 1), who could make themselves GM; fix: chown {os.getuid()} {path}"
-    )
     folder = tmp_path / "dir"
     folder.mkdir()
     assert keys_file_problem(folder, os.stat(folder)) == f"{folder}: not a regular file; an authorized_keys file is expected"
     os.mkfifo(tmp_path / "fifo", 0o600)
     assert keys_file_problem(tmp_path / "fifo", os.stat(tmp_path / "fifo")).endswith("not a regular file; an authorized_keys file is expected")
+
+
+@as_root
+def test_a_keys_file_of_another_user_is_refused(tmp_path: Path, config: Path) -> None:
+    path = _write(tmp_path / "gm_keys", "")
+    os.chown(path, 1, -1)  # uid 1: any account but this one and root
+    assert keys_file_problem(path, os.stat(path)) == (
+        f"{path}: belongs to another user (uid 1), who could make themselves GM; fix: chown {os.getuid()} {path}"
+    )
 
 
 def test_a_safe_keys_file_in_an_unsafe_folder_is_refused(tmp_path: Path, config: Path) -> None:
@@ -206,14 +214,18 @@ def test_a_host_key_others_may_read_is_refused(tmp_path: Path, config: Path) -> 
             f"{path}: the host key is readable or writable by {who} (mode {mode:04o}); anyone who reads it can pose as this server. "
             f"Refused. Fix: chmod 600 {path}"
         )
-    os.chmod(path, 0o600)
-    os.chown(path, 1, -1)
-    assert host_key_problem(path, os.stat(path)) == f"{path}: the host key belongs to another user (uid 1); fix: chown {os.getuid()} {path}"
     folder = tmp_path / "open"
     folder.mkdir()
     os.chmod(folder, 0o777)
     inside = _write(folder / "host_key", "x")
     assert host_key_problem(inside, os.stat(inside)).startswith(f"{folder}: writable by its group and others (mode 0777), so they could put their own the host key")
+
+
+@as_root
+def test_a_host_key_of_another_user_is_refused(tmp_path: Path, config: Path) -> None:
+    path = _write(tmp_path / "host_key", "x")
+    os.chown(path, 1, -1)
+    assert host_key_problem(path, os.stat(path)) == f"{path}: the host key belongs to another user (uid 1); fix: chown {os.getuid()} {path}"
 
 
 @pytest.mark.parametrize(("name", "old", "option"), [("gm_keys", ".tracker_gm_keys", "--gm-keys FILE"), ("viewer_keys", ".tracker_viewer_keys", "--viewer-keys FILE"),
@@ -236,6 +248,12 @@ def test_a_file_planted_in_the_saves_folder_is_to_be_removed_never_moved(tmp_pat
     said = old_place_problem(saves, "gm_keys", "--gm-keys FILE")
     assert said.endswith(f"; this one a link, so you did not put it there: look at it, then remove it (rm {saves / '.tracker_gm_keys'})")
     assert "mv " not in said
+
+
+@as_root
+def test_a_file_of_another_user_in_the_saves_folder_is_to_be_removed(tmp_path: Path, config: Path) -> None:
+    saves = tmp_path / "saves"
+    saves.mkdir()
     (saves / ".tracker_host_key").write_text("")
     os.chown(saves / ".tracker_host_key", 4321, -1)
     said = old_place_problem(saves, "host_key", "--host-key FILE")
@@ -264,6 +282,7 @@ def _as_another_account(work: Any) -> str:
     return data
 
 
+@as_root
 def test_an_accounts_own_folders_and_files_are_trusted_by_it(config: Path) -> None:
     """Not only root's: run as another account, what that account owns is its own."""
     own = Path(tempfile.mkdtemp(prefix="tracker-keys-"))  # under /tmp (sticky, root's), where that account can reach it
