@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.widgets import Label, Static
+
+import tracker.ui
 
 from tracker.engine.errors import RuleRefusal
 from tracker.persistence.store import EncounterFile
@@ -201,6 +205,31 @@ async def test_keys_wait_while_the_end_is_being_written(saves: Path) -> None:
         screen.working = False
         screen.action_cancel()
         await wait_for(pilot, lambda: app.closed, "the screen closed")
+    live.close()
+
+
+class _Styled(_App):
+    CSS_PATH = str(Path(tracker.ui.__file__).with_name("tracker.tcss"))  # the app's own stylesheet
+
+
+async def test_the_dialog_is_styled_as_the_apps_dialogs_and_a_long_name_is_cut(saves: Path) -> None:
+    road = make_campaign(saves, "brandx", "The Long Road", PARTY)
+    name = "The Ford of the " + "Very " * 20 + "Long River"
+    ford = make_fight(road, "ford", name, [])
+    live = Live.open(ford)
+    screen = EndScreen(live)
+    app = _Styled(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: _previewed(screen), "the preview")
+        dialog = screen.query_one(VerticalScroll)
+        await wait_for(pilot, lambda: dialog.outer_size.width == 76, "the dialog 76 wide (tracker.tcss's .dialog)")
+        title = screen.query_one(".title", Label)
+        assert title.size.height == 1
+        (row,) = title.render_lines(Region(0, 0, title.size.width, 1))
+        assert row.text.rstrip().endswith("…") and row.text.startswith("End The Ford of the Very")
+        assert title.rich_style.bold  # tracker.tcss's .title
+        hint, body = screen.query_one("#end-hint", Label), screen.query_one("#end-body", Static)
+        assert hint.rich_style.color != body.rich_style.color  # muted, as every dialog's hint
     live.close()
 
 

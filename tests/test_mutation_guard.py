@@ -82,6 +82,17 @@ def test_a_report_to_a_closing_app_or_one_that_keeps_no_bugs_is_quiet() -> None:
     report(plain, ValueError("x"))  # type: ignore[arg-type]
     assert plain.errors == () and len(plain.notes) == 1
 
+    class Bare:  # an app with no `errors` at all (not the tracker's)
+        def __init__(self) -> None:
+            self.notes: list[str] = []
+
+        def notify(self, message: str, **options: Any) -> None:
+            self.notes.append(message)
+
+    bare = Bare()
+    report(bare, ValueError("y"))  # type: ignore[arg-type]
+    assert bare.notes == ["internal error: ValueError: y (the app goes on; the last saved change is on disk)"]
+
 
 # ------------------------------------------------------------------ protect
 class _Boom(Message):
@@ -244,8 +255,9 @@ def test_a_key_for_a_ready_screen_goes_straight_on(clock: _Clock, timer: _Timer)
 def test_keys_for_a_screen_not_ready_wait_in_order_and_a_check_is_due(clock: _Clock, timer: _Timer) -> None:
     app, hold, _ = _hold()
     app.screen.is_mounted = False
+    clock.now = 100.0
     assert hold.wants(_key("a")) is True
-    assert hold.since == 0.0 and hold.holding
+    assert hold.since == 100.0 and hold.holding
     assert [delay for delay, _ in timer.calls] == [guard.CHECK_EVERY] == [0.005]
     clock.now += 1
     app.screen.is_mounted = True  # ready now, but keys are held: the next waits behind them
@@ -253,9 +265,12 @@ def test_keys_for_a_screen_not_ready_wait_in_order_and_a_check_is_due(clock: _Cl
     paste = events.Paste("text")
     assert hold.wants(paste) is True
     assert [getattr(k, "key", "paste") for k in hold.keys] == ["a", "b", "paste"]
-    assert len(timer.calls) == 1 and hold.since == 0.0  # one check is enough while it is soon
-    clock.now += guard.MAX_HOLD  # held longer than MAX_HOLD: another check, never stranded
+    assert len(timer.calls) == 1 and hold.since == 100.0  # one check is enough while it is soon
+    clock.now = 100.0 + guard.MAX_HOLD  # held MAX_HOLD seconds: still soon enough
     hold.wants(_key("c"))
+    assert len(timer.calls) == 1
+    clock.now += 0.5  # held longer than MAX_HOLD: another check, never stranded
+    hold.wants(_key("d"))
     assert len(timer.calls) == 2
 
 
@@ -328,7 +343,7 @@ async def test_after_max_hold_seconds_the_keys_go_whatever_the_screen(clock: _Cl
     clock.now += guard.MAX_HOLD
     await hold.release()
     assert sent == ["a", "paste:pasted"]
-    assert [entry[0] for entry in hold.trace] == ["a", "paste"]
+    assert list(hold.trace) == [("a", "_Node", "_Field"), ("paste", "_Node", "_Field")]
 
 
 async def test_a_key_whose_effect_fails_is_reported_and_the_next_still_goes(clock: _Clock, timer: _Timer) -> None:
@@ -380,6 +395,9 @@ async def test_a_screen_that_cannot_be_named_is_traced_blank(clock: _Clock, time
     hold2.hold([_key("x")])
     await _release(hold2, 2)  # a screen that cannot be read counts as ready
     assert sent == ["x"] and list(hold2.trace) == [("x", "", "")]
+    hold2.keys.append(events.Paste("p"))
+    await _release(hold2, 2)
+    assert sent == ["x", "paste:p"] and list(hold2.trace)[-1] == ("paste", "", "")
 
 
 def test_hold_takes_keys_up_to_max_held_and_schedules_a_check_when_it_starts(clock: _Clock, timer: _Timer) -> None:
@@ -478,9 +496,13 @@ def test_with_no_field_focused_the_screen_is_ready_once_it_has_stayed_so_for_set
     assert not hold._ready()
     clock.now += guard.SETTLE
     assert hold._ready()
+    app.screen.focused = None
+    assert not hold._ready()
+    clock.now += guard.SETTLE
+    assert hold._ready()
     other = _Node()
     other.focused = None
-    app.screen = other  # another screen: settles again
+    app.screen = other  # another screen, nothing focused on either: it settles again
     assert not hold._ready()
     app.screen.focused = _Field()
     assert hold._ready()  # a field focused is ready at once

@@ -169,9 +169,10 @@ async def test_a_pane_whose_width_follows_its_text_or_not_laid_out_yet_is_laid_o
     app = _Panes()
     async with app.run_test(size=(80, 24)) as pilot:
         wide = app.query_one("#auto-width", _Recorded)
-        await _laid_out(pilot, app.query_one("#fixed", _Recorded))
+        update_if_changed(wide, Text("Bo"))
+        await wait_for(pilot, lambda: wide.size.width == 2, "laid out at the width of its text")
         wide.updates.clear()
-        update_if_changed(wide, Text("Sphinx"))
+        update_if_changed(wide, Text("Sphinx"))  # a pane on screen, its width its text's
         assert wide.updates == [("Sphinx", True)]
         await wait_for(pilot, lambda: wide.size.width == 6, "the width of its text")
         fresh = _Recorded()  # never mounted: no size yet
