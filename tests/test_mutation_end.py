@@ -253,12 +253,14 @@ async def test_u_reopens_an_ended_fight_and_r_closes_it_again(saves: Path) -> No
         assert end is not None and end.kind == "end"
         said = await _walked(saves, live, "undo")
         assert said == [f"undo: {load(road).describe(end)}"]  # fights.walk's own words
+        assert load(road).events[-1].kind == "undo" and load(road).events[-1].by == BY  # signed by who took it back
         assert load(road).fight("ford.toml").open
         reopened = EncounterFile(ford).load().encounter
         assert not reopened.ended
         assert walks_campaign(reopened, "redo") and not walks_campaign(reopened, "undo")  # r: the campaign's to make
         said = await _walked(saves, live, "redo")
         assert said == [f"redo: {load(road).describe(end)}"]
+        assert load(road).events[-1].kind == "redo" and load(road).events[-1].by == BY
         assert not load(road).fight("ford.toml").open
         assert EncounterFile(ford).load().encounter.ended == "The Long Road"
     finally:
