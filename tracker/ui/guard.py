@@ -96,7 +96,9 @@ def screen_mounted(screen: "Screen[Any]") -> bool:
 
 
 def settled_focus(screen: "Screen[Any]") -> bool:
-    """A field has the focus: where typed keys go once the screen is set up."""
+    """A widget that is not a scroll view has the focus (a button, a checkbox): where
+    typed keys go once the screen is set up. Textual's text fields, lists and tables are
+    scroll views too, so a focused one counts as not settled yet (see `KeyHold._ready`)."""
     focused = screen.focused
     return focused is not None and not isinstance(focused, ScrollableContainer)
 
@@ -210,9 +212,11 @@ class KeyHold:
 
         Textual first focuses the first focusable widget (often a dialog's scrolling
         body), or nothing while the dialog's fields are still being mounted, and then
-        the field the screen asks for. So a field with the focus is ready at once; no
-        focus, or a scroll container with it, only once that has lasted `SETTLE`
-        seconds (a help page, a question, the encounter screen)."""
+        the field the screen asks for, and that first guess may be a text field of the
+        form, not the one it asks for. So a focused button or checkbox is ready at once;
+        no focus, or a scroll container (a dialog's body, and to Textual a text field or
+        a list is one) with it, only once that has lasted `SETTLE` seconds (a form's
+        field, a help page, a question, the encounter screen)."""
         try:
             screen = self.app.screen
             if not screen_mounted(screen) or busy(self.app):
