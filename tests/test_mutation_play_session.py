@@ -531,8 +531,9 @@ def test_surprise_hide_unhide_keep_reroll_and_setting_name_their_combatant() -> 
     assert session.reroll("ann").event == Event("reroll", {"target": "Ann"}, 7, "alice")
     out = session.setting("player_declarations", "approval")
     assert out.event == Event("setting", {"key": "player_declarations", "value": "approval"}, 8, "alice")
-    with pytest.raises(TrackerError):
+    with pytest.raises(TrackerError) as bad:
         session.setting("player_declarations", "sometimes")
+    assert str(bad.value) == "setting.player_declarations: expected one of at_once, approval, got 'sometimes'"
     for call in (lambda: session.surprise("Zed", 3), lambda: session.hide("Zed"), lambda: session.keep("Zed"), lambda: session.reroll("Zed")):
         with pytest.raises(TrackerError, match="no combatant named 'Zed'"):
             call()
@@ -1368,3 +1369,79 @@ def test_a_plain_add_is_one_combatant_on_no_side_in_the_open_and_not_surprised()
     assert list(session.encounter.combatants) == ["Cid"]
     cid = session.encounter.combatant("Cid")
     assert (cid.side, cid.hidden, cid.surprised_until, cid.resources["hp"]) == ("", False, 0, 4)
+
+
+def test_whether_a_declaration_may_be_maintained_is_the_games_under_the_tables_settings() -> None:
+    from rulesets.brandx import BrandXRuleset
+
+    # Brand X maintains a punch only where the house rule `maintain_hand_attacks` says so
+    house = session_for(BrandXRuleset(), "add Ann agility=12 learning=10", "add Bob vp=100 dp=50", maintain_hand_attacks=True)
+    out = house.declare("Ann", "punch", ["Bob"])
+    assert out.event is not None and out.event.args["maintainable"] is True
+    plain = session_for(BrandXRuleset(), "add Ann agility=12 learning=10", "add Bob vp=100 dp=50")
+    out = plain.declare("Ann", "punch", ["Bob"])
+    assert out.event is not None and out.event.args["maintainable"] is False
+
+
+def test_a_players_link_on_the_apps_dice_records_its_draw() -> None:
+    from rulesets.brandx import BrandXRuleset
+
+    session = gm(*SUN_RULER, ruleset=BrandXRuleset())
+    player = seat(session, Role.player(["Sun-Ruler"]))
+    served = player.app_roll([10, 10], actor="Sun-Ruler")
+    out = player.maintain("Sun-Ruler")
+    assert out.event is not None and out.event.kind == "maintain" and out.event.by == "player:bob"
+    assert out.event.args["draw"] == 0 and out.event.args["dice"] == "app"
+    assert list(out.event.args["resolution"].dice) == served  # the faces that stood for the link
+
+
+def test_the_fights_first_change_is_undone_and_redone_in_words() -> None:
+    session = gm()
+    session.note("the ford at dawn")
+    assert session.undo().lines == ["undo: note: the ford at dawn at segment 0"]
+    redone = session.redo()
+    assert redone.event is not None and redone.event.args == {"target": 1}
+    assert redone.lines == ["redo: note: the ford at dawn at segment 0"]
+
+
+def test_an_edited_approval_rolls_the_dice_it_needs_beyond_the_players() -> None:
+    session = gm("add Ann", "add Bob", "setting player_declarations approval", ruleset=OGS)
+    player = seat(session, Role.player(["Ann"]))
+    proposal = player.declare("Ann", "check", faces=[6, 6, 1])
+    assert proposal.event is not None
+    dice = Counted()
+    session.dice = dice
+    # rerolling ones on the enhancement die (rulesets/ogs): the player's 1 is rolled again, by this session
+    out = session.approve(proposal.event.seq, params={"reroll_ones": "true"})
+    assert out.event is not None and dice.asked == [4]
+    assert out.event.args["resolution"].dice == (6, 6, 4)  # the 1 rolled again as a 4
+
+
+def test_an_edited_approval_whose_dice_the_players_faces_do_not_fit_says_so() -> None:
+    session = gm("add Ann", "add Bob", "setting player_declarations approval", ruleset=OGS)
+    player = seat(session, Role.player(["Ann"]))
+    # one Die Increase stage: the enhancement d4 is rolled as a d6, and the player rolls a 6 on it
+    proposal = player.declare("Ann", "check", faces=[6, 6, 6], params={"increase": "1"})
+    assert proposal.event is not None
+    seq = proposal.event.seq
+    with pytest.raises(CommandError) as misfit:
+        session.approve(seq, params={"increase": "0"})
+    assert str(misfit.value) == f"approve {seq}: the edited action rolls a d4 as die 3, where the player rolled 6; give the dice with faces="
+    assert len(session.proposals()) == 1
+
+
+def test_a_viewer_is_refused_the_proposals_in_the_words_for_it() -> None:
+    session, _ = _waiting()
+    with pytest.raises(RuleRefusal) as refused:
+        seat(session, Role.viewer()).show_proposals()
+    assert str(refused.value) == "proposals: a viewer's session is read-only; changes are made by the GM (rule: viewer)"
+
+
+def test_the_gm_approves_a_link_with_faces_of_their_own() -> None:
+    from rulesets.brandx import BrandXRuleset
+
+    session = gm(*SUN_RULER, "setting player_declarations approval", ruleset=BrandXRuleset())
+    proposal = seat(session, Role.player(["Sun-Ruler"])).maintain("Sun-Ruler", faces=[3, 4])
+    assert proposal.event is not None
+    out = session.approve(proposal.event.seq, faces="5,6")
+    assert out.event is not None and out.event.args["resolution"].dice == (5, 6)
