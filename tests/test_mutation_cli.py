@@ -17,6 +17,7 @@ import argparse
 import gc
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,18 @@ def _duel(tracker: Any, saves: Path, name: str = "duel", more: str = "") -> Path
     assert _ok(tracker("new", name, "--ruleset", "freeform")) == f"created {saves / (name + '.toml')} (freeform)\n"
     _ok(tracker("play", name, stdin=FIRST_FIGHT + more))
     return saves / f"{name}.toml"
+
+
+# ------------------------------------------------------------------ which command runs
+def test_only_open_and_no_command_start_the_app(tracker: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """First in this file: a command run as the app would wait on a screen no one sees."""
+    started: list[str] = []
+    monkeypatch.setattr(app, "run", lambda **_: started.append("app") or 0)
+    assert _ok(tracker("chart", "sphere", "42")) == "13\n"
+    assert _ok(tracker("rulesets")).startswith("brandx ")
+    assert started == []
+    assert tracker().code == 0 and started == ["app"]
+    gc.unfreeze()
 
 
 # ------------------------------------------------------------------ the saves folder
@@ -261,16 +274,26 @@ def test_new_names_the_fight_after_its_file_and_keeps_its_settings(tracker: Any,
 def test_new_refuses_a_title_with_the_option_it_came_from(tracker: Any, saves: Path) -> None:
     said = _refused(tracker("new", "fine", "--ruleset", "freeform", "--name", "bad\x07name"))
     assert said.startswith("tracker: --name: ")
-    long = "x" * 200
+    long = "x" * 81
     said = _refused(tracker("new", long, "--ruleset", "freeform"))
     assert said.startswith(f"tracker: the title from the file name ({long}; --name gives another): ")
     _refused(tracker("new", "fine", "--ruleset", "freeform", "--set", "player_damage_cap"))
     assert list(saves.iterdir()) == []
+    # A title has a line of its own: 80 cells, where a combatant's name has 40.
+    _ok(tracker("new", "x" * 80, "--ruleset", "freeform"))
+    _ok(tracker("new", "fine", "--ruleset", "freeform", "--name", "y" * 80))
+    assert EncounterFile(saves / "fine.toml").load().encounter.setup.name == "y" * 80
 
 
 def test_a_set_without_a_value_is_refused_by_name(tracker: Any, saves: Path) -> None:
     assert _refused(tracker("new", "fine", "--ruleset", "freeform", "--set", "player_damage_cap")) == "tracker: --set player_damage_cap: expected KEY=VALUE\n"
     assert _refused(tracker("roll", "d6", "2D", "--set", "wild_die", "--faces", "3,4")) == "tracker: --set wild_die: expected KEY=VALUE\n"
+
+
+def test_a_set_value_may_hold_an_equals_sign(tracker: Any, saves: Path) -> None:
+    """KEY=VALUE: the key ends at the first "=", the rest is the value as typed."""
+    said = _refused(tracker("new", "fine", "--ruleset", "freeform", "--set", "player_damage_cap=8=9"))
+    assert said == "tracker: settings.player_damage_cap: expected none or a whole number from 0 to 1000000000, got '8=9'\n"
 
 
 def test_new_without_a_ruleset_takes_the_configs_default(tracker: Any, saves: Path, config_file: Path) -> None:
@@ -304,6 +327,10 @@ def test_new_for_a_campaign_brings_the_party_in(tracker: Any, saves: Path) -> No
     assert said == f"created {saves / 'road-1.toml'}: the next fight of The Long Road, with Ann, Bo\n"
     enc = EncounterFile(saves / "road-1.toml").load().encounter
     assert enc.setup.name == "road 1" and [c.name for c in enc.combatants.values()] == ["Ann", "Bo"]
+    from tracker.reading.roles import Role, account
+
+    start = CampaignFile(saves / "road.campaign.toml").load().events[-1]
+    assert start.by == Role.gm().signature(account())  # the campaign's change signed by the account, as a GM
     assert _refused(tracker("new", "road-2", "--campaign", "road", "--ruleset", "freeform")) == \
         "tracker: new --campaign: the campaign says the game (leave out --ruleset)\n"
     assert not (saves / "road-2.toml").exists()
@@ -434,6 +461,25 @@ def test_an_event_roll_takes_the_other_sides_faces(tracker: Any) -> None:
     assert said.endswith("vs rival rating 20 (2d12): d12 1, d12 2 -> 0 successes; self wins, NOST 2\n")
 
 
+class _LooseGame:
+    """A third-party game whose roll text is the spec typed, newlines and spaces kept."""
+
+    id = "loose"
+
+    def roll(self, spec: str, dice: Any, **_: Any) -> Any:
+        return argparse.Namespace(text=spec, to_json=lambda: {"ruleset": "loose", "spec": spec, "when": Path("x")})
+
+
+def test_a_result_is_one_line_ended_once_whatever_the_game_writes(tracker: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text a game gives is printed as it is, ended by exactly one newline; its JSON
+    is printed even with a value JSON has no type for (as text)."""
+    real = registry.get
+    monkeypatch.setattr(registry, "get", lambda rid: _LooseGame() if rid == "loose" else real(rid))
+    assert _ok(tracker("roll", "loose", "MAX\n\n")) == "MAX\n"
+    assert _ok(tracker("roll", "loose", "\n7 ")) == "\n7 \n"
+    assert json.loads(_ok(tracker("roll", "loose", "7", "--json"))) == {"ruleset": "loose", "spec": "7", "when": "x"}
+
+
 # ------------------------------------------------------------------ play
 def test_play_prints_each_line_at_the_segment_it_happened(tracker: Any, saves: Path) -> None:
     """docs/guide/first-fight.md: the dodge completes on 3, the sword lands on 8; a step
@@ -539,6 +585,19 @@ def test_play_as_a_player_declares_only_for_their_own_and_signs_it(tracker: Any,
     assert "no combatant named 'Zed'" in _refused(tracker("play", "duel", "--player", "Zed", stdin="step\n"))
 
 
+def test_play_keeps_sheets_in_the_library_beside_the_fight(tracker: Any, saves: Path) -> None:
+    """docs/guide/verbs.md: `library save NAME [as=ENTRY]` keeps a sheet in
+    `saves/library-<ruleset>.toml`; `library add ENTRY [NAME]` brings it back."""
+    _ok(tracker("new", "duel", "--ruleset", "freeform"))
+    said = _ok(tracker("play", "duel", stdin="add Ann hp=7\nlibrary save Ann as=hero\n"))
+    assert "[0] hero: sheet saved in library-freeform.toml\n" in said
+    assert (saves / "library-freeform.toml").is_file()
+    _ok(tracker("new", "again", "--ruleset", "freeform"))
+    _ok(tracker("play", "again", stdin="library add hero Cy\n"))
+    [cy] = EncounterFile(saves / "again.toml").load().encounter.combatants.values()
+    assert (cy.name, cy.resources["hp"]) == ("Cy", 7)
+
+
 # ------------------------------------------------------------------ show, check, stats, export
 def test_show_prints_the_state_and_the_newest_log_lines(tracker: Any, saves: Path) -> None:
     _duel(tracker, saves, more="next\nnext\n")
@@ -562,6 +621,7 @@ def test_show_as_a_viewer_and_as_a_player(tracker: Any, saves: Path) -> None:
     player = json.loads(_ok(tracker("show", "ambush", "--json", "--player", "Lurker")))
     assert [c["name"] for c in player["combatants"]] == ["Ann", "Lurker", "Bo"]  # a player's own, hidden or not
     assert "Lurker" in _ok(tracker("show", "ambush", "--player", "Lurker"))
+    assert "Lurker" not in _ok(tracker("show", "ambush", "--player", "Ann"))  # a player sees what a viewer sees
     assert [c["name"] for c in json.loads(_ok(tracker("show", "ambush", "--json", "--player", "Ann, Bo")))["combatants"]] == ["Ann", "Bo"]
 
 
@@ -647,8 +707,18 @@ def test_stats_fit_the_width_asked_between_40_and_400(tracker: Any, saves: Path,
     assert _ok(tracker("stats", "duel", "--width", "0")) == at[41]
     monkeypatch.setenv("COLUMNS", "400")
     assert _ok(tracker("stats", "duel")) == at[400]
+    # No COLUMNS and an output that is no terminal (a pipe): 80.
+    monkeypatch.delenv("COLUMNS")
+
+    def no_terminal(*_: Any) -> Any:
+        raise OSError("not a terminal")
+
+    monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    assert _ok(tracker("stats", "duel")) == _ok(tracker("stats", "duel", "--width", "80")) != _ok(tracker("stats", "duel", "--width", "81"))
     data = json.loads(_ok(tracker("stats", "duel", "--json")))
-    assert data == json.loads(_ok(tracker("stats", "duel", "--json", "--width", "50")))
+    assert (data["name"], data["ruleset"], data["segment"], data["viewer"]) == ("duel", "freeform", 8, False)
+    assert data == json.loads(_ok(tracker("stats", "duel", "--json", "--width", "50")))  # the width is the text's only
+    assert json.loads(_ok(tracker("stats", "duel", "--json", "--viewer")))["viewer"] is True
 
 
 def test_stats_as_a_viewer_leave_out_the_hidden(tracker: Any, saves: Path) -> None:
@@ -752,9 +822,12 @@ def test_the_app_as_a_player_and_a_replay_without_a_fight(tracker: Any, saves: P
         role = app_run[0]["role"]
         assert role.is_player and role.combatants == ("Ann",)
         assert "no combatant named 'Zed'" in _refused(tracker("open", "duel", "--player", "Zed"))
+        # The start screen as a player: no fight yet to check the names against.
+        assert tracker("open", "--player", "Zed").code == 0
+        assert (app_run[1]["file"], app_run[1]["role"].combatants) == (None, ("Zed",))
         ran = tracker("open", "--replay")
         assert ran.code == 2 and ran.err == "tracker open: --replay needs FILE (the fight to replay)\n"
-        assert len(app_run) == 1
+        assert len(app_run) == 2
     finally:
         gc.unfreeze()
 
@@ -764,6 +837,10 @@ def test_a_bad_config_is_named_before_the_app_starts(tracker: Any, saves: Path, 
     config_file.write_text('theme = 3\n', encoding="utf-8")
     said = _refused(tracker("open"))
     assert str(config_file) in said and "theme" in said
+    # A key bound to no command of the app's tables is refused by name too.
+    config_file.write_text('[keys]\nfrobnicate = "x"\n', encoding="utf-8")
+    assert _refused(tracker("open")).startswith(f"tracker: {config_file}: keys.frobnicate: unknown command (known: ")
+    assert _refused(tracker()).startswith(f"tracker: {config_file}: keys.frobnicate: unknown command")
     assert app_run == []
 
 
@@ -802,6 +879,8 @@ def test_web_and_serve_start_with_the_saves_folder(tracker: Any, saves: Path, co
     config_file.parent.mkdir()
     config_file.write_text('theme = 3\n', encoding="utf-8")
     assert "theme" in _refused(tracker("web", "--encounter", "duel"))  # named once, before any tab
+    config_file.write_text('[keys]\nfrobnicate = "x"\n', encoding="utf-8")
+    assert _refused(tracker("web", "--encounter", "duel")).startswith(f"tracker: {config_file}: keys.frobnicate: unknown command")
     assert len(started) == 2
 
 
@@ -833,6 +912,8 @@ def test_config_set_changes_a_setting_and_keeps_the_file(tracker: Any, config_fi
         assert said == f"tracker: --set {bad}: expected KEY=VALUE (e.g. theme=nord, keys.next=n,space)\n"
     assert config_file.read_text(encoding="utf-8") == text
     _refused(tracker("config", "--set", "keys.declare=n"))  # `n` is next's: refused whole
+    said = _refused(tracker("config", "--set", "theme=a=b"))  # the value runs from the first "="
+    assert said.startswith(f"tracker: {config_file}: theme: expected one of ") and said.endswith(", got 'a=b'\n")
     assert config_file.read_text(encoding="utf-8") == text
 
 
@@ -847,6 +928,9 @@ def test_config_names_a_file_that_does_not_load(tracker: Any, config_file: Path)
     assert ran.out == json.dumps(json.loads(ran.out), indent=2) + "\n"
     config_file.write_text('default_ruleset = "chess"\n', encoding="utf-8")
     assert "chess" in tracker("config").err
+    config_file.write_text('[keys]\nfrobnicate = "x"\n', encoding="utf-8")  # checked against the app's commands
+    ran = tracker("config")
+    assert ran.code == 1 and ran.err.startswith(f"tracker: {config_file}: keys.frobnicate: unknown command")
 
 
 def test_config_messages_are_made_visible(tracker: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
