@@ -392,7 +392,23 @@ def test_roll_refuses_faces_left_over_or_missing(tracker: Any) -> None:
         "tracker: --vs-faces: 2 typed but the roll used 1; unused: 1\n"
     assert "--faces" in _refused(tracker("roll", "d6", "2D", "--faces", "3"))
     assert "--vs-faces" in _refused(tracker("roll", "d6", "2D", "--vs", "2D", "--faces", "3,4", "--vs-faces", "3"))
-    assert "--faces" in _refused(tracker("roll", "d6", "2D", "--faces", "3,x"))
+    assert _refused(tracker("roll", "d6", "2D", "--faces", "3,x")) == "tracker: --faces: entry 2 ('x') is not a whole number\n"
+    assert _refused(tracker("roll", "d6", "2D", "--faces", "3,4", "--vs", "1D", "--vs-faces", "x")) == \
+        "tracker: --vs-faces: entry 1 ('x') is not a whole number\n"
+    assert _refused(tracker("roll", "d6", "2D", "--faces", "")) == "tracker: --faces: no faces given (leave --faces out to roll random dice)\n"
+    assert _refused(tracker("roll", "d6", "2D", "--faces", "3,4", "--vs", "1D", "--vs-faces", " ")) == \
+        "tracker: --vs-faces: no faces given (leave --vs-faces out to roll random dice)\n"
+    assert _refused(tracker("roll", "d6", "2D", "--faces", "3,4", "--vs-faces", "3")) == \
+        "tracker: --vs-faces: there is no other side to roll for (give --vs SPEC, or leave --vs-faces out)\n"
+
+
+def test_the_other_side_rolls_its_own_dice_unless_typed(tracker: Any) -> None:
+    """Faces typed for one side only: the other side's dice are rolled (docs/rulesets/d6.md
+    `--vs 3D`; usor.md: `--difficulty RATING` is an event, which rolls dice too)."""
+    assert _ok(tracker("roll", "d6", "2D", "--vs", "1D", "--faces", "3,4")).startswith("2D: dice 3, 4 = 7 vs 1D: dice ")
+    event = _ok(tracker("roll", "usor", "16", "--difficulty", "20", "--seed", "3"))
+    assert "vs event rating 20 (2d12): d12 " in event
+    assert _ok(tracker("roll", "usor", "16", "--difficulty", "20", "--seed", "3")) == event
 
 
 def test_roll_with_the_brandx_pool(tracker: Any) -> None:
@@ -435,6 +451,11 @@ def test_odds_say_where_a_derived_row_was_used(tracker: Any) -> None:
     text = _ok(tracker("odds", "usor", "40", "--vs", "45"))
     assert text == f"{data['probability']:.2%} ({data['fraction']}) [{data['notes'][0]}] [{data['notes'][1]}]\n"
     assert _refused(tracker("odds", "usor", "16")).startswith("tracker: USOR rolls are always opposed")
+    event = json.loads(_ok(tracker("odds", "usor", "40", "--difficulty", "45", "--json")))
+    assert [n.split(" = ")[0] for n in event["notes"]] == ["derived row: rating 40", "derived row: rating 45"]
+    # The table setting glossary_rows: rating 11 is the glossary's 1d6+1d8, not the derived 1d4+1d20.
+    assert _ok(tracker("odds", "usor", "11", "--vs", "16")).endswith(" [derived row: rating 11 = 1d4+1d20]\n")
+    assert _ok(tracker("odds", "usor", "11", "--vs", "16", "--set", "glossary_rows=true")).endswith(" [glossary row: rating 11 = 1d6+1d8]\n")
 
 
 def test_chart_reads_brandx_charts_both_ways(tracker: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -478,6 +499,17 @@ def test_a_result_is_one_line_ended_once_whatever_the_game_writes(tracker: Any, 
     assert _ok(tracker("roll", "loose", "MAX\n\n")) == "MAX\n"
     assert _ok(tracker("roll", "loose", "\n7 ")) == "\n7 \n"
     assert json.loads(_ok(tracker("roll", "loose", "7", "--json"))) == {"ruleset": "loose", "spec": "7", "when": "x"}
+    assert _ok(tracker("roll", "loose", "2d6", "+", "1")) == "2d6 + 1\n"  # the spec's words, one space between
+
+
+def test_faces_a_game_did_not_read_are_refused_whatever_the_game(tracker: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typed faces the roll did not use mean a different roll was typed (rulesets.dice's
+    `check_all_used`): the command refuses them even for a game that does not check."""
+    real = registry.get
+    monkeypatch.setattr(registry, "get", lambda rid: _LooseGame() if rid == "loose" else real(rid))
+    assert _refused(tracker("roll", "loose", "7", "--faces", "3,4")) == "tracker: --faces: 2 typed but the roll used 0; unused: 3, 4\n"
+    assert _refused(tracker("roll", "loose", "7", "--vs", "8", "--vs-faces", "5")) == "tracker: --vs-faces: 1 typed but the roll used 0; unused: 5\n"
+    assert _ok(tracker("roll", "loose", "7", "--vs", "8")) == "7\n"
 
 
 # ------------------------------------------------------------------ play
