@@ -357,9 +357,9 @@ def _role(args: argparse.Namespace, file: Path | None, loaded: Any = None) -> Ro
     from tracker.reading.roles import Role
 
     refuse_controls(option, "--player")
-    role = Role.player(option.split(","))
-    if not role.combatants:
+    if not any(name.strip() for name in option.split(",")):  # a role of no one is refused by Role itself
         raise TrackerError(f"--player {option!r}: expected the names of your combatants, NAME[,NAME]")
+    role = Role.player(option.split(","))
     if loaded is None and file is not None:
         from tracker.persistence.store import EncounterFile
 
@@ -406,7 +406,7 @@ def _config(args: argparse.Namespace, out: TextIO) -> int:
             lines.extend(f"keys.{name} = {keys!r}" for name, keys in value.items())
         else:
             lines.append(f"{key} = {value!r}")
-    if loaded.exists and not settings:
+    if loaded.exists and not shown:
         lines.append("(nothing set)")
     out.write("\n".join(lines) + "\n")
     return 0
