@@ -968,6 +968,7 @@ def test_an_edited_approval_resolves_again_with_the_players_dice() -> None:
     assert out.event is not None and out.event.kind == "approve" and out.event.args["target"] == seq
     assert out.event.args["pt"] == 3 and out.event.args["actor"] == "Ann" and out.event.args["template"] == "check"
     assert out.event.args["resolution"].dice == (2, 2, 1) and dice.asked == []
+    assert out.event.args["dice"] == "typed"  # the player typed them: the approval says so, not "app"
     assert session.encounter.combatant("Ann").in_progress[0].completes == 3
     assert any("with changes" in line for line in out.lines)
 

@@ -138,13 +138,23 @@ def test_a_maintained_link_is_resolved_by_the_games_maintain_rule(monkeypatch: p
     assert calls == ["maintain", "resolve"]
 
 
-def test_an_edited_approvals_faces_are_the_apps_with_no_draw() -> None:
+def test_an_edited_approvals_faces_are_marked_as_the_player_decided_them_with_no_draw() -> None:
+    """The guide: "Every declaration and proposal says who decided its faces"; an
+    approval the GM edited replays the player's faces, then rolls any more it needs."""
     ruleset, _, request = _punch()
-    rolled = rolling.roll(ruleset, request, rolling.Hands(RandomDice(1), True), "1,1,1,1",
-                          replayed=rolling.ReplayedFaces([5, 4], RandomDice(3), seq=9))
+
+    def approved(mark: str, faces: list[int]) -> rolling.Rolled:
+        return rolling.roll(ruleset, request, rolling.Hands(RandomDice(1), True), "1,1,1,1",
+                            replayed=rolling.ReplayedFaces(faces, RandomDice(3), seq=9, mark=mark))
+
     fresh = RandomDice(3)
+    rolled = approved("app", [5, 4])  # the app's dice for the player, then the GM's session's
     assert (rolled.mark, rolled.draw) == ("app", None)
     assert rolled.faces == (5, 4, fresh.roll(10), fresh.roll(10))
+    assert approved("typed", [5, 4]).mark == "typed+app"  # typed by the player, two more rolled
+    assert approved("typed", [5, 4, 10, 10]).mark == "typed"  # all the player's: as they typed them
+    assert approved("typed+app", [5, 4, 10, 10]).mark == "typed+app"
+    assert rolling.ReplayedFaces([5], RandomDice(3), seq=9).mark == "app"  # a proposal that says nothing
 
 
 def test_faces_the_form_rolled_and_typed_are_marked_as_such() -> None:

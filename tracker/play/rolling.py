@@ -19,10 +19,18 @@ from tracker.engine.model import Combatant
 
 
 class ReplayedFaces:
-    """A player's faces, in the order they were rolled, then fresh dice (an edited approval)."""
+    """A player's faces, in the order they were rolled, then fresh dice (an edited
+    approval). `mark`: who decided the player's faces, as their proposal says."""
 
-    def __init__(self, faces: Sequence[int], then: DiceSource, seq: int) -> None:
-        self.faces, self.then, self.seq, self.used = list(faces), then, seq, 0
+    def __init__(self, faces: Sequence[int], then: DiceSource, seq: int, mark: str = "app") -> None:
+        self.faces, self.then, self.seq, self.used, self.mark = list(faces), then, seq, 0, mark
+
+    def marked(self, rolled: int) -> str:
+        """Who decided `rolled` faces: the player's as their proposal says, any beyond them
+        the approving session's dice."""
+        if rolled <= self.used or self.mark == "app":
+            return self.mark
+        return "typed+app"
 
     def roll(self, sides: int) -> int:
         if self.used >= len(self.faces):
@@ -64,7 +72,7 @@ def roll(
     faces: str | Sequence[int] | None,
     *,
     maintain: bool = False,
-    replayed: DiceSource | None = None,
+    replayed: ReplayedFaces | None = None,
     app_rolled: Sequence[bool] | None = None,
     chance: Callable[[ActionRequest], str | None] = lambda request: None,
 ) -> Rolled:
@@ -87,7 +95,7 @@ def roll(
     resolution = resolve(request, for_actor(recorder, c.name))
     check_all_used(typed)
     if replayed is not None:
-        mark, draw = "app", None
+        mark, draw = replayed.marked(len(recorder.faces)), None
     else:
         mark, draw = _mark(enc, c, recorder, typed, hands.player, app_rolled)
     return Rolled(resolution, shown, mark, draw, tuple(recorder.faces))

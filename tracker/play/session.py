@@ -318,7 +318,7 @@ class Session:
         return player_dice.serve(self.encounter.setup, self.lookup(actor), sides, drawn)
 
     def _rolled(
-        self, enc: Encounter, built: requests.Built, faces: str | list[int] | None, replayed: DiceSource | None,
+        self, enc: Encounter, built: requests.Built, faces: str | list[int] | None, replayed: rolling.ReplayedFaces | None,
         app_rolled: list[bool] | None, *, maintain: bool = False,
     ) -> rolling.Rolled:
         hands = rolling.Hands(self.dice, self.policy.role_in(enc).is_player)
@@ -348,7 +348,7 @@ class Session:
 
     def _declaration(
         self, enc: Encounter, attempt: requests.Attempt, faces: str | list[int] | None, secret: bool,
-        replayed: DiceSource | None = None, by_player: bool | None = None, app_rolled: list[bool] | None = None,
+        replayed: rolling.ReplayedFaces | None = None, by_player: bool | None = None, app_rolled: list[bool] | None = None,
     ) -> Declared:
         built = requests.build(self.policy, self.ruleset, enc, attempt, by_player)
         rolled = self._rolled(enc, built, faces, replayed, app_rolled)
@@ -382,7 +382,7 @@ class Session:
 
     def _link(
         self, enc: Encounter, attempt: requests.Attempt, faces: str | list[int] | None,
-        replayed: DiceSource | None = None, by_player: bool | None = None, app_rolled: list[bool] | None = None,
+        replayed: rolling.ReplayedFaces | None = None, by_player: bool | None = None, app_rolled: list[bool] | None = None,
     ) -> Declared:
         built = requests.build(self.policy, self.ruleset, enc, attempt, by_player)
         rolled = self._rolled(enc, built, faces, replayed, app_rolled, maintain=True)
@@ -580,7 +580,8 @@ class Session:
                 raise CommandError(f"approve {seq}: secret: only a declaration's roll may be made secret, not a {p.action}'s")
             merged = {**p.args.get("params", {}), **(params or {})}
             use_pt = pt if pt is not None else p.args.get("pt")
-            replayed = None if faces else rolling.ReplayedFaces(enc.events[p.seq - 1].args.get("faces", []), self.dice, seq)
+            proposed = enc.events[p.seq - 1].args
+            replayed = None if faces else rolling.ReplayedFaces(proposed.get("faces", []), self.dice, seq, proposed.get("dice", "app"))
             # The player states what they declared unless the GM changed a modifier (a
             # freeform damage=): then the outcome is the GM's.
             theirs = merged == p.args.get("params", {})
