@@ -973,6 +973,19 @@ def test_an_edited_approval_resolves_again_with_the_players_dice() -> None:
     assert any("with changes" in line for line in out.lines)
 
 
+def test_an_edited_approval_of_a_proposal_that_never_said_who_rolled_is_the_apps() -> None:
+    """A proposal saved before proposals kept who decided their faces (`dice` is optional
+    in the save) is replayed as the app's dice, as it was then."""
+    session, _ = _waiting()
+    proposed = session.encounter.events[-1]
+    unsaid = {key: value for key, value in proposed.args.items() if key != "dice"}
+    fresh = gm("add Ann", "add Bob", "setting player_declarations approval", ruleset=OGS)
+    fresh.encounter.apply(Event("propose", unsaid, by=proposed.by))
+    out = fresh.approve(fresh.encounter.events[-1].seq, pt=3)
+    assert out.event is not None and out.event.args["dice"] == "app"
+    assert out.event.args["resolution"].dice == (2, 2, 1)
+
+
 def test_an_edited_approval_takes_new_faces_or_modifiers() -> None:
     session, _ = _waiting()
     seq = session.encounter.events[-1].seq
