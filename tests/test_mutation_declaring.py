@@ -94,6 +94,19 @@ def test_a_fresh_form_opens_on_the_first_combatant_and_the_first_action() -> Non
     enc = session.encounter
     assert flow.title() == f"Declare an action · {enc.time.clock(enc.now)}"
     assert flow.kind == DECLARE and flow.seen_as == Role.gm() and flow.proposal is None
+    assert flow.maintained is None  # a declaration maintains nothing
+
+
+def test_a_game_with_no_actions_opens_with_the_action_field_empty() -> None:
+    class Bare(Gamble):
+        def catalogue(self) -> dict[str, Any]:
+            return {}
+
+    flow = flow_of(session_for(Bare(), "add Ann hp=10"))
+    assert flow.catalogue == [] and flow.values["template"] == "" and flow.template_put == ""
+    assert flow.template is None and flow.params == () and flow.template_info() == ""
+    assert flow.takes_again("1", "") is False and flow.go() == Shown.REFUSED
+    assert flow.error == "action: expected an action's name"
 
 
 def test_the_actor_named_is_the_one_acting() -> None:
@@ -878,3 +891,76 @@ def test_a_rollless_commit_has_no_faces() -> None:
     assert flow.go() == Shown.COMMITTED
     assert flow.outcome is not None and flow.outcome.event.args["template"] == "wait"
     assert session.encounter.actions[-1].resolution.dice == ()
+
+
+# ------------------------------------------------------------------ a player's proposal, edited
+def proposed(*lines: str, pt: int | None = 6, faces: tuple[int, ...] = (5, 2), **params: str) -> tuple[Session, int]:
+    """Ann's player proposes a swing at Bob (player_declarations = approval); the GM's session."""
+    gm: Session = session_for(Gamble(), "add Ann hp=10", "add Bob hp=10", *lines, player_declarations="approval")
+    gm.dice = Faces()
+    player = player_session(gm, ["Ann"])
+    done = player.declare("Ann", "swing", ["Bob"], pt=pt, faces=list(faces), params=params)
+    assert done.event.kind == "propose"
+    return gm, done.event.seq
+
+
+def test_a_proposal_opens_as_the_player_made_it() -> None:
+    gm, seq = proposed(target="5", flourish="1")
+    flow = flow_of(gm, proposal=gm.encounter.proposal(seq))
+    assert flow.title() == f"Edit proposal {seq} (Ann, swing against Bob), then approve"
+    assert flow.actors == ["Ann"] and flow.actor == "Ann"
+    assert flow.values == {"actor": "Ann", "template": "swing", "targets": "Bob", "pt": "6", "secret": "false"}
+    assert flow.param_values == {"swing": {"target": "5", "flourish": "1"}}
+    # The player's dice, one group, not this app's roll; no recent action replaces it.
+    assert flow.faces == [5, 2] and flow.group_sizes == [2] and flow.group_rolled == [False]
+    assert flow.recent == [] and not flow.offers_recent and flow.offers_secret
+    assert flow.check("d", "actor", "Bob") == f"actor: proposal {seq} is Ann's; refuse it instead"
+    assert flow.check("d", "actor", "ann") == ""
+    assert flow.check("d", "template", "wait") == "action: the player proposed swing; refuse it (r) to have them declare another"
+    assert flow.check("d", "template", "Swing") == ""
+    flow.set("d", "secret", "yes")
+    assert flow.title() == f"Edit proposal {seq} (Ann, swing against Bob) · secret, then approve"
+
+
+def test_a_proposal_without_pt_leaves_it_empty() -> None:
+    gm, seq = proposed(pt=None)
+    flow = flow_of(gm, proposal=gm.encounter.proposal(seq))
+    assert flow.values["pt"] == "" and flow.param_values == {"swing": {"target": "4", "flourish": "0"}}
+
+
+def test_a_proposal_is_approved_as_edited_with_the_players_dice() -> None:
+    gm, seq = proposed("add Cy hp=10", target="5")
+    ran: list[str] = []
+
+    def run(change: Any) -> Outcome:
+        ran.append("approve")
+        done: Outcome = change(gm)
+        return done
+
+    flow = flow_of(gm, proposal=gm.encounter.proposal(seq), run=run)
+    flow.set("d", "targets", "Cy")
+    flow.set("d", "pt", "7")
+    flow.set("d", "secret", "true")
+    assert flow.go() == Shown.RESULT and flow.faces == [5, 2]
+    assert flow.after_choices() == {"push": "0"}  # the adapter's: the player chose none
+    assert flow.go() == Shown.COMMITTED and ran == ["approve"]
+    assert flow.outcome is not None and flow.outcome.event.kind == "approve"
+    action = gm.encounter.actions[-1]
+    assert (action.actor, action.template, action.targets, action.pt, action.secret) == ("Ann", "swing", ("Cy",), 7, True)
+    assert action.resolution.dice == (5,)
+    assert gm.encounter.proposal(seq).status != "pending"
+
+
+def test_the_players_after_roll_choice_holds_for_their_dice() -> None:
+    """A push of 2 turned the player's 3 into a hit, so their dice hold the damage die:
+    the proposal opens with their push, and its dice are the result at once."""
+    gm, seq = proposed(faces=(3, 2), target="5", push="2")
+    flow = flow_of(gm, proposal=gm.encounter.proposal(seq))
+    assert flow.go() == Shown.RESULT, flow.error
+    assert flow.after_choices() == {"push": "2"}
+    assert flow.result_lines()[2:4] == ["success: yes · margin: 0 · total: 5 · PT 6", "swing 5: hit"]
+    assert flow.back() == Shown.ASKED and flow.faces == []  # the player's dice dropped at once
+    assert flow.go("3") == Shown.ASKED  # the player's push again by default: a hit, the damage die
+    assert flow.after_values["swing"] == {"push": "2"}
+    assert flow.go("4") == Shown.RESULT and flow.go() == Shown.COMMITTED
+    assert gm.encounter.actions[-1].resolution.summary == "swing 5: hit"

@@ -123,6 +123,12 @@ class DeclareFlow:
             for name in values:
                 if name in self._proposed_params:
                     values[name] = field_text(self._proposed_params[name])
+            # The player's after-roll choices hold for their dice from the start: a push
+            # that made a hit is why those dice hold the damage die.
+            chosen = {p.name: self._proposed_params[p.name] for p in self.after_fields() if p.name in self._proposed_params}
+            if chosen:
+                self.after_values[self.template.name] = {p.name: field_text(chosen.get(p.name, p.default)) for p in self.after_fields()}
+                self.after_active = True
 
     def _configure_for(self, proposal: Proposal) -> None:
         """A player's proposal to edit: their actor, action, targets, PT and dice first."""
