@@ -11,12 +11,17 @@ face the app rolls is known; a save written is loaded again.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tracker.engine import TrackerError
+from rulesets.base import ActionRequest, ActionTemplate
+from rulesets.dice import DiceSource
+from rulesets.fields import AFTER_ROLL, PARAM, Field
+from tracker.engine import Resolution, TrackerError
+from tracker.engine.model import ACTIVE, Proposal
 from tracker.persistence.store import EncounterFile
 from tracker.play import dice_plan
 from tracker.play.declaring import DeclareFlow
@@ -95,6 +100,7 @@ def test_a_fresh_form_opens_on_the_first_combatant_and_the_first_action() -> Non
     assert flow.title() == f"Declare an action · {enc.time.clock(enc.now)}"
     assert flow.kind == DECLARE and flow.seen_as == Role.gm() and flow.proposal is None
     assert flow.maintained is None  # a declaration maintains nothing
+    assert flow.more_names(flow.template) == ["flourish", "secret"]
 
 
 def test_a_game_with_no_actions_opens_with_the_action_field_empty() -> None:
@@ -964,3 +970,127 @@ def test_the_players_after_roll_choice_holds_for_their_dice() -> None:
     assert flow.after_values["swing"] == {"push": "2"}
     assert flow.go("4") == Shown.RESULT and flow.go() == Shown.COMMITTED
     assert gm.encounter.actions[-1].resolution.summary == "swing 5: hit"
+
+
+def test_a_proposed_maintenance_is_approved_with_no_targets_to_edit() -> None:
+    gm: Session = session_for(Gamble(), "add Ann hp=10", "add Bob hp=10", player_declarations="approval")
+    gm.dice = Faces()
+    swung(gm, steps=5, target="5")
+    player = player_session(gm, ["Ann"])
+    done = player.maintain("Ann", pt=4, faces=[6, 3], params={"target": "5"}, kept=False)
+    assert done.event.kind == "propose"
+    flow = flow_of(gm, "Ann", MAINTAIN, proposal=gm.encounter.proposal(done.event.seq))
+    assert flow.values["template"] == "" and flow.values["targets"] == "" and flow.values["pt"] == "4"
+    assert flow.template is not None and flow.template.name == "swing" and not flow.offers_secret
+    assert flow.param_values["swing"]["target"] == "5" and flow.faces == [6, 3]
+    assert flow.has_unsaved_input()  # a proposal being decided: the GM's to approve or refuse
+    assert flow.check("d", "template", "wait") == ""  # a maintenance's action is the link's: not checked against the proposal
+    assert flow.go() == Shown.RESULT and flow.go() == Shown.COMMITTED
+    assert flow.outcome is not None and flow.outcome.event.kind == "approve" and "targets" not in flow.outcome.event.args
+    link = gm.encounter.actions[-1]
+    assert (link.actor, link.template, link.pt, link.resolution.dice) == ("Ann", "swing", 4, (6,))
+
+
+def test_a_proposed_maintenance_whose_moment_has_passed_opens_with_nothing_to_maintain() -> None:
+    gm: Session = session_for(Gamble(), "add Ann hp=10", "add Bob hp=10", player_declarations="approval")
+    gm.dice = Faces()
+    swung(gm, steps=5, target="5")
+    done = player_session(gm, ["Ann"]).maintain("Ann", faces=[6, 3], params={"target": "5"}, kept=False)
+    gm.execute("step 1")  # the moment to maintain has passed
+    flow = flow_of(gm, "Ann", MAINTAIN, proposal=gm.encounter.proposal(done.event.seq))
+    assert flow.template is None and flow.template_info() == "nothing to maintain" and flow.param_values == {}
+
+
+class Volleys(Gamble):
+    """Gamble with a second after-roll choice, `spin` (0-3, 1 unless chosen), and a
+    `volley` at two targets that rolls nothing."""
+
+    id = "volleys"
+    _SWING = Gamble._CATALOGUE["swing"]
+    _CATALOGUE = {
+        "swing": replace(_SWING, params=(*_SWING.params, Field("spin", "int", 1, minimum=0, maximum=3, role=PARAM, stage=AFTER_ROLL))),
+        "volley": ActionTemplate("volley", ACTIVE, 4, "two at once", targets=2, maintainable=True),
+        "guard": ActionTemplate("guard", ACTIVE, 2, maintainable=True),
+        "wait": Gamble._CATALOGUE["wait"],
+    }
+
+    def resolve(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        if request.template.name in ("volley", "guard"):
+            return Resolution(request.pt or request.template.pt, summary=f"a {request.template.name}")
+        return super().resolve(request, dice)
+
+    maintain = resolve
+
+    def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
+        # A guard has a word after the roll but no choice to make.
+        return "stand fast" if request.template.name == "guard" else super().after_roll(request, resolution)
+
+
+def volley_proposed(template: str, targets: list[str], faces: list[int] | None = None, **params: str) -> tuple[Session, Proposal]:
+    gm: Session = session_for(Volleys(), "add Ann hp=10", "add Bob hp=10", "add Cy hp=10", player_declarations="approval")
+    gm.dice = Faces()
+    done = player_session(gm, ["Ann"]).declare("Ann", template, targets, faces=faces, params=params)
+    return gm, gm.encounter.proposal(done.event.seq)
+
+
+def test_a_proposal_at_two_targets_names_both() -> None:
+    gm, proposal = volley_proposed("volley", ["Bob", "Cy"])
+    flow = flow_of(gm, proposal=proposal)
+    assert flow.values["targets"] == "Bob, Cy" and flow.values["template"] == "volley"
+    assert flow.faces == [] and flow.group_sizes == [] and flow.group_rolled == []  # no dice proposed: none to take back
+    assert flow.go() == Shown.RESULT and flow.back() == Shown.SETUP_AGAIN
+
+
+def test_the_players_after_roll_choices_not_made_start_at_their_defaults() -> None:
+    gm, proposal = volley_proposed("swing", ["Bob"], faces=[3, 2], target="5", push="2")
+    flow = flow_of(gm, proposal=proposal)
+    assert flow.after_values["swing"] == {"push": "2", "spin": "1"}
+    assert flow.go() == Shown.RESULT and flow.after_choices() == {"push": "2", "spin": "1"}
+
+
+def test_a_proposal_whose_event_is_not_in_the_log_opens_with_no_dice() -> None:
+    gm, proposal = volley_proposed("swing", ["Bob"], faces=[5, 2])
+    for seq in (0, len(gm.encounter.events) + 1):
+        flow = flow_of(gm, proposal=replace(proposal, seq=seq))
+        assert flow.faces == [] and flow.group_sizes == [] and flow.group_rolled == []
+    assert flow_of(gm, proposal=proposal).faces == [5, 2]
+
+
+def test_a_maintained_link_names_each_target_and_a_description_only_if_it_has_one() -> None:
+    gm: Session = session_for(Volleys(), "add Ann hp=10", "add Bob hp=10", "add Cy hp=10")
+    gm.declare("Ann", "volley", ["Bob", "Cy"])  # completes on 4
+    gm.declare("Bob", "guard", [])  # completes on 2, maintained to 4
+    gm.execute("step 2")
+    gm.maintain("Bob")
+    gm.execute("step 2")
+    assert flow_of(gm, "Ann", MAINTAIN).template_info() == "link 1 of Ann's volley at Bob, Cy; two at once"
+    assert flow_of(gm, "Bob", MAINTAIN).template_info() == "link 2 of Bob's guard"
+    fresh = flow_of(gm)
+    fresh.set("d", "template", "guard")
+    assert fresh.template_info() == "guard: active, PT 2, maintainable"
+
+
+def test_a_word_after_the_roll_with_nothing_to_choose_is_not_shown() -> None:
+    flow = flow_of(session_for(Volleys(), "add Ann hp=10"))
+    flow.set("d", "template", "guard")
+    assert flow.go() == Shown.RESULT
+    assert flow.after_fields() == [] and not flow.after_active
+    assert flow.result_lines() == ["PT 2", "a guard"]
+
+
+def test_the_result_is_asked_for_only_once_there_is_one() -> None:
+    flow = flow_of(gm_session())
+    swing(flow)
+    flow.go()
+    with pytest.raises(AssertionError):
+        flow.result_lines()
+
+
+def test_maintainable_is_said_as_the_table_settings_have_it(saves: Path) -> None:
+    """Brand X maintains a punch only where `maintain_hand_attacks` says so."""
+    session = _brandx(saves)
+    flow = DeclareFlow(session, Role.gm(), "Seraph")
+    flow.set("d", "template", "punch")
+    assert "maintainable" not in flow.template_info()
+    session.encounter.setup.settings["maintain_hand_attacks"] = True  # the table's house rule, as a save sets it
+    assert flow.template_info().startswith("punch: active, PT ") and ", maintainable" in flow.template_info()

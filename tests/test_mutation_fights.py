@@ -89,6 +89,19 @@ def test_the_game_is_the_campaigns_with_its_house_rules_read_beside_it(tmp_path:
         fights.ruleset_of(camp, tmp_path)
 
 
+def test_the_house_rules_are_read_from_the_campaigns_folder_wherever_the_app_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/guide/saves.md: a house-rules file's rows replace the shipped ones (OGS's attack PT 10 made 7)."""
+    folder = tmp_path / "campaigns"
+    folder.mkdir()
+    (folder / "house.toml").write_text("[time]\nattack = 7\n", encoding="utf-8")
+    camp = CampaignFile.create(folder / "road.campaign.toml", "Road", "ogs", "house.toml").load()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # no house.toml here
+    game = fights.ruleset_of(camp, folder)
+    assert game.id == "ogs" and game.template("attack").pt == 7
+
+
 def test_a_fight_names_its_campaign_or_is_a_fight_of_its_own(tmp_path: Path) -> None:
     alone = Encounter(Setup("skirmish", "freeform", fights.ruleset_of(camp_of(road(tmp_path)), tmp_path).time, ("hp",), {}, []))
     with pytest.raises(RuleRefusal, match=r"^skirmish\.toml is a fight of its own, not of a campaign \(rule: campaign\)$"):
@@ -162,10 +175,36 @@ def test_a_fight_starts_with_the_party_and_is_recorded_in_the_campaign(tmp_path:
     assert camp.fights[0].file == "road-1.toml"
 
 
+def test_a_fight_started_unsigned_and_its_end_and_walks_are_signed_with_nobody(tmp_path: Path) -> None:
+    path = road(tmp_path)
+    _, enc = fights.start(path, tmp_path / "road-1.toml", "road 1")
+    assert enc.time.clock(enc.now) == fight_of(tmp_path / "road-1.toml").time.clock(0)  # the game's own time
+    assert {e.by for e in fight_of(tmp_path / "road-1.toml").events} == {""} and camp_of(path).events[-1].by == ""
+    fights.end(tmp_path / "road-1.toml")
+    assert fight_of(tmp_path / "road-1.toml").events[-1].by == "" and camp_of(path).events[-1].by == ""
+    assert camp_of(path).events[-1].args["outcome"] == "2 of 2 of the party standing"
+    fights.walk(path, "undo")
+    assert fight_of(tmp_path / "road-1.toml").events[-1].by == "" and camp_of(path).events[-1].by == ""
+
+
+def test_a_campaign_with_house_rules_starts_its_fight_wherever_the_app_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "campaigns"
+    folder.mkdir()
+    (folder / "house.toml").write_text("", encoding="utf-8")
+    path = road(folder, house_rules="house.toml")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    fights.start(path, folder / "road-1.toml", "road 1")
+    monkeypatch.chdir(folder)  # a fight file names its house rules, read beside it
+    assert EncounterFile(folder / "road-1.toml").load().house_rules == "house.toml"
+
+
 def test_a_fights_settings_are_the_games_checked(tmp_path: Path) -> None:
     path = road(tmp_path)
-    with pytest.raises(TrackerError, match="settings"):
+    with pytest.raises(TrackerError) as refused:
         fights.start(path, tmp_path / "road-1.toml", "road 1", settings={"no_such_setting": 1})
+    assert str(refused.value).startswith("settings.no_such_setting: expected one of the known keys (")
     assert not (tmp_path / "road-1.toml").exists() and camp_of(path).fights == []
     fights.start(path, tmp_path / "road-1.toml", "road 1", settings={"player_declarations": "approval"})
     assert fight_of(tmp_path / "road-1.toml").setup.settings["player_declarations"] == "approval"
