@@ -1039,6 +1039,23 @@ def test_a_proposal_at_two_targets_names_both() -> None:
     assert flow.values["targets"] == "Bob, Cy" and flow.values["template"] == "volley"
     assert flow.faces == [] and flow.group_sizes == [] and flow.group_rolled == []  # no dice proposed: none to take back
     assert flow.go() == Shown.RESULT and flow.back() == Shown.SETUP_AGAIN
+    assert flow.go() == Shown.RESULT and flow.go() == Shown.COMMITTED  # approved: no choice after a roll to gather
+    assert gm.encounter.actions[-1].targets == ("Bob", "Cy")
+
+
+def test_nothing_to_maintain_is_said_on_the_chance_line_and_refused() -> None:
+    flow = flow_of(gm_session(), "Ann", MAINTAIN)
+    said = "Ann has no completed attack that can be maintained (rule: maintained attack)"
+    assert flow.chance_now() == f"chance of success: - ({said})"
+    assert flow.go() == Shown.REFUSED and flow.error == said and flow.stage == FormStage.SETUP
+
+
+def test_taking_an_entry_at_two_targets_names_both() -> None:
+    gm: Session = session_for(Volleys(), "add Ann hp=10", "add Bob hp=10", "add Cy hp=10")
+    gm.declare("Ann", "volley", ["Bob", "Cy"])
+    gm.execute("step 4")
+    flow = flow_of(gm, "Ann")
+    assert flow.take_recent(0) and flow.values["targets"] == "Bob, Cy" and flow.values["template"] == "volley"
 
 
 def test_the_players_after_roll_choices_not_made_start_at_their_defaults() -> None:
