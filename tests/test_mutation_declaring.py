@@ -966,10 +966,24 @@ def test_the_players_after_roll_choice_holds_for_their_dice() -> None:
     assert flow.after_choices() == {"push": "2"}
     assert flow.result_lines()[2:4] == ["success: yes · margin: 0 · total: 5 · PT 6", "swing 5: hit"]
     assert flow.back() == Shown.ASKED and flow.faces == []  # the player's dice dropped at once
-    assert flow.go("3") == Shown.ASKED  # the player's push again by default: a hit, the damage die
+    assert flow.back() == Shown.SETUP_AGAIN and not flow.after_active
+    assert flow.go() == Shown.ASKED
+    assert flow.go("4") == Shown.ASKED  # the player's push again by default: a hit, the damage die
     assert flow.after_values["swing"] == {"push": "2"}
-    assert flow.go("4") == Shown.RESULT and flow.go() == Shown.COMMITTED
-    assert gm.encounter.actions[-1].resolution.summary == "swing 5: hit"
+    assert flow.go("1") == Shown.RESULT and flow.go() == Shown.COMMITTED
+    action = gm.encounter.actions[-1]
+    assert action.resolution.summary == "swing 6: hit" and action.resolution.dice == (4,)  # the GM's dice, not the player's
+
+
+def test_the_gms_edits_of_the_modifiers_and_choices_are_approved() -> None:
+    gm, seq = proposed(faces=(3, 2), target="5", push="2")
+    flow = flow_of(gm, proposal=gm.encounter.proposal(seq))
+    flow.set("p", "target", "4")
+    assert flow.go() == Shown.RESULT
+    assert flow.set("a", "push", "1") == FieldChange("", shown=Shown.UPDATED)  # 3 and 1 make 4: still a hit
+    assert flow.go() == Shown.COMMITTED
+    action = gm.encounter.actions[-1]
+    assert action.resolution.summary == "swing 4: hit" and action.resolution.dice == (3,)
 
 
 def test_a_proposed_maintenance_is_approved_with_no_targets_to_edit() -> None:
@@ -1011,6 +1025,7 @@ class Volleys(Gamble):
         "swing": replace(_SWING, params=(*_SWING.params, Field("spin", "int", 1, minimum=0, maximum=3, role=PARAM, stage=AFTER_ROLL))),
         "volley": ActionTemplate("volley", ACTIVE, 4, "two at once", targets=2, maintainable=True),
         "guard": ActionTemplate("guard", ACTIVE, 2, maintainable=True),
+        "brace": ActionTemplate("brace", ACTIVE, 2, rolls="1d6"),  # rolls, at nobody
         "wait": Gamble._CATALOGUE["wait"],
     }
 
@@ -1111,3 +1126,62 @@ def test_maintainable_is_said_as_the_table_settings_have_it(saves: Path) -> None
     assert "maintainable" not in flow.template_info()
     session.encounter.setup.settings["maintain_hand_attacks"] = True  # the table's house rule, as a save sets it
     assert flow.template_info().startswith("punch: active, PT ") and ", maintainable" in flow.template_info()
+
+
+def test_an_action_that_rolls_at_nobody_has_no_roll_without_odds(monkeypatch: pytest.MonkeyPatch) -> None:
+    flow = flow_of(session_for(Volleys(), "add Ann hp=10"))
+    monkeypatch.setattr(flow.session.ruleset, "chance_of", lambda request: None)
+    flow.set("d", "template", "brace")
+    assert flow.chance_now() == "chance of success: no roll"
+
+
+def test_the_adapters_note_follows_the_odds(monkeypatch: pytest.MonkeyPatch) -> None:
+    flow = flow_of(gm_session())
+    swing(flow)
+    monkeypatch.setattr(flow.session.ruleset, "chance_note", lambda request: f"{request.actor.name}'s {request.template.name}")
+    assert flow.chance_now() == "chance of success: 50.00% (1/2) · Ann's swing"
+
+
+def test_the_adapters_defaults_after_the_roll_are_asked_of_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    flow = flow_of(gm_session())
+    monkeypatch.setattr(flow.session.ruleset, "after_roll_defaults", lambda request, resolution: {"push": request.params["target"] - 3})
+    swing(flow)
+    flow.set("p", "target", "5")
+    flow.go()
+    assert flow.go("6") == Shown.ASKED and flow.go("1") == Shown.RESULT
+    assert flow.after_choices() == {"push": "2"}
+
+
+def test_enter_alone_at_the_dice_rolls_them_and_text_at_the_choices_is_no_faces() -> None:
+    flow = flow_of(gm_session(faces=(5, 1, 6, 2)))
+    swing(flow)
+    flow.go()
+    assert flow.go() == Shown.ASKED and flow.faces == [5] and flow.group_rolled == [True]
+    fresh = flow_of(flow.session)
+    swing(fresh)
+    assert fresh.roll_rest("9") == Shown.RESULT and fresh.faces == [1]  # the app's 1: a miss, no damage die
+
+
+def test_a_player_of_two_is_told_both_names() -> None:
+    flow = flow_of(player_session(gm_session("add Cy hp=10"), ["Ann", "Bob"]))
+    assert flow.check("d", "actor", "Cy") == "actor: Cy is not your combatant; you declare for Ann, Bob"
+
+
+def test_only_a_digit_from_1_to_9_takes_an_entry() -> None:
+    flow = flow_of(swung(gm_session(), steps=5), "Ann")
+    assert flow.takes_again("1", "")
+    for character in (":", "0", "/", "a"):
+        assert not flow.takes_again(character, "")
+
+
+def test_a_modifier_held_for_an_action_not_yet_chosen_is_input() -> None:
+    flow = flow_of(gm_session())
+    flow.put("p", "note", "x", template="wait")
+    assert flow.has_unsaved_input()
+
+
+def test_a_maintenance_rolled_by_the_app_is_marked_so() -> None:
+    session = swung(gm_session(faces=(6, 3)), steps=5)
+    flow = flow_of(session, "Ann", MAINTAIN)
+    assert flow.roll_rest() == Shown.RESULT and flow.go() == Shown.COMMITTED
+    assert flow.outcome is not None and flow.outcome.event.kind == "maintain" and flow.outcome.event.args["dice"] == "app"

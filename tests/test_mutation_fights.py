@@ -349,10 +349,10 @@ def test_a_character_who_left_the_campaign_is_not_in_the_preview(tmp_path: Path)
     fights.start(path, tmp_path / "road-1.toml", "road 1")
     camp = camp_of(path)
     fight = camp.fights[0]
-    del camp.pcs["pc2"]
+    del camp.pcs["pc1"]
     enc = fight_of(tmp_path / "road-1.toml")
     found = fights._preview(camp, fight, tmp_path / "road-1.toml", path, enc, 5, "")
-    assert [c.pc for c in found.changes] == ["pc1"] and found.revision == 5
+    assert [c.pc for c in found.changes] == ["pc2"] and found.revision == 5  # the others still there
 
 
 def test_an_end_sends_the_party_back_and_closes_the_fight(tmp_path: Path) -> None:
@@ -361,6 +361,7 @@ def test_an_end_sends_the_party_back_and_closes_the_fight(tmp_path: Path) -> Non
     play(tmp_path / "road-1.toml", "damage Ann 3", "condition Bo dazed 10", "step 4")
     camp, found = fights.end(tmp_path / "road-1.toml", by="gm:me", outcome="a rout")
     assert found.outcome == "a rout" and found.segment == 4
+    assert (found.fight, found.campaign, found.campaign_name) == (tmp_path / "road-1.toml", path, "The Long Road")
     fight = fight_of(tmp_path / "road-1.toml")
     assert fight.ended == "The Long Road"
     assert fight.events[-1].kind == "end" and fight.events[-1].by == "gm:me"
@@ -550,3 +551,11 @@ def test_a_fight_changed_since_its_end_was_walked_is_refused(tmp_path: Path) -> 
     _, said = fights.walk(path, "undo")  # never closed now: nothing to reopen, the campaign's end taken back
     assert said == "undo: the fight road-1.toml ends" and camp_of(path).fights[0].open
     assert "revision" not in camp_of(path).events[-1].args
+
+
+def test_a_fights_aborted_actions_are_kept_with_its_figures(tmp_path: Path) -> None:
+    path = road(tmp_path)
+    fights.start(path, tmp_path / "road-1.toml", "road 1")
+    play(tmp_path / "road-1.toml", "add Goblin hp=5", "declare Ann attack target=Goblin pt=5 damage=2", "step 1", "abort Ann", "step 1")
+    stats = fights.stats_of(fight_of(tmp_path / "road-1.toml"))
+    assert stats["pc1"]["gm"]["aborted"] == 1 and stats["pc1"]["viewer"]["aborted"] == 1
