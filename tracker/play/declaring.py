@@ -95,6 +95,9 @@ class DeclareFlow:
         # Per action, the modifiers as typed (kept when another action is chosen) and
         # the after-roll choices (set to their defaults when first offered).
         self.param_values: dict[str, dict[str, str]] = {}
+        # What the form put in each action's modifiers (their defaults): not typed, so
+        # no input a quit would lose.
+        self._defaults: dict[str, dict[str, str]] = {}
         self.after_values: dict[str, dict[str, str]] = {}
         # After-roll choices apply once offered (at the first result) until back at the start.
         self.after_active = False
@@ -120,6 +123,12 @@ class DeclareFlow:
             for name in values:
                 if name in self._proposed_params:
                     values[name] = field_text(self._proposed_params[name])
+            # The player's after-roll choices hold for their dice from the start: a push
+            # that made a hit is why those dice hold the damage die.
+            chosen = {p.name: self._proposed_params[p.name] for p in self.after_fields() if p.name in self._proposed_params}
+            if chosen:
+                self.after_values[self.template.name] = {p.name: field_text(chosen.get(p.name, p.default)) for p in self.after_fields()}
+                self.after_active = True
 
     def _configure_for(self, proposal: Proposal) -> None:
         """A player's proposal to edit: their actor, action, targets, PT and dice first."""
@@ -221,7 +230,8 @@ class DeclareFlow:
             now = self.param_values.get(self.template.name, {}) if self.template is not None else {}
             return self.stage != FormStage.SETUP or bool(self.value("pt")) or now != self._filled
         return self.stage != FormStage.SETUP or self.secret or any(
-            text.strip() for values in self.param_values.values() for text in values.values()
+            text.strip() != self._defaults.get(action, {}).get(name, "")
+            for action, values in self.param_values.items() for name, text in values.items()
         ) or bool(self.values["targets"].strip() if self.kind == DECLARE else "")
 
     # ----------------------------------------------------------- the fields
@@ -350,6 +360,7 @@ class DeclareFlow:
             self._filled = dict(self.param_values[template.name])
         elif template.name not in self.param_values:
             self.param_values[template.name] = {p.name: default_text(p) for p in fields}
+            self._defaults[template.name] = dict(self.param_values[template.name])
 
     # ----------------------------------------------------------- again
     def show_recent(self) -> None:
@@ -521,8 +532,8 @@ class DeclareFlow:
             return None
         if self.stage == FormStage.DICE and dice_text.strip():
             shown = self.enter_dice(dice_text)
-            if self.stage != FormStage.DICE:
-                return shown
+            if shown == Shown.REFUSED or self.stage != FormStage.DICE:
+                return shown  # a typo is said, not rolled over: the faces are the person's to retype
         return self.advance(roll_all=True)
 
     def _result(self, step: Step) -> Shown:
