@@ -75,7 +75,9 @@ def run(names: list[str], tests: list[str], out: Path, seconds: int) -> None:
     log = os.open(f"{out}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    sys.exit(pytest.main([*tests, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0"], plugins=[Forking()]))
+    # Native tracebacks: pytest's own walk a mutated module's thousands of lines to format
+    # each failure (over a minute a mutant on a loaded machine, counted as a timeout).
+    sys.exit(pytest.main([*tests, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "--tb=native"], plugins=[Forking()]))
 
 
 def main() -> int:
