@@ -100,6 +100,8 @@ def stand_in(tmp_path: Path, body: str) -> str:
                 sys.stderr.flush()
             say("argv " + " ".join(sys.argv[1:]))
             say("config " + os.environ.get("TRACKER_CONFIG", "-") + " cwd " + os.getcwd())
+            null = os.stat(os.devnull)
+            say("stdin " + ("null" if os.path.samestat(os.fstat(0), null) else "other") + " stdout " + ("null" if os.path.samestat(os.fstat(1), null) else "other"))
             """
         )
         + textwrap.dedent(body)
@@ -109,12 +111,15 @@ def stand_in(tmp_path: Path, body: str) -> str:
 
 
 LISTENS = """\
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(5))
 say("tracker serve: listening on 127.0.0.1 port 4321")
 say("seat #1 app pid 77")
 say("seat #2 app pid 78")
-signal.signal(signal.SIGTERM, lambda *a: sys.exit(5))
-while True:
-    time.sleep(1)
+parent = os.getppid()
+for _ in range(600):  # a minute at most, and not past the test's process: never left behind
+    if os.getppid() != parent:
+        break
+    time.sleep(0.1)
 """
 
 
@@ -127,7 +132,7 @@ def test_the_server_is_started_on_a_free_port_and_its_log_kept(tmp_path: Path) -
         assert server.lines[1] == f"config {tmp_path / 'config' / 'config.toml'} cwd {tmp_path}"  # beside the saves: never the real one
         assert server.wait_line(r"app pid 78") == "seat #2 app pid 78"
         assert server.app_pids() == [77, 78]
-        assert server.wait_line(r"app pid", start=4) == "seat #2 app pid 78"
+        assert server.wait_line(r"app pid", start=5) == "seat #2 app pid 78"
         started = time.monotonic()
         with pytest.raises(AssertionError, match=r"no 'never said' in the server log within 0.3s: \['argv"):
             server.wait_line("never said", timeout=0.3)
@@ -135,6 +140,24 @@ def test_the_server_is_started_on_a_free_port_and_its_log_kept(tmp_path: Path) -
     finally:
         assert server.stop() == 5  # SIGTERM, as a person's ctrl+c would
     assert server.stop() == 5  # stopped already: its status again
+
+
+def test_the_server_reads_nothing_and_writes_only_its_log(tmp_path: Path) -> None:
+    """Its standard input and output are /dev/null whatever the test's are (here a pipe
+    in place of the test's input, so a terminal's keys never reach the server)."""
+    r, w = os.pipe()
+    saved = os.dup(0)
+    try:
+        os.dup2(r, 0)
+        server = ServerProcess.start(tmp_path / "saves", python=stand_in(tmp_path, LISTENS))
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, r, w):
+            os.close(fd)
+    try:
+        assert server.lines[2] == "stdin null stdout null"
+    finally:
+        server.stop()
 
 
 def test_the_servers_environment_is_its_own_when_given(tmp_path: Path) -> None:

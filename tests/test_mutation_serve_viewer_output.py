@@ -162,6 +162,49 @@ async def test_a_terminal_that_stops_reading_is_given_up_once(ptys: list[tuple[i
     out.close()
 
 
+async def test_a_terminal_found_full_keeps_all_that_is_sent(ptys: list[tuple[int, int]]) -> None:
+    """Full before the writer's first write (another app's output filled it): nothing
+    written, every byte waits, in order."""
+    master, slave = new_pty(ptys)
+    raw(slave)
+    filler = os.open(os.ttyname(slave), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    filled = 0
+    try:
+        while True:
+            try:
+                filled += os.write(filler, b"f" * 1024)
+            except BlockingIOError:
+                break
+    finally:
+        os.close(filler)
+    writer = HostWriter(asyncio.get_running_loop())
+    out = Terminal(writer, slave, lambda: None)
+    out.send(b"abc")
+    assert out.pending == b"abc"
+    got = await gather(master, filled + 3)
+    assert got.endswith(b"fabc") and len(got) == filled + 3
+    out.close()
+
+
+async def test_a_terminal_that_took_some_then_stopped_is_given_up_stalled_seconds_after(ptys: list[tuple[int, int]], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(viewer_output, "STALLED", 0.5)
+    master, slave = new_pty(ptys)
+    loop = asyncio.get_running_loop()
+    writer = HostWriter(loop)
+    gone: list[float] = []
+    out = Terminal(writer, slave, lambda: gone.append(loop.time()))
+    for _ in range(100):
+        out.send(b"t" * 4096)
+    await asyncio.sleep(0.3)
+    taken = len(read_all(master))  # some taken: the writer drains more
+    assert taken > 0
+    await until(lambda: len(out.pending) < 100 * 4096 - taken - 1, "drained some", SOON)
+    last = out.waiting_since
+    await until(lambda: bool(gone), "given up", SOON)
+    assert gone[0] >= last + 0.5 - 0.01  # counted from the last output taken, not the first
+    out.close()
+
+
 async def test_a_terminal_that_keeps_taking_a_little_is_not_given_up(ptys: list[tuple[int, int]], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(viewer_output, "STALLED", 0.3)
     master, slave = new_pty(ptys)
