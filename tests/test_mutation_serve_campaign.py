@@ -13,6 +13,7 @@ import fcntl
 import logging
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,44 @@ def test_inotify_events_are_read_one_after_another() -> None:
     one = event(0x2, b"a", 16)
     assert _events(one + b"\0" * (_EVENT.size - 1)) == [(0x2, b"a")]
     assert _events(one + one) == [(0x2, b"a"), (0x2, b"a")]
+
+
+def test_event_names_are_read_whole_and_the_reading_ends(tmp_path: Path) -> None:
+    """A name ending in X keeps it (only the NUL padding goes); the events of a long read
+    are each read once, and the reading ends (on a thread: a loop that never ended would
+    hold the test)."""
+    assert _events(event(0x2, b"fileX", 16) + event(0x2, b"X", 8)) == [(0x2, b"fileX"), (0x2, b"X")]
+    data = b"".join(event(0x2, b"f%d" % n, 16) for n in range(100))
+    found: list[list[tuple[int, bytes]]] = []
+    reader = threading.Thread(target=lambda: found.append(_events(data)), daemon=True)
+    reader.start()
+    reader.join(SOON)
+    assert not reader.is_alive() and found == [[(0x2, b"f%d" % n) for n in range(100)]]
+
+
+class _NoInotify:
+    """A C library as `_inotify` uses it, whose inotify cannot be had."""
+
+    def __init__(self, init: int = -1, watch: int = -1) -> None:
+        self.init, self.watch = init, watch
+
+    def inotify_init1(self, flags: int) -> int:
+        return self.init
+
+    def inotify_add_watch(self, fd: int, path: bytes, mask: int) -> int:
+        return self.watch
+
+
+def test_without_inotify_there_is_no_descriptor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(*args: object, **kwargs: object) -> object:
+        raise OSError("no C library")
+
+    monkeypatch.setattr(campaign.ctypes, "CDLL", missing)
+    assert _inotify(tmp_path) == -1  # no C library
+    monkeypatch.setattr(campaign.ctypes, "CDLL", lambda *a, **k: object())
+    assert _inotify(tmp_path) == -1  # no inotify in it
+    monkeypatch.setattr(campaign.ctypes, "CDLL", lambda *a, **k: _NoInotify())
+    assert _inotify(tmp_path) == -1  # too many instances (EMFILE)
 
 
 def test_a_files_stamp_is_its_time_size_and_inode(tmp_path: Path) -> None:

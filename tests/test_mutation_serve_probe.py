@@ -125,21 +125,21 @@ for _ in range(600):  # a minute at most, and not past the test's process: never
 
 def test_the_server_is_started_on_a_free_port_and_its_log_kept(tmp_path: Path) -> None:
     saves = tmp_path / "saves"
-    server = ServerProcess.start(saves, "--open-viewers", python=stand_in(tmp_path, LISTENS), cwd=str(tmp_path))
+    server = ServerProcess.start(saves, "--open-viewers", python=stand_in(tmp_path, LISTENS), cwd=str(tmp_path), timeout=SOON)
     try:
         assert server.port == 4321
         assert server.lines[0] == f"argv -m tracker --saves {saves} serve --port 0 --open-viewers"
         assert server.lines[1] == f"config {tmp_path / 'config' / 'config.toml'} cwd {tmp_path}"  # beside the saves: never the real one
-        assert server.wait_line(r"app pid 78") == "seat #2 app pid 78"
+        assert server.wait_line(r"app pid 78", timeout=SOON) == "seat #2 app pid 78"
         assert server.app_pids() == [77, 78]
-        assert server.wait_line(r"app pid", start=5) == "seat #2 app pid 78"
+        assert server.wait_line(r"app pid", timeout=SOON, start=5) == "seat #2 app pid 78"
         started = time.monotonic()
         with pytest.raises(AssertionError, match=r"no 'never said' in the server log within 0.3s: \['argv"):
             server.wait_line("never said", timeout=0.3)
         assert 0.3 <= time.monotonic() - started < SOON
     finally:
-        assert server.stop() == 5  # SIGTERM, as a person's ctrl+c would
-    assert server.stop() == 5  # stopped already: its status again
+        assert server.stop(timeout=SOON) == 5  # SIGTERM, as a person's ctrl+c would
+    assert server.stop(timeout=SOON) == 5  # stopped already: its status again
 
 
 def test_the_server_reads_nothing_and_writes_only_its_log(tmp_path: Path) -> None:
@@ -149,7 +149,7 @@ def test_the_server_reads_nothing_and_writes_only_its_log(tmp_path: Path) -> Non
     saved = os.dup(0)
     try:
         os.dup2(r, 0)
-        server = ServerProcess.start(tmp_path / "saves", python=stand_in(tmp_path, LISTENS))
+        server = ServerProcess.start(tmp_path / "saves", python=stand_in(tmp_path, LISTENS), timeout=SOON)
     finally:
         os.dup2(saved, 0)
         for fd in (saved, r, w):
@@ -157,16 +157,16 @@ def test_the_server_reads_nothing_and_writes_only_its_log(tmp_path: Path) -> Non
     try:
         assert server.lines[2] == "stdin null stdout null"
     finally:
-        server.stop()
+        server.stop(timeout=SOON)
 
 
 def test_the_servers_environment_is_its_own_when_given(tmp_path: Path) -> None:
     given = {"PATH": os.environ.get("PATH", ""), "TRACKER_CONFIG": str(tmp_path / "mine.toml")}
-    server = ServerProcess.start(tmp_path / "saves", python=stand_in(tmp_path, LISTENS), environ=given)
+    server = ServerProcess.start(tmp_path / "saves", python=stand_in(tmp_path, LISTENS), environ=given, timeout=SOON)
     try:
         assert server.lines[1].startswith(f"config {tmp_path / 'mine.toml'} ")
     finally:
-        server.stop()
+        server.stop(timeout=SOON)
     assert given == {"PATH": os.environ.get("PATH", ""), "TRACKER_CONFIG": str(tmp_path / "mine.toml")}  # not changed
 
 
@@ -180,7 +180,7 @@ def test_a_server_that_exits_is_said_at_once(tmp_path: Path) -> None:
 
 def test_a_line_the_server_said_before_it_exited_is_still_found(tmp_path: Path) -> None:
     python = stand_in(tmp_path, 'say("tracker serve: listening on 127.0.0.1 port 99")\nsay("bye")\nsys.exit(0)\n')
-    server = ServerProcess.start(tmp_path / "saves", python=python)
+    server = ServerProcess.start(tmp_path / "saves", python=python, timeout=SOON)
     assert server.port == 99
     server.proc.wait(SOON)
     assert server.wait_line("bye", timeout=0.5) == "bye"
@@ -190,7 +190,7 @@ def test_a_line_the_server_said_before_it_exited_is_still_found(tmp_path: Path) 
 
 def test_a_server_that_does_not_stop_is_killed(tmp_path: Path) -> None:
     python = stand_in(tmp_path, LISTENS.replace("sys.exit(5)", "None"))
-    server = ServerProcess.start(tmp_path / "saves", python=python)
+    server = ServerProcess.start(tmp_path / "saves", python=python, timeout=SOON)
     with pytest.raises(subprocess.TimeoutExpired):
         server.stop(timeout=0.3)
     assert server.proc.returncode == -signal.SIGKILL

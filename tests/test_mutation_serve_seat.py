@@ -400,6 +400,9 @@ def test_run_gives_the_apps_exit_status_and_listens_for_the_gm_only(
         assert app.seat.listen is not None
     assert seat.run(served_again(tmp_path, role), None, None) == status
     assert len(listened) == (1 if role == GM else 0)  # no line: nothing to listen on
+    live = Live.open(tmp_path / "seraph-vs-sphinx.toml")  # as the server holds it
+    assert seat.run(served_again(tmp_path, role), live, None) == status
+    assert ran[-1].live is live  # the fight given, not opened again
 
 
 def test_a_seat_started_by_hand_is_refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], line: tuple[socket.socket, socket.socket], tmp_path: Path) -> None:
