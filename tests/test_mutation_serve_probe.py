@@ -9,6 +9,7 @@ says what it waited for."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -16,6 +17,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -115,6 +117,8 @@ signal.signal(signal.SIGTERM, lambda *a: sys.exit(5))
 say("tracker serve: listening on 127.0.0.1 port 4321")
 say("seat #1 app pid 77")
 say("seat #2 app pid 78")
+say("a line that ends in X")
+say("a line that ends in spaces  ")
 parent = os.getppid()
 for _ in range(600):  # a minute at most, and not past the test's process: never left behind
     if os.getppid() != parent:
@@ -133,13 +137,51 @@ def test_the_server_is_started_on_a_free_port_and_its_log_kept(tmp_path: Path) -
         assert server.wait_line(r"app pid 78", timeout=SOON) == "seat #2 app pid 78"
         assert server.app_pids() == [77, 78]
         assert server.wait_line(r"app pid", timeout=SOON, start=5) == "seat #2 app pid 78"
+        assert server.wait_line("argv", timeout=SOON).startswith("argv -m tracker")  # from the first line
+        assert server.wait_line("ends in", timeout=SOON, start=6) == "a line that ends in X"  # the line as said, its newline alone taken off
+        assert server.wait_line("spaces", timeout=SOON) == "a line that ends in spaces  "
+        pumps = [t for t in threading.enumerate() if getattr(t, "_target", None) == server._pump]
+        assert len(pumps) == 1 and pumps[0].daemon  # never holds the test's process at its end
         started = time.monotonic()
-        with pytest.raises(AssertionError, match=r"no 'never said' in the server log within 0.3s: \['argv"):
-            server.wait_line("never said", timeout=0.3)
+        refused = in_thread(lambda: server.wait_line("never said", timeout=0.3))
+        assert isinstance(refused, AssertionError) and str(refused).startswith("no 'never said' in the server log within 0.3s: ['argv")
         assert 0.3 <= time.monotonic() - started < SOON
     finally:
         assert server.stop(timeout=SOON) == 5  # SIGTERM, as a person's ctrl+c would
     assert server.stop(timeout=SOON) == 5  # stopped already: its status again
+
+
+def in_thread(call: Any) -> BaseException | None:
+    """What `call` raised, run on a thread: a wait that never ended fails the test, not holds it."""
+    raised: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: B036 - what the call ended with is the result
+            raised.append(exc)
+        else:
+            raised.append(None)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(SOON)
+    ended = not thread.is_alive()
+    assert ended
+    return raised[0]
+
+
+def test_a_server_that_never_listens_is_given_up_at_its_timeout(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    python = stand_in(tmp_path, f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n" + LISTENS.split("say(", 1)[0] + LISTENS[LISTENS.index("parent = "):])
+    started = time.monotonic()
+    try:
+        with pytest.raises(AssertionError, match=r"no 'listening on .*' in the server log within 0.5s"):
+            ServerProcess.start(tmp_path / "saves", python=python, timeout=0.5)
+        assert time.monotonic() - started < SOON
+    finally:
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError, ValueError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 def test_the_server_reads_nothing_and_writes_only_its_log(tmp_path: Path) -> None:

@@ -417,10 +417,13 @@ def test_a_seat_started_by_hand_is_refused(monkeypatch: pytest.MonkeyPatch, caps
         monkeypatch.setenv(SEAT_FD, str(os.dup(not_a_socket.fileno())))
         assert seat.main() == 2
         assert capsys.readouterr().err == said
-    # A line from this process, not the parent that started it.
-    _server, mine = line
+    # A line from this process, not the parent that started it, even one that sends a seat.
+    server, mine = line
+    ran: list[SeatInfo] = []
+    monkeypatch.setattr(seat, "run", lambda info, live, sock: ran.append(info) or 0)
+    control.send(server, {"seat": SeatInfo(GM, "mallory").to_json()})
     monkeypatch.setenv(SEAT_FD, str(os.dup(mine.fileno())))
-    assert seat.main() == 2
+    assert seat.main() == 2 and ran == []
     assert capsys.readouterr().err == said
     # A socket that is not a local one.
     inet = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -252,7 +252,7 @@ async def test_a_nudge_never_waits(made: list[Made]) -> None:
     for _ in range(2000):  # nobody reads: the socket fills, the rest are dropped
         started = loop.time()
         host.nudge()
-        assert loop.time() - started < 2.0  # not 5 s a nudge
+        assert loop.time() - started < 0.5  # not 5 s a nudge, nor any wait
     assert not host.closed and host.sock.gettimeout() == 5.0  # its sends still wait as `_fork` wants
     process.heard()
     host.closed = True
