@@ -97,6 +97,32 @@ async def test_a_terminal_opens_its_own_non_blocking_description_of_the_pty(ptys
     assert out.fd == -1 and out.gone
 
 
+async def test_closing_a_terminal_with_output_waiting_stops_writing_it(ptys: list[tuple[int, int]]) -> None:
+    master, slave = new_pty(ptys)
+    loop = asyncio.get_running_loop()
+    writer = HostWriter(loop)
+    out = Terminal(writer, slave, lambda: None)
+    while not out.pending:
+        out.send(b"c" * 4096)
+    fd = out.fd
+    assert fd in loop._selector.get_map()  # type: ignore[attr-defined]
+    check = out.check
+    out.close()
+    assert fd not in loop._selector.get_map() and out.fd == -1 and out.gone  # type: ignore[attr-defined]
+    assert check is not None and check.cancelled() and out.check is None
+    with pytest.raises(OSError):
+        os.fstat(fd)
+    out.close()  # twice: nothing more
+
+
+async def test_closing_a_terminal_whose_descriptor_went_is_quiet(ptys: list[tuple[int, int]]) -> None:
+    master, slave = new_pty(ptys)
+    out = Terminal(HostWriter(asyncio.get_running_loop()), slave, lambda: None)
+    os.close(out.fd)  # closed behind its back
+    out.close()
+    assert out.fd == -1 and out.gone
+
+
 async def test_what_a_terminal_can_take_is_written_at_once(ptys: list[tuple[int, int]]) -> None:
     master, slave = new_pty(ptys)
     raw(slave)
@@ -105,8 +131,9 @@ async def test_what_a_terminal_can_take_is_written_at_once(ptys: list[tuple[int,
     out.write("héllo ")
     out.send(b"world")
     out.send(b"")
+    out.write(" a\ud800b")  # text that cannot be encoded: a replacement, not an error
     assert out.pending == b"" and out.check is None
-    assert await gather(master, len("héllo world".encode())) == "héllo world".encode()
+    assert await gather(master, len("héllo world a?b".encode())) == "héllo world a?b".encode()
     out.close()
 
 
@@ -155,6 +182,7 @@ async def test_a_terminal_that_stops_reading_is_given_up_once(ptys: list[tuple[i
         assert out.pending and not out.gone
         await until(lambda: out.gone, "given up", SOON)
     assert gone == [1] and out.pending == b"" and out.check is None
+    assert out.fd not in asyncio.get_running_loop()._selector.get_map()  # type: ignore[attr-defined]  # no longer written
     assert [r.getMessage() for r in caplog.records] == ["a viewer's terminal took no output for 0.2s: its app ends"]
     writer.give_up(out)
     out.send(b"more")
@@ -383,10 +411,10 @@ async def test_a_shared_views_frame_goes_to_every_member_and_its_start_is_kept(p
     fan.write("")
     assert not fan.drawn  # nothing drawn yet
     fan.members[2] = two
-    fan.write("frame")
+    fan.write("frame\ud800")
     assert fan.drawn and fan.preamble == "\x1b[?1049hé".encode()
-    assert await gather(m1, len("\x1b[?1049héframe".encode())) == "\x1b[?1049héframe".encode()
-    assert await gather(m2, 5) == b"frame"
+    assert await gather(m1, len("\x1b[?1049héframe?".encode())) == "\x1b[?1049héframe?".encode()
+    assert await gather(m2, 6) == b"frame?"
     assert fan.flush() is None and fan.close() is None
     assert not one.gone and not two.gone  # closed with the members, not with the view
     one.close()
@@ -426,6 +454,14 @@ async def test_the_hosted_driver_is_on_its_own_pty(ptys: list[tuple[int, int]]) 
     assert driver.can_suspend is False
     set_size(slave, 132, 43)
     assert driver.terminal_size() == (132, 43)
+
+
+async def test_the_hosted_driver_is_made_as_asked(ptys: list[tuple[int, int]]) -> None:
+    master, slave = new_pty(ptys)
+    driver = HostedDriver(Hosted(slave, object()), debug=True, mouse=False, size=(100, 30))  # type: ignore[arg-type]
+    assert (driver._debug, driver._mouse, driver._size) == (True, False, (100, 30))
+    driver = HostedDriver(Hosted(slave, object()))  # type: ignore[arg-type]
+    assert (driver._debug, driver._mouse, driver._size) == (False, True, None)
 
 
 def test_a_terminals_size_is_80x24_when_it_cannot_say(ptys: list[tuple[int, int]], tmp_path: Any) -> None:
@@ -516,6 +552,18 @@ async def test_nothing_typed_first_reads_the_terminal_only(ptys: list[tuple[int,
     monkeypatch.setattr(driver, "terminal_gone", lambda: gone.append(1))
     driver.run_input_thread()
     assert order == ["terminal"] and gone == []  # returned without an error: not gone
+
+
+async def test_an_app_that_kept_no_keys_reads_the_terminal_only(ptys: list[tuple[int, int]], monkeypatch: pytest.MonkeyPatch) -> None:
+    master, slave = new_pty(ptys)
+    order: list[Any] = []
+    monkeypatch.setattr(LinuxDriver, "run_input_thread", lambda self: order.append("terminal"))
+    app = Hosted(slave, object())
+    del app.typed_first  # an app made without it
+    driver = HostedDriver(app)  # type: ignore[arg-type]
+    monkeypatch.setattr(driver, "process_message", lambda event: order.append(event))
+    driver.run_input_thread()
+    assert order == ["terminal"]
 
 
 async def test_typed_bytes_that_do_not_read_are_lost_not_raised(ptys: list[tuple[int, int]], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -193,6 +193,7 @@ async def test_the_host_says_which_viewer_ended_and_how(made: list[Made], log: p
     for _ in range(5):
         await asyncio.sleep(0.01)
     assert pool.hosts == [host] and not host.closed
+    assert [r.getMessage() for r in log.records if r.name == "asyncio"] == []  # nobody's end read without an error
     send(process.line, {"op": "ended", "id": 3})
     await until(lambda: host not in pool.hosts, "the host retired", SOON)
     assert three.returncode == 1
