@@ -474,6 +474,8 @@ def test_a_terminals_size_is_80x24_when_it_cannot_say(ptys: list[tuple[int, int]
     assert size_of(slave) == (80, 50)
     set_size(slave, 81, 25)
     assert size_of(slave) == (81, 25)
+    set_size(slave, 40000, 33000)  # the kernel's sizes are unsigned
+    assert size_of(slave) == (40000, 33000)
     with open(tmp_path / "f", "w") as not_a_terminal:
         assert size_of(not_a_terminal.fileno()) == (80, 24)
 
@@ -540,6 +542,16 @@ async def test_keys_typed_before_the_app_are_read_first_and_the_ptys_end_ends_it
     driver.run_input_thread()
     assert order == ["a", "b", "escape", "terminal"]  # a lone Esc is the Esc key, and before the terminal's
     assert gone == [1]
+
+
+async def test_a_byte_typed_first_that_is_not_text_loses_itself_only(ptys: list[tuple[int, int]], monkeypatch: pytest.MonkeyPatch) -> None:
+    master, slave = new_pty(ptys)
+    keys: list[str] = []
+    monkeypatch.setattr(LinuxDriver, "run_input_thread", lambda self: None)
+    driver = HostedDriver(Hosted(slave, object(), typed=b"a\xffb"))  # type: ignore[arg-type]
+    monkeypatch.setattr(driver, "process_message", lambda event: keys.append(event.key))
+    driver.run_input_thread()
+    assert keys[0] == "a" and keys[-1] == "b"
 
 
 async def test_nothing_typed_first_reads_the_terminal_only(ptys: list[tuple[int, int]], monkeypatch: pytest.MonkeyPatch) -> None:
