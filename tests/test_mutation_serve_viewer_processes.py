@@ -282,7 +282,7 @@ async def test_a_host_that_does_not_quit_is_killed(made: list[Made]) -> None:
     host = make_host(pool, made)
     loop = asyncio.get_running_loop()
     started = loop.time()
-    await host.quit(0.0)
+    await asyncio.wait_for(host.quit(0.0), SOON)
     assert host.process.returncode == -signal.SIGKILL
     assert 0.9 <= loop.time() - started < 30  # a second past the grace
     await host.quit(0.0)  # twice: nothing more
@@ -309,6 +309,8 @@ def test_a_viewer_joins_a_host_only_on_the_same_fight_and_terminal_with_room(mon
     assert not pool.has_room({**env, "COLORTERM": "truecolor"}, "a.toml")
     assert pool.has_room({"TERM": "xterm"}, "a.toml")
     assert not pool.has_room(env)  # no fight: none of these
+    pool.hosts.append(Host(("", *profile_of(env)), 0))  # type: ignore[arg-type]
+    assert pool.has_room(env)  # on no fight yet
     pool.hosts.insert(0, Host(key, 0))  # type: ignore[arg-type]
     assert pool._with_room(env, "a.toml") is pool.hosts[0]  # the first with room
 
@@ -337,6 +339,7 @@ async def test_placing_viewers_forks_a_host_only_when_none_has_room(made: list[M
     third = pool.place(10, env, make_app, "a.toml")  # type: ignore[arg-type]
     assert third.ident == 3 and third.host is not host and len(forks) == 2 and len(pool.hosts) == 2
     pool.place(10, {}, make_app)  # type: ignore[arg-type]
+    assert forks[-1][1] == ("", *profile_of({}))  # no fight yet
     pool.place(10, {"TERM": "\x1b[31m" + "t" * 60}, make_app)  # type: ignore[arg-type]
     started = [m for m in said(log) if " started " in m]
     assert started == [
@@ -401,7 +404,10 @@ async def test_a_host_is_a_forked_process_on_its_own_socket(made: list[Made], mo
     of the socket, the saves folder and the app maker; it ends the viewer it is given."""
     told = tmp_path / "told"
 
+    server = os.getpid()
+
     def host_stand_in(line: socket.socket, saves: str, make_app: Any) -> None:
+        assert os.getpid() != server, "the host started in the server's own process"
         try:
             message, fd = receive(line)
             told.write_text(json.dumps([saves, make_app("x"), message, fd is not None]))
@@ -415,6 +421,7 @@ async def test_a_host_is_a_forked_process_on_its_own_socket(made: list[Made], mo
     viewer = pool.place(0, {"TERM": "xterm"}, lambda notice: f"app {notice}", "f.toml")  # type: ignore[arg-type,return-value]
     host = viewer.host
     assert host.sock.gettimeout() == 5.0 and host.profile == ("f.toml", "xterm", "", "", "", "", "")
+    assert (host.sock.family, host.sock.type) == (socket.AF_UNIX, socket.SOCK_SEQPACKET)  # a message a datagram
     assert await asyncio.wait_for(viewer.wait(), 30) == 6
     await until(lambda: host not in pool.hosts and not pool._ending, "retired and reaped", SOON)
     assert host.process.returncode == 0
