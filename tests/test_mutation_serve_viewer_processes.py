@@ -399,6 +399,22 @@ async def test_closing_waits_for_hosts_still_ending(made: list[Made]) -> None:
     assert host.process.returncode == 3 and other.process.returncode == 3
 
 
+async def test_closing_is_not_stopped_by_a_host_that_fails_to_end(made: list[Made]) -> None:
+    class Failing:
+        ended = False
+
+        async def quit(self) -> None:
+            raise OSError("cannot end it")
+
+    pool = ViewerHosts(2, "/saves")
+    host = make_host(pool, made)
+    failing = Failing()
+    pool.hosts = [failing, host]  # type: ignore[list-item]
+    made[0].let_go()
+    await asyncio.wait_for(pool.close(), SOON)  # nothing raised: the others are ended all the same
+    assert pool.hosts == [] and host.process.returncode == 3
+
+
 async def test_a_host_is_a_forked_process_on_its_own_socket(made: list[Made], monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     """`_fork` for real: the child (here, standing in for start_host) gets the other end
     of the socket, the saves folder and the app maker; it ends the viewer it is given."""
