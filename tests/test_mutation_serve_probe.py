@@ -233,8 +233,12 @@ def test_a_line_the_server_said_before_it_exited_is_still_found(tmp_path: Path) 
 def test_a_server_that_does_not_stop_is_killed(tmp_path: Path) -> None:
     python = stand_in(tmp_path, LISTENS.replace("sys.exit(5)", "None"))
     server = ServerProcess.start(tmp_path / "saves", python=python, timeout=SOON)
-    with pytest.raises(subprocess.TimeoutExpired):
-        server.stop(timeout=0.3)
+    try:
+        assert isinstance(in_thread(lambda: server.stop(timeout=0.3)), subprocess.TimeoutExpired)
+    finally:
+        if server.proc.returncode is None:
+            server.proc.kill()
+            server.proc.wait()
     assert server.proc.returncode == -signal.SIGKILL
 
 
@@ -293,11 +297,19 @@ async def test_a_screen_is_a_pty_session_that_collects_what_is_drawn(ssh_port: i
         mark = len(screen.session.data)
         screen.send(b"hello")
         await screen.wait_for("got hello", timeout=SOON, since=mark)
-        with pytest.raises(AssertionError, match=r"'bob vt220' not drawn within 0.2s; screen: "):
-            await screen.wait_for("bob vt220", timeout=0.2, since=len(screen.session.data))
+        for n in range(30):  # a screen longer than the 2,000 characters an error shows
+            screen.send(b"%099d" % n)
+            await asyncio.wait_for(screen.wait_for("got %099d" % n, timeout=SOON), SOON)
+        assert len(screen.text) > 2000
+        started = time.monotonic()
+        with pytest.raises(AssertionError) as late:
+            await asyncio.wait_for(screen.wait_for("bob vt220", timeout=0.2, since=len(screen.session.data)), SOON)
+        assert time.monotonic() - started >= 0.2
+        assert str(late.value) == f"'bob vt220' not drawn within 0.2s; screen: {screen.text[-2000:]!r}"
         screen.send(b"q")
-        with pytest.raises(AssertionError, match=r"connection closed before 'never' appeared; screen: "):
-            await screen.wait_for("never", timeout=SOON)
+        with pytest.raises(AssertionError) as closed:
+            await asyncio.wait_for(screen.wait_for("never", timeout=SOON), SOON)
+        assert str(closed.value) == f"connection closed before 'never' appeared; screen: {screen.text[-2000:]!r}"
     finally:
         await screen.close()
 
