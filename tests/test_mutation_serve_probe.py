@@ -370,6 +370,8 @@ def fake_ssh(tmp_path: Path, body: str) -> str:
 
 
 ECHOES = """\
+sys.stderr.write("ssh: a warning\\n")
+sys.stderr.flush()
 out.write(b"\\x1b[2J" + " ".join(sys.argv[1:]).encode() + b"\\r\\n")
 out.flush()
 while True:
@@ -389,12 +391,15 @@ async def test_openssh_on_a_forced_pty_is_read_sent_to_and_finished(tmp_path: Pa
     screen = await OpenSSHScreen.start(ssh, 2200, tmp_path / "key", "-l", "bob")
     try:
         assert screen.seen == b""
-        await asyncio.wait_for(screen.wait_for(b"-tt -l bob 127.0.0.1"), SOON)  # the host last
+        asked = " ".join(openssh_argv(ssh, 2200, tmp_path / "key", "-tt", "-l", "bob", "127.0.0.1")[1:])
+        await asyncio.wait_for(screen.wait_for(asked.encode()), SOON)  # this port and key, the host last
         await screen.send(b"one\n")
         await asyncio.wait_for(screen.wait_for(b"got one"), SOON)
         await screen.send(b"q\n")
         assert await asyncio.wait_for(screen.finish(), SOON) == 3
         assert screen.seen.endswith(b"bye\n") and plain(screen.seen).count("got one") == 1
+        assert screen.proc.stderr is not None  # ssh's own messages kept apart from the screen
+        assert await asyncio.wait_for(screen.proc.stderr.read(), SOON) == b"ssh: a warning\n"
     finally:
         await screen.close()
 
@@ -411,9 +416,13 @@ async def test_waiting_on_openssh_reads_only_what_is_new(tmp_path: Path) -> None
         assert not waiting.done()  # drawn before: waits for it again
         await screen.send(b"one\n")
         await asyncio.wait_for(waiting, SOON)
+        await screen.send(b"x" * 600 + b"\n")  # more than the 500 bytes an error shows
+        await asyncio.wait_for(screen.wait_for(b"x" * 600), SOON)
         await screen.send(b"q\n")
-        with pytest.raises(AssertionError, match=r"ssh ended before b'never'"):
+        with pytest.raises(AssertionError) as ended:
             await asyncio.wait_for(screen.wait_for(b"never"), SOON)
+        assert str(ended.value).startswith("ssh ended before b'never': ")
+        assert str(ended.value).split("\n")[0] == f"ssh ended before b'never': {screen.seen[-500:]!r}"
     finally:
         await screen.close()
 
