@@ -521,3 +521,18 @@ def test_a_process_is_alive_until_it_is_a_zombie() -> None:
         child.wait()
     assert not alive(child.pid)
     assert probe.alive(2**22 + 7) is False  # past pid_max: no such process
+
+
+def test_a_process_whose_name_looks_like_a_state_is_read_by_its_state(tmp_path: Path) -> None:
+    """/proc/PID/stat gives the name in parentheses, then the state: a name holding ") Z"
+    is not the state."""
+    odd = tmp_path / "x) Z y) Z"
+    odd.symlink_to(sys.executable)
+    child = subprocess.Popen([str(odd), "-c", "import time; time.sleep(60)"])
+    try:
+        with open(f"/proc/{child.pid}/stat") as handle:
+            assert ") Z y) Z)" in handle.read()  # the name, as the kernel gives it
+        assert alive(child.pid)
+    finally:
+        child.kill()
+        child.wait()
