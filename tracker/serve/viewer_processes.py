@@ -99,8 +99,15 @@ class ViewerHost:
         """The table's fight was written: read it now. Never waits: a host whose socket is
         full hears of the next write, or finds it at its follower's next probe."""
         if not self.closed:
-            with contextlib.suppress(OSError):
-                self.sock.sendmsg([CHANGED], [], socket.MSG_DONTWAIT)
+            # MSG_DONTWAIT alone is not enough: on a socket with a timeout (`_fork`'s 5 s)
+            # Python waits for room before each try, so the send is made with none.
+            timeout = self.sock.gettimeout()
+            self.sock.settimeout(0.0)
+            try:
+                with contextlib.suppress(OSError):
+                    self.sock.sendmsg([CHANGED], [], socket.MSG_DONTWAIT)
+            finally:
+                self.sock.settimeout(timeout)
 
     def attach(self, ident: int, slave: int, env: dict[str, str], notice: str = "", replaying: int | None = None) -> HostedViewer:
         viewer = HostedViewer(self, ident)
