@@ -27,15 +27,21 @@ def make_campaign(saves: Path, ruleset: str, title: str, pcs: dict[str, dict[str
     return path
 
 
-def make_fight(campaign: Path, file: str, name: str, lines: list[str]) -> Path:
-    """The campaign's next fight, played by `lines` of the command language."""
-    path = campaign.parent / f"{file}.toml"
-    fights.start(campaign, path, name, BY)
-    store = EncounterFile(path)
+def play(fight: Path, *lines: str) -> Session:
+    """`lines` of the command language played on the fight in its file, by the GM."""
+    store = EncounterFile(fight)
     loaded = store.load()
     session = Session(loaded.encounter, loaded.ruleset, store=store)
     for line in lines:
         session.execute(line)
+    return session
+
+
+def make_fight(campaign: Path, file: str, name: str, lines: list[str]) -> Path:
+    """The campaign's next fight, played by `lines` of the command language."""
+    path = campaign.parent / f"{file}.toml"
+    fights.start(campaign, path, name, BY)
+    play(path, *lines)
     return path
 
 

@@ -20,7 +20,7 @@ from tracker.persistence.campaign_file import CampaignFile
 from tracker.persistence.store import EncounterFile
 from tracker.play import fights
 from tracker.play.fights import Change, Preview
-from tracker.play.session import Session
+from tests.campaign_ui import play
 from tests.test_ui_declare import gamble  # noqa: F401 (a fixture: the Gamble game installed)
 
 ANN = {"pc": "pc1", "name": "Ann", "resources": {"hp": 10}, "stats": {"speed": 3}, "side": "party"}
@@ -36,13 +36,6 @@ def road(folder: Path, *joins: dict[str, Any], ruleset: str = "freeform", house_
     return path
 
 
-def play(fight: Path, *lines: str) -> Session:
-    file = EncounterFile(fight)
-    loaded = file.load()
-    session = Session(loaded.encounter, loaded.ruleset, store=file)
-    for line in lines:
-        session.execute(line)
-    return session
 
 
 def change_fight(fight: Path, *changes: Any) -> None:

@@ -24,14 +24,13 @@ from tracker.serve.keys import GM, PLAYER, VIEWER, KeyRing, KeysFile
 from tracker.serve.options import ServeOptions
 from tracker.serve.ssh_server import TableSSHServer
 from tracker.serve.table import TableServer
+from tests.test_mutation_serve_keys import config  # noqa: F401 (a fixture: a config folder of its own)
 
 
 @pytest.fixture(autouse=True)
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "config"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("TRACKER_CONFIG", str(folder / "config.toml"))
-    return folder
+def own_config(config: Path) -> Path:
+    """Every test with a config folder of its own (the keys tests' fixture)."""
+    return config
 
 
 @pytest.fixture
