@@ -25,6 +25,18 @@ from tests.helpers import until
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
 
+
+def _stamps_taken(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Each look the poller takes at the file (its first is what later looks compare with)."""
+    taken: list[Path] = []
+
+    def stamp(path: Path) -> tuple[int, ...]:
+        taken.append(path)
+        return _stamp(path)
+
+    monkeypatch.setattr(campaign, "_stamp", stamp)
+    return taken
+
 SAVES = Path(__file__).resolve().parent.parent / "saves"
 CITY = SAVES / "city-nights.campaign.toml"
 DOCKS, ROOF, MUSEUM = "city-nights-1-docks.toml", "city-nights-2-roof.toml", "city-nights-3-museum.toml"
@@ -274,6 +286,7 @@ async def test_an_inotify_overflow_counts_as_a_change(tmp_path: Path) -> None:
 
 async def test_a_watch_that_breaks_falls_back_to_looking_at_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(campaign, "POLL", 0.02)
+    looks = _stamps_taken(monkeypatch)
     path = tmp_path / "road.campaign.toml"
     path.write_bytes(b"1")
     seen: list[int] = []
@@ -287,7 +300,7 @@ async def test_a_watch_that_breaks_falls_back_to_looking_at_the_file(tmp_path: P
         with pytest.raises(OSError):
             os.fstat(bad)
         assert [r.getMessage() for r in caplog.records] == [f"{path}: cannot watch any more ([Errno 21] Is a directory); looking every 0.02s instead"]
-        await asyncio.sleep(0.05)
+        await until(lambda: bool(looks), "the poller's first look", SOON)
         path.write_bytes(b"22")
         await until(lambda: bool(seen), "the change seen by looking", SOON)
     finally:
@@ -303,6 +316,7 @@ async def test_without_inotify_the_file_is_looked_at_every_poll(tmp_path: Path, 
         monkeypatch.setattr(campaign.sys, "platform", "darwin")
     else:
         monkeypatch.setattr(campaign, "_inotify", lambda folder: -1)
+    looks = _stamps_taken(monkeypatch)
     path = tmp_path / "road.campaign.toml"
     path.write_bytes(b"1")
     seen: list[int] = []
@@ -310,8 +324,7 @@ async def test_without_inotify_the_file_is_looked_at_every_poll(tmp_path: Path, 
     assert watch.start() == "polling"
     assert watch._fd == -1
     try:
-        for _ in range(10):
-            await asyncio.sleep(0.02)
+        await until(lambda: len(looks) >= 3, "the poller's first looks", SOON)
         assert seen == []  # nothing changed: nothing said
         path.write_bytes(b"22")
         await until(lambda: len(seen) == 1, "the change seen", SOON)
