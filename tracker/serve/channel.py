@@ -227,6 +227,10 @@ class TableSession(asyncssh.SSHServerSession[bytes]):
             self.table.children.add(child)
             log.info("app pid %d for %s%s", child.pid, self.record.who(), " (a viewers' process)" if hosted else "")
             try:
+                if self._ended or self._restart:
+                    # The client left, or the table moved, while the app was starting (exec
+                    # waits for the new program): what asked found no process to stop.
+                    return 0
                 return await child.wait()
             finally:
                 await child.stop()  # reap the group even if the leader left something behind
