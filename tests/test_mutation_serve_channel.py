@@ -643,7 +643,9 @@ EXEC_MAIN = r'''
 import json, os, socket
 fd = os.environ.get("TRACKER_SEAT_FD")
 line = socket.socket(fileno=int(fd)) if fd else None
-seat = json.loads(line.recv(1 << 18))["seat"] if line is not None else None
+said = json.loads(line.recv(1 << 18)) if line is not None else {"op": "seat", "seat": None}
+assert said["op"] == "seat", said  # the first message: who sits here
+seat = said["seat"]
 raise SystemExit(play(seat, line))
 '''
 
@@ -746,6 +748,9 @@ async def test_a_gms_app_replays_and_hears_on_its_own_line(table: TableServer, l
     started(viewer, viewer_chan)
     got = await start(gm_chan)
     assert (got["role"], got["RO"], got["line"], got["SEAT_FD"]) == (GM, None, True, True)
+    line = gm._control
+    assert line is not None
+    followed = line.fileno()
     await start(viewer_chan)
     gm.data_received(b"r", None)  # the GM's app replays segment 5: the others follow
     await until(lambda: table.replaying == 5, "the table replaying", SOON)
@@ -756,6 +761,7 @@ async def test_a_gms_app_replays_and_hears_on_its_own_line(table: TableServer, l
     gm.data_received(b"0", None)  # the GM's app ends in its replay: the table is back to now
     await until(lambda: gm_chan.exits == [0], "the GM's app ended", SOON)
     assert (table.replaying, table.replayed_by) == (None, None)
+    assert line.fileno() == -1 and asyncio.get_running_loop().remove_reader(followed) is False  # closed, not followed
     assert await heard(viewer_chan, 2) == {"op": "replay", "segment": None}
     gm.tell("nobody hears this")
     await asyncio.sleep(0)
@@ -885,7 +891,8 @@ async def test_an_app_that_cannot_start_is_said_so_on_stderr(tmp_path: Path, log
     assert bytes(chan.err).startswith(b"tracker: the app could not start: ") and bytes(chan.err).endswith(b"\r\n")
     assert b"no-such-python" in chan.err and chan.exits == [1]
     errors = said(log, logging.ERROR)
-    assert len(errors) == 1 and errors[0].startswith(f"cannot start the app for {session.record.who()}: ")
+    assert len(errors) == 1 and errors[0].startswith(f"cannot start the app for {session.record.who()}: [Errno 2] No such file or directory")
+    assert errors[0].endswith("no-such-python'")
     assert table.children == set() and open_fds() == before
     session.restart("The GM moved the table to Ambush")  # ended: nothing starts again
     await asyncio.sleep(0)
@@ -893,12 +900,14 @@ async def test_an_app_that_cannot_start_is_said_so_on_stderr(tmp_path: Path, log
 
 
 @pytest.mark.serve
-async def test_an_app_that_cannot_start_for_a_client_gone_is_no_error(tmp_path: Path) -> None:
+async def test_an_app_that_cannot_start_for_a_client_gone_is_no_error(tmp_path: Path, log: pytest.LogCaptureFixture) -> None:
     table = make_table(tmp_path, spawn="exec", python=str(tmp_path / "no-such-python"))
     session, chan = seated(table, VIEWER, chan=Chan(broken=OSError))
     started(session, chan)
     await until(lambda: table.tasks_running == 0, "the session's run over", SOON)
     assert session.child is not None and session.child.process is None
+    errors = said(log, logging.ERROR)
+    assert len(errors) == 1 and errors[0].startswith("cannot start the app for ")  # and nothing else went wrong
 
 
 @pytest.mark.serve

@@ -155,6 +155,7 @@ for fd in range(4096):
         continue
     fds.append(fd)
 ctty = os.open("/dev/tty", os.O_RDWR)  # fails without a controlling terminal
+print("STDERR here", file=sys.stderr, flush=True)
 print("REPORT " + json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "size": [cols, rows, xpix, ypix], "fds": fds,
       "leader": os.getsid(0) == os.getpid() == os.getpgrp(), "ctty": os.tcgetpgrp(ctty) == os.getpgrp(),
       "env": os.environ.get("ONLY_THIS"), "path": "PATH" in os.environ}), flush=True)
@@ -177,6 +178,7 @@ async def test_an_exec_child_leads_its_session_on_the_pty_with_only_its_line(tmp
         assert open_fds() == before | {child.master}  # the slave is the child's only
         assert os.get_blocking(child.master) is False
         await out.saw("REPORT ")
+        assert "STDERR here" in out.text()  # its standard error is the terminal too
         got = out.report()
         assert got["argv"] == ["5", "x y"] and got["cwd"] == str(tmp_path) and got["size"] == [100, 30, 8, 9]
         assert got["leader"] and got["ctty"] and got["env"] == "1" and got["path"] is False
@@ -215,12 +217,62 @@ async def test_a_program_that_cannot_start_leaves_nothing_open(tmp_path: Path) -
     with pytest.raises(OSError) as raised:
         await child.start()
     assert raised.value.errno == errno.ENOENT
-    assert open_fds() == before and child.process is None
+    assert child.process is None
     assert await child.stop() is None  # nothing started: nothing to stop
-    child.write(b"keys")  # nowhere to go, and no error
+    assert child.write(b"keys") is True  # nowhere to go, and no error
+    assert open_fds() == before
 
 
 # ------------------------------------------------------------------ fork
+
+
+async def run_forked(function: Callable[[], int], cwd: str | None = None) -> tuple[int, str]:
+    out = Out()
+    child = PtyChild([], {}, (80, 24, 0, 0), out, cwd=cwd, in_process=function)
+    await child.start()
+    try:
+        code = await asyncio.wait_for(child.wait(), SOON)
+    finally:
+        await asyncio.wait_for(child.stop(), SOON)
+    return code, out.text()
+
+
+def ends(how: Any) -> Callable[[], int]:
+    def function() -> int:
+        if isinstance(how, BaseException):
+            raise how
+        return int(how)
+
+    return function
+
+
+# The first forked children of the file end with status 1: a mutant that runs the
+# child's side in the test's own process then ends that process as a failure.
+
+
+@pytest.mark.parametrize(
+    ("how", "said"), [(ValueError("boom"), "ValueError: boom"), (KeyboardInterrupt(), "KeyboardInterrupt: "), (OSError("bad \udcff name"), "OSError: bad ? name")]
+)
+async def test_an_error_in_a_forked_child_is_said_on_its_terminal(how: BaseException, said: str) -> None:
+    code, text = await run_forked(ends(how))
+    assert code == 1
+    assert text == f"\r\r\ntracker: internal error: {said}\r\r\n"  # each \n a \r\n on the terminal (ONLCR)
+
+
+@pytest.mark.parametrize(
+    ("how", "code"),
+    [(0, 0), (7, 7), (255, 255), (256, 0), (300, 44), (-3, 1), (SystemExit(4), 4), (SystemExit(None), 0), (SystemExit("bye"), 1), (SystemExit(-2), 1)],
+)
+async def test_a_forked_child_leaves_with_the_status_its_function_gave(how: Any, code: int) -> None:
+    got, text = await run_forked(ends(how))
+    assert got == code
+    assert "internal error" not in text and "bye" not in text
+
+
+async def test_a_forked_child_that_cannot_go_to_its_folder_says_why(tmp_path: Path) -> None:
+    code, text = await run_forked(ends(0), cwd=str(tmp_path / "gone"))
+    assert code == 1
+    assert text.startswith("\r\r\ntracker: internal error: FileNotFoundError: ") and str(tmp_path / "gone") in text
 
 
 def in_child(**facts: Any) -> Callable[[], int]:
@@ -340,51 +392,6 @@ async def test_a_forked_child_without_a_line_keeps_only_its_terminal(tmp_path: P
         assert await asyncio.wait_for(child.wait(), SOON) == 0
     finally:
         await asyncio.wait_for(child.stop(), SOON)
-
-
-async def run_forked(function: Callable[[], int], cwd: str | None = None) -> tuple[int, str]:
-    out = Out()
-    child = PtyChild([], {}, (80, 24, 0, 0), out, cwd=cwd, in_process=function)
-    await child.start()
-    try:
-        code = await asyncio.wait_for(child.wait(), SOON)
-    finally:
-        await asyncio.wait_for(child.stop(), SOON)
-    return code, out.text()
-
-
-def ends(how: Any) -> Callable[[], int]:
-    def function() -> int:
-        if isinstance(how, BaseException):
-            raise how
-        return int(how)
-
-    return function
-
-
-@pytest.mark.parametrize(
-    ("how", "code"),
-    [(0, 0), (7, 7), (255, 255), (256, 0), (300, 44), (-3, 1), (SystemExit(4), 4), (SystemExit(None), 0), (SystemExit("bye"), 1), (SystemExit(-2), 1)],
-)
-async def test_a_forked_child_leaves_with_the_status_its_function_gave(how: Any, code: int) -> None:
-    got, text = await run_forked(ends(how))
-    assert got == code
-    assert "internal error" not in text and "bye" not in text
-
-
-@pytest.mark.parametrize(
-    ("how", "said"), [(ValueError("boom"), "ValueError: boom"), (KeyboardInterrupt(), "KeyboardInterrupt: "), (OSError("bad \udcff name"), "OSError: bad ? name")]
-)
-async def test_an_error_in_a_forked_child_is_said_on_its_terminal(how: BaseException, said: str) -> None:
-    code, text = await run_forked(ends(how))
-    assert code == 1
-    assert text == f"\r\r\ntracker: internal error: {said}\r\r\n"  # each \n a \r\n on the terminal (ONLCR)
-
-
-async def test_a_forked_child_that_cannot_go_to_its_folder_says_why(tmp_path: Path) -> None:
-    code, text = await run_forked(ends(0), cwd=str(tmp_path / "gone"))
-    assert code == 1
-    assert text.startswith("\r\r\ntracker: internal error: FileNotFoundError: ") and str(tmp_path / "gone") in text
 
 
 def test_a_forked_child_gets_fresh_std_streams_on_its_terminal() -> None:
@@ -558,9 +565,29 @@ def test_leaving_the_server_closes_every_descriptor_above_2_but_the_one_kept() -
     assert fds == [0, 1, 2, report_w]
 
 
+def test_leaving_the_server_keeps_descriptor_3_when_asked() -> None:
+    report_r, report_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.dup2(report_w, 3)
+            pty_bridge.leave_server(3)
+            os.write(3, json.dumps(sorted(open_fds())).encode())
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(report_w)
+    with os.fdopen(report_r, "rb") as report:
+        fds = json.loads(report.read() or b"null")
+    assert os.waitpid(pid, 0)[1] == 0
+    assert fds == [0, 1, 2, 3]
+
+
 def test_leaving_the_server_keeping_nothing_closes_every_descriptor_above_2() -> None:
     report_r, report_w = os.pipe()
     std = open_fds() & {0, 1, 2}
+    assert 3 in open_fds()
     pid = os.fork()
     if pid == 0:
         code = 0
@@ -737,8 +764,11 @@ async def test_a_read_error_other_than_the_end_is_raised() -> None:
     child.master = w  # reading a write end: EBADF, the end
     child._readable()
     assert child._output_closed.is_set()
+    child.resize(100, 30)  # not a terminal: only remembered
+    assert child.size == (100, 30, 0, 0)
+    child.close()  # never started: no loop to tell
+    assert child.master == -1
     os.close(r)
-    os.close(w)
     directory = os.open("/", os.O_RDONLY)
     other = PtyChild([], {}, (80, 24, 0, 0), Out())
     other.master = directory  # EISDIR: not the end of a child, so raised
