@@ -269,6 +269,16 @@ async def test_a_forked_child_leaves_with_the_status_its_function_gave(how: Any,
     assert "internal error" not in text and "bye" not in text
 
 
+async def test_a_forked_child_whose_output_cannot_be_flushed_leaves_with_its_status() -> None:
+    def closes_its_output() -> int:
+        sys.stdout.write("held in the buffer")  # no newline: still buffered...
+        os.close(1)  # ...when its descriptor goes: the last flush fails
+        return 5
+
+    code, text = await run_forked(closes_its_output)
+    assert code == 5 and "held" not in text
+
+
 async def test_a_forked_child_that_cannot_go_to_its_folder_says_why(tmp_path: Path) -> None:
     code, text = await run_forked(ends(0), cwd=str(tmp_path / "gone"))
     assert code == 1
@@ -702,6 +712,30 @@ async def test_keystrokes_beyond_the_cap_are_dropped_and_counted() -> None:
         child.close()
 
 
+async def test_exactly_input_high_waiting_tells_the_caller_to_stop() -> None:
+    r, w = quiet_pipe()
+    child = on_pipe(w)
+    try:
+        assert child.write(b"a" * (PIPE + INPUT_HIGH)) is False
+        assert len(child._pending) == INPUT_HIGH
+    finally:
+        os.close(r)
+        child.close()
+
+
+async def test_a_child_gone_with_keys_waiting_lets_the_caller_send_again() -> None:
+    r, w = quiet_pipe()
+    rooms: list[int] = []
+    child = on_pipe(w, rooms)
+    try:
+        assert child.write(b"a" * (PIPE + INPUT_HIGH)) is False
+        os.close(r)  # nobody will read them now: dropped, and the caller told there is room
+        await until(lambda: rooms == [0], "the caller told", SOON)
+        assert child._pending == bytearray() and asyncio.get_running_loop().remove_writer(w) is False
+    finally:
+        child.close()
+
+
 async def test_keystrokes_for_a_child_gone_are_dropped_without_error() -> None:
     r, w = quiet_pipe()
     os.close(r)  # nobody will ever read: the write fails (EPIPE), as EIO on a pty whose child left
@@ -930,6 +964,8 @@ async def test_a_stop_hangs_up_then_terminates_and_ends_the_group(tmp_path: Path
     assert child.returncode == 0 and child.master == -1
     await until(lambda: not alive(grand), "the grandchild ended with its group", SOON)
     assert await child.stop() == 0  # again: nothing more to do
+    child.pause()  # the client's window filling after the end: nothing to pause or resume
+    child.resume()
 
 
 async def test_a_child_that_will_not_end_is_killed_after_the_grace(tmp_path: Path) -> None:
@@ -1012,6 +1048,8 @@ async def test_a_master_closed_already_is_closed_without_error() -> None:
 
 def test_a_child_never_started_closes_without_error() -> None:
     child = PtyChild([], {}, (80, 24, 0, 0), Out())
+    assert child.write(b"x" * (INPUT_CAP + 1)) is True  # no terminal yet: nowhere to go, nothing to wait for
+    assert child.dropped_input == 0
     child._signal_group(signal.SIGKILL)  # no process: no signal
     child.close()
     child.close()
