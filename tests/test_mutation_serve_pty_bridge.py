@@ -937,8 +937,7 @@ grand = subprocess.Popen([sys.executable, "-S", "-c", "import signal, time; sign
 signal.signal(signal.SIGHUP, trap)
 signal.signal(signal.SIGTERM, trap)
 os.write(1, f"READY {grand.pid}\r\n".encode())
-while True:
-    time.sleep(60)
+time.sleep(60)  # bounded: a stop that fails leaves nothing running for long
 """
 
 
