@@ -341,11 +341,13 @@ def _signed_file(folder: Path) -> Path:
 
 
 def _proposals(enc: Encounter) -> None:
-    """A player's declaration approved by the GM, then one nobody signed approved."""
+    """A player's declaration approved by the GM, one nobody signed approved, and a
+    player's approved by an unsigned GM."""
     enc.apply(Event("add", {"name": "Cy", "resources": {"hp": 10}}, by="gm:alice"))
-    for actor, by in (("Ann", "player:bob"), ("Cy", "")):
+    enc.apply(Event("add", {"name": "Di", "resources": {"hp": 10}}, by="gm:alice"))
+    for actor, by, gm in (("Ann", "player:bob", "gm:alice"), ("Cy", "", "gm:alice"), ("Di", "player:dan", "")):
         enc.apply(Event("propose", {"action": "declare", "actor": actor, "template": "hit", "mode": "passive", "resolution": Resolution(2)}, by=by))
-        enc.apply(Event("approve", {"target": enc.events[-1].seq}, by="gm:alice"))
+        enc.apply(Event("approve", {"target": enc.events[-1].seq}, by=gm))
 
 
 async def test_at_a_shared_table_each_changes_first_line_names_who_made_it(tmp_path: Path) -> None:
@@ -366,17 +368,24 @@ async def test_at_a_shared_table_each_changes_first_line_names_who_made_it(tmp_p
         assert lines[5:7] == ["scheduled for segment 2: the bell rings · GM alice", "the bell rings"]
         approved = [line for line in lines if "approved" in line]
         assert approved and approved[0].endswith(" · player bob, approved by GM alice"), lines
-        assert len(approved) == 1  # a proposal nobody signed: the GM's name alone
+        # A proposal nobody signed: the GM's name alone; the GM unsigned: "GM".
+        assert len(approved) == 2 and approved[1].endswith(" · player dan, approved by GM"), approved
         assert not any(line.endswith("· ") for line in lines)
         # The search reads the signature.
         log.set_filter(None, "player bob")
-        assert log.loaded_lines() == ["proposal 10: Ann, hit (waiting for the GM) · player bob", *approved]
+        assert log.loaded_lines() == ["proposal 11: Ann, hit (waiting for the GM) · player bob", approved[0]]
         log.set_filter(None, "GM CAROL")
         assert log.loaded_lines() == ["by carol · GM carol"]
         # Each change signed once, wherever its lines come from.
         log.set_filter(None, "")
         assert log._text(log.loaded[3]) == "Bo takes 12 hp (hp 10 -> -2) · GM alice"
         assert log._text(log.loaded[4]) == "Bo is down"
+        # A line not loaded is looked up in the whole log; one from nowhere is not signed.
+        log.set_filter(None, "GM CAROL")
+        assert log._text(live.encounter.log[0]) == "Ann joins the fight · GM alice"
+        assert log._text(live.encounter.log[4]) == "Bo is down"
+        stray = LogEntry(0, "note", "from nowhere", seq=3)
+        assert log._text(stray) == "from nowhere"
 
     await _run(live, 60, 20, check)
 
@@ -395,8 +404,10 @@ async def test_a_file_with_one_author_is_not_signed(tmp_path: Path) -> None:
 
 
 def test_authors_are_read_once_per_event() -> None:
+    assert Authors([Event("note", {}, 1, "bob"), Event("note", {}, 2, "alice")]).update() is True  # from the first
     events = [Event("note", {}, 1, "alice"), Event("note", {}, 2, ""), Event("note", {}, 3, "alice")]
     authors = Authors(events)
+    assert authors.read == 0 and authors.names == set()
     assert authors.update() is False and authors.read == 3 and authors.names == {"alice"}
     events.append(Event("note", {}, 4, "bob"))
     assert authors.update() is True and authors.read == 4 and authors.names == {"alice", "bob"}
@@ -422,3 +433,11 @@ def test_a_line_from_the_file_is_shown_as_text() -> None:
     enc = Encounter(Setup("t", "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
     entry = LogEntry(0, "note", "bell\x1b[31m rings")
     assert entry_text(entry, enc, Role.gm()) == "bell\ufffd[31m rings" or "\x1b" not in entry_text(entry, enc, Role.gm())
+
+
+def test_a_log_not_yet_shown_holds_nothing() -> None:
+    log = CombatLog(Live.__new__(Live), id="log")
+    assert log.id == "log" and log.live is not None
+    assert log.loaded == () and log.loaded_lines() == [] and log.rows == 0
+    assert not log.older and log.first_loaded == 0 and log.wrapped == 0
+    assert log.follow and log.only is None and log.search == ""
