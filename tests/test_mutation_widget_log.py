@@ -197,8 +197,11 @@ async def test_a_long_log_loads_a_chunk_of_the_newest_and_follows_the_end(tmp_pa
         assert log.loaded[0].text == "line 800" and log.rows == 200
         assert _notes(log) == list(range(994, 1000)) and log.follow
         assert log.scroll_y == 194 == log.max_scroll_y
-        # New lines: appended and followed.
+        wrapped = log.wrapped
+        assert 200 <= wrapped <= 400  # the loaded entries, wrapped once (twice if the width came late)
+        # New lines: appended and followed; only they are wrapped.
         _append(live, log, ["line 1000", "line 1001"])
+        assert log.wrapped == wrapped + 2
         assert _notes(log) == list(range(996, 1002)) and log.scroll_y == 196
         assert len(log.loaded) == 202 and log.first_loaded == log_length - 200
         # Past the tail and a chunk (500), the oldest are dropped back to the tail (300).
@@ -441,3 +444,51 @@ def test_a_log_not_yet_shown_holds_nothing() -> None:
     assert log.loaded == () and log.loaded_lines() == [] and log.rows == 0
     assert not log.older and log.first_loaded == 0 and log.wrapped == 0
     assert log.follow and log.only is None and log.search == ""
+
+
+def _many_lines_a_change(folder: Path) -> Path:
+    """Changes of several lines each, signed by two people, the hidden Ghost in some."""
+    enc = Encounter(Setup("many", "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
+    enc.apply(Event("add", {"name": "Ann", "names": ["Ann", "Bo"], "resources": {"hp": 10}}, by="gm:alice"))
+    enc.apply(Event("add", {"name": "Ghost", "hidden": True, "resources": {"hp": 10}}, by="gm:alice"))
+    enc.apply(Event("note", {"text": "hello"}, by="carol"))
+    for first, by in (("Ghost", "gm:alice"), ("Ann", "carol")):
+        also = [{"target": name, "resource": "hp"} for name in ("Ghost", "Ann", "Bo") if name != first]
+        enc.apply(Event("damage", {"target": first, "amount": 3, "resource": "hp", "also": also}, by=by))
+    path = folder / "many.toml"
+    path.write_text(codec.dumps(enc, len(enc.events)))
+    return path
+
+
+@pytest.mark.parametrize("viewer", [False, True], ids=["gm", "viewer"])
+async def test_a_change_of_several_lines_is_signed_on_the_first_the_reader_sees(tmp_path: Path, viewer: bool) -> None:
+    live = Live.open(_many_lines_a_change(tmp_path), viewer=viewer)
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        gm = [
+            "Ann joins the fight · GM alice",
+            "Bo joins the fight",  # the same change: the line before it names who
+            "Ghost joins the fight · GM alice",
+            "hello · GM carol",
+            "Ghost takes 3 hp (hp 10 -> 7) · GM alice",
+            "Ann takes 3 hp (hp 10 -> 7)",
+            "Bo takes 3 hp (hp 10 -> 7)",
+            "Ann takes 3 hp (hp 7 -> 4) · GM carol",
+            "Ghost takes 3 hp (hp 7 -> 4)",
+            "Bo takes 3 hp (hp 7 -> 4)",
+        ]
+        if not viewer:
+            assert log.loaded_lines() == gm
+            return
+        # The viewer does not see Ghost's lines: the first line of a change it sees names who.
+        assert log.loaded_lines() == [
+            "Ann joins the fight · GM alice",
+            "Bo joins the fight",
+            "hello · GM carol",
+            "Ann takes 3 hp (hp 10 -> 7) · GM alice",
+            "Bo takes 3 hp (hp 10 -> 7)",
+            "Ann takes 3 hp (hp 7 -> 4) · GM carol",
+            "Bo takes 3 hp (hp 7 -> 4)",
+        ]
+
+    await _run(live, 60, 12, check)

@@ -221,7 +221,7 @@ async def test_now_over_a_label_keeps_its_digit_and_labels_never_overlap(tmp_pat
 
 @pytest.mark.parametrize(
     ("per_round", "labels"),
-    [(10, [0, 10, 20]), (50, [0, 10, 20]), (20, [0, 10, 20]), (21, [0, 10, 20]), (25, [0, 10, 20]), (6, [0, 6, 12, 18, 24]), (15, [0, 15]), (7, [0, 7, 14, 21])],
+    [(10, [0, 10, 20]), (50, [0, 10, 20]), (20, [0, 10, 20]), (21, [0, 10, 20]), (25, [0, 10, 20]), (6, [0, 6, 12, 18, 24]), (15, [0, 15]), (7, [0, 7, 14, 21]), (13, [0, 13, 26])],  # 26: a label ending on the last cell
 )
 async def test_labels_come_every_ten_segments_or_every_round_when_a_round_is_short(tmp_path: Path, per_round: int, labels: list[int]) -> None:
     live = _live(tmp_path, ["add Ann"])
