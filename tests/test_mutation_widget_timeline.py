@@ -512,3 +512,39 @@ async def test_a_rename_moves_the_bars_with_the_combatant(tmp_path: Path) -> Non
         assert chars(pane.render_line(3)) == "Ann".ljust(NAME) + "│         ┊         ┊       "
 
     await _run(live, 40, 5, check)
+
+
+async def test_bars_in_a_window_that_starts_past_segment_0(tmp_path: Path) -> None:
+    lines = [
+        "add Ann", "add Bo", "add Cy", "add Di", "add Dee",
+        "step 10", "declare Cy swing pt=4",  # 10 to 14: ends on the window's first segment
+        "step 10",
+        "declare Ann jab pt=2",  # 20 to 22
+        "declare Bo dodge mode=passive pt=4",  # 20 to 24
+        "declare Cy jab pt=1",  # 20 to 21: completed now
+        "declare Di guard mode=passive pt=4",  # 20 to 25 once the parry pushes it back
+        "declare Dee long pt=22",  # 20 to 42: ends on the window's end, past its last cell
+        "step 1",
+        "declare Bo kick pt=2",  # 21 to 23, active over the dodge
+        "declare Di parry mode=passive pt=2",  # 21 to 23, passive over the guard
+    ]
+
+    async def check(pilot: Any, pane: TimelineView) -> None:
+        # Now 21: from 14 to 42.
+        assert pane.bounds() == (14, 42)
+        rows = [chars(pane.render_line(y))[NAME:] for y in range(6)]
+        assert rows == [
+            "      20        30        40",  # now over the 0 of 20: the digit stays
+            "      ▀▀┤       ┊         ┊ ",
+            "      ▄██┤┤     ┊         ┊ ",
+            "┤     ▀┤        ┊         ┊ ",
+            "      ▄▄▄┤▄┤    ┊         ┊ ",
+            "      " + "▀" * 22,
+        ]
+        assert cells(pane.render_line(0))[7] == ("0", "now!b")
+        cy = cells(pane.render_line(3))
+        assert cy[0] == ("┤", "done") and cy[6] == ("▀", "done") and cy[7] == ("┤", "done!")
+        di = cells(pane.render_line(4))
+        assert di[7] == ("▄", "passive!") and di[8] == ("▄", "passive") and di[9] == ("┤", "passive")
+
+    await _run(_live(tmp_path, lines), 40, 7, check)
