@@ -25,6 +25,7 @@ from textual.strip import Strip
 from rulesets.freeform import FreeformRuleset
 from tracker.engine import Encounter, Event, LogEntry, Resolution, Setup
 from tracker.persistence import codec
+from tracker.persistence.store import EncounterFile
 from tracker.play.live import Changed, Live
 from tracker.reading.roles import Role
 from tracker.ui.widgets.log import PREFIX, Authors, CombatLog, entry_text
@@ -78,8 +79,20 @@ def screen(log: CombatLog) -> list[str]:
     return [chars(log.render_line(y)).rstrip() for y in range(log.size.height)]
 
 
+class Counted(CombatLog):
+    """The log, keeping the redraws asked of it: None for the whole pane, else the regions."""
+
+    def __init__(self, live: Live) -> None:
+        super().__init__(live)
+        self.redraws: list[Any] = []
+
+    def refresh(self, *regions: Any, **kwargs: Any) -> Any:
+        self.redraws.append(regions or None)
+        return super().refresh(*regions, **kwargs)
+
+
 async def _run(live: Live, width: int, height: int, check: Any) -> None:
-    log = CombatLog(live)
+    log = Counted(live)
     app = Logs(log, width, height)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: log.size.height == height and log.rows > 0, "the log laid out", WAIT)
@@ -492,3 +505,65 @@ async def test_a_change_of_several_lines_is_signed_on_the_first_the_reader_sees(
         ]
 
     await _run(live, 60, 12, check)
+
+
+async def test_a_filter_shows_its_newest_match_even_when_read_back(tmp_path: Path) -> None:
+    live = Live.open(_long(tmp_path, 500))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        log.scroll_lines(-150)
+        assert not log.follow
+        log.set_filter(None, "line 4")  # 111 matches: more rows than the view scrolled back
+        assert log.follow and _notes(log) == list(range(494, 500))
+
+    await _run(live, 40, 6, check)
+
+
+async def test_nothing_new_reads_wraps_and_draws_nothing(tmp_path: Path) -> None:
+    live = Live.open(_long(tmp_path, 300))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        assert isinstance(log, Counted)
+        await pilot.pause()
+        wrapped, redraws = log.wrapped, len(log.redraws)
+        log.reload()
+        log.changed(Changed(()))
+        assert log.wrapped == wrapped and len(log.redraws) == redraws
+        # The GM's view of a hidden combatant shown again: one new line, nothing read again.
+        live.encounter.apply(Event("hide", {"target": "Ghost", "hidden": False}))
+        log.changed(Changed((live.encounter.events[-1],)))
+        assert log.wrapped == wrapped + 1
+        # Read back, an entry arriving below redraws only its rows (none on screen).
+        log.scroll_lines(-50)
+        before = len(log.redraws)
+        _append(live, log, ["late"])
+        assert all(regions is not None for regions in log.redraws[before:])
+
+    await _run(live, 40, 6, check)
+
+
+async def test_a_viewer_reads_every_line_again_when_the_gm_withholds_figures(tmp_path: Path) -> None:
+    live = Live.open(make_file(tmp_path, "freeform", ["add Ann hp=10", "add Orc hp=10 side=enemy", "damage Orc 3"]), viewer=True)
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        assert screen(log)[2] == "[0]   Orc takes 3 hp (hp 10 -> 7)"
+        live.encounter.apply(Event("setting", {"key": "viewer_resources", "value": "hidden"}))
+        log.changed(Changed((live.encounter.events[-1],)))
+        assert screen(log)[2:4] == ["[0]   Orc: figures withheld from viewers", "[0]   setting: viewer_resources is now hidden"]
+
+    await _run(live, 60, 6, check)
+
+
+async def test_a_file_read_again_is_read_from_its_start_with_its_authors(tmp_path: Path) -> None:
+    live = Live.open(_long(tmp_path, 5))
+    (tmp_path / "b").mkdir()
+    other = _long(tmp_path / "b", 8, by=("gm:alice", "carol"))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        assert log.loaded_lines()[-1] == "line 4"
+        live.session.encounter = EncounterFile(other).load().encounter  # the file read again, longer
+        log.changed(Changed((), whole=True))
+        assert log.loaded_lines()[-8:] == [f"line {i} · GM {'carol' if i % 2 else 'alice'}" for i in range(8)]
+        assert len(log.loaded) == 12
+
+    await _run(live, 40, 6, check)
