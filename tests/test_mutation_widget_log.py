@@ -217,8 +217,11 @@ async def test_a_long_log_loads_a_chunk_of_the_newest_and_follows_the_end(tmp_pa
         assert log.wrapped == wrapped + 2
         assert _notes(log) == list(range(996, 1002)) and log.scroll_y == 196
         assert len(log.loaded) == 202 and log.first_loaded == log_length - 200
-        # Past the tail and a chunk (500), the oldest are dropped back to the tail (300).
-        _append(live, log, [f"line {i}" for i in range(1002, 1301)])
+        # Up to the tail and a chunk (500) all are kept; past it the oldest are dropped
+        # back to the tail (300).
+        _append(live, log, [f"line {i}" for i in range(1002, 1300)])
+        assert len(log.loaded) == 500 and log.loaded[0].text == "line 800"
+        _append(live, log, ["line 1300"])
         assert len(log.loaded) == 300 and log.loaded[0].text == "line 1001" and log.loaded[-1].text == "line 1300"
         assert log.first_loaded == log_length + 1 and log.rows == 300
         await wait_for(pilot, lambda: _notes(log) == list(range(1295, 1301)), "the newest lines", WAIT)

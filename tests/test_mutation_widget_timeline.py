@@ -527,6 +527,7 @@ async def test_bars_in_a_window_that_starts_past_segment_0(tmp_path: Path) -> No
         "step 1",
         "declare Bo kick pt=2",  # 21 to 23, active over the dodge
         "declare Di parry mode=passive pt=2",  # 21 to 23, passive over the guard
+        "condition Ann dazed 4",  # until 25, after the jab
     ]
 
     async def check(pilot: Any, pane: TimelineView) -> None:
@@ -535,7 +536,7 @@ async def test_bars_in_a_window_that_starts_past_segment_0(tmp_path: Path) -> No
         rows = [chars(pane.render_line(y))[NAME:] for y in range(6)]
         assert rows == [
             "      20        30        40",  # now over the 0 of 20: the digit stays
-            "      ▀▀┤       ┊         ┊ ",
+            "      ▀▀┤┄┄┄    ┊         ┊ ",
             "      ▄██┤┤     ┊         ┊ ",
             "┤     ▀┤        ┊         ┊ ",
             "      ▄▄▄┤▄┤    ┊         ┊ ",
