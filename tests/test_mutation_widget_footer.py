@@ -463,3 +463,16 @@ async def test_a_change_of_keys_on_another_screen_is_not_the_footers() -> None:
         app.footer._bindings_changed(Screen())
         await drawn(pilot)
         assert app.footer.redraws == redraws and not app.footer.entries()[1].enabled
+
+
+async def test_a_footer_narrower_than_the_palettes_key_is_cut_at_its_edge() -> None:
+    class Narrow(Few):
+        CSS = "KeyFooter { dock: top; width: 10; }"
+
+    app = Narrow(textuals=False, at_once=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.footer.size.width == 10 and bool(app.footer.lines), "the footer drawn", WAIT)
+        await drawn(pilot)
+        # The palette's key starts two cells before the footer does: no key is left of it.
+        line = app.footer.render_line(0)
+        assert _plain(line) == PALETTE[:10] and line.cell_length == 10
