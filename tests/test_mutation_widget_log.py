@@ -171,7 +171,7 @@ async def test_a_segment_number_past_four_digits_shifts_nothing_but_its_own_row(
     await _run(live, 40, 4, check)
 
 
-def _long(folder: Path, notes: int, *, every: int = 0, by: tuple[str, ...] = ()) -> Path:
+def _long(folder: Path, notes: int, *, every: int = 0, by: tuple[str, ...] = (), word: str = "line") -> Path:
     """A freeform fight of `notes` one-row notes `line N`; every `every`th also one about
     the hidden Ghost and one about Sphinx; signed in turn by `by`."""
     enc = Encounter(Setup("long", "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
@@ -179,7 +179,7 @@ def _long(folder: Path, notes: int, *, every: int = 0, by: tuple[str, ...] = ())
         enc.apply(Event("add", {"name": name, "resources": {"hp": 10}}))
     enc.apply(Event("hide", {"target": "Ghost", "hidden": True}))
     for i in range(notes):
-        enc.apply(Event("note", {"text": f"line {i}"}, by=by[i % len(by)] if by else ""))
+        enc.apply(Event("note", {"text": f"{word} {i}"}, by=by[i % len(by)] if by else ""))
         if every and i % every == 0:
             enc.apply(Event("note", {"text": f"Ghost lurks {i}", "about": ["Ghost"]}))
             enc.apply(Event("note", {"text": f"Sphinx mark {i}", "about": ["Sphinx"]}))
@@ -561,6 +561,8 @@ async def test_a_file_read_again_is_read_from_its_start_with_its_authors(tmp_pat
     live = Live.open(_long(tmp_path, 5))
     (tmp_path / "b").mkdir()
     other = _long(tmp_path / "b", 8, by=("gm:alice", "carol"))
+    (tmp_path / "c").mkdir()
+    third = _long(tmp_path / "c", 10, by=("carol", "gm:alice"), word="note")
 
     async def check(pilot: Any, log: CombatLog) -> None:
         assert log.loaded_lines()[-1] == "line 4"
@@ -568,5 +570,10 @@ async def test_a_file_read_again_is_read_from_its_start_with_its_authors(tmp_pat
         log.changed(Changed((), whole=True))
         assert log.loaded_lines()[-8:] == [f"line {i} · GM {'carol' if i % 2 else 'alice'}" for i in range(8)]
         assert len(log.loaded) == 12
+        # Read again with the same authors, longer again: read from its start all the same.
+        live.session.encounter = EncounterFile(third).load().encounter
+        log.changed(Changed((), whole=True))
+        assert log.loaded_lines()[-10:] == [f"note {i} · GM {'alice' if i % 2 else 'carol'}" for i in range(10)]
+        assert len(log.loaded) == 14
 
     await _run(live, 40, 6, check)
