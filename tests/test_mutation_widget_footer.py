@@ -476,3 +476,13 @@ async def test_a_footer_narrower_than_the_palettes_key_is_cut_at_its_edge() -> N
         # The palette's key starts two cells before the footer does: no key is left of it.
         line = app.footer.render_line(0)
         assert _plain(line) == PALETTE[:10] and line.cell_length == 10
+
+
+async def test_the_wheel_over_a_footer_of_the_palettes_key_alone_does_nothing() -> None:
+    app = Keys(textuals=False, at_once=True)  # no keys of its own: the palette's alone
+    async with app.run_test(size=SIZE) as pilot:
+        await shown(pilot, app)
+        assert text(app) == " " * (SIZE[0] - len(PALETTE)) + PALETTE
+        _wheel(app.footer, down=True, notches=2)
+        await drawn(pilot)
+        assert text(app) == " " * (SIZE[0] - len(PALETTE)) + PALETTE and app.is_running
