@@ -30,6 +30,7 @@ from tracker.play.live import Changed, Live
 from tracker.reading.roles import Role
 from tracker.ui.widgets.log import PREFIX, Authors, CombatLog, entry_text
 from tests.test_ui_app import make_file
+from tracker.ui.textual_private import drawing_pending, screen_cells
 from tests.ui import PaneApp, wait_for
 
 pytestmark = pytest.mark.ui
@@ -144,6 +145,10 @@ async def test_each_line_under_its_segment_wrapped_and_styled_by_kind(tmp_path: 
         assert log.render_line(2).cell_length == 38
         # The lines as read, before wrapping.
         assert log.loaded_lines()[2] == "Ann initiates active jab at Bo, PT 1, completes on segment 1"
+        # And as the screen shows them, drawn together.
+        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn", WAIT)
+        shown = ["".join(char for char, _ in row[:38]).rstrip() for row in screen_cells(pilot.app)[:12]]
+        assert shown == screen(log)
 
     await _run(live, 40, 12, check)
 
