@@ -143,6 +143,9 @@ async def test_each_line_under_its_segment_wrapped_and_styled_by_kind(tmp_path: 
         blank = log.render_line(11)
         assert chars(blank) == " " * 38 and {kind(segment.style) for segment in blank} == {"base"}
         assert log.render_line(2).cell_length == 38
+        # A short line is padded to the pane's width in the pane's own style.
+        padding = list(log.render_line(1))[-1]
+        assert padding.text.strip() == "" and kind(padding.style) == "base"
         # The lines as read, before wrapping.
         assert log.loaded_lines()[2] == "Ann initiates active jab at Bo, PT 1, completes on segment 1"
         # And as the screen shows them, drawn together.
