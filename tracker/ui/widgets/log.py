@@ -131,7 +131,8 @@ class CombatLog(ScrollView, can_focus=False):
     def _signed(self, entry: LogEntry) -> str:
         events = self.live.encounter.events
         event = events[entry.seq - 1] if 0 < entry.seq <= len(events) else None
-        if event is None or event.kind in ("next", "step") or not event.by and event.kind != "approve":
+        # Moving time (`next`, `step`: an "advance" event) is always the GM's: not signed.
+        if event is None or event.kind == "advance" or not event.by and event.kind != "approve":
             return ""
         if event.kind == "approve":
             target = event.args.get("target", 0)
