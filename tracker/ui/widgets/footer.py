@@ -12,7 +12,9 @@ the rest into view, as Textual's does); the command palette's key docked at the 
 after a thin bar, in the Footer's compact style. The styles are the Footer's own, from
 the same theme variables, stacked as Textual stacks a key's over the footer's; a test
 compares the line, cell by cell and style by style, with Textual's Footer's on the same
-screens, themes, disabled keys and pointer (tests/test_ui_footer.py).
+screens, themes, disabled keys and pointer (tests/test_ui_footer.py). That holds for what
+the tracker's stylesheet and themes set; a stylesheet that gave the footer an `opacity`
+below 1 (none of ours does) would get cells close to, not the same as, Textual's.
 
 A key is clicked as in Textual's: a press runs it (`App.simulate_key`), or rings the bell
 if it is disabled; the pointer over a key lights it (the Footer's hover style) and shows
