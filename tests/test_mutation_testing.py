@@ -701,6 +701,18 @@ class ShyAnn(Coin):
         return super().resolve(request, dice)
 
 
+class Lingering(Calm):
+    """Keeps the contract: a flip may be maintained at a table that sets `lingering`."""
+
+    settings = (*Calm.settings, Field("lingering", "bool", False, role=SETTING, help="flips may be maintained"))
+
+    def maintainable(self, template: ActionTemplate, settings: Mapping[str, Any]) -> bool:
+        return template.name == "flip" and bool(settings["lingering"])
+
+    def maintain(self, request: ActionRequest, dice: DiceSource) -> Resolution:
+        return self.resolve(request, dice)
+
+
 class Claiming(Calm):
     """Says it maintains actions, but none is maintainable."""
 
@@ -864,6 +876,12 @@ def test_the_suites_fights_are_of_the_game_at_the_tables_settings_with_the_comba
 def test_the_suites_fights_refuse_settings_the_game_does_not_take_by_name() -> None:
     with pytest.raises(TrackerError, match=r"^settings\.stakes: "):
         suite(Calm, settings={"stakes": 9}).session(Calm())
+
+
+@pytest.mark.parametrize(("game", "name"), [(Coin, "test_maintaining_an_action"), (Calm, "test_without_maintainable_actions_maintain_is_refused_at_once")])
+def test_the_maintaining_checks_refuse_settings_the_game_does_not_take_by_name(game: type[Ruleset], name: str) -> None:
+    with pytest.raises(TrackerError, match=r"^settings\.stakes: "):
+        check(game, name, settings={"stakes": 9})
 
 
 def test_the_suites_attempts_are_the_catalogue_with_its_defaults_then_the_actions_as_typed() -> None:
@@ -1178,6 +1196,13 @@ def test_blows_whose_outcome_depends_on_the_order_declared_fail(together: str) -
 
 
 # -- maintained actions ----------------------------------------------------------------------------
+def test_a_game_whose_table_decides_what_is_maintained_is_checked_at_the_tables_settings() -> None:
+    check(Lingering, WITHOUT[1])
+    check(Lingering, "test_maintaining_an_action", settings={"lingering": True}, maintainable_actions=True)
+    fails(Lingering, WITHOUT[1], "^calm: an action is maintainable: declare maintainable_actions = True$", settings={"lingering": True})
+    fails(Lingering, "test_maintaining_an_action", "^calm: maintainable_actions = True, but Ruleset.maintains says no$", maintainable_actions=True)
+
+
 def test_maintainable_actions_declared_but_not_maintained_fail() -> None:
     fails(Calm, "test_maintaining_an_action", r"^calm: maintainable_actions = True, but Ruleset.maintains says no$", maintainable_actions=True)
 
@@ -1199,6 +1224,10 @@ def test_maintaining_without_declaring_it_fails() -> None:
 # -- hit locations ----------------------------------------------------------------------------------
 def test_hit_locations_not_on_the_sheet_fail() -> None:
     fails(Coin, "test_hit_locations", r"^coin: hit locations not on the sheet: \{'nerve'\}$", hit_locations=("head", "nerve"))
+
+
+def test_every_resource_a_hit_location_passes() -> None:
+    check(Coin, "test_hit_locations", hit_locations=("luck", "head", "arm"))
 
 
 def test_damage_at_a_location_that_lands_elsewhere_fails() -> None:
