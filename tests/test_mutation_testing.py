@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -79,7 +79,7 @@ class Calm(Ruleset):
         Field("head", "int", 3, minimum=1, role=RESOURCE, help="a body location"),
         Field("arm", "int", 3, minimum=1, role=RESOURCE, help="a body location"),
     )
-    settings = (Field("stakes", "int", 1, minimum=1, maximum=3, role=SETTING, help="the luck a success costs"),)
+    settings: ClassVar[tuple[Field, ...]] = (Field("stakes", "int", 1, minimum=1, maximum=3, role=SETTING, help="the luck a success costs"),)
     down_when = ("luck",)
     maintainable_flip = False
 
