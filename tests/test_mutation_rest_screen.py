@@ -192,6 +192,7 @@ def test_a_game_without_a_rule_rests_by_what_the_gm_states(tmp_path: Path) -> No
     assert asked.words == {"pc1.hp": "5"} and not isinstance(found, DiceNeeded)
     name, rested = found
     assert name == "Under the Hill" and "  Ayla: hp 8 -> 13" in rested.said(name)
+    assert load(hill).events[-1].kind == "rest" and load(hill).events[-1].by == BY  # signed by who rested them
 
 
 def test_a_party_with_no_resources_is_shown_the_form_of_the_example(tmp_path: Path) -> None:
