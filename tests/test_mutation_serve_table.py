@@ -424,6 +424,7 @@ async def test_the_gms_replay_is_followed_by_players_and_viewers_and_the_viewers
     table = make_table(saves, encounter=saves / SPHINX)
     hosts = table.viewer_hosts = Hosts()
     gm, other_gm, player, viewer = seated(table, GM, 1), seated(table, GM, 2), seated(table, PLAYER, 3), seated(table, VIEWER, 4)
+    session(gm).on = session(other_gm).on = saves / SPHINX  # a GM's app starts on the table's fight
     table.replay(3, gm)
     assert (table.replaying, table.replayed_by) == (3, gm)
     assert session(player).replays == [3] == session(viewer).replays and session(gm).replays == [] == session(other_gm).replays
@@ -477,6 +478,33 @@ async def test_a_gm_whose_replay_ended_cannot_end_a_replay_at_now(saves: Path) -
     assert session(viewer).replays == [2, None]
     table.replay(None, seated(table, GM, 3))
     assert session(viewer).replays == [2, None]
+
+
+async def test_a_campaigns_new_fight_starts_at_now_whatever_the_gm_replays_of_the_last(saves: Path) -> None:
+    table = campaign_table(saves, 4)  # on the docks
+    replaying, viewer = seated(table, GM, 1), seated(table, VIEWER, 2)
+    session(replaying).on = saves / DOCKS
+    table.replay(7, replaying)
+    assert session(viewer).replays == [7]
+    (saves / CITY).write_text(at_revision(6), encoding="utf-8")  # another GM started the rooftop
+    table._campaign_changed()
+    await until(lambda: table.fight == saves / ROOF, "the table on the rooftop", SOON)
+    assert (table.replaying, table.replayed_by) == (None, None)
+    assert table.seat_info(viewer).replaying is None  # the viewer's app opens the rooftop at now
+    # The GM still on the docks goes on replaying them: not the table's fight.
+    table.replay(8, replaying)
+    assert table.replaying is None and session(viewer).replays == [7]
+
+
+async def test_only_a_gm_on_the_tables_fight_leads_its_replay(saves: Path) -> None:
+    table = make_table(saves, encounter=saves / SPHINX)
+    here, elsewhere, viewer = seated(table, GM, 1), seated(table, GM, 2), seated(table, VIEWER, 3)
+    session(here).on, session(elsewhere).on = saves / SPHINX, saves / BRIDGE  # the second stayed where it was
+    table.replay(4, elsewhere)
+    assert table.replaying is None and session(viewer).replays == []
+    table.replay(4, here)
+    table.replay(None, elsewhere)
+    assert (table.replaying, table.replayed_by) == (4, here) and session(viewer).replays == [4]
 
 
 # ----------------------------------------------------------------- a seat
@@ -1181,5 +1209,18 @@ async def test_with_fork_a_fight_that_does_not_load_is_not_drawn(saves: Path, tm
     try:
         assert frozen.calls == ["preload"] and WarmApp.made == [] and table.preloaded is None
         assert not any(m.startswith("encounter ") for m in said(log))
+    finally:
+        await table.close()
+
+
+@pytest.mark.serve
+async def test_a_campaigns_fight_that_does_not_load_is_named_by_its_file(saves: Path, tmp_path: Path, log: pytest.LogCaptureFixture) -> None:
+    (saves / CITY).write_text(at_revision(6), encoding="utf-8")
+    (saves / ROOF).write_text("[[[", encoding="utf-8")
+    table = make_table(saves, host="127.0.0.1", port=0, host_key=tmp_path / "host_key", campaign=saves / CITY)
+    await table.start(asyncssh.SSHServer)
+    try:
+        assert table.fight == saves / ROOF and table.fight_name == "city-nights-2-roof"
+        assert any(m.startswith(f"{saves / ROOF}: not loaded: ") for m in said(log))
     finally:
         await table.close()

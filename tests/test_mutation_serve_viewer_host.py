@@ -32,6 +32,19 @@ from tracker.serve.viewer_output import SYNC_END, SYNC_START, FanOut, HostedDriv
 from tests.helpers import until
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
+# mutmut's mutants read which of them runs from this variable at each call: the host
+# makes os.environ each viewer's, so the viewers' environments the test sends carry it.
+MUTANT = "MUTANT_UNDER_TEST"
+
+
+def carried(env: dict[str, Any]) -> dict[str, Any]:
+    """`env`, with the variable naming the mutant under test when there is one."""
+    return {**env, **{name: value for name, value in os.environ.items() if name == MUTANT}}
+
+
+def made_with() -> dict[str, str]:
+    """The environment an app is made with, but the mutant's variable."""
+    return {name: value for name, value in os.environ.items() if name != MUTANT}
 
 
 class Live:
@@ -50,7 +63,7 @@ class StandIn:
     def __init__(self, notice: str, live: Live | None = None) -> None:
         self.notice = notice
         self.live = live
-        self.env = dict(os.environ)  # what the app was made with
+        self.env = made_with()
         self.return_code: int | None = None
         self.exits: list[int] = []
         self.followed: list[int | None] = []
@@ -244,9 +257,16 @@ def test_what_the_viewer_did_is_told_from_what_the_terminal_said(data: bytes, di
 def test_a_members_terminal_is_put_in_the_drivers_mode_and_its_mode_before_kept(ptys: list[tuple[int, int]]) -> None:
     master, slave = new_pty(ptys)
     before = termios.tcgetattr(slave)
-    assert before[tty.LFLAG] & termios.ECHO and before[tty.LFLAG] & termios.ICANON
+    cleared_in = termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR
+    before[tty.IFLAG] |= cleared_in  # each one on, to be seen cleared
+    termios.tcsetattr(slave, termios.TCSANOW, before)
+    before = termios.tcgetattr(slave)
+    cleared_l = termios.ECHO | termios.ICANON | termios.IEXTEN | termios.ISIG
+    assert before[tty.LFLAG] & cleared_l == cleared_l and before[tty.IFLAG] & cleared_in == cleared_in
     assert _raw(slave) == before
     now = termios.tcgetattr(slave)
+    # Those flags cleared, every other one as it was.
+    assert now[tty.LFLAG] == before[tty.LFLAG] & ~cleared_l and now[tty.IFLAG] == before[tty.IFLAG] & ~cleared_in
     for flag in (termios.ECHO, termios.ICANON, termios.IEXTEN, termios.ISIG):
         assert not now[tty.LFLAG] & flag
     for flag in (termios.IXON, termios.IXOFF, termios.ICRNL, termios.INLCR, termios.IGNCR):
@@ -269,10 +289,11 @@ def test_a_descriptor_that_is_no_terminal_has_no_mode() -> None:
 
 
 def test_the_environment_is_made_the_viewers_touching_only_what_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    mark = carried({})
     os.environ.clear()
-    os.environ.update({"TERM": "xterm", "HOME": "/root", "KEEP": "same"})
-    _use_environment({"TERM": "vt100", "KEEP": "same", "LANG": "C.UTF-8"})
-    assert dict(os.environ) == {"TERM": "vt100", "KEEP": "same", "LANG": "C.UTF-8"}
+    os.environ.update({"TERM": "xterm", "HOME": "/root", "KEEP": "same", **mark})
+    _use_environment(carried({"TERM": "vt100", "KEEP": "same", "LANG": "C.UTF-8"}))
+    assert made_with() == {"TERM": "vt100", "KEEP": "same", "LANG": "C.UTF-8"}
     written: list[str] = []
     real = os.environ.__class__.__setitem__
 
@@ -281,11 +302,11 @@ def test_the_environment_is_made_the_viewers_touching_only_what_differs(monkeypa
         real(self, name, value)
 
     monkeypatch.setattr(os.environ.__class__, "__setitem__", setitem)
-    _use_environment({"TERM": "vt100", "KEEP": "other", "LANG": "C.UTF-8"})
+    _use_environment(carried({"TERM": "vt100", "KEEP": "other", "LANG": "C.UTF-8"}))
     assert written == ["KEEP"]
-    assert dict(os.environ) == {"TERM": "vt100", "KEEP": "other", "LANG": "C.UTF-8"}
-    _use_environment({})
-    assert dict(os.environ) == {}
+    assert made_with() == {"TERM": "vt100", "KEEP": "other", "LANG": "C.UTF-8"}
+    _use_environment(carried({}))
+    assert made_with() == {} and dict(os.environ) == mark
 
 
 async def test_a_member_starts_in_no_view_and_with_no_app(ptys: list[tuple[int, int]]) -> None:
@@ -351,12 +372,12 @@ async def test_a_member_joining_a_drawn_view_gets_it_whole_at_once(ptys: list[tu
     app = StandIn("")
     group = Group((80, 24), app, writer)  # type: ignore[arg-type]
     out = Terminal(writer, slave, lambda: None)
-    monkeypatch.setattr(viewer_host, "whole_frame", lambda a: "the whole é" if a is app else None)
+    monkeypatch.setattr(viewer_host, "whole_frame", lambda a: "the whole é\ud800" if a is app else None)
     try:
         group.out.preamble += b"MODES"
         group.out.drawn = True
         group.join(Member(1, slave, {}, out))
-        want = b"MODES" + (SYNC_START + "the whole é" + SYNC_END).encode()
+        want = b"MODES" + (SYNC_START + "the whole é?" + SYNC_END).encode()  # what cannot be encoded replaced
         got = bytearray()
         await until(lambda: gathered(master, got, want), "the whole view", SOON)
         assert app.refreshed == 0
@@ -410,7 +431,7 @@ async def test_the_frame_is_only_asked_for_once_the_view_is_drawn(ptys: list[tup
 def viewer(server: Server, ptys: list[tuple[int, int]], ident: int, cols: int = 80, rows: int = 24, **extra: Any) -> int:
     """Open viewer `ident` on a new pty; its master."""
     master, slave = new_pty(ptys, cols, rows)
-    server.say({"op": "open", "id": ident, "env": {"TERM": "xterm-256color", "N": 5}, "notice": "hello", **extra}, slave)
+    server.say({"op": "open", "id": ident, "env": carried({"TERM": "xterm-256color", "N": 5}), "notice": "hello", **extra}, slave)
     handed(ptys, slave)
     return master
 
@@ -419,13 +440,17 @@ async def test_viewers_of_one_size_share_one_view_and_another_size_gets_another(
     maker = Maker()
     server = make_host(sockets, maker)
     host = server.host
-    viewer(server, ptys, 1)
+    first = viewer(server, ptys, 1)
     assert len(maker.made) == 1 and maker.made[0].notice == "hello"
     assert maker.made[0].env == {"TERM": "xterm-256color", "N": "5"}  # the viewer's environment, strings
     group = host.groups[(80, 24)]
     assert group.app is maker.made[0] and list(group.members) == [1]
-    viewer(server, ptys, 2)
+    second = viewer(server, ptys, 2)
     assert len(maker.made) == 1 and list(group.members) == [1, 2]
+    getattr(group.app, "terminal_output").write("one frame")  # the view's app draws: both get it
+    for master in (first, second):
+        got = bytearray()
+        await until(lambda: gathered(master, got, b"one frame"), "the frame", SOON)
     viewer(server, ptys, 3, 100, 30)
     assert len(maker.made) == 2 and sorted(host.groups) == [(80, 24), (100, 30)]
     assert sorted(host.members) == [1, 2, 3] and host.apps() == maker.made
@@ -439,7 +464,7 @@ async def test_viewers_of_one_size_share_one_view_and_another_size_gets_another(
     assert len(host.tasks) == 2
     member = host.members[1]
     assert member.mode_before is not None and not termios.tcgetattr(member.fd)[tty.LFLAG] & termios.ECHO
-    assert member.out.in_app_mode and member.env == {"TERM": "xterm-256color", "N": "5"}
+    assert member.out.in_app_mode and {k: v for k, v in member.env.items() if k != MUTANT} == {"TERM": "xterm-256color", "N": "5"}
     assert server.heard() == []
 
 
@@ -448,10 +473,12 @@ async def test_a_viewer_whose_terminal_cannot_be_opened_ends_at_once(sockets: li
     server = make_host(sockets, maker)
     r, w = os.pipe()
     try:
-        server.say({"op": "open", "id": 9, "env": {}, "notice": ""}, r)
+        server.say({"op": "open", "id": 9, "env": carried({}), "notice": ""}, r)
         assert server.heard() == [{"op": "ended", "id": 9, "code": 1}]
         assert maker.made == [] and server.host.members == {}
-        assert said(log)[0].startswith("viewer #9: its terminal cannot be opened: ")
+        with pytest.raises(OSError) as why:
+            os.ttyname(r)
+        assert said(log) == [f"viewer #9: its terminal cannot be opened: {why.value}"]
     finally:
         os.close(r)
         os.close(w)
@@ -471,14 +498,14 @@ async def test_an_open_that_is_not_one_closes_what_came_with_it(sockets: list[so
     server = make_host(sockets, maker)
     viewer(server, ptys, 1)
     master, slave = new_pty(ptys)
-    server.say({"op": "open", "id": 1, "env": {}}, slave)  # one already here
+    server.say({"op": "open", "id": 1, "env": carried({})}, slave)  # one already here
     handed(ptys, slave)
     assert ended(master)
     master, slave = new_pty(ptys)
-    server.say({"op": "open", "id": "2", "env": {}}, slave)  # not a number
+    server.say({"op": "open", "id": "2", "env": carried({})}, slave)  # not a number
     handed(ptys, slave)
     assert ended(master)
-    server.say({"op": "open", "id": 3, "env": {}})  # without its pty
+    server.say({"op": "open", "id": 3, "env": carried({})})  # without its pty
     master, slave = new_pty(ptys)
     server.say({"op": "open", "id": 4, "env": ["TERM"], "notice": 5}, slave)  # an environment that is none
     handed(ptys, slave)
@@ -492,9 +519,9 @@ async def test_a_viewers_notice_is_its_apps(sockets: list[socket.socket], ptys: 
     maker = Maker()
     server = make_host(sockets, maker)
     master, slave = new_pty(ptys)
-    server.say({"op": "open", "id": 1, "env": {}, "notice": 42}, slave)
+    server.say({"op": "open", "id": 1, "env": carried({}), "notice": 42}, slave)
     master, slave = new_pty(ptys, 90, 30)
-    server.say({"op": "open", "id": 2, "env": {}}, slave)
+    server.say({"op": "open", "id": 2, "env": carried({})}, slave)
     assert [app.notice for app in maker.made] == ["42", ""]
 
 
@@ -775,13 +802,21 @@ async def test_the_gms_replay_is_followed_by_every_app_and_by_the_next(sockets: 
 
 
 async def test_apps_without_a_replay_to_follow_are_left_be(sockets: list[socket.socket], ptys: list[tuple[int, int]]) -> None:
-    class Plain(StandIn):
-        follow_replay = None  # type: ignore[assignment]
+    class Plain:
+        """An app with no replay to follow (not a TrackerApp)."""
+
+        def __init__(self, notice: str) -> None:
+            self.live = None
+
+        async def run_async(self) -> None:
+            await asyncio.Event().wait()
 
     server = make_host(sockets, lambda notice: Plain(notice))  # type: ignore[arg-type]
     viewer(server, ptys, 1, replay=2)
     server.say({"op": "replay", "segment": 3})
-    assert server.host.replaying == 3
+    assert server.host.replaying == 3 and len(server.host.groups) == 1 and server.heard() == []
+    for task in list(server.host.tasks):
+        task.cancel()
 
 
 async def test_the_server_gone_or_saying_quit_ends_the_host(sockets: list[socket.socket]) -> None:
@@ -827,9 +862,9 @@ async def test_the_host_runs_until_told_to_quit_and_ends_every_viewer(sockets: l
 
     assert getattr(linux_driver, "WriterThread") is not DirectWriter  # install_direct_writer's stand-in writer
     master, slave = new_pty(ptys)
-    send(theirs, {"op": "open", "id": 1, "env": {}, "notice": ""}, slave)
+    send(theirs, {"op": "open", "id": 1, "env": carried({}), "notice": ""}, slave)
     other, slave2 = new_pty(ptys)
-    send(theirs, {"op": "open", "id": 2, "env": {}, "notice": ""}, slave2)
+    send(theirs, {"op": "open", "id": 2, "env": carried({}), "notice": ""}, slave2)
     await until(lambda: len(host.members) == 2, "two viewers", SOON)
     os.write(other, b"k")
     await until(lambda: len(maker.made) == 2 and maker.made[1].started, "viewer 2's own app", SOON)
@@ -865,7 +900,7 @@ async def test_the_host_waits_for_its_apps_no_longer_than_its_grace(sockets: lis
     host = Host(ours, make)
     running = asyncio.get_running_loop().create_task(host.run())
     master, slave = new_pty(ptys)
-    send(theirs, {"op": "open", "id": 1, "env": {}, "notice": ""}, slave)
+    send(theirs, {"op": "open", "id": 1, "env": carried({}), "notice": ""}, slave)
     await until(lambda: len(host.members) == 1, "a viewer", SOON)
     os.write(master, b"k")
     await until(lambda: len(maker_made) == 2, "its own app", SOON)
@@ -893,13 +928,19 @@ def test_a_forked_host_runs_until_told_to_quit(tmp_path: Any) -> None:
     pid = _fork_host(str(tmp_path), theirs, w)
     os.close(w)
     theirs.close()
+    master, slave = pty.openpty()
     try:
+        send(ours, {"op": "open", "id": 1, "env": carried({}), "notice": ""}, slave)  # a viewer: an app made for it
+        send(ours, {"op": "end", "id": 1})
+        ours.settimeout(SOON)
+        assert receive(ours)[0] == {"op": "ended", "id": 1, "code": 0}
         send(ours, {"op": "quit"})
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0
         assert os.read(r, 1000) == b""
     finally:
-        os.close(r)
+        for fd in (r, master, slave):
+            os.close(fd)
         ours.close()
 
 
@@ -928,7 +969,7 @@ def test_a_forked_host_leads_no_terminal_ignores_ctrl_c_and_runs_in_the_saves_fo
     theirs.close()
     a, b = os.pipe()
     try:
-        send(ours, {"op": "open", "id": 1, "env": {}, "notice": ""}, a)  # no terminal: ended at once
+        send(ours, {"op": "open", "id": 1, "env": carried({}), "notice": ""}, a)  # no terminal: ended at once
         ours.settimeout(SOON)
         assert receive(ours)[0] == {"op": "ended", "id": 1, "code": 1}  # the host is running
         assert os.getsid(pid) == pid and os.getsid(0) != pid
