@@ -541,6 +541,7 @@ async def test_a_viewer_who_presses_a_key_leaves_the_view_with_an_app_of_its_own
     assert own.notice == "" and own.env == {"TERM": "xterm-256color", "N": "5"}
     assert getattr(own, "terminal_fd") == member.fd and getattr(own, "terminal_output") is member.out
     assert getattr(own, "typed_first") == b"q" and getattr(own, "driver_class") is HostedDriver
+    assert member.out.fd not in asyncio.get_running_loop()._selector.get_map()  # type: ignore[attr-defined] # its app reads it now
     assert "viewer #2 draws alone from now on (a key)" in said(log)
     await until(lambda: own.started, "its app running", SOON)
     assert shared.exits == [] and host.members[1].app is None
@@ -703,6 +704,17 @@ async def test_a_member_whose_client_left_is_ended_with_status_1(sockets: list[s
     await until(lambda: server.heard() == [{"op": "ended", "id": 1, "code": 1}], "viewer 1 ended", SOON)
     assert fd not in loop._selector.get_map()  # type: ignore[attr-defined]
     assert list(server.host.groups[(80, 24)].members) == [2]
+
+
+async def test_a_member_whose_terminal_cannot_be_read_is_ended_with_status_1(sockets: list[socket.socket], ptys: list[tuple[int, int]]) -> None:
+    maker = Maker()
+    server = make_host(sockets, maker)
+    viewer(server, ptys, 1)
+    member = server.host.members[1]
+    os.close(member.out.fd)  # its descriptor gone behind the host's back: reading it fails
+    server.host._typed(member)
+    assert server.heard() == [{"op": "ended", "id": 1, "code": 1}] and len(maker.made) == 1
+    assert server.host.members == {} and server.host.groups == {}
 
 
 async def test_a_terminal_given_up_ends_its_member_or_its_app(sockets: list[socket.socket], ptys: list[tuple[int, int]]) -> None:
