@@ -120,6 +120,15 @@ def saves(tmp_path: Path) -> Path:
     return folder.resolve()
 
 
+def unreadable(path: Path) -> str:
+    """Why `path` does not load, in the words of the saves' reader."""
+    from tracker.persistence.store import EncounterFile
+
+    with pytest.raises(table_module.TrackerError) as why:
+        EncounterFile(path).load()
+    return str(why.value)
+
+
 def make_table(saves: Path, **options: Any) -> TableServer:
     options.setdefault("spawn", "exec")
     return TableServer(ServeOptions(saves=saves, **options), None)  # type: ignore[arg-type]
@@ -263,7 +272,7 @@ async def test_a_fight_that_cannot_be_read_leaves_the_table_where_it_is(saves: P
     assert table.fight == saves / SPHINX and table.fight_name == "Seraph vs Sphinx" and session(viewer).restarts == []
     assert session(gm).on == broken  # the GM's app is on it, whatever the table does
     assert len(session(gm).told) == 1 and session(gm).told[0].startswith("The table stays on Seraph vs Sphinx: broken.toml cannot be opened: ")
-    assert said(log)[0].startswith(f"the table stays where it is: {broken} cannot be loaded: ")
+    assert said(log) == [f"the table stays where it is: {broken} cannot be loaded: {unreadable(broken)}"]
 
 
 async def test_a_gm_without_a_session_moves_the_table_all_the_same(saves: Path) -> None:
@@ -376,7 +385,7 @@ async def test_a_campaign_naming_what_is_not_its_fight_leaves_the_table(saves: P
     await table._campaign_moved(campaign, ROOF)  # where it is
     (saves / "broken.toml").write_text("[[[", encoding="utf-8")
     await table._campaign_moved(campaign, "broken.toml")
-    assert said(log)[-1].startswith(f"the campaign's fight {saves / 'broken.toml'} cannot be loaded; the table stays: ")
+    assert said(log)[-1] == f"the campaign's fight {saves / 'broken.toml'} cannot be loaded; the table stays: {unreadable(saves / 'broken.toml')}"
     await table._campaign_moved(campaign, SPHINX)
     assert said(log)[-1] == "The table stays on The rooftop: seraph-vs-sphinx.toml is a fight of its own, not of the campaign City Nights"
     assert len(said(log)) == 3
@@ -407,6 +416,30 @@ async def test_a_change_seen_while_the_campaign_is_read_reads_it_again_after(sav
     gate.set()
     await until(lambda: reading is not None and reading.done(), "the reading over", SOON)
     assert len(reads) == 2 and table.fight == saves / MUSEUM
+
+
+@pytest.mark.parametrize("first", [4, 5])  # the first read finds nothing new, or a change that moves nothing
+async def test_a_change_seen_while_a_read_finds_nothing_to_move_is_read_after(saves: Path, monkeypatch: pytest.MonkeyPatch, first: int) -> None:
+    table = campaign_table(saves, 4)
+    (saves / CITY).write_text(at_revision(first), encoding="utf-8")  # revision 5: a rest, the table stays
+    reads: list[bool] = []
+    gate = threading.Event()
+    real = ServedCampaign.read
+
+    def read(self: ServedCampaign) -> bool:
+        changed = real(self)
+        reads.append(changed)
+        gate.wait(SOON)
+        return changed
+
+    monkeypatch.setattr(ServedCampaign, "read", read)
+    table._campaign_changed()
+    await until(lambda: len(reads) == 1, "the first read", SOON)
+    (saves / CITY).write_text(at_revision(6), encoding="utf-8")
+    table._campaign_changed()
+    gate.set()
+    await until(lambda: table.tasks_running == 0, "the reading over", SOON)
+    assert reads == [first == 5, True] and table.fight == saves / ROOF
 
 
 async def test_a_closing_table_reads_its_campaign_no_more(saves: Path) -> None:
@@ -939,7 +972,7 @@ async def test_with_fork_the_fight_is_preloaded_and_kept_and_the_viewers_process
     table = make_table(saves, spawn="fork")
     loaded = await table._read(saves / SPHINX)
     assert (loaded.name, loaded.campaign) == ("Seraph vs Sphinx", "")
-    assert loaded.preloaded is not None and loaded.preloaded.path == saves / SPHINX
+    assert loaded.preloaded is not None and loaded.preloaded.path == saves / SPHINX and loaded.preloaded.saves == saves
     assert table.preloaded is None  # read, not adopted
     table._adopt(loaded)
     assert table.preloaded is loaded.preloaded and table.fight_name == "Seraph vs Sphinx"
@@ -1125,7 +1158,7 @@ async def test_a_fight_that_does_not_load_leaves_each_app_to_say_so(saves: Path,
     await table.start(asyncssh.SSHServer)
     try:
         assert table.port > 0 and table.fight == broken and table.fight_name == "broken"
-        assert said(log)[1].startswith(f"{broken}: not loaded: ")
+        assert said(log)[1] == f"{broken}: not loaded: {unreadable(broken)}"
     finally:
         await table.close()
 

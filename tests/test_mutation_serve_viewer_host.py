@@ -663,7 +663,32 @@ async def test_the_server_ending_a_member_restores_its_terminal(sockets: list[so
     await until(lambda: gathered(master, got, LEAVE_APP_MODE), "the terminal left as an app leaves it", SOON)
     server.say({"op": "end", "id": 1})  # twice: nothing more
     server.say({"op": "end", "id": 77})
+    server.say({"op": "end", "id": 2.0})  # not a viewer's number
+    server.say({"op": "end", "id": True})
     assert server.heard() == [{"op": "ended", "id": 1, "code": 0}]
+
+
+async def test_a_member_is_ended_once_whatever_was_closed_before(sockets: list[socket.socket], ptys: list[tuple[int, int]]) -> None:
+    server = make_host(sockets, Maker())
+    viewer(server, ptys, 1)
+    member = server.host.members[1]
+    server.host.leave(member.group, member)  # type: ignore[arg-type]
+    os.close(member.fd)  # its slave gone already
+    server.host._end(member, 0)
+    server.host._end(member, 0)
+    assert server.heard() == [{"op": "ended", "id": 1, "code": 0}]
+
+
+async def test_a_last_try_at_a_full_terminal_is_given_up_quietly(sockets: list[socket.socket], ptys: list[tuple[int, int]]) -> None:
+    server = make_host(sockets, Maker())
+    master, slave = new_pty(ptys)
+    out = Terminal(server.host.writer, slave, lambda: None)  # type: ignore[arg-type]
+    with contextlib.suppress(BlockingIOError):
+        while True:  # nobody reads the master: the pty fills
+            os.write(out.fd, b"x" * 4096)
+    out.pending += b"left over"
+    server.host.writer_close(out)
+    assert out.gone and out.fd == -1
 
 
 async def test_what_is_left_for_a_terminal_is_tried_once_more_as_it_closes(sockets: list[socket.socket], ptys: list[tuple[int, int]]) -> None:
@@ -818,7 +843,7 @@ async def test_apps_without_a_replay_to_follow_are_left_be(sockets: list[socket.
         """An app with no replay to follow (not a TrackerApp)."""
 
         def __init__(self, notice: str) -> None:
-            self.live = None
+            self.notice = notice
 
         async def run_async(self) -> None:
             await asyncio.Event().wait()
@@ -826,6 +851,7 @@ async def test_apps_without_a_replay_to_follow_are_left_be(sockets: list[socket.
     server = make_host(sockets, lambda notice: Plain(notice))  # type: ignore[arg-type]
     viewer(server, ptys, 1, replay=2)
     server.say({"op": "replay", "segment": 3})
+    server.say({"op": "changed"})  # nor a follower to nudge
     assert server.host.replaying == 3 and len(server.host.groups) == 1 and server.heard() == []
     for task in list(server.host.tasks):
         task.cancel()
@@ -846,6 +872,18 @@ async def test_the_server_gone_or_saying_quit_ends_the_host(sockets: list[socket
     assert server2.host.sock.fileno() not in loop._selector.get_map()  # type: ignore[attr-defined]
     server2.host.readable()  # nothing to read: nothing happens
     sockets.remove(server2.line)
+
+
+async def test_a_line_to_the_server_that_fails_ends_the_host(sockets: list[socket.socket]) -> None:
+    server = make_host(sockets, Maker())
+    sock = server.host.sock
+    os.close(sock.fileno())  # closed behind its back: reading it fails
+    try:
+        server.host.readable()
+        assert server.host.quit_now.is_set()
+    finally:
+        sock.detach()
+        sockets.remove(sock)
 
 
 async def test_nothing_to_read_from_the_server_is_nothing(sockets: list[socket.socket]) -> None:
@@ -928,9 +966,13 @@ async def test_the_host_waits_for_its_apps_no_longer_than_its_grace(sockets: lis
 
 def _fork_host(saves: str, line: socket.socket, err: int) -> int:
     pid = os.fork()
-    if pid == 0:  # the child: the host, its stderr the test's pipe
-        os.dup2(err, 2)
-        start_host(line, saves, Maker())
+    if pid == 0:  # the child: the host, its stderr the test's pipe, its stdin another pipe
+        try:
+            os.dup2(err, 2)
+            os.dup2(os.pipe()[0], 0)
+            start_host(line, saves, Maker())
+        finally:
+            os._exit(99)  # start_host never returns
     return pid
 
 
@@ -966,11 +1008,35 @@ def test_a_forked_host_that_fails_says_so_and_exits_1(tmp_path: Any) -> None:
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 1
         said = os.read(r, 1000).decode()
-        assert said.startswith(f"tracker serve: viewers' process {pid} failed: FileNotFoundError: ")
-        assert said.endswith("\n")
+        assert said == f"tracker serve: viewers' process {pid} failed: FileNotFoundError: [Errno 2] No such file or directory: '{tmp_path / 'absent'}'\n"
     finally:
         os.close(r)
         ours.close()
+
+
+class Unreadable:
+    """A control line whose failure is not text (a lone surrogate)."""
+
+    def fileno(self) -> int:
+        raise ValueError("no line \udcff here")
+
+
+def test_a_failure_that_is_not_text_is_said_all_the_same(tmp_path: Any) -> None:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(w, 2)
+            start_host(Unreadable(), str(tmp_path), Maker())  # type: ignore[arg-type]
+        finally:
+            os._exit(99)
+    os.close(w)
+    try:
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 1
+        assert os.read(r, 1000) == f"tracker serve: viewers' process {pid} failed: ValueError: no line ? here\n".encode()
+    finally:
+        os.close(r)
 
 
 def test_a_forked_host_leads_no_terminal_ignores_ctrl_c_and_runs_in_the_saves_folder(tmp_path: Any) -> None:
