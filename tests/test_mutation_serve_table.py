@@ -1258,3 +1258,28 @@ async def test_a_campaigns_fight_that_does_not_load_is_named_by_its_file(saves: 
         assert any(m.startswith(f"{saves / ROOF}: not loaded: ") for m in said(log))
     finally:
         await table.close()
+
+
+def test_the_seats_kept_for_gms_count_each_gm_once(saves: Path) -> None:
+    table = make_table(saves, max_connections=4, gm_seats=2)
+    seated(table, GM, 1)
+    seated(table, VIEWER, 2)
+    assert table.seat_refusal(VIEWER) == ""
+    seated(table, VIEWER, 3)  # two seats left, both kept for GMs
+    assert table.seat_refusal(VIEWER) == "the table is full (4 seats, 2 kept for the GM); try again later"
+    assert table.seat_refusal(GM) == ""
+
+
+def test_a_seat_refused_to_a_connection_no_longer_waiting_is_refused_all_the_same(saves: Path, log: pytest.LogCaptureFixture) -> None:
+    table = make_table(saves)
+    record = Connection(5, "h:5", "h", conn=Conn())  # type: ignore[arg-type]
+    table.refuse_seat(record, "the table is closing")
+    assert record.conn.disconnects == [(asyncssh.DISC_TOO_MANY_CONNECTIONS, "the table is closing")]  # type: ignore[union-attr]
+
+
+def test_the_names_a_key_gives_that_are_nobodys_are_cut_in_the_log(saves: Path, log: pytest.LogCaptureFixture) -> None:
+    table = campaign_table(saves, 2)
+    player = seated(table, PLAYER, 1, combatants=("Q" * 300,))
+    table.seat_info(player)
+    [line] = said(log)
+    assert line.endswith(": the key names " + "Q" * 200 + ", no character of the campaign City Nights")
