@@ -1283,3 +1283,40 @@ def test_the_names_a_key_gives_that_are_nobodys_are_cut_in_the_log(saves: Path, 
     table.seat_info(player)
     [line] = said(log)
     assert line.endswith(": the key names " + "Q" * 200 + ", no character of the campaign City Nights")
+
+
+def test_a_refusal_told_to_a_connection_no_longer_waiting_is_told_all_the_same(saves: Path) -> None:
+    table = make_table(saves)
+    record = Connection(6, "h:6", "h", conn=Conn(), refusal="too many")  # type: ignore[arg-type]
+    table.tell_refusal(record)
+    assert record.conn.disconnects == [(asyncssh.DISC_TOO_MANY_CONNECTIONS, "too many")]  # type: ignore[union-attr]
+
+
+class Listener:
+    """asyncssh's listener, as the table closes it."""
+
+    def __init__(self) -> None:
+        self.closed = 0
+
+    def close(self) -> None:
+        self.closed += 1
+
+    async def wait_closed(self) -> None:
+        await asyncio.Event().wait()  # never says it closed
+
+
+async def test_shutdown_waits_five_seconds_at_most_for_the_listener(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    waited: list[Any] = []
+
+    async def wait_for(awaitable: Any, timeout: Any) -> None:
+        waited.append(timeout)
+        awaitable.close()  # never awaited: the time is out at once
+        raise asyncio.TimeoutError
+
+    sleeps = Sleeps()
+    monkeypatch.setattr(table_module, "asyncio", sleeps)
+    monkeypatch.setattr(sleeps, "wait_for", wait_for, raising=False)
+    table = make_table(saves)
+    listener = table._listener = Listener()  # type: ignore[assignment]
+    await asyncio.wait_for(table.close(), SOON)
+    assert waited == [5.0] and listener.closed == 1
