@@ -368,6 +368,7 @@ class TableServer:
             return
         self._adopt(loaded)
         self.fight = path
+        self.replaying, self.replayed_by = None, None  # a new fight starts at now, as on a GM's move
         log.info("the campaign %s moved the table to %s (%s)", printable(campaign.name), printable(self.fight_name), path)
         self._announce(f"The GM moved the table to {self.fight_name}")
         for record in list(self.connections.values()):
@@ -380,6 +381,8 @@ class TableServer:
         if segment is not None and (isinstance(segment, bool) or not isinstance(segment, int) or not 0 <= segment <= MAX_SEGMENT):
             log.warning("ignored a replay segment from %s: %s", by.who(), printable(str(segment))[:40])
             return
+        if segment is not None and by.session is not None and by.session.on != self.fight:
+            return  # a GM who stayed on another fight replays that one, not the table's
         if segment == self.replaying and (segment is None or by is self.replayed_by):
             return
         if segment is None and self.replayed_by is not None and by is not self.replayed_by:
