@@ -596,6 +596,7 @@ async def test_a_character_dies_u_takes_it_back_and_r_brings_it_back(saves: Path
         await wait_for(pilot, lambda: _ready(s) and len(app.said) == 1, "back, gone", WAIT)
         assert app.said == [("Kestrel [b]x[/b] dies", "information")]
         assert ("  gone: Kestrel [b]x[/b] (died: fell)", False) in _rows(s)
+        assert load(road).events[-1].by == "gm:gm:ann"  # signed by who made it
         await pilot.press("u")  # taken back
         await wait_for(pilot, lambda: len(app.said) == 2 and _ready(s) and "pc:pc2" in s.ids, "the death taken back", WAIT)
         message, severity = app.said[-1]
