@@ -106,9 +106,10 @@ def next_fight_form(camp: Campaign, path: Path, by: str, opened: Callable[[Path]
         if not name:
             raise TrackerError("name: expected the fight's name")
         _name(name)
-        stem = slug(name)
-        if not any(ch.isalpha() for ch in stem):  # a name in another script: the campaign's file and the fight's number
-            stem = f"{path.name.removesuffix(SUFFIX)}-{len(camp.fights) + 1}"
+        # A name in another script (no Latin letter or digit: `slug` would give its
+        # "encounter"): the campaign's file and the fight's number.
+        latin = any(ch.isascii() and ch.isalnum() for ch in name.casefold())
+        stem = slug(name) if latin else f"{path.name.removesuffix(SUFFIX)}-{len(camp.fights) + 1}"
         fight = path.parent / f"{stem}{paths.SUFFIX}"
         fights.start(path, fight, name, by)
         return fight, opened(fight)
