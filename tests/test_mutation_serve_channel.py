@@ -26,7 +26,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ from tracker.serve.seat import SEAT_FD
 from tracker.serve.table import Connection, TableServer
 from tests.helpers import until
 from tests.test_mutation_serve_keys import config  # noqa: F401 (a fixture: a config folder of its own)
+from tests.serve_log import log, said  # noqa: F401 (log: a fixture)
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
 
@@ -58,16 +59,6 @@ SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fail
 def own_config(config: Path) -> Path:
     """Every test with a config folder of its own (the keys tests' fixture)."""
     return config
-
-
-@pytest.fixture
-def log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    with caplog.at_level(logging.INFO, logger="tracker.serve"):
-        yield caplog
-
-
-def said(caplog: pytest.LogCaptureFixture, level: int = logging.INFO) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "tracker.serve" and r.levelno == level]
 
 
 class Chan:
@@ -280,12 +271,12 @@ async def test_a_shell_is_taken_a_subsystem_refused_and_a_command_answered(tmp_p
     assert session.shell_requested() is True
     assert session.subsystem_requested("sftp\x1b[2J") is False
     who = session.record.who()
-    refused = said(log)
+    refused = said(log, logging.INFO)
     assert refused[0].startswith("refused subsystem 'sftp") and refused[0].endswith(f"[2J' from {who}") and "\x1b" not in refused[0]
     assert session.refusal == b""
     assert session.exec_requested("x" * 300 + "\x07") is True  # accepted, only to be answered
     assert session.refusal == NO_COMMAND
-    assert said(log)[1] == f"refused command {'x' * 200!r} from {who}"  # cut: the bell is past 200
+    assert said(log, logging.INFO)[1] == f"refused command {'x' * 200!r} from {who}"  # cut: the bell is past 200
     assert session.break_received(100) is False
     session.signal_received("INT")  # ignored: the app has its own quit key
     assert session.eof_received() is True  # our side stays open: the answer is on its way
@@ -295,7 +286,7 @@ async def test_a_long_subsystem_name_is_logged_cut(tmp_path: Path, log: pytest.L
     table = make_table(tmp_path)
     session, _chan = seated(table, GM)
     assert session.subsystem_requested("s" * 250) is False
-    assert said(log) == [f"refused subsystem {'s' * 200!r} from {session.record.who()}"]
+    assert said(log, logging.INFO) == [f"refused subsystem {'s' * 200!r} from {session.record.who()}"]
 
 
 def test_the_answers_say_what_to_do_instead() -> None:
@@ -719,7 +710,7 @@ async def test_a_viewers_app_runs_on_the_tables_fight_on_a_pty_of_the_clients_si
     assert session.on == table.options.saves / "night.fight"
     child = session.child
     assert child is not None and table.children == {child}
-    assert f"app pid {child.pid} for {session.record.who()}" in said(log)
+    assert f"app pid {child.pid} for {session.record.who()}" in said(log, logging.INFO)
     session.tell("a viewer is told nothing")  # only a GM's app hears this
     session.tell_replay(4)
     assert await heard(chan) == {"op": "replay", "segment": 4}
@@ -1041,7 +1032,7 @@ async def test_a_viewer_in_a_viewers_process_hears_the_replay_there(table: Table
     started(session, chan)
     await until(lambda: b"HOSTED" in chan.out, "the hosted app drawing", SOON)
     assert runners == [None] and SEAT_FD not in envs[0] and envs[0]["TRACKER_READ_ONLY"] == "1"
-    assert any(m.endswith(" (a viewers' process)") and m.startswith("app pid ") for m in said(log))
+    assert any(m.endswith(" (a viewers' process)") and m.startswith("app pid ") for m in said(log, logging.INFO))
     session.tell_replay(3)  # the viewers' process hears it on its own line, not here
     session.terminal_size_changed(90, 20, 0, 0)
     await until(lambda: apps[0].resizes == 1, "the hosted app told of its size", SOON)

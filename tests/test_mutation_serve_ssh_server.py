@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,22 +24,13 @@ from tracker.serve.options import ServeOptions
 from tracker.serve.ssh_server import TableSSHServer
 from tracker.serve.table import TableServer
 from tests.test_mutation_serve_keys import config  # noqa: F401 (a fixture: a config folder of its own)
+from tests.serve_log import log, said  # noqa: F401 (log: a fixture)
 
 
 @pytest.fixture(autouse=True)
 def own_config(config: Path) -> Path:
     """Every test with a config folder of its own (the keys tests' fixture)."""
     return config
-
-
-@pytest.fixture
-def log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    with caplog.at_level(logging.INFO, logger="tracker.serve"):
-        yield caplog
-
-
-def said(caplog: pytest.LogCaptureFixture, level: int = logging.INFO) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "tracker.serve" and r.levelno == level]
 
 
 class Client:
@@ -124,7 +114,7 @@ async def test_the_user_name_is_kept_for_the_log_and_never_decides_anything(tmp_
     assert ssh.record.role is None and client.ended == []
     odd = 'root" GM key alice\x1b[2J' + "x" * 100
     assert not ssh.validate_public_key(odd, table.stranger)
-    refused = said(log)
+    refused = said(log, logging.INFO)
     fingerprint = table.stranger.get_fingerprint("sha256")
     assert refused[0] == f'refused key {fingerprint} (key-{fingerprint.split(":", 1)[1][:8]}) for "gm"@127.0.0.1:40000'
     shown = refused[1].split(" for ", 1)[1]
@@ -180,7 +170,7 @@ async def test_the_key_that_signs_gives_the_role_and_the_name(tmp_path: Path, wh
     assert record.key == f"{signer.get_fingerprint('sha256')} ({expected[1]})"
     ssh.auth_completed()
     assert table.server.connections == {record.ident: record} and table.server.pending == {}
-    assert said(log) == [f"connect {record.who()}"]
+    assert said(log, logging.INFO) == [f"connect {record.who()}"]
 
 
 async def test_a_gms_key_in_the_players_file_too_is_the_gm_holding_no_combatant(tmp_path: Path) -> None:
@@ -308,13 +298,13 @@ async def test_a_lost_connection_leaves_the_table(tmp_path: Path, log: pytest.Lo
     assert record is not None
     ssh.connection_lost(None)
     assert table.server.connections == {}
-    assert any(m.startswith(f"disconnect {record.who()} after ") for m in said(log))
+    assert any(m.startswith(f"disconnect {record.who()} after ") for m in said(log, logging.INFO))
     waiting, _client = table.connect()
     gone = waiting.record
     assert gone is not None
     waiting.connection_lost(OSError("reset"))
     assert table.server.pending == {}
-    assert said(log)[-1] == f"gone before logging in: {gone.who()} (reset)"
+    assert said(log, logging.INFO)[-1] == f"gone before logging in: {gone.who()} (reset)"
     refused, _client = table.connect()
     refused.record = None
     refused.connection_lost(None)  # nothing of it left to drop

@@ -13,12 +13,10 @@ the shipped saves/ files in a folder of the test's."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 import shutil
 import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +32,7 @@ from tracker.serve.options import ServeOptions
 from tracker.serve.seat import SeatInfo
 from tracker.serve.table import KEEPALIVE_INTERVAL, USER_SHOWN, WINDOW, Connection, Loaded, TableServer
 from tests.helpers import until
+from tests.serve_log import log, said  # noqa: F401 (log: a fixture)
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
 SHIPPED = Path(__file__).resolve().parent.parent / "saves"
@@ -132,16 +131,6 @@ def unreadable(path: Path) -> str:
 def make_table(saves: Path, **options: Any) -> TableServer:
     options.setdefault("spawn", "exec")
     return TableServer(ServeOptions(saves=saves, **options), None)  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    with caplog.at_level(logging.INFO, logger="tracker.serve"):
-        yield caplog
-
-
-def said(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "tracker.serve"]
 
 
 def seated(table: TableServer, role: str | None, ident: int, **fields: Any) -> Connection:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import pty
 import signal
@@ -30,6 +29,7 @@ from tracker.serve.pty_bridge import set_winsize
 from tracker.serve.viewer_host import LEAVE_APP_MODE, QUIT_GRACE, Group, Host, Member, _raw, _use_environment, personal, start_host
 from tracker.serve.viewer_output import SYNC_END, SYNC_START, FanOut, HostedDriver, HostWriter, Terminal
 from tests.helpers import until
+from tests.serve_log import log, said  # noqa: F401 (log: a fixture)
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
 # mutmut's mutants read which of them runs from this variable at each call: the host
@@ -170,16 +170,6 @@ def read_all(master: int) -> bytes:
         if not chunk:
             return bytes(got)
         got += chunk
-
-
-@pytest.fixture
-def log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    with caplog.at_level(logging.INFO, logger="tracker.serve"):
-        yield caplog
-
-
-def said(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "tracker.serve"]
 
 
 class Server:

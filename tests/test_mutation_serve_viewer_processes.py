@@ -28,6 +28,7 @@ from tracker.serve.control import receive, send
 from tracker.serve.pty_bridge import ForkedProcess
 from tracker.serve.viewer_processes import CHANGED, PROFILE, HostedViewer, ViewerHost, ViewerHosts, profile_of
 from tests.helpers import until
+from tests.serve_log import log, said  # noqa: F401 (log: a fixture)
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
 
@@ -89,16 +90,6 @@ def make_host(pool: ViewerHosts, made: list[Made], profile: tuple[str, ...] = ()
     host = ViewerHost(pool, ForkedProcess(pid), ours, profile)
     made.append(Made(host, theirs, w))
     return host
-
-
-@pytest.fixture
-def log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    with caplog.at_level(logging.INFO, logger="tracker.serve"):
-        yield caplog
-
-
-def said(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "tracker.serve"]
 
 
 SHOWN_ESCAPE = "\u241b"  # how the log shows an escape character (tracker.engine.text.printable)
