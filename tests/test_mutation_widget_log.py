@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from rich.style import Style
+from textual.geometry import Region
 from textual.strip import Strip
 
 from rulesets.freeform import FreeformRuleset
@@ -48,10 +49,11 @@ COLOURS = {
 
 
 class Logs(PaneApp):
-    """The log alone, each of its styles in a colour of its own."""
+    """The log alone, each of its styles in a colour of its own, laid out as the
+    tracker's stylesheet lays it out (its scrollbar's column kept, no sideways scroll)."""
 
     CSS = """
-    CombatLog { background: #000000; color: #ffffff; scrollbar-gutter: stable; }
+    CombatLog { background: #000000; color: #ffffff; scrollbar-gutter: stable; overflow-x: hidden; }
     CombatLog > .log--segment { color: #b00001; }
     CombatLog > .log--declare { color: #b00002; }
     CombatLog > .log--damage { color: #b00003; }
@@ -585,3 +587,220 @@ async def test_a_file_read_again_is_read_from_its_start_with_its_authors(tmp_pat
         assert len(log.loaded) == 14
 
     await _run(live, 40, 6, check)
+
+
+def _plain(folder: Path, texts: list[str]) -> Path:
+    """A freeform fight holding only these notes."""
+    enc = Encounter(Setup("plain", "freeform", FreeformRuleset.time, FreeformRuleset.down_when))
+    for text in texts:
+        enc.apply(Event("note", {"text": text}))
+    path = folder / "plain.toml"
+    path.write_text(codec.dumps(enc, len(enc.events)))
+    return path
+
+
+def _tall(i: int) -> str:
+    """A note of seven rows at 32 cells: its number, then six words of 30 cells."""
+    return f"n{i} " + " ".join(["x" * 30] * 6)
+
+
+class OneByOne(Counted):
+    """Loads one entry at a time, two screens of rows."""
+
+    CHUNK = 1
+    SCREENS = 2
+
+
+@pytest.mark.parametrize("height", [6, 1])
+async def test_a_few_screens_of_rows_are_loaded_and_no_more(tmp_path: Path, height: int) -> None:
+    live = Live.open(_plain(tmp_path, [f"line {i}" for i in range(30)]))
+    log = OneByOne(live)
+    app = Logs(log, 40, height)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: log.size.height == height and log.rows > 0, "the log laid out", WAIT)
+        # Two screens of one-row lines: 12 rows in a pane of six, 2 in a pane of one.
+        assert len(log.loaded) == 2 * height and log.first_loaded == 30 - 2 * height
+        assert log.loaded[-1].text == "line 29"
+
+
+def _read_again(live: Live, log: CombatLog, path: Path) -> None:
+    """The file read again once the pane has its size: the log loads from the newest
+    entries for that size (while the pane is laid out, its size on the way changes what
+    a first reading loads)."""
+    live.session.encounter = EncounterFile(path).load().encounter
+    log.changed(Changed((), whole=True))
+
+
+class Kept(Counted):
+    """A tail of two, chunks of four, one screen of rows kept."""
+
+    TAIL = 2
+    CHUNK = 4
+    SCREENS = 1
+
+
+async def test_the_dropped_tail_keeps_a_screen_of_rows_and_redraws_the_pane(tmp_path: Path) -> None:
+    path = _plain(tmp_path, [f"line {i}" for i in range(30)])
+    live = Live.open(path)
+    log = Kept(live)
+    app = Logs(log, 40, 6)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: log.size.height == 6 and log.rows > 0, "the log laid out", WAIT)
+        _read_again(live, log, path)
+        # Chunks of four until a screen of rows (6) is there: eight entries.
+        assert len(log.loaded) == 8 and log.first_loaded == 22
+        wrapped = log.wrapped
+        # Past the tail and a chunk (6): the oldest dropped, a screen of rows stays; only
+        # the new line is read.
+        _append(live, log, ["line 30"])
+        assert [e.text for e in log.loaded] == [f"line {i}" for i in range(25, 31)]
+        assert log.wrapped == wrapped + 1 and log.first_loaded == 25
+        await pilot.pause()
+        # One more: one dropped; the view stays at the top, every row on it moved: the
+        # whole pane redrawn.
+        before = len(log.redraws)
+        _append(live, log, ["line 31"])
+        assert [e.text for e in log.loaded] == [f"line {i}" for i in range(26, 32)] and log.scroll_y == 0
+        assert None in log.redraws[before:]
+        await pilot.pause()
+        # Six at once: the six before dropped, the pane redrawn whole.
+        before = len(log.redraws)
+        _append(live, log, [f"line {i}" for i in range(32, 38)])
+        assert [e.text for e in log.loaded] == [f"line {i}" for i in range(32, 38)] and log.scroll_y == 0
+        assert None in log.redraws[before:] and log.wrapped == wrapped + 8
+        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn", WAIT)
+        shown = ["".join(char for char, _ in row[:38]).rstrip() for row in screen_cells(pilot.app)[:6]]
+        assert shown == [f"[0]   line {i}" for i in range(32, 38)]
+
+
+class TallKept(Counted):
+    """A tail of one, chunks of four, one screen of rows kept."""
+
+    TAIL = 1
+    CHUNK = 4
+    SCREENS = 1
+
+
+async def test_the_dropped_tail_keeps_some_entries_however_tall(tmp_path: Path) -> None:
+    path = _plain(tmp_path, [_tall(i) for i in range(10)])
+    live = Live.open(path)
+    log = TallKept(live)
+    app = Logs(log, 40, 6)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: log.size.height == 6 and log.rows > 0, "the log laid out", WAIT)
+        _read_again(live, log, path)
+        assert log.rows == 28 and [e.text.split()[0] for e in log.loaded] == ["n6", "n7", "n8", "n9"]
+        wrapped = log.wrapped
+        _append(live, log, [_tall(i) for i in (10, 11, 12)])
+        # Seven entries, past the tail and a chunk (5): dropped down to half a chunk (2),
+        # though one entry alone covers a screen.
+        assert [e.text.split()[0] for e in log.loaded] == ["n11", "n12"] and log.first_loaded == 11
+        assert log.wrapped == wrapped + 3 and log.rows == 14
+
+
+class Roomy(Counted):
+    """A tail of one, chunks of two, ten screens of rows kept."""
+
+    TAIL = 1
+    CHUNK = 2
+    SCREENS = 10
+
+
+async def test_a_line_below_redraws_only_its_rows(tmp_path: Path) -> None:
+    path = _plain(tmp_path, ["line 0", "line 1", "line 2"])
+    live = Live.open(path)
+    log = Roomy(live)
+    app = Logs(log, 40, 6)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: log.size.height == 6 and log.rows == 3, "the log laid out", WAIT)
+        _read_again(live, log, path)
+        await pilot.pause()
+        before = len(log.redraws)
+        _append(live, log, ["line 3", "line 4"])
+        # Past the tail and a chunk, but all of it within the screens kept: nothing dropped,
+        # and only the two new rows are drawn.
+        assert len(log.loaded) == 5 and log.scroll_y == 0
+        assert log.redraws[before:] == [(Region(0, 3, 40, 2),)]
+        # And the screen shows them there, below the three before.
+        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn", WAIT)
+        shown = ["".join(char for char, _ in row[:38]).rstrip() for row in screen_cells(pilot.app)[:6]]
+        assert shown == [f"[0]   line {i}" for i in range(5)] + [""]
+
+
+async def test_a_filter_matching_nothing_clears_the_pane(tmp_path: Path) -> None:
+    live = Live.open(_plain(tmp_path, ["line 0", "line 1", "line 2"]))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        assert isinstance(log, Counted)
+        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn", WAIT)
+        log.set_filter(None, "nothing like it")
+        assert log.rows == 0 and log.virtual_size.height == 0
+        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn", WAIT)
+        shown = ["".join(char for char, _ in row[:38]).rstrip() for row in screen_cells(pilot.app)[:6]]
+        assert shown == [""] * 6
+        # A match arrives: one row, the first.
+        _append(live, log, ["nothing like it at all"])
+        assert log.rows == 1 and log.virtual_size.height == 1 and screen(log)[:2] == ["[0]   nothing like it at all", ""]
+
+    await _run(live, 40, 6, check)
+
+
+async def test_a_log_growing_past_the_pane_is_at_its_end_at_once(tmp_path: Path) -> None:
+    live = Live.open(_plain(tmp_path, ["line 0", "line 1", "line 2", "line 3"]))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        await pilot.pause()
+        _append(live, log, ["line 4", "line 5", "line 6", "line 7"])
+        assert log.scroll_y == 2 and _notes(log) == list(range(2, 8))
+        await pilot.pause()
+        _append(live, log, ["line 8"])
+        assert log.scroll_y == 3 and _notes(log) == list(range(3, 9))
+
+    await _run(live, 40, 6, check)
+
+
+async def test_scrolling_back_a_screen_loads_nothing_and_moves_the_scrollbar(tmp_path: Path) -> None:
+    live = Live.open(_long(tmp_path, 1000))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        assert isinstance(log, Counted)
+        before = len(log.redraws)
+        log.scroll_lines(-188)
+        # At row 6, a screen from the top: nothing older loaded yet.
+        assert log.scroll_y == 6 and len(log.loaded) == 200 and _notes(log) == list(range(806, 812))
+        assert log.vertical_scrollbar.position == 6
+        assert (log.size.region,) in log.redraws[before:]
+        log.scroll_lines(-1)
+        assert len(log.loaded) == 400 and log.virtual_size.height == log.rows == 400
+        assert log.scroll_y == 205 and log.vertical_scrollbar.position == 205
+
+    await _run(live, 40, 6, check)
+
+
+async def test_the_reader_scrolls_a_log_as_it_grows_past_the_pane(tmp_path: Path) -> None:
+    live = Live.open(_plain(tmp_path, ["line 0", "line 1", "line 2", "line 3"]))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        await pilot.pause()
+        # A key read before the layout has shown the scrollbar the new lines call for.
+        _append(live, log, ["line 4", "line 5", "line 6", "line 7"])
+        log.scroll_lines(-1)
+        assert log.scroll_y == 1 and _notes(log) == list(range(1, 7)) and not log.follow
+        _append(live, log, ["line 8"])
+        assert log.scroll_y == 1 and _notes(log) == list(range(1, 7))
+
+    await _run(live, 40, 6, check)
+
+
+async def test_a_pane_of_one_row_loads_older_lines_only_at_its_top_row(tmp_path: Path) -> None:
+    live = Live.open(_long(tmp_path, 1000))
+
+    async def check(pilot: Any, log: CombatLog) -> None:
+        assert len(log.loaded) == 200 and log.scroll_y == 199
+        log.scroll_lines(-198)
+        # Row 1: a screen (one row) from the top: nothing older loaded yet.
+        assert log.scroll_y == 1 and len(log.loaded) == 200 and _notes(log) == [801]
+        log.scroll_lines(-1)
+        assert len(log.loaded) == 400 and log.scroll_y == 200 and _notes(log) == [800]
+
+    await _run(live, 40, 1, check)
