@@ -57,6 +57,7 @@ def test_the_view_is_the_fight_at_the_segment_shown_and_says_so(tmp_path: Path) 
     view = _view(live, 4)
     assert view.encounter.now == 4 and view.encounter.combatant("Ann").resources["hp"] == 8
     assert view.base is live and view.path == live.path and view.store is live.store and view.viewer is False
+    assert view.session is live.session and view.ruleset is live.ruleset  # the game's rules, for the panes
     assert view.banner == "replay 4/9"
     assert view.coming == 6  # the next moment: the note
     view.flow.playing, view.flow.speed = True, 2.0
@@ -141,6 +142,10 @@ async def test_a_fault_folding_the_fight_is_raised_and_forgotten(tmp_path: Path,
     monkeypatch.setattr(replay_module, "Replay", broken)
     with pytest.raises(RuntimeError, match="fold broke"):
         await replay_of(live)
+    assert "replay" not in live.cache
+    # Two screens waiting on the same fold both hear of its fault.
+    both = await asyncio.gather(replay_of(live), replay_of(live), return_exceptions=True)
+    assert [str(fault) for fault in both] == ["fold broke", "fold broke"] and all(isinstance(f, RuntimeError) for f in both)
     assert "replay" not in live.cache
     monkeypatch.undo()
     assert (await replay_of(live)).last == 9  # the next try starts afresh
