@@ -167,6 +167,7 @@ def test_a_level_is_high_above_a_half_mid_above_a_quarter_low_at_a_quarter_or_un
     assert level(-4, 10) == "low"
     assert level(51, 100) == "high"
     assert level(26, 100) == "mid"
+    assert level(0.5, 1) == "mid" and level(0.2, 1) == "low" and level(0.3, 0.5) == "high"  # maxima of one or under
     # No number, or no maximum to measure by: full.
     assert level("calm", 10) == "high"
     assert level(5, "x") == "high"
@@ -234,6 +235,10 @@ async def test_each_row_adds_items_whole_in_order_and_counts_the_rest(tmp_path: 
         assert runs(pane.render_line(2))[2:5] == [(" down", "down"), (" hp ", "base"), ("░░░░░", "low")]
         assert runs(pane.render_line(3))[2:5] == [(" idle", "idle"), (" hp ", "base"), ("██░░░", "mid")]
         assert runs(pane.render_line(4)) == [(" " * 40, "base")]
+        # Glance mode at once, from the test's own code (a broken glance fails here, fast).
+        pane.set_glance(True)
+        assert pane.virtual_size.height == 8
+        assert [chars(pane.render_line(y)) for y in (0, 1)] == ["▶ Ann idle hp ████░ 36/43 prone→40".ljust(40), "      ep 74/74".ljust(40)]
 
     await _roster(_live(tmp_path, FIGHT), 40, 6, check)
 
@@ -312,6 +317,10 @@ async def test_a_viewer_sees_enemies_as_a_label_or_not_at_all(tmp_path: Path) ->
     await _roster(live, 40, 6, hidden)
 
 
+def test_a_new_roster_is_plain_until_glance_is_set(tmp_path: Path) -> None:
+    assert RosterView(_live(tmp_path, [])).glance is False
+
+
 async def test_an_empty_roster_says_how_to_add_one_and_a_viewer_that_there_is_none(tmp_path: Path) -> None:
     async def gm(pilot: Any, pane: RosterView, app: Panes) -> None:
         assert pane.current is None and pane.virtual_size.height == 1
@@ -354,8 +363,12 @@ async def test_selection_moves_clamped_by_index_and_name_and_scrolls_into_view(t
         assert pane.current is not None and pane.current.name == "Bo"
         assert chars(pane.render_line(1)).startswith("▶ Bo ") and chars(pane.render_line(0)).startswith("  Ann ")
         assert pane.scroll_y == 0
-        pane.select(3)  # below the view: scrolled so it is the last row shown
-        await wait_for(pilot, lambda: pane.scroll_y == 2, "scrolled down", WAIT)
+        pane.select(2)  # one below the view: scrolled by one, so it is the last row shown
+        await wait_for(pilot, lambda: pane.scroll_y == 1, "scrolled down by one", WAIT)
+        seen: list[float] = []
+        pane.select(3)  # at once, not animated through the rows between
+        await wait_for(pilot, lambda: seen.append(pane.scroll_y) is None and pane.scroll_y == 2, "scrolled down", WAIT)
+        assert set(seen) <= {1, 2}, seen
         assert chars(pane.render_line(0)).startswith("  Cy ") and chars(pane.render_line(1)).startswith("▶ Dee ")
         pane.select(2)  # in view: no scroll
         assert pane.scroll_y == 2
@@ -449,6 +462,19 @@ async def test_glance_gives_every_combatant_two_rows_when_any_needs_them(tmp_pat
         assert pane.virtual_size.height == 8
 
     await _roster(_live(tmp_path, FIGHT), 40, 8, check, glance=True)
+
+
+async def test_glance_scrolls_by_two_rows_a_combatant(tmp_path: Path) -> None:
+    async def check(pilot: Any, pane: RosterView, app: Panes) -> None:
+        assert pane.virtual_size.height == 8 and pane.size.height == 4
+        pane.select(3)  # rows 6 and 7: scrolled to show them last
+        await wait_for(pilot, lambda: pane.scroll_y == 4, "scrolled to Dee", WAIT)
+        assert chars(pane.render_line(2)).startswith("▶ Dee ")
+        pane.select(1)  # rows 2 and 3, above the view: scrolled to show them first
+        await wait_for(pilot, lambda: pane.scroll_y == 2, "scrolled to Bo", WAIT)
+        assert chars(pane.render_line(0)).startswith("▶ Bo ")
+
+    await _roster(_live(tmp_path, FIGHT), 40, 4, check, glance=True)
 
 
 async def test_glance_marks_the_rest_on_its_last_row_and_keeps_unnumbered_resources(tmp_path: Path) -> None:
