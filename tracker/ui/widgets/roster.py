@@ -275,7 +275,8 @@ class RosterView(LineDiffed, can_focus=False):
         plain = items + figures[:1] + conditions + figures[1:]
         if with_bar is not None:
             barred = items + [with_bar] + conditions + figures[1:]
-            if self._fits(barred, width - used) >= min(len(barred), len(items) + 1 + len(conditions)):
+            # Counted as drawn (`_kept`: room left for the `+N`), not just as fitting.
+            if self._kept(barred, width - used) >= min(len(barred), len(items) + 1 + len(conditions)):
                 plain = barred
         out.extend(self._fill(plain, width - used, base))
         return out
@@ -291,19 +292,24 @@ class RosterView(LineDiffed, can_focus=False):
             count += 1
         return count
 
-    def _fill(self, items: list[list[Segment]], room: int, base: Style) -> list[Segment]:
-        out: list[Segment] = []
+    @staticmethod
+    def _kept(items: list[list[Segment]], room: int) -> int:
+        """How many items `_fill` draws whole: each while it fits with room for the `+N`
+        of those after it."""
         used = 0
-        width = room
         for i, item in enumerate(items):
             size = sum(cells(s.text) for s in item)
             rest = len(items) - i - 1
-            room = width - used - (len(f" +{rest}") if rest else 0)
-            if size > room:
-                out.append(Segment(f" +{len(items) - i}", base + self.get_component_rich_style("roster--dim")))
-                break
-            out.extend(item)
+            if size > room - used - (len(f" +{rest}") if rest else 0):
+                return i
             used += size
+        return len(items)
+
+    def _fill(self, items: list[list[Segment]], room: int, base: Style) -> list[Segment]:
+        kept = self._kept(items, room)
+        out = [s for item in items[:kept] for s in item]
+        if kept < len(items):
+            out.append(Segment(f" +{len(items) - kept}", base + self.get_component_rich_style("roster--dim")))
         return out
 
 
