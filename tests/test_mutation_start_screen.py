@@ -40,6 +40,7 @@ from tracker.ui.screens.campaign import CampaignScreen
 from tracker.ui.screens.confirm import ConfirmScreen
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.help import HelpScreen
+from tracker.ui.widgets.footer import KeyFooter
 from tracker.ui.screens.start import (
     CAMPAIGN,
     FIGHT,
@@ -132,6 +133,10 @@ def _error(screen: Screen[Any]) -> str:
 
 def _title(screen: Screen[Any]) -> str:
     return str(screen.query_one("#start-title", Label).render())
+
+
+def _footer(footer: Any) -> str:
+    return "".join(s.text for y in range(footer.size.height) for s in footer.render_line(y))
 
 
 def _rows(screen: StartScreen) -> list[list[str]]:
@@ -393,7 +398,7 @@ async def test_a_campaigns_title_is_checked_as_the_command_lines(saves: Path) ->
         form = await _new(pilot, app, "C", "")
         form.query_one("#f-name").value = "The\x07Road"  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: "name" in str(form.query_one("#form-error", Label).render()), "the refusal", WAIT)
+        await wait_for(pilot, lambda: "name: control characters are not allowed (found ␇, a control character, at character 4)" == str(form.query_one("#form-error", Label).render()), "the refusal", WAIT)
         assert list(saves.iterdir()) == [] and app.screen is form
 
 
@@ -613,6 +618,11 @@ async def test_a_seat_waiting_for_the_gm_says_so_and_esc_says_where_it_is() -> N
         assert str(waiting.query_one("#waiting-title", Label).render()) == "The GM has not opened a fight yet."
         assert str(waiting.query_one("#waiting-note", Label).render()) == "This screen changes to the table's fight as soon as the GM opens one."
         assert waiting.seat.name == "seat"  # type: ignore[attr-defined]
+        # the ids and classes tracker.tcss styles, as the start screen's
+        assert waiting.query_one("#waiting-title", Label).has_class("title") and waiting.query_one("#waiting-title").parent is waiting.query_one("#start", Vertical)
+        footer = waiting.query_one(KeyFooter)
+        await wait_for(pilot, lambda: "Quit" in _footer(footer), "the footer", WAIT)
+        assert "Where am I" not in _footer(footer)  # Esc: not in the footer
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.backs == 1, "where am I", WAIT)
         await pilot.press("q")
