@@ -445,7 +445,7 @@ async def test_duplicate_copies_a_fight_with_its_log_or_only_its_roster(saves: P
         form = app.screen
         form.query_one("#f-name").value = ""  # type: ignore[attr-defined]
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: "name: expected a title for the copy" in str(form.query_one("#form-error", Label).render()), "the refusal", WAIT)
+        await wait_for(pilot, lambda: "name: expected a title for the copy" == str(form.query_one("#form-error", Label).render()), "the refusal", WAIT)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, "back", WAIT)
         assert len(list(saves.glob("*.toml"))) == 3
