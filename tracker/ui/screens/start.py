@@ -195,6 +195,10 @@ class StartScreen(Screen[None]):
         super().__init__()
         self.saves = saves
         self.listings: list[Listing] = []
+        # The row a reading under way is to highlight (a new copy, a new campaign): kept
+        # until a reading is shown, as the screen's resume reads the folder again right
+        # after the form that made it closes, and that later reading is the one shown.
+        self.selecting: Path | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="start"):
@@ -221,13 +225,15 @@ class StartScreen(Screen[None]):
 
     def reload(self, select: Path | None = None) -> None:
         """Read the folder again, keeping the highlighted encounter unless told otherwise."""
-        if select is None:
+        if select is not None:
+            self.selecting = select
+        else:
             item = self._current()
-            select = item.path if item is not None else None
+            select = self.selecting or (item.path if item is not None else None)
         in_thread(self, functools.partial(read_folder, self.saves), functools.partial(self._show, select=select), group="start-list", latest=True)
 
     def _show(self, listings: list[Listing], select: Path | None = None) -> None:
-        self.listings = listings
+        self.listings, self.selecting = listings, None
         table = self.query_one(DataTable)
         # Keyed by place too: a file two campaigns both list (a file made by hand) is two rows.
         fill(table, [(f"{i}:{item.path}", _cells(item)) for i, item in enumerate(listings)])
