@@ -25,9 +25,9 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Footer, Label
 
-from tracker.ui.textual_private import drawing_pending, screen_cells
+from tracker.ui.textual_private import screen_cells
 from tracker.ui.widgets.footer import BAR, FooterEntry, KeyFooter
-from tests.ui import wait_for
+from tests.ui import screen_drawn, wait_for
 
 pytestmark = pytest.mark.ui
 
@@ -127,17 +127,10 @@ def text(app: App[Any], y: int = 0) -> str:
     return "".join(char for char, _ in row(app, y))
 
 
-async def drawn(pilot: Any) -> None:
-    """Until the screen has nothing left to draw, three checks in a row."""
-    for _ in range(3):
-        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn", WAIT)
-        await pilot.pause()
-
-
 async def shown(pilot: Any, app: Keys) -> None:
     """Until both footers show the palette's key."""
     await wait_for(pilot, lambda: text(app, 0).endswith(PALETTE) and (not app.textuals or text(app, LAST).endswith(PALETTE)), "the keys", WAIT)
-    await drawn(pilot)
+    await screen_drawn(pilot, WAIT)
 
 
 def _plain(line: Strip) -> str:
@@ -153,17 +146,17 @@ async def test_the_line_is_textuals_footers_cell_by_cell_in_every_theme_and_unde
         assert ours == MANY_LINE[: SIZE[0] - len(PALETTE)] + PALETTE
         for theme in ("textual-dark", "textual-light", "nord", "gruvbox"):
             app.theme = theme
-            await drawn(pilot)
+            await screen_drawn(pilot, WAIT)
             assert row(app, 0) == row(app, LAST), theme
         # Over the first key's edges, the disabled one, the palette's.
         for theme, places in (("textual-dark", (0, 7, 9, SIZE[0] - 1)), ("textual-light", (3, 15, SIZE[0] - 5))):
             app.theme = theme
             for x in places:
                 await pilot.hover(None, offset=(x, 0))
-                await drawn(pilot)
+                await screen_drawn(pilot, WAIT)
                 lit = row(app, 0)
                 await pilot.hover(None, offset=(x, LAST))
-                await drawn(pilot)
+                await screen_drawn(pilot, WAIT)
                 assert lit == row(app, LAST), (theme, x)
                 assert lit != row(app, 0), (theme, x)  # the pointer left ours: unlit
 
@@ -222,7 +215,7 @@ async def test_without_the_palette_the_keys_run_to_the_edge() -> None:
     app = Paletteless(textuals=True, at_once=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: text(app).startswith(" n Next") and text(app, LAST).startswith(" n Next"), "the keys", WAIT)
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert text(app) == MANY_LINE[: SIZE[0]]
         assert row(app, 0) == row(app, LAST)
         assert [e.description for e in app.footer.entries()][-1] == "Longer description 5"
@@ -245,7 +238,7 @@ async def test_a_press_runs_a_key_or_rings_the_bell_and_only_on_a_key() -> None:
         ]
         for x, done, rang in clicks:
             await pilot.click(None, offset=(x, 0))
-            await drawn(pilot)
+            await screen_drawn(pilot, WAIT)
             assert (app.done, app.rang) == (done, rang), x
 
 
@@ -261,14 +254,14 @@ async def test_the_pointer_shows_a_keys_tooltip_and_leaving_puts_it_out() -> Non
         lit = row(app, 0)
         redraws = app.footer.redraws
         await pilot.hover(None, offset=(4, 0))  # the same key: nothing to draw again
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert app.footer.redraws == redraws and row(app, 0) == lit
         await pilot.hover(None, offset=(5, 10))  # off the footer: nothing lit
         await wait_for(pilot, lambda: row(app, 0) == before, "the key unlit", WAIT)
         assert app.footer.tooltip is None
         redraws = app.footer.redraws
         app.footer.post_message(events.Leave(app.footer))  # left again: nothing to put out
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert app.footer.redraws == redraws
 
 
@@ -294,7 +287,7 @@ async def test_the_wheel_scrolls_the_keys_past_the_edge_into_view_and_back() -> 
         await shown(pilot, app)
         room = SIZE[0] - len(PALETTE)
         _wheel(app.footer, down=False)  # already at the left: nothing moves
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert text(app) == MANY_LINE[:room] + PALETTE
         _wheel(app.footer, down=True)
         await wait_for(pilot, lambda: text(app) != MANY_LINE[:room] + PALETTE, "a notch scrolled", WAIT)
@@ -307,7 +300,7 @@ async def test_the_wheel_scrolls_the_keys_past_the_edge_into_view_and_back() -> 
         await wait_for(pilot, lambda: text(app) == MANY_LINE[-room:] + PALETTE, "the last key at the bar", WAIT)
         redraws = app.footer.redraws
         _wheel(app.footer, down=True)  # no further than the last key
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert text(app) == MANY_LINE[-room:] + PALETTE and app.footer.redraws == redraws
         start = len(MANY_LINE) - room
         # Clicks land on the keys where they are drawn now.
@@ -327,7 +320,7 @@ async def test_the_wheel_does_nothing_when_every_key_fits() -> None:
         before = text(app)
         redraws = app.footer.redraws
         _wheel(app.footer, down=True, notches=3)
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert text(app) == before and app.footer.redraws == redraws
 
 
@@ -343,7 +336,7 @@ async def test_at_once_draws_the_keys_with_the_first_frame() -> None:
         # The pointer never came: a leave has nothing to put out.
         redraws = app.footer.redraws
         app.footer.post_message(events.Leave(app.footer))
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert app.footer.redraws == redraws
 
 
@@ -363,13 +356,13 @@ async def test_without_at_once_the_footer_is_blank_until_the_screen_says_its_key
         redraws = footer.redraws
         for _ in range(3):
             app.screen.refresh_bindings()
-            await drawn(pilot)
+            await screen_drawn(pilot, WAIT)
         assert footer.redraws == redraws
         # Off enabled: the line drawn again, Off no longer dim.
         app.off_disabled = False
         app.screen.refresh_bindings()
         await wait_for(pilot, lambda: footer.entries()[1].enabled, "Off enabled", WAIT)
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert footer.redraws > redraws
         assert not any("dim" in style for _, style in row(app, 0))
 
@@ -397,12 +390,12 @@ async def test_a_change_of_keys_draws_from_the_left_with_nothing_lit() -> None:
         app.off_disabled = False
         app.screen.refresh_bindings()
         await wait_for(pilot, lambda: app.footer.entries()[1].enabled, "Off enabled", WAIT)
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert text(app) == MANY_LINE[:room] + PALETTE
         # Nothing lit, so the pointer leaving has nothing to put out.
         redraws = app.footer.redraws
         app.footer.post_message(events.Leave(app.footer))
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert app.footer.redraws == redraws
         # Nothing lit: the first key is drawn as a key not under the pointer.
         assert row(app, 0)[:8] == row(app, 0)[8:16] or row(app, 0)[1][1] == row(app, 0)[9][1]
@@ -426,7 +419,7 @@ async def test_a_removed_footer_hears_no_more_of_the_screen() -> None:
         footer = app.footer
         await footer.remove()
         app.screen.refresh_bindings()
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert footer not in app.screen.bindings_updated_signal._subscriptions
 
 
@@ -444,12 +437,12 @@ async def test_a_palette_key_without_a_description_is_its_key_alone_as_textuals(
     app = Bare(at_once=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: text(app).endswith(f"{BAR}^y ") and text(app, LAST).endswith(f"{BAR}^y "), "the palette's key", WAIT)
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert row(app, 0) == row(app, LAST)
         await pilot.click(None, offset=(SIZE[0] - 3, 0))
         await wait_for(pilot, lambda: app.done == ["palette"], "the palette's key run", WAIT)
         await pilot.click(None, offset=(SIZE[0] - 5, 0))  # just left of its bar: no key there
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert app.done == ["palette"]
 
 
@@ -461,7 +454,7 @@ async def test_a_change_of_keys_on_another_screen_is_not_the_footers() -> None:
         app.off_disabled = False  # Off enabled, but only another screen says its keys changed
         redraws = app.footer.redraws
         app.footer._bindings_changed(Screen())
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert app.footer.redraws == redraws and not app.footer.entries()[1].enabled
 
 
@@ -472,7 +465,7 @@ async def test_a_footer_narrower_than_the_palettes_key_is_cut_at_its_edge() -> N
     app = Narrow(textuals=False, at_once=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.footer.size.width == 10 and bool(app.footer.lines), "the footer drawn", WAIT)
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         # The palette's key starts two cells before the footer does: no key is left of it.
         line = app.footer.render_line(0)
         assert _plain(line) == PALETTE[:10] and line.cell_length == 10
@@ -484,5 +477,5 @@ async def test_the_wheel_over_a_footer_of_the_palettes_key_alone_does_nothing() 
         await shown(pilot, app)
         assert text(app) == " " * (SIZE[0] - len(PALETTE)) + PALETTE
         _wheel(app.footer, down=True, notches=2)
-        await drawn(pilot)
+        await screen_drawn(pilot, WAIT)
         assert text(app) == " " * (SIZE[0] - len(PALETTE)) + PALETTE and app.is_running

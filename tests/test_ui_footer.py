@@ -23,10 +23,10 @@ from tracker.ui.screens import start as start_module
 from tracker.ui.screens.encounter import EncounterScreen
 from tracker.ui.screens.form import FormScreen
 from tracker.ui.screens.start import StartScreen
-from tracker.ui.textual_private import drawing_pending, screen_cells
+from tracker.ui.textual_private import screen_cells
 from tracker.ui.widgets.footer import KeyFooter
 from tests.test_ui_app import make_file
-from tests.ui import press, settle, wait_for
+from tests.ui import press, screen_drawn, settle, wait_for
 
 pytestmark = pytest.mark.ui
 
@@ -43,13 +43,6 @@ def row_text(app: App[Any]) -> str:
     return "".join(char for char, _ in bottom_row(app))
 
 
-async def drawn(pilot: Any) -> None:
-    """Until the screen has nothing left to draw, three checks in a row (any app)."""
-    for _ in range(3):
-        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn")
-        await pilot.pause()
-
-
 async def drawn_by(app: App[Any], ready: Any, theme: str | None = None, pointer: int | None = None) -> list[tuple[str, str]]:
     """The bottom row once `ready(app)` holds and the palette's key is drawn; with
     `pointer`, the mouse over that column of it."""
@@ -57,10 +50,10 @@ async def drawn_by(app: App[Any], ready: Any, theme: str | None = None, pointer:
         await wait_for(pilot, lambda: ready(app) and "palette" in row_text(app), "the footer's keys")
         if theme is not None:
             app.theme = theme
-        await drawn(pilot)
+        await screen_drawn(pilot)
         if pointer is not None:
             await pilot.hover(None, offset=(pointer, BOTTOM))
-            await drawn(pilot)
+            await screen_drawn(pilot)
         return bottom_row(app)
 
 
@@ -184,12 +177,12 @@ async def test_the_wheel_brings_the_keys_past_the_edge_into_view() -> None:
         footer = app.query_one(KeyFooter)
         for _ in range(40):  # the wheel over the footer, as a terminal reports it
             footer.post_message(events.MouseScrollDown(footer, 5, 0, 0, 1, 0, False, False, False, screen_x=5, screen_y=BOTTOM))
-        await drawn(pilot)
+        await screen_drawn(pilot)
         # Scrolled as far as the last key, which ends at the palette's bar; the palette stays.
         assert row_text(app).endswith("5 Longer description 5 ▏^p palette ")
         for _ in range(40):
             footer.post_message(events.MouseScrollUp(footer, 5, 0, 0, -1, 0, False, False, False, screen_x=5, screen_y=BOTTOM))
-        await drawn(pilot)
+        await screen_drawn(pilot)
         assert row_text(app).startswith(" n Next ")
 
 

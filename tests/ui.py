@@ -157,6 +157,13 @@ class PaneApp(App[None]):
         yield self.pane
 
 
+async def screen_drawn(pilot: Any, timeout: float = DEADLINE) -> None:
+    """Until the screen has nothing left to draw, three checks in a row (any app)."""
+    for _ in range(3):
+        await wait_for(pilot, lambda: not drawing_pending(pilot.app.screen), "the screen drawn", timeout)
+        await pilot.pause()
+
+
 async def drawn(pilot: Any, pane: Any) -> Text:
     """The text `pane` shows once it has drawn itself (its `content`)."""
     await wait_for(pilot, lambda: isinstance(pane.content, Text) and bool(pane.content.plain), "the pane drawn")
