@@ -265,7 +265,6 @@ class EncounterScreen(Screen[None]):
             title.append(f": {printable(log.only)}")
         if log.search:
             title.append(f" “{printable(log.search)}”")
-        title.no_wrap, title.overflow = True, "ellipsis"
         update_if_changed(self.query_one("#log-title", Static), title)
 
     def on_resize(self) -> None:
