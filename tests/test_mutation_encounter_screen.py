@@ -1277,3 +1277,18 @@ async def test_every_change_reaches_the_panes_and_a_panes_fault_is_a_message(tmp
         await wait_for(pilot, lambda: app.closed, "the screen closed", WAIT)
         assert screen.changes.publish not in live.listeners  # unmounted: it hears no more
     live.close()
+
+
+@pilots
+async def test_with_the_apps_stylesheet_a_clock_line_too_long_ends_in_an_ellipsis(tmp_path: Path) -> None:
+    from tracker.ui.widgets.clock import ClockBar
+
+    live = _live(tmp_path, ["add Ann hp=10", "add Bo hp=8 side=foes", "rename Ann Annabel-of-the-very-long-name", "rename Bo Bohemond-the-even-longer-named"])
+    app = _StyledApp(EncounterScreen(live))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _shown(pilot, app)
+        clock = screen.query_one(ClockBar)
+        assert len(str(clock.render())) > 80  # the line is longer than the terminal
+        drawn = "".join(segment.text for segment in clock.render_line(0)).rstrip()
+        assert clock.region.height == 1 and drawn.endswith("…") and drawn.strip().startswith("segment 0 · round 1")
+    live.close()
