@@ -322,6 +322,41 @@ def test_a_surprise_already_past_is_not_cleared_again(saves: Path) -> None:
     live.close()
 
 
+def test_the_edit_keeps_other_pairs_as_they_are_and_shows_again(saves: Path) -> None:
+    """Pairs beyond the sheet (freeform's `note=abc`) left as they were record nothing;
+    a new pair is set whatever its text ("None" too); hidden to no shows it again."""
+    path = make_file(saves, "freeform", ["add Seraph hp=10 note=abc mp=2.5", "hide Seraph"])
+    live = _live(path)
+    form = edit_form(live, live.encounter.combatant("Seraph"))
+    base = {f.name: f.value for f in form.fields}
+    assert base["more"] == "note=abc mp=2.5" and base["hidden"] == "yes"
+    assert form.submit is not None
+    form.submit(dict(base))
+    assert len(live.encounter.events) == 2
+    form.submit(base | {"more": "note=abc mp=2.5 title=None", "hidden": "no"})
+    assert [(e.kind, dict(e.args)) for e in live.encounter.events[2:]] == [
+        ("set", {"target": "Seraph", "key": "title", "value": "None", "stat": True}),
+        ("hide", {"target": "Seraph", "hidden": False}),
+    ]
+    live.store.flush()
+    live.close()
+    seraph = on_disk(path).combatant("Seraph")
+    assert seraph.stats == {"note": "abc", "title": "None"} and seraph.resources == {"hp": 10, "mp": 2.5} and not seraph.hidden
+
+
+def test_a_surprise_that_ends_now_is_not_cleared(saves: Path) -> None:
+    """Surprised until segment 3: from segment 3 on it may initiate, nothing to clear."""
+    path = make_file(saves, "freeform", ["add Ann hp=10", "surprise Ann 3", "step 3"])
+    live = _live(path)
+    form = edit_form(live, live.encounter.combatant("Ann"))
+    base = {f.name: f.value for f in form.fields}
+    assert base["surprised"] == "3" and live.encounter.now == 3
+    assert form.submit is not None
+    form.submit(base | {"surprised": ""})
+    assert len(live.encounter.events) == 3
+    live.close()
+
+
 def test_the_edit_of_a_name_the_command_line_refuses(saves: Path) -> None:
     path = _odd(saves)
     live = _live(path)
