@@ -27,7 +27,7 @@ from textual.widgets import Input, Label, OptionList
 
 from rulesets.fields import Field
 from tracker.engine import CommandError, TrackerError
-from tracker.persistence.library import Library
+from tracker.persistence.library import Library, Sheet
 from tracker.play.live import Live
 from tracker.play.session import Session
 from tracker.reading.roles import Role
@@ -77,17 +77,18 @@ def _odd(saves: Path) -> Path:
 # ------------------------------------------------------------------ the pure parts
 def test_the_fields_checks_say_what_they_expect() -> None:
     assert _segment("0") == 0 and _segment("12") == 12
-    with pytest.raises(CommandError) as refused:
+    with pytest.raises(TrackerError) as refused:
         _segment("soon")
-    assert str(refused.value) == "surprised: expected a segment number, got 'soon'"
-    with pytest.raises(CommandError) as refused:
+    assert isinstance(refused.value, CommandError) and str(refused.value) == "surprised: expected a segment number, got 'soon'"
+    with pytest.raises(TrackerError) as refused:
         _segment("-1")
     assert str(refused.value) == "surprised: expected a segment of at least 0, got -1"
     assert _yes_no("") is False and _yes_no("yes") is True and _yes_no(" NO ") is False and _yes_no("true") is True
     with pytest.raises(TrackerError) as refused:
         _yes_no("maybe")
     assert str(refused.value) == "hidden: expected true or false (or yes or no), got 'maybe'"
-    assert _name("") is None and _name("   ") is None and _name(" Grok [/] ") is None
+    for fine in ("", "   ", " Grok [/] "):
+        _name(fine)  # no message
     with pytest.raises(TrackerError) as refused:
         _name("Bad\x07Bob")
     assert str(refused.value) == "name: control characters are not allowed (found \u2407, a control character, at character 4)"
@@ -148,8 +149,8 @@ def test_the_sheet_of_ogs_and_d6_defaults_and_a_field_without_help(saves: Path) 
     assert str(refused.value).startswith("hp: expected an integer from 1 to 10000")
     ogs.close()
     d6 = _live(make_file(saves, "d6", [], name="d6"))
-    rows = {f.name: (f.label, f.value) for f in sheet_fields(d6)}
-    assert rows["sheet_weapon"] == ("weapon", "") and rows["sheet_reflexes"] == ("reflexes", "3D") and rows["sheet_wounds"] == ("wounds", "4")
+    d6_rows = {f.name: (f.label, f.value) for f in sheet_fields(d6)}
+    assert d6_rows["sheet_weapon"] == ("weapon", "") and d6_rows["sheet_reflexes"] == ("reflexes", "3D") and d6_rows["sheet_wounds"] == ("wounds", "4")
     d6.close()
     bare = SimpleNamespace(ruleset=SimpleNamespace(sheet=(Field("luck", "int", None, minimum=0),)))
     rows2 = _rows(sheet_fields(bare))  # type: ignore[arg-type]
@@ -387,7 +388,7 @@ class _App(ScreenApp):
         super().__init__(screen)
         self.said: list[tuple[str, str, bool]] = []
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:  # type: ignore[override]
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
         self.said.append((str(message), str(severity), markup))
 
 
@@ -787,6 +788,28 @@ async def test_the_library_empty_then_a_sheet_saved_and_added_from(saves: Path) 
     assert list(enc.combatants) == ["Grok", "Goblin [boss] 1", "Goblin [boss] 2", "Urk"]
     assert enc.combatant("Urk").side == "foe" and enc.combatant("Goblin [boss] 1").side == "boss"
     assert Library(saves / "library-freeform.toml").get("Goblin [boss]").resources == {"hp": 5, "mp": 3}
+
+
+async def test_whole_figures_show_whole_and_the_library_names_twelve_sheets(saves: Path) -> None:
+    """Brand X keeps EP as a number with a fraction (74.0): the row says `ep 74`. The
+    sheet field's help names the library's first 12 sheets; all of them are offered."""
+    path = make_file(saves, "brandx", ["add Seraph vp=43 ep=74"])
+    library = Library.in_folder(saves, "brandx")
+    for i in range(13):
+        library.put(Sheet(f"Sheet {i:02d}", resources={"vp": 30}))
+    live = _live(path)
+    s = RosterScreen(live)
+    app = _App(s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open(pilot, app, s)
+        assert _shown(s) == [("Seraph: vp 43, dp 15, ep 74", "Seraph", False)]
+        form = await _form(pilot, app, "l")
+        entry = form.fields[0]
+        assert entry.help == ", ".join(f"Sheet {i:02d}" for i in range(12)) and len(entry.suggestions) == 13
+        post_keys(app, ["escape"])
+        await _back(pilot, app, s)
+        assert list(live.encounter.combatants) == ["Seraph"]
+    live.close()
 
 
 async def test_a_library_that_cannot_be_read_says_why(saves: Path) -> None:
