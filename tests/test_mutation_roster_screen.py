@@ -462,6 +462,9 @@ async def test_the_list_shows_each_combatant_as_plain_text(saves: Path) -> None:
         assert s.COMMAND_TABLE is ROSTER
         post_keys(app, ["question_mark"])
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help", WAIT)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen) and help_screen.title_text == "Roster" and help_screen.commands is ROSTER
+        await wait_for(pilot, lambda: str(help_screen.query_one(".title", Label).render()) == "Roster: keys (esc closes)", "the help's title", WAIT)
         post_keys(app, ["escape"])
         await _back(pilot, app, s)
         post_keys(app, ["escape"])
@@ -579,6 +582,38 @@ async def test_e_edits_the_highlighted_sheet_and_esc_keeps_it(saves: Path) -> No
     live.close()
     assert _events(path)[-1] == ("set", {"target": "Orc", "key": "weapon", "value": "4D", "stat": True})
     assert len(_events(path)) == 3
+
+
+@pytest.mark.parametrize(("key", "field", "text", "saved"), [
+    ("e", "sheet_hp", "5", True), ("e", "sheet_hp", "5", False), ("s", "side", "foe", True),
+    ("s", "side", "foe", False), ("r", "name", "Bob", True), ("r", "name", "Bob", False),
+])
+async def test_the_combatant_in_a_form_stays_highlighted_where_another_session_moved_it(saves: Path, key: str, field: str, text: str, saved: bool) -> None:
+    """While a form is up on Bo, another GM's seat moves Bo to the top: once the form
+    is saved or left, the highlight follows Bo, not the row it was on."""
+    path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=7"])
+    live = _live(path)
+    s = RosterScreen(live)
+    app = _App(s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open(pilot, app, s)
+        post_keys(app, ["down"])
+        await wait_for(pilot, lambda: _highlighted(s) == "Bo", "Bo highlighted", WAIT)
+        form = await _form(pilot, app, key)
+        other = _live(path)
+        other.run(lambda session: session.reorder("Bo", 1))
+        other.store.flush()
+        other.close()
+        assert live.poll()  # read in, as the app's follower does while a form is up
+        await _type(pilot, app, form, field, text)
+        post_keys(app, ["ctrl+s" if saved else "escape"])
+        await _back(pilot, app, s)
+        name = "Bob" if saved and key == "r" else "Bo"
+        await wait_for(pilot, lambda: _shown(s)[0][1] == name, "the move shown", WAIT)
+        assert _highlighted(s) == name
+    live.store.flush()
+    live.close()
+    assert list(on_disk(path).combatants) == [name, "Ann"]
 
 
 async def test_enter_edits_the_highlighted_row_as_the_help_says(saves: Path) -> None:
