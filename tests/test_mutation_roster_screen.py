@@ -441,6 +441,31 @@ async def _back(pilot: Any, app: _App, s: RosterScreen) -> None:
     await wait_for(pilot, lambda: app.screen is s, "back on the roster", WAIT)
 
 
+async def test_a_refused_change_is_said_as_plain_text_and_the_list_read_again(saves: Path) -> None:
+    """Called from the test's own code (a mutant that breaks the message fails here at
+    once): the refusal's text is said with no markup, the control character made
+    visible, and the row asked for is highlighted."""
+    path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=7"])
+    live = _bare_live(path)
+    s = RosterScreen(live)
+    app = _App(s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open(pilot, app, s)
+
+        def refused(session: Session) -> Any:
+            raise TrackerError("no [b]way\x1b")
+
+        s._run(refused, "Bo")
+        assert app.said == [("no [b]way\u241b", "error", False)] and _highlighted(s) == "Bo"
+        s.do_library_add()  # no saves folder: said, no form
+        assert app.said[1] == ("library: this encounter has no saves folder (it is not saved in a file)", "error", False)
+        assert app.screen is s
+        s._run(lambda session: session.reorder("Bo", 1))
+        assert [row[1] for row in _shown(s)] == ["Bo", "Ann"] and len(app.said) == 2
+    live.store.flush()
+    assert list(on_disk(path).combatants) == ["Bo", "Ann"]
+
+
 async def test_the_list_shows_each_combatant_as_plain_text(saves: Path) -> None:
     path = _odd(saves)
     live = _live(path)
