@@ -641,6 +641,32 @@ async def test_the_combatant_in_a_form_stays_highlighted_where_another_session_m
     assert list(on_disk(path).combatants) == [name, "Ann"]
 
 
+async def test_a_rename_after_another_seats_undo_highlights_the_new_name(saves: Path) -> None:
+    """Bo at the top; while the rename form is up another seat undoes that move (the
+    fight read again from its log): the new name is highlighted where Bo now is."""
+    path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=7", "reorder Bo 1"])
+    live = _live(path)
+    s = RosterScreen(live)
+    app = _App(s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open(pilot, app, s)
+        assert _highlighted(s) == "Bo"
+        form = await _form(pilot, app, "r")
+        other = _live(path)
+        other.run(lambda session: session.undo())
+        other.store.flush()
+        other.close()
+        assert live.poll() and list(live.encounter.combatants) == ["Ann", "Bo"]
+        await _type(pilot, app, form, "name", "Bob")
+        post_keys(app, ["ctrl+s"])
+        await _back(pilot, app, s)
+        await wait_for(pilot, lambda: [row[1] for row in _shown(s)] == ["Ann", "Bob"], "the rename shown", WAIT)
+        assert _highlighted(s) == "Bob"
+    live.store.flush()
+    live.close()
+    assert list(on_disk(path).combatants) == ["Ann", "Bob"]
+
+
 async def test_enter_edits_the_highlighted_row_as_the_help_says(saves: Path) -> None:
     """The table binds "enter,e" to Edit (the help lists `enter / e`); the list claims
     Enter first, so its selection is the edit."""
