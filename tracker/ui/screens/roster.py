@@ -229,6 +229,12 @@ class RosterScreen(Screen[None]):
             return
         getattr(self, f"do_{name}")()
 
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter on a row: Edit, as the table binds it ("enter,e"); the list claims Enter
+        before the screen's bindings see it."""
+        event.stop()
+        self.action_cmd("edit")
+
     def do_add(self) -> None:
         def added(values: dict[str, str] | None) -> None:
             self.reload(values["name"] if values else None)
