@@ -100,7 +100,7 @@ def test_the_forms_checks_name_their_field_and_what_they_expected() -> None:
     _yes_no_word("false")  # the two words it takes
     with pytest.raises(TrackerError) as bad:
         _yes_no_word("perhaps")
-    assert "secret" in str(bad.value) and "perhaps" in str(bad.value)
+    assert str(bad.value) == "secret: expected true or false (or yes or no), got 'perhaps'"  # the field named
 
 
 # ------------------------------------------------------------------ the screen, in a bare app
@@ -217,12 +217,13 @@ async def test_the_gm_starts_on_the_first_and_a_player_on_their_own(tmp_path: Pa
         screen = await _shown(pilot, app)
         assert screen.selected == "Ann"
         assert screen.query_one(DetailView)._shown.name == "Ann"
+        assert screen.query_one(TimelineView).selected_name == "Ann"  # its row highlighted too
     live.close()
     player = Live.open(live.path, role=Role.player(["Cy"]))
     app = _App(EncounterScreen(player))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _shown(pilot, app)
-        assert screen.selected == "Cy"
+        assert screen.selected == "Cy" and screen.query_one(TimelineView).selected_name == "Cy"
         assert screen.role.is_player and screen.role.owns("Cy")
     player.close()
     stranger = Live.open(live.path, role=Role.player(["Zed"]))  # none of theirs here: the first
@@ -250,6 +251,7 @@ async def test_glance_mode_is_shown_switched_and_remembered_by_a_local_gm(tmp_pa
         assert screen.has_class("glance") and roster.glance and _title(screen, "roster") == "Roster: glance"
         await pilot.press("g")
         await wait_for(pilot, lambda: not roster.glance, "back to the detail", WAIT)
+        assert str(screen.query_one(DetailView).render()).startswith("Ann")  # drawn again as it comes back
         assert not screen.has_class("glance") and _title(screen, "roster") == "Roster"
         assert app.roster_mode == "detail"  # type: ignore[attr-defined]
         await wait_for(pilot, lambda: config.load().roster_mode == "detail", "the mode remembered", WAIT)
@@ -257,7 +259,7 @@ async def test_glance_mode_is_shown_switched_and_remembered_by_a_local_gm(tmp_pa
         await wait_for(pilot, lambda: roster.glance and app.roster_mode == "glance", "glance again", WAIT)  # type: ignore[attr-defined]
         assert screen.has_class("glance") and _title(screen, "roster") == "Roster: glance"
         await wait_for(pilot, lambda: config.load().roster_mode == "glance", "glance remembered", WAIT)
-        assert screen.query_one(DetailView)._shown.name == "Ann"
+        assert str(screen.query_one(DetailView).render()).startswith("Ann")  # the detail shows the selected one
     live.close()
 
 
@@ -633,6 +635,7 @@ async def test_schedule_and_surprise_default_to_the_next_segment(tmp_path: Path)
         form = await _form(pilot, app)
         assert form.title_text == "Schedule an event"
         assert _fields(form) == [("segment", "segment", "5", "after 4", (), False), ("text", "what", "", "what happens then", (), False)]
+        assert form.start == 0  # the segment first
         with pytest.raises(TrackerError, match="segment: expected a whole number, got 'x'"):
             form.fields[0].check("x")  # type: ignore[misc]
         await _submitted(pilot, app, form, segment="7", text="the bridge falls")
@@ -736,6 +739,7 @@ async def test_a_gms_roll_may_be_secret_and_a_players_has_no_such_field(tmp_path
             ("dice", "dice", "", "the game's notation: 2d10, 5d+1wd, 3D+1, 3d6+2", (), False),
             ("secret", "secret", "false", "true: players and viewers see nothing of it", ("true", "false"), False),
         ]
+        assert form.start == 0  # the dice first
         check = form.fields[1].check
         assert check is not None
         with pytest.raises(TrackerError):
@@ -915,7 +919,7 @@ async def test_a_player_is_told_the_gms_answer_to_their_own_and_nothing_of_other
         await wait_for(pilot, lambda: len(app.said) == 2, "her answer", WAIT)
         assert app.said[-1] == (f"proposal {mine} (Ann, attack against Bo): refused by the GM: not [b]now[/b]", "warning", 8, True)
         second = live.run(lambda s: s.execute("declare Ann attack target=Bo pt=4")).event.seq  # type: ignore[union-attr]
-        screen._declared(live.run(lambda s: s.roll("1d6")), drawn=True)  # not a proposal: nothing more
+        screen._declared(live.run(lambda s: s.roll("1d6")))  # not a proposal: nothing more
         assert len(app.said) == 2
         _by(path, "alice", f"refuse {second}", None, live)
         assert live.poll()
@@ -1093,14 +1097,26 @@ async def test_a_campaigns_fight_names_its_campaign_by_its_title_read_once(tmp_p
     async with app.run_test(size=(120, 24)) as pilot:
         screen = await _shown(pilot, app)
         await screen_drawn(pilot, WAIT)
-        assert not screen.workers and live.campaign_title == "Kept"
+        assert not app.workers and live.campaign_title == "Kept"
     live.close()
+    fight = live.path
+    (fight.parent / "road.campaign.toml").write_text("not [ a campaign", encoding="utf-8")
+    broken = Live.open(fight)
+    app = _App(EncounterScreen(broken))
+    async with app.run_test(size=(120, 24)) as pilot:
+        screen = await _shown(pilot, app)
+        await wait_for(pilot, lambda: not app.workers, "the campaign read", WAIT)
+        await pilot.pause()
+        await screen_drawn(pilot, WAIT)  # what the reading thread handed back, taken
+        assert broken.campaign_title == "" and app.said == [] and app.errors == []  # the file's name stands, quietly
+        assert "campaign: road" in str(screen.query_one(ClockBar).render())
+    broken.close()
     (tmp_path / "alone").mkdir()
     alone = _live(tmp_path / "alone")
     app = _App(EncounterScreen(alone))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _shown(pilot, app)
-        assert not screen.workers and alone.campaign_title == ""  # a fight of its own: nothing to read
+        assert not app.workers and alone.campaign_title == ""  # a fight of its own: nothing to read
     alone.close()
 
 
@@ -1108,7 +1124,10 @@ async def test_a_campaigns_fight_names_its_campaign_by_its_title_read_once(tmp_p
 async def test_e_ends_a_campaigns_fight_after_its_preview_and_u_reopens_it_through_the_campaign(tmp_path: Path) -> None:
     from tracker.ui.screens.end import EndScreen
 
-    live = Live.open(_campaign_fight(tmp_path))
+    from tests.campaign_ui import load
+
+    fight = _campaign_fight(tmp_path)
+    live = Live.open(fight, user="kim")
     app = _App(EncounterScreen(live))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _shown(pilot, app)
@@ -1137,6 +1156,9 @@ async def test_e_ends_a_campaigns_fight_after_its_preview_and_u_reopens_it_throu
         await pilot.press("u")
         await wait_for(pilot, lambda: len(app.said) == said + 2, "reopened through the campaign", WAIT)
         assert live.poll() and not live.encounter.ended
+        walked = load(fight.parent / "road.campaign.toml").events[-1]
+        assert walked.kind == "undo" and walked.by == live.session.by == "kim"  # signed by who asked
+        assert live.encounter.events[-1].kind == "undo" and live.encounter.events[-1].by == "kim"
         await pilot.press("r")  # its end brought back, through the campaign too
         await wait_for(pilot, lambda: len(app.said) == said + 3, "closed again", WAIT)
         assert live.poll() and live.encounter.ended
@@ -1263,6 +1285,10 @@ async def test_every_change_reaches_the_panes_and_a_panes_fault_is_a_message(tmp
         live.run(lambda s: s.execute("damage Ann 4"))
         await wait_for(pilot, lambda: any("10 -> 6" in " ".join(lines) for lines in log._lines), "the log", WAIT)
         assert roster.combatants is not None and [c.resources["hp"] for c in roster.combatants][0] == 6
+        detail, timeline = screen.query_one(DetailView), screen.query_one(TimelineView)
+        assert "hp 6/10" in str(detail.render()) and str(detail.render()).startswith("Ann")  # the selected one's, redrawn
+        live.run(lambda s: s.execute("add Dee hp=4 side=foes"))
+        assert timeline.names == ["Ann", "Bo", "Cy", "Dee"] and timeline.selected_name == "Ann"  # still following Ann
 
         def broken(self: RosterView, change: Any) -> None:
             raise RuntimeError("a pane's bug")
@@ -1270,6 +1296,7 @@ async def test_every_change_reaches_the_panes_and_a_panes_fault_is_a_message(tmp
         monkeypatch.setattr(RosterView, "changed", broken)
         screen._subscribe()  # subscribed again with the broken roster: its fault is reported
         live.run(lambda s: s.execute("damage Ann 1"))
+        assert "hp 5/10" in str(detail.render())  # the panes after it still heard
         await wait_for(pilot, lambda: bool(app.errors), "the fault reported", WAIT)
         assert [str(e) for e in app.errors] == ["a pane's bug"]
         assert app.said[-1][1:] == ("error", 8, False) and "a pane's bug" in app.said[-1][0]
@@ -1291,4 +1318,62 @@ async def test_with_the_apps_stylesheet_a_clock_line_too_long_ends_in_an_ellipsi
         assert len(str(clock.render())) > 80  # the line is longer than the terminal
         drawn = "".join(segment.text for segment in clock.render_line(0)).rstrip()
         assert clock.region.height == 1 and drawn.endswith("…") and drawn.strip().startswith("segment 0 · round 1")
+    live.close()
+
+
+@pilots
+async def test_a_players_declaration_from_the_form_or_at_once_says_it_waits_for_the_gm(tmp_path: Path) -> None:
+    from tracker.ui.screens.declare import DeclareScreen
+
+    path = _proposing(tmp_path)
+    _by(path, "alice", "declare Ann attack target=Bo pt=2")
+    _by(path, "alice", "step 2")  # Ann's attack has just completed: she may maintain it
+    live = Live.open(path, role=Role.player(["Ann"]))
+    app = _App(EncounterScreen(live))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _shown(pilot, app)
+        await pilot.press("m")  # freeform asks each link's damage: the form
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the maintain form", WAIT)
+        form = app.screen
+        assert isinstance(form, DeclareScreen)
+        made = live.run(lambda s: s.maintain("Ann"))  # what the form's save makes
+        form.dismiss(made)
+        await wait_for(pilot, lambda: bool(app.said), "the maintenance said", WAIT)
+        seq = made.event.seq  # type: ignore[union-attr]
+        assert app.said == [(f"proposal {seq} (Ann, a maintained attack): waiting for the GM's approval; u takes it back", "information", 6, True)]
+        await pilot.press("u")  # taken back
+        await wait_for(pilot, lambda: live.encounter.proposals[seq].status == "withdrawn", "withdrawn", WAIT)
+        said = len(app.said)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form", WAIT)
+        form = app.screen
+        assert isinstance(form, DeclareScreen) and form.flow.actor == "Ann"
+        made = live.run(lambda s: s.execute("declare Ann attack target=Cy pt=3"))
+        form.dismiss(made)
+        await wait_for(pilot, lambda: len(app.said) > said, "the declaration said", WAIT)
+        seq = made.event.seq  # type: ignore[union-attr]
+        assert app.said[-1] == (f"proposal {seq} (Ann, attack against Cy): waiting for the GM's approval; u takes it back", "information", 6, True)
+        _by(path, "alice", f"approve {seq}", None, live)
+        assert live.poll()
+        await wait_for(pilot, lambda: len(app.said) > said + 1, "the approval said", WAIT)
+        await pilot.press("x")  # an abort, made at once, waits too
+        await wait_for(pilot, lambda: len(app.said) > said + 2, "the abort said", WAIT)
+        abort = live.encounter.events[-1]
+        assert abort.kind == "propose"
+        assert app.said[-1] == (f"proposal {abort.seq} (Ann, aborting an action): waiting for the GM's approval; u takes it back", "information", 6, True)
+        assert app.screen is screen
+    live.close()
+
+
+@pilots
+async def test_the_damage_forms_resource_lists_the_selected_ones(tmp_path: Path) -> None:
+    live = _live(tmp_path, ["add Eve hp=5 mp=3"])
+    app = _App(EncounterScreen(live))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _shown(pilot, app)
+        await pilot.press("d")
+        form = await _form(pilot, app)
+        assert [(f.value, f.help, tuple(f.suggestions)) for f in form.fields][2] == ("hp", "hp, mp", ("hp", "mp"))
+        await _submitted(pilot, app, form, amount="2", resource="mp")
+        assert (_hp(live, "Eve"), _hp(live, "Eve", "mp")) == (5, 1)
     live.close()

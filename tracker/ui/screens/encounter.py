@@ -354,16 +354,13 @@ class EncounterScreen(Screen[None]):
         return name
 
     def _form(self, title: str, fields: list[FormField], make: Callable[[dict[str, str]], Callable[[Session], Outcome]], start: int = 0) -> None:
-        """A form whose submit applies a change; refusals stay in the form."""
+        """A form whose submit applies a change (the panes draw it: nothing to say);
+        refusals stay in the form."""
 
         def submit(values: dict[str, str]) -> None:
             self.live.run(make(values))
 
-        def done(values: dict[str, str] | None) -> None:
-            if values is not None:
-                self.after_change(None)
-
-        self.app.push_screen(_form_screen(title, fields, submit, start=start), done)
+        self.app.push_screen(_form_screen(title, fields, submit, start=start))
 
     # ------------------------------------------------------------ commands
     def do_next(self) -> None:
@@ -401,14 +398,13 @@ class EncounterScreen(Screen[None]):
     def do_approvals(self) -> None:
         from tracker.ui.screens.approvals import ApprovalsScreen  # loads on first use
 
-        self.app.push_screen(ApprovalsScreen(self.live), lambda _: self.after_change(None))
+        self.app.push_screen(ApprovalsScreen(self.live))
 
-    def _declared(self, outcome: Outcome | None, drawn: bool = False) -> None:
-        """After a declaration (the form's, or `drawn` by `change`): one that waits says so."""
+    def _declared(self, outcome: Outcome | None) -> None:
+        """After a declaration (the form's, or one made at once; the panes drew it): one
+        that waits for the GM's approval says so."""
         if outcome is None:
             return
-        if not drawn:
-            self.after_change(outcome)
         event = outcome.event
         if event is not None and event.kind == "propose":
             p = self.live.encounter.proposals.get(event.seq)
@@ -435,11 +431,11 @@ class EncounterScreen(Screen[None]):
         if dice_plan.maintain_takes_dice(self.live.session, name):  # roll or type them in the form
             self.app.push_screen(DeclareScreen(self.live, name, MAINTAIN), self._declared)
             return
-        self._declared(self.change(lambda s: s.maintain(name)), drawn=True)
+        self._declared(self.change(lambda s: s.maintain(name)))
 
     def do_abort(self) -> None:
         name = self._need_selected()
-        self._declared(self.change(lambda s: s.abort(name)), drawn=True)
+        self._declared(self.change(lambda s: s.abort(name)))
 
     def _seen_names(self) -> list[str]:
         """The names this screen's reader may complete: a hidden one never for a player."""
@@ -605,7 +601,7 @@ class EncounterScreen(Screen[None]):
     def do_roster(self) -> None:
         from tracker.ui.screens.roster import RosterScreen
 
-        self.app.push_screen(RosterScreen(self.live), lambda _: self.after_change(None))
+        self.app.push_screen(RosterScreen(self.live))
 
     def do_select_previous(self) -> None:
         roster = self.query_one(RosterView)
