@@ -192,7 +192,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 entry = Input("", placeholder=self.flow.faces_hint(), id="dice-faces")
                 entry.cursor_blink = False
                 yield entry
-            with VerticalScroll(id="result-stage", classes="hidden-stage"):
+            # No Tab stop either: shift+Tab or Up from the first choice goes back a step.
+            with VerticalScroll(id="result-stage", classes="hidden-stage", can_focus=False):
                 yield Label("", id="result")
                 yield Vertical(id="after")
             yield Label("", id="declare-error", classes="error")
