@@ -86,6 +86,14 @@ def test_the_chance_message_carries_its_generation_and_text() -> None:
     assert ready.gen == 3 and ready.text == "chance of success: no roll"
 
 
+class FormApp(ScreenApp):
+    """The bare app; a fault in the form ends it at once, its traceback not drawn: Textual
+    draws it with every frame's source highlighted, a minute for a mutant's module."""
+
+    def _fatal_error(self) -> None:
+        self._close_messages_no_wait()
+
+
 def _live(saves: Path, *lines: str, role: Role | None = None, viewer: bool = False, faces: tuple[int, ...] = ()) -> Live:
     live = Live.open(gamble_file(saves, list(lines)), viewer=viewer, user="ann" if role and role.is_player else "", role=role)
     live.session.dice = Faces(*faces)
@@ -195,7 +203,7 @@ async def test_a_proposal_opens_as_the_player_made_it_and_is_approved() -> None:
     gm, seq = proposed(target="5", flourish="1")
     live = Live(Path("in-memory.toml"), gm, None)  # type: ignore[arg-type]
     screen = DeclareScreen(live, proposal=gm.encounter.proposal(seq))
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         assert shown(screen, "#declare-title") == f"Edit proposal {seq} (Ann, swing against Bob), then approve"
@@ -259,7 +267,7 @@ def written(live: Live) -> Any:
 async def test_a_declaration_through_the_form_step_by_step(saves: Path, gamble: None) -> None:
     live = _live(saves)
     screen = DeclareScreen(live)
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     enc = live.encounter
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
@@ -353,7 +361,7 @@ async def test_escape_at_each_step_leaves_the_save_as_it_was(saves: Path, gamble
         live = _live(saves / str(i), faces=(5, 2))
         before = live.path.read_bytes()
         screen = DeclareScreen(live)
-        app = ScreenApp(screen)
+        app = FormApp(screen)
         async with app.run_test(size=SIZE) as pilot:
             await up(pilot, screen)
             await typed(pilot, screen, "#d-targets", "Bob")
@@ -378,7 +386,7 @@ async def test_escape_at_each_step_leaves_the_save_as_it_was(saves: Path, gamble
 async def test_the_app_rolls_the_rest_and_back_takes_a_step_at_a_time(saves: Path, gamble: None) -> None:
     live = _live(saves, faces=(5, 3, 6))
     screen = DeclareScreen(live)
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         await typed(pilot, screen, "#d-targets", "Bob")
@@ -416,7 +424,7 @@ async def test_the_app_rolls_the_rest_and_back_takes_a_step_at_a_time(saves: Pat
 async def test_more_modifiers_and_the_secret_roll_are_one_key_away(saves: Path, gamble: None) -> None:
     live = _live(saves, faces=(6, 4))
     screen = DeclareScreen(live)
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     enc = live.encounter
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
@@ -459,7 +467,7 @@ async def test_more_modifiers_and_the_secret_roll_are_one_key_away(saves: Path, 
 async def test_a_player_has_no_secret_roll_and_acts_for_their_own(saves: Path, gamble: None) -> None:
     live = _live(saves, role=Role.player(["Bob"]), faces=(1,))
     screen = DeclareScreen(live)
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         assert screen.flow.seen_as == Role.player(["Bob"]) and screen.actors == ["Bob"]
@@ -487,7 +495,7 @@ async def test_a_viewer_is_told_the_form_changes_nothing(saves: Path, gamble: No
     live = _live(saves, viewer=True)
     before = live.path.read_bytes()
     screen = DeclareScreen(live)
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         assert not screen.query("#secret-box")
@@ -509,7 +517,7 @@ async def test_maintaining_shows_the_link_and_its_own_modifiers(saves: Path, gam
     live.session.dice = Faces(6, 3)
     enc = live.encounter
     screen = DeclareScreen(live, "Ann", MAINTAIN)
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         assert screen.focused is entry(screen, "#d-actor")
@@ -546,7 +554,7 @@ async def test_a_digit_in_the_action_field_takes_a_recent_entry(saves: Path, gam
     live.session.execute("step 6")
     live.session.dice = Faces(5, 2)
     screen = DeclareScreen(live, "Ann")
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     enc = live.encounter
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
@@ -589,7 +597,7 @@ async def test_names_and_text_with_brackets_are_shown_as_typed(saves: Path, gamb
     live.session.declare("[b]Kit", "swing", ["Ann"], faces=[1])
     live.session.execute("step 5")
     screen = DeclareScreen(live, "[b]Kit")
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         assert entry(screen, "#d-actor").value == "[b]Kit" and shown(screen, "#recent") == "1 again: swing -> Ann"
@@ -604,7 +612,7 @@ async def test_names_and_text_with_brackets_are_shown_as_typed(saves: Path, gamb
 async def test_tab_up_and_shift_tab_move_between_fields_and_back_a_step(saves: Path, gamble: None) -> None:
     live = _live(saves, faces=(5, 2))
     screen = DeclareScreen(live)
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         chain = [w for w in screen.focus_chain if isinstance(w, Input)]
@@ -662,7 +670,7 @@ async def test_a_brand_x_punch_through_the_form_alone(saves: Path) -> None:
     before = len(EncounterFile(path).load().encounter.events)
     live = Live.open(path)
     screen = DeclareScreen(live, "Seraph")
-    app = ScreenApp(screen)
+    app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
         await typed(pilot, screen, "#d-template", "punch")
