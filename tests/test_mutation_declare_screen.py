@@ -284,6 +284,12 @@ async def test_a_declaration_through_the_form_step_by_step(saves: Path, gamble: 
         rows = [str(label.render()) for label in screen.query("#setup .row > .label").results(Label)]
         assert rows == ["actor", "action", "targets", "PT", "target", "flourish", "secret roll"]
         assert shown(screen, "#template-info") == SWING_INFO
+        column = entry(screen, "#d-targets").region.x  # every field starts in one column, after its label
+        target = entry(screen, "#p-target")
+        target.focus()  # scrolled into view
+        await wait_for(pilot, lambda: target.region.width > 0, "the modifier in view", WAIT)
+        assert column == LABEL_WIDTH + 1 + entry(screen, "#d-targets").parent.region.x and target.region.x == column
+        entry(screen, "#d-template").focus()
         assert hidden(screen.query_one("#recent")) and shown(screen, "#recent") == ""
         assert shown(screen, ".more-hint") == "ctrl+o: 2 more modifiers (flourish, secret)"
         assert not hidden(entry(screen, "#p-target")) and hidden(entry(screen, "#p-flourish")) and hidden(entry(screen, "#d-secret"))
@@ -339,7 +345,7 @@ async def test_a_declaration_through_the_form_step_by_step(saves: Path, gamble: 
             "after the roll: push 0-2 to add to the total",
         ]
         push = entry(screen, "#a-push")
-        assert screen.focused is push and push.value == "0" and push.placeholder == "after the roll"
+        assert screen.focused is push and push.value == "0" and push.placeholder == "after the roll" and push.region.x == column
         assert screen._after_boxes == {"swing": 0} and not hidden(push) and screen.query_one("#after-0").has_class("after")
         assert hidden(screen.query_one("#setup")) and screen.query_one("#dice-stage").has_class("hidden-stage")
         assert not screen.query_one("#result-stage").has_class("hidden-stage")
