@@ -38,6 +38,7 @@ from tracker.ui.screens.declare import LABEL_WIDTH, ActionField, ChanceReady, De
 from tracker.ui.screens.form import FieldInput, FormField
 from tests.test_mutation_declaring import DICE_HINT, RESULT_HINT, SETUP_HINT, Faces, proposed
 from tests.test_ui_declare import Gamble, copy_save, gamble, gamble_file  # noqa: F401 (gamble: a fixture)
+from tests.test_ui_screen import screen_text
 from tests.ui import ScreenApp, wait_for
 
 pytestmark = pytest.mark.ui
@@ -354,8 +355,12 @@ async def test_a_declaration_through_the_form_step_by_step(saves: Path, gamble: 
         await pilot.press("enter")  # from the last (only) choice: the commit
         await wait_for(pilot, lambda: app.closed, "the form closed", WAIT)
         assert app.result is not None and app.result.event.kind == "declare"
+        for late in (screen.action_go, screen.action_roll_rest, screen.action_back, screen.action_more, screen.action_cancel):
+            late()  # a key that arrives after the commit: let go
+        screen.action_again(0)
         await wait_for(pilot, lambda: not live.store.pending, "the save written", WAIT)
     saved = written(live)
+    assert [e.kind for e in saved.events].count("declare") == 1
     action = saved.actions[-1]
     assert saved.events[-1].kind == "declare" and (action.actor, action.template, action.targets) == ("Ann", "swing", ("Bob",))
     assert action.resolution.dice == (5,) and action.resolution.summary == "swing 5: hit"
@@ -506,6 +511,7 @@ async def test_a_viewer_is_told_the_form_changes_nothing(saves: Path, gamble: No
         await up(pilot, screen)
         assert not screen.query("#secret-box")
         await typed(pilot, screen, "#d-template", "wait")
+        assert not screen.has_unsaved_input()  # another action chosen: nothing typed yet
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.RESULT)
         await pilot.press("ctrl+s")
@@ -543,6 +549,11 @@ async def test_maintaining_shows_the_link_and_its_own_modifiers(saves: Path, gam
         assert entry(screen, "#p-target").value == "5" and shown(screen, "#template-info") == "link 1 of Ann's swing at Bob; a d6 swing"
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.DICE)
+        await pilot.press("ctrl+b")  # back to the choices: the actor, the first of them
+        await stage(pilot, screen, FormStage.SETUP)
+        assert screen.focused is entry(screen, "#d-actor")
+        await pilot.press("ctrl+s")
+        await stage(pilot, screen, FormStage.DICE)
         await pilot.press("6", "enter")
         await wait_for(pilot, lambda: shown(screen, "#dice-prompt") == "next: Ann's damage on a hit: 1d4", "the damage die", WAIT)
         await pilot.press("3", "enter")
@@ -555,7 +566,7 @@ async def test_maintaining_shows_the_link_and_its_own_modifiers(saves: Path, gam
 
 
 async def test_a_digit_in_the_action_field_takes_a_recent_entry(saves: Path, gamble: None) -> None:
-    live = _live(saves)
+    live = _live(saves, "declare Ann wait", "step 3")
     live.session.declare("Ann", "swing", ["Bob"], pt=6, faces=[1], params={"target": "5"}, secret=True)
     live.session.execute("step 6")
     live.session.dice = Faces(5, 2)
@@ -564,10 +575,12 @@ async def test_a_digit_in_the_action_field_takes_a_recent_entry(saves: Path, gam
     enc = live.encounter
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
-        assert shown(screen, "#recent") == "1 again: swing -> Bob (PT 6, target=5, secret)" and not hidden(screen.query_one("#recent"))
-        assert screen.check_action("again", (0,)) is True and screen.check_action("again", (1,)) is False
+        assert shown(screen, "#recent").splitlines() == ["1 again: swing -> Bob (PT 6, target=5, secret)", "2 again: wait"]
+        assert not hidden(screen.query_one("#recent"))
+        assert screen.check_action("again", (0,)) is True and screen.check_action("again", (1,)) is True
+        assert screen.check_action("again", (2,)) is False
         assert screen.check_action("again", ()) is False and screen.check_action("again", ("0",)) is False
-        assert screen.takes_again("1") and not screen.takes_again("2") and not screen.takes_again(None)
+        assert screen.takes_again("1") and screen.takes_again("2") and not screen.takes_again("3") and not screen.takes_again(None)
         entry(screen, "#d-pt").focus()
         await pilot.press("1")  # in the PT field a digit is typed
         await wait_for(pilot, lambda: entry(screen, "#d-pt").value == "1", "the digit typed", WAIT)
@@ -599,14 +612,22 @@ async def test_a_digit_in_the_action_field_takes_a_recent_entry(saves: Path, gam
 
 
 async def test_names_and_text_with_brackets_are_shown_as_typed(saves: Path, gamble: None) -> None:
-    live = _live(saves, 'add "[b]Kit" hp=10')
+    oak = "Brother Oak of the Long Northern Road"  # 37 cells: the entry is longer than the form
+    live = _live(saves, 'add "[b]Kit" hp=10', f'add "{oak}" hp=10')
+    live.session.declare("[b]Kit", "swing", [oak], pt=7, faces=[1], params={"target": "5", "flourish": "2"})
+    live.session.execute("step 7")
     live.session.declare("[b]Kit", "swing", ["Ann"], faces=[1])
     live.session.execute("step 5")
     screen = DeclareScreen(live, "[b]Kit")
     app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await up(pilot, screen)
-        assert entry(screen, "#d-actor").value == "[b]Kit" and shown(screen, "#recent") == "1 again: swing -> Ann"
+        assert entry(screen, "#d-actor").value == "[b]Kit"
+        assert shown(screen, "#recent").splitlines() == ["1 again: swing -> Ann", f"2 again: swing -> {oak} (PT 7, flourish=2, target=5)"]
+        # One line each (three entries: three lines of the form at 80x24), a long one cut with "…".
+        lines = screen_text(screen.query_one("#recent"))
+        assert len(lines) == 2 and lines[0].rstrip() == "1 again: swing -> Ann"
+        assert lines[1].rstrip().endswith("…") and lines[1].startswith(f"2 again: swing -> {oak} (PT 7,")
         await typed(pilot, screen, "#d-targets", "[red]Zed")
         await wait_for(pilot, lambda: "[red]Zed" in shown(screen, "#d-targets-error"), "the name refused as typed", WAIT)
         await wait_for(pilot, lambda: "[red]Zed" in screen.chance_shown, "the chance line's reason", WAIT)

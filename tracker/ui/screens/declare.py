@@ -80,7 +80,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     /* One line each, cut with an ellipsis (the more modifiers are all one key away): a
        Label renders through Content, which ignores a rich Text's no_wrap. */
     DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    DeclareScreen #recent { height: auto; width: 100%; }
+    DeclareScreen #recent { height: auto; width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }  /* an entry a line */
     DeclareScreen .hidden-stage { display: none; }
     """
     BINDINGS = [
