@@ -425,6 +425,12 @@ async def test_the_app_rolls_the_rest_and_back_takes_a_step_at_a_time(saves: Pat
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.RESULT)
         assert shown(screen, "#result").splitlines() == ["PT 3", "waits"] and screen.focused is None
+        await pilot.press("tab")  # nothing to choose: nowhere to go
+        assert screen.stage == FormStage.RESULT and screen.focused is None
+        await pilot.press("shift+tab")  # and back a step, never a dead end
+        await stage(pilot, screen, FormStage.SETUP)
+        await pilot.press("ctrl+s")
+        await stage(pilot, screen, FormStage.RESULT)
         assert hidden(entry(screen, "#a-push")) if screen.query("#a-push") else True
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.closed, "the form closed", WAIT)
@@ -476,7 +482,7 @@ async def test_more_modifiers_and_the_secret_roll_are_one_key_away(saves: Path, 
 
 
 async def test_a_player_has_no_secret_roll_and_acts_for_their_own(saves: Path, gamble: None) -> None:
-    live = _live(saves, role=Role.player(["Bob"]), faces=(1,))
+    live = _live(saves, "declare Bob wait", "step 3", role=Role.player(["Bob"]), faces=(1,))
     screen = DeclareScreen(live)
     app = FormApp(screen)
     async with app.run_test(size=SIZE) as pilot:
@@ -484,6 +490,13 @@ async def test_a_player_has_no_secret_roll_and_acts_for_their_own(saves: Path, g
         assert screen.flow.seen_as == Role.player(["Bob"]) and screen.actors == ["Bob"]
         assert entry(screen, "#d-actor").value == "Bob" and not screen.query("#secret-box") and not screen.query("#d-secret")
         assert shown(screen, ".more-hint") == "ctrl+o: 1 more modifiers (flourish)"
+        assert shown(screen, "#recent") == "1 again: wait"
+        await pilot.press("1")  # the same again (no secret mark to fill): a wait rolls nothing, the result at once
+        await stage(pilot, screen, FormStage.RESULT)
+        assert shown(screen, "#result").splitlines() == ["PT 3", "waits"]
+        await pilot.press("ctrl+b")
+        await stage(pilot, screen, FormStage.SETUP)
+        await typed(pilot, screen, "#d-template", "swing")
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: screen.focused is entry(screen, "#p-flourish"), "flourish focused", WAIT)
         assert screen.secret is False
@@ -669,7 +682,9 @@ async def test_tab_up_and_shift_tab_move_between_fields_and_back_a_step(saves: P
         await stage(pilot, screen, FormStage.SETUP)
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.DICE)
-        await pilot.press("5", "enter", "2", "enter")
+        await pilot.press("5", "ctrl+s")  # ctrl+s at the dice: the faces typed, as Enter
+        await wait_for(pilot, lambda: shown(screen, "#dice-prompt") == "next: Ann's damage on a hit: 1d4", "the damage die", WAIT)
+        await pilot.press("2", "enter")
         await stage(pilot, screen, FormStage.RESULT)
         assert screen.focused is entry(screen, "#a-push")
         await pilot.press("tab")  # the result's one field: it stays (no Tab stop on the result's box)
@@ -707,6 +722,10 @@ async def test_a_brand_x_punch_through_the_form_alone(saves: Path) -> None:
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.DICE)
         assert shown(screen, "#dice-prompt").startswith("next: Seraph's ")
+        await pilot.press("enter")  # the app rolls this group; the next asked for below it
+        await wait_for(pilot, lambda: len(screen.faces) > 0, "the first group rolled", WAIT)
+        if screen.stage == FormStage.DICE:
+            assert shown(screen, "#dice-done").splitlines() == screen.flow.dice_done() and len(screen.flow.dice_done()) == 1
         await pilot.press("ctrl+r")
         await stage(pilot, screen, FormStage.RESULT)
         shown_result = shown(screen, "#result")
