@@ -708,6 +708,8 @@ async def test_tab_up_and_shift_tab_move_between_fields_and_back_a_step(saves: P
 
 
 async def test_a_brand_x_punch_through_the_form_alone(saves: Path) -> None:
+    """Seed 004's punch (as tests/test_ui_declare.py types it): 1,5, the 1's reroll 3, then
+    the Throwback Roll 9,9; each group shown over the next; the result's Q fields."""
     path = copy_save(saves, "seraph-vs-sphinx.toml")
     before = len(EncounterFile(path).load().encounter.events)
     live = Live.open(path)
@@ -722,12 +724,21 @@ async def test_a_brand_x_punch_through_the_form_alone(saves: Path) -> None:
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.DICE)
         assert shown(screen, "#dice-prompt").startswith("next: Seraph's ")
-        await pilot.press("enter")  # the app rolls this group; the next asked for below it
-        await wait_for(pilot, lambda: len(screen.faces) > 0, "the first group rolled", WAIT)
-        if screen.stage == FormStage.DICE:
-            assert shown(screen, "#dice-done").splitlines() == screen.flow.dice_done() and len(screen.flow.dice_done()) == 1
-        await pilot.press("ctrl+r")
+        await pilot.press(*"1,5", "enter")
+        await wait_for(pilot, lambda: "reroll of a 1" in shown(screen, "#dice-prompt"), "the reroll", WAIT)
+        assert len(shown(screen, "#dice-done").splitlines()) == 1
+        await pilot.press("3", "enter")
+        await wait_for(pilot, lambda: "Throwback Roll" in shown(screen, "#dice-prompt"), "the Throwback Roll", WAIT)
+        done = shown(screen, "#dice-done").splitlines()
+        assert done == screen.flow.dice_done() and len(done) == 2 and "3" in done[1]
+        await pilot.press(*"9,9", "enter")
         await stage(pilot, screen, FormStage.RESULT)
+        q_fields = [w for w in screen.focus_chain if isinstance(w, Input)]
+        assert len(q_fields) > 1 and screen.focused is q_fields[0]
+        await pilot.press("tab")
+        assert screen.focused is q_fields[1]
+        await pilot.press("shift+tab")  # the second field: back to the first, not a step back
+        assert screen.stage == FormStage.RESULT and screen.focused is q_fields[0]
         shown_result = shown(screen, "#result")
         faces = list(screen.faces)
         await pilot.press("ctrl+s")
@@ -737,4 +748,4 @@ async def test_a_brand_x_punch_through_the_form_alone(saves: Path) -> None:
     assert len(saved.events) == before + 1 and saved.events[-1].kind == "declare"
     action = saved.actions[-1]
     assert (action.actor, action.template, action.targets) == ("Seraph", "punch", ("Sphinx",))
-    assert faces and ("success: yes" in shown_result) == action.resolution.success
+    assert faces == [1, 5, 3, 9, 9] and ("success: yes" in shown_result) == action.resolution.success
