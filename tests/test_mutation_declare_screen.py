@@ -308,6 +308,10 @@ async def test_a_declaration_through_the_form_step_by_step(saves: Path, gamble: 
         assert not hidden(screen.query_one("#d-targets-error"))
         await typed(pilot, screen, "#d-targets", "Bob")
         await wait_for(pilot, lambda: shown(screen, "#d-targets-error") == "", "the target taken", WAIT)
+        await typed(pilot, screen, "#d-pt", "0")  # a field wrong: said at once on the chance line
+        await wait_for(pilot, lambda: screen.chance_shown == "chance of success: - (pt: expected at least 1 segment, got 0)", "the PT refused", WAIT)
+        await typed(pilot, screen, "#d-pt", "")
+        await chance(pilot, screen, CHANCE_4)
         await typed(pilot, screen, "#p-target", "6")
         await chance(pilot, screen, CHANCE_6)
         await typed(pilot, screen, "#p-target", "4")
@@ -470,6 +474,18 @@ async def test_more_modifiers_and_the_secret_roll_are_one_key_away(saves: Path, 
         await pilot.press("ctrl+o", "ctrl+o")  # opened (the cursor in them) and closed: back to the action
         await wait_for(pilot, lambda: not screen.show_more, "closed again", WAIT)
         assert screen.focused is entry(screen, "#d-template") and entry(screen, "#d-secret").value == "yes"
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: screen.show_more, "opened again", WAIT)
+        entry(screen, "#d-targets").focus()
+        await pilot.press("ctrl+o")  # closed with the cursor outside them: it stays
+        await wait_for(pilot, lambda: not screen.show_more, "closed again", WAIT)
+        assert screen.focused is entry(screen, "#d-targets")
+        await typed(pilot, screen, "#d-template", "dance")  # no such action: only the secret roll one key away
+        await wait_for(pilot, lambda: shown(screen, "#template-info") == "" and hidden(entry(screen, "#p-target")), "no action", WAIT)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: screen.focused is entry(screen, "#d-secret"), "the secret roll focused", WAIT)
+        await pilot.press("ctrl+o")
+        await typed(pilot, screen, "#d-template", "swing")
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.DICE)
         await pilot.press("ctrl+r")
