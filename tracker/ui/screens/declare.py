@@ -80,7 +80,7 @@ class DeclareScreen(ModalScreen[Outcome | None]):
     /* One line each, cut with an ellipsis (the more modifiers are all one key away): a
        Label renders through Content, which ignores a rich Text's no_wrap. */
     DeclareScreen #template-info, DeclareScreen .more-hint { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    DeclareScreen #recent { height: auto; width: 100%; }
+    DeclareScreen #recent { height: auto; width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }  /* an entry a line */
     DeclareScreen .hidden-stage { display: none; }
     """
     BINDINGS = [
@@ -192,7 +192,8 @@ class DeclareScreen(ModalScreen[Outcome | None]):
                 entry = Input("", placeholder=self.flow.faces_hint(), id="dice-faces")
                 entry.cursor_blink = False
                 yield entry
-            with VerticalScroll(id="result-stage", classes="hidden-stage"):
+            # No Tab stop either: shift+Tab or Up from the first choice goes back a step.
+            with VerticalScroll(id="result-stage", classes="hidden-stage", can_focus=False):
                 yield Label("", id="result")
                 yield Vertical(id="after")
             yield Label("", id="declare-error", classes="error")
