@@ -1139,6 +1139,13 @@ async def test_e_ends_a_campaigns_fight_after_its_preview_and_u_reopens_it_throu
         assert not live.encounter.ended and app.said == []
         await pilot.press("colon")
         form = await _form(pilot, app)
+        await _submitted(pilot, app, form, line="end")
+        await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), "the end asked with no outcome", WAIT)
+        assert app.screen.outcome == ""  # type: ignore[attr-defined]
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen, "nothing changed again", WAIT)
+        await pilot.press("colon")
+        form = await _form(pilot, app)
         await _submitted(pilot, app, form, line='end outcome="won [b]big[/b]"')
         await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), "the end asked from the line", WAIT)
         end = app.screen
@@ -1376,4 +1383,21 @@ async def test_the_damage_forms_resource_lists_the_selected_ones(tmp_path: Path)
         assert [(f.value, f.help, tuple(f.suggestions)) for f in form.fields][2] == ("hp", "hp, mp", ("hp", "mp"))
         await _submitted(pilot, app, form, amount="2", resource="mp")
         assert (_hp(live, "Eve"), _hp(live, "Eve", "mp")) == (5, 1)
+    live.close()
+
+
+@pilots
+async def test_a_log_one_row_tall_pages_a_row_at_a_time(tmp_path: Path) -> None:
+    live = _live(tmp_path, [*FIGHT, *[f"note line {i}" for i in range(10)]])
+    app = _App(EncounterScreen(live))
+    async with app.run_test(size=(80, 12)) as pilot:  # the strip's 8 rows leave the log a row or two
+        screen = await _shown(pilot, app)
+        log = screen.query_one(CombatLog)
+        await wait_for(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, "the log at its end", WAIT)
+        assert log.scrollable_content_region.height <= 2  # a page less a row: none, so a row
+        end = log.scroll_y
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: log.scroll_y == end - 1, "a row back", WAIT)
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: log.scroll_y == end, "a row on", WAIT)
     live.close()
