@@ -141,6 +141,97 @@ async def _roster(live: Live, width: int, height: int, check: Any, glance: bool 
     return app
 
 
+# First, the rows drawn from the test's own code: every pane mounts with no combatant
+# (nothing but the empty roster's hint for the screen to draw), and its fight is played
+# into it afterwards, so the first lines drawn with combatants are drawn here, by the
+# pane's `reload` and by `render_line` called from the test. A row or glance line that
+# raises fails this test at once; the same raised inside the screen's own drawing of a
+# mounted fight would stop the app with its full traceback of the module's locals.
+
+
+class Several(Panes):
+    """Several panes in one bare app, one above the other, each at its own size."""
+
+    def __init__(self, panes: list[tuple[RosterView, int, int]]) -> None:
+        first, width, height = panes[0]
+        super().__init__(first, width, height)
+        self.others = panes[1:]
+        for pane, width, height in self.others:
+            pane.styles.width, pane.styles.height = width, height
+
+    def compose(self) -> Any:
+        yield self.pane
+        for pane, _, _ in self.others:
+            yield pane
+
+
+async def test_rows_drawn_first_from_the_tests_own_code(tmp_path: Path) -> None:
+    bar_beside = ["add Ann hp=10 ep=5", "damage Ann 6", "condition Ann prone 9", "condition Ann dazed 7"]
+    many = ["add Ann hp=10 a=1 b=2 c=3 d=4 e=5 f=6", "damage Ann 1"]
+    cases = [  # (folder, the fight's lines, setting, a viewer, width, height)
+        ("plain", FIGHT, "", False, 40, 8),
+        ("narrow", FIGHT, "", False, 25, 4),
+        ("wide", FIGHT, "", False, 60, 4),
+        ("label", [*FIGHT, "add Eve hp=5 hidden=true"], "label", True, 40, 4),
+        ("beside", bar_beside, "", False, 42, 2),
+        ("many", many, "", False, 30, 2),
+    ]
+    lives = {folder: _live(tmp_path / folder, [], setting) for folder, _, setting, *_ in cases}
+    panes = {folder: RosterView(lives[folder]) for folder in lives}
+    app = Several([(panes[folder], width, height) for folder, *_, width, height in cases])
+    async with app.run_test(size=(80, 24)) as pilot:
+        for folder, *_, width, height in cases:
+            pane = panes[folder]
+            await wait_for(pilot, lambda: pane.scrollable_content_region.size == (width, height), f"the {folder} roster laid out", WAIT)
+            assert pane.combatants == [] and chars(pane.render_line(0)).startswith("no combatants yet")
+        for folder, lines, _, viewer, *_ in cases:
+            for line in lines:
+                lives[folder].session.execute(line)
+            lives[folder].viewer = viewer
+        lives["many"].encounter.combatants["Ann"].resources["mood"] = "calm"
+
+        def drawn(folder: str, rows: int) -> list[str]:
+            return [chars(panes[folder].render_line(y)) for y in range(rows)]
+
+        plain = panes["plain"]
+        plain.reload()
+        assert drawn("plain", 5) == [
+            "▶ Ann idle hp ████░ 36/43 prone→40 +1   ",
+            "  Bo  acting hp █████ 10/10 str 3/3 +1  ",
+            "  Cy  down hp ░░░░░ 0/8                 ",
+            "  Dee idle hp ██░░░ 4/10                ",
+            " " * 40,
+        ]
+        plain.set_glance(True)
+        assert plain.virtual_size.height == 8
+        assert drawn("plain", 8) == [
+            "▶ Ann idle hp ████░ 36/43 prone→40".ljust(40),
+            "      ep 74/74".ljust(40),
+            "  Bo  acting hp █████ 10/10 dex 2/4".ljust(40),
+            "      str 3/3".ljust(40),
+            "  Cy  down hp ░░░░░ 0/8".ljust(40),
+            " " * 40,
+            "  Dee idle hp ██░░░ 4/10".ljust(40),
+            " " * 40,
+        ]
+        panes["narrow"].reload()
+        assert drawn("narrow", 4) == ["▶ Ann idle hp 36/43 +2   ", "  Bo  acting hp 10/10 +2 ", "  Cy  down hp ░░░░░ 0/8  ", "  Dee idle hp ██░░░ 4/10 "]
+        panes["wide"].set_glance(True)  # every combatant's items fit one row
+        assert panes["wide"].virtual_size.height == 4
+        assert drawn("wide", 2) == ["▶ Ann idle hp ████░ 36/43 prone→40 ep 74/74".ljust(60), "  Bo  acting hp █████ 10/10 dex 2/4 str 3/3".ljust(60)]
+        panes["label"].reload()
+        assert drawn("label", 4) == [
+            "▶ Ann idle hp ████░ 36/43 prone→40 +1   ",
+            "  Bo  acting Healthy".ljust(40),
+            "  Cy  down Down".ljust(40),
+            "  Dee idle Bloodied".ljust(40),
+        ]
+        panes["beside"].reload()
+        assert drawn("beside", 1) == ["▶ Ann idle hp 4/10 prone→9 dazed→7 ep 5/5".ljust(42)]
+        panes["many"].set_glance(True)
+        assert drawn("many", 2) == ["▶ Ann idle hp ████░ 9/10 a 1/1".ljust(30), "      b 2/2 c 3/3 d 4/4 +3".ljust(30)]
+
+
 # The pure parts, from their docstrings.
 
 
