@@ -328,6 +328,30 @@ async def test_glance_measures_the_room_beside_the_scrollbar(tmp_path: Path) -> 
         assert [chars(pane.render_line(y)) for y in range(2)] == ["▶ Ann idle hp ████░ 36/43 prone→40".ljust(42), "      ep 74/74".ljust(42)]
 
 
+async def test_glance_counts_its_rows_again_as_the_scrollbar_comes_and_goes(tmp_path: Path) -> None:
+    live = _live(tmp_path, ["add Ann hp=43 ep=74", "damage Ann 7", "condition Ann prone 40"])
+    pane = RosterView(live)
+    pane.glance = True
+    pane.styles.scrollbar_size_vertical = 1
+    app = Panes(pane, 43, 3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: pane.scrollable_content_region.width == 43, "the roster laid out", WAIT)
+        pane.reload()
+        assert pane.virtual_size.height == 1  # Ann's 43 cells fit the 43
+        for line in ["add Bo hp=10", "add Cy hp=8", "add Dee hp=10"]:
+            live.session.execute(line)
+        pane.changed(Changed((), whole=True))
+        # Four rows in three: the scrollbar takes a column, Ann's items no longer fit
+        # one line of the 42 left, so every combatant has two.
+        await wait_for(pilot, lambda: pane.scrollable_content_region.width == 42 and pane.virtual_size.height == 8, "two rows each", WAIT)
+        assert [chars(pane.render_line(y)) for y in range(3)] == ["▶ Ann idle hp ████░ 36/43 prone→40".ljust(42), "      ep 74/74".ljust(42), "  Bo  idle hp █████ 10/10".ljust(42)]
+        for name in ("Bo", "Cy", "Dee"):
+            live.session.execute(f"remove {name}")
+        pane.changed(Changed((), whole=True))
+        await wait_for(pilot, lambda: pane.scrollable_content_region.width == 43 and pane.virtual_size.height == 1, "one row again", WAIT)
+        assert chars(pane.render_line(0)) == "▶ Ann idle hp ████░ 36/43 prone→40 ep 74/74"
+
+
 # The pure parts, from their docstrings.
 
 
