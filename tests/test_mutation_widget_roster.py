@@ -141,6 +141,217 @@ async def _roster(live: Live, width: int, height: int, check: Any, glance: bool 
     return app
 
 
+# First, the rows drawn from the test's own code: every pane mounts with no combatant
+# (nothing but the empty roster's hint for the screen to draw), and its fight is played
+# into it afterwards, so the first lines drawn with combatants are drawn here, by the
+# pane's `reload` and by `render_line` called from the test. A row or glance line that
+# raises fails this test at once; the same raised inside the screen's own drawing of a
+# mounted fight would stop the app with its full traceback of the module's locals.
+
+
+class Several(Panes):
+    """Several panes in one bare app, one above the other, each at its own size."""
+
+    def __init__(self, panes: list[tuple[Any, int, int]]) -> None:
+        first, width, height = panes[0]
+        super().__init__(first, width, height)
+        self.others = panes[1:]
+        for pane, width, height in self.others:
+            pane.styles.width, pane.styles.height = width, height
+
+    def compose(self) -> Any:
+        yield self.pane
+        for pane, _, _ in self.others:
+            yield pane
+
+
+async def test_rows_drawn_first_from_the_tests_own_code(tmp_path: Path) -> None:
+    bar_beside = ["add Ann hp=10 ep=5", "damage Ann 6", "condition Ann prone 9", "condition Ann dazed 7"]
+    many = ["add Ann hp=10 a=1 b=2 c=3 d=4 e=5 f=6", "damage Ann 1"]
+    cases = [  # (folder, the fight's lines, setting, a viewer, width, height)
+        ("plain", FIGHT, "", False, 40, 8),
+        ("narrow", FIGHT, "", False, 25, 4),
+        ("wide", FIGHT, "", False, 60, 4),
+        ("label", [*FIGHT, "add Eve hp=5 hidden=true"], "label", True, 40, 4),
+        ("beside", bar_beside, "", False, 42, 2),
+        ("many", many, "", False, 30, 2),
+    ]
+    lives = {folder: _live(tmp_path / folder, [], setting) for folder, _, setting, *_ in cases}
+    panes = {folder: RosterView(lives[folder]) for folder in lives}
+    app = Several([(panes[folder], width, height) for folder, *_, width, height in cases])
+    async with app.run_test(size=(80, 24)) as pilot:
+        for folder, *_, width, height in cases:
+            pane = panes[folder]
+            await wait_for(pilot, lambda: pane.scrollable_content_region.size == (width, height), f"the {folder} roster laid out", WAIT)
+            assert pane.combatants == [] and chars(pane.render_line(0)).startswith("no combatants yet")
+        for folder, lines, _, viewer, *_ in cases:
+            for line in lines:
+                lives[folder].session.execute(line)
+            lives[folder].viewer = viewer
+        lives["many"].encounter.combatants["Ann"].resources["mood"] = "calm"
+
+        def drawn(folder: str, rows: int) -> list[str]:
+            return [chars(panes[folder].render_line(y)) for y in range(rows)]
+
+        plain = panes["plain"]
+        plain.reload()
+        assert drawn("plain", 5) == [
+            "▶ Ann idle hp ████░ 36/43 prone→40 +1   ",
+            "  Bo  acting hp █████ 10/10 str 3/3 +1  ",
+            "  Cy  down hp ░░░░░ 0/8                 ",
+            "  Dee idle hp ██░░░ 4/10                ",
+            " " * 40,
+        ]
+        plain.set_glance(True)
+        assert plain.virtual_size.height == 8
+        assert drawn("plain", 8) == [
+            "▶ Ann idle hp ████░ 36/43 prone→40".ljust(40),
+            "      ep 74/74".ljust(40),
+            "  Bo  acting hp █████ 10/10 dex 2/4".ljust(40),
+            "      str 3/3".ljust(40),
+            "  Cy  down hp ░░░░░ 0/8".ljust(40),
+            " " * 40,
+            "  Dee idle hp ██░░░ 4/10".ljust(40),
+            " " * 40,
+        ]
+        panes["narrow"].reload()
+        assert drawn("narrow", 4) == ["▶ Ann idle hp 36/43 +2   ", "  Bo  acting hp 10/10 +2 ", "  Cy  down hp ░░░░░ 0/8  ", "  Dee idle hp ██░░░ 4/10 "]
+        panes["wide"].set_glance(True)  # every combatant's items fit one row
+        assert panes["wide"].virtual_size.height == 4
+        assert drawn("wide", 2) == ["▶ Ann idle hp ████░ 36/43 prone→40 ep 74/74".ljust(60), "  Bo  acting hp █████ 10/10 dex 2/4 str 3/3".ljust(60)]
+        panes["label"].reload()
+        assert drawn("label", 4) == [
+            "▶ Ann idle hp ████░ 36/43 prone→40 +1   ",
+            "  Bo  acting Healthy".ljust(40),
+            "  Cy  down Down".ljust(40),
+            "  Dee idle Bloodied".ljust(40),
+        ]
+        panes["beside"].reload()
+        assert drawn("beside", 1) == ["▶ Ann idle hp 4/10 prone→9 dazed→7 ep 5/5".ljust(42)]
+        panes["many"].set_glance(True)
+        assert drawn("many", 2) == ["▶ Ann idle hp ████░ 9/10 a 1/1".ljust(30), "      b 2/2 c 3/3 d 4/4 +3".ljust(30)]
+
+
+async def test_rows_that_fill_the_width_or_hold_odd_resources_drawn_from_the_tests_own_code(tmp_path: Path) -> None:
+    # Ann's and Bo's full rows are 43 cells: 2 + the name column (3) + 38 of items.
+    odd = ["add Ann hp=10", "set Ann luck 3", "add Bo hp=5 ep=5", "add Zed hp=1"]
+    cases = [("exact", FIGHT, 43, 4), ("glance", FIGHT, 43, 4), ("odd", odd, 40, 3), ("oddglance", odd, 40, 6)]
+    lives = {folder: _live(tmp_path / folder, []) for folder, *_ in cases}
+    panes = {folder: RosterView(lives[folder]) for folder in lives}
+    app = Several([(panes[folder], width, height) for folder, _, width, height in cases])
+    async with app.run_test(size=(80, 24)) as pilot:
+        for folder, _, width, height in cases:
+            pane = panes[folder]
+            await wait_for(pilot, lambda: pane.scrollable_content_region.size == (width, height), f"the {folder} roster laid out", WAIT)
+        for folder, lines, *_ in cases:
+            for line in lines:
+                lives[folder].session.execute(line)
+        for folder in ("odd", "oddglance"):
+            # Not numbers (the engine makes none such, a hand-edited save might): a
+            # figure as it is, never a bar, never left out.
+            bo, zed = lives[folder].encounter.combatants["Bo"], lives[folder].encounter.combatants["Zed"]
+            bo.maxima["ep"] = "full"
+            zed.resources = {"mood": "calm"}
+            zed.maxima = {}
+
+        def drawn(folder: str, rows: int) -> list[str]:
+            return [chars(panes[folder].render_line(y)) for y in range(rows)]
+
+        panes["exact"].reload()
+        assert drawn("exact", 2) == ["▶ Ann idle hp ████░ 36/43 prone→40 ep 74/74", "  Bo  acting hp █████ 10/10 str 3/3 dex 2/4"]
+        panes["glance"].set_glance(True)  # every row fits one line, to the last cell
+        assert panes["glance"].virtual_size.height == 4
+        assert drawn("glance", 2) == ["▶ Ann idle hp ████░ 36/43 prone→40 ep 74/74", "  Bo  acting hp █████ 10/10 dex 2/4 str 3/3"]
+        # A resource set without a maximum is as full as it is: luck 3/3.
+        panes["odd"].reload()
+        assert drawn("odd", 3) == ["▶ Ann idle hp █████ 10/10 luck 3/3".ljust(40), "  Bo  idle hp █████ 5/5 ep 5".ljust(40), "  Zed idle mood calm".ljust(40)]
+        assert runs(panes["odd"].render_line(0))[-2] == (" luck 3/3", "highu")
+        panes["oddglance"].set_glance(True)
+        assert panes["oddglance"].virtual_size.height == 3
+        assert drawn("oddglance", 3) == ["▶ Ann idle hp █████ 10/10 luck 3/3".ljust(40), "  Bo  idle hp █████ 5/5 ep 5".ljust(40), "  Zed idle mood calm".ljust(40)]
+
+
+async def test_the_detail_drawn_first_from_the_tests_own_code(tmp_path: Path) -> None:
+    fight = _live(tmp_path / "fight", [*FIGHT, "condition Bo dazed 12", "hide Dee"])
+    airborne = _live(tmp_path / "air", ["add Ann hp=5 side=PC", "set Ann luck 3", "add Bo hp=5", "surprise Bo 6"])
+    airborne.encounter.combatants["Ann"].airborne_until = 4
+    airborne.encounter.combatants["Ann"].surprised_until = 9
+    label = _live(tmp_path / "label", FIGHT, "label")
+    hidden = _live(tmp_path / "hidden", FIGHT, "hidden")
+    label.viewer = hidden.viewer = True
+    # A panel 20 wide: hp and mana (two figures) and a, b and cc (three) each fill a
+    # line to its last cell with the gaps between them; power and xp (21) do not.
+    cat = _live(tmp_path / "cat", ["add Cat hp=10 mana=10 a=1 b=1 cc=1 power=10 xp=10"])
+    panes = [
+        (DetailView(fight, id="detail"), 40, 4), (DetailView(fight), 24, 5), (DetailView(airborne), 40, 3), (DetailView(label), 40, 3),
+        (DetailView(hidden), 60, 3), (DetailView(cat), 20, 5),
+    ]
+    app = Several(panes)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for pane, width, _ in panes:
+            await wait_for(pilot, lambda: pane.content_region.width == width, "the panel laid out", WAIT)
+        first, narrow, air, labelled, withheld, packed = (pane for pane, *_ in panes)
+        assert app.query_one("#detail") is first
+        assert first.content == ""  # nothing until a combatant is shown
+        for pane, name, text in [
+            (first, "Ann", "Ann (PC)  idle\nhp 36/43  ep 74/74  prone until 40"),
+            (first, "Cy", "Cy  down\nhp 0/8"),
+            (first, "Dee", "Dee  idle  hidden from viewers\nhp 4/10"),
+            (narrow, "Bo", "Bo  acting\nhp 10/10  str 3/3\ndex 2/4  dazed until 12\nattack 0→3"),
+            (air, "Ann", "Ann (PC)  airborne until 4\nhp 5/5  luck 3/3"),
+            (air, "Bo", "Bo  surprised until 6\nhp 5/5"),
+            (labelled, "Dee", "Dee  idle\nBloodied"),
+            (withheld, "Bo", "Bo  acting\nresources hidden from viewers  attack 0→3"),
+            (packed, "Cat", "Cat  idle\nhp 10/10  mana 10/10\na 1/1  b 1/1  cc 1/1\npower 10/10\nxp 10/10"),
+        ]:
+            pane.show(pane.live.encounter.combatants[name])
+            assert _text(pane).plain == text
+            if "luck" in text:
+                assert _styles(_text(pane), "luck 3/3") == "high"
+        withheld.show(None)
+        assert _text(withheld).plain == "No combatants yet."
+        first.show(None)
+        assert _text(first).plain == "Add combatants: e (roster editor), or :add NAME key=value"
+
+
+async def test_glance_measures_the_room_beside_the_scrollbar(tmp_path: Path) -> None:
+    pane = RosterView(_live(tmp_path, FIGHT))
+    pane.glance = True
+    pane.styles.scrollbar_size_vertical = 1
+    app = Panes(pane, 43, 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        # Two rows a combatant, more than the pane's two: the scrollbar takes a column,
+        # and Ann's 43 cells no longer fit the 42 left.
+        await wait_for(pilot, lambda: pane.scrollable_content_region.width == 42, "the scrollbar shown", WAIT)
+        pane.reload()
+        assert pane.virtual_size.height == 8
+        assert [chars(pane.render_line(y)) for y in range(2)] == ["▶ Ann idle hp ████░ 36/43 prone→40".ljust(42), "      ep 74/74".ljust(42)]
+
+
+async def test_glance_counts_its_rows_again_as_the_scrollbar_comes_and_goes(tmp_path: Path) -> None:
+    live = _live(tmp_path, ["add Ann hp=43 ep=74", "damage Ann 7", "condition Ann prone 40"])
+    pane = RosterView(live)
+    pane.glance = True
+    pane.styles.scrollbar_size_vertical = 1
+    app = Panes(pane, 43, 3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: pane.scrollable_content_region.width == 43, "the roster laid out", WAIT)
+        pane.reload()
+        assert pane.virtual_size.height == 1  # Ann's 43 cells fit the 43
+        for line in ["add Bo hp=10", "add Cy hp=8", "add Dee hp=10"]:
+            live.session.execute(line)
+        pane.changed(Changed((), whole=True))
+        # Four rows in three: the scrollbar takes a column, Ann's items no longer fit
+        # one line of the 42 left, so every combatant has two.
+        await wait_for(pilot, lambda: pane.scrollable_content_region.width == 42 and pane.virtual_size.height == 8, "two rows each", WAIT)
+        assert [chars(pane.render_line(y)) for y in range(3)] == ["▶ Ann idle hp ████░ 36/43 prone→40".ljust(42), "      ep 74/74".ljust(42), "  Bo  idle hp █████ 10/10".ljust(42)]
+        for name in ("Bo", "Cy", "Dee"):
+            live.session.execute(f"remove {name}")
+        pane.changed(Changed((), whole=True))
+        await wait_for(pilot, lambda: pane.scrollable_content_region.width == 43 and pane.virtual_size.height == 1, "one row again", WAIT)
+        assert chars(pane.render_line(0)) == "▶ Ann idle hp ████░ 36/43 prone→40 ep 74/74"
+
+
 # The pure parts, from their docstrings.
 
 

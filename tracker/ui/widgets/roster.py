@@ -116,6 +116,11 @@ class RosterView(LineDiffed, can_focus=False):
             self.reload()
             self.refresh()
 
+    def watch_show_vertical_scrollbar(self) -> None:
+        # The scrollbar takes a column from the lines (rows added, or taken away, past the
+        # pane's height): glance counts its rows again for the width now left.
+        self.on_resize()
+
     def on_mount(self) -> None:
         self.reload()
 
