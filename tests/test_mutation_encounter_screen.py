@@ -1398,6 +1398,31 @@ async def test_a_log_one_row_tall_pages_a_row_at_a_time(tmp_path: Path) -> None:
         end = log.scroll_y
         await pilot.press("pageup")
         await wait_for(pilot, lambda: log.scroll_y == end - 1, "a row back", WAIT)
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: log.scroll_y == end - 2, "another row back", WAIT)
         await pilot.press("pagedown")
-        await wait_for(pilot, lambda: log.scroll_y == end, "a row on", WAIT)
+        await wait_for(pilot, lambda: log.scroll_y == end - 1, "a row on", WAIT)
+    live.close()
+
+
+@pilots
+async def test_a_proposal_that_is_the_fights_first_change_names_its_player(tmp_path: Path) -> None:
+    from tracker.persistence.library import new_from_roster
+    from tracker.play.session import Session
+
+    store, loaded = EncounterFile.create(tmp_path / "made.toml", "Made", "freeform", {"player_declarations": "approval"})  # `tracker new --set`
+    made = Session(loaded.encounter, loaded.ruleset, store=store)
+    for line in FIGHT:
+        made.execute(line)
+    path = new_from_roster(tmp_path / "made.toml", tmp_path / "copy.toml", "Copy")  # the roster, fresh, and no log
+    live = Live.open(path)
+    assert live.encounter.events == [] and live.encounter.table["player_declarations"] == "approval"
+    app = _App(EncounterScreen(live))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _shown(pilot, app)
+        first = _by(path, "bob", "declare Ann attack target=Bo pt=4", Role.player(["Ann"]))
+        assert first.event.kind == "propose" and first.event.seq == 1
+        assert live.poll()
+        await wait_for(pilot, lambda: bool(app.said), "the GM told", WAIT)
+        assert app.said == [("player bob proposes Ann, attack against Bo (p: approve, edit or refuse)", "information", 6, True)]
     live.close()
