@@ -24,13 +24,13 @@ from rulesets.base import (
 )
 from rulesets.dice import DiceSource, RandomDice
 from rulesets.fields import AFTER_ROLL, MAIN, PARAM, RESOURCE, SETTING, STAT, Field, FieldError
-from tracker.engine.effects import JUDGES, Resolution
+from tracker.engine.effects import JUDGES, Effect, Resolution
 from tracker.engine.errors import TrackerError
 from tracker.engine.model import ACTIVE, Combatant
 
 
-def _judge(encounter: Any, action: Any, blow: Any) -> tuple[()]:
-    return ()
+def _judge(encounter: Any, action: Any, blow: Any) -> list[Effect]:
+    return []
 
 
 class _Game(Ruleset):
@@ -188,7 +188,7 @@ def test_stat_and_resource_fields_keep_the_sheet_order() -> None:
 def test_fields_follow_a_changed_sheet() -> None:
     game = _Game()
     assert [f.name for f in game.stat_fields()] == ["str", "dex"]
-    game.sheet = (Field("wis", "int", 1, role=STAT),)
+    game.__dict__["sheet"] = (Field("wis", "int", 1, role=STAT),)
     assert [f.name for f in game.stat_fields()] == ["wis"]
     assert game.resource_fields() == ()
 
@@ -220,7 +220,7 @@ def test_check_sheet_checks_stats_and_resource_names_and_types() -> None:
 
 def test_check_sheet_with_no_resources_says_none() -> None:
     game = _Game()
-    game.sheet = (Field("str", "int", 3, role=STAT),)
+    game.__dict__["sheet"] = (Field("str", "int", 3, role=STAT),)
     with pytest.raises(FieldError, match=r"known resources \(none\), got 'hp'$"):
         game.check_sheet({}, {"hp": 1}, "save.Ada")
 
@@ -307,7 +307,7 @@ def test_damage_rule_lands_on_the_named_then_down_when_then_first() -> None:
 
 def test_damage_rule_down_when_order_wins() -> None:
     game = _Game()
-    game.down_when = ("mp", "hp")
+    game.__dict__["down_when"] = ("mp", "hp")
     assert game.damage_rule(_fighter({"hp": 10, "mp": 4}), 1).resource == "mp"
     assert game.damage_rule(_fighter({"hp": 10}), 1).resource == "hp"
 
@@ -346,6 +346,14 @@ def test_tables_file_is_read_next_to_the_module_with_house_rows(tmp_path: Any) -
 # -- what the class does when a game is made (classes made inside the tests, so the
 # -- base class's `__init_subclass__` runs as each test runs) --------------------------
 
+@pytest.fixture(autouse=True)
+def _forget_made_judges() -> Any:
+    # A game made in a test registers its judges; they leave with the test.
+    yield
+    JUDGES.pop("made.blow", None)
+    JUDGES.pop("made.other", None)
+
+
 def _made() -> tuple[type[Ruleset], list[int | None]]:
     seen: list[int | None] = []
 
@@ -370,8 +378,7 @@ def _made() -> tuple[type[Ruleset], list[int | None]]:
 
 
 def test_a_new_games_resolve_and_maintain_receive_the_pt_set() -> None:
-    JUDGES.pop("made.blow", None)
-    JUDGES.pop("made.other", None)
+    assert "made.blow" not in JUDGES
     made, seen = _made()
     game = made()
     wait = game.template("Wait")
