@@ -42,7 +42,9 @@ def mutate(copy: Path, module: str) -> list[str]:
     path = copy / module
     mutated = mutate_file_contents(module, path.read_text(encoding="utf-8"))
     path.write_text(mutated.code, encoding="utf-8")
-    dotted = module.removesuffix(".py").replace("/", ".")
+    # A package's `__init__.py` is the package itself to the trampoline (its functions'
+    # `__module__`), as mutmut names it: "rulesets.freeform", not "...freeform.__init__".
+    dotted = module.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
     return [f"{dotted}.{name}" for name in mutated.mutant_names]
 
 
