@@ -67,3 +67,24 @@ def test_the_direct_mutation_run_counts_what_the_tests_kill() -> None:
         "  survived: tracker.ui.naming.x_slug__mutmut_12",
     ]
     assert run("tests/test_mutation_seat.py")[0] == "tracker/ui/naming.py: 15 mutants, 0 killed, 15 survived, 0 timeouts"
+
+
+def test_a_packages_init_mutants_are_named_as_the_package(tmp_path: Path) -> None:
+    """mutmut's trampoline switches a mutant on by the name `MUTANT_UNDER_TEST` gives:
+    a function of `rulesets/freeform/__init__.py` is in the module `rulesets.freeform`,
+    so its mutants must be named so, or none of them is ever switched on."""
+    pytest.importorskip("mutmut.mutation.file_mutation")
+    import importlib.util
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("mutation_direct", root / "benchmarks" / "mutation_direct.py")
+    assert spec is not None and spec.loader is not None
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    (tmp_path / "rulesets" / "freeform").mkdir(parents=True)
+    shutil.copy(root / "rulesets" / "freeform" / "__init__.py", tmp_path / "rulesets" / "freeform" / "__init__.py")
+    shutil.copy(root / "tracker" / "ui" / "naming.py", tmp_path / "naming.py")
+    names = runner.mutate(tmp_path, "rulesets/freeform/__init__.py")
+    assert names and all(n.startswith("rulesets.freeform.x") for n in names)
+    assert runner.mutate(tmp_path, "naming.py")[0].startswith("naming.x_")  # a plain module keeps its own name
