@@ -97,3 +97,10 @@ def test_no_negative_difficulty() -> None:
     with pytest.raises(TrackerError) as refused:
         limits.no_negative_difficulty(-1, "USOR")
     assert str(refused.value) == "--difficulty: USOR has no negative difficulties; expected 0 or more, got -1"
+
+
+def test_a_side_at_the_sorted_outcomes_limit_is_taken() -> None:
+    # One die has as many sorted outcomes as faces: a d15000 is at the limit, not past it.
+    limits.limit_ogs_opposed((15_000,), (6,))
+    with pytest.raises(TrackerError, match="has up to 15,001 sorted outcomes"):
+        limits.limit_ogs_opposed((15_001,), (6,))
