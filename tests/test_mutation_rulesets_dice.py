@@ -210,9 +210,13 @@ def test_prompting_faces_without_a_group_ask_one_die_at_a_time() -> None:
     with pytest.raises(DiceNeeded) as needed:
         dice.roll_group(empty, "damage", (6, 6))
     assert needed.value.group == DiceGroup("damage", (6, 6)) and needed.value.have == () and needed.value.index == 0
-    # A typed face out of range is still an error, not a prompt.
-    with pytest.raises(TrackerError):
+    # A typed face out of range is still an error, not a prompt, named by the label.
+    with pytest.raises(TrackerError) as bad:
         dice.PromptingFaces([9]).roll(6)
+    assert str(bad.value) == "faces: die 1 is a d6; 9 is not one of its faces"
+    with pytest.raises(TrackerError) as bad:
+        dice.PromptingFaces([9], "declare").roll(6)
+    assert str(bad.value) == "declare: die 1 is a d6; 9 is not one of its faces"
 
 
 def test_check_faces_refuses_too_many_or_a_wrong_face() -> None:

@@ -6,6 +6,9 @@ declare-form stages (MAIN named, AFTER_ROLL named or tested, the rest MORE)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+
 import pytest
 
 from rulesets import fields
@@ -126,3 +129,13 @@ def test_staged_sets_each_fields_stage() -> None:
     assert fields.staged((Field("Q"),), main=["Q"], after_roll=["Q"])[0].stage == fields.AFTER_ROLL
     assert [f.stage for f in fields.staged(given)] == [fields.MORE] * 4
     assert isinstance(staged, tuple) and staged[0].name == "target" and staged[0].kind == "int"
+
+
+def test_int_fields_take_a_whole_number_of_any_size_and_refuse_other_numbers() -> None:
+    # Stored data is taken as the number it is: past Python's 4,300-digit limit on
+    # reading text, an integer is still the integer.
+    huge = 10**5000
+    assert Field("n").coerce(huge) == huge
+    # A number that is not whole is refused, as 2.5 is, whatever its type.
+    assert _refusal(Field("n"), Fraction(7, 2)) == "n: expected an integer, got Fraction(7, 2)"
+    assert _refusal(Field("n"), Decimal("2.5")) == "n: expected an integer, got Decimal('2.5')"
