@@ -21,6 +21,7 @@ import pytest
 from tracker.engine import TrackerError
 from tracker.serve import campaign
 from tracker.serve.campaign import _IN_Q_OVERFLOW, _EVENT, FileWatch, ServedCampaign, _events, _inotify, _stamp, campaign_label
+from tests.serve_log import said
 from tests.helpers import until
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
@@ -299,7 +300,7 @@ async def test_a_watch_that_breaks_falls_back_to_looking_at_the_file(tmp_path: P
         assert watch._fd == -1 and watch._poller is not None
         with pytest.raises(OSError):
             os.fstat(bad)
-        assert [r.getMessage() for r in caplog.records] == [f"{path}: cannot watch any more ([Errno 21] Is a directory); looking every 0.02s instead"]
+        assert said(caplog) == [f"{path}: cannot watch any more ([Errno 21] Is a directory); looking every 0.02s instead"]
         await until(lambda: bool(looks), "the poller's first look", SOON)
         path.write_bytes(b"22")
         await until(lambda: bool(seen), "the change seen by looking", SOON)

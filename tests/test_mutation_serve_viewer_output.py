@@ -28,6 +28,7 @@ from textual.drivers.linux_driver import LinuxDriver
 
 from tracker.serve import viewer_output
 from tracker.serve.viewer_output import ENTER_ALT_SCREEN, FanOut, HostedDriver, HostWriter, Terminal, size_of
+from tests.serve_log import said
 from tests.helpers import until
 
 SOON = 10.0  # seconds: what is waited for takes milliseconds; a broken one fails in this time
@@ -183,7 +184,7 @@ async def test_a_terminal_that_stops_reading_is_given_up_once(ptys: list[tuple[i
         await until(lambda: out.gone, "given up", SOON)
     assert gone == [1] and out.pending == b"" and out.check is None
     assert out.fd not in asyncio.get_running_loop()._selector.get_map()  # type: ignore[attr-defined]  # no longer written
-    assert [r.getMessage() for r in caplog.records] == ["a viewer's terminal took no output for 0.2s: its app ends"]
+    assert said(caplog) == ["a viewer's terminal took no output for 0.2s: its app ends"]
     writer.give_up(out)
     out.send(b"more")
     assert gone == [1] and out.pending == b""
@@ -275,7 +276,7 @@ async def test_a_terminal_too_far_behind_is_given_up_at_once(ptys: list[tuple[in
         assert len(out.pending) == 16 * 1024 and not out.gone
         out.send(b"q")
     assert kept > 0 and out.gone and gone == [1] and out.pending == b""
-    messages = [r.getMessage() for r in caplog.records]
+    messages = said(caplog)
     assert messages == [f"a viewer's terminal fell {16 * 1024 + 1} bytes behind: it is given up"]
     out.close()
 
