@@ -430,9 +430,14 @@ async def _form(pilot: Any, app: _App, key: str) -> FormScreen:
 async def _type(pilot: Any, app: _App, form: FormScreen, field: str, text: str) -> None:
     """Into one field of `form`, its text typed over what it held, in one burst."""
     entry = form.query_one(f"#f-{field}", Input)
-    entry.focus()
     entry.value = ""
-    await wait_for(pilot, lambda: entry.has_focus, f"{field} focused", WAIT)
+
+    def focused() -> bool:  # asked again until it holds: the form's own first focus may land after ours
+        if not entry.has_focus:
+            entry.focus()
+        return entry.has_focus
+
+    await wait_for(pilot, focused, f"{field} focused", WAIT)
     post_keys(app, list(text))
     await wait_for(pilot, lambda: entry.value == text, f"{text!r} typed into {field}", WAIT)
 
