@@ -16,6 +16,8 @@ the screen asks of the tracker's app (back to the start, quit, a replay)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +158,13 @@ async def _shown(pilot: Any, app: _App) -> EncounterScreen:
     return screen
 
 
+@contextlib.asynccontextmanager
+async def _opened(app: _App, size: tuple[int, int] = (80, 24)) -> AsyncIterator[tuple[_App, Any, EncounterScreen]]:
+    """`app` run at `size` with its encounter screen shown: (app, pilot, screen)."""
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot, await _shown(pilot, app)
+
+
 async def _form(pilot: Any, app: _App) -> FormScreen:
     await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "a form", WAIT)
     await screen_drawn(pilot, WAIT)
@@ -178,9 +187,7 @@ pilots = pytest.mark.ui
 @pilots
 async def test_the_layout_at_80x24_and_the_strip_after_a_resize(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         ids = [w.id for w in screen.query("*") if w.id]
         for wanted in ("clock", "strip", "timeline", "upcoming", "lower", "roster-pane", "roster-title", "roster", "detail", "log-pane", "log-title", "log"):
             assert wanted in ids, wanted
@@ -202,9 +209,7 @@ async def test_the_layout_at_80x24_and_the_strip_after_a_resize(tmp_path: Path) 
 @pilots
 async def test_a_taller_terminal_starts_with_a_third_of_it(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 33)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live)), size=(80, 33)) as (app, pilot, screen):
         assert screen.query_one("#strip").region.height == 11
     live.close()
 
@@ -212,24 +217,18 @@ async def test_a_taller_terminal_starts_with_a_third_of_it(tmp_path: Path) -> No
 @pilots
 async def test_the_gm_starts_on_the_first_and_a_player_on_their_own(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         assert screen.selected == "Ann"
         assert screen.query_one(DetailView)._shown.name == "Ann"
         assert screen.query_one(TimelineView).selected_name == "Ann"  # its row highlighted too
     live.close()
     player = Live.open(live.path, role=Role.player(["Cy"]))
-    app = _App(EncounterScreen(player))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(player))) as (app, pilot, screen):
         assert screen.selected == "Cy" and screen.query_one(TimelineView).selected_name == "Cy"
         assert screen.role.is_player and screen.role.owns("Cy")
     player.close()
     stranger = Live.open(live.path, role=Role.player(["Zed"]))  # none of theirs here: the first
-    app = _App(EncounterScreen(stranger))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(stranger))) as (app, pilot, screen):
         assert screen.selected == "Ann"
     stranger.close()
 
@@ -269,9 +268,7 @@ async def test_a_viewer_or_a_seat_switches_glance_without_writing_the_config(tmp
     from tracker.persistence import config
 
     live = _live(tmp_path, viewer=whose == "viewer")
-    app = _App(EncounterScreen(live), Seat(kind="gm") if whose == "seat" else None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live), Seat(kind="gm") if whose == "seat" else None)) as (app, pilot, screen):
         assert not screen.has_class("glance") and _title(screen, "roster") == "Roster"  # the default: detail
         await pilot.press("g")
         await wait_for(pilot, lambda: screen.query_one(RosterView).glance, "glance", WAIT)
@@ -283,9 +280,7 @@ async def test_a_viewer_or_a_seat_switches_glance_without_writing_the_config(tmp
 @pilots
 async def test_up_down_and_clicks_move_the_selection_and_the_panes_follow_it(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         detail, timeline = screen.query_one(DetailView), screen.query_one(TimelineView)
         await pilot.press("down")
         await wait_for(pilot, lambda: screen.selected == "Bo", "Bo selected", WAIT)
@@ -315,9 +310,7 @@ async def test_up_down_and_clicks_move_the_selection_and_the_panes_follow_it(tmp
 ])
 async def test_a_key_the_role_may_not_use_is_refused_naming_whose_it_is(tmp_path: Path, who: str, key: str, said: str) -> None:
     live = _live(tmp_path, viewer=who == "viewer", role=Role.player(["Cy"]) if who == "player" else None)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         before = len(live.encounter.events)
         screen.action_cmd({"d": "damage", "a": "declare", "n": "next"}[key])
         assert app.said == [(said, "warning", None, True)]
@@ -328,9 +321,7 @@ async def test_a_key_the_role_may_not_use_is_refused_naming_whose_it_is(tmp_path
 @pilots
 async def test_the_gms_screen_refuses_a_players_take_back_and_offers_only_the_roles_keys(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         screen.action_cmd("takeback")
         assert app.said == [("Take back: refused, this is a player's", "warning", None, True)]
         assert screen.check_action("cmd", ("damage",)) is True and screen.check_action("cmd", ("takeback",)) is False
@@ -338,9 +329,7 @@ async def test_the_gms_screen_refuses_a_players_take_back_and_offers_only_the_ro
         assert screen.check_action("quit", ()) is True  # not a command of the table: Textual's own
     live.close()
     viewer = Live.open(live.path, viewer=True)
-    app = _App(EncounterScreen(viewer))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(viewer))) as (app, pilot, screen):
         assert screen.check_action("cmd", ("damage",)) is False and screen.check_action("cmd", ("help",)) is True
         keys = {b.binding.id for b in screen.active_bindings.values() if getattr(b.binding, "id", None)}
         assert "help" in keys
@@ -350,9 +339,7 @@ async def test_the_gms_screen_refuses_a_players_take_back_and_offers_only_the_ro
 @pilots
 async def test_a_refusal_from_a_command_is_an_error_that_lasts_six_seconds(tmp_path: Path) -> None:
     live = _live(tmp_path, [])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("a")
         await wait_for(pilot, lambda: bool(app.said), "the refusal", WAIT)
         assert app.said == [("no combatants yet: add some first (e: roster)", "error", 6, True)]
@@ -371,9 +358,7 @@ async def test_a_refusal_from_a_command_is_an_error_that_lasts_six_seconds(tmp_p
 async def test_a_player_acts_for_the_selected_one_if_theirs_else_their_first(tmp_path: Path) -> None:
     path = make_file(tmp_path, "freeform", FIGHT)
     live = Live.open(path, role=Role.player(["Cy", "Bo"]))
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         assert screen.selected == "Bo"  # the first of theirs in the roster's order
         assert screen._need_selected() == "Bo"
         screen.query_one(RosterView).select_name("Cy")
@@ -382,9 +367,7 @@ async def test_a_player_acts_for_the_selected_one_if_theirs_else_their_first(tmp
         assert screen._need_selected() == "Bo"
     live.close()
     lost = Live.open(path, role=Role.player(["Zed", "Yan"]))
-    app = _App(EncounterScreen(lost))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(lost))) as (app, pilot, screen):
         with pytest.raises(TrackerError) as refused:
             screen._need_selected()
         assert str(refused.value) == "none of your combatants (Zed, Yan) is in this encounter"
@@ -395,9 +378,7 @@ async def test_a_player_acts_for_the_selected_one_if_theirs_else_their_first(tmp
 @pytest.mark.parametrize(("key", "screen_class"), [("H", "HistoryScreen"), ("t", "StatsScreen"), ("e", "RosterScreen"), ("p", "ApprovalsScreen")])
 async def test_the_keys_that_open_a_screen_of_the_fight_open_it_over_this_one(tmp_path: Path, key: str, screen_class: str) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press(key)
         await wait_for(pilot, lambda: type(app.screen).__name__ == screen_class, screen_class, WAIT)
         assert app.screen.live is live  # type: ignore[attr-defined]
@@ -411,9 +392,7 @@ async def test_the_keys_that_open_a_screen_of_the_fight_open_it_over_this_one(tm
 @pilots
 async def test_w_asks_the_app_for_a_replay_over_this_screen(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("w")
         await wait_for(pilot, lambda: bool(app.asked), "the replay asked for", WAIT)
         assert app.asked == ["replay over EncounterScreen"]
@@ -428,9 +407,7 @@ async def test_help_lists_the_roles_keys_under_a_title_naming_the_role(tmp_path:
     from tracker.ui.screens.help import HelpScreen
 
     live = _live(tmp_path, viewer=role == "viewer", role=role if isinstance(role, Role) else None)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help", WAIT)
         help_screen = app.screen
@@ -445,9 +422,7 @@ async def test_help_lists_the_roles_keys_under_a_title_naming_the_role(tmp_path:
 @pilots
 async def test_esc_goes_back_to_the_start_or_closes_over_another_screen_and_q_asks_to_quit(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         live.run(lambda s: s.execute("note written behind"))
         await pilot.press("escape")
         await wait_for(pilot, lambda: bool(app.asked), "back to the start asked", WAIT)
@@ -460,9 +435,7 @@ async def test_esc_goes_back_to_the_start_or_closes_over_another_screen_and_q_as
         assert sum(e.kind == "note" for e in EncounterFile(live.path).load().encounter.events) == 2
     live.close()
     live = Live.open(live.path)
-    app = _App(EncounterScreen(live), under=True)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live), under=True)) as (app, pilot, screen):
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.closed, "the screen closed", WAIT)
         assert app.asked == [] and app.result is None
@@ -472,9 +445,7 @@ async def test_esc_goes_back_to_the_start_or_closes_over_another_screen_and_q_as
 @pilots
 async def test_a_write_that_fails_is_said_for_ten_seconds(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
 
         def refused(timeout: float = 30.0) -> None:
             raise TrackerError("fight.toml: the disk is full")
@@ -513,9 +484,7 @@ def _hp(live: Live, name: str, resource: str = "hp") -> Any:
 async def test_the_damage_form_defaults_to_the_selected_one_and_its_first_resource(tmp_path: Path) -> None:
     live = _live(tmp_path, [*FIGHT, "add Dee mp=5 side=foes"])
     del live.encounter.combatant("Dee").resources["hp"]  # a sheet of its own, with no hp: its default is mp
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("d")
         form = await _form(pilot, app)
         assert form.title_text == "Damage or heal Ann (shift+tab: others too)"
@@ -582,9 +551,7 @@ async def test_the_damage_form_defaults_to_the_selected_one_and_its_first_resour
 async def test_the_damage_form_of_a_combatant_with_no_resources_leaves_the_resource_empty(tmp_path: Path) -> None:
     live = _live(tmp_path, ["add Ann", "add Bo hp=5"])
     live.encounter.combatant("Ann").resources.clear()  # a sheet with no resources at all
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("d")
         form = await _form(pilot, app)
         assert [(f.name, f.value, f.help, tuple(f.suggestions)) for f in form.fields][2] == ("resource", "", "", ())
@@ -596,9 +563,7 @@ async def test_the_damage_form_of_a_combatant_with_no_resources_leaves_the_resou
 @pilots
 async def test_the_condition_form_puts_one_on_the_selected_one_or_those_named(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("down", "c")
         form = await _form(pilot, app)
         assert form.title_text == "Condition on Bo (shift+tab: others too)"
@@ -628,9 +593,7 @@ async def test_the_condition_form_puts_one_on_the_selected_one_or_those_named(tm
 @pilots
 async def test_schedule_and_surprise_default_to_the_next_segment(tmp_path: Path) -> None:
     live = _live(tmp_path, [*FIGHT, "step 4"])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("s")
         form = await _form(pilot, app)
         assert form.title_text == "Schedule an event"
@@ -655,9 +618,7 @@ async def test_schedule_and_surprise_default_to_the_next_segment(tmp_path: Path)
 @pilots
 async def test_hide_switches_the_selected_one_and_says_so(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("down", "h")
         await wait_for(pilot, lambda: live.encounter.combatant("Bo").hidden, "Bo hidden", WAIT)
         assert len(app.said) == 1 and "Bo" in app.said[0][0] and app.said[0][1:] == ("information", 4, False)  # not quiet
@@ -673,9 +634,7 @@ async def test_keep_asks_before_letting_an_interrupted_action_stand(tmp_path: Pa
     from tracker.ui.screens.confirm import ConfirmScreen
 
     live = _live(tmp_path, [*FIGHT, "declare Ann attack target=Bo pt=10"])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("down", "k")  # Bo has nothing interrupted
         await wait_for(pilot, lambda: bool(app.said), "the refusal", WAIT)
         assert app.said == [("Bo has no action interrupted by throwback to keep (rule: throwback)", "error", 6, True)]
@@ -706,9 +665,7 @@ async def test_keep_asks_before_letting_an_interrupted_action_stand(tmp_path: Pa
 @pilots
 async def test_the_viewers_form_offers_the_three_modes_and_refuses_another(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("v")
         form = await _form(pilot, app)
         assert form.title_text == "How enemies' resources show to viewers"
@@ -729,9 +686,7 @@ async def test_the_viewers_form_offers_the_three_modes_and_refuses_another(tmp_p
 @pilots
 async def test_a_gms_roll_may_be_secret_and_a_players_has_no_such_field(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("R")
         form = await _form(pilot, app)
         assert form.title_text == "Roll dice for the table"
@@ -754,9 +709,7 @@ async def test_a_gms_roll_may_be_secret_and_a_players_has_no_such_field(tmp_path
         assert live.encounter.events[-1].kind == "roll" and not live.encounter.events[-1].args.get("secret")
     live.close()
     player = Live.open(live.path, role=Role.player(["Ann"]))
-    app = _App(EncounterScreen(player))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(player))) as (app, pilot, screen):
         await pilot.press("R")
         form = await _form(pilot, app)
         assert [f.name for f in form.fields] == ["dice"]
@@ -769,9 +722,7 @@ async def test_a_gms_roll_may_be_secret_and_a_players_has_no_such_field(tmp_path
 @pilots
 async def test_a_note_goes_to_the_log(tmp_path: Path) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("N")
         form = await _form(pilot, app)
         assert form.title_text == "Note for the log"
@@ -786,9 +737,7 @@ async def test_a_note_goes_to_the_log(tmp_path: Path) -> None:
 @pilots
 async def test_f_and_slash_filter_the_log_and_its_title_says_how(tmp_path: Path) -> None:
     live = _live(tmp_path, [*FIGHT, "note a [b]quiet[/b] night", "damage Bo 2"])
-    app = _StyledApp(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_StyledApp(EncounterScreen(live))) as (app, pilot, screen):
         log = screen.query_one(CombatLog)
         await pilot.press("down", "f")
         await wait_for(pilot, lambda: log.only == "Bo", "only Bo's lines", WAIT)
@@ -833,9 +782,7 @@ async def test_f_and_slash_filter_the_log_and_its_title_says_how(tmp_path: Path)
 @pilots
 async def test_page_keys_scroll_the_log_a_page_less_a_row_and_the_arrows_pan_the_timeline(tmp_path: Path) -> None:
     live = _live(tmp_path, [*FIGHT, *[f"note line {i}" for i in range(40)]])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         log, timeline = screen.query_one(CombatLog), screen.query_one(TimelineView)
         await wait_for(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, "the log at its end", WAIT)
         page = log.scrollable_content_region.height - 1
@@ -882,9 +829,7 @@ async def test_the_gm_is_told_once_of_each_new_proposal_waiting(tmp_path: Path) 
     path = _proposing(tmp_path)
     first = _by(path, "bob", "declare Ann attack target=Bo pt=4", Role.player(["Ann"])).event.seq
     live = Live.open(path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         assert app.said == []  # one waiting when the screen opened: the clock bar counts it
         seq = _by(path, "dan", "declare Cy bite target=Ann pt=3", Role.player(["Cy"])).event.seq
         assert live.poll()
@@ -903,9 +848,7 @@ async def test_the_gm_is_told_once_of_each_new_proposal_waiting(tmp_path: Path) 
 async def test_a_player_is_told_the_gms_answer_to_their_own_and_nothing_of_others(tmp_path: Path) -> None:
     path = _proposing(tmp_path)
     live = Live.open(path, role=Role.player(["Ann"]))
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         screen._declared(live.run(lambda s: s.execute("declare Ann attack target=Bo pt=4")))  # as the form hands it back
         mine = live.encounter.events[-1].seq
         assert live.encounter.events[-1].kind == "propose"
@@ -937,9 +880,7 @@ async def test_a_player_is_told_the_gms_answer_to_their_own_and_nothing_of_other
 async def test_a_player_is_told_of_an_approval_with_changes_and_of_a_lapse(tmp_path: Path) -> None:
     path = _proposing(tmp_path)
     live = Live.open(path, role=Role.player(["Ann"]))
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         first = live.run(lambda s: s.execute("declare Ann attack target=Bo pt=4")).event.seq  # type: ignore[union-attr]
         _by(path, "alice", f"approve {first} pt=6", None, live)
         assert live.poll()
@@ -969,9 +910,7 @@ async def test_what_a_command_did_is_a_short_notice_or_a_view_of_its_own(tmp_pat
     from tracker.ui.screens.help import ListingScreen
 
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         note = Event("note", {"text": "x"})
         screen.after_change(Outcome(note, ["said"]))  # quiet: the panes drew it
         screen.after_change(None, quiet=False)
@@ -1009,9 +948,7 @@ async def test_a_wider_terminal_says_more_in_a_notice(tmp_path: Path) -> None:
     from tracker.play.session import Outcome
 
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(130, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live)), size=(130, 24)) as (app, pilot, screen):
         long = [f"line {i} of a change that is long enough to wrap" for i in range(3)]  # a row each at 60 - 4
         assert notice_width(130) == 56
         screen.after_change(Outcome(Event("note", {"text": "x"}), long), quiet=False)
@@ -1026,9 +963,7 @@ async def test_the_command_line_offers_the_roles_verbs_and_the_names_it_may_see(
 
     many = [f"add Goblin{i:02} hp=3 side=foes" for i in range(52)]
     live = _live(tmp_path, [*FIGHT, *many, "hide Cy"])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("colon")
         form = await _form(pilot, app)
         assert form.title_text == "Command"
@@ -1059,9 +994,7 @@ async def test_the_command_line_offers_the_roles_verbs_and_the_names_it_may_see(
         assert app.screen is screen and _hp(live, "Bo") == 8
     live.close()
     player = Live.open(live.path, role=Role.player(["Ann"]))
-    app = _App(EncounterScreen(player))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(player))) as (app, pilot, screen):
         await pilot.press("colon")
         form = await _form(pilot, app)
         field = form.fields[0]
@@ -1087,24 +1020,18 @@ async def test_a_campaigns_fight_names_its_campaign_by_its_title_read_once(tmp_p
     from tracker.ui.widgets.clock import ClockBar
 
     live = Live.open(_campaign_fight(tmp_path))
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(120, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live)), size=(120, 24)) as (app, pilot, screen):
         await wait_for(pilot, lambda: live.campaign_title == "The [Long] Road", "the title read", WAIT)
         await wait_for(pilot, lambda: "campaign: The [Long] Road" in str(screen.query_one(ClockBar).render()), "the clock bar names it", WAIT)
     live.campaign_title = "Kept"  # read once: a second screen does not read it again
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(120, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live)), size=(120, 24)) as (app, pilot, screen):
         await screen_drawn(pilot, WAIT)
         assert not app.workers and live.campaign_title == "Kept"
     live.close()
     fight = live.path
     (fight.parent / "road.campaign.toml").write_text("not [ a campaign", encoding="utf-8")
     broken = Live.open(fight)
-    app = _App(EncounterScreen(broken))
-    async with app.run_test(size=(120, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(broken)), size=(120, 24)) as (app, pilot, screen):
         await wait_for(pilot, lambda: not app.workers, "the campaign read", WAIT)
         await pilot.pause()
         await screen_drawn(pilot, WAIT)  # what the reading thread handed back, taken
@@ -1113,9 +1040,7 @@ async def test_a_campaigns_fight_names_its_campaign_by_its_title_read_once(tmp_p
     broken.close()
     (tmp_path / "alone").mkdir()
     alone = _live(tmp_path / "alone")
-    app = _App(EncounterScreen(alone))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(alone))) as (app, pilot, screen):
         assert not app.workers and alone.campaign_title == ""  # a fight of its own: nothing to read
     alone.close()
 
@@ -1128,9 +1053,7 @@ async def test_e_ends_a_campaigns_fight_after_its_preview_and_u_reopens_it_throu
 
     fight = _campaign_fight(tmp_path)
     live = Live.open(fight, user="kim")
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("E")
         await wait_for(pilot, lambda: isinstance(app.screen, EndScreen), "the end's preview", WAIT)
         assert app.screen.outcome == ""  # type: ignore[attr-defined]
@@ -1186,9 +1109,7 @@ async def test_e_ends_a_campaigns_fight_after_its_preview_and_u_reopens_it_throu
 @pilots
 async def test_time_undo_and_redo_from_the_keys(tmp_path: Path) -> None:
     live = _live(tmp_path, [*FIGHT, "declare Bo bite target=Ann pt=4"])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("full_stop")
         await wait_for(pilot, lambda: live.encounter.now == 1, "a segment on", WAIT)
         await pilot.press("n")
@@ -1212,9 +1133,7 @@ async def test_a_declaration_opens_the_form_for_the_selected_one_and_abort_takes
     from tracker.ui.screens.declare import DeclareScreen
 
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("down", "a")
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the declare form", WAIT)
         form = app.screen
@@ -1235,9 +1154,7 @@ async def test_maintain_opens_the_form_where_the_game_asks_and_refuses_with_noth
     from tracker.ui.screens.declare import DeclareScreen
 
     live = _live(tmp_path, [*FIGHT, "declare Bo attack target=Ann pt=2", "step 2"])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("m")  # Ann has nothing to maintain: refused at once
         await wait_for(pilot, lambda: bool(app.said), "the refusal", WAIT)
         assert app.said[-1][1:] == ("error", 6, True) and "maintain" in app.said[-1][0]
@@ -1254,9 +1171,7 @@ async def test_a_ruleset_that_needs_no_dice_to_maintain_maintains_at_once(tmp_pa
 
     live = _live(tmp_path, [*FIGHT, "declare Bo attack target=Ann pt=2", "step 2"])
     monkeypatch.setattr(dice_plan, "maintain_takes_dice", lambda session, name: False)  # as a game whose links roll nothing
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         events = len(live.encounter.events)
         await pilot.press("down", "m")
         await wait_for(pilot, lambda: len(live.encounter.events) > events, "maintained", WAIT)
@@ -1269,9 +1184,7 @@ async def test_a_ruleset_that_needs_no_dice_to_maintain_maintains_at_once(tmp_pa
 async def test_a_players_take_back_withdraws_their_own_last_declaration(tmp_path: Path) -> None:
     path = make_file(tmp_path, "freeform", FIGHT)
     live = Live.open(path, role=Role.player(["Ann"]))
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         live.run(lambda s: s.execute("declare Ann attack target=Bo pt=4"))
         assert live.encounter.combatant("Ann").in_progress
         await pilot.press("u")
@@ -1284,9 +1197,7 @@ async def test_a_players_take_back_withdraws_their_own_last_declaration(tmp_path
 @pilots
 async def test_every_change_reaches_the_panes_and_a_panes_fault_is_a_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     live = _live(tmp_path)
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         roster, log = screen.query_one(RosterView), screen.query_one(CombatLog)
         assert screen.changes.publish in live.listeners
         live.run(lambda s: s.execute("damage Ann 4"))
@@ -1318,9 +1229,7 @@ async def test_with_the_apps_stylesheet_a_clock_line_too_long_ends_in_an_ellipsi
     from tracker.ui.widgets.clock import ClockBar
 
     live = _live(tmp_path, ["add Ann hp=10", "add Bo hp=8 side=foes", "rename Ann Annabel-of-the-very-long-name", "rename Bo Bohemond-the-even-longer-named"])
-    app = _StyledApp(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_StyledApp(EncounterScreen(live))) as (app, pilot, screen):
         clock = screen.query_one(ClockBar)
         assert len(str(clock.render())) > 80  # the line is longer than the terminal
         drawn = "".join(segment.text for segment in clock.render_line(0)).rstrip()
@@ -1336,9 +1245,7 @@ async def test_a_players_declaration_from_the_form_or_at_once_says_it_waits_for_
     _by(path, "alice", "declare Ann attack target=Bo pt=2")
     _by(path, "alice", "step 2")  # Ann's attack has just completed: she may maintain it
     live = Live.open(path, role=Role.player(["Ann"]))
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("m")  # freeform asks each link's damage: the form
         await wait_for(pilot, lambda: isinstance(app.screen, DeclareScreen), "the maintain form", WAIT)
         form = app.screen
@@ -1375,9 +1282,7 @@ async def test_a_players_declaration_from_the_form_or_at_once_says_it_waits_for_
 @pilots
 async def test_the_damage_forms_resource_lists_the_selected_ones(tmp_path: Path) -> None:
     live = _live(tmp_path, ["add Eve hp=5 mp=3"])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         await pilot.press("d")
         form = await _form(pilot, app)
         assert [(f.value, f.help, tuple(f.suggestions)) for f in form.fields][2] == ("hp", "hp, mp", ("hp", "mp"))
@@ -1389,9 +1294,7 @@ async def test_the_damage_forms_resource_lists_the_selected_ones(tmp_path: Path)
 @pilots
 async def test_a_log_one_row_tall_pages_a_row_at_a_time(tmp_path: Path) -> None:
     live = _live(tmp_path, [*FIGHT, *[f"note line {i}" for i in range(10)]])
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 12)) as pilot:  # the strip's 8 rows leave the log a row or two
-        screen = await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live)), size=(80, 12)) as (app, pilot, screen):  # the strip's 8 rows leave the log a row or two
         log = screen.query_one(CombatLog)
         await wait_for(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, "the log at its end", WAIT)
         assert log.scrollable_content_region.height <= 2  # a page less a row: none, so a row
@@ -1417,9 +1320,7 @@ async def test_a_proposal_that_is_the_fights_first_change_names_its_player(tmp_p
     path = new_from_roster(tmp_path / "made.toml", tmp_path / "copy.toml", "Copy")  # the roster, fresh, and no log
     live = Live.open(path)
     assert live.encounter.events == [] and live.encounter.table["player_declarations"] == "approval"
-    app = _App(EncounterScreen(live))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _shown(pilot, app)
+    async with _opened(_App(EncounterScreen(live))) as (app, pilot, screen):
         first = _by(path, "bob", "declare Ann attack target=Bo pt=4", Role.player(["Ann"]))
         assert first.event.kind == "propose" and first.event.seq == 1
         assert live.poll()
