@@ -669,6 +669,25 @@ async def test_a_member_is_ended_once_whatever_was_closed_before(sockets: list[s
     assert server.heard() == [{"op": "ended", "id": 1, "code": 0}]
 
 
+def test_a_views_end_after_its_loop_has_ended_stops_no_reader(ptys: list[tuple[int, int]]) -> None:
+    """A view's task closed once its loop is gone (at exit, or collected later) ends its
+    members without a loop to stop reading them on: nothing to stop, nothing raised."""
+    master, slave = new_pty(ptys)
+    loop = asyncio.new_event_loop()
+    try:
+        out = Terminal(HostWriter(loop), slave, lambda: None)
+    finally:
+        loop.close()
+    mine, theirs = socket.socketpair()
+    host = Host(mine, lambda _env: None)  # type: ignore[arg-type,return-value]
+    try:
+        host._stop_reading(Member(1, slave, {}, out))
+    finally:
+        for end in (mine, theirs):
+            end.close()
+        out.close()
+
+
 async def test_a_last_try_at_a_full_terminal_is_given_up_quietly(sockets: list[socket.socket], ptys: list[tuple[int, int]]) -> None:
     server = make_host(sockets, Maker())
     master, slave = new_pty(ptys)

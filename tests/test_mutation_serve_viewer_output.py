@@ -192,26 +192,22 @@ async def test_a_terminal_that_stops_reading_is_given_up_once(ptys: list[tuple[i
 
 
 async def test_a_terminal_found_full_keeps_all_that_is_sent(ptys: list[tuple[int, int]]) -> None:
-    """Full before the writer's first write (another app's output filled it): nothing
-    written, every byte waits, in order."""
+    """Full before the writer's first write: nothing written, every byte waits, in order,
+    and goes once the terminal takes output again. The terminal's output is suspended
+    (as by a stop character), so it takes nothing however soon the kernel moves bytes on:
+    filling its buffer instead races the kernel, which may free room before the send."""
     master, slave = new_pty(ptys)
     raw(slave)
-    filler = os.open(os.ttyname(slave), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
-    filled = 0
-    try:
-        while True:
-            try:
-                filled += os.write(filler, b"f" * 1024)
-            except BlockingIOError:
-                break
-    finally:
-        os.close(filler)
+    termios.tcflow(slave, termios.TCOOFF)
     writer = HostWriter(asyncio.get_running_loop())
     out = Terminal(writer, slave, lambda: None)
     out.send(b"abc")
-    assert out.pending == b"abc"
-    got = await gather(master, filled + 3)
-    assert got.endswith(b"fabc") and len(got) == filled + 3
+    out.send(b"de")
+    assert out.pending == b"abcde"
+    assert read_all(master) == b""
+    termios.tcflow(slave, termios.TCOON)
+    assert await gather(master, 5) == b"abcde"
+    await until(lambda: out.pending == b"", "drained", SOON)
     out.close()
 
 

@@ -65,7 +65,10 @@ def drivers(monkeypatch: pytest.MonkeyPatch) -> dict[str, types.ModuleType]:
         module.XTermParser = XTermParser  # type: ignore[attr-defined]
         module.getincrementaldecoder = codecs.getincrementaldecoder  # type: ignore[attr-defined]
         made[name] = module
-        monkeypatch.delitem(sys.modules, name, raising=False)
+        # Recorded first, so the stand-ins the tests put in `sys.modules` go again
+        # afterwards, and a driver not loaded before stays not loaded.
+        monkeypatch.setitem(sys.modules, name, module)
+        monkeypatch.delitem(sys.modules, name)
     imported: list[str] = []
 
     def import_module(name: str) -> types.ModuleType:

@@ -295,7 +295,9 @@ class Host:
             self.alone(member, data, "a key")
 
     def _stop_reading(self, member: Member) -> None:
-        with contextlib.suppress(ValueError, OSError):
+        # RuntimeError: no loop runs (a view's task closed after the loop ended, its
+        # readers gone with it), so there is nothing to stop.
+        with contextlib.suppress(ValueError, OSError, RuntimeError):
             asyncio.get_running_loop().remove_reader(member.out.fd)
 
     def alone(self, member: Member, typed: bytes, why: str) -> None:
