@@ -270,7 +270,7 @@ def test_the_edit_form_records_a_set_for_each_value_changed_only(saves: Path) ->
     live = _live(path)
     hero = live.encounter.combatant("Hero")
     form = edit_form(live, hero)
-    assert form.title_text == "Edit Hero" and form.note == "each change is logged as `set` (undo takes it back)"
+    assert form.title_text == "Edit Hero" and form.note == "all or nothing; each change is logged as `set` (undo takes it back)"
     assert [f.name for f in form.fields][:3] == ["hidden", "surprised", "sheet_reflexes"]
     base = {f.name: f.value for f in form.fields}
     assert form.submit is not None
@@ -303,6 +303,26 @@ def test_the_edit_form_records_a_set_for_each_value_changed_only(saves: Path) ->
     enc = on_disk(path)
     assert enc.combatant("Hero").stats["weapon"] == "5D" and enc.combatant("Hero").stats["coordination"] == "4D"
     assert enc.combatant("Hero").hidden and enc.combatant("Orc").surprised_until == 8
+
+
+def test_an_edit_with_a_value_refused_saves_none_of_the_form(saves: Path) -> None:
+    """The roster editor's docstring: "each value checked before any is recorded: one
+    refused saves none of the form". The refused value comes after two good ones in the
+    sheet's order, and the file holds none of them."""
+    path = make_file(saves, "d6", ["add Hero coordination=3D weapon=4D"])
+    live = _live(path)
+    form = edit_form(live, live.encounter.combatant("Hero"))
+    base = {f.name: f.value for f in form.fields}
+    assert form.submit is not None
+    with pytest.raises(TrackerError) as refused:
+        form.submit(base | {"sheet_coordination": "4D", "sheet_reflexes": "5D", "hidden": "yes", "sheet_weapon": "lots"})
+    assert "weapon" in str(refused.value)
+    assert [e.kind for e in live.encounter.events] == ["add"]
+    live.store.flush()
+    live.close()
+    hero = on_disk(path).combatant("Hero")
+    assert (hero.stats["coordination"], hero.stats["weapon"], hero.hidden) == ("3D", "4D", False)
+    assert [e.kind for e in on_disk(path).events] == ["add"]
 
 
 def test_a_surprise_already_past_is_not_cleared_again(saves: Path) -> None:

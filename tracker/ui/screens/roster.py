@@ -6,7 +6,8 @@ names the key and what was expected) and the whole sheet again on save by the ad
 (`build_sheet`), whose message is shown in the form. "more" takes extra `key=value`
 pairs for adapters that accept keys beyond their schema (freeform); others refuse
 unknown keys with a message listing the known ones. Editing a combatant already in the
-fight records `set` changes (the log keeps them; undo takes them back).
+fight records `set` changes (the log keeps them; undo takes them back), each value
+checked before any is recorded: one refused saves none of the form.
 
 Roster work mid-fight, each one change in the log that undo takes back: `a` with
 copies > 1 adds numbered copies (Goblin 1..4); `r` renames; `s` changes side; `[` and
@@ -34,6 +35,7 @@ from rulesets.fields import Field, yes_no
 from tracker.engine import Combatant, CommandError, TrackerError
 from tracker.engine.kinds import fmt
 from tracker.play.session import Outcome, Session
+from tracker.play.sheets import set_event
 from tracker.play.verbs import MAX_COPIES, at_least, split_command
 from tracker.engine.text import check_name, printable
 from tracker.ui.commands import ROSTER, Command, bindings, hint, in_table_order
@@ -150,6 +152,9 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
             current = c.resources.get(key, c.stats.get(key))
             shown = "" if current is None else fmt(current)
             if text != shown and not _same_value(sheet.get(key), text, current):
+                # Checked as its `set` will be, before any is recorded: a value refused
+                # leaves the sheet as it was, not half saved.
+                set_event(live.ruleset, enc, name, key, text)
                 changes.append(partial(_set_value, name, key, text))
         hidden = _yes_no(values["hidden"])
         if hidden != c.hidden:
@@ -160,7 +165,7 @@ def edit_form(live: Live, combatant: Combatant) -> FormScreen:
         for change in changes:
             live.run(change)
 
-    return FormScreen(f"Edit {name}", sheet_fields(live, combatant), submit, note="each change is logged as `set` (undo takes it back)")
+    return FormScreen(f"Edit {name}", sheet_fields(live, combatant), submit, note="all or nothing; each change is logged as `set` (undo takes it back)")
 
 
 def _set_value(name: str, key: str, text: str, session: Session) -> Outcome:
