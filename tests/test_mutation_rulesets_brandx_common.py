@@ -133,6 +133,8 @@ def test_editing_points_add_one_each_and_come_off_the_sheet_when_it_has_them() -
     assert ctx_of(bare(), params={"editing": -2}).editing() == (0, [])
     assert ctx_of(bare(), params={"editing": 3}).editing() == (3, [])  # no count kept on the sheet
     keeper = bare("Ed", {"editing_points": 5})
+    assert ctx_of(keeper, params={"editing": 0}).editing() == (0, [])
+    assert ctx_of(keeper, params={"editing": 1}).editing() == (1, [Adjust("Ed", "editing_points", -1, "Editing Points spent")])
     assert ctx_of(keeper, params={"editing": 3}).editing() == (3, [Adjust("Ed", "editing_points", -3, "Editing Points spent")])
     assert ctx_of(keeper, params={"editing": 5}).editing()[0] == 5
     with pytest.raises(TrackerError) as refused:
@@ -199,18 +201,29 @@ def test_saving_quality_carries_to_the_next_same_kind_action_initiated_as_it_com
     # Initiated a segment later: nothing carried.
     s = session_for(RULES, *lines, "next", "step", "declare A ability faces=5,5")
     assert last(s).resolution.details["roll"] == 10 and last(s).resolution.details["pool"] == 0
+    assert last(s).resolution.summary.startswith("strength 10 = 10; ")
     # Another kind of action on that segment: nothing carried (Discernment, newoen 10 // 2 = 5).
     s = session_for(RULES, *lines, "next", "declare A discernment faces=2,2")
     assert last(s).resolution.details["roll"] == 5 and last(s).resolution.details["pool"] == 0
-    # Another combatant's saved Q is not A's.
+    assert last(s).resolution.summary.startswith("half newoen 5 = 5; ")
+    # Another combatant's saved Q is not A's, declared before or after A's.
     s = session_for(RULES, "add A strength=10", "add B strength=10", "declare B ability faces=2,3 q_save=4",
                     "declare A ability faces=5,5", "next")
     assert s.encounter.now == 10
     s.execute("declare A ability faces=5,5")
-    assert last(s).resolution.details["pool"] == 0 and "saved" not in last(s).resolution.summary
+    assert last(s).resolution.details["pool"] == 0
+    assert last(s).resolution.summary.startswith("strength 10 = 10; ")
+    # Nor does another's completed roll that saved nothing hide A's own.
+    s = session_for(RULES, "add A strength=10", "add B strength=10", "declare A ability faces=2,3 q_save=4",
+                    "declare B ability faces=5,5", "next", "declare A ability faces=5,5")
+    assert last(s).resolution.details["pool"] == 2
     # A completed roll that saved nothing carries nothing.
     s = session_for(RULES, "add A strength=10", "declare A ability faces=2,3", "next", "declare A ability faces=5,5")
-    assert last(s).resolution.details["pool"] == 0 and "saved" not in last(s).resolution.summary
+    assert last(s).resolution.details["pool"] == 0
+    assert last(s).resolution.summary.startswith("strength 10 = 10; ")
+    # Nor does a first action.
+    s = session_for(RULES, "add A strength=10", "declare A ability faces=5,5")
+    assert last(s).resolution.summary.startswith("strength 10 = 10; ")
 
 
 def test_saving_quality_is_read_with_no_encounter_as_nothing() -> None:
@@ -269,8 +282,13 @@ def test_the_latest_action_of_a_template_skips_aborted_ones_and_later_starts() -
     assert latest_action(enc, "B", "ability") is None
     s.execute("abort A")
     assert latest_action(s.encounter, "A", "ability") is first
-    # One no longer in the fight is found in the log.
     assert latest_action(enc, "Z", "ability") is None
+    # One no longer in the fight is found in the log; a newcomer under its name is not it.
+    s = session_for(RULES, "add A", "declare A ability faces=5,5", "next", "remove A")
+    old = s.encounter.actions[0]
+    assert latest_action(s.encounter, "A", "ability") is old
+    s.execute("add A")
+    assert latest_action(s.encounter, "A", "ability") is None
 
 
 def _declared(enc: Encounter, actor: str, template: str, mode: str, pt: int, details: dict[str, Any]) -> None:
@@ -290,7 +308,7 @@ def test_defense_in_force_adds_in_progress_actions_and_the_latest_move() -> None
     advance(enc, 1)
     _declared(enc, "A", "shield", "passive", 15, {"defense": 2})
     advance(enc, 2)
-    _declared(enc, "A", "watch", "passive", 15, {"defense": 0})
+    _declared(enc, "A", "watch", "passive", 15, {})
     advance(enc, 3)
     _declared(enc, "A", "move", "passive", 6, {"defense": 5, "move_defense": 1})
     a = enc.combatant("A")
@@ -298,6 +316,9 @@ def test_defense_in_force_adds_in_progress_actions_and_the_latest_move() -> None
     assert passive_defense(enc, a) == (3, "shield +2, moving +1")
     assert defense_of(enc, enc.combatant("B")) == (0, "")
     assert passive_defense(enc, enc.combatant("B")) == (0, "")
-    # A negative Defense counts too.
+    # A Move Roll that bought no Defense adds none; a negative Defense counts too.
+    _declared(enc, "B", "move", "passive", 6, {})
+    assert defense_of(enc, enc.combatant("B")) == (0, "")
+    advance(enc, 4)
     _declared(enc, "B", "move", "passive", 6, {"move_defense": -2})
     assert defense_of(enc, enc.combatant("B")) == (-2, "moving -2")
