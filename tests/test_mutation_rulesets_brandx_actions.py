@@ -19,7 +19,7 @@ import pytest
 
 from rulesets.base import ActionRequest
 from rulesets.brandx import BrandXRuleset, actions
-from rulesets.dice import TypedFaces
+from rulesets.dice import Recorder, TypedFaces
 from tracker.engine import Encounter, Setup
 from tracker.engine.effects import Adjust, Damage, Upkeep
 from tracker.engine.errors import TrackerError
@@ -191,6 +191,8 @@ def test_discernment_is_against_half_newoen_rounded_down() -> None:
     assert last(s).pt == 6 and r.dice == (6, 5) and r.details["total"] == 11
     s = session("add Sage newoen=21", "declare Sage discernment roll=15 faces=6,5")
     assert last(s).resolution.details["roll"] == 15 and last(s).resolution.success is True
+    s = session("add Sage newoen=21", "declare Sage discernment pool=3 faces=6,5")
+    assert last(s).resolution.details["roll"] == 13 and last(s).resolution.details["pool"] == 3
 
 
 # ---------------------------------------------------------------------------- healing
@@ -222,7 +224,15 @@ def test_resting_a_round_never_heals_past_the_maxima() -> None:
     # Mental healing adds newoen // 4 to the pool: newoen 13, +3: pool 11, Sphere 9; 19: VP 10, EP 9.
     s = session("add Patient constitution=14 newoen=13 dp=8 vp=30 ep=30", "declare Patient heal period=round mental=true")
     r = last(s).resolution
-    assert r.details["roll"] == 19 and (r.details["vp"], r.details["ep"]) == (10, 9)
+    assert r.details["roll"] == 19 and (r.details["vp"], r.details["ep"]) == (10, 9) and r.details["pool"] == 11
+    # Newoen 20: +5 (pool 13, Sphere 9 still).
+    s = session("add Patient constitution=14 newoen=20 dp=8 vp=30 ep=30", "declare Patient heal period=round mental=true")
+    assert last(s).resolution.details["pool"] == 13
+    # No DP, VP or EP on the sheet: nothing in the pool, nothing to restore.
+    r = resolve("heal", {"period": "round"}, actor=Combatant("Ghost", {"constitution": 10}, {}, {}), pt=50)
+    assert r.details["roll"] == 9 and r.details["pool"] == 0 and r.effects == ()
+    assert r.summary == ("Sphere(constitution 10) 9 = 9; resting one round: VP +0 of 5, EP +0 of 4 "
+                         "(VP half the roll rounded up, EP rounded down)")
     # An extra pool joins the DP.
     s = session("add Patient constitution=14 dp=8 vp=30 ep=30", "declare Patient heal period=round pool=2")
     assert last(s).resolution.details["pool"] == 10
@@ -255,6 +265,37 @@ def test_an_hours_healing_roll_heals_dp_then_the_abilities_then_ep_in_order() ->
     s = session("add Patient strength=12 constitution=10 dp=20 ep=30", "declare Patient ability effort=5 faces=5,5", "next",
                 "damage Patient 4 resource=dp", "damage Patient 3 resource=ep", "declare Patient heal faces=6,7")
     assert last(s).resolution.summary.endswith("rolled 6+7 = 13: Q 6: dp +4, strength +2")
+    # The last point of Q heals too (Q 1: DP +1).
+    s = session("add Patient constitution=10 dp=20", "damage Patient 4 resource=dp", "declare Patient heal faces=9,9")
+    assert last(s).resolution.summary.endswith("rolled 9+9 = 18: Q 1: dp +1")
+
+
+def test_the_abilities_heal_up_to_the_combatants_own_starting_values() -> None:
+    """The second combatant added heals to its own starting strength (12), not the
+    first's (10): Extra Effort 5 took it to 7; Q 13 after DP heals all 5."""
+    s = session("add A strength=10", "add B strength=12 constitution=10 dp=20", "declare B ability effort=5 faces=5,5",
+                "next", "declare B heal faces=3,3")
+    assert last(s).resolution.summary.endswith("Q 14: strength +5")
+
+
+def test_a_combatant_added_with_no_stats_heals_no_ability() -> None:
+    """An `add` carrying no stats (the engine's event, as a plugin or an old file may
+    write it): the abilities have no starting values to return to, so the Healing Roll
+    heals DP and EP only."""
+    from tracker.engine import Event
+    from rulesets.dice import RandomDice
+    from tracker.play.session import Session
+
+    enc = Encounter(Setup("test", RULES.id, RULES.time, RULES.down_when, {}, []))
+    enc.apply(Event("add", {"name": "Bare", "resources": {"vp": 30, "dp": 20, "ep": 30}}))
+    s = Session(enc, RULES, RandomDice(0))
+    s.execute("damage Bare 4 resource=dp")
+    s.execute("damage Bare 2 resource=ep")
+    s.execute("declare Bare heal faces=3,3")  # Sphere(constitution 10, the default) 9 + Sphere(16) 10 = 19: Q 13
+    assert last(s).resolution.summary.endswith("Q 13: dp +4, ep +2")
+    # With no DP on the sheet at all, DP is not healed either.
+    r = resolve("heal", {}, (3, 3), actor=Combatant("Ghost", {"constitution": 10}, {}, {}), pt=15000)
+    assert r.summary.endswith("rolled 3+3 = 6: Q 3: nothing to heal")
 
 
 def test_a_missed_healing_roll_heals_nothing_and_a_whole_body_has_nothing_to_heal() -> None:
@@ -310,7 +351,8 @@ def test_a_day_heals_penetrating_dp_and_a_month_injury_dp_only() -> None:
     Damage." 10 of 20 DP lost, 6 of them penetrating, 3 injury: by the day DP +6 and the
     penetrating count down by 6; by the month +3, the injury count down by 3; by the
     hour the 1 bludgeoning DP."""
-    lines = ("add Victim constitution=10 dp=20 penetrating_dp=6 injury_dp=3", "damage Victim 10 resource=dp")
+    lines = ("add Victim constitution=10 dp=20 penetrating_dp=6 injury_dp=3 ep=30", "damage Victim 10 resource=dp",
+             "damage Victim 3 resource=ep")
     s = session(*lines, "declare Victim heal period=day faces=3,3")  # 9 + Sphere(10) 9 = 18: Q 12
     r = last(s).resolution
     assert r.summary == "physical Healing Roll (day): Sphere(constitution 10) 9 + pool 10 (+9) = 18; rolled 3+3 = 6: Q 12: dp +6"
@@ -321,7 +363,10 @@ def test_a_day_heals_penetrating_dp_and_a_month_injury_dp_only() -> None:
     r = last(s).resolution
     assert list(r.effects) == [Damage("Victim", -3, "dp"), Adjust("Victim", "injury_dp", -3, "injury DP healed", timing="complete")]
     s = session(*lines, "declare Victim heal period=hour faces=3,3")
-    assert list(last(s).resolution.effects) == [Damage("Victim", -1, "dp")]
+    assert list(last(s).resolution.effects) == [Damage("Victim", -1, "dp"), Damage("Victim", -3, "ep")]
+    # A count of penetrating DP beyond the DP lost heals no more than was lost.
+    s = session("add Victim constitution=10 dp=20 penetrating_dp=6", "declare Victim heal period=day faces=3,3")
+    assert last(s).resolution.effects == () and last(s).resolution.summary.endswith("nothing to heal")
 
 
 # ---------------------------------------------------------------------------- skills
@@ -629,6 +674,9 @@ def test_a_breath_held_at_a_high_cost_says_the_heads_dp_a_round() -> None:
     assert r.summary == ("constitution + strength/2 4 + pool 6 (+6) = 10; rolled 5+6 = 11: Q -1; EP row 10: 6 EP a round, "
                          "1 DP (head) a round; rising as the rounds pass (7 EP from segment 100); PT 10")
     assert r.effects[1].amount == 1
+    # No DP on the sheet: no pool (constitution 4 + strength 0 = 4).
+    r = resolve("hold-breath", {}, (1, 2, 1), actor=Combatant("Ghost", {"constitution": 4, "strength": 0}, {}, {}), pt=10)
+    assert r.details["pool"] == 0 and r.details["roll"] == 4 and r.margin == 2  # 1 + 2 - 1 (the 1 rolled again)
     # `roll=` replaces constitution + strength / 2; a pool joins the DP.
     s = session("add Diver constitution=4 strength=0 dp=6 ep=40", "declare Diver hold-breath roll=9 pool=2 faces=5,6")
     assert last(s).resolution.details["roll"] == 9 + 8
@@ -645,3 +693,88 @@ def test_a_held_breath_is_let_go_with_both_its_costs() -> None:
     with pytest.raises(TrackerError) as refused:
         s.execute("declare Diver hold-breath stop=true")
     assert str(refused.value) == "stop=true: Diver pays nothing a round for holding breath"
+
+
+# ---------------------------------------------------------------------------- what every roll shares
+def test_q_zero_is_a_success() -> None:
+    """rolls.py: "Success when total <= target; Q = target - total (0 on the target is a
+    success)". Strength 10, rolled 5+5."""
+    r = resolve("ability", {}, (5, 5), actor=Combatant("A", {"strength": 10}, {}, {}), pt=10)
+    assert r.success is True and r.margin == 0
+    assert r.summary == "strength 10 = 10; rolled 5+5 = 10: Q 0: nothing spent; PT 10; no EP"
+    r = resolve("skill", {"roll": 10}, (5, 5), pt=10)
+    assert r.success is True and r.summary.startswith("skill 10 = 10; rolled 5+5 = 10: Q 0: nothing spent")
+
+
+def test_an_ability_rolls_extra_pool_is_read_on_the_sphere_chart() -> None:
+    s = session("add Hero strength=10", "declare Hero ability pool=3 faces=5,5")
+    r = last(s).resolution
+    assert r.details["roll"] == 13 and r.details["pool"] == 3
+    assert r.summary.startswith("strength 10 + pool 3 (+3) = 13; ")
+
+
+def test_the_q_of_moving_jumping_and_throwing_is_named_in_the_games_words() -> None:
+    """Q put on a jump's height, a throw's distance and lob, a move's turning."""
+    order = ("q_height", "q_distance", "q_lob", "q_turn")
+    ctx = RULES.ctx(request("move", {"q_height": 2, "q_distance": 2, "q_lob": 2, "q_turn": 2}, pt=6))
+    amounts, text, notes = actions.spend_q(ctx, 8, order, None)
+    assert amounts == {"q_height": 2, "q_distance": 2, "q_lob": 2, "q_turn": 2}
+    assert text == "2 to height, 2 to distance, 2 to lob, 2 to turning" and notes == []
+    amounts, text, notes = actions.spend_q(ctx, 1, order, None)
+    assert text == "1 to height"
+    assert notes == ["height cut from 2 to 1", "distance cut from 2 to 0", "lob cut from 2 to 0", "turning cut from 2 to 0"]
+    # The combat words too (combat.LABELS).
+    ctx = RULES.ctx(request("punch", {"q_attack": 1}, pt=15))
+    assert actions.spend_q(ctx, 3, ("q_attack",), "q_damage") == ({"q_attack": 1, "q_damage": 2}, "1 to Attack, 2 to Damage", [])
+
+
+def _groups(template: str, params: dict[str, Any], faces: tuple[int, ...], actor: Combatant | None = None) -> list[str]:
+    dice = Recorder(TypedFaces(faces))
+    RULES.resolve(request(template, params, actor, pt=10), dice)
+    return [group.label for group, _ in dice.groups]
+
+
+def test_each_roll_names_its_dice() -> None:
+    assert _groups("ability", {}, (5, 5)) == ["Ability Roll"]
+    assert _groups("discernment", {}, (5, 5)) == ["Discernment Roll"]
+    assert _groups("heal", {}, (5, 5)) == ["Healing Roll"]
+    assert _groups("hold-breath", {}, (5, 5)) == ["Hold Breath Roll"]
+    assert _groups("skill", {"roll": 10}, (5, 5)) == ["Skill Roll"]
+    assert _groups("knowledge", {"score": 10}, (5, 5)) == ["Knowledge Roll (tens, then units)"]
+    # A 1 is rolled again, under the roll's own name.
+    assert _groups("ability", {}, (1, 5, 3)) == ["Ability Roll", "Ability Roll: reroll of a 1 (subtracted)"]
+
+
+def test_the_declare_forms_chance_is_the_one_off_odds_of_the_same_target() -> None:
+    """The chance of an action's roll (`chance_of`) is `tracker odds brandx TARGET` of its
+    target number: strength 12 (12), newoen 21 (10), constitution 10 and 20 DP (9 + 11 =
+    20), constitution 6 + strength 2 / 2 and 20 DP (18), a skill of 9 with pool 2 (11);
+    knowledge 45 on d100."""
+    hero = Combatant("Hero", {"strength": 12, "newoen": 21, "constitution": 6}, {"dp": 20}, {"dp": 20})
+    patient = Combatant("Patient", {"constitution": 10}, {"dp": 20}, {"dp": 20})
+    cases = [("ability", {}, hero, 12), ("discernment", {}, hero, 10), ("heal", {}, patient, 20),
+             ("hold-breath", {"roll": 7}, hero, 18), ("skill", {"roll": 9, "pool": 2}, hero, 11)]
+    for template, params, who, target in cases:
+        assert RULES.chance_of(request(template, params, who, pt=10)) == RULES.chance(str(target)), template
+    assert RULES.chance(str(12)) != RULES.chance(str(11))
+    assert RULES.chance_of(request("knowledge", {"score": 45}, hero, pt=6)) == RULES.chance("45", options={"kind": "knowledge"})
+
+
+def test_a_house_table_may_make_any_roll_cost_ep() -> None:
+    """ep.py: the row each kind of use starts on is the [ep_start] table, which a GM's
+    house rules may change: ability row 6 (2 EP), discernment row 5 (1 EP), skill row 7
+    (3 EP), holding breath row 7 (Q 4 brings it to row 3), a power row 8 (4 EP)."""
+    house = BrandXRuleset({"ep_start": {"ability": 6, "discernment": 5, "skill": 7, "hold_breath": 7, "power": 8}})
+    s = session_for(house, "add A strength=10 newoen=10 constitution=6 dp=20 ep=40", "declare A ability faces=5,5")
+    assert last(s).resolution.details["ep_uses"] == [{"what": "strength roll", "row": 6, "paid": 2}]
+    # A miss raises a row that costs: missed by 2, row 8.
+    for line, uses in (("declare A ability faces=6,6", [{"what": "strength roll", "row": 8, "paid": 4}]),
+                       ("declare A discernment faces=2,2", [{"what": "discernment", "row": 5, "paid": 1}]),
+                       ("declare A skill roll=10 faces=5,5", [{"what": "skill", "row": 7, "paid": 3}]),
+                       ("declare A power pr=4", [{"what": "power", "row": 8, "paid": 4}])):
+        s.execute("next")
+        s.execute(line)
+        assert last(s).resolution.details["ep_uses"] == uses, line
+    s.execute("next")
+    s.execute("declare A hold-breath roll=7 faces=7,7")  # 7 + Sphere(DP 20) 11 = 18: Q 4
+    assert last(s).resolution.details["ep_row"] == 3
