@@ -778,3 +778,119 @@ def test_a_house_table_may_make_any_roll_cost_ep() -> None:
     s.execute("next")
     s.execute("declare A hold-breath roll=7 faces=7,7")  # 7 + Sphere(DP 20) 11 = 18: Q 4
     assert last(s).resolution.details["ep_row"] == 3
+
+
+
+def test_extra_effort_on_holding_breath_raises_constitution() -> None:
+    """Extra Effort (`effort=N`) works on any roll based on an ability (module
+    docstring); Hold Breath is vs. Constitution plus half Strength: effort 2 raises
+    constitution, 18 + 2 = 20, and constitution 6 drops to 4."""
+    s = session(SWIMMER, "declare Swimmer hold-breath effort=2 faces=7,7")
+    r = last(s).resolution
+    assert r.details["roll"] == 20 and r.details["effort"] == 2 and r.margin == 6
+    assert Adjust("Swimmer", "constitution", -2, "Extra Effort: constitution 6 -> 4") in r.effects
+    assert s.encounter.combatant("Swimmer").stats["constitution"] == 4
+
+
+def test_a_held_breath_on_q_zero_holds() -> None:
+    s = session(SWIMMER, "declare Swimmer hold-breath faces=9,9")  # 18 against 18
+    assert last(s).resolution.margin == 0 and last(s).resolution.success is True
+
+
+def test_a_continued_attempt_counts_whole_rounds_from_the_segment_it_began() -> None:
+    """Begun on segment 20, continued on 110: one whole round held (Sphere 1), Q 4 - 1 =
+    3, row 6, 2 EP a round. The round ending on 150 is charged at the rounds held by its
+    last segment, 149: (149 - 20) // 50 = 2, Sphere 2: row 7, 3 EP."""
+    s = session(SWIMMER, "step 20", "declare Swimmer hold-breath faces=7,7", "step 90",
+                "declare Swimmer hold-breath again=true")
+    r = last(s).resolution
+    assert r.details["attempt_start"] == 20 and r.details["time_penalty"] == 1 and r.margin == 3
+    assert r.summary == ("constitution + strength/2 7 + pool 20 (+11) = 18; no new roll: the attempt's Q 4 (rolled on "
+                         "segment 20) - 1 for 1 rounds held = 3; EP row 6: 2 EP a round; rising as the rounds pass "
+                         "(3 EP from segment 150); PT 10")
+    assert r.effects[0].rises[0] == (150, 3)
+
+
+def test_a_breath_held_from_the_last_segment_of_a_round_rises_on_the_next_payment() -> None:
+    """Begun on segment 49: by segment 99 (the last of the round ending on 100) one whole
+    round is held, so the payment on 100 is charged at Sphere(1): row 6, 2 EP."""
+    s = session(SWIMMER, "step 49", "declare Swimmer hold-breath faces=7,7")
+    assert last(s).resolution.effects[0].rises[:2] == ((100, 2), (150, 3))
+
+
+def test_an_attempt_saved_without_its_start_began_when_its_action_started() -> None:
+    """A Hold Breath action whose details carry its Q but not `attempt_start` (as a file
+    written before it was kept): the attempt began on the action's own start, 20;
+    continued on 110, one round held."""
+    from tracker.engine import Event, Resolution
+    from tests.helpers import advance
+
+    enc = Encounter(Setup("test", RULES.id, RULES.time, RULES.down_when, {}, []))
+    enc.apply(Event("add", {"name": "Swimmer", "stats": {"constitution": 6, "strength": 2},
+                            "resources": {"dp": 20, "ep": 100}}))
+    advance(enc, 20)
+    enc.apply(Event("declare", {"actor": "Swimmer", "template": "hold-breath", "mode": "passive", "targets": [],
+                                "companions": [], "maintainable": False,
+                                "resolution": Resolution(pt=10, details={"raw_q": 4})}))
+    advance(enc, 110)
+    r = resolve("hold-breath", {"again": True}, actor=enc.combatant("Swimmer"), pt=10, encounter=enc, segment=110)
+    assert r.details["attempt_start"] == 20 and r.details["time_penalty"] == 1 and r.margin == 3
+
+
+def test_a_held_breaths_rises_stop_at_the_last_segment_a_fight_may_reach() -> None:
+    """`_held_breath_rises`: "they are listed up to the last segment a fight may reach"
+    (tracker.engine.bounds.MAX_SEGMENT, 10**12, itself a payment segment). Held from 60
+    segments before it: the payment on 10**12 is the round held 1 round (2 EP), the last;
+    held from 10 segments before it, nothing rises and the summary says none."""
+    from tracker.engine.bounds import MAX_SEGMENT
+
+    swimmer = Combatant("Swimmer", {"constitution": 6, "strength": 2}, {"dp": 20}, {"dp": 20})
+    r = resolve("hold-breath", {}, (7, 7), actor=swimmer, pt=10, segment=MAX_SEGMENT - 60)
+    assert r.effects[0].rises == ((MAX_SEGMENT, 2),)
+    assert "rising as the rounds pass (2 EP from segment 1000000000000)" in r.summary
+    r = resolve("hold-breath", {}, (7, 7), actor=swimmer, pt=10, segment=MAX_SEGMENT - 10)
+    assert r.effects[0].rises == () and r.effects[1].rises == ()
+    assert r.summary == "constitution + strength/2 7 + pool 20 (+11) = 18; rolled 7+7 = 14: Q 4; EP row 5: 1 EP a round; PT 10"
+
+
+def test_a_held_breath_rises_only_when_the_cost_changes() -> None:
+    """A house EP chart where rows 3 and 4 cost the same (1 EP per 5 uses each): Q 7 is
+    row 2 (1 EP per 20, 0.05 a round); the penalty's first row (on 100) is row 3, 0.2; its
+    second (on 150) row 4, 0.2 again: no rise; its third (on 200) row 5, 1 EP."""
+    house = BrandXRuleset({"ep_uses_per_point": {"3": 5}})
+    s = session_for(house, SWIMMER, "declare Swimmer hold-breath faces=5,6")
+    r = last(s).resolution
+    assert r.details["ep_per_round"] == 0.05
+    assert r.effects[0].rises[:2] == ((100, 0.2), (200, 1))
+
+
+def test_three_doublings_of_time_take_eight_times_as_long() -> None:
+    r = resolve("skill", {"roll": 10, "level": 3, "more_time": 3}, (5, 5), pt=10)
+    assert r.pt == 80 and r.details["roll"] == 16
+    # A Knowledge Score of 10 adds 1, of 20 adds 2.
+    assert resolve("skill", {"roll": 10, "knowledge": 10}, (5, 5), pt=10).details["pool"] == 1
+    assert resolve("skill", {"roll": 10, "knowledge": 20}, (5, 5), pt=10).details["pool"] == 2
+
+
+def test_a_skills_ep_row_counts_its_earlier_uses() -> None:
+    """Row 4 costs 1 EP per 5 uses, the first of each five paid (ep.py): a skill on row 4
+    pays on its first use and not on its second."""
+    s = session("add Tech ep=30", "declare Tech skill roll=10 ep_row=4 faces=5,5", "next",
+                "declare Tech skill roll=10 ep_row=4 faces=5,5")
+    assert [a.resolution.details["ep_uses"][0]["paid"] for a in s.encounter.actions] == [1, 0]
+    assert s.encounter.combatant("Tech").resources["ep"] == 29
+
+
+def test_a_power_used_with_no_fight_behind_it_has_lost_nothing() -> None:
+    r = resolve("power", {"pr": 6}, pt=20)
+    assert r.details["pr"] == 6 and r.margin == 6
+
+
+def test_a_power_dropped_and_used_again_keeps_its_whole_pr() -> None:
+    """Dropping a power (`stop=true`) is no Extra Effort: the next use has its PR whole."""
+    s = session("add A ep=100", "declare A power mode=passive pr=6", "step", "declare A power stop=true")
+    r = last(s).resolution
+    assert r.summary == "A drops power: no more 5 EP a round from segment 1 (payment segment 50 charges nothing for it)"
+    s.execute("step")
+    s.execute("declare A power mode=passive pr=6")
+    assert last(s).resolution.details["pr"] == 6
