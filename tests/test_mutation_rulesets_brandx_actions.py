@@ -162,6 +162,7 @@ def test_a_roll_that_costs_ep_pays_its_row_less_q_and_a_miss_raises_it() -> None
     assert r.details["ep_uses"] == [{"what": "skill", "row": 4, "paid": 1}]
     assert r.summary == "skill 10 = 10; rolled 4+4 = 8: Q 2: 2 to EP; PT 10; 1 EP (skill row 4: 1)"
     assert s.encounter.combatant("Tech").resources["ep"] == 29
+    assert list(last(s).resolution.effects) == [Adjust("Tech", "ep", -1, "skill: 1 EP (skill row 4: 1)")]
     s = session("add Tech ep=30", "declare Tech skill roll=10 ep_row=6 faces=6,7")
     r = last(s).resolution
     assert r.margin == -3 and r.details["ep_uses"] == [{"what": "skill", "row": 9, "paid": 5}]
@@ -170,6 +171,11 @@ def test_a_roll_that_costs_ep_pays_its_row_less_q_and_a_miss_raises_it() -> None
     assert last(s).resolution.details["ep_uses"] == [] and s.encounter.combatant("Tech").resources["ep"] == 30
     s = session("add Tech ep=30", "declare Tech skill roll=10 ep_row=1 q_ep=1 faces=4,4")
     assert last(s).resolution.details["ep_uses"] == []
+    # Row 1 is paid (1 EP per 50 uses, the first paid), and a miss raises it too: by 3, row 4.
+    s = session("add Tech ep=30", "declare Tech skill roll=10 ep_row=1 faces=5,5")
+    assert last(s).resolution.details["ep_uses"] == [{"what": "skill", "row": 1, "paid": 1}]
+    s = session("add Tech ep=30", "declare Tech skill roll=10 ep_row=1 faces=6,7")
+    assert last(s).resolution.details["ep_uses"] == [{"what": "skill", "row": 4, "paid": 1}]
     # A roll that costs nothing (row 0) stays free however badly it misses.
     s = session("add Tech ep=30", "declare Tech skill roll=10 faces=10,10")
     assert last(s).resolution.details["ep_uses"] == [] and last(s).resolution.summary.endswith("; PT 10; no EP")
@@ -894,3 +900,29 @@ def test_a_power_dropped_and_used_again_keeps_its_whole_pr() -> None:
     s.execute("step")
     s.execute("declare A power mode=passive pr=6")
     assert last(s).resolution.details["pr"] == 6
+
+
+def test_a_power_whose_template_is_passive_is_passive_with_no_mode_typed() -> None:
+    """A power action made passive by its template (a plugin's or a GM's): charged each
+    round, and half time, as a `mode=passive` one."""
+    passive = replace(RULES.template("power"), mode="passive")
+    req = request("power", {"pr": 6, "label": "shield"}, Combatant("A", {}, {"ep": 40}, {"ep": 40}), pt=10, tmpl=passive)
+    r = RULES.resolve(req, TypedFaces(()))
+    assert "passive, half time: PT 10" in r.summary
+    assert Upkeep("A", "shield", "ep", 5, timing="initiate") in r.effects
+
+
+def test_ep_set_by_hand_with_no_starting_value_is_not_healed() -> None:
+    """A combatant made with no EP (the engine's `add`, as a plugin may write it) whose
+    EP the GM then sets by hand (`set Bare ep 3`) has no maximum to heal EP up to: the
+    hour's Q heals the 4 DP lost and stops there."""
+    from tracker.engine import Event
+    from rulesets.dice import RandomDice
+    from tracker.play.session import Session
+
+    enc = Encounter(Setup("test", RULES.id, RULES.time, RULES.down_when, {}, []))
+    enc.apply(Event("add", {"name": "Bare", "resources": {"vp": 30, "dp": 20}}))
+    s = Session(enc, RULES, RandomDice(0))
+    for line in ("set Bare ep 3", "damage Bare 4 resource=dp", "declare Bare heal faces=3,3"):
+        s.execute(line)
+    assert last(s).resolution.summary.endswith("Q 13: dp +4")
