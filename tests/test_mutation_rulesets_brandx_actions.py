@@ -926,3 +926,10 @@ def test_ep_set_by_hand_with_no_starting_value_is_not_healed() -> None:
     for line in ("set Bare ep 3", "damage Bare 4 resource=dp", "declare Bare heal faces=3,3"):
         s.execute(line)
     assert last(s).resolution.summary.endswith("Q 13: dp +4")
+    s.execute("next")
+    s.execute("set Bare ep 0")  # nothing left, and still nothing to heal it up to
+    s.execute("declare Bare heal faces=3,3")  # DP whole again: 9 + Sphere(20) 11 = 20, Q 14
+    assert last(s).resolution.summary.endswith("Q 14: nothing to heal")
+    # A count of penetrating DP on a sheet with no DP: a day's roll heals no DP.
+    ghost = Combatant("Ghost", {"constitution": 10}, {"penetrating_dp": 3}, {"penetrating_dp": 3})
+    assert resolve("heal", {"period": "day"}, (3, 3), actor=ghost, pt=360000).summary.endswith("Q 3: nothing to heal")
