@@ -688,3 +688,168 @@ def test_fractional_throwback_is_off_unless_the_table_turns_it_on() -> None:
     bare = replace(request, settings={}, pt=15)
     tb = s.ruleset.resolve(bare, TypedFaces([5, 5, 2, 2])).details["hits"][0]["throwback"]
     assert tb["q"] == 11 and "speed" not in tb and "fractional" not in tb
+
+
+def test_a_moving_targets_defense_counts_when_the_blow_is_struck_and_when_it_lands() -> None:
+    """Seed, Move Roll: "Movement Q can also be applied to Defense, with 2 points of Q
+    adding 1 point to Defense (against all enemies)". X moves with 4 Q on Defense (+2):
+    A's Attack +2 (Q 2) meets it now and as it lands."""
+    s = session("add A combat_roll=10 learning=0 ep=80", "add X agility=10 strength=10 vp=50",
+                "declare X move q_defense=4 faces=2,2")
+    s.execute("declare A punch target=X throwback=false faces=4,4")
+    assert "Attack +2 vs X's Defense +2 now (moving +2): a hit for 5 VP" in last(s).resolution.summary
+    assert last(s).resolution.details["hits"][0]["defense"] == 2
+    mark = len(s.encounter.log)
+    s.execute("step 15")
+    assert "A's punch lands: Attack +2 vs X's Defense +2 (moving +2): hit for 5 VP" in log_since(s, mark)
+
+
+# ------------------------------------------------------------------ the judge, on records as saved
+
+
+def _judged(s: Session, hit: dict[str, Any], nested: bool = False, actor: str = "Hitter") -> list[Any]:
+    """`judge_blow` on an action whose record holds `hit` (as a save holds it; a throw
+    keeps its attack's hits under `attack`)."""
+    from types import SimpleNamespace
+
+    from rulesets.brandx.combat import judge_blow
+    from tracker.engine.effects import Blow, Resolution
+
+    details = {"attack": {"hits": [hit]}} if nested else {"hits": [hit]}
+    action = SimpleNamespace(actor=actor, template="punch", resolution=Resolution(pt=15, details=details))
+    return judge_blow(s.encounter, action, Blow(hit["target"], 0))
+
+
+def test_a_blow_recorded_without_a_throwback_roll_asks_the_gm_for_one() -> None:
+    s = session(HITTER, VICTIM)
+    hit = {"target": "Victim", "attack": 2, "defense": 0, "hit": True, "damage": 9, "resource": "vp", "overflow": "dp"}
+    effects = _judged(s, hit)
+    assert [(e.kind, getattr(e, "text", "")) for e in effects] == [
+        ("note", "Hitter's punch lands: Attack +2 vs Victim's Defense +0: hit for 9 VP"),
+        ("damage", ""),
+        ("note", "Victim may be thrown back (the blow takes DP as it lands), but no Throwback Roll was made when it "
+                 "was rolled: the GM rolls it"),
+    ]
+    damage = effects[1]
+    assert (damage.target, damage.amount, damage.resource, damage.overflow) == ("Victim", 9, "vp", "dp")
+    # A thrown object's attack keeps its hits under `attack`: judged the same.
+    assert [e.kind for e in _judged(s, hit, nested=True)] == ["note", "damage", "note"]
+    # Saved without where the damage goes: VP, overflowing to DP; `to=dp`: DP alone.
+    bare = {"target": "Victim", "attack": 2, "damage": 3, "throwback_allowed": False}
+    assert [(e.resource, e.overflow) for e in _judged(s, bare) if e.kind == "damage"] == [("vp", "dp")]
+    on_dp = dict(bare, resource="dp")
+    assert [(e.resource, e.overflow) for e in _judged(s, on_dp) if e.kind == "damage"] == [("dp", "")]
+    assert [e.text for e in _judged(s, {"target": "Victim", "attack": 2}) if e.kind == "note"] == [
+        "Hitter's punch lands: Attack +2 vs Victim's Defense +0: hit, no damage"]
+
+
+def test_the_judge_throws_by_the_reading_the_state_at_landing_calls_for() -> None:
+    """Both readings are kept; the judge takes the DP one when the blow takes DP as it
+    lands (9 against 5 VP), else the VP one (a surprised target, 50 VP), adding the miss
+    to Pushback; a reading that stands throws no one. A blow that takes only VP of a
+    target not surprised throws no one, unless the GM forced it."""
+    s = session(HITTER, VICTIM, "add Big agility=14 strength=10 mass=60 vp=50 dp=40")
+    readings = {"dp": {"text": "by DP", "speed": 5.0, "distance": 5.0, "airborne": 1, "pushback": 5},
+                "vp": {"text": "by VP", "speed": 4.0, "distance": 8.0, "airborne": 2, "pushback": 4}}
+    hit = {"target": "Victim", "attack": 2, "damage": 9, "throwback": {"readings": readings}}
+    effects = _judged(s, hit)
+    assert [e.kind for e in effects] == ["note", "damage", "note", "throwback", "adjust"]
+    assert effects[2].text == "by DP"
+    thrown = effects[3]
+    assert (thrown.target, thrown.distance, thrown.speed, thrown.airborne) == ("Victim", 5.0, 5.0, 1)
+    pushback = effects[4]
+    assert (pushback.target, pushback.key, pushback.delta) == ("Victim", "pushback", 5)
+    assert (pushback.reason, pushback.timing) == ("the Throwback penalty Q added to Pushback", "complete")
+    big = dict(hit, target="Big", surprised=True)
+    effects = _judged(s, big)
+    assert [e.text for e in effects if e.kind == "note"][1] == "by VP"
+    assert [(e.distance, e.speed, e.airborne) for e in effects if e.kind == "throwback"] == [(8.0, 4.0, 2)]
+    assert [e.delta for e in effects if e.kind == "adjust"] == [4]
+    assert [e.kind for e in _judged(s, dict(hit, target="Big"))] == ["note", "damage"]
+    assert [e.kind for e in _judged(s, dict(hit, target="Big", throwback_wanted=True))][2:] == ["note", "throwback", "adjust"]
+    assert [e.kind for e in _judged(s, dict(hit, throwback_wanted=False))] == ["note", "damage"]
+    stands = {"dp": {"text": "stands"}, "vp": {"text": "stands too"}}
+    assert [e.kind for e in _judged(s, dict(hit, throwback={"readings": stands}))] == ["note", "damage", "note"]
+    no_push = {"dp": dict(readings["dp"], pushback=0), "vp": readings["vp"]}
+    assert [e.kind for e in _judged(s, dict(hit, throwback={"readings": no_push}))] == ["note", "damage", "note", "throwback"]
+
+
+def test_the_judge_counts_penetrating_and_injury_dp_of_what_vp_cannot_take() -> None:
+    s = session(HITTER, VICTIM)
+    hit = {"target": "Victim", "attack": 2, "damage": 9, "throwback_allowed": False}
+    adjust = [e for e in _judged(s, dict(hit, dp_kind="penetrating")) if e.kind == "adjust"]
+    assert [(e.key, e.delta, e.reason, e.timing) for e in adjust] == [
+        ("penetrating_dp", 4, "4 of the DP lost is penetrating damage", "complete")]
+    adjust = [e for e in _judged(s, dict(hit, dp_kind="injury", resource="dp")) if e.kind == "adjust"]
+    assert [(e.key, e.delta) for e in adjust] == [("injury_dp", 9)]
+    assert not [e for e in _judged(s, dict(hit, damage=5, dp_kind="injury")) if e.kind == "adjust"]  # 5 VP take it all
+    assert not [e for e in _judged(s, dict(hit, dp_kind="bludgeoning")) if e.kind == "adjust"]
+
+
+def test_the_judge_takes_the_attackers_passive_defense_as_it_stands_when_it_lands() -> None:
+    """The record keeps the passive Defense taken off the Attack (2); none is left as the
+    blow lands, so the 2 come back: Attack 1 + 2 = 3 meets the stated Defense 3."""
+    s = session(HITTER, VICTIM)
+    hit = {"target": "Victim", "attack": 1, "damage": 0, "passive_defense": 2, "defense_stated": 3}
+    assert _judged(s, hit)[0].text == "Hitter's punch lands: Attack +3 vs Victim's Defense +3 (stated): hit, no damage"
+    gone = _judged(s, hit, actor="Nobody")  # an attacker no longer in the fight: the Attack as recorded
+    assert gone[0].text == "Nobody's punch lands: Attack +1 vs Victim's Defense +3 (stated): miss"
+
+
+# ------------------------------------------------------------------ the punch as recorded
+
+
+def test_a_punch_says_its_roll_q_damage_pt_ep_and_blow_and_records_them() -> None:
+    """Seed: "The Combat Roll costs 1 EP (it starts at Row 5)"; Hand Damage "starts at row
+    7 ... it costs 3 EP". Hitter needs 15, rolls 2+3 = 5: Q 10, 4 set aside (Saving
+    Quality: 4 // 2 = 2 pool for the next punch), 2 on Damage (Doubles row 2: +2), the
+    other 4 to Attack, said last as what was left. Damage 9 + 2 = 11."""
+    from rulesets.base import JUDGE_KEY
+
+    s = session(HITTER, "add Bag vp=100 dp=100")
+    s.execute("declare Hitter punch target=Bag q_save=4 q_damage=2 throwback=false faces=2,3")
+    act = last(s)
+    assert act.resolution.summary == (
+        "Combat Roll 14 (Sphere of 2 x agility 22) + pool 1 (+1) = 15; rolled 2+3 = 5: Q 10: 2 to Damage, 4 to saved, "
+        "4 to Attack; damage Hand Damage 9 +2 = 11; PT 15; 4 EP (combat roll row 5: 1, hand damage row 7: 3); Attack +4 vs "
+        "Bag's Defense +0 now: a hit for 11 VP as things stand (judged when it lands)")
+    d = act.resolution.details
+    assert d[JUDGE_KEY] == "brandx.blow" and d["kind"] == "punch"
+    assert (d["q"], d["roll"], d["total"], d["base"], d["pool"], d["pool_bonus"]) == (10, 15, 5, 14, 1, 1)
+    assert (d["attack"], d["attack_base"], d["attacks"], d["defense"], d["damage"], d["damage_mod"]) == (4, 4, [4], 0, 11, 2)
+    assert d["base_pt"] == 15 and d["saved_pool"] == 2 and d["hit_options"] == {"throwback": False}
+    assert d["ep_rows"] == [{"what": "combat roll", "row": 5}, {"what": "hand damage", "row": 7}]
+    assert [(u["what"], u["row"], u["paid"]) for u in d["ep_uses"]] == [("combat roll", 5, 1), ("hand damage", 7, 3)]
+    assert (act.resolution.success, act.resolution.margin, act.resolution.dice) == (True, 10, (2, 3))
+    assert [e.kind for e in act.resolution.effects] == ["adjust", "blow"]
+    paid = act.resolution.effects[0]
+    assert (paid.target, paid.key, paid.delta, paid.reason) == (
+        "Hitter", "ep", -4, "punch: 4 EP (combat roll row 5: 1, hand damage row 7: 3)")
+
+
+def test_a_missed_punch_deals_its_miss_out_and_has_no_q_to_spend() -> None:
+    """Missed by 5 (10+10 = 20 against 15): Attack -2, Damage -2, Defense -1 halved to 0
+    (the worked combat); Q asked for is not there to spend; EP on Q needs Q: rows 5 and 7."""
+    s = session(HITTER, "add Bag vp=100 dp=100")
+    s.execute("declare Hitter punch target=Bag q_ep=2 q_speed=3 throwback=false faces=10,10")
+    act = last(s)
+    assert act.resolution.summary == (
+        "Combat Roll 14 (Sphere of 2 x agility 22) + pool 1 (+1) = 15; rolled 10+10 = 20: missed by 5: Attack -2, "
+        "Damage -2, Defense +0; damage Hand Damage 9 -2 = 7; PT 15; 4 EP (combat roll row 5: 1, hand damage row 7: 3); "
+        "Attack -2 vs Bag's Defense +0 now: a miss as things stand (judged when it lands); no Q to spend")
+    d = act.resolution.details
+    assert "saved_pool" not in d and d["ep_rows"][0] == {"what": "combat roll", "row": 5}
+    assert (act.resolution.success, act.resolution.margin, act.pt) == (False, -5, 15)
+    s.execute("undo")
+    s.execute("declare Hitter punch target=Bag throwback=false faces=10,10")
+    assert not last(s).resolution.summary.endswith("no Q to spend")
+
+
+def test_q_on_ep_lowers_the_combat_rolls_row_and_q_on_speed_the_pt() -> None:
+    """Seed: the Combat Roll's EP "starts at Row 5"; one Q a row. Q 10: 2 on EP (row 3:
+    1 EP per 10 uses, the first paid), 3 on speed (PT 15 halved: 8), 5 to Attack."""
+    s = session(HITTER, "add Bag vp=100 dp=100")
+    s.execute("declare Hitter punch target=Bag q_ep=2 q_speed=3 throwback=false faces=2,3")
+    act = last(s)
+    assert act.pt == 8 and act.resolution.details["ep_rows"][0] == {"what": "combat roll", "row": 3}
+    assert act.resolution.details["attack"] == 5 and act.resolution.details["base_pt"] == 15
