@@ -853,3 +853,35 @@ def test_q_on_ep_lowers_the_combat_rolls_row_and_q_on_speed_the_pt() -> None:
     act = last(s)
     assert act.pt == 8 and act.resolution.details["ep_rows"][0] == {"what": "combat roll", "row": 3}
     assert act.resolution.details["attack"] == 5 and act.resolution.details["base_pt"] == 15
+
+
+def test_a_blow_of_1_damage_rolls_throwback_and_a_1_in_it_is_rolled_again() -> None:
+    """Every blow that does damage gets its Throwback Roll, 1 point too. Its dice follow
+    the Action Roll's rule: a 1 is rolled again and the new face subtracted. Hand Damage
+    held to 1 against Victim's 5 VP: Sphere(60) 15 + Sphere(max(14, 10)) 10 - 1 = 24
+    (VP only); rolled 1+6, reroll 4: 3, Q 21. The DP reading: 15 + 9 - 1 = 23, Q 20."""
+    s = session(HITTER, VICTIM)
+    s.execute("declare Hitter punch target=Victim hand_damage=1 faces=5,5,1,6,4")
+    tb = last(s).resolution.details["hits"][0]["throwback"]
+    assert tb["dice"] == [1, 6, 4] and tb["roll"] == 24 and tb["q"] == 21
+    assert tb["readings"] == {
+        "vp": {"text": "Victim's Throwback Roll mass 15 + agility/strength +10 - damage 1 = 24; rolled 1+6, reroll 4 "
+                       "subtracted = 3: stands (Q 21)"},
+        "dp": {"text": "Victim's Throwback Roll mass 15 + strength +9 - damage 1 = 23; rolled 1+6, reroll 4 "
+                       "subtracted = 3: stands (Q 20)"},
+    }
+    assert last(s).resolution.dice == (5, 5, 1, 6, 4)
+
+
+def test_a_blow_with_no_record_or_no_target_left_says_so() -> None:
+    s = session(HITTER, VICTIM)
+    from types import SimpleNamespace
+
+    from rulesets.brandx.combat import judge_blow
+    from tracker.engine.effects import Blow, Resolution
+
+    empty = SimpleNamespace(actor="Hitter", template="punch", resolution=Resolution(pt=15, details={}))
+    assert [e.text for e in judge_blow(s.encounter, empty, Blow("Victim", 0))] == [
+        "Hitter's punch: no record of its blow on Victim"]
+    hit = {"target": "Gone", "attack": 2, "damage": 3}
+    assert [e.text for e in _judged(s, hit)] == ["Hitter's punch at Gone lapses: not in the fight"]
