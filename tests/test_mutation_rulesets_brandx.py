@@ -72,6 +72,9 @@ def test_the_command_lines_options_are_checked_by_name() -> None:
         ("14", {"pool": 1, "colour": "red"}, "brandx: unknown option 'colour' (options: pool, editing, kind)"),
         ("14", {"pool": "1.5"}, "brandx: --pool and editing take whole numbers"),
         ("14", {"editing": "0.5"}, "brandx: --pool and editing take whole numbers"),
+        ("lots", None, "brandx TARGET: expected a number such as 42 or 0.5, got 'lots'"),
+        ("14", {"pool": "lots"}, "--pool: expected a number such as 42 or 0.5, got 'lots'"),
+        ("14", {"editing": "many"}, "--set editing: expected a number such as 42 or 0.5, got 'many'"),
     ):
         with pytest.raises(TrackerError) as refused:
             GAME.roll(spec, TypedFaces([5, 5]), options=options)
@@ -212,6 +215,8 @@ def test_a_links_chance_and_note_say_which_roll_it_carries_and_whether_it_hits()
     assert s.ruleset.chance_note(stated) == (
         "carries the success of segment 0's Combat Roll (rolled 4 against 13); Attack +7 vs X's Defense +8 (stated) "
         "now: a miss as things stand")
+    level = _link_request(s, "Sun-Ruler", {"defense": "7"})  # Attack 7 meets Defense 7
+    assert s.ruleset.chance_note(level).endswith("Attack +7 vs X's Defense +7 (stated) now: a hit as things stand")
     s.execute("maintain Sun-Ruler")
     s.execute("next")
     assert s.ruleset.chance_note(_link_request(s, "Sun-Ruler")).endswith("Attack +5 vs X's Defense +0 now: a hit as things stand")
