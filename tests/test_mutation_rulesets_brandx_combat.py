@@ -737,6 +737,8 @@ def test_a_blow_recorded_without_a_throwback_roll_asks_the_gm_for_one() -> None:
     # Saved without where the damage goes: VP, overflowing to DP; `to=dp`: DP alone.
     bare = {"target": "Victim", "attack": 2, "damage": 3, "throwback_allowed": False}
     assert [(e.resource, e.overflow) for e in _judged(s, bare) if e.kind == "damage"] == [("vp", "dp")]
+    assert [e.text for e in _judged(s, dict(bare, damage=1)) if e.kind == "note"] == [
+        "Hitter's punch lands: Attack +2 vs Victim's Defense +0: hit for 1 VP"]
     on_dp = dict(bare, resource="dp")
     assert [(e.resource, e.overflow) for e in _judged(s, on_dp) if e.kind == "damage"] == [("dp", "")]
     assert [e.text for e in _judged(s, {"target": "Victim", "attack": 2}) if e.kind == "note"] == [
