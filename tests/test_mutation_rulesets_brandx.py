@@ -171,6 +171,7 @@ def test_the_q_line_after_a_roll_names_the_uses_and_where_unplaced_q_goes() -> N
     assert s.ruleset.after_roll(sweep, _resolved(s, sweep, [2, 2])) == (
         "Q 5 to place on speed, Attack, Attack per opponent, Defense, Damage, EP, saved; unplaced Q goes to Attack")
     assert s.ruleset.after_roll(punch, _resolved(s, punch, [5, 5])) == ""  # Q 0
+    assert s.ruleset.after_roll(punch, _resolved(s, punch, [4, 5])).startswith("Q 1 to place on speed, Attack, ")
     assert s.ruleset.after_roll(punch, _resolved(s, punch, [5, 6])) == ""  # missed by 1
     move = _request(s, "A", "move", [], {})
     assert s.ruleset.after_roll(move, _resolved(s, move, [2, 2])).endswith("; unplaced Q goes to speed")
@@ -380,7 +381,8 @@ def test_an_arm_wrestle_offers_its_q_when_both_lift_rolls_succeed_whoever_is_ahe
     70: 20 - 9 + Sphere(70) 15 = 26) both roll 10+10 = 20, Q 6 each: neither can cut the
     other below 0 (it takes 14), nobody has won, and A still places its 6 Q. A rolling
     2+2 (Q 22) wins by cutting 14 unless it places its Q otherwise (q_cut=0): then nobody
-    has won yet, and its Q is still A's to place. Against C (strength 5: 5 - 9 + 15 = 11),
+    has won yet, and its Q is still A's to place; a side with Q 0 has succeeded too.
+    Against C (strength 5: 5 - 9 + 15 = 11),
     who fails with 20, A wins outright: no Q to place (C "loses")."""
     s = session("add A strength=20 mass=70 ep=50", "add B strength=20 mass=70 ep=50", "add C strength=5 mass=70 ep=50")
     wrestle = _request(s, "A", "arm-wrestle", ["B"], {})
@@ -396,6 +398,13 @@ def test_an_arm_wrestle_offers_its_q_when_both_lift_rolls_succeed_whoever_is_ahe
     held_back = _resolved(s, held, [2, 2, 10, 10])
     assert held_back.success is False and held_back.details["winner"] == ""
     assert s.ruleset.after_roll(held, held_back) == line
+    # D (strength 14: 14 - 9 + 15 = 20) rolls 10+10 = 20, Q 0: both succeed, A's 6 Q
+    # are to place (its default cut of 2 takes D below 0).
+    s.execute("add D strength=14 mass=70 ep=50")
+    even = _request(s, "A", "arm-wrestle", ["D"], {})
+    at_zero = _resolved(s, even, [10, 10, 10, 10])
+    assert at_zero.details["vs_q"] == 0 and at_zero.details["winner"] == "A"
+    assert s.ruleset.after_roll(even, at_zero).startswith("Q 6 to place on EP, cutting the opponent's Q")
     outright = _request(s, "A", "arm-wrestle", ["C"], {})
     won = _resolved(s, outright, [2, 2, 10, 10])
     assert won.success is True and won.details["winner"] == "A"
