@@ -115,6 +115,9 @@ def test_a_chart_read_forward_gives_the_row_and_the_entry_matched() -> None:
     assert GAME.chart_lookup("sphere", "-50") == {"chart": "sphere", "value": -50, "reverse": False, "row": -14,
                                                   "result": -14, "entry": -43}
     assert GAME.chart_lookup("sphere", "-3")["entry"] == -3
+    # Between row 0's fraction (0.75) and 1: row 0, its fraction matched.
+    assert GAME.chart_lookup("sphere", "0.8") == {"chart": "sphere", "value": 0.8, "reverse": False, "row": 0,
+                                                  "result": 0, "entry": 0.75}
     assert GAME.chart_lookup("doubles", "-0.5")["entry"] == 0
     assert GAME.chart_lookup("doubles", "5")["entry"] == 4
 
@@ -221,6 +224,9 @@ def test_a_links_chance_and_note_say_which_roll_it_carries_and_whether_it_hits()
     s.execute("maintain Sun-Ruler")
     s.execute("next")
     assert s.ruleset.chance_note(_link_request(s, "Sun-Ruler")).endswith("Attack +5 vs X's Defense +0 now: a hit as things stand")
+    s.execute("declare X move q_defense=4 faces=2,2")  # Defense +2 against all
+    assert s.ruleset.chance_note(_link_request(s, "Sun-Ruler")).endswith(
+        "Attack +5 vs X's Defense +2 (moving +2) now: a hit as things stand")
     s.execute("remove X")
     assert s.ruleset.chance_note(_link_request(s, "Sun-Ruler")) == (
         "carries the success of segment 0's Combat Roll (rolled 4 against 13)")
@@ -284,8 +290,10 @@ def test_dropping_a_power_is_passive_unless_a_mode_is_typed() -> None:
     assert GAME.params(power, {"pr": "3"}).get("mode") is None
     move = GAME.template("move")
     assert "mode" not in GAME.params(move, {"stop": "true"})
-    with pytest.raises(TrackerError, match="maintain"):
+    with pytest.raises(TrackerError, match=r"^maintain\.pr: expected an integer of at least 0, got 'x'$"):
         GAME.params(power, {"pr": "x"}, "maintain")
+    with pytest.raises(TrackerError, match=r"^declare\.pr: expected an integer of at least 0, got 'x'$"):
+        GAME.params(power, {"pr": "x"})
 
 
 def test_hold_breath_is_named_with_a_space_an_underscore_or_a_dash() -> None:
