@@ -887,3 +887,35 @@ def test_a_blow_with_no_record_or_no_target_left_says_so() -> None:
         "Hitter's punch: no record of its blow on Victim"]
     hit = {"target": "Gone", "attack": 2, "damage": 3}
     assert [e.text for e in _judged(s, hit)] == ["Hitter's punch at Gone lapses: not in the fight"]
+
+
+def test_q_on_defense_is_halved_toward_zero_and_one_q_on_damage_adds_1() -> None:
+    """Seed: "Two points of Q add 1 point to Defense" (3 Q: 1, a whole number); "Q applied
+    adds that many points (Doubles Chart) to damage": 1 Q, Doubles row 1: +1. Q 10 from
+    2+3 against 15: 3 Defense, 1 Damage, 6 Attack."""
+    s = session(HITTER, "add Bag vp=100 dp=100")
+    s.execute("declare Hitter punch target=Bag q_defense=3 q_damage=1 throwback=false faces=2,3")
+    d = last(s).resolution.details
+    assert d["defense"] == 1 and isinstance(d["defense"], int)
+    assert (d["damage_mod"], d["damage"], d["attack"]) == (1, 10, 6)
+
+
+def test_two_opponents_share_unplaced_attack_q_and_a_blank_placing_is_none() -> None:
+    """Q 5 (2+3 against 10, pool 1 - 1) against two opponents, placed by no one: 3 and 2,
+    and said so. A request whose `q_attacks` holds only spaces places nothing either."""
+    from dataclasses import replace
+
+    from rulesets.dice import TypedFaces
+
+    s = session("add A combat_roll=10 learning=10 ep=80", "add X vp=50", "add Y vp=50")
+    request, _ = s.request("A", "punch", ["X", "Y"], {"throwback": "false"})
+    for params in (dict(request.params), dict(request.params, q_attacks=" ")):
+        resolved = s.ruleset.resolve(replace(request, params=params, pt=15), TypedFaces([2, 3]))
+        assert resolved.details["attacks"] == [3, 2]
+        assert "Attack Q 5 shared evenly (q_attacks=... places it per opponent)" in resolved.summary
+
+
+def test_penetrating_damage_on_a_target_with_no_vp_left_is_all_penetrating_dp() -> None:
+    s = session(HITTER, "add Victim agility=14 strength=10 mass=60 vp=0 dp=40")
+    hit = {"target": "Victim", "attack": 2, "damage": 9, "throwback_allowed": False, "dp_kind": "penetrating"}
+    assert [(e.key, e.delta) for e in _judged(s, hit) if e.kind == "adjust"] == [("penetrating_dp", 9)]
