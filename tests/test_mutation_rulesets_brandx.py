@@ -120,6 +120,10 @@ def test_a_chart_read_forward_gives_the_row_and_the_entry_matched() -> None:
                                                   "result": 0, "entry": 0.75}
     assert GAME.chart_lookup("doubles", "-0.5")["entry"] == 0
     assert GAME.chart_lookup("doubles", "5")["entry"] == 4
+    # A house row 0 whose negative entry is -1: a value just below 0 reads it; 0 itself is 0.
+    house = BrandXRuleset({"sphere": {"0": {"fraction": 0.75, "negative": -1}}})
+    assert house.chart_lookup("sphere", "-0.5")["entry"] == -1
+    assert house.chart_lookup("sphere", "0")["entry"] == 0
 
 
 def test_a_chart_read_in_reverse_gives_the_rows_entry_and_its_negative() -> None:
