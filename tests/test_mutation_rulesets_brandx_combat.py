@@ -919,3 +919,38 @@ def test_penetrating_damage_on_a_target_with_no_vp_left_is_all_penetrating_dp() 
     s = session(HITTER, "add Victim agility=14 strength=10 mass=60 vp=0 dp=40")
     hit = {"target": "Victim", "attack": 2, "damage": 9, "throwback_allowed": False, "dp_kind": "penetrating"}
     assert [(e.key, e.delta) for e in _judged(s, hit) if e.kind == "adjust"] == [("penetrating_dp", 9)]
+
+
+def test_a_single_automatic_strike_and_an_odd_saved_q() -> None:
+    """An automatic firearm at one opponent says nothing of several; Saving Quality: 3 Q
+    set aside give 3 // 2 = 1 pool to the next punch (a whole number)."""
+    s = session(SWEEPER, "add X vp=50")
+    s.execute("declare A strike target=X automatic=true q_save=3 throwback=false faces=2,2")  # pool 1: needs 11, Q 7
+    act = last(s)
+    assert act.pt == 15 and "opponents" not in act.resolution.summary
+    saved = act.resolution.details["saved_pool"]
+    assert saved == 1 and isinstance(saved, int)
+
+
+def test_a_link_is_checked_against_what_the_first_link_asked_even_with_a_modifier_since_dropped() -> None:
+    """A first link saved with a modifier this version no longer has (`old_knob`) still
+    compares: the link stating the same PR is accepted; another PR is refused."""
+    from rulesets.base import ActionRequest
+    from rulesets.brandx.combat import carried_roll
+    from tracker.engine.effects import Resolution
+    from tracker.engine.model import ACTIVE, Action, Combatant
+
+    game = BrandXRuleset()
+    blast = game.template("blast")
+    details = {"attack_base": 3, "q": 2, "total": 11, "roll": 13}
+    prev = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details=details),
+                  asked={"pr": "12", "damage": "5", "old_knob": "1"})
+    actor = Combatant("A", {}, {}, {})
+    same = ActionRequest(blast, actor, params={"pr": 12, "damage": 5}, previous=prev)
+    assert carried_roll(game.ctx(same)) == (True, "the success of segment 0's Combat Roll (rolled 11 against 13)")
+    other = ActionRequest(blast, actor, params={"pr": 10}, previous=prev)
+    with pytest.raises(TrackerError, match=r"^pr 12 -> 10: a maintained link keeps"):
+        carried_roll(game.ctx(other))
+    no_q = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details={"attack_base": 3}))
+    assert carried_roll(game.ctx(ActionRequest(blast, actor, previous=no_q))) == (
+        True, "the success of segment 0's Combat Roll (Q 0)")
