@@ -494,6 +494,7 @@ def test_the_pr_budget_gives_the_unsaid_share_the_rest_and_refuses_too_much() ->
         ({"pr_effect": "10", "pr_speed": "3"}, "pr_effect 10 + pr_ep -1 + pr_speed 3"),
         ({"pr_ep": "10", "pr_speed": "3"}, "pr_effect -1 + pr_ep 10 + pr_speed 3"),
         ({"pr_speed": "13"}, "pr_effect -1 + pr_ep 0 + pr_speed 13"),
+        ({"pr_effect": "5", "pr_ep": "5", "pr_speed": "3"}, "pr_effect 5 + pr_ep 5 + pr_speed 3"),
     ):
         with pytest.raises(TrackerError) as refused:
             power_budget(_ctx(s, "blast", params), 12)
@@ -534,6 +535,7 @@ def test_a_maintained_link_says_what_it_carries_its_attack_pt_and_ep() -> None:
     d = link.resolution.details
     assert (d["attack"], d["attacks"], d["link"], d["ep_rows"]) == (7, [9], 1, [{"what": "blast", "row": 9}])
     assert d["carried_roll"] == "the success of segment 0's Combat Roll (rolled 4 against 13)"
+    assert [(u["what"], u["row"], u["paid"]) for u in d["ep_uses"]] == [("blast", 10, 6)]
     assert link.resolution.success is True and link.resolution.margin == 9 and link.resolution.dice == (10, 10)
     assert res(s, "Sun-Ruler")["ep"] == 55 - 6
     s.execute("next")
@@ -642,8 +644,9 @@ def test_a_link_carries_a_roll_recorded_without_its_dice() -> None:
         carried_roll(game.ctx(ActionRequest(blast, actor)))
     # The next link's Attack per opponent: the first link's, -2 a link; an opponent past
     # those the first link had takes the last one's.
-    prev = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X", "Y"), Resolution(pt=20, details={"attack_base": 5, "attacks": [5, 3]}), chain=1)
-    assert link_attacks(prev, 3) == ([5, 3], [1, -1, -1], 2)
+    prev = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X", "Y", "Z"), Resolution(pt=20, details={"attack_base": 5, "attacks": [5, 3, 1]}),
+                  chain=1)
+    assert link_attacks(prev, 4) == ([5, 3, 1], [1, -1, -3, -3], 2)
     prev = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details={"attack_base": 6}))
     assert link_attacks(prev, 1) == ([6], [4], 1)
 
@@ -954,3 +957,43 @@ def test_a_link_is_checked_against_what_the_first_link_asked_even_with_a_modifie
     no_q = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details={"attack_base": 3}))
     assert carried_roll(game.ctx(ActionRequest(blast, actor, previous=no_q))) == (
         True, "the success of segment 0's Combat Roll (Q 0)")
+
+
+def test_a_link_drops_the_saved_q_and_needs_its_target() -> None:
+    """Saving Quality is for the next action the actor initiates: a link (which rolls
+    nothing) does not carry the first link's. A first link recorded with no damage or EP
+    rows (a save from before they were kept) links for 0 damage and no EP."""
+    from rulesets.base import ActionRequest
+    from rulesets.dice import TypedFaces
+    from tracker.engine.effects import Resolution
+    from tracker.engine.model import ACTIVE, Action, Combatant
+
+    s = session(SUN_RULER, "add Target vp=100 dp=50",
+                "declare Sun-Ruler blast target=Target pr=12 damage=5 q_save=2 throwback=false faces=2,2", "next")
+    assert s.encounter.actions[-1].resolution.details["saved_pool"] == 1
+    s.execute("maintain Sun-Ruler")
+    assert "saved_pool" not in last(s).resolution.details
+    game = BrandXRuleset()
+    blast = game.template("blast")
+    actor = Combatant("A", {}, {"ep": 10}, {"ep": 10})
+    prev = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details={"attack_base": 3, "q": 2}))
+    with pytest.raises(TrackerError, match=r"^blast: the target is no longer in the fight$"):
+        game.maintain(ActionRequest(blast, actor, (), previous=prev, pt=5), TypedFaces([]))
+    target = Combatant("X", {}, {"vp": 10, "dp": 5}, {"vp": 10, "dp": 5})
+    link = game.maintain(ActionRequest(blast, actor, (target,), {"throwback": False}, previous=prev, pt=5), TypedFaces([]))
+    assert link.details["ep_rows"] == [] and link.effects[0].kind == "blow" and link.details["hits"][0]["damage"] == 0
+    assert "damage 0, EP rows +1; no EP" in link.summary
+
+
+def test_a_first_link_saved_with_a_bad_value_still_refuses_a_changed_roll() -> None:
+    from rulesets.base import ActionRequest
+    from rulesets.brandx.combat import carried_roll
+    from tracker.engine.effects import Resolution
+    from tracker.engine.model import ACTIVE, Action, Combatant
+
+    game = BrandXRuleset()
+    prev = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details={"attack_base": 3, "q": 2}),
+                  asked={"pr": "lots"})
+    request = ActionRequest(game.template("blast"), Combatant("A", {}, {}, {}), params={"pr": 12}, previous=prev)
+    with pytest.raises(TrackerError, match=r"^pr unstated -> 12: a maintained link keeps"):
+        carried_roll(game.ctx(request))
