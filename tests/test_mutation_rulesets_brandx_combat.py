@@ -236,7 +236,8 @@ def test_injury_damage_put_on_dp_directly_is_all_injury_dp() -> None:
     s.execute("declare Hitter punch target=Victim to=dp injury=true penetrating=true faces=5,5,10,10")
     hit = last(s).resolution.details["hits"][0]
     assert (hit["resource"], hit["overflow"], hit["dp_kind"]) == ("dp", "", "injury")
-    assert "a hit for 9 DP as things stand" in last(s).resolution.summary
+    assert ("a hit for 9 DP as things stand (judged when it lands); Victim's Throwback Roll mass 15 + strength +9 - "
+            "damage 9 = 15; rolled 10+10 = 20: thrown 2.5 m") in last(s).resolution.summary
     mark = len(s.encounter.log)
     s.execute("next")
     texts = log_since(s, mark)
@@ -465,10 +466,11 @@ def test_a_blast_splits_its_pr_among_effect_ep_and_speed() -> None:
     s.execute("undo")
     s.execute("declare Sun-Ruler blast target=X pr=12 roll=9 damage=4 throwback=false faces=2,2")
     assert last(s).resolution.summary.startswith("roll 9 + pool 1 (+1) = 10; rolled 2+2 = 4: Q 6")
+    assert "no damage=" not in last(s).resolution.summary
     s.execute("undo")
     s.execute("declare Sun-Ruler blast target=X pr=12 throwback=false faces=2,2")
     assert last(s).resolution.details["damage"] == 0
-    assert "no damage= stated: the blast's damage is 0" in last(s).resolution.summary
+    assert last(s).resolution.summary.endswith("; no damage= stated: the blast's damage is 0")
     s.execute("undo")
     with pytest.raises(TrackerError, match=r"^blast needs pr=N, the Power Roll of the power$"):
         s.execute("declare Sun-Ruler blast target=X damage=4 faces=2,2")
@@ -951,7 +953,7 @@ def test_a_link_is_checked_against_what_the_first_link_asked_even_with_a_modifie
     actor = Combatant("A", {}, {}, {})
     same = ActionRequest(blast, actor, params={"pr": 12, "damage": 5}, previous=prev)
     assert carried_roll(game.ctx(same)) == (True, "the success of segment 0's Combat Roll (rolled 11 against 13)")
-    other = ActionRequest(blast, actor, params={"pr": 10}, previous=prev)
+    other = ActionRequest(blast, actor, params={"to": "dp", "pr": 10}, previous=prev)
     with pytest.raises(TrackerError, match=r"^pr 12 -> 10: a maintained link keeps"):
         carried_roll(game.ctx(other))
     no_q = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details={"attack_base": 3}))
@@ -997,3 +999,57 @@ def test_a_first_link_saved_with_a_bad_value_still_refuses_a_changed_roll() -> N
     request = ActionRequest(game.template("blast"), Combatant("A", {}, {}, {}), params={"pr": 12}, previous=prev)
     with pytest.raises(TrackerError, match=r"^pr unstated -> 12: a maintained link keeps"):
         carried_roll(game.ctx(request))
+
+
+def test_a_blow_that_vp_can_just_take_and_a_surprised_target_losing_dp() -> None:
+    """5 damage on 5 VP is VP only (the Throwback Roll made in case); on a surprised
+    target losing DP, the strength bonus 9 is halved to 4: 15 + 4 - 9 = 10, missed by 10:
+    14 m ("If the character lost DP in a surprise attack, the bonus due to strength is
+    halved")."""
+    s = session(HITTER, VICTIM)
+    s.execute("declare Hitter punch target=Victim hand_damage=5 faces=5,5,10,10")
+    assert "a hit for 5 VP as things stand (judged when it lands); Throwback Roll made in case" in last(s).resolution.summary
+    s.execute("undo")
+    s.execute("declare Hitter punch target=Victim surprised=true faces=5,5,10,10")
+    assert ("a hit for 9 VP as things stand (judged when it lands); Victim's Throwback Roll mass 15 + strength +4 "
+            "(halved: surprised) - damage 9 = 10; rolled 10+10 = 20: thrown 14 m at 14 m/segment") in last(s).resolution.summary
+
+
+def test_the_attackers_movement_defense_still_in_force_as_the_blow_lands_stays_off_its_attack() -> None:
+    """A moves with 4 Q on Defense (+2) and punches: Attack 5 - 2 = 3, and still 3 as the
+    blow lands, the Move Roll being the latest."""
+    s = session("add A combat_roll=10 agility=10 strength=10 learning=0 ep=80", "add X vp=50")
+    s.execute("declare A move q_defense=4 faces=2,2")
+    s.execute("step 1")
+    s.execute("declare A punch target=X throwback=false faces=2,3")
+    mark = len(s.encounter.log)
+    s.execute("step 15")
+    assert "A's punch lands: Attack +3 vs X's Defense +0: hit for 5 VP" in log_since(s, mark)
+
+
+def test_a_link_carries_the_hit_options_the_first_link_recorded() -> None:
+    """A link's request stating none of the hit's options takes the first link's
+    (`hit_options`: here `to=dp`); a first link with no per-opponent Attacks recorded
+    gives its Attack; its margin is the first link's Q (0 if none was recorded)."""
+    from rulesets.base import ActionRequest
+    from rulesets.dice import TypedFaces
+    from tracker.engine.effects import Resolution
+    from tracker.engine.model import ACTIVE, Action, Combatant
+
+    game = BrandXRuleset()
+    blast = game.template("blast")
+    actor = Combatant("A", {}, {"ep": 10}, {"ep": 10})
+    target = Combatant("X", {}, {"vp": 10, "dp": 5}, {"vp": 10, "dp": 5})
+    details = {"attack_base": 3, "q": 2, "damage": 4, "hit_options": {"to": "dp", "throwback": False}}
+    prev = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details=details))
+    link = game.maintain(ActionRequest(blast, actor, (target,), {}, previous=prev, pt=5), TypedFaces([]))
+    assert link.details["hits"][0]["resource"] == "dp" and link.details["attacks"] == [3] and link.margin == 2
+    bare = Action(1, "A", "blast", ACTIVE, 20, 0, 20, ("X",), Resolution(pt=20, details={"attack_base": 3}))
+    link = game.maintain(ActionRequest(blast, actor, (target,), {"throwback": False}, previous=bare, pt=5), TypedFaces([]))
+    assert link.margin == 0 and link.success is True
+
+
+def test_a_record_of_damage_to_vp_with_no_overflow_is_judged_as_recorded() -> None:
+    s = session(HITTER, VICTIM)
+    hit = {"target": "Victim", "attack": 2, "damage": 3, "resource": "vp", "overflow": "", "throwback_allowed": False}
+    assert [(e.resource, e.overflow) for e in _judged(s, hit) if e.kind == "damage"] == [("vp", "")]
