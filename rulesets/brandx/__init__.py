@@ -385,12 +385,18 @@ class BrandXRuleset(Ruleset):
 
     def after_roll(self, request: ActionRequest, resolution: Resolution) -> str:
         """Q is spent after the roll is seen (docs/contributing/design.md#rules-decisions): 'Q 6 to place on speed, Attack,
-        ...; unplaced Q goes to Attack'. Nothing to place after a failure or Q 0."""
+        ...; unplaced Q goes to Attack'. Nothing to place after a failure or Q 0; an
+        arm-wrestle's Q is placed when both Lift Rolls succeed, whoever it then makes win."""
         fields = self.after_roll_fields(request)
         q = resolution.margin
         if request.previous is not None:  # a maintained link rolls nothing: no Q of its own
             return ""
-        if not fields or not resolution.success or not isinstance(q, int) or q <= 0:
+        rolled = resolution.success
+        if request.template.name == "arm-wrestle":
+            # Its success is winning, which the Q placed decides; the Q is there to place
+            # when both Lift Rolls succeed (seed: "If both succeed, they can use the Q").
+            rolled = min(int(resolution.details.get("q", -1)), int(resolution.details.get("vs_q", -1))) >= 0
+        if not fields or not rolled or not isinstance(q, int) or q <= 0:
             return ""
         single = len(request.targets) <= 1  # Attack per opponent only matters for several
         names = ", ".join(_Q_NAMES.get(f.name, f.name) for f in fields
