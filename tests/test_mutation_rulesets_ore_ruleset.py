@@ -20,11 +20,11 @@ from rulesets.base import JUDGE_KEY, ActionRequest
 from rulesets.dice import TypedFaces
 from rulesets.ore import OreRuleset, odds
 from rulesets.ore.pool import Outcome, Pool
-from rulesets.ore.ruleset import (WOUND_JUDGE, _blow_key, _manual_gobble, _set_text, _stated_pool, worse_failure,
-                                  wound_effects)
+from rulesets.ore.ruleset import (WOUND_JUDGE, _blow_key, _manual_gobble, _set_text, _stated_pool, gobbled_at_landing,
+                                  judge_wound, worse_failure, wound_effects)
 from tracker.engine.effects import Blow, Damage, Note
 from tracker.engine.errors import TrackerError
-from tracker.engine.model import ACTIVE, PASSIVE, Combatant
+from tracker.engine.model import ACTIVE, COMPLETED, IN_PROGRESS, INTERRUPTED, PASSIVE, Combatant
 from tests.helpers import session_for
 
 BOXES = {"left_leg": 5, "right_leg": 5, "left_arm": 5, "right_arm": 5, "torso": 10, "head": 4}
@@ -89,9 +89,23 @@ def test_killing_past_a_full_limb_overflows_to_the_torso() -> None:
     assert wound_effects(bo, "left_arm", 0, 7, BOXES, {}) == [Damage("Bo", 5, "left_arm"), Damage("Bo", 5, "left_arm_k")]
 
 
+class ReadOnce(dict):  # type: ignore[type-arg]
+    """An overflow table that fails a second reading of a location (a loop)."""
+
+    def __init__(self, rows: dict[str, str]) -> None:
+        super().__init__(rows)
+        self.read: list[str] = []
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key in self.read:
+            raise AssertionError(f"{key} read twice: the overflow goes round")
+        self.read.append(key)
+        return super().get(key, default)
+
+
 def test_an_overflow_that_comes_back_stops() -> None:
     bo = fighter()
-    ring = {"left_arm": "torso", "torso": "left_arm"}
+    ring = ReadOnce({"left_arm": "torso", "torso": "left_arm"})
     assert wound_effects(bo, "left_arm", 0, 20, BOXES, ring) == [
         Damage("Bo", 5, "left_arm"), Damage("Bo", 5, "left_arm_k"),
         Note("15 killing overflows from Bo's left arm to the torso"),
@@ -101,16 +115,29 @@ def test_an_overflow_that_comes_back_stops() -> None:
 
 def test_boxes_as_given_in_place_of_the_targets_own() -> None:
     """A torso with 4 empty boxes and 6 free of Killing (4 Killing, 2 Shock) takes 3
-    killing: 7 Killing, 2 Shock, 1 empty."""
+    killing: 7 Killing, 2 Shock, 1 empty. One with 9 Killing taking 3 is full of it."""
     bo = fighter()
     assert wound_effects(bo, "torso", 0, 3, BOXES, OVERFLOW, {"torso": 4, "torso_k": 6}) == [
         Damage("Bo", 3, "torso"), Damage("Bo", 3, "torso_k")]
+    assert wound_effects(bo, "torso", 0, 3, BOXES, OVERFLOW, {"torso": 1, "torso_k": 1}) == [
+        Damage("Bo", 1, "torso"), Damage("Bo", 1, "torso_k"), Note("Bo's torso is full of Killing: Bo is dead")]
     assert bo.resources["torso"] == 10  # the target itself is not touched
+
+
+def test_the_last_empty_box_filled_puts_the_combatant_down() -> None:
+    bo = fighter(head=1, head_k=4)
+    assert wound_effects(bo, "head", 1, 0, BOXES, OVERFLOW) == [Damage("Bo", 1, "head"), Note("Bo's head is full: Bo is out")]
 
 
 def test_a_location_no_table_sizes_takes_the_targets_maximum_or_one_box() -> None:
     bo = fighter()
     assert wound_effects(bo, "torso", 3, 0, {}, {}) == [Damage("Bo", 3, "torso")]
+    # No boxes marked yet on a location of 3 (by the table, or the target's maximum): 2
+    # shock leave 1 empty.
+    fresh = Combatant("Cy", {}, {}, {})
+    assert wound_effects(fresh, "tail", 2, 0, {"tail": 3}, {}) == [Damage("Cy", 2, "tail")]
+    fresh = Combatant("Cy", {}, {}, {"tail": 3})
+    assert wound_effects(fresh, "tail", 2, 0, {}, {}) == [Damage("Cy", 2, "tail")]
     bare = Combatant("Cy", {}, {}, {})
     # One box: 2 shock fill it and the second turns it to Killing.
     assert wound_effects(bare, "tail", 2, 0, {}, {}) == [Damage("Cy", 1, "tail"), Damage("Cy", 1, "tail_k")]
@@ -763,3 +790,118 @@ def test_the_odds_from_the_command_line() -> None:
     with pytest.raises(TrackerError, match="^--set"):
         ORE.chance("3d", options={"penalty": "-1"})
     assert ORE.chance("2d", difficulty=1) == Fraction(1, 10)  # two d10s match one time in ten
+
+
+# ---------------------------------------------------------------- gobble dice met at landing, as stored
+
+def stored(ident: str, actor: str, start: int, template: str, order: tuple[int, int], completes: int = 10,
+           status: str = IN_PROGRESS, **details: Any) -> Any:
+    """An action as the encounter holds it, with what its resolution stored."""
+    return SimpleNamespace(id=ident, actor=actor, start=start, template=template, completes=completes, status=status,
+                           resolution=SimpleNamespace(order=order, details=details))
+
+
+def defence(ident: str, start: int, template: str, gobble: list[int], **kw: Any) -> Any:
+    return stored(ident, "B", start, template, (gobble[0], gobble[1]), gobble=gobble, **kw)
+
+
+def attack(ident: str, actor: str, width: int, height: int, target: str = "B", judge: str = WOUND_JUDGE, **kw: Any) -> Any:
+    return stored(ident, actor, 0, "punch", (width, height), hits=[{"target": target, "set": [width, height]}],
+                  judge=judge, **kw)
+
+
+def met(actions: list[Any], blow: Any, index: int = 0) -> list[tuple[str, int]]:
+    fight = SimpleNamespace(now=10, actions=actions)
+    return [(d.id, used) for d, used in gobbled_at_landing(fight, blow, index)]
+
+
+def test_the_first_defence_typed_gives_its_dice_first() -> None:
+    """Two defences landing on one segment meet a blow in the order they started."""
+    first, later = defence("d1", 0, "dodge", [3, 9]), defence("d2", 2, "block", [3, 8])
+    blow = attack("x", "A", 2, 7)
+    assert met([later, first, blow], blow) == [("d1", 1)]
+    same_start = defence("d3", 0, "block", [3, 8])
+    assert met([first, same_start, blow], blow) == [("d3", 1)]  # block before dodge: by name
+
+
+def test_a_defence_the_blow_outranks_gives_none_and_the_next_still_may() -> None:
+    low, high = defence("d1", 0, "dodge", [2, 5]), defence("d2", 2, "block", [3, 8])
+    blow = attack("x", "A", 2, 7)
+    assert met([low, high, blow], blow) == [("d2", 1)]
+
+
+def test_only_blows_landing_now_on_the_target_use_the_dice_up() -> None:
+    """B's 3x9 dodge: A's 3x5 needs two dice to spoil. C's 3x6, ahead of it, takes two
+    only when it lands now on B, from an action still running or done."""
+    dodge = defence("d1", 0, "dodge", [3, 9])
+    blow = attack("x", "A", 3, 5)
+    assert met([dodge, blow], blow) == [("d1", 2)]
+    for other in (attack("y", "C", 3, 6, completes=20), attack("y", "C", 3, 6, status=INTERRUPTED),
+                  attack("y", "C", 3, 6, target="E"), attack("y", "C", 3, 6, judge="other"),
+                  stored("y", "C", 0, "punch", (3, 6), hits=[{"target": "B", "set": [3, 6], "gobble": "1x1"}],
+                         judge=WOUND_JUDGE)):
+        assert met([dodge, other, blow], blow) == [("d1", 2)]
+    ahead = attack("y", "C", 3, 6, status=COMPLETED)
+    assert met([dodge, ahead, blow], blow) == [("d1", 1)]
+    assert met([dodge, ahead, blow], ahead) == [("d1", 2)]
+
+
+def test_a_defence_not_landing_now_gives_nothing() -> None:
+    blow = attack("x", "A", 2, 7)
+    for dodge in (defence("d1", 0, "dodge", [3, 9], completes=20), defence("d1", 0, "dodge", [3, 9], status=INTERRUPTED),
+                  stored("d1", "E", 0, "dodge", (3, 9), gobble=[3, 9]), stored("d1", "B", 0, "dodge", (0, 0))):
+        assert met([dodge, blow], blow) == []
+    assert met([defence("d1", 0, "dodge", [3, 9], status=COMPLETED), blow], blow) == [("d1", 1)]
+
+
+def test_a_blow_not_found_among_those_landing_meets_nothing() -> None:
+    dodge = defence("d1", 0, "dodge", [3, 9])
+    elsewhere = attack("x", "A", 2, 7, completes=20)
+    assert met([dodge, elsewhere], elsewhere) == []
+    two = stored("x", "A", 0, "punch", (2, 7), hits=[{"target": "E", "set": [2, 7]}, {"target": "B", "set": [2, 4]}],
+                 judge=WOUND_JUDGE)
+    assert met([dodge, two], two, 1) == [("d1", 1)]
+
+
+# ---------------------------------------------------------------- the judge, on what a save holds
+
+def judged(hit: dict[str, Any], target: Combatant | None = None, index: int = 0, actions: list[Any] | None = None) -> list[Any]:
+    b = target or fighter("B")
+    fight = SimpleNamespace(combatants={b.name: b}, now=10, actions=actions or [])
+    action = stored("x", "A", 0, "punch", (2, 7), hits=[hit], judge=WOUND_JUDGE)
+    return judge_wound(fight, action, Blow("B", index))
+
+
+def test_a_blow_stored_before_gobble_dice_were_judged_at_landing_marks_what_was_rolled() -> None:
+    old = {"target": "B", "location": "left_arm", "shock": 0, "killing": 7, "sizes": BOXES, "overflow": OVERFLOW}
+    assert judged(old) == [Damage("B", 5, "left_arm"), Damage("B", 5, "left_arm_k"),
+                           Note("2 killing overflows from B's left arm to the torso"),
+                           Damage("B", 2, "torso"), Damage("B", 2, "torso_k")]
+    bare = {"target": "B", "location": "head", "shock": "2", "killing": "1"}
+    assert judged(bare) == [Damage("B", 3, "head"), Damage("B", 1, "head_k")]
+
+
+def test_a_blow_with_no_record_or_no_target_is_said_and_marks_nothing() -> None:
+    hit = {"target": "B", "set": [2, 7], "location": "torso", "damage": "width shock"}
+    assert judged(hit, index=1) == [Note("A's punch: no record of its blow on B")]
+    b = fighter("B")
+    fight = SimpleNamespace(combatants={}, now=10, actions=[])
+    action = stored("x", "A", 0, "punch", (2, 7), hits=[hit], judge=WOUND_JUDGE)
+    assert judge_wound(fight, action, Blow("B", 0)) == [Note("A's punch at B lapses: not in the fight")]
+    assert b.resources["torso"] == 10
+
+
+def test_a_stored_blow_lands_with_its_own_damage_and_the_targets_armour() -> None:
+    """2x7 width+1 killing (3 killing) on the torso; no penetration stored is none; no
+    armour on the sheet is none."""
+    hit = {"target": "B", "set": [2, 7], "location": "torso", "damage": "width+1 killing", "sizes": BOXES,
+           "overflow": OVERFLOW}
+    assert judged(hit) == [Note("A's punch lands on B: 2x7 hits the torso for 0 shock, 3 killing"),
+                           Damage("B", 3, "torso"), Damage("B", 3, "torso_k")]
+    armoured = Combatant("B", {"har": 1, "lar": 0}, dict(fighter("B").resources), dict(fighter("B").maxima))
+    hit3 = {**hit, "set": [3, 7], "penetration": 0}
+    assert judged(hit3, armoured)[0] == Note("A's punch lands on B: 3x7 hits the torso (HAR 1: width 3 -> 2) for 0 shock, 3 killing")
+    assert judged({**hit3, "penetration": 1}, armoured)[0] == Note("A's punch lands on B: 3x7 hits the torso for 0 shock, 4 killing")
+    gobbled = {**hit3, "gobble": "2x9"}
+    assert judged(gobbled) == [Note("A's punch lands on B: 3x7; gobbled 2 (stated): width 3 -> 1: spoiled")]
+    assert judged({**hit, "gobble": "1x6"})[0] == Note("A's punch lands on B: 2x7 hits the torso for 0 shock, 3 killing")
