@@ -248,6 +248,27 @@ def test_the_catalogue_follows_house_rules(tmp_path: Any) -> None:
     assert t.rolls == "cool + melee" and t.description.startswith("cool + melee; damage width killing;")
 
 
+def test_a_house_row_that_names_no_stat_or_skill_says_what_is_rolled(tmp_path: Any) -> None:
+    """A house row replaces the shipped row whole: a punch row with damage only rolls
+    Body and no skill, with width shock when it names no damage, and the catalogue (the
+    declare form's "rolls") says so, not "None + None"."""
+    house = tmp_path / "house.toml"
+    house.write_text('[actions.punch]\ndamage = "width killing"\n[actions.dodge]\nskill = "dodge"\n'
+                     '[actions.shoot]\nstat = "sense"\n', encoding="utf-8")
+    ruled = OreRuleset(house)
+    cat = ruled.catalogue()
+    assert cat["punch"].rolls == "body"
+    assert cat["punch"].description == "body; damage width killing; several targets = several actions"
+    assert cat["dodge"].rolls == "body + dodge"
+    assert cat["dodge"].description == "body + dodge: gobble dice against this round's attacks"
+    assert cat["shoot"].rolls == "sense" and cat["shoot"].description.startswith("sense; damage width shock;")
+    a = Combatant("A", {"body": "3d", "brawling": "2d", "sense": "4d", "ranged": "1d", "dodge": "1d"}, {}, {})
+    assert ruled.pool_for(a, "punch", {}) == Pool(3) and ruled.pool_for(a, "dodge", {}) == Pool(4)
+    assert ruled.pool_for(a, "shoot", {}) == Pool(4)
+    res = ruled.resolve(request("shoot", a, made("B")), TypedFaces([5, 5, 1, 2]))
+    assert "2x5 at B's right arm (width shock: 2 shock, 0 killing before armour)" in res.summary
+
+
 def test_an_action_rolls_until_the_end_of_the_round_and_a_move_takes_5_segments() -> None:
     """"To the end of the round": a round is 10 segments."""
     a = made("A")
