@@ -15,6 +15,7 @@ difficulty 400) are `rulesets/limits.py`'s.
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_a_roll_against_a_difficulty_gives_result_points_and_a_level(faces: list
     total = sum(faces) + 1
     word = "success" if points >= 0 else "failure"
     assert r.text == f"3D+1: dice {', '.join(map(str, faces))} = {total} vs {difficulty} ({name}): {word}, result points {points} ({level})"
-    assert (r.success, r.margin) == (points >= 0, points)
+    assert (r.ruleset, r.dice, r.success, r.margin) == ("d6", faces, points >= 0, points)
     assert r.fields == {"code": "3D+1", "total": total, "wild_die": False, "difficulty": difficulty, "difficulty_name": name,
                         "result_points": points, "level": level.lower().replace(" ", "_")}
 
@@ -143,6 +144,14 @@ def test_an_opposed_roll_is_refused_with_a_difficulty_or_without_its_dice() -> N
     assert refused(D6.roll, "2D", TypedFaces([1, 2]), vs="2D") == "an opposed roll needs dice for the other side"
 
 
+def test_a_house_level_of_two_words_is_one_key(tmp_path: Path) -> None:
+    """The success levels are data a GM may override (the module's docstring)."""
+    house = tmp_path / "house.toml"
+    house.write_text('[success_levels.good]\nname = "Very Good"\nmin = 5\n', encoding="utf-8")
+    r = D6Ruleset(house).roll("3D+1", TypedFaces([4, 5, 6]), difficulty=11)
+    assert r.text.endswith("result points 5 (Very Good)") and r.fields["level"] == "very_good"
+
+
 # ---------------------------------------------------------------- refusals and limits
 
 def test_codes_and_difficulties_out_of_bounds_are_refused_by_name() -> None:
@@ -150,6 +159,8 @@ def test_codes_and_difficulties_out_of_bounds_are_refused_by_name() -> None:
     assert refused(D6.roll, "3x", TypedFaces([])) == f"die code: {code_words}"
     assert refused(D6.roll, "2D", TypedFaces([1, 2]), vs="3x", vs_dice=TypedFaces([])) == f"--vs: {code_words}"
     assert refused(D6.chance, "2D", vs="3x") == f"--vs: {code_words}"
+    assert refused(D6.chance, "3x", difficulty=5) == f"die code: {code_words}"
+    assert refused(D6.chance, "41D", difficulty=5) == "die code: 41D is more than the 40D limit on one roll"
     assert refused(D6.roll, "0D+2", TypedFaces([])) == "die code: '0D+2' has 0 dice; a roll needs at least 1D"
     assert refused(D6.roll, "41D", TypedFaces([])) == "die code: 41D is more than the 40D limit on one roll"
     assert refused(D6.chance, "2D", vs="41D") == "--vs: 41D is more than the 40D limit on one roll"
