@@ -184,12 +184,12 @@ def test_a_set_is_written_width_x_height() -> None:
 def test_a_pool_typed_for_a_roll_must_roll_something() -> None:
     assert _stated_pool(" 2D + 1hd ", "pool") == Pool(2, 1, 0)
     assert _stated_pool("3wd", "pool") == Pool(0, 0, 3)
-    for spec, term in (("0d", "0d"), ("2d+0hd", "0hd"), ("00wd+1d", "00wd"), ("0D", "0d")):
+    for spec, term in (("0d", "0d"), ("2d+0hd", "0hd"), ("00wd+1d", "00wd"), ("0D", "0d"), ("2d + 0 hd", "0hd")):
         with pytest.raises(TrackerError) as caught:
             _stated_pool(spec, "ore pool")
         assert str(caught.value) == f"ore pool {spec!r}: term {term!r} has no dice (leave it out)"
-    with pytest.raises(TrackerError, match=r"^ore pool '2x': term '2x'"):
-        _stated_pool("2x", "ore pool")
+    with pytest.raises(TrackerError, match=r"^pool '2x': term '2x'"):
+        _stated_pool("2x", "pool")
 
 
 # ---------------------------------------------------------------- the game's class
@@ -312,6 +312,13 @@ def test_a_sheets_boxes_free_of_killing_start_as_its_boxes_and_never_above() -> 
     _, resources = ORE.build_sheet({"torso_k": 6}, "A")
     assert resources["torso"] == 10 and resources["torso_k"] == 6
     ORE.check_tables()  # the shipped tables read whole
+
+
+def test_a_bad_house_table_is_refused_when_the_tables_are_checked(tmp_path: Any) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text("[wound_boxes]\nhead = 99\n", encoding="utf-8")
+    with pytest.raises(TrackerError, match=r"wound_boxes\]\.head"):
+        OreRuleset(house).check_tables()
 
 
 # ---------------------------------------------------------------- resolve: attacks, defences, checks
@@ -862,6 +869,8 @@ def test_only_blows_landing_now_on_the_target_use_the_dice_up() -> None:
                   stored("y", "C", 0, "punch", (3, 6), hits=[{"target": "B", "set": [3, 6], "gobble": "1x1"}],
                          judge=WOUND_JUDGE)):
         assert met([dodge, other, blow], blow) == [("d1", 2)]
+    unrecorded = stored("y", "C", 0, "punch", (3, 6), judge=WOUND_JUDGE)  # a hand-edited save: no hits
+    assert met([dodge, unrecorded, blow], blow) == [("d1", 2)]
     ahead = attack("y", "C", 3, 6, status=COMPLETED)
     assert met([dodge, ahead, blow], blow) == [("d1", 1)]
     assert met([dodge, ahead, blow], ahead) == [("d1", 2)]
@@ -900,11 +909,17 @@ def test_a_blow_stored_before_gobble_dice_were_judged_at_landing_marks_what_was_
                            Damage("B", 2, "torso"), Damage("B", 2, "torso_k")]
     bare = {"target": "B", "location": "head", "shock": "2", "killing": "1"}
     assert judged(bare) == [Damage("B", 3, "head"), Damage("B", 1, "head_k")]
+    # A target with no boxes of its own there: the stored sizes say how many (4).
+    sized = {"target": "B", "location": "head", "shock": 0, "killing": 1, "sizes": {"head": 4}}
+    assert judged(sized, Combatant("B", {}, {}, {})) == [Damage("B", 1, "head"), Damage("B", 1, "head_k")]
 
 
 def test_a_blow_with_no_record_or_no_target_is_said_and_marks_nothing() -> None:
     hit = {"target": "B", "set": [2, 7], "location": "torso", "damage": "width shock"}
     assert judged(hit, index=1) == [Note("A's punch: no record of its blow on B")]
+    fight = SimpleNamespace(combatants={"B": fighter("B")}, now=10, actions=[])
+    unrecorded = stored("x", "A", 0, "punch", (2, 7), judge=WOUND_JUDGE)  # a hand-edited save: no hits
+    assert judge_wound(fight, unrecorded, Blow("B", 0)) == [Note("A's punch: no record of its blow on B")]
     b = fighter("B")
     fight = SimpleNamespace(combatants={}, now=10, actions=[])
     action = stored("x", "A", 0, "punch", (2, 7), hits=[hit], judge=WOUND_JUDGE)
@@ -923,6 +938,22 @@ def test_a_stored_blow_lands_with_its_own_damage_and_the_targets_armour() -> Non
     hit3 = {**hit, "set": [3, 7], "penetration": 0}
     assert judged(hit3, armoured)[0] == Note("A's punch lands on B: 3x7 hits the torso (HAR 1: width 3 -> 2) for 0 shock, 3 killing")
     assert judged({**hit3, "penetration": 1}, armoured)[0] == Note("A's punch lands on B: 3x7 hits the torso for 0 shock, 4 killing")
+    no_penetration = {k: v for k, v in hit3.items() if k != "penetration"}
+    assert judged(no_penetration, armoured)[0] == Note("A's punch lands on B: 3x7 hits the torso (HAR 1: width 3 -> 2) for 0 shock, 3 killing")
+    stopped = Combatant("B", {"har": 2}, dict(fighter("B").resources), dict(fighter("B").maxima))
+    assert judged(hit3, stopped) == [Note("A's punch lands on B: 3x7 hits the torso (HAR 2: width 3 -> 1; the armour stops it)")]
+    # A target with no boxes of its own there: the stored sizes say how many (4 on the head).
+    head = {"target": "B", "set": [2, 10], "location": "head", "damage": "width shock", "sizes": {"head": 4}}
+    assert judged(head, Combatant("B", {}, {}, {})) == [Note("A's punch lands on B: 2x10 hits the head for 2 shock, 0 killing"),
+                                                        Damage("B", 2, "head")]
+    # 4x3 width+3 killing: 7 killing on a left arm of 5; 2 overflow to the torso as stored.
+    arm = {"target": "B", "set": [4, 3], "location": "left_arm", "damage": "width+3 killing", "sizes": BOXES,
+           "overflow": OVERFLOW}
+    assert judged(arm)[1:] == [Damage("B", 5, "left_arm"), Damage("B", 5, "left_arm_k"),
+                               Note("2 killing overflows from B's left arm to the torso"),
+                               Damage("B", 2, "torso"), Damage("B", 2, "torso_k")]
+    with pytest.raises(TrackerError, match="^damage: expected damage such as"):
+        judged({**hit, "damage": "lots"})
     gobbled = {**hit3, "gobble": "2x9"}
     assert judged(gobbled) == [Note("A's punch lands on B: 3x7; gobbled 2 (stated): width 3 -> 1: spoiled")]
     assert judged({**hit, "gobble": "1x6"})[0] == Note("A's punch lands on B: 2x7 hits the torso for 0 shock, 3 killing")
