@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from rulesets.base import JUDGE_KEY, ActionRequest
-from rulesets.dice import TypedFaces
+from rulesets.dice import Recorder, TypedFaces
 from rulesets.ore import OreRuleset, odds
 from rulesets.ore.pool import Outcome, Pool
 from rulesets.ore.ruleset import (WOUND_JUDGE, _blow_key, _manual_gobble, _set_text, _stated_pool, gobbled_at_landing,
@@ -957,3 +957,79 @@ def test_a_stored_blow_lands_with_its_own_damage_and_the_targets_armour() -> Non
     gobbled = {**hit3, "gobble": "2x9"}
     assert judged(gobbled) == [Note("A's punch lands on B: 3x7; gobbled 2 (stated): width 3 -> 1: spoiled")]
     assert judged({**hit, "gobble": "1x6"})[0] == Note("A's punch lands on B: 2x7 hits the torso for 0 shock, 3 killing")
+
+
+# ---------------------------------------------------------------- more of the timeline's rolls
+
+def test_a_move_rolls_nothing() -> None:
+    res = ORE.resolve(request("move", made("A"), segment=4), TypedFaces([]))
+    assert (res.pt, res.success, res.dice, res.summary, res.effects) == (5, None, (), "", ())
+
+
+def test_the_dice_asked_for_are_named_by_the_action_and_the_roller() -> None:
+    """The declare form asks for each group by its name: the action's pool, and in a
+    contest the rival's own."""
+    a, b = rivals()
+    rec = Recorder(TypedFaces([7, 7, 4, 4, 1]))
+    ORE.resolve(request("dodge", a), rec)
+    assert [g.text() for g, _ in rec.groups] == ["dodge pool: 5d10"]
+    rec = Recorder(TypedFaces([5, 5, 5, 1, 2, 7, 7, 3, 8]))
+    ORE.resolve(request("contest", a, b, stat="coordination", skill="dodge"), rec)
+    assert [g.text() for g, _ in rec.groups] == ["contest pool: 5d10", "B's contest pool: 4d10"]
+
+
+def test_a_pool_or_a_sheet_that_is_not_one_is_refused_by_name() -> None:
+    a = made("A", body="3d")
+    for params, words in (({"pool": "0d"}, "pool '0d': term '0d' has no dice (leave it out)"),
+                          ({"wiggle": "x"}, "wiggle: entry 1 ('x') is not a whole number")):
+        with pytest.raises(TrackerError) as caught:
+            ORE.resolve(request("check", a, **params), TypedFaces([1, 2, 3]))
+        assert str(caught.value) == words
+    odd = Combatant("Odd", {"body": "lots", "brawling": "2d", "melee": "some"}, {}, {})
+    with pytest.raises(TrackerError, match=r"^Odd\.body 'lots': term 'lots'"):
+        ORE.pool_for(odd, "punch", {})
+    with pytest.raises(TrackerError, match=r"^Odd\.melee 'some': term 'some'"):
+        ORE.pool_for(odd, "check", {"stat": "brawling", "skill": "melee"})
+    with pytest.raises(TrackerError, match=r"^wiggle: entry 1 \('x'\)"):
+        contested([5, 5, 1, 2, 3, 7, 7, 1, 2], wiggle="x")
+
+
+def test_a_difficulty_of_2_is_said() -> None:
+    res = ORE.resolve(request("check", made("A", body="3d"), difficulty=2), TypedFaces([4, 4, 1]))
+    assert res.summary == "3d: 4 4 1 -> 2x4 (difficulty 2)"
+
+
+def test_every_target_without_a_set_is_named() -> None:
+    a = made("A", body="3d", brawling="2d")
+    res = ORE.resolve(request("punch", a, made("B"), made("C"), made("D")), TypedFaces([7, 7, 4, 2, 1]))
+    assert res.summary.endswith("; no set left for C; no set left for D; gobble dice, armour and wounds judged when it lands")
+
+
+def test_a_defences_other_sets_and_an_attacks_are_spare() -> None:
+    b = made("B", coordination="3d", dodge="2d", body="5d")
+    res = ORE.resolve(request("dodge", b), TypedFaces([8, 8, 8, 4, 4]))
+    assert res.summary == ("5d: 8 8 8 4 4 -> 3x8, 2x4; 3 gobble dice at height 8; "
+                           "extra set 2x4 free for another action with a pool of 5+ dice")
+    res = ORE.resolve(request("dodge", b, also="check"), TypedFaces([8, 8, 4, 4, 1]))
+    assert res.summary.endswith("; extra set 2x4 for check: success") and JUDGE_KEY not in res.details
+    a = made("A", body="4d", brawling="2d")
+    res = ORE.resolve(request("punch", a, made("C")), TypedFaces([7, 7, 4, 4, 2, 2]))
+    assert res.summary.endswith("; extra set 2x4, 2x2 free for another action with a pool of 6+ dice")
+
+
+def test_a_contest_stated_to_matter_who_goes_first_takes_the_widest() -> None:
+    """A rolls 1,1,1,9,9: its widest set is 3x1, its highest 2x9."""
+    res = contested([1, 1, 1, 9, 9, 7, 7, 3, 8], first_matters=True)
+    assert res.details["best"] == [3, 1] and res.summary.endswith(
+        "A is wider, goes first and takes effect; B's narrower set meets its height and also succeeds, afterwards")
+    assert contested([1, 1, 1, 9, 9, 7, 7, 3, 8]).details["best"] == [3, 1]
+
+
+def test_a_contests_set_of_1s_counts_and_wiggle_dice_go_highest_when_order_does_not_matter() -> None:
+    res = contested([1, 1, 2, 3, 4, 5, 6, 7, 8])
+    assert res.details["best"] == [2, 1] and res.summary.endswith("A wins: the only set")
+    # 1,1,9 and a wiggle die: widest is 3x1, highest 2x9.
+    res = contested([1, 1, 9, 5, 5], pool="3d+1wd", vs_pool="2d", first_matters=False)
+    assert res.details["best"] == [2, 9] and res.summary.startswith("3d+1wd: 9 1 1; wiggle 9 -> 2x9 vs B 2d: 5 5 -> 2x5")
+    res = contested([1, 1, 9, 5, 5], pool="3d+1wd", vs_pool="2d")
+    assert res.details["best"] == [3, 1]
