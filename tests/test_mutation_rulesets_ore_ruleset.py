@@ -262,11 +262,20 @@ def test_a_house_row_that_names_no_stat_or_skill_says_what_is_rolled(tmp_path: A
     assert cat["dodge"].rolls == "body + dodge"
     assert cat["dodge"].description == "body + dodge: gobble dice against this round's attacks"
     assert cat["shoot"].rolls == "sense" and cat["shoot"].description.startswith("sense; damage width shock;")
+
+
+def test_a_house_row_that_names_no_stat_skill_or_damage_rolls_body_for_width_shock(tmp_path: Any) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text('[actions.punch]\ndamage = "width killing"\n[actions.dodge]\nskill = "dodge"\n'
+                     '[actions.shoot]\nstat = "sense"\n', encoding="utf-8")
+    ruled = OreRuleset(house)
     a = Combatant("A", {"body": "3d", "brawling": "2d", "sense": "4d", "ranged": "1d", "dodge": "1d"}, {}, {})
     assert ruled.pool_for(a, "punch", {}) == Pool(3) and ruled.pool_for(a, "dodge", {}) == Pool(4)
     assert ruled.pool_for(a, "shoot", {}) == Pool(4)
-    res = ruled.resolve(request("shoot", a, made("B")), TypedFaces([5, 5, 1, 2]))
+    shoot = ActionRequest(ruled.catalogue()["shoot"], a, (made("B"),), {})
+    res = ruled.resolve(shoot, TypedFaces([5, 5, 1, 2]))
     assert "2x5 at B's right arm (width shock: 2 shock, 0 killing before armour)" in res.summary
+    assert res.details["hits"][0]["damage"] == "width shock"
 
 
 def test_an_action_rolls_until_the_end_of_the_round_and_a_move_takes_5_segments() -> None:
@@ -1033,3 +1042,47 @@ def test_a_contests_set_of_1s_counts_and_wiggle_dice_go_highest_when_order_does_
     assert res.details["best"] == [2, 9] and res.summary.startswith("3d+1wd: 9 1 1; wiggle 9 -> 2x9 vs B 2d: 5 5 -> 2x5")
     res = contested([1, 1, 9, 5, 5], pool="3d+1wd", vs_pool="2d")
     assert res.details["best"] == [3, 1]
+
+
+def test_a_damage_that_is_not_a_formula_is_refused_by_name() -> None:
+    a, b = made("A", body="3d", brawling="2d"), made("B")
+    with pytest.raises(TrackerError, match="^damage: expected damage such as"):
+        ORE.resolve(request("punch", a, b, damage="lots"), TypedFaces([7, 7, 1, 2, 3]))
+    armed = Combatant("A", {"body": "3d", "melee": "2d", "weapon": "sharp"}, {}, {})
+    with pytest.raises(TrackerError, match="^damage: expected damage such as"):
+        ORE.resolve(request("strike", armed, b), TypedFaces([7, 7, 1, 2, 3]))
+
+
+def test_a_contests_rival_counts_its_1s_and_takes_its_highest_when_order_does_not_matter() -> None:
+    res = contested([1, 2, 3, 4, 6, 1, 1, 2, 3])
+    assert res.details["vs_best"] == [2, 1] and res.summary.endswith("B wins: the only set")
+    res = contested([5, 5, 1, 2, 3, 1, 1, 9], vs_pool="3d+1wd", first_matters=False)
+    assert res.details["vs_best"] == [2, 9] and " vs B 3d+1wd: 9 1 1; wiggle 9 -> 2x9" in res.summary
+    res = contested([5, 5, 1, 2, 3, 1, 1, 1, 9, 9], vs_pool="5d", first_matters=False)
+    assert res.details["vs_best"] == [2, 9] and res.summary.endswith("B wins on height")
+
+
+def test_the_command_lines_order_that_does_not_matter_reaches_every_side() -> None:
+    """Widest for a single roll whatever `first_matters` says; in a contest with order not
+    mattering, each side's highest set (wiggle dice placed for it) and the higher wins."""
+    r = ORE.roll("5d", TypedFaces([1, 1, 1, 9, 9]), options={"first_matters": "false"})
+    assert r.fields["best"] == [3, 1]
+    r = ORE.roll("3d+1wd", TypedFaces([1, 1, 9]), vs="2d", vs_dice=TypedFaces([5, 5]), options={"first_matters": "false"})
+    assert r.fields["best"] == [2, 9] and r.fields["wiggle"] == [9] and r.fields["winner"] == "self"
+    r = ORE.roll("2d", TypedFaces([5, 5]), vs="3d+1wd", vs_dice=TypedFaces([1, 1, 9]), options={"first_matters": "false"})
+    assert r.fields["vs_best"] == [2, 9] and r.fields["winner"] == "rival"
+    r = ORE.roll("2d", TypedFaces([5, 5]), vs="5d", vs_dice=TypedFaces([1, 1, 1, 9, 9]), options={"first_matters": "false"})
+    assert r.fields["vs_best"] == [2, 9]
+    r = ORE.roll("5d", TypedFaces([4, 4, 4, 1, 2]), vs="4d", vs_dice=TypedFaces([7, 7, 1, 2]), options={"first_matters": "false"})
+    assert r.fields["winner"] == "rival" and r.ruleset == "ore" and r.text.endswith("-> 2x7: rival wins on height")
+
+
+def test_the_command_lines_rival_counts_its_1s_and_options_are_refused_by_name() -> None:
+    r = ORE.roll("3d", TypedFaces([1, 2, 3]), vs="2d", vs_dice=TypedFaces([1, 1]))
+    assert r.fields["vs_best"] == [2, 1] and r.fields["winner"] == "rival"
+    for call in (lambda: ORE.roll("3d", TypedFaces([1, 2, 3]), options={"penalty": "-1"}),
+                 lambda: ORE.chance("3d", options={"penalty": "-1"})):
+        with pytest.raises(TrackerError, match=r"^--set\.penalty: expected"):
+            call()
+    with pytest.raises(TrackerError, match="^ore pool '0d': term '0d' has no dice"):
+        ORE.chance("0d")
