@@ -184,6 +184,7 @@ def test_a_set_is_written_width_x_height() -> None:
 def test_a_pool_typed_for_a_roll_must_roll_something() -> None:
     assert _stated_pool(" 2D + 1hd ", "pool") == Pool(2, 1, 0)
     assert _stated_pool("3wd", "pool") == Pool(0, 0, 3)
+    assert _stated_pool("1d", "pool") == Pool(1)  # one die is a roll
     for spec, term in (("0d", "0d"), ("2d+0hd", "0hd"), ("00wd+1d", "00wd"), ("0D", "0d"), ("2d + 0 hd", "0hd")):
         with pytest.raises(TrackerError) as caught:
             _stated_pool(spec, "ore pool")
@@ -963,6 +964,9 @@ def test_a_stored_blow_lands_with_its_own_damage_and_the_targets_armour() -> Non
                                Damage("B", 2, "torso"), Damage("B", 2, "torso_k")]
     with pytest.raises(TrackerError, match="^damage: expected damage such as"):
         judged({**hit, "damage": "lots"})
+    # A record with no sizes or overflow stored: the target's own boxes.
+    plain = {"target": "B", "set": [2, 7], "location": "torso", "damage": "width shock"}
+    assert judged(plain) == [Note("A's punch lands on B: 2x7 hits the torso for 2 shock, 0 killing"), Damage("B", 2, "torso")]
     gobbled = {**hit3, "gobble": "2x9"}
     assert judged(gobbled) == [Note("A's punch lands on B: 3x7; gobbled 2 (stated): width 3 -> 1: spoiled")]
     assert judged({**hit, "gobble": "1x6"})[0] == Note("A's punch lands on B: 2x7 hits the torso for 0 shock, 3 killing")
