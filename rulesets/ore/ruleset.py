@@ -248,6 +248,13 @@ def _set_text(s: tuple[int, int] | None) -> str:
     return f"{s[0]}x{s[1]}" if s else "no set"
 
 
+def _rolls(row: Mapping[str, str]) -> str:
+    """What an action's row rolls, as `pool_for` reads it: its stat (Body where a house
+    row names none) and its skill, if it names one."""
+    stat = row.get("stat") or "body"
+    return f"{stat} + {row['skill']}" if row.get("skill") else stat
+
+
 def _stated_pool(spec: str, label: str) -> Pool:
     """A pool typed for a roll (`pool=` in the timeline, SPEC on the command line) rolls
     something: "0d" (a term of no dice) and an empty pool are refused, where a sheet's
@@ -310,15 +317,14 @@ class OreRuleset(Ruleset):
         out: dict[str, ActionTemplate] = {}
         for name in _ATTACKS:
             row = self.data.action(name)
+            rolls = _rolls(row)
             out[name] = ActionTemplate(name, ACTIVE, self.time.segments_per_round,
-                                       f"{row.get('stat', '?')} + {row.get('skill', '?')}; damage {row.get('damage', '?')}; "
-                                       "several targets = several actions",
-                                       rolls=f"{row.get('stat')} + {row.get('skill')}", targets=-1, params=ATTACK_PARAMS)
+                                       f"{rolls}; damage {row.get('damage', 'width shock')}; several targets = several actions",
+                                       rolls=rolls, targets=-1, params=ATTACK_PARAMS)
         for name in _DEFENCES:
-            row = self.data.action(name)
+            rolls = _rolls(self.data.action(name))
             out[name] = ActionTemplate(name, ACTIVE, self.time.segments_per_round,
-                                       f"{row.get('stat', '?')} + {row.get('skill', '?')}: gobble dice against this round's attacks",
-                                       rolls=f"{row.get('stat')} + {row.get('skill')}", params=DEFENCE_PARAMS)
+                                       f"{rolls}: gobble dice against this round's attacks", rolls=rolls, params=DEFENCE_PARAMS)
         out["contest"] = ActionTemplate("contest", ACTIVE, self.time.segments_per_round,
                                         "a dynamic contest: both roll; the wider set goes first and takes effect, "
                                         "the narrower must meet its height", rolls="stat + skill, both sides", targets=1,
