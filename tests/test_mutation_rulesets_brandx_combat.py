@@ -550,6 +550,17 @@ def test_a_maintained_link_says_what_it_carries_its_attack_pt_and_ep() -> None:
     assert link.resolution.details["attack"] == 5
 
 
+def test_a_link_to_an_attack_saved_without_its_pt_before_q_says_the_blasts_own() -> None:
+    """A first link saved before its PT before Q was kept: the link's PT is the blast's own
+    20 / 4 = 5, and its summary says so (not "PT None / 4")."""
+    s = _blasted()
+    first = last(s)
+    assert first.resolution.details.pop("base_pt") == 20
+    s.execute("maintain Sun-Ruler faces=10,10")
+    link = last(s)
+    assert link.pt == 5 and "PT 5 (PT 20 / 4)" in link.resolution.summary
+
+
 def test_a_link_keeps_the_first_links_damage_kind_unless_stated_again() -> None:
     s = session(SUN_RULER, "add Target vp=100 dp=50",
                 "declare Sun-Ruler blast target=Target pr=12 damage=5 to=dp penetrating=true throwback=false faces=2,2",

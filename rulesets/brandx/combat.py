@@ -520,7 +520,7 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
     assert prev is not None
     d = prev.resolution.details
     pt = ctx.base_pt()  # typed, or a quarter of the first link's (`maintained_pt`)
-    why = f"PT {d.get('base_pt')} / 4" if pt == maintained_pt(request) else "as stated"
+    why = f"PT {first_link_pt(request)} / 4" if pt == maintained_pt(request) else "as stated"
     targets = request.targets
     if not targets:
         raise TrackerError(f"{prev.template}: the target is no longer in the fight")
@@ -552,12 +552,17 @@ def maintain_attack(ctx: Ctx, dice: DiceSource) -> Resolution:
                       summary=summary, effects=tuple(effects), details=details)
 
 
+def first_link_pt(request: ActionRequest) -> int:
+    """The first link's PT before Q on speed; a link saved before it was kept, or none:
+    the action's own PT."""
+    prev = request.previous
+    return int(prev.resolution.details.get("base_pt", request.template.pt) if prev is not None else request.template.pt)
+
+
 def maintained_pt(request: ActionRequest) -> int:
     """A maintained link's PT when the GM types none: the first link's PT before Q on
     speed, divided by 4, rounded half up (seed: "The Performance Time is divided by 4")."""
-    prev = request.previous
-    base = prev.resolution.details.get("base_pt", request.template.pt) if prev is not None else request.template.pt
-    return max(1, round_half_up(Fraction(int(base), 4)))
+    return max(1, round_half_up(Fraction(first_link_pt(request), 4)))
 
 
 def power_budget(ctx: Ctx, pr: int) -> tuple[int, int, int]:
