@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 
+import pytest
+
 from tests.helpers import session_for
 
 
@@ -358,3 +360,106 @@ def test_a_jump_of_low_density_stays_longer_in_the_air_and_goes_further() -> Non
     res = last(s)
     assert res.details["air"] == 3 and res.details["length_m"] == 6
     assert res.summary.endswith("; low density 0.6 in air 0.3: time in the air and movement x 1.5")
+
+
+def test_a_first_move_roll_missed_starts_from_no_speed_and_no_extra_row() -> None:
+    """The first Move Roll has no speed Q yet (no pool penalty) and no extra EP rows. By
+    hand: Move Roll 10, dice 8+6 = 14: missed by 4: no speed lost, no extra row (row 9,
+    5 EP); speed Q 0 reads .9 dm/segment."""
+    s = bx("add Runner ep=50")
+    s.execute("declare Runner move roll=10 faces=8,6")
+    res = last(s)
+    assert res.summary.startswith("Move Roll 10 = 10; rolled 8+6 = 14: missed by 4; speed Q 0: 0.9 dm/segment")
+    assert (res.details["pool"], res.details["speed_q"], res.details["ep_extra_rows"], res.details["ep_row"]) == (0, 0, 0, 9)
+    assert ep(s, "Runner") == 45
+
+
+def test_slowing_by_exactly_the_sphere_of_the_speed_q_is_not_cut() -> None:
+    """The seed's decrease "by the current movement Q, on the Sphere Chart": speed Q 16
+    allows 10 (Sphere row 10), so slow=10 is taken whole, with no note. Dice 2+2 against
+    10: Q 6 on EP; speed Q 16 - 10 = 6."""
+    s = bx("add Runner ep=100", "declare Runner move roll=20 faces=2,2", "next")
+    s.execute("declare Runner move roll=20 slow=10 q_ep=6 faces=2,2")
+    res = last(s)
+    assert res.details["speed_q"] == 6 and "slowing" not in res.summary
+
+
+def test_extra_effort_on_a_move_or_a_jump_raises_and_then_lowers_agility() -> None:
+    """Seed: "The character can increase any ability after the roll is made, in order to
+    increase the Quality and to succeed at the roll. The ability that was increased is
+    immediately decreased by the same amount it was increased." Moving and jumping are
+    agility's (the module passes it). By hand: Move Roll 20 + 2 = 22, dice 2+2: Q 18,
+    speed Q 18: 11 dm/segment; agility 10 -> 8. Jump 20 + Square(3.5) 1 + 2 = 23."""
+    s = bx("add Runner ep=100", "add Jumper ep=100")
+    s.execute("declare Runner move roll=20 effort=2 faces=2,2")
+    res = last(s)
+    assert res.details["roll"] == 22 and res.details["effort"] == 2 and res.details["speed_dm"] == 11
+    assert res.summary.startswith("Move Roll 20 + Extra Effort +2 agility = 22;")
+    assert s.encounter.combatant("Runner").stats["agility"] == 8
+    s.execute("declare Jumper jump effort=2 q_ep=3 faces=2,2")
+    assert last(s).details["roll"] == 23 and s.encounter.combatant("Jumper").stats["agility"] == 8
+
+
+def test_a_jumps_length_is_rounded_to_2_digits() -> None:
+    """Seed: "Always round Movement to 2 digits". By hand: 1.234 m/segment x 2 segments =
+    2.468: 2.47 m; at density .6 (x 3) the rounded 2.47 x 3 = 7.41 m (the unrounded 2.468
+    x 3 = 7.404 would read 7.4)."""
+    s = bx("add Jumper ep=100", "add Light ep=100")
+    s.execute("declare Jumper jump speed=1.234 q_ep=1 faces=5,5")
+    res = last(s)
+    assert res.details["length_m"] == 2.47 and (res.details["q"], res.details["total"]) == (11, 10)
+    assert "2 segments in the air, 2.47 m at 1.234 m/segment" in res.summary
+    s.execute("declare Light jump speed=1.234 density=0.6 q_ep=1 faces=5,5")
+    assert last(s).details["length_m"] == 7.41
+
+
+def test_a_move_rolls_own_pool_joins_the_speed_penalty() -> None:
+    """Seed: "There is a penalty to the Move Roll pool equal to the total Q so far applied
+    to speed" (it joins whatever else is in the pool). By hand: pool 4 alone: Sphere 4,
+    20 + 4 = 24. After speed Q 16: 4 - 16 = -12, read -9 (mirror of 10 <= 12 < 14): 11.
+    After speed Q 1 (dice 6+5 against 12): the pool -1 is named as speed's."""
+    s = bx("add Runner ep=100")
+    s.execute("declare Runner move roll=20 pool=4 faces=4,4")
+    assert last(s).details["roll"] == 24 and last(s).details["speed_q"] == 16
+    s.execute("next")
+    s.execute("declare Runner move roll=20 pool=4 faces=5,5")
+    res = last(s)
+    assert (res.details["pool"], res.details["pool_bonus"], res.details["roll"]) == (-12, -9, 11)
+    assert res.summary.startswith("Move Roll 20 + pool -12 (-9) = 11 (pool -16 for speed Q already applied); rolled 5+5 = 10: Q 1:")
+    s = bx("add Runner ep=100", "declare Runner move roll=12 faces=6,5", "next")
+    s.execute("declare Runner move roll=12 faces=6,6")
+    assert last(s).summary.startswith("Move Roll 12 + pool -1 (-1) = 11 (pool -1 for speed Q already applied); rolled 6+6 = 12: missed by 1;")
+
+
+def test_q_asked_past_the_roll_is_cut_in_the_order_listed() -> None:
+    """common.py's docstring: "asking for more Q than the roll produced is cut back in
+    the order the parameters are listed" (EP, speed, turning, Defense, saved). By hand:
+    Move Roll 20, dice 7+8 = 15: Q 5; 5 to speed leaves none for turning."""
+    s = bx("add Runner ep=100")
+    s.execute("declare Runner move roll=20 q_speed=5 q_turn=2 faces=7,8")
+    res = last(s)
+    assert res.details["speed_q"] == 5 and res.details["turn"] == 0
+    assert "Q 5: 5 to speed; speed Q 5:" in res.summary and res.summary.endswith("; PT 6; turning cut from 2 to 0")
+
+
+def test_the_dice_asked_for_are_named_by_the_roll() -> None:
+    """The dice prompt names the roll in the game's words (rolls.py: `label` is "the
+    roll's name in the game's words"): the Move Roll, the Jump Roll, and the grab's
+    Combat Roll after the Jump Roll's dice."""
+    from rulesets.base import ActionRequest
+    from rulesets.dice import DiceNeeded, PromptingFaces
+
+    s = bx("add A ep=100")
+    game = s.ruleset
+
+    def asked(name: str, faces: list[int], **params: Any) -> str:
+        template = game.template(name)
+        request = ActionRequest(template=template, actor=s.encounter.combatant("A"), params=params,
+                                encounter=s.encounter, pt=template.pt)
+        with pytest.raises(DiceNeeded) as needed:
+            game.resolve(request, PromptingFaces(faces))
+        return str(needed.value.group.label)
+
+    assert asked("move", [], roll=20) == "Move Roll"
+    assert asked("jump", []) == "Jump Roll"
+    assert asked("jump", [5, 5], grab=True) == "Combat Roll to grab"

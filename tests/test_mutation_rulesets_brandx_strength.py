@@ -15,6 +15,7 @@ rulesets/brandx/tables.toml):
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -472,3 +473,123 @@ def test_a_thrower_moving_with_defense_loses_as_much_attack() -> None:
     res = last(s)
     assert "Combat Roll 15 (thrown): rolled 5+5 = 10: Q 5; Attack -2 for Defense from passive actions (moving +2) as things stand (" in res.summary
     assert res.details["attack"]["attack"] == 3
+
+
+# ---------------------------------------------------------------------- more edges
+def _at_most(total: int) -> Fraction:
+    """P(2d10 with the subtracting reroll <= total), face by face (the game's page: a 1
+    is rolled once more and the new face subtracted): each die shows 2-10 (1/10 each) or
+    1 - g for a 1 rerolled to g (1/100 each)."""
+    one: dict[int, Fraction] = {face: Fraction(1, 10) for face in range(2, 11)}
+    for again in range(1, 11):
+        one[1 - again] = one.get(1 - again, Fraction(0)) + Fraction(1, 100)
+    return sum((p * q for a, p in one.items() for b, q in one.items() if a + b <= total), Fraction(0))
+
+
+def test_the_chance_line_of_a_lift_or_a_throw_is_the_chance_to_reach_the_weights_q() -> None:
+    """rolls.py: `need` is "Q the action must reach (Lift, Throw) for its chance"; a push
+    moves the object unless the miss is more than 20 - friction. By hand: Lift Roll 28
+    against 1000 kg (25): total at most 3. Pushing it against friction 10: 28 - 10 = 18,
+    moving at a miss of up to 10: Q of 15 or more, total at most 3. The Throw Roll 21
+    against a 5 kg rock (5): at most 16."""
+    s = bx(STRONG, THROWER)
+    assert s.chance("Strong", "lift", [], {"weight": "1000"}) == _at_most(3)
+    assert s.chance("Strong", "lift", [], {"weight": "1000", "push": "true", "friction": "10"}) == _at_most(3)
+    assert s.chance("Thrower", "throw", [], {"weight": "5"}) == _at_most(16)
+
+
+def test_a_lift_of_nothing_or_of_exactly_its_q() -> None:
+    """Nothing (0 kg) needs no Q: all 20 over. 237 kg is Sphere row 20 (entry 237): Q 20
+    lifts it with nothing over ("The Quality must be the object's mass")."""
+    s = bx(STRONG, "add Other strength=20 mass=100 ep=50")
+    s.execute("declare Strong lift weight=0 faces=4,4")
+    assert last(s).details["needed"] == 0 and last(s).margin == 20
+    s.execute("declare Other lift weight=237 faces=4,4")
+    res = last(s)
+    assert res.success is True and res.margin == 0
+    assert "Q 20 against Sphere(237 kg) 20: lifted, 0 over: nothing spent; PT 10; 5 EP (lift row 9: 5)" in res.summary
+    assert res.details["ep_uses"] == [{"what": "lift", "row": 9, "paid": 5}]
+
+
+def test_extra_effort_on_a_lift_or_a_throw_raises_and_then_lowers_strength() -> None:
+    """Seed: "If a character with a 17 strength makes a Lift Roll, and increases strength
+    to 24 (8 point increase), strength drops immediately to 9 (17-8)." The seed's own
+    case: Lift Roll 17 - 9 + Sphere(70) 15 = 23, + 8 = 31. A throw is strength's too."""
+    s = bx("add Hero strength=17 ep=50", "add Pitcher ep=50")
+    s.execute("declare Hero lift weight=100 effort=8 faces=4,4")
+    assert last(s).details["roll"] == 31 and s.encounter.combatant("Hero").stats["strength"] == 9
+    s.execute("declare Pitcher throw weight=1 effort=2 faces=2,2")
+    assert last(s).details["roll"] == 1 + 15 + 2 and s.encounter.combatant("Pitcher").stats["strength"] == 8
+
+
+def test_arm_wrestling_wants_one_opponent_and_bills_each() -> None:
+    """"Arm wrestling is likely to be based on Lift, so two people arm wrestling each make
+    a Lift Roll": one opponent, named. Each side's EP use is its own (row 9, 5 EP)."""
+    s = bx(*WRESTLERS)
+    with pytest.raises(TrackerError, match=r"^arm-wrestle takes one opponent \(target=NAME\)$"):
+        s.execute("declare A arm-wrestle faces=2,3,2,2")
+    s.execute("declare A arm-wrestle target=B faces=2,3,2,2")
+    assert last(s).details["ep_uses"] == [{"what": "arm wrestling", "row": 9, "paid": 5}]
+
+
+def test_an_arm_wrestler_taken_below_0_by_one_at_0_loses() -> None:
+    """"If a person's Q is reduced to less than 0, that person loses": A (dice 8+7, Q 2)
+    and B (Q 10); B spends all 10 cutting: A 2 - 5 = -3, B 0 (not below 0): B wins."""
+    s = bx(*WRESTLERS)
+    s.execute("declare A arm-wrestle target=B faces=8,7,2,2 vs_q_cut=10")
+    res = last(s)
+    assert res.details["winner"] == "B" and res.success is False
+    assert "Q 2 and 10 (cutting with 0 and 10) end at -3 and 0: B wins" in res.summary
+
+
+def test_a_throw_with_nothing_on_distance_and_an_attack_at_q_0() -> None:
+    """All 21 Q over the 1 kg on EP: row 0 of the Result column reads .75 on the Sphere
+    column: .75 m, the Maximum Range; the Short Range 0 (no Q on distance). The Combat
+    Roll 15, dice 8+7: Q 0, Attack +0: a hit against Defense 0. Details name the throw's
+    figures (distance, speed, the weight's Q, its EP use)."""
+    s = bx(*PITCHER)
+    s.execute("declare A throw target=B weight=1 damage=3 q_ep=21 throwback=false faces=2,2,8,7")
+    res = last(s)
+    assert "0.75 m at 0.75 m/segment, distance as read" in res.summary
+    assert "Combat Roll 15 (thrown): rolled 8+7 = 15: Q 0 (Maximum Range 0.75 m, Short Range 0 m, Range Set 0 m); Attack +0 vs" in res.summary
+    d = res.details
+    assert (d["distance"], d["speed"], d["needed"], d["q"], d["roll"], d["total"]) == (0.75, 0.75, 1, 22, 26, 4)
+    assert d["ep_uses"] == [{"what": "throw", "row": -12, "paid": 0}]
+    assert (d["attack"]["attack"], d["attack"]["short_range"], d["attack"]["range_set"]) == (0, 0, 0)
+
+
+def test_a_lifts_own_pool_and_each_wrestlers_own_mass() -> None:
+    """A pool is read on the Sphere chart (the game's page: `pool=` "extra bonus pool"):
+    28 + Sphere(4) 4 = 32. Arm wrestling, "two people arm wrestling each make a Lift
+    Roll": each with their own mass: B of 70 kg: 12 - 9 + Sphere(70) 15 = 18."""
+    s = bx(STRONG, "add A strength=15 mass=20 ep=20", "add B strength=12 mass=70 ep=20")
+    s.execute("declare Strong lift weight=100 pool=4 faces=4,4")
+    assert last(s).details["roll"] == 32 and last(s).margin == 7
+    s.execute("declare A arm-wrestle target=B faces=2,3,10,10")
+    assert "; B's Lift Roll 18, rolled 10+10 = 20 (missed by 2): B fails and loses;" in last(s).summary
+
+
+def test_the_dice_asked_for_are_named_by_the_roll() -> None:
+    """The dice prompt names the roll in the game's words (rolls.py: `label` is "the
+    roll's name in the game's words"): the Lift Roll, the Throw Roll, the thrown
+    attack's Combat Roll after the Throw Roll's dice, and each wrestler's Lift Roll (the
+    opponent's dice named as theirs)."""
+    from rulesets.base import ActionRequest
+    from rulesets.dice import DiceNeeded, PromptingFaces
+
+    s = bx("add A ep=100", "add B vp=40")
+    game = s.ruleset
+
+    def asked(name: str, faces: list[int], targets: tuple[str, ...] = (), **params: Any) -> tuple[str, str]:
+        template = game.template(name)
+        request = ActionRequest(template=template, actor=s.encounter.combatant("A"), params=params, encounter=s.encounter,
+                                targets=tuple(s.encounter.combatant(t) for t in targets), pt=template.pt)
+        with pytest.raises(DiceNeeded) as needed:
+            game.resolve(request, PromptingFaces(faces))
+        return str(needed.value.group.label), str(needed.value.group.who)
+
+    assert asked("lift", [], weight=10.0) == ("Lift Roll", "")
+    assert asked("throw", [], weight=1.0) == ("Throw Roll", "")
+    assert asked("throw", [2, 2], ("B",), weight=1.0, damage=3) == ("Combat Roll", "")
+    assert asked("arm-wrestle", [], ("B",)) == ("Lift Roll (arm-wrestling)", "")
+    assert asked("arm-wrestle", [2, 2], ("B",)) == ("Lift Roll (arm-wrestling)", "B")
