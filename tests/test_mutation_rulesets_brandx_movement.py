@@ -262,22 +262,22 @@ def test_q_on_turning_defense_and_saving() -> None:
     this one completes.
 
     By hand: Move Roll 20, dice 2+2: Q 16: 2 to turning (90 degrees; 20 for a vehicle
-    of maneuverability 10), 5 to Defense (+2), 4 saved (+2), the 5 left to speed (Sphere
-    5: 5 dm/segment). Six segments later: pool -5 + 2 = -3 (Sphere -3): 17."""
+    of maneuverability 10), 5 to Defense (+2), 5 saved (+2), the 4 left to speed (Sphere
+    4: 4 dm/segment). Six segments later: pool -4 + 2 = -2 (Sphere -2): 18."""
     s = bx("add Runner ep=50", "add Car ep=50")
-    s.execute("declare Runner move roll=20 q_turn=2 q_defense=5 q_save=4 faces=2,2")
+    s.execute("declare Runner move roll=20 q_turn=2 q_defense=5 q_save=5 faces=2,2")
     res = last(s)
-    assert (res.details["turn"], res.details["move_defense"], res.details["saved_pool"], res.details["speed_q"]) == (90, 2, 2, 5)
+    assert (res.details["turn"], res.details["move_defense"], res.details["saved_pool"], res.details["speed_q"]) == (90, 2, 2, 4)
     assert res.summary == (
-        "Move Roll 20 = 20; rolled 2+2 = 4: Q 16: 2 to turning, 5 to Defense, 4 to saved, 5 to speed; "
-        "speed Q 5: 5 dm/segment (0.5 m/segment, 25 m/round); EP row 9: 5 EP (movement row 9: 5) now, 5 EP a round; "
+        "Move Roll 20 = 20; rolled 2+2 = 4: Q 16: 2 to turning, 5 to Defense, 5 to saved, 4 to speed; "
+        "speed Q 4: 4 dm/segment (0.4 m/segment, 20 m/round); EP row 9: 5 EP (movement row 9: 5) now, 5 EP a round; "
         "PT 6; turns up to 90 degrees; Defense +2 against all, Attack -2, until the next Move Roll")
     s.execute("declare Car move roll=20 q_turn=2 maneuverability=10 faces=2,2")
     assert last(s).details["turn"] == 20 and "turns up to 20 degrees" in last(s).summary
     s.execute("step 6")
     s.execute("declare Runner move roll=20 faces=5,5")
     res = last(s)
-    assert res.details["pool"] == -3 and res.details["roll"] == 17
+    assert res.details["pool"] == -2 and res.details["roll"] == 18
     assert "saved Q +2 pool" in res.summary
 
 
@@ -463,3 +463,46 @@ def test_the_dice_asked_for_are_named_by_the_roll() -> None:
     assert asked("move", [], roll=20) == "Move Roll"
     assert asked("jump", []) == "Jump Roll"
     assert asked("jump", [5, 5], grab=True) == "Combat Roll to grab"
+
+
+def test_a_move_and_a_jump_pay_their_ep_as_they_start_named_in_the_log() -> None:
+    """An action's own EP is paid when it starts (docs/rulesets/brandx.md: "an action's
+    own EP is paid when it starts"), named with its bill. By hand: a Move Roll on row 9:
+    5 EP; a jump with Q 0 (roll 10 + 1 = 11, dice 6+5): nothing spent, row 9: 5 EP, and
+    the height of Square row 0: .81 cm, 0 segments in the air."""
+    s = bx("add A ep=100")
+    s.execute("declare A move roll=20 faces=2,2")
+    assert "A: ep -5 (Move Roll: 5 EP (movement row 9: 5))" in [e.text for e in s.encounter.log]
+    s.execute("declare A jump roll=10 faces=6,5")
+    res = last(s)
+    assert res.summary.endswith("rolled 6+5 = 11: Q 0: nothing spent; height 0.81 cm, 0 segments in the air, "
+                                "0 m at 1 m/segment; PT 6; 5 EP (jump row 9: 5)")
+    assert s.encounter.log[-1].text == "A: ep -5 (jump: 5 EP (jump row 9: 5))"
+
+
+def test_a_jumps_own_pool_and_height_asked_past_the_q() -> None:
+    """`pool=` is read on the Sphere chart: 21 + Sphere(4) 4 = 25. Q asked past the roll
+    is cut in the order listed (common.py), EP first: Q 11 (dice 5+5 against 21), 5 to EP,
+    the 10 asked for height cut to 6 (Square row 6: 36 cm)."""
+    s = bx("add Jumper ep=100", "add Other ep=100")
+    s.execute("declare Jumper jump pool=4 faces=5,5")
+    assert last(s).details["roll"] == 25
+    s.execute("declare Other jump q_ep=5 q_height=10 faces=5,5")
+    res = last(s)
+    assert res.details["height_cm"] == 36 and res.summary.endswith("; 1 EP (jump row 4: 1); height cut from 10 to 6")
+
+
+def test_a_jumps_time_in_the_air_at_low_density_rounds_half_up_to_a_segment() -> None:
+    """The seed's multiplication of the time in the air, rounded to whole segments half
+    up (the module's own rounding), and the movement to 2 digits ("Always round Movement
+    to 2 digits"). By hand, the 2-segment jump at 1.234 m/segment (2.47 m): density .8
+    in air .2: x 1.25: 2.5 segments, 3; 2.47 x 1.25 = 3.0875 m, 3.09. A jump of 3
+    segments (16 Q to height: Square row 16, 256 cm; 4 x 2.56 = 10.24 is Square row 3)
+    at density 1 in air .49995: x 1.49995: 4.49985 segments, 4 (not 4.5 read loosely)."""
+    s = bx("add Jumper ep=100", "add Other ep=100")
+    s.execute("declare Jumper jump speed=1.234 density=0.8 air_density=0.2 q_ep=1 faces=5,5")
+    assert (last(s).details["air"], last(s).details["length_m"]) == (3, 3.09)
+    # 21, dice 2+2: Q 17, 1 to EP, 16 to height.
+    s.execute("declare Other jump speed=1 density=1 air_density=0.49995 q_ep=1 q_height=16 faces=2,2")
+    res = last(s)
+    assert res.details["height_cm"] == 256 and res.details["air"] == 4

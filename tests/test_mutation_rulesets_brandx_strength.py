@@ -593,3 +593,25 @@ def test_the_dice_asked_for_are_named_by_the_roll() -> None:
     assert asked("throw", [2, 2], ("B",), weight=1.0, damage=3) == ("Combat Roll", "")
     assert asked("arm-wrestle", [], ("B",)) == ("Lift Roll (arm-wrestling)", "")
     assert asked("arm-wrestle", [2, 2], ("B",)) == ("Lift Roll (arm-wrestling)", "B")
+
+
+def test_a_lift_pays_its_ep_as_it_starts_and_cuts_ep_asked_past_the_q() -> None:
+    """Q on speed comes before Q on EP (the form's order; common.py: Q asked past the
+    roll is cut in the order listed). By hand: 100 kg, Q 20: 3 over, all 3 on speed
+    (PT 5), the 2 asked on EP cut to 0: row 9, 5 EP, paid as the lift starts and named
+    in the log with its bill."""
+    s = bx(STRONG)
+    s.execute("declare Strong lift weight=100 q_speed=3 q_ep=2 faces=4,4")
+    res = last(s)
+    assert res.dice == (4, 4) and res.pt == 5
+    assert res.summary.endswith(": lifted, 3 over: 3 to speed; PT 5; 5 EP (lift row 9: 5); EP cut from 2 to 0")
+    assert s.encounter.log[-1].text == "Strong: ep -5 (lift: 5 EP (lift row 9: 5))"
+
+
+def test_an_arm_wrestlers_own_pool() -> None:
+    """A's pool 4 on the Sphere chart: 17 + 4 = 21; dice 10+10 = 20: Q 1, where
+    without it A would miss by 3."""
+    s = bx(*WRESTLERS)
+    s.execute("declare A arm-wrestle target=B pool=4 faces=10,10,2,2")
+    res = last(s)
+    assert res.details["q"] == 1 and res.summary.startswith("A's Lift Roll 17 + pool 4 (+4) = 21; rolled 10+10 = 20 (Q 1);")
