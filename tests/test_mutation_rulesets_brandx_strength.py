@@ -16,6 +16,7 @@ rulesets/brandx/tables.toml):
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,13 +43,13 @@ def ep(s: Any, name: str) -> float:
 def test_a_thrown_attack_rolls_the_combat_roll_not_the_throw_roll_stated() -> None:
     """Seed: "Combat Roll: Look up twice Agility on the Sphere Chart for the character's
     Combat Roll." and "When throwing something as an attack, an Attack Roll must still
-    be made." The throw's `roll=` states the Throw Roll's strength - 9 (11, plus
-    Sphere(mass 70) 15 = 26); the attack's Combat Roll is Sphere(2 x 22 = 44) = row 14
-    (learning 0: no pool). Dice 5+5 = 10: Q 4, all to Attack."""
+    be made." The throw's `roll=` states the Throw Roll's strength - 9 (13 for a
+    strength of 20, plus Sphere(mass 70) 15 = 28); the attack's Combat Roll is Sphere(2 x
+    22 = 44) = row 14 (learning 0: no pool). Dice 5+5 = 10: Q 4, all to Attack."""
     s = bx("add A agility=22 strength=20 learning=0 ep=100", "add B vp=40")
-    s.execute("declare A throw target=B weight=1 damage=3 roll=11 throwback=false faces=2,2,5,5")
+    s.execute("declare A throw target=B weight=1 damage=3 roll=13 throwback=false faces=2,2,5,5")
     res = last(s)
-    assert res.details["roll"] == 26 and res.details["q"] == 22
+    assert res.details["roll"] == 28 and res.details["q"] == 24
     assert res.details["attack"]["q"] == 4 and res.details["attack"]["attack"] == 4
     assert "Combat Roll 14 (thrown): rolled 5+5 = 10: Q 4" in res.summary
 
@@ -473,6 +474,8 @@ def test_a_thrower_moving_with_defense_loses_as_much_attack() -> None:
     res = last(s)
     assert "Combat Roll 15 (thrown): rolled 5+5 = 10: Q 5; Attack -2 for Defense from passive actions (moving +2) as things stand (" in res.summary
     assert res.details["attack"]["attack"] == 3
+    # What was taken off is kept, for the judge to take off what is in force as it lands.
+    assert res.details["attack"]["hits"][0]["passive_defense"] == 2
 
 
 # ---------------------------------------------------------------------- more edges
@@ -615,3 +618,91 @@ def test_an_arm_wrestlers_own_pool() -> None:
     s.execute("declare A arm-wrestle target=B pool=4 faces=10,10,2,2")
     res = last(s)
     assert res.details["q"] == 1 and res.summary.startswith("A's Lift Roll 17 + pool 4 (+4) = 21; rolled 10+10 = 20 (Q 1);")
+
+
+def test_more_throws_a_pool_no_weight_a_lob_that_fails_and_distance_asked_past_the_q() -> None:
+    """By hand, the Throw Roll 21: with pool 4 (Sphere 4), 25. Nothing (0 kg) needs no Q.
+    A failed throw made with precision still flies: .24 m/segment for Square(1.8 x 2)
+    row 1 = 1 segment: .24 m. 12 Q asked for distance out of 10 is cut to 10 (Sphere row
+    10: 14 m). A 60 kg stone (Sphere row 15, 57 <= 60 < 75) missed by 14 (Q 1): row -14
+    of the Sphere column, (3/4)^15 = .0134, to 2 digits ("Always round Movement to 2
+    digits"): .01 m."""
+    s = bx(THROWER)
+    s.execute("declare Thrower throw weight=5 pool=4 faces=3,3")
+    assert last(s).details["roll"] == 25
+    s = bx(THROWER)
+    s.execute("declare Thrower throw weight=0 faces=3,3")
+    assert last(s).details["needed"] == 0 and last(s).margin == 15
+    s = bx(THROWER)
+    s.execute("declare Thrower throw weight=5 precise=true faces=10,10")
+    res = last(s)
+    assert res.details["distance"] == 0.24
+    assert "; 0.24 m at 0.24 m/segment, 1 segments in the air (Square of height x 2); PT 15;" in res.summary
+    assert s.encounter.log[-1].text == "Thrower: ep -5 (throw: 5 EP (throw row 9: 5))"
+    s = bx(THROWER)
+    s.execute("declare Thrower throw weight=5 q_distance=12 faces=3,3")
+    res = last(s)
+    assert res.details["distance"] == 14 and res.summary.endswith("; distance cut from 12 to 10")
+    s = bx(THROWER)
+    s.execute("declare Thrower throw weight=60 faces=10,10")
+    assert (last(s).margin, last(s).details["distance"], last(s).details["speed"]) == (-14, 0.01, 0.01)
+
+
+def test_arm_wrestlers_pay_on_their_own_rows_history() -> None:
+    """Each side's EP is named in the log, and each side's fractional row counts its own
+    uses (ep.py: "Fractional rows are counted per combatant and per row"): B puts 5 of
+    its Q 10 on EP, row 4, one EP per 5 uses: the first bout's use pays 1, the second's
+    nothing (A, 12 on EP: row -3, free)."""
+    s = bx(*WRESTLERS)
+    s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
+    assert s.encounter.log[-1].text == "B: ep -1 (arm wrestling: 1 EP (arm wrestling row 4: 1))"
+    s.execute("step 10")
+    s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
+    assert last(s).summary.endswith("; A 0 EP (arm wrestling row -3: 0), B 0 EP (arm wrestling row 4: 0)")
+    assert ep(s, "B") == 19
+    s.undo()  # the second bout taken back, the first still counts
+    s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
+    assert ep(s, "B") == 19
+    s = bx(*WRESTLERS)
+    s.execute("declare A arm-wrestle target=B faces=2,3,10,10")
+    assert [e.text for e in s.encounter.log[-2:]] == ["A: ep -5 (arm wrestling: 5 EP (arm wrestling row 9: 5))",
+                                                      "B: ep -1 (arm wrestling: 1 EP (arm wrestling row 5: 1))"]
+
+
+def test_a_thrown_sweep_shares_its_attack_and_a_miss_may_still_hit_a_negative_defense() -> None:
+    """Seed: "each extra opponent counts as a penalty of 1 to the Combat Roll's Bonus
+    Pool": 15 + Sphere(-1) = 14; dice 5+5: Q 4, shared 2 and 2 when not placed. And: "It's
+    possible, if unlikely, that the target has a negative Defense, so a negative Attack
+    can still hit. Note that the miss goes directly to Damage": missed by 5, Attack -2
+    against Defense -3 hits, for the object's 3 less 2: 1 VP."""
+    s = bx(*PITCHER, "add C vp=40")
+    s.execute("declare A throw target=B,C weight=1 damage=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
+    res = last(s)
+    assert ("Combat Roll 14 (thrown): rolled 5+5 = 10: Q 4; Attack Q 4 shared evenly (q_attacks=... places it per "
+            "opponent) (Maximum Range 4 m") in res.summary
+    assert [h["attack"] for h in res.details["attack"]["hits"]] == [2, 2]
+    s = bx(*PITCHER)
+    s.execute("declare A throw target=B weight=1 damage=3 defense=-3 q_distance=4 q_ep=17 throwback=false faces=2,2,10,10")
+    assert "Attack -2 vs B's Defense -3 now (stated): a hit for 1 VP" in last(s).summary
+    s.execute("next")
+    assert s.encounter.combatant("B").resources["vp"] == 39
+
+
+def test_an_arm_wrestlers_uses_are_counted_from_the_save_read_again(tmp_path: Path) -> None:
+    """The count is read from the fight's own history, so a save read again keeps it: B's
+    first bout on row 4 pays 1 EP; after the save is read again, its second pays
+    nothing."""
+    from tracker.persistence.store import EncounterFile
+    from tracker.play.session import Session
+
+    path = tmp_path / "bout.toml"
+    store, loaded = EncounterFile.create(path, "bout", "brandx")
+    s = Session(loaded.encounter, loaded.ruleset, store=store)
+    for line in (*WRESTLERS, "declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5", "step 10"):
+        s.execute(line)
+    assert ep(s, "B") == 19
+    again = EncounterFile(path).load()
+    reread = Session(again.encounter, again.ruleset)
+    assert again.encounter.actions[-1].resolution.details["target_ep_uses"] == [{"what": "arm wrestling", "row": 4, "paid": 1}]
+    reread.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
+    assert ep(reread, "B") == 19

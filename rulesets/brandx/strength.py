@@ -192,7 +192,9 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     effects.append(Note(f"arm wrestling: {outcome}"))
     summary = (f"{text}; rolled {a.shown()} ({a.outcome()}); {foe.name}'s Lift Roll {theirs}, rolled {b.shown()} "
                f"({b.outcome()}): {outcome}; {me.name} {mine_bill.text()}, {foe.name} {their_bill.text()}")
-    details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses, **tdetails}
+    # The opponent's uses are its own: its fractional rows count them (ep.previous_uses).
+    details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses,
+               "target_ep_uses": their_bill.uses, **tdetails}
     return Resolution(pt=ctx.base_pt(), success=(winner == me.name) if winner else False, margin=a.q,
                       dice=a.dice + b.dice, summary=summary, effects=tuple(effects), details=details)
 
