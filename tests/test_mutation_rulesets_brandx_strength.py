@@ -706,3 +706,16 @@ def test_an_arm_wrestlers_uses_are_counted_from_the_save_read_again(tmp_path: Pa
     assert again.encounter.actions[-1].resolution.details["target_ep_uses"] == [{"what": "arm wrestling", "row": 4, "paid": 1}]
     reread.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
     assert ep(reread, "B") == 19
+
+
+def test_the_target_of_a_thrown_attack_pays_only_for_its_own_lift() -> None:
+    """Only an opposed roll makes its target pay (ep.py: `target_ep_uses`, arm
+    wrestling's); B, hit by a thrown rock, pays nothing for it, and its own lift after
+    pays as ever: Lift Roll 28, dice 4+4: Q 20 against 100 kg (17), 3 over on EP: row 6,
+    2 EP."""
+    s = bx(PITCHER[0], "add B vp=40 ep=20 strength=20 mass=100")
+    s.execute("declare A throw target=B weight=1 damage=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
+    s.execute("next")
+    assert ep(s, "B") == 20 and s.encounter.combatant("B").resources["vp"] == 37
+    s.execute("declare B lift weight=100 faces=4,4")
+    assert last(s).details["ep_uses"] == [{"what": "lift", "row": 6, "paid": 2}] and ep(s, "B") == 18
