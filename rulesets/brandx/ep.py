@@ -5,7 +5,8 @@ Row r >= 5 costs r - 4 EP a use; row 4 costs 1 EP per 5 uses; rows 3, 2, 1 one E
 [ep_uses_per_point]).
 
 Fractional rows are counted per combatant and per row, from the encounter's own
-history: each resolution lists its EP uses in `details["ep_uses"]`, so the count
+history: each resolution lists its EP uses in `details["ep_uses"]` (and an opposed
+roll its one target's in `details["target_ep_uses"]`), so the count
 follows undo and redo and survives save and resume. Decision (the sources are silent):
 the EP is paid on the first use of each run (uses 1, 6, 11, ... on row 4), because
 Brand X pays an action's EP when it is initiated. A row between the free rows and the
@@ -110,14 +111,20 @@ class EpChart:
 
 
 def previous_uses(encounter: Encounter | None, actor: str, row: int) -> int:
-    """How many EP uses on `row` the actor made before, from the encounter's actions."""
+    """How many EP uses on `row` the actor made before, from the encounter's actions: its
+    own (`ep_uses`), and those an opposed roll it was the target of made it pay
+    (`target_ep_uses`: the opponent's side of arm wrestling)."""
     if encounter is None:
         return 0
     count = 0
     for action in encounter.actions:
-        if action.actor != actor:
+        if action.actor == actor:
+            uses = action.resolution.details.get("ep_uses", ())
+        elif actor in action.targets:
+            uses = action.resolution.details.get("target_ep_uses", ())
+        else:
             continue
-        for use in action.resolution.details.get("ep_uses", ()):
+        for use in uses:
             if use.get("row") == row:
                 count += 1
     return count

@@ -22,9 +22,10 @@ from typing import Any
 
 from tracker.engine.effects import Effect, Resolution, Upkeep
 from rulesets.brandx.actions import ep_cost, spend_q
-from rulesets.brandx.combat import combat_base, combat_pool
+from rulesets.brandx.combat import combat_pool
 from rulesets.brandx.common import Ctx, latest_action
 from rulesets.brandx.rolls import action_roll, round_half_up
+from rulesets.brandx.strength import own_combat_base
 from rulesets.dice import DiceSource
 
 
@@ -151,7 +152,7 @@ def resolve_jump(ctx: Ctx, dice: DiceSource) -> Resolution:
     if ctx.p("grab", False):
         # Seed: "A Combat Roll (close combat) is required to actually grab something in
         # a jump": made with the next dice, at its own EP row (5).
-        base, base_text = combat_base(ctx)
+        base, base_text = own_combat_base(ctx)
         number = base + ctx.charts.sphere(combat_pool(ctx, 1))
         combat = action_roll(dice, number, label="Combat Roll to grab")
         faces += combat.dice

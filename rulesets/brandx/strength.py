@@ -25,6 +25,7 @@ Decisions where the sources are silent (each also named in the summary it produc
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tracker.engine.effects import Effect, Note, Resolution
@@ -40,6 +41,14 @@ from rulesets.dice import DiceSource
 
 # Seed: "A friction of 20 is impossible to overcome." (the top of the friction scale)
 IMPOSSIBLE_FRICTION = 20
+
+
+def own_combat_base(ctx: Ctx) -> tuple[int, str]:
+    """The Combat Roll of an attack made inside another roll (a throw at a target, a
+    grab in a jump): the sheet's `combat_roll` or Sphere(2 x agility). That roll's own
+    `roll=` states the Throw or Jump Roll, not this one."""
+    params = {key: value for key, value in ctx.params.items() if key != "roll"}
+    return combat_base(replace(ctx, request=replace(ctx.request, params=params)))
 
 
 # ---------------------------------------------------------------------- lift
@@ -60,8 +69,9 @@ def _weight(ctx: Ctx, name: str = "weight") -> tuple[float, str]:
 
 def lift_roll(ctx: Ctx, who: Combatant) -> tuple[int, str]:
     strength, mass = ctx.stat("strength", who), float(ctx.stat("mass", who))
-    value = int(strength - 9 + ctx.charts.sphere(mass))
-    return value, f"strength - 9 + Sphere(mass {mass:g}) = {value}"
+    bonus = ctx.charts.sphere(mass)
+    value = int(strength - 9 + bonus)
+    return value, f"Lift Roll {value} (strength {strength:g} - 9 + Sphere(mass {mass:g}) {bonus})"
 
 
 def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
@@ -80,7 +90,7 @@ def resolve_lift(ctx: Ctx, dice: DiceSource) -> Resolution:
     if ctx.p("distance") is not None:
         far = ctx.charts.sphere(float(ctx.p("distance")))
         need += far
-        need_text += f" + Sphere(distance {ctx.p('distance')} m) {far}"
+        need_text += f" + Sphere(distance {float(ctx.p('distance')):g} m) {far}"
     push, friction = bool(ctx.p("push", False)), int(ctx.p("friction", 0))
     target, text, costs, tdetails = ctx.target(base, base_text, int(ctx.p("pool", 0)), "strength")
     if push and friction:
@@ -182,7 +192,9 @@ def resolve_arm_wrestle(ctx: Ctx, dice: DiceSource) -> Resolution:
     effects.append(Note(f"arm wrestling: {outcome}"))
     summary = (f"{text}; rolled {a.shown()} ({a.outcome()}); {foe.name}'s Lift Roll {theirs}, rolled {b.shown()} "
                f"({b.outcome()}): {outcome}; {me.name} {mine_bill.text()}, {foe.name} {their_bill.text()}")
-    details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses, **tdetails}
+    # The opponent's uses are its own: its fractional rows count them (ep.previous_uses).
+    details = {"q": a.q, "vs_q": b.q, "winner": winner or "", "ep_uses": mine_bill.uses,
+               "target_ep_uses": their_bill.uses, **tdetails}
     return Resolution(pt=ctx.base_pt(), success=(winner == me.name) if winner else False, margin=a.q,
                       dice=a.dice + b.dice, summary=summary, effects=tuple(effects), details=details)
 
@@ -259,7 +271,7 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0)
     targets = ctx.request.targets
     if ctx.p("damage") is None:
         raise TrackerError("a throw at a target needs damage=N, the thrown object's damage")
-    base, base_text = combat_base(ctx)
+    base, base_text = own_combat_base(ctx)
     pool = combat_pool(ctx, len(targets))
     number = base + ctx.charts.sphere(pool)
     roll = action_roll(dice, number, label="Combat Roll")
@@ -267,7 +279,7 @@ def _throw_attack(ctx: Ctx, dice: DiceSource, speed: float, q_distance: int = 0)
     short = max(0, q_distance)
     bands = f"Maximum Range {speed:g} m, Short Range {short} m, Range Set {short / 2:g} m"
     if rng is not None and float(rng) > speed:
-        return [], [f"{base_text} + pool: the target at {rng} m is beyond the maximum range {speed:g} m ({bands})"], roll.dice, {"q": roll.q}
+        return [], [f"{base_text} + pool: the target at {float(rng):g} m is beyond the maximum range {speed:g} m ({bands})"], roll.dice, {"q": roll.q}
     where = ""
     if rng is not None:
         band = "within the Range Set" if float(rng) <= short / 2 else "within Short Range" if float(rng) <= short else "past Short Range"
