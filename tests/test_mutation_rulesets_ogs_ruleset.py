@@ -455,6 +455,51 @@ def test_a_contest_whose_side_changed_or_left_is_put_to_the_gm() -> None:
     assert "A's contest lands: A d6:3 + d6:4 = 7; B d6:2 + d6:4 = 6; C d6:1 + d6:1 = 2: A wins on total" in texts
 
 
+def test_a_contest_with_ones_rerolled_lands_when_its_dice_are_unchanged() -> None:
+    """B rerolls ones on its d4 (the sheet's modifier): 2 + 4 + a 1 rerolled to 3 = 9
+    against A's 3 + 4 = 7. Unchanged when it lands, B wins on total."""
+    texts = _contest("set B enhancement d4", "set B reroll_ones true", "declare A contest target=B faces=3,4,2,4,1,3")
+    assert "A's contest lands: A d6:3 + d6:4 = 7; B d6:2 + d6:4 + d4:3 = 9: B wins on total" in texts
+
+
+def _acting(details: dict[str, Any]) -> Any:
+    action = type("Action", (), {})()
+    action.actor, action.template = "A", "contest"
+    action.resolution = type("Resolution", (), {"details": details})()
+    return action
+
+
+def test_a_contest_record_of_the_fewest_keys_lands_with_the_shipped_dice_and_no_rerolls() -> None:
+    """A record with only the sides' names, sizes and faces (no steps, params, rerolls or
+    d12s kept) is read with the shipped dice steps, the sheets' own dice and no ones
+    rerolled. Without any record, the blow is said to have none."""
+    s = session_for(OgsRuleset(), "add A stat=d6 skill=d12 enhancement=", "add B stat=d6 skill=d6 enhancement=")
+    record = {"sides": [{"name": "A", "sizes": [6, 12], "faces": [3, 4]}, {"name": "B", "sizes": [6, 6], "faces": [4, 3]}]}
+    assert judge_contest(s.encounter, _acting({"hits": [record]}), Blow("B", 0)) == [
+        Note("A's contest lands: A d6:3 + d12:4 = 7; B d6:4 + d6:3 = 7: A wins on die sizes")]
+    record["sides"][1]["faces"] = [4, 4]
+    record["roll_off"] = [[9, 2]]
+    record["sides"][0]["reroll_from"] = 2
+    assert judge_contest(s.encounter, _acting({"hits": [record]}), Blow("B", 0))[0].text.startswith(
+        "A's contest lands, but A's check is d6+d12 now, not the d6+d12 rolled for")
+    assert judge_contest(s.encounter, _acting({}), Blow("B", 0)) == [Note("A's contest: no record of its blow on B")]
+    assert judge_blow(s.encounter, _acting({}), Blow("B", 0)) == [Note("A's contest: no record of its blow on B")]
+
+
+def test_a_check_reads_a_sheet_missing_its_dice_as_none() -> None:
+    """A combatant whose stats lack a die (a save written by hand) has none: refused by name."""
+    bare = Combatant("Michael", {}, {}, {})
+    assert refused(GAME.check, bare, {}) == "Michael has no stat die"
+    assert refused(GAME.check, Combatant("Michael", {"stat": "d4"}, {}, {}), {}) == (
+        "Michael has no skill die (set skill=d8 on the sheet)")
+    assert refused(GAME.check, Combatant("Michael", {"stat": "d4", "skill": "d8"}, {}, {}), {}, "force") == (
+        "Michael has no force die (set force=d8 on the sheet)")
+    assert GAME.check(Combatant("Michael", {"stat": "d4", "skill": "d8"}, {}, {}), {})[0].sides == (4, 8)
+    # A bad die names the part it is in.
+    assert refused(GAME.check, Combatant("Michael", {"stat": "d7", "skill": "d8"}, {}, {}), {}).startswith("Michael.stat 'd7': ")
+    assert refused(GAME.check, Combatant("Michael", {"stat": "d4", "skill": "d7"}, {}, {}), {}).startswith("Michael.skill 'd7': ")
+
+
 def test_a_contest_landing_reads_the_dice_steps_it_was_rolled_with() -> None:
     """A house overflow of [d10+d4]: A's d12 increased once is [d10+d4]; the record's
     steps rebuild the same check when it lands."""
@@ -631,3 +676,58 @@ def test_odds_refusals() -> None:
     assert refused(GAME.chance, "d6", vs="d6+d6", options={"vs_reroll_ones": "true"}).startswith("--vs d6+d6: reroll_ones")
     assert refused(GAME.chance, "7d12", vs="6d12").startswith("opposed odds: 7 + 6 dice")
     assert refused(GAME.chance, "d6", difficulty=3, options={"increase": "11"}).startswith("--set.increase")
+
+
+# ---------------------------------------------------------------- what a hand-written save or table may leave out
+@pytest.mark.parametrize("table", ["time", "check"])
+def test_a_table_given_as_a_number_is_refused_by_name_wherever_it_is_read(table: str) -> None:
+    game = OgsRuleset({table: 5})
+    words = f"ogs tables [{table}]: expected a table of rows ([{table}] with key = value lines), got 5"
+    assert refused(game.check_tables) == words
+    if table == "time":
+        assert refused(game.catalogue) == words
+    else:
+        # A check with no difficulty reads [check] for the default one.
+        request = ActionRequest(GAME.catalogue()["check"], michael(), (), {})
+        assert refused(game.resolve, request, TypedFaces([1, 1, 1])) == words
+
+
+def test_an_attack_reads_a_target_without_a_defense_as_the_seeds_difficulty_8() -> None:
+    """The docstring: the target's `defense` "(default 8, the seed's example difficulty)"."""
+    bare = Combatant("Orc", {}, {"hp": 5}, {"hp": 5})
+    assert resolve("attack", michael(), (bare,), TypedFaces([2, 3, 3, 1])).details["difficulty"] == 8
+    action = _acting({"hits": [{"target": "Orc", "total": 8, "first_stage": 2, "stage_size": 2, "base": 1, "extra": [], "die": 8}]})
+    action.template = "attack"
+    encounter = type("Encounter", (), {"combatants": {"Orc": bare}})()
+    assert judge_blow(encounter, action, Blow("Orc", 0))[0] == Note("A's attack lands: 8 vs Orc's defense 8: hit; 1 damage")
+
+
+def test_a_blow_at_exactly_the_defense_hits() -> None:
+    # Seed: "If the total is equal to or greater than the difficulty the action succeeds".
+    texts, hp = _landed("declare A attack target=B faces=6,8,2,3,4,5", "set B defense 16")
+    assert "A's attack lands: 16 vs B's defense 16: hit; 3 damage" in texts and hp == 17
+
+
+def test_an_attack_reads_its_damage_dice_by_name() -> None:
+    assert refused(resolve, "attack", Combatant("Michael", {"stat": "d4", "skill": "d8"}, {}, {}), (guard(),), TypedFaces([1, 1])) == (
+        "Michael has no damage dice (damage=d8 on the sheet or the declare)")
+    bad = Combatant("Michael", {"stat": "d4", "skill": "d8", "damage": "d7"}, {}, {})
+    assert refused(resolve, "attack", bad, (guard(),), TypedFaces([1, 1])).startswith("Michael.damage 'd7': ")
+
+
+def test_a_power_without_a_force_die_is_refused_by_name_and_check_spec_takes_the_second_die() -> None:
+    assert refused(resolve, "power", michael(), (guard(),), TypedFaces([1, 1, 1])) == (
+        "Michael has no force die (set force=d8 on the sheet)")
+    assert GAME.check_spec(michael(force="d10"), {}, "force").sides == (4, 10, 8)
+
+
+def test_the_other_sides_of_a_contest_reroll_their_ones_as_their_sheets_say() -> None:
+    """The Guard rerolls ones on its enhancement die: 1, 4, then 1 rerolled to 5 = 10."""
+    dice = Heard([1, 4, 6, 1, 4, 1, 5])
+    result = resolve("contest", michael(), (guard(reroll_ones="true"),), dice)
+    assert result.details["rival_total"] == 10 and result.details["hits"][0]["sides"][1]["reroll_from"] == 2
+    assert dice.groups[-1] == ("Opposed Check: reroll of a 1 (enhancement)", (6,), "Guard")
+    dice = Heard([1, 4, 6, 1, 4, 1, 5, 2, 2])
+    many = resolve("contest", michael(), (guard(reroll_ones="true"), who("Orc", stat="d4", skill="d4", enhancement="")), dice)
+    assert many.details["totals"] == {"Michael": 11, "Guard": 10, "Orc": 4}
+    assert many.details["hits"][0]["sides"][1]["reroll_from"] == 2
