@@ -527,9 +527,12 @@ def test_an_open_roll_increases_every_die_and_takes_the_weapons_dice_unless_give
     # The seed's Fireball: "10d6 ... affected by a 2-Stage Die Increase ... will instead deal 10d10".
     fireball = resolve("open", michael(), (), TypedFaces([1] * 10), dice="10d6", increase=2)
     assert fireball.details["sizes"] == [10] * 10 and fireball.effects == ()
+    assert (fireball.margin, fireball.details["total"]) == (10, 10)  # ten 1s, no bonus
     grown = resolve("open", michael(damage="d4+d12"), (), TypedFaces([1, 2, 3]), increase=1, bonus=1)
     assert grown.summary == "open roll d6+[d8+d6]+1: d6:1 + d8:2 + d6:3 + 1 = 7"
     assert refused(resolve, "open", michael(damage=""), (), TypedFaces([])) == "open needs dice (dice=10d6)"
+    assert refused(resolve, "open", Combatant("Michael", {}, {}, {}), (), TypedFaces([])) == "open needs dice (dice=10d6)"
+    assert refused(resolve, "open", michael(), (), TypedFaces([]), dice="d7").startswith("dice 'd7': ")
     assert refused(resolve, "open", michael(), (), TypedFaces([]), dice="30d12", increase=1) == (
         "Michael's open roll: 60 dice is more than the limit of 30")
 
@@ -601,7 +604,7 @@ def test_roll_opposed() -> None:
 def test_roll_open() -> None:
     result = GAME.roll("2d6+2", Heard([5, 6]))
     assert (result.dice, result.success, result.margin) == ([5, 6], None, None)
-    assert result.text == "open roll d6+d6+2: d6:5 + d6:6 + 2 = 13"
+    assert result.ruleset == "ogs" and result.text == "open roll d6+d6+2: d6:5 + d6:6 + 2 = 13"
     assert result.fields == {"total": 13, "difficulty": None, "stages": None, "winner": None, "sizes": [6, 6], "spec": "d6+d6+2"}
     # Every die of an Open Roll is increased; `open=true` is one as well.
     assert GAME.roll("d4+d12", TypedFaces([1, 1, 1]), options={"increase": "1"}).fields["spec"] == "d6+[d8+d6]"
@@ -731,3 +734,38 @@ def test_the_other_sides_of_a_contest_reroll_their_ones_as_their_sheets_say() ->
     many = resolve("contest", michael(), (guard(reroll_ones="true"), who("Orc", stat="d4", skill="d4", enhancement="")), dice)
     assert many.details["totals"] == {"Michael": 11, "Guard": 10, "Orc": 4}
     assert many.details["hits"][0]["sides"][1]["reroll_from"] == 2
+
+
+def test_a_contests_margin_is_against_the_best_of_the_other_sides() -> None:
+    """A 1 + 2 = 3, B 5 + 5 = 10, C 2 + 3 = 5: B wins; A's margin 3 - 10."""
+    a, b, c = (who(n, stat="d6", skill="d6", enhancement="") for n in "ABC")
+    result = resolve("contest", a, (b, c), TypedFaces([1, 2, 5, 5, 2, 3]))
+    assert (result.margin, result.details["winner"]) == (3 - 10, "B")
+
+
+def test_the_dice_given_on_the_command_line_are_named_in_refusals() -> None:
+    # 31d12 is past the 30 dice one roll may have, with no increase named.
+    assert refused(GAME.roll, "31d12", TypedFaces([]), difficulty=3) == "ogs dice '31d12': 31 dice is more than the limit of 30"
+    assert refused(GAME.chance, "31d12", difficulty=3) == "ogs dice '31d12': 31 dice is more than the limit of 30"
+    assert refused(GAME.roll, "d6", TypedFaces([1]), vs="d7", vs_dice=TypedFaces([])).startswith("--vs 'd7': ")
+    assert refused(GAME.chance, "d6", vs="d7").startswith("--vs 'd7': ")
+    assert refused(GAME.chance, "d6", vs="31d12") == "--vs '31d12': 31 dice is more than the limit of 30"
+
+
+def test_odds_aim_the_increase_at_the_die_named() -> None:
+    """d4 + d8 + d8 against 21 with one stage: on the third die (d4 + d8 + d10) 22 is
+    4 + 8 + 10 and 21 three ways, 4/320 = 1/80; on the first (d6 + d8 + d8) 22 once and
+    21 three ways, 4/384 = 1/96."""
+    assert GAME.chance("d4+d8+d8", difficulty=21, options={"increase": "1"}) == Fraction(1, 80)
+    assert GAME.chance("d4+d8+d8", difficulty=21, options={"increase": "1", "increase_die": "1"}) == Fraction(1, 96)
+
+
+def test_the_chance_of_a_contest_past_the_sorted_outcomes_limit_names_the_side() -> None:
+    """7d12 has C(18, 7) = 31,824 sorted outcomes, past the limit of 15,000."""
+    big = who("Michael", stat="d12", skill="d12", enhancement="5d12")
+    small = who("Guard", stat="d4", skill="d4", enhancement="3d4")
+    assert refused(GAME.chance_of, _request("contest", big, (small,))) == (
+        "opposed odds: Michael 7d12 has up to 31,824 sorted outcomes to compare, past the limit of 15,000 (6d12 has 12,376)")
+    assert refused(GAME.chance_of, _request("contest", small, (big,))) == (
+        "opposed odds: Michael 7d12 has up to 31,824 sorted outcomes to compare, past the limit of 15,000 (6d12 has 12,376)")
+    assert refused(GAME.chance_of, _request("power", small, (big,))) == "Guard has no force die (set force=d8 on the sheet)"
