@@ -537,6 +537,16 @@ def test_an_open_roll_increases_every_die_and_takes_the_weapons_dice_unless_give
         "Michael's open roll: 60 dice is more than the limit of 30")
 
 
+def test_an_open_roll_adds_the_flat_bonus_stated_for_it_not_the_sheets_for_checks() -> None:
+    """Seed: "a character with an applicable flat bonus rolls an Action Check or an Open
+    Roll the flat bonus is added directly to the total". The sheet's `flat` is the one
+    that applies to checks (the adapter's docstring); what applies to an Open Roll is
+    stated with it: d8 showing 5 is 5 with flat 3 on the sheet, 8 with bonus=3."""
+    blessed = michael(flat="3")
+    assert resolve("open", blessed, (), TypedFaces([5])).margin == 5
+    assert resolve("open", blessed, (), TypedFaces([5]), bonus=3).margin == 8
+
+
 # ---------------------------------------------------------------- chances
 def _request(action: str, actor: Combatant, targets: tuple[Combatant, ...] = (), **params: Any) -> ActionRequest:
     return ActionRequest(GAME.catalogue()[action], actor, targets, params)

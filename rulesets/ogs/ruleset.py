@@ -43,6 +43,10 @@ Decisions where the seed is silent (nothing else is known of the game):
   The declare form's chance is offered for two sides only.
 - Opposed results have no stages (the seed defines stages against a difficulty); the
   margin of an opposed roll is own total minus rival total.
+- Which flat bonus applies to which roll is the effect's (the seed: "an applicable flat
+  bonus"): the sheet's `flat` is the one applicable to the character's checks (an
+  attack's and a contest's too); an Open Roll adds only the `bonus=` stated with it (a
+  magic weapon's to its damage, say), never the sheet's.
 """
 
 from __future__ import annotations
