@@ -452,8 +452,9 @@ class Resolver:
         blow = roll_code(code, dice, mode, "damage")
         faces += blow.faces
         damage = blow.total + bonus
-        shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up)" if bonus else ""
-        lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus} = {damage}")
+        # The roll's text ends in its total already: a total of its own only with a bonus.
+        shown_bonus = f" + {bonus} (result points {rp} / {self.tables.bonus_divisor}, rounded up) = {damage}" if bonus else ""
+        lines.append(f"damage {label}: {blow.text(code=False)}{shown_bonus}")
         resist_code, resist_label = self.resistance(target, system)
         if resist_code.dice >= 1:
             guard = roll_code(resist_code, dice, mode, "resistance", target.name)
