@@ -49,6 +49,14 @@ def _formula(chart: str, row: int) -> int | float:
     return row
 
 
+def _shown(value: int | float | Fraction) -> str:
+    """A value in a message: as %g shows it, or its digits' count past a float's range."""
+    try:
+        return f"{float(value):g}"
+    except OverflowError:  # a whole number past a float's range (Doubles' last rows)
+        return f"a number of {len(str(int(value)))} digits"
+
+
 def _result_fraction(row: int) -> float:
     if row == 0:
         return 0.9
@@ -146,17 +154,22 @@ class Chart:
         return self.entry(row) if row >= 1 else self.fraction_of(row)
 
     # -------------------------------------------------------------- values -> rows
-    def _grow_up(self, value: float) -> None:
+    def _grow_up(self, value: int | float | Fraction) -> None:
+        """Grow the entries through the first one above `value`: row MAX_ROW + 1's, which
+        is computed to know that a value below it reads row MAX_ROW, and refuses one at it.
+        The value is compared exactly (Doubles' last rows are past a float's range)."""
         up = self._up
         while not up or up[-1] <= value:
-            if len(up) >= MAX_ROW:
-                raise TrackerError(f"{self.name} chart: {value:g} is beyond the charts")
+            if len(up) > MAX_ROW:
+                raise TrackerError(f"{self.name} chart: {_shown(value)} is beyond the charts")
             up.append(self.entry(len(up) + 1))
 
     def _grow_down(self, value: float) -> None:
+        """Grow the fractions (rows 0, -1, ...) through the first one at or below `value`,
+        as far as row -MAX_ROW's."""
         down = self._down
         while not down or down[-1] > value:
-            if len(down) >= MAX_ROW:
+            if len(down) > MAX_ROW:
                 raise TrackerError(f"{self.name} chart: {value:g} is too small for the charts")
             down.append(self.fraction_of(-len(down)))
 
@@ -167,7 +180,7 @@ class Chart:
         if value == 0:
             return 0
         if value >= 1:
-            self._grow_up(float(value))
+            self._grow_up(value)
             # Rows are 1-based: the number of entries <= value is the row.
             return bisect_right(self._up, value)
         self._grow_down(float(value))
