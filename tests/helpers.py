@@ -7,6 +7,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
+from rulesets.dice import DiceGroup, TypedFaces
 from tracker.engine import Encounter, Event, Resolution, Setup, TimeMapping
 from tracker.engine.effects import Effect
 
@@ -87,6 +88,47 @@ def session_for(ruleset: Any, *lines: str, seed: int = 0, **settings: Any) -> An
         session.execute(line)
     return session
 
+
+
+def brandx_session(*lines: str, **settings: Any) -> Any:
+    """`session_for` of Brand X (imported here, as a test of it runs)."""
+    from rulesets.brandx import BrandXRuleset
+
+    return session_for(BrandXRuleset(), *lines, **settings)
+
+
+def last_resolution(session: Any) -> Any:
+    """The resolution of the last action in `session`'s encounter."""
+    return session.encounter.actions[-1].resolution
+
+
+class ListeningSource:
+    """A dice source that hands out fixed faces and keeps each group announced to it,
+    and the sides asked of it."""
+
+    def __init__(self, *faces: int) -> None:
+        self.faces = list(faces)
+        self.groups: list[DiceGroup] = []
+        self.asked: list[int] = []
+
+    def begin(self, group: DiceGroup) -> None:
+        self.groups.append(group)
+
+    def roll(self, sides: int) -> int:
+        self.asked.append(sides)
+        return self.faces.pop(0)
+
+
+class ListeningFaces(TypedFaces):
+    """Typed faces that also keep each dice group announced, as its text (as a form
+    shows it)."""
+
+    def __init__(self, faces: list[int]) -> None:
+        super().__init__(faces)
+        self.groups: list[str] = []
+
+    def begin(self, group: DiceGroup) -> None:
+        self.groups.append(group.text())
 
 DEADLINE = 30.0
 """Seconds any one wait may take before the test fails naming what never happened (one

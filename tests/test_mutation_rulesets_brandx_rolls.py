@@ -18,20 +18,7 @@ import pytest
 
 from rulesets.brandx.rolls import ProbeHit, TargetProbe, action_roll
 from rulesets.dice import DiceGroup
-
-
-class Listening:
-    """A source that hands out fixed faces and keeps the groups announced to it."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-        self.groups: list[DiceGroup] = []
-
-    def begin(self, group: DiceGroup) -> None:
-        self.groups.append(group)
-
-    def roll(self, sides: int) -> int:
-        return self.faces.pop(0)
+from tests.helpers import ListeningSource
 
 
 @pytest.mark.parametrize(("target", "chance"), [(-18, Fraction(1, 10**4)), (-19, Fraction(0)), (20, Fraction(1))])
@@ -54,7 +41,7 @@ def test_a_needed_q_raises_the_bar() -> None:
 
 def test_the_actors_roll_names_no_one() -> None:
     """Left to the actor, the groups say no name (`for_actor` names them)."""
-    dice = Listening(3, 4)
+    dice = ListeningSource(3, 4)
     roll = action_roll(dice, 15)
     assert roll.total == 7 and roll.q == 8
     assert dice.groups == [DiceGroup("Action Roll", (10, 10), "")]
@@ -62,7 +49,7 @@ def test_the_actors_roll_names_no_one() -> None:
 
 def test_another_rollers_dice_are_announced_as_theirs() -> None:
     """A Throwback Roll: the dice and the reroll of a 1 are the named roller's."""
-    dice = Listening(1, 7, 6)
+    dice = ListeningSource(1, 7, 6)
     roll = action_roll(dice, 15, label="Throwback Roll", who="Sphinx")
     assert roll.total == 1 + 7 - 6 and roll.q == 13
     assert dice.groups == [

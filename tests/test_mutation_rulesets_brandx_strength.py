@@ -21,18 +21,10 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import session_for
+from tests.helpers import brandx_session, last_resolution
 from tracker.engine import TrackerError
 
 
-def bx(*lines: str, **settings: Any) -> Any:
-    from rulesets.brandx import BrandXRuleset
-
-    return session_for(BrandXRuleset(), *lines, **settings)
-
-
-def last(s: Any) -> Any:
-    return s.encounter.actions[-1].resolution
 
 
 def ep(s: Any, name: str) -> float:
@@ -46,9 +38,9 @@ def test_a_thrown_attack_rolls_the_combat_roll_not_the_throw_roll_stated() -> No
     be made." The throw's `roll=` states the Throw Roll's strength - 9 (13 for a
     strength of 20, plus Sphere(mass 70) 15 = 28); the attack's Combat Roll is Sphere(2 x
     22 = 44) = row 14 (learning 0: no pool). Dice 5+5 = 10: Q 4, all to Attack."""
-    s = bx("add A agility=22 strength=20 learning=0 ep=100", "add B vp=40")
+    s = brandx_session("add A agility=22 strength=20 learning=0 ep=100", "add B vp=40")
     s.execute("declare A throw target=B weight=1 damage=3 roll=13 throwback=false faces=2,2,5,5")
-    res = last(s)
+    res = last_resolution(s)
     assert res.details["roll"] == 28 and res.details["q"] == 24
     assert res.details["attack"]["q"] == 4 and res.details["attack"]["attack"] == 4
     assert "Combat Roll 14 (thrown): rolled 5+5 = 10: Q 4" in res.summary
@@ -60,16 +52,16 @@ def test_the_lift_roll_says_how_it_is_made_once_and_metres_read_as_typed() -> No
     Sphere Chart." By hand: 20 - 9 + Sphere(100 kg) 17 = 28, said once, as the Move Roll
     says its own ("Move Roll 17 (agility 10 + ...) = 17"). A distance typed as 10 (m)
     and a range typed as 5 (m) read 10 and 5, as every other figure in a summary does."""
-    s = bx("add Strong strength=20 mass=100 ep=50", "add B vp=40")
+    s = brandx_session("add Strong strength=20 mass=100 ep=50", "add B vp=40")
     s.execute("declare Strong lift weight=100 faces=4,4")
-    assert last(s).summary.startswith("Lift Roll 28 (strength 20 - 9 + Sphere(mass 100) 17) = 28; rolled 4+4 = 8:")
+    assert last_resolution(s).summary.startswith("Lift Roll 28 (strength 20 - 9 + Sphere(mass 100) 17) = 28; rolled 4+4 = 8:")
     s.execute("next")
     s.execute("declare Strong lift power=true roll=30 weight=100 distance=10 faces=5,5")
-    assert "against Sphere(100 kg) 17 + Sphere(distance 10 m) 9: missed by 6" in last(s).summary
+    assert "against Sphere(100 kg) 17 + Sphere(distance 10 m) 9: missed by 6" in last_resolution(s).summary
     s.execute("next")
     # Throw Roll 11 + 17 = 28, dice 2+2: Q 24, 23 over 1 kg: 19 to EP, 4 to distance (4 m).
     s.execute("declare Strong throw target=B weight=1 damage=3 range=5 q_distance=4 q_ep=19 throwback=false faces=2,2,5,5")
-    assert "the target at 5 m is beyond the maximum range 4 m" in last(s).summary
+    assert "the target at 5 m is beyond the maximum range 4 m" in last_resolution(s).summary
 
 
 # ---------------------------------------------------------------------- lift
@@ -92,7 +84,7 @@ def test_a_lift_needs_the_weights_q_and_spends_the_rest_on_ep_or_speed(asked: st
     6 over, row 9 - 6 = 3 (1 EP on its first use). Overhead and worn: 100 kg, row 17, 3
     over, row 6: 2 EP. 3 Q on speed: "Three points of Q divide Performance Time by 2":
     10 -> 5, row 9: 5 EP."""
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     s.execute(f"declare Strong lift weight=100 {asked} faces=4,4")
     act = s.encounter.actions[-1]
     res = act.resolution
@@ -104,9 +96,9 @@ def test_a_lift_needs_the_weights_q_and_spends_the_rest_on_ep_or_speed(asked: st
 def test_a_lift_short_of_the_weights_q_fails_for_1_ep() -> None:
     """Seed: "A failure costs 1 EP. The Performance Time for a Lift is 10 segments." By
     hand: 1000 kg is Sphere row 25 (997 <= 1000 < 1329); Q 20 misses it by 5."""
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     s.execute("declare Strong lift weight=1000 faces=4,4")
-    res = last(s)
+    res = last_resolution(s)
     assert res.success is False and res.margin == -5 and res.pt == 10
     assert res.summary == (f"{LIFT_ROLL} = 28; rolled 4+4 = 8: Q 20 against Sphere(1000 kg) 25: missed by 5, not lifted; "
                            "PT 10; 1 EP (failed lift row 5: 1)")
@@ -118,7 +110,7 @@ def test_what_a_lift_or_a_throw_cannot_be_made_without() -> None:
     """The module's docstring: a lift and a throw need `weight=KG`; a power's lift needs
     its Lift Roll (Power Rolls "are not random": the GM states it); `distance=` is for
     "powers that can lift at a distance"."""
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     with pytest.raises(TrackerError, match=r"^lift needs weight=KG, the object's mass in kg$"):
         s.execute("declare Strong lift faces=4,4")
     with pytest.raises(TrackerError, match=r"^throw needs weight=KG, the object's mass in kg$"):
@@ -136,9 +128,9 @@ def test_a_power_lifts_at_a_distance_in_20_segments() -> None:
     the Q required for distance." By hand: roll 30, dice 1+1 with rerolls 1 and 1: 2 -
     2 = 0, Q 30; 100 kg (17) + 30 m (row 12, 24 <= 30 < 32) = 29: lifted, 1 over, to EP:
     row 8, 4 EP."""
-    s = bx("add Mind ep=50")
+    s = brandx_session("add Mind ep=50")
     s.execute("declare Mind lift power=true roll=30 weight=100 distance=30 faces=1,1,1,1")
-    res = last(s)
+    res = last_resolution(s)
     assert res.pt == 20 and res.details["needed"] == 29 and res.margin == 1
     assert res.summary == ("roll 30 = 30; rolled 1+1, reroll 1, 1 subtracted = 0: Q 30 against Sphere(100 kg) 17 + "
                            "Sphere(distance 30 m) 12: lifted, 1 over: 1 to EP; PT 20; 4 EP (lift row 8: 4)")
@@ -159,7 +151,7 @@ def test_a_push_missed_doubles_its_time_up_to_20_less_the_friction(faces: str, m
     By hand: 28 - friction 5 = 23; 1000 kg needs 25. Dice 8: Q 15, missed by 10: PT 10 x
     2^10 = 10240. Dice 13: missed by 15 = 20 - 5, still moves: 10 x 2^15 = 327680. Dice
     14: missed by 16: it will not move."""
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     s.execute(f"declare Strong lift push=true friction=5 weight=1000 faces={faces}")
     act = s.encounter.actions[-1]
     assert act.resolution.success is moves and act.pt == act.resolution.pt
@@ -173,14 +165,14 @@ def test_a_push_without_friction_or_made_outright() -> None:
     28, 1000 kg, dice 8: Q 20 missed by 5 (at most 20 - 0): PT 10 x 2^5 = 320. A push
     that makes the weight's Q is a lift: friction 5, 100 kg (17), dice 2+2: Q 19, 2
     over, to EP: row 7, 3 EP."""
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     s.execute("declare Strong lift push=true weight=1000 faces=4,4")
-    res = last(s)
+    res = last_resolution(s)
     assert res.success is True and res.pt == 320 and "friction" not in res.summary
     assert res.summary.startswith(f"{LIFT_ROLL} = 28; rolled 4+4 = 8: Q 20 against Sphere(1000 kg) 25: missed by 5, PT doubled 5 times to 320;")
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     s.execute("declare Strong lift push=true friction=5 weight=100 faces=2,2")
-    res = last(s)
+    res = last_resolution(s)
     assert res.success is True and res.pt == 10 and res.margin == 2
     assert res.summary.endswith("= 23; rolled 2+2 = 4: Q 19 against Sphere(100 kg) 17: lifted, 2 over: 2 to EP; PT 10; 3 EP (lift row 7: 3)")
 
@@ -189,9 +181,9 @@ def test_a_friction_of_20_holds_whatever_the_dice_show() -> None:
     """Seed: "A friction of 20 is impossible to overcome." The module's docstring: the
     roll is made as normal and fails whatever it shows (1 EP). By hand: 28 - 20 = 8; 1
     kg needs 1; dice 2+2: Q 4, 3 over, and still it will not move."""
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     s.execute("declare Strong lift push=true friction=20 weight=1 faces=2,2")
-    res = last(s)
+    res = last_resolution(s)
     assert res.success is False and res.margin == 3 and res.pt == 10
     assert res.summary == (f"{LIFT_ROLL} = 28 - friction 20 = 8; rolled 2+2 = 4: Q 4: a friction of 20 is impossible to "
                            "overcome: it will not move; PT 10; 1 EP (failed lift row 5: 1)")
@@ -204,17 +196,17 @@ def test_an_inanimate_object_holds_with_its_roll_plus_pool_and_no_dice() -> None
     (row 22, 421 <= 430) it gives way, short by 1. With no roll stated, the object's own
     Lift Roll: strength 10 - 9 + Sphere(mass 70) 15 = 16, no pool: against 50 kg (row
     14), 2 over. No dice, no EP."""
-    s = bx("add Web ep=5", "add Rope ep=5", "add Net ep=5")
+    s = brandx_session("add Web ep=5", "add Rope ep=5", "add Net ep=5")
     s.execute("declare Web lift inanimate=true roll=12 pool=12 weight=70")
-    res = last(s)
+    res = last_resolution(s)
     assert res.summary == "inanimate: Lift Q = roll 12 + Sphere(pool 12) 9 = 21, no roll; against Sphere(70 kg) 15: holds, 6 over"
     assert res.details == {"q": 21, "needed": 15, "inanimate": True} and res.pt == 10 and res.success is True
     s.execute("declare Net lift inanimate=true roll=12 pool=12 weight=430")
-    res = last(s)
+    res = last_resolution(s)
     assert res.summary.endswith("against Sphere(430 kg) 22: gives way, short by 1")
     assert res.success is False and res.margin == -1
     s.execute("declare Rope lift inanimate=true weight=50")
-    res = last(s)
+    res = last_resolution(s)
     assert res.summary == ("inanimate: Lift Q = Lift Roll 16 (strength 10 - 9 + Sphere(mass 70) 15) + Sphere(pool 0) 0 = 16, "
                            "no roll; against Sphere(50 kg) 14: holds, 2 over")
     assert res.dice == () and res.effects == ()
@@ -231,9 +223,9 @@ def test_arm_wrestling_one_failing_loses_for_1_ep() -> None:
     one fails, then that person loses." A failed lift costs 1 EP; the winner's Lift Roll
     is on row 9 (5 EP). By hand: A dice 2+3 = 5 (Q 12); B dice 10+10 = 20 against 14:
     missed by 6."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B faces=2,3,10,10")
-    res = last(s)
+    res = last_resolution(s)
     assert res.summary == ("A's Lift Roll 17 = 17; rolled 2+3 = 5 (Q 12); B's Lift Roll 14, rolled 10+10 = 20 (missed by 6): "
                            "B fails and loses; A 5 EP (arm wrestling row 9: 5), B 1 EP (arm wrestling row 5: 1)")
     assert res.success is True and res.margin == 12 and res.dice == (2, 3, 10, 10)
@@ -241,18 +233,18 @@ def test_arm_wrestling_one_failing_loses_for_1_ep() -> None:
     assert ep(s, "A") == 15 and ep(s, "B") == 19
     s.execute("step 10")  # the outcome is logged as the bout ends
     assert s.encounter.log[-1].text == "arm wrestling: B fails and loses"
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B faces=10,10,2,2")
-    res = last(s)
+    res = last_resolution(s)
     assert res.success is False and res.details["winner"] == "B"
     assert "A fails and loses; A 1 EP (arm wrestling row 5: 1), B 5 EP (arm wrestling row 9: 5)" in res.summary
 
 
 def test_arm_wrestling_both_failing_pay_5_ep_and_go_again() -> None:
     """Seed: "If both fail, they use maximum EP (5) and try again." """
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B faces=10,10,10,10")
-    res = last(s)
+    res = last_resolution(s)
     assert res.success is False and res.details["winner"] == ""
     assert res.summary.endswith("both fail: each uses 5 EP and they try again; A 5 EP (arm wrestling row 9: 5), "
                                 "B 5 EP (arm wrestling row 9: 5)")
@@ -283,9 +275,9 @@ def test_arm_wrestlers_both_succeeding_cut_each_others_q_2_for_1(faces: str, ask
     reduce the opponent's Q by 1 point. If a person's Q is reduced to less than 0, that
     person loses." The module's docstring: a Q below 0 loses; if neither or both go
     below 0 nobody has won yet. A (17): dice 2+3, Q 12. B (14): 7+7 Q 0, 5+4 Q 5, 2+2 Q 10."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute(f"declare A arm-wrestle target=B faces={faces} {asked}")
-    res = last(s)
+    res = last_resolution(s)
     assert res.details["winner"] == winner and res.success is (winner == "A")
     assert f": {outcome}; A " in res.summary
 
@@ -293,16 +285,16 @@ def test_arm_wrestlers_both_succeeding_cut_each_others_q_2_for_1(faces: str, ask
 def test_arm_wrestlers_q_on_ep_lowers_each_ones_row() -> None:
     """"they can use the Q to reduce the EP used, as normal": one row a point. By hand: A
     (Q 12) 4 on EP: row 5, 1 EP; B (Q 10) 10 on EP: row -1, free."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=4 vs_q_ep=10")
-    assert last(s).summary.endswith("; A 1 EP (arm wrestling row 5: 1), B 0 EP (arm wrestling row -1: 0)")
+    assert last_resolution(s).summary.endswith("; A 1 EP (arm wrestling row 5: 1), B 0 EP (arm wrestling row -1: 0)")
     assert ep(s, "A") == 19 and ep(s, "B") == 20
 
 
 def test_arm_wrestlers_cannot_cut_with_more_q_than_is_left_after_ep() -> None:
     """Q spent cutting comes off the spender's own (the module's docstring), so no more
     than is left after EP: A has 12, B 10."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     with pytest.raises(TrackerError, match=r"^q_cut=13: only 12 Q is left to spend after EP$"):
         s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_cut=13")
     with pytest.raises(TrackerError, match=r"^q_cut=1: only 0 Q is left to spend after EP$"):
@@ -310,7 +302,7 @@ def test_arm_wrestlers_cannot_cut_with_more_q_than_is_left_after_ep() -> None:
     with pytest.raises(TrackerError, match=r"^vs_q_cut=11: only 10 Q is left to spend after EP$"):
         s.execute("declare A arm-wrestle target=B faces=2,3,2,2 vs_q_cut=11")
     s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_cut=12 vs_q_cut=10")
-    assert last(s).details["winner"] == ""
+    assert last_resolution(s).details["winner"] == ""
 
 
 # ---------------------------------------------------------------------- throw
@@ -347,7 +339,7 @@ def test_a_throw_spends_the_q_over_the_weight_on_distance_speed_ep_or_lob(asked:
     points height times 10"; "Performance Time for a Throw is 15."
 
     By hand: 21, dice 3+3 = 6: Q 15; a 5 kg rock needs Sphere(5) = 5: 10 over."""
-    s = bx(THROWER)
+    s = brandx_session(THROWER)
     s.execute(f"declare Thrower throw weight=5 {asked} faces=3,3")
     act = s.encounter.actions[-1]
     res = act.resolution
@@ -360,9 +352,9 @@ def test_a_short_thrower_stays_in_the_air_at_least_a_segment() -> None:
     """The module's docstring: airborne Square(height x f) segments; a thrower 0.2 m
     tall: 0.4 reads the Square chart's row -2 (.25 <= .4 < .49), below 1: the object is
     in the air 1 segment, so the distance is the speed (14 m)."""
-    s = bx("add Tiny strength=15 mass=70 height=0.2 ep=30")
+    s = brandx_session("add Tiny strength=15 mass=70 height=0.2 ep=30")
     s.execute("declare Tiny throw weight=5 precise=true faces=3,3")
-    res = last(s)
+    res = last_resolution(s)
     assert res.details["distance"] == 14 and "14 m at 14 m/segment, 1 segments in the air (Square of height x 2)" in res.summary
 
 
@@ -372,7 +364,7 @@ def test_a_throw_short_of_the_weights_q_goes_a_little_for_5_ep() -> None:
     Column, just as before." By hand: dice 10+10 = 20: Q 1, 4 short of the rock's 5:
     Sphere row -4 reads .24: .24 m at .24 m/segment; PT 15 whatever Q was asked on
     speed. Thrown at someone, a failed throw makes no attack."""
-    s = bx(THROWER, "add B vp=40")
+    s = brandx_session(THROWER, "add B vp=40")
     s.execute("declare Thrower throw target=B weight=5 q_speed=3 damage=3 faces=10,10")
     act = s.encounter.actions[-1]
     res = act.resolution
@@ -395,9 +387,9 @@ def test_a_thrown_attack_in_range_names_its_band() -> None:
     4 m/segment; the Short Range 4, the Range Set 2. A target at 4 m is not beyond the
     maximum (4) and within Short Range. The Combat Roll 15, dice 5+5: Q 5, all to Attack
     (+5 against Defense 0: a hit for the object's 3)."""
-    s = bx(*PITCHER)
+    s = brandx_session(*PITCHER)
     s.execute("declare A throw target=B weight=1 damage=3 range=4 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
-    res = last(s)
+    res = last_resolution(s)
     assert res.summary == (
         "strength - 9 11 + Sphere(mass 70) 15 = 26; rolled 2+2 = 4: Q 22 against Sphere(1 kg) 1: thrown, 21 over: "
         "17 to EP, 4 to distance; 4 m at 4 m/segment, distance as read; PT 15; 0 EP (throw row -8: 0); "
@@ -420,18 +412,18 @@ def test_a_thrown_attack_in_range_names_its_band() -> None:
 def test_the_bands_of_a_thrown_attack(asked: str, band: str) -> None:
     """The same sentence: "The Short Range is equal to the Q used for speed, and the
     Range Set is half this." With no range stated, only the bands are said."""
-    s = bx(*PITCHER)
+    s = brandx_session(*PITCHER)
     s.execute(f"declare A throw target=B weight=1 damage=3 {asked} throwback=false faces=2,2,5,5")
-    assert f"Combat Roll 15 (thrown): rolled 5+5 = 10: Q 5 ({band}); Attack +5" in last(s).summary
+    assert f"Combat Roll 15 (thrown): rolled 5+5 = 10: Q 5 ({band}); Attack +5" in last_resolution(s).summary
 
 
 def test_a_target_beyond_the_maximum_range_is_missed() -> None:
     """The module's docstring: "a target beyond the maximum range (the speed) is
     missed." By hand: 4 m at 4 m/segment; a target 5 m away: no blow lands; the Combat
     Roll's dice are still rolled."""
-    s = bx(*PITCHER)
+    s = brandx_session(*PITCHER)
     s.execute("declare A throw target=B weight=1 damage=3 range=5 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
-    res = last(s)
+    res = last_resolution(s)
     assert res.summary.endswith("; Combat Roll 15 + pool: the target at 5 m is beyond the maximum range 4 m "
                                 "(Maximum Range 4 m, Short Range 4 m, Range Set 2 m)")
     assert res.details["attack"] == {"q": 5} and res.dice == (2, 2, 5, 5)
@@ -444,9 +436,9 @@ def test_a_thrown_attack_that_misses_shares_the_miss_out() -> None:
     Damage, then Defense. [...] Defense Q is still divided by 2 and rounded towards 0."
     By hand: Combat Roll 14, dice 10+10 = 20: missed by 6: Attack -2, Damage -2, Defense
     -2 / 2 = -1; the object's 3 damage less 2 is 1."""
-    s = bx("add A strength=20 combat_roll=14 learning=0 ep=100", "add B vp=40")
+    s = brandx_session("add A strength=20 combat_roll=14 learning=0 ep=100", "add B vp=40")
     s.execute("declare A throw target=B weight=1 damage=3 q_distance=4 q_ep=17 throwback=false faces=2,2,10,10")
-    res = last(s)
+    res = last_resolution(s)
     assert ("Combat Roll 14 (thrown): rolled 10+10 = 20: missed by 6: Attack -2, Damage -2 "
             "(Maximum Range 4 m, Short Range 4 m, Range Set 2 m); Attack -2 vs B's Defense +0 now: a miss") in res.summary
     assert (res.details["attack"]["attack"], res.details["attack"]["defense"]) == (-2, -1)
@@ -456,22 +448,22 @@ def test_a_thrown_attack_wants_the_objects_damage_and_rolls_the_throwback_after(
     """The module's docstring: "damage= states the object's damage". A blow that does
     damage rolls the target's Throwback Roll with the next dice (the game's page): the
     throw's faces are the Throw Roll's, the Combat Roll's, then the Throwback Roll's."""
-    s = bx(*PITCHER)
+    s = brandx_session(*PITCHER)
     with pytest.raises(TrackerError, match=r"^a throw at a target needs damage=N, the thrown object's damage$"):
         s.execute("declare A throw target=B weight=1 q_distance=4 q_ep=17 faces=2,2,5,5")
     s.execute("declare A throw target=B weight=1 damage=3 q_distance=4 q_ep=17 throwback=true faces=2,2,5,5,8,8")
-    assert last(s).dice == (2, 2, 5, 5, 8, 8)
+    assert last_resolution(s).dice == (2, 2, 5, 5, 8, 8)
 
 
 def test_a_thrower_moving_with_defense_loses_as_much_attack() -> None:
     """Seed: "the same amount that is added to Defense is subtracted from Attack, if the
     character is attacking." A moving with 4 Q on Defense (+2): the thrown attack's Q 5
     is Attack 5 - 2 = 3."""
-    s = bx(*PITCHER)
+    s = brandx_session(*PITCHER)
     s.execute("declare A move roll=20 faces=5,5 q_defense=4 q_speed=6")
     s.execute("step")
     s.execute("declare A throw target=B weight=1 damage=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
-    res = last(s)
+    res = last_resolution(s)
     assert "Combat Roll 15 (thrown): rolled 5+5 = 10: Q 5; Attack -2 for Defense from passive actions (moving +2) as things stand (" in res.summary
     assert res.details["attack"]["attack"] == 3
     # What was taken off is kept, for the judge to take off what is in force as it lands.
@@ -495,7 +487,7 @@ def test_the_chance_line_of_a_lift_or_a_throw_is_the_chance_to_reach_the_weights
     against 1000 kg (25): total at most 3. Pushing it against friction 10: 28 - 10 = 18,
     moving at a miss of up to 10: Q of 15 or more, total at most 3. The Throw Roll 21
     against a 5 kg rock (5): at most 16."""
-    s = bx(STRONG, THROWER)
+    s = brandx_session(STRONG, THROWER)
     assert s.chance("Strong", "lift", [], {"weight": "1000"}) == _at_most(3)
     assert s.chance("Strong", "lift", [], {"weight": "1000", "push": "true", "friction": "10"}) == _at_most(3)
     assert s.chance("Thrower", "throw", [], {"weight": "5"}) == _at_most(16)
@@ -504,11 +496,11 @@ def test_the_chance_line_of_a_lift_or_a_throw_is_the_chance_to_reach_the_weights
 def test_a_lift_of_nothing_or_of_exactly_its_q() -> None:
     """Nothing (0 kg) needs no Q: all 20 over. 237 kg is Sphere row 20 (entry 237): Q 20
     lifts it with nothing over ("The Quality must be the object's mass")."""
-    s = bx(STRONG, "add Other strength=20 mass=100 ep=50")
+    s = brandx_session(STRONG, "add Other strength=20 mass=100 ep=50")
     s.execute("declare Strong lift weight=0 faces=4,4")
-    assert last(s).details["needed"] == 0 and last(s).margin == 20
+    assert last_resolution(s).details["needed"] == 0 and last_resolution(s).margin == 20
     s.execute("declare Other lift weight=237 faces=4,4")
-    res = last(s)
+    res = last_resolution(s)
     assert res.success is True and res.margin == 0
     assert "Q 20 against Sphere(237 kg) 20: lifted, 0 over: nothing spent; PT 10; 5 EP (lift row 9: 5)" in res.summary
     assert res.details["ep_uses"] == [{"what": "lift", "row": 9, "paid": 5}]
@@ -518,29 +510,29 @@ def test_extra_effort_on_a_lift_or_a_throw_raises_and_then_lowers_strength() -> 
     """Seed: "If a character with a 17 strength makes a Lift Roll, and increases strength
     to 24 (8 point increase), strength drops immediately to 9 (17-8)." The seed's own
     case: Lift Roll 17 - 9 + Sphere(70) 15 = 23, + 8 = 31. A throw is strength's too."""
-    s = bx("add Hero strength=17 ep=50", "add Pitcher ep=50")
+    s = brandx_session("add Hero strength=17 ep=50", "add Pitcher ep=50")
     s.execute("declare Hero lift weight=100 effort=8 faces=4,4")
-    assert last(s).details["roll"] == 31 and s.encounter.combatant("Hero").stats["strength"] == 9
+    assert last_resolution(s).details["roll"] == 31 and s.encounter.combatant("Hero").stats["strength"] == 9
     s.execute("declare Pitcher throw weight=1 effort=2 faces=2,2")
-    assert last(s).details["roll"] == 1 + 15 + 2 and s.encounter.combatant("Pitcher").stats["strength"] == 8
+    assert last_resolution(s).details["roll"] == 1 + 15 + 2 and s.encounter.combatant("Pitcher").stats["strength"] == 8
 
 
 def test_arm_wrestling_wants_one_opponent_and_bills_each() -> None:
     """"Arm wrestling is likely to be based on Lift, so two people arm wrestling each make
     a Lift Roll": one opponent, named. Each side's EP use is its own (row 9, 5 EP)."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     with pytest.raises(TrackerError, match=r"^arm-wrestle takes one opponent \(target=NAME\)$"):
         s.execute("declare A arm-wrestle faces=2,3,2,2")
     s.execute("declare A arm-wrestle target=B faces=2,3,2,2")
-    assert last(s).details["ep_uses"] == [{"what": "arm wrestling", "row": 9, "paid": 5}]
+    assert last_resolution(s).details["ep_uses"] == [{"what": "arm wrestling", "row": 9, "paid": 5}]
 
 
 def test_an_arm_wrestler_taken_below_0_by_one_at_0_loses() -> None:
     """"If a person's Q is reduced to less than 0, that person loses": A (dice 8+7, Q 2)
     and B (Q 10); B spends all 10 cutting: A 2 - 5 = -3, B 0 (not below 0): B wins."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B faces=8,7,2,2 vs_q_cut=10")
-    res = last(s)
+    res = last_resolution(s)
     assert res.details["winner"] == "B" and res.success is False
     assert "Q 2 and 10 (cutting with 0 and 10) end at -3 and 0: B wins" in res.summary
 
@@ -550,9 +542,9 @@ def test_a_throw_with_nothing_on_distance_and_an_attack_at_q_0() -> None:
     column: .75 m, the Maximum Range; the Short Range 0 (no Q on distance). The Combat
     Roll 15, dice 8+7: Q 0, Attack +0: a hit against Defense 0. Details name the throw's
     figures (distance, speed, the weight's Q, its EP use)."""
-    s = bx(*PITCHER)
+    s = brandx_session(*PITCHER)
     s.execute("declare A throw target=B weight=1 damage=3 q_ep=21 throwback=false faces=2,2,8,7")
-    res = last(s)
+    res = last_resolution(s)
     assert "0.75 m at 0.75 m/segment, distance as read" in res.summary
     assert "Combat Roll 15 (thrown): rolled 8+7 = 15: Q 0 (Maximum Range 0.75 m, Short Range 0 m, Range Set 0 m); Attack +0 vs" in res.summary
     d = res.details
@@ -565,11 +557,11 @@ def test_a_lifts_own_pool_and_each_wrestlers_own_mass() -> None:
     """A pool is read on the Sphere chart (the game's page: `pool=` "extra bonus pool"):
     28 + Sphere(4) 4 = 32. Arm wrestling, "two people arm wrestling each make a Lift
     Roll": each with their own mass: B of 70 kg: 12 - 9 + Sphere(70) 15 = 18."""
-    s = bx(STRONG, "add A strength=15 mass=20 ep=20", "add B strength=12 mass=70 ep=20")
+    s = brandx_session(STRONG, "add A strength=15 mass=20 ep=20", "add B strength=12 mass=70 ep=20")
     s.execute("declare Strong lift weight=100 pool=4 faces=4,4")
-    assert last(s).details["roll"] == 32 and last(s).margin == 7
+    assert last_resolution(s).details["roll"] == 32 and last_resolution(s).margin == 7
     s.execute("declare A arm-wrestle target=B faces=2,3,10,10")
-    assert "; B's Lift Roll 18, rolled 10+10 = 20 (missed by 2): B fails and loses;" in last(s).summary
+    assert "; B's Lift Roll 18, rolled 10+10 = 20 (missed by 2): B fails and loses;" in last_resolution(s).summary
 
 
 def test_the_dice_asked_for_are_named_by_the_roll() -> None:
@@ -580,7 +572,7 @@ def test_the_dice_asked_for_are_named_by_the_roll() -> None:
     from rulesets.base import ActionRequest
     from rulesets.dice import DiceNeeded, PromptingFaces
 
-    s = bx("add A ep=100", "add B vp=40")
+    s = brandx_session("add A ep=100", "add B vp=40")
     game = s.ruleset
 
     def asked(name: str, faces: list[int], targets: tuple[str, ...] = (), **params: Any) -> tuple[str, str]:
@@ -603,9 +595,9 @@ def test_a_lift_pays_its_ep_as_it_starts_and_cuts_ep_asked_past_the_q() -> None:
     roll is cut in the order listed). By hand: 100 kg, Q 20: 3 over, all 3 on speed
     (PT 5), the 2 asked on EP cut to 0: row 9, 5 EP, paid as the lift starts and named
     in the log with its bill."""
-    s = bx(STRONG)
+    s = brandx_session(STRONG)
     s.execute("declare Strong lift weight=100 q_speed=3 q_ep=2 faces=4,4")
-    res = last(s)
+    res = last_resolution(s)
     assert res.dice == (4, 4) and res.pt == 5
     assert res.summary.endswith(": lifted, 3 over: 3 to speed; PT 5; 5 EP (lift row 9: 5); EP cut from 2 to 0")
     assert s.encounter.log[-1].text == "Strong: ep -5 (lift: 5 EP (lift row 9: 5))"
@@ -614,9 +606,9 @@ def test_a_lift_pays_its_ep_as_it_starts_and_cuts_ep_asked_past_the_q() -> None:
 def test_an_arm_wrestlers_own_pool() -> None:
     """A's pool 4 on the Sphere chart: 17 + 4 = 21; dice 10+10 = 20: Q 1, where
     without it A would miss by 3."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B pool=4 faces=10,10,2,2")
-    res = last(s)
+    res = last_resolution(s)
     assert res.details["q"] == 1 and res.summary.startswith("A's Lift Roll 17 + pool 4 (+4) = 21; rolled 10+10 = 20 (Q 1);")
 
 
@@ -627,25 +619,25 @@ def test_more_throws_a_pool_no_weight_a_lob_that_fails_and_distance_asked_past_t
     10: 14 m). A 60 kg stone (Sphere row 15, 57 <= 60 < 75) missed by 14 (Q 1): row -14
     of the Sphere column, (3/4)^15 = .0134, to 2 digits ("Always round Movement to 2
     digits"): .01 m."""
-    s = bx(THROWER)
+    s = brandx_session(THROWER)
     s.execute("declare Thrower throw weight=5 pool=4 faces=3,3")
-    assert last(s).details["roll"] == 25
-    s = bx(THROWER)
+    assert last_resolution(s).details["roll"] == 25
+    s = brandx_session(THROWER)
     s.execute("declare Thrower throw weight=0 faces=3,3")
-    assert last(s).details["needed"] == 0 and last(s).margin == 15
-    s = bx(THROWER)
+    assert last_resolution(s).details["needed"] == 0 and last_resolution(s).margin == 15
+    s = brandx_session(THROWER)
     s.execute("declare Thrower throw weight=5 precise=true faces=10,10")
-    res = last(s)
+    res = last_resolution(s)
     assert res.details["distance"] == 0.24
     assert "; 0.24 m at 0.24 m/segment, 1 segments in the air (Square of height x 2); PT 15;" in res.summary
     assert s.encounter.log[-1].text == "Thrower: ep -5 (throw: 5 EP (throw row 9: 5))"
-    s = bx(THROWER)
+    s = brandx_session(THROWER)
     s.execute("declare Thrower throw weight=5 q_distance=12 faces=3,3")
-    res = last(s)
+    res = last_resolution(s)
     assert res.details["distance"] == 14 and res.summary.endswith("; distance cut from 12 to 10")
-    s = bx(THROWER)
+    s = brandx_session(THROWER)
     s.execute("declare Thrower throw weight=60 faces=10,10")
-    assert (last(s).margin, last(s).details["distance"], last(s).details["speed"]) == (-14, 0.01, 0.01)
+    assert (last_resolution(s).margin, last_resolution(s).details["distance"], last_resolution(s).details["speed"]) == (-14, 0.01, 0.01)
 
 
 def test_arm_wrestlers_pay_on_their_own_rows_history() -> None:
@@ -653,17 +645,17 @@ def test_arm_wrestlers_pay_on_their_own_rows_history() -> None:
     uses (ep.py: "Fractional rows are counted per combatant and per row"): B puts 5 of
     its Q 10 on EP, row 4, one EP per 5 uses: the first bout's use pays 1, the second's
     nothing (A, 12 on EP: row -3, free)."""
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
     assert s.encounter.log[-1].text == "B: ep -1 (arm wrestling: 1 EP (arm wrestling row 4: 1))"
     s.execute("step 10")
     s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
-    assert last(s).summary.endswith("; A 0 EP (arm wrestling row -3: 0), B 0 EP (arm wrestling row 4: 0)")
+    assert last_resolution(s).summary.endswith("; A 0 EP (arm wrestling row -3: 0), B 0 EP (arm wrestling row 4: 0)")
     assert ep(s, "B") == 19
     s.undo()  # the second bout taken back, the first still counts
     s.execute("declare A arm-wrestle target=B faces=2,3,2,2 q_ep=12 vs_q_ep=5")
     assert ep(s, "B") == 19
-    s = bx(*WRESTLERS)
+    s = brandx_session(*WRESTLERS)
     s.execute("declare A arm-wrestle target=B faces=2,3,10,10")
     assert [e.text for e in s.encounter.log[-2:]] == ["A: ep -5 (arm wrestling: 5 EP (arm wrestling row 9: 5))",
                                                       "B: ep -1 (arm wrestling: 1 EP (arm wrestling row 5: 1))"]
@@ -675,15 +667,15 @@ def test_a_thrown_sweep_shares_its_attack_and_a_miss_may_still_hit_a_negative_de
     possible, if unlikely, that the target has a negative Defense, so a negative Attack
     can still hit. Note that the miss goes directly to Damage": missed by 5, Attack -2
     against Defense -3 hits, for the object's 3 less 2: 1 VP."""
-    s = bx(*PITCHER, "add C vp=40")
+    s = brandx_session(*PITCHER, "add C vp=40")
     s.execute("declare A throw target=B,C weight=1 damage=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
-    res = last(s)
+    res = last_resolution(s)
     assert ("Combat Roll 14 (thrown): rolled 5+5 = 10: Q 4; Attack Q 4 shared evenly (q_attacks=... places it per "
             "opponent) (Maximum Range 4 m") in res.summary
     assert [h["attack"] for h in res.details["attack"]["hits"]] == [2, 2]
-    s = bx(*PITCHER)
+    s = brandx_session(*PITCHER)
     s.execute("declare A throw target=B weight=1 damage=3 defense=-3 q_distance=4 q_ep=17 throwback=false faces=2,2,10,10")
-    assert "Attack -2 vs B's Defense -3 now (stated): a hit for 1 VP" in last(s).summary
+    assert "Attack -2 vs B's Defense -3 now (stated): a hit for 1 VP" in last_resolution(s).summary
     s.execute("next")
     assert s.encounter.combatant("B").resources["vp"] == 39
 
@@ -713,9 +705,9 @@ def test_the_target_of_a_thrown_attack_pays_only_for_its_own_lift() -> None:
     wrestling's); B, hit by a thrown rock, pays nothing for it, and its own lift after
     pays as ever: Lift Roll 28, dice 4+4: Q 20 against 100 kg (17), 3 over on EP: row 6,
     2 EP."""
-    s = bx(PITCHER[0], "add B vp=40 ep=20 strength=20 mass=100")
+    s = brandx_session(PITCHER[0], "add B vp=40 ep=20 strength=20 mass=100")
     s.execute("declare A throw target=B weight=1 damage=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
     s.execute("next")
     assert ep(s, "B") == 20 and s.encounter.combatant("B").resources["vp"] == 37
     s.execute("declare B lift weight=100 faces=4,4")
-    assert last(s).details["ep_uses"] == [{"what": "lift", "row": 6, "paid": 2}] and ep(s, "B") == 18
+    assert last_resolution(s).details["ep_uses"] == [{"what": "lift", "row": 6, "paid": 2}] and ep(s, "B") == 18

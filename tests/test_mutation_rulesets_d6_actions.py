@@ -24,24 +24,13 @@ from typing import Any
 import pytest
 
 from rulesets.d6 import D6Ruleset
-from rulesets.dice import DiceGroup, TypedFaces, for_actor
+from rulesets.dice import TypedFaces, for_actor
 from tracker.engine.errors import TrackerError
-from tests.helpers import session_for
-
-
-class Listening(TypedFaces):
-    """Typed faces that keep the name of each group of dice asked for."""
-
-    def __init__(self, faces: list[int]) -> None:
-        super().__init__(faces)
-        self.groups: list[str] = []
-
-    def begin(self, group: DiceGroup) -> None:
-        self.groups.append(group.text())
+from tests.helpers import ListeningFaces, session_for
 
 
 def declared(lines: tuple[str, ...], actor: str, template: str, target: str, faces: list[int],
-             params: dict[str, Any] | None = None, settings: dict[str, Any] | None = None) -> tuple[Any, Listening]:
+             params: dict[str, Any] | None = None, settings: dict[str, Any] | None = None) -> tuple[Any, ListeningFaces]:
     """`actor`'s attack at `target` resolved with `faces` (the request's settings replaced
     by `settings` when given)."""
     r = D6Ruleset()
@@ -49,7 +38,7 @@ def declared(lines: tuple[str, ...], actor: str, template: str, target: str, fac
     request, _ = s.request(actor, template, [target], params or {})
     if settings is not None:
         request = replace(request, settings=settings)
-    dice = Listening(faces)
+    dice = ListeningFaces(faces)
     return r.resolve(request, for_actor(dice, actor)), dice
 
 

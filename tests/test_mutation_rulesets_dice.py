@@ -14,22 +14,7 @@ import pytest
 from rulesets import dice
 from rulesets.dice import DiceGroup, DiceNeeded, NotEnoughFaces
 from tracker.engine.errors import TrackerError
-
-
-class Listening:
-    """A source that hands out fixed faces and keeps the groups announced to it."""
-
-    def __init__(self, *faces: int) -> None:
-        self.faces = list(faces)
-        self.groups: list[DiceGroup] = []
-        self.asked: list[int] = []
-
-    def begin(self, group: DiceGroup) -> None:
-        self.groups.append(group)
-
-    def roll(self, sides: int) -> int:
-        self.asked.append(sides)
-        return self.faces.pop(0)
+from tests.helpers import ListeningSource
 
 
 class Deaf:
@@ -59,17 +44,17 @@ def test_group_text_names_whose_roll() -> None:
 
 
 def test_roll_group_announces_then_rolls_each_die() -> None:
-    source = Listening(4, 7)
+    source = ListeningSource(4, 7)
     assert dice.roll_group(source, "Sphinx's dodge", [6, 8]) == [4, 7]
     assert source.groups == [DiceGroup("Sphinx's dodge", (6, 8), "")]
     assert source.asked == [6, 8]
-    assert dice.roll_group(source := Listening(2), "dodge", (6,), who="Sphinx") == [2]
+    assert dice.roll_group(source := ListeningSource(2), "dodge", (6,), who="Sphinx") == [2]
     assert source.groups == [DiceGroup("dodge", (6,), "Sphinx")]
     assert dice.roll_group(Deaf(5, 1), "damage", (6, 6)) == [5, 1]
 
 
 def test_for_actor_names_the_groups_that_do_not_say() -> None:
-    source = Listening(3, 9, 2)
+    source = ListeningSource(3, 9, 2)
     actor = dice.for_actor(source, "Seraph")
     assert dice.roll_group(actor, "Combat Roll", (10, 10)) == [3, 9]
     assert dice.roll_group(actor, "dodge", (6,), who="Sphinx") == [2]
@@ -241,7 +226,7 @@ def test_check_faces_refuses_too_many_or_a_wrong_face() -> None:
 
 
 def test_recorder_keeps_faces_sides_and_groups() -> None:
-    source = Listening(3, 9, 2, 6, 1)
+    source = ListeningSource(3, 9, 2, 6, 1)
     recorder = dice.Recorder(source)
     assert recorder.roll(4) == 3  # before any group: kept, in no group
     assert recorder.groups == []
@@ -311,7 +296,7 @@ def test_plain_roll_says_the_faces_and_the_total() -> None:
 
 
 def test_plain_roll_rolls_a_group_per_term_named_by_the_spec() -> None:
-    source = Listening(6, 5, 4)
+    source = ListeningSource(6, 5, 4)
     dice.plain_roll("2d6+1d4", source, 100, 1000)
     assert source.groups == [DiceGroup("2d6+1d4", (6, 6)), DiceGroup("2d6+1d4", (4,))]
 

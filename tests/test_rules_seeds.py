@@ -12,7 +12,7 @@ from rulesets.d6 import D6Ruleset
 from rulesets.usor import UsorRuleset
 from rulesets.usor.actions import critical_table
 from tracker.engine.errors import TrackerError
-from tests.helpers import cli, cli_json, session_for
+from tests.helpers import brandx_session, cli, cli_json, session_for
 
 
 # ------------------------------------------------------------------ USOR
@@ -197,22 +197,17 @@ def test_ogs_opposed_check_of_three_sides_breaks_ties_among_those_tied() -> None
 
 
 # ------------------------------------------------------------------ Brand X
-def bx(*lines: str, **settings: Any) -> Any:
-    from rulesets.brandx import BrandXRuleset
-
-    return session_for(BrandXRuleset(), *lines, **settings)
-
 
 def test_brandx_attack_q_is_placed_per_opponent() -> None:
     """Seed: "The player must apply Attack separately for each opponent." """
-    s = bx("add A combat_roll=15 learning=0 ep=100 hand_damage=5", "add B vp=40", "add C vp=40")
+    s = brandx_session("add A combat_roll=15 learning=0 ep=100 hand_damage=5", "add B vp=40", "add C vp=40")
     s.execute("declare A punch target=B,C faces=2,2,10,10,10,10 q_attacks=9,1")  # pool -1: Q 10 all Attack
     res = s.encounter.actions[-1].resolution
     assert res.details["attacks"] == [9, 1]
     s.execute("step 20")
     with pytest.raises(TrackerError, match="adds up to"):
         s.execute("declare A punch target=B,C faces=2,2,10,10,10,10 q_attacks=5,1")
-    s2 = bx("add A combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40",
+    s2 = brandx_session("add A combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40",
             "declare A punch target=B,C faces=2,2,10,10,10,10")
     res = s2.encounter.actions[-1].resolution
     assert res.details["attacks"] == [5, 5] and "shared evenly" in res.summary
@@ -222,14 +217,14 @@ def test_brandx_maintained_attacks_are_blast_and_ray_powers_unless_the_table_say
     """Seed: "Most blast/ray attack powers can be maintained." """
     lines = ("add A combat_roll=15 learning=0 ep=100", "add B vp=100 dp=50",
              "declare A punch target=B faces=5,5 throwback=false", "next")
-    s = bx(*lines)
+    s = brandx_session(*lines)
     punch = s.ruleset.template("punch")
     assert not s.ruleset.maintainable(punch, s.encounter.setup.settings)  # the form does not say "maintainable"
     assert not s.encounter.actions[-1].maintainable
     with pytest.raises(TrackerError, match="no completed attack that can be maintained"):
         s.execute("maintain A")
     assert s.ruleset.maintainable(s.ruleset.template("blast"), s.encounter.setup.settings)
-    s = bx(*lines, maintain_hand_attacks=True)
+    s = brandx_session(*lines, maintain_hand_attacks=True)
     assert s.ruleset.maintainable(punch, s.encounter.setup.settings)
     s.execute("maintain A")
     assert s.encounter.actions[-1].chain == 1
@@ -239,7 +234,7 @@ def test_brandx_lift_by_a_power_takes_20_segments_and_reads_distance() -> None:
     """Seed: "For powers, the Performance Time is 20 segments. For powers that can lift
     at a distance, look up the distance to the object, in meters, on the Sphere Chart
     for the Q required for distance." """
-    s = bx("add A ep=100")
+    s = brandx_session("add A ep=100")
     s.execute("declare A lift power=true roll=30 weight=100 distance=10 faces=5,5")
     res = s.encounter.actions[-1].resolution
     assert res.pt == 20 and res.details["needed"] > 14  # Sphere(100 kg) plus Sphere(10 m)
@@ -251,7 +246,7 @@ def test_brandx_lift_by_a_power_takes_20_segments_and_reads_distance() -> None:
 def test_brandx_inanimate_objects_hold_with_roll_plus_pool() -> None:
     """Seed: "Inanimate objects (ropes, webs) do not normally need to roll the Lift Roll.
     Their Lift Q is the Roll plus the Pool (Sphere Chart, of course)." """
-    s = bx("add Web ep=0")
+    s = brandx_session("add Web ep=0")
     s.execute("declare Web lift inanimate=true roll=12 pool=2 weight=70")
     res = s.encounter.actions[-1].resolution
     assert res.dice == () and res.details["q"] == 12 + 2 and res.details["inanimate"]
@@ -260,7 +255,7 @@ def test_brandx_inanimate_objects_hold_with_roll_plus_pool() -> None:
 def test_brandx_throw_reports_short_range_and_range_set() -> None:
     """Seed: "The Maximum Range is the speed. The Short Range is equal to the Q used for
     speed, and the Range Set is half this." """
-    s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40")
+    s = brandx_session("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40")
     s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 faces=2,2,5,5,10,10")
     res = s.encounter.actions[-1].resolution
     assert res.details["attack"]["short_range"] == res.details["attack"]["range_set"] * 2
@@ -270,7 +265,7 @@ def test_brandx_throw_reports_short_range_and_range_set() -> None:
 def test_brandx_q_spent_cutting_the_opponent_comes_off_your_own() -> None:
     """Seed: "Q can also be used to reduce the opponent's Q, at a 2 to 1 ratio. It takes
     2 points to reduce the opponent's Q by 1 point." """
-    s = bx("add A strength=15 mass=20 ep=20", "add B strength=12 mass=20 ep=20")
+    s = brandx_session("add A strength=15 mass=20 ep=20", "add B strength=12 mass=20 ep=20")
     # A Q 12, B Q 0. A spends 4 cutting: B 0 - 2 = -2 loses; A keeps 12 - 4 = 8.
     s.execute("declare A arm-wrestle target=B faces=2,3,7,7 q_cut=4 vs_q_cut=0")
     res = s.encounter.actions[-1].resolution
@@ -286,7 +281,7 @@ def test_brandx_q_spent_cutting_the_opponent_comes_off_your_own() -> None:
 def test_brandx_extra_effort_on_a_power_lowers_its_pr() -> None:
     """Seed: "The ability that was increased is immediately decreased by the same
     amount it was increased" (Extra Effort, applied to a power's PR)."""
-    s = bx("add A ep=100")
+    s = brandx_session("add A ep=100")
     s.execute("declare A power label=flight pr=10 effort=3")
     assert s.encounter.actions[-1].resolution.details["pr"] == 13
     s.execute("next")
@@ -301,8 +296,8 @@ def test_brandx_low_density_jumps() -> None:
     """Seed: "multiply the time in the air by the atmospheric density plus the character's
     density, and divide by the character's density. Movement should be multiplied by the
     same amount." """
-    plain = bx("add A ep=100", "declare A jump speed=2 faces=2,2").encounter.actions[-1].resolution
-    light = bx("add A ep=100", "declare A jump speed=2 density=1.2 faces=2,2").encounter.actions[-1].resolution
+    plain = brandx_session("add A ep=100", "declare A jump speed=2 faces=2,2").encounter.actions[-1].resolution
+    light = brandx_session("add A ep=100", "declare A jump speed=2 density=1.2 faces=2,2").encounter.actions[-1].resolution
     assert light.details["length_m"] == round(plain.details["length_m"] * 2, 2)
     assert light.details["air"] == plain.details["air"] * 2
 
@@ -312,10 +307,10 @@ def test_brandx_fractional_throwback_for_positive_q() -> None:
     resulting in fractional throwback, but this should be rare"."""
     lines = ("add A combat_roll=15 learning=0 ep=100 hand_damage=5", "add B vp=40 side=foes",
              "declare A punch target=B throwback=true faces=2,2,2,2")
-    plain = bx(*lines)
+    plain = brandx_session(*lines)
     plain.execute("next")
     assert "speed" not in plain.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
-    s = bx(*lines, fractional_throwback=True)
+    s = brandx_session(*lines, fractional_throwback=True)
     s.execute("next")
     hit = s.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
     assert hit["fractional"] and 0 < hit["speed"] < 1
@@ -324,7 +319,7 @@ def test_brandx_fractional_throwback_for_positive_q() -> None:
 def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
     """Seed: "The roll is only made once for any specific attempt, and the elapsed time
     penalty builds as time passes, thus increasing the EP cost." """
-    s = bx("add A constitution=14 strength=12 ep=100 dp=10")
+    s = brandx_session("add A constitution=14 strength=12 ep=100 dp=10")
     s.execute("declare A hold-breath faces=3,3")
     first = s.encounter.actions[-1].resolution
     s.execute("step 120")
@@ -336,6 +331,6 @@ def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
 
 
 def test_brandx_a_thrown_sweep_places_attack_per_opponent_too() -> None:
-    s = bx("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40")
+    s = brandx_session("add A strength=20 combat_roll=15 learning=0 ep=100", "add B vp=40", "add C vp=40")
     s.execute("declare A throw target=B,C weight=1 damage=3 faces=2,2,2,2,10,10,10,10 q_attacks=9,1")
     assert s.encounter.actions[-1].resolution.details["attack"]["hits"][0]["attack"] == 9

@@ -15,14 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import session_for
+from tests.helpers import brandx_session
 from tracker.engine.errors import TrackerError
 
-
-def bx(*lines: str, **settings: Any) -> Any:
-    from rulesets.brandx import BrandXRuleset
-
-    return session_for(BrandXRuleset(), *lines, **settings)
 
 
 def test_brandx_lift_by_a_power_takes_20_segments_and_reads_distance() -> None:
@@ -33,7 +28,7 @@ def test_brandx_lift_by_a_power_takes_20_segments_and_reads_distance() -> None:
     By hand: 100 kg on the Sphere chart is row 17 (entry 100); 10 m is row 9 (the
     largest entry <= 10 is 10, row 9). Q needed 17 + 9 = 26. Roll 30, dice 5+5 = 10:
     Q 20, short by 6 (without the distance it would lift, 3 over)."""
-    s = bx("add A ep=100")
+    s = brandx_session("add A ep=100")
     s.execute("declare A lift power=true roll=30 weight=100 distance=10 faces=5,5")
     res = s.encounter.actions[-1].resolution
     assert res.pt == 20 and res.details["q"] == 20 and res.details["needed"] == 17 + 9
@@ -56,7 +51,7 @@ def test_brandx_inanimate_objects_hold_with_roll_plus_pool() -> None:
     = 21; 70 kg is row 15 (entries 57 <= 70 < 75): it holds, 6 over. 240 kg is row 20
     (entry 237): 1 over; 320 kg is row 21 (entry 316): 0 over, it just holds; 430 kg is
     row 22 (entry 421): it gives way, short by 1."""
-    s = bx("add Web ep=0")
+    s = brandx_session("add Web ep=0")
     s.execute("declare Web lift inanimate=true roll=12 pool=12 weight=70")
     res = s.encounter.actions[-1].resolution
     assert res.dice == () and res.details["inanimate"]
@@ -87,16 +82,16 @@ def test_brandx_throw_reports_short_range_and_range_set() -> None:
     4 (the Q on distance) and the Range Set 2; a target 2 m away is within the Range Set,
     one 3 m away within Short Range, one 5 m away beyond the Maximum Range."""
     line = "add A strength=20 mass=70 combat_roll=15 learning=0 ep=100"
-    s = bx(line, "add B vp=40")
+    s = brandx_session(line, "add B vp=40")
     s.execute("declare A throw target=B weight=1 damage=3 range=2 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
     res = s.encounter.actions[-1].resolution
     assert res.details["speed"] == 4 and res.details["distance"] == 4
     assert res.details["attack"]["short_range"] == 4 and res.details["attack"]["range_set"] == 2
     assert "Maximum Range 4 m, Short Range 4 m, Range Set 2 m" in res.summary
     assert "within the Range Set" in res.summary
-    s = bx(line, "add B vp=40", "declare A throw target=B weight=1 damage=3 range=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
+    s = brandx_session(line, "add B vp=40", "declare A throw target=B weight=1 damage=3 range=3 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
     assert "within Short Range" in s.encounter.actions[-1].resolution.summary
-    s = bx(line, "add B vp=40", "declare A throw target=B weight=1 damage=3 range=5 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
+    s = brandx_session(line, "add B vp=40", "declare A throw target=B weight=1 damage=3 range=5 q_distance=4 q_ep=17 throwback=false faces=2,2,5,5")
     assert "beyond the maximum range 4 m" in s.encounter.actions[-1].resolution.summary
 
 
@@ -113,11 +108,11 @@ def test_brandx_fractional_throwback_for_positive_q() -> None:
     lines = ("add A combat_roll=15 learning=0 ep=100 hand_damage=5",
              "add B vp=40 side=foes mass=70 strength=10 agility=10 height=1.8",
              "declare A punch target=B throwback=true faces=2,2,8,8")
-    plain = bx(*lines)
+    plain = brandx_session(*lines)
     plain.execute("next")
     thrown = plain.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
     assert thrown["roll"] == 19 and thrown["q"] == 3 and "speed" not in thrown
-    s = bx(*lines, fractional_throwback=True)
+    s = brandx_session(*lines, fractional_throwback=True)
     s.execute("next")
     hit = s.encounter.actions[-1].resolution.details["hits"][0]["throwback"]
     assert hit["fractional"] and hit["speed"] == 0.32 and hit["distance"] == 0.32 and hit["airborne"] == 1
@@ -140,7 +135,7 @@ def test_brandx_hold_breath_rolls_once_and_the_penalty_builds() -> None:
     By hand: 14 + 12/2 = 20, DP 10 as a pool is Sphere row 9: 29; dice 3+3 = 6: Q 23.
     After 12 rounds the penalty is Sphere(12) = row 9 (entry 10), not 12: Q 14. After 2
     rounds (120 segments) it is Sphere(2) = 2: Q 21."""
-    s = bx("add A constitution=14 strength=12 ep=100 dp=10")
+    s = brandx_session("add A constitution=14 strength=12 ep=100 dp=10")
     s.execute("declare A hold-breath faces=3,3")
     first = s.encounter.actions[-1].resolution
     assert first.details["roll"] == 29 and first.details["raw_q"] == 23 and first.details["q"] == 23
@@ -159,7 +154,7 @@ def test_brandx_hold_breath_penalty_raises_the_ep_cost_past_row_9() -> None:
     By hand: 4 + 4/2 = 6, DP 1 as a pool is Sphere row 1: 7; dice 3+4: Q 0, row 9 = 5
     EP a round. Held 1 round: penalty Sphere(1) = 1, Q -1, row 10 = 6 EP and 1 DP to the head. Held 10 rounds:
     penalty Sphere(10) = 9, Q -9, row 18 = 14 EP a round, 2 DP to the head."""
-    s = bx("add A constitution=4 strength=4 ep=100 dp=1")
+    s = brandx_session("add A constitution=4 strength=4 ep=100 dp=1")
     s.execute("declare A hold-breath faces=3,4")
     res = s.encounter.actions[-1].resolution
     assert res.details["q"] == 0 and res.details["ep_row"] == 9 and res.details["ep_per_round"] == 5
@@ -175,7 +170,7 @@ def test_the_combat_roll_is_twice_agility_on_the_sphere_chart() -> None:
     """Seed: "Combat Roll: Look up twice Agility on the Sphere Chart for the character's
     Combat Roll." By hand: agility 20, twice is 40: the largest Sphere entry <= 40 is 32,
     row 13. Dice 2+2 = 4: Q 9."""
-    s = bx("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
+    s = brandx_session("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
     s.execute("declare A punch target=B throwback=false faces=2,2")
     res = s.encounter.actions[-1].resolution
     assert res.details["base"] == 13 and res.details["q"] == 9
@@ -187,10 +182,10 @@ def test_hand_damage_reads_mass_on_the_doubles_chart_and_caps_strength_at_mass()
     By hand: mass 10 -> 1 on the Doubles chart is row 1; strength 20 is greater than mass
     10, so mass / 4 = 2 (not 20 / 4 = 5) is added: 3. The seed's own case, mass 100 and
     strength 14: 10 on the Doubles chart is row 4 (entry 8), + 14 / 4 = 3: 7."""
-    s = bx("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
+    s = brandx_session("add A agility=20 learning=0 ep=100 mass=10 strength=20", "add B vp=40")
     s.execute("declare A punch target=B throwback=false faces=2,2")
     assert s.encounter.actions[-1].resolution.details["damage"] == 3
-    s = bx("add A agility=20 learning=0 ep=100 mass=100 strength=14", "add B vp=40")
+    s = brandx_session("add A agility=20 learning=0 ep=100 mass=100 strength=14", "add B vp=40")
     s.execute("declare A punch target=B throwback=false faces=2,2")
     assert s.encounter.actions[-1].resolution.details["damage"] == 7
 
@@ -200,7 +195,7 @@ def test_the_lift_roll_is_strength_less_9_plus_mass_on_the_sphere_chart() -> Non
     Sphere Chart. The Quality must be the object's mass (Sphere Chart)." By hand:
     strength 17 - 9 + Sphere(100 kg) 17 = 25; dice 2+2: Q 21 against 100 kg (row 17):
     lifted, 4 over."""
-    s = bx("add A strength=17 mass=100 ep=100")
+    s = brandx_session("add A strength=17 mass=100 ep=100")
     s.execute("declare A lift weight=100 faces=2,2")
     res = s.encounter.actions[-1].resolution
     assert res.details["roll"] == 25 and res.details["q"] == 21 and res.details["needed"] == 17
@@ -218,7 +213,7 @@ def test_the_jump_roll_height_and_time_in_the_air() -> None:
     row 1 (entries 1 <= 3.6 < 4): 23. Dice 2+2: Q 19, all to height: row 19 on the Square
     column is 361 cm. Four times 3.61 m is 14.44: row 3 (entries 9 <= 14.44 < 16): 3
     segments in the air."""
-    s = bx("add A agility=12 strength=10 height=1.8 ep=100")
+    s = brandx_session("add A agility=12 strength=10 height=1.8 ep=100")
     s.execute("declare A jump faces=2,2")
     res = s.encounter.actions[-1].resolution
     assert res.details["roll"] == 23 and res.details["q"] == 19
@@ -301,11 +296,11 @@ def test_brandx_ep_rows_3_2_1_cost_one_ep_per_10_20_50_uses() -> None:
     row 0. Each punch also pays the Combat Roll's 1 EP (row 5). Row 3: the 1st and the
     11th punch pay 1 + 1 = 2, the 2nd to 10th pay 1. Row 2: the 1st and the 21st pay 2.
     Row 1: the 1st pays 2, the 2nd to 50th 1. Row 0: every punch pays 1."""
-    s = bx(BIG, BAG)
+    s = brandx_session(BIG, BAG)
     assert _punch_costs(s, "Big", [5] * 11) == [2] + [1] * 9 + [2]
-    s = bx(BIG, BAG)
+    s = brandx_session(BIG, BAG)
     assert _punch_costs(s, "Big", [4] * 21) == [2] + [1] * 19 + [2]
-    s = bx(BIG, BAG)
+    s = brandx_session(BIG, BAG)
     assert _punch_costs(s, "Big", [3] * 3 + [2] * 2) == [2, 1, 1, 1, 1]
 
 
@@ -331,7 +326,7 @@ def test_brandx_the_use_count_is_per_combatant_per_row_and_follows_undo() -> Non
     (also Hand Damage 9) punching at 6 has made no use of row 4 yet: 2. Big at 5 (row 3)
     has not used row 3: 2. Big's 2nd punch at 6 is the 2nd use of row 4: 1; undone and
     made again it is still the 2nd: 1; then uses 3, 4, 5: 1 each, and the 6th pays 2."""
-    s = bx(BIG, "add Little agility=10 mass=160 strength=16 ep=500", BAG)
+    s = brandx_session(BIG, "add Little agility=10 mass=160 strength=16 ep=500", BAG)
     assert _punch_costs(s, "Big", [6]) == [2]
     assert _punch_costs(s, "Little", [6]) == [2]
     assert _punch_costs(s, "Big", [5]) == [2]
@@ -369,7 +364,7 @@ def test_brandx_two_uses_of_one_row_in_one_punch_count_as_two_uses() -> None:
     1, punch 2 (3, 4) 0, punch 3 (5, 6) 1, punches 4 and 5 (7-10) 0, punch 6 (11, 12) 1.
     A Healing Roll before them uses no EP ("There is no penalty applied to Healing Rolls
     because of low EP") and is no use of any row."""
-    s = bx(BIG, BAG)
+    s = brandx_session(BIG, BAG)
     s.execute("declare Big heal faces=2,2")
     s.execute("next")
     paid = []
@@ -404,7 +399,7 @@ def test_brandx_the_summary_says_what_each_use_paid_and_discernment_pays_no_ep()
     """The GM reads what each action paid. Seed: "The Combat Roll costs 1 EP (it starts
     at Row 5)"; Hand Damage held to 6 is row 4, "1 EP for every 5 attacks" (its first
     use pays 1); "The Discernment Roll doesn't use EP"."""
-    s = bx(BIG, BAG)
+    s = brandx_session(BIG, BAG)
     s.execute("declare Big punch target=Bag hand_damage=6 throwback=false faces=5,5")
     assert "; 2 EP (combat roll row 5: 1, hand damage row 4: 1);" in s.encounter.actions[-1].resolution.summary
     s.execute("next")
@@ -437,7 +432,7 @@ def test_brandx_a_friction_of_20_is_impossible_to_overcome() -> None:
     Against friction 5 (a box on a dirt road) the object moves unless the miss is more
     than 20 - 5 = 15: 28 - 5 = 23, 1000 kg needs Q Sphere(1000) = 25 (the largest entry
     <= 1000 is 997, row 25), so it moves on Q 10 or more, a total of 13 or less."""
-    s = bx("add Strong strength=20 mass=100 ep=50")
+    s = brandx_session("add Strong strength=20 mass=100 ep=50")
     push = {"push": "true", "friction": "20", "weight": "1"}
     assert s.chance("Strong", "lift", [], push) == 0
     s.execute("declare Strong lift push=true friction=20 weight=1 faces=2,2")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rulesets.dice import DiceGroup, NotEnoughFaces, RandomDice, TypedFaces, for_actor
+from rulesets.dice import NotEnoughFaces, RandomDice, TypedFaces, for_actor
 from rulesets.usor import UsorRuleset
 from rulesets.usor.chart import ChartRow, render_toml
 from rulesets.usor.odds import chance_to_win, outcome_chances
@@ -33,7 +33,7 @@ from rulesets.usor.sheet import defense, starting_resources
 from tracker.engine.effects import Blow
 from rulesets.usor.sheet import rating as sheet_rating
 from tracker.engine.errors import TrackerError
-from tests.helpers import cli, cli_json, session_for
+from tests.helpers import ListeningFaces, cli, cli_json, session_for
 
 
 def row(rating: int) -> Any:
@@ -181,15 +181,6 @@ def test_critical_strike_adds_its_nost_2_damage_to_the_strike() -> None:
 
 
 # ------------------------------------------------------------------ the lines a GM reads
-class Listening(TypedFaces):
-    """Typed faces that also keep each dice group the roll announces, as a form shows it."""
-
-    def __init__(self, faces: list[int]) -> None:
-        super().__init__(faces)
-        self.groups: list[str] = []
-
-    def begin(self, group: DiceGroup) -> None:
-        self.groups.append(group.text())
 
 
 def test_example_1_the_boulder_line_shows_each_face_and_the_nost() -> None:
@@ -254,7 +245,7 @@ def test_a_check_in_the_tracker_asks_for_each_repeat_by_name() -> None:
     r = UsorRuleset()
     s = session_for(r, "add Max agility=18")
     request, _ = s.request("Max", "check", [], {"against": "24"})
-    dice = Listening([1, 2, 3, 1, 3, 8, 15, 9])
+    dice = ListeningFaces([1, 2, 3, 1, 3, 8, 15, 9])
     res = r.resolve(request, for_actor(dice, "Max"))
     assert dice.groups == [
         "Max's agility 18 roll (Event Chart row 18): 1d10+1d12",
@@ -282,7 +273,7 @@ def test_a_contest_names_the_rival_and_a_draw_tells_the_gm_to_act_again() -> Non
     r = UsorRuleset()
     s = session_for(r, "add Juan agility=35", "add Heather agility=19")
     request, _ = s.request("Juan", "contest", ["Heather"], {"modifier": "-4"})
-    dice = Listening([2, 5, 5, 3, 6, 14])
+    dice = ListeningFaces([2, 5, 5, 3, 6, 14])
     res = r.resolve(request, for_actor(dice, "Juan"))
     assert dice.groups == [
         "Juan's opposed roll (Event Chart row 31): 3d6+1d8",
@@ -434,11 +425,11 @@ def test_the_shipped_event_chart_is_the_documented_rule_written_out() -> None:
 
 
 def strike(lines: tuple[str, ...], params: dict[str, Any], faces: list[int], actor: str = "Jennie",
-           target: str = "Steve") -> tuple[Any, Listening]:
+           target: str = "Steve") -> tuple[Any, ListeningFaces]:
     r = UsorRuleset()
     s = session_for(r, *lines)
     request, _ = s.request(actor, "strike", [target], params)
-    dice = Listening(faces)
+    dice = ListeningFaces(faces)
     return r.resolve(request, for_actor(dice, actor)), dice
 
 
@@ -632,7 +623,7 @@ def test_a_check_of_a_given_rating_names_that_rating_in_its_dice_prompt() -> Non
     )
     for params, first in cases:
         request, _ = s.request("Max", "check", [], {**params, "against": "24"})
-        dice = Listening([4, 4, 1, 1])
+        dice = ListeningFaces([4, 4, 1, 1])
         r.resolve(request, for_actor(dice, "Max"))
         assert dice.groups[0] == first
 
@@ -977,17 +968,17 @@ def test_a_bare_roll_names_its_chart_row_in_each_prompt_and_each_repeat() -> Non
     from rulesets.usor.rolls import roll_row
 
     chart = UsorRuleset().chart
-    own, rival = Listening([1, 2, 3, 8]), Listening([3, 1, 15, 9])
+    own, rival = ListeningFaces([1, 2, 3, 8]), ListeningFaces([3, 1, 15, 9])
     result = contest(chart.row(18), chart.row(24), own, rival, against_event=True)
     assert own.groups == ["Event Chart row 18: 1d10+1d12"] * 2
     assert rival.groups == ["Event Chart row 24: 2d20"] * 2
     assert (len(result.exchanges), result.winner, result.nost) == (2, "rival", 1)
-    named_own, named_rival = Listening([1, 2, 3, 8]), Listening([3, 1, 15, 9])
+    named_own, named_rival = ListeningFaces([1, 2, 3, 8]), ListeningFaces([3, 1, 15, 9])
     contest(chart.row(18), chart.row(24), named_own, named_rival, against_event=True,
             own_label="dodge", rival_label="boulder", rival_who="the GM")
     assert named_own.groups == ["dodge (Event Chart row 18): 1d10+1d12", "dodge (roll 2) (Event Chart row 18): 1d10+1d12"]
     assert named_rival.groups == ["the GM's boulder (Event Chart row 24): 2d20", "the GM's boulder (roll 2) (Event Chart row 24): 2d20"]
-    single = Listening([20, 3])
+    single = ListeningFaces([20, 3])
     assert roll_row(chart.row(24), single).successes == 1 and single.groups == ["Event Chart row 24: 2d20"]
 
 
