@@ -91,8 +91,8 @@ def test_the_chance_to_lift_counts_only_rolls_that_reach_the_objects_mass() -> N
     chart), so the roll must be at most 25 - 17 = 8: the chance is the share of the 10^4
     equally likely face sequences (two d10 and their rerolls) whose total is 8 or less."""
     from tests.test_brandx_charts import _brute_force
-    from tests.test_seeds_brandx import bx
+    from tests.helpers import brandx_session
 
-    s = bx("add A strength=17 mass=100 ep=100")
+    s = brandx_session("add A strength=17 mass=100 ep=100")
     at_most_8 = sum(n for total, n in _brute_force().items() if total <= 8)
     assert s.chance("A", "lift", [], {"weight": "100"}) == Fraction(at_most_8, 10**4)
