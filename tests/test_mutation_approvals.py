@@ -14,8 +14,11 @@ with a fresh load. Waits are on conditions, capped at 10 seconds."""
 
 from __future__ import annotations
 
+import contextlib
+
 import shutil
 from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -86,6 +89,18 @@ async def _open(pilot: Any, screen: ApprovalsScreen) -> None:
     await wait_for(pilot, lambda: pilot.app.screen is screen and screen.query_one(OptionList).has_focus, "the queue, its list focused", WAIT)
 
 
+@contextlib.asynccontextmanager
+async def _opened(fight: Path) -> AsyncIterator[tuple[Live, ApprovalsScreen, _App, Any]]:
+    """The GM's queue of `fight` on a bare app at 80x24, its list focused: (live,
+    screen, app, pilot)."""
+    live = Live.open(fight, user="alice")
+    screen = ApprovalsScreen(live)
+    app = _App(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open(pilot, screen)
+        yield live, screen, app, pilot
+
+
 # ------------------------------------------------------------------ mode_line
 def test_the_mode_line_says_where_players_declarations_go_and_what_t_does(fight: Path) -> None:
     live = Live.open(fight, user="alice")
@@ -130,11 +145,7 @@ async def test_the_queue_lists_each_proposal_waiting_and_the_setting(fight: Path
 
 async def test_a_approves_the_highlighted_proposal_as_the_player_made_it(fight: Path) -> None:
     punch, abort = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("a")
         await wait_for(pilot, lambda: screen.shown == [abort], "the punch approved", WAIT)
         assert _lines(screen) == [f"proposal {abort}: Sphinx, aborting an action (player dan)"]
@@ -152,11 +163,7 @@ async def test_a_approves_the_highlighted_proposal_as_the_player_made_it(fight: 
 
 async def test_enter_approves_the_one_highlighted_and_the_list_keeps_its_place(fight: Path) -> None:
     punch, abort = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("down")
         await wait_for(pilot, lambda: screen.current is not None and screen.current.seq == abort, "the abort highlighted", WAIT)
         # A second player proposes meanwhile: listed, the abort still highlighted.
@@ -175,11 +182,7 @@ async def test_enter_approves_the_one_highlighted_and_the_list_keeps_its_place(f
 
 async def test_the_list_follows_the_file_as_others_answer_and_lapse_proposals(fight: Path) -> None:
     punch, abort = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("down")
         await wait_for(pilot, lambda: screen.query_one(OptionList).highlighted == 1, "the abort highlighted", WAIT)
         open_as(fight, "carol").refuse(punch, "out of reach")  # another GM answers the first
@@ -199,11 +202,7 @@ async def test_the_list_follows_the_file_as_others_answer_and_lapse_proposals(fi
 
 
 async def test_with_nothing_waiting_each_key_says_so(fight: Path) -> None:
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         assert screen.shown == [] and _lines(screen) == ["(nothing waiting)"] and _label(screen, "#approvals-mode") == AT_ONCE_LINE
         why = "no proposal waiting: players' declarations appear here as they make them"
         for key in ("a", "e", "r"):
@@ -217,11 +216,7 @@ async def test_with_nothing_waiting_each_key_says_so(fight: Path) -> None:
 
 async def test_e_on_an_abort_says_there_is_nothing_to_edit_and_t_clears_the_message(fight: Path) -> None:
     punch, abort = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("down", "e")
         why = f"proposal {abort}: an abort has nothing to edit; approve (a) or refuse (r) it"
         await wait_for(pilot, lambda: _label(screen, "#approvals-error") == why, "the refusal", WAIT)
@@ -243,11 +238,7 @@ async def test_e_on_an_abort_says_there_is_nothing_to_edit_and_t_clears_the_mess
 
 async def test_e_opens_the_declare_form_filled_with_the_proposal(fight: Path) -> None:
     punch, abort = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, EditProposalScreen), "the form, filled", WAIT)
         form = app.screen
@@ -263,11 +254,7 @@ async def test_e_opens_the_declare_form_filled_with_the_proposal(fight: Path) ->
 
 async def test_r_asks_for_a_reason_and_refuses_with_it(fight: Path) -> None:
     punch, abort = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("down", "r")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the reason asked", WAIT)
         form = app.screen
@@ -291,11 +278,7 @@ async def test_r_asks_for_a_reason_and_refuses_with_it(fight: Path) -> None:
 
 async def test_a_refusal_the_session_refuses_is_said_in_the_reason_form(fight: Path) -> None:
     punch, _ = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the reason asked", WAIT)
         form = app.screen
@@ -312,11 +295,7 @@ async def test_a_refusal_the_session_refuses_is_said_in_the_reason_form(fight: P
 
 async def test_question_mark_lists_the_queues_keys(fight: Path) -> None:
     punch, abort = _waiting(fight)
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help", WAIT)
         help_screen = app.screen
@@ -332,11 +311,7 @@ async def test_question_mark_lists_the_queues_keys(fight: Path) -> None:
 
 
 async def test_p_also_goes_back(fight: Path) -> None:
-    live = Live.open(fight, user="alice")
-    screen = ApprovalsScreen(live)
-    app = _App(screen)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, screen)
+    async with _opened(fight) as (live, screen, app, pilot):
         await pilot.press("p")
         await wait_for(pilot, lambda: app.closed, "p: back", WAIT)
 
