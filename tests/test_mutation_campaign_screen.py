@@ -14,7 +14,10 @@ is loaded again."""
 
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -152,6 +155,17 @@ async def _open(pilot: Any, s: CampaignScreen) -> None:
     await wait_for(pilot, lambda: _ready(s), "the campaign read", WAIT)
 
 
+@contextlib.asynccontextmanager
+async def _opened(path: Path, user: str = "ann") -> AsyncIterator[tuple[CampaignScreen, _App, Any]]:
+    """The campaign screen of `path` on a bare app at 80x24 as `user`, the campaign read:
+    (screen, app, pilot)."""
+    s = CampaignScreen(path)
+    app = _App(s, user=user)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open(pilot, s)
+        yield s, app, pilot
+
+
 def _highlight(s: CampaignScreen, ident: str) -> None:
     s.query_one(OptionList).highlighted = s.ids.index(ident)
 
@@ -163,10 +177,7 @@ def _current(s: CampaignScreen) -> str:
 
 async def test_one_list_the_party_those_gone_and_the_fights(saves: Path) -> None:
     road = _road(saves)
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         assert _label(s, "#campaign-title") == "Campaign · The Long Road (brandx)"
         camp = load(road)
         assert _label(s, "#campaign-state") == state_line(camp) == f"under way: The Hill · u takes back: {camp.describe(camp.events[-1])}"
@@ -192,10 +203,7 @@ async def test_a_campaign_with_nobody_and_no_fight_says_which_key_adds_them(save
     road = make_campaign(saves, "ogs", "Under [the] Hill", {})
     CampaignFile(road).change(lambda camp: [party.join(camp, saves, "Ayla", {})], BY)
     CampaignFile(road).change(lambda camp: [_gone(camp)], BY)
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         assert _label(s, "#campaign-title") == "Campaign · Under [the] Hill (ogs)"
         assert _rows(s) == [
             ("The party", False),
@@ -248,10 +256,7 @@ async def test_a_campaign_that_does_not_load_says_why_and_refuses_its_keys(saves
 
 async def test_n_starts_the_next_fight_and_opens_it_with_the_roster(saves: Path) -> None:
     road = make_campaign(saves, "brandx", "The Long Road", {"Seraph": SERAPH})
-    s = CampaignScreen(road)
-    app = _App(s, user="ann")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road, user="ann") as (s, app, pilot):
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the next fight's form", WAIT)
         assert app.screen.title_text == "Next fight of The Long Road"  # type: ignore[attr-defined]
@@ -279,10 +284,7 @@ async def test_n_starts_the_next_fight_and_opens_it_with_the_roster(saves: Path)
 
 async def test_x_or_e_on_a_fight_says_to_highlight_a_character(saves: Path) -> None:
     road = _road(saves)
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         _highlight(s, "fight:0")
         for key in ("x", "e", "delete"):
             await pilot.press(key)
@@ -293,10 +295,7 @@ async def test_x_or_e_on_a_fight_says_to_highlight_a_character(saves: Path) -> N
 
 async def test_enter_opens_the_highlighted_fight(saves: Path) -> None:
     road = _road(saves)
-    s = CampaignScreen(road)
-    app = _App(s, user="bo")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road, user="bo") as (s, app, pilot):
         _highlight(s, "fight:0")
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(app.opened), "the fight opened", WAIT)
@@ -383,10 +382,7 @@ async def test_an_app_without_a_seat_is_the_gms(saves: Path) -> None:
 
 async def test_t_shows_the_campaigns_statistics_and_the_list_is_read_again_after(saves: Path) -> None:
     road = _road(saves)
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         await pilot.press("t")
         await wait_for(pilot, lambda: isinstance(app.screen, CampaignStatsScreen), "the statistics", WAIT)
         stats = app.screen
@@ -404,10 +400,7 @@ async def test_t_shows_the_campaigns_statistics_and_the_list_is_read_again_after
 
 async def test_the_library_is_offered_when_it_holds_sheets(saves: Path) -> None:
     road = make_campaign(saves, "brandx", "The Long Road", {"Seraph": SERAPH})
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         await pilot.press("l")
         await wait_for(pilot, lambda: bool(app.said), "said there is none", WAIT)
         assert app.said == [(f"the library of brandx sheets in {saves} holds none yet (w in a fight's roster editor saves one)", "warning")]
@@ -429,10 +422,7 @@ async def test_z_asks_for_the_rest_and_esc_changes_nothing(saves: Path) -> None:
     cave = make_fight(road, "cave", "The Cave", ["damage Ayla 12"])
     fights.end(cave, BY)
     before = road.read_bytes()
-    s = CampaignScreen(road)
-    app = _App(s, user="ann")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road, user="ann") as (s, app, pilot):
         await pilot.press("z")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the rest form", WAIT)
         assert app.screen.title_text == "The party of Under the Hill rests"  # type: ignore[attr-defined]
@@ -451,10 +441,7 @@ async def test_z_asks_for_the_rest_and_esc_changes_nothing(saves: Path) -> None:
 
 async def test_esc_goes_back_and_q_asks_the_app_to_quit(saves: Path) -> None:
     road = make_campaign(saves, "brandx", "The Long Road", {"Seraph": SERAPH})
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         await pilot.press("q")
         assert app.quits == 1 and not app.closed
         await pilot.press("escape")
@@ -464,10 +451,7 @@ async def test_esc_goes_back_and_q_asks_the_app_to_quit(saves: Path) -> None:
 
 async def test_keys_wait_while_a_change_is_on_its_thread(saves: Path) -> None:
     road = make_campaign(saves, "brandx", "The Long Road", {"Seraph": SERAPH})
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         s.working = True  # as while a change is on its thread
         s.action_cmd("next_fight")
         s.action_cmd("stats")
@@ -479,10 +463,7 @@ async def test_keys_wait_while_a_change_is_on_its_thread(saves: Path) -> None:
 
 async def test_g_reads_the_campaign_again_keeping_the_highlighted_row(saves: Path) -> None:
     road = _road(saves)
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         _highlight(s, "fight:1")
         CampaignFile(road).change(lambda camp: [party.join(camp, saves, "Moss", {})], BY)
         await pilot.press("g")
@@ -552,10 +533,7 @@ def _two(saves: Path) -> Path:
 
 async def test_a_character_changes_and_nothing_is_said_when_nothing_changed(saves: Path) -> None:
     road = _two(saves)
-    s = CampaignScreen(road)
-    app = _App(s, user="gm:ann")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road, user="gm:ann") as (s, app, pilot):
         _highlight(s, "pc:pc2")
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the change form", WAIT)
@@ -581,10 +559,7 @@ async def test_a_character_changes_and_nothing_is_said_when_nothing_changed(save
 
 async def test_a_character_dies_u_takes_it_back_and_r_brings_it_back(saves: Path) -> None:
     road = _two(saves)
-    s = CampaignScreen(road)
-    app = _App(s, user="gm:ann")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road, user="gm:ann") as (s, app, pilot):
         _highlight(s, "pc:pc2")
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the leave form", WAIT)
@@ -637,10 +612,7 @@ async def test_a_character_with_no_figures_says_so(saves: Path) -> None:
 
     # A join with an empty sheet (as a file written by another tool may hold): nothing to show.
     CampaignFile(road).change(lambda camp: [Event("join", {"pc": "pc1", "name": "Bo [x]", "stats": {}, "resources": {}})], BY)
-    s = CampaignScreen(road)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road) as (s, app, pilot):
         assert _rows(s)[1] == ("Bo [x]: no figures", True)
 
 
@@ -652,10 +624,7 @@ async def test_a_rest_with_a_healing_roll_asks_its_dice_and_is_recorded(saves: P
     road = make_campaign(saves, "brandx", "The Long Road", {"Seraph": SERAPH})
     ford = make_fight(road, "ford", "The Ford", ["damage Seraph 8 resource=dp"])
     fights.end(ford, BY)
-    s = CampaignScreen(road)
-    app = _App(s, user="ann")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, s)
+    async with _opened(road, user="ann") as (s, app, pilot):
         await pilot.press("z")
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), "the rest form", WAIT)
         app.screen.query_one("#f-hours", Input).value = "1"
