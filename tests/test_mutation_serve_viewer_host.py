@@ -18,7 +18,7 @@ import signal
 import socket
 import termios
 import tty
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -196,10 +196,21 @@ class Server:
             self.got.append(message)
 
 
+_HOSTS: list[Host] = []  # made by the test running: their views' tasks end with it
+
+
 @pytest.fixture
-def sockets() -> Iterator[list[socket.socket]]:
+async def sockets() -> AsyncIterator[list[socket.socket]]:
+    """The sockets of the hosts a test makes, closed after it. The views a test leaves
+    running end first, in its own loop: a task left pending would be destroyed with the
+    loop, and asyncio's log of it would land in a later test's."""
     made: list[socket.socket] = []
     yield made
+    left = [task for host in _HOSTS for task in host.tasks if not task.done()]
+    _HOSTS.clear()
+    for task in left:
+        task.cancel()
+    await asyncio.gather(*left, return_exceptions=True)
     for sock in made:
         sock.close()
 
@@ -208,6 +219,7 @@ def make_host(sockets: list[socket.socket], maker: Maker) -> Server:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     sockets += [ours, theirs]
     host = Host(ours, maker)
+    _HOSTS.append(host)
     host.writer = HostWriter(asyncio.get_running_loop())
     ours.setblocking(False)
     theirs.setblocking(False)
