@@ -1041,7 +1041,9 @@ async def test_a_master_closed_already_is_closed_without_error() -> None:
         assert child.master == -1
     finally:
         if child.process is not None and child.pid is not None:
-            os.kill(child.pid, signal.SIGKILL)
+            # It may have ended with its terminal, and been reaped, already.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child.pid, signal.SIGKILL)
         await asyncio.wait_for(child.stop(), SOON)
 
 
