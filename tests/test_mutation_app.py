@@ -448,17 +448,22 @@ async def test_another_sessions_change_is_folded_in_and_a_file_gone_bad_is_said(
         assert (said[2], said[3]) == ("error", 4) and app.errors == []
 
 
-async def test_a_save_that_fails_is_said_as_the_store_says_it(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fight = _fight(saves)
+def _disk_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write of a fight's file fails from now on, as on a full disk."""
 
     def fails(self: EncounterFile, data: bytes, revision: int, count: int) -> None:
         raise OSError(28, "No space left on device")
 
+    monkeypatch.setattr(store_module.EncounterFile, "_append", fails)
+
+
+async def test_a_save_that_fails_is_said_as_the_store_says_it(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fight = _fight(saves)
     app = _App(saves, fight)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: _encounter(app), "the fight", WAIT)
         live = app.screen.live  # type: ignore[attr-defined]
-        monkeypatch.setattr(store_module.EncounterFile, "_append", fails)
+        _disk_full(monkeypatch)
         live.run(lambda s: s.execute("note lost"))
         await wait_for(pilot, lambda: any("not saved" in m for m in _said(app)), "the failed save said", WAIT)
         [said] = [s for s in app.said if "not saved" in s[0]]
@@ -472,14 +477,10 @@ async def test_a_save_that_fails_is_said_as_the_store_says_it(saves: Path, monke
 async def test_a_store_that_cannot_flush_is_said(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fight = _fight(saves)
     alone = Live.open(fight)  # not this app's: nobody hears its writer
-
-    def fails(self: EncounterFile, data: bytes, revision: int, count: int) -> None:
-        raise OSError(28, "No space left on device")
-
     app = _App(saves)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen), "the list", WAIT)
-        monkeypatch.setattr(store_module.EncounterFile, "_append", fails)
+        _disk_full(monkeypatch)
         alone.run(lambda s: s.execute("note lost"))
         app.flush_store(alone)
         monkeypatch.undo()
@@ -819,15 +820,11 @@ async def test_q_writes_every_open_fights_changes_first(saves: Path) -> None:
 
 async def test_q_after_a_save_that_failed_says_so_again_and_quits(saves: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fight = _fight(saves)
-
-    def fails(self: EncounterFile, data: bytes, revision: int, count: int) -> None:
-        raise OSError(28, "No space left on device")
-
     app = _App(saves, fight)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: _encounter(app), "the fight", WAIT)
         live = app.screen.live  # type: ignore[attr-defined]
-        monkeypatch.setattr(store_module.EncounterFile, "_append", fails)
+        _disk_full(monkeypatch)
         live.run(lambda s: s.execute("note lost"))
         await wait_for(pilot, lambda: len(app.said) == 1, "the failed save said", WAIT)
         await settle(pilot)

@@ -260,6 +260,16 @@ async def typed(pilot: Any, screen: DeclareScreen, selector: str, text: str) -> 
     await wait_for(pilot, lambda: field.value == text, f"{selector} holding {text!r}", WAIT)
 
 
+async def rolled_and_committed(pilot: Any, app: Any, screen: DeclareScreen, live: Live) -> None:
+    """ctrl+r rolls the app's dice, ctrl+s commits the result; waits for the form to close
+    and the save to be written."""
+    await pilot.press("ctrl+r")
+    await stage(pilot, screen, FormStage.RESULT)
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: app.closed, "the form closed", WAIT)
+    await wait_for(pilot, lambda: not live.store.pending, "the save written", WAIT)
+
+
 def written(live: Live) -> Any:
     """The save loaded again, once the write-behind store has written it."""
     return EncounterFile(live.path).load().encounter
@@ -488,11 +498,7 @@ async def test_more_modifiers_and_the_secret_roll_are_one_key_away(saves: Path, 
         await typed(pilot, screen, "#d-template", "swing")
         await pilot.press("ctrl+s")
         await stage(pilot, screen, FormStage.DICE)
-        await pilot.press("ctrl+r")
-        await stage(pilot, screen, FormStage.RESULT)
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.closed, "the form closed", WAIT)
-        await wait_for(pilot, lambda: not live.store.pending, "the save written", WAIT)
+        await rolled_and_committed(pilot, app, screen, live)
     action = written(live).actions[-1]
     assert action.secret and action.resolution.dice == (6,) and action.asked is not None and action.asked["flourish"] == "3"
 
@@ -631,11 +637,7 @@ async def test_a_digit_in_the_action_field_takes_a_recent_entry(saves: Path, gam
         await chance(pilot, screen, "chance of success: 33.33% (1/3)")
         assert shown(screen, "#dice-prompt") == "next: Ann's Swing: 1d6" and screen.focused is entry(screen, "#dice-faces")
         assert not screen.takes_again("1")  # past the choices
-        await pilot.press("ctrl+r")
-        await stage(pilot, screen, FormStage.RESULT)
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.closed, "the form closed", WAIT)
-        await wait_for(pilot, lambda: not live.store.pending, "the save written", WAIT)
+        await rolled_and_committed(pilot, app, screen, live)
     action = written(live).actions[-1]
     assert (action.template, action.targets, action.pt, action.secret, (action.asked or {})["target"]) == ("swing", ("Bob",), 6, True, "5")
 

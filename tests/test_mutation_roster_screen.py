@@ -17,8 +17,11 @@ fight written is loaded again from its file."""
 
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 from types import SimpleNamespace
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -441,6 +444,17 @@ async def _open(pilot: Any, app: _App, s: RosterScreen) -> None:
     await wait_for(pilot, lambda: app.screen is s and _hint(s) != "" and _list(s).has_focus, "the roster shown", WAIT)
 
 
+@contextlib.asynccontextmanager
+async def _opened(live: Live) -> AsyncIterator[tuple[RosterScreen, _App, Any]]:
+    """The roster editor of `live` on a bare app at 80x24, shown with its list focused:
+    (screen, app, pilot)."""
+    s = RosterScreen(live)
+    app = _App(s)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open(pilot, app, s)
+        yield s, app, pilot
+
+
 async def _form(pilot: Any, app: _App, key: str) -> FormScreen:
     post_keys(app, [key])
     await wait_for(pilot, lambda: isinstance(app.screen, FormScreen) and app.screen.focused is not None, f"the form of {key}", WAIT)
@@ -472,10 +486,7 @@ async def test_a_refused_change_is_said_as_plain_text_and_the_list_read_again(sa
     visible, and the row asked for is highlighted."""
     path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=7"])
     live = _bare_live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
 
         def refused(session: Session) -> Any:
             raise TrackerError("no [b]way\x1b")
@@ -494,10 +505,7 @@ async def test_a_refused_change_is_said_as_plain_text_and_the_list_read_again(sa
 async def test_the_list_shows_each_combatant_as_plain_text(saves: Path) -> None:
     path = _odd(saves)
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         title = s.query_one(".title", Label)
         assert str(title.render()) == "Roster · fight (Freeform)" and title.parent is not None and title.parent.id == "roster-editor"
         assert _shown(s) == [
@@ -527,10 +535,7 @@ async def test_the_title_of_an_odd_fight_is_plain_text(saves: Path) -> None:
     path = make_file(saves, "ogs", ["add Ayla", "add Brom hp=7"], name="cave")
     path.write_text(path.read_text(encoding="utf-8").replace('name = "cave"', 'name = "The [b]Cave\\u001b"'), encoding="utf-8")
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         title = s.query_one(".title", Label)
         rendered = title.render()
         assert str(rendered) == "Roster · The [b]Cave\u241b (OGS)"  # the brackets shown, not read as markup
@@ -543,10 +548,7 @@ async def test_the_title_of_an_odd_fight_is_plain_text(saves: Path) -> None:
 async def test_an_empty_roster_says_a_adds_and_the_other_keys_wait(saves: Path) -> None:
     path = make_file(saves, "freeform", [])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         assert _shown(s) == [("(no combatants yet: press a to add one)", None, True)]
         assert _list(s).highlighted is None and s._current() is None
         # Nothing highlighted: each key does nothing (the a after them is read after them).
@@ -566,10 +568,7 @@ async def test_an_empty_roster_says_a_adds_and_the_other_keys_wait(saves: Path) 
 async def test_a_adds_copies_in_one_change_and_highlights_the_first(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Seraph hp=10 side=PC", "add Sphinx hp=30"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         form = await _form(pilot, app, "a")
         assert form.title_text == "Add a combatant (Freeform sheet)"
         assert form.focused is form.query_one("#f-name", Input)
@@ -610,10 +609,7 @@ async def test_a_adds_copies_in_one_change_and_highlights_the_first(saves: Path)
 async def test_e_edits_the_highlighted_sheet_and_esc_keeps_it(saves: Path) -> None:
     path = make_file(saves, "d6", ["add Hero coordination=3D", "add Orc"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["down"])
         await wait_for(pilot, lambda: _highlighted(s) == "Orc", "Orc highlighted", WAIT)
         form = await _form(pilot, app, "e")
@@ -643,10 +639,7 @@ async def test_the_combatant_in_a_form_stays_highlighted_where_another_session_m
     is saved or left, the highlight follows Bo, not the row it was on."""
     path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=7"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["down"])
         await wait_for(pilot, lambda: _highlighted(s) == "Bo", "Bo highlighted", WAIT)
         form = await _form(pilot, app, key)
@@ -671,10 +664,7 @@ async def test_a_rename_after_another_seats_undo_highlights_the_new_name(saves: 
     fight read again from its log): the new name is highlighted where Bo now is."""
     path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=7", "reorder Bo 1"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         assert _highlighted(s) == "Bo"
         form = await _form(pilot, app, "r")
         other = _live(path)
@@ -697,10 +687,7 @@ async def test_enter_edits_the_highlighted_row_as_the_help_says(saves: Path) -> 
     Enter first, so its selection is the edit."""
     path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=7"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["down", "enter"])
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen) and app.screen.focused is not None, "the edit form", WAIT)
         form = app.screen
@@ -721,10 +708,7 @@ async def test_enter_edits_the_highlighted_row_as_the_help_says(saves: Path) -> 
 async def test_enter_on_a_row_is_refused_to_a_viewer_or_a_player(saves: Path, seat: str) -> None:
     path = make_file(saves, "freeform", ["add Ann hp=10"])
     live = _live(path, viewer=True) if seat == "viewer" else _live(path, role=Role.player(["Ann"]))
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["enter"])
         await wait_for(pilot, lambda: bool(app.said), "the edit refused", WAIT)
         assert app.said == [("Edit: refused, this is a read-only viewer", "warning", True)] and app.screen is s
@@ -734,10 +718,7 @@ async def test_enter_on_a_row_is_refused_to_a_viewer_or_a_player(saves: Path, se
 async def test_x_removes_after_asking(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=10", "add Cy hp=10"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["end"])
         await wait_for(pilot, lambda: _highlighted(s) == "Cy", "Cy highlighted", WAIT)
         post_keys(app, ["x"])
@@ -761,10 +742,7 @@ async def test_x_removes_after_asking(saves: Path) -> None:
 async def test_r_renames_s_changes_side_and_the_brackets_move(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Ann hp=10 side=PC", "add Bo hp=10 side=foe", "add Cy hp=10"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["down"])
         await wait_for(pilot, lambda: _highlighted(s) == "Bo", "Bo highlighted", WAIT)
         form = await _form(pilot, app, "r")
@@ -833,10 +811,7 @@ async def test_r_renames_s_changes_side_and_the_brackets_move(saves: Path) -> No
 async def test_the_library_empty_then_a_sheet_saved_and_added_from(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Grok hp=5 side=boss mp=3"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["l"])
         await wait_for(pilot, lambda: bool(app.said), "the empty library said", WAIT)
         assert app.said == [("library-freeform.toml holds no sheets yet: highlight a combatant and press w to save one", "warning", False)]
@@ -909,10 +884,7 @@ async def test_whole_figures_show_whole_and_the_library_names_twelve_sheets(save
     for i in range(13):
         library.put(Sheet(f"Sheet {i:02d}", resources={"vp": 30}))
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         assert _shown(s) == [("Seraph: vp 43, dp 15, ep 74", "Seraph", False)]
         form = await _form(pilot, app, "l")
         entry = form.fields[0]
@@ -927,10 +899,7 @@ async def test_a_library_that_cannot_be_read_says_why(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Grok hp=5"])
     (saves / "library-freeform.toml").write_text("this is [not toml\n", encoding="utf-8")
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["l"])
         await wait_for(pilot, lambda: bool(app.said), "the library refused", WAIT)
         message, severity, markup = app.said[0]
@@ -955,10 +924,7 @@ def _bare_live(path: Path) -> Live:
 async def test_no_library_beside_the_fight_says_so(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Grok hp=5"])
     live = _bare_live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["l"])
         await wait_for(pilot, lambda: bool(app.said), "the library refused", WAIT)
         assert app.said == [("library: this encounter has no saves folder (it is not saved in a file)", "error", False)]
@@ -973,10 +939,7 @@ async def test_no_library_beside_the_fight_says_so(saves: Path) -> None:
 async def test_a_change_another_session_made_first_is_said(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Ann hp=10", "add 'Bo [x]' hp=10", "add Cy hp=10"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["down"])
         await wait_for(pilot, lambda: _highlighted(s) == "Bo [x]", "Bo highlighted", WAIT)
         other = _live(path)
@@ -995,10 +958,7 @@ async def test_a_change_another_session_made_first_is_said(saves: Path) -> None:
 async def test_a_removal_refused_is_said_and_the_list_read_again(saves: Path) -> None:
     path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=10"])
     live = _live(path)
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["x"])
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "asked", WAIT)
         other = _live(path)
@@ -1017,10 +977,7 @@ async def test_a_viewer_or_a_player_is_refused_every_change(saves: Path, seat: s
     path = make_file(saves, "freeform", ["add Ann hp=10", "add Bo hp=10 hidden=yes"])
     before = path.read_bytes()
     live = _live(path, viewer=True) if seat == "viewer" else _live(path, role=Role.player(["Ann"]))
-    s = RosterScreen(live)
-    app = _App(s)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await _open(pilot, app, s)
+    async with _opened(live) as (s, app, pilot):
         post_keys(app, ["a", "e", "x", "r", "s", "left_square_bracket", "right_square_bracket", "l", "w"])
         await wait_for(pilot, lambda: len(app.said) == 9, "every change refused", WAIT)
         labels = ["Add", "Edit", "Remove", "Rename", "Side", "Move down", "Move up", "From library", "To library"]

@@ -417,7 +417,7 @@ def test_a_hook_already_timed_is_not_wrapped_again() -> None:
         resolve = made.resolve
 
     class Plain(made):  # type: ignore[valid-type, misc]
-        pass
+        """A subclass that defines no hook of its own: it inherits the one already timed."""
 
     assert Again.resolve is made.resolve
     assert Plain.resolve is made.resolve

@@ -31,8 +31,8 @@ class Cellar(FreeformRuleset):
     id = "attic"  # another game's id: its entry point `cellar` is refused
 
 
-class Nameless(Ruleset):  # no id at all: refused, not a crash
-    pass
+class Nameless(Ruleset):
+    """A game with no id at all: refused by the registry, not a crash."""
 
 
 @pytest.fixture
